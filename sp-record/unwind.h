@@ -1,0 +1,109 @@
+/*
+ * unwind.h: DWARF unwinding of sampled user stacks (issue 4).
+ *
+ * The recorder copies each sample's user registers (PERF_SAMPLE_REGS_USER)
+ * and the top of its user stack (PERF_SAMPLE_STACK_USER); this module turns
+ * them into the chain of user pcs, leaf first.  Unwind tables come from the
+ * modules' .eh_frame_hdr/.eh_frame read from disk (the module's path, else
+ * /proc/PID/map_files/START-END, else /proc/PID/root/PATH; [vdso] from
+ * /proc/PID/mem), parsed once and cached.  Where CFI is missing or fails for
+ * a frame, that step follows the frame pointer; each such step is counted
+ * by reason.
+ *
+ * How sp-record calls it (one unwinder for the whole recording):
+ *
+ *   u = sp_unwinder_new();                        at start-up
+ *   for each PERF_RECORD_SAMPLE with user regs and stack, at drain time:
+ *       n = sp_unwinder_unwind(u, mods, pid, regs, attr.sample_regs_user,
+ *               stack_data, dyn_size, pcs, SP_UNWIND_MAX_FRAMES, &trunc);
+ *       - frames = the kernel callchain frames (from PERF_SAMPLE_CALLCHAIN,
+ *         user part excluded and counted), then for i < n
+ *         sp_modtab_resolve(mods, pid, pcs[i], SP_FRAME_USER, &frame),
+ *         then, when trunc, sp_frame_truncated_marker() (count it: the
+ *         summary's truncated-marker counter);
+ *       - when the frames are still empty, use the sample ip alone, as the
+ *         reference recorder does.
+ *       The pcs are already call sites (return address - 1): do not
+ *       subtract again.  regs is the sample's register array exactly as
+ *       the kernel wrote it (values in mask order, without the abi word);
+ *       pass regs NULL when the abi word is PERF_SAMPLE_REGS_ABI_NONE (or
+ *       not ABI_64), stack NULL/0 when dyn_size is 0: both are counted as
+ *       errors and 0 is returned.
+ *   on exec, on process exit, and when a process's modules are replaced
+ *   (an unmap or a new mapping over an old one):
+ *       sp_unwinder_forget_process(u, pid);
+ *   for the stderr summary and the stats extension record (SP_EXT_STATS):
+ *       sp_unwinder_counters(u, fn, arg);   fn gets each nonzero counter,
+ *                                           e.g. "unwind_fallback.no_module"
+ *   at the end: sp_unwinder_free(u);
+ *
+ * The module table must be up to date for `pid` when unwinding (modules
+ * interned before the sample is handled: the event sorter's job).  It is
+ * only read.  The unwinder is single-threaded: one thread calls it.
+ */
+#ifndef SP_RECORD_UNWIND_H
+#define SP_RECORD_UNWIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sp_modtab;
+struct sp_unwinder;
+
+/* Unwinding stops after this many frames and reports a truncated stack. */
+#define SP_UNWIND_MAX_FRAMES 1024
+
+/*
+ * The registers sp-record should request on x86_64 (sample_regs_user): all
+ * but DS, ES, FS and GS, which the kernel rejects.  The unwinder needs at
+ * least IP, SP and BP; any mask holding them works.
+ */
+#define SP_UNWIND_REGS_MASK 0xff0fffULL
+
+/*
+ * Creates an unwinder with empty caches.  Returns NULL with errno set
+ * (ENOMEM, or ENOSYS when the unwinding library is unusable).
+ */
+struct sp_unwinder *sp_unwinder_new(void);
+/* Frees the unwinder, its per-process state and cached files.  NULL ok. */
+void sp_unwinder_free(struct sp_unwinder *u);
+
+/*
+ * Unwinds one sample of process `pid`.  `regs` holds one u64 per set bit of
+ * `regs_mask`, lowest bit first (perf_regs.h numbering); `stack` holds the
+ * `stack_len` bytes copied from the sample's SP upwards.  Neither is kept
+ * after the call.  Writes at most `max` call-site addresses into `pcs`,
+ * leaf first: pcs[0] is the sampled pc, each caller's is its return
+ * address minus one (except the frame a signal interrupted, whose pc is
+ * exact).  Sets *truncated when unwinding stopped before the outermost
+ * frame: the stack copy ran out, `max` frames were reached, or a step
+ * failed (each counted by kind).  Returns the number of pcs written (0
+ * when registers or stack are missing).  Never fails otherwise.
+ */
+size_t sp_unwinder_unwind(struct sp_unwinder *u, struct sp_modtab *mods,
+			  int32_t pid, const uint64_t *regs,
+			  uint64_t regs_mask, const uint8_t *stack,
+			  size_t stack_len, uint64_t *pcs, size_t max,
+			  bool *truncated);
+
+/*
+ * Drops what is cached for `pid` (its unwind cache and module view).  Call
+ * it on exec and exit, and when its mappings were replaced.  Files stay
+ * cached while other processes use them.
+ */
+void sp_unwinder_forget_process(struct sp_unwinder *u, int32_t pid);
+
+/*
+ * Calls fn(key, value, arg) for every nonzero counter, in a fixed order.
+ * Keys are "unwind_error.KIND" (samples whose unwinding stopped early or
+ * could not start) and "unwind_fallback.KIND" (frames stepped with the
+ * frame pointer because CFI was missing or failed), plus "unwind.samples"
+ * and "unwind.frames".  Keys are static strings.
+ */
+void sp_unwinder_counters(const struct sp_unwinder *u,
+			  void (*fn)(const char *key, uint64_t value,
+				     void *arg),
+			  void *arg);
+
+#endif
