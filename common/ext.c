@@ -1,0 +1,202 @@
+/* ext.c: encoders and decoders of the extension records (ext.h). */
+#include <errno.h>
+#include <string.h>
+
+#include "common/ext.h"
+#include "common/varint.h"
+#include "common/banned.h"
+
+/* A decoding cursor: every read is checked against `end`. */
+struct cur {
+	const uint8_t *p;
+	const uint8_t *end;
+};
+
+static int
+get_u64(struct cur *c, uint64_t *v)
+{
+	return sp_varint_get_u64(&c->p, c->end, v) ? -EBADMSG : 0;
+}
+
+static int
+get_pid(struct cur *c, int32_t *pid)
+{
+	int64_t v;
+
+	if (sp_varint_get_i64(&c->p, c->end, &v) || v < INT32_MIN ||
+	    v > INT32_MAX)
+		return -EBADMSG;
+	*pid = (int32_t)v;
+	return 0;
+}
+
+static int
+get_bytes(struct cur *c, const uint8_t **p, size_t *n)
+{
+	uint64_t len;
+
+	if (get_u64(c, &len) || len > (uint64_t)(c->end - c->p))
+		return -EBADMSG;
+	*p = c->p;
+	*n = (size_t)len;
+	c->p += len;
+	return 0;
+}
+
+static int
+get_byte(struct cur *c, uint8_t *b)
+{
+	if (c->p >= c->end)
+		return -EBADMSG;
+	*b = *c->p++;
+	return 0;
+}
+
+static int
+finish(const struct cur *c)
+{
+	return c->p == c->end ? 0 : -EBADMSG;
+}
+
+static int
+put_bytes(struct sp_buf *out, const void *p, size_t n)
+{
+	int rc = sp_varint_put_u64(out, n);
+
+	return rc ? rc : sp_buf_add(out, p, n);
+}
+
+int
+sp_ext_comm_encode(struct sp_buf *out, const struct sp_ext_comm *c)
+{
+	int rc = sp_varint_put_u64(out, c->timestamp_ns);
+
+	rc = rc ? rc : sp_varint_put_i64(out, c->pid);
+	rc = rc ? rc : sp_varint_put_u64(out, c->tid);
+	rc = rc ? rc : sp_buf_addc(out, c->is_exec ? 1 : 0);
+	return rc ? rc : put_bytes(out, c->name, c->name_len);
+}
+
+int
+sp_ext_comm_decode(const uint8_t *p, size_t n, struct sp_ext_comm *c)
+{
+	struct cur cu = { p, p + n };
+	const uint8_t *name;
+	uint8_t flag;
+
+	if (get_u64(&cu, &c->timestamp_ns) || get_pid(&cu, &c->pid) ||
+	    get_u64(&cu, &c->tid) || get_byte(&cu, &flag) ||
+	    get_bytes(&cu, &name, &c->name_len))
+		return -EBADMSG;
+	c->is_exec = flag != 0;
+	c->name = (const char *)name;
+	return finish(&cu);
+}
+
+int
+sp_ext_lost_encode(struct sp_buf *out, const struct sp_ext_lost *l)
+{
+	int rc = sp_varint_put_u64(out, l->timestamp_ns);
+
+	return rc ? rc : sp_varint_put_u64(out, l->count);
+}
+
+int
+sp_ext_lost_decode(const uint8_t *p, size_t n, struct sp_ext_lost *l)
+{
+	struct cur cu = { p, p + n };
+
+	if (get_u64(&cu, &l->timestamp_ns) || get_u64(&cu, &l->count))
+		return -EBADMSG;
+	return finish(&cu);
+}
+
+int
+sp_ext_exit_encode(struct sp_buf *out, const struct sp_ext_exit *e)
+{
+	int rc = sp_varint_put_u64(out, e->timestamp_ns);
+
+	rc = rc ? rc : sp_varint_put_i64(out, e->pid);
+	return rc ? rc : sp_varint_put_u64(out, e->tid);
+}
+
+int
+sp_ext_exit_decode(const uint8_t *p, size_t n, struct sp_ext_exit *e)
+{
+	struct cur cu = { p, p + n };
+
+	if (get_u64(&cu, &e->timestamp_ns) || get_pid(&cu, &e->pid) ||
+	    get_u64(&cu, &e->tid))
+		return -EBADMSG;
+	return finish(&cu);
+}
+
+int
+sp_ext_buildid_encode(struct sp_buf *out, const struct sp_ext_buildid *b)
+{
+	int rc = sp_varint_put_u64(out, b->module_id);
+
+	return rc ? rc : put_bytes(out, b->id, b->id_len);
+}
+
+int
+sp_ext_buildid_decode(const uint8_t *p, size_t n, struct sp_ext_buildid *b)
+{
+	struct cur cu = { p, p + n };
+	uint64_t id;
+
+	if (get_u64(&cu, &id) || id >= UINT32_MAX ||
+	    get_bytes(&cu, &b->id, &b->id_len))
+		return -EBADMSG;
+	b->module_id = (uint32_t)id;
+	return finish(&cu);
+}
+
+int
+sp_ext_pair_encode(struct sp_buf *out, const char *key, const char *val)
+{
+	int rc = put_bytes(out, key, strlen(key));
+
+	return rc ? rc : put_bytes(out, val, strlen(val));
+}
+
+int
+sp_ext_counter_encode(struct sp_buf *out, const char *key, uint64_t val)
+{
+	int rc = put_bytes(out, key, strlen(key));
+
+	return rc ? rc : sp_varint_put_u64(out, val);
+}
+
+int
+sp_ext_pair_next(struct sp_ext_iter *it, const char **key, size_t *klen,
+		 const char **val, size_t *vlen)
+{
+	struct cur cu = { it->p, it->end };
+	const uint8_t *k, *v;
+
+	if (cu.p == cu.end)
+		return 0;
+	if (get_bytes(&cu, &k, klen) || get_bytes(&cu, &v, vlen))
+		return -EBADMSG;
+	*key = (const char *)k;
+	*val = (const char *)v;
+	it->p = cu.p;
+	return 1;
+}
+
+int
+sp_ext_counter_next(struct sp_ext_iter *it, const char **key, size_t *klen,
+		    uint64_t *val)
+{
+	struct cur cu = { it->p, it->end };
+	const uint8_t *k;
+
+	if (cu.p == cu.end)
+		return 0;
+	if (get_bytes(&cu, &k, klen) || get_u64(&cu, val))
+		return -EBADMSG;
+	*key = (const char *)k;
+	it->p = cu.p;
+	return 1;
+}

@@ -1,0 +1,91 @@
+/*
+ * ext.h: the project's extension records (tags >= 16), their payloads and
+ * codecs.  Each is framed in the spool as tag, varint length, payload, so
+ * the reference reader's successors and older readers can skip them.
+ *
+ *   16 host     pairs of (len key, len value): release, bootid, hostname,
+ *               arch, pagesize, clock
+ *   17 comm     ts pid(s) tid is_exec(byte) len name
+ *   18 lost     ts count            events the kernel or recorder lost
+ *   19 stats    pairs of (len key, varint value): counters by kind
+ *   20 exit     ts pid(s) tid       a thread (or, tid == pid, a process) ended
+ *   21 buildid  module_id len bytes
+ * Decoders return 0 or -EBADMSG; strings point into the payload (not
+ * NUL-terminated) and live as long as it does.
+ */
+#ifndef SP_EXT_H
+#define SP_EXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+
+enum sp_ext_tag {
+	SP_EXT_HOST = 16,
+	SP_EXT_COMM = 17,
+	SP_EXT_LOST = 18,
+	SP_EXT_STATS = 19,
+	SP_EXT_EXIT = 20,
+	SP_EXT_BUILDID = 21,
+};
+
+struct sp_ext_comm {
+	uint64_t timestamp_ns;
+	int32_t pid;
+	uint64_t tid;
+	bool is_exec;
+	const char *name;
+	size_t name_len;
+};
+
+struct sp_ext_lost {
+	uint64_t timestamp_ns;
+	uint64_t count;
+};
+
+struct sp_ext_exit {
+	uint64_t timestamp_ns;
+	int32_t pid;
+	uint64_t tid;
+};
+
+struct sp_ext_buildid {
+	uint32_t module_id;
+	const uint8_t *id;
+	size_t id_len;
+};
+
+/* Encoders append a payload (without tag and length) to `out`. */
+int sp_ext_comm_encode(struct sp_buf *out, const struct sp_ext_comm *c);
+int sp_ext_lost_encode(struct sp_buf *out, const struct sp_ext_lost *l);
+int sp_ext_exit_encode(struct sp_buf *out, const struct sp_ext_exit *e);
+int sp_ext_buildid_encode(struct sp_buf *out, const struct sp_ext_buildid *b);
+/* Appends one string pair (host) or one counter (stats). */
+int sp_ext_pair_encode(struct sp_buf *out, const char *key, const char *val);
+int sp_ext_counter_encode(struct sp_buf *out, const char *key, uint64_t val);
+
+int sp_ext_comm_decode(const uint8_t *p, size_t n, struct sp_ext_comm *c);
+int sp_ext_lost_decode(const uint8_t *p, size_t n, struct sp_ext_lost *l);
+int sp_ext_exit_decode(const uint8_t *p, size_t n, struct sp_ext_exit *e);
+int sp_ext_buildid_decode(const uint8_t *p, size_t n,
+			  struct sp_ext_buildid *b);
+
+/* Walks the pairs of a host or stats payload. */
+struct sp_ext_iter {
+	const uint8_t *p;
+	const uint8_t *end;
+};
+
+/*
+ * Gets the next string pair: returns 1 with key/value set, 0 at the end,
+ * -EBADMSG on malformed data.
+ */
+int sp_ext_pair_next(struct sp_ext_iter *it, const char **key, size_t *klen,
+		     const char **val, size_t *vlen);
+/* Same for a counter pair. */
+int sp_ext_counter_next(struct sp_ext_iter *it, const char **key,
+			size_t *klen, uint64_t *val);
+
+#endif

@@ -1,0 +1,184 @@
+/*
+ * htab.c: open-addressing hash table with linear probing.  Keys live in
+ * one arena so the table costs two allocations however many keys it holds.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "common/buf.h"
+#include "common/htab.h"
+#include "common/banned.h"
+
+struct sp_htab_entry {
+	uint64_t hash;
+	uint64_t val;
+	size_t koff;
+	uint32_t klen;
+	uint32_t used;
+};
+
+struct sp_htab {
+	struct sp_htab_entry *slots;
+	size_t nslots;		/* a power of two, or 0 */
+	size_t count;
+	struct sp_buf keys;
+};
+
+uint64_t
+sp_hash(const void *p, size_t n)
+{
+	return XXH3_64bits(p, n);
+}
+
+struct sp_htab *
+sp_htab_new(void)
+{
+	struct sp_htab *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		errno = ENOMEM;
+	return h;
+}
+
+void
+sp_htab_free(struct sp_htab *h)
+{
+	if (!h)
+		return;
+	free(h->slots);
+	sp_buf_release(&h->keys);
+	free(h);
+}
+
+static bool
+entry_matches(const struct sp_htab *h, const struct sp_htab_entry *e,
+	      uint64_t hash, const void *key, size_t len)
+{
+	return e->hash == hash && e->klen == len &&
+	       (len == 0 || !memcmp(h->keys.data + e->koff, key, len));
+}
+
+static struct sp_htab_entry *
+find_slot(const struct sp_htab *h, uint64_t hash, const void *key,
+	  size_t len)
+{
+	size_t mask = h->nslots - 1, i = hash & mask;
+
+	for (;; i = (i + 1) & mask) {
+		struct sp_htab_entry *e = &h->slots[i];
+
+		if (!e->used || entry_matches(h, e, hash, key, len))
+			return e;
+	}
+}
+
+static int
+rehash(struct sp_htab *h, size_t nslots)
+{
+	struct sp_htab_entry *old = h->slots, *slots;
+	size_t i, oldn = h->nslots;
+
+	slots = calloc(nslots, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	h->slots = slots;
+	h->nslots = nslots;
+	for (i = 0; i < oldn; i++) {
+		size_t j;
+
+		if (!old[i].used)
+			continue;
+		for (j = old[i].hash & (nslots - 1); slots[j].used;
+		     j = (j + 1) & (nslots - 1))
+			;
+		slots[j] = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+bool
+sp_htab_get(const struct sp_htab *h, const void *key, size_t len,
+	    uint64_t *val)
+{
+	struct sp_htab_entry *e;
+
+	if (!h->count)
+		return false;
+	e = find_slot(h, sp_hash(key, len), key, len);
+	if (!e->used)
+		return false;
+	if (val)
+		*val = e->val;
+	return true;
+}
+
+uint64_t *
+sp_htab_slot(struct sp_htab *h, const void *key, size_t len, uint64_t init,
+	     bool *inserted)
+{
+	uint64_t hash = sp_hash(key, len);
+	struct sp_htab_entry *e;
+
+	if (inserted)
+		*inserted = false;
+	if (len > UINT32_MAX)
+		return NULL;
+	/* Keep the load factor under 1/2 so probes stay short. */
+	if ((h->count + 1) * 2 > h->nslots &&
+	    rehash(h, h->nslots ? h->nslots * 2 : 16))
+		return NULL;
+	e = find_slot(h, hash, key, len);
+	if (e->used)
+		return &e->val;
+	e->koff = h->keys.len;
+	if (sp_buf_add(&h->keys, key, len))
+		return NULL;
+	e->hash = hash;
+	e->klen = (uint32_t)len;
+	e->val = init;
+	e->used = 1;
+	h->count++;
+	if (inserted)
+		*inserted = true;
+	return &e->val;
+}
+
+int
+sp_htab_put(struct sp_htab *h, const void *key, size_t len, uint64_t val)
+{
+	uint64_t *slot = sp_htab_slot(h, key, len, val, NULL);
+
+	if (!slot)
+		return -ENOMEM;
+	*slot = val;
+	return 0;
+}
+
+size_t
+sp_htab_count(const struct sp_htab *h)
+{
+	return h->count;
+}
+
+bool
+sp_htab_next(const struct sp_htab *h, size_t *pos, const void **key,
+	     size_t *len, uint64_t *val)
+{
+	while (*pos < h->nslots) {
+		const struct sp_htab_entry *e = &h->slots[(*pos)++];
+
+		if (!e->used)
+			continue;
+		if (key)
+			*key = h->keys.data + e->koff;
+		if (len)
+			*len = e->klen;
+		if (val)
+			*val = e->val;
+		return true;
+	}
+	return false;
+}

@@ -1,0 +1,54 @@
+/*
+ * modtab.h: the recorder's module table.  It interns the code areas of
+ * every process, writes a module record for each new one, deactivates a
+ * process's modules on exec (a new module epoch), clones a parent's
+ * modules to a forked child, and resolves an address to a frame.
+ *
+ * Resolution uses a per-process index sorted by start address, rebuilt
+ * lazily for a process whose modules changed.  Where a process's modules
+ * overlap, the newest one that covers the address wins.
+ */
+#ifndef SP_MODTAB_H
+#define SP_MODTAB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/spool.h"
+
+struct sp_modtab;
+
+struct sp_modtab *sp_modtab_new(void);
+void sp_modtab_free(struct sp_modtab *t);
+
+/*
+ * Interns `m` (its id is ignored).  An identical active module of the same
+ * process keeps its id; otherwise the module gets the next id and, when
+ * `w` is not NULL, a module record is written.  A module with end <= start
+ * is not interned and gets SP_NONE.  The path is copied.  Returns 0 or a
+ * negative errno (from the writer, or -ENOMEM).
+ */
+int sp_modtab_intern(struct sp_modtab *t, const struct sp_module *m,
+		     struct sp_spool_writer *w, uint32_t *id);
+/*
+ * Deactivates every active user module of `pid`; writes one deactivation
+ * record when anything changed.  Returns 0 or a negative errno.
+ */
+int sp_modtab_deactivate(struct sp_modtab *t, int32_t pid,
+			 struct sp_spool_writer *w);
+/* Interns a copy of each active user module of `parent` for `child`. */
+int sp_modtab_clone(struct sp_modtab *t, int32_t parent, int32_t child,
+		    struct sp_spool_writer *w);
+/*
+ * Resolves `abs_ip` for `pid`: user frames against that process's active
+ * modules, kernel frames against kernel modules.  Fills *out; module_id is
+ * SP_NONE (and rel_ip == abs_ip) when nothing covers the address.
+ */
+void sp_modtab_resolve(struct sp_modtab *t, int32_t pid, uint64_t abs_ip,
+		       enum sp_frame_mode mode, struct sp_frame *out);
+/* The module with id `id`, active or not; NULL when unknown. */
+const struct sp_module *sp_modtab_get(const struct sp_modtab *t, uint32_t id);
+bool sp_modtab_is_active(const struct sp_modtab *t, uint32_t id);
+uint32_t sp_modtab_count(const struct sp_modtab *t);
+
+#endif

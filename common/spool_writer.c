@@ -1,0 +1,374 @@
+/*
+ * spool_writer.c: writes SPULSE1 spools.  Frames, stack prefix nodes and
+ * threads are interned: each distinct one is written once, before the
+ * first record that needs it, so a sample costs a few bytes.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/htab.h"
+#include "common/spool.h"
+#include "common/varint.h"
+#include "common/banned.h"
+
+#define FLUSH_AT (64 * 1024)
+#define MARKER_TAG 5
+
+struct sp_spool_writer {
+	int fd;
+	int error;		/* sticky: once set every call returns it */
+	char errmsg[128];
+	struct sp_buf out;
+	uint64_t flushed;
+	uint64_t last_ts;
+	/* A module-less frame resolves against the modules written before
+	 * it, so frames are interned per module epoch. */
+	uint64_t epoch;
+	struct sp_htab *frames;
+	struct sp_htab *stacks;
+	struct sp_htab *threads;
+};
+
+struct frame_key {
+	uint32_t module_id;
+	uint32_t mode;
+	uint64_t rel_ip;
+	uint64_t abs_ip;
+	uint64_t epoch;
+};
+
+struct sp_frame
+sp_frame_truncated_marker(void)
+{
+	struct sp_frame f = { SP_NONE, 0, 0, SP_FRAME_TRUNCATED };
+
+	return f;
+}
+
+static int
+fail(struct sp_spool_writer *w, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int
+fail(struct sp_spool_writer *w, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->errmsg, sizeof(w->errmsg), fmt, ap);
+	va_end(ap);
+	if (err != -EINVAL)
+		w->error = err;
+	return err;
+}
+
+struct sp_spool_writer *
+sp_spool_writer_new(int fd, uint64_t start_us, uint64_t interval_us)
+{
+	struct sp_spool_writer *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		goto nomem;
+	w->fd = fd;
+	w->frames = sp_htab_new();
+	w->stacks = sp_htab_new();
+	w->threads = sp_htab_new();
+	if (!w->frames || !w->stacks || !w->threads ||
+	    sp_buf_add(&w->out, SP_SPOOL_MAGIC, sizeof(SP_SPOOL_MAGIC)) ||
+	    sp_varint_put_u64(&w->out, start_us) ||
+	    sp_varint_put_u64(&w->out, interval_us))
+		goto nomem;
+	return w;
+nomem:
+	sp_spool_writer_free(w);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void
+sp_spool_writer_free(struct sp_spool_writer *w)
+{
+	if (!w)
+		return;
+	sp_htab_free(w->frames);
+	sp_htab_free(w->stacks);
+	sp_htab_free(w->threads);
+	sp_buf_release(&w->out);
+	free(w);
+}
+
+int
+sp_spool_writer_flush(struct sp_spool_writer *w)
+{
+	size_t done = 0;
+
+	if (w->error)
+		return w->error;
+	while (done < w->out.len) {
+		ssize_t n = write(w->fd, w->out.data + done, w->out.len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int err = n < 0 ? -errno : -EIO;
+
+			sp_buf_consume(&w->out, done);
+			w->flushed += done;
+			return fail(w, err, "write: %s", strerror(-err));
+		}
+		done += (size_t)n;
+	}
+	w->flushed += done;
+	sp_buf_reset(&w->out);
+	return 0;
+}
+
+/* Called after each record: the buffer never holds much more than 64 KiB. */
+static int
+maybe_flush(struct sp_spool_writer *w, int rc)
+{
+	if (rc)
+		return fail(w, rc, "out of memory");
+	if (w->out.len >= FLUSH_AT)
+		return sp_spool_writer_flush(w);
+	return 0;
+}
+
+static int
+put_u(struct sp_spool_writer *w, uint64_t v)
+{
+	return sp_varint_put_u64(&w->out, v);
+}
+
+static int
+put_s(struct sp_spool_writer *w, int64_t v)
+{
+	return sp_varint_put_i64(&w->out, v);
+}
+
+int
+sp_spool_writer_module(struct sp_spool_writer *w, const struct sp_module *m)
+{
+	int rc;
+
+	if (w->error)
+		return w->error;
+	rc = sp_buf_addc(&w->out, SP_TAG_MODULE);
+	rc = rc ? rc : put_u(w, m->id);
+	rc = rc ? rc : put_s(w, m->pid);
+	rc = rc ? rc : put_u(w, m->start);
+	rc = rc ? rc : put_u(w, m->end);
+	rc = rc ? rc : put_u(w, m->file_offset);
+	rc = rc ? rc : put_u(w, m->inode);
+	rc = rc ? rc : sp_buf_addc(&w->out, m->is_kernel ? 1 : 0);
+	rc = rc ? rc : put_u(w, m->path_len);
+	rc = rc ? rc : sp_buf_add(&w->out, m->path, m->path_len);
+	w->epoch++;
+	return maybe_flush(w, rc);
+}
+
+static int
+intern_frame(struct sp_spool_writer *w, const struct sp_frame *f,
+	     uint32_t *id)
+{
+	struct frame_key k;
+	uint64_t *slot, tag, addr;
+	bool fresh;
+	int rc;
+
+	memset(&k, 0, sizeof(k));
+	k.module_id = f->module_id;
+	k.mode = (uint32_t)f->mode;
+	k.rel_ip = f->rel_ip;
+	k.abs_ip = f->abs_ip;
+	k.epoch = w->epoch;
+	slot = sp_htab_slot(w->frames, &k, sizeof(k),
+			    sp_htab_count(w->frames), &fresh);
+	if (!slot)
+		return -ENOMEM;
+	*id = (uint32_t)*slot;
+	if (!fresh)
+		return 0;
+	if (f->mode == SP_FRAME_TRUNCATED) {
+		tag = MARKER_TAG;
+		addr = 0;
+	} else if (f->module_id != SP_NONE) {
+		tag = (uint64_t)f->module_id << 1;
+		addr = f->rel_ip;
+	} else {
+		tag = 1 | (f->mode == SP_FRAME_KERNEL ? 2 : 0);
+		addr = f->abs_ip;
+	}
+	rc = sp_buf_addc(&w->out, SP_TAG_FRAME);
+	rc = rc ? rc : put_u(w, *id);
+	rc = rc ? rc : put_u(w, tag);
+	return rc ? rc : put_u(w, addr);
+}
+
+/* Interns the stack root first; returns the leaf node's id in *id. */
+static int
+intern_stack(struct sp_spool_writer *w, const struct sp_frame *frames,
+	     size_t n, uint32_t *id)
+{
+	uint32_t prefix = SP_NONE, frame_id, key[2];
+	uint64_t *slot;
+	bool fresh;
+	int rc;
+
+	while (n--) {
+		rc = intern_frame(w, &frames[n], &frame_id);
+		if (rc)
+			return rc;
+		key[0] = prefix;
+		key[1] = frame_id;
+		slot = sp_htab_slot(w->stacks, key, sizeof(key),
+				    sp_htab_count(w->stacks), &fresh);
+		if (!slot)
+			return -ENOMEM;
+		if (fresh) {
+			rc = sp_buf_addc(&w->out, SP_TAG_STACK);
+			rc = rc ? rc : put_u(w, *slot);
+			rc = rc ? rc : put_u(w, prefix);
+			rc = rc ? rc : put_u(w, frame_id);
+			if (rc)
+				return rc;
+		}
+		prefix = (uint32_t)*slot;
+	}
+	*id = prefix;
+	return 0;
+}
+
+static int
+intern_thread(struct sp_spool_writer *w, int32_t pid, uint64_t tid,
+	      uint32_t *id)
+{
+	uint64_t key[2] = { (uint64_t)(int64_t)pid, tid }, *slot;
+	bool fresh;
+	int rc = 0;
+
+	slot = sp_htab_slot(w->threads, key, sizeof(key),
+			    sp_htab_count(w->threads), &fresh);
+	if (!slot)
+		return -ENOMEM;
+	*id = (uint32_t)*slot;
+	if (fresh) {
+		rc = sp_buf_addc(&w->out, SP_TAG_THREAD);
+		rc = rc ? rc : put_u(w, *id);
+		rc = rc ? rc : put_s(w, pid);
+		rc = rc ? rc : put_u(w, tid);
+	}
+	return rc;
+}
+
+/* The delta must fit an i64, as the format stores it signed. */
+static int
+check_delta(struct sp_spool_writer *w, uint64_t ts, int64_t *delta)
+{
+	if (ts >= w->last_ts) {
+		if (ts - w->last_ts > INT64_MAX)
+			return fail(w, -EINVAL, "sample timestamp delta %" PRIu64
+				    " out of range", ts - w->last_ts);
+		*delta = (int64_t)(ts - w->last_ts);
+	} else {
+		if (w->last_ts - ts > (uint64_t)INT64_MAX + 1)
+			return fail(w, -EINVAL, "sample timestamp delta -%" PRIu64
+				    " out of range", w->last_ts - ts);
+		*delta = (int64_t)(0 - (w->last_ts - ts));
+	}
+	return 0;
+}
+
+int
+sp_spool_writer_sample(struct sp_spool_writer *w, uint64_t timestamp_ns,
+		       int32_t pid, uint64_t tid,
+		       const struct sp_frame *frames, size_t nframes,
+		       uint32_t *stack_id)
+{
+	uint32_t sid = SP_NONE, thread_id;
+	int64_t delta = 0;
+	int rc;
+
+	if (stack_id)
+		*stack_id = SP_NONE;
+	if (w->error)
+		return w->error;
+	if (!nframes)
+		return 0;
+	rc = check_delta(w, timestamp_ns, &delta);
+	if (rc)
+		return rc;
+	rc = intern_stack(w, frames, nframes, &sid);
+	rc = rc ? rc : intern_thread(w, pid, tid, &thread_id);
+	if (!rc) {
+		w->last_ts = timestamp_ns;
+		rc = sp_buf_addc(&w->out, SP_TAG_SAMPLE);
+		rc = rc ? rc : put_s(w, delta);
+		rc = rc ? rc : put_u(w, thread_id);
+		rc = rc ? rc : put_u(w, sid);
+	}
+	if (!rc && stack_id)
+		*stack_id = sid;
+	return maybe_flush(w, rc);
+}
+
+int
+sp_spool_writer_exec(struct sp_spool_writer *w, uint64_t timestamp_ns,
+		     int32_t pid, bool is_python)
+{
+	int rc;
+
+	if (w->error)
+		return w->error;
+	rc = sp_buf_addc(&w->out, SP_TAG_EXEC);
+	rc = rc ? rc : put_u(w, timestamp_ns);
+	rc = rc ? rc : put_s(w, pid);
+	rc = rc ? rc : sp_buf_addc(&w->out, is_python ? 1 : 0);
+	return maybe_flush(w, rc);
+}
+
+int
+sp_spool_writer_deactivate(struct sp_spool_writer *w, int32_t pid)
+{
+	int rc;
+
+	if (w->error)
+		return w->error;
+	rc = sp_buf_addc(&w->out, SP_TAG_DEACTIVATE);
+	rc = rc ? rc : put_s(w, pid);
+	w->epoch++;
+	return maybe_flush(w, rc);
+}
+
+int
+sp_spool_writer_ext(struct sp_spool_writer *w, uint8_t tag,
+		    const void *payload, size_t len)
+{
+	int rc;
+
+	if (w->error)
+		return w->error;
+	if (tag < SP_TAG_EXT_FIRST)
+		return fail(w, -EINVAL, "extension tag %u is reserved", tag);
+	rc = sp_buf_addc(&w->out, tag);
+	rc = rc ? rc : put_u(w, len);
+	rc = rc ? rc : sp_buf_add(&w->out, payload, len);
+	return maybe_flush(w, rc);
+}
+
+uint64_t
+sp_spool_writer_bytes(const struct sp_spool_writer *w)
+{
+	return w->flushed + w->out.len;
+}
+
+const char *
+sp_spool_writer_errmsg(const struct sp_spool_writer *w)
+{
+	return w->errmsg;
+}

@@ -1,0 +1,14 @@
+/*
+ * demangle.h: C++ and Rust symbol demangling through libiberty.
+ */
+#ifndef SP_DEMANGLE_H
+#define SP_DEMANGLE_H
+
+/*
+ * Returns a malloc'ed demangled form of `name` (C++ with parameters, or
+ * Rust legacy and v0), or NULL when `name` is not mangled or demangling
+ * failed.  The caller frees the result.
+ */
+char *sp_demangle(const char *name);
+
+#endif

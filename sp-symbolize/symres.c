@@ -1,0 +1,116 @@
+/*
+ * symres.c: results of symbolizing one frame (see symres.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp-symbolize/symres.h"
+#include "common/banned.h"
+
+struct sp_sym *
+sp_symres_add(struct sp_symres *r, const char *name)
+{
+	struct sp_sym *s;
+
+	if (r->n == r->alloc) {
+		size_t alloc = r->alloc ? 2 * r->alloc : 4;
+		struct sp_sym *v = realloc(r->v, alloc * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		r->v = v;
+		r->alloc = alloc;
+	}
+	s = &r->v[r->n];
+	memset(s, 0, sizeof(*s));
+	s->name = strdup(name);
+	if (!s->name)
+		return NULL;
+	r->n++;
+	return s;
+}
+
+struct sp_sym *
+sp_symres_addhex(struct sp_symres *r, const char *prefix, uint64_t value)
+{
+	char *name;
+	struct sp_sym *s;
+
+	if (asprintf(&name, "%s+0x%" PRIx64, prefix, value) < 0)
+		return NULL;
+	s = sp_symres_add(r, name);
+	free(name);
+	return s;
+}
+
+int
+sp_sym_set_file(struct sp_sym *s, const char *file, unsigned line)
+{
+	char *copy = strdup(file);
+
+	if (!copy)
+		return -ENOMEM;
+	free(s->file);
+	s->file = copy;
+	s->line = line;
+	return 0;
+}
+
+int
+sp_symres_copy(struct sp_symres *dst, const struct sp_symres *src)
+{
+	size_t i;
+
+	sp_symres_release(dst);
+	for (i = 0; i < src->n; i++) {
+		const struct sp_sym *a = &src->v[i];
+		struct sp_sym *b = sp_symres_add(dst, a->name);
+
+		if (!b || (a->file && sp_sym_set_file(b, a->file, a->line)))
+			return -ENOMEM;
+		b->line = a->line;
+		b->offset = a->offset;
+		b->has_offset = a->has_offset;
+		b->flags = a->flags;
+	}
+	return 0;
+}
+
+void
+sp_symres_flag_all(struct sp_symres *r, unsigned flags)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		r->v[i].flags |= flags;
+}
+
+void
+sp_symres_release(struct sp_symres *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		free(r->v[i].name);
+		free(r->v[i].file);
+	}
+	free(r->v);
+	r->v = NULL;
+	r->n = r->alloc = 0;
+}
+
+void
+sp_sym_flags_str(unsigned flags, char buf[8])
+{
+	static const char letters[] = "kjiphtu";
+	size_t i, n = 0;
+
+	for (i = 0; letters[i]; i++)
+		if (flags & (1u << i))
+			buf[n++] = letters[i];
+	if (n == 0)
+		buf[n++] = '-';
+	buf[n] = '\0';
+}

@@ -1,0 +1,67 @@
+# tests/lib.sh: sourced by every end-to-end test (tNNNN-*.sh).
+# Gives the tool paths, a fresh $TMP, and helpers to build programs,
+# skip and fail.  A binary can be overridden: SP_DUMP=/path/sp-dump.
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+B=${B:-build/san}
+case $B in /*) ;; *) B=$TOP/$B ;; esac
+SP_DUMP=${SP_DUMP:-$B/sp-dump}
+SP_RECORD=${SP_RECORD:-$B/sp-record}
+SP_SYMBOLIZE=${SP_SYMBOLIZE:-$B/sp-symbolize}
+SP_FOLD=${SP_FOLD:-$B/sp-fold}
+PROGRAMS=$TOP/tests/programs
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/sp-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+# Leaks are real bugs, but perf and libdw caches live until exit.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+skip() {
+	echo "SKIP: $*" >&2
+	exit 77
+}
+
+# cc_prog NAME SRC [CFLAGS...]: builds tests/programs/SRC into $TMP/NAME.
+cc_prog() {
+	_name=$1 _src=$2
+	shift 2
+	${CC:-cc} -o "$TMP/$_name" "$PROGRAMS/$_src" "$@" ||
+		fail "cannot build $_src"
+}
+
+# need_perf: perf_event_open must work; under CI=true its absence fails.
+need_perf() {
+	_why=""
+	if [ ! -e /proc/sys/kernel/perf_event_paranoid ]; then
+		_why="no perf_event_open support in this kernel"
+	elif ! command -v python3 >/dev/null 2>&1; then
+		:	# no prober: assume it works and let the test say
+	elif ! python3 - <<'PY' 2>/dev/null; then
+import ctypes, struct, os
+attr = bytearray(128)
+struct.pack_into("IIQQQ", attr, 0, 1, 128, 0, 1000, 0)  # cpu-clock
+flags = (1 << 0) | (1 << 5) | (1 << 6)  # disabled, exclude_kernel, _hv
+struct.pack_into("Q", attr, 40, flags)
+libc = ctypes.CDLL(None, use_errno=True)
+buf = ctypes.create_string_buffer(bytes(attr))
+fd = libc.syscall(298, buf, 0, -1, -1, 0)
+raise SystemExit(0 if fd >= 0 else 1)
+PY
+		_why="perf_event_open refused (perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid))"
+	fi
+	[ -z "$_why" ] && return 0
+	if [ "${CI:-}" = true ]; then
+		fail "$_why (CI=true: tests that need perf_event_open must run)"
+	fi
+	skip "$_why"
+}
+
+# field N: prints field N of tab-separated stdin lines.
+field() {
+	awk -F'\t' -v n="$1" '{ print $n }'
+}
