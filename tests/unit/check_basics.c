@@ -1,0 +1,259 @@
+/*
+ * check_basics.c: the small building blocks of common/: varints, the hash
+ * table, escaping and field parsing, extension payloads, fallback names.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/ext.h"
+#include "common/htab.h"
+#include "common/names.h"
+#include "common/records.h"
+#include "common/varint.h"
+
+START_TEST(varints_round_trip)
+{
+	static const int64_t vals[] = { 0, 1, -1, 63, -64, 64, 300,
+					INT64_MAX, INT64_MIN };
+	struct sp_buf b = SP_BUF_INIT;
+	const uint8_t *p, *end;
+	size_t i;
+
+	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		sp_varint_put_i64(&b, vals[i]);
+		sp_varint_put_u64(&b, (uint64_t)vals[i]);
+	}
+	p = b.data;
+	end = b.data + b.len;
+	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		int64_t s;
+		uint64_t u;
+
+		ck_assert_int_eq(sp_varint_get_i64(&p, end, &s), 0);
+		ck_assert_int_eq(s, vals[i]);
+		ck_assert_int_eq(sp_varint_get_u64(&p, end, &u), 0);
+		ck_assert_uint_eq(u, (uint64_t)vals[i]);
+	}
+	ck_assert_ptr_eq(p, end);
+	sp_buf_release(&b);
+}
+END_TEST
+
+START_TEST(varint_encoding_matches_leb128)
+{
+	struct sp_buf b = SP_BUF_INIT;
+
+	sp_varint_put_u64(&b, 300);
+	sp_varint_put_i64(&b, -1);	/* zigzag: 1 */
+	sp_varint_put_i64(&b, 1);	/* zigzag: 2 */
+	ck_assert_uint_eq(b.len, 4);
+	ck_assert_mem_eq(b.data, "\xac\x02\x01\x02", 4);
+	sp_buf_release(&b);
+}
+END_TEST
+
+START_TEST(varints_reject_overlong_and_cut_input)
+{
+	static const uint8_t eleven[] = { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+					  0x80, 0x80, 0x80, 0x80, 0x01 };
+	static const uint8_t big[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+				       0xff, 0xff, 0xff, 0x02 };
+	const uint8_t *p = eleven;
+	uint64_t v;
+
+	ck_assert_int_eq(sp_varint_get_u64(&p, eleven + 11, &v), -EBADMSG);
+	p = big;
+	ck_assert_int_eq(sp_varint_get_u64(&p, big + 10, &v), -EBADMSG);
+	p = eleven;
+	ck_assert_int_eq(sp_varint_get_u64(&p, eleven + 3, &v), -EAGAIN);
+	ck_assert_ptr_eq(p, eleven);
+}
+END_TEST
+
+START_TEST(htab_grows_and_keeps_everything)
+{
+	struct sp_htab *h = sp_htab_new();
+	uint64_t i, v, sum = 0;
+	size_t pos = 0;
+	const void *k;
+	size_t kl;
+
+	for (i = 0; i < 100000; i++)
+		ck_assert_int_eq(sp_htab_put(h, &i, sizeof(i), i * 3), 0);
+	ck_assert_uint_eq(sp_htab_count(h), 100000);
+	for (i = 0; i < 100000; i += 7) {
+		ck_assert(sp_htab_get(h, &i, sizeof(i), &v));
+		ck_assert_uint_eq(v, i * 3);
+	}
+	i = 100001;
+	ck_assert(!sp_htab_get(h, &i, sizeof(i), NULL));
+	ck_assert(!sp_htab_get(h, "", 0, NULL));
+	ck_assert_int_eq(sp_htab_put(h, "", 0, 5), 0);
+	ck_assert(sp_htab_get(h, "", 0, &v));
+	ck_assert_uint_eq(v, 5);
+	while (sp_htab_next(h, &pos, &k, &kl, &v))
+		sum += v;
+	ck_assert_uint_eq(sum, 3ull * 99999 * 100000 / 2 + 5);
+	sp_htab_free(h);
+}
+END_TEST
+
+START_TEST(escape_round_trips_every_byte)
+{
+	struct sp_buf b = SP_BUF_INIT;
+	char all[255];
+	int i;
+
+	for (i = 0; i < 255; i++)
+		all[i] = (char)(i + 1);
+	ck_assert_int_eq(sp_escape(&b, all, sizeof(all)), 0);
+	ck_assert_ptr_null(memchr(b.data, '\t', b.len));
+	ck_assert_ptr_null(memchr(b.data, '\n', b.len));
+	ck_assert_int_eq(sp_unescape((char *)b.data), 255);
+	ck_assert_mem_eq(b.data, all, 255);
+	sp_buf_reset(&b);
+	sp_escape(&b, "a\tb\\c", 5);
+	ck_assert_str_eq((char *)b.data, "a\\tb\\\\c");
+	ck_assert_int_eq(sp_unescape((char[]){ "bad\\q" }), -EBADMSG);
+	ck_assert_int_eq(sp_unescape((char[]){ "bad\\x4" }), -EBADMSG);
+	sp_buf_release(&b);
+}
+END_TEST
+
+START_TEST(recin_splits_lines_and_counts_them)
+{
+	static const char text[] = "frame\t1\tuser\n\nsample\t5\n";
+	FILE *f = fmemopen((void *)text, sizeof(text) - 1, "r");
+	struct sp_recin *in = sp_recin_new(f);
+	struct sp_fields fl;
+
+	ck_assert_int_eq(sp_recin_next(in, &fl), 1);
+	ck_assert_uint_eq(fl.n, 3);
+	ck_assert_str_eq(fl.f[2], "user");
+	ck_assert_str_eq(fl.line, "frame\t1\tuser");
+	ck_assert_int_eq(sp_recin_next(in, &fl), 1);
+	ck_assert_uint_eq(fl.lineno, 3);
+	ck_assert_str_eq(fl.f[0], "sample");
+	ck_assert_int_eq(sp_recin_next(in, &fl), 0);
+	sp_recin_free(in);
+	fclose(f);
+	f = fmemopen((void *)"cut", 3, "r");
+	in = sp_recin_new(f);
+	ck_assert_int_eq(sp_recin_next(in, &fl), -EBADMSG);
+	sp_recin_free(in);
+	fclose(f);
+}
+END_TEST
+
+START_TEST(field_parsers_are_strict)
+{
+	uint64_t v;
+	uint32_t id;
+	int32_t pid;
+
+	ck_assert_int_eq(sp_parse_hex("0x7f00", &v), 0);
+	ck_assert_uint_eq(v, 0x7f00);
+	ck_assert_int_eq(sp_parse_hex("7f00", &v), -EBADMSG);
+	ck_assert_int_eq(sp_parse_hex("0x", &v), -EBADMSG);
+	ck_assert_int_eq(sp_parse_u64("12a", &v), -EBADMSG);
+	ck_assert_int_eq(sp_parse_u64("-1", &v), -EBADMSG);
+	ck_assert_int_eq(sp_parse_u64("18446744073709551616", &v), -EBADMSG);
+	ck_assert_int_eq(sp_parse_id("-", &id), 0);
+	ck_assert_uint_eq(id, SP_NONE);
+	ck_assert_int_eq(sp_parse_i32("-1", &pid), 0);
+	ck_assert_int_eq(pid, -1);
+	ck_assert_int_eq(sp_parse_i32("2147483648", &pid), -EBADMSG);
+}
+END_TEST
+
+START_TEST(extension_payloads_round_trip)
+{
+	struct sp_buf b = SP_BUF_INIT;
+	struct sp_ext_comm c = { 5, 7, 8, true, "worker", 6 }, c2;
+	struct sp_ext_iter it;
+	const char *k, *val;
+	size_t kl, vl;
+	uint64_t n;
+
+	sp_ext_comm_encode(&b, &c);
+	ck_assert_int_eq(sp_ext_comm_decode(b.data, b.len, &c2), 0);
+	ck_assert_int_eq(c2.pid, 7);
+	ck_assert(c2.is_exec);
+	ck_assert_mem_eq(c2.name, "worker", 6);
+	ck_assert_int_eq(sp_ext_comm_decode(b.data, b.len - 1, &c2), -EBADMSG);
+	sp_buf_reset(&b);
+	sp_ext_pair_encode(&b, "release", "6.1.0");
+	sp_ext_pair_encode(&b, "arch", "x86_64");
+	it.p = b.data;
+	it.end = b.data + b.len;
+	ck_assert_int_eq(sp_ext_pair_next(&it, &k, &kl, &val, &vl), 1);
+	ck_assert_mem_eq(val, "6.1.0", vl);
+	ck_assert_int_eq(sp_ext_pair_next(&it, &k, &kl, &val, &vl), 1);
+	ck_assert_int_eq(sp_ext_pair_next(&it, &k, &kl, &val, &vl), 0);
+	sp_buf_reset(&b);
+	sp_ext_counter_encode(&b, "lost", 42);
+	it.p = b.data;
+	it.end = b.data + b.len;
+	ck_assert_int_eq(sp_ext_counter_next(&it, &k, &kl, &n), 1);
+	ck_assert_uint_eq(n, 42);
+	sp_buf_release(&b);
+}
+END_TEST
+
+START_TEST(fallback_names_match_the_reference)
+{
+	struct sp_buf b = SP_BUF_INIT;
+
+	sp_fallback_name(&b, SP_FRAME_USER, "/usr/lib/libfoo.so", 0x1a2b, 9);
+	ck_assert_str_eq((char *)b.data, "libfoo.so+0x1a2b");
+	sp_buf_reset(&b);
+	sp_fallback_name(&b, SP_FRAME_KERNEL, NULL, 0, 0xffffffff81001234ull);
+	ck_assert_str_eq((char *)b.data, "[kernel]+0xffffffff81001234");
+	sp_buf_reset(&b);
+	sp_fallback_name(&b, SP_FRAME_USER, NULL, 0, 0);
+	ck_assert_str_eq((char *)b.data, "<0x0>");
+	sp_buf_reset(&b);
+	sp_fallback_name(&b, SP_FRAME_TRUNCATED, NULL, 0, 0);
+	ck_assert_str_eq((char *)b.data, "<stack truncated>");
+	sp_buf_reset(&b);
+	sp_fallback_name(&b, SP_FRAME_USER, "[anon:sparse/seven]", 8, 0);
+	ck_assert_str_eq((char *)b.data, "[anon:sparse/seven]+0x8");
+	sp_buf_reset(&b);
+	sp_fallback_name(&b, SP_FRAME_USER, "/tmp/a.out (deleted)", 0x10, 0);
+	ck_assert_str_eq((char *)b.data, "a.out+0x10");
+	sp_buf_release(&b);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("basics");
+	TCase *enc = tcase_create("encoding");
+	TCase *tab = tcase_create("hash table");
+	TCase *txt = tcase_create("text records");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(enc, varints_round_trip);
+	tcase_add_test(enc, varint_encoding_matches_leb128);
+	tcase_add_test(enc, varints_reject_overlong_and_cut_input);
+	tcase_add_test(enc, extension_payloads_round_trip);
+	suite_add_tcase(s, enc);
+	tcase_add_test(tab, htab_grows_and_keeps_everything);
+	suite_add_tcase(s, tab);
+	tcase_add_test(txt, escape_round_trips_every_byte);
+	tcase_add_test(txt, recin_splits_lines_and_counts_them);
+	tcase_add_test(txt, field_parsers_are_strict);
+	tcase_add_test(txt, fallback_names_match_the_reference);
+	suite_add_tcase(s, txt);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

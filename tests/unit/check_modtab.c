@@ -1,0 +1,173 @@
+/*
+ * check_modtab.c: the recorder's module table: interning, index with
+ * latest-overlap-wins, inode-distinct mappings, rebuild after
+ * deactivation, user/kernel separation and clone-on-fork.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/modtab.h"
+
+static struct sp_modtab *t;
+
+static void
+setup(void)
+{
+	t = sp_modtab_new();
+	ck_assert_ptr_nonnull(t);
+}
+
+static void
+teardown(void)
+{
+	sp_modtab_free(t);
+}
+
+static uint32_t
+add(int32_t pid, uint64_t start, uint64_t end, const char *path, bool k,
+    uint64_t inode)
+{
+	struct sp_module m = { 0, pid, start, end, 0, inode, k, path,
+			       strlen(path) };
+	uint32_t id;
+
+	ck_assert_int_eq(sp_modtab_intern(t, &m, NULL, &id), 0);
+	return id;
+}
+
+static uint32_t
+resolve(int32_t pid, uint64_t ip, enum sp_frame_mode mode, uint64_t *rel)
+{
+	struct sp_frame f;
+
+	sp_modtab_resolve(t, pid, ip, mode, &f);
+	if (rel)
+		*rel = f.rel_ip;
+	ck_assert_uint_eq(f.abs_ip, ip);
+	return f.module_id;
+}
+
+START_TEST(latest_overlap_wins)
+{
+	uint32_t first = add(7, 0x1000, 0x3000, "/first", false, 0);
+	uint32_t second = add(7, 0x0800, 0x4000, "/second", false, 0);
+
+	ck_assert_uint_eq(first, 0);
+	ck_assert_uint_eq(second, 1);
+	ck_assert_uint_eq(resolve(7, 0x2000, SP_FRAME_USER, NULL), second);
+}
+END_TEST
+
+START_TEST(identical_modules_share_an_id)
+{
+	ck_assert_uint_eq(add(7, 0x1000, 0x2000, "/a", false, 1),
+			  add(7, 0x1000, 0x2000, "/a", false, 1));
+	ck_assert_uint_eq(sp_modtab_count(t), 1);
+	ck_assert_uint_eq(add(7, 0x1000, 0x1000, "/empty", false, 1), SP_NONE);
+}
+END_TEST
+
+START_TEST(inode_distinct_mappings_stay_distinct)
+{
+	uint32_t a = add(7, 0x1000, 0x2000, "/same", false, 1);
+	uint32_t b = add(7, 0x1000, 0x2000, "/same", false, 2);
+
+	ck_assert_uint_ne(a, b);
+	ck_assert_uint_eq(resolve(7, 0x1008, SP_FRAME_USER, NULL), b);
+}
+END_TEST
+
+START_TEST(index_rebuilds_after_deactivation)
+{
+	uint32_t first = add(7, 0x1000, 0x3000, "/first", false, 0);
+	uint32_t again;
+
+	add(7, 0x0800, 0x4000, "/second", false, 0);
+	ck_assert_int_eq(sp_modtab_deactivate(t, 7, NULL), 0);
+	ck_assert_uint_eq(resolve(7, 0x2000, SP_FRAME_USER, NULL), SP_NONE);
+	again = add(7, 0x1000, 0x3000, "/first", false, 0);
+	ck_assert_uint_ne(again, first);
+	ck_assert_uint_eq(resolve(7, 0x2000, SP_FRAME_USER, NULL), again);
+	ck_assert(!sp_modtab_is_active(t, first));
+}
+END_TEST
+
+START_TEST(modes_are_resolved_separately)
+{
+	uint64_t rel;
+
+	add(7, 0x1000, 0x2000, "/user", false, 0);
+	add(-1, 0x3000, 0x4000, "[kernel]", true, 0);
+	ck_assert_uint_eq(resolve(7, 0x1008, SP_FRAME_KERNEL, &rel), SP_NONE);
+	ck_assert_uint_eq(rel, 0x1008);
+	ck_assert_uint_eq(resolve(7, 0x3008, SP_FRAME_USER, &rel), SP_NONE);
+	ck_assert_uint_eq(rel, 0x3008);
+	ck_assert_uint_eq(resolve(99, 0x3008, SP_FRAME_KERNEL, &rel), 1);
+	ck_assert_uint_eq(rel, 0x8);
+	ck_assert_uint_eq(resolve(7, 0x0, SP_FRAME_TRUNCATED, NULL), SP_NONE);
+}
+END_TEST
+
+START_TEST(fork_clones_active_modules)
+{
+	struct sp_module m = { 0, 7, 0x1000, 0x2000, 0x400, 3, false, "/lib",
+			       4 };
+	uint32_t id, child;
+	uint64_t rel;
+
+	ck_assert_int_eq(sp_modtab_intern(t, &m, NULL, &id), 0);
+	add(-1, 0x9000, 0xa000, "[kernel]", true, 0);
+	ck_assert_int_eq(sp_modtab_clone(t, 7, 8, NULL), 0);
+	ck_assert_uint_eq(sp_modtab_count(t), 3);
+	child = resolve(8, 0x1010, SP_FRAME_USER, &rel);
+	ck_assert_uint_eq(child, 2);
+	ck_assert_uint_eq(rel, 0x410);
+	ck_assert_int_eq(sp_modtab_get(t, child)->pid, 8);
+	ck_assert_str_eq(sp_modtab_get(t, child)->path, "/lib");
+	/* Deactivating the child leaves the parent alone. */
+	sp_modtab_deactivate(t, 8, NULL);
+	ck_assert_uint_eq(resolve(7, 0x1010, SP_FRAME_USER, NULL), id);
+}
+END_TEST
+
+START_TEST(many_modules_resolve_by_binary_search)
+{
+	uint64_t i, rel;
+
+	for (i = 0; i < 5000; i++)
+		add(7, 0x100000 + i * 0x1000, 0x100000 + i * 0x1000 + 0x800,
+		    "/m", false, i);
+	for (i = 0; i < 5000; i += 37) {
+		ck_assert_uint_eq(resolve(7, 0x100000 + i * 0x1000 + 0x10,
+					  SP_FRAME_USER, &rel), i);
+		ck_assert_uint_eq(rel, 0x10);
+		ck_assert_uint_eq(resolve(7, 0x100000 + i * 0x1000 + 0x900,
+					  SP_FRAME_USER, NULL), SP_NONE);
+	}
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("modtab");
+	TCase *tc = tcase_create("table");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, latest_overlap_wins);
+	tcase_add_test(tc, identical_modules_share_an_id);
+	tcase_add_test(tc, inode_distinct_mappings_stay_distinct);
+	tcase_add_test(tc, index_rebuilds_after_deactivation);
+	tcase_add_test(tc, modes_are_resolved_separately);
+	tcase_add_test(tc, fork_clones_active_modules);
+	tcase_add_test(tc, many_modules_resolve_by_binary_search);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

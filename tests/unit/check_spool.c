@@ -1,0 +1,588 @@
+/*
+ * check_spool.c: the spool writer and streaming reader, with the
+ * reference's scenarios: interning, marker identity, module contexts
+ * (future, deactivated, re-interned), validation errors and truncation.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/modtab.h"
+#include "common/spool.h"
+#include "common/varint.h"
+
+static int fd;
+static struct sp_spool_writer *w;
+static struct sp_spool_reader *r;
+
+static void
+setup(void)
+{
+	fd = memfd_create("spool", 0);
+	ck_assert_int_ge(fd, 0);
+	w = sp_spool_writer_new(fd, 123, 10);
+	ck_assert_ptr_nonnull(w);
+	r = NULL;
+}
+
+static void
+teardown(void)
+{
+	sp_spool_writer_free(w);
+	sp_spool_reader_free(r);
+	close(fd);
+}
+
+static struct sp_frame
+ufr(uint64_t ip)
+{
+	struct sp_frame f = { SP_NONE, ip, ip, SP_FRAME_USER };
+
+	return f;
+}
+
+static struct sp_module
+mod(int32_t pid, uint64_t start, uint64_t end, const char *path, bool k)
+{
+	struct sp_module m = { 0, pid, start, end, 0, 0, k, path,
+			       strlen(path) };
+
+	return m;
+}
+
+/* Flushes the writer and reads every record; returns the final rc. */
+static int
+read_all(void)
+{
+	struct sp_spool_record rec;
+	uint64_t s, i;
+	int rc;
+
+	ck_assert_int_eq(sp_spool_writer_flush(w), 0);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	r = sp_spool_reader_new(fd);
+	rc = sp_spool_reader_header(r, &s, &i);
+	if (rc)
+		return rc;
+	ck_assert_uint_eq(s, 123);
+	ck_assert_uint_eq(i, 10);
+	while ((rc = sp_spool_reader_next(r, &rec)) > 0)
+		;
+	return rc;
+}
+
+/* Frame ids of a stack, leaf first, into out[]; returns the depth. */
+static size_t
+stack_frames(uint32_t stack, uint32_t *out)
+{
+	uint32_t prefix, frame;
+	size_t n = 0;
+
+	while (stack != SP_NONE && sp_spool_reader_stack(r, stack, &prefix,
+							 &frame)) {
+		out[n++] = frame;
+		stack = prefix;
+	}
+	return n;
+}
+
+START_TEST(marker_round_trips)
+{
+	struct sp_frame f[2] = { ufr(0x1000), sp_frame_truncated_marker() };
+	uint32_t sid, ids[4];
+
+	ck_assert_int_eq(sp_spool_writer_sample(w, 1000, 7, 11, f, 2, &sid), 0);
+	ck_assert_int_eq(read_all(), 0);
+	ck_assert_uint_eq(stack_frames(sid, ids), 2);
+	ck_assert_uint_eq(sp_spool_reader_frame(r, ids[0])->abs_ip, 0x1000);
+	ck_assert_int_eq(sp_spool_reader_frame(r, ids[1])->mode,
+			 SP_FRAME_TRUNCATED);
+}
+END_TEST
+
+START_TEST(marker_only_stack_round_trips)
+{
+	struct sp_frame f = sp_frame_truncated_marker();
+	uint32_t sid, ids[2];
+
+	ck_assert_int_eq(sp_spool_writer_sample(w, 1000, 7, 11, &f, 1, &sid), 0);
+	ck_assert_int_eq(read_all(), 0);
+	ck_assert_uint_eq(stack_frames(sid, ids), 1);
+	ck_assert_int_eq(sp_spool_reader_frame(r, ids[0])->mode,
+			 SP_FRAME_TRUNCATED);
+}
+END_TEST
+
+START_TEST(marker_is_part_of_stack_identity)
+{
+	struct sp_frame f[2] = { ufr(0x1000), sp_frame_truncated_marker() };
+	uint32_t plain, marked, again;
+
+	sp_spool_writer_sample(w, 0, 7, 11, f, 1, &plain);
+	sp_spool_writer_sample(w, 1, 7, 11, f, 2, &marked);
+	sp_spool_writer_sample(w, 2, 7, 11, f, 1, &again);
+	ck_assert_uint_ne(plain, marked);
+	ck_assert_uint_eq(plain, again);
+}
+END_TEST
+
+START_TEST(empty_stack_is_not_written)
+{
+	uint32_t sid = 0;
+	uint64_t before = sp_spool_writer_bytes(w);
+
+	ck_assert_int_eq(sp_spool_writer_sample(w, 5, 7, 11, NULL, 0, &sid), 0);
+	ck_assert_uint_eq(sid, SP_NONE);
+	ck_assert_uint_eq(sp_spool_writer_bytes(w), before);
+}
+END_TEST
+
+START_TEST(reader_resolves_module_contexts)
+{
+	struct sp_module m0 = mod(7, 0x1000, 0x2000, "/first", false);
+	struct sp_module m1 = mod(7, 0x3000, 0x4000, "/second", false);
+	struct sp_module m2 = mod(-1, 0xffffffff81000000ull,
+				  0xffffffff81010000ull, "[kernel]", true);
+	struct sp_frame f[3] = {
+		{ 0, 0x110, 0x1010, SP_FRAME_USER },
+		ufr(0x3010),
+		{ SP_NONE, 0xffffffff81000010ull, 0xffffffff81000010ull,
+		  SP_FRAME_KERNEL },
+	};
+	uint32_t sid, ids[3];
+	uint64_t rel;
+
+	m0.file_offset = 0x100;
+	m0.inode = 1;
+	m1.id = 1;
+	m1.file_offset = 0x200;
+	m1.inode = 2;
+	m2.id = 2;
+	sp_spool_writer_module(w, &m0);
+	sp_spool_writer_module(w, &m1);
+	sp_spool_writer_module(w, &m2);
+	sp_spool_writer_sample(w, 1000, 7, 11, f, 3, &sid);
+	ck_assert_int_eq(read_all(), 0);
+	ck_assert_uint_eq(stack_frames(sid, ids), 3);
+	ck_assert_uint_eq(sp_spool_reader_frame_context(r, ids[0], 7, &rel), 0);
+	ck_assert_uint_eq(rel, 0x110);
+	ck_assert_uint_eq(sp_spool_reader_frame_context(r, ids[1], 7, &rel), 1);
+	ck_assert_uint_eq(rel, 0x210);
+	ck_assert_uint_eq(sp_spool_reader_frame_context(r, ids[2], 7, &rel), 2);
+	ck_assert_uint_eq(rel, 0x10);
+	/* Another process does not see process 7's modules. */
+	ck_assert_uint_eq(sp_spool_reader_frame_context(r, ids[1], 8, &rel),
+			  SP_NONE);
+	ck_assert_str_eq(sp_spool_reader_module(r, 1)->path, "/second");
+}
+END_TEST
+
+START_TEST(future_modules_do_not_resolve_earlier_frames)
+{
+	struct sp_frame f = ufr(0x1500);
+	struct sp_module m = mod(7, 0x1000, 0x2000, "/future", false);
+	uint32_t sid, id;
+	uint64_t rel;
+
+	sp_spool_writer_sample(w, 1000, 7, 11, &f, 1, &sid);
+	sp_spool_writer_module(w, &m);
+	ck_assert_int_eq(read_all(), 0);
+	stack_frames(sid, &id);
+	ck_assert_uint_eq(sp_spool_reader_frame(r, id)->module_id, SP_NONE);
+	ck_assert_uint_eq(sp_spool_reader_frame_context(r, id, 7, &rel),
+			  SP_NONE);
+}
+END_TEST
+
+START_TEST(deactivated_modules_do_not_resolve)
+{
+	struct sp_module m = mod(7, 0x1000, 0x2000, "/old", false);
+	struct sp_modtab *t = sp_modtab_new();
+	struct sp_frame f = ufr(0x1500);
+	uint32_t sid, id, mid;
+	uint64_t rel;
+
+	ck_assert_int_eq(sp_modtab_intern(t, &m, w, &mid), 0);
+	ck_assert_int_eq(sp_modtab_deactivate(t, 7, w), 0);
+	sp_spool_writer_sample(w, 1000, 7, 11, &f, 1, &sid);
+	ck_assert_int_eq(read_all(), 0);
+	stack_frames(sid, &id);
+	ck_assert_uint_eq(sp_spool_reader_frame_context(r, id, 7, &rel),
+			  SP_NONE);
+	sp_modtab_free(t);
+}
+END_TEST
+
+START_TEST(frames_resolve_before_later_deactivation)
+{
+	struct sp_module m = mod(7, 0x1000, 0x2000, "/old", false);
+	struct sp_frame f = ufr(0x1500);
+	uint32_t sid, id;
+	uint64_t rel;
+
+	sp_spool_writer_module(w, &m);
+	sp_spool_writer_sample(w, 1000, 7, 11, &f, 1, &sid);
+	sp_spool_writer_deactivate(w, 7);
+	ck_assert_int_eq(read_all(), 0);
+	stack_frames(sid, &id);
+	ck_assert_uint_eq(sp_spool_reader_frame_context(r, id, 7, &rel), 0);
+	ck_assert_str_eq(sp_spool_reader_module(r, 0)->path, "/old");
+}
+END_TEST
+
+START_TEST(frames_reintern_when_module_context_changes)
+{
+	struct sp_module m = mod(7, 0x1000, 0x2000, "/new", false);
+	struct sp_frame f = ufr(0x1500);
+	uint32_t s1, s2, id1, id2;
+	uint64_t rel;
+
+	sp_spool_writer_sample(w, 1000, 7, 11, &f, 1, &s1);
+	sp_spool_writer_module(w, &m);
+	sp_spool_writer_sample(w, 2000, 7, 11, &f, 1, &s2);
+	ck_assert_int_eq(read_all(), 0);
+	stack_frames(s1, &id1);
+	stack_frames(s2, &id2);
+	ck_assert_uint_ne(id1, id2);
+	ck_assert_uint_eq(sp_spool_reader_frame_context(r, id1, 7, &rel),
+			  SP_NONE);
+	ck_assert_uint_eq(sp_spool_reader_frame_context(r, id2, 7, &rel), 0);
+}
+END_TEST
+
+START_TEST(reader_rejects_non_sequential_module_ids)
+{
+	struct sp_module m = mod(7, 0x1000, 0x2000, "/bad", false);
+
+	m.id = 7;
+	sp_spool_writer_module(w, &m);
+	ck_assert_int_lt(read_all(), 0);
+	ck_assert_str_eq(sp_spool_reader_errmsg(r),
+			 "module id 7 did not match expected 0 at byte 10");
+}
+END_TEST
+
+START_TEST(writer_rejects_out_of_range_deltas)
+{
+	struct sp_frame f = ufr(1);
+
+	ck_assert_int_lt(sp_spool_writer_sample(w, (uint64_t)INT64_MAX + 1, 7,
+						11, &f, 1, NULL), 0);
+	ck_assert_str_eq(sp_spool_writer_errmsg(w), "sample timestamp delta "
+			 "9223372036854775808 out of range");
+	ck_assert_int_eq(sp_spool_writer_sample(w, INT64_MAX, 7, 11, &f,
+						1, NULL), 0);
+	ck_assert_int_eq(sp_spool_writer_sample(w, (uint64_t)INT64_MAX * 2, 7,
+						11, &f, 1, NULL), 0);
+	ck_assert_int_eq(sp_spool_writer_sample(w, UINT64_MAX, 7, 11, &f, 1,
+						NULL), 0);
+	ck_assert_int_lt(sp_spool_writer_sample(w, 0, 7, 11, &f, 1, NULL), 0);
+	ck_assert_str_eq(sp_spool_writer_errmsg(w), "sample timestamp delta "
+			 "-18446744073709551615 out of range");
+}
+END_TEST
+
+/* Raw-byte scenarios: a header followed by hand-encoded records. */
+static struct sp_buf raw;
+
+static void
+raw_begin(void)
+{
+	sp_buf_reset(&raw);
+	sp_buf_add(&raw, "SPULSE1", 8);
+	sp_varint_put_u64(&raw, 0);
+	sp_varint_put_u64(&raw, 0);
+}
+
+static const char *
+raw_error(void)
+{
+	ck_assert_int_eq(ftruncate(fd, 0), 0);
+	ck_assert_int_eq(pwrite(fd, raw.data, raw.len, 0), (ssize_t)raw.len);
+	sp_spool_reader_free(r);
+	sp_spool_writer_free(w);
+	w = sp_spool_writer_new(-1, 123, 10);	/* unused: flush is empty */
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	r = sp_spool_reader_new(fd);
+	{
+		struct sp_spool_record rec;
+		uint64_t s, i;
+		int rc = sp_spool_reader_header(r, &s, &i);
+
+		while (rc == 0 && sp_spool_reader_next(r, &rec) > 0)
+			;
+		if (rc == 0)
+			rc = sp_spool_reader_next(r, &rec);
+		ck_assert_int_lt(rc, 0);
+	}
+	return sp_spool_reader_errmsg(r);
+}
+
+static void
+raw_module(int64_t pid, uint64_t start, uint64_t end, uint64_t off)
+{
+	sp_buf_addc(&raw, 1);
+	sp_varint_put_u64(&raw, 0);
+	sp_varint_put_i64(&raw, pid);
+	sp_varint_put_u64(&raw, start);
+	sp_varint_put_u64(&raw, end);
+	sp_varint_put_u64(&raw, off);
+	sp_varint_put_u64(&raw, 0);
+	sp_buf_addc(&raw, 0);
+	sp_varint_put_u64(&raw, 4);
+	sp_buf_add(&raw, "/bad", 4);
+}
+
+static void
+raw_frame(uint64_t tag, uint64_t addr)
+{
+	sp_buf_addc(&raw, 2);
+	sp_varint_put_u64(&raw, 0);
+	sp_varint_put_u64(&raw, tag);
+	sp_varint_put_u64(&raw, addr);
+}
+
+START_TEST(rejects_marker_with_payload)
+{
+	raw_begin();
+	raw_frame(5, 1);
+	ck_assert_str_eq(raw_error(), "truncated stack marker has nonzero "
+			 "payload at byte 10");
+}
+END_TEST
+
+START_TEST(rejects_frame_before_file_offset)
+{
+	raw_begin();
+	raw_module(7, 0x1000, 0x2000, 0x100);
+	raw_frame(0, 0x80);
+	ck_assert_ptr_nonnull(strstr(raw_error(), "frame address precedes "
+				     "module 0 file offset"));
+}
+END_TEST
+
+START_TEST(rejects_frame_outside_module)
+{
+	raw_begin();
+	raw_module(7, 0x1000, 0x2000, 0x100);
+	raw_frame(0, 0x1100);
+	ck_assert_ptr_nonnull(strstr(raw_error(), "frame address outside "
+				     "referenced module 0"));
+}
+END_TEST
+
+START_TEST(rejects_out_of_range_process_ids)
+{
+	raw_begin();
+	raw_module((int64_t)INT32_MAX + 1, 0x1000, 0x2000, 0);
+	ck_assert_ptr_nonnull(strstr(raw_error(), "process id 2147483648 "
+				     "out of range"));
+	raw_begin();
+	sp_buf_addc(&raw, 6);
+	sp_varint_put_u64(&raw, 1);
+	sp_varint_put_i64(&raw, (int64_t)INT32_MIN - 1);
+	sp_buf_addc(&raw, 1);
+	ck_assert_ptr_nonnull(strstr(raw_error(), "process id"));
+	raw_begin();
+	sp_buf_addc(&raw, 4);
+	sp_varint_put_u64(&raw, 0);
+	sp_varint_put_i64(&raw, (int64_t)INT32_MAX + 1);
+	sp_varint_put_u64(&raw, 99);
+	ck_assert_ptr_nonnull(strstr(raw_error(), "process id"));
+}
+END_TEST
+
+static void
+raw_sample_setup(void)
+{
+	raw_begin();
+	raw_frame(1, 0x10);
+	sp_buf_addc(&raw, 3);		/* stack 0 = root, frame 0 */
+	sp_varint_put_u64(&raw, 0);
+	sp_varint_put_u64(&raw, SP_NONE);
+	sp_varint_put_u64(&raw, 0);
+	sp_buf_addc(&raw, 4);		/* thread 0 = 7/11 */
+	sp_varint_put_u64(&raw, 0);
+	sp_varint_put_i64(&raw, 7);
+	sp_varint_put_u64(&raw, 11);
+}
+
+static void
+raw_sample(int64_t delta, uint64_t thread, uint64_t stack)
+{
+	sp_buf_addc(&raw, 5);
+	sp_varint_put_i64(&raw, delta);
+	sp_varint_put_u64(&raw, thread);
+	sp_varint_put_u64(&raw, stack);
+}
+
+START_TEST(rejects_timestamp_underflow_and_overflow)
+{
+	raw_sample_setup();
+	raw_sample(-1, 0, 0);
+	ck_assert_ptr_nonnull(strstr(raw_error(), "sample timestamp delta -1 "
+				     "out of range"));
+	raw_sample_setup();
+	raw_sample(INT64_MAX, 0, 0);
+	raw_sample(INT64_MAX, 0, 0);
+	raw_sample(2, 0, 0);
+	ck_assert_ptr_nonnull(strstr(raw_error(), "sample timestamp delta 2 "
+				     "out of range"));
+}
+END_TEST
+
+START_TEST(rejects_missing_references)
+{
+	raw_sample_setup();
+	raw_sample(1, 1, 0);
+	ck_assert_ptr_nonnull(strstr(raw_error(), "sample thread references "
+				     "missing id 1"));
+	raw_sample_setup();
+	raw_sample(1, 0, 3);
+	ck_assert_ptr_nonnull(strstr(raw_error(), "sample stack references "
+				     "missing id 3"));
+	raw_begin();
+	raw_frame(4, 0);
+	ck_assert_ptr_nonnull(strstr(raw_error(), "frame module references "
+				     "missing id 2"));
+	raw_sample_setup();
+	sp_buf_addc(&raw, 3);
+	sp_varint_put_u64(&raw, 1);
+	sp_varint_put_u64(&raw, 1);
+	sp_varint_put_u64(&raw, 0);
+	ck_assert_ptr_nonnull(strstr(raw_error(), "stack prefix references "
+				     "missing id 1"));
+}
+END_TEST
+
+START_TEST(rejects_unknown_tags_and_skips_extensions)
+{
+	struct sp_spool_record rec;
+	uint64_t s, i;
+
+	raw_begin();
+	sp_buf_addc(&raw, 9);
+	ck_assert_str_eq(raw_error(), "unknown spool record tag 9 at byte 10");
+	raw_begin();
+	sp_buf_addc(&raw, 200);
+	sp_varint_put_u64(&raw, 3);
+	sp_buf_add(&raw, "abc", 3);
+	raw_frame(1, 0x10);
+	ck_assert_int_eq(ftruncate(fd, 0), 0);
+	ck_assert_int_eq(pwrite(fd, raw.data, raw.len, 0), (ssize_t)raw.len);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	sp_spool_reader_free(r);
+	r = sp_spool_reader_new(fd);
+	ck_assert_int_eq(sp_spool_reader_header(r, &s, &i), 0);
+	ck_assert_int_eq(sp_spool_reader_next(r, &rec), 1);
+	ck_assert_uint_eq(rec.tag, 200);
+	ck_assert_uint_eq(rec.u.ext.len, 3);
+	ck_assert_int_eq(sp_spool_reader_next(r, &rec), 1);
+	ck_assert_uint_eq(rec.tag, SP_TAG_FRAME);
+	ck_assert_int_eq(sp_spool_reader_next(r, &rec), 0);
+}
+END_TEST
+
+/* Every cut of a valid spool yields its complete records, then an error. */
+START_TEST(every_truncation_is_a_clean_error)
+{
+	struct sp_module m = mod(7, 0x1000, 0x2000, "/lib/x.so", false);
+	struct sp_frame f[3] = { { 0, 0x10, 0x1010, SP_FRAME_USER },
+				 ufr(0x9999), sp_frame_truncated_marker() };
+	struct sp_spool_record rec;
+	struct sp_buf all = SP_BUF_INIT;
+	size_t cut;
+	int boundaries = 0;
+
+	sp_spool_writer_module(w, &m);
+	sp_spool_writer_sample(w, 10, 7, 11, f, 3, NULL);
+	sp_spool_writer_exec(w, 11, 7, true);
+	sp_spool_writer_ext(w, 17, "xyz", 3);
+	sp_spool_writer_deactivate(w, 7);
+	ck_assert_int_eq(sp_spool_writer_flush(w), 0);
+	all.len = 0;
+	sp_buf_grow(&all, 4096);
+	all.len = (size_t)pread(fd, all.data, 4096, 0);
+	for (cut = 0; cut < all.len; cut++) {
+		uint64_t s, i;
+		int rc, n = 0;
+
+		ck_assert_int_eq(ftruncate(fd, 0), 0);
+		ck_assert_int_eq(pwrite(fd, all.data, cut, 0), (ssize_t)cut);
+		ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+		sp_spool_reader_free(r);
+		r = sp_spool_reader_new(fd);
+		rc = sp_spool_reader_header(r, &s, &i);
+		while (rc == 0 && (rc = sp_spool_reader_next(r, &rec)) > 0) {
+			rc = 0;
+			n++;
+		}
+		ck_assert_int_le(rc, 0);
+		/* A cut between records leaves a shorter valid spool. */
+		if (rc == 0) {
+			ck_assert_int_eq(n, boundaries++);
+			continue;
+		}
+		ck_assert_ptr_nonnull(strstr(sp_spool_reader_errmsg(r),
+					     "truncated") ?:
+				      strstr(sp_spool_reader_errmsg(r),
+					     "empty"));
+	}
+	/* module, 3 frames, 3 stacks, thread, sample, exec, ext, deact */
+	ck_assert_int_eq(boundaries, 12);
+	sp_buf_release(&all);
+}
+END_TEST
+
+static Suite *
+spool_suite(void)
+{
+	Suite *s = suite_create("spool");
+	TCase *wr = tcase_create("writer");
+	TCase *ctx = tcase_create("module context");
+	TCase *val = tcase_create("validation");
+
+	tcase_add_checked_fixture(wr, setup, teardown);
+	tcase_add_test(wr, marker_round_trips);
+	tcase_add_test(wr, marker_only_stack_round_trips);
+	tcase_add_test(wr, marker_is_part_of_stack_identity);
+	tcase_add_test(wr, empty_stack_is_not_written);
+	tcase_add_test(wr, writer_rejects_out_of_range_deltas);
+	suite_add_tcase(s, wr);
+	tcase_add_checked_fixture(ctx, setup, teardown);
+	tcase_add_test(ctx, reader_resolves_module_contexts);
+	tcase_add_test(ctx, future_modules_do_not_resolve_earlier_frames);
+	tcase_add_test(ctx, deactivated_modules_do_not_resolve);
+	tcase_add_test(ctx, frames_resolve_before_later_deactivation);
+	tcase_add_test(ctx, frames_reintern_when_module_context_changes);
+	suite_add_tcase(s, ctx);
+	tcase_add_checked_fixture(val, setup, teardown);
+	tcase_add_test(val, reader_rejects_non_sequential_module_ids);
+	tcase_add_test(val, rejects_marker_with_payload);
+	tcase_add_test(val, rejects_frame_before_file_offset);
+	tcase_add_test(val, rejects_frame_outside_module);
+	tcase_add_test(val, rejects_out_of_range_process_ids);
+	tcase_add_test(val, rejects_timestamp_underflow_and_overflow);
+	tcase_add_test(val, rejects_missing_references);
+	tcase_add_test(val, rejects_unknown_tags_and_skips_extensions);
+	tcase_add_test(val, every_truncation_is_a_clean_error);
+	suite_add_tcase(s, val);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(spool_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	sp_buf_release(&raw);
+	return failed ? 1 : 0;
+}
