@@ -89,8 +89,8 @@ size_t sp_unwinder_unwind(struct sp_unwinder *u, struct sp_modtab *mods,
 
 /*
  * Drops what is cached for `pid` (its unwind cache and module view).  Call
- * it on exec and exit, and when its mappings were replaced.  Files stay
- * cached while other processes use them.
+ * it on exec and exit, and when its mappings were replaced.  Module files
+ * stay cached (by path and inode) for the unwinder's life.
  */
 void sp_unwinder_forget_process(struct sp_unwinder *u, int32_t pid);
 

@@ -1,0 +1,332 @@
+/*
+ * elfcfi.c: module files mapped for the unwinder (elfcfi.h).
+ *
+ * Files are keyed by path and inode, so a file replaced on disk under the
+ * same path is a new entry; the cache lives as long as the recording.
+ * Headers are copied out with memcpy before use because nothing promises
+ * their alignment inside a file.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/htab.h"
+#include "common/spool.h"
+#include "sp-record/elfcfi.h"
+#include "common/banned.h"
+
+#define VDSO_MAX_BYTES (1u << 20)
+
+struct entry {
+	struct sp_elfcfi f;
+	bool ok;
+	bool mapped;		/* img came from mmap, else from malloc */
+};
+
+struct sp_elfcfi_cache {
+	struct sp_htab *files;	/* path NUL inode -> struct entry * */
+};
+
+struct sp_elfcfi_cache *
+sp_elfcfi_cache_new(void)
+{
+	struct sp_elfcfi_cache *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	if (!(c->files = sp_htab_new())) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static void
+entry_free(struct entry *e)
+{
+	if (!e)
+		return;
+	if (e->f.img && e->mapped)
+		munmap((void *)e->f.img, e->f.size);
+	else
+		free((void *)e->f.img);
+	free(e);
+}
+
+void
+sp_elfcfi_cache_free(struct sp_elfcfi_cache *c)
+{
+	size_t pos = 0, klen;
+	const void *key;
+	uint64_t val;
+
+	if (!c)
+		return;
+	while (sp_htab_next(c->files, &pos, &key, &klen, &val))
+		entry_free((struct entry *)(uintptr_t)val);
+	sp_htab_free(c->files);
+	free(c);
+}
+
+/* Size in bytes of a DW_EH_PE value with encoding `enc`; 0 if unsupported. */
+static size_t
+pe_size(uint8_t enc)
+{
+	switch (enc & 0x0f) {
+	case 0x00: case 0x04: case 0x0c:
+		return 8;
+	case 0x03: case 0x0b:
+		return 4;
+	case 0x02: case 0x0a:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+static uint64_t
+pe_read_unsigned(const uint8_t *p, size_t n)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, p, n);	/* little-endian host, checked in parse */
+	return v;
+}
+
+/*
+ * Finds the binary search table of .eh_frame_hdr.  libunwind's remote
+ * table lookup wants DW_EH_PE_datarel|sdata4 entries (0x3b), which is what
+ * every linker writes; anything else counts as no unwind data.
+ */
+static void
+parse_eh_frame_hdr(struct sp_elfcfi *f, const Elf64_Phdr *ph)
+{
+	const uint8_t *h;
+	size_t ptr_size, count_size, need;
+
+	if (ph->p_offset > f->size || ph->p_filesz > f->size - ph->p_offset ||
+	    ph->p_filesz < 4)
+		return;
+	h = f->img + ph->p_offset;
+	if (h[0] != 1 || h[3] != 0x3b)
+		return;
+	ptr_size = pe_size(h[1]);
+	count_size = pe_size(h[2]);
+	if (!ptr_size || !count_size)
+		return;
+	need = 4 + ptr_size + count_size;
+	if (need > ph->p_filesz)
+		return;
+	f->fde_count = pe_read_unsigned(h + 4 + ptr_size, count_size);
+	if (f->fde_count > (ph->p_filesz - need) / 8)
+		return;
+	f->hdr_vaddr = ph->p_vaddr;
+	f->table_vaddr = ph->p_vaddr + need;
+	f->has_hdr = true;
+}
+
+static int
+parse_elf(struct sp_elfcfi *f)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	size_t i;
+
+	if (f->size < sizeof(eh))
+		return -EBADMSG;
+	memcpy(&eh, f->img, sizeof(eh));
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+	    eh.e_phentsize < sizeof(ph) || eh.e_phoff > f->size ||
+	    (uint64_t)eh.e_phnum * eh.e_phentsize > f->size - eh.e_phoff)
+		return -EBADMSG;
+	f->min_vaddr = UINT64_MAX;
+	for (i = 0; i < eh.e_phnum; i++) {
+		memcpy(&ph, f->img + eh.e_phoff + i * eh.e_phentsize,
+		       sizeof(ph));
+		if (ph.p_type == PT_LOAD && f->nload < SP_ELFCFI_MAX_LOADS) {
+			f->load[f->nload++] = (struct sp_elfcfi_seg){
+				ph.p_vaddr, ph.p_memsz, ph.p_offset,
+				ph.p_filesz };
+			if (ph.p_vaddr < f->min_vaddr)
+				f->min_vaddr = ph.p_vaddr;
+			if (ph.p_vaddr + ph.p_memsz > f->max_vaddr)
+				f->max_vaddr = ph.p_vaddr + ph.p_memsz;
+		} else if (ph.p_type == PT_GNU_EH_FRAME) {
+			parse_eh_frame_hdr(f, &ph);
+		}
+	}
+	return f->nload ? 0 : -EBADMSG;
+}
+
+/* Opens `path` when it is the file with inode `inode` (0: any). */
+static int
+open_checked(const char *path, uint64_t inode, struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) ||
+	    (inode && st->st_ino != inode)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int
+open_module(const struct sp_module *m, int32_t pid, struct stat *st)
+{
+	char alt[4200];
+	int fd = -1;
+
+	if (m->path[0] == '/')
+		fd = open_checked(m->path, m->inode, st);
+	if (fd < 0 && pid > 0) {
+		snprintf(alt, sizeof(alt), "/proc/%" PRId32 "/map_files/%"
+			 PRIx64 "-%" PRIx64, pid, m->start, m->end);
+		fd = open_checked(alt, 0, st);
+	}
+	if (fd < 0 && pid > 0 && m->path[0] == '/') {
+		snprintf(alt, sizeof(alt), "/proc/%" PRId32 "/root%s", pid,
+			 m->path);
+		fd = open_checked(alt, m->inode, st);
+	}
+	return fd;
+}
+
+static int
+map_file(struct entry *e, const struct sp_module *m, int32_t pid)
+{
+	struct stat st;
+	void *p;
+	int fd = open_module(m, pid, &st);
+
+	if (fd < 0)
+		return -ENOENT;
+	if (st.st_size <= 0) {
+		close(fd);
+		return -EBADMSG;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return -errno;
+	e->f.img = p;
+	e->f.size = (size_t)st.st_size;
+	e->mapped = true;
+	return 0;
+}
+
+/* [vdso] has no file: copy its image out of the process. */
+static int
+copy_vdso(struct entry *e, const struct sp_module *m, int32_t pid)
+{
+	char path[64];
+	uint8_t *buf;
+	size_t len = m->end - m->start;
+	ssize_t got;
+	int fd;
+
+	if (pid <= 0 || m->end <= m->start || len > VDSO_MAX_BYTES)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/proc/%" PRId32 "/mem", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	if (!(buf = malloc(len))) {
+		close(fd);
+		return -ENOMEM;
+	}
+	got = pread(fd, buf, len, (off_t)m->start);
+	close(fd);
+	if (got != (ssize_t)len) {
+		free(buf);
+		return -EIO;
+	}
+	e->f.img = buf;
+	e->f.size = len;
+	return 0;
+}
+
+static bool
+is_vdso(const struct sp_module *m)
+{
+	return strcmp(m->path, "[vdso]") == 0;
+}
+
+const struct sp_elfcfi *
+sp_elfcfi_get(struct sp_elfcfi_cache *c, const struct sp_module *m,
+	      int32_t pid)
+{
+	char key[4200];
+	size_t plen = strlen(m->path), klen;
+	struct entry *e;
+	uint64_t val, inode = is_vdso(m) ? 0 : m->inode;
+	int r;
+
+	if (plen + 1 + sizeof(inode) > sizeof(key))
+		return NULL;
+	memcpy(key, m->path, plen + 1);
+	memcpy(key + plen + 1, &inode, sizeof(inode));
+	klen = plen + 1 + sizeof(inode);
+	if (sp_htab_get(c->files, key, klen, &val)) {
+		e = (struct entry *)(uintptr_t)val;
+		return e->ok ? &e->f : NULL;
+	}
+	if (!(e = calloc(1, sizeof(*e))))
+		return NULL;
+	r = is_vdso(m) ? copy_vdso(e, m, pid) : map_file(e, m, pid);
+	if (r == 0)
+		e->ok = parse_elf(&e->f) == 0;
+	if (sp_htab_put(c->files, key, klen, (uint64_t)(uintptr_t)e) < 0) {
+		entry_free(e);
+		return NULL;
+	}
+	return e->ok ? &e->f : NULL;
+}
+
+uint64_t
+sp_elfcfi_bias(const struct sp_elfcfi *f, const struct sp_module *m)
+{
+	const struct sp_elfcfi_seg *s;
+	size_t i;
+
+	for (i = 0; i < f->nload; i++) {
+		s = &f->load[i];
+		if (m->file_offset >= (s->offset & ~(uint64_t)0xfff) &&
+		    m->file_offset < s->offset + s->filesz)
+			return m->start - m->file_offset + s->offset - s->vaddr;
+	}
+	return m->start - m->file_offset;
+}
+
+int
+sp_elfcfi_read(const struct sp_elfcfi *f, uint64_t vaddr, void *buf,
+	       size_t len)
+{
+	const struct sp_elfcfi_seg *s;
+	uint64_t off;
+	size_t i;
+
+	for (i = 0; i < f->nload; i++) {
+		s = &f->load[i];
+		if (vaddr < s->vaddr || vaddr - s->vaddr > s->filesz ||
+		    len > s->filesz - (vaddr - s->vaddr))
+			continue;
+		off = s->offset + (vaddr - s->vaddr);
+		if (off > f->size || len > f->size - off)
+			return -EFAULT;
+		memcpy(buf, f->img + off, len);
+		return 0;
+	}
+	return -EFAULT;
+}

@@ -1,0 +1,67 @@
+/*
+ * elfcfi.h: the module files the unwinder reads, mapped once and cached.
+ *
+ * For each file it keeps the loadable segments (to read any virtual
+ * address of the file's image) and where the .eh_frame_hdr binary search
+ * table lies, which is all the DWARF unwinder needs from disk.  ELF64
+ * little-endian only; every read is checked against the file's size.
+ */
+#ifndef SP_RECORD_ELFCFI_H
+#define SP_RECORD_ELFCFI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sp_module;
+struct sp_elfcfi_cache;
+
+#define SP_ELFCFI_MAX_LOADS 16
+
+struct sp_elfcfi_seg {
+	uint64_t vaddr, memsz, offset, filesz;
+};
+
+/* One mapped ELF file; owned by the cache, valid until the cache is freed. */
+struct sp_elfcfi {
+	const uint8_t *img;	/* the whole file, read-only */
+	size_t size;
+	struct sp_elfcfi_seg load[SP_ELFCFI_MAX_LOADS];
+	size_t nload;
+	uint64_t min_vaddr, max_vaddr;	/* span of the PT_LOAD segments */
+	/* .eh_frame_hdr with a sorted sdata4 table, when has_hdr is true */
+	bool has_hdr;
+	uint64_t hdr_vaddr, table_vaddr, fde_count;
+};
+
+/* Returns an empty cache, or NULL with errno set. */
+struct sp_elfcfi_cache *sp_elfcfi_cache_new(void);
+/* Unmaps every file and frees the cache; NULL is allowed. */
+void sp_elfcfi_cache_free(struct sp_elfcfi_cache *c);
+
+/*
+ * Returns the file behind user module `m` of process `pid`, mapping it on
+ * first use: from m->path when its inode matches (or m->inode is 0), else
+ * /proc/PID/map_files/START-END, else /proc/PID/root/PATH; "[vdso]" is
+ * copied from /proc/PID/mem.  Returns NULL when it cannot be read or is
+ * not an ELF64 file; failures are cached too, so each file costs at most
+ * one attempt.
+ */
+const struct sp_elfcfi *sp_elfcfi_get(struct sp_elfcfi_cache *c,
+				      const struct sp_module *m, int32_t pid);
+
+/*
+ * The load bias of mapping `m` of file `f`: runtime address = bias + ELF
+ * virtual address.  Uses the PT_LOAD segment that holds m->file_offset.
+ */
+uint64_t sp_elfcfi_bias(const struct sp_elfcfi *f, const struct sp_module *m);
+
+/*
+ * Copies `len` bytes at ELF virtual address `vaddr` into `buf`.  Returns 0,
+ * or -EFAULT when the range is not entirely inside one segment's file
+ * bytes.
+ */
+int sp_elfcfi_read(const struct sp_elfcfi *f, uint64_t vaddr, void *buf,
+		   size_t len);
+
+#endif

@@ -1,0 +1,638 @@
+/*
+ * unwind.c: DWARF unwinding of sampled user stacks with libunwind's remote
+ * interface (unwind.h).
+ *
+ * Each process gets one libunwind address space with a global cache of
+ * register-state records keyed by pc; unwind tables are found by our own
+ * find_proc_info from the module's .eh_frame_hdr, read from the file on
+ * disk (elfcfi.h).  Memory reads come from the sample's stack copy, or from
+ * the module files for everything else.  docs/bench-unwind.md says why this
+ * backend and what it costs.
+ */
+#include <errno.h>
+#include <libunwind.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <asm/perf_regs.h>
+
+#include "common/htab.h"
+#include "common/modtab.h"
+#include "common/spool.h"
+#include "sp-record/elfcfi.h"
+#include "sp-record/unwind.h"
+#include "common/banned.h"
+
+/* Exported by libunwind but declared in none of its headers. */
+#define dwarf_search_unwind_table UNW_OBJ(dwarf_search_unwind_table)
+extern int dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip,
+				     unw_dyn_info_t *di, unw_proc_info_t *pi,
+				     int need_unwind_info, void *arg);
+
+/*
+ * Set while this thread is inside libunwind; see sigprocmask() below.
+ */
+static __thread int in_unwind;
+
+/* How far above the copy a read still counts as "the copy ran out". */
+#define STACK_SPAN_MAX (64u << 20)
+#define CACHE_ENTRIES 4096
+
+enum unwind_error {
+	ERR_NO_REGS,
+	ERR_NO_STACK,
+	ERR_INIT,
+	ERR_STACK_TRUNCATED,
+	ERR_DEPTH,
+	ERR_STEP,
+	ERR_FALLBACK_FAILED,
+	ERR_DID_NOT_ADVANCE,
+	ERR_SP_BACKWARDS,
+	ERR_COUNT
+};
+
+static const char *const error_keys[ERR_COUNT] = {
+	"unwind_error.no_user_regs",
+	"unwind_error.no_user_stack",
+	"unwind_error.init_failed",
+	"unwind_error.stack_truncated",
+	"unwind_error.too_many_frames",
+	"unwind_error.step_failed",
+	"unwind_error.fallback_failed",
+	"unwind_error.did_not_advance",
+	"unwind_error.sp_moved_backwards",
+};
+
+enum unwind_fallback {
+	FB_NONE = -1,
+	FB_NO_MODULE,
+	FB_NO_FILE,
+	FB_NO_UNWIND_DATA,
+	FB_EH_FRAME_HDR_LOOKUP,
+	FB_FDE_READ,
+	FB_COUNT
+};
+
+static const char *const fallback_keys[FB_COUNT] = {
+	"unwind_fallback.no_module",
+	"unwind_fallback.no_module_file",
+	"unwind_fallback.no_module_unwind_data",
+	"unwind_fallback.eh_frame_hdr_lookup",
+	"unwind_fallback.dwarf_fde_read",
+};
+
+/* A module file as placed in one process: runtime = bias + vaddr. */
+struct region {
+	uint64_t lo, hi, bias;
+	const struct sp_elfcfi *f;
+};
+
+struct proc {
+	int32_t pid;
+	unw_addr_space_t as;
+	struct region *regions;
+	size_t nregions, aregions, last;
+};
+
+/* What the unwinder knows about a module id; state 0 means not looked at. */
+struct modinfo {
+	const struct sp_elfcfi *f;
+	uint64_t bias;
+	uint8_t state;		/* 0 unknown, 1 usable file, 2 no file */
+};
+
+/* One unwind call: everything the accessors need. */
+struct uctx {
+	struct sp_unwinder *u;
+	struct proc *p;
+	struct sp_modtab *mods;
+	const uint64_t *regs;
+	uint64_t mask;
+	const uint8_t *stack;
+	size_t stack_len;
+	uint64_t sp;
+	int fallback;		/* enum unwind_fallback of the current step */
+	bool ran_out;		/* a read just above the copy failed */
+};
+
+struct sp_unwinder {
+	struct sp_elfcfi_cache *files;
+	struct sp_htab *procs;	/* pid -> struct proc * (0 once forgotten) */
+	struct proc *last_proc;
+	struct modinfo *modinfo;
+	size_t nmodinfo;
+	uint64_t errors[ERR_COUNT];
+	uint64_t fallbacks[FB_COUNT];
+	uint64_t samples, frames;
+};
+
+/*
+ * Debian builds libunwind to block all signals around each cache and
+ * memory-pool lock: two rt_sigprocmask calls per lock, about 96% of its
+ * unwinding time.  The recorder never unwinds from a signal handler, so
+ * while this thread is inside libunwind the calls are skipped; every other
+ * caller gets the ordinary behaviour.
+ */
+int
+sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	int r;
+
+	if (in_unwind)
+		return 0;
+	if ((r = pthread_sigmask(how, set, old)) != 0) {
+		errno = r;
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ modules */
+
+static struct modinfo *
+modinfo_get(struct uctx *c, uint32_t id)
+{
+	struct sp_unwinder *u = c->u;
+	const struct sp_module *m;
+	struct modinfo *mi, *grown;
+	size_t n;
+
+	if (id >= u->nmodinfo) {
+		n = u->nmodinfo ? u->nmodinfo : 64;
+		while (n <= id)
+			n *= 2;
+		if (!(grown = realloc(u->modinfo, n * sizeof(*grown))))
+			return NULL;
+		memset(grown + u->nmodinfo, 0,
+		       (n - u->nmodinfo) * sizeof(*grown));
+		u->modinfo = grown;
+		u->nmodinfo = n;
+	}
+	mi = &u->modinfo[id];
+	if (mi->state == 0) {
+		mi->state = 2;
+		m = sp_modtab_get(c->mods, id);
+		if (m && !m->is_kernel &&
+		    (mi->f = sp_elfcfi_get(u->files, m, c->p->pid))) {
+			mi->bias = sp_elfcfi_bias(mi->f, m);
+			mi->state = 1;
+		}
+	}
+	return mi;
+}
+
+static struct region *
+region_find(struct proc *p, uint64_t addr)
+{
+	struct region *r;
+	size_t i;
+
+	if (p->last < p->nregions) {
+		r = &p->regions[p->last];
+		if (addr >= r->lo && addr < r->hi)
+			return r;
+	}
+	for (i = 0; i < p->nregions; i++) {
+		r = &p->regions[i];
+		if (addr >= r->lo && addr < r->hi) {
+			p->last = i;
+			return r;
+		}
+	}
+	return NULL;
+}
+
+static struct region *
+region_add(struct proc *p, const struct modinfo *mi)
+{
+	struct region *grown, *r;
+	size_t n;
+
+	if (p->nregions == p->aregions) {
+		n = p->aregions ? 2 * p->aregions : 16;
+		if (!(grown = realloc(p->regions, n * sizeof(*grown))))
+			return NULL;
+		p->regions = grown;
+		p->aregions = n;
+	}
+	r = &p->regions[p->nregions++];
+	r->lo = mi->bias + mi->f->min_vaddr;
+	r->hi = mi->bias + mi->f->max_vaddr;
+	r->bias = mi->bias;
+	r->f = mi->f;
+	return r;
+}
+
+/*
+ * The file region of this process that holds `addr`, learning it from the
+ * module table the first time; sets *why when there is none.
+ */
+static struct region *
+region_for(struct uctx *c, uint64_t addr, int *why)
+{
+	struct region *r = region_find(c->p, addr);
+	struct sp_frame fr;
+	struct modinfo *mi;
+
+	if (r)
+		return r;
+	sp_modtab_resolve(c->mods, c->p->pid, addr, SP_FRAME_USER, &fr);
+	if (fr.module_id == SP_NONE) {
+		*why = FB_NO_MODULE;
+		return NULL;
+	}
+	if (!(mi = modinfo_get(c, fr.module_id)) || mi->state != 1) {
+		*why = FB_NO_FILE;
+		return NULL;
+	}
+	*why = FB_NO_FILE;
+	return region_add(c->p, mi);
+}
+
+/* ----------------------------------------------------------- accessors */
+
+static int
+find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
+	       int need_unwind_info, void *arg)
+{
+	struct uctx *c = arg;
+	unw_dyn_info_t di;
+	struct region *r;
+	int why = FB_NO_MODULE, ret;
+
+	if (!(r = region_for(c, ip, &why))) {
+		c->fallback = why;
+		return -UNW_ENOINFO;
+	}
+	if (!r->f->has_hdr) {
+		c->fallback = FB_NO_UNWIND_DATA;
+		return -UNW_ENOINFO;
+	}
+	memset(&di, 0, sizeof(di));
+	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+	di.start_ip = r->lo;
+	di.end_ip = r->hi;
+	di.u.rti.segbase = r->bias + r->f->hdr_vaddr;
+	di.u.rti.table_data = r->bias + r->f->table_vaddr;
+	di.u.rti.table_len = r->f->fde_count * 8 / sizeof(unw_word_t);
+	ret = dwarf_search_unwind_table(as, ip, &di, pi, need_unwind_info,
+					arg);
+	if (ret < 0)
+		c->fallback = ret == -UNW_ENOINFO ? FB_EH_FRAME_HDR_LOOKUP
+						  : FB_FDE_READ;
+	return ret;
+}
+
+static void
+put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
+{
+	(void)as;
+	(void)pi;
+	(void)arg;
+}
+
+static int
+get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *dil, void *arg)
+{
+	(void)as;
+	(void)dil;
+	(void)arg;
+	return -UNW_ENOINFO;
+}
+
+static int
+access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp,
+	   int write, void *arg)
+{
+	struct uctx *c = arg;
+	struct region *r;
+	int why;
+
+	(void)as;
+	if (write)
+		return -UNW_EINVAL;
+	if (addr >= c->sp && addr - c->sp <= c->stack_len - sizeof(*valp)) {
+		memcpy(valp, c->stack + (addr - c->sp), sizeof(*valp));
+		return 0;
+	}
+	if (addr >= c->sp && addr - c->sp < STACK_SPAN_MAX) {
+		c->ran_out = true;
+		return -UNW_EINVAL;
+	}
+	r = region_for(c, addr, &why);
+	if (r && sp_elfcfi_read(r->f, addr - r->bias, valp,
+				sizeof(*valp)) == 0)
+		return 0;
+	return -UNW_EINVAL;
+}
+
+/* perf_regs.h number of a libunwind x86_64 register, or -1. */
+static int
+perf_reg(unw_regnum_t r)
+{
+	switch (r) {
+	case UNW_X86_64_RAX: return PERF_REG_X86_AX;
+	case UNW_X86_64_RDX: return PERF_REG_X86_DX;
+	case UNW_X86_64_RCX: return PERF_REG_X86_CX;
+	case UNW_X86_64_RBX: return PERF_REG_X86_BX;
+	case UNW_X86_64_RSI: return PERF_REG_X86_SI;
+	case UNW_X86_64_RDI: return PERF_REG_X86_DI;
+	case UNW_X86_64_RBP: return PERF_REG_X86_BP;
+	case UNW_X86_64_RSP: return PERF_REG_X86_SP;
+	case UNW_X86_64_RIP: return PERF_REG_X86_IP;
+	default:
+		if (r >= UNW_X86_64_R8 && r <= UNW_X86_64_R15)
+			return PERF_REG_X86_R8 + (r - UNW_X86_64_R8);
+		return -1;
+	}
+}
+
+/* Value of perf register `pr` from the mask-ordered array; false if absent. */
+static bool
+reg_value(const uint64_t *regs, uint64_t mask, int pr, uint64_t *v)
+{
+	uint64_t bit;
+
+	if (pr < 0 || pr >= 64 || !(mask & ((uint64_t)1 << pr)))
+		return false;
+	bit = (uint64_t)1 << pr;
+	*v = regs[__builtin_popcountll(mask & (bit - 1))];
+	return true;
+}
+
+static int
+access_reg(unw_addr_space_t as, unw_regnum_t r, unw_word_t *valp, int write,
+	   void *arg)
+{
+	struct uctx *c = arg;
+	uint64_t v;
+
+	(void)as;
+	if (write || !reg_value(c->regs, c->mask, perf_reg(r), &v))
+		return -UNW_EBADREG;
+	*valp = v;
+	return 0;
+}
+
+static int
+access_fpreg(unw_addr_space_t as, unw_regnum_t r, unw_fpreg_t *v, int write,
+	     void *arg)
+{
+	(void)as;
+	(void)r;
+	(void)v;
+	(void)write;
+	(void)arg;
+	return -UNW_EBADREG;
+}
+
+static int
+resume(unw_addr_space_t as, unw_cursor_t *cur, void *arg)
+{
+	(void)as;
+	(void)cur;
+	(void)arg;
+	return -UNW_EINVAL;
+}
+
+static int
+get_proc_name(unw_addr_space_t as, unw_word_t addr, char *buf, size_t len,
+	      unw_word_t *off, void *arg)
+{
+	(void)as;
+	(void)addr;
+	(void)buf;
+	(void)len;
+	(void)off;
+	(void)arg;
+	return -UNW_ENOINFO;
+}
+
+static unw_accessors_t accessors = {
+	.find_proc_info = find_proc_info,
+	.put_unwind_info = put_unwind_info,
+	.get_dyn_info_list_addr = get_dyn_info_list_addr,
+	.access_mem = access_mem,
+	.access_reg = access_reg,
+	.access_fpreg = access_fpreg,
+	.resume = resume,
+	.get_proc_name = get_proc_name,
+};
+
+/* ------------------------------------------------------------ processes */
+
+static void
+proc_free(struct proc *p)
+{
+	if (!p)
+		return;
+	in_unwind = 1;
+	unw_destroy_addr_space(p->as);
+	in_unwind = 0;
+	free(p->regions);
+	free(p);
+}
+
+static struct proc *
+proc_get(struct sp_unwinder *u, int32_t pid)
+{
+	struct proc *p = u->last_proc;
+	uint64_t *slot;
+	bool inserted;
+
+	if (p && p->pid == pid)
+		return p;
+	slot = sp_htab_slot(u->procs, &pid, sizeof(pid), 0, &inserted);
+	if (!slot)
+		return NULL;
+	if (!*slot) {
+		if (!(p = calloc(1, sizeof(*p))))
+			return NULL;
+		p->pid = pid;
+		in_unwind = 1;
+		p->as = unw_create_addr_space(&accessors, 0);
+		if (p->as) {
+			unw_set_caching_policy(p->as, UNW_CACHE_GLOBAL);
+			unw_set_cache_size(p->as, CACHE_ENTRIES, 0);
+		}
+		in_unwind = 0;
+		if (!p->as) {
+			free(p);
+			return NULL;
+		}
+		*slot = (uint64_t)(uintptr_t)p;
+	}
+	u->last_proc = (struct proc *)(uintptr_t)*slot;
+	return u->last_proc;
+}
+
+void
+sp_unwinder_forget_process(struct sp_unwinder *u, int32_t pid)
+{
+	uint64_t *slot;
+	bool inserted;
+
+	if (!sp_htab_get(u->procs, &pid, sizeof(pid), NULL))
+		return;
+	slot = sp_htab_slot(u->procs, &pid, sizeof(pid), 0, &inserted);
+	if (!slot || !*slot)
+		return;
+	if (u->last_proc == (struct proc *)(uintptr_t)*slot)
+		u->last_proc = NULL;
+	proc_free((struct proc *)(uintptr_t)*slot);
+	*slot = 0;
+}
+
+struct sp_unwinder *
+sp_unwinder_new(void)
+{
+	struct sp_unwinder *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return NULL;
+	u->files = sp_elfcfi_cache_new();
+	u->procs = sp_htab_new();
+	if (!u->files || !u->procs) {
+		sp_unwinder_free(u);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return u;
+}
+
+void
+sp_unwinder_free(struct sp_unwinder *u)
+{
+	size_t pos = 0, klen;
+	const void *key;
+	uint64_t val;
+
+	if (!u)
+		return;
+	while (u->procs && sp_htab_next(u->procs, &pos, &key, &klen, &val))
+		proc_free((struct proc *)(uintptr_t)val);
+	sp_htab_free(u->procs);
+	sp_elfcfi_cache_free(u->files);
+	free(u->modinfo);
+	free(u);
+}
+
+/* ------------------------------------------------------------ unwinding */
+
+/*
+ * Steps from the frame at cur to its caller.  Returns 1 with *pc set to
+ * the caller's call site, 0 at the outermost frame, or -1 when the stack
+ * is truncated (the error is counted).
+ */
+static int
+step(struct sp_unwinder *u, struct uctx *c, unw_cursor_t *cur, uint64_t *pc)
+{
+	unw_word_t ip, sp, new_ip, new_sp;
+	int sig, r;
+
+	unw_get_reg(cur, UNW_REG_IP, &ip);
+	unw_get_reg(cur, UNW_REG_SP, &sp);
+	sig = unw_is_signal_frame(cur) > 0;
+	c->fallback = FB_NONE;
+	c->ran_out = false;
+	r = unw_step(cur);
+	if (c->fallback != FB_NONE)
+		u->fallbacks[c->fallback]++;
+	if (r == 0 && !c->ran_out && c->fallback == FB_NONE)
+		return 0;
+	if (r <= 0) {
+		u->errors[c->ran_out ? ERR_STACK_TRUNCATED
+		  : r < 0 ? ERR_STEP : ERR_FALLBACK_FAILED]++;
+		return -1;
+	}
+	if (unw_get_reg(cur, UNW_REG_IP, &new_ip) < 0 || new_ip == 0)
+		return 0;
+	unw_get_reg(cur, UNW_REG_SP, &new_sp);
+	if (new_ip == ip && new_sp == sp) {
+		u->errors[ERR_DID_NOT_ADVANCE]++;
+		return -1;
+	}
+	if (new_sp < sp && !sig) {
+		u->errors[ERR_SP_BACKWARDS]++;
+		return -1;
+	}
+	*pc = sig ? new_ip : new_ip - 1;
+	return 1;
+}
+
+size_t
+sp_unwinder_unwind(struct sp_unwinder *u, struct sp_modtab *mods,
+		   int32_t pid, const uint64_t *regs, uint64_t regs_mask,
+		   const uint8_t *stack, size_t stack_len, uint64_t *pcs,
+		   size_t max, bool *truncated)
+{
+	struct uctx c;
+	unw_cursor_t cur;
+	uint64_t ip, sp;
+	size_t n = 0;
+	int r;
+
+	*truncated = false;
+	u->samples++;
+	if (!regs || !reg_value(regs, regs_mask, PERF_REG_X86_IP, &ip) ||
+	    !reg_value(regs, regs_mask, PERF_REG_X86_SP, &sp)) {
+		u->errors[ERR_NO_REGS]++;
+		return 0;
+	}
+	if (!stack || stack_len < sizeof(uint64_t)) {
+		u->errors[ERR_NO_STACK]++;
+		return 0;
+	}
+	if (max == 0)
+		return 0;
+	memset(&c, 0, sizeof(c));
+	c.u = u;
+	c.mods = mods;
+	c.regs = regs;
+	c.mask = regs_mask;
+	c.stack = stack;
+	c.stack_len = stack_len;
+	c.sp = sp;
+	if (!(c.p = proc_get(u, pid))) {
+		u->errors[ERR_INIT]++;
+		return 0;
+	}
+	pcs[n++] = ip;
+	in_unwind = 1;
+	if (unw_init_remote(&cur, c.p->as, &c) < 0) {
+		u->errors[ERR_INIT]++;
+		*truncated = true;
+	} else {
+		while ((r = step(u, &c, &cur, &ip)) > 0 && n < max)
+			pcs[n++] = ip;
+		if (r > 0) {
+			u->errors[ERR_DEPTH]++;
+			*truncated = true;
+		} else if (r < 0) {
+			*truncated = true;
+		}
+	}
+	in_unwind = 0;
+	u->frames += n;
+	return n;
+}
+
+void
+sp_unwinder_counters(const struct sp_unwinder *u,
+		     void (*fn)(const char *key, uint64_t value, void *arg),
+		     void *arg)
+{
+	size_t i;
+
+	if (u->samples)
+		fn("unwind.samples", u->samples, arg);
+	if (u->frames)
+		fn("unwind.frames", u->frames, arg);
+	for (i = 0; i < ERR_COUNT; i++)
+		if (u->errors[i])
+			fn(error_keys[i], u->errors[i], arg);
+	for (i = 0; i < FB_COUNT; i++)
+		if (u->fallbacks[i])
+			fn(fallback_keys[i], u->fallbacks[i], arg);
+}

@@ -1,0 +1,395 @@
+/*
+ * check_record_unwind.c: the DWARF unwinder (sp-record/unwind.c) and its
+ * module files (sp-record/elfcfi.c) without perf_event_open: the test
+ * captures its own registers and stack, then unwinds them as if they came
+ * from a sample, and checks the pcs against the return addresses each
+ * function recorded.
+ */
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "common/modtab.h"
+#include "common/spool.h"
+#include "sp-record/elfcfi.h"
+#include "sp-record/unwind.h"
+
+#define NOINLINE __attribute__((noinline))
+#define DEPTH 10
+#define COPY_MAX 32768
+
+/* What capture() saw: registers in perf mask order, the stack copy. */
+static uint64_t cap_regs[24];
+static size_t cap_nregs;
+static uint8_t cap_stack[COPY_MAX];
+static size_t cap_len;
+static uintptr_t cap_ra, ras[DEPTH + 1];
+static ucontext_t cap_uc;
+
+/* The end of the [stack] mapping, from /proc/self/maps. */
+static uint64_t
+stack_top(void)
+{
+	char line[512];
+	uint64_t lo, hi, top = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[stack]") &&
+		    sscanf(line, "%" SCNx64 "-%" SCNx64, &lo, &hi) == 2)
+			top = hi;
+	fclose(f);
+	return top;
+}
+
+/* Copies the live stack, redzones and all, which ASan must not check. */
+__attribute__((no_sanitize("address"))) static void
+copy_stack(uint64_t sp, size_t len)
+{
+	const volatile uint8_t *p = (const volatile uint8_t *)(uintptr_t)sp;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		cap_stack[i] = p[i];
+}
+
+NOINLINE static void
+capture(void)
+{
+	static const int greg[24] = {
+		REG_RAX, REG_RBX, REG_RCX, REG_RDX, REG_RSI, REG_RDI,
+		REG_RBP, REG_RSP, REG_RIP, REG_EFL, -1, -1,
+		-1, -1, -1, -1,
+		REG_R8, REG_R9, REG_R10, REG_R11, REG_R12, REG_R13, REG_R14,
+		REG_R15 };
+	uint64_t sp, top;
+	int i;
+
+	cap_ra = (uintptr_t)__builtin_return_address(0);
+	getcontext(&cap_uc);
+	cap_nregs = 0;
+	for (i = 0; i < 24; i++)
+		if (SP_UNWIND_REGS_MASK & (1ULL << i))
+			cap_regs[cap_nregs++] = greg[i] < 0 ? 0 :
+			    (uint64_t)cap_uc.uc_mcontext.gregs[greg[i]];
+	sp = (uint64_t)cap_uc.uc_mcontext.gregs[REG_RSP];
+	top = stack_top();
+	ck_assert_uint_gt(top, sp);
+	cap_len = top - sp < COPY_MAX ? top - sp : COPY_MAX;
+	copy_stack(sp, cap_len);
+}
+
+NOINLINE static int
+level(int d)
+{
+	int r;
+
+	ras[d] = (uintptr_t)__builtin_return_address(0);
+	if (d == 0) {
+		capture();
+		r = 0;
+	} else {
+		r = level(d - 1);
+	}
+	__asm__ volatile("" : "+r"(r));
+	return r + 1;
+}
+
+/* Interns this process's executable mappings, leaving out `skip`. */
+static struct sp_modtab *
+self_modules(const char *skip)
+{
+	struct sp_modtab *t = sp_modtab_new();
+	struct sp_module m;
+	char line[4600], perm[8], path[4096];
+	uint64_t lo, hi, off, ino;
+	uint32_t id;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		path[0] = 0;
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64
+			   " %*s %" SCNu64 " %4095s", &lo, &hi, perm, &off,
+			   &ino, path) < 5 || perm[2] != 'x' || !path[0])
+			continue;
+		if (skip && strcmp(path, skip) == 0)
+			continue;
+		memset(&m, 0, sizeof(m));
+		m.pid = getpid();
+		m.start = lo;
+		m.end = hi;
+		m.file_offset = off;
+		m.inode = ino;
+		m.path = path;
+		m.path_len = strlen(path);
+		ck_assert_int_eq(sp_modtab_intern(t, &m, NULL, &id), 0);
+	}
+	fclose(f);
+	return t;
+}
+
+struct counters {
+	uint64_t fallback_no_module, stack_truncated, no_regs, no_stack;
+};
+
+static void
+count(const char *key, uint64_t v, void *arg)
+{
+	struct counters *c = arg;
+
+	if (strcmp(key, "unwind_fallback.no_module") == 0)
+		c->fallback_no_module = v;
+	else if (strcmp(key, "unwind_error.stack_truncated") == 0)
+		c->stack_truncated = v;
+	else if (strcmp(key, "unwind_error.no_user_regs") == 0)
+		c->no_regs = v;
+	else if (strcmp(key, "unwind_error.no_user_stack") == 0)
+		c->no_stack = v;
+}
+
+/* pcs[1] must be capture's call site, then one per level, in order. */
+static void
+check_chain(const uint64_t *pcs, size_t n)
+{
+	int d;
+
+	ck_assert_uint_ge(n, DEPTH + 3);
+	ck_assert_uint_eq(pcs[0], (uint64_t)cap_uc.uc_mcontext.gregs[REG_RIP]);
+	ck_assert_uint_eq(pcs[1] + 1, cap_ra);
+	for (d = 0; d <= DEPTH; d++)
+		ck_assert_uint_eq(pcs[2 + d] + 1, ras[d]);
+}
+
+static size_t
+unwind_self(struct sp_unwinder *u, struct sp_modtab *t, size_t len,
+	    uint64_t *pcs, bool *trunc)
+{
+	return sp_unwinder_unwind(u, t, getpid(), cap_regs,
+				  SP_UNWIND_REGS_MASK, cap_stack, len, pcs,
+				  SP_UNWIND_MAX_FRAMES, trunc);
+}
+
+START_TEST(test_self_unwind)
+{
+	struct sp_unwinder *u = sp_unwinder_new();
+	struct sp_modtab *t = self_modules(NULL);
+	uint64_t pcs[SP_UNWIND_MAX_FRAMES];
+	bool trunc;
+	size_t n;
+	int pass;
+
+	ck_assert_ptr_nonnull(u);
+	level(DEPTH);
+	for (pass = 0; pass < 2; pass++) {	/* cold, then cached */
+		n = unwind_self(u, t, cap_len, pcs, &trunc);
+		check_chain(pcs, n);
+		ck_assert(!trunc);
+	}
+	sp_unwinder_forget_process(u, getpid());
+	n = unwind_self(u, t, cap_len, pcs, &trunc);
+	check_chain(pcs, n);
+	sp_unwinder_free(u);
+	sp_modtab_free(t);
+}
+END_TEST
+
+START_TEST(test_short_copy_is_truncated)
+{
+	struct sp_unwinder *u = sp_unwinder_new();
+	struct sp_modtab *t = self_modules(NULL);
+	uint64_t pcs[SP_UNWIND_MAX_FRAMES];
+	struct counters c = { 0 };
+	bool trunc;
+	size_t n;
+
+	level(DEPTH);
+	n = unwind_self(u, t, 256, pcs, &trunc);
+	ck_assert_uint_ge(n, 1);
+	ck_assert_uint_lt(n, DEPTH + 3);
+	ck_assert(trunc);
+	sp_unwinder_counters(u, count, &c);
+	ck_assert_uint_eq(c.stack_truncated, 1);
+	sp_unwinder_free(u);
+	sp_modtab_free(t);
+}
+END_TEST
+
+/*
+ * Without the executable in the module table there is no CFI for the
+ * test's own frames: each such step follows the frame pointer (this file
+ * is built with frame pointers under the sanitizers) and is counted.
+ */
+START_TEST(test_fallback_counted)
+{
+	char exe[4096];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct sp_unwinder *u = sp_unwinder_new();
+	struct sp_modtab *t;
+	uint64_t pcs[SP_UNWIND_MAX_FRAMES];
+	struct counters c = { 0 };
+	bool trunc;
+
+	ck_assert_int_gt(len, 0);
+	exe[len] = 0;
+	t = self_modules(exe);
+	level(DEPTH);
+	unwind_self(u, t, cap_len, pcs, &trunc);
+	sp_unwinder_counters(u, count, &c);
+	ck_assert_uint_ge(c.fallback_no_module, 1);
+	sp_unwinder_free(u);
+	sp_modtab_free(t);
+}
+END_TEST
+
+START_TEST(test_missing_input)
+{
+	struct sp_unwinder *u = sp_unwinder_new();
+	struct sp_modtab *t = sp_modtab_new();
+	uint64_t regs[24] = { 0 }, pcs[4];
+	uint8_t stack[64] = { 0 };
+	struct counters c = { 0 };
+	bool trunc = true;
+
+	ck_assert_uint_eq(sp_unwinder_unwind(u, t, 1, NULL, 0xff0fff, stack,
+					     sizeof(stack), pcs, 4, &trunc), 0);
+	ck_assert(!trunc);
+	/* a mask without SP */
+	ck_assert_uint_eq(sp_unwinder_unwind(u, t, 1, regs, 0x100, stack,
+					     sizeof(stack), pcs, 4, &trunc), 0);
+	ck_assert_uint_eq(sp_unwinder_unwind(u, t, 1, regs, 0xff0fff, NULL,
+					     0, pcs, 4, &trunc), 0);
+	sp_unwinder_counters(u, count, &c);
+	ck_assert_uint_eq(c.no_regs, 2);
+	ck_assert_uint_eq(c.no_stack, 1);
+	sp_unwinder_free(u);
+	sp_modtab_free(t);
+}
+END_TEST
+
+/* An unknown pc with garbage registers ends cleanly, never crashes. */
+START_TEST(test_garbage_stack)
+{
+	struct sp_unwinder *u = sp_unwinder_new();
+	struct sp_modtab *t = self_modules(NULL);
+	uint64_t regs[24], pcs[SP_UNWIND_MAX_FRAMES];
+	uint8_t stack[4096];
+	bool trunc;
+	size_t n, i;
+
+	for (i = 0; i < sizeof(stack); i++)
+		stack[i] = (uint8_t)(i * 37 + 11);
+	for (i = 0; i < 24; i++)
+		regs[i] = 0x1234567 * (i + 1);
+	regs[7] = 0x7ff000000000;	/* SP */
+	regs[8] = (uint64_t)(uintptr_t)level;	/* IP, with CFI */
+	n = sp_unwinder_unwind(u, t, getpid(), regs, SP_UNWIND_REGS_MASK,
+			       stack, sizeof(stack), pcs,
+			       SP_UNWIND_MAX_FRAMES, &trunc);
+	ck_assert_uint_ge(n, 1);
+	ck_assert_uint_le(n, SP_UNWIND_MAX_FRAMES);
+	sp_unwinder_free(u);
+	sp_modtab_free(t);
+}
+END_TEST
+
+/* ------------------------------------------------------------ elfcfi */
+
+START_TEST(test_elfcfi_self)
+{
+	struct sp_elfcfi_cache *c = sp_elfcfi_cache_new();
+	struct sp_modtab *t = self_modules(NULL);
+	const struct sp_elfcfi *f, *again;
+	const struct sp_module *m;
+	struct sp_frame fr;
+	uint64_t pc = (uint64_t)(uintptr_t)level, bias, word, code;
+
+	sp_modtab_resolve(t, getpid(), pc, SP_FRAME_USER, &fr);
+	ck_assert_uint_ne(fr.module_id, SP_NONE);
+	m = sp_modtab_get(t, fr.module_id);
+	f = sp_elfcfi_get(c, m, getpid());
+	ck_assert_ptr_nonnull(f);
+	ck_assert(f->has_hdr);
+	ck_assert_uint_gt(f->fde_count, 0);
+	again = sp_elfcfi_get(c, m, getpid());
+	ck_assert_ptr_eq(f, again);
+	bias = sp_elfcfi_bias(f, m);
+	/* the file's bytes at the function equal the code in memory */
+	ck_assert_int_eq(sp_elfcfi_read(f, pc - bias, &word, sizeof(word)), 0);
+	memcpy(&code, (const void *)(uintptr_t)pc, sizeof(code));
+	ck_assert_uint_eq(word, code);
+	ck_assert_int_lt(sp_elfcfi_read(f, f->max_vaddr + 4096, &word, 8), 0);
+	ck_assert_int_lt(sp_elfcfi_read(f, UINT64_MAX - 3, &word, 8), 0);
+	sp_elfcfi_cache_free(c);
+	sp_modtab_free(t);
+}
+END_TEST
+
+START_TEST(test_elfcfi_not_elf)
+{
+	struct sp_elfcfi_cache *c = sp_elfcfi_cache_new();
+	char path[] = "/tmp/sp-unw-XXXXXX";
+	int fd = mkstemp(path);
+	struct sp_module m;
+	struct stat st;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "\177ELF\2\1\1garbage", 15), 15);
+	fstat(fd, &st);
+	close(fd);
+	memset(&m, 0, sizeof(m));
+	m.start = 0x1000;
+	m.end = 0x2000;
+	m.inode = st.st_ino;
+	m.path = path;
+	m.path_len = strlen(path);
+	ck_assert_ptr_null(sp_elfcfi_get(c, &m, getpid()));
+	ck_assert_ptr_null(sp_elfcfi_get(c, &m, getpid()));
+	/* a path that is not there, and a wrong inode */
+	m.path = "/nonexistent/file";
+	ck_assert_ptr_null(sp_elfcfi_get(c, &m, 0));
+	m.path = "/proc/self/exe";
+	m.inode = 1;
+	ck_assert_ptr_null(sp_elfcfi_get(c, &m, 0));
+	unlink(path);
+	sp_elfcfi_cache_free(c);
+}
+END_TEST
+
+static Suite *
+unwind_suite(void)
+{
+	Suite *s = suite_create("record_unwind");
+	TCase *tc = tcase_create("self");
+	TCase *te = tcase_create("elfcfi");
+
+	tcase_add_test(tc, test_self_unwind);
+	tcase_add_test(tc, test_short_copy_is_truncated);
+	tcase_add_test(tc, test_fallback_counted);
+	tcase_add_test(tc, test_missing_input);
+	tcase_add_test(tc, test_garbage_stack);
+	suite_add_tcase(s, tc);
+	tcase_add_test(te, test_elfcfi_self);
+	tcase_add_test(te, test_elfcfi_not_elf);
+	suite_add_tcase(s, te);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(unwind_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
