@@ -12,9 +12,9 @@ SP_FOLD=${SP_FOLD:-$B/sp-fold}
 PROGRAMS=$TOP/tests/programs
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/sp-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-# Leaks are real bugs, but perf and libdw caches live until exit.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# Sanitizer reports exit 86/87, so a crash is never taken for exit 1.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:exitcode=86}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=87}
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -64,4 +64,10 @@ PY
 # field N: prints field N of tab-separated stdin lines.
 field() {
 	awk -F'\t' -v n="$1" '{ print $n }'
+}
+
+# one_error TOOL FILE: stderr FILE must be exactly one line "TOOL: ...".
+one_error() {
+	[ "$(wc -l <"$2")" -eq 1 ] || fail "expected one error line, got: $(cat "$2")"
+	grep -q "^$1: " "$2" || fail "error does not start with '$1: ': $(cat "$2")"
 }

@@ -1,0 +1,100 @@
+#!/bin/sh
+# Malformed spools get one clear line with the reference's error text and
+# the byte offset, exit status 1, and everything before the fault printed.
+. "$(dirname "$0")/lib.sh"
+
+gen() { python3 "$TOP/tests/spoolgen.py" >"$TMP/bad.spool"; }
+
+# expect_error TEXT: sp-dump on bad.spool fails with TEXT.
+expect_error() {
+	"$SP_DUMP" "$TMP/bad.spool" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	[ $rc -eq 1 ] || fail "exit $rc for '$1'"
+	one_error sp-dump "$TMP/err"
+	grep -qF "sp-dump: '$TMP/bad.spool': $1" "$TMP/err" ||
+		fail "expected '$1', got: $(cat "$TMP/err")"
+}
+
+printf 'header 0 0\nmodule 7 7 0x1000 0x2000 0 1 0 /bad\n' | gen
+expect_error "module id 7 did not match expected 0 at byte 10"
+
+printf 'header 0 0\nframe 0 1 0x10\nframe 9 1 0x20\n' | gen
+expect_error "frame id 9 did not match expected 1 at byte 14"
+grep -q '^frame	0	user	0x10' "$TMP/out" || fail "frame 0 was not printed"
+
+printf 'header 0 0\nframe 0 5 1\n' | gen
+expect_error "truncated stack marker has nonzero payload at byte 10"
+
+printf 'header 0 0\nmodule 0 7 0x1000 0x2000 0x100 1 0 /m\nframe 0 0 0x80\n' | gen
+expect_error "frame address precedes module 0 file offset"
+
+printf 'header 0 0\nmodule 0 7 0x1000 0x2000 0x100 1 0 /m\nframe 0 0 0x1100\n' | gen
+expect_error "frame address outside referenced module 0"
+
+printf 'header 0 0\nmodule 0 2147483648 0x1000 0x2000 0 1 0 /m\n' | gen
+expect_error "process id 2147483648 out of range"
+
+printf 'header 0 0\nframe 0 1 1\nstack 0 - 0\nthread 0 1 1\nsample -1 0 0\n' | gen
+expect_error "sample timestamp delta -1 out of range"
+
+printf 'header 0 0\nframe 0 1 1\nstack 0 - 0\nsample 1 0 0\n' | gen
+expect_error "sample thread references missing id 0"
+
+printf 'header 0 0\nframe 0 1 1\nstack 0 5 0\n' | gen
+expect_error "stack prefix references missing id 5"
+
+printf 'header 0 0\nraw 0b\n' | gen
+expect_error "unknown spool record tag 11 at byte 10"
+
+printf 'raw 53505553453100\n' | gen
+expect_error "truncated spool header at byte 0"
+
+printf 'raw 4e4f545350554c53\n' | gen
+expect_error "invalid stackpulse spool magic at byte 0"
+
+: >"$TMP/bad.spool"
+expect_error "empty input, not a spool"
+
+printf 'header 0 0\nmodule 0 7 0x1000 0x2000 0 1 0 /m\nraw 01\n' | gen
+expect_error "truncated spool record at byte "
+
+# Every cut of a small spool: a clean error or a clean shorter spool,
+# never a crash, and only whole lines on stdout.
+python3 "$TOP/tests/spoolgen.py" >"$TMP/full.spool" <<'EOF2'
+header 1700000000000000 1001
+module 0 7 0x400000 0x401000 0 12 0 /usr/bin/prog
+frame 0 0 0x10
+frame 1 3 0xffffffff81000000
+stack 0 - 0
+stack 1 0 1
+thread 0 7 7
+sample 100 0 1
+exec 5 7 0
+ext 20 0a0e0e
+deactivate 7
+EOF2
+size=$(wc -c <"$TMP/full.spool")
+n=0
+while [ $n -lt "$size" ]; do
+	head -c $n "$TMP/full.spool" >"$TMP/cut.spool"
+	"$SP_DUMP" "$TMP/cut.spool" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	case $rc in
+	0) [ -s "$TMP/err" ] && fail "cut $n: exit 0 with a message" ;;
+	1) one_error sp-dump "$TMP/err"
+	   grep -Eq 'truncated spool (record|header) at byte|empty input' \
+		"$TMP/err" || fail "cut $n: $(cat "$TMP/err")" ;;
+	*) fail "cut at byte $n: exit $rc: $(cat "$TMP/err")" ;;
+	esac
+	[ -s "$TMP/out" ] && [ "$(tail -c 1 "$TMP/out" | od -An -c | tr -d ' ')" != '\n' ] &&
+		fail "cut $n: a partial line was printed"
+	n=$((n + 1))
+done
+
+# Usage errors exit 2; a missing file exits 1 with its name.
+"$SP_DUMP" --bogus 2>"$TMP/err" </dev/null; [ $? -eq 2 ] || fail "bad option"
+"$SP_DUMP" a b 2>"$TMP/err" </dev/null; [ $? -eq 2 ] || fail "two operands"
+"$SP_DUMP" "$TMP/missing" 2>"$TMP/err"; [ $? -eq 1 ] || fail "missing file"
+one_error sp-dump "$TMP/err"
+grep -q "missing" "$TMP/err" || fail "missing file not named"
+exit 0
