@@ -187,6 +187,11 @@ int sp_spool_reader_next(struct sp_spool_reader *r,
  */
 void sp_spool_reader_on_wait(struct sp_spool_reader *r, void (*fn)(void *),
 			     void *ctx);
+/*
+ * Follow mode, for a file that a recorder is still writing: at end of
+ * input, wait 100 ms and read again instead of ending (like tail -f).
+ */
+void sp_spool_reader_follow(struct sp_spool_reader *r, bool follow);
 /* What went wrong, with the byte offset where it applies. */
 const char *sp_spool_reader_errmsg(const struct sp_spool_reader *r);
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/htab.h"
@@ -52,6 +53,7 @@ struct idlist {
 struct sp_spool_reader {
 	int fd;
 	bool eof;
+	bool follow;		/* at end of input, wait for more */
 	struct sp_buf in;
 	size_t pos;		/* next unparsed byte of `in` */
 	uint64_t base;		/* file offset of in.data[0] */
@@ -557,6 +559,12 @@ fill(struct sp_spool_reader *r)
 		return -errno;
 	}
 	if (n == 0) {
+		if (r->follow) {
+			struct timespec ts = { 0, 100 * 1000 * 1000 };
+
+			nanosleep(&ts, NULL);
+			return 1;
+		}
 		r->eof = true;
 		return 0;
 	}
@@ -670,6 +678,12 @@ sp_spool_reader_free(struct sp_spool_reader *r)
 	free(r->threads);
 	sp_buf_release(&r->in);
 	free(r);
+}
+
+void
+sp_spool_reader_follow(struct sp_spool_reader *r, bool follow)
+{
+	r->follow = follow;
 }
 
 void

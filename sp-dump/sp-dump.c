@@ -25,6 +25,7 @@ struct dump {
 	const char *name;	/* input name for messages */
 	struct sp_spool_reader *r;
 	bool stacks;		/* --stacks: one line per sample */
+	bool follow;		/* --follow: wait at end of input */
 	struct sp_htab *seen;	/* (stack, pid) already handled */
 	struct sp_htab *pframes;	/* (frame, pid) pframe written */
 	struct sp_buf text;	/* --stacks: rendered stacks, '\0'-separated */
@@ -34,7 +35,7 @@ struct dump {
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: sp-dump [--stacks] [FILE]\n");
+	fprintf(stderr, "usage: sp-dump [-fs] [FILE]\n");
 	exit(2);
 }
 
@@ -316,10 +317,10 @@ dump_records(struct dump *d)
 }
 
 static int
-dump_fd(int fd, const char *name, bool stacks)
+dump_fd(int fd, const char *name, bool stacks, bool follow)
 {
-	struct dump d = { name, NULL, stacks, NULL, NULL, SP_BUF_INIT,
-			  SP_BUF_INIT };
+	struct dump d = { name, NULL, stacks, follow, NULL, NULL,
+			  SP_BUF_INIT, SP_BUF_INIT };
 	int status = 1;
 
 	d.r = sp_spool_reader_new(fd);
@@ -329,6 +330,7 @@ dump_fd(int fd, const char *name, bool stacks)
 		warnx("out of memory");
 	else {
 		sp_spool_reader_on_wait(d.r, flush_stdout, NULL);
+		sp_spool_reader_follow(d.r, d.follow);
 		status = dump_records(&d);
 	}
 	sp_spool_reader_free(d.r);
@@ -343,16 +345,20 @@ int
 main(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{ "follow", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "stacks", no_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *name = "-";
-	bool stacks = false;
+	bool follow = false, stacks = false;
 	int c, fd = 0, status;
 
-	while ((c = getopt_long(argc, argv, "hs", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "fhs", opts, NULL)) != -1) {
 		switch (c) {
+		case 'f':
+			follow = true;
+			break;
 		case 's':
 			stacks = true;
 			break;
@@ -373,7 +379,7 @@ main(int argc, char **argv)
 	if (fd == 0 && isatty(0))
 		errx(2, "refusing to read a spool from a terminal; "
 		     "give a FILE or a pipe");
-	status = dump_fd(fd, fd == 0 ? "stdin" : name, stacks);
+	status = dump_fd(fd, fd == 0 ? "stdin" : name, stacks, follow);
 	if (fclose(stdout) != 0 && errno != EPIPE) {
 		warn("write error");
 		status = 1;
