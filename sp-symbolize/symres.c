@@ -59,18 +59,16 @@ sp_sym_set_file(struct sp_sym *s, const char *file, unsigned line)
 }
 
 int
-sp_symres_copy(struct sp_symres *dst, const struct sp_symres *src)
+sp_symres_append(struct sp_symres *dst, const struct sp_symres *src)
 {
 	size_t i;
 
-	sp_symres_release(dst);
 	for (i = 0; i < src->n; i++) {
 		const struct sp_sym *a = &src->v[i];
 		struct sp_sym *b = sp_symres_add(dst, a->name);
 
 		if (!b || (a->file && sp_sym_set_file(b, a->file, a->line)))
 			return -ENOMEM;
-		b->line = a->line;
 		b->offset = a->offset;
 		b->has_offset = a->has_offset;
 		b->flags = a->flags;

@@ -51,8 +51,8 @@ struct sp_sym *sp_symres_addhex(struct sp_symres *r, const char *prefix,
 				uint64_t value);
 /* Sets the source file of `s` (copied); returns 0 or -ENOMEM. */
 int sp_sym_set_file(struct sp_sym *s, const char *file, unsigned line);
-/* Replaces *dst with a deep copy of `src`; returns 0 or -ENOMEM. */
-int sp_symres_copy(struct sp_symres *dst, const struct sp_symres *src);
+/* Appends deep copies of the frames of `src`; returns 0 or -ENOMEM. */
+int sp_symres_append(struct sp_symres *dst, const struct sp_symres *src);
 /* Adds `flags` to every frame. */
 void sp_symres_flag_all(struct sp_symres *r, unsigned flags);
 /* Frees every frame and leaves `r` as SP_SYMRES_INIT. */

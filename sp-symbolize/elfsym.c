@@ -1,0 +1,249 @@
+/*
+ * elfsym.c: function symbol tables of ELF files (see elfsym.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp-symbolize/elfsym.h"
+#include "common/buf.h"
+#include "common/banned.h"
+
+/* Nested functions are rare: look this far back for an enclosing one. */
+#define SP_ELFSYMS_BACKSCAN 16
+
+struct sp_elfsym {
+	uint64_t start;
+	uint64_t end;		/* exclusive; start when the size is 0 */
+	size_t name;		/* offset into names */
+	unsigned rank;		/* binding preference: higher wins */
+	size_t seq;		/* insertion order, for a stable sort */
+};
+
+struct sp_elfsyms {
+	struct sp_elfsym *v;
+	size_t n;
+	size_t alloc;
+	struct sp_buf names;
+};
+
+struct sp_elfsyms *
+sp_elfsyms_new(void)
+{
+	struct sp_elfsyms *t = calloc(1, sizeof(*t));
+
+	if (t)
+		t->names = (struct sp_buf)SP_BUF_INIT;
+	return t;
+}
+
+void
+sp_elfsyms_free(struct sp_elfsyms *t)
+{
+	if (!t)
+		return;
+	free(t->v);
+	sp_buf_release(&t->names);
+	free(t);
+}
+
+static unsigned
+bind_rank(unsigned char bind)
+{
+	switch (bind) {
+	case STB_GLOBAL:
+		return 3;
+	case STB_WEAK:
+		return 2;
+	case STB_LOCAL:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int
+push_sym(struct sp_elfsyms *t, const GElf_Sym *sym, const char *name)
+{
+	struct sp_elfsym *s;
+
+	if (t->n == t->alloc) {
+		size_t alloc = t->alloc ? 2 * t->alloc : 256;
+		struct sp_elfsym *v = realloc(t->v, alloc * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->v = v;
+		t->alloc = alloc;
+	}
+	s = &t->v[t->n];
+	s->start = sym->st_value;
+	s->end = sym->st_value + sym->st_size;
+	if (s->end < s->start)
+		s->end = UINT64_MAX;
+	s->rank = bind_rank(GELF_ST_BIND(sym->st_info));
+	s->seq = t->n;
+	s->name = t->names.len;
+	if (sp_buf_add(&t->names, name, strlen(name) + 1))
+		return -ENOMEM;
+	t->n++;
+	return 0;
+}
+
+static bool
+wanted(const GElf_Sym *sym)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+
+	return (type == STT_FUNC || type == STT_GNU_IFUNC) &&
+	       sym->st_shndx != SHN_UNDEF && sym->st_value != 0;
+}
+
+static long
+add_section(struct sp_elfsyms *t, Elf *elf, Elf_Scn *scn,
+	    const GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t i, n;
+	long added = 0;
+
+	if (!data || sh->sh_entsize == 0)
+		return -EBADMSG;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+
+		if (!gelf_getsym(data, (int)i, &sym))
+			return -EBADMSG;
+		if (!wanted(&sym))
+			continue;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		if (push_sym(t, &sym, name))
+			return -ENOMEM;
+		added++;
+	}
+	return added;
+}
+
+long
+sp_elfsyms_add(struct sp_elfsyms *t, Elf *elf, GElf_Word sh_type)
+{
+	Elf_Scn *scn = NULL;
+	long total = 0;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		long added;
+
+		if (!gelf_getshdr(scn, &sh))
+			return -EBADMSG;
+		if (sh.sh_type != sh_type)
+			continue;
+		added = add_section(t, elf, scn, &sh);
+		if (added < 0)
+			return added;
+		total += added;
+	}
+	return total;
+}
+
+bool
+sp_elf_has_symbols(Elf *elf, GElf_Word sh_type)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == sh_type &&
+		    sh.sh_entsize && sh.sh_size / sh.sh_entsize > 1)
+			return true;
+	}
+	return false;
+}
+
+/* Orders by address; at one address the preferred alias comes first. */
+static int
+cmp_sym(const void *pa, const void *pb)
+{
+	const struct sp_elfsym *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->rank != b->rank)
+		return a->rank > b->rank ? -1 : 1;
+	if ((a->end > a->start) != (b->end > b->start))
+		return a->end > a->start ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+void
+sp_elfsyms_finish(struct sp_elfsyms *t)
+{
+	size_t i, n = 0;
+
+	if (t->n == 0)
+		return;
+	qsort(t->v, t->n, sizeof(*t->v), cmp_sym);
+	for (i = 0; i < t->n; i++) {
+		if (n > 0 && t->v[n - 1].start == t->v[i].start) {
+			if (t->v[n - 1].end < t->v[i].end &&
+			    (t->v[n - 1].rank == t->v[i].rank ||
+			     t->v[n - 1].end == t->v[n - 1].start))
+				t->v[n - 1].end = t->v[i].end;
+			continue;
+		}
+		t->v[n++] = t->v[i];
+	}
+	t->n = n;
+	for (i = 0; i < n; i++)
+		if (t->v[i].end == t->v[i].start)
+			t->v[i].end = i + 1 < n ? t->v[i + 1].start :
+				      t->v[i].start + 1;
+}
+
+size_t
+sp_elfsyms_count(const struct sp_elfsyms *t)
+{
+	return t->n;
+}
+
+/* Index of the last symbol starting at or below vaddr, or n. */
+static size_t
+last_at_or_below(const struct sp_elfsyms *t, uint64_t vaddr)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo == 0 ? t->n : lo - 1;
+}
+
+bool
+sp_elfsyms_lookup(const struct sp_elfsyms *t, uint64_t vaddr,
+		  const char **name, uint64_t *start)
+{
+	size_t i = last_at_or_below(t, vaddr), k;
+
+	if (i == t->n)
+		return false;
+	for (k = 0; k <= SP_ELFSYMS_BACKSCAN && k <= i; k++) {
+		const struct sp_elfsym *s = &t->v[i - k];
+
+		if (vaddr < s->end) {
+			*name = (const char *)t->names.data + s->name;
+			*start = s->start;
+			return true;
+		}
+	}
+	return false;
+}

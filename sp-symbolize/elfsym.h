@@ -1,0 +1,48 @@
+/*
+ * elfsym.h: a sorted table of the function symbols of ELF files, for
+ * address lookups by binary search.
+ *
+ * Fill it from one or more symbol sections with sp_elfsyms_add(), then
+ * call sp_elfsyms_finish() once before any lookup.  The table copies the
+ * names, so the Elf handles may be closed afterwards.
+ */
+#ifndef SP_ELFSYM_H
+#define SP_ELFSYM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gelf.h>
+
+struct sp_elfsyms;
+
+/* Returns an empty table, or NULL with errno set. */
+struct sp_elfsyms *sp_elfsyms_new(void);
+/* NULL is allowed. */
+void sp_elfsyms_free(struct sp_elfsyms *t);
+/*
+ * Adds the defined STT_FUNC and STT_GNU_IFUNC symbols of every section
+ * of type `sh_type` (SHT_SYMTAB or SHT_DYNSYM) of `elf`.  Returns the
+ * number of symbols added, or a negative errno (-EBADMSG for corrupt
+ * data, -ENOMEM).
+ */
+long sp_elfsyms_add(struct sp_elfsyms *t, Elf *elf, GElf_Word sh_type);
+/*
+ * Sorts the table and merges aliases: at one address a global symbol
+ * wins over a weak one, a weak one over a local one.  A symbol of size 0
+ * extends to the next symbol.
+ */
+void sp_elfsyms_finish(struct sp_elfsyms *t);
+size_t sp_elfsyms_count(const struct sp_elfsyms *t);
+/*
+ * Finds the function containing `vaddr`.  Returns true and sets *name
+ * (owned by the table) and *start.
+ */
+bool sp_elfsyms_lookup(const struct sp_elfsyms *t, uint64_t vaddr,
+		       const char **name, uint64_t *start);
+
+/* True when `elf` has a section of type `sh_type` with entries. */
+bool sp_elf_has_symbols(Elf *elf, GElf_Word sh_type);
+
+#endif

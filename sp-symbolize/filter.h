@@ -1,0 +1,25 @@
+/*
+ * filter.h: the record stream filter: every input record is passed
+ * through unchanged, and each frame and pframe record is followed by the
+ * symbol records of its logical frames (docs/sp-records.5).
+ */
+#ifndef SP_FILTER_H
+#define SP_FILTER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "common/buf.h"
+#include "sp-symbolize/resolve.h"
+
+/*
+ * Filters `in` to `out`.  With `flush`, output is flushed whenever no
+ * more input is buffered, so a live consumer sees each record as soon as
+ * it is complete.  Returns 0, or -EBADMSG (malformed input), -EIO (read
+ * error) or -ENOMEM with a message "line N: reason" in *err; everything
+ * before the faulty line has been written.
+ */
+int sp_filter_run(struct sp_resolver *r, FILE *in, FILE *out, bool flush,
+		  struct sp_buf *err);
+
+#endif

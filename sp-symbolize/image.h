@@ -1,0 +1,63 @@
+/*
+ * image.h: one executable or shared object as the symbolizer sees it:
+ * the file, its debug file or MiniDebugInfo, its function symbols, its
+ * DWARF and its PT_LOAD segments, plus a cache of resolved addresses.
+ * Images are opened once per path and shared by every module (process
+ * mapping) of that file.
+ */
+#ifndef SP_IMAGE_H
+#define SP_IMAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sp-symbolize/symres.h"
+
+struct sp_image;
+
+/* Options that change what a lookup returns. */
+struct sp_symopts {
+	bool demangle;		/* C++ and Rust names */
+	bool inlines;		/* inlined frames from DWARF */
+	char *const *debug_dirs; /* more roots for debug files */
+	size_t ndebug_dirs;
+};
+
+/*
+ * Opens the ELF file `path`.  Returns the image, or NULL with *why set
+ * to a static description ("No such file or directory", "not an ELF
+ * file", "no symbols") on failure.  Images with neither symbols nor
+ * DWARF fail with "no symbols".
+ */
+struct sp_image *sp_image_open(const char *path,
+			       const struct sp_symopts *opts,
+			       const char **why);
+/* Same for an ELF image in memory (malloc'ed, taken over). */
+struct sp_image *sp_image_open_mem(const char *name, void *mem, size_t len,
+				   const struct sp_symopts *opts,
+				   const char **why);
+/* NULL is allowed. */
+void sp_image_free(struct sp_image *img);
+
+/* The image's GNU build id as lowercase hex, or NULL when it has none. */
+const char *sp_image_buildid(const struct sp_image *img);
+/*
+ * Turns a module-relative address in file-offset coordinates into the
+ * ELF virtual address, through the PT_LOAD segment that holds it.
+ * Returns false when no segment holds it.
+ */
+bool sp_image_vaddr(const struct sp_image *img, uint64_t rel_ip,
+		    uint64_t *vaddr);
+/*
+ * Appends the logical frames of `rel_ip` to `out` (see dwarf.h for the
+ * order and sources).  Each address is resolved once; later calls copy
+ * the cached result.  Returns the number of frames appended, 0 when
+ * nothing covers the address, or -ENOMEM.
+ */
+int sp_image_resolve(struct sp_image *img, uint64_t rel_ip,
+		     struct sp_symres *out);
+/* Distinct addresses resolved so far (for tests). */
+size_t sp_image_cached(const struct sp_image *img);
+
+#endif

@@ -1,0 +1,103 @@
+/*
+ * minidebug.c: MiniDebugInfo, the xz-compressed ELF image with a
+ * .symtab of local functions that Fedora-style builds embed in the
+ * .gnu_debugdata section of a stripped binary (see elffile.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lzma.h>
+
+#include "sp-symbolize/elffile.h"
+#include "common/banned.h"
+
+/* A decompressed image larger than this is taken as corrupt. */
+#define SP_MINIDEBUG_MAX (256u << 20)
+
+static Elf_Data *
+debugdata(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && strcmp(name, ".gnu_debugdata") == 0)
+			return elf_rawdata(scn, NULL);
+	}
+	return NULL;
+}
+
+static int
+grow(uint8_t **buf, size_t *cap, lzma_stream *s)
+{
+	size_t used = *cap - s->avail_out;
+	size_t ncap = *cap ? 2 * *cap : 1u << 16;
+	uint8_t *n;
+
+	if (ncap > SP_MINIDEBUG_MAX)
+		return -EBADMSG;
+	n = realloc(*buf, ncap);
+	if (!n)
+		return -ENOMEM;
+	*buf = n;
+	*cap = ncap;
+	s->next_out = n + used;
+	s->avail_out = ncap - used;
+	return 0;
+}
+
+static int
+xz_decode(const uint8_t *in, size_t inlen, uint8_t **out, size_t *outlen)
+{
+	lzma_stream s = LZMA_STREAM_INIT;
+	uint8_t *buf = NULL;
+	size_t cap = 0;
+	lzma_ret r = LZMA_OK;
+	int rc = 0;
+
+	if (lzma_stream_decoder(&s, UINT64_MAX, 0) != LZMA_OK)
+		return -ENOMEM;
+	s.next_in = in;
+	s.avail_in = inlen;
+	do {
+		if (s.avail_out == 0 && (rc = grow(&buf, &cap, &s)) < 0)
+			break;
+		r = lzma_code(&s, LZMA_FINISH);
+	} while (r == LZMA_OK);
+	if (rc == 0 && r != LZMA_STREAM_END)
+		rc = r == LZMA_MEM_ERROR ? -ENOMEM : -EBADMSG;
+	*outlen = cap - s.avail_out;
+	lzma_end(&s);
+	if (rc) {
+		free(buf);
+		return rc;
+	}
+	*out = buf;
+	return 0;
+}
+
+int
+sp_minidebug_open(Elf *elf, struct sp_elffile *out)
+{
+	Elf_Data *d = debugdata(elf);
+	uint8_t *img;
+	size_t len;
+	int rc;
+
+	*out = (struct sp_elffile)SP_ELFFILE_INIT;
+	if (!d || !d->d_buf || d->d_size == 0)
+		return -ENOENT;
+	rc = xz_decode(d->d_buf, d->d_size, &img, &len);
+	if (rc)
+		return rc;
+	return sp_elffile_open_mem(out, img, len) ? -EBADMSG : 0;
+}

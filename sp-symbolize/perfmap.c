@@ -1,0 +1,236 @@
+/*
+ * perfmap.c: JIT perf maps (see perfmap.h).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sp-symbolize/perfmap.h"
+#include "common/buf.h"
+#include "common/banned.h"
+
+/* How many earlier entries a lookup checks for an enclosing range. */
+#define SP_PERFMAP_BACKSCAN 16
+
+struct sp_pment {
+	uint64_t start;
+	uint64_t end;
+	size_t name;
+	size_t seq;
+};
+
+struct sp_perfmap {
+	struct sp_pment *v;
+	size_t n;
+	size_t alloc;
+	struct sp_buf names;
+};
+
+static bool
+parse_hex(char **p, uint64_t *v)
+{
+	char *end;
+
+	while (**p == ' ' || **p == '\t')
+		(*p)++;
+	if (!isxdigit((unsigned char)**p))
+		return false;
+	errno = 0;
+	*v = strtoull(*p, &end, 16);
+	if (errno || (*end != ' ' && *end != '\t'))
+		return false;
+	*p = end + 1;
+	return true;
+}
+
+static int
+push(struct sp_perfmap *m, uint64_t start, uint64_t size, const char *name,
+     size_t len)
+{
+	struct sp_pment *e;
+
+	if (m->n == m->alloc) {
+		size_t alloc = m->alloc ? 2 * m->alloc : 64;
+		struct sp_pment *v = realloc(m->v, alloc * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		m->v = v;
+		m->alloc = alloc;
+	}
+	e = &m->v[m->n];
+	e->start = start;
+	e->end = start + size < start ? UINT64_MAX : start + size;
+	e->seq = m->n;
+	e->name = m->names.len;
+	if (sp_buf_add(&m->names, name, len) || sp_buf_addc(&m->names, '\0'))
+		return -ENOMEM;
+	m->n++;
+	return 0;
+}
+
+static int
+parse_line(struct sp_perfmap *m, char *line, size_t len)
+{
+	uint64_t start, size;
+	char *p = line;
+
+	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		line[--len] = '\0';
+	if (!parse_hex(&p, &start) || !parse_hex(&p, &size) || size == 0 ||
+	    !*p)
+		return 0;
+	return push(m, start, size, p, len - (size_t)(p - line));
+}
+
+static int
+cmp_entry(const void *pa, const void *pb)
+{
+	const struct sp_pment *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+struct sp_perfmap *
+sp_perfmap_read(FILE *f)
+{
+	struct sp_perfmap *m = calloc(1, sizeof(*m));
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int rc = 0;
+
+	if (!m)
+		return NULL;
+	while (rc == 0 && (len = getline(&line, &cap, f)) > 0)
+		rc = parse_line(m, line, (size_t)len);
+	free(line);
+	if (rc == 0 && ferror(f))
+		rc = -EIO;
+	if (rc) {
+		sp_perfmap_free(m);
+		errno = -rc;
+		return NULL;
+	}
+	qsort(m->v, m->n, sizeof(*m->v), cmp_entry);
+	return m;
+}
+
+bool
+sp_perfmap_stat(const char *path, struct sp_perfmap_id *id)
+{
+	struct stat st;
+
+	memset(id, 0, sizeof(*id));
+	if (stat(path, &st))
+		return false;
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	id->size = st.st_size;
+	id->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
+		       st.st_mtim.tv_nsec;
+	return true;
+}
+
+bool
+sp_perfmap_id_equal(const struct sp_perfmap_id *a,
+		    const struct sp_perfmap_id *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+	       a->mtime_ns == b->mtime_ns;
+}
+
+struct sp_perfmap *
+sp_perfmap_load(const char *path, struct sp_perfmap_id *id)
+{
+	struct sp_perfmap *m;
+	struct stat st;
+	FILE *f = fopen(path, "re");
+	int saved;
+
+	if (!f)
+		return NULL;
+	if (id) {
+		memset(id, 0, sizeof(*id));
+		if (fstat(fileno(f), &st) == 0) {
+			id->dev = st.st_dev;
+			id->ino = st.st_ino;
+			id->size = st.st_size;
+			id->mtime_ns = (int64_t)st.st_mtim.tv_sec *
+					       1000000000 +
+				       st.st_mtim.tv_nsec;
+		}
+	}
+	m = sp_perfmap_read(f);
+	saved = errno;
+	fclose(f);
+	errno = saved;
+	return m;
+}
+
+void
+sp_perfmap_free(struct sp_perfmap *m)
+{
+	if (!m)
+		return;
+	free(m->v);
+	sp_buf_release(&m->names);
+	free(m);
+}
+
+size_t
+sp_perfmap_count(const struct sp_perfmap *m)
+{
+	return m->n;
+}
+
+bool
+sp_perfmap_lookup(const struct sp_perfmap *m, uint64_t addr,
+		  const char **name, uint64_t *start)
+{
+	size_t lo = 0, hi = m->n, k;
+	const struct sp_pment *best = NULL;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (k = 0; k < SP_PERFMAP_BACKSCAN && k < lo; k++) {
+		const struct sp_pment *e = &m->v[lo - 1 - k];
+
+		if (addr < e->end && (!best || e->seq > best->seq))
+			best = e;
+	}
+	if (!best)
+		return false;
+	*name = (const char *)m->names.data + best->name;
+	*start = best->start;
+	return true;
+}
+
+bool
+sp_perfmap_python(const char *name, char **func, char **file)
+{
+	const char *colon;
+
+	if (strncmp(name, "py::", 4) != 0)
+		return false;
+	name += 4;
+	colon = strchr(name, ':');
+	*func = colon ? strndup(name, (size_t)(colon - name)) : strdup(name);
+	*file = strdup(colon ? colon + 1 : "");
+	if (!*func || !*file) {
+		free(*func);
+		free(*file);
+		return false;
+	}
+	return true;
+}

@@ -1,0 +1,58 @@
+/*
+ * perfmap.h: JIT symbol maps, /tmp/perf-PID.map, as written by node
+ * --perf-basic-prof, Java agents and CPython's perf trampolines.
+ *
+ * Each line is "START SIZE NAME" with START and SIZE in hex (an optional
+ * 0x prefix).  An address resolves only inside a declared range
+ * [START, START+SIZE): the gaps between entries stay unresolved.  When
+ * ranges overlap, the entry written last wins, since JITs append a new
+ * entry when they recompile code.  Malformed lines are skipped, as perf
+ * does.
+ */
+#ifndef SP_PERFMAP_H
+#define SP_PERFMAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+struct sp_perfmap;
+
+/* What identifies one version of a map file: a change means reload. */
+struct sp_perfmap_id {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	int64_t mtime_ns;
+};
+
+/* Reads a map from `f`; NULL with errno set on failure. */
+struct sp_perfmap *sp_perfmap_read(FILE *f);
+/*
+ * Loads `path`; fills *id (when not NULL) with the identity of the file
+ * read.  NULL with errno set (ENOENT when there is no map).
+ */
+struct sp_perfmap *sp_perfmap_load(const char *path, struct sp_perfmap_id *id);
+/* Fills *id from stat(2); returns false when the file does not exist. */
+bool sp_perfmap_stat(const char *path, struct sp_perfmap_id *id);
+bool sp_perfmap_id_equal(const struct sp_perfmap_id *a,
+			 const struct sp_perfmap_id *b);
+/* NULL is allowed. */
+void sp_perfmap_free(struct sp_perfmap *m);
+size_t sp_perfmap_count(const struct sp_perfmap *m);
+/*
+ * Finds the entry whose range holds `addr`.  Returns true and sets *name
+ * (owned by the map) and *start.
+ */
+bool sp_perfmap_lookup(const struct sp_perfmap *m, uint64_t addr,
+		       const char **name, uint64_t *start);
+
+/*
+ * Splits a CPython entry "py::FUNC:FILE".  Returns false when `name` is
+ * not one; otherwise sets *func and *file (FILE may be empty) as
+ * malloc'ed strings the caller frees.
+ */
+bool sp_perfmap_python(const char *name, char **func, char **file);
+
+#endif

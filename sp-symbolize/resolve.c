@@ -1,0 +1,646 @@
+/*
+ * resolve.c: choosing a symbol source per frame (see resolve.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/buf.h"
+#include "common/htab.h"
+#include "common/names.h"
+#include "sp-symbolize/demangle.h"
+#include "sp-symbolize/hostinfo.h"
+#include "sp-symbolize/kallsyms.h"
+#include "sp-symbolize/perfmap.h"
+#include "sp-symbolize/resolve.h"
+#include "common/banned.h"
+
+enum { MOD_UNCHECKED, MOD_OK, MOD_BAD };
+
+/* A module as the stream declared it. */
+struct rmod {
+	bool defined;
+	struct sp_module m;	/* m.path is owned */
+	char *buildid;		/* from a buildid record, or NULL */
+	int state;
+	struct sp_image *img;	/* borrowed from the image table */
+	bool pyruntime;
+	bool overridable;	/* a perf map may override it */
+};
+
+/* One file on disk, shared by the modules that map it. */
+struct rimg {
+	char *path;
+	struct sp_image *img;	/* NULL when it failed to open */
+	bool have_ino;
+	uint64_t ino;
+	bool warned;
+};
+
+/* The perf map of one process. */
+struct rpm {
+	bool loaded;
+	bool exists;
+	struct sp_perfmap_id id;
+	struct sp_perfmap *map;
+	char *path;
+};
+
+enum { KS_UNLOADED, KS_READY };
+
+struct sp_resolver {
+	struct sp_resolver_opts o;
+	struct rmod *mods;
+	size_t nmods;
+	struct rimg **imgs;
+	size_t nimgs;
+	struct sp_htab *img_by_path;	/* path -> index into imgs */
+	struct sp_htab *pm_by_pid;	/* pid -> index into pms */
+	struct rpm **pms;
+	size_t npms;
+	struct sp_kallsyms *ks;
+	int ks_state;
+	char *release;
+	char *bootid;
+	struct rimg vdso;
+	bool vdso_tried;
+};
+
+static void
+warnf(struct sp_resolver *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void
+warnf(struct sp_resolver *r, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+	int n;
+
+	if (!r->o.warn)
+		return;
+	va_start(ap, fmt);
+	n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	r->o.warn(r->o.warn_ctx, msg);
+	free(msg);
+}
+
+struct sp_resolver *
+sp_resolver_new(const struct sp_resolver_opts *o, const char **why)
+{
+	struct sp_resolver *r = calloc(1, sizeof(*r));
+	unsigned long line = 0;
+
+	if (!r)
+		return NULL;
+	r->o = *o;
+	r->img_by_path = sp_htab_new();
+	r->pm_by_pid = sp_htab_new();
+	if (!r->img_by_path || !r->pm_by_pid) {
+		sp_resolver_free(r);
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (o->kallsyms && !o->no_kallsyms) {
+		r->ks = sp_kallsyms_load(o->kallsyms, &line);
+		if (!r->ks) {
+			if (why)
+				*why = errno == EBADMSG ? "malformed line" :
+							  strerror(errno);
+			sp_resolver_free(r);
+			return NULL;
+		}
+		r->ks_state = KS_READY;
+	}
+	return r;
+}
+
+static void
+free_rpm(struct rpm *pm)
+{
+	if (!pm)
+		return;
+	sp_perfmap_free(pm->map);
+	free(pm->path);
+	free(pm);
+}
+
+void
+sp_resolver_free(struct sp_resolver *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nmods; i++) {
+		free((char *)r->mods[i].m.path);
+		free(r->mods[i].buildid);
+	}
+	free(r->mods);
+	for (i = 0; i < r->nimgs; i++) {
+		sp_image_free(r->imgs[i]->img);
+		free(r->imgs[i]->path);
+		free(r->imgs[i]);
+	}
+	free(r->imgs);
+	for (i = 0; i < r->npms; i++)
+		free_rpm(r->pms[i]);
+	free(r->pms);
+	sp_image_free(r->vdso.img);
+	sp_htab_free(r->img_by_path);
+	sp_htab_free(r->pm_by_pid);
+	sp_kallsyms_free(r->ks);
+	free(r->release);
+	free(r->bootid);
+	free(r);
+}
+
+bool
+sp_is_python_runtime(const char *base, size_t len)
+{
+	size_t i = 6;
+
+	if (len >= 9 && memcmp(base, "libpython", 9) == 0)
+		return true;
+	if (len < 6 || memcmp(base, "python", 6) != 0)
+		return false;
+	while (i < len && ((base[i] >= '0' && base[i] <= '9') || base[i] == '.'))
+		i++;
+	while (i < len && strchr("dmu", base[i]))
+		i++;
+	return i == len;
+}
+
+static bool
+has_prefix(const char *s, size_t n, const char *p)
+{
+	size_t pl = strlen(p);
+
+	return n >= pl && memcmp(s, p, pl) == 0;
+}
+
+bool
+sp_perf_map_may_override(const char *path)
+{
+	static const char deleted[] = " (deleted)";
+	size_t n = strlen(path), dl = sizeof(deleted) - 1, blen;
+	const char *base;
+
+	if (n > dl && memcmp(path + n - dl, deleted, dl) == 0)
+		n -= dl;
+	if (n == 0 || has_prefix(path, n, "[anon") ||
+	    has_prefix(path, n, "//anon") || has_prefix(path, n, "[stack") ||
+	    has_prefix(path, n, "/SYSV"))
+		return true;
+	if ((n == 6 && memcmp(path, "[heap]", 6) == 0) ||
+	    (n == 9 && memcmp(path, "/dev/zero", 9) == 0) ||
+	    (n == 14 && memcmp(path, "/anon_hugepage", 14) == 0))
+		return true;
+	base = memrchr(path, '/', n);
+	base = base ? base + 1 : path;
+	blen = n - (size_t)(base - path);
+	return has_prefix(base, blen, "perf-") && blen > 4 &&
+	       memcmp(base + blen - 4, ".map", 4) == 0;
+}
+
+int
+sp_resolver_module(struct sp_resolver *r, const struct sp_module *m)
+{
+	struct rmod *rm;
+	const char *base;
+	size_t blen;
+
+	if (m->id < r->nmods && r->mods[m->id].defined)
+		return -EEXIST;
+	if (m->id >= r->nmods) {
+		size_t n = (size_t)m->id + 1;
+		struct rmod *v = reallocarray(r->mods, n, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		memset(v + r->nmods, 0, (n - r->nmods) * sizeof(*v));
+		r->mods = v;
+		r->nmods = n;
+	}
+	rm = &r->mods[m->id];
+	rm->m = *m;
+	rm->m.path = strndup(m->path, m->path_len);
+	if (!rm->m.path)
+		return -ENOMEM;
+	rm->defined = true;
+	base = sp_module_basename(rm->m.path, &blen);
+	rm->pyruntime = !m->is_kernel && sp_is_python_runtime(base, blen);
+	rm->overridable = !m->is_kernel && sp_perf_map_may_override(rm->m.path);
+	return 0;
+}
+
+int
+sp_resolver_buildid(struct sp_resolver *r, uint32_t module_id,
+		    const char *hex)
+{
+	char *copy;
+
+	if (module_id >= r->nmods || !r->mods[module_id].defined)
+		return -ENOENT;
+	copy = strdup(hex);
+	if (!copy)
+		return -ENOMEM;
+	free(r->mods[module_id].buildid);
+	r->mods[module_id].buildid = copy;
+	return 0;
+}
+
+int
+sp_resolver_host(struct sp_resolver *r, const char *key, const char *value)
+{
+	char **slot = !strcmp(key, "release") ? &r->release :
+		      !strcmp(key, "bootid")  ? &r->bootid :
+						NULL;
+	char *copy;
+
+	if (!slot)
+		return 0;
+	copy = strdup(value);
+	if (!copy)
+		return -ENOMEM;
+	free(*slot);
+	*slot = copy;
+	return 0;
+}
+
+/* Whether a recorded host fact matches this host (true when unknown). */
+static bool
+fact_matches(const char *recorded, char *(*get)(void))
+{
+	char *here;
+	bool same;
+
+	if (!recorded)
+		return true;
+	here = get();
+	same = here && strcmp(here, recorded) == 0;
+	free(here);
+	return same;
+}
+
+/* Whether the recording comes from this boot of this kernel. */
+static bool
+same_kernel(struct sp_resolver *r)
+{
+	return fact_matches(r->release, sp_host_release) &&
+	       fact_matches(r->bootid, sp_host_bootid);
+}
+
+/* The image table entry of `path`, opened on first use. */
+static struct rimg *
+image_for_path(struct sp_resolver *r, const char *path)
+{
+	uint64_t idx;
+	struct rimg *ri, **v;
+	const char *why = NULL;
+	struct stat st;
+
+	if (sp_htab_get(r->img_by_path, path, strlen(path), &idx))
+		return r->imgs[idx];
+	v = reallocarray(r->imgs, r->nimgs + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	r->imgs = v;
+	ri = calloc(1, sizeof(*ri));
+	if (!ri || !(ri->path = strdup(path)) ||
+	    sp_htab_put(r->img_by_path, path, strlen(path), r->nimgs)) {
+		if (ri)
+			free(ri->path);
+		free(ri);
+		return NULL;
+	}
+	r->imgs[r->nimgs++] = ri;
+	if (stat(path, &st) == 0) {
+		ri->have_ino = true;
+		ri->ino = st.st_ino;
+	}
+	ri->img = sp_image_open(path, &r->o.sym, &why);
+	if (!ri->img) {
+		warnf(r, "'%s': %s; frames keep their address names", path,
+		      why);
+		ri->warned = true;
+	}
+	return ri;
+}
+
+/* The vdso of this host, when the recording comes from it. */
+static struct sp_image *
+vdso_image(struct sp_resolver *r)
+{
+	const char *why;
+	size_t len = 0;
+	void *mem;
+
+	if (r->vdso_tried)
+		return r->vdso.img;
+	r->vdso_tried = true;
+	if (!same_kernel(r))
+		return NULL;
+	mem = sp_host_vdso(&len);
+	if (mem)
+		r->vdso.img = sp_image_open_mem("[vdso]", mem, len, &r->o.sym,
+						&why);
+	return r->vdso.img;
+}
+
+/* Checks that the file on disk is the one recorded; warns once if not. */
+static bool
+same_file(struct sp_resolver *r, struct rimg *ri, const struct rmod *rm)
+{
+	const char *have = sp_image_buildid(ri->img);
+
+	if (rm->m.inode && ri->have_ino && rm->m.inode != ri->ino) {
+		if (!ri->warned)
+			warnf(r, "'%s': file changed since recording (inode "
+				 "%" PRIu64 ", recorded %" PRIu64
+				 "); frames keep their address names",
+			      ri->path, ri->ino, rm->m.inode);
+		ri->warned = true;
+		return false;
+	}
+	if (rm->buildid && have && strcmp(rm->buildid, have) != 0) {
+		if (!ri->warned)
+			warnf(r, "'%s': build id %s differs from recorded %s; "
+				 "frames keep their address names",
+			      ri->path, have, rm->buildid);
+		ri->warned = true;
+		return false;
+	}
+	return true;
+}
+
+/* The image a module resolves against, or NULL for a fallback. */
+static struct sp_image *
+module_image(struct sp_resolver *r, struct rmod *rm)
+{
+	const char *path = rm->m.path;
+	struct rimg *ri;
+
+	if (rm->state != MOD_UNCHECKED)
+		return rm->img;
+	rm->state = MOD_BAD;
+	if (strcmp(path, "[vdso]") == 0) {
+		rm->img = vdso_image(r);
+	} else if (!rm->overridable && path[0] != '\0' && path[0] != '[') {
+		ri = image_for_path(r, path);
+		if (ri && ri->img && same_file(r, ri, rm))
+			rm->img = ri->img;
+	}
+	if (rm->img)
+		rm->state = MOD_OK;
+	return rm->img;
+}
+
+static bool
+perf_maps_for(const struct sp_resolver *r, int32_t pid)
+{
+	size_t i;
+
+	if (r->o.no_perf_maps || pid < 0)
+		return false;
+	if (r->o.nperf_map_pids == 0)
+		return true;
+	for (i = 0; i < r->o.nperf_map_pids; i++)
+		if (r->o.perf_map_pids[i] == pid)
+			return true;
+	return false;
+}
+
+/* The perf map state of `pid`, created on first use. */
+static struct rpm *
+perf_map_state(struct sp_resolver *r, int32_t pid)
+{
+	uint64_t idx;
+	struct rpm *pm, **v;
+	const char *dir = r->o.perf_map_dir ? r->o.perf_map_dir : "/tmp";
+
+	if (sp_htab_get(r->pm_by_pid, &pid, sizeof(pid), &idx))
+		return r->pms[idx];
+	v = reallocarray(r->pms, r->npms + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	r->pms = v;
+	pm = calloc(1, sizeof(*pm));
+	if (!pm || asprintf(&pm->path, "%s/perf-%d.map", dir, pid) < 0 ||
+	    sp_htab_put(r->pm_by_pid, &pid, sizeof(pid), r->npms)) {
+		free(pm);
+		return NULL;
+	}
+	r->pms[r->npms++] = pm;
+	return pm;
+}
+
+static void
+perf_map_reload(struct rpm *pm)
+{
+	sp_perfmap_free(pm->map);
+	pm->map = sp_perfmap_load(pm->path, &pm->id);
+	pm->exists = pm->map != NULL;
+	pm->loaded = true;
+}
+
+/*
+ * Looks `addr` up in the perf map of `pid`.  A miss reloads the map
+ * when the file changed since it was read: a live JIT appends to it.
+ */
+static bool
+perf_map_find(struct sp_resolver *r, int32_t pid, uint64_t addr,
+	      const char **name, uint64_t *start)
+{
+	struct rpm *pm = perf_map_state(r, pid);
+	struct sp_perfmap_id id;
+
+	if (!pm)
+		return false;
+	if (!pm->loaded)
+		perf_map_reload(pm);
+	else if (!(pm->map && sp_perfmap_lookup(pm->map, addr, name, start)) &&
+		 sp_perfmap_stat(pm->path, &id) &&
+		 !(pm->exists && sp_perfmap_id_equal(&id, &pm->id)))
+		perf_map_reload(pm);
+	return pm->map && sp_perfmap_lookup(pm->map, addr, name, start);
+}
+
+void
+sp_resolver_forget(struct sp_resolver *r, int32_t pid)
+{
+	uint64_t idx;
+	struct rpm *pm;
+
+	if (!sp_htab_get(r->pm_by_pid, &pid, sizeof(pid), &idx))
+		return;
+	pm = r->pms[idx];
+	sp_perfmap_free(pm->map);
+	pm->map = NULL;
+	pm->loaded = pm->exists = false;
+}
+
+static int
+perf_map_frame(struct sp_resolver *r, const char *name, uint64_t offset,
+	       struct sp_symres *out)
+{
+	char *func, *file, *dm = NULL;
+	struct sp_sym *s;
+	int rc = 0;
+
+	if (sp_perfmap_python(name, &func, &file)) {
+		s = sp_symres_add(out, func);
+		if (!s || (*file && sp_sym_set_file(s, file, 0)))
+			rc = -ENOMEM;
+		free(func);
+		free(file);
+	} else {
+		dm = r->o.sym.demangle ? sp_demangle(name) : NULL;
+		s = sp_symres_add(out, dm ? dm : name);
+		free(dm);
+		if (s)
+			s->flags |= SP_SYM_JIT;
+		else
+			rc = -ENOMEM;
+	}
+	if (s) {
+		s->offset = offset;
+		s->has_offset = true;
+	}
+	return rc;
+}
+
+/* The kernel symbol table, loaded on first use; NULL when unusable. */
+static struct sp_kallsyms *
+kernel_table(struct sp_resolver *r)
+{
+	if (r->ks_state == KS_READY)
+		return r->ks;
+	r->ks_state = KS_READY;
+	if (r->o.no_kallsyms)
+		return NULL;
+	if (!same_kernel(r)) {
+		warnf(r, "the recording comes from another kernel (%s); "
+			 "kernel frames keep their address names unless "
+			 "--kallsyms gives its symbols",
+		      r->release ? r->release : "another boot");
+		return NULL;
+	}
+	r->ks = sp_kallsyms_load("/proc/kallsyms", NULL);
+	if (!r->ks || sp_kallsyms_count(r->ks) == 0)
+		warnf(r, "'/proc/kallsyms': %s; kernel frames keep their "
+			 "address names",
+		      r->ks ? "addresses hidden (kptr_restrict)" :
+			      strerror(errno));
+	return r->ks;
+}
+
+static int
+fallback(const struct sp_frame *f, const char *path, unsigned flags,
+	 struct sp_symres *out)
+{
+	struct sp_buf name = SP_BUF_INIT;
+	struct sp_sym *s = NULL;
+
+	if (sp_fallback_name(&name, f->mode, path, f->rel_ip, f->abs_ip) == 0)
+		s = sp_symres_add(out, (const char *)name.data);
+	sp_buf_release(&name);
+	if (!s)
+		return -ENOMEM;
+	s->flags |= flags;
+	return 0;
+}
+
+static int
+kernel_frame(struct sp_resolver *r, const struct sp_frame *f,
+	     struct sp_symres *out)
+{
+	struct sp_kallsyms *ks = kernel_table(r);
+	const char *name, *module;
+	uint64_t start;
+	struct sp_frame kf = *f;
+	struct sp_sym *s;
+	char *full;
+
+	kf.mode = SP_FRAME_KERNEL;
+	if (!ks || !sp_kallsyms_lookup(ks, f->abs_ip, &name, &module, &start))
+		return fallback(&kf, NULL, SP_SYM_KERNEL | SP_SYM_UNRESOLVED,
+				out);
+	if (asprintf(&full, "%s+0x%" PRIx64 "%s%s", name, f->abs_ip - start,
+		     module ? " " : "", module ? module : "") < 0)
+		return -ENOMEM;
+	s = sp_symres_add(out, full);
+	free(full);
+	if (!s)
+		return -ENOMEM;
+	s->flags |= SP_SYM_KERNEL;
+	s->offset = f->abs_ip - start;
+	s->has_offset = true;
+	return 0;
+}
+
+/* A frame resolved from its module's file, or its fallback name. */
+static int
+native_frame(struct sp_resolver *r, const struct sp_frame *f,
+	     struct rmod *rm, struct sp_symres *out)
+{
+	size_t first = out->n;
+	struct sp_image *img;
+	int n;
+
+	if (f->mode == SP_FRAME_KERNEL || (rm && rm->m.is_kernel))
+		return kernel_frame(r, f, out);
+	if (!rm)
+		return fallback(f, NULL, SP_SYM_UNRESOLVED, out);
+	img = module_image(r, rm);
+	n = img ? sp_image_resolve(img, f->rel_ip, out) : 0;
+	if (n < 0)
+		return n;
+	if (n > 0) {
+		for (; first < out->n; first++)
+			out->v[first].flags |= rm->pyruntime ? SP_SYM_PYRUNTIME
+							     : 0;
+		return 0;
+	}
+	return fallback(f, rm->m.path,
+			SP_SYM_UNRESOLVED |
+				(rm->pyruntime ? SP_SYM_PYRUNTIME | SP_SYM_HIDDEN
+					       : 0),
+			out);
+}
+
+int
+sp_resolver_frame(struct sp_resolver *r, const struct sp_frame *f,
+		  int32_t pid, struct sp_symres *out)
+{
+	struct rmod *rm = NULL;
+	const char *name;
+	uint64_t start;
+
+	if (f->mode == SP_FRAME_TRUNCATED) {
+		struct sp_sym *s = sp_symres_add(out, SP_TRUNCATED_NAME);
+
+		if (!s)
+			return -ENOMEM;
+		s->flags |= SP_SYM_TRUNCATED;
+		return 0;
+	}
+	if (f->module_id != SP_NONE && f->module_id < r->nmods &&
+	    r->mods[f->module_id].defined)
+		rm = &r->mods[f->module_id];
+	if (pid < 0 && rm && !rm->m.is_kernel)
+		pid = rm->m.pid;
+	if (rm && !rm->overridable)
+		return native_frame(r, f, rm, out);
+	if (f->mode == SP_FRAME_USER && perf_maps_for(r, pid) &&
+	    perf_map_find(r, pid, f->abs_ip, &name, &start))
+		return perf_map_frame(r, name, f->abs_ip - start, out);
+	return native_frame(r, f, rm, out);
+}

@@ -1,0 +1,79 @@
+/*
+ * resolve.h: the symbolizer proper.  It keeps the modules, host facts
+ * and per-process perf maps a record stream has declared, and turns one
+ * frame into its logical frames, choosing the symbol source in the
+ * reference's order:
+ *
+ *   1. the truncated marker is "<stack truncated>";
+ *   2. a frame in a file-backed module that a perf map may not override
+ *      resolves from that module's ELF file;
+ *   3. a user frame of a process with a perf map entry covering it is a
+ *      JIT (or "py::" Python) frame;
+ *   4. kernel frames resolve from kallsyms, module frames from ELF, and
+ *      everything unresolved gets its fallback name (common/names.h).
+ *
+ * Problems with a module's file are warned about once per file through
+ * the warn callback, never fatal.
+ */
+#ifndef SP_RESOLVE_H
+#define SP_RESOLVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/spool.h"
+#include "sp-symbolize/image.h"
+#include "sp-symbolize/symres.h"
+
+struct sp_resolver;
+
+struct sp_resolver_opts {
+	struct sp_symopts sym;
+	const char *kallsyms;	/* saved kallsyms file, or NULL for host */
+	bool no_kallsyms;	/* leave kernel frames unresolved */
+	const char *perf_map_dir; /* NULL for /tmp */
+	bool no_perf_maps;
+	const int32_t *perf_map_pids; /* perf maps only for these, if any */
+	size_t nperf_map_pids;
+	/* Receives each warning (without the program name); may be NULL. */
+	void (*warn)(void *ctx, const char *msg);
+	void *warn_ctx;
+};
+
+/*
+ * Returns a resolver, or NULL with errno set; with an explicit kallsyms
+ * file that cannot be read, *why (when not NULL) says why.
+ */
+struct sp_resolver *sp_resolver_new(const struct sp_resolver_opts *o,
+				    const char **why);
+void sp_resolver_free(struct sp_resolver *r);
+
+/*
+ * Declares a module (its path is copied).  Returns 0, -EEXIST for an id
+ * declared before, or -ENOMEM.
+ */
+int sp_resolver_module(struct sp_resolver *r, const struct sp_module *m);
+/* Records a module's build id (hex).  Returns 0, -ENOENT, -ENOMEM. */
+int sp_resolver_buildid(struct sp_resolver *r, uint32_t module_id,
+			const char *hex);
+/* Records a host fact ("release", "bootid"...); others are ignored. */
+int sp_resolver_host(struct sp_resolver *r, const char *key,
+		     const char *value);
+/* Forgets the per-process state (perf map) of `pid`: exec or exit. */
+void sp_resolver_forget(struct sp_resolver *r, int32_t pid);
+
+/*
+ * Appends the logical frames of `f` to `out`.  `pid` is the process the
+ * frame was sampled in, or -1 when unknown (then the module's process is
+ * used).  Returns 0 or -ENOMEM.
+ */
+int sp_resolver_frame(struct sp_resolver *r, const struct sp_frame *f,
+		      int32_t pid, struct sp_symres *out);
+
+/* True for the basename of a Python interpreter or libpython. */
+bool sp_is_python_runtime(const char *base, size_t len);
+/* True for a mapping a perf map may override (anonymous code). */
+bool sp_perf_map_may_override(const char *path);
+
+#endif

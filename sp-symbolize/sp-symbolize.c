@@ -1,0 +1,194 @@
+/*
+ * sp-symbolize: adds symbol records (function names, source lines,
+ * inlined frames) after the frame records of a stackpulse record stream.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/records.h"
+#include "sp-symbolize/filter.h"
+#include "sp-symbolize/resolve.h"
+#include "common/banned.h"
+
+enum {
+	OPT_NO_DEMANGLE = 256,
+	OPT_NO_INLINE,
+	OPT_NO_KALLSYMS,
+	OPT_NO_PERF_MAPS,
+	OPT_PERF_MAP_DIR,
+	OPT_PERF_MAP_PID,
+};
+
+static const struct option longopts[] = {
+	{ "debug-dir", required_argument, NULL, 'd' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "kallsyms", required_argument, NULL, 'k' },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+	{ "no-kallsyms", no_argument, NULL, OPT_NO_KALLSYMS },
+	{ "no-perf-maps", no_argument, NULL, OPT_NO_PERF_MAPS },
+	{ "perf-map-dir", required_argument, NULL, OPT_PERF_MAP_DIR },
+	{ "perf-map-pid", required_argument, NULL, OPT_PERF_MAP_PID },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void
+usage(void)
+{
+	fputs("usage: sp-symbolize [-d dir] [-k file] [--no-demangle] "
+	      "[--no-inline]\n"
+	      "                    [--no-kallsyms] [--no-perf-maps] "
+	      "[--perf-map-dir dir]\n"
+	      "                    [--perf-map-pid pid] [file]\n",
+	      stderr);
+	exit(2);
+}
+
+static void
+print_warning(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "sp-symbolize: %s\n", msg);
+}
+
+/* Appends to a growable array of pointers or pids; exits on ENOMEM. */
+static void *
+push(void *v, size_t *n, size_t size, const void *item)
+{
+	char *nv = reallocarray(v, *n + 1, size);
+
+	if (!nv) {
+		fprintf(stderr, "sp-symbolize: out of memory\n");
+		exit(1);
+	}
+	memcpy(nv + *n * size, item, size);
+	(*n)++;
+	return nv;
+}
+
+/* Output goes to a live consumer: flush it record by record. */
+static bool
+live_output(void)
+{
+	struct stat st;
+
+	if (fstat(STDOUT_FILENO, &st))
+		return false;
+	return S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ||
+	       isatty(STDOUT_FILENO);
+}
+
+static int
+symbolize(struct sp_resolver *r, const char *path)
+{
+	struct sp_buf err = SP_BUF_INIT;
+	FILE *in = stdin;
+	int rc;
+
+	if (path && strcmp(path, "-") != 0) {
+		in = fopen(path, "re");
+		if (!in) {
+			fprintf(stderr, "sp-symbolize: '%s': %s\n", path,
+				strerror(errno));
+			return 1;
+		}
+	}
+	rc = sp_filter_run(r, in, stdout, live_output(), &err);
+	if (rc)
+		fprintf(stderr, "sp-symbolize: %s%s%s\n",
+			path ? path : "", path ? ": " : "", (char *)err.data);
+	if (in != stdin)
+		fclose(in);
+	sp_buf_release(&err);
+	return rc ? 1 : 0;
+}
+
+static int32_t
+parse_pid(const char *s)
+{
+	int32_t pid;
+
+	if (sp_parse_i32(s, &pid) || pid < 0) {
+		fprintf(stderr, "sp-symbolize: bad process id '%s'\n", s);
+		usage();
+	}
+	return pid;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct sp_resolver_opts o = {
+		.sym = { .demangle = true, .inlines = true },
+		.warn = print_warning,
+	};
+	char **dirs = NULL;
+	int32_t *pids = NULL, pid;
+	size_t ndirs = 0, npids = 0;
+	struct sp_resolver *r;
+	const char *why = NULL;
+	int ch, status;
+
+	while ((ch = getopt_long(argc, argv, "d:hk:", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			dirs = push(dirs, &ndirs, sizeof(*dirs), &optarg);
+			break;
+		case 'k':
+			o.kallsyms = optarg;
+			break;
+		case OPT_NO_DEMANGLE:
+			o.sym.demangle = false;
+			break;
+		case OPT_NO_INLINE:
+			o.sym.inlines = false;
+			break;
+		case OPT_NO_KALLSYMS:
+			o.no_kallsyms = true;
+			break;
+		case OPT_NO_PERF_MAPS:
+			o.no_perf_maps = true;
+			break;
+		case OPT_PERF_MAP_DIR:
+			o.perf_map_dir = optarg;
+			break;
+		case OPT_PERF_MAP_PID:
+			pid = parse_pid(optarg);
+			pids = push(pids, &npids, sizeof(*pids), &pid);
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc > 1)
+		usage();
+
+	o.sym.debug_dirs = dirs;
+	o.sym.ndebug_dirs = ndirs;
+	o.perf_map_pids = pids;
+	o.nperf_map_pids = npids;
+	r = sp_resolver_new(&o, &why);
+	if (!r) {
+		fprintf(stderr, "sp-symbolize: '%s': %s\n",
+			o.kallsyms ? o.kallsyms : "", why ? why : strerror(errno));
+		return 1;
+	}
+	status = symbolize(r, argc ? argv[0] : NULL);
+	sp_resolver_free(r);
+	free(dirs);
+	free(pids);
+	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
+		fprintf(stderr, "sp-symbolize: stdout: %s\n", strerror(errno));
+		status = 1;
+	}
+	return status;
+}
