@@ -316,14 +316,12 @@ access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp,
 		memcpy(valp, c->stack + (addr - c->sp), sizeof(*valp));
 		return 0;
 	}
-	if (addr >= c->sp && addr - c->sp < STACK_SPAN_MAX) {
-		c->ran_out = true;
-		return -UNW_EINVAL;
-	}
 	r = region_for(c, addr, &why);
 	if (r && sp_elfcfi_read(r->f, addr - r->bias, valp,
 				sizeof(*valp)) == 0)
 		return 0;
+	if (!r && addr >= c->sp && addr - c->sp < STACK_SPAN_MAX)
+		c->ran_out = true;
 	return -UNW_EINVAL;
 }
 
