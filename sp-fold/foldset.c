@@ -1,0 +1,125 @@
+/* foldset.c: the set of folded stacks and their counts (fold.h). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/htab.h"
+#include "sp-fold/fold.h"
+#include "common/banned.h"
+
+struct fold_set {
+	struct sp_htab *h;
+	struct fold_line *lines;
+	size_t nlines;
+	uint64_t total;
+};
+
+void
+fold_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("sp-fold: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+struct fold_set *
+fold_set_new(void)
+{
+	struct fold_set *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->h = sp_htab_new();
+	if (!s->h) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void
+fold_set_free(struct fold_set *s)
+{
+	if (!s)
+		return;
+	sp_htab_free(s->h);
+	free(s->lines);
+	free(s);
+}
+
+int
+fold_set_add(struct fold_set *s, const char *stack, size_t len, uint64_t n)
+{
+	uint64_t *slot = sp_htab_slot(s->h, stack, len, 0, NULL);
+
+	if (!slot)
+		return -ENOMEM;
+	*slot += n;
+	s->total += n;
+	return 0;
+}
+
+uint64_t
+fold_set_total(const struct fold_set *s)
+{
+	return s->total;
+}
+
+static int
+line_cmp(const void *a, const void *b)
+{
+	const struct fold_line *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->stack, y->stack, n);
+
+	if (c)
+		return c;
+	return (x->len > y->len) - (x->len < y->len);
+}
+
+int
+fold_set_lines(struct fold_set *s, const struct fold_line **lines,
+	       size_t *n)
+{
+	size_t pos = 0, i = 0, len;
+	const void *key;
+	uint64_t val;
+
+	free(s->lines);
+	s->nlines = sp_htab_count(s->h);
+	s->lines = calloc(s->nlines ? s->nlines : 1, sizeof(*s->lines));
+	if (!s->lines)
+		return -ENOMEM;
+	while (sp_htab_next(s->h, &pos, &key, &len, &val)) {
+		s->lines[i].stack = key;
+		s->lines[i].len = len;
+		s->lines[i].count = val;
+		i++;
+	}
+	qsort(s->lines, s->nlines, sizeof(*s->lines), line_cmp);
+	*lines = s->lines;
+	*n = s->nlines;
+	return 0;
+}
+
+int
+fold_write_folded(FILE *out, struct fold_set *set)
+{
+	const struct fold_line *l;
+	size_t n, i;
+
+	if (fold_set_lines(set, &l, &n)) {
+		fold_warn("out of memory");
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		fwrite(l[i].stack, 1, l[i].len, out);
+		fprintf(out, " %llu\n", (unsigned long long)l[i].count);
+	}
+	return 0;
+}

@@ -1,0 +1,539 @@
+/*
+ * perfscript.c: folds the text `perf script` prints, with the rules of
+ * FlameGraph's stackcollapse-perf.pl so the output is the same line for
+ * line: the comm (and pid/tid) as the root frame, offsets stripped,
+ * [unknown] frames named after their module, names tidied, the _[k] _[j]
+ * _[i] annotations, and only the first event type unless --event-filter
+ * names one.  Its patterns are matched by hand, with the backtracking
+ * the original regular expressions would do, because this is the hot path.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "sp-fold/fold.h"
+#include "common/banned.h"
+
+#define MAX_WARN 10
+
+/* A span of the current line. */
+struct span {
+	const char *p;
+	size_t n;
+};
+
+struct ps {
+	const struct fold_opts *o;
+	struct fold_set *set;
+	const char *name;
+	uint64_t lineno;
+	bool have_pname, is_java;
+	struct sp_buf pname;
+	struct sp_buf frames;	/* names of the current sample's lines */
+	size_t *marks;		/* per frame line: end offset in frames */
+	size_t nmarks, amarks;
+	unsigned *counts;	/* per frame line: number of names */
+	struct sp_buf stack;	/* the folded stack being built */
+	struct sp_buf tmp;	/* one name being tidied */
+	char *event;		/* the event filter, owned */
+	bool event_defaulted, event_warned;
+	uint64_t unrecognized;
+};
+
+static bool
+is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+	       c == '\v';
+}
+
+static bool
+is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool
+is_word(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'z') ||
+	       (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool
+is_lhex(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f');
+}
+
+static bool
+span_eq(struct span s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return s.n == n && !memcmp(s.p, lit, n);
+}
+
+/*
+ * The sample header, "^(\S.+?)\s+(\d+)" then slashes, "(\d+)*\s+", with
+ * the comm as short as possible.  tid is empty when the line has one
+ * number.
+ */
+static bool
+match_header(const char *s, size_t n, struct span *comm, struct span *pid,
+	     struct span *tid)
+{
+	size_t e, i, d;
+
+	if (n < 2 || is_space(s[0]))
+		return false;
+	for (e = 2; e < n; e++) {
+		if (!is_space(s[e]))
+			continue;
+		for (i = e; i < n && is_space(s[i]); i++)
+			;
+		for (d = i; i < n && is_digit(s[i]); i++)
+			;
+		if (i == d)
+			continue;
+		*pid = (struct span){ s + d, i - d };
+		while (i < n && s[i] == '/')
+			i++;
+		for (d = i; i < n && is_digit(s[i]); i++)
+			;
+		*tid = (struct span){ s + d, i - d };
+		if (i < n && is_space(s[i])) {
+			*comm = (struct span){ s, e };
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The event of a header line: /:\s*(\d+)*\s+(\S+):\s*$/ */
+static bool
+match_event(const char *s, size_t n, struct span *ev)
+{
+	size_t t = n, u, i;
+
+	while (t > 0 && is_space(s[t - 1]))
+		t--;
+	if (t < 2 || s[t - 1] != ':')
+		return false;
+	for (u = t - 1; u > 0 && !is_space(s[u - 1]); u--)
+		;
+	if (u == t - 1 || u == 0)
+		return false;
+	for (i = u; i > 0 && is_space(s[i - 1]); i--)
+		;
+	while (i > 0 && is_digit(s[i - 1]))
+		i--;
+	while (i > 0 && is_space(s[i - 1]))
+		i--;
+	if (i == 0 || s[i - 1] != ':')
+		return false;
+	*ev = (struct span){ s + u, t - 1 - u };
+	return true;
+}
+
+/* Whether " (MOD)" starts at p; sets the module span. */
+static bool
+module_at(const char *s, size_t n, size_t p, struct span *mod)
+{
+	size_t i, q = 0;
+	bool found = false;
+
+	if (s[p] != ' ' || s[p + 1] != '(')
+		return false;
+	for (i = p + 2; i < n && !is_space(s[i]); i++) {
+		if (s[i] == ')') {
+			q = i;
+			found = true;
+		}
+	}
+	if (found)
+		*mod = (struct span){ s + p + 2, q - p - 2 };
+	return found;
+}
+
+/* A frame line: ^\s*(\w+)\s*(.+) \((\S*)\) */
+static bool
+match_frame(const char *s, size_t n, struct span *pc, struct span *func,
+	    struct span *mod)
+{
+	size_t ws = 0, we, wsend, p, start;
+
+	while (ws < n && is_space(s[ws]))
+		ws++;
+	for (we = ws; we < n && is_word(s[we]); we++)
+		;
+	if (we == ws)
+		return false;
+	for (wsend = we; wsend < n && is_space(s[wsend]); wsend++)
+		;
+	if (n < ws + 5)
+		return false;
+	for (p = n - 3; !module_at(s, n, p, mod); p--)
+		if (p == ws + 2)
+			return false;
+	start = wsend < p - 1 ? wsend : p - 1;
+	*pc = (struct span){ s + ws, (we < start ? we : start) - ws };
+	*func = (struct span){ s + start, p - start };
+	return true;
+}
+
+static bool
+contains(const char *s, size_t n, const char *lit)
+{
+	return memmem(s, n, lit, strlen(lit)) != NULL;
+}
+
+/* A Go method name such as "net/http.(*Client).Do": \.\(.*\)\. */
+static bool
+is_go_method(const char *s, size_t n)
+{
+	const char *a = memmem(s, n, ".(", 2);
+	size_t i;
+
+	if (!a)
+		return false;
+	for (i = n; i >= 2 && s + i - 2 >= a + 2; i--)
+		if (s[i - 2] == ')' && s[i - 1] == '.')
+			return true;
+	return false;
+}
+
+/* The generic tidying of stackcollapse-perf.pl, in place. */
+static void
+tidy(struct sp_buf *b)
+{
+	static const char anon[] = "anonymous namespace)";
+	char *s = (char *)b->data;
+	size_t i, j;
+	bool go;
+
+	for (i = 0; i < b->len; i++)
+		if (s[i] == ';')
+			s[i] = ':';
+	go = is_go_method(s, b->len);
+	for (i = 0; !go && i < b->len; i++) {
+		if (s[i] == '(' && (b->len - i - 1 < sizeof(anon) - 1 ||
+				    memcmp(s + i + 1, anon, sizeof(anon) - 1))) {
+			b->len = i;
+			break;
+		}
+	}
+	for (i = j = 0; i < b->len; i++)
+		if (s[i] != '"' && s[i] != '\'')
+			s[j++] = s[i];
+	b->len = j;
+	s[j] = 0;
+}
+
+static bool
+is_kernel_module(struct span mod)
+{
+	return mod.n && (mod.p[0] == '[' ||
+			 (mod.n >= 7 && !memcmp(mod.p + mod.n - 7, "vmlinux", 7))) &&
+	       !contains(mod.p, mod.n, "unknown");
+}
+
+/* m:/tmp/perf-\d+\.map: anywhere in the module path */
+static bool
+is_jit_module(struct span mod)
+{
+	const char *p = mod.p, *end = mod.p + mod.n, *q;
+
+	while ((q = memmem(p, (size_t)(end - p), "/tmp/perf-", 10))) {
+		p = q + 10;
+		for (q = p; q < end && is_digit(*q); q++)
+			;
+		if (q > p && end - q >= 4 && !memcmp(q, ".map", 4))
+			return true;
+	}
+	return false;
+}
+
+static int
+unknown_name(struct sp_buf *b, const struct ps *st, struct span pc,
+	     struct span mod)
+{
+	const char *base = "unknown", *slash;
+	size_t n = 7;
+
+	if (!span_eq(mod, "[unknown]")) {
+		slash = memrchr(mod.p, '/', mod.n);
+		base = slash ? slash + 1 : mod.p;
+		n = (size_t)(mod.p + mod.n - base);
+	}
+	if (sp_buf_addc(b, '[') || sp_buf_add(b, base, n))
+		return -ENOMEM;
+	if (st->o->addrs && (sp_buf_adds(b, " <") || sp_buf_add(b, pc.p, pc.n) ||
+			     sp_buf_addc(b, '>')))
+		return -ENOMEM;
+	return sp_buf_addc(b, ']');
+}
+
+static const char *
+annotation(const struct ps *st, const struct sp_buf *b, unsigned index,
+	   struct span mod)
+{
+	const char *s = (const char *)b->data;
+
+	if (index > 0 || (st->o->inl && span_eq(mod, "inlined")))
+		return contains(s, b->len, "_[i]") ? NULL : "_[i]";
+	if (st->o->kernel && is_kernel_module(mod))
+		return "_[k]";
+	if (st->o->jit && is_jit_module(mod))
+		return contains(s, b->len, "_[j]") ? NULL : "_[j]";
+	return NULL;
+}
+
+/* Appends one name of a frame line to st->frames. */
+static int
+add_name(struct ps *st, struct span part, struct span pc, struct span mod,
+	 unsigned index)
+{
+	struct sp_buf *b = &st->tmp;
+	const char *ann;
+	int rc;
+
+	sp_buf_reset(b);
+	if (span_eq(part, "[unknown]"))
+		rc = unknown_name(b, st, pc, mod);
+	else
+		rc = sp_buf_add(b, part.p, part.n);
+	if (!rc) {
+		tidy(b);
+		if (st->is_java && b->len && b->data[0] == 'L' &&
+		    memchr(b->data, '/', b->len))
+			sp_buf_consume(b, 1);
+		ann = annotation(st, b, index, mod);
+		if (ann)
+			rc = sp_buf_adds(b, ann);
+	}
+	if (!rc && index > 0)
+		rc = sp_buf_addc(&st->frames, ';');
+	if (!rc)
+		rc = sp_buf_add(&st->frames, b->data, b->len);
+	return rc;
+}
+
+static int
+push_mark(struct ps *st, unsigned count)
+{
+	size_t n;
+
+	if (st->nmarks == st->amarks) {
+		n = st->amarks ? st->amarks * 2 : 64;
+		st->marks = realloc(st->marks, n * sizeof(*st->marks));
+		st->counts = realloc(st->counts, n * sizeof(*st->counts));
+		if (!st->marks || !st->counts)
+			return -ENOMEM;
+		st->amarks = n;
+	}
+	st->marks[st->nmarks] = st->frames.len;
+	st->counts[st->nmarks++] = count;
+	return 0;
+}
+
+/* One frame line: its names, split at "->" for inlined functions. */
+static int
+frame_line(struct ps *st, struct span pc, struct span func, struct span mod)
+{
+	const char *p, *end, *arrow;
+	unsigned count = 0;
+	size_t i;
+	int rc = 0;
+
+	/* a "+0x1a" offset at the end is stripped */
+	for (i = func.n; i > 0 && is_lhex(func.p[i - 1]); i--)
+		;
+	if (i < func.n && i >= 3 && !memcmp(func.p + i - 3, "+0x", 3))
+		func.n = i - 3;
+	if (func.n && func.p[0] == '(')
+		return 0;
+	end = func.p + func.n;
+	/* split drops trailing empty fields */
+	while (end - func.p >= 2 && !memcmp(end - 2, "->", 2))
+		end -= 2;
+	for (p = func.p; !rc && p < end; p = arrow + 2) {
+		arrow = memmem(p, (size_t)(end - p), "->", 2);
+		if (!arrow)
+			arrow = end;
+		rc = add_name(st, (struct span){ p, (size_t)(arrow - p) }, pc,
+			      mod, count++);
+		if (arrow == end)
+			break;
+	}
+	return rc ? rc : push_mark(st, count);
+}
+
+/* Whether the sample of this header is filtered out by its event. */
+static bool
+event_skipped(struct ps *st, const char *s, size_t n)
+{
+	struct span ev;
+
+	if (!match_event(s, n, &ev))
+		return false;
+	if (!st->event) {
+		st->event = strndup(ev.p, ev.n);
+		st->event_defaulted = true;
+		return false;
+	}
+	if (span_eq(ev, st->event))
+		return false;
+	if (st->event_defaulted && !st->event_warned) {
+		fold_warn("filtering for events of type: %s", st->event);
+		st->event_warned = true;
+	}
+	return true;
+}
+
+static int
+header_line(struct ps *st, const char *s, size_t n, struct span comm,
+	    struct span pid, struct span tid)
+{
+	struct sp_buf *b = &st->pname;
+	size_t i;
+	int rc = 0;
+
+	if (event_skipped(st, s, n))
+		return 0;
+	if (!tid.n || span_eq(tid, "0")) {
+		tid = pid;
+		pid = (struct span){ "?", 1 };
+	}
+	sp_buf_reset(b);
+	rc |= sp_buf_add(b, comm.p, comm.n);
+	if (st->o->tid || st->o->pid) {
+		rc |= sp_buf_addc(b, '-');
+		rc |= sp_buf_add(b, pid.p, pid.n);
+	}
+	if (st->o->tid) {
+		rc |= sp_buf_addc(b, '/');
+		rc |= sp_buf_add(b, tid.p, tid.n);
+	}
+	for (i = 0; i < b->len; i++)
+		if (b->data[i] == ' ')
+			b->data[i] = '_';
+	st->have_pname = true;
+	st->is_java = b->len == 4 && !memcmp(b->data, "java", 4);
+	return rc ? -ENOMEM : 0;
+}
+
+/* A blank line ends a sample: root first, the comm, then the frames. */
+static int
+end_sample(struct ps *st)
+{
+	struct sp_buf *b = &st->stack;
+	size_t i, from;
+	int rc = 0;
+
+	if (!st->have_pname)
+		return 0;
+	sp_buf_reset(b);
+	rc |= sp_buf_add(b, st->pname.data, st->pname.len);
+	for (i = st->nmarks; i-- > 0;) {
+		if (!st->counts[i])
+			continue;
+		from = i ? st->marks[i - 1] : 0;
+		rc |= sp_buf_addc(b, ';');
+		rc |= sp_buf_add(b, st->frames.data + from, st->marks[i] - from);
+	}
+	if (!rc && fold_filter_frames(st->o, (char *)b->data, &b->len))
+		rc = fold_set_add(st->set, (char *)b->data, b->len, 1);
+	sp_buf_reset(&st->frames);
+	st->nmarks = 0;
+	st->have_pname = false;
+	return rc ? -ENOMEM : 0;
+}
+
+static int
+one_line(struct ps *st, const char *s, size_t n)
+{
+	struct span a, b, c;
+
+	if (n && s[0] == '#')
+		return 0;
+	if (!n)
+		return end_sample(st);
+	if (match_header(s, n, &a, &b, &c))
+		return header_line(st, s, n, a, b, c);
+	if (match_frame(s, n, &a, &b, &c))
+		return st->have_pname ? frame_line(st, a, b, c) : 0;
+	if (st->unrecognized++ < MAX_WARN)
+		fold_warn("%s: line %llu: unrecognized line: %.*s", st->name,
+			  (unsigned long long)st->lineno,
+			  (int)(n > 80 ? 80 : n), s);
+	return 0;
+}
+
+/* Feeds the complete lines of buf[0..len) and returns the bytes used. */
+static int
+feed(struct ps *st, const char *buf, size_t len, bool eof, size_t *used)
+{
+	const char *p = buf, *end = buf + len, *nl;
+	int rc = 0;
+
+	while (!rc && p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl && !eof)
+			break;
+		st->lineno++;
+		rc = one_line(st, p, (size_t)((nl ? nl : end) - p));
+		p = nl ? nl + 1 : end;
+	}
+	*used = (size_t)(p - buf);
+	return rc;
+}
+
+static void
+ps_release(struct ps *st)
+{
+	sp_buf_release(&st->pname);
+	sp_buf_release(&st->frames);
+	sp_buf_release(&st->stack);
+	sp_buf_release(&st->tmp);
+	free(st->marks);
+	free(st->counts);
+	free(st->event);
+}
+
+int
+fold_perf_script(FILE *in, const char *name, const struct fold_opts *o,
+		 struct fold_set *set)
+{
+	struct ps st = { .o = o, .set = set, .name = name };
+	struct sp_buf buf = SP_BUF_INIT;
+	size_t got, used;
+	bool eof = false;
+	int rc = 0;
+
+	if (o->event_filter && !(st.event = strdup(o->event_filter)))
+		rc = -ENOMEM;
+	while (!rc && !eof) {
+		if (buf.alloc - buf.len < 65536 && sp_buf_grow(&buf, 1 << 20)) {
+			rc = -ENOMEM;
+			break;
+		}
+		got = fread(buf.data + buf.len, 1, buf.alloc - buf.len - 1, in);
+		buf.len += got;
+		eof = got == 0;
+		rc = feed(&st, (char *)buf.data, buf.len, eof, &used);
+		sp_buf_consume(&buf, used);
+	}
+	if (!rc && ferror(in))
+		fold_warn("%s: read error", name), rc = -EIO;
+	else if (rc)
+		fold_warn("%s: line %llu: out of memory", name,
+			  (unsigned long long)st.lineno);
+	if (st.unrecognized > MAX_WARN)
+		fold_warn("%s: %llu unrecognized lines in all", name,
+			  (unsigned long long)st.unrecognized);
+	sp_buf_release(&buf);
+	ps_release(&st);
+	return rc ? 1 : 0;
+}

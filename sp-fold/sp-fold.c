@@ -1,0 +1,299 @@
+/*
+ * sp-fold: aggregates the record stream of sp-dump/sp-symbolize, or the
+ * text of `perf script`, into folded stacks, and writes them as folded
+ * lines, a top table, an SVG flame graph, a pprof profile, a speedscope
+ * file or perf script text.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp-fold/fold.h"
+#include "common/banned.h"
+
+enum {
+	OPT_ADDRS = 256, OPT_ALL, OPT_COLORS, OPT_COMM, OPT_EVENT, OPT_EXCLUDE,
+	OPT_FROM, OPT_INCLUDE, OPT_INLINE, OPT_INVERTED, OPT_JIT, OPT_KERNEL,
+	OPT_MAXDEPTH, OPT_NOCOMM, OPT_PID, OPT_PNAME, OPT_REVERSE, OPT_HIDDEN,
+	OPT_TID, OPT_TIME, OPT_TITLE, OPT_WEIGHT, OPT_WIDTH,
+};
+
+static const struct option longopts[] = {
+	{ "addrs", no_argument, NULL, OPT_ADDRS },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "colors", required_argument, NULL, OPT_COLORS },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "event-filter", required_argument, NULL, OPT_EVENT },
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+	{ "format", required_argument, NULL, 'f' },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "help", no_argument, NULL, 'h' },
+	{ "include", required_argument, NULL, OPT_INCLUDE },
+	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "inverted", no_argument, NULL, OPT_INVERTED },
+	{ "jit", no_argument, NULL, OPT_JIT },
+	{ "kernel", no_argument, NULL, OPT_KERNEL },
+	{ "max-depth", required_argument, NULL, OPT_MAXDEPTH },
+	{ "no-comm", no_argument, NULL, OPT_NOCOMM },
+	{ "pid", optional_argument, NULL, OPT_PID },
+	{ "process-name", no_argument, NULL, OPT_PNAME },
+	{ "reverse", no_argument, NULL, OPT_REVERSE },
+	{ "show-hidden", no_argument, NULL, OPT_HIDDEN },
+	{ "tid", optional_argument, NULL, OPT_TID },
+	{ "time", required_argument, NULL, OPT_TIME },
+	{ "title", required_argument, NULL, OPT_TITLE },
+	{ "weight", required_argument, NULL, OPT_WEIGHT },
+	{ "width", required_argument, NULL, OPT_WIDTH },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char *const format_names[] = {
+	[FOLD_FOLDED] = "folded", [FOLD_TOP] = "top", [FOLD_SVG] = "svg",
+	[FOLD_PPROF] = "pprof", [FOLD_SPEEDSCOPE] = "speedscope",
+	[FOLD_PERF_SCRIPT] = "perf-script",
+};
+
+static void
+usage(void)
+{
+	fputs("usage: sp-fold [-h] [-f folded|top|svg|pprof|speedscope|"
+	      "perf-script]\n"
+	      "\t[--from records|perf-script] [--pid[=PIDS]] [--tid[=TIDS]]\n"
+	      "\t[--process-name] [--no-comm] [--kernel] [--jit] [--inline]"
+	      " [--all]\n"
+	      "\t[--addrs] [--event-filter EVENT] [--show-hidden]"
+	      " [--weight samples|time]\n"
+	      "\t[--comm NAME] [--time FROM,TO] [--include REGEX]"
+	      " [--exclude REGEX]\n"
+	      "\t[--max-depth N] [--title TEXT] [--colors PALETTE]"
+	      " [--reverse]\n"
+	      "\t[--inverted] [--width PIXELS] [FILE]\n", stderr);
+	exit(2);
+}
+
+static void
+bad_value(const char *opt, const char *val)
+{
+	fold_warn("invalid %s value '%s'", opt, val);
+	usage();
+}
+
+static enum fold_format
+parse_format(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++)
+		if (!strcmp(s, format_names[i]))
+			return (enum fold_format)i;
+	bad_value("--format", s);
+	return FOLD_FOLDED;
+}
+
+static unsigned long
+parse_num(const char *opt, const char *s, unsigned long max)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v > max)
+		bad_value(opt, s);
+	return v;
+}
+
+/* PIDS: comma-separated numbers. */
+static void
+parse_ids(const char *opt, const char *s, struct fold_ids *ids)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+
+	if (!copy)
+		bad_value(opt, s);
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		ids->v = realloc(ids->v, (ids->n + 1) * sizeof(*ids->v));
+		if (!ids->v)
+			bad_value(opt, s);
+		ids->v[ids->n++] = (int64_t)parse_num(opt, tok, INT64_MAX);
+	}
+	free(copy);
+	if (!ids->n)
+		bad_value(opt, s);
+}
+
+static void
+parse_time(const char *s, struct fold_opts *o)
+{
+	char *end;
+
+	o->time_from = strtod(s, &end);
+	if (end == s || *end != ',')
+		bad_value("--time", s);
+	s = end + 1;
+	o->time_to = *s ? strtod(s, &end) : 1e300;
+	if (*s && (end == s || *end))
+		bad_value("--time", s);
+	o->has_time = true;
+}
+
+static void
+parse_regex(const char *opt, const char *s, regex_t *re, bool *has)
+{
+	char msg[256];
+	int rc;
+
+	if (*has)
+		regfree(re);
+	rc = regcomp(re, s, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		regerror(rc, re, msg, sizeof(msg));
+		fold_warn("%s '%s': %s", opt, s, msg);
+		usage();
+	}
+	*has = true;
+}
+
+static void
+add_comm(struct fold_opts *o, const char *name)
+{
+	o->comms = realloc(o->comms, (o->ncomms + 1) * sizeof(*o->comms));
+	if (!o->comms) {
+		fold_warn("out of memory");
+		exit(1);
+	}
+	o->comms[o->ncomms++] = name;
+}
+
+static void
+set_option(int c, struct fold_opts *o, bool *from_perf)
+{
+	switch (c) {
+	case 'f': o->format = parse_format(optarg); break;
+	case OPT_ADDRS: o->addrs = true; break;
+	case OPT_ALL: o->kernel = o->jit = o->all = true; break;
+	case OPT_COLORS: o->colors = optarg; break;
+	case OPT_COMM: add_comm(o, optarg); break;
+	case OPT_EVENT: o->event_filter = optarg; break;
+	case OPT_EXCLUDE:
+		parse_regex("--exclude", optarg, &o->exclude, &o->has_exclude);
+		break;
+	case OPT_FROM:
+		if (strcmp(optarg, "perf-script") && strcmp(optarg, "records"))
+			bad_value("--from", optarg);
+		*from_perf = !strcmp(optarg, "perf-script");
+		break;
+	case OPT_INCLUDE:
+		parse_regex("--include", optarg, &o->include, &o->has_include);
+		break;
+	case OPT_INLINE: o->inl = true; break;
+	case OPT_INVERTED: o->inverted = true; break;
+	case OPT_JIT: o->jit = true; break;
+	case OPT_KERNEL: o->kernel = true; break;
+	case OPT_MAXDEPTH:
+		o->max_depth = (unsigned)parse_num("--max-depth", optarg, 1u << 20);
+		break;
+	case OPT_NOCOMM: o->no_comm = true; break;
+	case OPT_PID:
+		if (optarg)
+			parse_ids("--pid", optarg, &o->pids);
+		else
+			o->pid = true;
+		break;
+	case OPT_PNAME: o->process_name = true; break;
+	case OPT_REVERSE: o->reverse = true; break;
+	case OPT_HIDDEN: o->show_hidden = true; break;
+	case OPT_TID:
+		if (optarg)
+			parse_ids("--tid", optarg, &o->tids);
+		else
+			o->tid = true;
+		break;
+	case OPT_TIME: parse_time(optarg, o); break;
+	case OPT_TITLE: o->title = optarg; break;
+	case OPT_WEIGHT:
+		if (strcmp(optarg, "time") && strcmp(optarg, "samples"))
+			bad_value("--weight", optarg);
+		o->weight_time = !strcmp(optarg, "time");
+		break;
+	case OPT_WIDTH:
+		o->width = (int)parse_num("--width", optarg, 100000);
+		break;
+	default: usage();
+	}
+}
+
+/* Writes the aggregated set in the chosen format. */
+static int
+write_set(struct fold_set *set, const struct fold_opts *o,
+	  const struct fold_meta *meta)
+{
+	switch (o->format) {
+	case FOLD_TOP: return fold_write_top(stdout, set);
+	case FOLD_SVG: return fold_write_svg(stdout, set, o);
+	case FOLD_PPROF: return fold_write_pprof(stdout, set, o, meta);
+	default: return fold_write_folded(stdout, set);
+	}
+}
+
+static int
+fold_file(const char *path, const struct fold_opts *o, bool from_perf)
+{
+	struct fold_meta meta = { 0 };
+	struct fold_set *set;
+	const char *name = path ? path : "<stdin>";
+	FILE *in = stdin;
+	int rc;
+
+	if (path && strcmp(path, "-") && !(in = fopen(path, "r"))) {
+		fold_warn("'%s': %s", path, strerror(errno));
+		return 1;
+	}
+	set = fold_set_new();
+	if (!set) {
+		fold_warn("out of memory");
+		return 1;
+	}
+	if (from_perf)
+		rc = fold_perf_script(in, name, o, set);
+	else
+		rc = fold_records(in, name, o, set, &meta);
+	if (!rc && o->format != FOLD_SPEEDSCOPE &&
+	    o->format != FOLD_PERF_SCRIPT)
+		rc = write_set(set, o, &meta);
+	fold_set_free(set);
+	if (in != stdin)
+		fclose(in);
+	return rc;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct fold_opts o = { .format = FOLD_FOLDED };
+	bool from_perf = false;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1)
+		set_option(c, &o, &from_perf);
+	argc -= optind;
+	argv += optind;
+	if (argc > 1)
+		usage();
+	if (o.all && !from_perf)
+		o.inl = true;
+	if (from_perf && (o.format == FOLD_SPEEDSCOPE ||
+			  o.format == FOLD_PERF_SCRIPT)) {
+		fold_warn("--format %s needs a record stream, not perf script",
+			  format_names[o.format]);
+		usage();
+	}
+	rc = fold_file(argc ? argv[0] : NULL, &o, from_perf);
+	if (fflush(stdout) || ferror(stdout)) {
+		fold_warn("write error on standard output: %s", strerror(errno));
+		rc = 1;
+	}
+	return rc;
+}

@@ -1,0 +1,199 @@
+#!/bin/sh
+# sp-fold --from perf-script folds `perf script` text as FlameGraph's
+# stackcollapse-perf.pl does: comm with -PID or -PID/TID, offsets stripped,
+# [unknown] frames named after their module, names tidied (Go methods,
+# anonymous namespaces, quotes, semicolons, Java signatures), the _[k] _[j]
+# _[i] annotations, empty stacks, and only the first event type unless
+# --event-filter names one.  Expected outputs follow the script's rules.
+. "$(dirname "$0")/lib.sh"
+
+cat >"$TMP/in.txt" <<'EOF_IN'
+# ========
+# cmdline : /usr/bin/perf record -g -- ./app
+# ========
+#
+app 1200/1201 [000] 100.000001:    1001001 cpu-clock: 
+	ffffffff8103ce3b native_safe_halt+0xb ([kernel.kallsyms])
+	ffffffff8101c6a3 default_idle+0x13 ([kernel.kallsyms])
+	            1143 work+0x1a (/opt/app/bin/app)
+	            1177 main+0x1b (/opt/app/bin/app)
+	           2724a __libc_start_call_main+0x7a (/usr/lib/x86_64-linux-gnu/libc.so.6)
+
+app 1200/1201 [000] 100.001001:    1001001 cpu-clock: 
+	            1143 work+0x1a (/opt/app/bin/app)
+	            1177 main+0x1b (/opt/app/bin/app)
+	           2724a __libc_start_call_main+0x7a (/usr/lib/x86_64-linux-gnu/libc.so.6)
+
+app 1200/1201 [000] 100.001501:    1001001 cpu-clock: 
+	            1149 work+0x20 (/opt/app/bin/app)
+	            1177 main+0x1b (/opt/app/bin/app)
+	           2724a __libc_start_call_main+0x7a (/usr/lib/x86_64-linux-gnu/libc.so.6)
+
+app 1200/1202 [001] 100.001002:    1001001 cpu-clock: 
+	    7f0000001000 Interpreter (/tmp/perf-1200.map)
+	    7f0000002000 LFoo;.bar(I)V (/tmp/perf-1200.map)
+	            f35d [unknown] (/usr/lib/x86_64-linux-gnu/libpthread.so.0)
+	               0 [unknown] ([unknown])
+
+V8 WorkerThread 1200/1203 [001] 100.002000:    1001001 cpu-clock: 
+	          4e85d9 ext4_file_read_iter (/lib/modules/6.1.0/build/vmlinux)
+	            1234 std::vector<int, std::allocator<int> >::push_back(int const&)+0x10 (/opt/app/bin/app)
+	            1300 (anonymous namespace)::skipped(int)+0x4 (/opt/app/bin/app)
+	            1310 ns::(anonymous namespace)::helper(int)+0x8 (/opt/app/bin/app)
+	            1400 net/http.(*Client).Do+0x20 (/opt/app/bin/app)
+	            1500 say"hi'there (/opt/app/bin/app)
+	            1600 a;b (/opt/app/bin/app)
+
+swapper     0/0     [002] 100.003000:    1001001 cpu-clock: 
+	ffffffff8103ce3b native_safe_halt+0xb ([kernel.kallsyms])
+	ffffffff8101c6a3 default_idle ([kernel.kallsyms])
+
+app 1201 [000] 100.004000:    1001001 cpu-clock: 
+
+app 1200/1201 [000] 100.005000:      30000 page-faults: 
+	            1143 work+0x1a (/opt/app/bin/app)
+
+java 1300/1301 [003] 100.006000:    1001001 cpu-clock: 
+	    7f0000003000 Lorg/mozilla/javascript/MemberBox;.<init>(Ljava/lang/reflect/Method;)V (/tmp/perf-1300.map)
+	    7f0000004000 Interpreter (/tmp/perf-1300.map)
+	    7f0000005000 [unknown] ([vdso])
+
+app 1200/1201 [000] 100.007000:    1001001 cpu-clock: 
+	            1143 leafy+0x4 (inlined)
+	            1143 inner->innermost (/opt/app/bin/app)
+	            1143 work (/opt/app/bin/app)
+	            1177 main+0x1b (/opt/app/bin/app)
+
+EOF_IN
+
+check() {	# NAME OPTION...
+	_n=$1
+	shift
+	"$SP_FOLD" --from perf-script "$@" "$TMP/in.txt" >"$TMP/out.$_n" \
+		2>"$TMP/err.$_n" || fail "sp-fold $* exited $?"
+	diff -u "$TMP/exp.$_n" "$TMP/out.$_n" || fail "sp-fold $*: output differs"
+}
+
+cat >"$TMP/exp.default" <<'EOF_OUT'
+V8_WorkerThread;a:b;sayhithere;net/http.(*Client).Do;ns::(anonymous namespace)::helper;std::vector<int, std::allocator<int> >::push_back;ext4_file_read_iter 1
+app 1
+app;[unknown];[libpthread.so.0];LFoo:.bar;Interpreter 1
+app;__libc_start_call_main;main;work 2
+app;__libc_start_call_main;main;work;default_idle;native_safe_halt 1
+app;main;work;inner;innermost_[i];leafy 1
+java;[[vdso]];Interpreter;org/mozilla/javascript/MemberBox:.<init> 1
+swapper;default_idle;native_safe_halt 1
+EOF_OUT
+check default
+
+cat >"$TMP/exp.pid" <<'EOF_OUT'
+V8_WorkerThread-1200;a:b;sayhithere;net/http.(*Client).Do;ns::(anonymous namespace)::helper;std::vector<int, std::allocator<int> >::push_back;ext4_file_read_iter 1
+app-1200;[unknown];[libpthread.so.0];LFoo:.bar;Interpreter 1
+app-1200;__libc_start_call_main;main;work 2
+app-1200;__libc_start_call_main;main;work;default_idle;native_safe_halt 1
+app-1200;main;work;inner;innermost_[i];leafy 1
+app-? 1
+java-1300;[[vdso]];Interpreter;Lorg/mozilla/javascript/MemberBox:.<init> 1
+swapper-?;default_idle;native_safe_halt 1
+EOF_OUT
+check pid --pid
+
+cat >"$TMP/exp.tid" <<'EOF_OUT'
+V8_WorkerThread-1200/1203;a:b;sayhithere;net/http.(*Client).Do;ns::(anonymous namespace)::helper;std::vector<int, std::allocator<int> >::push_back;ext4_file_read_iter 1
+app-1200/1201;__libc_start_call_main;main;work 2
+app-1200/1201;__libc_start_call_main;main;work;default_idle;native_safe_halt 1
+app-1200/1201;main;work;inner;innermost_[i];leafy 1
+app-1200/1202;[unknown];[libpthread.so.0];LFoo:.bar;Interpreter 1
+app-?/1201 1
+java-1300/1301;[[vdso]];Interpreter;Lorg/mozilla/javascript/MemberBox:.<init> 1
+swapper-?/0;default_idle;native_safe_halt 1
+EOF_OUT
+check tid --tid
+
+cat >"$TMP/exp.kernel" <<'EOF_OUT'
+V8_WorkerThread;a:b;sayhithere;net/http.(*Client).Do;ns::(anonymous namespace)::helper;std::vector<int, std::allocator<int> >::push_back;ext4_file_read_iter_[k] 1
+app 1
+app;[unknown];[libpthread.so.0];LFoo:.bar;Interpreter 1
+app;__libc_start_call_main;main;work 2
+app;__libc_start_call_main;main;work;default_idle_[k];native_safe_halt_[k] 1
+app;main;work;inner;innermost_[i];leafy 1
+java;[[vdso]]_[k];Interpreter;org/mozilla/javascript/MemberBox:.<init> 1
+swapper;default_idle_[k];native_safe_halt_[k] 1
+EOF_OUT
+check kernel --kernel
+
+cat >"$TMP/exp.jit" <<'EOF_OUT'
+V8_WorkerThread;a:b;sayhithere;net/http.(*Client).Do;ns::(anonymous namespace)::helper;std::vector<int, std::allocator<int> >::push_back;ext4_file_read_iter 1
+app 1
+app;[unknown];[libpthread.so.0];LFoo:.bar_[j];Interpreter_[j] 1
+app;__libc_start_call_main;main;work 2
+app;__libc_start_call_main;main;work;default_idle;native_safe_halt 1
+app;main;work;inner;innermost_[i];leafy 1
+java;[[vdso]];Interpreter_[j];org/mozilla/javascript/MemberBox:.<init>_[j] 1
+swapper;default_idle;native_safe_halt 1
+EOF_OUT
+check jit --jit
+
+cat >"$TMP/exp.all" <<'EOF_OUT'
+V8_WorkerThread;a:b;sayhithere;net/http.(*Client).Do;ns::(anonymous namespace)::helper;std::vector<int, std::allocator<int> >::push_back;ext4_file_read_iter_[k] 1
+app 1
+app;[unknown];[libpthread.so.0];LFoo:.bar_[j];Interpreter_[j] 1
+app;__libc_start_call_main;main;work 2
+app;__libc_start_call_main;main;work;default_idle_[k];native_safe_halt_[k] 1
+app;main;work;inner;innermost_[i];leafy 1
+java;[[vdso]]_[k];Interpreter_[j];org/mozilla/javascript/MemberBox:.<init>_[j] 1
+swapper;default_idle_[k];native_safe_halt_[k] 1
+EOF_OUT
+check all --all
+
+cat >"$TMP/exp.addrs" <<'EOF_OUT'
+V8_WorkerThread;a:b;sayhithere;net/http.(*Client).Do;ns::(anonymous namespace)::helper;std::vector<int, std::allocator<int> >::push_back;ext4_file_read_iter 1
+app 1
+app;[unknown <0>];[libpthread.so.0 <f35d>];LFoo:.bar;Interpreter 1
+app;__libc_start_call_main;main;work 2
+app;__libc_start_call_main;main;work;default_idle;native_safe_halt 1
+app;main;work;inner;innermost_[i];leafy 1
+java;[[vdso] <7f0000005000>];Interpreter;org/mozilla/javascript/MemberBox:.<init> 1
+swapper;default_idle;native_safe_halt 1
+EOF_OUT
+check addrs --addrs
+
+cat >"$TMP/exp.event-filter" <<'EOF_OUT'
+app;work 1
+EOF_OUT
+check event-filter --event-filter=page-faults
+
+cat >"$TMP/exp.inline" <<'EOF_OUT'
+V8_WorkerThread;a:b;sayhithere;net/http.(*Client).Do;ns::(anonymous namespace)::helper;std::vector<int, std::allocator<int> >::push_back;ext4_file_read_iter 1
+app 1
+app;[unknown];[libpthread.so.0];LFoo:.bar;Interpreter 1
+app;__libc_start_call_main;main;work 2
+app;__libc_start_call_main;main;work;default_idle;native_safe_halt 1
+app;main;work;inner;innermost_[i];leafy_[i] 1
+java;[[vdso]];Interpreter;org/mozilla/javascript/MemberBox:.<init> 1
+swapper;default_idle;native_safe_halt 1
+EOF_OUT
+check inline --inline
+
+# The default event filter says which event it kept.
+grep -q 'filtering for events of type: cpu-clock' "$TMP/err.default" ||
+	fail "no event filter notice"
+
+# Standard input works the same.
+"$SP_FOLD" --from perf-script <"$TMP/in.txt" >"$TMP/out.stdin" 2>/dev/null ||
+	fail "stdin: exit $?"
+diff -u "$TMP/exp.default" "$TMP/out.stdin" || fail "stdin output differs"
+
+# Unrecognized lines are reported with their number, not fatal.
+printf 'ab 1 1.0: cpu-clock:\n\tffff f (m)\n  ???\n\n' >"$TMP/bad.txt"
+"$SP_FOLD" --from perf-script "$TMP/bad.txt" >"$TMP/out.bad" 2>"$TMP/err.bad" ||
+	fail "unrecognized line: exit $?"
+grep -q "line 3: unrecognized line" "$TMP/err.bad" || fail "no line number"
+[ "$(cat "$TMP/out.bad")" = "ab;f 1" ] || fail "bad input output: $(cat "$TMP/out.bad")"
+
+# A missing file is an error (1), a bad option a usage error (2).
+"$SP_FOLD" --from perf-script "$TMP/nonexistent" 2>/dev/null
+[ $? -eq 1 ] || fail "missing file did not exit 1"
+"$SP_FOLD" --from perf-script --no-such-option "$TMP/in.txt" 2>/dev/null
+[ $? -eq 2 ] || fail "bad option did not exit 2"
+exit 0
