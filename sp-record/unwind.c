@@ -37,7 +37,6 @@ static __thread int in_unwind;
 
 /* How far above the copy a read still counts as "the copy ran out". */
 #define STACK_SPAN_MAX (64u << 20)
-#define CACHE_ENTRIES 4096
 
 enum unwind_error {
 	ERR_NO_REGS,
@@ -450,10 +449,8 @@ proc_get(struct sp_unwinder *u, int32_t pid)
 		p->pid = pid;
 		in_unwind = 1;
 		p->as = unw_create_addr_space(&accessors, 0);
-		if (p->as) {
+		if (p->as)
 			unw_set_caching_policy(p->as, UNW_CACHE_GLOBAL);
-			unw_set_cache_size(p->as, CACHE_ENTRIES, 0);
-		}
 		in_unwind = 0;
 		if (!p->as) {
 			free(p);

@@ -563,20 +563,57 @@ unwind_pass(struct rec *r, struct sp_unwinder *u, struct judge *j,
 	return cpu_seconds() - t0;
 }
 
+/* Best of five warm passes over the samples of `lo` to `hi` frames. */
 static void
-bench(struct rec *r, struct sp_unwinder *u)
+bench_range(struct rec *r, struct sp_unwinder *u, const size_t *nf,
+	    size_t lo, size_t hi)
 {
+	static uint64_t pcs[SP_UNWIND_MAX_FRAMES];
 	double best = 1e9, t;
-	size_t frames, pass;
+	size_t pass, i, count = 0, frames = 0;
+	bool trunc;
 
 	for (pass = 0; pass < 5; pass++) {
-		t = unwind_pass(r, u, NULL, NULL, &frames);
+		count = frames = 0;
+		t = cpu_seconds();
+		for (i = 0; i < r->nsamples; i++) {
+			const struct sample *s = &r->samples[i];
+
+			if (nf[i] < lo || nf[i] > hi)
+				continue;
+			frames += sp_unwinder_unwind(u, r->mods, s->pid,
+				s->regs, SP_UNWIND_REGS_MASK, s->stack,
+				s->len, pcs, SP_UNWIND_MAX_FRAMES, &trunc);
+			count++;
+		}
+		t = cpu_seconds() - t;
 		if (t < best)
 			best = t;
 	}
-	printf("warm: %.2f us/sample, %.1f frames/sample\n",
-	       best * 1e6 / (double)r->nsamples,
-	       (double)frames / (double)r->nsamples);
+	if (count)
+		printf("warm %zu-%zu frames: %zu samples, %.1f frames/sample, "
+		       "%.2f us/sample, %.3f us/frame\n", lo, hi, count,
+		       (double)frames / (double)count,
+		       best * 1e6 / (double)count, best * 1e6 / (double)frames);
+}
+
+static void
+bench(struct rec *r, struct sp_unwinder *u)
+{
+	static uint64_t pcs[SP_UNWIND_MAX_FRAMES];
+	size_t *nf = calloc(r->nsamples + 1, sizeof(*nf)), i;
+	bool trunc;
+
+	ck_assert_ptr_nonnull(nf);
+	for (i = 0; i < r->nsamples; i++)
+		nf[i] = sp_unwinder_unwind(u, r->mods, r->samples[i].pid,
+			r->samples[i].regs, SP_UNWIND_REGS_MASK,
+			r->samples[i].stack, r->samples[i].len, pcs,
+			SP_UNWIND_MAX_FRAMES, &trunc);
+	bench_range(r, u, nf, 0, SP_UNWIND_MAX_FRAMES);
+	bench_range(r, u, nf, 0, 24);
+	bench_range(r, u, nf, 25, SP_UNWIND_MAX_FRAMES);
+	free(nf);
 }
 
 START_TEST(test_chains_unwind_to_root)
