@@ -21,9 +21,9 @@ struct sp_dwarf {
 	Dwarf *dw;
 };
 
-/* One frame of a chain, innermost first. */
+/* The inlined subroutines and their subprogram, innermost first. */
 struct chain {
-	Dwarf_Die *die[SP_DWARF_MAX_DEPTH];
+	Dwarf_Die die[SP_DWARF_MAX_DEPTH];
 	size_t n;
 };
 
@@ -70,23 +70,39 @@ die_name(Dwarf_Die *die)
 	return s;
 }
 
-/* Collects the inlined subroutines and the enclosing subprogram. */
+/*
+ * Collects the inlined subroutines and the enclosing subprogram.  The
+ * scopes dwarf_getscopes() gives past an inlined subroutine are those of
+ * its abstract definition, so the walk continues from the concrete
+ * instance's own parents, as eu-addr2line does.  Frees `scopes`.
+ */
 static void
 collect(Dwarf_Die *scopes, int nscopes, bool inlines, struct chain *c)
 {
-	int i;
+	Dwarf_Die *parents = NULL;
+	int i = 0;
 
 	c->n = 0;
-	for (i = 0; i < nscopes && c->n < SP_DWARF_MAX_DEPTH; i++) {
+	while (i < nscopes && c->n < SP_DWARF_MAX_DEPTH) {
 		int tag = dwarf_tag(&scopes[i]);
 
-		if (tag == DW_TAG_inlined_subroutine && inlines)
-			c->die[c->n++] = &scopes[i];
 		if (tag == DW_TAG_subprogram) {
-			c->die[c->n++] = &scopes[i];
-			return;
+			c->die[c->n++] = scopes[i];
+			break;
 		}
+		if (tag != DW_TAG_inlined_subroutine) {
+			i++;
+			continue;
+		}
+		if (inlines)
+			c->die[c->n++] = scopes[i];
+		nscopes = dwarf_getscopes_die(&scopes[i], &parents);
+		free(scopes);
+		scopes = parents;
+		parents = NULL;
+		i = 1;
 	}
+	free(scopes);
 }
 
 static int
@@ -134,12 +150,12 @@ emit_chain(Dwarf_Die *cu, struct chain *c, const char *outer,
 
 	for (j = c->n; j-- > 0;) {
 		const char *name = j == c->n - 1 && outer ? outer :
-							    die_name(c->die[j]);
+							    die_name(&c->die[j]);
 		const char *f = file;
 		int l = line;
 
 		if (j > 0)
-			call_site(cu, c->die[j - 1], &f, &l);
+			call_site(cu, &c->die[j - 1], &f, &l);
 		rc = add_frame(out, name ? name : "??", demangle && !(
 				       j == c->n - 1 && outer),
 			       f, l, j != c->n - 1);
@@ -169,13 +185,10 @@ sp_dwarf_frames(struct sp_dwarf *d, uint64_t vaddr, const char *outer,
 	nscopes = dwarf_getscopes(&cu, vaddr, &scopes);
 	collect(scopes, nscopes > 0 ? nscopes : 0, inlines, &c);
 	if (c.n == 0) {
-		free(scopes);
 		if (!outer)
 			return 0;
 		rc = add_frame(out, outer, false, file, line, false);
 		return rc ? rc : 1;
 	}
-	rc = emit_chain(&cu, &c, outer, file, line, demangle, out);
-	free(scopes);
-	return rc;
+	return emit_chain(&cu, &c, outer, file, line, demangle, out);
 }

@@ -1,0 +1,508 @@
+/*
+ * check_symbolize_elf.c: sp-symbolize's ELF images on files compiled at
+ * test time from tests/programs/sym_elf.c and sym_cxx.cc: PIE, non-PIE,
+ * shared object, C++, stripped files with a separate debug file found by
+ * build id or by debuglink, MiniDebugInfo, and broken files.  Names and
+ * source lines are checked against addr2line -C -f -i on the same
+ * addresses.
+ */
+#include <check.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sp-symbolize/image.h"
+#include "sp-symbolize/symres.h"
+
+static char dir[] = "/tmp/sp-symelf.XXXXXX";
+static bool have_cxx;
+
+static int
+sh(const char *fmt, ...)
+{
+	va_list ap;
+	char *cmd;
+	int rc;
+
+	va_start(ap, fmt);
+	ck_assert_int_ge(vasprintf(&cmd, fmt, ap), 0);
+	va_end(ap);
+	rc = system(cmd);
+	free(cmd);
+	return rc;
+}
+
+static const char *
+programs(void)
+{
+	const char *top = getenv("SP_TOP");
+	static char buf[4096], cwd[2048];
+
+	if (!top)
+		top = getcwd(cwd, sizeof(cwd));
+	ck_assert_ptr_nonnull(top);
+	snprintf(buf, sizeof(buf), "%s/tests/programs", top);
+	return buf;
+}
+
+/* Builds every fixture once, before the tests fork. */
+static void
+build_fixtures(void)
+{
+	const char *p = programs();
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(sh("cd %s && cc -O2 -g -fPIE -pie -o pie %s/sym_elf.c"
+			    " && cc -O2 -g -fno-pie -no-pie -o nopie "
+			    "%s/sym_elf.c && cc -O2 -g -fPIC -shared -DSYM_LIB"
+			    " -o libsym.so %s/sym_elf.c",
+			    dir, p, p, p), 0);
+	have_cxx = sh("cd %s && c++ -O2 -g -o cxx %s/sym_cxx.cc 2>/dev/null",
+		      dir, p) == 0;
+	/* Stripped, debug file under DIR/dbg/.build-id/. */
+	ck_assert_int_eq(sh("cd %s && cp pie sbid && id=$(readelf -n sbid | "
+			    "sed -n 's/.*Build ID: //p') && mkdir -p "
+			    "dbg/.build-id/$(echo $id | cut -c1-2) && objcopy "
+			    "--only-keep-debug sbid dbg/.build-id/$(echo $id | "
+			    "cut -c1-2)/$(echo $id | cut -c3-).debug && strip "
+			    "--strip-all sbid", dir), 0);
+	/* Stripped, no build id, debug file by .gnu_debuglink. */
+	ck_assert_int_eq(sh("cd %s && cc -O2 -g -Wl,--build-id=none -o slink "
+			    "%s/sym_elf.c && objcopy --only-keep-debug slink "
+			    "slink.debug && strip --strip-all slink && objcopy "
+			    "--add-gnu-debuglink=slink.debug slink", dir, p), 0);
+	/* Stripped with MiniDebugInfo, as gdb's manual builds it. */
+	ck_assert_int_eq(sh("cd %s && cp pie mini && nm -D mini --format=posix "
+			    "--defined-only | awk '{print $1}' | sort > dyn && "
+			    "nm mini --format=posix --defined-only | awk "
+			    "'$2 ~ /[Tt]/ {print $1}' | sort > funcs && comm "
+			    "-13 dyn funcs > keep && objcopy --only-keep-debug "
+			    "mini mdi && objcopy -S --remove-section .gdb_index "
+			    "--remove-section .comment --keep-symbols=keep mdi "
+			    "&& xz -f mdi && strip --strip-all mini && objcopy "
+			    "--add-section .gnu_debugdata=mdi.xz mini", dir),
+			 0);
+}
+
+static void
+remove_fixtures(void)
+{
+	sh("rm -rf %s", dir);
+}
+
+static char *
+path(const char *name)
+{
+	static char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%s/%s", dir, name);
+	return buf;
+}
+
+/* The address of symbol `sym` per nm, 0 when absent; size in *size. */
+static uint64_t
+nm_addr(const char *file, const char *sym, uint64_t *size)
+{
+	char *cmd, line[512], name[256], type;
+	unsigned long long a, s;
+	uint64_t found = 0;
+	FILE *f;
+
+	ck_assert_int_ge(asprintf(&cmd, "nm -S %s", file), 0);
+	f = popen(cmd, "r");
+	free(cmd);
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %llx %c %255s", &a, &s, &type,
+			   name) == 4 && strcmp(name, sym) == 0) {
+			found = a;
+			if (size)
+				*size = s;
+		}
+	pclose(f);
+	return found;
+}
+
+/* The file offset of `vaddr` in `file`, through its PT_LOAD segments. */
+static uint64_t
+file_offset(const char *file, uint64_t vaddr)
+{
+	int fd = open(file, O_RDONLY);
+	Elf *e;
+	size_t i, n;
+	uint64_t off = UINT64_MAX;
+
+	ck_assert_int_ge(fd, 0);
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_int_eq(elf_getphdrnum(e, &n), 0);
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		gelf_getphdr(e, (int)i, &ph);
+		if (ph.p_type == PT_LOAD && vaddr >= ph.p_vaddr &&
+		    vaddr < ph.p_vaddr + ph.p_filesz)
+			off = vaddr - ph.p_vaddr + ph.p_offset;
+	}
+	elf_end(e);
+	close(fd);
+	ck_assert_uint_ne(off, UINT64_MAX);
+	return off;
+}
+
+static const char *
+base(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+static struct sp_image *
+open_image(const char *file, bool inlines, bool demangle)
+{
+	static char dbg[4096], *dirs[1] = { dbg };
+	struct sp_symopts o = { demangle, inlines, dirs, 1 };
+	const char *why = NULL;
+	struct sp_image *img;
+
+	snprintf(dbg, sizeof(dbg), "%s/dbg", dir);
+	img = sp_image_open(file, &o, &why);
+	ck_assert_msg(img != NULL, "%s: %s", file, why);
+	return img;
+}
+
+/* Reads addr2line's frames of `vaddr`, innermost first. */
+static size_t
+addr2line(const char *file, uint64_t vaddr, char names[][600],
+	  char srcs[][600], size_t max)
+{
+	char *cmd, line[512];
+	size_t n = 0;
+	FILE *f;
+
+	ck_assert_int_ge(asprintf(&cmd, "addr2line -C -f -i -e %s 0x%" PRIx64,
+				  file, vaddr), 0);
+	f = popen(cmd, "r");
+	free(cmd);
+	ck_assert_ptr_nonnull(f);
+	while (n < max && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(names[n], 600, "%s", line);
+		if (!fgets(line, sizeof(line), f))
+			break;
+		line[strcspn(line, " \n")] = '\0';
+		snprintf(srcs[n], 600, "%s", base(line));
+		n++;
+	}
+	pclose(f);
+	return n;
+}
+
+/*
+ * Checks the frames of `vaddr` in `file` against addr2line on `oracle`
+ * (the unstripped build); returns the number of frames.
+ */
+static size_t
+check_addr(struct sp_image *img, const char *file, const char *oracle,
+	   uint64_t vaddr)
+{
+	struct sp_symres r = SP_SYMRES_INIT;
+	char names[8][600], srcs[8][600], mine[700];
+	size_t i, n = addr2line(oracle, vaddr, names, srcs, 8);
+
+	ck_assert_int_eq(sp_image_resolve(img, file_offset(file, vaddr), &r),
+			 (int)n);
+	for (i = 0; i < n; i++) {
+		const struct sp_sym *s = &r.v[n - 1 - i];
+
+		ck_assert_str_eq(s->name, names[i]);
+		snprintf(mine, sizeof(mine), "%s:%u",
+			 s->file ? base(s->file) : "??", s->line);
+		ck_assert_str_eq(mine, srcs[i]);
+		ck_assert_int_eq(!!(s->flags & SP_SYM_INLINED), i + 1 < n);
+	}
+	sp_symres_release(&r);
+	return n;
+}
+
+/* Checks every address of `sym`; returns the deepest chain seen. */
+static size_t
+check_function(struct sp_image *img, const char *file, const char *oracle,
+	       const char *sym)
+{
+	uint64_t size = 0, a = nm_addr(oracle, sym, &size), off;
+	size_t deepest = 0, n;
+
+	ck_assert_msg(a != 0, "%s not in %s", sym, oracle);
+	for (off = 0; off < size; off += 3) {
+		n = check_addr(img, file, oracle, a + off);
+		if (n > deepest)
+			deepest = n;
+	}
+	return deepest;
+}
+
+static void
+check_sym_elf(const char *name, const char *oracle_name)
+{
+	char file[4096], oracle[4096];
+	struct sp_image *img;
+
+	snprintf(file, sizeof(file), "%s", path(name));
+	snprintf(oracle, sizeof(oracle), "%s", path(oracle_name));
+	img = open_image(file, true, true);
+	check_function(img, file, oracle, "sym_leaf");
+	check_function(img, file, oracle, "sym_local");
+	check_function(img, file, oracle, "sym_work");
+	ck_assert_uint_eq(check_function(img, file, oracle, "sym_outer"), 2);
+	sp_image_free(img);
+}
+
+START_TEST(pie_names_lines_and_inlines)
+{
+	check_sym_elf("pie", "pie");
+}
+END_TEST
+
+START_TEST(non_pie_names_lines_and_inlines)
+{
+	check_sym_elf("nopie", "nopie");
+}
+END_TEST
+
+START_TEST(shared_object_names_lines_and_inlines)
+{
+	check_sym_elf("libsym.so", "libsym.so");
+}
+END_TEST
+
+START_TEST(function_offsets_and_caching)
+{
+	struct sp_image *img = open_image(path("pie"), true, true);
+	uint64_t a = nm_addr(path("pie"), "sym_work", NULL);
+	uint64_t off = file_offset(path("pie"), a + 5);
+	struct sp_symres r = SP_SYMRES_INIT;
+
+	ck_assert_int_ge(sp_image_resolve(img, off, &r), 1);
+	ck_assert_str_eq(r.v[0].name, "sym_work");
+	ck_assert(r.v[0].has_offset);
+	ck_assert_uint_eq(r.v[0].offset, 5);
+	ck_assert_int_ge(sp_image_resolve(img, off, &r), 1);
+	ck_assert_uint_eq(sp_image_cached(img), 1);
+	sp_symres_release(&r);
+	/* Outside every PT_LOAD: nothing. */
+	ck_assert_int_eq(sp_image_resolve(img, 0x7fffffff, &r), 0);
+	sp_image_free(img);
+}
+END_TEST
+
+START_TEST(no_inline_keeps_one_frame)
+{
+	struct sp_image *img = open_image(path("pie"), false, true);
+	uint64_t size, a = nm_addr(path("pie"), "sym_outer", &size), o;
+	struct sp_symres r = SP_SYMRES_INIT;
+
+	for (o = 0; o < size; o++) {
+		ck_assert_int_eq(sp_image_resolve(img, file_offset(path("pie"),
+								   a + o),
+						  &r),
+				 1);
+		ck_assert_str_eq(r.v[0].name, "sym_outer");
+		ck_assert_uint_eq(r.v[0].flags, 0);
+		sp_symres_release(&r);
+	}
+	sp_image_free(img);
+}
+END_TEST
+
+static const char *
+name_at(struct sp_image *img, const char *file, const char *oracle,
+	const char *sym, struct sp_symres *r)
+{
+	uint64_t a = nm_addr(oracle, sym, NULL);
+
+	sp_symres_release(r);
+	ck_assert_msg(a != 0, "%s not in %s", sym, oracle);
+	if (sp_image_resolve(img, file_offset(file, a + 1), r) < 1)
+		return NULL;
+	return r->v[0].name;
+}
+
+START_TEST(cxx_names_are_demangled)
+{
+	struct sp_image *img;
+	struct sp_symres r = SP_SYMRES_INIT;
+	const char *f;
+
+	if (!have_cxx)
+		return;	/* no C++ compiler: nothing to demangle */
+	f = path("cxx");
+	img = open_image(f, true, true);
+	ck_assert_str_eq(name_at(img, f, f, "_ZN3sym6Widget4spinEi", &r),
+			 "sym::Widget::spin(int)");
+	ck_assert_str_eq(name_at(img, f, f, "_ZN3sym5twiceIlEET_S1_", &r),
+			 "long sym::twice<long>(long)");
+	ck_assert_str_eq(name_at(img, f, f, "_ZN3sym3runEi", &r),
+			 "sym::run(int)");
+	check_function(img, f, f, "_ZN3sym3runEi");
+	sp_image_free(img);
+	img = open_image(f, true, false);
+	ck_assert_str_eq(name_at(img, f, f, "_ZN3sym6Widget4spinEi", &r),
+			 "_ZN3sym6Widget4spinEi");
+	sp_symres_release(&r);
+	sp_image_free(img);
+}
+END_TEST
+
+START_TEST(stripped_with_debug_file_by_build_id)
+{
+	char file[4096];
+	struct sp_image *img;
+
+	snprintf(file, sizeof(file), "%s", path("sbid"));
+	img = open_image(file, true, true);
+	check_function(img, file, path("pie"), "sym_local");
+	ck_assert_uint_eq(check_function(img, file, path("pie"), "sym_outer"),
+			  2);
+	ck_assert_ptr_nonnull(sp_image_buildid(img));
+	sp_image_free(img);
+}
+END_TEST
+
+START_TEST(stripped_with_debug_file_by_debuglink)
+{
+	char file[4096];
+	struct sp_image *img;
+
+	/* slink.debug sits next to slink. */
+	snprintf(file, sizeof(file), "%s", path("slink"));
+	img = open_image(file, true, true);
+	check_function(img, file, path("slink.debug"), "sym_local");
+	ck_assert_ptr_null(sp_image_buildid(img));
+	sp_image_free(img);
+}
+END_TEST
+
+START_TEST(debug_file_with_another_build_id_is_not_used)
+{
+	char id[128], sub[8], *dbg;
+	FILE *f;
+	struct sp_image *img;
+	struct sp_symres r = SP_SYMRES_INIT;
+	const char *why;
+	struct sp_symopts o = { true, true, NULL, 0 };
+	char *dirs[1];
+
+	/* Replace sbid's debug file by the non-PIE one's. */
+	ck_assert_int_ge(asprintf(&dbg, "readelf -n %s | sed -n "
+					"'s/.*Build ID: //p'", path("sbid")), 0);
+	f = popen(dbg, "r");
+	free(dbg);
+	ck_assert_ptr_nonnull(fgets(id, sizeof(id), f));
+	pclose(f);
+	id[strcspn(id, "\n")] = '\0';
+	snprintf(sub, sizeof(sub), "%.2s", id);
+	ck_assert_int_eq(sh("cd %s && mkdir -p bad/.build-id/%s && objcopy "
+			    "--only-keep-debug nopie bad/.build-id/%s/%s.debug",
+			    dir, sub, sub, id + 2), 0);
+	dirs[0] = path("bad");
+	o.debug_dirs = dirs;
+	o.ndebug_dirs = 1;
+	img = sp_image_open(path("sbid"), &o, &why);
+	/* Only .dynsym is left, which has no sym_local. */
+	if (img) {
+		uint64_t a = nm_addr(path("pie"), "sym_local", NULL);
+
+		ck_assert_int_eq(sp_image_resolve(img, file_offset(path("pie"),
+								   a + 1),
+						  &r),
+				 0);
+		sp_image_free(img);
+	}
+}
+END_TEST
+
+START_TEST(minidebuginfo_gives_local_functions)
+{
+	char mini[4096], pie[4096];
+	struct sp_symopts o = { true, true, NULL, 0 };
+	struct sp_image *img;
+	struct sp_symres r = SP_SYMRES_INIT;
+	const char *why;
+
+	/* No debug roots: mini has pie's build id, whose debug file is in
+	 * the fixtures' dbg/. */
+	snprintf(mini, sizeof(mini), "%s", path("mini"));
+	snprintf(pie, sizeof(pie), "%s", path("pie"));
+	img = sp_image_open(mini, &o, &why);
+	ck_assert_ptr_nonnull(img);
+	ck_assert_str_eq(name_at(img, mini, pie, "sym_local", &r),
+			 "sym_local");
+	ck_assert_ptr_null(r.v[0].file);
+	ck_assert_str_eq(name_at(img, mini, pie, "sym_outer", &r),
+			 "sym_outer");
+	sp_symres_release(&r);
+	sp_image_free(img);
+}
+END_TEST
+
+START_TEST(broken_files_fail_cleanly)
+{
+	struct sp_symopts o = { true, true, NULL, 0 };
+	const char *why = NULL;
+
+	ck_assert_ptr_null(sp_image_open(path("missing"), &o, &why));
+	ck_assert_str_eq(why, "No such file or directory");
+	ck_assert_int_eq(sh("cd %s && echo 'not an elf' > text && "
+			    "head -c 300 pie > cut && cp pie junk && "
+			    "dd if=/dev/urandom of=junk bs=1 seek=64 count=4000 "
+			    "conv=notrunc 2>/dev/null", dir), 0);
+	ck_assert_ptr_null(sp_image_open(path("text"), &o, &why));
+	ck_assert_str_eq(why, "not an ELF file");
+	ck_assert_ptr_null(sp_image_open(path("cut"), &o, &why));
+	/* Garbage headers: either refused or harmless. */
+	sp_image_free(sp_image_open(path("junk"), &o, &why));
+}
+END_TEST
+
+static Suite *
+elf_suite(void)
+{
+	Suite *s = suite_create("symbolize_elf");
+	TCase *t = tcase_create("images");
+
+	tcase_set_timeout(t, 60);
+	tcase_add_unchecked_fixture(t, build_fixtures, remove_fixtures);
+	tcase_add_test(t, pie_names_lines_and_inlines);
+	tcase_add_test(t, non_pie_names_lines_and_inlines);
+	tcase_add_test(t, shared_object_names_lines_and_inlines);
+	tcase_add_test(t, function_offsets_and_caching);
+	tcase_add_test(t, no_inline_keeps_one_frame);
+	tcase_add_test(t, cxx_names_are_demangled);
+	tcase_add_test(t, stripped_with_debug_file_by_build_id);
+	tcase_add_test(t, stripped_with_debug_file_by_debuglink);
+	tcase_add_test(t, debug_file_with_another_build_id_is_not_used);
+	tcase_add_test(t, minidebuginfo_gives_local_functions);
+	tcase_add_test(t, broken_files_fail_cleanly);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(elf_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
