@@ -13,10 +13,10 @@
 struct sp_kallsyms;
 
 /*
- * Reads a kallsyms file.  Returns the table, or NULL with errno set
- * (-EBADMSG style errors come back as errno EBADMSG with *lineno set to
- * the offending line when `lineno` is not NULL).  A table whose addresses
- * are all zero (kptr_restrict) has no symbols.
+ * Reads a kallsyms file.  Returns the table, or NULL with errno set:
+ * EBADMSG for a malformed line, whose number goes to *lineno when
+ * `lineno` is not NULL.  A table whose addresses are all zero
+ * (kptr_restrict) has no symbols.
  */
 struct sp_kallsyms *sp_kallsyms_read(FILE *f, unsigned long *lineno);
 struct sp_kallsyms *sp_kallsyms_load(const char *path,

@@ -1,0 +1,242 @@
+/*
+ * check_symbolize_sources.c: sp-symbolize's small symbol sources on
+ * crafted input: kallsyms tables, JIT perf maps, demangling, and the
+ * classification of Python runtimes and overridable mappings.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp-symbolize/demangle.h"
+#include "sp-symbolize/kallsyms.h"
+#include "sp-symbolize/perfmap.h"
+#include "sp-symbolize/resolve.h"
+#include "sp-symbolize/symres.h"
+
+static FILE *
+text(const char *s)
+{
+	FILE *f = fmemopen((void *)s, strlen(s), "r");
+
+	ck_assert_ptr_nonnull(f);
+	return f;
+}
+
+static const char kallsyms[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000000 T startup_64\n"
+	"ffffffff81000100 t __pfx_vfs_read\n"
+	"ffffffff81100000 T vfs_read\n"
+	"ffffffff81100200 D some_data\n"
+	"ffffffff81100400 W weak_fn\n"
+	"ffffffffc0010000 t wg_packet_tx_worker\t[wireguard]\n"
+	"ffffffffc0010100 T wg_packet_receive\t[wireguard]\n";
+
+START_TEST(kallsyms_lookup_with_modules)
+{
+	FILE *f = text(kallsyms);
+	struct sp_kallsyms *k = sp_kallsyms_read(f, NULL);
+	const char *name, *mod;
+	uint64_t start;
+
+	fclose(f);
+	ck_assert_ptr_nonnull(k);
+	ck_assert_uint_eq(sp_kallsyms_count(k), 6);	/* data dropped */
+	ck_assert(sp_kallsyms_lookup(k, 0xffffffff81100014, &name, &mod,
+				     &start));
+	ck_assert_str_eq(name, "vfs_read");
+	ck_assert_ptr_null(mod);
+	ck_assert_uint_eq(start, 0xffffffff81100000);
+	/* Aliases: the name with fewer leading underscores wins. */
+	ck_assert(sp_kallsyms_lookup(k, 0xffffffff81000004, &name, &mod,
+				     &start));
+	ck_assert_str_eq(name, "startup_64");
+	ck_assert(sp_kallsyms_lookup(k, 0xffffffffc0010014, &name, &mod,
+				     &start));
+	ck_assert_str_eq(name, "wg_packet_tx_worker");
+	ck_assert_str_eq(mod, "[wireguard]");
+	ck_assert(!sp_kallsyms_lookup(k, 0xffffffff80000000, &name, &mod,
+				      &start));
+	sp_kallsyms_free(k);
+}
+END_TEST
+
+START_TEST(kallsyms_hidden_addresses_and_bad_lines)
+{
+	FILE *f = text("0000000000000000 T a\n0000000000000000 t b\n");
+	struct sp_kallsyms *k = sp_kallsyms_read(f, NULL);
+	unsigned long line = 0;
+
+	fclose(f);
+	ck_assert_ptr_nonnull(k);
+	ck_assert_uint_eq(sp_kallsyms_count(k), 0);
+	sp_kallsyms_free(k);
+	f = text("ffffffff81000000 T a\nnot a line\n");
+	ck_assert_ptr_null(sp_kallsyms_read(f, &line));
+	ck_assert_int_eq(errno, EBADMSG);
+	ck_assert_uint_eq(line, 2);
+	fclose(f);
+	ck_assert_ptr_null(sp_kallsyms_load("/nonexistent/kallsyms", NULL));
+}
+END_TEST
+
+START_TEST(perf_map_ranges_and_gaps)
+{
+	FILE *f = text("1000 c py::first:/tmp/app.py\n"
+		       "1020 c py::second:/tmp/app.py\n"
+		       "garbage line\n"
+		       "0x3000 20 jit_func\n"
+		       "4000 100 old\n"
+		       "4000 100 recompiled\n"
+		       "5000 0 empty\n");
+	struct sp_perfmap *m = sp_perfmap_read(f);
+	const char *name;
+	uint64_t start;
+
+	fclose(f);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(sp_perfmap_count(m), 5);
+	ck_assert(sp_perfmap_lookup(m, 0x1008, &name, &start));
+	ck_assert_str_eq(name, "py::first:/tmp/app.py");
+	ck_assert(!sp_perfmap_lookup(m, 0x100e, &name, &start));	/* gap */
+	ck_assert(sp_perfmap_lookup(m, 0x1024, &name, &start));
+	ck_assert_str_eq(name, "py::second:/tmp/app.py");
+	ck_assert(sp_perfmap_lookup(m, 0x3008, &name, &start));
+	ck_assert_str_eq(name, "jit_func");
+	ck_assert_uint_eq(start, 0x3000);
+	ck_assert(sp_perfmap_lookup(m, 0x4050, &name, &start));
+	ck_assert_str_eq(name, "recompiled");	/* the later entry wins */
+	ck_assert(!sp_perfmap_lookup(m, 0x5000, &name, &start));
+	ck_assert(!sp_perfmap_lookup(m, 0x10, &name, &start));
+	sp_perfmap_free(m);
+}
+END_TEST
+
+START_TEST(perf_map_python_entries)
+{
+	char *func, *file;
+
+	ck_assert(sp_perfmap_python("py::work:/tmp/app.py", &func, &file));
+	ck_assert_str_eq(func, "work");
+	ck_assert_str_eq(file, "/tmp/app.py");
+	free(func);
+	free(file);
+	ck_assert(sp_perfmap_python("py::bare", &func, &file));
+	ck_assert_str_eq(func, "bare");
+	ck_assert_str_eq(file, "");
+	free(func);
+	free(file);
+	ck_assert(!sp_perfmap_python("jit_func", &func, &file));
+}
+END_TEST
+
+START_TEST(demangles_cxx_and_rust)
+{
+	static const char *const cases[][2] = {
+		{ "_ZN3foo3barEv", "foo::bar()" },
+		{ "_ZNK3sym6Widget4spinEi", "sym::Widget::spin(int) const" },
+		/* Rust legacy: the hash suffix is dropped. */
+		{ "_ZN4core3fmt5write17h0123456789abcdefE", "core::fmt::write" },
+		/* Rust v0. */
+		{ "_RNvCs1234_7mycrate3foo", "mycrate::foo" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *d = sp_demangle(cases[i][0]);
+
+		ck_assert_msg(d != NULL, "%s", cases[i][0]);
+		ck_assert_str_eq(d, cases[i][1]);
+		free(d);
+	}
+	ck_assert_ptr_null(sp_demangle("main"));
+	ck_assert_ptr_null(sp_demangle("_Zgarbage"));
+}
+END_TEST
+
+START_TEST(python_runtime_names)
+{
+	static const char *const yes[] = { "python3", "python3.12",
+					   "python", "python3.12d",
+					   "libpython3.13.so.1.0" };
+	static const char *const no[] = { "bash", "python-config",
+					  "pythonista", "libc.so.6" };
+	size_t i;
+
+	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		ck_assert_msg(sp_is_python_runtime(yes[i], strlen(yes[i])),
+			      "%s", yes[i]);
+	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		ck_assert_msg(!sp_is_python_runtime(no[i], strlen(no[i])),
+			      "%s", no[i]);
+}
+END_TEST
+
+START_TEST(perf_map_override_rules)
+{
+	static const char *const yes[] = {
+		"", "[anon]", "[anon:sparse-seven]", "//anon", "[heap]",
+		"[stack:42]", "/dev/zero (deleted)", "/anon_hugepage (deleted)",
+		"/SYSV00000000 (deleted)", "/tmp/perf-123.map",
+	};
+	static const char *const no[] = {
+		"/bin/bash", "/usr/lib/libpython3.13.so.1.0", "/memfd:jit-code",
+		"/memfd:jit-code (deleted)", "[vdso]", "[vsyscall]",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		ck_assert_msg(sp_perf_map_may_override(yes[i]), "%s", yes[i]);
+	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		ck_assert_msg(!sp_perf_map_may_override(no[i]), "%s", no[i]);
+}
+END_TEST
+
+START_TEST(flag_letters)
+{
+	char buf[8];
+
+	sp_sym_flags_str(0, buf);
+	ck_assert_str_eq(buf, "-");
+	sp_sym_flags_str(SP_SYM_KERNEL | SP_SYM_UNRESOLVED, buf);
+	ck_assert_str_eq(buf, "ku");
+	sp_sym_flags_str(0x7f, buf);
+	ck_assert_str_eq(buf, "kjiphtu");
+}
+END_TEST
+
+static Suite *
+sources_suite(void)
+{
+	Suite *s = suite_create("symbolize_sources");
+	TCase *k = tcase_create("kallsyms");
+	TCase *p = tcase_create("perf_maps");
+	TCase *n = tcase_create("names");
+
+	tcase_add_test(k, kallsyms_lookup_with_modules);
+	tcase_add_test(k, kallsyms_hidden_addresses_and_bad_lines);
+	tcase_add_test(p, perf_map_ranges_and_gaps);
+	tcase_add_test(p, perf_map_python_entries);
+	tcase_add_test(p, perf_map_override_rules);
+	tcase_add_test(n, demangles_cxx_and_rust);
+	tcase_add_test(n, python_runtime_names);
+	tcase_add_test(n, flag_letters);
+	suite_add_tcase(s, k);
+	suite_add_tcase(s, p);
+	suite_add_tcase(s, n);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(sources_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
