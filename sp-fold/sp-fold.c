@@ -269,6 +269,18 @@ fold_file(const char *path, const struct fold_opts *o, bool from_perf)
 	return rc;
 }
 
+static void
+opts_release(struct fold_opts *o)
+{
+	free(o->comms);
+	free(o->pids.v);
+	free(o->tids.v);
+	if (o->has_include)
+		regfree(&o->include);
+	if (o->has_exclude)
+		regfree(&o->exclude);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -295,5 +307,6 @@ main(int argc, char *argv[])
 		fold_warn("write error on standard output: %s", strerror(errno));
 		rc = 1;
 	}
+	opts_release(&o);
 	return rc;
 }

@@ -1,4 +1,4 @@
-/* stubs.c: the writers and the record stream reader still to come. */
+/* stubs.c: the writers still to come. */
 #include "sp-fold/fold.h"
 #include "common/banned.h"
 
@@ -30,17 +30,5 @@ fold_write_pprof(FILE *out, struct fold_set *set, const struct fold_opts *o,
 	(void)o;
 	(void)m;
 	fold_warn("--format pprof is not implemented yet");
-	return 1;
-}
-
-int
-fold_records(FILE *in, const char *name, const struct fold_opts *o,
-	     struct fold_set *set, struct fold_meta *meta)
-{
-	(void)in;
-	(void)o;
-	(void)set;
-	(void)meta;
-	fold_warn("%s: record streams are not implemented yet", name);
 	return 1;
 }

@@ -1,0 +1,176 @@
+/*
+ * expand.c: folded names of frames and stacks: symbol names or address
+ * fallbacks, annotations, hidden frames, the truncated marker first.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "common/names.h"
+#include "sp-fold/model.h"
+#include "common/banned.h"
+
+/* Appends ";NAME" with ';' and control bytes made harmless. */
+static int
+add_clean(struct sp_buf *out, const char *s, size_t n)
+{
+	size_t i, at;
+
+	at = out->len + 1;
+	if (sp_buf_addc(out, ';') || sp_buf_add(out, s, n))
+		return -ENOMEM;
+	for (i = at; i < out->len; i++) {
+		if (out->data[i] == ';')
+			out->data[i] = ':';
+		else if (out->data[i] < 0x20 || out->data[i] == 0x7f)
+			out->data[i] = '?';
+	}
+	return 0;
+}
+
+static const char *
+annotation(const struct fold_opts *o, enum sp_frame_mode mode,
+	   unsigned flags, size_t index)
+{
+	if (o->inl && (flags & SYM_INLINED || index > 0))
+		return "_[i]";
+	if (o->kernel && (flags & SYM_KERNEL || mode == SP_FRAME_KERNEL))
+		return "_[k]";
+	if (o->jit && flags & SYM_JIT)
+		return "_[j]";
+	return NULL;
+}
+
+static int
+fallback(const struct fold_view *v, const struct fold_model *m,
+	 const struct fold_opts *o, struct sp_buf *out)
+{
+	struct sp_buf b = SP_BUF_INIT;
+	const char *path = NULL, *ann;
+	int rc;
+
+	if (v->module != SP_NONE && v->module < m->nmods)
+		path = m->mods[v->module].path;
+	rc = sp_fallback_name(&b, v->mode, path, v->rel_ip, v->abs_ip);
+	ann = annotation(o, v->mode, 0, 0);
+	if (!rc && ann)
+		rc = sp_buf_adds(&b, ann);
+	if (!rc)
+		rc = add_clean(out, b.data ? (char *)b.data : "", b.len);
+	sp_buf_release(&b);
+	return rc;
+}
+
+int
+fold_view_names(const struct fold_view *v, const struct fold_model *m,
+		const struct fold_opts *o, struct sp_buf *out)
+{
+	const struct fold_sym *s;
+	const char *ann;
+	size_t i;
+
+	if (!v->syms->n)
+		return fallback(v, m, o, out);
+	for (i = 0; i < v->syms->n; i++) {
+		s = &v->syms->v[i];
+		if (s->flags & SYM_HIDDEN && !o->show_hidden)
+			continue;
+		if (add_clean(out, s->name, strlen(s->name)))
+			return -ENOMEM;
+		ann = annotation(o, v->mode, s->flags, i);
+		if (ann && sp_buf_adds(out, ann))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static bool
+is_truncated(const struct fold_view *v)
+{
+	return v->mode == SP_FRAME_TRUNCATED ||
+	       (v->syms->n && v->syms->v[0].flags & SYM_TRUNCATED);
+}
+
+/* Appends the comm frame: NAME[-PID[/TID]] with spaces as '_'. */
+static int
+add_comm(struct sp_buf *out, const struct fold_opts *o, const char *comm,
+	 int32_t pid, uint64_t tid)
+{
+	size_t at = out->len, i;
+	int rc;
+
+	if (comm)
+		rc = sp_buf_adds(out, comm);
+	else
+		rc = sp_buf_addf(out, ":%" PRIu64, tid);
+	if (!rc && (o->pid || o->tid))
+		rc = sp_buf_addf(out, "-%" PRId32, pid);
+	if (!rc && o->tid)
+		rc = sp_buf_addf(out, "/%" PRIu64, tid);
+	for (i = at; i < out->len; i++)
+		if (out->data[i] == ' ' || out->data[i] == ';')
+			out->data[i] = out->data[i] == ' ' ? '_' : ':';
+	return rc;
+}
+
+/* Appends ";frame..." root first, the truncated marker before the rest. */
+int
+fold_model_names(const struct fold_model *m, const struct fold_opts *o,
+		 int32_t pid, uint32_t stack, struct sp_buf *out)
+{
+	struct sp_buf ids = SP_BUF_INIT;
+	struct fold_view v;
+	const uint32_t *id;
+	size_t n, i;
+	int pass, rc = fold_model_walk(m, stack, &ids);
+
+	id = (const uint32_t *)ids.data;
+	n = ids.len / sizeof(uint32_t);
+	for (pass = 0; !rc && pass < 2; pass++) {
+		for (i = 0; !rc && i < n; i++) {
+			fold_model_view(m, id[i], pid, &v);
+			if (is_truncated(&v) == (pass == 0))
+				rc = fold_view_names(&v, m, o, out);
+		}
+	}
+	sp_buf_release(&ids);
+	return rc;
+}
+
+int
+fold_model_folded(const struct fold_model *m, const struct fold_opts *o,
+		  const char *comm, int32_t pid, uint64_t tid, uint32_t stack,
+		  struct sp_buf *out, bool *keep)
+{
+	size_t skip = 0;
+	int rc = 0;
+
+	sp_buf_reset(out);
+	if (!o->no_comm)
+		rc = add_comm(out, o, comm, pid, tid);
+	if (!rc && stack != SP_NONE)
+		rc = fold_model_names(m, o, pid, stack, out);
+	if (rc)
+		return rc;
+	if (o->no_comm && out->len)
+		skip = 1;
+	sp_buf_consume(out, skip);
+	*keep = out->len && fold_filter_frames(o, (char *)out->data, &out->len);
+	return 0;
+}
+
+int
+fold_model_add(const struct fold_model *m, const struct fold_opts *o,
+	       struct fold_set *set, const char *comm, int32_t pid,
+	       uint64_t tid, uint32_t stack, uint64_t count)
+{
+	struct sp_buf b = SP_BUF_INIT;
+	bool keep = false;
+	int rc;
+
+	rc = fold_model_folded(m, o, comm, pid, tid, stack, &b, &keep);
+	if (!rc && keep)
+		rc = fold_set_add(set, (char *)b.data, b.len, count);
+	sp_buf_release(&b);
+	return rc;
+}

@@ -1,0 +1,171 @@
+/* model.c: the record stream model of model.h and its folded names. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/names.h"
+#include "sp-fold/model.h"
+#include "common/banned.h"
+
+struct pframe_key {
+	uint32_t frame;
+	int32_t pid;
+};
+
+struct thread_key {
+	int32_t pid;
+	uint32_t pad;
+	uint64_t tid;
+};
+
+int
+fold_model_init(struct fold_model *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->pframe_idx = sp_htab_new();
+	m->str_idx = sp_htab_new();
+	m->tname = sp_htab_new();
+	m->pname = sp_htab_new();
+	if (!m->pframe_idx || !m->str_idx || !m->tname || !m->pname)
+		return -ENOMEM;
+	return 0;
+}
+
+static void
+syms_release(struct fold_syms *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		free(s->v[i].name);
+		free(s->v[i].source);
+	}
+	free(s->v);
+	s->v = NULL;
+	s->n = 0;
+}
+
+void
+fold_model_release(struct fold_model *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nmods; i++) {
+		free(m->mods[i].path);
+		free(m->mods[i].buildid);
+	}
+	for (i = 0; i < m->nframes; i++)
+		syms_release(&m->frames[i].syms);
+	for (i = 0; i < m->npframes; i++)
+		syms_release(&m->pframes[i].syms);
+	for (i = 0; i < m->nstrs; i++)
+		free(m->strs[i]);
+	free(m->mods);
+	free(m->frames);
+	free(m->pframes);
+	free(m->prefix);
+	free(m->sframe);
+	free(m->strs);
+	sp_htab_free(m->pframe_idx);
+	sp_htab_free(m->str_idx);
+	sp_htab_free(m->tname);
+	sp_htab_free(m->pname);
+}
+
+int64_t
+fold_model_intern(struct fold_model *m, const char *s, size_t n)
+{
+	uint64_t id;
+	char **v;
+
+	if (sp_htab_get(m->str_idx, s, n, &id))
+		return (int64_t)id;
+	v = realloc(m->strs, (m->nstrs + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	m->strs = v;
+	if (!(v[m->nstrs] = strndup(s, n)))
+		return -ENOMEM;
+	if (sp_htab_put(m->str_idx, s, n, m->nstrs))
+		return -ENOMEM;
+	return (int64_t)m->nstrs++;
+}
+
+void
+fold_model_view(const struct fold_model *m, uint32_t frame, int32_t pid,
+		struct fold_view *v)
+{
+	const struct fold_frame *f = &m->frames[frame];
+	struct pframe_key k = { frame, pid };
+	const struct fold_pframe *pf;
+	uint64_t idx;
+
+	v->frame = frame;
+	v->mode = f->mode;
+	v->module = f->module;
+	v->abs_ip = f->abs_ip;
+	v->rel_ip = f->rel_ip;
+	v->syms = &f->syms;
+	if (!sp_htab_get(m->pframe_idx, &k, sizeof(k), &idx))
+		return;
+	pf = &m->pframes[idx];
+	v->module = pf->module;
+	v->rel_ip = pf->rel_ip;
+	if (pf->syms.n)
+		v->syms = &pf->syms;
+}
+
+int
+fold_model_walk(const struct fold_model *m, uint32_t stack,
+		struct sp_buf *ids)
+{
+	size_t start = ids->len, n, i;
+	uint32_t *v, t;
+
+	for (; stack != SP_NONE; stack = m->prefix[stack])
+		if (sp_buf_add(ids, &m->sframe[stack], sizeof(uint32_t)))
+			return -ENOMEM;
+	v = (uint32_t *)(ids->data + start);
+	n = (ids->len - start) / sizeof(uint32_t);
+	for (i = 0; i < n / 2; i++) {
+		t = v[i];
+		v[i] = v[n - 1 - i];
+		v[n - 1 - i] = t;
+	}
+	return 0;
+}
+
+static const char *
+thread_name(const struct fold_model *m, int32_t pid, uint64_t tid)
+{
+	struct thread_key k;
+	uint64_t id;
+
+	memset(&k, 0, sizeof(k));
+	k.pid = pid;
+	k.tid = tid;
+	return sp_htab_get(m->tname, &k, sizeof(k), &id) ? m->strs[id] : NULL;
+}
+
+static const char *
+process_name(const struct fold_model *m, int32_t pid)
+{
+	uint64_t id;
+
+	return sp_htab_get(m->pname, &pid, sizeof(pid), &id) ? m->strs[id]
+							      : NULL;
+}
+
+const char *
+fold_model_comm(const struct fold_model *m, int32_t pid, uint64_t tid,
+		bool process)
+{
+	const char *t = thread_name(m, pid, tid);
+	const char *p = process_name(m, pid);
+	const char *main_thread = thread_name(m, pid, (uint64_t)pid);
+
+	if (process)
+		return p ? p : main_thread ? main_thread : t;
+	return t ? t : p ? p : main_thread;
+}

@@ -1,0 +1,100 @@
+/*
+ * pscript.c: --format perf-script, each sample as `perf script` prints
+ * it (header, one frame a line leaf first, a blank line), so FlameGraph,
+ * speedscope, Firefox Profiler and hotspot import it as perf's own.
+ * Inlined functions get their own "(inlined)" lines as perf writes them.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "common/names.h"
+#include "sp-fold/stream.h"
+#include "common/banned.h"
+
+/* Writes a name with newlines and other control bytes as '?'. */
+static void
+put_clean(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
+}
+
+/* The dso perf would name: JIT code without a module as its perf map. */
+static const char *
+dso_of(const struct fold_reader *r, const struct fold_view *v,
+       unsigned flags, int32_t pid, char *buf, size_t size)
+{
+	if (v->mode == SP_FRAME_KERNEL)
+		return "[kernel.kallsyms]";
+	if (v->module != SP_NONE && r->m.mods[v->module].path[0])
+		return r->m.mods[v->module].path;
+	if (flags & SYM_JIT) {
+		snprintf(buf, size, "/tmp/perf-%" PRId32 ".map", pid);
+		return buf;
+	}
+	return "[unknown]";
+}
+
+static void
+put_frame(const struct fold_reader *r, const struct fold_view *v,
+	  int32_t pid)
+{
+	char map[64];
+	const struct fold_syms *s = v->syms;
+	uint64_t ip = v->module != SP_NONE && v->mode == SP_FRAME_USER ?
+			      v->rel_ip : v->abs_ip;
+	size_t i;
+
+	if (v->mode == SP_FRAME_TRUNCATED) {
+		fprintf(r->out, "\t%16" PRIx64 " %s ([unknown])\n", ip,
+			SP_TRUNCATED_NAME);
+		return;
+	}
+	if (!s->n) {
+		fprintf(r->out, "\t%16" PRIx64 " [unknown] (%s)\n", ip,
+			dso_of(r, v, 0, pid, map, sizeof(map)));
+		return;
+	}
+	for (i = s->n; i-- > 0;) {
+		if (s->v[i].flags & SYM_HIDDEN && !r->o->show_hidden)
+			continue;
+		fprintf(r->out, "\t%16" PRIx64 " ", ip);
+		put_clean(r->out, s->v[i].name);
+		if (i > 0 || s->v[i].flags & SYM_INLINED)
+			fputs(" (inlined)\n", r->out);
+		else
+			fprintf(r->out, "+0x%" PRIx64 " (%s)\n", s->v[i].offset,
+				dso_of(r, v, s->v[i].flags, pid, map,
+				       sizeof(map)));
+	}
+}
+
+int
+fold_pscript_sample(const struct fold_reader *r, const char *comm,
+		    int32_t pid, uint64_t tid, uint64_t ts, uint32_t stack)
+{
+	struct sp_buf ids = SP_BUF_INIT;
+	struct fold_view v;
+	const uint32_t *id;
+	size_t n;
+
+	if (comm)
+		put_clean(r->out, comm);
+	else
+		fprintf(r->out, ":%" PRIu64, tid);
+	fprintf(r->out, " %" PRId32 "/%" PRIu64 " %" PRIu64 ".%06" PRIu64
+		": %" PRIu64 " cpu-clock: \n", pid, tid, ts / 1000000000,
+		ts % 1000000000 / 1000, fold_period_ns(r));
+	if (stack != SP_NONE && fold_model_walk(&r->m, stack, &ids)) {
+		fold_warn("out of memory");
+		return -1;
+	}
+	id = (const uint32_t *)ids.data;
+	for (n = ids.len / sizeof(uint32_t); n-- > 0;) {
+		fold_model_view(&r->m, id[n], pid, &v);
+		put_frame(r, &v, pid);
+	}
+	fputc('\n', r->out);
+	sp_buf_release(&ids);
+	return 0;
+}

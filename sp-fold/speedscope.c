@@ -1,0 +1,238 @@
+/*
+ * speedscope.c: --format speedscope, speedscope's JSON file format with
+ * one sampled profile per thread in time order, so its timeline view
+ * shows what each thread did when.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp-fold/stream.h"
+#include "common/banned.h"
+
+struct ss {
+	const struct fold_reader *r;
+	struct sp_htab *names;		/* frame name -> index */
+	struct sp_buf order;		/* frame names in index order, NUL-separated */
+	uint32_t **ents;		/* entry -> frame indexes, [0] = count */
+	struct sp_buf tmp;
+};
+
+static void
+put_json(FILE *out, const char *s, size_t n)
+{
+	size_t i;
+
+	fputc('"', out);
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static int64_t
+frame_index(struct ss *ss, const char *s, size_t n)
+{
+	uint64_t *slot;
+	bool inserted = false;
+
+	slot = sp_htab_slot(ss->names, s, n, sp_htab_count(ss->names),
+			    &inserted);
+	if (!slot)
+		return -ENOMEM;
+	if (inserted && (sp_buf_add(&ss->order, s, n) ||
+			 sp_buf_addc(&ss->order, 0)))
+		return -ENOMEM;
+	return (int64_t)*slot;
+}
+
+/* The frame indexes of an entry, computed on first use. */
+static const uint32_t *
+entry_frames(struct ss *ss, uint32_t e)
+{
+	const struct fold_reader *r = ss->r;
+	const struct fold_entry *en = &r->ents[e];
+	const char *comm, *p, *end, *semi;
+	uint32_t *v;
+	size_t n = 1;
+	bool keep;
+	int64_t ix;
+
+	if (ss->ents[e])
+		return ss->ents[e];
+	comm = en->name == UINT32_MAX ? NULL : r->m.strs[en->name];
+	if (fold_model_folded(&r->m, r->o, comm, en->pid, en->tid, en->stack,
+			      &ss->tmp, &keep))
+		return NULL;
+	if (!keep)
+		ss->tmp.len = 0;
+	v = calloc(ss->tmp.len + 2, sizeof(*v));
+	if (!v)
+		return NULL;
+	p = (const char *)ss->tmp.data;
+	end = p ? p + ss->tmp.len : p;
+	for (; p && p < end; p = semi + 1) {
+		semi = memchr(p, ';', (size_t)(end - p));
+		semi = semi ? semi : end;
+		if (n++ == 1 && !r->o->no_comm)
+			continue;	/* the thread names the profile */
+		if ((ix = frame_index(ss, p, (size_t)(semi - p))) < 0) {
+			free(v);
+			return NULL;
+		}
+		v[++v[0]] = (uint32_t)ix;
+	}
+	return ss->ents[e] = v;
+}
+
+static const struct fold_reader *sort_reader;
+
+/* Ticks by thread, then in stream order. */
+static int
+tick_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct fold_entry *ex = &sort_reader->ents[sort_reader->ticks[x].entry];
+	const struct fold_entry *ey = &sort_reader->ents[sort_reader->ticks[y].entry];
+
+	if (ex->pid != ey->pid)
+		return ex->pid < ey->pid ? -1 : 1;
+	if (ex->tid != ey->tid)
+		return ex->tid < ey->tid ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+static bool
+same_thread(const struct fold_reader *r, uint32_t a, uint32_t b)
+{
+	const struct fold_entry *x = &r->ents[r->ticks[a].entry];
+	const struct fold_entry *y = &r->ents[r->ticks[b].entry];
+
+	return x->pid == y->pid && x->tid == y->tid;
+}
+
+static void
+profile_head(struct ss *ss, const struct fold_tick *t, uint64_t last_ts)
+{
+	const struct fold_reader *r = ss->r;
+	const struct fold_entry *e = &r->ents[t->entry];
+	FILE *out = r->out;
+	char *name;
+
+	if (asprintf(&name, "%s (%" PRId32 "/%" PRIu64 ")",
+		     e->name == UINT32_MAX ? "?" : r->m.strs[e->name], e->pid,
+		     e->tid) < 0)
+		name = NULL;
+	fputs("{\"type\":\"sampled\",\"name\":", out);
+	put_json(out, name ? name : "?", name ? strlen(name) : 1);
+	fprintf(out, ",\"unit\":\"nanoseconds\",\"startValue\":%" PRIu64
+		",\"endValue\":%" PRIu64 ",\"samples\":[",
+		t->ts - r->first_ts, last_ts - r->first_ts + fold_period_ns(r));
+	free(name);
+}
+
+/* One thread's profile: ticks order[from..to). */
+static int
+profile(struct ss *ss, const uint32_t *order, size_t from, size_t to)
+{
+	const struct fold_reader *r = ss->r;
+	const uint32_t *v;
+	size_t i, j;
+
+	profile_head(ss, &r->ticks[order[from]], r->ticks[order[to - 1]].ts);
+	for (i = from; i < to; i++) {
+		v = entry_frames(ss, r->ticks[order[i]].entry);
+		if (!v)
+			return -ENOMEM;
+		fputs(i > from ? ",[" : "[", r->out);
+		for (j = 1; j <= v[0]; j++)
+			fprintf(r->out, j > 1 ? ",%" PRIu32 : "%" PRIu32, v[j]);
+		fputc(']', r->out);
+	}
+	fputs("],\"weights\":[", r->out);
+	for (i = from; i < to; i++)
+		fprintf(r->out, i > from ? ",%" PRIu64 : "%" PRIu64,
+			fold_period_ns(r));
+	fputs("]}", r->out);
+	return 0;
+}
+
+static void
+put_frames(struct ss *ss)
+{
+	const char *p = (const char *)ss->order.data;
+	const char *end = p ? p + ss->order.len : p;
+	size_t n;
+
+	fputs("],\"shared\":{\"frames\":[", ss->r->out);
+	for (; p && p < end; p += n + 1) {
+		n = strlen(p);
+		fputs(p == (const char *)ss->order.data ? "{\"name\":" :
+							    ",{\"name\":",
+		      ss->r->out);
+		put_json(ss->r->out, p, n);
+		fputc('}', ss->r->out);
+	}
+	fputs("]}}\n", ss->r->out);
+}
+
+static int
+write_profiles(struct ss *ss, uint32_t *order)
+{
+	const struct fold_reader *r = ss->r;
+	size_t i, from = 0;
+
+	fputs("{\"$schema\":\"https://www.speedscope.app/"
+	      "file-format-schema.json\",\"exporter\":\"sp-fold\","
+	      "\"name\":", r->out);
+	put_json(r->out, r->name, strlen(r->name));
+	fputs(",\"activeProfileIndex\":0,\"profiles\":[", r->out);
+	for (i = 1; i <= r->nticks; i++) {
+		if (i < r->nticks && same_thread(r, order[i - 1], order[i]))
+			continue;
+		if (from)
+			fputc(',', r->out);
+		if (profile(ss, order, from, i))
+			return -ENOMEM;
+		from = i;
+	}
+	put_frames(ss);
+	return 0;
+}
+
+int
+fold_speedscope_write(const struct fold_reader *r)
+{
+	struct ss ss = { .r = r, .tmp = SP_BUF_INIT, .order = SP_BUF_INIT };
+	uint32_t *order = calloc(r->nticks + 1, sizeof(*order));
+	size_t i;
+	int rc = -ENOMEM;
+
+	ss.names = sp_htab_new();
+	ss.ents = calloc(r->nents + 1, sizeof(*ss.ents));
+	if (order && ss.names && ss.ents) {
+		for (i = 0; i < r->nticks; i++)
+			order[i] = (uint32_t)i;
+		sort_reader = r;
+		qsort(order, r->nticks, sizeof(*order), tick_cmp);
+		rc = write_profiles(&ss, order);
+	}
+	if (rc)
+		fold_warn("out of memory");
+	for (i = 0; ss.ents && i < r->nents; i++)
+		free(ss.ents[i]);
+	free(ss.ents);
+	free(order);
+	sp_htab_free(ss.names);
+	sp_buf_release(&ss.order);
+	sp_buf_release(&ss.tmp);
+	return rc;
+}

@@ -1,0 +1,209 @@
+#!/bin/sh
+# sp-fold folds a hand-written record stream: names from symbol records
+# (inlined frames in order, pid-specific ones from pframe), address
+# fallbacks, thread and process names from comm records, the truncated
+# marker at the root, hidden Python runtime frames, annotations, weights
+# and every filter; lost events give one line on stderr; bad input fails
+# with its line number.
+. "$(dirname "$0")/lib.sh"
+
+cat >"$TMP/a.rec" <<'EOF_IN'
+spool	1	1700000000000000	1000
+host	hostname=x
+module	0	7	0x400000	0x401000	0x0	11	user	/usr/bin/app
+module	1	7	0x7f0000000000	0x7f0000100000	0x1000	12	user	/usr/lib/libc.so.6
+module	2	-1	0xffffffff81000000	0xffffffff82000000	0x0	0	kernel	[kernel.kallsyms]
+module	3	7	0x7e0000000000	0x7e0000001000	0x0	13	user	/usr/bin/python3.11
+buildid	0	abcdef0123
+frame	0	user	0x400100	0	0x100
+symbol	0	-	0	-	0x10	app.c:10	main
+frame	1	user	0x400200	0	0x200
+symbol	1	-	0	-	0x8	app.c:20	work
+symbol	1	-	1	i	-	app.c:22	inner
+frame	2	kernel	0xffffffff81000010	2	0x10
+symbol	2	-	0	k	0x10	-	do_syscall_64
+frame	3	user	0x7f0000001234	1	0x2234
+frame	4	truncated	0x0	-	-
+frame	5	user	0x7e0000000100	3	0x100
+symbol	5	-	0	ph	0x0	-	_PyEval_EvalFrameDefault
+frame	6	user	0x7d0000000010	-	-
+pframe	6	7	-	-
+symbol	6	7	0	j	0x0	-	py::compute:/app/x.py
+stack	0	-	0
+stack	1	0	1
+stack	2	1	2
+stack	3	-	4
+stack	4	3	3
+stack	5	0	5
+stack	6	5	6
+comm	100	7	7	exec	app
+comm	110	7	8	name	worker 1
+sample	1000000000	7	7	1
+sample	1001000000	7	7	1
+sample	1002000000	7	8	2
+sample	1003000000	7	8	4
+sample	1004000000	7	7	6
+sample	1005000000	9	9	0
+lost	1006000000	3
+EOF_IN
+
+check() {	# NAME OPTION...
+	_n=$1
+	shift
+	"$SP_FOLD" "$@" "$TMP/a.rec" >"$TMP/out.$_n" 2>"$TMP/err.$_n" ||
+		fail "sp-fold $* exited $?"
+	diff -u "$TMP/exp.$_n" "$TMP/out.$_n" || fail "sp-fold $*: output differs"
+}
+
+cat >"$TMP/exp.default" <<'EOF_OUT'
+:9;main 1
+app;main;py::compute:/app/x.py 1
+app;main;work;inner 2
+worker_1;<stack truncated>;libc.so.6+0x2234 1
+worker_1;main;work;inner;do_syscall_64 1
+EOF_OUT
+check default 
+
+cat >"$TMP/exp.kernel" <<'EOF_OUT'
+:9;main 1
+app;main;py::compute:/app/x.py 1
+app;main;work;inner 2
+worker_1;<stack truncated>;libc.so.6+0x2234 1
+worker_1;main;work;inner;do_syscall_64_[k] 1
+EOF_OUT
+check kernel --kernel
+
+cat >"$TMP/exp.all" <<'EOF_OUT'
+:9;main 1
+app;main;py::compute:/app/x.py_[j] 1
+app;main;work;inner_[i] 2
+worker_1;<stack truncated>;libc.so.6+0x2234 1
+worker_1;main;work;inner_[i];do_syscall_64_[k] 1
+EOF_OUT
+check all --all
+
+cat >"$TMP/exp.tid" <<'EOF_OUT'
+:9-9/9;main 1
+app-7/7;main;py::compute:/app/x.py 1
+app-7/7;main;work;inner 2
+worker_1-7/8;<stack truncated>;libc.so.6+0x2234 1
+worker_1-7/8;main;work;inner;do_syscall_64 1
+EOF_OUT
+check tid --tid
+
+cat >"$TMP/exp.pname" <<'EOF_OUT'
+:9;main 1
+app;<stack truncated>;libc.so.6+0x2234 1
+app;main;py::compute:/app/x.py 1
+app;main;work;inner 2
+app;main;work;inner;do_syscall_64 1
+EOF_OUT
+check pname --process-name
+
+cat >"$TMP/exp.nocomm" <<'EOF_OUT'
+<stack truncated>;libc.so.6+0x2234 1
+main 1
+main;py::compute:/app/x.py 1
+main;work;inner 2
+main;work;inner;do_syscall_64 1
+EOF_OUT
+check nocomm --no-comm
+
+cat >"$TMP/exp.hidden" <<'EOF_OUT'
+:9;main 1
+app;main;_PyEval_EvalFrameDefault;py::compute:/app/x.py 1
+app;main;work;inner 2
+worker_1;<stack truncated>;libc.so.6+0x2234 1
+worker_1;main;work;inner;do_syscall_64 1
+EOF_OUT
+check hidden --show-hidden
+
+cat >"$TMP/exp.weight" <<'EOF_OUT'
+:9;main 1000000
+app;main;py::compute:/app/x.py 1000000
+app;main;work;inner 2000000
+worker_1;<stack truncated>;libc.so.6+0x2234 1000000
+worker_1;main;work;inner;do_syscall_64 1000000
+EOF_OUT
+check weight --weight time
+
+cat >"$TMP/exp.pidfilter" <<'EOF_OUT'
+app-7/7;main;py::compute:/app/x.py 1
+app-7/7;main;work;inner 2
+worker_1-7/8;<stack truncated>;libc.so.6+0x2234 1
+worker_1-7/8;main;work;inner;do_syscall_64 1
+EOF_OUT
+check pidfilter --pid=7 --tid
+
+cat >"$TMP/exp.time" <<'EOF_OUT'
+:9;main 1
+app;main;py::compute:/app/x.py 1
+worker_1;<stack truncated>;libc.so.6+0x2234 1
+EOF_OUT
+check time --time 0.0025,
+
+cat >"$TMP/exp.include" <<'EOF_OUT'
+app;main;work;inner 2
+worker_1;main;work;inner;do_syscall_64 1
+EOF_OUT
+check include --include ^work$
+
+cat >"$TMP/exp.exclude" <<'EOF_OUT'
+:9;main 1
+app;main;py::compute:/app/x.py 1
+app;main;work;inner 2
+worker_1;main;work;inner;do_syscall_64 1
+EOF_OUT
+check exclude --exclude libc
+
+cat >"$TMP/exp.depth" <<'EOF_OUT'
+:9;main 1
+app;main 3
+worker_1;<stack truncated> 1
+worker_1;main 1
+EOF_OUT
+check depth --max-depth 1
+
+cat >"$TMP/exp.comm" <<'EOF_OUT'
+worker_1;<stack truncated>;libc.so.6+0x2234 1
+worker_1;main;work;inner;do_syscall_64 1
+EOF_OUT
+check comm --comm 'worker 1'
+
+grep -qx 'sp-fold: .*a.rec: 3 samples lost by the kernel or the recorder; 6 samples read' \
+	"$TMP/err.default" || fail "no lost-samples line: $(cat "$TMP/err.default")"
+
+# Standard input, and perf script text that folds back to the same stacks.
+"$SP_FOLD" <"$TMP/a.rec" >"$TMP/out.stdin" 2>/dev/null || fail "stdin: exit $?"
+diff -u "$TMP/exp.default" "$TMP/out.stdin" || fail "stdin output differs"
+"$SP_FOLD" -f perf-script "$TMP/a.rec" >"$TMP/ps.txt" 2>/dev/null ||
+	fail "perf-script: exit $?"
+grep -q '^app 7/7 1.000000: 1000000 cpu-clock: $' "$TMP/ps.txt" ||
+	fail "no perf script header"
+"$SP_FOLD" --from perf-script --all --inline "$TMP/ps.txt" >"$TMP/out.ps" ||
+	fail "refold: exit $?"
+grep -qx 'app;main;work;inner_\[i\] 2' "$TMP/out.ps" || fail "inlined lost"
+grep -qx 'app;main;py::compute:/app/x.py_\[j\] 1' "$TMP/out.ps" ||
+	fail "jit frame lost"
+
+# Errors name the line and exit 1.
+expect_error() {	# WHAT MESSAGE (stream on stdin)
+	"$SP_FOLD" >/dev/null 2>"$TMP/err"
+	[ $? -eq 1 ] || fail "$1: exit status not 1"
+	grep -q "$2" "$TMP/err" || fail "$1: got '$(cat "$TMP/err")'"
+}
+printf 'spool\t1\t0\t1000\nsample\t1\t1\t1\t9\n' |
+	expect_error "unknown stack" "line 2: unknown stack id '9'"
+printf 'spool\t1\t0\t1000\nframe\t0\tuser\t0x10\t3\t0x10\n' |
+	expect_error "unknown module" "line 2: unknown module id '3'"
+printf 'spool\t1\t0\t1000\nstack\t0\t-\n' |
+	expect_error "short record" "line 2: stack record with 3 fields"
+printf 'spool\t1\t0\t1000\nsample\t1\tx\t1\t-\n' |
+	expect_error "bad number" "line 2: bad sample record"
+printf 'spool\t2\t0\t1000\n' |
+	expect_error "version" "line 1: unsupported stream version"
+printf 'frame\t0\tuser\t0x10\t-\t-\n' |
+	expect_error "no header" "line 1: not a record stream"
+printf 'spool\t1\t0\t1000\nsample\t1\t1\t1\t-' |
+	expect_error "cut stream" "cut or binary line"
+exit 0
