@@ -29,6 +29,8 @@ struct filt {
 	struct sp_symres res;
 	struct sp_buf *err;
 	uint64_t lineno;
+	const struct sp_fields *in;	/* the record being filtered */
+	bool passed;			/* it has been written */
 };
 
 static int
@@ -127,6 +129,17 @@ write_symbols(struct filt *f, uint32_t frame, int32_t pid)
 	}
 }
 
+/* Writes the current record unchanged, once. */
+static void
+pass(struct filt *f)
+{
+	if (f->passed)
+		return;
+	fwrite(f->in->line, 1, f->in->line_len, f->out);
+	fputc('\n', f->out);
+	f->passed = true;
+}
+
 static int
 resolve_and_write(struct filt *f, const struct sp_frame *fr,
 		  uint32_t frame, int32_t pid)
@@ -134,6 +147,7 @@ resolve_and_write(struct filt *f, const struct sp_frame *fr,
 	sp_symres_release(&f->res);
 	if (sp_resolver_frame(f->r, fr, pid, &f->res))
 		return nomem(f);
+	pass(f);
 	write_symbols(f, frame, pid);
 	return 0;
 }
@@ -343,9 +357,11 @@ sp_filter_run(struct sp_resolver *r, FILE *in, FILE *out, bool flush,
 
 	while (rc == 0 && (rc = sp_recin_next(rin, &fl)) == 1) {
 		f.lineno = fl.lineno;
-		fwrite(fl.line, 1, fl.line_len, out);
-		fputc('\n', out);
+		f.in = &fl;
+		f.passed = false;
 		rc = dispatch(&f, &fl);
+		if (rc == 0)
+			pass(&f);
 		if (flush && input_drained(in))
 			fflush(out);
 	}

@@ -101,9 +101,11 @@ symbolize(struct sp_resolver *r, const char *path)
 		}
 	}
 	rc = sp_filter_run(r, in, stdout, live_output(), &err);
-	if (rc)
-		fprintf(stderr, "sp-symbolize: %s%s%s\n",
-			path ? path : "", path ? ": " : "", (char *)err.data);
+	if (rc && in != stdin)
+		fprintf(stderr, "sp-symbolize: '%s': %s\n", path,
+			(char *)err.data);
+	else if (rc)
+		fprintf(stderr, "sp-symbolize: %s\n", (char *)err.data);
 	if (in != stdin)
 		fclose(in);
 	sp_buf_release(&err);
