@@ -1,0 +1,539 @@
+/*
+ * events.c: perf_event_open layouts for launch and attach (see events.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/htab.h"
+#include "sp-record/events.h"
+#include "sp-record/proc.h"
+#include "common/banned.h"
+
+#ifndef PERF_FORMAT_LOST
+#define PERF_FORMAT_LOST (1U << 4)
+#endif
+
+/* Rings never shrink below this many pages when mmap hits a limit. */
+#define MIN_PAGES 8
+
+static long
+read_sysctl(const char *path, long dflt)
+{
+	char buf[64];
+	long v = dflt;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return dflt;
+	if (fgets(buf, sizeof(buf), f))
+		v = strtol(buf, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/* Parses a CPU list such as "0-3,6"; returns the count or -1. */
+static int
+parse_cpus(const char *s, int **out)
+{
+	int *v = NULL, *nv, n = 0, alloc = 0, a, b, c;
+	char *end;
+
+	while (*s && *s != '\n') {
+		a = (int)strtol(s, &end, 10);
+		if (end == s)
+			goto bad;
+		b = a;
+		if (*end == '-') {
+			s = end + 1;
+			b = (int)strtol(s, &end, 10);
+			if (end == s || b < a)
+				goto bad;
+		}
+		for (c = a; c <= b; c++) {
+			if (n == alloc) {
+				alloc = alloc ? 2 * alloc : 8;
+				nv = reallocarray(v, (size_t)alloc, sizeof(*v));
+				if (!nv)
+					goto bad;
+				v = nv;
+			}
+			v[n++] = c;
+		}
+		s = end;
+		if (*s == ',')
+			s++;
+	}
+	*out = v;
+	return n;
+bad:
+	free(v);
+	return -1;
+}
+
+static int
+online_cpus(int **cpus)
+{
+	char buf[256];
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	long i, n;
+	int got = -1;
+
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			got = parse_cpus(buf, cpus);
+		fclose(f);
+	}
+	if (got > 0)
+		return got;
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		n = 1;
+	*cpus = calloc((size_t)n, sizeof(**cpus));
+	if (!*cpus)
+		return -1;
+	for (i = 0; i < n; i++)
+		(*cpus)[i] = (int)i;
+	return (int)n;
+}
+
+static void
+set_source(struct perf_event_attr *a, enum rec_evsrc src)
+{
+	switch (src) {
+	case REC_EV_CYCLES:
+		a->type = PERF_TYPE_HARDWARE;
+		a->config = PERF_COUNT_HW_CPU_CYCLES;
+		break;
+	case REC_EV_CPU_CLOCK:
+		a->type = PERF_TYPE_SOFTWARE;
+		a->config = PERF_COUNT_SW_CPU_CLOCK;
+		break;
+	case REC_EV_TASK_CLOCK:
+		a->type = PERF_TYPE_SOFTWARE;
+		a->config = PERF_COUNT_SW_TASK_CLOCK;
+		break;
+	}
+}
+
+int
+rec_evsrc_parse(const char *name, enum rec_evsrc *src)
+{
+	if (!strcmp(name, "cycles") || !strcmp(name, "cpu-cycles"))
+		*src = REC_EV_CYCLES;
+	else if (!strcmp(name, "cpu-clock"))
+		*src = REC_EV_CPU_CLOCK;
+	else if (!strcmp(name, "task-clock"))
+		*src = REC_EV_TASK_CLOCK;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+const char *
+rec_events_name(const struct rec_events *ev)
+{
+	if (ev->attr.type == PERF_TYPE_HARDWARE)
+		return "cycles";
+	if (ev->attr.config == PERF_COUNT_SW_TASK_CLOCK)
+		return "task-clock";
+	return "cpu-clock";
+}
+
+int
+rec_events_init(struct rec_events *ev, const struct rec_evopts *o)
+{
+	struct perf_event_attr *a = &ev->attr;
+	long max_stack;
+	size_t bytes;
+	int i;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->opts = *o;
+	ev->ncpus = online_cpus(&ev->cpus);
+	if (ev->ncpus < 1)
+		return -ENOMEM;
+	ev->rings = calloc((size_t)ev->ncpus, sizeof(*ev->rings));
+	ev->tids = sp_htab_new();
+	if (!ev->rings || !ev->tids)
+		return -ENOMEM;
+	for (i = 0; i < ev->ncpus; i++)
+		ev->rings[i].fd = -1;
+
+	a->size = sizeof(*a);
+	set_source(a, o->source);
+	a->freq = 1;
+	a->sample_freq = o->freq;
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+			 PERF_SAMPLE_CALLCHAIN;
+	if (o->dwarf) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER |
+				  PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = o->regs_mask;
+		a->sample_stack_user = o->stack_size;
+		a->exclude_callchain_user = 1;
+	}
+	/*
+	 * Sample in the kernel too when allowed, so time spent in system
+	 * calls counts against the user stack that made them; keep kernel
+	 * frames only with -k.
+	 */
+	a->exclude_kernel = 0;
+	a->exclude_hv = 1;
+	a->exclude_callchain_kernel = !o->kernel;
+	max_stack = read_sysctl("/proc/sys/kernel/perf_event_max_stack", 127);
+	a->sample_max_stack = (uint16_t)(max_stack < 127 ? max_stack : 127);
+	a->read_format = PERF_FORMAT_LOST;
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->disabled = 1;
+	a->inherit = 1;
+	/* Wake the reader when a quarter of the ring is used. */
+	bytes = o->pages * (size_t)sysconf(_SC_PAGESIZE);
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)(bytes / 4);
+	ev->kernel_sampling = true;
+	ev->kernel_stacks = o->kernel;
+	return 0;
+}
+
+void
+rec_events_release(struct rec_events *ev)
+{
+	size_t i;
+	int c;
+
+	rec_events_disable(ev);
+	for (c = 0; ev->rings && c < ev->ncpus; c++)
+		rec_ring_release(&ev->rings[c]);
+	for (i = 0; i < ev->nfds; i++)
+		close(ev->fds[i]);
+	free(ev->fds);
+	free(ev->rings);
+	free(ev->cpus);
+	sp_htab_free(ev->tids);
+	ev->fds = NULL;
+	ev->rings = NULL;
+	ev->cpus = NULL;
+	ev->tids = NULL;
+	ev->nfds = 0;
+}
+
+/*
+ * Adapts the attributes after a failed open; returns true to retry.  Each
+ * adaptation is permanent so later opens succeed at once.
+ */
+static bool
+adapt(struct rec_events *ev, int err)
+{
+	struct perf_event_attr *a = &ev->attr;
+
+	if (a->type == PERF_TYPE_HARDWARE && !ev->opts.source_explicit &&
+	    (err == ENOENT || err == EOPNOTSUPP || err == ENODEV ||
+	     err == EINVAL)) {
+		set_source(a, REC_EV_CPU_CLOCK);
+		ev->fell_back = true;
+		return true;
+	}
+	if ((err == EACCES || err == EPERM) && !a->exclude_kernel) {
+		a->exclude_kernel = 1;
+		a->exclude_callchain_kernel = 1;
+		ev->kernel_sampling = false;
+		if (ev->kernel_stacks)
+			ev->kernel_denied = true;
+		ev->kernel_stacks = false;
+		return true;
+	}
+	if (err == EINVAL && (a->read_format & PERF_FORMAT_LOST)) {
+		a->read_format = 0;
+		return true;
+	}
+	if (err == EOVERFLOW && a->sample_max_stack > 8) {
+		a->sample_max_stack /= 2;
+		return true;
+	}
+	return false;
+}
+
+/* Whether /proc/PID belongs to another user than us. */
+static bool
+foreign_process(int32_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	return stat(path, &st) == 0 && st.st_uid != geteuid();
+}
+
+static void
+explain(struct rec_events *ev, int err, int32_t pid, bool attach)
+{
+	long paranoid = read_sysctl("/proc/sys/kernel/perf_event_paranoid", 2);
+	long maxrate = read_sysctl(
+		"/proc/sys/kernel/perf_event_max_sample_rate", 0);
+	char *m = ev->errmsg;
+	size_t n = sizeof(ev->errmsg);
+
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		if (attach && geteuid() != 0 && foreign_process(pid))
+			snprintf(m, n, "cannot attach to process %d: it belongs "
+				 "to another user; run as root or with "
+				 "CAP_SYS_PTRACE and CAP_PERFMON", (int)pid);
+		else if (geteuid() == 0)
+			snprintf(m, n, "perf_event_open: %s even as root: a "
+				 "seccomp filter or container policy blocks "
+				 "perf events (allow perf_event_open, e.g. "
+				 "docker --cap-add PERFMON --security-opt "
+				 "seccomp=unconfined)", strerror(err));
+		else
+			snprintf(m, n, "perf_event_open: %s: "
+				 "kernel.perf_event_paranoid is %ld; run as "
+				 "root, grant CAP_PERFMON (and CAP_SYS_PTRACE "
+				 "to attach), or lower it with 'sysctl "
+				 "kernel.perf_event_paranoid=1'",
+				 strerror(err), paranoid);
+		break;
+	case ENOSYS:
+		snprintf(m, n, "perf_event_open is not available: the kernel "
+			 "has no perf events or a seccomp filter blocks them");
+		break;
+	case ESRCH:
+		snprintf(m, n, "no process %d", (int)pid);
+		break;
+	case EMFILE:
+	case ENFILE:
+		snprintf(m, n, "perf_event_open: %s: raise the open file "
+			 "limit (ulimit -n)", strerror(err));
+		break;
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENODEV:
+		snprintf(m, n, "event '%s' is not supported here (no "
+			 "hardware PMU, as in most virtual machines): use "
+			 "-e cpu-clock", rec_events_name(ev));
+		break;
+	case EINVAL:
+		if (maxrate > 0 && ev->attr.sample_freq > (uint64_t)maxrate) {
+			snprintf(m, n, "sampling frequency %llu Hz is above "
+				 "kernel.perf_event_max_sample_rate (%ld); use "
+				 "a lower -F or -F max",
+				 (unsigned long long)ev->attr.sample_freq,
+				 maxrate);
+			break;
+		}
+		/* fall through */
+	default:
+		snprintf(m, n, "perf_event_open: %s", strerror(err));
+		break;
+	}
+}
+
+static int
+open_one(struct rec_events *ev, int32_t pid, int cpu)
+{
+	int fd, err = EINVAL, tries;
+
+	for (tries = 0; tries < 8; tries++) {
+		fd = (int)syscall(SYS_perf_event_open, &ev->attr, (pid_t)pid,
+				  cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+		err = errno;
+		if (!adapt(ev, err))
+			return -err;
+	}
+	return -err;
+}
+
+static int
+keep_fd(struct rec_events *ev, int fd)
+{
+	int *v;
+
+	if (ev->nfds == ev->afds) {
+		size_t na = ev->afds ? 2 * ev->afds : 64;
+
+		v = reallocarray(ev->fds, na, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		ev->fds = v;
+		ev->afds = na;
+	}
+	ev->fds[ev->nfds++] = fd;
+	return 0;
+}
+
+/* Maps ring `c` over event fd, halving its size on memory limits. */
+static int
+map_ring(struct rec_events *ev, int c, int fd)
+{
+	size_t pages = ev->opts.pages;
+	int rc;
+
+	for (;;) {
+		rc = rec_ring_map(&ev->rings[c], fd, pages);
+		if (rc == 0)
+			break;
+		if ((rc != -EPERM && rc != -ENOMEM) || pages / 2 < MIN_PAGES) {
+			snprintf(ev->errmsg, sizeof(ev->errmsg),
+				 "mmap of a %zu KiB perf ring: %s (limits: "
+				 "ulimit -l, kernel.perf_event_mlock_kb)",
+				 pages * (size_t)sysconf(_SC_PAGESIZE) / 1024,
+				 strerror(-rc));
+			ev->rings[c].fd = -1;
+			return rc;
+		}
+		pages /= 2;
+	}
+	/* Later rings start from the size that worked. */
+	ev->opts.pages = pages;
+	return 0;
+}
+
+/* Opens the events of one task on every CPU; routes them to the rings. */
+static int
+open_task(struct rec_events *ev, int32_t pid, bool attach)
+{
+	int c, fd, rc;
+
+	for (c = 0; c < ev->ncpus; c++) {
+		fd = open_one(ev, pid, ev->cpus[c]);
+		if (fd < 0) {
+			explain(ev, -fd, pid, attach);
+			return fd;
+		}
+		if (keep_fd(ev, fd) < 0) {
+			close(fd);
+			return -ENOMEM;
+		}
+		if (ev->rings[c].fd < 0) {
+			rc = map_ring(ev, c, fd);
+			if (rc < 0)
+				return rc;
+		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT,
+				 ev->rings[c].fd) < 0) {
+			rc = -errno;
+			snprintf(ev->errmsg, sizeof(ev->errmsg),
+				 "PERF_EVENT_IOC_SET_OUTPUT: %s",
+				 strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int
+rec_events_open_launch(struct rec_events *ev, int32_t pid)
+{
+	int rc;
+
+	ev->attr.enable_on_exec = 1;
+	rc = open_task(ev, pid, false);
+	ev->attr.enable_on_exec = 0;
+	return rc;
+}
+
+long
+rec_events_open_attach(struct rec_events *ev, int32_t pid)
+{
+	int32_t *tids;
+	long n, i, opened = 0, added;
+	int pass, rc;
+	bool fresh;
+
+	for (pass = 0; pass < 32; pass++) {
+		n = rec_proc_tasks(pid, &tids);
+		if (n < 0 && opened == 0) {
+			explain(ev, n == -ENOENT ? ESRCH : (int)-n, pid, true);
+			return n == -ENOENT ? -ESRCH : n;
+		}
+		if (n < 0)
+			break;
+		added = 0;
+		for (i = 0; i < n; i++) {
+			if (sp_htab_get(ev->tids, &tids[i], sizeof(tids[i]),
+					NULL))
+				continue;
+			rc = open_task(ev, tids[i], true);
+			if (rc == -ESRCH)
+				continue;	/* the thread just exited */
+			if (rc < 0) {
+				free(tids);
+				return rc;
+			}
+			if (!sp_htab_slot(ev->tids, &tids[i], sizeof(tids[i]),
+					  1, &fresh)) {
+				free(tids);
+				return -ENOMEM;
+			}
+			added++;
+		}
+		free(tids);
+		opened += added;
+		/* Threads created while we opened are inherited or listed. */
+		if (added == 0)
+			break;
+	}
+	if (opened == 0) {
+		snprintf(ev->errmsg, sizeof(ev->errmsg),
+			 "process %d exited during attach", (int)pid);
+		return -ESRCH;
+	}
+	return opened;
+}
+
+static int
+ioctl_all(struct rec_events *ev, unsigned long req)
+{
+	int first = 0;
+	size_t i;
+
+	for (i = 0; i < ev->nfds; i++)
+		if (ioctl(ev->fds[i], req, 0) < 0 && !first)
+			first = -errno;
+	return first;
+}
+
+int
+rec_events_enable(struct rec_events *ev)
+{
+	return ioctl_all(ev, PERF_EVENT_IOC_ENABLE);
+}
+
+int
+rec_events_disable(struct rec_events *ev)
+{
+	return ioctl_all(ev, PERF_EVENT_IOC_DISABLE);
+}
+
+bool
+rec_events_lost(struct rec_events *ev, uint64_t *lost)
+{
+	uint64_t v[2];
+	size_t i;
+
+	*lost = 0;
+	if (!(ev->attr.read_format & PERF_FORMAT_LOST))
+		return false;
+	for (i = 0; i < ev->nfds; i++)
+		if (read(ev->fds[i], v, sizeof(v)) == (ssize_t)sizeof(v))
+			*lost += v[1];
+	return true;
+}

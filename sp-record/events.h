@@ -1,0 +1,93 @@
+/*
+ * events.h: opening the sampling events and their rings.
+ *
+ * Layouts (see docs/sp-record.1 and the unwinding feasibility notes):
+ *   launch  one event per CPU on the launched child, inherit=1 and
+ *           enable_on_exec=1, each with its own ring;
+ *   attach  one event per (thread, CPU) with inherit=1, so threads and
+ *           processes created later are sampled too; every event of a CPU
+ *           is redirected with PERF_EVENT_IOC_SET_OUTPUT into that CPU's
+ *           ring (inherit with cpu=-1 cannot be mmapped).
+ * Each open adapts the shared attributes once and for all: hardware
+ * cycles fall back to cpu-clock where the PMU has none, kernel sampling
+ * is dropped where it is not permitted, and so on; the notes say what
+ * changed so the caller can tell the user once.
+ */
+#ifndef SP_RECORD_EVENTS_H
+#define SP_RECORD_EVENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/perf_event.h>
+
+#include "sp-record/ring.h"
+
+enum rec_evsrc {
+	REC_EV_CYCLES,		/* hardware cycles, cpu-clock if unsupported */
+	REC_EV_CPU_CLOCK,
+	REC_EV_TASK_CLOCK,
+};
+
+struct rec_evopts {
+	enum rec_evsrc source;
+	bool source_explicit;	/* -e given: no fallback */
+	uint64_t freq;		/* samples per second */
+	bool kernel;		/* -k: kernel callchains */
+	bool dwarf;		/* ask for user registers and stack */
+	uint64_t regs_mask;
+	uint32_t stack_size;	/* bytes of user stack per sample */
+	size_t pages;		/* ring data pages per CPU, 2^n */
+};
+
+struct rec_events {
+	struct perf_event_attr attr;
+	struct rec_evopts opts;
+	int *cpus;		/* online CPU numbers */
+	int ncpus;
+	struct rec_ring *rings;	/* one per CPU; fd -1 until opened */
+	int *fds;		/* every event, ring owners included */
+	size_t nfds, afds;
+	struct sp_htab *tids;	/* threads already opened (attach) */
+	bool kernel_sampling;	/* exclude_kernel is off */
+	bool kernel_stacks;	/* kernel callchains are recorded */
+	bool fell_back;		/* cycles -> cpu-clock happened */
+	bool kernel_denied;	/* kernel sampling refused by the kernel */
+	char errmsg[512];	/* why the last open failed */
+};
+
+/* Fills the attributes; returns 0 or a negative errno. */
+int rec_events_init(struct rec_events *ev, const struct rec_evopts *o);
+/* Disables and closes every event and unmaps the rings. */
+void rec_events_release(struct rec_events *ev);
+
+/*
+ * Opens one event per CPU on `pid` (not yet running its command) with
+ * enable_on_exec.  Returns 0 or a negative errno (ev->errmsg says why).
+ */
+int rec_events_open_launch(struct rec_events *ev, int32_t pid);
+/*
+ * Opens events on every thread of `pid`, rescanning /proc/PID/task until
+ * no thread is missing.  Returns the number of threads opened (>= 1) or a
+ * negative errno: -ESRCH when the process is gone.
+ */
+long rec_events_open_attach(struct rec_events *ev, int32_t pid);
+
+/* Enables or disables every event; returns 0 or the first -errno. */
+int rec_events_enable(struct rec_events *ev);
+int rec_events_disable(struct rec_events *ev);
+
+/*
+ * Sums the kernel's per-event lost-sample counters (PERF_FORMAT_LOST);
+ * returns false when the kernel does not keep them.
+ */
+bool rec_events_lost(struct rec_events *ev, uint64_t *lost);
+
+/* The name of the event source in use ("cpu-clock"...). */
+const char *rec_events_name(const struct rec_events *ev);
+
+/* Parses an -e name; returns 0 or -EINVAL. */
+int rec_evsrc_parse(const char *name, enum rec_evsrc *src);
+
+#endif

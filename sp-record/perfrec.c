@@ -1,0 +1,345 @@
+/*
+ * perfrec.c: bounded decoders for perf ring records (see perfrec.h).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "sp-record/perfrec.h"
+#include "common/banned.h"
+
+#define HDR sizeof(struct perf_event_header)
+
+/* The sample_type bits the decoders know how to walk. */
+#define KNOWN_BITS (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
+	PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
+	PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | \
+	PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | \
+	PERF_SAMPLE_STACK_USER)
+
+/* A cursor over [p, end) that fails once anything reads past the end. */
+struct cur {
+	const uint8_t *p;
+	const uint8_t *end;
+	bool bad;
+};
+
+static uint64_t
+get64(struct cur *c)
+{
+	uint64_t v;
+
+	if (c->bad || c->end - c->p < 8) {
+		c->bad = true;
+		return 0;
+	}
+	memcpy(&v, c->p, 8);
+	c->p += 8;
+	return v;
+}
+
+static void
+get32x2(struct cur *c, uint32_t *a, uint32_t *b)
+{
+	uint32_t v[2];
+
+	if (c->bad || c->end - c->p < 8) {
+		c->bad = true;
+		*a = *b = 0;
+		return;
+	}
+	memcpy(v, c->p, 8);
+	c->p += 8;
+	*a = v[0];
+	*b = v[1];
+}
+
+/* Skips n bytes; returns the start of them or NULL. */
+static const uint8_t *
+skip(struct cur *c, uint64_t n)
+{
+	const uint8_t *p = c->p;
+
+	if (c->bad || (uint64_t)(c->end - c->p) < n) {
+		c->bad = true;
+		return NULL;
+	}
+	c->p += n;
+	return p;
+}
+
+int
+rec_layout_init(struct rec_layout *l, uint64_t sample_type,
+		uint64_t regs_mask)
+{
+	uint64_t st = sample_type;
+	size_t off = 0;
+
+	memset(l, 0, sizeof(*l));
+	if (st & ~KNOWN_BITS)
+		return -EINVAL;
+	l->sample_type = st;
+	l->regs_mask = regs_mask;
+	l->nregs = (unsigned)__builtin_popcountll(regs_mask);
+	l->trailer_tid = (size_t)-1;
+	l->trailer_time = (size_t)-1;
+	/* struct sample_id { pid, tid; time; id; stream_id; cpu; identifier } */
+	if (st & PERF_SAMPLE_TID) {
+		l->trailer_tid = off;
+		off += 8;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		l->trailer_time = off;
+		off += 8;
+	}
+	if (st & PERF_SAMPLE_ID)
+		off += 8;
+	if (st & PERF_SAMPLE_STREAM_ID)
+		off += 8;
+	if (st & PERF_SAMPLE_CPU)
+		off += 8;
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		off += 8;
+	l->trailer = off;
+	return 0;
+}
+
+static void
+parse_chain(struct cur *c, struct rec_sample *s)
+{
+	const uint8_t *p;
+	uint64_t nr = get64(c);
+
+	if (c->bad || nr > (uint64_t)(c->end - c->p) / 8) {
+		c->bad = true;
+		return;
+	}
+	p = skip(c, nr * 8);
+	s->chain = (const uint64_t *)(const void *)p;
+	s->nchain = nr;
+}
+
+static void
+parse_regs(struct cur *c, const struct rec_layout *l, struct rec_sample *s)
+{
+	s->abi = get64(c);
+	if (s->abi == PERF_SAMPLE_REGS_ABI_NONE)
+		return;
+	s->regs = (const uint64_t *)(const void *)skip(c, 8ULL * l->nregs);
+}
+
+static void
+parse_stack(struct cur *c, struct rec_sample *s)
+{
+	const uint8_t *data;
+	uint64_t size = get64(c), dyn;
+
+	if (c->bad || size == 0)
+		return;
+	data = skip(c, size);
+	dyn = get64(c);
+	if (c->bad)
+		return;
+	if (dyn > size) {
+		c->bad = true;
+		return;
+	}
+	if (dyn > 0) {
+		s->stack = data;
+		s->stack_len = dyn;
+	}
+}
+
+int
+rec_sample_parse(const struct rec_layout *l, const void *rec, size_t len,
+		 struct rec_sample *s)
+{
+	const struct perf_event_header *h = rec;
+	struct cur c = { (const uint8_t *)rec + HDR, (const uint8_t *)rec + len,
+			 len < HDR };
+	uint64_t st = l->sample_type;
+	uint32_t res;
+
+	memset(s, 0, sizeof(*s));
+	if (len < HDR)
+		return -EBADMSG;
+	s->misc = h->misc;
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		get64(&c);
+	if (st & PERF_SAMPLE_IP)
+		s->ip = get64(&c);
+	if (st & PERF_SAMPLE_TID)
+		get32x2(&c, &s->pid, &s->tid);
+	if (st & PERF_SAMPLE_TIME)
+		s->time = get64(&c);
+	if (st & PERF_SAMPLE_ID)
+		get64(&c);
+	if (st & PERF_SAMPLE_STREAM_ID)
+		get64(&c);
+	if (st & PERF_SAMPLE_CPU)
+		get32x2(&c, &s->cpu, &res);
+	if (st & PERF_SAMPLE_PERIOD)
+		s->period = get64(&c);
+	if (st & PERF_SAMPLE_CALLCHAIN)
+		parse_chain(&c, s);
+	if (st & PERF_SAMPLE_REGS_USER)
+		parse_regs(&c, l, s);
+	if (st & PERF_SAMPLE_STACK_USER)
+		parse_stack(&c, s);
+	return c.bad ? -EBADMSG : 0;
+}
+
+int
+rec_record_id(const struct rec_layout *l, const void *rec, size_t len,
+	      struct rec_id *id)
+{
+	const uint8_t *t;
+
+	memset(id, 0, sizeof(*id));
+	if (len < HDR + l->trailer)
+		return -EBADMSG;
+	t = (const uint8_t *)rec + len - l->trailer;
+	if (l->trailer_tid != (size_t)-1) {
+		memcpy(&id->pid, t + l->trailer_tid, 4);
+		memcpy(&id->tid, t + l->trailer_tid + 4, 4);
+		id->has_tid = true;
+	}
+	if (l->trailer_time != (size_t)-1) {
+		memcpy(&id->time, t + l->trailer_time, 8);
+		id->has_time = true;
+	}
+	return 0;
+}
+
+int
+rec_record_time(const struct rec_layout *l, const void *rec, size_t len,
+		uint64_t *ts)
+{
+	const struct perf_event_header *h = rec;
+	struct cur c = { (const uint8_t *)rec + HDR, (const uint8_t *)rec + len,
+			 len < HDR };
+	struct rec_id id;
+	uint32_t a, b;
+
+	*ts = 0;
+	if (len < HDR || !(l->sample_type & PERF_SAMPLE_TIME))
+		return -EBADMSG;
+	if (h->type != PERF_RECORD_SAMPLE) {
+		if (rec_record_id(l, rec, len, &id) < 0)
+			return -EBADMSG;
+		*ts = id.time;
+		return 0;
+	}
+	if (l->sample_type & PERF_SAMPLE_IDENTIFIER)
+		get64(&c);
+	if (l->sample_type & PERF_SAMPLE_IP)
+		get64(&c);
+	if (l->sample_type & PERF_SAMPLE_TID)
+		get32x2(&c, &a, &b);
+	*ts = get64(&c);
+	return c.bad ? -EBADMSG : 0;
+}
+
+/* Finds the NUL-terminated string at [p, end); returns its length or -1. */
+static long
+bounded_str(const uint8_t *p, const uint8_t *end)
+{
+	const uint8_t *nul;
+
+	if (p > end)
+		return -1;
+	nul = memchr(p, '\0', (size_t)(end - p));
+	return nul ? (long)(nul - p) : -1;
+}
+
+int
+rec_mmap2_parse(const struct rec_layout *l, const void *rec, size_t len,
+		struct rec_mmap2 *m)
+{
+	const struct perf_event_header *h = rec;
+	const uint8_t *end = (const uint8_t *)rec + len;
+	struct cur c = { (const uint8_t *)rec + HDR, end, len < HDR };
+	const uint8_t *u;
+	long n;
+
+	memset(m, 0, sizeof(*m));
+	if (len < HDR + l->trailer)
+		return -EBADMSG;
+	c.end = end - l->trailer;
+	get32x2(&c, &m->pid, &m->tid);
+	m->addr = get64(&c);
+	m->len = get64(&c);
+	m->pgoff = get64(&c);
+	u = skip(&c, 24);
+	get32x2(&c, &m->prot, &m->flags);
+	if (c.bad)
+		return -EBADMSG;
+	if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		m->has_build_id = true;
+		m->build_id_len = u[0] <= 20 ? u[0] : 20;
+		m->build_id = u + 4;
+	} else {
+		memcpy(&m->maj, u, 4);
+		memcpy(&m->min, u + 4, 4);
+		memcpy(&m->ino, u + 8, 8);
+	}
+	n = bounded_str(c.p, c.end);
+	if (n < 0)
+		return -EBADMSG;
+	m->path = (const char *)c.p;
+	m->path_len = (size_t)n;
+	return 0;
+}
+
+int
+rec_comm_parse(const struct rec_layout *l, const void *rec, size_t len,
+	       struct rec_comm *cm)
+{
+	const struct perf_event_header *h = rec;
+	const uint8_t *end = (const uint8_t *)rec + len;
+	struct cur c = { (const uint8_t *)rec + HDR, end, len < HDR };
+	long n;
+
+	memset(cm, 0, sizeof(*cm));
+	if (len < HDR + l->trailer)
+		return -EBADMSG;
+	c.end = end - l->trailer;
+	get32x2(&c, &cm->pid, &cm->tid);
+	if (c.bad)
+		return -EBADMSG;
+	n = bounded_str(c.p, c.end);
+	if (n < 0)
+		return -EBADMSG;
+	cm->is_exec = (h->misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
+	cm->name = (const char *)c.p;
+	cm->name_len = (size_t)n;
+	return 0;
+}
+
+int
+rec_task_parse(const void *rec, size_t len, struct rec_task *t)
+{
+	struct cur c = { (const uint8_t *)rec + HDR, (const uint8_t *)rec + len,
+			 len < HDR };
+
+	memset(t, 0, sizeof(*t));
+	get32x2(&c, &t->pid, &t->ppid);
+	get32x2(&c, &t->tid, &t->ptid);
+	t->time = get64(&c);
+	return c.bad ? -EBADMSG : 0;
+}
+
+int
+rec_lost_parse(const void *rec, size_t len, uint64_t *lost)
+{
+	const struct perf_event_header *h = rec;
+	struct cur c = { (const uint8_t *)rec + HDR, (const uint8_t *)rec + len,
+			 len < HDR };
+
+	*lost = 0;
+	if (len < HDR)
+		return -EBADMSG;
+	if (h->type == PERF_RECORD_LOST)
+		get64(&c);	/* the event id */
+	*lost = get64(&c);
+	return c.bad ? -EBADMSG : 0;
+}

@@ -1,0 +1,407 @@
+/*
+ * proc.c: process and thread tables, /proc readers (see proc.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/htab.h"
+#include "sp-record/proc.h"
+#include "common/banned.h"
+
+int
+rec_ptab_init(struct rec_ptab *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->procs = sp_htab_new();
+	t->threads = sp_htab_new();
+	if (!t->procs || !t->threads) {
+		rec_ptab_release(t);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void
+free_proc(struct rec_proc *p)
+{
+	if (!p)
+		return;
+	sp_htab_free(p->refreshed);
+	free(p);
+}
+
+void
+rec_ptab_release(struct rec_ptab *t)
+{
+	const void *key;
+	size_t pos = 0, len;
+	uint64_t v;
+
+	while (t->procs && sp_htab_next(t->procs, &pos, &key, &len, &v))
+		free_proc((struct rec_proc *)(uintptr_t)v);
+	pos = 0;
+	while (t->threads && sp_htab_next(t->threads, &pos, &key, &len, &v))
+		free((void *)(uintptr_t)v);
+	sp_htab_free(t->procs);
+	sp_htab_free(t->threads);
+	t->procs = NULL;
+	t->threads = NULL;
+}
+
+struct rec_proc *
+rec_ptab_get(struct rec_ptab *t, int32_t pid)
+{
+	uint64_t v;
+
+	if (!sp_htab_get(t->procs, &pid, sizeof(pid), &v))
+		return NULL;
+	return (struct rec_proc *)(uintptr_t)v;
+}
+
+struct rec_proc *
+rec_ptab_add(struct rec_ptab *t, int32_t pid)
+{
+	struct rec_proc *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->python_support = -1;
+	if (sp_htab_put(t->procs, &pid, sizeof(pid), (uintptr_t)p) < 0) {
+		free(p);
+		return NULL;
+	}
+	t->nprocs++;
+	t->procs_seen++;
+	return p;
+}
+
+void
+rec_ptab_remove(struct rec_ptab *t, int32_t pid)
+{
+	struct rec_proc *p = rec_ptab_get(t, pid);
+	struct rec_thread *th;
+	int32_t *dead = NULL, *nd;
+	size_t pos = 0, len, n = 0, alloc = 0, i;
+	const void *key;
+	uint64_t v;
+
+	if (!p)
+		return;
+	free_proc(p);
+	sp_htab_put(t->procs, &pid, sizeof(pid), 0);
+	t->nprocs--;
+	/* Collect first: a put may rehash the table under an iteration. */
+	while (sp_htab_next(t->threads, &pos, &key, &len, &v)) {
+		th = (struct rec_thread *)(uintptr_t)v;
+		if (!th || th->pid != pid)
+			continue;
+		if (n == alloc) {
+			alloc = alloc ? 2 * alloc : 16;
+			nd = reallocarray(dead, alloc, sizeof(*dead));
+			if (!nd)
+				break;
+			dead = nd;
+		}
+		dead[n++] = th->tid;
+	}
+	for (i = 0; i < n; i++) {
+		free(rec_ptab_thread(t, dead[i]));
+		sp_htab_put(t->threads, &dead[i], sizeof(dead[i]), 0);
+	}
+	free(dead);
+}
+
+void
+rec_ptab_each(struct rec_ptab *t, void (*fn)(struct rec_proc *p, void *arg),
+	      void *arg)
+{
+	const void *key;
+	size_t pos = 0, len;
+	uint64_t v;
+
+	while (sp_htab_next(t->procs, &pos, &key, &len, &v))
+		if (v)
+			fn((struct rec_proc *)(uintptr_t)v, arg);
+}
+
+struct rec_thread *
+rec_ptab_thread(struct rec_ptab *t, int32_t tid)
+{
+	uint64_t v;
+
+	if (!sp_htab_get(t->threads, &tid, sizeof(tid), &v))
+		return NULL;
+	return (struct rec_thread *)(uintptr_t)v;
+}
+
+struct rec_thread *
+rec_ptab_add_thread(struct rec_ptab *t, int32_t pid, int32_t tid,
+		    const char *comm, size_t comm_len)
+{
+	struct rec_thread *th = rec_ptab_thread(t, tid);
+
+	if (!th) {
+		th = calloc(1, sizeof(*th));
+		if (!th)
+			return NULL;
+		if (sp_htab_put(t->threads, &tid, sizeof(tid),
+				(uintptr_t)th) < 0) {
+			free(th);
+			return NULL;
+		}
+		t->threads_seen++;
+	}
+	th->pid = pid;
+	th->tid = tid;
+	th->exited = false;
+	if (comm) {
+		if (comm_len >= REC_COMM_MAX)
+			comm_len = REC_COMM_MAX - 1;
+		memcpy(th->comm, comm, comm_len);
+		th->comm[comm_len] = '\0';
+	}
+	return th;
+}
+
+bool
+rec_proc_first_uncovered(struct rec_proc *p, uint64_t pc)
+{
+	uint64_t page = pc & ~(uint64_t)(sysconf(_SC_PAGESIZE) - 1);
+	bool fresh = false;
+
+	if (!p->refreshed && !(p->refreshed = sp_htab_new()))
+		return false;
+	if (!sp_htab_slot(p->refreshed, &page, sizeof(page), 1, &fresh))
+		return false;
+	return fresh;
+}
+
+void
+rec_proc_clear_uncovered(struct rec_proc *p)
+{
+	sp_htab_free(p->refreshed);
+	p->refreshed = NULL;
+}
+
+/* Reads a small /proc file into buf (NUL-terminated); returns its length. */
+static long
+read_small(const char *path, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (len + 1 < size) {
+		n = read(fd, buf + len, size - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			n = -errno;
+			close(fd);
+			return n;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return (long)len;
+}
+
+int
+rec_proc_stat(int32_t pid, char *state, uint64_t *start_time)
+{
+	char path[64], buf[1024], *p, *end;
+	long n;
+	int field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	n = read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	/* The name can hold anything: fields start after the last ')'. */
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || !p[2])
+		return -EBADMSG;
+	p += 2;
+	*state = *p;
+	/* The state is field 3; starttime is field 22. */
+	for (field = 3; field < 22; field++) {
+		p = strchr(p, ' ');
+		if (!p)
+			return -EBADMSG;
+		p++;
+	}
+	errno = 0;
+	*start_time = strtoull(p, &end, 10);
+	if (end == p || errno)
+		return -EBADMSG;
+	return 0;
+}
+
+int
+rec_proc_comm(int32_t pid, int32_t tid, char *buf, size_t size)
+{
+	char path[96];
+	long n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid,
+		 (int)tid);
+	n = read_small(path, buf, size);
+	if (n < 0)
+		return (int)n;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+		buf[--n] = '\0';
+	return 0;
+}
+
+long
+rec_proc_tasks(int32_t pid, int32_t **tids)
+{
+	char path[64], *end;
+	struct dirent *e;
+	int32_t *v = NULL, *nv;
+	size_t n = 0, alloc = 0;
+	long tid;
+	DIR *d;
+
+	*tids = NULL;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		tid = strtol(e->d_name, &end, 10);
+		if (*end || tid <= 0 || tid > INT32_MAX)
+			continue;
+		if (n == alloc) {
+			alloc = alloc ? 2 * alloc : 16;
+			nv = reallocarray(v, alloc, sizeof(*v));
+			if (!nv) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[n++] = (int32_t)tid;
+	}
+	closedir(d);
+	*tids = v;
+	return (long)n;
+}
+
+bool
+rec_is_python_runtime_path(const char *path, size_t len)
+{
+	const char *base = path, *p;
+	size_t i, n;
+
+	for (i = 0; i < len; i++)
+		if (path[i] == '/')
+			base = path + i + 1;
+	n = len - (size_t)(base - path);
+	if (n >= 9 && memcmp(base, "libpython", 9) == 0)
+		return true;
+	if (n < 6 || memcmp(base, "python", 6) != 0)
+		return false;
+	/* python, python3, python3.11, python3.11d: an interpreter binary. */
+	for (p = base + 6; p < base + n; p++)
+		if (!((*p >= '0' && *p <= '9') || *p == '.' || *p == 'd' ||
+		      *p == 'm' || *p == 'u'))
+			return false;
+	return true;
+}
+
+bool
+rec_cmdline_has_python_perf(const char *cmdline, size_t len)
+{
+	const char *p = cmdline, *end = cmdline + len, *nul, *next;
+	size_t n;
+
+	while (p < end) {
+		nul = memchr(p, '\0', (size_t)(end - p));
+		n = nul ? (size_t)(nul - p) : (size_t)(end - p);
+		next = p + n + 1;
+		if (n == 6 && memcmp(p, "-Xperf", 6) == 0)
+			return true;
+		if (n >= 7 && memcmp(p, "-Xperf,", 7) == 0)
+			return true;
+		if (n == 2 && memcmp(p, "-X", 2) == 0 && next < end) {
+			size_t rest = (size_t)(end - next);
+
+			if ((rest >= 5 && memcmp(next, "perf", 5) == 0) ||
+			    (rest >= 5 && memcmp(next, "perf,", 5) == 0))
+				return true;
+		}
+		p = next;
+	}
+	return false;
+}
+
+/* Reads /proc/PID/NAME whole into a malloc'ed buffer. */
+static char *
+read_proc_file(int32_t pid, const char *name, size_t *len)
+{
+	char path[64], *buf = NULL, *nb;
+	size_t alloc = 0;
+	ssize_t n;
+	int fd;
+
+	*len = 0;
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		if (*len == alloc) {
+			alloc = alloc ? 2 * alloc : 4096;
+			if (alloc > (1u << 24) || !(nb = realloc(buf, alloc)))
+				break;
+			buf = nb;
+		}
+		n = read(fd, buf + *len, alloc - *len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		*len += (size_t)n;
+	}
+	close(fd);
+	return buf;
+}
+
+bool
+rec_proc_python_perf(int32_t pid)
+{
+	static const char key[] = "PYTHONPERFSUPPORT=1";
+	const char *p, *end, *nul;
+	bool found = false;
+	size_t len, n;
+	char *buf;
+
+	buf = read_proc_file(pid, "environ", &len);
+	for (p = buf, end = buf + len; buf && p < end && !found; p += n + 1) {
+		nul = memchr(p, '\0', (size_t)(end - p));
+		n = nul ? (size_t)(nul - p) : (size_t)(end - p);
+		found = n == sizeof(key) - 1 && memcmp(p, key, n) == 0;
+	}
+	free(buf);
+	if (found)
+		return true;
+	buf = read_proc_file(pid, "cmdline", &len);
+	found = buf && rec_cmdline_has_python_perf(buf, len);
+	free(buf);
+	return found;
+}

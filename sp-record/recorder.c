@@ -1,0 +1,1163 @@
+/*
+ * recorder.c: the recording core (see recorder.h): setup for launch and
+ * attach, the drain loop, and the handlers that turn perf records into
+ * spool records.
+ */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/ext.h"
+#include "common/modtab.h"
+#include "common/spool.h"
+#include "sp-record/maps.h"
+#include "sp-record/perfrec.h"
+#include "sp-record/proc.h"
+#include "sp-record/recorder.h"
+#include "sp-record/sorter.h"
+#include "common/banned.h"
+
+/* Kinds of sorter events: perf records, and our own synthetic ones. */
+enum { KIND_PERF, KIND_RETIRE };
+
+/* A process found dead; retired in time order once earlier events ran. */
+struct retire {
+	int32_t pid;
+	uint32_t pad;
+	uint64_t start_time;
+};
+
+#define HOUSEKEEPING_NS 100000000ULL	/* liveness checks and flushes */
+
+struct recorder {
+	struct rec_config cfg;
+	struct rec_events ev;
+	struct rec_layout layout;
+	struct rec_sorter *sorter;
+	struct sp_spool_writer *w;
+	struct sp_modtab *mods;
+	struct rec_ptab procs;
+	struct rec_stacker stk;
+	struct rec_stats st;
+	struct sp_buf ext;		/* extension payload scratch */
+	struct sp_buf maps;		/* /proc/PID/maps scratch */
+	struct sp_frame *frames;	/* REC_STACK_MAX */
+	struct pollfd *pfd;
+	bool *hup;			/* ring fd reported POLLHUP */
+	int werr;			/* sticky write error */
+	bool stopped;
+	pid_t child;
+	bool child_reaped;
+	int child_status;
+	uint64_t last_check_ns;
+	uint64_t last_flush_ns;
+};
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Remembers the first write error; returns rc. */
+static int
+wr(struct recorder *r, int rc)
+{
+	if (rc < 0 && !r->werr) {
+		r->werr = rc;
+		warnx("'%s': %s", r->cfg.output_name,
+		      rc == -ENOMEM ? strerror(ENOMEM)
+				    : sp_spool_writer_errmsg(r->w));
+	}
+	return rc < 0 ? rc : 0;
+}
+
+static int
+write_ext(struct recorder *r, uint8_t tag)
+{
+	if (r->werr)
+		return r->werr;
+	return wr(r, sp_spool_writer_ext(r->w, tag, r->ext.data, r->ext.len));
+}
+
+static int
+write_comm(struct recorder *r, uint64_t ts, int32_t pid, int32_t tid,
+	   bool is_exec, const char *name, size_t len)
+{
+	struct sp_ext_comm c = { ts, pid, (uint64_t)tid, is_exec, name, len };
+
+	sp_buf_reset(&r->ext);
+	if (sp_ext_comm_encode(&r->ext, &c) < 0)
+		return wr(r, -ENOMEM);
+	return write_ext(r, SP_EXT_COMM);
+}
+
+static int
+write_lost(struct recorder *r, uint64_t ts, uint64_t count)
+{
+	struct sp_ext_lost l = { ts, count };
+
+	sp_buf_reset(&r->ext);
+	if (sp_ext_lost_encode(&r->ext, &l) < 0)
+		return wr(r, -ENOMEM);
+	return write_ext(r, SP_EXT_LOST);
+}
+
+static int
+write_exit(struct recorder *r, uint64_t ts, int32_t pid, int32_t tid)
+{
+	struct sp_ext_exit x = { ts, pid, (uint64_t)tid };
+
+	sp_buf_reset(&r->ext);
+	if (sp_ext_exit_encode(&r->ext, &x) < 0)
+		return wr(r, -ENOMEM);
+	return write_ext(r, SP_EXT_EXIT);
+}
+
+/* Reads a one-line file without its newline; "" when unreadable. */
+static void
+read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+
+	buf[0] = '\0';
+	if (f) {
+		if (!fgets(buf, (int)size, f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+static int
+write_host(struct recorder *r)
+{
+	char boot[64], host[256], page[32];
+	struct utsname u;
+	int rc = 0;
+
+	if (uname(&u) < 0)
+		memset(&u, 0, sizeof(u));
+	read_line("/proc/sys/kernel/random/boot_id", boot, sizeof(boot));
+	if (gethostname(host, sizeof(host)) < 0)
+		host[0] = '\0';
+	host[sizeof(host) - 1] = '\0';
+	snprintf(page, sizeof(page), "%ld", sysconf(_SC_PAGESIZE));
+	sp_buf_reset(&r->ext);
+	rc |= sp_ext_pair_encode(&r->ext, "release", u.release);
+	rc |= sp_ext_pair_encode(&r->ext, "bootid", boot);
+	rc |= sp_ext_pair_encode(&r->ext, "hostname", host);
+	rc |= sp_ext_pair_encode(&r->ext, "arch", u.machine);
+	rc |= sp_ext_pair_encode(&r->ext, "pagesize", page);
+	rc |= sp_ext_pair_encode(&r->ext, "clock", "monotonic");
+	if (rc)
+		return wr(r, -ENOMEM);
+	return write_ext(r, SP_EXT_HOST);
+}
+
+/*
+ * Kernel frames resolve against one module spanning the kernel's text,
+ * from /proc/kallsyms; when the addresses are hidden they stay
+ * module-less, which readers accept.
+ */
+static int
+write_kernel_module(struct recorder *r)
+{
+	static const char path[] = "[kernel.kallsyms]";
+	uint64_t stext = 0, etext = 0, a;
+	struct sp_module m;
+	char line[512], name[256], type;
+	uint32_t id;
+	FILE *f;
+
+	if (!r->ev.kernel_stacks)
+		return 0;
+	f = fopen("/proc/kallsyms", "re");
+	if (!f)
+		return 0;
+	while ((!stext || !etext) && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNx64 " %c %255s", &a, &type, name) != 3)
+			continue;
+		if (!strcmp(name, "_stext"))
+			stext = a;
+		else if (!strcmp(name, "_etext"))
+			etext = a;
+	}
+	fclose(f);
+	if (!stext || etext <= stext)
+		return 0;
+	memset(&m, 0, sizeof(m));
+	m.pid = -1;
+	m.start = stext;
+	m.end = etext;
+	m.is_kernel = true;
+	m.path = path;
+	m.path_len = sizeof(path) - 1;
+	return wr(r, sp_modtab_intern(r->mods, &m, r->w, &id));
+}
+
+struct recorder *
+rec_new(const struct rec_config *cfg, int fd)
+{
+	struct recorder *r = calloc(1, sizeof(*r));
+	struct timespec wall;
+	uint64_t start_us, interval_us;
+	int rc;
+
+	if (!r) {
+		warn("calloc");
+		return NULL;
+	}
+	r->cfg = *cfg;
+	rc = rec_stacker_init(&r->stk, cfg->callgraph, cfg->ev.regs_mask, 0);
+	if (rc < 0 && cfg->callgraph == REC_CG_DWARF) {
+		warnx("DWARF unwinding is not available (%s): recording "
+		      "frame-pointer stacks", strerror(-rc));
+		r->cfg.callgraph = REC_CG_FP;
+		r->cfg.ev.dwarf = false;
+		rc = rec_stacker_init(&r->stk, REC_CG_FP, 0, 0);
+	}
+	if (rc == 0)
+		rc = rec_events_init(&r->ev, &r->cfg.ev);
+	if (rc == 0)
+		rc = rec_layout_init(&r->layout, r->ev.attr.sample_type,
+				     r->ev.attr.sample_regs_user);
+	r->stk.max_chain = r->ev.attr.sample_max_stack;
+	if (rc == 0)
+		rc = rec_ptab_init(&r->procs);
+	r->sorter = rec_sorter_new();
+	r->mods = sp_modtab_new();
+	r->frames = calloc(REC_STACK_MAX, sizeof(*r->frames));
+	r->pfd = calloc((size_t)r->ev.ncpus + 1, sizeof(*r->pfd));
+	r->hup = calloc((size_t)r->ev.ncpus + 1, sizeof(*r->hup));
+	if (rc < 0 || !r->sorter || !r->mods || !r->frames || !r->pfd ||
+	    !r->hup) {
+		warnx("cannot set up the recorder: %s",
+		      strerror(rc < 0 ? -rc : ENOMEM));
+		rec_free(r);
+		return NULL;
+	}
+	clock_gettime(CLOCK_REALTIME, &wall);
+	start_us = (uint64_t)wall.tv_sec * 1000000 +
+		   (uint64_t)wall.tv_nsec / 1000;
+	interval_us = cfg->ev.freq ? (1000000 + cfg->ev.freq / 2) /
+				     cfg->ev.freq : 0;
+	r->w = sp_spool_writer_new(fd, start_us, interval_us);
+	if (!r->w) {
+		warn("cannot create the spool writer");
+		rec_free(r);
+		return NULL;
+	}
+	write_host(r);
+	r->last_check_ns = r->last_flush_ns = now_ns();
+	return r;
+}
+
+void
+rec_free(struct recorder *r)
+{
+	if (!r)
+		return;
+	rec_events_release(&r->ev);
+	rec_stacker_release(&r->stk);
+	rec_ptab_release(&r->procs);
+	rec_sorter_free(r->sorter);
+	sp_spool_writer_free(r->w);
+	sp_modtab_free(r->mods);
+	sp_buf_release(&r->ext);
+	sp_buf_release(&r->maps);
+	free(r->frames);
+	free(r->pfd);
+	free(r->hup);
+	free(r);
+}
+
+/* ------------------------------------------------------------------ */
+/* Process bookkeeping */
+
+/* Writes the runtime marker the first time a Python runtime shows up. */
+static int
+mark_python(struct recorder *r, struct rec_proc *p, uint64_t ts)
+{
+	if (p->python_runtime)
+		return 0;
+	p->python_runtime = true;
+	if (r->werr)
+		return r->werr;
+	return wr(r, sp_spool_writer_exec(r->w, ts, p->pid, true));
+}
+
+static bool
+python_support(struct rec_proc *p)
+{
+	if (p->python_support < 0)
+		p->python_support = rec_proc_python_perf(p->pid);
+	return p->python_support > 0;
+}
+
+/*
+ * Interns every module of a maps snapshot of `p`; marks the Python
+ * runtime when one is mapped and perf support is on.
+ */
+static int
+register_maps(struct recorder *r, struct rec_proc *p, uint64_t ts)
+{
+	const char *text = (const char *)r->maps.data;
+	bool python = false;
+	struct sp_module m;
+	struct rec_map map;
+	size_t pos = 0;
+	uint32_t id;
+	int rc;
+
+	while (rec_maps_next(text, r->maps.len, &pos, &map, NULL) == 1) {
+		if (!rec_map_is_module(&map))
+			continue;
+		memset(&m, 0, sizeof(m));
+		m.pid = p->pid;
+		m.start = map.start;
+		m.end = map.end;
+		m.file_offset = map.offset;
+		m.inode = map.inode;
+		m.path = map.path;
+		m.path_len = map.path_len;
+		rc = wr(r, sp_modtab_intern(r->mods, &m, r->w, &id));
+		if (rc < 0)
+			return rc;
+		python |= rec_is_python_runtime_path(map.path, map.path_len);
+	}
+	if (python && python_support(p))
+		return mark_python(r, p, ts);
+	return 0;
+}
+
+/* Reads /proc/PID/maps of `p` and interns its modules. */
+static int
+snapshot_maps(struct recorder *r, struct rec_proc *p, uint64_t ts)
+{
+	if (rec_maps_read(p->pid, &r->maps) < 0)
+		return 0;	/* gone: its EXIT is on its way */
+	return register_maps(r, p, ts);
+}
+
+/* Starts tracking `pid`; its start time tells generations apart. */
+static struct rec_proc *
+track(struct recorder *r, int32_t pid, bool target)
+{
+	struct rec_proc *p = rec_ptab_add(&r->procs, pid);
+	char state;
+
+	if (!p) {
+		wr(r, -ENOMEM);
+		return NULL;
+	}
+	p->target = target;
+	if (rec_proc_stat(pid, &state, &p->start_time) < 0)
+		p->start_time = 0;
+	return p;
+}
+
+/* A process ended (or its pid was reused): close its module epoch. */
+static int
+retire(struct recorder *r, int32_t pid, uint64_t ts)
+{
+	struct rec_proc *p = rec_ptab_get(&r->procs, pid);
+	int rc = 0;
+
+	if (!p)
+		return 0;
+	if (p->python_runtime && !r->werr)
+		rc = wr(r, sp_spool_writer_exec(r->w, ts, pid, false));
+	if (!rc && !r->werr)
+		rc = wr(r, sp_modtab_deactivate(r->mods, pid, r->w));
+	rec_stacker_forget(&r->stk, pid);
+	rec_ptab_remove(&r->procs, pid);
+	r->procs.procs_exited++;
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Handlers, called in timestamp order */
+
+static int
+on_sample(struct recorder *r, const struct rec_event *e)
+{
+	struct rec_sample s;
+	struct rec_thread *th;
+	struct rec_proc *p;
+	struct sp_frame f;
+	char comm[REC_COMM_MAX];
+	uint32_t stack_id;
+	uint64_t pc;
+	size_t n;
+	int rc;
+
+	if (rec_sample_parse(&r->layout, e->data, e->len, &s) < 0) {
+		r->st.bad_records++;
+		return 0;
+	}
+	r->st.sample_events++;
+	if (s.pid == 0 || s.tid == 0) {
+		r->st.idle++;
+		return 0;
+	}
+	p = s.pid <= INT32_MAX ? rec_ptab_get(&r->procs, (int32_t)s.pid)
+			       : NULL;
+	if (!p) {
+		r->st.untracked++;
+		return 0;
+	}
+	th = rec_ptab_thread(&r->procs, (int32_t)s.tid);
+	if (!th || th->pid != p->pid) {
+		/* A thread we have not seen begin: name it from /proc. */
+		if (rec_proc_comm(p->pid, (int32_t)s.tid, comm,
+				  sizeof(comm)) < 0)
+			comm[0] = '\0';
+		if (!rec_ptab_add_thread(&r->procs, p->pid, (int32_t)s.tid,
+					 comm, strlen(comm)))
+			return wr(r, -ENOMEM);
+		if (comm[0] && write_comm(r, s.time, p->pid, (int32_t)s.tid,
+					  false, comm, strlen(comm)) < 0)
+			return r->werr;
+	}
+	/* A pc no module covers: the maps may have changed unseen. */
+	if (rec_sample_user_pc(&r->stk, &s, &pc)) {
+		sp_modtab_resolve(r->mods, p->pid, pc, SP_FRAME_USER, &f);
+		if (f.module_id == SP_NONE && rec_proc_first_uncovered(p, pc)) {
+			r->st.maps_refreshes++;
+			rc = snapshot_maps(r, p, s.time);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	n = rec_stack_build(&r->stk, r->mods, p->pid, &s, r->frames);
+	rc = wr(r, sp_spool_writer_sample(r->w, s.time, p->pid, s.tid,
+					  r->frames, n, &stack_id));
+	if (rc < 0)
+		return rc;
+	if (stack_id == SP_NONE) {
+		r->st.empty_stacks++;
+	} else {
+		r->st.samples++;
+		p->samples++;
+	}
+	return 0;
+}
+
+static bool
+mmap_is_module(const struct rec_mmap2 *m)
+{
+	if (!(m->prot & PROT_EXEC) || m->len == 0)
+		return false;
+	if (m->path_len > 0 && m->path[0] == '/')
+		return true;
+	return m->path_len == 6 && !memcmp(m->path, "[vdso]", 6);
+}
+
+static int
+on_mmap2(struct recorder *r, const struct rec_event *e, uint64_t ts)
+{
+	struct sp_frame lo, hi;
+	struct rec_mmap2 mm;
+	struct sp_module m;
+	struct rec_proc *p;
+	uint32_t id;
+	int rc;
+
+	if (rec_mmap2_parse(&r->layout, e->data, e->len, &mm) < 0) {
+		r->st.bad_records++;
+		return 0;
+	}
+	if (mm.pid > INT32_MAX || !mmap_is_module(&mm))
+		return 0;
+	p = rec_ptab_get(&r->procs, (int32_t)mm.pid);
+	if (!p)
+		return 0;
+	memset(&m, 0, sizeof(m));
+	m.pid = p->pid;
+	m.start = mm.addr;
+	m.end = mm.addr + mm.len;
+	m.file_offset = mm.pgoff;
+	m.inode = mm.has_build_id ? 0 : mm.ino;
+	m.path = mm.path;
+	m.path_len = mm.path_len;
+	/* A mapping over an older one replaces code the unwinder knows. */
+	sp_modtab_resolve(r->mods, p->pid, m.start, SP_FRAME_USER, &lo);
+	sp_modtab_resolve(r->mods, p->pid, m.end - 1, SP_FRAME_USER, &hi);
+	rc = wr(r, sp_modtab_intern(r->mods, &m, r->w, &id));
+	if (rc < 0)
+		return rc;
+	r->st.mmaps++;
+	if ((lo.module_id != SP_NONE && lo.module_id != id) ||
+	    (hi.module_id != SP_NONE && hi.module_id != id))
+		rec_stacker_forget(&r->stk, p->pid);
+	if (rec_is_python_runtime_path(mm.path, mm.path_len) &&
+	    python_support(p))
+		return mark_python(r, p, ts);
+	return 0;
+}
+
+static int
+on_comm(struct recorder *r, const struct rec_event *e, uint64_t ts)
+{
+	struct rec_comm c;
+	struct rec_proc *p;
+	int rc;
+
+	if (rec_comm_parse(&r->layout, e->data, e->len, &c) < 0) {
+		r->st.bad_records++;
+		return 0;
+	}
+	if (c.pid > INT32_MAX || c.tid > INT32_MAX)
+		return 0;
+	p = rec_ptab_get(&r->procs, (int32_t)c.pid);
+	if (!p)
+		return 0;
+	if (c.is_exec) {
+		/* A new program: its old modules no longer apply. */
+		r->st.execs++;
+		rc = wr(r, sp_spool_writer_exec(r->w, ts, p->pid, false));
+		if (rc == 0)
+			rc = wr(r, sp_modtab_deactivate(r->mods, p->pid, r->w));
+		if (rc < 0)
+			return rc;
+		p->python_runtime = false;
+		p->python_support = -1;
+		rec_proc_clear_uncovered(p);
+		rec_stacker_forget(&r->stk, p->pid);
+	}
+	if (!rec_ptab_add_thread(&r->procs, p->pid, (int32_t)c.tid, c.name,
+				 c.name_len))
+		return wr(r, -ENOMEM);
+	return write_comm(r, ts, p->pid, (int32_t)c.tid, c.is_exec, c.name,
+			  c.name_len);
+}
+
+/* Names a new thread after the thread that created it, as the kernel. */
+static int
+new_thread(struct recorder *r, int32_t pid, int32_t tid, int32_t ptid,
+	   uint64_t ts)
+{
+	struct rec_thread *parent = rec_ptab_thread(&r->procs, ptid);
+	char comm[REC_COMM_MAX] = "";
+
+	if (parent)
+		memcpy(comm, parent->comm, sizeof(comm));
+	else if (rec_proc_comm(pid, tid, comm, sizeof(comm)) < 0)
+		comm[0] = '\0';
+	if (!rec_ptab_add_thread(&r->procs, pid, tid, comm, strlen(comm)))
+		return wr(r, -ENOMEM);
+	if (!comm[0])
+		return 0;
+	return write_comm(r, ts, pid, tid, false, comm, strlen(comm));
+}
+
+static int
+on_fork(struct recorder *r, const struct rec_event *e, uint64_t ts)
+{
+	struct rec_proc *parent, *child;
+	struct rec_task t;
+	int32_t pid, ppid;
+	int rc;
+
+	if (rec_task_parse(e->data, e->len, &t) < 0) {
+		r->st.bad_records++;
+		return 0;
+	}
+	if (t.pid > INT32_MAX || t.ppid > INT32_MAX || t.tid > INT32_MAX ||
+	    t.ptid > INT32_MAX)
+		return 0;
+	pid = (int32_t)t.pid;
+	ppid = (int32_t)t.ppid;
+	if (pid == ppid) {
+		if (t.tid == t.ptid || !rec_ptab_get(&r->procs, pid))
+			return 0;
+		return new_thread(r, pid, (int32_t)t.tid, (int32_t)t.ptid, ts);
+	}
+	parent = rec_ptab_get(&r->procs, ppid);
+	if (!parent)
+		return 0;
+	r->st.forks++;
+	if (!r->cfg.follow)
+		return 0;
+	/* Still tracked under this pid: an older process that went away. */
+	if (rec_ptab_get(&r->procs, pid)) {
+		rc = retire(r, pid, ts);
+		if (rc < 0)
+			return rc;
+	}
+	child = track(r, pid, false);
+	if (!child)
+		return r->werr;
+	parent = rec_ptab_get(&r->procs, ppid);
+	child->python_support = parent->python_support;
+	if (parent->python_runtime) {
+		rc = mark_python(r, child, ts);
+		if (rc < 0)
+			return rc;
+	}
+	rc = wr(r, sp_modtab_clone(r->mods, ppid, pid, r->w));
+	if (rc < 0)
+		return rc;
+	return new_thread(r, pid, (int32_t)t.tid, (int32_t)t.ptid, ts);
+}
+
+static int
+on_exit_record(struct recorder *r, const struct rec_event *e, uint64_t ts)
+{
+	struct rec_thread *th;
+	struct rec_task t;
+
+	if (rec_task_parse(e->data, e->len, &t) < 0) {
+		r->st.bad_records++;
+		return 0;
+	}
+	if (t.pid > INT32_MAX || t.tid > INT32_MAX ||
+	    !rec_ptab_get(&r->procs, (int32_t)t.pid))
+		return 0;
+	th = rec_ptab_thread(&r->procs, (int32_t)t.tid);
+	if (th)
+		th->exited = true;
+	return write_exit(r, ts, (int32_t)t.pid, (int32_t)t.tid);
+}
+
+static int
+on_lost(struct recorder *r, const struct rec_event *e, uint64_t ts)
+{
+	uint64_t n;
+
+	if (rec_lost_parse(e->data, e->len, &n) < 0) {
+		r->st.bad_records++;
+		return 0;
+	}
+	r->st.lost += n;
+	return write_lost(r, ts, n);
+}
+
+static int
+on_retire(struct recorder *r, const struct rec_event *e)
+{
+	struct rec_proc *p;
+	struct retire rt;
+
+	if (e->len != sizeof(rt))
+		return 0;
+	memcpy(&rt, e->data, sizeof(rt));
+	p = rec_ptab_get(&r->procs, rt.pid);
+	/* Only the generation that was found dead. */
+	if (!p || !p->retiring || p->start_time != rt.start_time)
+		return 0;
+	return retire(r, rt.pid, e->ts);
+}
+
+static int
+handle(struct recorder *r, const struct rec_event *e)
+{
+	const struct perf_event_header *h = (const void *)e->data;
+
+	if (e->kind == KIND_RETIRE)
+		return on_retire(r, e);
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		return on_sample(r, e);
+	case PERF_RECORD_MMAP2:
+		return on_mmap2(r, e, e->ts);
+	case PERF_RECORD_COMM:
+		return on_comm(r, e, e->ts);
+	case PERF_RECORD_FORK:
+		return on_fork(r, e, e->ts);
+	case PERF_RECORD_EXIT:
+		return on_exit_record(r, e, e->ts);
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+		return on_lost(r, e, e->ts);
+	case PERF_RECORD_THROTTLE:
+		r->st.throttles++;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Draining */
+
+/* Reads every ring once, queueing its records: one sorter round. */
+static int
+drain_rings(struct recorder *r)
+{
+	const struct perf_event_header *h;
+	struct rec_ring *ring;
+	uint64_t ts;
+	int c, rc;
+
+	for (c = 0; c < r->ev.ncpus; c++) {
+		ring = &r->ev.rings[c];
+		if (ring->fd < 0)
+			continue;
+		rec_ring_begin(ring);
+		while ((rc = rec_ring_next(ring, &h)) == 1) {
+			if (rec_record_time(&r->layout, h, h->size, &ts) < 0)
+				r->st.bad_records++;
+			if (rec_sorter_push(r->sorter, ts, KIND_PERF, h,
+					    h->size) < 0) {
+				rec_ring_end(ring);
+				return wr(r, -ENOMEM);
+			}
+		}
+		if (rc < 0)
+			r->st.bad_records++;
+		rec_ring_end(ring);
+	}
+	rec_sorter_end_round(r->sorter);
+	return 0;
+}
+
+/* Handles the ready events (all of them with `force`). */
+static int
+process_ready(struct recorder *r, bool force)
+{
+	struct rec_event *e;
+
+	while (!r->werr && (e = rec_sorter_pop(r->sorter, force))) {
+		handle(r, e);
+		free(e);
+	}
+	return r->werr;
+}
+
+struct check_ctx {
+	struct recorder *r;
+	uint64_t now;
+};
+
+/* A zombie leader may still have live threads (it called pthread_exit). */
+static bool
+group_alive(int32_t pid)
+{
+	int32_t *tids;
+	long n = rec_proc_tasks(pid, &tids);
+
+	free(tids);
+	return n > 1;
+}
+
+static void
+check_one(struct rec_proc *p, void *arg)
+{
+	struct check_ctx *cc = arg;
+	struct retire rt = { p->pid, 0, p->start_time };
+	uint64_t start;
+	bool dead;
+	char state;
+	int rc;
+
+	if (p->retiring)
+		return;
+	rc = rec_proc_stat(p->pid, &state, &start);
+	if (rc == -ENOENT || rc == -ESRCH)
+		dead = true;
+	else if (rc < 0)
+		dead = false;
+	else if (p->start_time && start != p->start_time)
+		dead = true;
+	else
+		dead = (state == 'Z' || state == 'X') && !group_alive(p->pid);
+	if (!dead)
+		return;
+	/* Retire after every event already written before its death. */
+	if (rec_sorter_push(cc->r->sorter, cc->now, KIND_RETIRE, &rt,
+			    sizeof(rt)) == 0)
+		p->retiring = true;
+}
+
+static void
+check_processes(struct recorder *r, uint64_t now)
+{
+	struct check_ctx cc = { r, now };
+
+	rec_ptab_each(&r->procs, check_one, &cc);
+}
+
+int
+rec_step(struct recorder *r, int timeout_ms)
+{
+	int c, n = 0, rc;
+	uint64_t now;
+
+	if (r->werr)
+		return r->werr;
+	for (c = 0; c < r->ev.ncpus; c++) {
+		if (r->ev.rings[c].fd < 0 || r->hup[c])
+			continue;
+		r->pfd[n].fd = r->ev.rings[c].fd;
+		r->pfd[n].events = POLLIN;
+		r->pfd[n].revents = 0;
+		n++;
+	}
+	rc = poll(r->pfd, (nfds_t)n, timeout_ms);
+	/* A ring whose events all ended reports POLLHUP forever: stop
+	 * polling it (it is still drained) so the loop does not spin. */
+	for (c = 0; rc > 0 && c < n; c++)
+		if (r->pfd[c].revents & (POLLHUP | POLLERR)) {
+			int k;
+
+			for (k = 0; k < r->ev.ncpus; k++)
+				if (r->ev.rings[k].fd == r->pfd[c].fd)
+					r->hup[k] = true;
+		}
+	drain_rings(r);
+	process_ready(r, false);
+	rec_reap(r, false, NULL);
+	now = now_ns();
+	if (now - r->last_check_ns >= HOUSEKEEPING_NS) {
+		r->last_check_ns = now;
+		check_processes(r, now);
+	}
+	if (!r->werr && now - r->last_flush_ns >= HOUSEKEEPING_NS) {
+		r->last_flush_ns = now;
+		wr(r, sp_spool_writer_flush(r->w));
+	}
+	return r->werr;
+}
+
+bool
+rec_targets_gone(struct recorder *r)
+{
+	return r->procs.nprocs == 0 && (r->child <= 0 || r->child_reaped);
+}
+
+int
+rec_failed(const struct recorder *r)
+{
+	return r->werr;
+}
+
+pid_t
+rec_child(const struct recorder *r)
+{
+	return r->child_reaped ? 0 : r->child;
+}
+
+bool
+rec_reap(struct recorder *r, bool block, int *status)
+{
+	int st;
+	pid_t rc;
+
+	if (r->child <= 0)
+		return false;
+	if (!r->child_reaped) {
+		do
+			rc = waitpid(r->child, &st, block ? 0 : WNOHANG);
+		while (rc < 0 && errno == EINTR && block);
+		if (rc == r->child) {
+			r->child_reaped = true;
+			r->child_status = st;
+		}
+	}
+	if (r->child_reaped && status)
+		*status = r->child_status;
+	return r->child_reaped;
+}
+
+static void
+add_counter(const char *key, uint64_t value, void *arg)
+{
+	struct sp_buf *b = arg;
+
+	sp_ext_counter_encode(b, key, value);
+}
+
+static int
+write_stats(struct recorder *r)
+{
+	const struct rec_stats *s = &r->st;
+	struct sp_buf *b = &r->ext;
+	int rc = 0;
+
+	sp_buf_reset(b);
+	rc |= sp_ext_counter_encode(b, "sample_events", s->sample_events);
+	rc |= sp_ext_counter_encode(b, "samples", s->samples);
+	rc |= sp_ext_counter_encode(b, "lost", s->lost);
+	rc |= sp_ext_counter_encode(b, "untracked_samples", s->untracked);
+	rc |= sp_ext_counter_encode(b, "idle_samples", s->idle);
+	rc |= sp_ext_counter_encode(b, "empty_stacks", s->empty_stacks);
+	rc |= sp_ext_counter_encode(b, "bad_records", s->bad_records);
+	rc |= sp_ext_counter_encode(b, "throttles", s->throttles);
+	rc |= sp_ext_counter_encode(b, "truncated_markers",
+				    r->stk.stats.truncated);
+	rc |= sp_ext_counter_encode(b, "ip_only_stacks", r->stk.stats.ip_only);
+	rc |= sp_ext_counter_encode(b, "ignored_user_callchain_frames",
+				    r->stk.stats.ignored_user_frames);
+	rc |= sp_ext_counter_encode(b, "maps_refreshes", s->maps_refreshes);
+	rc |= sp_ext_counter_encode(b, "mmaps", s->mmaps);
+	rc |= sp_ext_counter_encode(b, "execs", s->execs);
+	rc |= sp_ext_counter_encode(b, "forks", s->forks);
+	rc |= sp_ext_counter_encode(b, "processes", r->procs.procs_seen);
+	rc |= sp_ext_counter_encode(b, "threads", r->procs.threads_seen);
+	rc |= sp_ext_counter_encode(b, "wrapped_records", s->wrapped);
+	if (rc)
+		return wr(r, -ENOMEM);
+	rec_stacker_counters(&r->stk, add_counter, b);
+	return write_ext(r, SP_EXT_STATS);
+}
+
+int
+rec_stop(struct recorder *r)
+{
+	uint64_t counted;
+	int c;
+
+	if (r->stopped)
+		return r->werr;
+	r->stopped = true;
+	rec_events_disable(&r->ev);
+	if (!r->werr) {
+		drain_rings(r);
+		process_ready(r, true);
+	}
+	for (c = 0; c < r->ev.ncpus; c++)
+		r->st.wrapped += r->ev.rings[c].wrapped;
+	/* The per-event counters also see losses no LOST record told. */
+	if (rec_events_lost(&r->ev, &counted) && counted > r->st.lost &&
+	    !r->werr) {
+		write_lost(r, now_ns(), counted - r->st.lost);
+		r->st.lost = counted;
+	}
+	if (!r->werr)
+		write_stats(r);
+	if (!r->werr)
+		wr(r, sp_spool_writer_flush(r->w));
+	return r->werr;
+}
+
+/* ------------------------------------------------------------------ */
+/* Setup */
+
+/* Says once what the kernel made us change. */
+static void
+announce(struct recorder *r)
+{
+	if (r->ev.fell_back)
+		warnx("hardware cycles are not supported here: sampling "
+		      "cpu-clock");
+	if (r->ev.kernel_denied)
+		warnx("kernel stacks are not permitted (see "
+		      "kernel.perf_event_paranoid): recording user stacks "
+		      "only");
+	r->stk.max_chain = r->ev.attr.sample_max_stack;
+}
+
+static void
+reset_child_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE,
+				    SIGCHLD };
+	sigset_t none;
+	size_t i;
+
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* The child: waits for the go byte, then executes the command. */
+static void __attribute__((noreturn))
+child_main(struct recorder *r, char **argv, int go, int report)
+{
+	char c;
+	int e;
+
+	reset_child_signals();
+	/* The spool owns our stdout; the command's output goes to stderr. */
+	if (r->cfg.spool_on_stdout && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		_exit(127);
+	if (read(go, &c, 1) != 1)
+		_exit(127);	/* the recorder gave up */
+	execvp(argv[0], argv);
+	e = errno;
+	if (write(report, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(e == ENOENT ? 127 : 126);
+}
+
+int
+rec_launch(struct recorder *r, char **argv)
+{
+	int go[2], report[2], e, rc;
+	struct rec_proc *p;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(report, O_CLOEXEC) < 0) {
+		warn("pipe");
+		return 1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		warn("fork");
+		return 1;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		close(report[0]);
+		child_main(r, argv, go[0], report[1]);
+	}
+	close(go[0]);
+	close(report[1]);
+	r->child = pid;
+	p = track(r, pid, true);
+	rc = p ? rec_events_open_launch(&r->ev, pid) : -ENOMEM;
+	if (rc < 0) {
+		warnx("%s", r->ev.errmsg[0] ? r->ev.errmsg : strerror(-rc));
+		close(go[1]);
+		close(report[0]);
+		rec_reap(r, true, NULL);
+		return 1;
+	}
+	announce(r);
+	write_kernel_module(r);
+	/* Events are in place: let the child execute the command. */
+	if (write(go[1], "x", 1) != 1)
+		warn("cannot start '%s'", argv[0]);
+	close(go[1]);
+	do
+		n = read(report[0], &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(report[0]);
+	if (n == (ssize_t)sizeof(e)) {
+		warnx("'%s': %s", argv[0], strerror(e));
+		rec_reap(r, true, NULL);
+		return e == ENOENT ? 127 : 126;
+	}
+	return r->werr ? 1 : 0;
+}
+
+/* Names every thread of a freshly attached process. */
+static int
+name_threads(struct recorder *r, int32_t pid, uint64_t ts)
+{
+	char comm[REC_COMM_MAX];
+	int32_t *tids;
+	long n, i;
+	int rc = 0;
+
+	n = rec_proc_tasks(pid, &tids);
+	for (i = 0; i < n && rc == 0; i++) {
+		if (rec_proc_comm(pid, tids[i], comm, sizeof(comm)) < 0)
+			continue;
+		if (!rec_ptab_add_thread(&r->procs, pid, tids[i], comm,
+					 strlen(comm))) {
+			rc = wr(r, -ENOMEM);
+			break;
+		}
+		rc = write_comm(r, ts, pid, tids[i], false, comm,
+				strlen(comm));
+	}
+	free(tids);
+	return rc;
+}
+
+int
+rec_attach(struct recorder *r, const int32_t *pids, size_t n)
+{
+	struct rec_proc *p;
+	uint64_t ts;
+	size_t i;
+	long rc;
+
+	for (i = 0; i < n; i++) {
+		if (rec_ptab_get(&r->procs, pids[i]))
+			continue;	/* named twice */
+		rc = rec_events_open_attach(&r->ev, pids[i]);
+		if (rc < 0) {
+			warnx("%s", r->ev.errmsg);
+			return 1;
+		}
+		if (!track(r, pids[i], true))
+			return 1;
+	}
+	announce(r);
+	write_kernel_module(r);
+	/*
+	 * Enable first, then read the maps: a mapping made in between shows
+	 * up twice (interning merges it) rather than not at all.
+	 */
+	rc = rec_events_enable(&r->ev);
+	if (rc < 0) {
+		warnx("cannot enable the events: %s", strerror((int)-rc));
+		return 1;
+	}
+	ts = now_ns();
+	for (i = 0; i < n && !r->werr; i++) {
+		p = rec_ptab_get(&r->procs, pids[i]);
+		if (!p || snapshot_maps(r, p, ts) < 0 ||
+		    name_threads(r, pids[i], ts) < 0)
+			break;
+	}
+	if (!r->werr)
+		wr(r, sp_spool_writer_flush(r->w));
+	return r->werr ? 1 : 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void
+print_counter(const char *key, uint64_t value, void *arg)
+{
+	fprintf(arg, " %s=%" PRIu64, key, value);
+}
+
+void
+rec_summary(const struct recorder *r, FILE *out, double seconds)
+{
+	const struct rec_stats *s = &r->st;
+	uint64_t bytes = sp_spool_writer_bytes(r->w);
+
+	fprintf(out, "sp-record: %" PRIu64 " samples in %.2f s from %" PRIu64
+		" process%s, %" PRIu64 " thread%s (%s at %" PRIu64
+		" Hz, %s stacks%s)\n",
+		s->samples, seconds, r->procs.procs_seen,
+		r->procs.procs_seen == 1 ? "" : "es", r->procs.threads_seen,
+		r->procs.threads_seen == 1 ? "" : "s", rec_events_name(&r->ev),
+		(uint64_t)r->ev.attr.sample_freq,
+		r->cfg.callgraph == REC_CG_DWARF ? "dwarf" : "frame-pointer",
+		r->ev.kernel_stacks ? " with kernel" : "");
+	fprintf(out, "sp-record: lost %" PRIu64 " events; dropped %" PRIu64
+		" samples (%" PRIu64 " of other processes, %" PRIu64
+		" empty, %" PRIu64 " undecodable records)\n",
+		s->lost, s->untracked + s->idle + s->empty_stacks,
+		s->untracked, s->empty_stacks, s->bad_records);
+	fprintf(out, "sp-record: %" PRIu64 " execs, %" PRIu64 " forks, %"
+		PRIu64 " exited, %u modules, %" PRIu64 " maps refreshes, %"
+		PRIu64 " truncated stacks\n",
+		s->execs, s->forks, r->procs.procs_exited,
+		sp_modtab_count(r->mods), s->maps_refreshes,
+		r->stk.stats.truncated);
+	if (r->cfg.callgraph == REC_CG_DWARF) {
+		fprintf(out, "sp-record: unwinding:");
+		rec_stacker_counters(&r->stk, print_counter, out);
+		fprintf(out, "\n");
+	}
+	fprintf(out, "sp-record: wrote %" PRIu64 " bytes (%.1f per sample) "
+		"to '%s'\n", bytes,
+		s->samples ? (double)bytes / (double)s->samples : 0.0,
+		r->cfg.output_name);
+}

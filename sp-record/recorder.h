@@ -1,0 +1,99 @@
+/*
+ * recorder.h: the recording core of sp-record.
+ *
+ * It owns the sampling events, merges the rings' records in time order
+ * (sorter.h), keeps the process, thread and module state those records
+ * describe, and writes the spool.  sp-record.c drives it:
+ *
+ *   r = rec_new(&cfg, fd);
+ *   rec_launch(r, argv) or rec_attach(r, pids, n);
+ *   while (!stop && !rec_targets_gone(r) && !rec_failed(r))
+ *       rec_step(r, 50);
+ *   rec_stop(r);  rec_summary(r, stderr);  rec_free(r);
+ *
+ * Functions print their own diagnostics (`sp-record: ...`) and return 0
+ * or a negative errno.
+ */
+#ifndef SP_RECORD_RECORDER_H
+#define SP_RECORD_RECORDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "sp-record/events.h"
+#include "sp-record/stack.h"
+
+struct rec_config {
+	struct rec_evopts ev;
+	enum rec_callgraph callgraph;
+	bool follow;		/* -f: record processes forked later */
+	bool spool_on_stdout;	/* a launched command writes to stderr */
+	const char *output_name;	/* for messages */
+};
+
+/* Counters for the summary and the stats extension record. */
+struct rec_stats {
+	uint64_t sample_events;		/* PERF_RECORD_SAMPLE seen */
+	uint64_t samples;		/* samples written */
+	uint64_t empty_stacks;
+	uint64_t untracked;		/* samples of processes not recorded */
+	uint64_t idle;			/* samples of pid/tid 0 */
+	uint64_t bad_records;		/* records that did not decode */
+	uint64_t lost;			/* events the kernel lost */
+	uint64_t throttles;
+	uint64_t mmaps;			/* module mappings seen */
+	uint64_t maps_refreshes;	/* /proc/PID/maps reads for a pc */
+	uint64_t execs;
+	uint64_t forks;
+	uint64_t wrapped;		/* ring records copied out */
+};
+
+struct recorder;
+
+/*
+ * Creates a recorder writing to `fd` and writes the spool header and the
+ * host record.  Returns NULL after printing why.
+ */
+struct recorder *rec_new(const struct rec_config *cfg, int fd);
+void rec_free(struct recorder *r);
+
+/*
+ * Launches argv[0] with its events set up before it executes.  Returns 0,
+ * or an exit status for sp-record (1: setup failed; 126/127: the command
+ * could not be executed), after printing why.
+ */
+int rec_launch(struct recorder *r, char **argv);
+/* Attaches to every thread of each pid.  Returns 0 or 1, as rec_launch. */
+int rec_attach(struct recorder *r, const int32_t *pids, size_t n);
+
+/*
+ * Waits up to `timeout_ms` for ring data, then drains every ring, writes
+ * the records that are ready, checks which processes died and flushes
+ * the spool at least every 100 ms.  Returns 0 or the write error.
+ */
+int rec_step(struct recorder *r, int timeout_ms);
+/* Whether every recorded process has exited (and was written out). */
+bool rec_targets_gone(struct recorder *r);
+/* The write error that stopped the recording, or 0. */
+int rec_failed(const struct recorder *r);
+
+/*
+ * Stops sampling, writes every pending record, the lost counts and the
+ * stats record, and flushes.  Returns 0 or the write error (printed).
+ */
+int rec_stop(struct recorder *r);
+
+/*
+ * The launched command: its pid (0 when none or reaped) and, once reaped,
+ * its wait status.  rec_reap() waits for it (with WNOHANG unless `block`)
+ * and returns true once it is reaped.
+ */
+pid_t rec_child(const struct recorder *r);
+bool rec_reap(struct recorder *r, bool block, int *status);
+
+/* Prints the one-screen summary. */
+void rec_summary(const struct recorder *r, FILE *out, double seconds);
+
+#endif

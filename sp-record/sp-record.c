@@ -1,0 +1,343 @@
+/*
+ * sp-record: samples the call stacks of running processes with
+ * perf_event_open(2) and writes them as a SPULSE1 spool (sp-spool(5)).
+ * docs/sp-record.1 describes the options; recorder.c does the work.
+ */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sp-record/recorder.h"
+#include "sp-record/unwind.h"
+#include "common/banned.h"
+
+#define DEFAULT_FREQ 999
+#define DEFAULT_STACK_SIZE 32768
+#define MAX_STACK_SIZE 65528	/* the kernel's limit, a multiple of 8 */
+
+static volatile sig_atomic_t stop_signal;
+
+static void
+usage(void)
+{
+	fprintf(stderr,
+		"usage: sp-record [-fk] [-d seconds] [-e event] [-F hz|max] "
+		"[-g fp|dwarf]\n"
+		"                 [-m pages] [-o file] [--stack-size bytes] "
+		"-p pid[,pid...]\n"
+		"       sp-record [-fk] [-d seconds] [-e event] [-F hz|max] "
+		"[-g fp|dwarf]\n"
+		"                 [-m pages] [-o file] [--stack-size bytes] "
+		"[--] command [arg ...]\n");
+	exit(2);
+}
+
+static void
+on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Parses a positive integer option; exits with usage on a bad one. */
+static unsigned long long
+number(const char *s, const char *what, unsigned long long max)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || v == 0 || v > max || *s == '-') {
+		warnx("invalid %s '%s'", what, s);
+		usage();
+	}
+	return v;
+}
+
+static uint64_t
+max_sample_rate(void)
+{
+	unsigned long long v = 0;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+
+	if (!f || fscanf(f, "%llu", &v) != 1 || v == 0) {
+		if (f)
+			fclose(f);
+		errx(1, "cannot read kernel.perf_event_max_sample_rate");
+	}
+	fclose(f);
+	return v;
+}
+
+/* Appends the pids of a -p list ("12,34") to *pids. */
+static void
+add_pids(const char *list, int32_t **pids, size_t *n)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	int32_t *v;
+
+	if (!copy)
+		err(1, "strdup");
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		v = reallocarray(*pids, *n + 1, sizeof(**pids));
+		if (!v)
+			err(1, "reallocarray");
+		*pids = v;
+		(*pids)[(*n)++] = (int32_t)number(tok, "pid", INT32_MAX);
+	}
+	free(copy);
+	if (*n == 0) {
+		warnx("invalid pid list '%s'", list);
+		usage();
+	}
+}
+
+static void
+install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART: poll returns */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* A closed output pipe is a write error (EPIPE), not a kill. */
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* One event per thread and CPU can need many descriptors. */
+static void
+raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/*
+ * Ends the launched command if it still runs once recording stopped:
+ * SIGTERM, then SIGKILL after a second.  Returns true if we ended it.
+ */
+static bool
+end_child(struct recorder *r)
+{
+	pid_t pid = rec_child(r);
+	int i;
+
+	if (pid <= 0 || rec_reap(r, false, NULL))
+		return false;
+	kill(pid, SIGTERM);
+	for (i = 0; i < 100; i++) {
+		if (rec_reap(r, false, NULL))
+			return true;
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	rec_reap(r, true, NULL);
+	return true;
+}
+
+/* sp-record's status for the launched command's wait status. */
+static int
+child_exit_status(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return 1;
+}
+
+static int
+open_output(const char *path, struct rec_config *cfg)
+{
+	int fd;
+
+	if (!path) {
+		if (isatty(STDOUT_FILENO))
+			errx(2, "refusing to write a binary spool to a "
+			     "terminal: use -o FILE or a pipe (| sp-dump)");
+		cfg->spool_on_stdout = true;
+		cfg->output_name = "stdout";
+		return STDOUT_FILENO;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0)
+		err(1, "'%s'", path);
+	cfg->output_name = path;
+	return fd;
+}
+
+static size_t
+default_pages(const struct rec_config *cfg)
+{
+	/* 512 KiB per CPU; with stack copies about 32 of them. */
+	return cfg->callgraph == REC_CG_DWARF ? 256 : 128;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "call-graph", required_argument, NULL, 'g' },
+		{ "children", no_argument, NULL, 'f' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "kernel", no_argument, NULL, 'k' },
+		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "stack-size", required_argument, NULL, 'S' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rec_config cfg;
+	struct recorder *r;
+	const char *output = NULL;
+	int32_t *pids = NULL;
+	size_t npids = 0;
+	double duration = 0, start, left;
+	char *end;
+	int ch, status, fd, wst;
+	bool killed;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.ev.source = REC_EV_CYCLES;
+	cfg.ev.freq = DEFAULT_FREQ;
+	cfg.ev.stack_size = DEFAULT_STACK_SIZE;
+	cfg.ev.regs_mask = SP_UNWIND_REGS_MASK;
+	cfg.callgraph = REC_CG_FP;
+	while ((ch = getopt_long(argc, argv, "+d:e:F:fg:hkm:o:p:", longopts,
+				 NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			errno = 0;
+			duration = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(duration > 0)) {
+				warnx("invalid duration '%s'", optarg);
+				usage();
+			}
+			break;
+		case 'e':
+			if (rec_evsrc_parse(optarg, &cfg.ev.source) < 0) {
+				warnx("unknown event '%s' (cycles, cpu-clock, "
+				      "task-clock)", optarg);
+				usage();
+			}
+			cfg.ev.source_explicit = true;
+			break;
+		case 'F':
+			cfg.ev.freq = strcmp(optarg, "max") == 0
+				? max_sample_rate()
+				: number(optarg, "frequency", 10000000);
+			break;
+		case 'f':
+			cfg.follow = true;
+			break;
+		case 'g':
+			if (!strcmp(optarg, "fp"))
+				cfg.callgraph = REC_CG_FP;
+			else if (!strcmp(optarg, "dwarf"))
+				cfg.callgraph = REC_CG_DWARF;
+			else {
+				warnx("invalid call graph '%s' (fp, dwarf)",
+				      optarg);
+				usage();
+			}
+			break;
+		case 'k':
+			cfg.ev.kernel = true;
+			break;
+		case 'm':
+			cfg.ev.pages = number(optarg, "page count", 1 << 20);
+			if (cfg.ev.pages & (cfg.ev.pages - 1)) {
+				warnx("page count must be a power of two");
+				usage();
+			}
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'p':
+			add_pids(optarg, &pids, &npids);
+			break;
+		case 'S':
+			cfg.ev.stack_size = (uint32_t)number(optarg,
+				"stack size", MAX_STACK_SIZE);
+			cfg.ev.stack_size &= ~7u;
+			if (cfg.ev.stack_size == 0)
+				usage();
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if ((npids == 0) == (argc == 0))
+		usage();
+	cfg.ev.dwarf = cfg.callgraph == REC_CG_DWARF;
+	if (cfg.ev.pages == 0)
+		cfg.ev.pages = default_pages(&cfg);
+
+	fd = open_output(output, &cfg);
+	raise_fd_limit();
+	install_signals();
+	r = rec_new(&cfg, fd);
+	if (!r)
+		return 1;
+	status = argc ? rec_launch(r, argv) : rec_attach(r, pids, npids);
+	free(pids);
+	if (status) {
+		rec_free(r);
+		return status;
+	}
+
+	start = now_s();
+	while (!stop_signal && !rec_targets_gone(r) && !rec_failed(r)) {
+		left = duration > 0 ? duration - (now_s() - start) : 1;
+		if (left <= 0)
+			break;
+		rec_step(r, left < 0.05 ? (int)(left * 1000) + 1 : 50);
+	}
+	status = rec_stop(r) ? 1 : 0;
+	killed = end_child(r);
+	if (stop_signal)
+		warnx("stopped by signal %d", (int)stop_signal);
+	rec_summary(r, stderr, now_s() - start);
+	if (rec_reap(r, false, &wst) && !killed && status == 0)
+		status = child_exit_status(wst);
+	else if (killed && stop_signal && status == 0)
+		status = 128 + stop_signal;
+	rec_free(r);
+	if (fd != STDOUT_FILENO && close(fd) < 0) {
+		warn("'%s'", output);
+		status = 1;
+	}
+	return status;
+}

@@ -1,0 +1,228 @@
+/*
+ * stack.c: sample stacks from callchains or the DWARF unwinder (stack.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <asm/perf_regs.h>
+#include <linux/perf_event.h>
+
+#include "common/modtab.h"
+#include "sp-record/perfrec.h"
+#include "sp-record/stack.h"
+#include "sp-record/unwind.h"
+#include "common/banned.h"
+
+size_t
+rec_callchain_split(const uint64_t *chain, size_t n, unsigned want,
+		    struct rec_rawframe *out, size_t max, uint64_t *skipped)
+{
+	enum sp_frame_mode mode = SP_FRAME_USER;
+	unsigned cur = REC_CHAIN_USER;
+	bool head = true;
+	size_t i, k = 0;
+	uint64_t a;
+
+	for (i = 0; i < n; i++) {
+		a = chain[i];
+		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
+			switch ((int64_t)a) {
+			case PERF_CONTEXT_KERNEL:
+			case PERF_CONTEXT_HV:
+			case PERF_CONTEXT_GUEST_KERNEL:
+				mode = SP_FRAME_KERNEL;
+				cur = REC_CHAIN_KERNEL;
+				break;
+			default:	/* user, guest, guest user, unknown */
+				mode = SP_FRAME_USER;
+				cur = REC_CHAIN_USER;
+				break;
+			}
+			head = true;
+			continue;
+		}
+		if (!(want & cur)) {
+			if (skipped)
+				(*skipped)++;
+			head = false;
+			continue;
+		}
+		if (k < max) {
+			/* A return address points after the call: step back. */
+			out[k].addr = head || a == 0 ? a : a - 1;
+			out[k].mode = mode;
+			k++;
+		}
+		head = false;
+	}
+	return k;
+}
+
+int
+rec_stacker_init(struct rec_stacker *s, enum rec_callgraph mode,
+		 uint64_t regs_mask, unsigned max_chain)
+{
+	memset(s, 0, sizeof(*s));
+	s->mode = mode;
+	s->regs_mask = regs_mask;
+	s->max_chain = max_chain;
+	s->raw = calloc(REC_STACK_MAX, sizeof(*s->raw));
+	s->pcs = calloc(SP_UNWIND_MAX_FRAMES, sizeof(*s->pcs));
+	if (!s->raw || !s->pcs) {
+		rec_stacker_release(s);
+		return -ENOMEM;
+	}
+	if (mode == REC_CG_DWARF) {
+		s->unwinder = sp_unwinder_new();
+		if (!s->unwinder) {
+			int err = errno ? -errno : -ENOSYS;
+
+			rec_stacker_release(s);
+			return err;
+		}
+	}
+	return 0;
+}
+
+void
+rec_stacker_release(struct rec_stacker *s)
+{
+	sp_unwinder_free(s->unwinder);
+	free(s->raw);
+	free(s->pcs);
+	s->unwinder = NULL;
+	s->raw = NULL;
+	s->pcs = NULL;
+}
+
+/* Counts the addresses of a callchain, context markers left out. */
+static size_t
+chain_depth(const uint64_t *chain, size_t n)
+{
+	size_t i, d = 0;
+
+	for (i = 0; i < n; i++)
+		if (chain[i] < (uint64_t)PERF_CONTEXT_MAX)
+			d++;
+	return d;
+}
+
+/* Appends the DWARF-unwound user frames; returns the new count. */
+static size_t
+dwarf_user_frames(struct rec_stacker *s, struct sp_modtab *mods, int32_t pid,
+		  const struct rec_sample *smp, size_t k, bool *truncated)
+{
+	const uint64_t *regs = smp->abi == PERF_SAMPLE_REGS_ABI_64
+		? smp->regs : NULL;
+	size_t i, n;
+
+	n = sp_unwinder_unwind(s->unwinder, mods, pid, regs, s->regs_mask,
+			       smp->stack, smp->stack ? smp->stack_len : 0,
+			       s->pcs, SP_UNWIND_MAX_FRAMES, truncated);
+	for (i = 0; i < n && k < REC_STACK_MAX; i++, k++) {
+		s->raw[k].addr = s->pcs[i];
+		s->raw[k].mode = SP_FRAME_USER;
+	}
+	return k;
+}
+
+static enum sp_frame_mode
+ip_mode(uint16_t misc)
+{
+	switch (misc & PERF_RECORD_MISC_CPUMODE_MASK) {
+	case PERF_RECORD_MISC_KERNEL:
+	case PERF_RECORD_MISC_HYPERVISOR:
+	case PERF_RECORD_MISC_GUEST_KERNEL:
+		return SP_FRAME_KERNEL;
+	default:
+		return SP_FRAME_USER;
+	}
+}
+
+size_t
+rec_stack_build(struct rec_stacker *s, struct sp_modtab *mods, int32_t pid,
+		const struct rec_sample *smp, struct sp_frame *out)
+{
+	size_t i, k, max = REC_STACK_MAX - 1;	/* room for the marker */
+	bool truncated = false;
+
+	if (s->mode == REC_CG_DWARF) {
+		k = rec_callchain_split(smp->chain, smp->nchain,
+					REC_CHAIN_KERNEL, s->raw, max,
+					&s->stats.ignored_user_frames);
+		k = dwarf_user_frames(s, mods, pid, smp, k, &truncated);
+	} else {
+		k = rec_callchain_split(smp->chain, smp->nchain,
+					REC_CHAIN_KERNEL | REC_CHAIN_USER,
+					s->raw, max, NULL);
+		truncated = s->max_chain > 0 &&
+			chain_depth(smp->chain, smp->nchain) >= s->max_chain;
+	}
+	if (k > max)
+		k = max;
+	for (i = 0; i < k; i++)
+		sp_modtab_resolve(mods, pid, s->raw[i].addr, s->raw[i].mode,
+				  &out[i]);
+	if (k == 0) {
+		/* No chain at all: keep the sampled instruction alone. */
+		sp_modtab_resolve(mods, pid, smp->ip, ip_mode(smp->misc),
+				  &out[0]);
+		s->stats.ip_only++;
+		return 1;
+	}
+	if (truncated) {
+		out[k++] = sp_frame_truncated_marker();
+		s->stats.truncated++;
+	}
+	return k;
+}
+
+/* The index of register `reg` in a sample's register block, or -1. */
+static int
+reg_index(uint64_t mask, int reg)
+{
+	if (!(mask & (1ULL << reg)))
+		return -1;
+	return __builtin_popcountll(mask & ((1ULL << reg) - 1));
+}
+
+bool
+rec_sample_user_pc(const struct rec_stacker *s, const struct rec_sample *smp,
+		   uint64_t *pc)
+{
+	struct rec_rawframe f;
+	int ip;
+
+	if (rec_callchain_split(smp->chain, smp->nchain, REC_CHAIN_USER, &f, 1,
+				NULL) == 1) {
+		*pc = f.addr;
+		return true;
+	}
+	ip = reg_index(s->regs_mask, PERF_REG_X86_IP);
+	if (smp->regs && smp->abi == PERF_SAMPLE_REGS_ABI_64 && ip >= 0) {
+		*pc = smp->regs[ip];
+		return true;
+	}
+	if (ip_mode(smp->misc) == SP_FRAME_USER && smp->ip) {
+		*pc = smp->ip;
+		return true;
+	}
+	return false;
+}
+
+void
+rec_stacker_forget(struct rec_stacker *s, int32_t pid)
+{
+	if (s->unwinder)
+		sp_unwinder_forget_process(s->unwinder, pid);
+}
+
+void
+rec_stacker_counters(const struct rec_stacker *s,
+		     void (*fn)(const char *key, uint64_t value, void *arg),
+		     void *arg)
+{
+	if (s->unwinder)
+		sp_unwinder_counters(s->unwinder, fn, arg);
+}

@@ -1,0 +1,32 @@
+/*
+ * rec_dllib.c: the library rec_dlopen loads mid-run (build with -shared
+ * -fPIC -O0 -fno-omit-frame-pointer).
+ */
+#include <time.h>
+
+static volatile unsigned long sink;
+
+__attribute__((noinline)) static void
+lib_inner(void)
+{
+	unsigned long i;
+
+	for (i = 0; i < 100000; i++)
+		sink += i;
+}
+
+void lib_spin(double secs);
+
+__attribute__((noinline)) void
+lib_spin(double secs)
+{
+	struct timespec ts;
+	double end;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	end = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 + secs;
+	do {
+		lib_inner();
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+	} while ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9 < end);
+}
