@@ -1,0 +1,366 @@
+/*
+ * check_record_perfrec.c: decoding perf records (samples with callchains,
+ * user registers and stack copies, MMAP2, COMM, FORK/EXIT, LOST) from
+ * crafted bytes, every truncation of them, and splitting callchains into
+ * kernel and user frames with return addresses turned into call sites.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/modtab.h"
+#include "sp-record/perfrec.h"
+#include "sp-record/stack.h"
+
+#define ST_BASE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+#define ST_DWARF (ST_BASE | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+
+/* A record being built: u64 words after the header. */
+struct rb {
+	uint64_t w[64];
+	size_t n;
+};
+
+static void
+put(struct rb *b, uint64_t v)
+{
+	ck_assert_uint_lt(b->n, 64);
+	b->w[b->n++] = v;
+}
+
+static void
+put32x2(struct rb *b, uint32_t lo, uint32_t hi)
+{
+	put(b, (uint64_t)hi << 32 | lo);
+}
+
+static void
+put_str(struct rb *b, const char *s)
+{
+	size_t len = strlen(s) + 1, words = (len + 7) / 8;
+
+	ck_assert_uint_le(b->n + words, 64);
+	memset(&b->w[b->n], 0, words * 8);
+	memcpy(&b->w[b->n], s, len);
+	b->n += words;
+}
+
+/* Sets the header; returns the record length in bytes. */
+static size_t
+finish(struct rb *b, uint32_t type, uint16_t misc)
+{
+	struct perf_event_header h = { type, misc, (uint16_t)(b->n * 8) };
+
+	memcpy(&b->w[0], &h, sizeof(h));
+	return b->n * 8;
+}
+
+/* The sample_id_all trailer for TID|TIME|CPU. */
+static void
+put_trailer(struct rb *b, uint32_t pid, uint32_t tid, uint64_t time)
+{
+	put32x2(b, pid, tid);
+	put(b, time);
+	put32x2(b, 1, 0);
+}
+
+static size_t
+sample_base(struct rb *b)
+{
+	b->n = 1;
+	put(b, 0x401234);		/* ip */
+	put32x2(b, 100, 101);		/* pid, tid */
+	put(b, 5000);			/* time */
+	put32x2(b, 3, 0);		/* cpu */
+	put(b, 1000000);		/* period */
+	put(b, 6);			/* callchain nr */
+	put(b, (uint64_t)PERF_CONTEXT_KERNEL);
+	put(b, 0xffffffff81001000ULL);
+	put(b, 0xffffffff81002001ULL);
+	put(b, (uint64_t)PERF_CONTEXT_USER);
+	put(b, 0x401234);
+	put(b, 0x401301);
+	return finish(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL);
+}
+
+START_TEST(sample_fields)
+{
+	struct rec_layout l;
+	struct rec_sample s;
+	struct rb b;
+	size_t len = sample_base(&b);
+	uint64_t ts;
+
+	ck_assert_int_eq(rec_layout_init(&l, ST_BASE, 0), 0);
+	ck_assert_int_eq(rec_sample_parse(&l, b.w, len, &s), 0);
+	ck_assert_uint_eq(s.ip, 0x401234);
+	ck_assert_uint_eq(s.pid, 100);
+	ck_assert_uint_eq(s.tid, 101);
+	ck_assert_uint_eq(s.time, 5000);
+	ck_assert_uint_eq(s.cpu, 3);
+	ck_assert_uint_eq(s.period, 1000000);
+	ck_assert_uint_eq(s.nchain, 6);
+	ck_assert_uint_eq(s.chain[5], 0x401301);
+	ck_assert_ptr_null(s.regs);
+	ck_assert_ptr_null(s.stack);
+	ck_assert_int_eq(rec_record_time(&l, b.w, len, &ts), 0);
+	ck_assert_uint_eq(ts, 5000);
+}
+END_TEST
+
+START_TEST(truncated_samples_are_rejected)
+{
+	struct rec_layout l;
+	struct rec_sample s;
+	struct rb b;
+	size_t len = sample_base(&b), cut;
+	uint8_t *copy;
+
+	ck_assert_int_eq(rec_layout_init(&l, ST_BASE, 0), 0);
+	for (cut = 0; cut < len; cut++) {
+		/* An exact-size heap copy: ASan catches any overread. */
+		copy = malloc(cut ? cut : 1);
+		memcpy(copy, b.w, cut);
+		ck_assert_int_eq(rec_sample_parse(&l, copy, cut, &s),
+				 -EBADMSG);
+		free(copy);
+	}
+	/* A callchain count that claims more than the record holds. */
+	b.w[6] = 1000;
+	ck_assert_int_eq(rec_sample_parse(&l, b.w, len, &s), -EBADMSG);
+}
+END_TEST
+
+START_TEST(sample_with_registers_and_stack)
+{
+	struct rec_layout l;
+	struct rec_sample s;
+	struct rb b;
+	size_t len;
+
+	sample_base(&b);
+	put(&b, PERF_SAMPLE_REGS_ABI_64);
+	put(&b, 0x11);			/* three registers in mask 0x103 */
+	put(&b, 0x22);
+	put(&b, 0x33);
+	put(&b, 16);			/* stack size */
+	put(&b, 0xaaaa);
+	put(&b, 0xbbbb);
+	put(&b, 8);			/* dyn_size */
+	len = finish(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	ck_assert_int_eq(rec_layout_init(&l, ST_DWARF, 0x103), 0);
+	ck_assert_int_eq(rec_sample_parse(&l, b.w, len, &s), 0);
+	ck_assert_uint_eq(s.abi, PERF_SAMPLE_REGS_ABI_64);
+	ck_assert_uint_eq(s.regs[2], 0x33);
+	ck_assert_uint_eq(s.stack_len, 8);
+	ck_assert_uint_eq(s.stack[0], 0xaa);
+	/* dyn_size above the copied size is malformed. */
+	b.w[b.n - 1] = 24;
+	ck_assert_int_eq(rec_sample_parse(&l, b.w, len, &s), -EBADMSG);
+	/* No registers (a kernel thread): the abi word alone. */
+	sample_base(&b);
+	put(&b, PERF_SAMPLE_REGS_ABI_NONE);
+	put(&b, 0);
+	len = finish(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	ck_assert_int_eq(rec_sample_parse(&l, b.w, len, &s), 0);
+	ck_assert_ptr_null(s.regs);
+	ck_assert_ptr_null(s.stack);
+}
+END_TEST
+
+START_TEST(unknown_sample_bits_are_refused)
+{
+	struct rec_layout l;
+
+	ck_assert_int_eq(rec_layout_init(&l, ST_BASE | PERF_SAMPLE_RAW, 0),
+			 -EINVAL);
+}
+END_TEST
+
+START_TEST(mmap2_and_comm)
+{
+	struct rec_layout l;
+	struct rec_mmap2 m;
+	struct rec_comm c;
+	struct rec_id id;
+	struct rb b;
+	size_t len;
+	uint64_t ts;
+
+	ck_assert_int_eq(rec_layout_init(&l, ST_BASE, 0), 0);
+	b.n = 1;
+	put32x2(&b, 100, 102);
+	put(&b, 0x7f0000001000ULL);	/* addr */
+	put(&b, 0x3000);		/* len */
+	put(&b, 0x2000);		/* pgoff */
+	put32x2(&b, 8, 1);		/* maj, min */
+	put(&b, 4242);			/* ino */
+	put(&b, 0);			/* ino generation */
+	put32x2(&b, 5, 2);		/* prot r-x, flags */
+	put_str(&b, "/usr/lib/libfoo.so");
+	put_trailer(&b, 100, 102, 7000);
+	len = finish(&b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
+	ck_assert_int_eq(rec_mmap2_parse(&l, b.w, len, &m), 0);
+	ck_assert_uint_eq(m.pid, 100);
+	ck_assert_uint_eq(m.addr, 0x7f0000001000ULL);
+	ck_assert_uint_eq(m.pgoff, 0x2000);
+	ck_assert_uint_eq(m.ino, 4242);
+	ck_assert_uint_eq(m.prot, 5);
+	ck_assert_str_eq(m.path, "/usr/lib/libfoo.so");
+	ck_assert_uint_eq(m.path_len, 18);
+	ck_assert_int_eq(rec_record_time(&l, b.w, len, &ts), 0);
+	ck_assert_uint_eq(ts, 7000);
+	ck_assert_int_eq(rec_record_id(&l, b.w, len, &id), 0);
+	ck_assert_uint_eq(id.tid, 102);
+	/* A name without its NUL before the trailer is malformed. */
+	memset((uint8_t *)&b.w[b.n - 3] - 8, 'x', 8);
+	ck_assert_int_eq(rec_mmap2_parse(&l, b.w, len, &m), -EBADMSG);
+
+	b.n = 1;
+	put32x2(&b, 100, 100);
+	put_str(&b, "python3");
+	put_trailer(&b, 100, 100, 8000);
+	len = finish(&b, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC);
+	ck_assert_int_eq(rec_comm_parse(&l, b.w, len, &c), 0);
+	ck_assert(c.is_exec);
+	ck_assert_str_eq(c.name, "python3");
+	ck_assert_int_eq(rec_comm_parse(&l, b.w, 16, &c), -EBADMSG);
+}
+END_TEST
+
+START_TEST(task_and_lost)
+{
+	struct rec_task t;
+	struct rb b;
+	uint64_t lost;
+	size_t len;
+
+	b.n = 1;
+	put32x2(&b, 200, 100);
+	put32x2(&b, 201, 101);
+	put(&b, 9000);
+	put_trailer(&b, 200, 201, 9000);
+	len = finish(&b, PERF_RECORD_FORK, 0);
+	ck_assert_int_eq(rec_task_parse(b.w, len, &t), 0);
+	ck_assert_uint_eq(t.pid, 200);
+	ck_assert_uint_eq(t.ppid, 100);
+	ck_assert_uint_eq(t.tid, 201);
+	ck_assert_uint_eq(t.ptid, 101);
+	ck_assert_int_eq(rec_task_parse(b.w, 20, &t), -EBADMSG);
+
+	b.n = 1;
+	put(&b, 77);			/* id */
+	put(&b, 12);			/* lost */
+	len = finish(&b, PERF_RECORD_LOST, 0);
+	ck_assert_int_eq(rec_lost_parse(b.w, len, &lost), 0);
+	ck_assert_uint_eq(lost, 12);
+	b.n = 1;
+	put(&b, 5);
+	len = finish(&b, PERF_RECORD_LOST_SAMPLES, 0);
+	ck_assert_int_eq(rec_lost_parse(b.w, len, &lost), 0);
+	ck_assert_uint_eq(lost, 5);
+	ck_assert_int_eq(rec_lost_parse(b.w, 8, &lost), -EBADMSG);
+}
+END_TEST
+
+START_TEST(callchain_contexts_start_with_an_ip)
+{
+	const uint64_t chain[] = {
+		(uint64_t)PERF_CONTEXT_KERNEL, 0xffff1000, 0xffff2000,
+		(uint64_t)PERF_CONTEXT_USER, 0x1000, 0x2000, 0x3000,
+	};
+	struct rec_rawframe f[8];
+	uint64_t skipped = 0;
+	size_t n;
+
+	n = rec_callchain_split(chain, 7, REC_CHAIN_KERNEL | REC_CHAIN_USER,
+				f, 8, NULL);
+	ck_assert_uint_eq(n, 5);
+	ck_assert_uint_eq(f[0].addr, 0xffff1000);
+	ck_assert_int_eq(f[0].mode, SP_FRAME_KERNEL);
+	ck_assert_uint_eq(f[1].addr, 0xffff1fff);
+	ck_assert_uint_eq(f[2].addr, 0x1000);	/* the user ip: kept */
+	ck_assert_int_eq(f[2].mode, SP_FRAME_USER);
+	ck_assert_uint_eq(f[3].addr, 0x1fff);
+	ck_assert_uint_eq(f[4].addr, 0x2fff);
+
+	n = rec_callchain_split(chain, 7, REC_CHAIN_KERNEL, f, 8, &skipped);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(skipped, 3);
+	n = rec_callchain_split(chain, 7, REC_CHAIN_USER, f, 2, NULL);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(f[1].addr, 0x1fff);
+	/* No marker at all: user mode, first entry is the ip. */
+	n = rec_callchain_split(chain + 4, 3, REC_CHAIN_USER, f, 8, NULL);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(f[0].addr, 0x1000);
+}
+END_TEST
+
+START_TEST(stack_build_resolves_and_marks_truncation)
+{
+	struct sp_module exe = { 0, 100, 0x400000, 0x402000, 0x1000, 1, false,
+				 "/bin/x", 6 };
+	struct sp_frame out[REC_STACK_MAX];
+	struct rec_stacker st;
+	struct rec_layout l;
+	struct rec_sample s;
+	struct sp_modtab *t = sp_modtab_new();
+	struct rb b;
+	size_t len = sample_base(&b), n;
+	uint32_t id;
+
+	ck_assert_int_eq(sp_modtab_intern(t, &exe, NULL, &id), 0);
+	ck_assert_int_eq(rec_layout_init(&l, ST_BASE, 0), 0);
+	ck_assert_int_eq(rec_sample_parse(&l, b.w, len, &s), 0);
+	ck_assert_int_eq(rec_stacker_init(&st, REC_CG_FP, 0, 127), 0);
+	n = rec_stack_build(&st, t, 100, &s, out);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_int_eq(out[0].mode, SP_FRAME_KERNEL);
+	ck_assert_uint_eq(out[2].module_id, id);
+	ck_assert_uint_eq(out[2].rel_ip, 0x1234 + 0x1000);
+	ck_assert_uint_eq(out[3].abs_ip, 0x401300);
+	/* A chain as deep as the kernel's limit was cut: marker at the root. */
+	st.max_chain = 4;
+	n = rec_stack_build(&st, t, 100, &s, out);
+	ck_assert_uint_eq(n, 5);
+	ck_assert_int_eq(out[4].mode, SP_FRAME_TRUNCATED);
+	ck_assert_uint_eq(st.stats.truncated, 1);
+	/* No callchain: the sample ip alone, in the mode misc says. */
+	s.nchain = 0;
+	n = rec_stack_build(&st, t, 100, &s, out);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(out[0].mode, SP_FRAME_KERNEL);
+	ck_assert_uint_eq(out[0].abs_ip, 0x401234);
+	rec_stacker_release(&st);
+	sp_modtab_free(t);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("record_perfrec");
+	TCase *tp = tcase_create("decode");
+	TCase *tc = tcase_create("callchain");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tp, sample_fields);
+	tcase_add_test(tp, truncated_samples_are_rejected);
+	tcase_add_test(tp, sample_with_registers_and_stack);
+	tcase_add_test(tp, unknown_sample_bits_are_refused);
+	tcase_add_test(tp, mmap2_and_comm);
+	tcase_add_test(tp, task_and_lost);
+	tcase_add_test(tc, callchain_contexts_start_with_an_ip);
+	tcase_add_test(tc, stack_build_resolves_and_marks_truncation);
+	suite_add_tcase(s, tp);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,144 @@
+/*
+ * check_record_proc.c: the process and thread tables, the once-per-page
+ * maps refresh rule, the /proc readers on ourselves, and the Python
+ * perf-support probes.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sp-record/proc.h"
+
+START_TEST(processes_and_threads)
+{
+	struct rec_ptab t;
+	struct rec_proc *p;
+	struct rec_thread *th;
+
+	ck_assert_int_eq(rec_ptab_init(&t), 0);
+	p = rec_ptab_add(&t, 10);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(p->python_support, -1);
+	ck_assert_ptr_eq(rec_ptab_get(&t, 10), p);
+	ck_assert_ptr_null(rec_ptab_get(&t, 11));
+	ck_assert_ptr_nonnull(rec_ptab_add_thread(&t, 10, 10, "main", 4));
+	ck_assert_ptr_nonnull(rec_ptab_add_thread(&t, 10, 12, "a-very-long-"
+				  "thread-name", 23));
+	ck_assert_ptr_nonnull(rec_ptab_add(&t, 20));
+	ck_assert_ptr_nonnull(rec_ptab_add_thread(&t, 20, 21, NULL, 0));
+	th = rec_ptab_thread(&t, 12);
+	ck_assert_str_eq(th->comm, "a-very-long-thr");	/* 15 bytes kept */
+	ck_assert_uint_eq(t.nprocs, 2);
+	ck_assert_uint_eq(t.threads_seen, 3);
+
+	rec_ptab_remove(&t, 10);
+	ck_assert_ptr_null(rec_ptab_get(&t, 10));
+	ck_assert_ptr_null(rec_ptab_thread(&t, 12));
+	ck_assert_ptr_nonnull(rec_ptab_thread(&t, 21));
+	ck_assert_uint_eq(t.nprocs, 1);
+	/* The pid comes back as a new process. */
+	p = rec_ptab_add(&t, 10);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(t.procs_seen, 3);
+	rec_ptab_release(&t);
+}
+END_TEST
+
+START_TEST(uncovered_pc_refresh_is_once_per_page)
+{
+	struct rec_proc p;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	memset(&p, 0, sizeof(p));
+	ck_assert(rec_proc_first_uncovered(&p, page + 1));
+	ck_assert(!rec_proc_first_uncovered(&p, page + 2));
+	ck_assert(rec_proc_first_uncovered(&p, page * 2));
+	rec_proc_clear_uncovered(&p);
+	ck_assert(rec_proc_first_uncovered(&p, page + 3));
+	rec_proc_clear_uncovered(&p);
+}
+END_TEST
+
+START_TEST(proc_readers_on_ourselves)
+{
+	char state, comm[REC_COMM_MAX];
+	uint64_t start, again;
+	int32_t *tids;
+	long n;
+
+	ck_assert_int_eq(rec_proc_stat(getpid(), &state, &start), 0);
+	ck_assert(state == 'R' || state == 'S');
+	ck_assert_uint_gt(start, 0);
+	ck_assert_int_eq(rec_proc_stat(getpid(), &state, &again), 0);
+	ck_assert_uint_eq(start, again);
+	ck_assert_int_lt(rec_proc_stat(-3, &state, &start), 0);
+	n = rec_proc_tasks(getpid(), &tids);
+	ck_assert_int_ge(n, 1);
+	ck_assert_int_eq(tids[0] == getpid() || n > 1, 1);
+	free(tids);
+	ck_assert_int_eq(rec_proc_comm(getpid(), getpid(), comm,
+				       sizeof(comm)), 0);
+	ck_assert_uint_gt(strlen(comm), 0);
+	ck_assert_ptr_null(strchr(comm, '\n'));
+}
+END_TEST
+
+START_TEST(python_runtime_paths)
+{
+	static const char *yes[] = {
+		"/usr/bin/python3.11", "/usr/bin/python3", "python",
+		"/usr/lib/x86_64-linux-gnu/libpython3.12.so.1.0",
+		"/opt/py/bin/python3.13d",
+	};
+	static const char *no[] = {
+		"/usr/bin/python-config", "/usr/bin/pythonista",
+		"/usr/lib/libc.so.6", "/usr/bin/py", "/home/python3/bin/app",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		ck_assert_msg(rec_is_python_runtime_path(yes[i],
+			      strlen(yes[i])), "%s", yes[i]);
+	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		ck_assert_msg(!rec_is_python_runtime_path(no[i],
+			      strlen(no[i])), "%s", no[i]);
+}
+END_TEST
+
+START_TEST(cmdline_detects_python_x_perf)
+{
+	ck_assert(rec_cmdline_has_python_perf("python3\0-X\0perf\0app.py\0",
+					      24));
+	ck_assert(rec_cmdline_has_python_perf("python3\0-X\0perf,jit\0a\0",
+					      22));
+	ck_assert(rec_cmdline_has_python_perf("python3\0-Xperf\0app.py\0",
+					      22));
+	ck_assert(!rec_cmdline_has_python_perf("python3\0-X\0dev\0app.py\0",
+					       23));
+	ck_assert(!rec_cmdline_has_python_perf("python3\0-X\0perfx\0", 17));
+	ck_assert(!rec_cmdline_has_python_perf("python3\0-X", 10));
+	ck_assert(!rec_cmdline_has_python_perf("", 0));
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("record_proc");
+	TCase *tc = tcase_create("proc");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, processes_and_threads);
+	tcase_add_test(tc, uncovered_pc_refresh_is_once_per_page);
+	tcase_add_test(tc, proc_readers_on_ourselves);
+	tcase_add_test(tc, python_runtime_paths);
+	tcase_add_test(tc, cmdline_detects_python_x_perf);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
