@@ -109,9 +109,12 @@ int fold_records(FILE *in, const char *name, const struct fold_opts *o,
 /* Writers: return 0, or 1 after printing a diagnostic. */
 
 int fold_write_folded(FILE *out, struct fold_set *set);
-int fold_write_top(FILE *out, struct fold_set *set);
+int fold_write_top(FILE *out, struct fold_set *set,
+		   const struct fold_opts *o);
 int fold_write_svg(FILE *out, struct fold_set *set,
 		   const struct fold_opts *o);
+/* Whether --colors names a palette the SVG writer knows. */
+bool fold_svg_palette_ok(const char *name);
 int fold_write_pprof(FILE *out, struct fold_set *set,
 		     const struct fold_opts *o, const struct fold_meta *meta);
 

@@ -174,7 +174,11 @@ set_option(int c, struct fold_opts *o, bool *from_perf)
 	case 'f': o->format = parse_format(optarg); break;
 	case OPT_ADDRS: o->addrs = true; break;
 	case OPT_ALL: o->kernel = o->jit = o->all = true; break;
-	case OPT_COLORS: o->colors = optarg; break;
+	case OPT_COLORS:
+		if (!fold_svg_palette_ok(optarg))
+			bad_value("--colors", optarg);
+		o->colors = optarg;
+		break;
 	case OPT_COMM: add_comm(o, optarg); break;
 	case OPT_EVENT: o->event_filter = optarg; break;
 	case OPT_EXCLUDE:
@@ -231,7 +235,7 @@ write_set(struct fold_set *set, const struct fold_opts *o,
 	  const struct fold_meta *meta)
 {
 	switch (o->format) {
-	case FOLD_TOP: return fold_write_top(stdout, set);
+	case FOLD_TOP: return fold_write_top(stdout, set, o);
 	case FOLD_SVG: return fold_write_svg(stdout, set, o);
 	case FOLD_PPROF: return fold_write_pprof(stdout, set, o, meta);
 	default: return fold_write_folded(stdout, set);

@@ -3,25 +3,6 @@
 #include "common/banned.h"
 
 int
-fold_write_top(FILE *out, struct fold_set *set)
-{
-	(void)out;
-	(void)set;
-	fold_warn("--format top is not implemented yet");
-	return 1;
-}
-
-int
-fold_write_svg(FILE *out, struct fold_set *set, const struct fold_opts *o)
-{
-	(void)out;
-	(void)set;
-	(void)o;
-	fold_warn("--format svg is not implemented yet");
-	return 1;
-}
-
-int
 fold_write_pprof(FILE *out, struct fold_set *set, const struct fold_opts *o,
 		 const struct fold_meta *m)
 {

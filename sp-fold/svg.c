@@ -1,0 +1,405 @@
+/*
+ * svg.c: --format svg, a self-contained interactive flame graph in the
+ * manner of flamegraph.pl: one rect per frame (frames narrower than
+ * 0.1 pixel are left out with their callees), width by count, callees
+ * sorted by name, with the script of svg_js.h for zoom, search and
+ * tooltips.  --inverted draws an icicle graph from the top, --reverse
+ * merges stacks from the leaf, --colors picks the palette.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/htab.h"
+#include "sp-fold/fold.h"
+#include "sp-fold/svg_js.h"
+#include "common/banned.h"
+
+#define PAD 10
+#define FRAME_H 16
+#define FONT 12
+#define TOP_PAD (FONT * 3)
+#define BOTTOM_PAD (FONT * 2 + 10)
+#define MIN_WIDTH 0.1
+
+struct node {
+	const char *name;
+	size_t len;
+	uint64_t count;
+	uint32_t child, next;	/* first child, next sibling; 0 = none */
+};
+
+struct tree {
+	struct node *v;
+	size_t n, alloc;
+	struct sp_htab *idx;	/* parent id + name -> node id */
+	struct sp_buf key;
+	struct sp_buf spans;	/* (start, end) offsets of a line's frames */
+	unsigned max_depth;
+};
+
+static int64_t
+child_of(struct tree *t, uint32_t parent, const char *name, size_t len)
+{
+	uint64_t *slot;
+	bool inserted = false;
+	struct node *v;
+
+	sp_buf_reset(&t->key);
+	if (sp_buf_add(&t->key, &parent, sizeof(parent)) ||
+	    sp_buf_add(&t->key, name, len))
+		return -ENOMEM;
+	slot = sp_htab_slot(t->idx, t->key.data, t->key.len, t->n, &inserted);
+	if (!slot)
+		return -ENOMEM;
+	if (!inserted)
+		return (int64_t)*slot;
+	if (t->n == t->alloc) {
+		t->alloc = t->alloc ? t->alloc * 2 : 1024;
+		if (!(v = realloc(t->v, t->alloc * sizeof(*v))))
+			return -ENOMEM;
+		t->v = v;
+	}
+	t->v[t->n] = (struct node){ name, len, 0, 0, t->v[parent].child };
+	t->v[parent].child = (uint32_t)t->n;
+	return (int64_t)t->n++;
+}
+
+/* Adds one folded line, root first (leaf first with --reverse). */
+static int
+add_line(struct tree *t, const struct fold_line *l, bool reverse)
+{
+	size_t start = 0, i, n = 0, k;
+	uint32_t at = 0;
+	int64_t c;
+
+	sp_buf_reset(&t->spans);
+	for (i = 0; i <= l->len; i++) {
+		if (i < l->len && l->stack[i] != ';')
+			continue;
+		if (sp_buf_add(&t->spans, &start, sizeof(start)) ||
+		    sp_buf_add(&t->spans, &i, sizeof(i)))
+			return -ENOMEM;
+		start = i + 1;
+		n++;
+	}
+	t->v[0].count += l->count;
+	for (k = 0; k < n; k++) {
+		const size_t *sp = (const size_t *)t->spans.data +
+				   2 * (reverse ? n - 1 - k : k);
+
+		c = child_of(t, at, l->stack + sp[0], sp[1] - sp[0]);
+		if (c < 0)
+			return -ENOMEM;
+		at = (uint32_t)c;
+		t->v[at].count += l->count;
+	}
+	if (n > t->max_depth)
+		t->max_depth = (unsigned)n;
+	return 0;
+}
+
+static int
+build(struct tree *t, struct fold_set *set, bool reverse)
+{
+	const struct fold_line *l;
+	size_t n, i;
+
+	t->idx = sp_htab_new();
+	t->alloc = 1024;
+	t->v = calloc(t->alloc, sizeof(*t->v));
+	if (!t->idx || !t->v || fold_set_lines(set, &l, &n))
+		return -ENOMEM;
+	t->v[0] = (struct node){ "all", 3, 0, 0, 0 };
+	t->n = 1;
+	for (i = 0; i < n; i++)
+		if (add_line(t, &l[i], reverse))
+			return -ENOMEM;
+	return 0;
+}
+
+/* Writes bytes as XML text: markup escaped, bad UTF-8 and controls '?'. */
+static void
+put_xml(FILE *out, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+	size_t len, i;
+
+	while (p < end) {
+		len = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 :
+		      (*p & 0xf0) == 0xe0 ? 3 : (*p & 0xf8) == 0xf0 ? 4 : 0;
+		for (i = 1; len && i < len; i++)
+			if (p + i >= end || (p[i] & 0xc0) != 0x80)
+				len = 0;
+		if (len > 1) {
+			fwrite(p, 1, len, out);
+			p += len;
+			continue;
+		}
+		switch (*p) {
+		case '&': fputs("&amp;", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '"': fputs("&quot;", out); break;
+		default:
+			fputc(len && *p >= 0x20 && *p != 0x7f ? *p : '?', out);
+		}
+		p++;
+	}
+}
+
+/* The text shown in a frame of `w` pixels, as the script's fit(). */
+static size_t
+fit_len(const char *name, size_t len, double w, bool *dots)
+{
+	size_t max = (size_t)(w / (FONT * 0.59));
+
+	*dots = false;
+	if (max < 3)
+		return 0;
+	if (len <= max)
+		return len;
+	*dots = true;
+	len = max - 2;
+	while (len && ((unsigned char)name[len] & 0xc0) == 0x80)
+		len--;
+	return len;
+}
+
+static bool
+ends_with(const struct node *nd, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	return nd->len >= n && !memcmp(nd->name + nd->len - n, suffix, n);
+}
+
+struct palette {
+	const char *name;
+	int base[3], span[3];
+};
+
+static const struct palette palettes[] = {
+	{ "hot", { 205, 0, 0 }, { 50, 230, 55 } },
+	{ "mem", { 0, 190, 0 }, { 0, 50, 210 } },
+	{ "io", { 80, 80, 190 }, { 60, 60, 55 } },
+	{ "red", { 200, 50, 50 }, { 55, 80, 80 } },
+	{ "green", { 50, 200, 50 }, { 60, 55, 60 } },
+	{ "blue", { 80, 80, 205 }, { 60, 60, 50 } },
+	{ "aqua", { 50, 165, 165 }, { 60, 55, 55 } },
+	{ "yellow", { 175, 175, 50 }, { 55, 55, 20 } },
+	{ "purple", { 190, 80, 190 }, { 65, 60, 65 } },
+	{ "orange", { 190, 90, 0 }, { 65, 65, 0 } },
+};
+
+static const struct palette *
+find_palette(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(palettes) / sizeof(palettes[0]); i++)
+		if (!strcmp(palettes[i].name, name))
+			return &palettes[i];
+	return NULL;
+}
+
+/*
+ * A color stable for a name; with the default palette kernel, JIT and
+ * inlined frames (by their annotation) get orange, green and aqua.
+ */
+static void
+color(const struct fold_opts *o, const struct node *nd, int rgb[3])
+{
+	const char *name = o->colors ? o->colors : "hot";
+	const struct palette *p = find_palette(name);
+	uint64_t h = sp_hash(nd->name, nd->len);
+	int i;
+
+	if (!strcmp(name, "hot") || !strcmp(name, "java")) {
+		if (ends_with(nd, "_[k]"))
+			p = find_palette("orange");
+		else if (ends_with(nd, "_[j]"))
+			p = find_palette("green");
+		else if (ends_with(nd, "_[i]"))
+			p = find_palette("aqua");
+	}
+	if (!p)
+		p = &palettes[0];
+	for (i = 0; i < 3; i++)
+		rgb[i] = p->base[i] + (int)(p->span[i] * (double)(h >> (8 * i) &
+								   0xff) / 255);
+}
+
+bool
+fold_svg_palette_ok(const char *name)
+{
+	return find_palette(name) || !strcmp(name, "java");
+}
+
+struct geom {
+	int width, height;
+	double scale;		/* pixels per count */
+	int y0;			/* y of the root frame */
+	bool inverted;
+};
+
+static void
+put_frame(FILE *out, const struct fold_opts *o, const struct geom *g,
+	  const struct node *nd, uint64_t x, unsigned depth, uint64_t total)
+{
+	double px = PAD + (double)x * g->scale, w = (double)nd->count * g->scale;
+	int y = g->inverted ? g->y0 + (int)depth * FRAME_H
+			    : g->y0 - (int)depth * FRAME_H;
+	size_t shown;
+	bool dots;
+	int rgb[3];
+
+	color(o, nd, rgb);
+	fputs("<g><title>", out);
+	put_xml(out, nd->name, nd->len);
+	fprintf(out, " (%" PRIu64 " samples, %.2f%%)</title>", nd->count,
+		100.0 * (double)nd->count / (double)total);
+	fprintf(out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\""
+		" fill=\"rgb(%d,%d,%d)\" rx=\"2\" ry=\"2\"/>", px, y, w,
+		FRAME_H - 1, rgb[0], rgb[1], rgb[2]);
+	fprintf(out, "<text x=\"%.2f\" y=\"%d\">", px + 3, y + FRAME_H - 5);
+	shown = fit_len(nd->name, nd->len, w, &dots);
+	put_xml(out, nd->name, shown);
+	fputs(dots ? "..</text></g>\n" : "</text></g>\n", out);
+}
+
+static const struct tree *sort_tree;
+
+static int
+child_cmp(const void *a, const void *b)
+{
+	const struct node *x = &sort_tree->v[*(const uint32_t *)a];
+	const struct node *y = &sort_tree->v[*(const uint32_t *)b];
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->name, y->name, n);
+
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+struct todo {
+	uint32_t node;
+	unsigned depth;
+	uint64_t x;
+};
+
+/* Pushes the children of a node sorted by name, leftmost on top. */
+static int
+push_children(const struct tree *t, const struct todo *parent,
+	      struct sp_buf *stack, struct sp_buf *tmp)
+{
+	uint32_t c, *v;
+	size_t n, i;
+	uint64_t x = parent->x;
+	struct todo td;
+
+	sp_buf_reset(tmp);
+	for (c = t->v[parent->node].child; c; c = t->v[c].next)
+		if (sp_buf_add(tmp, &c, sizeof(c)))
+			return -ENOMEM;
+	v = (uint32_t *)tmp->data;
+	n = tmp->len / sizeof(*v);
+	sort_tree = t;
+	qsort(v, n, sizeof(*v), child_cmp);
+	for (i = 0; i < n; i++)
+		x += t->v[v[i]].count;
+	for (i = n; i-- > 0;) {
+		x -= t->v[v[i]].count;
+		td = (struct todo){ v[i], parent->depth + 1, x };
+		if (sp_buf_add(stack, &td, sizeof(td)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int
+put_frames(FILE *out, const struct fold_opts *o, const struct geom *g,
+	   const struct tree *t)
+{
+	struct sp_buf stack = SP_BUF_INIT, tmp = SP_BUF_INIT;
+	struct todo td = { 0, 0, 0 };
+	int rc = sp_buf_add(&stack, &td, sizeof(td));
+
+	while (!rc && stack.len) {
+		stack.len -= sizeof(td);
+		memcpy(&td, stack.data + stack.len, sizeof(td));
+		if ((double)t->v[td.node].count * g->scale < MIN_WIDTH)
+			continue;
+		put_frame(out, o, g, &t->v[td.node], td.x, td.depth,
+			  t->v[0].count);
+		rc = push_children(t, &td, &stack, &tmp);
+	}
+	sp_buf_release(&stack);
+	sp_buf_release(&tmp);
+	return rc;
+}
+
+static void
+put_head(FILE *out, const struct fold_opts *o, const struct geom *g)
+{
+	const char *title = o->title ? o->title :
+			    o->inverted ? "Icicle Graph" : "Flame Graph";
+
+	fprintf(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
+		"\"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n"
+		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" "
+		"onload=\"init(evt)\" viewBox=\"0 0 %d %d\" "
+		"xmlns=\"http://www.w3.org/2000/svg\" "
+		"xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n",
+		g->width, g->height, g->width, g->height);
+	fprintf(out, "<style type=\"text/css\">\n%s</style>\n", svg_style);
+	fprintf(out, "<script type=\"text/ecmascript\"><![CDATA[\n"
+		"var FG_W = %d, FG_PAD = %d, FG_FH = %d, FG_FS = %d, "
+		"FG_H = %d, FG_Y0 = %d, FG_INV = %s;\n%s]]></script>\n",
+		g->width, PAD, FRAME_H, FONT, g->height, g->y0,
+		g->inverted ? "true" : "false", svg_script);
+	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
+		"fill=\"rgb(245,245,235)\"/>\n", g->width, g->height);
+	fprintf(out, "<text id=\"title\" x=\"%d\" y=\"%d\">", g->width / 2,
+		FONT * 2);
+	put_xml(out, title, strlen(title));
+	fprintf(out, "</text>\n<text id=\"details\" x=\"%d\" y=\"%d\"> "
+		"</text>\n", PAD, g->height - 10);
+	fprintf(out, "<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"%d\">"
+		"Reset Zoom</text>\n", PAD, FONT * 2);
+	fprintf(out, "<text id=\"search\" x=\"%d\" y=\"%d\">Search</text>\n",
+		g->width - PAD - 60, FONT * 2);
+	fprintf(out, "<text id=\"matched\" x=\"%d\" y=\"%d\"> </text>\n",
+		g->width - PAD - 120, g->height - 10);
+}
+
+int
+fold_write_svg(FILE *out, struct fold_set *set, const struct fold_opts *o)
+{
+	struct tree t = { .key = SP_BUF_INIT, .spans = SP_BUF_INIT };
+	struct geom g = { .width = o->width ? o->width : 1200,
+			  .inverted = o->inverted };
+	int rc = build(&t, set, o->reverse);
+
+	if (!rc) {
+		g.height = (int)(t.max_depth + 1) * FRAME_H + TOP_PAD +
+			   BOTTOM_PAD;
+		g.scale = t.v[0].count ? (double)(g.width - 2 * PAD) /
+						 (double)t.v[0].count : 0;
+		g.y0 = g.inverted ? TOP_PAD : g.height - BOTTOM_PAD - FRAME_H;
+		put_head(out, o, &g);
+		fputs("<g id=\"frames\">\n", out);
+		if (t.v[0].count)
+			rc = put_frames(out, o, &g, &t);
+		fputs("</g>\n</svg>\n", out);
+	}
+	if (rc)
+		fold_warn("out of memory");
+	sp_htab_free(t.idx);
+	free(t.v);
+	sp_buf_release(&t.key);
+	sp_buf_release(&t.spans);
+	return rc ? 1 : 0;
+}

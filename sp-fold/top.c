@@ -1,0 +1,131 @@
+/*
+ * top.c: --format top, the functions of the folded stacks by self and
+ * total count with percentages, like the flat views of `perf report
+ * --no-children` and `--children` in one table, sorted by self.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/htab.h"
+#include "sp-fold/fold.h"
+#include "common/banned.h"
+
+struct fn {
+	const char *name;
+	size_t len;
+	uint64_t self, total;
+	size_t seen;		/* last line counted in total, plus one */
+};
+
+struct top {
+	struct sp_htab *idx;
+	struct fn *v;
+	size_t n, alloc;
+};
+
+static struct fn *
+fn_get(struct top *t, const char *name, size_t len)
+{
+	uint64_t *slot;
+	bool inserted = false;
+	struct fn *v;
+
+	slot = sp_htab_slot(t->idx, name, len, t->n, &inserted);
+	if (!slot)
+		return NULL;
+	if (inserted) {
+		if (t->n == t->alloc) {
+			t->alloc = t->alloc ? t->alloc * 2 : 256;
+			v = realloc(t->v, t->alloc * sizeof(*v));
+			if (!v)
+				return NULL;
+			t->v = v;
+		}
+		t->v[t->n++] = (struct fn){ name, len, 0, 0, 0 };
+	}
+	return &t->v[*slot];
+}
+
+/* Counts one folded line; `line` numbers lines from 1. */
+static int
+count_line(struct top *t, const struct fold_line *l, size_t line,
+	   bool skip_comm)
+{
+	const char *p = l->stack, *end = l->stack + l->len, *semi;
+	struct fn *f = NULL;
+	bool first = true;
+
+	for (; p <= end; p = semi + 1) {
+		semi = memchr(p, ';', (size_t)(end - p));
+		semi = semi ? semi : end;
+		if (first && skip_comm) {
+			first = false;
+			continue;
+		}
+		if (!(f = fn_get(t, p, (size_t)(semi - p))))
+			return -ENOMEM;
+		if (f->seen != line)
+			f->total += l->count;
+		f->seen = line;
+	}
+	if (f)
+		f->self += l->count;
+	return 0;
+}
+
+static int
+fn_cmp(const void *a, const void *b)
+{
+	const struct fn *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c;
+
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	c = memcmp(x->name, y->name, n);
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+static void
+print_top(FILE *out, const struct top *t, uint64_t all)
+{
+	double scale = all ? 100.0 / (double)all : 0;
+	size_t i;
+
+	fprintf(out, "# %" PRIu64 " samples, %zu functions\n", all, t->n);
+	fprintf(out, "%8s %8s %12s %12s  %s\n", "self%", "total%", "self",
+		"total", "function");
+	for (i = 0; i < t->n; i++)
+		fprintf(out, "%7.2f%% %7.2f%% %12" PRIu64 " %12" PRIu64
+			"  %.*s\n", (double)t->v[i].self * scale,
+			(double)t->v[i].total * scale, t->v[i].self,
+			t->v[i].total, (int)t->v[i].len, t->v[i].name);
+}
+
+int
+fold_write_top(FILE *out, struct fold_set *set, const struct fold_opts *o)
+{
+	struct top t = { 0 };
+	const struct fold_line *l;
+	size_t n, i;
+	int rc = -ENOMEM;
+
+	t.idx = sp_htab_new();
+	if (t.idx && !fold_set_lines(set, &l, &n)) {
+		for (rc = 0, i = 0; !rc && i < n; i++)
+			rc = count_line(&t, &l[i], i + 1, !o->no_comm);
+	}
+	if (!rc) {
+		qsort(t.v, t.n, sizeof(*t.v), fn_cmp);
+		print_top(out, &t, fold_set_total(set));
+	} else {
+		fold_warn("out of memory");
+	}
+	sp_htab_free(t.idx);
+	free(t.v);
+	return rc ? 1 : 0;
+}

@@ -1,0 +1,84 @@
+#!/bin/sh
+# sp-fold --format svg writes a well-formed, self-contained SVG with one
+# rect per distinct frame (plus the background), its own zoom/search
+# script and palettes; --format top writes the self/total table.
+. "$(dirname "$0")/lib.sh"
+
+cat >"$TMP/in.txt" <<'EOF_IN'
+app 10/11 [000] 1.000001: 1000 cpu-clock:
+	1 leaf (/bin/app)
+	2 mid (/bin/app)
+	3 main (/bin/app)
+
+app 10/11 [000] 1.000002: 1000 cpu-clock:
+	1 leaf (/bin/app)
+	2 mid (/bin/app)
+	3 main (/bin/app)
+
+app 10/11 [000] 1.000003: 1000 cpu-clock:
+	2 mid (/bin/app)
+	3 main (/bin/app)
+
+app 10/11 [000] 1.000004: 1000 cpu-clock:
+	ffffffff81000000 do_syscall_64 ([kernel.kallsyms])
+	9 other<int> & "x" (/bin/app)
+	3 main (/bin/app)
+
+app 10/11 [000] 1.000005: 1000 cpu-clock:
+	4 rec (/bin/app)
+	4 rec (/bin/app)
+	3 main (/bin/app)
+
+EOF_IN
+
+"$SP_FOLD" --from perf-script --kernel -f svg --title 'A <title> & more' \
+	"$TMP/in.txt" >"$TMP/out.svg" || fail "svg: exit $?"
+python3 - "$TMP/out.svg" <<'PY' || fail "svg check failed"
+import sys, xml.dom.minidom as m
+d = m.parse(sys.argv[1])
+rects = d.getElementsByTagName("rect")
+titles = [t.firstChild.data for t in d.getElementsByTagName("title")]
+# all, app, main, mid, leaf, other..., do_syscall_64_[k], rec, rec
+want = 9
+assert len(rects) == want + 1, (len(rects), titles)
+assert len(titles) == want, titles
+assert "all (5 samples, 100.00%)" in titles, titles
+assert "mid (3 samples, 60.00%)" in titles, titles
+assert 'other<int> & x (1 samples, 20.00%)' in titles, titles
+assert d.getElementsByTagName("script"), "no script"
+t = [e for e in d.getElementsByTagName("text") if e.getAttribute("id") == "title"]
+assert t[0].firstChild.data == "A <title> & more"
+k = [r for r in rects if r.parentNode.getElementsByTagName("title") and
+     r.parentNode.getElementsByTagName("title")[0].firstChild.data.startswith("do_syscall_64_[k]")]
+assert k[0].getAttribute("fill").endswith(",0)"), k[0].getAttribute("fill")
+PY
+if command -v xmllint >/dev/null; then
+	xmllint --noout "$TMP/out.svg" || fail "xmllint rejects the svg"
+fi
+if command -v node >/dev/null; then
+	sed -n '/CDATA\[/,/\]\]>/p' "$TMP/out.svg" | sed '1d;$d' >"$TMP/fg.js"
+	node --check "$TMP/fg.js" || fail "script does not parse"
+fi
+for flag in --inverted --reverse '--colors mem' '--width 600'; do
+	"$SP_FOLD" --from perf-script -f svg $flag "$TMP/in.txt" >"$TMP/f.svg" ||
+		fail "svg $flag: exit $?"
+	python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' \
+		"$TMP/f.svg" || fail "svg $flag is not well-formed"
+done
+"$SP_FOLD" -f svg --colors nope "$TMP/in.txt" 2>/dev/null
+[ $? -eq 2 ] || fail "unknown palette is not a usage error"
+
+"$SP_FOLD" --from perf-script -f top "$TMP/in.txt" >"$TMP/top" ||
+	fail "top: exit $?"
+cat >"$TMP/top.exp" <<'EOF_OUT'
+# 5 samples, 6 functions
+   self%   total%         self        total  function
+  40.00%   40.00%            2            2  leaf
+  20.00%   60.00%            1            3  mid
+  20.00%   20.00%            1            1  do_syscall_64
+  20.00%   20.00%            1            1  rec
+   0.00%  100.00%            0            5  main
+   0.00%   20.00%            0            1  other<int> & x
+EOF_OUT
+diff -u "$TMP/top.exp" "$TMP/top" || fail "top table differs"
+exit 0
