@@ -111,6 +111,7 @@ struct uctx {
 	const uint8_t *stack;
 	size_t stack_len;
 	uint64_t sp;
+	uint64_t ip_override;	/* nonzero: what RIP reads as (see below) */
 	int fallback;		/* enum unwind_fallback of the current step */
 	bool ran_out;		/* a read just above the copy failed */
 };
@@ -368,6 +369,8 @@ access_reg(unw_addr_space_t as, unw_regnum_t r, unw_word_t *valp, int write,
 	(void)as;
 	if (write || !reg_value(c->regs, c->mask, perf_reg(r), &v))
 		return -UNW_EBADREG;
+	if (r == UNW_X86_64_RIP && c->ip_override)
+		v = c->ip_override;
 	*valp = v;
 	return 0;
 }
@@ -516,6 +519,31 @@ sp_unwinder_free(struct sp_unwinder *u)
 /* ------------------------------------------------------------ unwinding */
 
 /*
+ * A sample taken inside rt_sigreturn has its pc just after the syscall
+ * instruction of the signal trampoline (mov $15,%rax; syscall), past the
+ * trampoline's CFI.  Unwinding from the trampoline's first instruction
+ * instead (same registers, so the same signal frame) recovers the
+ * interrupted frame.  Returns that address, or 0.
+ */
+static uint64_t
+sigreturn_start(struct uctx *c, uint64_t ip)
+{
+	static const uint8_t tramp[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00,
+					  0x00, 0x0f, 0x05 };
+	uint8_t code[sizeof(tramp)];
+	struct region *r;
+	int why;
+
+	if (ip < sizeof(tramp) ||
+	    !(r = region_for(c, ip - sizeof(tramp), &why)) ||
+	    sp_elfcfi_read(r->f, ip - sizeof(tramp) - r->bias, code,
+			   sizeof(code)) < 0 ||
+	    memcmp(code, tramp, sizeof(tramp)) != 0)
+		return 0;
+	return ip - sizeof(tramp);
+}
+
+/*
  * Steps from the frame at cur to its caller.  Returns 1 with *pc set to
  * the caller's call site, 0 at the outermost frame, or -1 when the stack
  * is truncated (the error is counted).
@@ -523,18 +551,24 @@ sp_unwinder_free(struct sp_unwinder *u)
 static int
 step(struct sp_unwinder *u, struct uctx *c, unw_cursor_t *cur, uint64_t *pc)
 {
-	unw_word_t ip, sp, new_ip, new_sp;
+	unw_word_t ip, sp, bp, new_ip, new_sp;
 	int sig, r;
 
 	unw_get_reg(cur, UNW_REG_IP, &ip);
 	unw_get_reg(cur, UNW_REG_SP, &sp);
+	if (unw_get_reg(cur, UNW_X86_64_RBP, &bp) < 0)
+		bp = 1;
 	sig = unw_is_signal_frame(cur) > 0;
 	c->fallback = FB_NONE;
 	c->ran_out = false;
 	r = unw_step(cur);
 	if (c->fallback != FB_NONE)
 		u->fallbacks[c->fallback]++;
-	if (r == 0 && !c->ran_out && c->fallback == FB_NONE)
+	/*
+	 * The end: CFI said so, or, without CFI, a zero frame pointer (the
+	 * ABI's outermost-frame marker, as in ld.so's _start).
+	 */
+	if (r == 0 && !c->ran_out && (c->fallback == FB_NONE || bp == 0))
 		return 0;
 	if (r <= 0) {
 		u->errors[c->ran_out ? ERR_STACK_TRUNCATED
@@ -594,6 +628,7 @@ sp_unwinder_unwind(struct sp_unwinder *u, struct sp_modtab *mods,
 		return 0;
 	}
 	pcs[n++] = ip;
+	c.ip_override = sigreturn_start(&c, ip);
 	in_unwind = 1;
 	if (unw_init_remote(&cur, c.p->as, &c) < 0) {
 		u->errors[ERR_INIT]++;

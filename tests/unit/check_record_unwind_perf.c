@@ -89,10 +89,16 @@ build_programs(struct rec *r)
 	return system(cmd) == 0;
 }
 
+/*
+ * Opens the sampling event of `cpu`, sampling kernel time too where that
+ * is allowed (its samples carry user registers from the kernel entry, the
+ * harder case for the unwinder).
+ */
 static int
 perf_open(pid_t pid, int cpu, size_t stack_size)
 {
 	struct perf_event_attr a;
+	int fd;
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
@@ -104,7 +110,7 @@ perf_open(pid_t pid, int cpu, size_t stack_size)
 			PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	a.sample_regs_user = SP_UNWIND_REGS_MASK;
 	a.sample_stack_user = (uint32_t)stack_size;
-	a.exclude_kernel = 1;
+	a.exclude_kernel = 0;
 	a.exclude_hv = 1;
 	a.mmap = 1;
 	a.mmap2 = 1;
@@ -112,8 +118,14 @@ perf_open(pid_t pid, int cpu, size_t stack_size)
 	a.inherit = 1;
 	a.disabled = 1;
 	a.enable_on_exec = 1;
-	return (int)syscall(SYS_perf_event_open, &a, pid, cpu, -1,
-			    PERF_FLAG_FD_CLOEXEC);
+	fd = (int)syscall(SYS_perf_event_open, &a, pid, cpu, -1,
+			  PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+		a.exclude_kernel = 1;
+		fd = (int)syscall(SYS_perf_event_open, &a, pid, cpu, -1,
+				  PERF_FLAG_FD_CLOEXEC);
+	}
+	return fd;
 }
 
 /* Forks the program, stopped on a pipe until the events are open. */
@@ -459,6 +471,24 @@ named_chain(struct judge *j, const struct sample *s, const uint64_t *pcs,
 	return k;
 }
 
+/* Prints " module+offset" (module basename, file offset) for a pc. */
+static void
+print_pc(struct judge *j, int32_t pid, uint64_t pc)
+{
+	const struct sp_module *m;
+	const char *base;
+	struct sp_frame fr;
+
+	sp_modtab_resolve(j->mods, pid, pc, SP_FRAME_USER, &fr);
+	if (fr.module_id == SP_NONE) {
+		printf(" %#" PRIx64, pc);
+		return;
+	}
+	m = sp_modtab_get(j->mods, fr.module_id);
+	base = strrchr(m->path, '/');
+	printf(" %s+%#" PRIx64, base ? base + 1 : m->path, fr.rel_ip);
+}
+
 /*
  * Returns 1 + the index of the chain the frames follow (a prefix of it,
  * with the full 121 recursions unless they end the sample), 0 if none;
@@ -517,6 +547,9 @@ judge_sample(struct judge *j, const struct sample *s, const uint64_t *pcs,
 	       trunc ? ", truncated" : "", nrec);
 	for (i = 0; i < k; i++)
 		printf(" %s", names[i]);
+	printf("\n   pcs:");
+	for (i = 0; i < n && i < 12; i++)
+		print_pc(j, s->pid, pcs[i]);
 	printf("\n");
 }
 
