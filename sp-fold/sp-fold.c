@@ -264,8 +264,9 @@ fold_file(const char *path, const struct fold_opts *o, bool from_perf)
 		rc = fold_perf_script(in, name, o, set);
 	else
 		rc = fold_records(in, name, o, set, &meta);
-	if (!rc && o->format != FOLD_SPEEDSCOPE &&
-	    o->format != FOLD_PERF_SCRIPT)
+	if (!rc && (from_perf || (o->format != FOLD_SPEEDSCOPE &&
+				  o->format != FOLD_PERF_SCRIPT &&
+				  o->format != FOLD_PPROF)))
 		rc = write_set(set, o, &meta);
 	fold_set_free(set);
 	if (in != stdin)

@@ -627,6 +627,8 @@ fold_records(FILE *in, const char *name, const struct fold_opts *o,
 	meta->duration_ns = r.last_ts - r.first_ts;
 	if (rc >= 0 && o->format == FOLD_SPEEDSCOPE)
 		rc = fold_speedscope_write(&r);
+	else if (rc >= 0 && o->format == FOLD_PPROF)
+		rc = fold_pprof_records(&r);
 	else if (rc >= 0 && o->format != FOLD_PERF_SCRIPT)
 		rc = expand(&r, set);
 	reader_release(&r);

@@ -49,6 +49,8 @@ int fold_pscript_sample(const struct fold_reader *r, const char *comm,
 			int32_t pid, uint64_t tid, uint64_t ts, uint32_t stack);
 /* Writes the speedscope JSON file of the ticks. */
 int fold_speedscope_write(const struct fold_reader *r);
+/* Writes the pprof profile of the entries, with mappings and lines. */
+int fold_pprof_records(const struct fold_reader *r);
 /* The period of one sample in nanoseconds (1 ms when unknown). */
 uint64_t fold_period_ns(const struct fold_reader *r);
 

@@ -1,0 +1,219 @@
+/*
+ * pprof_rec.c: --format pprof from a record stream, with what the stream
+ * knows: a mapping per module (path, build id), a location per frame and
+ * process with its address, one line per logical frame (inlined callees
+ * first, as profile.proto orders them) with file and line number, and
+ * thread, pid and tid labels.  Hidden frames are left out as in folded
+ * output.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/names.h"
+#include "sp-fold/pprof.h"
+#include "sp-fold/stream.h"
+#include "common/banned.h"
+
+/* Splits "file:line" into a file (copied into `file`) and a line. */
+static int64_t
+split_source(const char *src, struct sp_buf *file)
+{
+	const char *colon = src ? strrchr(src, ':') : NULL;
+	char *end;
+	long long line = 0;
+
+	sp_buf_reset(file);
+	if (!src)
+		return 0;
+	if (colon && colon[1]) {
+		line = strtoll(colon + 1, &end, 10);
+		if (*end || line < 0) {
+			colon = NULL;
+			line = 0;
+		}
+	}
+	if (sp_buf_add(file, src, colon ? (size_t)(colon - src) : strlen(src)))
+		return -ENOMEM;
+	return line;
+}
+
+struct lines {
+	struct pprof_line *v;
+	struct sp_buf *files;	/* one buffer per line */
+	size_t n, alloc;
+	struct sp_buf name;	/* fallback name */
+};
+
+static int
+lines_reserve(struct lines *ls, size_t n)
+{
+	struct pprof_line *v;
+	struct sp_buf *f;
+
+	if (n <= ls->alloc)
+		return 0;
+	v = realloc(ls->v, n * sizeof(*v));
+	if (v)
+		ls->v = v;
+	f = v ? realloc(ls->files, n * sizeof(*f)) : NULL;
+	if (!f)
+		return -ENOMEM;
+	memset(f + ls->alloc, 0, (n - ls->alloc) * sizeof(*f));
+	ls->files = f;
+	ls->alloc = n;
+	return 0;
+}
+
+/* The lines of a view, innermost first; none when all are hidden. */
+static int
+view_lines(const struct fold_reader *r, const struct fold_view *v,
+	   struct lines *ls)
+{
+	const struct fold_syms *s = v->syms;
+	const char *path = NULL;
+	size_t i;
+	int64_t line;
+
+	ls->n = 0;
+	if (lines_reserve(ls, s->n + 1))
+		return -ENOMEM;
+	if (!s->n) {
+		if (v->module != SP_NONE)
+			path = r->m.mods[v->module].path;
+		sp_buf_reset(&ls->name);
+		if (sp_fallback_name(&ls->name, v->mode, path, v->rel_ip,
+				     v->abs_ip))
+			return -ENOMEM;
+		ls->v[ls->n++] = (struct pprof_line){ (char *)ls->name.data,
+						      NULL, 0 };
+		return 0;
+	}
+	for (i = s->n; i-- > 0;) {
+		if (s->v[i].flags & SYM_HIDDEN && !r->o->show_hidden)
+			continue;
+		line = split_source(s->v[i].source, &ls->files[ls->n]);
+		if (line < 0)
+			return -ENOMEM;
+		ls->v[ls->n] = (struct pprof_line){
+			s->v[i].name,
+			ls->files[ls->n].data ? (char *)ls->files[ls->n].data
+					      : NULL,
+			line };
+		ls->n++;
+	}
+	return 0;
+}
+
+static int64_t
+mapping_of(struct pprof *p, const struct fold_reader *r, uint32_t module)
+{
+	const struct fold_module *m = &r->m.mods[module];
+	struct pprof_mapping pm = { m->start, m->end, m->file_offset,
+				    m->path, m->buildid };
+
+	return pprof_mapping(p, &module, sizeof(module), &pm);
+}
+
+/* The location of a frame for a process; 0 when all its lines are hidden. */
+static int64_t
+location_of(struct pprof *p, const struct fold_reader *r, uint32_t frame,
+	    int32_t pid, struct lines *ls)
+{
+	struct { uint32_t frame; int32_t pid; } key = { frame, pid };
+	struct fold_view v;
+	int64_t map = 0;
+	uint64_t id;
+
+	if (sp_htab_get(p->locs, &key, sizeof(key), &id))
+		return (int64_t)id;
+	fold_model_view(&r->m, frame, pid, &v);
+	if (view_lines(r, &v, ls))
+		return -ENOMEM;
+	if (!ls->n) {
+		if (sp_htab_put(p->locs, &key, sizeof(key), 0))
+			return -ENOMEM;
+		return 0;
+	}
+	if (v.module != SP_NONE && (map = mapping_of(p, r, v.module)) < 0)
+		return -ENOMEM;
+	return pprof_location(p, &key, sizeof(key), (uint64_t)map, v.abs_ip,
+			      ls->v, ls->n);
+}
+
+/* Adds the sample of one entry, its frames leaf first. */
+static int
+entry_sample(struct pprof *p, const struct fold_reader *r,
+	     const struct fold_entry *e, struct lines *ls, struct sp_buf *ids,
+	     struct sp_buf *locs)
+{
+	uint64_t period = fold_period_ns(r), id;
+	const uint32_t *f;
+	int64_t v[2], loc;
+	size_t n;
+
+	sp_buf_reset(ids);
+	sp_buf_reset(locs);
+	if (e->stack != SP_NONE && fold_model_walk(&r->m, e->stack, ids))
+		return -ENOMEM;
+	f = (const uint32_t *)ids->data;
+	for (n = ids->len / sizeof(*f); n-- > 0;) {
+		if ((loc = location_of(p, r, f[n], e->pid, ls)) < 0)
+			return -ENOMEM;
+		id = (uint64_t)loc;
+		if (loc && sp_buf_add(locs, &id, sizeof(id)))
+			return -ENOMEM;
+	}
+	v[0] = (int64_t)(r->o->weight_time ? e->count / period : e->count);
+	v[1] = (int64_t)(r->o->weight_time ? e->count : e->count * period);
+	return pprof_sample(p, (const uint64_t *)locs->data,
+			    locs->len / sizeof(uint64_t), v, 2,
+			    e->name == UINT32_MAX ? NULL : r->m.strs[e->name],
+			    e->pid, r->o->tid ? (int64_t)e->tid : -1);
+}
+
+static void
+lines_release(struct lines *ls)
+{
+	size_t i;
+
+	for (i = 0; i < ls->alloc; i++)
+		sp_buf_release(&ls->files[i]);
+	free(ls->files);
+	free(ls->v);
+	sp_buf_release(&ls->name);
+}
+
+int
+fold_pprof_records(const struct fold_reader *r)
+{
+	struct sp_buf ids = SP_BUF_INIT, locs = SP_BUF_INIT, tmp = SP_BUF_INIT;
+	struct lines ls = { .name = SP_BUF_INIT };
+	const struct fold_entry *e;
+	struct pprof p;
+	size_t i;
+	bool keep;
+	int rc;
+
+	rc = pprof_init(&p, true, fold_period_ns(r), r->meta->start_ns,
+			r->meta->duration_ns);
+	for (i = 0; !rc && i < r->nents; i++) {
+		e = &r->ents[i];
+		rc = fold_model_folded(&r->m, r->o,
+				       e->name == UINT32_MAX ? NULL
+							     : r->m.strs[e->name],
+				       e->pid, e->tid, e->stack, &tmp, &keep);
+		if (!rc && keep)
+			rc = entry_sample(&p, r, e, &ls, &ids, &locs);
+	}
+	if (!rc)
+		rc = pprof_write(&p, r->out);
+	if (rc)
+		fold_warn(rc == -EIO ? "write error" : "out of memory");
+	pprof_release(&p);
+	lines_release(&ls);
+	sp_buf_release(&ids);
+	sp_buf_release(&locs);
+	sp_buf_release(&tmp);
+	return rc;
+}
