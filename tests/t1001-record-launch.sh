@@ -33,7 +33,7 @@ awk -F'\t' '$1 == "sample" { n[$3 " " $4]++ }
 	END { for (k in n) print k, n[k] }' "$TMP/dump" | sort >"$TMP/threads"
 cat "$TMP/threads" >&2
 [ "$(wc -l <"$TMP/threads")" -eq 3 ] || fail "want samples of 3 threads"
-awk -v pid="$pid" '$1 != pid || $3 < 100 { bad = 1 } END { exit bad }' \
+awk -v pid="$pid" '$1 != pid || $3 < 30 { bad = 1 } END { exit bad }' \
 	"$TMP/threads" || fail "a thread has too few samples or a wrong pid"
 [ "$(grep -c "$(printf '^comm\t.*\tname\tworker$')" "$TMP/dump")" -eq 2 ] ||
 	fail "want two comm records naming the workers"
@@ -47,7 +47,7 @@ nm -n --defined-only "$TMP/rec_chain" |
 awk '$3 ~ /;spin$/ { n++
 	if ($3 ~ /;(main|worker_main);run;chain_a;chain_b;chain_c;spin$/) ok++ }
 	END { printf "%d of %d spin stacks complete\n", ok, n > "/dev/stderr"
-	      exit !(n > 300 && ok >= 0.9 * n) }' "$TMP/stacks" ||
+	      exit !(n > 100 && ok >= 0.9 * n) }' "$TMP/stacks" ||
 	fail "call chains are not resolved to the program's functions"
 
 # The stats record closes the spool and agrees with the samples.

@@ -1,0 +1,60 @@
+#!/bin/sh
+# sp-record's errors: usage mistakes exit 2; a command that cannot run,
+# a pid that does not exist, a full disk and a closed pipe each give one
+# clear line and their exit status; a signal stops a recording cleanly
+# with a readable spool.
+. "$(dirname "$0")/lib.sh"
+
+expect() {	# STATUS PATTERN CMD...: runs CMD, checks status and stderr
+	_st=$1 _pat=$2
+	shift 2
+	"$@" >"$TMP/out" 2>"$TMP/err" </dev/null
+	_rc=$?
+	[ $_rc -eq "$_st" ] || { cat "$TMP/err" >&2; fail "'$*' exited $_rc, want $_st"; }
+	grep -q "$_pat" "$TMP/err" || { cat "$TMP/err" >&2; fail "'$*': no '$_pat' on stderr"; }
+}
+
+expect 2 '^usage: sp-record' "$SP_RECORD"
+expect 2 '^usage: sp-record' "$SP_RECORD" -p 1 -- true
+expect 2 "invalid frequency 'x'" "$SP_RECORD" -F x -- true
+expect 2 "invalid duration '-1'" "$SP_RECORD" -d -1 -- true
+expect 2 "unknown event 'bogus'" "$SP_RECORD" -e bogus -- true
+expect 2 "invalid pid 'abc'" "$SP_RECORD" -p abc
+expect 2 "invalid call graph 'lbr'" "$SP_RECORD" -g lbr -- true
+expect 1 "^sp-record: '$TMP/no/such': " "$SP_RECORD" -o "$TMP/no/such" -- true
+
+need_perf
+cc_prog rec_chain rec_chain.c -O0 -fno-omit-frame-pointer -pthread
+
+expect 127 "^sp-record: '$TMP/nonexistent': No such file or directory$" \
+	"$SP_RECORD" -o "$TMP/x.spool" -- "$TMP/nonexistent"
+expect 1 '^sp-record: no process 2147483646$' \
+	"$SP_RECORD" -o "$TMP/x.spool" -p 2147483646
+expect 1 "^sp-record: '/dev/full': .*No space left on device" \
+	"$SP_RECORD" -o /dev/full -d 2 -- "$TMP/rec_chain" 2
+
+# A reader that goes away: EPIPE stops the recording with status 1, and the
+# launched command is not left running.
+( "$SP_RECORD" -d 5 -- "$TMP/rec_chain" 5 2>"$TMP/err"; echo $? >"$TMP/rc" ) |
+	head -c 64 >/dev/null
+[ "$(cat "$TMP/rc")" = 1 ] || { cat "$TMP/err" >&2; fail "EPIPE gave status $(cat "$TMP/rc")"; }
+grep -q 'Broken pipe' "$TMP/err" || fail "EPIPE not reported"
+sleep 0.2
+if command -v pgrep >/dev/null && pgrep -f "$TMP/rec_chain" >/dev/null; then
+	pkill -f "$TMP/rec_chain"
+	fail "the launched command survived the write error"
+fi
+
+# SIGTERM: events drained, spool complete (ends with the stats record).
+"$SP_RECORD" -o "$TMP/x.spool" -- "$TMP/rec_chain" 10 2>"$TMP/err" &
+rec=$!
+sleep 1
+kill -TERM "$rec"
+wait "$rec"
+rc=$?
+[ $rc -eq 143 ] || fail "SIGTERM gave status $rc, want 143"
+grep -q 'stopped by signal 15' "$TMP/err" || fail "no note about the signal"
+"$SP_DUMP" "$TMP/x.spool" >"$TMP/dump" || fail "the spool is not readable"
+tail -n 1 "$TMP/dump" | field 1 | grep -qx stats || fail "no closing stats"
+grep -q '^sample' "$TMP/dump" || fail "no samples before the signal"
+exit 0
