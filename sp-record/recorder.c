@@ -949,6 +949,15 @@ rec_stop(struct recorder *r)
 /* ------------------------------------------------------------------ */
 /* Setup */
 
+static const char *
+paranoid(void)
+{
+	static char v[32];
+
+	read_line("/proc/sys/kernel/perf_event_paranoid", v, sizeof(v));
+	return v[0] ? v : "unknown";
+}
+
 /* Says once what the kernel made us change. */
 static void
 announce(struct recorder *r)
@@ -957,9 +966,9 @@ announce(struct recorder *r)
 		warnx("hardware cycles are not supported here: sampling "
 		      "cpu-clock");
 	if (r->ev.kernel_denied)
-		warnx("kernel stacks are not permitted (see "
-		      "kernel.perf_event_paranoid): recording user stacks "
-		      "only");
+		warnx("kernel stacks are not permitted (kernel."
+		      "perf_event_paranoid is %s; run as root or grant "
+		      "CAP_PERFMON): recording user stacks only", paranoid());
 	r->stk.max_chain = r->ev.attr.sample_max_stack;
 }
 

@@ -1,0 +1,46 @@
+#!/bin/sh
+# Without privileges: attaching to another user's process fails with one
+# line naming the cause and the remedy (status 1); kernel stacks that are
+# not permitted are dropped with one warning while user stacks are still
+# recorded.  Runs as root, dropping to nobody with setpriv.
+. "$(dirname "$0")/lib.sh"
+need_perf
+[ "$(id -u)" -eq 0 ] || skip "needs root to drop privileges"
+command -v setpriv >/dev/null || skip "no setpriv"
+cc_prog rec_chain rec_chain.c -O0 -fno-omit-frame-pointer -pthread
+chmod 755 "$TMP"
+mkdir "$TMP/nobody" && chmod 777 "$TMP/nobody"
+asnobody() {
+	setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"
+}
+asnobody "$SP_RECORD" -h >/dev/null 2>&1
+[ $? -eq 2 ] || skip "nobody cannot run $SP_RECORD"
+
+"$TMP/rec_chain" 3 &
+pid=$!
+sleep 0.1
+asnobody "$SP_RECORD" -d 1 -p "$pid" -o "$TMP/nobody/x.spool" 2>"$TMP/err"
+rc=$?
+kill "$pid"
+wait "$pid" 2>/dev/null
+cat "$TMP/err" >&2
+[ $rc -eq 1 ] || fail "attaching to root's process exited $rc, want 1"
+[ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "want one line of error"
+grep -q "^sp-record: cannot attach to process $pid: it belongs to another user; run as root" \
+	"$TMP/err" || grep -q "^sp-record: perf_event_open: .*perf_event_paranoid" \
+	"$TMP/err" || fail "the error does not name cause and remedy"
+
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+[ "$paranoid" -le 2 ] || skip "perf_event_paranoid=$paranoid: nobody cannot sample"
+asnobody "$SP_RECORD" -k -d 5 -o "$TMP/nobody/y.spool" -- \
+	"$TMP/rec_chain" 0.5 2>"$TMP/err"
+rc=$?
+cat "$TMP/err" >&2
+[ $rc -eq 7 ] || fail "recording as nobody exited $rc"
+if [ "$paranoid" -ge 2 ]; then
+	[ "$(grep -c 'kernel stacks are not permitted' "$TMP/err")" -eq 1 ] ||
+		fail "no single warning about kernel stacks"
+fi
+"$SP_DUMP" "$TMP/nobody/y.spool" >"$TMP/dump" || fail "unreadable spool"
+[ "$(grep -c '^sample' "$TMP/dump")" -gt 30 ] || fail "no user samples"
+exit 0
