@@ -1,7 +1,8 @@
 /*
  * dwarf.c: DWARF lines and inline chains (see dwarf.h).  The scopes at
- * an address, innermost first, come from dwarf_getscopes(); inlined
- * subroutines carry their call site as DW_AT_call_file/DW_AT_call_line.
+ * an address, innermost first, come from a per-unit index (dwindex.h)
+ * built on a unit's first lookup; inlined subroutines carry their call
+ * site as DW_AT_call_file/DW_AT_call_line.
  */
 #include <dwarf.h>
 #include <errno.h>
@@ -10,8 +11,10 @@
 
 #include <elfutils/libdw.h>
 
+#include "common/htab.h"
 #include "sp-symbolize/demangle.h"
 #include "sp-symbolize/dwarf.h"
+#include "sp-symbolize/dwindex.h"
 #include "common/banned.h"
 
 /* Deeper inline chains than this are cut at the outermost frames. */
@@ -19,6 +22,9 @@
 
 struct sp_dwarf {
 	Dwarf *dw;
+	struct sp_htab *by_cu;		/* unit offset -> index into units */
+	struct sp_dwindex **units;	/* NULL where indexing failed */
+	size_t nunits;
 };
 
 /* The inlined subroutines and their subprogram, innermost first. */
@@ -36,7 +42,8 @@ sp_dwarf_open(Elf *elf)
 	if (!dw)
 		return NULL;
 	d = calloc(1, sizeof(*d));
-	if (!d) {
+	if (!d || !(d->by_cu = sp_htab_new())) {
+		free(d);
 		dwarf_end(dw);
 		return NULL;
 	}
@@ -47,8 +54,14 @@ sp_dwarf_open(Elf *elf)
 void
 sp_dwarf_free(struct sp_dwarf *d)
 {
+	size_t i;
+
 	if (!d)
 		return;
+	for (i = 0; i < d->nunits; i++)
+		sp_dwindex_free(d->units[i]);
+	free(d->units);
+	sp_htab_free(d->by_cu);
 	dwarf_end(d->dw);
 	free(d);
 }
@@ -68,41 +81,6 @@ die_name(Dwarf_Die *die)
 		s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name,
 							  &a));
 	return s;
-}
-
-/*
- * Collects the inlined subroutines and the enclosing subprogram.  The
- * scopes dwarf_getscopes() gives past an inlined subroutine are those of
- * its abstract definition, so the walk continues from the concrete
- * instance's own parents, as eu-addr2line does.  Frees `scopes`.
- */
-static void
-collect(Dwarf_Die *scopes, int nscopes, bool inlines, struct chain *c)
-{
-	Dwarf_Die *parents = NULL;
-	int i = 0;
-
-	c->n = 0;
-	while (i < nscopes && c->n < SP_DWARF_MAX_DEPTH) {
-		int tag = dwarf_tag(&scopes[i]);
-
-		if (tag == DW_TAG_subprogram) {
-			c->die[c->n++] = scopes[i];
-			break;
-		}
-		if (tag != DW_TAG_inlined_subroutine) {
-			i++;
-			continue;
-		}
-		if (inlines)
-			c->die[c->n++] = scopes[i];
-		nscopes = dwarf_getscopes_die(&scopes[i], &parents);
-		free(scopes);
-		scopes = parents;
-		parents = NULL;
-		i = 1;
-	}
-	free(scopes);
 }
 
 static int
@@ -165,14 +143,35 @@ emit_chain(Dwarf_Die *cu, struct chain *c, const char *outer,
 	return (int)c->n;
 }
 
+/* The scope index of unit `cu`, built on first use; NULL on ENOMEM. */
+static struct sp_dwindex *
+unit_index(struct sp_dwarf *d, Dwarf_Die *cu)
+{
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	struct sp_dwindex **v;
+	uint64_t idx;
+
+	if (sp_htab_get(d->by_cu, &off, sizeof(off), &idx))
+		return d->units[idx];
+	v = reallocarray(d->units, d->nunits + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	d->units = v;
+	if (sp_htab_put(d->by_cu, &off, sizeof(off), d->nunits))
+		return NULL;
+	d->units[d->nunits] = sp_dwindex_build(cu);
+	return d->units[d->nunits++];
+}
+
 int
 sp_dwarf_frames(struct sp_dwarf *d, uint64_t vaddr, const char *outer,
 		bool inlines, bool demangle, struct sp_symres *out)
 {
-	Dwarf_Die cu, *scopes = NULL;
+	Dwarf_Die cu;
 	Dwarf_Line *ln;
 	const char *file = NULL;
-	int line = 0, nscopes, rc;
+	int line = 0, rc;
+	struct sp_dwindex *x;
 	struct chain c;
 
 	if (!dwarf_addrdie(d->dw, vaddr, &cu))
@@ -182,8 +181,9 @@ sp_dwarf_frames(struct sp_dwarf *d, uint64_t vaddr, const char *outer,
 		file = dwarf_linesrc(ln, NULL, NULL);
 		dwarf_lineno(ln, &line);
 	}
-	nscopes = dwarf_getscopes(&cu, vaddr, &scopes);
-	collect(scopes, nscopes > 0 ? nscopes : 0, inlines, &c);
+	x = unit_index(d, &cu);
+	c.n = x ? sp_dwindex_chain(x, vaddr, inlines, c.die,
+				   SP_DWARF_MAX_DEPTH) : 0;
 	if (c.n == 0) {
 		if (!outer)
 			return 0;
