@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/htab.h"
 #include "sp-fold/fold.h"
 #include "common/banned.h"
 
@@ -37,6 +38,10 @@ struct ps {
 	struct sp_buf stack;	/* the folded stack being built */
 	struct sp_buf tmp;	/* one name being tidied */
 	char *event;		/* the event filter, owned */
+	struct sp_htab *cache[2];	/* frame lines -> cdata offset, by is_java */
+	struct sp_buf cdata;	/* cached: u32 lines, u32 len, folded frames */
+	struct span pend;	/* frame lines of the block being cached */
+	uint64_t pend_unrec;
 	bool event_defaulted, event_warned;
 	uint64_t unrecognized;
 };
@@ -425,6 +430,43 @@ header_line(struct ps *st, const char *s, size_t n, struct span comm,
 }
 
 /* A blank line ends a sample: root first, the comm, then the frames. */
+/* Remembers the folded frames of the block in st->pend. */
+static int
+cache_put(struct ps *st, const char *frames, size_t n)
+{
+	uint32_t hdr[2] = { 0, (uint32_t)n };
+	struct span key = st->pend;
+	const char *p = key.p, *end = key.p + key.n;
+	size_t at = st->cdata.len;
+
+	st->pend.p = NULL;
+	if (st->unrecognized != st->pend_unrec || n > UINT32_MAX)
+		return 0;
+	for (; p < end && (p = memchr(p, '\n', (size_t)(end - p))); p++)
+		hdr[0]++;
+	if (sp_buf_add(&st->cdata, hdr, sizeof(hdr)) ||
+	    sp_buf_add(&st->cdata, frames, n))
+		return -ENOMEM;
+	return sp_htab_put(st->cache[st->is_java], key.p, key.n, at);
+}
+
+static int
+add_stack(struct ps *st, struct sp_buf *b)
+{
+	if (!fold_filter_frames(st->o, (char *)b->data, &b->len))
+		return 0;
+	return fold_set_add(st->set, (char *)b->data, b->len, 1);
+}
+
+static void
+sample_done(struct ps *st)
+{
+	sp_buf_reset(&st->frames);
+	st->nmarks = 0;
+	st->have_pname = false;
+}
+
+/* A blank line ends a sample: root first, the comm, then the frames. */
 static int
 end_sample(struct ps *st)
 {
@@ -443,11 +485,12 @@ end_sample(struct ps *st)
 		rc |= sp_buf_addc(b, ';');
 		rc |= sp_buf_add(b, st->frames.data + from, st->marks[i] - from);
 	}
-	if (!rc && fold_filter_frames(st->o, (char *)b->data, &b->len))
-		rc = fold_set_add(st->set, (char *)b->data, b->len, 1);
-	sp_buf_reset(&st->frames);
-	st->nmarks = 0;
-	st->have_pname = false;
+	if (!rc && st->pend.p)
+		rc = cache_put(st, (char *)b->data + st->pname.len,
+			       b->len - st->pname.len);
+	if (!rc)
+		rc = add_stack(st, b);
+	sample_done(st);
 	return rc ? -ENOMEM : 0;
 }
 
@@ -471,20 +514,86 @@ one_line(struct ps *st, const char *s, size_t n)
 	return 0;
 }
 
+/*
+ * The frame lines after a header: sets *blank to the blank line that
+ * ends them.  Returns 1 when found, 0 when the buffer ends first, -1
+ * when a line that is not a frame line comes first (no caching then).
+ */
+static int
+block_end(const char *p, const char *end, const char **blank)
+{
+	const char *nl;
+
+	while (p < end) {
+		if (*p == '\n') {
+			*blank = p;
+			return 1;
+		}
+		if (*p != ' ' && *p != '\t')
+			return -1;
+		if (!(nl = memchr(p, '\n', (size_t)(end - p))))
+			return 0;
+		p = nl + 1;
+	}
+	return 0;
+}
+
+/*
+ * After a header: folds the block at once when the same frame lines were
+ * seen before, else marks them to be remembered.  Sets *next to the
+ * first byte not consumed.
+ */
+static int
+cached_block(struct ps *st, const char *p, const char *blank,
+	     const char **next)
+{
+	struct span key = { p, (size_t)(blank - p) };
+	uint32_t hdr[2];
+	struct sp_buf *b = &st->stack;
+	uint64_t at;
+	int rc;
+
+	*next = p;
+	if (!sp_htab_get(st->cache[st->is_java], key.p, key.n, &at)) {
+		st->pend = key;
+		st->pend_unrec = st->unrecognized;
+		return 0;
+	}
+	memcpy(hdr, st->cdata.data + at, sizeof(hdr));
+	sp_buf_reset(b);
+	rc = sp_buf_add(b, st->pname.data, st->pname.len);
+	if (!rc)
+		rc = sp_buf_add(b, st->cdata.data + at + sizeof(hdr), hdr[1]);
+	if (!rc)
+		rc = add_stack(st, b);
+	st->lineno += hdr[0] + 1;
+	sample_done(st);
+	*next = blank + 1;
+	return rc;
+}
+
 /* Feeds the complete lines of buf[0..len) and returns the bytes used. */
 static int
 feed(struct ps *st, const char *buf, size_t len, bool eof, size_t *used)
 {
-	const char *p = buf, *end = buf + len, *nl;
-	int rc = 0;
+	const char *p = buf, *end = buf + len, *nl, *blank = NULL;
+	int rc = 0, blk = -1;
 
 	while (!rc && p < end) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl && !eof)
 			break;
+		blk = -1;
+		if (nl && *p != '\n' && *p != ' ' && *p != '\t' && *p != '#') {
+			blk = block_end(nl + 1, end, &blank);
+			if (!blk && !eof)
+				break;
+		}
 		st->lineno++;
 		rc = one_line(st, p, (size_t)((nl ? nl : end) - p));
 		p = nl ? nl + 1 : end;
+		if (!rc && blk == 1 && st->have_pname && !st->nmarks)
+			rc = cached_block(st, p, blank, &p);
 	}
 	*used = (size_t)(p - buf);
 	return rc;
@@ -500,6 +609,9 @@ ps_release(struct ps *st)
 	free(st->marks);
 	free(st->counts);
 	free(st->event);
+	sp_htab_free(st->cache[0]);
+	sp_htab_free(st->cache[1]);
+	sp_buf_release(&st->cdata);
 }
 
 int
@@ -512,7 +624,10 @@ fold_perf_script(FILE *in, const char *name, const struct fold_opts *o,
 	bool eof = false;
 	int rc = 0;
 
-	if (o->event_filter && !(st.event = strdup(o->event_filter)))
+	st.cache[0] = sp_htab_new();
+	st.cache[1] = sp_htab_new();
+	if (!st.cache[0] || !st.cache[1] ||
+	    (o->event_filter && !(st.event = strdup(o->event_filter))))
 		rc = -ENOMEM;
 	while (!rc && !eof) {
 		if (buf.alloc - buf.len < 65536 && sp_buf_grow(&buf, 1 << 20)) {

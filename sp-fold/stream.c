@@ -310,7 +310,7 @@ symbol_list(struct fold_reader *r, char **f, struct fold_syms **syms)
 static int
 on_symbol(struct fold_reader *r, char **f)
 {
-	struct fold_syms *syms;
+	struct fold_syms *syms = NULL;
 	struct fold_sym *s, *v;
 	uint64_t index;
 

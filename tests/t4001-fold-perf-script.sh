@@ -4,7 +4,9 @@
 # [unknown] frames named after their module, names tidied (Go methods,
 # anonymous namespaces, quotes, semicolons, Java signatures), the _[k] _[j]
 # _[i] annotations, empty stacks, and only the first event type unless
-# --event-filter names one.  Expected outputs follow the script's rules.
+# --event-filter names one; a last sample with no blank line after it is
+# dropped as the script drops it.  Repeated blocks (java and not) check the
+# cache of folded frame lines.  Expected outputs follow the script's rules.
 . "$(dirname "$0")/lib.sh"
 
 cat >"$TMP/in.txt" <<'EOF_IN'
@@ -64,6 +66,20 @@ app 1200/1201 [000] 100.007000:    1001001 cpu-clock:
 	            1143 work (/opt/app/bin/app)
 	            1177 main+0x1b (/opt/app/bin/app)
 
+java 1300/1302 [003] 100.008000:    1001001 cpu-clock: 
+	    7f0000006000 Lcom/x/Y;.m()V (/tmp/perf-1300.map)
+
+app 1200/1204 [000] 100.009000:    1001001 cpu-clock: 
+	    7f0000006000 Lcom/x/Y;.m()V (/tmp/perf-1300.map)
+
+java 1300/1302 [003] 100.010000:    1001001 cpu-clock: 
+	    7f0000006000 Lcom/x/Y;.m()V (/tmp/perf-1300.map)
+
+app 1200/1204 [000] 100.011000:    1001001 cpu-clock: 
+	    7f0000006000 Lcom/x/Y;.m()V (/tmp/perf-1300.map)
+
+app 1200/1201 [000] 100.012000:    1001001 cpu-clock: 
+	            1143 work+0x1a (/opt/app/bin/app)
 EOF_IN
 
 check() {	# NAME OPTION...
@@ -77,22 +93,26 @@ check() {	# NAME OPTION...
 cat >"$TMP/exp.default" <<'EOF_OUT'
 V8_WorkerThread;a:b;sayhithere;net/http.(*Client).Do;ns::(anonymous namespace)::helper;std::vector<int, std::allocator<int> >::push_back;ext4_file_read_iter 1
 app 1
+app;Lcom/x/Y:.m 2
 app;[unknown];[libpthread.so.0];LFoo:.bar;Interpreter 1
 app;__libc_start_call_main;main;work 2
 app;__libc_start_call_main;main;work;default_idle;native_safe_halt 1
 app;main;work;inner;innermost_[i];leafy 1
 java;[[vdso]];Interpreter;org/mozilla/javascript/MemberBox:.<init> 1
+java;com/x/Y:.m 2
 swapper;default_idle;native_safe_halt 1
 EOF_OUT
 check default
 
 cat >"$TMP/exp.pid" <<'EOF_OUT'
 V8_WorkerThread-1200;a:b;sayhithere;net/http.(*Client).Do;ns::(anonymous namespace)::helper;std::vector<int, std::allocator<int> >::push_back;ext4_file_read_iter 1
+app-1200;Lcom/x/Y:.m 2
 app-1200;[unknown];[libpthread.so.0];LFoo:.bar;Interpreter 1
 app-1200;__libc_start_call_main;main;work 2
 app-1200;__libc_start_call_main;main;work;default_idle;native_safe_halt 1
 app-1200;main;work;inner;innermost_[i];leafy 1
 app-? 1
+java-1300;Lcom/x/Y:.m 2
 java-1300;[[vdso]];Interpreter;Lorg/mozilla/javascript/MemberBox:.<init> 1
 swapper-?;default_idle;native_safe_halt 1
 EOF_OUT
@@ -104,8 +124,10 @@ app-1200/1201;__libc_start_call_main;main;work 2
 app-1200/1201;__libc_start_call_main;main;work;default_idle;native_safe_halt 1
 app-1200/1201;main;work;inner;innermost_[i];leafy 1
 app-1200/1202;[unknown];[libpthread.so.0];LFoo:.bar;Interpreter 1
+app-1200/1204;Lcom/x/Y:.m 2
 app-?/1201 1
 java-1300/1301;[[vdso]];Interpreter;Lorg/mozilla/javascript/MemberBox:.<init> 1
+java-1300/1302;Lcom/x/Y:.m 2
 swapper-?/0;default_idle;native_safe_halt 1
 EOF_OUT
 check tid --tid
@@ -113,11 +135,13 @@ check tid --tid
 cat >"$TMP/exp.kernel" <<'EOF_OUT'
 V8_WorkerThread;a:b;sayhithere;net/http.(*Client).Do;ns::(anonymous namespace)::helper;std::vector<int, std::allocator<int> >::push_back;ext4_file_read_iter_[k] 1
 app 1
+app;Lcom/x/Y:.m 2
 app;[unknown];[libpthread.so.0];LFoo:.bar;Interpreter 1
 app;__libc_start_call_main;main;work 2
 app;__libc_start_call_main;main;work;default_idle_[k];native_safe_halt_[k] 1
 app;main;work;inner;innermost_[i];leafy 1
 java;[[vdso]]_[k];Interpreter;org/mozilla/javascript/MemberBox:.<init> 1
+java;com/x/Y:.m 2
 swapper;default_idle_[k];native_safe_halt_[k] 1
 EOF_OUT
 check kernel --kernel
@@ -125,11 +149,13 @@ check kernel --kernel
 cat >"$TMP/exp.jit" <<'EOF_OUT'
 V8_WorkerThread;a:b;sayhithere;net/http.(*Client).Do;ns::(anonymous namespace)::helper;std::vector<int, std::allocator<int> >::push_back;ext4_file_read_iter 1
 app 1
+app;Lcom/x/Y:.m_[j] 2
 app;[unknown];[libpthread.so.0];LFoo:.bar_[j];Interpreter_[j] 1
 app;__libc_start_call_main;main;work 2
 app;__libc_start_call_main;main;work;default_idle;native_safe_halt 1
 app;main;work;inner;innermost_[i];leafy 1
 java;[[vdso]];Interpreter_[j];org/mozilla/javascript/MemberBox:.<init>_[j] 1
+java;com/x/Y:.m_[j] 2
 swapper;default_idle;native_safe_halt 1
 EOF_OUT
 check jit --jit
@@ -137,11 +163,13 @@ check jit --jit
 cat >"$TMP/exp.all" <<'EOF_OUT'
 V8_WorkerThread;a:b;sayhithere;net/http.(*Client).Do;ns::(anonymous namespace)::helper;std::vector<int, std::allocator<int> >::push_back;ext4_file_read_iter_[k] 1
 app 1
+app;Lcom/x/Y:.m_[j] 2
 app;[unknown];[libpthread.so.0];LFoo:.bar_[j];Interpreter_[j] 1
 app;__libc_start_call_main;main;work 2
 app;__libc_start_call_main;main;work;default_idle_[k];native_safe_halt_[k] 1
 app;main;work;inner;innermost_[i];leafy 1
 java;[[vdso]]_[k];Interpreter_[j];org/mozilla/javascript/MemberBox:.<init>_[j] 1
+java;com/x/Y:.m_[j] 2
 swapper;default_idle_[k];native_safe_halt_[k] 1
 EOF_OUT
 check all --all
@@ -149,11 +177,13 @@ check all --all
 cat >"$TMP/exp.addrs" <<'EOF_OUT'
 V8_WorkerThread;a:b;sayhithere;net/http.(*Client).Do;ns::(anonymous namespace)::helper;std::vector<int, std::allocator<int> >::push_back;ext4_file_read_iter 1
 app 1
+app;Lcom/x/Y:.m 2
 app;[unknown <0>];[libpthread.so.0 <f35d>];LFoo:.bar;Interpreter 1
 app;__libc_start_call_main;main;work 2
 app;__libc_start_call_main;main;work;default_idle;native_safe_halt 1
 app;main;work;inner;innermost_[i];leafy 1
 java;[[vdso] <7f0000005000>];Interpreter;org/mozilla/javascript/MemberBox:.<init> 1
+java;com/x/Y:.m 2
 swapper;default_idle;native_safe_halt 1
 EOF_OUT
 check addrs --addrs
@@ -166,11 +196,13 @@ check event-filter --event-filter=page-faults
 cat >"$TMP/exp.inline" <<'EOF_OUT'
 V8_WorkerThread;a:b;sayhithere;net/http.(*Client).Do;ns::(anonymous namespace)::helper;std::vector<int, std::allocator<int> >::push_back;ext4_file_read_iter 1
 app 1
+app;Lcom/x/Y:.m 2
 app;[unknown];[libpthread.so.0];LFoo:.bar;Interpreter 1
 app;__libc_start_call_main;main;work 2
 app;__libc_start_call_main;main;work;default_idle;native_safe_halt 1
 app;main;work;inner;innermost_[i];leafy_[i] 1
 java;[[vdso]];Interpreter;org/mozilla/javascript/MemberBox:.<init> 1
+java;com/x/Y:.m 2
 swapper;default_idle;native_safe_halt 1
 EOF_OUT
 check inline --inline
