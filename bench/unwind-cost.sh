@@ -49,20 +49,27 @@ cc -O2 -g -fomit-frame-pointer -fPIC -shared -o "$OUT/libunw_lib.so" \
 cc -O2 -g -fomit-frame-pointer -pthread -o "$OUT/unw_chains" \
 	tests/programs/unw_chains.c -L"$OUT" -lunw_lib -Wl,-rpath,"$OUT"
 
-# cpu_of CMD...: runs CMD, prints its user+system CPU seconds.
+# cpu_of CMD...: starts the workload, runs CMD (which attaches to $pid)
+# and prints CMD's own user+system CPU seconds, the workload's excluded.
 cpu_of() {
+	"$OUT/unw_chains" $((SECS + 2)) &
+	pid=$!
+	export pid
+	sleep 0.3
 	/usr/bin/env time -f '%U %S' -o "$OUT/time" "$@" >/dev/null 2>&1 ||
 		true
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
 	awk '{ printf "%.3f\n", $1 + $2 }' "$OUT/time"
 }
 
-sp_cpu=$(cpu_of "$SP_RECORD" -F 1000 --stack-size 32768 \
-	-o "$OUT/out.spool" -- "$OUT/unw_chains" "$SECS")
+sp_cpu=$(cpu_of sh -c '"$0" -g dwarf -F 1000 --stack-size 32768 -d "$1" \
+	-o "$2" -p "$pid"' "$SP_RECORD" "$SECS" "$OUT/out.spool")
 sp_n=$("$SP_DUMP" "$OUT/out.spool" | grep -c '^sample' || true)
 sp_bytes=$(wc -c <"$OUT/out.spool")
-perf_cpu=$(cpu_of perf record -q -F 1000 -e cpu-clock \
-	--call-graph dwarf,32768 -o "$OUT/perf.data" -- "$OUT/unw_chains" \
-	"$SECS")
+perf_cpu=$(cpu_of sh -c 'perf record -q -F 1000 -e cpu-clock \
+	--call-graph dwarf,32768 -o "$0" -p "$pid" -- sleep "$1"' \
+	"$OUT/perf.data" "$SECS")
 perf_n=$(perf report -D -i "$OUT/perf.data" 2>/dev/null |
 	grep -c 'PERF_RECORD_SAMPLE' || true)
 perf_bytes=$(wc -c <"$OUT/perf.data")

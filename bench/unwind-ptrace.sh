@@ -1,0 +1,41 @@
+#!/bin/sh
+# bench/unwind-ptrace.sh: what ptrace sampling costs the target.
+#
+#   sh bench/unwind-ptrace.sh [HZ [SECONDS]]
+#
+# Samples tests/programs/unw_busy.c (a 30-frame stack, -O2
+# -fomit-frame-pointer) with sp-record/ptrace.c and the DWARF unwinder
+# (tests/unit/check_record_ptrace.c with SP_PTRACE_BENCH) for 1 and 3
+# threads, printing the pause per sample per thread (median, p99) and the
+# target's throughput next to running alone; then the same target under
+# perf record --call-graph dwarf at the same rate.  Run it on an idle
+# machine: the throughput figures are only as steady as the machine.
+set -eu
+cd "$(dirname "$0")/.."
+HZ=${1:-1000}
+SECS=${2:-2}
+OUT=$(mktemp -d "${TMPDIR:-/tmp}/sp-bench-ptrace.XXXXXX")
+trap 'rm -rf "$OUT"' EXIT
+LIBS="$(pkg-config --libs check libunwind-ptrace libunwind-generic) -lelf \
+	-lxxhash -lm"
+# shellcheck disable=SC2086
+cc -std=gnu11 -O2 -g -I. -D_GNU_SOURCE -o "$OUT/bench" \
+	tests/unit/check_record_ptrace.c sp-record/ptrace.c sp-record/unwind.c \
+	sp-record/elfcfi.c common/*.c $LIBS
+cc -O2 -fomit-frame-pointer -pthread -o "$OUT/unw_busy" \
+	tests/programs/unw_busy.c
+
+for threads in 1 3; do
+	SP_PTRACE_BENCH="$HZ $SECS $threads" "$OUT/bench" | grep '^ptrace'
+	if command -v perf >/dev/null 2>&1; then
+		alone=$("$OUT/unw_busy" "$SECS" "$threads" | cut -d' ' -f1)
+		perf=$(perf record -q -F "$HZ" -e cpu-clock \
+			--call-graph dwarf,32768 -o "$OUT/perf.data" -- \
+			"$OUT/unw_busy" "$SECS" "$threads" 2>/dev/null |
+			cut -d' ' -f1)
+		awk -v a="$alone" -v p="$perf" -v t="$threads" -v hz="$HZ" \
+		    'BEGIN { printf "perf   %d Hz, %d threads: target %d rounds " \
+			"alone, %d recorded (%+.1f%%)\n", hz, t, a, p,
+			a ? 100 * (p - a) / a : 0 }'
+	fi
+done
