@@ -609,7 +609,8 @@ native_frame(struct sp_resolver *r, const struct sp_frame *f,
 							     : 0;
 		return 0;
 	}
-	return fallback(f, rm->m.path,
+	/* An anonymous mapping has no path to name it after. */
+	return fallback(f, rm->m.path[0] ? rm->m.path : "[anon]",
 			SP_SYM_UNRESOLVED |
 				(rm->pyruntime ? SP_SYM_PYRUNTIME | SP_SYM_HIDDEN
 					       : 0),

@@ -45,11 +45,31 @@ sym_work(int n)
 	return sym_sink;
 }
 
+/* Rust-style mangled names (legacy and v0), given through asm labels. */
+__attribute__((noinline)) void sym_rust_legacy(void)
+	__asm__("_ZN7symrust4work17h0123456789abcdefE");
+__attribute__((noinline)) void sym_rust_v0(void)
+	__asm__("_RNvCs1234_7symrust5spawn");
+
+void
+sym_rust_legacy(void)
+{
+	sym_sink = 11;
+}
+
+void
+sym_rust_v0(void)
+{
+	sym_sink = 12;
+}
+
 #ifndef SYM_LIB
 int
 main(int argc, char **argv)
 {
 	(void)argv;
+	sym_rust_legacy();
+	sym_rust_v0();
 	return sym_work(argc * 1000) == -1;
 }
 #endif

@@ -361,6 +361,24 @@ START_TEST(cxx_names_are_demangled)
 }
 END_TEST
 
+START_TEST(rust_names_are_demangled)
+{
+	struct sp_image *img;
+	struct sp_symres r = SP_SYMRES_INIT;
+	char f[4096];
+
+	snprintf(f, sizeof(f), "%s", path("pie"));
+	img = open_image(f, true, true);
+	ck_assert_str_eq(name_at(img, f, f,
+				 "_ZN7symrust4work17h0123456789abcdefE", &r),
+			 "symrust::work");
+	ck_assert_str_eq(name_at(img, f, f, "_RNvCs1234_7symrust5spawn", &r),
+			 "symrust::spawn");
+	sp_symres_release(&r);
+	sp_image_free(img);
+}
+END_TEST
+
 START_TEST(stripped_with_debug_file_by_build_id)
 {
 	char file[4096];
@@ -486,6 +504,7 @@ elf_suite(void)
 	tcase_add_test(t, function_offsets_and_caching);
 	tcase_add_test(t, no_inline_keeps_one_frame);
 	tcase_add_test(t, cxx_names_are_demangled);
+	tcase_add_test(t, rust_names_are_demangled);
 	tcase_add_test(t, stripped_with_debug_file_by_build_id);
 	tcase_add_test(t, stripped_with_debug_file_by_debuglink);
 	tcase_add_test(t, debug_file_with_another_build_id_is_not_used);

@@ -313,10 +313,12 @@ START_TEST(fallback_names_follow_module_ids)
 	r = resolver(&o);
 	add_module(r, 7, 42, 0x1000, "/stable-seven.so");
 	add_module(r, 3, 42, 0x3000, "[anon:sparse-seven]");
+	add_module(r, 4, 42, 0x4000, "");
 	assert_sym(resolve(r, 42, 7, 0x1008, 0x8, &out), "stable-seven.so+0x8",
 		   "u");
 	assert_sym(resolve(r, 42, 3, 0x3008, 0x8, &out),
 		   "[anon:sparse-seven]+0x8", "u");
+	assert_sym(resolve(r, 42, 4, 0x4008, 0x8, &out), "[anon]+0x8", "u");
 	/* An undeclared module id resolves as no module. */
 	assert_sym(resolve(r, 42, 0, 0x1008, 0x8, &out), "<0x1008>", "u");
 	assert_sym(resolve(r, 42, SP_NONE, 0, 0, &out), "<0x0>", "u");
