@@ -645,6 +645,7 @@ bench(struct rec *r, struct sp_unwinder *u)
 			SP_UNWIND_MAX_FRAMES, &trunc);
 	bench_range(r, u, nf, 0, SP_UNWIND_MAX_FRAMES);
 	bench_range(r, u, nf, 0, 24);
+	bench_range(r, u, nf, 15, 24);
 	bench_range(r, u, nf, 25, SP_UNWIND_MAX_FRAMES);
 	free(nf);
 }
