@@ -165,12 +165,11 @@ sp_image_open(const char *path, const struct sp_symopts *opts,
 }
 
 struct sp_image *
-sp_image_open_mem(const char *name, void *mem, size_t len,
-		  const struct sp_symopts *opts, const char **why)
+sp_image_open_mem(void *mem, size_t len, const struct sp_symopts *opts,
+		  const char **why)
 {
 	struct sp_image *img = new_image(opts);
 
-	(void)name;
 	if (!img) {
 		free(mem);
 		*why = "out of memory";

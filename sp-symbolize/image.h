@@ -34,7 +34,7 @@ struct sp_image *sp_image_open(const char *path,
 			       const struct sp_symopts *opts,
 			       const char **why);
 /* Same for an ELF image in memory (malloc'ed, taken over). */
-struct sp_image *sp_image_open_mem(const char *name, void *mem, size_t len,
+struct sp_image *sp_image_open_mem(void *mem, size_t len,
 				   const struct sp_symopts *opts,
 				   const char **why);
 /* NULL is allowed. */

@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,7 +67,7 @@ struct sp_resolver {
 	int ks_state;
 	char *release;
 	char *bootid;
-	struct rimg vdso;
+	struct sp_image *vdso;
 	bool vdso_tried;
 };
 
@@ -153,7 +154,7 @@ sp_resolver_free(struct sp_resolver *r)
 	for (i = 0; i < r->npms; i++)
 		free_rpm(r->pms[i]);
 	free(r->pms);
-	sp_image_free(r->vdso.img);
+	sp_image_free(r->vdso);
 	sp_htab_free(r->img_by_path);
 	sp_htab_free(r->pm_by_pid);
 	sp_kallsyms_free(r->ks);
@@ -344,15 +345,14 @@ vdso_image(struct sp_resolver *r)
 	void *mem;
 
 	if (r->vdso_tried)
-		return r->vdso.img;
+		return r->vdso;
 	r->vdso_tried = true;
 	if (!same_kernel(r))
 		return NULL;
 	mem = sp_host_vdso(&len);
 	if (mem)
-		r->vdso.img = sp_image_open_mem("[vdso]", mem, len, &r->o.sym,
-						&why);
-	return r->vdso.img;
+		r->vdso = sp_image_open_mem(mem, len, &r->o.sym, &why);
+	return r->vdso;
 }
 
 /* Checks that the file on disk is the one recorded; warns once if not. */
@@ -381,11 +381,32 @@ same_file(struct sp_resolver *r, struct rimg *ri, const struct rmod *rm)
 	return true;
 }
 
+/*
+ * The path to open for a module: its own, unless that file is not the
+ * recorded one (another inode) while the recorded process still shows
+ * it through /proc/PID/root (a container, or a library replaced under
+ * a running process).
+ */
+static const char *
+pick_path(const struct rmod *rm, char *buf, size_t len)
+{
+	struct stat st;
+
+	if (!rm->m.inode || rm->m.pid <= 0 ||
+	    (stat(rm->m.path, &st) == 0 && st.st_ino == rm->m.inode))
+		return rm->m.path;
+	snprintf(buf, len, "/proc/%d/root%s", (int)rm->m.pid, rm->m.path);
+	if (stat(buf, &st) == 0 && st.st_ino == rm->m.inode)
+		return buf;
+	return rm->m.path;
+}
+
 /* The image a module resolves against, or NULL for a fallback. */
 static struct sp_image *
 module_image(struct sp_resolver *r, struct rmod *rm)
 {
 	const char *path = rm->m.path;
+	char buf[PATH_MAX];
 	struct rimg *ri;
 
 	if (rm->state != MOD_UNCHECKED)
@@ -394,7 +415,7 @@ module_image(struct sp_resolver *r, struct rmod *rm)
 	if (strcmp(path, "[vdso]") == 0) {
 		rm->img = vdso_image(r);
 	} else if (!rm->overridable && path[0] != '\0' && path[0] != '[') {
-		ri = image_for_path(r, path);
+		ri = image_for_path(r, pick_path(rm, buf, sizeof(buf)));
 		if (ri && ri->img && same_file(r, ri, rm))
 			rm->img = ri->img;
 	}
