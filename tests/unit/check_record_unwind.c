@@ -363,6 +363,56 @@ START_TEST(test_elfcfi_not_elf)
 }
 END_TEST
 
+/* Truncated copies of a real ELF file: parsed or refused, never overread. */
+START_TEST(test_elfcfi_truncated)
+{
+	static const double cuts[] = { 0.0001, 0.001, 0.01, 0.1, 0.3, 0.5,
+				       0.7, 0.9, 0.999 };
+	FILE *in = fopen("/proc/self/exe", "rb");
+	char path[] = "/tmp/sp-unw-XXXXXX";
+	const struct sp_elfcfi *f;
+	struct sp_elfcfi_cache *c;
+	struct sp_module m;
+	struct stat st;
+	uint8_t *img, word[8];
+	size_t size, len, i;
+	uint64_t v;
+	int fd;
+
+	ck_assert_ptr_nonnull(in);
+	fseek(in, 0, SEEK_END);
+	size = (size_t)ftell(in);
+	rewind(in);
+	ck_assert_ptr_nonnull(img = malloc(size));
+	ck_assert_uint_eq(fread(img, 1, size, in), size);
+	fclose(in);
+	for (i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		len = (size_t)((double)size * cuts[i]);
+		ck_assert_int_ge(fd = mkstemp(path), 0);
+		ck_assert_int_eq(write(fd, img, len), (ssize_t)len);
+		fstat(fd, &st);
+		close(fd);
+		memset(&m, 0, sizeof(m));
+		m.end = 0x1000;
+		m.inode = st.st_ino;
+		m.path = path;
+		m.path_len = strlen(path);
+		c = sp_elfcfi_cache_new();
+		if ((f = sp_elfcfi_get(c, &m, 0))) {
+			for (v = f->min_vaddr; v < f->max_vaddr; v += 4093)
+				sp_elfcfi_read(f, v, word, sizeof(word));
+			if (f->has_hdr)
+				ck_assert_int_eq(sp_elfcfi_read(f,
+				    f->table_vaddr, word, sizeof(word)), 0);
+		}
+		sp_elfcfi_cache_free(c);
+		unlink(path);
+		memcpy(path + strlen(path) - 6, "XXXXXX", 6);
+	}
+	free(img);
+}
+END_TEST
+
 static Suite *
 unwind_suite(void)
 {
@@ -378,6 +428,7 @@ unwind_suite(void)
 	suite_add_tcase(s, tc);
 	tcase_add_test(te, test_elfcfi_self);
 	tcase_add_test(te, test_elfcfi_not_elf);
+	tcase_add_test(te, test_elfcfi_truncated);
 	suite_add_tcase(s, te);
 	return s;
 }
