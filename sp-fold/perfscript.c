@@ -10,6 +10,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "common/buf.h"
 #include "common/htab.h"
@@ -17,6 +20,12 @@
 #include "common/banned.h"
 
 #define MAX_WARN 10
+
+/* Samples of a comm frame whose frame lines were in the cache. */
+struct hit {
+	uint64_t pname;
+	uint64_t at;		/* cdata offset */
+};
 
 /* A span of the current line. */
 struct span {
@@ -42,6 +51,10 @@ struct ps {
 	struct sp_buf cdata;	/* cached: u32 lines, u32 len, folded frames */
 	struct span pend;	/* frame lines of the block being cached */
 	uint64_t pend_unrec;
+	struct sp_htab *pnames;	/* comm frame -> index in pnstr */
+	char **pnstr;
+	size_t npn;
+	struct sp_htab *agg;	/* struct hit -> samples from the cache */
 	bool event_defaulted, event_warned;
 	uint64_t unrecognized;
 };
@@ -430,6 +443,22 @@ header_line(struct ps *st, const char *s, size_t n, struct span comm,
 }
 
 /* A blank line ends a sample: root first, the comm, then the frames. */
+/* Whether every line of a block starts with a space or a tab. */
+static bool
+all_frame_lines(struct span b)
+{
+	const char *p = b.p, *end = b.p + b.n;
+
+	for (; p < end; p++) {
+		if (*p != ' ' && *p != '\t')
+			return false;
+		p = memchr(p, '\n', (size_t)(end - p));
+		if (!p)
+			return false;
+	}
+	return true;
+}
+
 /* Remembers the folded frames of the block in st->pend. */
 static int
 cache_put(struct ps *st, const char *frames, size_t n)
@@ -440,7 +469,8 @@ cache_put(struct ps *st, const char *frames, size_t n)
 	size_t at = st->cdata.len;
 
 	st->pend.p = NULL;
-	if (st->unrecognized != st->pend_unrec || n > UINT32_MAX)
+	if (st->unrecognized != st->pend_unrec || n > UINT32_MAX ||
+	    !all_frame_lines(key))
 		return 0;
 	for (; p < end && (p = memchr(p, '\n', (size_t)(end - p))); p++)
 		hdr[0]++;
@@ -514,28 +544,106 @@ one_line(struct ps *st, const char *s, size_t n)
 	return 0;
 }
 
+/* The first "\n\n" in [p, end), 16 bytes a step where SSE2 is there. */
+static const char *
+find_blank(const char *p, const char *end)
+{
+#ifdef __SSE2__
+	const __m128i nl = _mm_set1_epi8('\n');
+	__m128i a, b;
+	int m;
+
+	while (end - p >= 17) {
+		a = _mm_loadu_si128((const __m128i *)(const void *)p);
+		b = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
+		m = _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, nl),
+						    _mm_cmpeq_epi8(b, nl)));
+		if (m)
+			return p + __builtin_ctz((unsigned)m);
+		p += 16;
+	}
+#endif
+	for (; end - p >= 2; p++)
+		if (p[0] == '\n' && p[1] == '\n')
+			return p;
+	return NULL;
+}
+
 /*
  * The frame lines after a header: sets *blank to the blank line that
- * ends them.  Returns 1 when found, 0 when the buffer ends first, -1
- * when a line that is not a frame line comes first (no caching then).
+ * ends them.  Returns 1 when found, 0 when the buffer ends first.  The
+ * lines are checked to be frame lines only when they are cached.
  */
 static int
 block_end(const char *p, const char *end, const char **blank)
 {
-	const char *nl;
+	const char *q;
 
-	while (p < end) {
-		if (*p == '\n') {
-			*blank = p;
-			return 1;
-		}
-		if (*p != ' ' && *p != '\t')
-			return -1;
-		if (!(nl = memchr(p, '\n', (size_t)(end - p))))
-			return 0;
-		p = nl + 1;
+	if (p < end && *p == '\n') {
+		*blank = p;
+		return 1;
 	}
+	q = find_blank(p, end);
+	if (!q)
+		return 0;
+	*blank = q + 1;
+	return 1;
+}
+
+/* Counts a sample of the current comm frame with cached frames. */
+static int
+count_hit(struct ps *st, uint64_t at)
+{
+	struct hit h = { 0, at };
+	uint64_t *slot;
+	bool inserted = false;
+	char **v;
+
+	slot = sp_htab_slot(st->pnames, st->pname.data, st->pname.len,
+			    st->npn, &inserted);
+	if (!slot)
+		return -ENOMEM;
+	if (inserted) {
+		v = realloc(st->pnstr, (st->npn + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		st->pnstr = v;
+		if (!(v[st->npn++] = strndup((char *)st->pname.data,
+					     st->pname.len)))
+			return -ENOMEM;
+	}
+	h.pname = *slot;
+	slot = sp_htab_slot(st->agg, &h, sizeof(h), 0, NULL);
+	if (!slot)
+		return -ENOMEM;
+	++*slot;
 	return 0;
+}
+
+/* Adds the samples counted from the cache to the set. */
+static int
+flush_hits(struct ps *st)
+{
+	struct sp_buf *b = &st->stack;
+	const struct hit *h;
+	uint32_t hdr[2];
+	const void *key;
+	size_t pos = 0, len;
+	uint64_t n;
+	int rc = 0;
+
+	while (!rc && sp_htab_next(st->agg, &pos, &key, &len, &n)) {
+		h = key;
+		memcpy(hdr, st->cdata.data + h->at, sizeof(hdr));
+		sp_buf_reset(b);
+		rc = sp_buf_adds(b, st->pnstr[h->pname]);
+		if (!rc)
+			rc = sp_buf_add(b, st->cdata.data + h->at + sizeof(hdr),
+					hdr[1]);
+		if (!rc && fold_filter_frames(st->o, (char *)b->data, &b->len))
+			rc = fold_set_add(st->set, (char *)b->data, b->len, n);
+	}
+	return rc;
 }
 
 /*
@@ -549,7 +657,6 @@ cached_block(struct ps *st, const char *p, const char *blank,
 {
 	struct span key = { p, (size_t)(blank - p) };
 	uint32_t hdr[2];
-	struct sp_buf *b = &st->stack;
 	uint64_t at;
 	int rc;
 
@@ -560,12 +667,7 @@ cached_block(struct ps *st, const char *p, const char *blank,
 		return 0;
 	}
 	memcpy(hdr, st->cdata.data + at, sizeof(hdr));
-	sp_buf_reset(b);
-	rc = sp_buf_add(b, st->pname.data, st->pname.len);
-	if (!rc)
-		rc = sp_buf_add(b, st->cdata.data + at + sizeof(hdr), hdr[1]);
-	if (!rc)
-		rc = add_stack(st, b);
+	rc = count_hit(st, at);
 	st->lineno += hdr[0] + 1;
 	sample_done(st);
 	*next = blank + 1;
@@ -611,24 +713,23 @@ ps_release(struct ps *st)
 	free(st->event);
 	sp_htab_free(st->cache[0]);
 	sp_htab_free(st->cache[1]);
+	sp_htab_free(st->pnames);
+	sp_htab_free(st->agg);
+	while (st->npn)
+		free(st->pnstr[--st->npn]);
+	free(st->pnstr);
 	sp_buf_release(&st->cdata);
 }
 
-int
-fold_perf_script(FILE *in, const char *name, const struct fold_opts *o,
-		 struct fold_set *set)
+/* Folds through a buffer of reads (mapping files costs more page faults). */
+static int
+feed_read(struct ps *st, FILE *in)
 {
-	struct ps st = { .o = o, .set = set, .name = name };
 	struct sp_buf buf = SP_BUF_INIT;
 	size_t got, used;
 	bool eof = false;
 	int rc = 0;
 
-	st.cache[0] = sp_htab_new();
-	st.cache[1] = sp_htab_new();
-	if (!st.cache[0] || !st.cache[1] ||
-	    (o->event_filter && !(st.event = strdup(o->event_filter))))
-		rc = -ENOMEM;
 	while (!rc && !eof) {
 		if (buf.alloc - buf.len < 65536 && sp_buf_grow(&buf, 1 << 20)) {
 			rc = -ENOMEM;
@@ -637,18 +738,41 @@ fold_perf_script(FILE *in, const char *name, const struct fold_opts *o,
 		got = fread(buf.data + buf.len, 1, buf.alloc - buf.len - 1, in);
 		buf.len += got;
 		eof = got == 0;
-		rc = feed(&st, (char *)buf.data, buf.len, eof, &used);
+		rc = feed(st, (char *)buf.data, buf.len, eof, &used);
 		sp_buf_consume(&buf, used);
 	}
-	if (!rc && ferror(in))
-		fold_warn("%s: read error", name), rc = -EIO;
-	else if (rc)
+	sp_buf_release(&buf);
+	return rc;
+}
+
+int
+fold_perf_script(FILE *in, const char *name, const struct fold_opts *o,
+		 struct fold_set *set)
+{
+	struct ps st = { .o = o, .set = set, .name = name };
+	int rc = 0;
+
+	st.cache[0] = sp_htab_new();
+	st.cache[1] = sp_htab_new();
+	st.pnames = sp_htab_new();
+	st.agg = sp_htab_new();
+	if (!st.cache[0] || !st.cache[1] || !st.pnames || !st.agg ||
+	    (o->event_filter && !(st.event = strdup(o->event_filter))))
+		rc = -ENOMEM;
+	if (!rc)
+		rc = feed_read(&st, in);
+	if (!rc)
+		rc = flush_hits(&st);
+	if (!rc && ferror(in)) {
+		fold_warn("%s: read error", name);
+		rc = -EIO;
+	} else if (rc) {
 		fold_warn("%s: line %llu: out of memory", name,
 			  (unsigned long long)st.lineno);
+	}
 	if (st.unrecognized > MAX_WARN)
 		fold_warn("%s: %llu unrecognized lines in all", name,
 			  (unsigned long long)st.unrecognized);
-	sp_buf_release(&buf);
 	ps_release(&st);
 	return rc ? 1 : 0;
 }
