@@ -45,6 +45,13 @@ sym_work(int n)
 	return sym_sink;
 }
 
+/* At -O2 this becomes a jump: a tail call leaves no frame of its own. */
+__attribute__((noinline)) int
+sym_tail(int n)
+{
+	return sym_work(n + 1);
+}
+
 /* Rust-style mangled names (legacy and v0), given through asm labels. */
 __attribute__((noinline)) void sym_rust_legacy(void)
 	__asm__("_ZN7symrust4work17h0123456789abcdefE");
@@ -70,6 +77,6 @@ main(int argc, char **argv)
 	(void)argv;
 	sym_rust_legacy();
 	sym_rust_v0();
-	return sym_work(argc * 1000) == -1;
+	return sym_tail(argc * 1000) == -1;
 }
 #endif

@@ -261,6 +261,7 @@ check_sym_elf(const char *name, const char *oracle_name)
 	check_function(img, file, oracle, "sym_leaf");
 	check_function(img, file, oracle, "sym_local");
 	check_function(img, file, oracle, "sym_work");
+	check_function(img, file, oracle, "sym_tail");
 	ck_assert_uint_eq(check_function(img, file, oracle, "sym_outer"), 2);
 	sp_image_free(img);
 }
