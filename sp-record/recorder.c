@@ -21,6 +21,7 @@
 #include "common/ext.h"
 #include "common/modtab.h"
 #include "common/spool.h"
+#include "sp-record/buildid.h"
 #include "sp-record/maps.h"
 #include "sp-record/perfrec.h"
 #include "sp-record/proc.h"
@@ -53,6 +54,7 @@ struct recorder {
 	struct sp_buf ext;		/* extension payload scratch */
 	struct sp_buf maps;		/* /proc/PID/maps scratch */
 	struct sp_frame *frames;	/* REC_STACK_MAX */
+	struct rec_buildids *buildids;
 	struct pollfd *pfd;
 	bool *hup;			/* ring fd reported POLLHUP */
 	int werr;			/* sticky write error */
@@ -126,6 +128,48 @@ write_exit(struct recorder *r, uint64_t ts, int32_t pid, int32_t tid)
 	if (sp_ext_exit_encode(&r->ext, &x) < 0)
 		return wr(r, -ENOMEM);
 	return write_ext(r, SP_EXT_EXIT);
+}
+
+/*
+ * Writes the build ids of the modules interned since id `first` (new
+ * files or clones): one note read per file, cached.
+ */
+static int
+write_buildids(struct recorder *r, uint32_t first)
+{
+	uint8_t id[REC_BUILDID_MAX];
+	const struct sp_module *m;
+	struct sp_ext_buildid b;
+	uint32_t i, n = sp_modtab_count(r->mods);
+	size_t len;
+
+	for (i = first; i < n && !r->werr; i++) {
+		m = sp_modtab_get(r->mods, i);
+		if (!m || m->is_kernel)
+			continue;
+		len = rec_buildids_get(r->buildids, m->pid, m->path,
+				       m->path_len, m->inode, id);
+		if (!len)
+			continue;
+		b.module_id = i;
+		b.id = id;
+		b.id_len = len;
+		sp_buf_reset(&r->ext);
+		if (sp_ext_buildid_encode(&r->ext, &b) < 0)
+			return wr(r, -ENOMEM);
+		write_ext(r, SP_EXT_BUILDID);
+	}
+	return r->werr;
+}
+
+/* Interns a module and writes its record and build id when new. */
+static int
+intern(struct recorder *r, const struct sp_module *m, uint32_t *id)
+{
+	uint32_t first = sp_modtab_count(r->mods);
+	int rc = wr(r, sp_modtab_intern(r->mods, m, r->w, id));
+
+	return rc < 0 ? rc : write_buildids(r, first);
 }
 
 /* Reads a one-line file without its newline; "" when unreadable. */
@@ -241,11 +285,12 @@ rec_new(const struct rec_config *cfg, int fd)
 		rc = rec_ptab_init(&r->procs);
 	r->sorter = rec_sorter_new();
 	r->mods = sp_modtab_new();
+	r->buildids = rec_buildids_new();
 	r->frames = calloc(REC_STACK_MAX, sizeof(*r->frames));
 	r->pfd = calloc((size_t)r->ev.ncpus + 1, sizeof(*r->pfd));
 	r->hup = calloc((size_t)r->ev.ncpus + 1, sizeof(*r->hup));
 	if (rc < 0 || !r->sorter || !r->mods || !r->frames || !r->pfd ||
-	    !r->hup) {
+	    !r->hup || !r->buildids) {
 		warnx("cannot set up the recorder: %s",
 		      strerror(rc < 0 ? -rc : ENOMEM));
 		rec_free(r);
@@ -278,6 +323,7 @@ rec_free(struct recorder *r)
 	rec_sorter_free(r->sorter);
 	sp_spool_writer_free(r->w);
 	sp_modtab_free(r->mods);
+	rec_buildids_free(r->buildids);
 	sp_buf_release(&r->ext);
 	sp_buf_release(&r->maps);
 	free(r->frames);
@@ -335,7 +381,7 @@ register_maps(struct recorder *r, struct rec_proc *p, uint64_t ts)
 		m.inode = map.inode;
 		m.path = map.path;
 		m.path_len = map.path_len;
-		rc = wr(r, sp_modtab_intern(r->mods, &m, r->w, &id));
+		rc = intern(r, &m, &id);
 		if (rc < 0)
 			return rc;
 		python |= rec_is_python_runtime_path(map.path, map.path_len);
@@ -498,7 +544,7 @@ on_mmap2(struct recorder *r, const struct rec_event *e, uint64_t ts)
 	/* A mapping over an older one replaces code the unwinder knows. */
 	sp_modtab_resolve(r->mods, p->pid, m.start, SP_FRAME_USER, &lo);
 	sp_modtab_resolve(r->mods, p->pid, m.end - 1, SP_FRAME_USER, &hi);
-	rc = wr(r, sp_modtab_intern(r->mods, &m, r->w, &id));
+	rc = intern(r, &m, &id);
 	if (rc < 0)
 		return rc;
 	r->st.mmaps++;
@@ -572,6 +618,7 @@ on_fork(struct recorder *r, const struct rec_event *e, uint64_t ts)
 	struct rec_proc *parent, *child;
 	struct rec_task t;
 	int32_t pid, ppid;
+	uint32_t first;
 	int rc;
 
 	if (rec_task_parse(e->data, e->len, &t) < 0) {
@@ -610,7 +657,10 @@ on_fork(struct recorder *r, const struct rec_event *e, uint64_t ts)
 		if (rc < 0)
 			return rc;
 	}
+	first = sp_modtab_count(r->mods);
 	rc = wr(r, sp_modtab_clone(r->mods, ppid, pid, r->w));
+	if (rc == 0)
+		rc = write_buildids(r, first);
 	if (rc < 0)
 		return rc;
 	return new_thread(r, pid, (int32_t)t.tid, (int32_t)t.ptid, ts);

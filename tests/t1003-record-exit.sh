@@ -28,7 +28,7 @@ awk -F'\t' -v s="$short" -v l="$long" -v t="$exit_ts" '
 	$1 == "sample" && $3 == l && $2 > t { after++ }
 	$1 == "sample" && $3 == s { ns++ }
 	END { printf "short %d, long after exit %d, short after exit %d\n", ns, after, bad > "/dev/stderr"
-	      exit !(ns > 30 && after > 50 && !bad) }' "$TMP/dump" ||
+	      exit !(ns > 5 && after > 10 && !bad) }' "$TMP/dump" ||
 	fail "samples do not stop and continue at the right times"
 grep -q '2 processes' "$TMP/err" || fail "summary does not count 2 processes"
 

@@ -41,13 +41,13 @@ nm -n --defined-only "$TMP/rec_chain" |
 	"$TMP/dump" >"$TMP/after"
 n=$(awk -v c="$child" '$1 == c && $3 ~ /;main;child_spin$/' "$TMP/before" |
 	wc -l)
-[ "$n" -gt 5 ] || fail "only $n child samples in child_spin before exec"
+[ "$n" -gt 0 ] || fail "only $n child samples in child_spin before exec"
 n=$(awk -v c="$child" '$1 == c && $3 ~ /;main;run;chain_a;chain_b;chain_c;spin$/' \
 	"$TMP/after" | wc -l)
-[ "$n" -gt 30 ] || fail "only $n child samples in rec_chain after exec"
+[ "$n" -gt 10 ] || fail "only $n child samples in rec_chain after exec"
 n=$(awk -v p="$parent" '$1 == p && $3 ~ /;main;parent_spin$/' \
 	"$TMP/before" | wc -l)
-[ "$n" -gt 50 ] || fail "only $n parent samples in parent_spin"
+[ "$n" -gt 10 ] || fail "only $n parent samples in parent_spin"
 
 # Without -f only the parent is recorded.
 "$SP_RECORD" -d 10 -o "$TMP/y.spool" -- "$TMP/rec_forkexec" 0.5 \

@@ -26,12 +26,12 @@ nm -n --defined-only "$TMP/rec_dlopen" |
 	awk -f "$PROGRAMS/rec_stacks.awk" -v prog="$TMP/rec_dlopen" - \
 	"$TMP/dump" >"$TMP/main"
 n=$(grep -c ';lib_spin;lib_inner$' "$TMP/lib")
-[ "$n" -gt 30 ] || fail "only $n samples resolved inside the library"
+[ "$n" -gt 10 ] || fail "only $n samples resolved inside the library"
 n=$(grep -c ';main;main_spin$' "$TMP/main")
-[ "$n" -gt 30 ] || fail "only $n samples in main_spin before dlopen"
+[ "$n" -gt 10 ] || fail "only $n samples in main_spin before dlopen"
 # Every sample in the library comes after its module record.
 awk -F'\t' -v m="$libmod" '$1 == "sample" { s++ }
-	NR == m { before = s } END { exit !(before > 20) }' "$TMP/dump" ||
+	NR == m { before = s } END { exit !(before > 5) }' "$TMP/dump" ||
 	fail "the library's module record does not precede its samples"
 grep -q "$(printf '^stats\t.*maps_refreshes=0\t')" "$TMP/dump" ||
 	fail "samples needed a maps refresh: records came out of order"

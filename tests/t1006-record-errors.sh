@@ -23,6 +23,15 @@ expect 2 "invalid pid 'abc'" "$SP_RECORD" -p abc
 expect 2 "invalid call graph 'lbr'" "$SP_RECORD" -g lbr -- true
 expect 1 "^sp-record: '$TMP/no/such': " "$SP_RECORD" -o "$TMP/no/such" -- true
 
+# A terminal is refused (script(1) gives the command one).
+if command -v script >/dev/null; then
+	script -qec "$SP_RECORD -- true; echo rc=\$?" /dev/null \
+		>"$TMP/tty" 2>&1 </dev/null
+	grep -q 'refusing to write a binary spool to a terminal' "$TMP/tty" ||
+		{ cat "$TMP/tty" >&2; fail "a terminal was not refused"; }
+	grep -q 'rc=2' "$TMP/tty" || fail "refusing a terminal is not status 2"
+fi
+
 need_perf
 cc_prog rec_chain rec_chain.c -O0 -fno-omit-frame-pointer -pthread
 

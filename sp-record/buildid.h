@@ -1,0 +1,35 @@
+/*
+ * buildid.h: reading a module file's GNU build id (the NT_GNU_BUILD_ID
+ * note), cached per file so each costs at most one open.
+ */
+#ifndef SP_RECORD_BUILDID_H
+#define SP_RECORD_BUILDID_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define REC_BUILDID_MAX 64
+
+struct rec_buildids;
+
+/* Returns an empty cache or NULL with errno set. */
+struct rec_buildids *rec_buildids_new(void);
+void rec_buildids_free(struct rec_buildids *c);
+
+/*
+ * Gets the build id of the file at `path` (read through /proc/PID/root, so
+ * a process in another mount namespace works) when its inode is `inode`
+ * (0: any).  Returns its length (1..REC_BUILDID_MAX) with the bytes in
+ * `out`, or 0 when the file has none or cannot be read.
+ */
+size_t rec_buildids_get(struct rec_buildids *c, int32_t pid,
+			const char *path, size_t path_len, uint64_t inode,
+			uint8_t *out);
+
+/*
+ * Finds the build id in an ELF64 little-endian file open as `fd`.
+ * Returns its length or 0.  Every read is bounded by the file's size.
+ */
+size_t rec_buildid_from_fd(int fd, uint8_t *out);
+
+#endif
