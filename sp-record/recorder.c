@@ -1181,7 +1181,7 @@ rec_attach(struct recorder *r, const int32_t *pids, size_t n)
 static void
 print_counter(const char *key, uint64_t value, void *arg)
 {
-	fprintf(arg, " %s=%" PRIu64, key, value);
+	sp_buf_addf(arg, " %s=%" PRIu64, key, value);
 }
 
 void
@@ -1189,6 +1189,7 @@ rec_summary(const struct recorder *r, FILE *out, double seconds)
 {
 	const struct rec_stats *s = &r->st;
 	uint64_t bytes = sp_spool_writer_bytes(r->w);
+	struct sp_buf line = SP_BUF_INIT;
 
 	fprintf(out, "sp-record: %" PRIu64 " samples in %.2f s from %" PRIu64
 		" process%s, %" PRIu64 " thread%s (%s at %" PRIu64
@@ -1210,11 +1211,10 @@ rec_summary(const struct recorder *r, FILE *out, double seconds)
 		s->execs, s->forks, r->procs.procs_exited,
 		sp_modtab_count(r->mods), s->maps_refreshes,
 		r->stk.stats.truncated);
-	if (r->cfg.callgraph == REC_CG_DWARF) {
-		fprintf(out, "sp-record: unwinding:");
-		rec_stacker_counters(&r->stk, print_counter, out);
-		fprintf(out, "\n");
-	}
+	rec_stacker_counters(&r->stk, print_counter, &line);
+	if (line.len)
+		fprintf(out, "sp-record: unwinding:%s\n", (char *)line.data);
+	sp_buf_release(&line);
 	fprintf(out, "sp-record: wrote %" PRIu64 " bytes (%.1f per sample) "
 		"to '%s'\n", bytes,
 		s->samples ? (double)bytes / (double)s->samples : 0.0,
