@@ -58,6 +58,10 @@ fi
 "$SP_RECORD" -o "$TMP/x.spool" -- "$TMP/rec_chain" 10 2>"$TMP/err" &
 rec=$!
 sleep 1
+# Flushed as it goes: samples are already in the file while recording.
+cp "$TMP/x.spool" "$TMP/partial.spool"
+"$SP_DUMP" "$TMP/partial.spool" 2>/dev/null | grep -q '^sample' ||
+	fail "no samples in the spool after a second of recording"
 kill -TERM "$rec"
 wait "$rec"
 rc=$?
