@@ -15,8 +15,10 @@
 struct sp_elfsym {
 	uint64_t start;
 	uint64_t end;		/* exclusive; start when the size is 0 */
+	uint64_t secend;	/* end of its section: caps a size-0 symbol */
 	size_t name;		/* offset into names */
 	unsigned rank;		/* binding preference: higher wins */
+	bool label;		/* STT_NOTYPE */
 	size_t seq;		/* insertion order, for a stable sort */
 };
 
@@ -47,23 +49,27 @@ sp_elfsyms_free(struct sp_elfsyms *t)
 	free(t);
 }
 
+/* Preference between aliases: functions over labels, then binding. */
 static unsigned
-bind_rank(unsigned char bind)
+sym_rank(const GElf_Sym *sym)
 {
-	switch (bind) {
+	unsigned typed = GELF_ST_TYPE(sym->st_info) == STT_NOTYPE ? 0 : 4;
+
+	switch (GELF_ST_BIND(sym->st_info)) {
 	case STB_GLOBAL:
-		return 3;
+		return typed + 3;
 	case STB_WEAK:
-		return 2;
+		return typed + 2;
 	case STB_LOCAL:
-		return 1;
+		return typed + 1;
 	default:
-		return 0;
+		return typed;
 	}
 }
 
 static int
-push_sym(struct sp_elfsyms *t, const GElf_Sym *sym, const char *name)
+push_sym(struct sp_elfsyms *t, const GElf_Sym *sym, const char *name,
+	 uint64_t secend)
 {
 	struct sp_elfsym *s;
 
@@ -81,7 +87,9 @@ push_sym(struct sp_elfsyms *t, const GElf_Sym *sym, const char *name)
 	s->end = sym->st_value + sym->st_size;
 	if (s->end < s->start)
 		s->end = UINT64_MAX;
-	s->rank = bind_rank(GELF_ST_BIND(sym->st_info));
+	s->secend = secend;
+	s->rank = sym_rank(sym);
+	s->label = GELF_ST_TYPE(sym->st_info) == STT_NOTYPE;
 	s->seq = t->n;
 	s->name = t->names.len;
 	if (sp_buf_add(&t->names, name, strlen(name) + 1))
@@ -90,13 +98,28 @@ push_sym(struct sp_elfsyms *t, const GElf_Sym *sym, const char *name)
 	return 0;
 }
 
+/*
+ * Whether `sym` names code: a function, or an assembly label
+ * (STT_NOTYPE, like the dynamic loader's _start) in an executable
+ * section.  Sets *secend to the end address of its section.
+ */
 static bool
-wanted(const GElf_Sym *sym)
+wanted(Elf *elf, const GElf_Sym *sym, uint64_t *secend)
 {
 	int type = GELF_ST_TYPE(sym->st_info);
+	GElf_Shdr sh;
+	Elf_Scn *scn;
 
-	return (type == STT_FUNC || type == STT_GNU_IFUNC) &&
-	       sym->st_shndx != SHN_UNDEF && sym->st_value != 0;
+	if (sym->st_shndx == SHN_UNDEF || sym->st_shndx >= SHN_LORESERVE ||
+	    sym->st_value == 0)
+		return false;
+	if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+		return false;
+	scn = elf_getscn(elf, sym->st_shndx);
+	if (!scn || !gelf_getshdr(scn, &sh))
+		return false;
+	*secend = sh.sh_addr + sh.sh_size;
+	return type != STT_NOTYPE || (sh.sh_flags & SHF_EXECINSTR);
 }
 
 static long
@@ -113,15 +136,16 @@ add_section(struct sp_elfsyms *t, Elf *elf, Elf_Scn *scn,
 	for (i = 1; i < n; i++) {
 		GElf_Sym sym;
 		const char *name;
+		uint64_t secend = 0;
 
 		if (!gelf_getsym(data, (int)i, &sym))
 			return -EBADMSG;
-		if (!wanted(&sym))
+		if (!wanted(elf, &sym, &secend))
 			continue;
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name || !*name)
+		if (!name || !*name || name[0] == '$')
 			continue;
-		if (push_sym(t, &sym, name))
+		if (push_sym(t, &sym, name, secend))
 			return -ENOMEM;
 		added++;
 	}
@@ -180,6 +204,34 @@ cmp_sym(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/* A size-0 symbol extends to the next one, but not past its section. */
+static void
+size_zero(struct sp_elfsym *s, const struct sp_elfsym *next)
+{
+	uint64_t end = s->secend;
+
+	if (next && next->start < end)
+		end = next->start;
+	s->end = end > s->start ? end : s->start + 1;
+}
+
+/* Drops labels inside a function: the function names their code. */
+static void
+drop_inner_labels(struct sp_elfsyms *t)
+{
+	uint64_t covered = 0;
+	size_t i, n = 0;
+
+	for (i = 0; i < t->n; i++) {
+		if (t->v[i].label && t->v[i].start < covered)
+			continue;
+		if (!t->v[i].label && t->v[i].end > covered)
+			covered = t->v[i].end;
+		t->v[n++] = t->v[i];
+	}
+	t->n = n;
+}
+
 void
 sp_elfsyms_finish(struct sp_elfsyms *t)
 {
@@ -199,10 +251,10 @@ sp_elfsyms_finish(struct sp_elfsyms *t)
 		t->v[n++] = t->v[i];
 	}
 	t->n = n;
-	for (i = 0; i < n; i++)
+	drop_inner_labels(t);
+	for (i = 0; i < t->n; i++)
 		if (t->v[i].end == t->v[i].start)
-			t->v[i].end = i + 1 < n ? t->v[i + 1].start :
-				      t->v[i].start + 1;
+			size_zero(&t->v[i], i + 1 < t->n ? &t->v[i + 1] : NULL);
 }
 
 size_t

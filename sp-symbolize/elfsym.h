@@ -22,16 +22,19 @@ struct sp_elfsyms *sp_elfsyms_new(void);
 /* NULL is allowed. */
 void sp_elfsyms_free(struct sp_elfsyms *t);
 /*
- * Adds the defined STT_FUNC and STT_GNU_IFUNC symbols of every section
- * of type `sh_type` (SHT_SYMTAB or SHT_DYNSYM) of `elf`.  Returns the
+ * Adds the defined STT_FUNC and STT_GNU_IFUNC symbols, and the
+ * STT_NOTYPE labels of executable sections, of every section of type
+ * `sh_type` (SHT_SYMTAB or SHT_DYNSYM) of `elf`.  Returns the
  * number of symbols added, or a negative errno (-EBADMSG for corrupt
  * data, -ENOMEM).
  */
 long sp_elfsyms_add(struct sp_elfsyms *t, Elf *elf, GElf_Word sh_type);
 /*
- * Sorts the table and merges aliases: at one address a global symbol
- * wins over a weak one, a weak one over a local one.  A symbol of size 0
- * extends to the next symbol.
+ * Sorts the table and merges aliases: at one address a function wins
+ * over a label, a global symbol over a weak one, a weak one over a local
+ * one.  Labels inside a function are dropped.  A symbol of size 0
+ * extends to the next symbol or the end of its section, whichever comes
+ * first.
  */
 void sp_elfsyms_finish(struct sp_elfsyms *t);
 size_t sp_elfsyms_count(const struct sp_elfsyms *t);

@@ -52,6 +52,9 @@ sym_tail(int n)
 	return sym_work(n + 1);
 }
 
+/* An assembly label: no type, no size. */
+__asm__(".text\n.globl sym_asm_label\nsym_asm_label:\n\tret\n");
+
 /* Rust-style mangled names (legacy and v0), given through asm labels. */
 __attribute__((noinline)) void sym_rust_legacy(void)
 	__asm__("_ZN7symrust4work17h0123456789abcdefE");

@@ -117,13 +117,18 @@ nm_addr(const char *file, const char *sym, uint64_t *size)
 	f = popen(cmd, "r");
 	free(cmd);
 	ck_assert_ptr_nonnull(f);
-	while (fgets(line, sizeof(line), f))
+	while (fgets(line, sizeof(line), f)) {
+		s = 0;
 		if (sscanf(line, "%llx %llx %c %255s", &a, &s, &type,
-			   name) == 4 && strcmp(name, sym) == 0) {
+			   name) != 4 &&
+		    sscanf(line, "%llx %c %255s", &a, &type, name) != 3)
+			continue;
+		if (strcmp(name, sym) == 0) {
 			found = a;
 			if (size)
 				*size = s;
 		}
+	}
 	pclose(f);
 	return found;
 }
@@ -380,6 +385,48 @@ START_TEST(rust_names_are_demangled)
 }
 END_TEST
 
+/* The address of section `name` per readelf, 0 when absent. */
+static uint64_t
+section_addr(const char *file, const char *name)
+{
+	char *cmd, line[512];
+	unsigned long long a = 0;
+	FILE *f;
+
+	ck_assert_int_ge(asprintf(&cmd, "readelf -SW %s | sed -n "
+					"'s/.* %s  *[A-Z]*  *\\([0-9a-f]*\\) .*/\\1/p'",
+				  file, name), 0);
+	f = popen(cmd, "r");
+	free(cmd);
+	ck_assert_ptr_nonnull(f);
+	if (fgets(line, sizeof(line), f))
+		sscanf(line, "%llx", &a);
+	pclose(f);
+	return a;
+}
+
+START_TEST(labels_and_sizeless_symbols)
+{
+	struct sp_image *img;
+	struct sp_symres r = SP_SYMRES_INIT;
+	char f[4096];
+	uint64_t plt;
+
+	snprintf(f, sizeof(f), "%s", path("pie"));
+	img = open_image(f, true, true);
+	ck_assert_str_eq(name_at(img, f, f, "sym_asm_label", &r),
+			 "sym_asm_label");
+	/* _init has no size: it must not swallow the PLT after it. */
+	plt = section_addr(f, ".plt");
+	ck_assert_uint_ne(plt, 0);
+	sp_symres_release(&r);
+	if (sp_image_resolve(img, file_offset(f, plt + 4), &r) > 0)
+		ck_assert_str_ne(r.v[0].name, "_init");
+	sp_symres_release(&r);
+	sp_image_free(img);
+}
+END_TEST
+
 START_TEST(stripped_with_debug_file_by_build_id)
 {
 	char file[4096];
@@ -506,6 +553,7 @@ elf_suite(void)
 	tcase_add_test(t, no_inline_keeps_one_frame);
 	tcase_add_test(t, cxx_names_are_demangled);
 	tcase_add_test(t, rust_names_are_demangled);
+	tcase_add_test(t, labels_and_sizeless_symbols);
 	tcase_add_test(t, stripped_with_debug_file_by_build_id);
 	tcase_add_test(t, stripped_with_debug_file_by_debuglink);
 	tcase_add_test(t, debug_file_with_another_build_id_is_not_used);
