@@ -102,7 +102,8 @@ rec_buildid_from_fd(int fd, uint8_t *out)
 		if (!read_at(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)))
 			return 0;
 		if (ph.p_type != PT_NOTE || ph.p_filesz == 0 ||
-		    ph.p_filesz > MAX_NOTES || ph.p_offset > (uint64_t)st.st_size ||
+		    ph.p_filesz > MAX_NOTES ||
+		    ph.p_offset > (uint64_t)st.st_size ||
 		    ph.p_filesz > (uint64_t)st.st_size - ph.p_offset)
 			continue;
 		notes = malloc(ph.p_filesz);

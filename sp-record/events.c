@@ -293,9 +293,10 @@ explain(struct rec_events *ev, int err, int32_t pid, bool attach)
 	case EACCES:
 	case EPERM:
 		if (attach && geteuid() != 0 && foreign_process(pid))
-			snprintf(m, n, "cannot attach to process %d: it belongs "
-				 "to another user; run as root or with "
-				 "CAP_SYS_PTRACE and CAP_PERFMON", (int)pid);
+			snprintf(m, n, "cannot attach to process %d: it "
+				 "belongs to another user; run as root or "
+				 "with CAP_SYS_PTRACE and CAP_PERFMON",
+				 (int)pid);
 		else if (geteuid() == 0)
 			snprintf(m, n, "perf_event_open: %s even as root: a "
 				 "seccomp filter or container policy blocks "

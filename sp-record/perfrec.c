@@ -82,7 +82,7 @@ rec_layout_init(struct rec_layout *l, uint64_t sample_type,
 	l->nregs = (unsigned)__builtin_popcountll(regs_mask);
 	l->trailer_tid = (size_t)-1;
 	l->trailer_time = (size_t)-1;
-	/* struct sample_id { pid, tid; time; id; stream_id; cpu; identifier } */
+	/* sample_id: pid, tid; time; id; stream_id; cpu; identifier */
 	if (st & PERF_SAMPLE_TID) {
 		l->trailer_tid = off;
 		off += 8;

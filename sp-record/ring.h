@@ -30,7 +30,7 @@ struct rec_ring {
 	uint64_t head;			/* data_head loaded by rec_ring_begin */
 	uint64_t tail;			/* next byte to read */
 	uint8_t *scratch;		/* REC_RING_MAX_RECORD bytes */
-	uint64_t wrapped;		/* records copied out because they wrap */
+	uint64_t wrapped;		/* records copied out: they wrapped */
 	uint64_t corrupt;		/* passes cut short by a bad header */
 };
 

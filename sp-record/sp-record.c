@@ -26,7 +26,7 @@
 
 static volatile sig_atomic_t stop_signal;
 
-static void
+static void __attribute__((noreturn))
 usage(void)
 {
 	fprintf(stderr,
@@ -199,6 +199,74 @@ default_pages(const struct rec_config *cfg)
 	return cfg->callgraph == REC_CG_DWARF ? 256 : 128;
 }
 
+static double
+duration_arg(const char *s)
+{
+	double d;
+	char *end;
+
+	errno = 0;
+	d = strtod(s, &end);
+	if (errno || end == s || *end || !(d > 0)) {
+		warnx("invalid duration '%s'", s);
+		usage();
+	}
+	return d;
+}
+
+static enum rec_callgraph
+callgraph_arg(const char *s)
+{
+	if (!strcmp(s, "fp"))
+		return REC_CG_FP;
+	if (!strcmp(s, "dwarf"))
+		return REC_CG_DWARF;
+	warnx("invalid call graph '%s' (fp, dwarf)", s);
+	usage();
+}
+
+static size_t
+pages_arg(const char *s)
+{
+	size_t n = number(s, "page count", 1 << 20);
+
+	if (n & (n - 1)) {
+		warnx("page count must be a power of two");
+		usage();
+	}
+	return n;
+}
+
+/*
+ * Records until the duration ends, a signal comes, every target exited or
+ * the output failed; returns sp-record's exit status.
+ */
+static int
+record(struct recorder *r, double duration)
+{
+	double start = now_s(), left, elapsed;
+	int status, wst;
+	bool killed;
+
+	while (!stop_signal && !rec_targets_gone(r) && !rec_failed(r)) {
+		left = duration > 0 ? duration - (now_s() - start) : 1;
+		if (left <= 0)
+			break;
+		rec_step(r, left < 0.05 ? (int)(left * 1000) + 1 : 50);
+	}
+	elapsed = now_s() - start;
+	status = rec_stop(r) ? 1 : 0;
+	killed = end_child(r);
+	if (stop_signal)
+		warnx("stopped by signal %d", (int)stop_signal);
+	rec_summary(r, stderr, elapsed);
+	if (status == 0 && rec_reap(r, false, &wst) && !killed)
+		status = child_exit_status(wst);
+	else if (status == 0 && killed && stop_signal)
+		status = 128 + stop_signal;
+	return status;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -221,10 +289,8 @@ main(int argc, char **argv)
 	const char *output = NULL;
 	int32_t *pids = NULL;
 	size_t npids = 0;
-	double duration = 0, start, left;
-	char *end;
-	int ch, status, fd, wst;
-	bool killed;
+	double duration = 0;
+	int ch, status, fd;
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.ev.source = REC_EV_CYCLES;
@@ -236,12 +302,7 @@ main(int argc, char **argv)
 				 NULL)) != -1) {
 		switch (ch) {
 		case 'd':
-			errno = 0;
-			duration = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(duration > 0)) {
-				warnx("invalid duration '%s'", optarg);
-				usage();
-			}
+			duration = duration_arg(optarg);
 			break;
 		case 'e':
 			if (rec_evsrc_parse(optarg, &cfg.ev.source) < 0) {
@@ -260,25 +321,13 @@ main(int argc, char **argv)
 			cfg.follow = true;
 			break;
 		case 'g':
-			if (!strcmp(optarg, "fp"))
-				cfg.callgraph = REC_CG_FP;
-			else if (!strcmp(optarg, "dwarf"))
-				cfg.callgraph = REC_CG_DWARF;
-			else {
-				warnx("invalid call graph '%s' (fp, dwarf)",
-				      optarg);
-				usage();
-			}
+			cfg.callgraph = callgraph_arg(optarg);
 			break;
 		case 'k':
 			cfg.ev.kernel = true;
 			break;
 		case 'm':
-			cfg.ev.pages = number(optarg, "page count", 1 << 20);
-			if (cfg.ev.pages & (cfg.ev.pages - 1)) {
-				warnx("page count must be a power of two");
-				usage();
-			}
+			cfg.ev.pages = pages_arg(optarg);
 			break;
 		case 'o':
 			output = optarg;
@@ -287,9 +336,9 @@ main(int argc, char **argv)
 			add_pids(optarg, &pids, &npids);
 			break;
 		case 'S':
+			/* The kernel wants a multiple of 8. */
 			cfg.ev.stack_size = (uint32_t)number(optarg,
-				"stack size", MAX_STACK_SIZE);
-			cfg.ev.stack_size &= ~7u;
+				"stack size", MAX_STACK_SIZE) & ~7u;
 			if (cfg.ev.stack_size == 0)
 				usage();
 			break;
@@ -313,27 +362,8 @@ main(int argc, char **argv)
 		return 1;
 	status = argc ? rec_launch(r, argv) : rec_attach(r, pids, npids);
 	free(pids);
-	if (status) {
-		rec_free(r);
-		return status;
-	}
-
-	start = now_s();
-	while (!stop_signal && !rec_targets_gone(r) && !rec_failed(r)) {
-		left = duration > 0 ? duration - (now_s() - start) : 1;
-		if (left <= 0)
-			break;
-		rec_step(r, left < 0.05 ? (int)(left * 1000) + 1 : 50);
-	}
-	status = rec_stop(r) ? 1 : 0;
-	killed = end_child(r);
-	if (stop_signal)
-		warnx("stopped by signal %d", (int)stop_signal);
-	rec_summary(r, stderr, now_s() - start);
-	if (rec_reap(r, false, &wst) && !killed && status == 0)
-		status = child_exit_status(wst);
-	else if (killed && stop_signal && status == 0)
-		status = 128 + stop_signal;
+	if (status == 0)
+		status = record(r, duration);
 	rec_free(r);
 	if (fd != STDOUT_FILENO && close(fd) < 0) {
 		warn("'%s'", output);

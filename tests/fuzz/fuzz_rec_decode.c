@@ -86,6 +86,7 @@ ring_pass(const uint8_t *data, size_t size, const struct rec_layout *l)
 	struct rec_ring r;
 	uint64_t cap = 8, start;
 	uint8_t *area;
+	size_t i;
 
 	while (cap < size && cap < (1u << 20))
 		cap <<= 1;
@@ -95,7 +96,7 @@ ring_pass(const uint8_t *data, size_t size, const struct rec_layout *l)
 	/* Start somewhere in the area so records wrap around its end. */
 	start = size ? (uint64_t)data[0] * 8 % cap : 0;
 	memset(&meta, 0, sizeof(meta));
-	for (size_t i = 0; i < size && i < cap; i++)
+	for (i = 0; i < size && i < cap; i++)
 		area[(start + i) % cap] = data[i];
 	meta.data_tail = start;
 	meta.data_head = start + (size < cap ? size : cap);
