@@ -1,6 +1,6 @@
 # unw_judge.awk: checks the stacks sp-record wrote for unw_chains.c.
 #
-#   awk -f unw_judge.awk -v min_pct=99 SYMS DUMP
+#   awk -f unw_judge.awk [-v min_pct=99] [-v min_complete=3] SYMS DUMP
 #
 # SYMS: lines "PATH<tab>DELTA<tab>ADDR<tab>SIZE<tab>NAME" (hex, no 0x) for
 # the functions of unw_chains and libunw_lib.so, DELTA being the
@@ -10,7 +10,7 @@
 # with no truncated marker.  Samples wholly inside the dynamic loader
 # (start-up, before main exists) are counted apart.  Prints a summary;
 # exits 1 when fewer than min_pct percent of the other samples pass or a
-# chain never appears complete.
+# chain appears complete fewer than min_complete times.
 BEGIN {
 	FS = "\t"
 	nchains = split("qsort_thread run_qsort cmp_ints cmp_key|" \
@@ -22,6 +22,8 @@ BEGIN {
 		min_pct = 99
 	if (recursions == "")
 		recursions = 121
+	if (min_complete == "")
+		min_complete = 3
 }
 
 function hex(s,    i, v) {
@@ -135,7 +137,7 @@ END {
 	status = total < 100 || ok * 100 < total * min_pct
 	for (c = 1; c <= nchains; c++) {
 		printf "  %4d complete: %s\n", complete[c], chains[c]
-		if (complete[c] < 3)
+		if (complete[c] < min_complete)
 			status = 1
 	}
 	exit status
