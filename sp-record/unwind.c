@@ -125,6 +125,7 @@ struct sp_unwinder {
 	uint64_t errors[ERR_COUNT];
 	uint64_t fallbacks[FB_COUNT];
 	uint64_t samples, frames;
+	bool missed_module;	/* the last unwind met a pc without module */
 };
 
 /*
@@ -263,6 +264,8 @@ find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 
 	if (!(r = region_for(c, ip, &why))) {
 		c->fallback = why;
+		if (why == FB_NO_MODULE)
+			c->u->missed_module = true;
 		return -UNW_ENOINFO;
 	}
 	if (!r->f->has_hdr) {
@@ -603,6 +606,7 @@ sp_unwinder_unwind(struct sp_unwinder *u, struct sp_modtab *mods,
 	int r;
 
 	*truncated = false;
+	u->missed_module = false;
 	u->samples++;
 	if (!regs || !reg_value(regs, regs_mask, PERF_REG_X86_IP, &ip) ||
 	    !reg_value(regs, regs_mask, PERF_REG_X86_SP, &sp)) {
@@ -665,4 +669,10 @@ sp_unwinder_counters(const struct sp_unwinder *u,
 	for (i = 0; i < FB_COUNT; i++)
 		if (u->fallbacks[i])
 			fn(fallback_keys[i], u->fallbacks[i], arg);
+}
+
+bool
+sp_unwinder_missed_module(const struct sp_unwinder *u)
+{
+	return u->missed_module;
 }

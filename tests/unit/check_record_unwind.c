@@ -192,6 +192,7 @@ START_TEST(test_self_unwind)
 		n = unwind_self(u, t, cap_len, pcs, &trunc);
 		check_chain(pcs, n);
 		ck_assert(!trunc);
+		ck_assert(!sp_unwinder_missed_module(u));
 	}
 	sp_unwinder_forget_process(u, getpid());
 	n = unwind_self(u, t, cap_len, pcs, &trunc);
@@ -242,6 +243,7 @@ START_TEST(test_fallback_counted)
 	t = self_modules(exe);
 	level(DEPTH);
 	unwind_self(u, t, cap_len, pcs, &trunc);
+	ck_assert(sp_unwinder_missed_module(u));
 	sp_unwinder_counters(u, count, &c);
 	ck_assert_uint_ge(c.fallback_no_module, 1);
 	sp_unwinder_free(u);
