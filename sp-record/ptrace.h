@@ -22,8 +22,11 @@
  *       SP_PTRACE_SAMPLE   unwind with sp_unwinder_unwind(u, mods, ev->pid,
  *                          ev->regs, ev->regs_mask, ev->stack,
  *                          ev->stack_len, ...) and write the sample; when
- *                          ev->regs' pc is outside every module, re-read
- *                          /proc/PID/maps first
+ *                          ev->regs' pc is outside every module, or
+ *                          sp_unwinder_missed_module() says a caller was,
+ *                          re-read /proc/PID/maps (there are no MMAP2
+ *                          records: a snapshot taken at exec misses the
+ *                          libraries loaded after it)
  *       SP_PTRACE_EXEC     deactivate the modules, forget the unwinder's
  *                          process, re-read /proc/PID/maps
  *       SP_PTRACE_THREAD_EXIT, SP_PTRACE_EXIT (the whole process; status
@@ -36,6 +39,10 @@
  * sp_ptrace_run returns when the target exited, `seconds` passed (0:
  * unlimited), *stop became nonzero (set it from SIGINT/SIGTERM/SIGHUP
  * handlers; install them without SA_RESTART) or on_event asked to stop.
+ * A spawned command is our child, but while it is traced its exit comes
+ * as SP_PTRACE_EXIT: do not waitpid() it before sp_ptrace_detach.  Every
+ * signal the target receives stops it until the sampler passes it on, so
+ * a target taking thousands of signals a second runs slower than usual.
  * The target is never left stopped or traced: sp_ptrace_free (or
  * sp_ptrace_detach) detaches, and if sp-record dies without calling it the
  * kernel detaches.  SIGPIPE should be ignored so a closed output pipe
