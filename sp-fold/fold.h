@@ -93,7 +93,10 @@ struct fold_meta {
 };
 
 /* ------------------------------------------------------------------ */
-/* Readers: return 0, or 1 after printing a diagnostic. */
+/*
+ * Readers: return 0, or 1 after printing a diagnostic.  `name` prefixes
+ * their messages: "'FILE': ", or "" for standard input.
+ */
 
 int fold_perf_script(FILE *in, const char *name, const struct fold_opts *o,
 		     struct fold_set *set);

@@ -538,7 +538,7 @@ one_line(struct ps *st, const char *s, size_t n)
 	if (match_frame(s, n, &a, &b, &c))
 		return st->have_pname ? frame_line(st, a, b, c) : 0;
 	if (st->unrecognized++ < MAX_WARN)
-		fold_warn("%s: line %llu: unrecognized line: %.*s", st->name,
+		fold_warn("%sline %llu: unrecognized line: %.*s", st->name,
 			  (unsigned long long)st->lineno,
 			  (int)(n > 80 ? 80 : n), s);
 	return 0;
@@ -764,14 +764,14 @@ fold_perf_script(FILE *in, const char *name, const struct fold_opts *o,
 	if (!rc)
 		rc = flush_hits(&st);
 	if (!rc && ferror(in)) {
-		fold_warn("%s: read error", name);
+		fold_warn("%sread error", name);
 		rc = -EIO;
 	} else if (rc) {
-		fold_warn("%s: line %llu: out of memory", name,
+		fold_warn("%sline %llu: out of memory", name,
 			  (unsigned long long)st.lineno);
 	}
 	if (st.unrecognized > MAX_WARN)
-		fold_warn("%s: %llu unrecognized lines in all", name,
+		fold_warn("%s%llu unrecognized lines in all", name,
 			  (unsigned long long)st.unrecognized);
 	ps_release(&st);
 	return rc ? 1 : 0;

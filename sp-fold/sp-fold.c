@@ -247,7 +247,7 @@ fold_file(const char *path, const struct fold_opts *o, bool from_perf)
 {
 	struct fold_meta meta = { 0 };
 	struct fold_set *set;
-	const char *name = path ? path : "<stdin>";
+	char *name = NULL;
 	FILE *in = stdin;
 	int rc;
 
@@ -256,9 +256,10 @@ fold_file(const char *path, const struct fold_opts *o, bool from_perf)
 		return 1;
 	}
 	set = fold_set_new();
-	if (!set) {
+	if (!set || (in != stdin && asprintf(&name, "'%s': ", path) < 0) ||
+	    (in == stdin && !(name = strdup("")))) {
 		fold_warn("out of memory");
-		return 1;
+		exit(1);
 	}
 	if (from_perf)
 		rc = fold_perf_script(in, name, o, set);
@@ -269,6 +270,7 @@ fold_file(const char *path, const struct fold_opts *o, bool from_perf)
 				  o->format != FOLD_PPROF)))
 		rc = write_set(set, o, &meta);
 	fold_set_free(set);
+	free(name);
 	if (in != stdin)
 		fclose(in);
 	return rc;

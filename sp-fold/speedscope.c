@@ -193,7 +193,7 @@ write_profiles(struct ss *ss, uint32_t *order)
 	fputs("{\"$schema\":\"https://www.speedscope.app/"
 	      "file-format-schema.json\",\"exporter\":\"sp-fold\","
 	      "\"name\":", r->out);
-	put_json(r->out, r->name, strlen(r->name));
+	put_json(r->out, "sp-fold", 7);
 	fputs(",\"activeProfileIndex\":0,\"profiles\":[", r->out);
 	for (i = 1; i <= r->nticks; i++) {
 		if (i < r->nticks && same_thread(r, order[i - 1], order[i]))

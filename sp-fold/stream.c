@@ -39,7 +39,7 @@ bad(struct fold_reader *r, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "sp-fold: %s: line %" PRIu64 ": ", r->name, r->lineno);
+	fprintf(stderr, "sp-fold: %sline %" PRIu64 ": ", r->name, r->lineno);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -50,7 +50,7 @@ bad(struct fold_reader *r, const char *fmt, ...)
 static int
 oom(struct fold_reader *r)
 {
-	fold_warn("%s: line %" PRIu64 ": out of memory", r->name, r->lineno);
+	fold_warn("%sline %" PRIu64 ": out of memory", r->name, r->lineno);
 	return -ENOMEM;
 }
 
@@ -562,9 +562,9 @@ read_all(struct fold_reader *r, FILE *in)
 	for (;;) {
 		rc = sp_recin_next(rin, &fl);
 		if (rc == -EIO)
-			fold_warn("%s: read error", r->name);
+			fold_warn("%sread error", r->name);
 		else if (rc == -EBADMSG)
-			fold_warn("%s: line %" PRIu64 ": cut or binary line",
+			fold_warn("%sline %" PRIu64 ": cut or binary line",
 				  r->name, r->lineno + 1);
 		else if (rc < 0)
 			oom(r);
@@ -621,7 +621,7 @@ fold_records(FILE *in, const char *name, const struct fold_opts *o,
 	meta->period_ns = fold_period_ns(&r);
 	rc = read_all(&r, in);
 	if (r.lost)
-		fold_warn("%s: %" PRIu64 " samples lost by the kernel or the "
+		fold_warn("%s%" PRIu64 " samples lost by the kernel or the "
 			  "recorder; %" PRIu64 " samples read", name, r.lost,
 			  r.samples);
 	meta->duration_ns = r.last_ts - r.first_ts;

@@ -170,7 +170,7 @@ worker_1;main;work;inner;do_syscall_64 1
 EOF_OUT
 check comm --comm 'worker 1'
 
-grep -qx 'sp-fold: .*a.rec: 3 samples lost by the kernel or the recorder; 6 samples read' \
+grep -qx "sp-fold: '.*a.rec': 3 samples lost by the kernel or the recorder; 6 samples read" \
 	"$TMP/err.default" || fail "no lost-samples line: $(cat "$TMP/err.default")"
 
 # Standard input, and perf script text that folds back to the same stacks.
