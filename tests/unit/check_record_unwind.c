@@ -302,6 +302,59 @@ START_TEST(test_garbage_stack)
 }
 END_TEST
 
+/*
+ * Random registers over a random stack mixed with real return addresses
+ * and stack pointers: whatever libunwind and the frame-pointer steps make
+ * of it, the unwinder stays in bounds and ends.
+ */
+START_TEST(test_random_stacks)
+{
+	struct sp_unwinder *u = sp_unwinder_new();
+	struct sp_modtab *t = self_modules(NULL);
+	static uint64_t pcs[SP_UNWIND_MAX_FRAMES];
+	uint64_t regs[24], words[512], base = 0x7ff000100000;
+	unsigned seed = 12345;
+	size_t n, i, round;
+	bool trunc;
+
+	level(DEPTH);
+	for (round = 0; round < 3000; round++) {
+		for (i = 0; i < 512; i++) {
+			switch (rand_r(&seed) % 4) {
+			case 0:
+				words[i] = ras[rand_r(&seed) % (DEPTH + 1)];
+				break;
+			case 1:
+				words[i] = base + (uint64_t)(rand_r(&seed) %
+							     4096) * 8;
+				break;
+			case 2:
+				words[i] = 0;
+				break;
+			default:
+				words[i] = ((uint64_t)rand_r(&seed) << 32) ^
+					   (uint64_t)rand_r(&seed);
+			}
+		}
+		for (i = 0; i < 24; i++)
+			regs[i] = words[rand_r(&seed) % 512];
+		regs[6] = base + (uint64_t)(rand_r(&seed) % 512) * 8; /* BP */
+		regs[7] = base;					 /* SP */
+		regs[8] = ras[rand_r(&seed) % (DEPTH + 1)] +
+			  (uint64_t)(rand_r(&seed) % 64);	/* IP */
+		/* every third round as a process without modules */
+		n = sp_unwinder_unwind(u, t, round % 3 ? getpid() : 999999,
+				       regs, SP_UNWIND_REGS_MASK,
+				       (const uint8_t *)words, sizeof(words),
+				       pcs, SP_UNWIND_MAX_FRAMES, &trunc);
+		ck_assert_uint_ge(n, 1);
+		ck_assert_uint_le(n, SP_UNWIND_MAX_FRAMES);
+	}
+	sp_unwinder_free(u);
+	sp_modtab_free(t);
+}
+END_TEST
+
 /* ------------------------------------------------------------ elfcfi */
 
 START_TEST(test_elfcfi_self)
@@ -427,6 +480,7 @@ unwind_suite(void)
 	tcase_add_test(tc, test_fallback_counted);
 	tcase_add_test(tc, test_missing_input);
 	tcase_add_test(tc, test_garbage_stack);
+	tcase_add_test(tc, test_random_stacks);
 	suite_add_tcase(s, tc);
 	tcase_add_test(te, test_elfcfi_self);
 	tcase_add_test(te, test_elfcfi_not_elf);
