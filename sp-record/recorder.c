@@ -439,59 +439,57 @@ retire(struct recorder *r, int32_t pid, uint64_t ts)
 /* ------------------------------------------------------------------ */
 /* Handlers, called in timestamp order */
 
+/* Names a thread first seen in a sample, from /proc. */
 static int
-on_sample(struct recorder *r, const struct rec_event *e)
+ensure_thread(struct recorder *r, struct rec_proc *p, int32_t tid,
+	      uint64_t ts)
 {
-	struct rec_sample s;
-	struct rec_thread *th;
-	struct rec_proc *p;
-	struct sp_frame f;
+	struct rec_thread *th = rec_ptab_thread(&r->procs, tid);
 	char comm[REC_COMM_MAX];
-	uint32_t stack_id;
+
+	if (th && th->pid == p->pid)
+		return 0;
+	if (rec_proc_comm(p->pid, tid, comm, sizeof(comm)) < 0)
+		comm[0] = '\0';
+	if (!rec_ptab_add_thread(&r->procs, p->pid, tid, comm, strlen(comm)))
+		return wr(r, -ENOMEM);
+	if (!comm[0])
+		return 0;
+	return write_comm(r, ts, p->pid, tid, false, comm, strlen(comm));
+}
+
+/* A pc no module covers: the maps may have changed unseen; once a page. */
+static int
+cover_pc(struct recorder *r, struct rec_proc *p, const struct rec_sample *s)
+{
+	struct sp_frame f;
 	uint64_t pc;
+
+	if (!rec_sample_user_pc(&r->stk, s, &pc))
+		return 0;
+	sp_modtab_resolve(r->mods, p->pid, pc, SP_FRAME_USER, &f);
+	if (f.module_id != SP_NONE || !rec_proc_first_uncovered(p, pc))
+		return 0;
+	r->st.maps_refreshes++;
+	return snapshot_maps(r, p, s->time);
+}
+
+/* Unwinds and writes one sample of tracked process `p`. */
+static int
+write_sample(struct recorder *r, struct rec_proc *p,
+	     const struct rec_sample *s)
+{
+	uint32_t stack_id;
 	size_t n;
 	int rc;
 
-	if (rec_sample_parse(&r->layout, e->data, e->len, &s) < 0) {
-		r->st.bad_records++;
-		return 0;
-	}
-	r->st.sample_events++;
-	if (s.pid == 0 || s.tid == 0) {
-		r->st.idle++;
-		return 0;
-	}
-	p = s.pid <= INT32_MAX ? rec_ptab_get(&r->procs, (int32_t)s.pid)
-			       : NULL;
-	if (!p) {
-		r->st.untracked++;
-		return 0;
-	}
-	th = rec_ptab_thread(&r->procs, (int32_t)s.tid);
-	if (!th || th->pid != p->pid) {
-		/* A thread we have not seen begin: name it from /proc. */
-		if (rec_proc_comm(p->pid, (int32_t)s.tid, comm,
-				  sizeof(comm)) < 0)
-			comm[0] = '\0';
-		if (!rec_ptab_add_thread(&r->procs, p->pid, (int32_t)s.tid,
-					 comm, strlen(comm)))
-			return wr(r, -ENOMEM);
-		if (comm[0] && write_comm(r, s.time, p->pid, (int32_t)s.tid,
-					  false, comm, strlen(comm)) < 0)
-			return r->werr;
-	}
-	/* A pc no module covers: the maps may have changed unseen. */
-	if (rec_sample_user_pc(&r->stk, &s, &pc)) {
-		sp_modtab_resolve(r->mods, p->pid, pc, SP_FRAME_USER, &f);
-		if (f.module_id == SP_NONE && rec_proc_first_uncovered(p, pc)) {
-			r->st.maps_refreshes++;
-			rc = snapshot_maps(r, p, s.time);
-			if (rc < 0)
-				return rc;
-		}
-	}
-	n = rec_stack_build(&r->stk, r->mods, p->pid, &s, r->frames);
-	rc = wr(r, sp_spool_writer_sample(r->w, s.time, p->pid, s.tid,
+	rc = ensure_thread(r, p, (int32_t)s->tid, s->time);
+	if (rc == 0)
+		rc = cover_pc(r, p, s);
+	if (rc < 0)
+		return rc;
+	n = rec_stack_build(&r->stk, r->mods, p->pid, s, r->frames);
+	rc = wr(r, sp_spool_writer_sample(r->w, s->time, p->pid, s->tid,
 					  r->frames, n, &stack_id));
 	if (rc < 0)
 		return rc;
@@ -502,6 +500,30 @@ on_sample(struct recorder *r, const struct rec_event *e)
 		p->samples++;
 	}
 	return 0;
+}
+
+static int
+on_sample(struct recorder *r, const struct rec_event *e)
+{
+	struct rec_sample s;
+	struct rec_proc *p;
+
+	if (rec_sample_parse(&r->layout, e->data, e->len, &s) < 0) {
+		r->st.bad_records++;
+		return 0;
+	}
+	r->st.sample_events++;
+	if (s.pid == 0 || s.tid == 0 || s.tid > INT32_MAX) {
+		r->st.idle++;
+		return 0;
+	}
+	p = s.pid <= INT32_MAX ? rec_ptab_get(&r->procs, (int32_t)s.pid)
+			       : NULL;
+	if (!p) {
+		r->st.untracked++;
+		return 0;
+	}
+	return write_sample(r, p, &s);
 }
 
 static bool
@@ -557,6 +579,23 @@ on_mmap2(struct recorder *r, const struct rec_event *e, uint64_t ts)
 	return 0;
 }
 
+/* A new program: the process's old modules no longer apply. */
+static int
+exec_epoch(struct recorder *r, struct rec_proc *p, uint64_t ts)
+{
+	int rc;
+
+	r->st.execs++;
+	rc = wr(r, sp_spool_writer_exec(r->w, ts, p->pid, false));
+	if (rc == 0)
+		rc = wr(r, sp_modtab_deactivate(r->mods, p->pid, r->w));
+	p->python_runtime = false;
+	p->python_support = -1;
+	rec_proc_clear_uncovered(p);
+	rec_stacker_forget(&r->stk, p->pid);
+	return rc;
+}
+
 static int
 on_comm(struct recorder *r, const struct rec_event *e, uint64_t ts)
 {
@@ -574,17 +613,9 @@ on_comm(struct recorder *r, const struct rec_event *e, uint64_t ts)
 	if (!p)
 		return 0;
 	if (c.is_exec) {
-		/* A new program: its old modules no longer apply. */
-		r->st.execs++;
-		rc = wr(r, sp_spool_writer_exec(r->w, ts, p->pid, false));
-		if (rc == 0)
-			rc = wr(r, sp_modtab_deactivate(r->mods, p->pid, r->w));
+		rc = exec_epoch(r, p, ts);
 		if (rc < 0)
 			return rc;
-		p->python_runtime = false;
-		p->python_support = -1;
-		rec_proc_clear_uncovered(p);
-		rec_stacker_forget(&r->stk, p->pid);
 	}
 	if (!rec_ptab_add_thread(&r->procs, p->pid, (int32_t)c.tid, c.name,
 				 c.name_len))
