@@ -1,0 +1,241 @@
+/*
+ * check_fold_aggregate.c: sp-fold's aggregation: the folded set (counts,
+ * bytewise order), the frame filters, the perf script reader (the
+ * backtracking of stackcollapse-perf.pl's patterns) and the record stream
+ * reader (names, comms, errors).
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp-fold/fold.h"
+
+/* The folded output of a set, as one string the caller frees. */
+static char *
+folded(struct fold_set *set)
+{
+	char *s = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&s, &n);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fold_write_folded(f, set), 0);
+	fclose(f);
+	return s;
+}
+
+/* Folds `text` with a reader; returns its status and the output. */
+static int
+run(const char *text, const struct fold_opts *o, bool perf, char **out)
+{
+	struct fold_meta meta = { 0 };
+	struct fold_set *set = fold_set_new();
+	FILE *in = fmemopen((void *)text, strlen(text), "r");
+	int rc;
+
+	ck_assert_ptr_nonnull(set);
+	ck_assert_ptr_nonnull(in);
+	rc = perf ? fold_perf_script(in, "", o, set)
+		  : fold_records(in, "", o, set, &meta);
+	fclose(in);
+	*out = folded(set);
+	fold_set_free(set);
+	return rc;
+}
+
+static void
+expect(const char *text, const struct fold_opts *o, bool perf,
+       const char *want)
+{
+	char *got;
+
+	ck_assert_int_eq(run(text, o, perf, &got), 0);
+	ck_assert_str_eq(got, want);
+	free(got);
+}
+
+START_TEST(set_sums_and_sorts_bytewise)
+{
+	struct fold_set *s = fold_set_new();
+	char *out;
+
+	ck_assert_int_eq(fold_set_add(s, "b;c", 3, 2), 0);
+	ck_assert_int_eq(fold_set_add(s, "a;b", 3, 1), 0);
+	ck_assert_int_eq(fold_set_add(s, "b", 1, 5), 0);
+	ck_assert_int_eq(fold_set_add(s, "b;c", 3, 3), 0);
+	ck_assert_int_eq(fold_set_add(s, "B", 1, 1), 0);
+	ck_assert_uint_eq(fold_set_total(s), 12);
+	out = folded(s);
+	ck_assert_str_eq(out, "B 1\na;b 1\nb 5\nb;c 5\n");
+	free(out);
+	fold_set_free(s);
+}
+END_TEST
+
+START_TEST(filters_match_frames_not_the_comm)
+{
+	struct fold_opts o = { 0 };
+	char s[64];
+	size_t n;
+
+	ck_assert_int_eq(regcomp(&o.include, "^wo", REG_EXTENDED), 0);
+	o.has_include = true;
+	memcpy(s, "work;main;x", 12);
+	n = 11;
+	ck_assert(!fold_filter_frames(&o, s, &n));	/* "work" is the comm */
+	memcpy(s, "app;main;work", 14);
+	n = 13;
+	ck_assert(fold_filter_frames(&o, s, &n));
+	o.max_depth = 1;
+	ck_assert(!fold_filter_frames(&o, s, &n));	/* cut before work */
+	ck_assert_uint_eq(n, 8);
+	o.has_include = false;
+	o.no_comm = true;
+	n = 13;
+	ck_assert(fold_filter_frames(&o, s, &n));
+	ck_assert_uint_eq(n, 3);
+	regfree(&o.include);
+	ck_assert_int_eq(regcomp(&o.exclude, "i", REG_EXTENDED), 0);
+	o.has_exclude = true;
+	o.max_depth = 0;
+	n = 13;
+	ck_assert(!fold_filter_frames(&o, s, &n));
+	regfree(&o.exclude);
+}
+END_TEST
+
+START_TEST(perf_headers_follow_the_script)
+{
+	struct fold_opts o = { .tid = true };
+
+	/* one-character comms do not match; multi-word comms do */
+	expect("ab 5 1.0: ev:\n\t1 f (m)\n\n"
+	       "V8 Worker 7/8 [001] 1.0: ev:\n\t1 g (m)\n\n"
+	       "swapper 0/0 [000] 1.0: ev:\n\t1 h (m)\n\n"
+	       "Thread 2 1234 1.0: ev:\n\t1 i (m)\n\n", &o, true,
+	       "Thread-?/2;i 1\nV8_Worker-7/8;g 1\nab-?/5;f 1\n"
+	       "swapper-?/0;h 1\n");
+}
+END_TEST
+
+START_TEST(perf_frames_backtrack_like_the_script)
+{
+	struct fold_opts o = { .addrs = true };
+
+	expect("app 1 1.0: ev:\n"
+	       "\tab (x)\n"
+	       "\t12 f (a b) (/lib/m.so)\n"
+	       "\t13 g+0x1f ((deleted))\n"
+	       "\t14 [unknown] (/lib/libz.so.1)\n"
+	       "\t15 [unknown] ([unknown])\n"
+	       "\t16 k(int)+0x1 (/x)\n"
+	       "\n", &o, true,
+	       "app;k;[unknown <15>];[libz.so.1 <14>];g;f ;b 1\n");
+}
+END_TEST
+
+START_TEST(perf_events_default_to_the_first)
+{
+	struct fold_opts o = { 0 };
+
+	expect("a1 1 1.0: 100 cycles: \n\t1 f (m)\n\n"
+	       "a1 1 1.0: 100 instructions: \n\t1 g (m)\n\n"
+	       "a1 1 1.0: 100 cycles:\n\t1 f (m)\n\n", &o, true,
+	       "a1;f 2\n");
+	o.event_filter = "instructions";
+	expect("a1 1 1.0: 100 cycles: \n\t1 f (m)\n\n"
+	       "a1 1 1.0: 100 instructions: \n\t1 g (m)\n\n", &o, true,
+	       "a1;g 1\n");
+}
+END_TEST
+
+static const char stream[] =
+	"spool\t1\t0\t1000\n"
+	"module\t0\t5\t0x1000\t0x2000\t0x0\t1\tuser\t/bin/a\\tb\n"
+	"frame\t0\tuser\t0x1010\t0\t0x10\n"
+	"frame\t1\tuser\t0x1020\t0\t0x20\n"
+	"symbol\t1\t-\t0\t-\t0x0\t-\tf;g\n"
+	"frame\t2\ttruncated\t0x0\t-\t-\n"
+	"frame\t3\tuser\t0x9000\t-\t-\n"
+	"pframe\t3\t5\t0\t0x30\n"
+	"stack\t0\t-\t2\n"
+	"stack\t1\t0\t0\n"
+	"stack\t2\t1\t1\n"
+	"stack\t3\t-\t3\n"
+	"comm\t1\t5\t5\texec\tmy app\n"
+	"comm\t2\t5\t6\tname\tw\n"
+	"sample\t10\t5\t5\t2\n"
+	"sample\t11\t5\t6\t2\n"
+	"sample\t12\t5\t6\t3\n"
+	"sample\t13\t5\t6\t-\n";
+
+START_TEST(records_name_frames_and_threads)
+{
+	struct fold_opts o = { 0 };
+
+	expect(stream, &o, false,
+	       "my_app;<stack truncated>;a?b+0x10;f:g 1\n"
+	       "w 1\n"
+	       "w;<stack truncated>;a?b+0x10;f:g 1\n"
+	       "w;a?b+0x30 1\n");
+	o.process_name = true;
+	o.pid = true;
+	expect(stream, &o, false,
+	       "my_app-5 1\n"
+	       "my_app-5;<stack truncated>;a?b+0x10;f:g 2\n"
+	       "my_app-5;a?b+0x30 1\n");
+}
+END_TEST
+
+START_TEST(records_reject_bad_input)
+{
+	static const char *const bad[] = {
+		"spool\t1\t0\t1\nstack\t0\t-\t0\n",
+		"spool\t1\t0\t1\nstack\t1\t-\t0\n",
+		"spool\t1\t0\t1\nframe\t0\tuser\t0x1\t-\t-\nstack\t0\t0\t0\n",
+		"spool\t1\t0\t1\nframe\t0\tsideways\t0x1\t-\t-\n",
+		"spool\t1\t0\t1\nsymbol\t0\t-\t0\t-\t-\t-\tx\n",
+		"spool\t1\t0\t1\nframe\t0\tuser\t0x1\t-\t-\n"
+		"symbol\t0\t-\t1\t-\t-\t-\tx\n",
+		"spool\t1\t0\t1\ncomm\t1\t1\t1\tmaybe\tx\n",
+		"spool\t1\t0\t1\nsample\t1\t1\t1\t-",
+		"sample\t1\t1\t1\t-\n",
+	};
+	struct fold_opts o = { 0 };
+	char *out;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(run(bad[i], &o, false, &out) == 1, "case %zu", i);
+		free(out);
+	}
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("fold aggregation");
+	TCase *set = tcase_create("set and filters");
+	TCase *perf = tcase_create("perf script");
+	TCase *rec = tcase_create("record stream");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(set, set_sums_and_sorts_bytewise);
+	tcase_add_test(set, filters_match_frames_not_the_comm);
+	suite_add_tcase(s, set);
+	tcase_add_test(perf, perf_headers_follow_the_script);
+	tcase_add_test(perf, perf_frames_backtrack_like_the_script);
+	tcase_add_test(perf, perf_events_default_to_the_first);
+	suite_add_tcase(s, perf);
+	tcase_add_test(rec, records_name_frames_and_threads);
+	tcase_add_test(rec, records_reject_bad_input);
+	suite_add_tcase(s, rec);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,297 @@
+/*
+ * check_fold_writers.c: sp-fold's writers from a folded set: the top
+ * table, the SVG flame graph (a rect per frame, escaping), and the pprof
+ * profile, decoded here with zlib and a small protobuf reader to the
+ * folded lines and totals it was written from.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "sp-fold/fold.h"
+
+static const char *const lines[] = {
+	"app;main;work;leaf", "app;main;work;leaf", "app;main;work",
+	"app;main;a<b>&\"c\"", "sh;main", "app;main;rec;rec",
+};
+
+static struct fold_set *
+sample_set(void)
+{
+	struct fold_set *s = fold_set_new();
+	size_t i;
+
+	ck_assert_ptr_nonnull(s);
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		ck_assert_int_eq(fold_set_add(s, lines[i], strlen(lines[i]), 1), 0);
+	return s;
+}
+
+/* Runs a writer into memory; the caller frees *out. */
+#define CAPTURE(out, len, call)                                         \
+	do {                                                            \
+		FILE *f_ = open_memstream(&(out), &(len));              \
+		ck_assert_ptr_nonnull(f_);                              \
+		ck_assert_int_eq((call), 0);                            \
+		fclose(f_);                                             \
+	} while (0)
+
+START_TEST(top_counts_self_and_total_once_per_stack)
+{
+	struct fold_set *s = sample_set();
+	struct fold_opts o = { 0 };
+	char *out = NULL;
+	size_t len = 0;
+
+	CAPTURE(out, len, fold_write_top(f_, s, &o));
+	ck_assert_str_eq(out,
+		"# 6 samples, 5 functions\n"
+		"   self%   total%         self        total  function\n"
+		"  33.33%   33.33%            2            2  leaf\n"
+		"  16.67%  100.00%            1            6  main\n"
+		"  16.67%   50.00%            1            3  work\n"
+		"  16.67%   16.67%            1            1  a<b>&\"c\"\n"
+		"  16.67%   16.67%            1            1  rec\n");
+	free(out);
+	fold_set_free(s);
+}
+END_TEST
+
+static size_t
+count(const char *s, const char *what)
+{
+	size_t n = 0;
+
+	while ((s = strstr(s, what))) {
+		n++;
+		s++;
+	}
+	return n;
+}
+
+START_TEST(svg_has_a_rect_per_frame_and_escapes)
+{
+	struct fold_set *s = sample_set();
+	struct fold_opts o = { .title = "t&t" };
+	char *out = NULL;
+	size_t len = 0;
+
+	CAPTURE(out, len, fold_write_svg(f_, s, &o));
+	/* all app main work leaf a<b> rec rec sh main */
+	ck_assert_uint_eq(count(out, "<g><title>"), 10);
+	ck_assert_uint_eq(count(out, "<rect"), 11);
+	ck_assert_ptr_nonnull(strstr(out, "a&lt;b&gt;&amp;&quot;c&quot; (1 samples"));
+	ck_assert_ptr_nonnull(strstr(out, ">t&amp;t</text>"));
+	ck_assert_ptr_nonnull(strstr(out, "all (6 samples, 100.00%)"));
+	ck_assert_ptr_nonnull(strstr(out, "</svg>\n"));
+	ck_assert_ptr_null(strstr(out, "a<b"));
+	free(out);
+	fold_set_free(s);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- pprof */
+
+struct pb {
+	const unsigned char *p, *end;
+};
+
+static uint64_t
+pb_varint(struct pb *b)
+{
+	uint64_t v = 0;
+	int shift = 0;
+
+	for (;;) {
+		ck_assert(b->p < b->end && shift < 64);
+		v |= (uint64_t)(*b->p & 0x7f) << shift;
+		shift += 7;
+		if (!(*b->p++ & 0x80))
+			return v;
+	}
+}
+
+/* Reads the next field; a length-delimited one sets *sub. */
+static bool
+pb_next(struct pb *b, unsigned *field, uint64_t *v, struct pb *sub)
+{
+	uint64_t key;
+
+	if (b->p >= b->end)
+		return false;
+	key = pb_varint(b);
+	*field = (unsigned)(key >> 3);
+	if ((key & 7) == 0) {
+		*v = pb_varint(b);
+		return true;
+	}
+	ck_assert_uint_eq(key & 7, 2);
+	*v = pb_varint(b);
+	ck_assert((uint64_t)(b->end - b->p) >= *v);
+	sub->p = b->p;
+	sub->end = b->p + *v;
+	b->p += *v;
+	return true;
+}
+
+struct profile {
+	char *strs[256];
+	size_t nstrs;
+	uint64_t func_name[64];	/* function id -> name index */
+	uint64_t loc_func[64];	/* location id -> function id (one line) */
+	uint64_t total;
+	char folded[1024];
+	size_t nsamples;
+};
+
+static void
+read_sample(struct profile *pr, struct pb s, char *line, size_t size)
+{
+	uint64_t locs[32], v, first = 0;
+	size_t nlocs = 0;
+	unsigned f;
+	struct pb sub, lab;
+	char thread[64] = "";
+
+	while (pb_next(&s, &f, &v, &sub)) {
+		if (f == 1)
+			while (sub.p < sub.end)
+				locs[nlocs++] = pb_varint(&sub);
+		else if (f == 2)
+			first = pb_varint(&sub);
+		else if (f == 3) {
+			uint64_t key = 0, str = 0;
+
+			while (pb_next(&sub, &f, &v, &lab))
+				*(f == 1 ? &key : &str) = v;
+			ck_assert_str_eq(pr->strs[key], "thread");
+			snprintf(thread, sizeof(thread), "%s", pr->strs[str]);
+		}
+	}
+	pr->total += first;
+	snprintf(line, size, "%s", thread);
+	while (nlocs--) {
+		uint64_t fn = pr->loc_func[locs[nlocs]];
+
+		ck_assert_uint_ne(fn, 0);
+		strncat(line, ";", size - strlen(line) - 1);
+		strncat(line, pr->strs[pr->func_name[fn]], size - strlen(line) - 1);
+	}
+	snprintf(line + strlen(line), size - strlen(line), " %llu\n",
+		 (unsigned long long)first);
+}
+
+static void
+read_profile(struct profile *pr, const unsigned char *data, size_t len)
+{
+	struct pb b = { data, data + len }, sub, ln;
+	char samples[16][128];
+	uint64_t v, id = 0, name = 0, fn = 0;
+	unsigned f, g;
+	size_t i, j;
+
+	memset(pr, 0, sizeof(*pr));
+	while (pb_next(&b, &f, &v, &sub)) {
+		if (f == 6) {
+			ck_assert_uint_lt(pr->nstrs, 256);
+			pr->strs[pr->nstrs++] = strndup((const char *)sub.p, v);
+		} else if (f == 5) {
+			while (pb_next(&sub, &g, &v, &ln))
+				*(g == 1 ? &id : g == 2 ? &name : &v) = v;
+			pr->func_name[id] = name;
+		} else if (f == 4) {
+			while (pb_next(&sub, &g, &v, &ln)) {
+				if (g == 1)
+					id = v;
+				while (g == 4 && pb_next(&ln, &g, &v, &sub))
+					if (g == 1)
+						fn = v;
+			}
+			pr->loc_func[id] = fn;
+		}
+	}
+	b.p = data;
+	while (pb_next(&b, &f, &v, &sub))
+		if (f == 2)
+			read_sample(pr, sub, samples[pr->nsamples++], 128);
+	/* the samples in folded (sorted) order */
+	for (i = 0; i < pr->nsamples; i++)
+		for (j = i + 1; j < pr->nsamples; j++)
+			if (strcmp(samples[j], samples[i]) < 0) {
+				char t[128];
+
+				memcpy(t, samples[i], 128);
+				memcpy(samples[i], samples[j], 128);
+				memcpy(samples[j], t, 128);
+			}
+	for (i = 0; i < pr->nsamples; i++)
+		strncat(pr->folded, samples[i], sizeof(pr->folded) - strlen(pr->folded) - 1);
+}
+
+static unsigned char *
+gunzip(const char *in, size_t n, size_t *outlen)
+{
+	static unsigned char out[65536];
+	z_stream z;
+
+	memset(&z, 0, sizeof(z));
+	ck_assert_int_eq(inflateInit2(&z, 15 + 32), Z_OK);
+	z.next_in = (unsigned char *)in;
+	z.avail_in = (uInt)n;
+	z.next_out = out;
+	z.avail_out = sizeof(out);
+	ck_assert_int_eq(inflate(&z, Z_FINISH), Z_STREAM_END);
+	*outlen = sizeof(out) - z.avail_out;
+	inflateEnd(&z);
+	return out;
+}
+
+START_TEST(pprof_decodes_to_the_folded_stacks)
+{
+	struct fold_set *s = sample_set();
+	struct fold_opts o = { 0 };
+	struct fold_meta meta = { .period_ns = 1000000, .start_ns = 5,
+				  .duration_ns = 7 };
+	struct profile pr;
+	char *out = NULL, *fold = NULL;
+	const unsigned char *raw;
+	size_t len = 0, flen = 0, rawlen, i;
+
+	CAPTURE(out, len, fold_write_pprof(f_, s, &o, &meta));
+	CAPTURE(fold, flen, fold_write_folded(f_, s));
+	raw = gunzip(out, len, &rawlen);
+	read_profile(&pr, raw, rawlen);
+	ck_assert_str_eq(pr.strs[0], "");
+	ck_assert_str_eq(pr.strs[1], "samples");
+	ck_assert_uint_eq(pr.total, fold_set_total(s));
+	ck_assert_str_eq(pr.folded, fold);
+	for (i = 0; i < pr.nstrs; i++)
+		free(pr.strs[i]);
+	free(out);
+	free(fold);
+	fold_set_free(s);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("fold writers");
+	TCase *text = tcase_create("top and svg");
+	TCase *pprof = tcase_create("pprof");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(text, top_counts_self_and_total_once_per_stack);
+	tcase_add_test(text, svg_has_a_rect_per_frame_and_escapes);
+	suite_add_tcase(s, text);
+	tcase_add_test(pprof, pprof_decodes_to_the_folded_stacks);
+	suite_add_tcase(s, pprof);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
