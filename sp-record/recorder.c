@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <asm/perf_regs.h>
+
 #include "common/buf.h"
 #include "common/ext.h"
 #include "common/modtab.h"
@@ -25,6 +27,7 @@
 #include "sp-record/maps.h"
 #include "sp-record/perfrec.h"
 #include "sp-record/proc.h"
+#include "sp-record/ptrace.h"
 #include "sp-record/recorder.h"
 #include "sp-record/sorter.h"
 #include "common/banned.h"
@@ -64,6 +67,8 @@ struct recorder {
 	int child_status;
 	uint64_t last_check_ns;
 	uint64_t last_flush_ns;
+	struct sp_ptrace *pt;		/* --ptrace sampler, or NULL */
+	struct sp_ptrace_summary ptsum;
 };
 
 static uint64_t
@@ -317,6 +322,7 @@ rec_free(struct recorder *r)
 {
 	if (!r)
 		return;
+	sp_ptrace_free(r->pt);
 	rec_events_release(&r->ev);
 	rec_stacker_release(&r->stk);
 	rec_ptab_release(&r->procs);
@@ -1208,6 +1214,161 @@ rec_attach(struct recorder *r, const int32_t *pids, size_t n)
 }
 
 /* ------------------------------------------------------------------ */
+/* --ptrace */
+
+static int
+ptrace_sample(struct recorder *r, const struct sp_ptrace_event *ev)
+{
+	struct rec_proc *p = rec_ptab_get(&r->procs, ev->pid);
+	uint64_t mask = ev->regs_mask, below;
+	struct rec_sample s;
+
+	r->st.sample_events++;
+	if (!p) {
+		r->st.untracked++;
+		return 0;
+	}
+	memset(&s, 0, sizeof(s));
+	s.pid = (uint32_t)ev->pid;
+	s.tid = (uint32_t)ev->tid;
+	s.time = ev->timestamp_ns;
+	s.abi = ev->regs ? PERF_SAMPLE_REGS_ABI_64 : PERF_SAMPLE_REGS_ABI_NONE;
+	s.regs = ev->regs;
+	s.stack = ev->stack_len ? ev->stack : NULL;
+	s.stack_len = ev->stack_len;
+	s.misc = PERF_RECORD_MISC_USER;
+	below = mask & ((1ULL << PERF_REG_X86_IP) - 1);
+	if (ev->regs && (mask & (1ULL << PERF_REG_X86_IP)))
+		s.ip = ev->regs[__builtin_popcountll(below)];
+	r->stk.regs_mask = mask;
+	return write_sample(r, p, &s);
+}
+
+static int
+ptrace_exec(struct recorder *r, const struct sp_ptrace_event *ev)
+{
+	struct rec_proc *p = rec_ptab_get(&r->procs, ev->pid);
+	char comm[REC_COMM_MAX];
+	int rc;
+
+	if (!p)
+		return 0;
+	rc = exec_epoch(r, p, ev->timestamp_ns);
+	if (rc == 0)
+		rc = snapshot_maps(r, p, ev->timestamp_ns);
+	if (rc == 0 && rec_proc_comm(p->pid, ev->tid, comm, sizeof(comm)) == 0)
+		rc = write_comm(r, ev->timestamp_ns, p->pid, ev->tid, true,
+				comm, strlen(comm));
+	return rc;
+}
+
+static int
+on_ptrace(const struct sp_ptrace_event *ev, void *arg)
+{
+	struct recorder *r = arg;
+
+	switch (ev->kind) {
+	case SP_PTRACE_SAMPLE:
+		ptrace_sample(r, ev);
+		break;
+	case SP_PTRACE_EXEC:
+		ptrace_exec(r, ev);
+		break;
+	case SP_PTRACE_THREAD_EXIT:
+		write_exit(r, ev->timestamp_ns, ev->pid, ev->tid);
+		break;
+	case SP_PTRACE_EXIT:
+		write_exit(r, ev->timestamp_ns, ev->pid, ev->pid);
+		retire(r, ev->pid, ev->timestamp_ns);
+		if (r->child == ev->pid) {
+			r->child_reaped = true;
+			r->child_status = ev->status;
+		}
+		break;
+	}
+	if (!r->werr && now_ns() - r->last_flush_ns >= HOUSEKEEPING_NS) {
+		r->last_flush_ns = now_ns();
+		wr(r, sp_spool_writer_flush(r->w));
+	}
+	return r->werr ? 1 : 0;
+}
+
+/* Says why ptrace could not start; returns sp-record's exit status. */
+static int
+ptrace_failed(char **argv, int32_t pid, int rc)
+{
+	char scope[32];
+
+	if (rc == -EPERM || (!argv && rc == -EACCES)) {
+		read_line("/proc/sys/kernel/yama/ptrace_scope", scope,
+			  sizeof(scope));
+		warnx("ptrace: %s (kernel.yama.ptrace_scope is %s; run as "
+		      "root or with CAP_SYS_PTRACE)", strerror(-rc),
+		      scope[0] ? scope : "unset");
+		return 1;
+	}
+	if (!argv && rc == -ESRCH) {
+		warnx("no process %d", (int)pid);
+		return 1;
+	}
+	if (!argv) {
+		warnx("cannot trace process %d: %s", (int)pid, strerror(-rc));
+		return 1;
+	}
+	warnx("'%s': %s", argv[0], strerror(-rc));
+	return rc == -ENOENT ? 127 : 126;
+}
+
+int
+rec_ptrace_start(struct recorder *r, char **argv, int32_t pid)
+{
+	struct rec_proc *p;
+	uint64_t ts;
+	int rc;
+
+	if (r->cfg.ev.freq > 10000) {
+		warnx("--ptrace samples at most 10000 times a second");
+		return 1;
+	}
+	r->pt = sp_ptrace_new((unsigned)r->cfg.ev.freq, r->cfg.ev.stack_size);
+	if (!r->pt) {
+		warn("cannot set up ptrace sampling");
+		return 1;
+	}
+	rc = argv ? sp_ptrace_spawn(r->pt, argv)
+		  : sp_ptrace_attach(r->pt, pid);
+	if (rc < 0)
+		return ptrace_failed(argv, pid, rc);
+	pid = sp_ptrace_pid(r->pt);
+	if (argv)
+		r->child = pid;
+	p = track(r, pid, true);
+	if (!p)
+		return 1;
+	ts = now_ns();
+	if (snapshot_maps(r, p, ts) == 0)
+		name_threads(r, pid, ts);
+	if (!r->werr)
+		wr(r, sp_spool_writer_flush(r->w));
+	r->last_flush_ns = now_ns();
+	return r->werr ? 1 : 0;
+}
+
+int
+rec_ptrace_run(struct recorder *r, double seconds,
+	       volatile sig_atomic_t *stop)
+{
+	int rc = sp_ptrace_run(r->pt, seconds, stop, on_ptrace, r);
+
+	if (rc < 0 && !r->werr)
+		warnx("ptrace: %s", strerror(-rc));
+	sp_ptrace_summary(r->pt, &r->ptsum);
+	/* Detached now, so a launched command can be ended normally. */
+	sp_ptrace_detach(r->pt);
+	return r->werr;
+}
+
+/* ------------------------------------------------------------------ */
 
 static void
 print_counter(const char *key, uint64_t value, void *arg)
@@ -1246,6 +1407,13 @@ rec_summary(const struct recorder *r, FILE *out, double seconds)
 	if (line.len)
 		fprintf(out, "sp-record: unwinding:%s\n", (char *)line.data);
 	sp_buf_release(&line);
+	if (r->pt)
+		fprintf(out, "sp-record: ptrace pauses: median %.0f us, p99 "
+			"%.0f us, max %.0f us; %" PRIu64 " stack reads failed\n",
+			(double)r->ptsum.pause_median_ns / 1e3,
+			(double)r->ptsum.pause_p99_ns / 1e3,
+			(double)r->ptsum.pause_max_ns / 1e3,
+			r->ptsum.stack_read_errors);
 	fprintf(out, "sp-record: wrote %" PRIu64 " bytes (%.1f per sample) "
 		"to '%s'\n", bytes,
 		s->samples ? (double)bytes / (double)s->samples : 0.0,

@@ -17,6 +17,7 @@
 #ifndef SP_RECORD_RECORDER_H
 #define SP_RECORD_RECORDER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@ struct rec_config {
 	struct rec_evopts ev;
 	enum rec_callgraph callgraph;
 	bool follow;		/* -f: record processes forked later */
+	bool ptrace;		/* --ptrace: sample with ptrace, not perf */
 	bool spool_on_stdout;	/* a launched command writes to stderr */
 	const char *output_name;	/* for messages */
 };
@@ -67,6 +69,19 @@ void rec_free(struct recorder *r);
 int rec_launch(struct recorder *r, char **argv);
 /* Attaches to every thread of each pid.  Returns 0 or 1, as rec_launch. */
 int rec_attach(struct recorder *r, const int32_t *pids, size_t n);
+
+/*
+ * --ptrace: samples one process by interrupting its threads with ptrace(2)
+ * (sp-record/ptrace.h) instead of perf events; every copy of registers and
+ * stack goes through the DWARF unwinder.  rec_ptrace_start() launches argv
+ * (when not NULL) or attaches to `pid` and returns 0 or an exit status, as
+ * rec_launch() does.  rec_ptrace_run() samples until `seconds` pass (0: no
+ * limit), *stop is set, the target exits or the output fails; then it
+ * detaches.  Returns 0 or the write error.
+ */
+int rec_ptrace_start(struct recorder *r, char **argv, int32_t pid);
+int rec_ptrace_run(struct recorder *r, double seconds,
+		   volatile sig_atomic_t *stop);
 
 /*
  * Waits up to `timeout_ms` for ring data, then drains every ring, writes

@@ -32,12 +32,14 @@ usage(void)
 	fprintf(stderr,
 		"usage: sp-record [-fk] [-d seconds] [-e event] [-F hz|max] "
 		"[-g fp|dwarf]\n"
-		"                 [-m pages] [-o file] [--stack-size bytes] "
-		"-p pid[,pid...]\n"
+		"                 [-m pages] [-o file] [--ptrace] "
+		"[--stack-size bytes]\n"
+		"                 -p pid[,pid...]\n"
 		"       sp-record [-fk] [-d seconds] [-e event] [-F hz|max] "
 		"[-g fp|dwarf]\n"
-		"                 [-m pages] [-o file] [--stack-size bytes] "
-		"[--] command [arg ...]\n");
+		"                 [-m pages] [-o file] [--ptrace] "
+		"[--stack-size bytes]\n"
+		"                 [--] command [arg ...]\n");
 	exit(2);
 }
 
@@ -238,17 +240,39 @@ pages_arg(const char *s)
 }
 
 /*
+ * --ptrace samples one process and its threads, with DWARF unwinding of
+ * the copied stacks; children and kernel frames are out of its reach.
+ */
+static void
+ptrace_options(struct rec_config *cfg, size_t npids)
+{
+	if (npids > 1) {
+		warnx("--ptrace records one process");
+		usage();
+	}
+	if (cfg->follow || cfg->ev.kernel)
+		warnx("--ptrace records neither children (-f) nor kernel "
+		      "frames (-k)");
+	cfg->follow = false;
+	cfg->ev.kernel = false;
+	cfg->callgraph = REC_CG_DWARF;
+}
+
+/*
  * Records until the duration ends, a signal comes, every target exited or
  * the output failed; returns sp-record's exit status.
  */
 static int
-record(struct recorder *r, double duration)
+record(struct recorder *r, const struct rec_config *cfg, double duration)
 {
 	double start = now_s(), left, elapsed;
 	int status, wst;
 	bool killed;
 
-	while (!stop_signal && !rec_targets_gone(r) && !rec_failed(r)) {
+	if (cfg->ptrace)
+		rec_ptrace_run(r, duration, &stop_signal);
+	while (!cfg->ptrace && !stop_signal && !rec_targets_gone(r) &&
+	       !rec_failed(r)) {
 		left = duration > 0 ? duration - (now_s() - start) : 1;
 		if (left <= 0)
 			break;
@@ -281,6 +305,7 @@ main(int argc, char **argv)
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "ptrace", no_argument, NULL, 'P' },
 		{ "stack-size", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -332,6 +357,9 @@ main(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
+		case 'P':
+			cfg.ptrace = true;
+			break;
 		case 'p':
 			add_pids(optarg, &pids, &npids);
 			break;
@@ -350,6 +378,8 @@ main(int argc, char **argv)
 	argv += optind;
 	if ((npids == 0) == (argc == 0))
 		usage();
+	if (cfg.ptrace)
+		ptrace_options(&cfg, npids);
 	cfg.ev.dwarf = cfg.callgraph == REC_CG_DWARF;
 	if (cfg.ev.pages == 0)
 		cfg.ev.pages = default_pages(&cfg);
@@ -360,10 +390,15 @@ main(int argc, char **argv)
 	r = rec_new(&cfg, fd);
 	if (!r)
 		return 1;
-	status = argc ? rec_launch(r, argv) : rec_attach(r, pids, npids);
+	if (cfg.ptrace)
+		status = rec_ptrace_start(r, argc ? argv : NULL,
+					  npids ? pids[0] : 0);
+	else
+		status = argc ? rec_launch(r, argv)
+			      : rec_attach(r, pids, npids);
 	free(pids);
 	if (status == 0)
-		status = record(r, duration);
+		status = record(r, &cfg, duration);
 	rec_free(r);
 	if (fd != STDOUT_FILENO && close(fd) < 0) {
 		warn("'%s'", output);
