@@ -127,16 +127,16 @@ emit_chain(Dwarf_Die *cu, struct chain *c, const char *outer,
 	int rc;
 
 	for (j = c->n; j-- > 0;) {
-		const char *name = j == c->n - 1 && outer ? outer :
-							    die_name(&c->die[j]);
+		bool top = j == c->n - 1;
+		const char *name = top && outer ? outer : die_name(&c->die[j]);
 		const char *f = file;
 		int l = line;
 
 		if (j > 0)
 			call_site(cu, &c->die[j - 1], &f, &l);
-		rc = add_frame(out, name ? name : "??", demangle && !(
-				       j == c->n - 1 && outer),
-			       f, l, j != c->n - 1);
+		/* `outer` comes demangled already. */
+		rc = add_frame(out, name ? name : "??",
+			       demangle && !(top && outer), f, l, !top);
 		if (rc)
 			return rc;
 	}

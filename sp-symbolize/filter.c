@@ -170,7 +170,8 @@ on_module(struct filt *f, struct sp_fields *in)
 
 	memset(&m, 0, sizeof(m));
 	if (in->n != 9 || sp_parse_id(in->f[1], &m.id) ||
-	    sp_parse_i32(in->f[2], &m.pid) || sp_parse_hex(in->f[3], &m.start) ||
+	    sp_parse_i32(in->f[2], &m.pid) ||
+	    sp_parse_hex(in->f[3], &m.start) ||
 	    sp_parse_hex(in->f[4], &m.end) ||
 	    sp_parse_hex(in->f[5], &m.file_offset) ||
 	    sp_parse_u64(in->f[6], &m.inode) ||
@@ -219,7 +220,8 @@ on_frame(struct filt *f, struct sp_fields *in)
 
 	memset(&fr, 0, sizeof(fr));
 	if (in->n != 6 || sp_parse_id(in->f[1], &id) ||
-	    parse_mode(in->f[2], &fr.mode) || sp_parse_hex(in->f[3], &fr.abs_ip))
+	    parse_mode(in->f[2], &fr.mode) ||
+	    sp_parse_hex(in->f[3], &fr.abs_ip))
 		return bad(f, "malformed frame record");
 	if (id != f->nframes)
 		return bad(f, "frame id %" PRIu32 " did not match expected %zu",
@@ -367,9 +369,9 @@ sp_filter_run(struct sp_resolver *r, FILE *in, FILE *out, bool flush,
 	}
 	if (rc < 0 && f.err->len == 0) {
 		f.lineno = rin ? f.lineno + 1 : 0;
-		bad(&f, "%s", rc == -EIO ? strerror(EIO) :
+		bad(&f, "%s", rc == -EIO      ? strerror(EIO) :
 			      rc == -ENOMEM ? "out of memory" :
-					      "line cut short or holds a NUL byte");
+			      "line cut short or holds a NUL byte");
 	}
 	sp_recin_free(rin);
 	sp_symres_release(&f.res);

@@ -65,8 +65,8 @@ add_name(struct sp_kallsyms *k, const char *s, size_t n)
 }
 
 static int
-push(struct sp_kallsyms *k, uint64_t addr, unsigned rank, const char *name,
-     const char *module)
+ks_push(struct sp_kallsyms *k, uint64_t addr, unsigned rank,
+	const char *name, const char *module)
 {
 	struct sp_ksym *s;
 
@@ -94,7 +94,7 @@ push(struct sp_kallsyms *k, uint64_t addr, unsigned rank, const char *name,
 
 /* Parses one line in place; returns 0, 1 to skip it, or -EBADMSG. */
 static int
-parse_line(struct sp_kallsyms *k, char *line)
+ks_parse_line(struct sp_kallsyms *k, char *line)
 {
 	char *end, *type, *name, *module, *save = NULL;
 	unsigned long long addr;
@@ -110,7 +110,7 @@ parse_line(struct sp_kallsyms *k, char *line)
 		return -EBADMSG;
 	if (!type_rank(type[0]))
 		return 1;
-	return push(k, addr, type_rank(type[0]), name, module);
+	return ks_push(k, addr, type_rank(type[0]), name, module);
 }
 
 static int
@@ -126,7 +126,7 @@ cmp_ksym(const void *pa, const void *pb)
 }
 
 static void
-finish(struct sp_kallsyms *k)
+ks_finish(struct sp_kallsyms *k)
 {
 	size_t i, n = 0;
 	bool nonzero = false;
@@ -158,7 +158,7 @@ sp_kallsyms_read(FILE *f, unsigned long *lineno)
 	while (rc >= 0 && getline(&line, &cap, f) > 0) {
 		no++;
 		if (line[0] != '\n')
-			rc = parse_line(k, line);
+			rc = ks_parse_line(k, line);
 	}
 	free(line);
 	if (rc >= 0 && ferror(f))
@@ -170,7 +170,7 @@ sp_kallsyms_read(FILE *f, unsigned long *lineno)
 		errno = -rc;
 		return NULL;
 	}
-	finish(k);
+	ks_finish(k);
 	return k;
 }
 

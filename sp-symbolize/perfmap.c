@@ -46,8 +46,8 @@ parse_hex(char **p, uint64_t *v)
 }
 
 static int
-push(struct sp_perfmap *m, uint64_t start, uint64_t size, const char *name,
-     size_t len)
+pm_push(struct sp_perfmap *m, uint64_t start, uint64_t size,
+	const char *name, size_t len)
 {
 	struct sp_pment *e;
 
@@ -72,7 +72,7 @@ push(struct sp_perfmap *m, uint64_t start, uint64_t size, const char *name,
 }
 
 static int
-parse_line(struct sp_perfmap *m, char *line, size_t len)
+pm_parse_line(struct sp_perfmap *m, char *line, size_t len)
 {
 	uint64_t start, size;
 	char *p = line;
@@ -82,7 +82,7 @@ parse_line(struct sp_perfmap *m, char *line, size_t len)
 	if (!parse_hex(&p, &start) || !parse_hex(&p, &size) || size == 0 ||
 	    !*p)
 		return 0;
-	return push(m, start, size, p, len - (size_t)(p - line));
+	return pm_push(m, start, size, p, len - (size_t)(p - line));
 }
 
 static int
@@ -107,7 +107,7 @@ sp_perfmap_read(FILE *f)
 	if (!m)
 		return NULL;
 	while (rc == 0 && (len = getline(&line, &cap, f)) > 0)
-		rc = parse_line(m, line, (size_t)len);
+		rc = pm_parse_line(m, line, (size_t)len);
 	free(line);
 	if (rc == 0 && ferror(f))
 		rc = -EIO;

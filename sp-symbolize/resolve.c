@@ -172,7 +172,8 @@ sp_is_python_runtime(const char *base, size_t len)
 		return true;
 	if (len < 6 || memcmp(base, "python", 6) != 0)
 		return false;
-	while (i < len && ((base[i] >= '0' && base[i] <= '9') || base[i] == '.'))
+	while (i < len &&
+	       ((base[i] >= '0' && base[i] <= '9') || base[i] == '.'))
 		i++;
 	while (i < len && strchr("dmu", base[i]))
 		i++;
@@ -614,6 +615,7 @@ native_frame(struct sp_resolver *r, const struct sp_frame *f,
 {
 	size_t first = out->n;
 	struct sp_image *img;
+	unsigned py;
 	int n;
 
 	if (f->mode == SP_FRAME_KERNEL || (rm && rm->m.is_kernel))
@@ -621,21 +623,22 @@ native_frame(struct sp_resolver *r, const struct sp_frame *f,
 	if (!rm)
 		return fallback(f, NULL, SP_SYM_UNRESOLVED, out);
 	img = module_image(r, rm);
+	py = rm->pyruntime ? SP_SYM_PYRUNTIME : 0;
+
 	n = img ? sp_image_resolve(img, f->rel_ip, out) : 0;
 	if (n < 0)
 		return n;
 	if (n > 0) {
 		for (; first < out->n; first++)
-			out->v[first].flags |= rm->pyruntime ? SP_SYM_PYRUNTIME
-							     : 0;
+			out->v[first].flags |= py;
 		return 0;
 	}
+	/* As the reference does, only address names of a runtime hide. */
+	if (py)
+		py |= SP_SYM_HIDDEN;
 	/* An anonymous mapping has no path to name it after. */
 	return fallback(f, rm->m.path[0] ? rm->m.path : "[anon]",
-			SP_SYM_UNRESOLVED |
-				(rm->pyruntime ? SP_SYM_PYRUNTIME | SP_SYM_HIDDEN
-					       : 0),
-			out);
+			SP_SYM_UNRESOLVED | py, out);
 }
 
 int

@@ -181,7 +181,8 @@ main(int argc, char *argv[])
 	r = sp_resolver_new(&o, &why);
 	if (!r) {
 		fprintf(stderr, "sp-symbolize: '%s': %s\n",
-			o.kallsyms ? o.kallsyms : "", why ? why : strerror(errno));
+			o.kallsyms ? o.kallsyms : "",
+			why ? why : strerror(errno));
 		return 1;
 	}
 	status = symbolize(r, argc ? argv[0] : NULL);
