@@ -6,9 +6,10 @@
 # 1. Unwinder alone: records tests/programs/unw_chains.c (-O2
 #    -fomit-frame-pointer) with perf_event_open and unwinds each sample
 #    repeatedly (tests/unit/check_record_unwind_perf.c with
-#    SP_UNW_BENCH=1), once as sp-record builds it and once with Debian's
-#    libunwind left to block signals around every lock, and prints warm
-#    microseconds per sample.
+#    SP_UNW_BENCH=1), once as sp-record builds it, once with Debian's
+#    libunwind left to block signals around every lock, and once with the
+#    libdw backend (sp-record/unwind_dw.c, one cached Dwfl per process),
+#    and prints warm microseconds per sample.
 # 2. Whole recorder: when build/sp-record and perf(1) exist, records the same
 #    program at 1000 Hz with 32 KiB stack copies by both, and prints
 #    recorder CPU per sample and output bytes per sample with the ratio
@@ -29,9 +30,13 @@ cc $CFLAGS -o "$OUT/nosig" $SRCS $LIBS
 # shellcheck disable=SC2086
 cc $CFLAGS -Dsigprocmask=sp_bench_unused_sigprocmask -o "$OUT/stock" \
 	$SRCS $LIBS
+LIBS_DW="$(pkg-config --libs check libdw) -lelf -lxxhash -lm"
+# shellcheck disable=SC2086
+cc $CFLAGS -DSP_UNWIND_LIBDW -o "$OUT/libdw" $SRCS sp-record/unwind_dw.c \
+	$LIBS_DW
 
 echo "== unwinder alone (unw_chains, ${SECS}s at 1000 Hz, warm, best of 5)"
-for v in nosig stock; do
+for v in nosig stock libdw; do
 	echo "-- $v"
 	SP_UNW_BENCH=1 SP_UNW_SECONDS=$SECS "$OUT/$v" | grep -E 'warm|unwound'
 done

@@ -24,6 +24,9 @@
 #include "sp-record/unwind.h"
 #include "common/banned.h"
 
+/* unwind_dw.c replaces this file in the libdw build of the benchmark. */
+#ifndef SP_UNWIND_LIBDW
+
 /* Exported by libunwind but declared in none of its headers. */
 #define dwarf_search_unwind_table UNW_OBJ(dwarf_search_unwind_table)
 extern int dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip,
@@ -676,3 +679,5 @@ sp_unwinder_missed_module(const struct sp_unwinder *u)
 {
 	return u->missed_module;
 }
+
+#endif /* !SP_UNWIND_LIBDW */
