@@ -1,0 +1,65 @@
+/*
+ * fuzz_fold.c: libFuzzer harness for sp-fold's readers and writers.  The
+ * first byte picks the reader (perf script text or the record stream)
+ * and options; the rest is the input.  The folded set then goes through
+ * the folded, top, svg and pprof writers into /dev/null.
+ * tool: sp-fold
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp-fold/fold.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void
+write_all(struct fold_set *set, const struct fold_opts *o,
+	  const struct fold_meta *meta)
+{
+	FILE *null = fopen("/dev/null", "w");
+
+	if (!null)
+		return;
+	fold_write_folded(null, set);
+	fold_write_top(null, set, o);
+	fold_write_svg(null, set, o);
+	fold_write_pprof(null, set, o, meta);
+	fclose(null);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fold_opts o = { .format = FOLD_FOLDED };
+	struct fold_meta meta = { 0 };
+	struct fold_set *set;
+	FILE *in;
+	uint8_t mode;
+
+	if (size < 1)
+		return 0;
+	mode = data[0];
+	o.pid = mode & 2;
+	o.tid = mode & 4;
+	o.kernel = o.jit = mode & 8;
+	o.inl = o.addrs = mode & 16;
+	o.no_comm = mode & 32;
+	o.show_hidden = o.reverse = mode & 64;
+	o.max_depth = mode & 128 ? 3 : 0;
+	in = fmemopen((void *)(data + 1), size - 1 ? size - 1 : 1, "r");
+	set = fold_set_new();
+	if (in && set && size > 1) {
+		if (mode & 1)
+			fold_perf_script(in, "", &o, set);
+		else
+			fold_records(in, "", &o, set, &meta);
+		write_all(set, &o, &meta);
+	}
+	if (in)
+		fclose(in);
+	fold_set_free(set);
+	return 0;
+}
