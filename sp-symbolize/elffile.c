@@ -25,7 +25,8 @@ sp_elffile_open(struct sp_elffile *f, const char *path)
 	f->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (f->fd < 0)
 		return -errno;
-	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	/* Not mapped: a file truncated under us must not raise SIGBUS. */
+	f->elf = elf_begin(f->fd, ELF_C_READ, NULL);
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
 		sp_elffile_close(f);
 		return -ENOEXEC;
