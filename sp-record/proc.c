@@ -160,7 +160,6 @@ rec_ptab_add_thread(struct rec_ptab *t, int32_t pid, int32_t tid,
 	}
 	th->pid = pid;
 	th->tid = tid;
-	th->exited = false;
 	if (comm) {
 		if (comm_len >= REC_COMM_MAX)
 			comm_len = REC_COMM_MAX - 1;
@@ -168,6 +167,17 @@ rec_ptab_add_thread(struct rec_ptab *t, int32_t pid, int32_t tid,
 		th->comm[comm_len] = '\0';
 	}
 	return th;
+}
+
+void
+rec_ptab_remove_thread(struct rec_ptab *t, int32_t tid)
+{
+	struct rec_thread *th = rec_ptab_thread(t, tid);
+
+	if (!th)
+		return;
+	free(th);
+	sp_htab_put(t->threads, &tid, sizeof(tid), 0);
 }
 
 bool
@@ -247,6 +257,27 @@ rec_proc_stat(int32_t pid, char *state, uint64_t *start_time)
 	*start_time = strtoull(p, &end, 10);
 	if (end == p || errno)
 		return -EBADMSG;
+	return 0;
+}
+
+int
+rec_proc_tgid(int32_t pid, int32_t *tgid)
+{
+	char path[64], buf[4096], *p, *end;
+	long n, v;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	n = read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	p = strstr(buf, "\nTgid:");
+	if (!p)
+		return -EBADMSG;
+	errno = 0;
+	v = strtol(p + 6, &end, 10);
+	if (errno || end == p + 6 || v <= 0 || v > INT32_MAX)
+		return -EBADMSG;
+	*tgid = (int32_t)v;
 	return 0;
 }
 

@@ -34,7 +34,6 @@ struct rec_thread {
 	int32_t pid;
 	int32_t tid;
 	char comm[REC_COMM_MAX];
-	bool exited;
 };
 
 struct rec_ptab {
@@ -74,6 +73,9 @@ struct rec_thread *rec_ptab_add_thread(struct rec_ptab *t, int32_t pid,
 				       int32_t tid, const char *comm,
 				       size_t comm_len);
 
+/* Forgets thread `tid` (it exited). */
+void rec_ptab_remove_thread(struct rec_ptab *t, int32_t tid);
+
 /*
  * Records that `pc`'s page of process `p` triggered a maps refresh.
  * Returns true the first time for a page (refresh now), false after.
@@ -89,6 +91,11 @@ void rec_proc_clear_uncovered(struct rec_proc *p);
  * /proc/PID/stat.  -ENOENT/-ESRCH when the process is gone.
  */
 int rec_proc_stat(int32_t pid, char *state, uint64_t *start_time);
+/*
+ * Reads the thread group (process) id of task `pid` from /proc/PID/status:
+ * a thread id gives its process's id.
+ */
+int rec_proc_tgid(int32_t pid, int32_t *tgid);
 /* Reads /proc/PID/task/TID/comm without its newline. */
 int rec_proc_comm(int32_t pid, int32_t tid, char *buf, size_t size);
 /*

@@ -706,7 +706,6 @@ on_fork(struct recorder *r, const struct rec_event *e, uint64_t ts)
 static int
 on_exit_record(struct recorder *r, const struct rec_event *e, uint64_t ts)
 {
-	struct rec_thread *th;
 	struct rec_task t;
 
 	if (rec_task_parse(e->data, e->len, &t) < 0) {
@@ -716,9 +715,7 @@ on_exit_record(struct recorder *r, const struct rec_event *e, uint64_t ts)
 	if (t.pid > INT32_MAX || t.tid > INT32_MAX ||
 	    !rec_ptab_get(&r->procs, (int32_t)t.pid))
 		return 0;
-	th = rec_ptab_thread(&r->procs, (int32_t)t.tid);
-	if (th)
-		th->exited = true;
+	rec_ptab_remove_thread(&r->procs, (int32_t)t.tid);
 	return write_exit(r, ts, (int32_t)t.pid, (int32_t)t.tid);
 }
 
@@ -1172,14 +1169,20 @@ name_threads(struct recorder *r, int32_t pid, uint64_t ts)
 }
 
 int
-rec_attach(struct recorder *r, const int32_t *pids, size_t n)
+rec_attach(struct recorder *r, int32_t *pids, size_t n)
 {
 	struct rec_proc *p;
+	int32_t tgid;
 	uint64_t ts;
 	size_t i;
 	long rc;
 
 	for (i = 0; i < n; i++) {
+		if (rec_proc_tgid(pids[i], &tgid) == 0 && tgid != pids[i]) {
+			warnx("%d is a thread of process %d: recording the "
+			      "process", (int)pids[i], (int)tgid);
+			pids[i] = tgid;
+		}
 		if (rec_ptab_get(&r->procs, pids[i]))
 			continue;	/* named twice */
 		rc = rec_events_open_attach(&r->ev, pids[i]);

@@ -67,8 +67,11 @@ void rec_free(struct recorder *r);
  * could not be executed), after printing why.
  */
 int rec_launch(struct recorder *r, char **argv);
-/* Attaches to every thread of each pid.  Returns 0 or 1, as rec_launch. */
-int rec_attach(struct recorder *r, const int32_t *pids, size_t n);
+/*
+ * Attaches to every thread of each pid (a thread id stands for its
+ * process: pids[] is updated).  Returns 0 or 1, as rec_launch.
+ */
+int rec_attach(struct recorder *r, int32_t *pids, size_t n);
 
 /*
  * --ptrace: samples one process by interrupting its threads with ptrace(2)

@@ -31,7 +31,11 @@ START_TEST(processes_and_threads)
 	ck_assert_str_eq(th->comm, "a-very-long-thr");	/* 15 bytes kept */
 	ck_assert_uint_eq(t.nprocs, 2);
 	ck_assert_uint_eq(t.threads_seen, 3);
+	ck_assert_ptr_nonnull(rec_ptab_thread(&t, 21));
 
+	rec_ptab_remove_thread(&t, 21);
+	ck_assert_ptr_null(rec_ptab_thread(&t, 21));
+	ck_assert_ptr_nonnull(rec_ptab_add_thread(&t, 20, 21, "again", 5));
 	rec_ptab_remove(&t, 10);
 	ck_assert_ptr_null(rec_ptab_get(&t, 10));
 	ck_assert_ptr_null(rec_ptab_thread(&t, 12));
@@ -64,6 +68,7 @@ START_TEST(proc_readers_on_ourselves)
 {
 	char state, comm[REC_COMM_MAX];
 	uint64_t start, again;
+	int32_t tgid;
 	int32_t *tids;
 	long n;
 
@@ -73,6 +78,9 @@ START_TEST(proc_readers_on_ourselves)
 	ck_assert_int_eq(rec_proc_stat(getpid(), &state, &again), 0);
 	ck_assert_uint_eq(start, again);
 	ck_assert_int_lt(rec_proc_stat(-3, &state, &start), 0);
+	ck_assert_int_eq(rec_proc_tgid(getpid(), &tgid), 0);
+	ck_assert_int_eq(tgid, getpid());
+	ck_assert_int_lt(rec_proc_tgid(-3, &tgid), 0);
 	n = rec_proc_tasks(getpid(), &tids);
 	ck_assert_int_ge(n, 1);
 	ck_assert_int_eq(tids[0] == getpid() || n > 1, 1);
