@@ -7,8 +7,9 @@
 # -fomit-frame-pointer) with sp-record/ptrace.c and the DWARF unwinder
 # (tests/unit/check_record_ptrace.c with SP_PTRACE_BENCH) for 1 and 3
 # threads, printing the pause per sample per thread (median, p99) and the
-# target's throughput next to running alone; then the same target under
-# perf record --call-graph dwarf at the same rate.  Run it on an idle
+# target's throughput next to running alone; then the same through
+# sp-record --ptrace (when $SP_RECORD, default build/sp-record, exists),
+# and under perf record --call-graph dwarf at the same rate.  Run it on an idle
 # machine: the throughput figures are only as steady as the machine.
 set -eu
 cd "$(dirname "$0")/.."
@@ -25,8 +26,21 @@ cc -std=gnu11 -O2 -g -I. -D_GNU_SOURCE -o "$OUT/bench" \
 cc -O2 -fomit-frame-pointer -pthread -o "$OUT/unw_busy" \
 	tests/programs/unw_busy.c
 
+SP_RECORD=${SP_RECORD:-build/sp-record}
 for threads in 1 3; do
 	SP_PTRACE_BENCH="$HZ $SECS $threads" "$OUT/bench" | grep '^ptrace'
+	if [ -x "$SP_RECORD" ]; then
+		alone=$("$OUT/unw_busy" "$SECS" "$threads" | cut -d' ' -f1)
+		rec=$("$SP_RECORD" --ptrace -F "$HZ" -o "$OUT/p.spool" -- \
+			"$OUT/unw_busy" "$SECS" "$threads" 2>"$OUT/err" |
+			cut -d' ' -f1)
+		pauses=$(sed -n 's/^sp-record: ptrace pauses: //p' "$OUT/err")
+		awk -v a="$alone" -v p="$rec" -v t="$threads" -v hz="$HZ" \
+		    -v pz="$pauses" 'BEGIN { printf "sp-record --ptrace %d Hz, " \
+			"%d threads: target %d rounds alone, %d recorded " \
+			"(%+.1f%%); pauses %s\n", hz, t, a, p,
+			a ? 100 * (p - a) / a : 0, pz }'
+	fi
 	if command -v perf >/dev/null 2>&1; then
 		alone=$("$OUT/unw_busy" "$SECS" "$threads" | cut -d' ' -f1)
 		perf=$(perf record -q -F "$HZ" -e cpu-clock \
