@@ -333,6 +333,100 @@ START_TEST(test_sampler_sigkill)
 }
 END_TEST
 
+/* Builds tests/programs/unw_busy.c as `exe` in a new `dir`. */
+static void
+build_busy(void)
+{
+	const char *top = getenv("SP_TOP") ? getenv("SP_TOP") : ".";
+	char cmd[512];
+
+	snprintf(dir, sizeof(dir), "/tmp/sp-ptr.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(exe, sizeof(exe), "%s/unw_busy", dir);
+	snprintf(cmd, sizeof(cmd), "cc -O2 -fomit-frame-pointer -pthread -o %s"
+		 " %s/tests/programs/unw_busy.c", exe, top);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+struct jobctl {
+	pid_t target;
+	uint64_t stop_at, cont_at;	/* CLOCK_MONOTONIC ns */
+	bool stopped, continued;
+	size_t during;			/* samples while it was stopped */
+	char state;			/* its state while stopped */
+};
+
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Stops the target with SIGSTOP, looks at it, continues it with SIGCONT. */
+static int
+on_jobctl_event(const struct sp_ptrace_event *ev, void *arg)
+{
+	struct jobctl *j = arg;
+	uint64_t now = mono_ns();
+
+	if (ev->kind == SP_PTRACE_SAMPLE && j->stopped && !j->continued &&
+	    now > j->stop_at + 50000000u)
+		j->during++;
+	if (!j->stopped && now >= j->stop_at) {
+		kill(j->target, SIGSTOP);
+		j->stopped = true;
+	}
+	return 0;
+}
+
+/*
+ * Job control goes through: a SIGSTOP sent to a sampled process stops it
+ * (and it is not sampled meanwhile), SIGCONT resumes it, and it is left
+ * running afterwards.  The sampler runs in slices here so the test can
+ * act between them.
+ */
+START_TEST(test_job_control)
+{
+	char *argv[] = { exe, "30", "2", NULL };
+	struct sp_ptrace *t = sp_ptrace_new(200, 4096);
+	struct jobctl j;
+	int r, st, i;
+
+	build_busy();
+	if ((r = sp_ptrace_spawn(t, argv)) < 0) {
+		skip(r);
+		sp_ptrace_free(t);
+		cleanup();
+		return;
+	}
+	memset(&j, 0, sizeof(j));
+	j.target = sp_ptrace_pid(t);
+	j.stop_at = mono_ns() + 200000000u;
+	for (i = 0; i < 20; i++) {	/* 1 s in slices of 50 ms */
+		ck_assert_int_eq(sp_ptrace_run(t, 0.05, NULL, on_jobctl_event,
+					       &j), 0);
+		if (j.stopped && !j.continued &&
+		    mono_ns() > j.stop_at + 300000000u) {
+			j.state = status_of(j.target, "State", NULL);
+			kill(j.target, SIGCONT);
+			j.continued = true;
+		}
+	}
+	ck_assert(j.continued);
+	ck_assert_msg(j.state == 't' || j.state == 'T', "state %c", j.state);
+	ck_assert_uint_eq(j.during, 0);
+	sp_ptrace_detach(t);
+	check_untraced_and_running(j.target);
+	kill(j.target, SIGKILL);
+	waitpid(j.target, &st, 0);
+	sp_ptrace_free(t);
+	cleanup();
+}
+END_TEST
+
 START_TEST(test_spawn_missing_program)
 {
 	char *argv[] = { "/nonexistent/program", NULL };
@@ -394,9 +488,8 @@ rounds_of(char *const argv[], struct sp_ptrace *t, struct capture *c,
 
 START_TEST(test_bench)
 {
-	char secs[32], threads[32], cmd[512];
+	char secs[32], threads[32];
 	char *argv[] = { exe, secs, threads, NULL };
-	const char *top = getenv("SP_TOP") ? getenv("SP_TOP") : ".";
 	struct capture *c = calloc(1, sizeof(*c));
 	struct sp_ptrace_summary s;
 	struct sp_ptrace *t;
@@ -405,12 +498,7 @@ START_TEST(test_bench)
 	double unwind_s = 0;
 
 	sscanf(getenv("SP_PTRACE_BENCH"), "%u %31s %31s", &hz, secs, threads);
-	snprintf(dir, sizeof(dir), "/tmp/sp-ptr.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(exe, sizeof(exe), "%s/unw_busy", dir);
-	snprintf(cmd, sizeof(cmd), "cc -O2 -fomit-frame-pointer -pthread -o %s"
-		 " %s/tests/programs/unw_busy.c", exe, top);
-	ck_assert_int_eq(system(cmd), 0);
+	build_busy();
 	base = rounds_of(argv, NULL, NULL, NULL);
 	t = sp_ptrace_new(hz, STACK);
 	c->mods = sp_modtab_new();
@@ -446,6 +534,7 @@ ptrace_suite(void)
 	tcase_add_test(tc, test_spawn_sample_detach);
 	tcase_add_test(tc, test_sampler_sigterm);
 	tcase_add_test(tc, test_sampler_sigkill);
+	tcase_add_test(tc, test_job_control);
 	tcase_add_test(tc, test_spawn_missing_program);
 	suite_add_tcase(s, tc);
 	return s;

@@ -138,6 +138,7 @@ self_modules(const char *skip)
 
 struct counters {
 	uint64_t fallback_no_module, stack_truncated, no_regs, no_stack;
+	uint64_t too_many;
 };
 
 static void
@@ -153,6 +154,8 @@ count(const char *key, uint64_t v, void *arg)
 		c->no_regs = v;
 	else if (strcmp(key, "unwind_error.no_user_stack") == 0)
 		c->no_stack = v;
+	else if (strcmp(key, "unwind_error.too_many_frames") == 0)
+		c->too_many = v;
 }
 
 /* pcs[1] must be capture's call site, then one per level, in order. */
@@ -228,6 +231,29 @@ END_TEST
  * test's own frames: each such step follows the frame pointer (this file
  * is built with frame pointers under the sanitizers) and is counted.
  */
+/* Reaching `max` frames before the root is a truncation, counted. */
+START_TEST(test_max_frames)
+{
+	struct sp_unwinder *u = sp_unwinder_new();
+	struct sp_modtab *t = self_modules(NULL);
+	uint64_t pcs[5];
+	struct counters c = { 0 };
+	bool trunc;
+	size_t n;
+
+	level(DEPTH);
+	n = sp_unwinder_unwind(u, t, getpid(), cap_regs, SP_UNWIND_REGS_MASK,
+			       cap_stack, cap_len, pcs, 5, &trunc);
+	ck_assert_uint_eq(n, 5);
+	ck_assert(trunc);
+	ck_assert_uint_eq(pcs[1] + 1, cap_ra);
+	sp_unwinder_counters(u, count, &c);
+	ck_assert_uint_eq(c.too_many, 1);
+	sp_unwinder_free(u);
+	sp_modtab_free(t);
+}
+END_TEST
+
 START_TEST(test_fallback_counted)
 {
 	char exe[4096];
@@ -477,6 +503,7 @@ unwind_suite(void)
 
 	tcase_add_test(tc, test_self_unwind);
 	tcase_add_test(tc, test_short_copy_is_truncated);
+	tcase_add_test(tc, test_max_frames);
 	tcase_add_test(tc, test_fallback_counted);
 	tcase_add_test(tc, test_missing_input);
 	tcase_add_test(tc, test_garbage_stack);
