@@ -413,6 +413,33 @@ START_TEST(test_elfcfi_self)
 }
 END_TEST
 
+/*
+ * A module whose path the recorder cannot open (another mount namespace,
+ * a deleted file) is read through /proc/PID/map_files/START-END, which
+ * needs CAP_SYS_ADMIN: checked only as root.
+ */
+START_TEST(test_elfcfi_map_files)
+{
+	struct sp_elfcfi_cache *c = sp_elfcfi_cache_new();
+	struct sp_modtab *t = self_modules(NULL);
+	uint64_t pc = (uint64_t)(uintptr_t)level;
+	struct sp_module m;
+	struct sp_frame fr;
+
+	if (geteuid() != 0) {
+		printf("SKIP: map_files needs root\n");
+	} else {
+		sp_modtab_resolve(t, getpid(), pc, SP_FRAME_USER, &fr);
+		m = *sp_modtab_get(t, fr.module_id);
+		m.path = "/nonexistent/elsewhere/check_record_unwind";
+		m.path_len = strlen(m.path);
+		ck_assert_ptr_nonnull(sp_elfcfi_get(c, &m, getpid()));
+	}
+	sp_elfcfi_cache_free(c);
+	sp_modtab_free(t);
+}
+END_TEST
+
 START_TEST(test_elfcfi_not_elf)
 {
 	struct sp_elfcfi_cache *c = sp_elfcfi_cache_new();
@@ -510,6 +537,7 @@ unwind_suite(void)
 	tcase_add_test(tc, test_random_stacks);
 	suite_add_tcase(s, tc);
 	tcase_add_test(te, test_elfcfi_self);
+	tcase_add_test(te, test_elfcfi_map_files);
 	tcase_add_test(te, test_elfcfi_not_elf);
 	tcase_add_test(te, test_elfcfi_truncated);
 	suite_add_tcase(s, te);
