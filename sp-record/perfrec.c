@@ -128,10 +128,13 @@ parse_regs(struct cur *c, const struct rec_layout *l, struct rec_sample *s)
 }
 
 static void
-parse_stack(struct cur *c, struct rec_sample *s)
+parse_stack(struct cur *c, const void *rec, struct rec_sample *s)
 {
 	const uint8_t *data;
-	uint64_t size = get64(c), dyn;
+	uint64_t size, dyn;
+
+	s->stack_field = (size_t)(c->p - (const uint8_t *)rec);
+	size = get64(c);
 
 	if (c->bad || size == 0)
 		return;
@@ -184,8 +187,44 @@ rec_sample_parse(const struct rec_layout *l, const void *rec, size_t len,
 	if (st & PERF_SAMPLE_REGS_USER)
 		parse_regs(&c, l, s);
 	if (st & PERF_SAMPLE_STACK_USER)
-		parse_stack(&c, s);
+		parse_stack(&c, rec, s);
 	return c.bad ? -EBADMSG : 0;
+}
+
+size_t
+rec_sample_compact(const struct rec_layout *l, const void *rec, size_t len,
+		   void *out)
+{
+	const uint8_t *p = rec;
+	struct perf_event_header h;
+	struct rec_sample s;
+	uint64_t size, keep;
+	uint8_t *o = out;
+	size_t n;
+
+	if (!(l->sample_type & PERF_SAMPLE_STACK_USER) ||
+	    rec_sample_parse(l, rec, len, &s) < 0 || !s.stack_field)
+		return 0;
+	memcpy(&size, p + s.stack_field, 8);
+	keep = (s.stack_len + 7) & ~(uint64_t)7;
+	if (size == 0 || keep >= size)
+		return 0;
+	/* The stack is the last field: prefix, new size, data, dyn_size. */
+	n = s.stack_field;
+	memcpy(o, p, n);
+	memcpy(o + n, &keep, 8);
+	n += 8;
+	if (keep) {
+		memcpy(o + n, s.stack, s.stack_len);
+		memset(o + n + s.stack_len, 0, keep - s.stack_len);
+		n += keep;
+		memcpy(o + n, &s.stack_len, 8);
+		n += 8;
+	}
+	memcpy(&h, o, sizeof(h));
+	h.size = (uint16_t)n;
+	memcpy(o, &h, sizeof(h));
+	return n;
 }
 
 int

@@ -47,6 +47,7 @@ struct rec_sample {
 	const uint64_t *regs;	/* nregs values in mask order, or NULL */
 	const uint8_t *stack;	/* dyn_size bytes from the user sp, or NULL */
 	uint64_t stack_len;
+	size_t stack_field;	/* offset of the stack's size word, or 0 */
 	uint16_t misc;		/* the header's misc: cpu mode of the ip */
 };
 
@@ -60,6 +61,14 @@ struct rec_id {
 /* Decodes a PERF_RECORD_SAMPLE of `len` bytes. */
 int rec_sample_parse(const struct rec_layout *l, const void *rec, size_t len,
 		     struct rec_sample *s);
+/*
+ * Shrinks a sample's user stack copy to the bytes the kernel filled
+ * (dyn_size, rounded up to 8): writes a compact copy of the `len`-byte
+ * record into `out` (room for `len` bytes) and returns its length, or 0
+ * when nothing would shrink or the record does not decode.
+ */
+size_t rec_sample_compact(const struct rec_layout *l, const void *rec,
+			  size_t len, void *out);
 /*
  * The timestamp of any record: a sample's TIME field or the trailer's.
  * Returns 0, or -EBADMSG (then *ts is 0).

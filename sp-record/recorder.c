@@ -58,6 +58,7 @@ struct recorder {
 	struct sp_buf maps;		/* /proc/PID/maps scratch */
 	struct sp_frame *frames;	/* REC_STACK_MAX */
 	struct rec_buildids *buildids;
+	uint8_t *compact;		/* REC_RING_MAX_RECORD, 8-aligned */
 	struct pollfd *pfd;
 	bool *hup;			/* ring fd reported POLLHUP */
 	int werr;			/* sticky write error */
@@ -291,11 +292,12 @@ rec_new(const struct rec_config *cfg, int fd)
 	r->sorter = rec_sorter_new();
 	r->mods = sp_modtab_new();
 	r->buildids = rec_buildids_new();
+	r->compact = malloc(REC_RING_MAX_RECORD);
 	r->frames = calloc(REC_STACK_MAX, sizeof(*r->frames));
 	r->pfd = calloc((size_t)r->ev.ncpus + 1, sizeof(*r->pfd));
 	r->hup = calloc((size_t)r->ev.ncpus + 1, sizeof(*r->hup));
 	if (rc < 0 || !r->sorter || !r->mods || !r->frames || !r->pfd ||
-	    !r->hup || !r->buildids) {
+	    !r->hup || !r->buildids || !r->compact) {
 		warnx("cannot set up the recorder: %s",
 		      strerror(rc < 0 ? -rc : ENOMEM));
 		rec_free(r);
@@ -330,6 +332,7 @@ rec_free(struct recorder *r)
 	sp_spool_writer_free(r->w);
 	sp_modtab_free(r->mods);
 	rec_buildids_free(r->buildids);
+	free(r->compact);
 	sp_buf_release(&r->ext);
 	sp_buf_release(&r->maps);
 	free(r->frames);
@@ -787,6 +790,7 @@ drain_rings(struct recorder *r)
 	const struct perf_event_header *h;
 	struct rec_ring *ring;
 	uint64_t ts;
+	size_t n;
 	int c, rc;
 
 	for (c = 0; c < r->ev.ncpus; c++) {
@@ -797,8 +801,14 @@ drain_rings(struct recorder *r)
 		while ((rc = rec_ring_next(ring, &h)) == 1) {
 			if (rec_record_time(&r->layout, h, h->size, &ts) < 0)
 				r->st.bad_records++;
+			n = h->type == PERF_RECORD_SAMPLE
+				? rec_sample_compact(&r->layout, h, h->size,
+						     r->compact)
+				: 0;
+			if (n)
+				h = (const void *)r->compact;
 			if (rec_sorter_push(r->sorter, ts, KIND_PERF, h,
-					    h->size) < 0) {
+					    n ? n : h->size) < 0) {
 				rec_ring_end(ring);
 				return wr(r, -ENOMEM);
 			}

@@ -47,14 +47,19 @@ decode(const struct rec_layout *l, const struct perf_event_header *h)
 	struct rec_mmap2 m;
 	struct rec_comm c;
 	struct rec_task t;
+	static uint64_t compact[REC_RING_MAX_RECORD / 8];
 	struct rec_id id;
 	uint64_t v;
+	size_t n;
 
 	rec_record_time(l, h, h->size, &v);
 	rec_record_id(l, h, h->size, &id);
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		if (rec_sample_parse(l, h, h->size, &s) == 0)
+			split(&s);
+		n = rec_sample_compact(l, h, h->size, compact);
+		if (n && rec_sample_parse(l, compact, n, &s) == 0)
 			split(&s);
 		break;
 	case PERF_RECORD_MMAP2:

@@ -170,6 +170,48 @@ START_TEST(sample_with_registers_and_stack)
 }
 END_TEST
 
+START_TEST(stack_copies_shrink_to_what_was_filled)
+{
+	uint64_t out[64];
+	struct rec_layout l;
+	struct rec_sample s;
+	struct rb b;
+	size_t len, n, i;
+
+	ck_assert_int_eq(rec_layout_init(&l, ST_DWARF, 0x1), 0);
+	sample_base(&b);
+	put(&b, PERF_SAMPLE_REGS_ABI_64);
+	put(&b, 0x11);
+	put(&b, 32);				/* stack size */
+	for (i = 0; i < 4; i++)
+		put(&b, 0x0101010101010101ULL * (i + 1));
+	put(&b, 12);				/* dyn_size */
+	len = finish(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	n = rec_sample_compact(&l, b.w, len, out);
+	ck_assert_uint_eq(n, len - 16);
+	ck_assert_int_eq(rec_sample_parse(&l, out, n, &s), 0);
+	ck_assert_uint_eq(((struct perf_event_header *)(void *)out)->size, n);
+	ck_assert_uint_eq(s.stack_len, 12);
+	ck_assert_uint_eq(s.stack[0], 1);
+	ck_assert_uint_eq(s.stack[11], 2);
+	ck_assert_uint_eq(s.regs[0], 0x11);
+	ck_assert_uint_eq(s.nchain, 6);
+	/* Nothing filled: the copy goes, and so does dyn_size. */
+	b.w[b.n - 1] = 0;
+	n = rec_sample_compact(&l, b.w, len, out);
+	ck_assert_uint_eq(n, len - 40);
+	ck_assert_int_eq(rec_sample_parse(&l, out, n, &s), 0);
+	ck_assert_ptr_null(s.stack);
+	/* All of it filled: nothing to gain. */
+	b.w[b.n - 1] = 32;
+	ck_assert_uint_eq(rec_sample_compact(&l, b.w, len, out), 0);
+	/* Without stack copies the layout has nothing to shrink. */
+	ck_assert_int_eq(rec_layout_init(&l, ST_BASE, 0), 0);
+	len = sample_base(&b);
+	ck_assert_uint_eq(rec_sample_compact(&l, b.w, len, out), 0);
+}
+END_TEST
+
 START_TEST(unknown_sample_bits_are_refused)
 {
 	struct rec_layout l;
@@ -351,6 +393,7 @@ main(void)
 	tcase_add_test(tp, sample_fields);
 	tcase_add_test(tp, truncated_samples_are_rejected);
 	tcase_add_test(tp, sample_with_registers_and_stack);
+	tcase_add_test(tp, stack_copies_shrink_to_what_was_filled);
 	tcase_add_test(tp, unknown_sample_bits_are_refused);
 	tcase_add_test(tp, mmap2_and_comm);
 	tcase_add_test(tp, task_and_lost);
