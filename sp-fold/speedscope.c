@@ -16,6 +16,7 @@ struct ss {
 	struct sp_htab *names;		/* frame name -> index */
 	struct sp_buf order;		/* frame names in index order, NUL-separated */
 	uint32_t **ents;		/* entry -> frame indexes, [0] = count */
+	bool *dropped;			/* entry -> filtered out */
 	struct sp_buf tmp;
 };
 
@@ -72,8 +73,10 @@ entry_frames(struct ss *ss, uint32_t e)
 	if (fold_model_folded(&r->m, r->o, comm, en->pid, en->tid, en->stack,
 			      &ss->tmp, &keep))
 		return NULL;
-	if (!keep)
+	if (!keep) {
 		ss->tmp.len = 0;
+		ss->dropped[e] = true;
+	}
 	v = calloc(ss->tmp.len + 2, sizeof(*v));
 	if (!v)
 		return NULL;
@@ -139,28 +142,29 @@ profile_head(struct ss *ss, const struct fold_tick *t, uint64_t last_ts)
 	free(name);
 }
 
-/* One thread's profile: ticks order[from..to). */
+/* One thread's profile: ticks order[from..to), less filtered ones. */
 static int
 profile(struct ss *ss, const uint32_t *order, size_t from, size_t to)
 {
 	const struct fold_reader *r = ss->r;
 	const uint32_t *v;
-	size_t i, j;
+	size_t i, j, n = 0;
 
 	profile_head(ss, &r->ticks[order[from]], r->ticks[order[to - 1]].ts);
 	for (i = from; i < to; i++) {
 		v = entry_frames(ss, r->ticks[order[i]].entry);
 		if (!v)
 			return -ENOMEM;
-		fputs(i > from ? ",[" : "[", r->out);
+		if (ss->dropped[r->ticks[order[i]].entry])
+			continue;
+		fputs(n++ ? ",[" : "[", r->out);
 		for (j = 1; j <= v[0]; j++)
 			fprintf(r->out, j > 1 ? ",%" PRIu32 : "%" PRIu32, v[j]);
 		fputc(']', r->out);
 	}
 	fputs("],\"weights\":[", r->out);
-	for (i = from; i < to; i++)
-		fprintf(r->out, i > from ? ",%" PRIu64 : "%" PRIu64,
-			fold_period_ns(r));
+	for (i = 0; i < n; i++)
+		fprintf(r->out, i ? ",%" PRIu64 : "%" PRIu64, fold_period_ns(r));
 	fputs("]}", r->out);
 	return 0;
 }
@@ -218,7 +222,8 @@ fold_speedscope_write(const struct fold_reader *r)
 
 	ss.names = sp_htab_new();
 	ss.ents = calloc(r->nents + 1, sizeof(*ss.ents));
-	if (order && ss.names && ss.ents) {
+	ss.dropped = calloc(r->nents + 1, sizeof(*ss.dropped));
+	if (order && ss.names && ss.ents && ss.dropped) {
 		for (i = 0; i < r->nticks; i++)
 			order[i] = (uint32_t)i;
 		sort_reader = r;
@@ -230,6 +235,7 @@ fold_speedscope_write(const struct fold_reader *r)
 	for (i = 0; ss.ents && i < r->nents; i++)
 		free(ss.ents[i]);
 	free(ss.ents);
+	free(ss.dropped);
 	free(order);
 	sp_htab_free(ss.names);
 	sp_buf_release(&ss.order);

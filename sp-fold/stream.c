@@ -484,6 +484,21 @@ add_tick(struct fold_reader *r, uint32_t entry, uint64_t ts)
 	return 0;
 }
 
+/* A sample as perf script text, if it passes the frame filters. */
+static int
+pscript_sample(struct fold_reader *r, const char *comm, int32_t pid,
+	       uint64_t tid, uint64_t ts, uint32_t stack)
+{
+	bool keep = true;
+
+	if (r->o->has_include || r->o->has_exclude) {
+		if (fold_model_folded(&r->m, r->o, comm, pid, tid, stack,
+				      &r->tmp, &keep))
+			return oom(r);
+	}
+	return keep ? fold_pscript_sample(r, comm, pid, tid, ts, stack) : 0;
+}
+
 static int
 on_sample(struct fold_reader *r, char **f)
 {
@@ -507,7 +522,7 @@ on_sample(struct fold_reader *r, char **f)
 		return 0;
 	comm = fold_model_comm(&r->m, pid, tid, r->o->process_name);
 	if (r->o->format == FOLD_PERF_SCRIPT)
-		return fold_pscript_sample(r, comm, pid, tid, ts, stack);
+		return pscript_sample(r, comm, pid, tid, ts, stack);
 	name = comm ? fold_model_intern(&r->m, comm, strlen(comm)) : -1;
 	if (comm && name < 0)
 		return oom(r);
@@ -603,6 +618,7 @@ reader_release(struct fold_reader *r)
 	sp_htab_free(r->agg);
 	free(r->ents);
 	free(r->ticks);
+	sp_buf_release(&r->tmp);
 }
 
 int

@@ -42,6 +42,7 @@ struct fold_reader {
 	bool have_first;
 	uint64_t first_ts, last_ts;
 	FILE *out;
+	struct sp_buf tmp;	/* scratch */
 };
 
 /* Writes one sample as `perf script` would print it. */

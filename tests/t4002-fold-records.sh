@@ -186,6 +186,26 @@ grep -qx 'app;main;work;inner_\[i\] 2' "$TMP/out.ps" || fail "inlined lost"
 grep -qx 'app;main;py::compute:/app/x.py_\[j\] 1' "$TMP/out.ps" ||
 	fail "jit frame lost"
 
+# speedscope: a profile per thread, samples in time order, filters apply.
+"$SP_FOLD" -f speedscope --include '^work$' "$TMP/a.rec" >"$TMP/ss.json" \
+	2>/dev/null || fail "speedscope: exit $?"
+python3 - "$TMP/ss.json" <<'PY' || fail "speedscope check failed"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["$schema"].endswith("file-format-schema.json")
+fr = [f["name"] for f in d["shared"]["frames"]]
+got = {p["name"]: [[fr[i] for i in s] for s in p["samples"]]
+       for p in d["profiles"]}
+assert got["app (7/7)"] == [["main", "work", "inner"]] * 2, got
+assert got["worker 1 (7/8)"] == [["main", "work", "inner", "do_syscall_64"]], got
+assert got["? (9/9)"] == [], got
+for p in d["profiles"]:
+    assert p["unit"] == "nanoseconds" and len(p["weights"]) == len(p["samples"])
+PY
+"$SP_FOLD" -f perf-script --exclude work "$TMP/a.rec" 2>/dev/null |
+	grep -c 'cpu-clock: $' >"$TMP/n" || true
+[ "$(cat "$TMP/n")" = 3 ] || fail "--exclude on perf-script kept $(cat "$TMP/n")"
+
 # Errors name the line and exit 1.
 expect_error() {	# WHAT MESSAGE (stream on stdin)
 	"$SP_FOLD" >/dev/null 2>"$TMP/err"
