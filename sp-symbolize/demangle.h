@@ -6,8 +6,8 @@
 
 /*
  * Returns a malloc'ed demangled form of `name` (C++ with parameters, or
- * Rust legacy and v0), or NULL when `name` is not mangled or demangling
- * failed.  The caller frees the result.
+ * Rust legacy and v0; a "@plt" suffix is kept), or NULL when `name` is
+ * not mangled or demangling failed.  The caller frees the result.
  */
 char *sp_demangle(const char *name);
 

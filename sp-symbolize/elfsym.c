@@ -2,6 +2,7 @@
  * elfsym.c: function symbol tables of ELF files (see elfsym.h).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -172,6 +173,84 @@ sp_elfsyms_add(struct sp_elfsyms *t, Elf *elf, GElf_Word sh_type)
 		total += added;
 	}
 	return total;
+}
+
+/* The section named `name`, with its header in *sh; NULL if none. */
+static Elf_Scn *
+find_section(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	const char *n;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL)
+		if (gelf_getshdr(scn, sh) &&
+		    (n = elf_strptr(elf, shstrndx, sh->sh_name)) &&
+		    strcmp(n, name) == 0)
+			return scn;
+	return NULL;
+}
+
+/* Adds "NAME@plt" for the stub at `addr` of relocation `ra`. */
+static int
+add_stub(struct sp_elfsyms *t, Elf *elf, Elf_Data *dynsym, GElf_Word strtab,
+	 const GElf_Rela *ra, uint64_t addr)
+{
+	GElf_Sym sym, stub;
+	const char *name;
+	char buf[512];
+
+	if (GELF_R_SYM(ra->r_info) == 0 ||
+	    !gelf_getsym(dynsym, (int)GELF_R_SYM(ra->r_info), &sym) ||
+	    !(name = elf_strptr(elf, strtab, sym.st_name)) || !*name)
+		return 0;
+	if ((size_t)snprintf(buf, sizeof(buf), "%s@plt", name) >= sizeof(buf))
+		return 0;
+	memset(&stub, 0, sizeof(stub));
+	stub.st_value = addr;
+	stub.st_size = 16;
+	stub.st_info = GELF_ST_INFO(STB_LOCAL, STT_FUNC);
+	return push_sym(t, &stub, buf, addr + 16) ? -ENOMEM : 1;
+}
+
+long
+sp_elfsyms_add_plt(struct sp_elfsyms *t, Elf *elf)
+{
+	GElf_Ehdr eh;
+	GElf_Shdr rsh, psh, dsh;
+	Elf_Scn *rel, *plt, *dyn;
+	Elf_Data *rdata, *ddata;
+	size_t i, n, first = 0;
+	long added = 0;
+	int rc;
+
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 ||
+	    !(rel = find_section(elf, ".rela.plt", &rsh)) ||
+	    rsh.sh_type != SHT_RELA || rsh.sh_entsize == 0)
+		return 0;
+	plt = find_section(elf, ".plt.sec", &psh);
+	if (!plt && (plt = find_section(elf, ".plt", &psh)))
+		first = 1;	/* skip the PLT header */
+	if (!plt || psh.sh_type == SHT_NOBITS ||
+	    !(dyn = elf_getscn(elf, rsh.sh_link)) || !gelf_getshdr(dyn, &dsh) ||
+	    !(rdata = elf_getdata(rel, NULL)) ||
+	    !(ddata = elf_getdata(dyn, NULL)))
+		return 0;
+	n = rsh.sh_size / rsh.sh_entsize;
+	for (i = 0; i < n && (i + first + 1) * 16 <= psh.sh_size; i++) {
+		GElf_Rela ra;
+
+		if (!gelf_getrela(rdata, (int)i, &ra))
+			break;
+		rc = add_stub(t, elf, ddata, dsh.sh_link, &ra,
+			      psh.sh_addr + (i + first) * 16);
+		if (rc < 0)
+			return rc;
+		added += rc;
+	}
+	return added;
 }
 
 bool

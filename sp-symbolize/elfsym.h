@@ -30,6 +30,12 @@ void sp_elfsyms_free(struct sp_elfsyms *t);
  */
 long sp_elfsyms_add(struct sp_elfsyms *t, Elf *elf, GElf_Word sh_type);
 /*
+ * Adds a "NAME@plt" symbol for each PLT stub of `elf` (x86-64: .plt.sec,
+ * else .plt after its header, in .rela.plt order), as perf names them.
+ * Returns the number added, 0 for other machines or without a PLT.
+ */
+long sp_elfsyms_add_plt(struct sp_elfsyms *t, Elf *elf);
+/*
  * Sorts the table and merges aliases: at one address a function wins
  * over a label, a global symbol over a weak one, a weak one over a local
  * one.  Labels inside a function are dropped.  A symbol of size 0

@@ -97,6 +97,8 @@ load_symbols(struct sp_image *img)
 			rc = sp_elfsyms_add(img->syms, img->mini.elf,
 					    SHT_SYMTAB);
 	}
+	if (rc >= 0)
+		rc = sp_elfsyms_add_plt(img->syms, elf);
 	sp_elfsyms_finish(img->syms);
 	return rc < 0 ? (int)rc : 0;
 }

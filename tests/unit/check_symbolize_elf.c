@@ -64,6 +64,9 @@ build_fixtures(void)
 			    dir, p, p, p), 0);
 	have_cxx = sh("cd %s && c++ -O2 -g -o cxx %s/sym_cxx.cc 2>/dev/null",
 		      dir, p) == 0;
+	/* Lazy binding keeps a PLT stub per imported function. */
+	ck_assert_int_eq(sh("cd %s && cc -O2 -g -Wl,-z,lazy -o spin "
+			    "%s/sym_spin.c", dir, p), 0);
 	/* Stripped, debug file under DIR/dbg/.build-id/. */
 	ck_assert_int_eq(sh("cd %s && cp pie sbid && id=$(readelf -n sbid | "
 			    "sed -n 's/.*Build ID: //p') && mkdir -p "
@@ -422,6 +425,16 @@ START_TEST(labels_and_sizeless_symbols)
 	sp_symres_release(&r);
 	if (sp_image_resolve(img, file_offset(f, plt + 4), &r) > 0)
 		ck_assert_str_ne(r.v[0].name, "_init");
+	sp_symres_release(&r);
+	sp_image_free(img);
+	/* PLT stubs are named after their function, as perf does. */
+	snprintf(f, sizeof(f), "%s", path("spin"));
+	img = open_image(f, true, true);
+	plt = section_addr(f, ".plt");
+	ck_assert_int_eq(sp_image_resolve(img, file_offset(f, plt + 20), &r),
+			 1);
+	ck_assert_str_eq(r.v[0].name, "clock_gettime@plt");
+	ck_assert_uint_eq(r.v[0].offset, 4);
 	sp_symres_release(&r);
 	sp_image_free(img);
 }

@@ -141,6 +141,7 @@ START_TEST(demangles_cxx_and_rust)
 		{ "_ZN4core3fmt5write17h0123456789abcdefE", "core::fmt::write" },
 		/* Rust v0. */
 		{ "_RNvCs1234_7mycrate3foo", "mycrate::foo" },
+		{ "_ZN3foo3barEv@plt", "foo::bar()@plt" },
 	};
 	size_t i;
 
