@@ -229,6 +229,37 @@ set_option(int c, struct fold_opts *o, bool *from_perf)
 	}
 }
 
+/* Options that need a record stream are usage errors with perf script. */
+static void
+check_perf_options(const struct fold_opts *o)
+{
+	const char *bad = NULL;
+
+	if (o->format == FOLD_SPEEDSCOPE || o->format == FOLD_PERF_SCRIPT)
+		bad = format_names[o->format];
+	else if (o->pids.n || o->tids.n)
+		bad = "--pid=LIST or --tid=LIST";
+	else if (o->ncomms)
+		bad = "--comm";
+	else if (o->has_time)
+		bad = "--time";
+	else if (o->weight_time)
+		bad = "--weight time";
+	else if (o->process_name || o->no_comm || o->show_hidden)
+		bad = "--process-name, --no-comm or --show-hidden";
+	if (!bad)
+		return;
+	fold_warn("%s needs a record stream, not perf script", bad);
+	usage();
+}
+
+static void
+bad_combination(const char *why)
+{
+	fold_warn("%s", why);
+	usage();
+}
+
 /* Writes the aggregated set in the chosen format. */
 static int
 write_set(struct fold_set *set, const struct fold_opts *o,
@@ -303,12 +334,11 @@ main(int argc, char *argv[])
 		usage();
 	if (o.all && !from_perf)
 		o.inl = true;
-	if (from_perf && (o.format == FOLD_SPEEDSCOPE ||
-			  o.format == FOLD_PERF_SCRIPT)) {
-		fold_warn("--format %s needs a record stream, not perf script",
-			  format_names[o.format]);
-		usage();
-	}
+	if (from_perf)
+		check_perf_options(&o);
+	else if (o.addrs || o.event_filter)
+		bad_combination("--addrs and --event-filter need --from "
+				"perf-script");
 	rc = fold_file(argc ? argv[0] : NULL, &o, from_perf);
 	if (fflush(stdout) || ferror(stdout)) {
 		fold_warn("write error on standard output: %s", strerror(errno));

@@ -4,9 +4,7 @@
 # [unknown] frames named after their module, names tidied (Go methods,
 # anonymous namespaces, quotes, semicolons, Java signatures), the _[k] _[j]
 # _[i] annotations, empty stacks, and only the first event type unless
-# --event-filter names one; a last sample with no blank line after it is
-# dropped as the script drops it.  Repeated blocks (java and not) check the
-# cache of folded frame lines.  Expected outputs follow the script's rules.
+# --event-filter names one.  Expected outputs follow the script's rules.
 . "$(dirname "$0")/lib.sh"
 
 cat >"$TMP/in.txt" <<'EOF_IN'
@@ -228,4 +226,11 @@ grep -q "line 3: unrecognized line" "$TMP/err.bad" || fail "no line number"
 [ $? -eq 1 ] || fail "missing file did not exit 1"
 "$SP_FOLD" --from perf-script --no-such-option "$TMP/in.txt" 2>/dev/null
 [ $? -eq 2 ] || fail "bad option did not exit 2"
+for opt in --time=0,1 --pid=1 -fspeedscope --no-comm '--weight time'; do
+	# shellcheck disable=SC2086
+	"$SP_FOLD" --from perf-script $opt "$TMP/in.txt" >/dev/null 2>&1
+	[ $? -eq 2 ] || fail "--from perf-script $opt is not a usage error"
+done
+"$SP_FOLD" --addrs "$TMP/in.txt" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--addrs without --from perf-script is not a usage error"
 exit 0
