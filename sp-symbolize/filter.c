@@ -333,6 +333,9 @@ dispatch(struct filt *f, struct sp_fields *in)
 	if (!strcmp(k, "deactivate") || !strcmp(k, "exec") ||
 	    !strcmp(k, "exit"))
 		return on_process(f, in);
+	/* Symbols of an earlier run are replaced by this run's. */
+	if (!strcmp(k, "symbol"))
+		f->passed = true;
 	return 0;
 }
 

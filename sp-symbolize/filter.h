@@ -1,7 +1,9 @@
 /*
  * filter.h: the record stream filter: every input record is passed
  * through unchanged, and each frame and pframe record is followed by the
- * symbol records of its logical frames (docs/sp-records.5).
+ * symbol records of its logical frames (docs/sp-records.5).  Symbol
+ * records already in the input (a stream symbolized twice) are dropped,
+ * so each frame has one set.
  */
 #ifndef SP_FILTER_H
 #define SP_FILTER_H

@@ -20,6 +20,12 @@
 #include "sp-symbolize/resolve.h"
 #include "common/banned.h"
 
+/*
+ * kallsyms has no sizes: an address this far past the symbol below it is
+ * in no function of the table (a JIT area, a gap before the modules).
+ */
+#define SP_KERNEL_MAX_OFFSET 0x100000
+
 enum { MOD_UNCHECKED, MOD_OK, MOD_BAD };
 
 /* A module as the stream declared it. */
@@ -592,7 +598,8 @@ kernel_frame(struct sp_resolver *r, const struct sp_frame *f,
 	char *full;
 
 	kf.mode = SP_FRAME_KERNEL;
-	if (!ks || !sp_kallsyms_lookup(ks, f->abs_ip, &name, &module, &start))
+	if (!ks || !sp_kallsyms_lookup(ks, f->abs_ip, &name, &module, &start) ||
+	    f->abs_ip - start > SP_KERNEL_MAX_OFFSET)
 		return fallback(&kf, NULL, SP_SYM_KERNEL | SP_SYM_UNRESOLVED,
 				out);
 	if (asprintf(&full, "%s+0x%" PRIx64 "%s%s", name, f->abs_ip - start,

@@ -73,6 +73,7 @@ START_TEST(records_pass_through_with_symbols)
 		"stack\t0\t-\t2\n"
 		"pframe\t3\t77\t-\t-\n"
 		"whatever\tnew\tkind\n"
+		"symbol\t0\t-\t0\t-\t-\t-\tstale\n"
 		"sample\t1\t77\t77\t0\n";
 	static const char want[] =
 		"spool\t1\t1700000000000000\t1000\n"

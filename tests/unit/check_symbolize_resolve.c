@@ -402,6 +402,9 @@ START_TEST(kernel_symbols_carry_offsets_and_modules)
 	kernel_frame(r, 0xffffffff80001234, &out);
 	assert_sym(&out.v[0], "[kernel]+0xffffffff80001234", "ku");
 	ck_assert(!out.v[0].has_offset);
+	/* Far past the last symbol below: in no function. */
+	kernel_frame(r, 0xffffffffa0000000, &out);
+	assert_sym(&out.v[0], "[kernel]+0xffffffffa0000000", "ku");
 	sp_symres_release(&out);
 	sp_resolver_free(r);
 }
