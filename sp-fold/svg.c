@@ -306,7 +306,8 @@ push_children(const struct tree *t, const struct todo *parent,
 	v = (uint32_t *)tmp->data;
 	n = tmp->len / sizeof(*v);
 	sort_tree = t;
-	qsort(v, n, sizeof(*v), child_cmp);
+	if (n)
+		qsort(v, n, sizeof(*v), child_cmp);
 	for (i = 0; i < n; i++)
 		x += t->v[v[i]].count;
 	for (i = n; i-- > 0;) {

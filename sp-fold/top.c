@@ -120,7 +120,8 @@ fold_write_top(FILE *out, struct fold_set *set, const struct fold_opts *o)
 			rc = count_line(&t, &l[i], i + 1, !o->no_comm);
 	}
 	if (!rc) {
-		qsort(t.v, t.n, sizeof(*t.v), fn_cmp);
+		if (t.n)
+			qsort(t.v, t.n, sizeof(*t.v), fn_cmp);
 		print_top(out, &t, fold_set_total(set));
 	} else {
 		fold_warn("out of memory");

@@ -81,4 +81,12 @@ cat >"$TMP/top.exp" <<'EOF_OUT'
    0.00%   20.00%            0            1  other<int> & x
 EOF_OUT
 diff -u "$TMP/top.exp" "$TMP/top" || fail "top table differs"
+
+# A stream without samples is no error in any format.
+for f in folded top svg pprof speedscope perf-script; do
+	printf 'spool\t1\t0\t1000\n' | "$SP_FOLD" -f $f >"$TMP/empty.$f" ||
+		fail "empty input, -f $f: exit $?"
+done
+python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' \
+	"$TMP/empty.svg" || fail "empty svg is not well-formed"
 exit 0
