@@ -524,15 +524,9 @@ sp_unwinder_free(struct sp_unwinder *u)
 
 /* ------------------------------------------------------------ unwinding */
 
-/*
- * A sample taken inside rt_sigreturn has its pc just after the syscall
- * instruction of the signal trampoline (mov $15,%rax; syscall), past the
- * trampoline's CFI.  Unwinding from the trampoline's first instruction
- * instead (same registers, so the same signal frame) recovers the
- * interrupted frame.  Returns that address, or 0.
- */
-static uint64_t
-sigreturn_start(struct uctx *c, uint64_t ip)
+/* Whether `addr` holds the signal trampoline: mov $15,%rax; syscall. */
+static bool
+is_trampoline(struct uctx *c, uint64_t addr)
 {
 	static const uint8_t tramp[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00,
 					  0x00, 0x0f, 0x05 };
@@ -540,31 +534,44 @@ sigreturn_start(struct uctx *c, uint64_t ip)
 	struct region *r;
 	int why;
 
-	if (ip < sizeof(tramp) ||
-	    !(r = region_for(c, ip - sizeof(tramp), &why)) ||
-	    sp_elfcfi_read(r->f, ip - sizeof(tramp) - r->bias, code,
-			   sizeof(code)) < 0 ||
-	    memcmp(code, tramp, sizeof(tramp)) != 0)
-		return 0;
-	return ip - sizeof(tramp);
+	return (r = region_for(c, addr, &why)) &&
+	       sp_elfcfi_read(r->f, addr - r->bias, code, sizeof(code)) == 0 &&
+	       memcmp(code, tramp, sizeof(tramp)) == 0;
 }
 
 /*
- * Steps from the frame at cur to its caller.  Returns 1 with *pc set to
- * the caller's call site, 0 at the outermost frame, or -1 when the stack
- * is truncated (the error is counted).
+ * A sample taken inside rt_sigreturn has its pc just after the
+ * trampoline's syscall instruction, past the trampoline's CFI.  Unwinding
+ * from the trampoline's first instruction instead (same registers, so the
+ * same signal frame) recovers the interrupted frame.  Returns that
+ * address, or 0.
+ */
+static uint64_t
+sigreturn_start(struct uctx *c, uint64_t ip)
+{
+	return ip >= 9 && is_trampoline(c, ip - 9) ? ip - 9 : 0;
+}
+
+/*
+ * Steps from the frame at cur to its caller.  *sig says whether the frame
+ * at cur is a signal trampoline's, and is updated for the caller's.
+ * Returns 1 with *pc set to the caller's pc, 0 at the outermost frame, or
+ * -1 when the stack is truncated (the error is counted).  The pc is the
+ * call site (return address - 1) unless there was no call: the frame a
+ * signal interrupted, and the trampoline itself (the handler "returns" to
+ * its first instruction).
  */
 static int
-step(struct sp_unwinder *u, struct uctx *c, unw_cursor_t *cur, uint64_t *pc)
+step(struct sp_unwinder *u, struct uctx *c, unw_cursor_t *cur, int *sig,
+     uint64_t *pc)
 {
 	unw_word_t ip, sp, bp, new_ip, new_sp;
-	int sig, r;
+	int r, new_sig;
 
 	unw_get_reg(cur, UNW_REG_IP, &ip);
 	unw_get_reg(cur, UNW_REG_SP, &sp);
 	if (unw_get_reg(cur, UNW_X86_64_RBP, &bp) < 0)
 		bp = 1;
-	sig = unw_is_signal_frame(cur) > 0;
 	c->fallback = FB_NONE;
 	c->ran_out = false;
 	r = unw_step(cur);
@@ -588,11 +595,13 @@ step(struct sp_unwinder *u, struct uctx *c, unw_cursor_t *cur, uint64_t *pc)
 		u->errors[ERR_DID_NOT_ADVANCE]++;
 		return -1;
 	}
-	if (new_sp < sp && !sig) {
+	if (new_sp < sp && !*sig) {
 		u->errors[ERR_SP_BACKWARDS]++;
 		return -1;
 	}
-	*pc = sig ? new_ip : new_ip - 1;
+	new_sig = is_trampoline(c, new_ip);
+	*pc = *sig || new_sig ? new_ip : new_ip - 1;
+	*sig = new_sig;
 	return 1;
 }
 
@@ -606,7 +615,7 @@ sp_unwinder_unwind(struct sp_unwinder *u, struct sp_modtab *mods,
 	unw_cursor_t cur;
 	uint64_t ip, sp;
 	size_t n = 0;
-	int r;
+	int r, sig;
 
 	*truncated = false;
 	u->missed_module = false;
@@ -641,7 +650,8 @@ sp_unwinder_unwind(struct sp_unwinder *u, struct sp_modtab *mods,
 		u->errors[ERR_INIT]++;
 		*truncated = true;
 	} else {
-		while ((r = step(u, &c, &cur, &ip)) > 0 && n < max)
+		sig = is_trampoline(&c, c.ip_override ? c.ip_override : ip);
+		while ((r = step(u, &c, &cur, &sig, &ip)) > 0 && n < max)
 			pcs[n++] = ip;
 		if (r > 0) {
 			u->errors[ERR_DEPTH]++;
