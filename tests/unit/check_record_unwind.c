@@ -7,6 +7,7 @@
  */
 #include <check.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,6 +201,63 @@ START_TEST(test_self_unwind)
 	sp_unwinder_forget_process(u, getpid());
 	n = unwind_self(u, t, cap_len, pcs, &trunc);
 	check_chain(pcs, n);
+	sp_unwinder_free(u);
+	sp_modtab_free(t);
+}
+END_TEST
+
+static void
+on_usr1(int sig)
+{
+	(void)sig;
+	level(DEPTH);
+}
+
+NOINLINE static void
+raise_here(void)
+{
+	raise(SIGUSR1);
+	__asm__ volatile("");
+}
+
+/* Whether `pc` is the signal trampoline: mov $15,%rax; syscall. */
+static bool
+is_trampoline(uint64_t pc)
+{
+	static const uint8_t code[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0,
+					 0x0f, 0x05 };
+
+	return memcmp((const void *)(uintptr_t)pc, code, sizeof(code)) == 0;
+}
+
+/*
+ * Captured inside a signal handler: the chain goes through the trampoline
+ * (its exact address) into the interrupted code and on to raise_here().
+ */
+START_TEST(test_signal_frame)
+{
+	struct sp_unwinder *u = sp_unwinder_new();
+	struct sp_modtab *t = self_modules(NULL);
+	uint64_t pcs[SP_UNWIND_MAX_FRAMES], lo = (uint64_t)(uintptr_t)raise_here;
+	struct sigaction sa;
+	size_t n, i, tramp = 0, caller = 0;
+	bool trunc;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
+	raise_here();
+	n = unwind_self(u, t, cap_len, pcs, &trunc);
+	check_chain(pcs, n);
+	ck_assert(!trunc);
+	for (i = DEPTH + 2; i < n; i++) {
+		if (!tramp && is_trampoline(pcs[i]))
+			tramp = i;
+		if (tramp && !caller && pcs[i] >= lo && pcs[i] < lo + 64)
+			caller = i;
+	}
+	ck_assert_msg(tramp > 0, "no signal trampoline frame");
+	ck_assert_msg(caller > tramp, "raise_here not found past the trampoline");
 	sp_unwinder_free(u);
 	sp_modtab_free(t);
 }
@@ -529,6 +587,7 @@ unwind_suite(void)
 	TCase *te = tcase_create("elfcfi");
 
 	tcase_add_test(tc, test_self_unwind);
+	tcase_add_test(tc, test_signal_frame);
 	tcase_add_test(tc, test_short_copy_is_truncated);
 	tcase_add_test(tc, test_max_frames);
 	tcase_add_test(tc, test_fallback_counted);
