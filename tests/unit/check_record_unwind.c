@@ -273,7 +273,7 @@ START_TEST(test_short_copy_is_truncated)
 	size_t n;
 
 	level(DEPTH);
-	n = unwind_self(u, t, 256, pcs, &trunc);
+	n = unwind_self(u, t, 32, pcs, &trunc);
 	ck_assert_uint_ge(n, 1);
 	ck_assert_uint_lt(n, DEPTH + 3);
 	ck_assert(trunc);
