@@ -192,23 +192,26 @@ rec_sample_user_pc(const struct rec_stacker *s, const struct rec_sample *smp,
 		   uint64_t *pc)
 {
 	struct rec_rawframe f;
-	int ip;
+	int ip = reg_index(s->regs_mask, PERF_REG_X86_IP);
 
+	if (smp->regs && smp->abi == PERF_SAMPLE_REGS_ABI_64 && ip >= 0) {
+		*pc = smp->regs[ip];
+		return true;
+	}
+	/*
+	 * Without registers only a sample taken in user mode says where
+	 * user code ran: in the kernel (an execve finishing, say) the user
+	 * ip may belong to the image being replaced.
+	 */
+	if (ip_mode(smp->misc) != SP_FRAME_USER)
+		return false;
 	if (rec_callchain_split(smp->chain, smp->nchain, REC_CHAIN_USER, &f, 1,
 				NULL) == 1) {
 		*pc = f.addr;
 		return true;
 	}
-	ip = reg_index(s->regs_mask, PERF_REG_X86_IP);
-	if (smp->regs && smp->abi == PERF_SAMPLE_REGS_ABI_64 && ip >= 0) {
-		*pc = smp->regs[ip];
-		return true;
-	}
-	if (ip_mode(smp->misc) == SP_FRAME_USER && smp->ip) {
-		*pc = smp->ip;
-		return true;
-	}
-	return false;
+	*pc = smp->ip;
+	return smp->ip != 0;
 }
 
 void

@@ -82,9 +82,9 @@ size_t rec_stack_build(struct rec_stacker *s, struct sp_modtab *mods,
 		       struct sp_frame *out);
 
 /*
- * The user pc of a sample, to check that some module covers it: the first
- * user callchain entry, else the user registers' ip, else the sample ip
- * when it is a user ip.  Returns false when the sample has none.
+ * The user pc of a sample, to check that some module covers it: the user
+ * registers' ip, else for a sample taken in user mode the first user
+ * callchain entry or the sample ip.  Returns false when there is none.
  */
 bool rec_sample_user_pc(const struct rec_stacker *s,
 			const struct rec_sample *smp, uint64_t *pc);
