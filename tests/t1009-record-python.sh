@@ -19,10 +19,10 @@ pid=$(awk -F'\t' '$1 == "exec" { print $3; exit }' "$TMP/dump")
 grep -q "$(printf '^exec\t[0-9]*\t%s\tpython$' "$pid")" "$TMP/dump" ||
 	fail "no Python runtime marker for python3 -X perf"
 
-PYTHONPERFSUPPORT=1 "$py" -c "$loop" 1.5 &
+PYTHONPERFSUPPORT=1 "$py" -c "$loop" 1.0 &
 ppid=$!
 sleep 0.3
-"$SP_RECORD" -d 0.5 -p "$ppid" -o "$TMP/y.spool" 2>"$TMP/err"
+"$SP_RECORD" -d 0.4 -p "$ppid" -o "$TMP/y.spool" 2>"$TMP/err"
 rc=$?
 wait "$ppid"
 [ $rc -eq 0 ] || { cat "$TMP/err" >&2; fail "attaching to python failed"; }
