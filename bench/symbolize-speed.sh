@@ -21,17 +21,23 @@ work="python3 bench/symbolize-workload.py $secs"
 perf record -q -F 999 -e cpu-clock -g -o "$tmp/perf.data" -- $work \
 	>/dev/null 2>&1
 
-# best of 3 wall-clock seconds for a command
+# best COMMAND...: "WALL CPU", the best of 3 runs of each, in seconds
+# (CPU is user + system time, less sensitive to a busy machine).
 best() {
-	b=
-	for i in 1 2 3; do
-		s=$(date +%s.%N)
-		"$@" >/dev/null 2>&1
-		e=$(date +%s.%N)
-		t=$(echo "$e - $s" | bc)
-		if [ -z "$b" ] || [ "$(echo "$t < $b" | bc)" = 1 ]; then b=$t; fi
-	done
-	echo "$b"
+	python3 - "$@" <<'PY'
+import os, resource, subprocess, sys, time
+walls, cpus = [], []
+for _ in range(3):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.monotonic()
+    subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    walls.append(time.monotonic() - start)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpus.append(after.ru_utime - before.ru_utime +
+                after.ru_stime - before.ru_stime)
+print("%.3f %.3f" % (min(walls), min(cpus)))
+PY
 }
 
 # The distinct user addresses with a module, as addr2line batches: one
@@ -61,36 +67,39 @@ for i, (path, offs) in enumerate(sorted(addrs.items())):
                 if off <= o < off + sz:
                     out.write("%x\n" % (o - off + va))
 PY
-a2l() {
-	for f in "$tmp"/a2l/*; do
-		tail -n +2 "$f" | addr2line -C -f -i -e "$(head -n 1 "$f")"
-	done
-}
-
 frames=$(grep -c '^frame' "$tmp/x.txt")
 pframes=$(grep -c '^pframe' "$tmp/x.txt")
 addrs=$(cat "$tmp"/a2l/* | grep -vc '^/')
 sp_samples=$(grep -c '^sample' "$tmp/x.txt")
 perf_samples=$(perf script -i "$tmp/perf.data" -F tid 2>/dev/null | wc -l)
-t_sym=$(best "$B/sp-symbolize" "$tmp/x.txt")
-t_pipe=$(best sh -c "'$B/sp-dump' '$tmp/x.spool' | '$B/sp-symbolize'")
-t_a2l=$(best a2l)
-t_perf=$(best perf script -i "$tmp/perf.data")
-t_perfl=$(best perf script -i "$tmp/perf.data" -F +srcline --inline)
+set -- $(best "$B/sp-symbolize" "$tmp/x.txt"); w_sym=$1 c_sym=$2
+set -- $(best sh -c "'$B/sp-dump' '$tmp/x.spool' | '$B/sp-symbolize'")
+w_pipe=$1 c_pipe=$2
+set -- $(best sh -c "for f in '$tmp'/a2l/*; do tail -n +2 \"\$f\" |
+	addr2line -C -f -i -e \"\$(head -n 1 \"\$f\")\"; done"); w_a2l=$1 c_a2l=$2
+set -- $(best perf script -i "$tmp/perf.data"); w_perf=$1 c_perf=$2
+set -- $(best perf script -i "$tmp/perf.data" -F +srcline --inline)
+w_perfl=$1 c_perfl=$2
+
 echo "profile: $sp_samples samples, $frames frames + $pframes pframes" \
 	"($addrs user addresses in files); perf: $perf_samples samples"
-printf 'sp-symbolize (records)          %8.3f s  %8.2f us/sample\n' \
-	"$t_sym" "$(echo "$t_sym * 1000000 / $sp_samples" | bc -l)"
-printf 'sp-dump | sp-symbolize          %8.3f s  %8.2f us/sample\n' \
-	"$t_pipe" "$(echo "$t_pipe * 1000000 / $sp_samples" | bc -l)"
-printf 'addr2line -C -f -i (same addrs) %8.3f s\n' "$t_a2l"
-printf 'perf script                     %8.3f s  %8.2f us/sample\n' \
-	"$t_perf" "$(echo "$t_perf * 1000000 / $perf_samples" | bc -l)"
-printf 'perf script +srcline --inline   %8.3f s  %8.2f us/sample\n' \
-	"$t_perfl" "$(echo "$t_perfl * 1000000 / $perf_samples" | bc -l)"
-printf 'ratio addr2line / sp-symbolize:            %.1fx\n' \
-	"$(echo "$t_a2l / $t_sym" | bc -l)"
-printf 'ratio perf script / sp-dump|sp-symbolize:  %.1fx per sample\n' \
-	"$(echo "($t_perf / $perf_samples) / ($t_pipe / $sp_samples)" | bc -l)"
-printf 'ratio perf script +srcline --inline / sp-dump|sp-symbolize: %.1fx per sample\n' \
-	"$(echo "($t_perfl / $perf_samples) / ($t_pipe / $sp_samples)" | bc -l)"
+echo "                                 wall s    cpu s   cpu us/sample"
+row() {	# LABEL WALL CPU SAMPLES
+	printf '%-32s %7.3f  %7.3f  %8.2f\n' "$1" "$2" "$3" \
+		"$(echo "$3 * 1000000 / $4" | bc -l)"
+}
+row "sp-symbolize (records)" "$w_sym" "$c_sym" "$sp_samples"
+row "sp-dump | sp-symbolize" "$w_pipe" "$c_pipe" "$sp_samples"
+row "addr2line -C -f -i (same addrs)" "$w_a2l" "$c_a2l" "$sp_samples"
+row "perf script" "$w_perf" "$c_perf" "$perf_samples"
+row "perf script +srcline --inline" "$w_perfl" "$c_perfl" "$perf_samples"
+ratio() {	# LABEL SLOW_CPU SLOW_SAMPLES FAST_CPU FAST_SAMPLES
+	printf '%-52s %6.1fx\n' "$1" \
+		"$(echo "($2 / $3) / ($4 / $5)" | bc -l)"
+}
+echo "CPU time ratios, per sample:"
+ratio "addr2line / sp-symbolize" "$c_a2l" 1 "$c_sym" 1
+ratio "perf script / sp-dump|sp-symbolize" "$c_perf" "$perf_samples" \
+	"$c_pipe" "$sp_samples"
+ratio "perf script +srcline --inline / sp-dump|sp-symbolize" "$c_perfl" \
+	"$perf_samples" "$c_pipe" "$sp_samples"
