@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -265,21 +266,32 @@ on_term(int sig)
 	stop_flag = 1;
 }
 
-/* The sampler process of the kill tests: attaches and samples forever. */
+/*
+ * The sampler process of the kill tests: starts the target itself (so
+ * that Yama's ptrace_scope 1 lets it attach, as to any descendant), then
+ * attaches and samples until told to stop.  Reports the target's pid and
+ * the attach result on `ready`.
+ */
 static void
-sampler(pid_t target, int ready)
+sampler(int ready)
 {
+	char *argv[] = { exe, "30", NULL };
 	struct sp_ptrace *t = sp_ptrace_new(1000, STACK);
 	struct sigaction sa;
-	int r;
+	int r[2];
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_term;
 	sigaction(SIGTERM, &sa, NULL);
-	r = t ? sp_ptrace_attach(t, target) : -ENOMEM;
-	if (write(ready, &r, sizeof(r)) != sizeof(r))
+	if ((r[0] = fork()) == 0) {
+		execv(exe, argv);
+		_exit(127);
+	}
+	usleep(100 * 1000);
+	r[1] = t ? sp_ptrace_attach(t, r[0]) : -ENOMEM;
+	if (write(ready, r, sizeof(r)) != sizeof(r))
 		_exit(3);
-	if (r < 0)
+	if (r[1] < 0)
 		_exit(2);
 	sp_ptrace_run(t, 0, &stop_flag, NULL, NULL);
 	sp_ptrace_free(t);
@@ -289,32 +301,28 @@ sampler(pid_t target, int ready)
 static void
 kill_sampler_test(int sig)
 {
-	char *argv[] = { exe, "30", NULL };
-	int p[2], r = 0, st;
-	pid_t target, smp;
+	int p[2], r[2] = { 0, 0 }, st;
+	pid_t smp;
 
 	build();
-	if ((target = fork()) == 0) {
-		execv(exe, argv);
-		_exit(127);
-	}
-	usleep(100 * 1000);
+	/* the target, orphaned when the sampler dies, becomes our child */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	ck_assert_int_eq(pipe(p), 0);
 	if ((smp = fork()) == 0)
-		sampler(target, p[1]);
-	ck_assert_int_eq(read(p[0], &r, sizeof(r)), sizeof(r));
-	if (r < 0) {
-		skip(r);
+		sampler(p[1]);
+	ck_assert_int_eq(read(p[0], r, sizeof(r)), sizeof(r));
+	if (r[1] < 0) {
+		skip(r[1]);
 	} else {
 		usleep(300 * 1000);
 		kill(smp, sig);
 		ck_assert_int_eq(waitpid(smp, &st, 0), smp);
 		if (sig == SIGTERM)
 			ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-		check_untraced_and_running(target);
+		check_untraced_and_running(r[0]);
 	}
-	kill(target, SIGKILL);
-	waitpid(target, &st, 0);
+	kill(r[0], SIGKILL);
+	waitpid(r[0], &st, 0);
 	waitpid(smp, &st, 0);
 	close(p[0]);
 	close(p[1]);
@@ -350,7 +358,7 @@ build_busy(void)
 
 struct jobctl {
 	pid_t target;
-	uint64_t stop_at, cont_at;	/* CLOCK_MONOTONIC ns */
+	uint64_t stop_at;		/* CLOCK_MONOTONIC ns */
 	bool stopped, continued;
 	size_t during;			/* samples while it was stopped */
 	char state;			/* its state while stopped */
