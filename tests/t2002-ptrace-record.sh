@@ -60,6 +60,16 @@ untraced_and_running() {
 "$TMP/unw_busy" 60 2 >/dev/null &
 target=$!
 sleep 0.2
+# Attaching to a process that is not our descendant needs more rights
+# (root, CAP_SYS_PTRACE, or Yama's ptrace_scope 0) than launching does.
+if ! "$SP_RECORD" --ptrace -d 0.1 -p "$target" -o "$TMP/probe.spool" \
+    2>"$TMP/err"; then
+	kill "$target"
+	grep -qi 'not permitted\|denied' "$TMP/err" &&
+		skip "attach refused: $(head -n 1 "$TMP/err")"
+	fail "sp-record --ptrace -p exited: $(cat "$TMP/err")"
+fi
+untraced_and_running "$target" "a 0.1 s recording"
 for sig in TERM KILL; do
 	"$SP_RECORD" --ptrace -F 1000 -p "$target" -o "$TMP/att.spool" \
 		2>"$TMP/err" &
