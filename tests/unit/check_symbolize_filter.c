@@ -174,6 +174,30 @@ START_TEST(process_records_are_accepted)
 }
 END_TEST
 
+/* A frame keeps the context sp-dump gave it: a later module covering its
+ * address does not resolve it (the reference's "future module" rule). */
+START_TEST(later_modules_do_not_resolve_earlier_frames)
+{
+	static const char in[] =
+		"frame\t0\tuser\t0x1500\t-\t-\n"
+		"module\t0\t7\t0x1000\t0x2000\t0x0\t1\tuser\t/future\n"
+		"pframe\t0\t7\t-\t-\n";
+	static const char want[] =
+		"frame\t0\tuser\t0x1500\t-\t-\n"
+		"symbol\t0\t-\t0\tu\t-\t-\t<0x1500>\n"
+		"module\t0\t7\t0x1000\t0x2000\t0x0\t1\tuser\t/future\n"
+		"pframe\t0\t7\t-\t-\n"
+		"symbol\t0\t7\t0\tu\t-\t-\t<0x1500>\n";
+	struct sp_buf err = SP_BUF_INIT;
+	char *out;
+
+	ck_assert_int_eq(filter(in, &out, &err), 0);
+	ck_assert_str_eq(out, want);
+	free(out);
+	sp_buf_release(&err);
+}
+END_TEST
+
 static Suite *
 filter_suite(void)
 {
@@ -184,6 +208,7 @@ filter_suite(void)
 	tcase_add_test(t, records_pass_through_with_symbols);
 	tcase_add_test(t, malformed_records_stop_after_what_came_before);
 	tcase_add_test(t, process_records_are_accepted);
+	tcase_add_test(t, later_modules_do_not_resolve_earlier_frames);
 	suite_add_tcase(s, t);
 	return s;
 }
