@@ -1383,6 +1383,33 @@ rec_ptrace_run(struct recorder *r, double seconds,
 
 /* ------------------------------------------------------------------ */
 
+int
+rec_track(struct recorder *r, int32_t pid)
+{
+	return track(r, pid, true) ? 0 : -ENOMEM;
+}
+
+int
+rec_inject(struct recorder *r, const void *rec, size_t len)
+{
+	uint64_t ts;
+
+	rec_record_time(&r->layout, rec, len, &ts);
+	return rec_sorter_push(r->sorter, ts, KIND_PERF, rec, len);
+}
+
+int
+rec_handle_queued(struct recorder *r)
+{
+	return process_ready(r, true);
+}
+
+uint64_t
+rec_sample_type(const struct recorder *r)
+{
+	return r->layout.sample_type;
+}
+
 static void
 print_counter(const char *key, uint64_t value, void *arg)
 {

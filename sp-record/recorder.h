@@ -111,6 +111,18 @@ int rec_stop(struct recorder *r);
 pid_t rec_child(const struct recorder *r);
 bool rec_reap(struct recorder *r, bool block, int *status);
 
+/*
+ * For tests, without perf events: rec_track() starts tracking `pid` as a
+ * target, as -p does; rec_inject() queues a perf record (8-byte aligned,
+ * laid out for the recorder's attributes) as if read from a ring, and
+ * rec_handle_queued() handles everything queued, in time order.
+ */
+int rec_track(struct recorder *r, int32_t pid);
+int rec_inject(struct recorder *r, const void *rec, size_t len);
+int rec_handle_queued(struct recorder *r);
+/* The sample type and register mask the recorder's records carry. */
+uint64_t rec_sample_type(const struct recorder *r);
+
 /* Prints the one-screen summary. */
 void rec_summary(const struct recorder *r, FILE *out, double seconds);
 
