@@ -8,7 +8,8 @@
  * /proc/PID/map_files/START-END, else /proc/PID/root/PATH; [vdso] from
  * /proc/PID/mem), parsed once and cached.  Where CFI is missing or fails for
  * a frame, that step follows the frame pointer; each such step is counted
- * by reason.
+ * by reason.  A module without .eh_frame_hdr (one with only .debug_frame)
+ * is stepped that way too: "unwind_fallback.no_module_unwind_data".
  *
  * How sp-record calls it (one unwinder for the whole recording):
  *
