@@ -229,35 +229,73 @@ read_small(const char *path, char *buf, size_t size)
 	return (long)len;
 }
 
-int
-rec_proc_stat(int32_t pid, char *state, uint64_t *start_time)
+/*
+ * Reads /proc/PID/stat and points *fields at field 3 (the state): the name
+ * before it can hold anything, so fields start after the last ')'.
+ */
+static int
+read_stat(int32_t pid, char *buf, size_t size, char **fields)
 {
-	char path[64], buf[1024], *p, *end;
+	char path[64], *p;
 	long n;
-	int field;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	n = read_small(path, buf, sizeof(buf));
+	n = read_small(path, buf, size);
 	if (n < 0)
 		return (int)n;
-	/* The name can hold anything: fields start after the last ')'. */
 	p = strrchr(buf, ')');
 	if (!p || p[1] != ' ' || !p[2])
 		return -EBADMSG;
-	p += 2;
-	*state = *p;
-	/* The state is field 3; starttime is field 22. */
-	for (field = 3; field < 22; field++) {
+	*fields = p + 2;
+	return 0;
+}
+
+/* Parses field `want` (numbered as in proc(5)) from field 3 on. */
+static int
+stat_field(char *fields, int want, uint64_t *v)
+{
+	char *p = fields, *end;
+	int field;
+
+	for (field = 3; field < want; field++) {
 		p = strchr(p, ' ');
 		if (!p)
 			return -EBADMSG;
 		p++;
 	}
 	errno = 0;
-	*start_time = strtoull(p, &end, 10);
+	*v = strtoull(p, &end, 10);
 	if (end == p || errno)
 		return -EBADMSG;
 	return 0;
+}
+
+int
+rec_proc_stat(int32_t pid, char *state, uint64_t *start_time)
+{
+	char buf[1024], *fields;
+	int rc = read_stat(pid, buf, sizeof(buf), &fields);
+
+	if (rc < 0)
+		return rc;
+	*state = fields[0];
+	return stat_field(fields, 22, start_time);
+}
+
+int
+rec_proc_ppid(int32_t pid, int32_t *ppid)
+{
+	char buf[1024], *fields;
+	uint64_t v;
+	int rc = read_stat(pid, buf, sizeof(buf), &fields);
+
+	if (rc == 0)
+		rc = stat_field(fields, 4, &v);
+	if (rc == 0 && v > INT32_MAX)
+		rc = -EBADMSG;
+	if (rc == 0)
+		*ppid = (int32_t)v;
+	return rc;
 }
 
 int

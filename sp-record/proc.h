@@ -96,6 +96,8 @@ int rec_proc_stat(int32_t pid, char *state, uint64_t *start_time);
  * a thread id gives its process's id.
  */
 int rec_proc_tgid(int32_t pid, int32_t *tgid);
+/* Reads the parent process id of `pid` from /proc/PID/stat. */
+int rec_proc_ppid(int32_t pid, int32_t *ppid);
 /* Reads /proc/PID/task/TID/comm without its newline. */
 int rec_proc_comm(int32_t pid, int32_t tid, char *buf, size_t size);
 /*

@@ -3,6 +3,7 @@
  * attach, the drain loop, and the handlers that turn perf records into
  * spool records.
  */
+#include <dirent.h>
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -63,6 +64,7 @@ struct recorder {
 	bool *hup;			/* ring fd reported POLLHUP */
 	int werr;			/* sticky write error */
 	bool stopped;
+	bool gap;			/* events lost since the last sweep */
 	pid_t child;
 	bool child_reaped;
 	int child_status;
@@ -732,6 +734,7 @@ on_lost(struct recorder *r, const struct rec_event *e, uint64_t ts)
 		return 0;
 	}
 	r->st.lost += n;
+	r->gap = n > 0;
 	return write_lost(r, ts, n);
 }
 
@@ -887,6 +890,50 @@ check_processes(struct recorder *r, uint64_t now)
 	rec_ptab_each(&r->procs, check_one, &cc);
 }
 
+static int name_threads(struct recorder *r, int32_t pid, uint64_t ts);
+
+/*
+ * Lost events may include the FORK of a child -f should follow: adopt
+ * every untracked process whose parent is tracked, with its maps and
+ * thread names, until none is left (grandchildren come in later passes).
+ */
+static void
+adopt_children(struct recorder *r, uint64_t now)
+{
+	struct rec_proc *p;
+	struct dirent *e;
+	int32_t pid, ppid;
+	int pass, found;
+	char *end;
+	long v;
+	DIR *d;
+
+	for (pass = 0, found = 1; pass < 8 && found && !r->werr; pass++) {
+		d = opendir("/proc");
+		if (!d)
+			return;
+		found = 0;
+		while ((e = readdir(d)) && !r->werr) {
+			v = strtol(e->d_name, &end, 10);
+			if (*end || v <= 0 || v > INT32_MAX)
+				continue;
+			pid = (int32_t)v;
+			if (rec_ptab_get(&r->procs, pid) ||
+			    rec_proc_ppid(pid, &ppid) < 0 ||
+			    !rec_ptab_get(&r->procs, ppid))
+				continue;
+			p = track(r, pid, false);
+			if (!p)
+				break;
+			r->st.adopted++;
+			found = 1;
+			if (snapshot_maps(r, p, now) == 0)
+				name_threads(r, pid, now);
+		}
+		closedir(d);
+	}
+}
+
 int
 rec_step(struct recorder *r, int timeout_ms)
 {
@@ -921,6 +968,9 @@ rec_step(struct recorder *r, int timeout_ms)
 	if (now - r->last_check_ns >= HOUSEKEEPING_NS) {
 		r->last_check_ns = now;
 		check_processes(r, now);
+		if (r->gap && r->cfg.follow)
+			adopt_children(r, now);
+		r->gap = false;
 	}
 	if (!r->werr && now - r->last_flush_ns >= HOUSEKEEPING_NS) {
 		r->last_flush_ns = now;
@@ -1002,6 +1052,7 @@ write_stats(struct recorder *r)
 	rc |= sp_ext_counter_encode(b, "mmaps", s->mmaps);
 	rc |= sp_ext_counter_encode(b, "execs", s->execs);
 	rc |= sp_ext_counter_encode(b, "forks", s->forks);
+	rc |= sp_ext_counter_encode(b, "adopted_children", s->adopted);
 	rc |= sp_ext_counter_encode(b, "processes", r->procs.procs_seen);
 	rc |= sp_ext_counter_encode(b, "threads", r->procs.threads_seen);
 	rc |= sp_ext_counter_encode(b, "wrapped_records", s->wrapped);

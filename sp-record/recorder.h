@@ -49,6 +49,7 @@ struct rec_stats {
 	uint64_t maps_refreshes;	/* /proc/PID/maps reads for a pc */
 	uint64_t execs;
 	uint64_t forks;
+	uint64_t adopted;		/* children found in /proc after losses */
 	uint64_t wrapped;		/* ring records copied out */
 };
 

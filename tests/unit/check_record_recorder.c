@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/ext.h"
@@ -374,6 +376,32 @@ START_TEST(without_follow_children_are_dropped)
 }
 END_TEST
 
+START_TEST(lost_forks_are_recovered_from_proc)
+{
+	char want[64];
+	pid_t kid;
+
+	start(true);
+	ck_assert_int_eq(rec_track(r, getpid()), 0);
+	kid = fork();
+	ck_assert_int_ge(kid, 0);
+	if (kid == 0) {
+		sleep(5);
+		_exit(0);
+	}
+	lost(10, 1);
+	ck_assert_int_eq(rec_handle_queued(r), 0);
+	usleep(120000);		/* the sweep runs with the 100 ms checks */
+	ck_assert_int_eq(rec_step(r, 0), 0);
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+	finish();
+	snprintf(want, sizeof(want), "module %d /", (int)kid);
+	ck_assert_int_ne(find(0, want), -1);
+	ck_assert_int_ne(find(0, "stats adopted_children=1"), -1);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -386,6 +414,7 @@ main(void)
 	tcase_add_test(tc, fork_clones_and_reused_pid_starts_over);
 	tcase_add_test(tc, leader_exit_keeps_the_process);
 	tcase_add_test(tc, without_follow_children_are_dropped);
+	tcase_add_test(tc, lost_forks_are_recovered_from_proc);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
