@@ -81,7 +81,11 @@ int fold_set_lines(struct fold_set *s, const struct fold_line **lines,
 /* The sum of all counts. */
 uint64_t fold_set_total(const struct fold_set *s);
 
-/* Keeps the stacks that pass --include/--exclude/--max-depth.  */
+/*
+ * Whether a folded stack passes --include and --exclude (matched against
+ * every frame but the comm); cuts it to --max-depth frames below the
+ * comm by shortening *len.
+ */
 bool fold_filter_frames(const struct fold_opts *o, char *stack,
 			size_t *len);
 
