@@ -100,7 +100,7 @@ warnf(struct sp_resolver *r, const char *fmt, ...)
 }
 
 struct sp_resolver *
-sp_resolver_new(const struct sp_resolver_opts *o, const char **why)
+sp_resolver_new(const struct sp_resolver_opts *o, struct sp_buf *err)
 {
 	struct sp_resolver *r = calloc(1, sizeof(*r));
 	unsigned long line = 0;
@@ -118,10 +118,15 @@ sp_resolver_new(const struct sp_resolver_opts *o, const char **why)
 	if (o->kallsyms && !o->no_kallsyms) {
 		r->ks = sp_kallsyms_load(o->kallsyms, &line);
 		if (!r->ks) {
-			if (why)
-				*why = errno == EBADMSG ? "malformed line" :
-							  strerror(errno);
+			int saved = errno;
+
+			if (err && saved == EBADMSG)
+				sp_buf_addf(err, "line %lu: not a kallsyms line",
+					    line);
+			else if (err)
+				sp_buf_adds(err, strerror(saved));
 			sp_resolver_free(r);
+			errno = saved;
 			return NULL;
 		}
 		r->ks_state = KS_READY;

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/buf.h"
 #include "common/spool.h"
 #include "sp-symbolize/image.h"
 #include "sp-symbolize/symres.h"
@@ -43,10 +44,11 @@ struct sp_resolver_opts {
 
 /*
  * Returns a resolver, or NULL with errno set; with an explicit kallsyms
- * file that cannot be read, *why (when not NULL) says why.
+ * file that cannot be read, `err` (when not NULL) gets why: the error,
+ * or "line N: not a kallsyms line".
  */
 struct sp_resolver *sp_resolver_new(const struct sp_resolver_opts *o,
-				    const char **why);
+				    struct sp_buf *err);
 void sp_resolver_free(struct sp_resolver *r);
 
 /*

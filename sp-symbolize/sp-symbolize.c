@@ -134,8 +134,8 @@ main(int argc, char *argv[])
 	char **dirs = NULL;
 	int32_t *pids = NULL, pid;
 	size_t ndirs = 0, npids = 0;
+	struct sp_buf err = SP_BUF_INIT;
 	struct sp_resolver *r;
-	const char *why = NULL;
 	int ch, status;
 
 	while ((ch = getopt_long(argc, argv, "d:hk:", longopts, NULL)) != -1) {
@@ -178,14 +178,14 @@ main(int argc, char *argv[])
 	o.sym.ndebug_dirs = ndirs;
 	o.perf_map_pids = pids;
 	o.nperf_map_pids = npids;
-	r = sp_resolver_new(&o, &why);
-	if (!r) {
-		fprintf(stderr, "sp-symbolize: '%s': %s\n",
-			o.kallsyms ? o.kallsyms : "",
-			why ? why : strerror(errno));
-		return 1;
-	}
-	status = symbolize(r, argc ? argv[0] : NULL);
+	r = sp_resolver_new(&o, &err);
+	if (!r && err.len)
+		fprintf(stderr, "sp-symbolize: '%s': %s\n", o.kallsyms,
+			(char *)err.data);
+	else if (!r)
+		fprintf(stderr, "sp-symbolize: %s\n", strerror(errno));
+	sp_buf_release(&err);
+	status = r ? symbolize(r, argc ? argv[0] : NULL) : 1;
 	sp_resolver_free(r);
 	free(dirs);
 	free(pids);
