@@ -1,7 +1,8 @@
 #!/bin/sh
 # sp-fold --format svg writes a well-formed, self-contained SVG with one
 # rect per distinct frame (plus the background), its own zoom/search
-# script and palettes; --format top writes the self/total table.
+# script (run against a stand-in DOM when node is there) and palettes;
+# --format top writes the self/total table.
 . "$(dirname "$0")/lib.sh"
 
 cat >"$TMP/in.txt" <<'EOF_IN'
@@ -55,9 +56,14 @@ PY
 if command -v xmllint >/dev/null; then
 	xmllint --noout "$TMP/out.svg" || fail "xmllint rejects the svg"
 fi
+# The script itself, against a stand-in DOM: tooltip, zoom, search, reset.
 if command -v node >/dev/null; then
-	sed -n '/CDATA\[/,/\]\]>/p' "$TMP/out.svg" | sed '1d;$d' >"$TMP/fg.js"
-	node --check "$TMP/fg.js" || fail "script does not parse"
+	node "$PROGRAMS/fold_svg_dom.js" "$TMP/out.svg" mid 'leaf|rec' ||
+		fail "the svg script misbehaves"
+	"$SP_FOLD" --from perf-script -f svg --inverted "$TMP/in.txt" \
+		>"$TMP/inv.svg" || fail "svg --inverted: exit $?"
+	node "$PROGRAMS/fold_svg_dom.js" "$TMP/inv.svg" rec 'other' ||
+		fail "the icicle script misbehaves"
 fi
 for flag in --inverted --reverse '--colors mem' '--width 600'; do
 	"$SP_FOLD" --from perf-script -f svg $flag "$TMP/in.txt" >"$TMP/f.svg" ||
