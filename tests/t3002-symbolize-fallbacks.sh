@@ -72,6 +72,11 @@ grep -q '^usage: sp-symbolize' "$TMP/err" || fail "no usage"
 [ $? = 1 ] || fail "missing kallsyms: exit status"
 grep -q "^sp-symbolize: '/no/such/kallsyms': No such file" "$TMP/err" ||
 	fail "kallsyms message: $(cat "$TMP/err")"
+printf 'ffffffff81000000 T a\nnot kallsyms\n' >"$TMP/badks"
+"$SP_SYMBOLIZE" -k "$TMP/badks" </dev/null 2>"$TMP/err"
+[ $? = 1 ] || fail "malformed kallsyms: exit status"
+grep -q "^sp-symbolize: '$TMP/badks': line 2: not a kallsyms line\$" \
+	"$TMP/err" || fail "kallsyms line: $(cat "$TMP/err")"
 "$SP_SYMBOLIZE" /no/such/input 2>"$TMP/err"
 [ $? = 1 ] || fail "missing input: exit status"
 exit 0
