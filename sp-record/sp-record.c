@@ -1,7 +1,8 @@
 /*
  * sp-record: samples the call stacks of running processes with
- * perf_event_open(2) and writes them as a SPULSE1 spool (sp-spool(5)).
- * docs/sp-record.1 describes the options; recorder.c does the work.
+ * perf_event_open(2) (or, with --ptrace, by interrupting their threads)
+ * and writes them as a SPULSE1 spool (sp-spool(5)).  docs/sp-record.1
+ * describes the options; recorder.c does the work.
  */
 #include <err.h>
 #include <errno.h>
