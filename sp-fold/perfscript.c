@@ -20,6 +20,12 @@
 #include "common/banned.h"
 
 #define MAX_WARN 10
+/*
+ * The cache of folded blocks stops growing here, so that input whose
+ * blocks rarely repeat (every leaf address different) cannot make memory
+ * grow with the input; such blocks are folded line by line.
+ */
+#define MAX_CACHE ((size_t)256 << 20)
 
 /* Samples of a comm frame whose frame lines were in the cache. */
 struct hit {
@@ -50,6 +56,7 @@ struct ps {
 	struct sp_htab *cache[2];	/* frame lines -> cdata offset, by is_java */
 	struct sp_buf cdata;	/* cached: u32 lines, u32 len, folded frames */
 	struct span pend;	/* frame lines of the block being cached */
+	size_t cached_bytes;	/* keys and data, up to MAX_CACHE */
 	uint64_t pend_unrec;
 	struct sp_htab *pnames;	/* comm frame -> index in pnstr */
 	char **pnstr;
@@ -477,6 +484,7 @@ cache_put(struct ps *st, const char *frames, size_t n)
 	if (sp_buf_add(&st->cdata, hdr, sizeof(hdr)) ||
 	    sp_buf_add(&st->cdata, frames, n))
 		return -ENOMEM;
+	st->cached_bytes += key.n + sizeof(hdr) + n;
 	return sp_htab_put(st->cache[st->is_java], key.p, key.n, at);
 }
 
@@ -662,8 +670,10 @@ cached_block(struct ps *st, const char *p, const char *blank,
 
 	*next = p;
 	if (!sp_htab_get(st->cache[st->is_java], key.p, key.n, &at)) {
-		st->pend = key;
-		st->pend_unrec = st->unrecognized;
+		if (st->cached_bytes < MAX_CACHE) {
+			st->pend = key;
+			st->pend_unrec = st->unrecognized;
+		}
 		return 0;
 	}
 	memcpy(hdr, st->cdata.data + at, sizeof(hdr));
