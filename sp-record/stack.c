@@ -48,9 +48,10 @@ rec_callchain_split(const uint64_t *chain, size_t n, unsigned want,
 			head = false;
 			continue;
 		}
-		if (k < max) {
+		/* A zero return address is the walk's end, not a frame. */
+		if (k < max && (head || a != 0)) {
 			/* A return address points after the call: step back. */
-			out[k].addr = head || a == 0 ? a : a - 1;
+			out[k].addr = head ? a : a - 1;
 			out[k].mode = mode;
 			k++;
 		}

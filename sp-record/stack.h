@@ -55,7 +55,8 @@ struct rec_stacker {
  * switch the mode (kernel, hypervisor and guest kernel count as kernel;
  * user, guest and guest user as user).  The first address after each
  * marker is the interrupted instruction and is kept as is; the others are
- * return addresses and become call sites (address - 1).  Frames of the
+ * return addresses and become call sites (address - 1), except zeros,
+ * which end a frame-pointer walk and are dropped.  Frames of the
  * modes not in `want` are counted in *skipped (may be NULL).  Writes at
  * most `max` frames; returns how many.
  */

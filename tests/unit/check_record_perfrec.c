@@ -334,6 +334,16 @@ START_TEST(callchain_contexts_start_with_an_ip)
 	n = rec_callchain_split(chain, 7, REC_CHAIN_USER, f, 2, NULL);
 	ck_assert_uint_eq(n, 2);
 	ck_assert_uint_eq(f[1].addr, 0x1fff);
+	/* A zero return address ends the walk; a zero ip stays. */
+	{
+		const uint64_t zeros[] = { (uint64_t)PERF_CONTEXT_USER, 0,
+					   0x2000, 0 };
+
+		n = rec_callchain_split(zeros, 4, REC_CHAIN_USER, f, 8, NULL);
+		ck_assert_uint_eq(n, 2);
+		ck_assert_uint_eq(f[0].addr, 0);
+		ck_assert_uint_eq(f[1].addr, 0x1fff);
+	}
 	/* No marker at all: user mode, first entry is the ip. */
 	n = rec_callchain_split(chain + 4, 3, REC_CHAIN_USER, f, 8, NULL);
 	ck_assert_uint_eq(n, 3);
