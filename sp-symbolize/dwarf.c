@@ -20,8 +20,18 @@
 /* Deeper inline chains than this are cut at the outermost frames. */
 #define SP_DWARF_MAX_DEPTH 64
 
+/* A unit's address range, for files without .debug_aranges. */
+struct curange {
+	uint64_t lo;
+	uint64_t hi;
+	Dwarf_Die cu;
+};
+
 struct sp_dwarf {
 	Dwarf *dw;
+	struct curange *cus;		/* sorted by lo, built on demand */
+	size_t ncus;
+	bool cus_built;
 	struct sp_htab *by_cu;		/* unit offset -> index into units */
 	struct sp_dwindex **units;	/* NULL where indexing failed */
 	size_t nunits;
@@ -61,6 +71,7 @@ sp_dwarf_free(struct sp_dwarf *d)
 	for (i = 0; i < d->nunits; i++)
 		sp_dwindex_free(d->units[i]);
 	free(d->units);
+	free(d->cus);
 	sp_htab_free(d->by_cu);
 	dwarf_end(d->dw);
 	free(d);
@@ -143,6 +154,87 @@ emit_chain(Dwarf_Die *cu, struct chain *c, const char *outer,
 	return (int)c->n;
 }
 
+static int
+cmp_curange(const void *pa, const void *pb)
+{
+	const struct curange *a = pa, *b = pb;
+
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/* Appends the ranges of unit `cu`; returns 0 or -ENOMEM. */
+static int
+add_unit_ranges(struct sp_dwarf *d, Dwarf_Die *cu, size_t *alloc)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0) {
+		if (lo >= hi)
+			continue;
+		if (d->ncus == *alloc) {
+			size_t a = *alloc ? 2 * *alloc : 64;
+			struct curange *v = reallocarray(d->cus, a, sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			d->cus = v;
+			*alloc = a;
+		}
+		d->cus[d->ncus++] = (struct curange){ lo, hi, *cu };
+	}
+	return 0;
+}
+
+/*
+ * Indexes every unit's ranges, for producers (clang) that write no
+ * .debug_aranges, which dwarf_addrdie() needs.
+ */
+static void
+build_unit_ranges(struct sp_dwarf *d)
+{
+	Dwarf_CU *cu = NULL, *next;
+	Dwarf_Die cudie;
+	size_t alloc = 0;
+	uint8_t unit_type;
+	Dwarf_Half version;
+
+	d->cus_built = true;
+	while (dwarf_get_units(d->dw, cu, &next, &version, &unit_type,
+			       &cudie, NULL) == 0) {
+		cu = next;
+		if (add_unit_ranges(d, &cudie, &alloc))
+			break;
+	}
+	if (d->ncus)
+		qsort(d->cus, d->ncus, sizeof(*d->cus), cmp_curange);
+}
+
+/* Finds the unit holding `vaddr`; returns false when none does. */
+static bool
+unit_for(struct sp_dwarf *d, uint64_t vaddr, Dwarf_Die *cu)
+{
+	size_t lo = 0, hi;
+
+	if (dwarf_addrdie(d->dw, vaddr, cu))
+		return true;
+	if (!d->cus_built)
+		build_unit_ranges(d);
+	hi = d->ncus;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->cus[mid].lo <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || vaddr >= d->cus[lo - 1].hi)
+		return false;
+	*cu = d->cus[lo - 1].cu;
+	return true;
+}
+
 /* The scope index of unit `cu`, built on first use; NULL on ENOMEM. */
 static struct sp_dwindex *
 unit_index(struct sp_dwarf *d, Dwarf_Die *cu)
@@ -174,7 +266,7 @@ sp_dwarf_frames(struct sp_dwarf *d, uint64_t vaddr, const char *outer,
 	struct sp_dwindex *x;
 	struct chain c;
 
-	if (!dwarf_addrdie(d->dw, vaddr, &cu))
+	if (!unit_for(d, vaddr, &cu))
 		return 0;
 	ln = dwarf_getsrc_die(&cu, vaddr);
 	if (ln) {
