@@ -16,6 +16,8 @@
 
 /* Overlapping top-level ranges are rare: look this far back. */
 #define SP_DWINDEX_BACKSCAN 16
+/* Real DIE trees are shallow; deeper (corrupt) ones are cut here. */
+#define SP_DWINDEX_MAX_DEPTH 256
 
 struct range {
 	uint64_t lo;
@@ -84,10 +86,12 @@ add_ranges(struct sp_dwindex *x, Dwarf_Die *die, bool top, size_t scope)
 	return 0;
 }
 
-static int walk(struct sp_dwindex *x, Dwarf_Die *parent, bool in_sub);
+static int walk(struct sp_dwindex *x, Dwarf_Die *parent, bool in_sub,
+		unsigned depth);
 
 static int
-add_scope(struct sp_dwindex *x, Dwarf_Die *die, int tag, bool in_sub)
+add_scope(struct sp_dwindex *x, Dwarf_Die *die, int tag, bool in_sub,
+	  unsigned depth)
 {
 	size_t idx = x->n;
 	struct scope *s;
@@ -101,28 +105,28 @@ add_scope(struct sp_dwindex *x, Dwarf_Die *die, int tag, bool in_sub)
 	if (add_ranges(x, die, tag == DW_TAG_subprogram && !in_sub, idx))
 		return -ENOMEM;
 	x->v[idx].nr = x->nr - x->v[idx].first;
-	if (walk(x, die, in_sub || tag == DW_TAG_subprogram))
+	if (walk(x, die, in_sub || tag == DW_TAG_subprogram, depth + 1))
 		return -ENOMEM;
 	x->v[idx].end = x->n;
 	return 0;
 }
 
 static int
-walk(struct sp_dwindex *x, Dwarf_Die *parent, bool in_sub)
+walk(struct sp_dwindex *x, Dwarf_Die *parent, bool in_sub, unsigned depth)
 {
 	Dwarf_Die child;
 
-	if (dwarf_child(parent, &child) != 0)
+	if (depth > SP_DWINDEX_MAX_DEPTH || dwarf_child(parent, &child) != 0)
 		return 0;
 	do {
 		int tag = dwarf_tag(&child);
 
 		if (tag == DW_TAG_subprogram ||
 		    tag == DW_TAG_inlined_subroutine) {
-			if (add_scope(x, &child, tag, in_sub))
+			if (add_scope(x, &child, tag, in_sub, depth))
 				return -ENOMEM;
 		} else if (dwarf_haschildren(&child) > 0 &&
-			   walk(x, &child, in_sub)) {
+			   walk(x, &child, in_sub, depth + 1)) {
 			return -ENOMEM;
 		}
 	} while (dwarf_siblingof(&child, &child) == 0);
@@ -146,7 +150,7 @@ sp_dwindex_build(Dwarf_Die *cu)
 
 	if (!x)
 		return NULL;
-	if (walk(x, cu, false)) {
+	if (walk(x, cu, false, 0)) {
 		sp_dwindex_free(x);
 		errno = ENOMEM;
 		return NULL;
