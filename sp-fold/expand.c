@@ -29,8 +29,8 @@ add_clean(struct sp_buf *out, const char *s, size_t n)
 }
 
 static const char *
-annotation(const struct fold_opts *o, enum sp_frame_mode mode,
-	   unsigned flags, size_t index)
+annotation(const struct fold_opts *o, enum sp_frame_mode mode, unsigned flags,
+           size_t index)
 {
 	if (o->inl && (flags & SYM_INLINED || index > 0))
 		return "_[i]";
@@ -43,7 +43,7 @@ annotation(const struct fold_opts *o, enum sp_frame_mode mode,
 
 static int
 fallback(const struct fold_view *v, const struct fold_model *m,
-	 const struct fold_opts *o, struct sp_buf *out)
+         const struct fold_opts *o, struct sp_buf *out)
 {
 	struct sp_buf b = SP_BUF_INIT;
 	const char *path = NULL, *ann;
@@ -63,7 +63,7 @@ fallback(const struct fold_view *v, const struct fold_model *m,
 
 int
 fold_view_names(const struct fold_view *v, const struct fold_model *m,
-		const struct fold_opts *o, struct sp_buf *out)
+                const struct fold_opts *o, struct sp_buf *out)
 {
 	const struct fold_sym *s;
 	const char *ann;
@@ -94,7 +94,7 @@ is_truncated(const struct fold_view *v)
 /* Appends the comm frame: NAME[-PID[/TID]] with spaces as '_'. */
 static int
 add_comm(struct sp_buf *out, const struct fold_opts *o, const char *comm,
-	 int32_t pid, uint64_t tid)
+         int32_t pid, uint64_t tid)
 {
 	size_t at = out->len, i;
 	int rc;
@@ -116,7 +116,7 @@ add_comm(struct sp_buf *out, const struct fold_opts *o, const char *comm,
 /* Appends ";frame..." root first, the truncated marker before the rest. */
 int
 fold_model_names(const struct fold_model *m, const struct fold_opts *o,
-		 int32_t pid, uint32_t stack, struct sp_buf *out)
+                 int32_t pid, uint32_t stack, struct sp_buf *out)
 {
 	struct sp_buf ids = SP_BUF_INIT;
 	struct fold_view v;
@@ -139,8 +139,8 @@ fold_model_names(const struct fold_model *m, const struct fold_opts *o,
 
 int
 fold_model_folded(const struct fold_model *m, const struct fold_opts *o,
-		  const char *comm, int32_t pid, uint64_t tid, uint32_t stack,
-		  struct sp_buf *out, bool *keep)
+                  const char *comm, int32_t pid, uint64_t tid, uint32_t stack,
+                  struct sp_buf *out, bool *keep)
 {
 	size_t skip = 0;
 	int rc = 0;
@@ -161,8 +161,8 @@ fold_model_folded(const struct fold_model *m, const struct fold_opts *o,
 
 int
 fold_model_add(const struct fold_model *m, const struct fold_opts *o,
-	       struct fold_set *set, const char *comm, int32_t pid,
-	       uint64_t tid, uint32_t stack, uint64_t count)
+               struct fold_set *set, const char *comm, int32_t pid,
+               uint64_t tid, uint32_t stack, uint64_t count)
 {
 	struct sp_buf b = SP_BUF_INIT;
 	bool keep = false;

@@ -83,8 +83,7 @@ line_cmp(const void *a, const void *b)
 }
 
 int
-fold_set_lines(struct fold_set *s, const struct fold_line **lines,
-	       size_t *n)
+fold_set_lines(struct fold_set *s, const struct fold_line **lines, size_t *n)
 {
 	size_t pos = 0, i = 0, len;
 	const void *key;

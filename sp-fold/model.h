@@ -17,18 +17,18 @@
 
 /* Symbol flags, the letters of a symbol record. */
 enum {
-	SYM_KERNEL = 1 << 0,	/* k */
-	SYM_JIT = 1 << 1,	/* j */
-	SYM_INLINED = 1 << 2,	/* i */
-	SYM_PYTHON = 1 << 3,	/* p */
-	SYM_HIDDEN = 1 << 4,	/* h */
-	SYM_TRUNCATED = 1 << 5,	/* t */
-	SYM_UNRESOLVED = 1 << 6,	/* u */
+	SYM_KERNEL = 1 << 0,     /* k */
+	SYM_JIT = 1 << 1,        /* j */
+	SYM_INLINED = 1 << 2,    /* i */
+	SYM_PYTHON = 1 << 3,     /* p */
+	SYM_HIDDEN = 1 << 4,     /* h */
+	SYM_TRUNCATED = 1 << 5,  /* t */
+	SYM_UNRESOLVED = 1 << 6, /* u */
 };
 
 struct fold_sym {
 	char *name;
-	char *source;		/* "file:line" or NULL */
+	char *source; /* "file:line" or NULL */
 	uint64_t offset;
 	unsigned flags;
 };
@@ -41,21 +41,21 @@ struct fold_syms {
 
 struct fold_module {
 	char *path;
-	char *buildid;		/* hex, or NULL */
+	char *buildid; /* hex, or NULL */
 	uint64_t start, end, file_offset;
 	bool is_kernel;
 };
 
 struct fold_frame {
 	enum sp_frame_mode mode;
-	uint32_t module;	/* SP_NONE when none */
+	uint32_t module; /* SP_NONE when none */
 	uint64_t abs_ip, rel_ip;
 	struct fold_syms syms;
 };
 
 /* A pframe record: the context of a frame for one process. */
 struct fold_pframe {
-	uint32_t module;	/* SP_NONE when none */
+	uint32_t module; /* SP_NONE when none */
 	uint64_t rel_ip;
 	struct fold_syms syms;
 };
@@ -66,7 +66,7 @@ struct fold_view {
 	uint32_t frame;
 	uint32_t module;
 	uint64_t abs_ip, rel_ip;
-	const struct fold_syms *syms;	/* empty when unresolved */
+	const struct fold_syms *syms; /* empty when unresolved */
 };
 
 struct fold_model {
@@ -76,15 +76,15 @@ struct fold_model {
 	size_t nframes;
 	struct fold_pframe *pframes;
 	size_t npframes;
-	struct sp_htab *pframe_idx;	/* (frame, pid) -> pframes index */
-	uint32_t *prefix, *sframe;	/* stack id -> prefix, frame */
+	struct sp_htab *pframe_idx; /* (frame, pid) -> pframes index */
+	uint32_t *prefix, *sframe;  /* stack id -> prefix, frame */
 	size_t nstacks;
 	uint64_t start_us, interval_us;
-	char **strs;			/* interned names */
+	char **strs; /* interned names */
 	size_t nstrs;
 	struct sp_htab *str_idx;
-	struct sp_htab *tname;		/* (pid, tid) -> str id */
-	struct sp_htab *pname;		/* pid -> str id of its exec name */
+	struct sp_htab *tname; /* (pid, tid) -> str id */
+	struct sp_htab *pname; /* pid -> str id of its exec name */
 };
 
 int fold_model_init(struct fold_model *m);
@@ -93,16 +93,16 @@ void fold_model_release(struct fold_model *m);
 int64_t fold_model_intern(struct fold_model *m, const char *s, size_t n);
 /* Sets *v to the view of a frame from process `pid`. */
 void fold_model_view(const struct fold_model *m, uint32_t frame, int32_t pid,
-		     struct fold_view *v);
+                     struct fold_view *v);
 /*
  * Appends the frames of a stack root first to `ids` (uint32_t each);
  * returns 0 or -ENOMEM.
  */
 int fold_model_walk(const struct fold_model *m, uint32_t stack,
-		    struct sp_buf *ids);
+                    struct sp_buf *ids);
 /* The name of the thread, or of its process with --process-name. */
 const char *fold_model_comm(const struct fold_model *m, int32_t pid,
-			    uint64_t tid, bool process);
+                            uint64_t tid, bool process);
 
 /*
  * Appends the folded names of one view, separated by ';' and each
@@ -110,10 +110,10 @@ const char *fold_model_comm(const struct fold_model *m, int32_t pid,
  * --show-hidden.  Returns 0 or -ENOMEM.
  */
 int fold_view_names(const struct fold_view *v, const struct fold_model *m,
-		    const struct fold_opts *o, struct sp_buf *out);
+                    const struct fold_opts *o, struct sp_buf *out);
 /* Appends ";frame..." of a stack as process `pid` sees it, root first. */
 int fold_model_names(const struct fold_model *m, const struct fold_opts *o,
-		     int32_t pid, uint32_t stack, struct sp_buf *out);
+                     int32_t pid, uint32_t stack, struct sp_buf *out);
 
 /*
  * Sets `out` to the folded stack of a sample, comm first unless
@@ -121,11 +121,11 @@ int fold_model_names(const struct fold_model *m, const struct fold_opts *o,
  * may shorten it).  Returns 0 or -ENOMEM.
  */
 int fold_model_folded(const struct fold_model *m, const struct fold_opts *o,
-		      const char *comm, int32_t pid, uint64_t tid,
-		      uint32_t stack, struct sp_buf *out, bool *keep);
+                      const char *comm, int32_t pid, uint64_t tid,
+                      uint32_t stack, struct sp_buf *out, bool *keep);
 /* Adds the folded stack of a stack id for a thread to `set`. */
 int fold_model_add(const struct fold_model *m, const struct fold_opts *o,
-		   struct fold_set *set, const char *comm, int32_t pid,
-		   uint64_t tid, uint32_t stack, uint64_t count);
+                   struct fold_set *set, const char *comm, int32_t pid,
+                   uint64_t tid, uint32_t stack, uint64_t count);
 
 #endif

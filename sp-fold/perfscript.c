@@ -30,7 +30,7 @@
 /* Samples of a comm frame whose frame lines were in the cache. */
 struct hit {
 	uint64_t pname;
-	uint64_t at;		/* cdata offset */
+	uint64_t at; /* cdata offset */
 };
 
 /* A span of the current line. */
@@ -46,22 +46,22 @@ struct ps {
 	uint64_t lineno;
 	bool have_pname, is_java;
 	struct sp_buf pname;
-	struct sp_buf frames;	/* names of the current sample's lines */
-	size_t *marks;		/* per frame line: end offset in frames */
+	struct sp_buf frames; /* names of the current sample's lines */
+	size_t *marks;        /* per frame line: end offset in frames */
 	size_t nmarks, amarks;
-	unsigned *counts;	/* per frame line: number of names */
-	struct sp_buf stack;	/* the folded stack being built */
-	struct sp_buf tmp;	/* one name being tidied */
-	char *event;		/* the event filter, owned */
-	struct sp_htab *cache[2];	/* frame lines -> cdata offset, by is_java */
-	struct sp_buf cdata;	/* cached: u32 lines, u32 len, folded frames */
-	struct span pend;	/* frame lines of the block being cached */
-	size_t cached_bytes;	/* keys and data, up to MAX_CACHE */
+	unsigned *counts;         /* per frame line: number of names */
+	struct sp_buf stack;      /* the folded stack being built */
+	struct sp_buf tmp;        /* one name being tidied */
+	char *event;              /* the event filter, owned */
+	struct sp_htab *cache[2]; /* frame lines -> cdata offset, by is_java */
+	struct sp_buf cdata; /* cached: u32 lines, u32 len, folded frames */
+	struct span pend;    /* frame lines of the block being cached */
+	size_t cached_bytes; /* keys and data, up to MAX_CACHE */
 	uint64_t pend_unrec;
-	struct sp_htab *pnames;	/* comm frame -> index in pnstr */
+	struct sp_htab *pnames; /* comm frame -> index in pnstr */
 	char **pnstr;
 	size_t npn;
-	struct sp_htab *agg;	/* struct hit -> samples from the cache */
+	struct sp_htab *agg; /* struct hit -> samples from the cache */
 	bool event_defaulted, event_warned;
 	uint64_t unrecognized;
 };
@@ -107,7 +107,7 @@ span_eq(struct span s, const char *lit)
  */
 static bool
 match_header(const char *s, size_t n, struct span *comm, struct span *pid,
-	     struct span *tid)
+             struct span *tid)
 {
 	size_t e, i, d;
 
@@ -122,14 +122,14 @@ match_header(const char *s, size_t n, struct span *comm, struct span *pid,
 			;
 		if (i == d)
 			continue;
-		*pid = (struct span){ s + d, i - d };
+		*pid = (struct span){s + d, i - d};
 		while (i < n && s[i] == '/')
 			i++;
 		for (d = i; i < n && is_digit(s[i]); i++)
 			;
-		*tid = (struct span){ s + d, i - d };
+		*tid = (struct span){s + d, i - d};
 		if (i < n && is_space(s[i])) {
-			*comm = (struct span){ s, e };
+			*comm = (struct span){s, e};
 			return true;
 		}
 	}
@@ -158,7 +158,7 @@ match_event(const char *s, size_t n, struct span *ev)
 		i--;
 	if (i == 0 || s[i - 1] != ':')
 		return false;
-	*ev = (struct span){ s + u, t - 1 - u };
+	*ev = (struct span){s + u, t - 1 - u};
 	return true;
 }
 
@@ -178,14 +178,14 @@ module_at(const char *s, size_t n, size_t p, struct span *mod)
 		}
 	}
 	if (found)
-		*mod = (struct span){ s + p + 2, q - p - 2 };
+		*mod = (struct span){s + p + 2, q - p - 2};
 	return found;
 }
 
 /* A frame line: ^\s*(\w+)\s*(.+) \((\S*)\) */
 static bool
 match_frame(const char *s, size_t n, struct span *pc, struct span *func,
-	    struct span *mod)
+            struct span *mod)
 {
 	size_t ws = 0, we, wsend, p, start;
 
@@ -203,8 +203,8 @@ match_frame(const char *s, size_t n, struct span *pc, struct span *func,
 		if (p == ws + 2)
 			return false;
 	start = wsend < p - 1 ? wsend : p - 1;
-	*pc = (struct span){ s + ws, (we < start ? we : start) - ws };
-	*func = (struct span){ s + start, p - start };
+	*pc = (struct span){s + ws, (we < start ? we : start) - ws};
+	*func = (struct span){s + start, p - start};
 	return true;
 }
 
@@ -243,8 +243,9 @@ tidy(struct sp_buf *b)
 			s[i] = ':';
 	go = is_go_method(s, b->len);
 	for (i = 0; !go && i < b->len; i++) {
-		if (s[i] == '(' && (b->len - i - 1 < sizeof(anon) - 1 ||
-				    memcmp(s + i + 1, anon, sizeof(anon) - 1))) {
+		if (s[i] == '(' &&
+		    (b->len - i - 1 < sizeof(anon) - 1 ||
+		     memcmp(s + i + 1, anon, sizeof(anon) - 1))) {
 			b->len = i;
 			break;
 		}
@@ -259,8 +260,9 @@ tidy(struct sp_buf *b)
 static bool
 is_kernel_module(struct span mod)
 {
-	return mod.n && (mod.p[0] == '[' ||
-			 (mod.n >= 7 && !memcmp(mod.p + mod.n - 7, "vmlinux", 7))) &&
+	return mod.n &&
+	       (mod.p[0] == '[' ||
+	        (mod.n >= 7 && !memcmp(mod.p + mod.n - 7, "vmlinux", 7))) &&
 	       !contains(mod.p, mod.n, "unknown");
 }
 
@@ -282,7 +284,7 @@ is_jit_module(struct span mod)
 
 static int
 unknown_name(struct sp_buf *b, const struct ps *st, struct span pc,
-	     struct span mod)
+             struct span mod)
 {
 	const char *base = "unknown", *slash;
 	size_t n = 7;
@@ -294,15 +296,15 @@ unknown_name(struct sp_buf *b, const struct ps *st, struct span pc,
 	}
 	if (sp_buf_addc(b, '[') || sp_buf_add(b, base, n))
 		return -ENOMEM;
-	if (st->o->addrs && (sp_buf_adds(b, " <") || sp_buf_add(b, pc.p, pc.n) ||
-			     sp_buf_addc(b, '>')))
+	if (st->o->addrs && (sp_buf_adds(b, " <") ||
+	                     sp_buf_add(b, pc.p, pc.n) || sp_buf_addc(b, '>')))
 		return -ENOMEM;
 	return sp_buf_addc(b, ']');
 }
 
 static const char *
 annotation(const struct ps *st, const struct sp_buf *b, unsigned index,
-	   struct span mod)
+           struct span mod)
 {
 	const char *s = (const char *)b->data;
 
@@ -318,7 +320,7 @@ annotation(const struct ps *st, const struct sp_buf *b, unsigned index,
 /* Appends one name of a frame line to st->frames. */
 static int
 add_name(struct ps *st, struct span part, struct span pc, struct span mod,
-	 unsigned index)
+         unsigned index)
 {
 	struct sp_buf *b = &st->tmp;
 	const char *ann;
@@ -387,8 +389,8 @@ frame_line(struct ps *st, struct span pc, struct span func, struct span mod)
 		arrow = memmem(p, (size_t)(end - p), "->", 2);
 		if (!arrow)
 			arrow = end;
-		rc = add_name(st, (struct span){ p, (size_t)(arrow - p) }, pc,
-			      mod, count++);
+		rc = add_name(st, (struct span){p, (size_t)(arrow - p)}, pc,
+		              mod, count++);
 		if (arrow == end)
 			break;
 	}
@@ -419,7 +421,7 @@ event_skipped(struct ps *st, const char *s, size_t n)
 
 static int
 header_line(struct ps *st, const char *s, size_t n, struct span comm,
-	    struct span pid, struct span tid)
+            struct span pid, struct span tid)
 {
 	struct sp_buf *b = &st->pname;
 	size_t i;
@@ -429,7 +431,7 @@ header_line(struct ps *st, const char *s, size_t n, struct span comm,
 		return 0;
 	if (!tid.n || span_eq(tid, "0")) {
 		tid = pid;
-		pid = (struct span){ "?", 1 };
+		pid = (struct span){"?", 1};
 	}
 	sp_buf_reset(b);
 	rc |= sp_buf_add(b, comm.p, comm.n);
@@ -470,7 +472,7 @@ all_frame_lines(struct span b)
 static int
 cache_put(struct ps *st, const char *frames, size_t n)
 {
-	uint32_t hdr[2] = { 0, (uint32_t)n };
+	uint32_t hdr[2] = {0, (uint32_t)n};
 	struct span key = st->pend;
 	const char *p = key.p, *end = key.p + key.n;
 	size_t at = st->cdata.len;
@@ -521,11 +523,12 @@ end_sample(struct ps *st)
 			continue;
 		from = i ? st->marks[i - 1] : 0;
 		rc |= sp_buf_addc(b, ';');
-		rc |= sp_buf_add(b, st->frames.data + from, st->marks[i] - from);
+		rc |=
+		    sp_buf_add(b, st->frames.data + from, st->marks[i] - from);
 	}
 	if (!rc && st->pend.p)
 		rc = cache_put(st, (char *)b->data + st->pname.len,
-			       b->len - st->pname.len);
+		               b->len - st->pname.len);
 	if (!rc)
 		rc = add_stack(st, b);
 	sample_done(st);
@@ -547,8 +550,8 @@ one_line(struct ps *st, const char *s, size_t n)
 		return st->have_pname ? frame_line(st, a, b, c) : 0;
 	if (st->unrecognized++ < MAX_WARN)
 		fold_warn("%sline %llu: unrecognized line: %.*s", st->name,
-			  (unsigned long long)st->lineno,
-			  (int)(n > 80 ? 80 : n), s);
+		          (unsigned long long)st->lineno,
+		          (int)(n > 80 ? 80 : n), s);
 	return 0;
 }
 
@@ -565,7 +568,7 @@ find_blank(const char *p, const char *end)
 		a = _mm_loadu_si128((const __m128i *)(const void *)p);
 		b = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
 		m = _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, nl),
-						    _mm_cmpeq_epi8(b, nl)));
+		                                    _mm_cmpeq_epi8(b, nl)));
 		if (m)
 			return p + __builtin_ctz((unsigned)m);
 		p += 16;
@@ -602,13 +605,13 @@ block_end(const char *p, const char *end, const char **blank)
 static int
 count_hit(struct ps *st, uint64_t at)
 {
-	struct hit h = { 0, at };
+	struct hit h = {0, at};
 	uint64_t *slot;
 	bool inserted = false;
 	char **v;
 
-	slot = sp_htab_slot(st->pnames, st->pname.data, st->pname.len,
-			    st->npn, &inserted);
+	slot = sp_htab_slot(st->pnames, st->pname.data, st->pname.len, st->npn,
+	                    &inserted);
 	if (!slot)
 		return -ENOMEM;
 	if (inserted) {
@@ -616,8 +619,8 @@ count_hit(struct ps *st, uint64_t at)
 		if (!v)
 			return -ENOMEM;
 		st->pnstr = v;
-		if (!(v[st->npn++] = strndup((char *)st->pname.data,
-					     st->pname.len)))
+		if (!(v[st->npn++] =
+		          strndup((char *)st->pname.data, st->pname.len)))
 			return -ENOMEM;
 	}
 	h.pname = *slot;
@@ -647,7 +650,7 @@ flush_hits(struct ps *st)
 		rc = sp_buf_adds(b, st->pnstr[h->pname]);
 		if (!rc)
 			rc = sp_buf_add(b, st->cdata.data + h->at + sizeof(hdr),
-					hdr[1]);
+			                hdr[1]);
 		if (!rc && fold_filter_frames(st->o, (char *)b->data, &b->len))
 			rc = fold_set_add(st->set, (char *)b->data, b->len, n);
 	}
@@ -660,10 +663,9 @@ flush_hits(struct ps *st)
  * first byte not consumed.
  */
 static int
-cached_block(struct ps *st, const char *p, const char *blank,
-	     const char **next)
+cached_block(struct ps *st, const char *p, const char *blank, const char **next)
 {
-	struct span key = { p, (size_t)(blank - p) };
+	struct span key = {p, (size_t)(blank - p)};
 	uint32_t hdr[2];
 	uint64_t at;
 	int rc;
@@ -757,9 +759,9 @@ feed_read(struct ps *st, FILE *in)
 
 int
 fold_perf_script(FILE *in, const char *name, const struct fold_opts *o,
-		 struct fold_set *set)
+                 struct fold_set *set)
 {
-	struct ps st = { .o = o, .set = set, .name = name };
+	struct ps st = {.o = o, .set = set, .name = name};
 	int rc = 0;
 
 	st.cache[0] = sp_htab_new();
@@ -778,11 +780,11 @@ fold_perf_script(FILE *in, const char *name, const struct fold_opts *o,
 		rc = -EIO;
 	} else if (rc) {
 		fold_warn("%sline %llu: out of memory", name,
-			  (unsigned long long)st.lineno);
+		          (unsigned long long)st.lineno);
 	}
 	if (st.unrecognized > MAX_WARN)
 		fold_warn("%s%llu unrecognized lines in all", name,
-			  (unsigned long long)st.unrecognized);
+		          (unsigned long long)st.unrecognized);
 	ps_release(&st);
 	return rc ? 1 : 0;
 }

@@ -21,8 +21,8 @@ put_clean(FILE *out, const char *s)
 
 /* The dso perf would name: JIT code without a module as its perf map. */
 static const char *
-dso_of(const struct fold_reader *r, const struct fold_view *v,
-       unsigned flags, int32_t pid, char *buf, size_t size)
+dso_of(const struct fold_reader *r, const struct fold_view *v, unsigned flags,
+       int32_t pid, char *buf, size_t size)
 {
 	if (v->mode == SP_FRAME_KERNEL)
 		return "[kernel.kallsyms]";
@@ -36,23 +36,23 @@ dso_of(const struct fold_reader *r, const struct fold_view *v,
 }
 
 static void
-put_frame(const struct fold_reader *r, const struct fold_view *v,
-	  int32_t pid)
+put_frame(const struct fold_reader *r, const struct fold_view *v, int32_t pid)
 {
 	char map[64];
 	const struct fold_syms *s = v->syms;
-	uint64_t ip = v->module != SP_NONE && v->mode == SP_FRAME_USER ?
-			      v->rel_ip : v->abs_ip;
+	uint64_t ip = v->module != SP_NONE && v->mode == SP_FRAME_USER
+	                  ? v->rel_ip
+	                  : v->abs_ip;
 	size_t i;
 
 	if (v->mode == SP_FRAME_TRUNCATED) {
 		fprintf(r->out, "\t%16" PRIx64 " %s ([unknown])\n", ip,
-			SP_TRUNCATED_NAME);
+		        SP_TRUNCATED_NAME);
 		return;
 	}
 	if (!s->n) {
 		fprintf(r->out, "\t%16" PRIx64 " [unknown] (%s)\n", ip,
-			dso_of(r, v, 0, pid, map, sizeof(map)));
+		        dso_of(r, v, 0, pid, map, sizeof(map)));
 		return;
 	}
 	for (i = s->n; i-- > 0;) {
@@ -63,15 +63,15 @@ put_frame(const struct fold_reader *r, const struct fold_view *v,
 		if (i > 0 || s->v[i].flags & SYM_INLINED)
 			fputs(" (inlined)\n", r->out);
 		else
-			fprintf(r->out, "+0x%" PRIx64 " (%s)\n", s->v[i].offset,
-				dso_of(r, v, s->v[i].flags, pid, map,
-				       sizeof(map)));
+			fprintf(
+			    r->out, "+0x%" PRIx64 " (%s)\n", s->v[i].offset,
+			    dso_of(r, v, s->v[i].flags, pid, map, sizeof(map)));
 	}
 }
 
 int
-fold_pscript_sample(const struct fold_reader *r, const char *comm,
-		    int32_t pid, uint64_t tid, uint64_t ts, uint32_t stack)
+fold_pscript_sample(const struct fold_reader *r, const char *comm, int32_t pid,
+                    uint64_t tid, uint64_t ts, uint32_t stack)
 {
 	struct sp_buf ids = SP_BUF_INIT;
 	struct fold_view v;
@@ -82,9 +82,11 @@ fold_pscript_sample(const struct fold_reader *r, const char *comm,
 		put_clean(r->out, comm);
 	else
 		fprintf(r->out, ":%" PRIu64, tid);
-	fprintf(r->out, " %" PRId32 "/%" PRIu64 " %" PRIu64 ".%06" PRIu64
-		": %" PRIu64 " cpu-clock: \n", pid, tid, ts / 1000000000,
-		ts % 1000000000 / 1000, fold_period_ns(r));
+	fprintf(r->out,
+	        " %" PRId32 "/%" PRIu64 " %" PRIu64 ".%06" PRIu64 ": %" PRIu64
+	        " cpu-clock: \n",
+	        pid, tid, ts / 1000000000, ts % 1000000000 / 1000,
+	        fold_period_ns(r));
 	if (stack != SP_NONE && fold_model_walk(&r->m, stack, &ids)) {
 		fold_warn("out of memory");
 		return -1;

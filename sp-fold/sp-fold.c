@@ -13,45 +13,67 @@
 #include "common/banned.h"
 
 enum {
-	OPT_ADDRS = 256, OPT_ALL, OPT_COLORS, OPT_COMM, OPT_EVENT, OPT_EXCLUDE,
-	OPT_FROM, OPT_INCLUDE, OPT_INLINE, OPT_INVERTED, OPT_JIT, OPT_KERNEL,
-	OPT_MAXDEPTH, OPT_NOCOMM, OPT_PID, OPT_PNAME, OPT_REVERSE, OPT_HIDDEN,
-	OPT_TID, OPT_TIME, OPT_TITLE, OPT_WEIGHT, OPT_WIDTH,
+	OPT_ADDRS = 256,
+	OPT_ALL,
+	OPT_COLORS,
+	OPT_COMM,
+	OPT_EVENT,
+	OPT_EXCLUDE,
+	OPT_FROM,
+	OPT_INCLUDE,
+	OPT_INLINE,
+	OPT_INVERTED,
+	OPT_JIT,
+	OPT_KERNEL,
+	OPT_MAXDEPTH,
+	OPT_NOCOMM,
+	OPT_PID,
+	OPT_PNAME,
+	OPT_REVERSE,
+	OPT_HIDDEN,
+	OPT_TID,
+	OPT_TIME,
+	OPT_TITLE,
+	OPT_WEIGHT,
+	OPT_WIDTH,
 };
 
 static const struct option longopts[] = {
-	{ "addrs", no_argument, NULL, OPT_ADDRS },
-	{ "all", no_argument, NULL, OPT_ALL },
-	{ "colors", required_argument, NULL, OPT_COLORS },
-	{ "comm", required_argument, NULL, OPT_COMM },
-	{ "event-filter", required_argument, NULL, OPT_EVENT },
-	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
-	{ "format", required_argument, NULL, 'f' },
-	{ "from", required_argument, NULL, OPT_FROM },
-	{ "help", no_argument, NULL, 'h' },
-	{ "include", required_argument, NULL, OPT_INCLUDE },
-	{ "inline", no_argument, NULL, OPT_INLINE },
-	{ "inverted", no_argument, NULL, OPT_INVERTED },
-	{ "jit", no_argument, NULL, OPT_JIT },
-	{ "kernel", no_argument, NULL, OPT_KERNEL },
-	{ "max-depth", required_argument, NULL, OPT_MAXDEPTH },
-	{ "no-comm", no_argument, NULL, OPT_NOCOMM },
-	{ "pid", optional_argument, NULL, OPT_PID },
-	{ "process-name", no_argument, NULL, OPT_PNAME },
-	{ "reverse", no_argument, NULL, OPT_REVERSE },
-	{ "show-hidden", no_argument, NULL, OPT_HIDDEN },
-	{ "tid", optional_argument, NULL, OPT_TID },
-	{ "time", required_argument, NULL, OPT_TIME },
-	{ "title", required_argument, NULL, OPT_TITLE },
-	{ "weight", required_argument, NULL, OPT_WEIGHT },
-	{ "width", required_argument, NULL, OPT_WIDTH },
-	{ NULL, 0, NULL, 0 },
+    {"addrs", no_argument, NULL, OPT_ADDRS},
+    {"all", no_argument, NULL, OPT_ALL},
+    {"colors", required_argument, NULL, OPT_COLORS},
+    {"comm", required_argument, NULL, OPT_COMM},
+    {"event-filter", required_argument, NULL, OPT_EVENT},
+    {"exclude", required_argument, NULL, OPT_EXCLUDE},
+    {"format", required_argument, NULL, 'f'},
+    {"from", required_argument, NULL, OPT_FROM},
+    {"help", no_argument, NULL, 'h'},
+    {"include", required_argument, NULL, OPT_INCLUDE},
+    {"inline", no_argument, NULL, OPT_INLINE},
+    {"inverted", no_argument, NULL, OPT_INVERTED},
+    {"jit", no_argument, NULL, OPT_JIT},
+    {"kernel", no_argument, NULL, OPT_KERNEL},
+    {"max-depth", required_argument, NULL, OPT_MAXDEPTH},
+    {"no-comm", no_argument, NULL, OPT_NOCOMM},
+    {"pid", optional_argument, NULL, OPT_PID},
+    {"process-name", no_argument, NULL, OPT_PNAME},
+    {"reverse", no_argument, NULL, OPT_REVERSE},
+    {"show-hidden", no_argument, NULL, OPT_HIDDEN},
+    {"tid", optional_argument, NULL, OPT_TID},
+    {"time", required_argument, NULL, OPT_TIME},
+    {"title", required_argument, NULL, OPT_TITLE},
+    {"weight", required_argument, NULL, OPT_WEIGHT},
+    {"width", required_argument, NULL, OPT_WIDTH},
+    {NULL, 0, NULL, 0},
 };
 
 static const char *const format_names[] = {
-	[FOLD_FOLDED] = "folded", [FOLD_TOP] = "top", [FOLD_SVG] = "svg",
-	[FOLD_PPROF] = "pprof", [FOLD_SPEEDSCOPE] = "speedscope",
-	[FOLD_PERF_SCRIPT] = "perf-script",
+    [FOLD_FOLDED] = "folded",
+    [FOLD_TOP] = "top",
+    [FOLD_SVG] = "svg",
+    [FOLD_PPROF] = "pprof",
+    [FOLD_SPEEDSCOPE] = "speedscope",
+    [FOLD_PERF_SCRIPT] = "perf-script",
 };
 
 static void
@@ -68,7 +90,8 @@ usage(void)
 	      " [--exclude REGEX]\n"
 	      "\t[--max-depth N] [--title TEXT] [--colors PALETTE]"
 	      " [--reverse]\n"
-	      "\t[--inverted] [--width PIXELS] [FILE]\n", stderr);
+	      "\t[--inverted] [--width PIXELS] [FILE]\n",
+	      stderr);
 	exit(2);
 }
 
@@ -171,16 +194,26 @@ static void
 set_option(int c, struct fold_opts *o, bool *from_perf)
 {
 	switch (c) {
-	case 'f': o->format = parse_format(optarg); break;
-	case OPT_ADDRS: o->addrs = true; break;
-	case OPT_ALL: o->kernel = o->jit = o->all = true; break;
+	case 'f':
+		o->format = parse_format(optarg);
+		break;
+	case OPT_ADDRS:
+		o->addrs = true;
+		break;
+	case OPT_ALL:
+		o->kernel = o->jit = o->all = true;
+		break;
 	case OPT_COLORS:
 		if (!fold_svg_palette_ok(optarg))
 			bad_value("--colors", optarg);
 		o->colors = optarg;
 		break;
-	case OPT_COMM: add_comm(o, optarg); break;
-	case OPT_EVENT: o->event_filter = optarg; break;
+	case OPT_COMM:
+		add_comm(o, optarg);
+		break;
+	case OPT_EVENT:
+		o->event_filter = optarg;
+		break;
 	case OPT_EXCLUDE:
 		parse_regex("--exclude", optarg, &o->exclude, &o->has_exclude);
 		break;
@@ -192,31 +225,52 @@ set_option(int c, struct fold_opts *o, bool *from_perf)
 	case OPT_INCLUDE:
 		parse_regex("--include", optarg, &o->include, &o->has_include);
 		break;
-	case OPT_INLINE: o->inl = true; break;
-	case OPT_INVERTED: o->inverted = true; break;
-	case OPT_JIT: o->jit = true; break;
-	case OPT_KERNEL: o->kernel = true; break;
-	case OPT_MAXDEPTH:
-		o->max_depth = (unsigned)parse_num("--max-depth", optarg, 1u << 20);
+	case OPT_INLINE:
+		o->inl = true;
 		break;
-	case OPT_NOCOMM: o->no_comm = true; break;
+	case OPT_INVERTED:
+		o->inverted = true;
+		break;
+	case OPT_JIT:
+		o->jit = true;
+		break;
+	case OPT_KERNEL:
+		o->kernel = true;
+		break;
+	case OPT_MAXDEPTH:
+		o->max_depth =
+		    (unsigned)parse_num("--max-depth", optarg, 1u << 20);
+		break;
+	case OPT_NOCOMM:
+		o->no_comm = true;
+		break;
 	case OPT_PID:
 		if (optarg)
 			parse_ids("--pid", optarg, &o->pids);
 		else
 			o->pid = true;
 		break;
-	case OPT_PNAME: o->process_name = true; break;
-	case OPT_REVERSE: o->reverse = true; break;
-	case OPT_HIDDEN: o->show_hidden = true; break;
+	case OPT_PNAME:
+		o->process_name = true;
+		break;
+	case OPT_REVERSE:
+		o->reverse = true;
+		break;
+	case OPT_HIDDEN:
+		o->show_hidden = true;
+		break;
 	case OPT_TID:
 		if (optarg)
 			parse_ids("--tid", optarg, &o->tids);
 		else
 			o->tid = true;
 		break;
-	case OPT_TIME: parse_time(optarg, o); break;
-	case OPT_TITLE: o->title = optarg; break;
+	case OPT_TIME:
+		parse_time(optarg, o);
+		break;
+	case OPT_TITLE:
+		o->title = optarg;
+		break;
 	case OPT_WEIGHT:
 		if (strcmp(optarg, "time") && strcmp(optarg, "samples"))
 			bad_value("--weight", optarg);
@@ -225,7 +279,8 @@ set_option(int c, struct fold_opts *o, bool *from_perf)
 	case OPT_WIDTH:
 		o->width = (int)parse_num("--width", optarg, 100000);
 		break;
-	default: usage();
+	default:
+		usage();
 	}
 }
 
@@ -263,20 +318,24 @@ bad_combination(const char *why)
 /* Writes the aggregated set in the chosen format. */
 static int
 write_set(struct fold_set *set, const struct fold_opts *o,
-	  const struct fold_meta *meta)
+          const struct fold_meta *meta)
 {
 	switch (o->format) {
-	case FOLD_TOP: return fold_write_top(stdout, set, o);
-	case FOLD_SVG: return fold_write_svg(stdout, set, o);
-	case FOLD_PPROF: return fold_write_pprof(stdout, set, o, meta);
-	default: return fold_write_folded(stdout, set);
+	case FOLD_TOP:
+		return fold_write_top(stdout, set, o);
+	case FOLD_SVG:
+		return fold_write_svg(stdout, set, o);
+	case FOLD_PPROF:
+		return fold_write_pprof(stdout, set, o, meta);
+	default:
+		return fold_write_folded(stdout, set);
 	}
 }
 
 static int
 fold_file(const char *path, const struct fold_opts *o, bool from_perf)
 {
-	struct fold_meta meta = { 0 };
+	struct fold_meta meta = {0};
 	struct fold_set *set;
 	char *name = NULL;
 	FILE *in = stdin;
@@ -296,9 +355,9 @@ fold_file(const char *path, const struct fold_opts *o, bool from_perf)
 		rc = fold_perf_script(in, name, o, set);
 	else
 		rc = fold_records(in, name, o, set, &meta);
-	if (!rc && (from_perf || (o->format != FOLD_SPEEDSCOPE &&
-				  o->format != FOLD_PERF_SCRIPT &&
-				  o->format != FOLD_PPROF)))
+	if (!rc && (from_perf ||
+	            (o->format != FOLD_SPEEDSCOPE &&
+	             o->format != FOLD_PERF_SCRIPT && o->format != FOLD_PPROF)))
 		rc = write_set(set, o, &meta);
 	fold_set_free(set);
 	free(name);
@@ -322,7 +381,7 @@ opts_release(struct fold_opts *o)
 int
 main(int argc, char *argv[])
 {
-	struct fold_opts o = { .format = FOLD_FOLDED };
+	struct fold_opts o = {.format = FOLD_FOLDED};
 	bool from_perf = false;
 	int c, rc;
 
@@ -338,10 +397,11 @@ main(int argc, char *argv[])
 		check_perf_options(&o);
 	else if (o.addrs || o.event_filter)
 		bad_combination("--addrs and --event-filter need --from "
-				"perf-script");
+		                "perf-script");
 	rc = fold_file(argc ? argv[0] : NULL, &o, from_perf);
 	if (fflush(stdout) || ferror(stdout)) {
-		fold_warn("write error on standard output: %s", strerror(errno));
+		fold_warn("write error on standard output: %s",
+		          strerror(errno));
 		rc = 1;
 	}
 	opts_release(&o);

@@ -13,10 +13,10 @@
 
 struct ss {
 	const struct fold_reader *r;
-	struct sp_htab *names;		/* frame name -> index */
-	struct sp_buf order;		/* frame names in index order, NUL-separated */
-	uint32_t **ents;		/* entry -> frame indexes, [0] = count */
-	bool *dropped;			/* entry -> filtered out */
+	struct sp_htab *names; /* frame name -> index */
+	struct sp_buf order;   /* frame names in index order, NUL-separated */
+	uint32_t **ents;       /* entry -> frame indexes, [0] = count */
+	bool *dropped;         /* entry -> filtered out */
 	struct sp_buf tmp;
 };
 
@@ -45,12 +45,12 @@ frame_index(struct ss *ss, const char *s, size_t n)
 	uint64_t *slot;
 	bool inserted = false;
 
-	slot = sp_htab_slot(ss->names, s, n, sp_htab_count(ss->names),
-			    &inserted);
+	slot =
+	    sp_htab_slot(ss->names, s, n, sp_htab_count(ss->names), &inserted);
 	if (!slot)
 		return -ENOMEM;
-	if (inserted && (sp_buf_add(&ss->order, s, n) ||
-			 sp_buf_addc(&ss->order, 0)))
+	if (inserted &&
+	    (sp_buf_add(&ss->order, s, n) || sp_buf_addc(&ss->order, 0)))
 		return -ENOMEM;
 	return (int64_t)*slot;
 }
@@ -71,7 +71,7 @@ entry_frames(struct ss *ss, uint32_t e)
 		return ss->ents[e];
 	comm = en->name == UINT32_MAX ? NULL : r->m.strs[en->name];
 	if (fold_model_folded(&r->m, r->o, comm, en->pid, en->tid, en->stack,
-			      &ss->tmp, &keep))
+	                      &ss->tmp, &keep))
 		return NULL;
 	if (!keep) {
 		ss->tmp.len = 0;
@@ -86,7 +86,7 @@ entry_frames(struct ss *ss, uint32_t e)
 		semi = memchr(p, ';', (size_t)(end - p));
 		semi = semi ? semi : end;
 		if (n++ == 1 && !r->o->no_comm)
-			continue;	/* the thread names the profile */
+			continue; /* the thread names the profile */
 		if ((ix = frame_index(ss, p, (size_t)(semi - p))) < 0) {
 			free(v);
 			return NULL;
@@ -103,8 +103,10 @@ static int
 tick_cmp(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	const struct fold_entry *ex = &sort_reader->ents[sort_reader->ticks[x].entry];
-	const struct fold_entry *ey = &sort_reader->ents[sort_reader->ticks[y].entry];
+	const struct fold_entry *ex =
+	    &sort_reader->ents[sort_reader->ticks[x].entry];
+	const struct fold_entry *ey =
+	    &sort_reader->ents[sort_reader->ticks[y].entry];
 
 	if (ex->pid != ey->pid)
 		return ex->pid < ey->pid ? -1 : 1;
@@ -122,23 +124,27 @@ same_thread(const struct fold_reader *r, uint32_t a, uint32_t b)
 	return x->pid == y->pid && x->tid == y->tid;
 }
 
+/* The profile's head, named after the thread's last name. */
 static void
-profile_head(struct ss *ss, const struct fold_tick *t, uint64_t last_ts)
+profile_head(struct ss *ss, const struct fold_tick *first,
+             const struct fold_tick *last)
 {
 	const struct fold_reader *r = ss->r;
-	const struct fold_entry *e = &r->ents[t->entry];
+	const struct fold_entry *e = &r->ents[last->entry];
 	FILE *out = r->out;
 	char *name;
 
 	if (asprintf(&name, "%s (%" PRId32 "/%" PRIu64 ")",
-		     e->name == UINT32_MAX ? "?" : r->m.strs[e->name], e->pid,
-		     e->tid) < 0)
+	             e->name == UINT32_MAX ? "?" : r->m.strs[e->name], e->pid,
+	             e->tid) < 0)
 		name = NULL;
 	fputs("{\"type\":\"sampled\",\"name\":", out);
 	put_json(out, name ? name : "?", name ? strlen(name) : 1);
-	fprintf(out, ",\"unit\":\"nanoseconds\",\"startValue\":%" PRIu64
-		",\"endValue\":%" PRIu64 ",\"samples\":[",
-		t->ts - r->first_ts, last_ts - r->first_ts + fold_period_ns(r));
+	fprintf(out,
+	        ",\"unit\":\"nanoseconds\",\"startValue\":%" PRIu64
+	        ",\"endValue\":%" PRIu64 ",\"samples\":[",
+	        first->ts - r->first_ts,
+	        last->ts - r->first_ts + fold_period_ns(r));
 	free(name);
 }
 
@@ -150,7 +156,7 @@ profile(struct ss *ss, const uint32_t *order, size_t from, size_t to)
 	const uint32_t *v;
 	size_t i, j, n = 0;
 
-	profile_head(ss, &r->ticks[order[from]], r->ticks[order[to - 1]].ts);
+	profile_head(ss, &r->ticks[order[from]], &r->ticks[order[to - 1]]);
 	for (i = from; i < to; i++) {
 		v = entry_frames(ss, r->ticks[order[i]].entry);
 		if (!v)
@@ -164,7 +170,8 @@ profile(struct ss *ss, const uint32_t *order, size_t from, size_t to)
 	}
 	fputs("],\"weights\":[", r->out);
 	for (i = 0; i < n; i++)
-		fprintf(r->out, i ? ",%" PRIu64 : "%" PRIu64, fold_period_ns(r));
+		fprintf(r->out, i ? ",%" PRIu64 : "%" PRIu64,
+		        fold_period_ns(r));
 	fputs("]}", r->out);
 	return 0;
 }
@@ -179,8 +186,8 @@ put_frames(struct ss *ss)
 	fputs("],\"shared\":{\"frames\":[", ss->r->out);
 	for (; p && p < end; p += n + 1) {
 		n = strlen(p);
-		fputs(p == (const char *)ss->order.data ? "{\"name\":" :
-							    ",{\"name\":",
+		fputs(p == (const char *)ss->order.data ? "{\"name\":"
+		                                        : ",{\"name\":",
 		      ss->r->out);
 		put_json(ss->r->out, p, n);
 		fputc('}', ss->r->out);
@@ -196,7 +203,8 @@ write_profiles(struct ss *ss, uint32_t *order)
 
 	fputs("{\"$schema\":\"https://www.speedscope.app/"
 	      "file-format-schema.json\",\"exporter\":\"sp-fold\","
-	      "\"name\":", r->out);
+	      "\"name\":",
+	      r->out);
 	put_json(r->out, "sp-fold", 7);
 	fputs(",\"activeProfileIndex\":0,\"profiles\":[", r->out);
 	for (i = 1; i <= r->nticks; i++) {
@@ -215,7 +223,7 @@ write_profiles(struct ss *ss, uint32_t *order)
 int
 fold_speedscope_write(const struct fold_reader *r)
 {
-	struct ss ss = { .r = r, .tmp = SP_BUF_INIT, .order = SP_BUF_INIT };
+	struct ss ss = {.r = r, .tmp = SP_BUF_INIT, .order = SP_BUF_INIT};
 	uint32_t *order = calloc(r->nticks + 1, sizeof(*order));
 	size_t i;
 	int rc = -ENOMEM;

@@ -30,9 +30,8 @@ struct kind {
 	int (*fn)(struct fold_reader *r, char **f);
 };
 
-static int
-bad(struct fold_reader *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static int bad(struct fold_reader *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static int
 bad(struct fold_reader *r, const char *fmt, ...)
@@ -198,18 +197,21 @@ on_frame(struct fold_reader *r, char **f)
 
 static int
 pframe_slot(struct fold_reader *r, uint32_t frame, int32_t pid,
-	    struct fold_pframe **pf)
+            struct fold_pframe **pf)
 {
-	struct { uint32_t frame; int32_t pid; } k = { frame, pid };
+	struct {
+		uint32_t frame;
+		int32_t pid;
+	} k = {frame, pid};
 	uint64_t *slot;
 	bool inserted = false;
 
 	slot = sp_htab_slot(r->m.pframe_idx, &k, sizeof(k), r->m.npframes,
-			    &inserted);
+	                    &inserted);
 	if (!slot)
 		return oom(r);
 	if (inserted && grow((void **)&r->m.pframes, &r->m.npframes,
-			     (uint32_t)r->m.npframes, sizeof(**pf)))
+	                     (uint32_t)r->m.npframes, sizeof(**pf)))
 		return oom(r);
 	*pf = &r->m.pframes[*slot];
 	if (inserted) {
@@ -344,7 +346,11 @@ on_symbol(struct fold_reader *r, char **f)
 static int
 on_comm(struct fold_reader *r, char **f)
 {
-	struct { int32_t pid; uint32_t pad; uint64_t tid; } k;
+	struct {
+		int32_t pid;
+		uint32_t pad;
+		uint64_t tid;
+	} k;
 	uint64_t ts;
 	int64_t id;
 
@@ -420,7 +426,7 @@ comm_wanted(const struct fold_reader *r, int32_t pid, uint64_t tid)
 
 static bool
 sample_wanted(const struct fold_reader *r, int32_t pid, uint64_t tid,
-	      uint64_t ts)
+              uint64_t ts)
 {
 	const struct fold_opts *o = r->o;
 	double t = (double)(ts - r->first_ts) / 1e9;
@@ -437,7 +443,7 @@ sample_wanted(const struct fold_reader *r, int32_t pid, uint64_t tid,
 /* Counts a sample into its entry; sets *entry to the entry's index. */
 static int
 aggregate(struct fold_reader *r, uint32_t name, int32_t pid, uint64_t tid,
-	  uint32_t stack, uint32_t *entry)
+          uint32_t stack, uint32_t *entry)
 {
 	struct agg_key k;
 	struct fold_entry *e;
@@ -460,8 +466,8 @@ aggregate(struct fold_reader *r, uint32_t name, int32_t pid, uint64_t tid,
 				return oom(r);
 			r->ents = e;
 		}
-		r->ents[r->nents++] = (struct fold_entry){ name, pid, tid,
-							   stack, 0 };
+		r->ents[r->nents++] =
+		    (struct fold_entry){name, pid, tid, stack, 0};
 	}
 	*entry = (uint32_t)*slot;
 	r->ents[*entry].count += r->o->weight_time ? fold_period_ns(r) : 1;
@@ -480,20 +486,20 @@ add_tick(struct fold_reader *r, uint32_t entry, uint64_t ts)
 			return oom(r);
 		r->ticks = t;
 	}
-	r->ticks[r->nticks++] = (struct fold_tick){ entry, ts };
+	r->ticks[r->nticks++] = (struct fold_tick){entry, ts};
 	return 0;
 }
 
 /* A sample as perf script text, if it passes the frame filters. */
 static int
 pscript_sample(struct fold_reader *r, const char *comm, int32_t pid,
-	       uint64_t tid, uint64_t ts, uint32_t stack)
+               uint64_t tid, uint64_t ts, uint32_t stack)
 {
 	bool keep = true;
 
 	if (r->o->has_include || r->o->has_exclude) {
 		if (fold_model_folded(&r->m, r->o, comm, pid, tid, stack,
-				      &r->tmp, &keep))
+		                      &r->tmp, &keep))
 			return oom(r);
 	}
 	return keep ? fold_pscript_sample(r, comm, pid, tid, ts, stack) : 0;
@@ -534,16 +540,11 @@ on_sample(struct fold_reader *r, char **f)
 }
 
 static const struct kind kinds[] = {
-	{ "buildid", 3, on_buildid },
-	{ "comm", 6, on_comm },
-	{ "frame", 6, on_frame },
-	{ "lost", 3, on_lost },
-	{ "module", 9, on_module },
-	{ "pframe", 5, on_pframe },
-	{ "sample", 5, on_sample },
-	{ "spool", 4, on_spool },
-	{ "stack", 4, on_stack },
-	{ "symbol", 8, on_symbol },
+    {"buildid", 3, on_buildid}, {"comm", 6, on_comm},
+    {"frame", 6, on_frame},     {"lost", 3, on_lost},
+    {"module", 9, on_module},   {"pframe", 5, on_pframe},
+    {"sample", 5, on_sample},   {"spool", 4, on_spool},
+    {"stack", 4, on_stack},     {"symbol", 8, on_symbol},
 };
 
 static int
@@ -559,7 +560,7 @@ one_record(struct fold_reader *r, struct sp_fields *fl)
 			continue;
 		if (fl->n != kinds[i].nfields)
 			return bad(r, "%s record with %zu fields, not %zu",
-				   kinds[i].name, fl->n, kinds[i].nfields);
+			           kinds[i].name, fl->n, kinds[i].nfields);
 		return kinds[i].fn(r, fl->f);
 	}
 	return 0;
@@ -580,7 +581,7 @@ read_all(struct fold_reader *r, FILE *in)
 			fold_warn("%sread error", r->name);
 		else if (rc == -EBADMSG)
 			fold_warn("%sline %" PRIu64 ": cut or binary line",
-				  r->name, r->lineno + 1);
+			          r->name, r->lineno + 1);
 		else if (rc < 0)
 			oom(r);
 		if (rc <= 0)
@@ -605,7 +606,7 @@ expand(struct fold_reader *r, struct fold_set *set)
 		e = &r->ents[i];
 		comm = e->name == UINT32_MAX ? NULL : r->m.strs[e->name];
 		if (fold_model_add(&r->m, r->o, set, comm, e->pid, e->tid,
-				   e->stack, e->count))
+		                   e->stack, e->count))
 			return oom(r);
 	}
 	return 0;
@@ -623,10 +624,10 @@ reader_release(struct fold_reader *r)
 
 int
 fold_records(FILE *in, const char *name, const struct fold_opts *o,
-	     struct fold_set *set, struct fold_meta *meta)
+             struct fold_set *set, struct fold_meta *meta)
 {
-	struct fold_reader r = { .name = name, .o = o, .meta = meta,
-				 .out = stdout };
+	struct fold_reader r = {
+	    .name = name, .o = o, .meta = meta, .out = stdout};
 	int rc;
 
 	if (fold_model_init(&r.m) || !(r.agg = sp_htab_new())) {
@@ -638,8 +639,8 @@ fold_records(FILE *in, const char *name, const struct fold_opts *o,
 	rc = read_all(&r, in);
 	if (r.lost)
 		fold_warn("%s%" PRIu64 " samples lost by the kernel or the "
-			  "recorder; %" PRIu64 " samples read", name, r.lost,
-			  r.samples);
+		          "recorder; %" PRIu64 " samples read",
+		          name, r.lost, r.samples);
 	meta->duration_ns = r.last_ts - r.first_ts;
 	if (rc >= 0 && o->format == FOLD_SPEEDSCOPE)
 		rc = fold_speedscope_write(&r);

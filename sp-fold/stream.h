@@ -14,11 +14,11 @@
 
 /* Samples of one thread name, process, thread and stack. */
 struct fold_entry {
-	uint32_t name;		/* interned comm */
+	uint32_t name; /* interned comm */
 	int32_t pid;
 	uint64_t tid;
-	uint32_t stack;		/* SP_NONE for an empty stack */
-	uint64_t count;		/* samples, or nanoseconds with --weight */
+	uint32_t stack; /* SP_NONE for an empty stack */
+	uint64_t count; /* samples, or nanoseconds with --weight */
 };
 
 /* One sample for a timeline: its entry and time. */
@@ -33,21 +33,21 @@ struct fold_reader {
 	const struct fold_opts *o;
 	struct fold_model m;
 	struct fold_meta *meta;
-	struct sp_htab *agg;	/* struct agg_key -> entries index */
+	struct sp_htab *agg; /* struct agg_key -> entries index */
 	struct fold_entry *ents;
 	size_t nents, aents;
-	struct fold_tick *ticks;	/* speedscope only */
+	struct fold_tick *ticks; /* speedscope only */
 	size_t nticks, aticks;
 	uint64_t lost, samples;
 	bool have_first;
 	uint64_t first_ts, last_ts;
 	FILE *out;
-	struct sp_buf tmp;	/* scratch */
+	struct sp_buf tmp; /* scratch */
 };
 
 /* Writes one sample as `perf script` would print it. */
 int fold_pscript_sample(const struct fold_reader *r, const char *comm,
-			int32_t pid, uint64_t tid, uint64_t ts, uint32_t stack);
+                        int32_t pid, uint64_t tid, uint64_t ts, uint32_t stack);
 /* Writes the speedscope JSON file of the ticks. */
 int fold_speedscope_write(const struct fold_reader *r);
 /* Writes the pprof profile of the entries, with mappings and lines. */

@@ -34,7 +34,8 @@ helper=$(count '^fold-helper;.*;helper;spin;burn ')
 "$SP_FOLD" --process-name "$TMP/sym" >"$TMP/pname" || fail "--process-name"
 [ "$(count '^fold-helper' "$TMP/pname")" -eq 0 ] ||
 	fail "--process-name kept the thread name"
-[ "$(count '^fold_ratio;.*;helper;spin' "$TMP/pname")" -eq "$helper" ] ||
+# (the helper's first samples may come before it renamed itself)
+[ "$(count ';helper;spin' "$TMP/pname")" -eq "$(count ';helper;spin')" ] ||
 	fail "--process-name lost helper samples"
 
 # perf script text folds back to the same stacks.

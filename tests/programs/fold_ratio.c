@@ -4,6 +4,7 @@
  * thread that names itself "fold-helper" runs spin() meanwhile.
  *   fold_ratio [SECONDS]
  */
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

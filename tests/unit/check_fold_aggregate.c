@@ -29,7 +29,7 @@ folded(struct fold_set *set)
 static int
 run(const char *text, const struct fold_opts *o, bool perf, char **out)
 {
-	struct fold_meta meta = { 0 };
+	struct fold_meta meta = {0};
 	struct fold_set *set = fold_set_new();
 	FILE *in = fmemopen((void *)text, strlen(text), "r");
 	int rc;
@@ -37,7 +37,7 @@ run(const char *text, const struct fold_opts *o, bool perf, char **out)
 	ck_assert_ptr_nonnull(set);
 	ck_assert_ptr_nonnull(in);
 	rc = perf ? fold_perf_script(in, "", o, set)
-		  : fold_records(in, "", o, set, &meta);
+	          : fold_records(in, "", o, set, &meta);
 	fclose(in);
 	*out = folded(set);
 	fold_set_free(set);
@@ -45,8 +45,7 @@ run(const char *text, const struct fold_opts *o, bool perf, char **out)
 }
 
 static void
-expect(const char *text, const struct fold_opts *o, bool perf,
-       const char *want)
+expect(const char *text, const struct fold_opts *o, bool perf, const char *want)
 {
 	char *got;
 
@@ -75,7 +74,7 @@ END_TEST
 
 START_TEST(filters_match_frames_not_the_comm)
 {
-	struct fold_opts o = { 0 };
+	struct fold_opts o = {0};
 	char s[64];
 	size_t n;
 
@@ -83,12 +82,12 @@ START_TEST(filters_match_frames_not_the_comm)
 	o.has_include = true;
 	memcpy(s, "work;main;x", 12);
 	n = 11;
-	ck_assert(!fold_filter_frames(&o, s, &n));	/* "work" is the comm */
+	ck_assert(!fold_filter_frames(&o, s, &n)); /* "work" is the comm */
 	memcpy(s, "app;main;work", 14);
 	n = 13;
 	ck_assert(fold_filter_frames(&o, s, &n));
 	o.max_depth = 1;
-	ck_assert(!fold_filter_frames(&o, s, &n));	/* cut before work */
+	ck_assert(!fold_filter_frames(&o, s, &n)); /* cut before work */
 	ck_assert_uint_eq(n, 8);
 	o.has_include = false;
 	o.no_comm = true;
@@ -107,13 +106,14 @@ END_TEST
 
 START_TEST(perf_headers_follow_the_script)
 {
-	struct fold_opts o = { .tid = true };
+	struct fold_opts o = {.tid = true};
 
 	/* one-character comms do not match; multi-word comms do */
 	expect("ab 5 1.0: ev:\n\t1 f (m)\n\n"
 	       "V8 Worker 7/8 [001] 1.0: ev:\n\t1 g (m)\n\n"
 	       "swapper 0/0 [000] 1.0: ev:\n\t1 h (m)\n\n"
-	       "Thread 2 1234 1.0: ev:\n\t1 i (m)\n\n", &o, true,
+	       "Thread 2 1234 1.0: ev:\n\t1 i (m)\n\n",
+	       &o, true,
 	       "Thread-?/2;i 1\nV8_Worker-7/8;g 1\nab-?/5;f 1\n"
 	       "swapper-?/0;h 1\n");
 }
@@ -121,7 +121,7 @@ END_TEST
 
 START_TEST(perf_frames_backtrack_like_the_script)
 {
-	struct fold_opts o = { .addrs = true };
+	struct fold_opts o = {.addrs = true};
 
 	expect("app 1 1.0: ev:\n"
 	       "\tab (x)\n"
@@ -130,49 +130,49 @@ START_TEST(perf_frames_backtrack_like_the_script)
 	       "\t14 [unknown] (/lib/libz.so.1)\n"
 	       "\t15 [unknown] ([unknown])\n"
 	       "\t16 k(int)+0x1 (/x)\n"
-	       "\n", &o, true,
-	       "app;k;[unknown <15>];[libz.so.1 <14>];g;f ;b 1\n");
+	       "\n",
+	       &o, true, "app;k;[unknown <15>];[libz.so.1 <14>];g;f ;b 1\n");
 }
 END_TEST
 
 START_TEST(perf_events_default_to_the_first)
 {
-	struct fold_opts o = { 0 };
+	struct fold_opts o = {0};
 
 	expect("a1 1 1.0: 100 cycles: \n\t1 f (m)\n\n"
 	       "a1 1 1.0: 100 instructions: \n\t1 g (m)\n\n"
-	       "a1 1 1.0: 100 cycles:\n\t1 f (m)\n\n", &o, true,
-	       "a1;f 2\n");
+	       "a1 1 1.0: 100 cycles:\n\t1 f (m)\n\n",
+	       &o, true, "a1;f 2\n");
 	o.event_filter = "instructions";
 	expect("a1 1 1.0: 100 cycles: \n\t1 f (m)\n\n"
-	       "a1 1 1.0: 100 instructions: \n\t1 g (m)\n\n", &o, true,
-	       "a1;g 1\n");
+	       "a1 1 1.0: 100 instructions: \n\t1 g (m)\n\n",
+	       &o, true, "a1;g 1\n");
 }
 END_TEST
 
 static const char stream[] =
-	"spool\t1\t0\t1000\n"
-	"module\t0\t5\t0x1000\t0x2000\t0x0\t1\tuser\t/bin/a\\tb\n"
-	"frame\t0\tuser\t0x1010\t0\t0x10\n"
-	"frame\t1\tuser\t0x1020\t0\t0x20\n"
-	"symbol\t1\t-\t0\t-\t0x0\t-\tf;g\n"
-	"frame\t2\ttruncated\t0x0\t-\t-\n"
-	"frame\t3\tuser\t0x9000\t-\t-\n"
-	"pframe\t3\t5\t0\t0x30\n"
-	"stack\t0\t-\t2\n"
-	"stack\t1\t0\t0\n"
-	"stack\t2\t1\t1\n"
-	"stack\t3\t-\t3\n"
-	"comm\t1\t5\t5\texec\tmy app\n"
-	"comm\t2\t5\t6\tname\tw\n"
-	"sample\t10\t5\t5\t2\n"
-	"sample\t11\t5\t6\t2\n"
-	"sample\t12\t5\t6\t3\n"
-	"sample\t13\t5\t6\t-\n";
+    "spool\t1\t0\t1000\n"
+    "module\t0\t5\t0x1000\t0x2000\t0x0\t1\tuser\t/bin/a\\tb\n"
+    "frame\t0\tuser\t0x1010\t0\t0x10\n"
+    "frame\t1\tuser\t0x1020\t0\t0x20\n"
+    "symbol\t1\t-\t0\t-\t0x0\t-\tf;g\n"
+    "frame\t2\ttruncated\t0x0\t-\t-\n"
+    "frame\t3\tuser\t0x9000\t-\t-\n"
+    "pframe\t3\t5\t0\t0x30\n"
+    "stack\t0\t-\t2\n"
+    "stack\t1\t0\t0\n"
+    "stack\t2\t1\t1\n"
+    "stack\t3\t-\t3\n"
+    "comm\t1\t5\t5\texec\tmy app\n"
+    "comm\t2\t5\t6\tname\tw\n"
+    "sample\t10\t5\t5\t2\n"
+    "sample\t11\t5\t6\t2\n"
+    "sample\t12\t5\t6\t3\n"
+    "sample\t13\t5\t6\t-\n";
 
 START_TEST(records_name_frames_and_threads)
 {
-	struct fold_opts o = { 0 };
+	struct fold_opts o = {0};
 
 	expect(stream, &o, false,
 	       "my_app;<stack truncated>;a?b+0x10;f:g 1\n"
@@ -191,18 +191,18 @@ END_TEST
 START_TEST(records_reject_bad_input)
 {
 	static const char *const bad[] = {
-		"spool\t1\t0\t1\nstack\t0\t-\t0\n",
-		"spool\t1\t0\t1\nstack\t1\t-\t0\n",
-		"spool\t1\t0\t1\nframe\t0\tuser\t0x1\t-\t-\nstack\t0\t0\t0\n",
-		"spool\t1\t0\t1\nframe\t0\tsideways\t0x1\t-\t-\n",
-		"spool\t1\t0\t1\nsymbol\t0\t-\t0\t-\t-\t-\tx\n",
-		"spool\t1\t0\t1\nframe\t0\tuser\t0x1\t-\t-\n"
-		"symbol\t0\t-\t1\t-\t-\t-\tx\n",
-		"spool\t1\t0\t1\ncomm\t1\t1\t1\tmaybe\tx\n",
-		"spool\t1\t0\t1\nsample\t1\t1\t1\t-",
-		"sample\t1\t1\t1\t-\n",
+	    "spool\t1\t0\t1\nstack\t0\t-\t0\n",
+	    "spool\t1\t0\t1\nstack\t1\t-\t0\n",
+	    "spool\t1\t0\t1\nframe\t0\tuser\t0x1\t-\t-\nstack\t0\t0\t0\n",
+	    "spool\t1\t0\t1\nframe\t0\tsideways\t0x1\t-\t-\n",
+	    "spool\t1\t0\t1\nsymbol\t0\t-\t0\t-\t-\t-\tx\n",
+	    "spool\t1\t0\t1\nframe\t0\tuser\t0x1\t-\t-\n"
+	    "symbol\t0\t-\t1\t-\t-\t-\tx\n",
+	    "spool\t1\t0\t1\ncomm\t1\t1\t1\tmaybe\tx\n",
+	    "spool\t1\t0\t1\nsample\t1\t1\t1\t-",
+	    "sample\t1\t1\t1\t-\n",
 	};
-	struct fold_opts o = { 0 };
+	struct fold_opts o = {0};
 	char *out;
 	size_t i;
 

@@ -13,8 +13,12 @@
 #include "sp-fold/fold.h"
 
 static const char *const lines[] = {
-	"app;main;work;leaf", "app;main;work;leaf", "app;main;work",
-	"app;main;a<b>&\"c\"", "sh;main", "app;main;rec;rec",
+    "app;main;work;leaf",
+    "app;main;work;leaf",
+    "app;main;work",
+    "app;main;a<b>&\"c\"",
+    "sh;main",
+    "app;main;rec;rec",
 };
 
 static struct fold_set *
@@ -25,35 +29,36 @@ sample_set(void)
 
 	ck_assert_ptr_nonnull(s);
 	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
-		ck_assert_int_eq(fold_set_add(s, lines[i], strlen(lines[i]), 1), 0);
+		ck_assert_int_eq(fold_set_add(s, lines[i], strlen(lines[i]), 1),
+		                 0);
 	return s;
 }
 
 /* Runs a writer into memory; the caller frees *out. */
-#define CAPTURE(out, len, call)                                         \
-	do {                                                            \
-		FILE *f_ = open_memstream(&(out), &(len));              \
-		ck_assert_ptr_nonnull(f_);                              \
-		ck_assert_int_eq((call), 0);                            \
-		fclose(f_);                                             \
+#define CAPTURE(out, len, call)                                                \
+	do {                                                                   \
+		FILE *f_ = open_memstream(&(out), &(len));                     \
+		ck_assert_ptr_nonnull(f_);                                     \
+		ck_assert_int_eq((call), 0);                                   \
+		fclose(f_);                                                    \
 	} while (0)
 
 START_TEST(top_counts_self_and_total_once_per_stack)
 {
 	struct fold_set *s = sample_set();
-	struct fold_opts o = { 0 };
+	struct fold_opts o = {0};
 	char *out = NULL;
 	size_t len = 0;
 
 	CAPTURE(out, len, fold_write_top(f_, s, &o));
-	ck_assert_str_eq(out,
-		"# 6 samples, 5 functions\n"
-		"   self%   total%         self        total  function\n"
-		"  33.33%   33.33%            2            2  leaf\n"
-		"  16.67%  100.00%            1            6  main\n"
-		"  16.67%   50.00%            1            3  work\n"
-		"  16.67%   16.67%            1            1  a<b>&\"c\"\n"
-		"  16.67%   16.67%            1            1  rec\n");
+	ck_assert_str_eq(
+	    out, "# 6 samples, 5 functions\n"
+	         "   self%   total%         self        total  function\n"
+	         "  33.33%   33.33%            2            2  leaf\n"
+	         "  16.67%  100.00%            1            6  main\n"
+	         "  16.67%   50.00%            1            3  work\n"
+	         "  16.67%   16.67%            1            1  a<b>&\"c\"\n"
+	         "  16.67%   16.67%            1            1  rec\n");
 	free(out);
 	fold_set_free(s);
 }
@@ -74,7 +79,7 @@ count(const char *s, const char *what)
 START_TEST(svg_has_a_rect_per_frame_and_escapes)
 {
 	struct fold_set *s = sample_set();
-	struct fold_opts o = { .title = "t&t" };
+	struct fold_opts o = {.title = "t&t"};
 	char *out = NULL;
 	size_t len = 0;
 
@@ -82,7 +87,8 @@ START_TEST(svg_has_a_rect_per_frame_and_escapes)
 	/* all app main work leaf a<b> rec rec sh main */
 	ck_assert_uint_eq(count(out, "<g><title>"), 10);
 	ck_assert_uint_eq(count(out, "<rect"), 11);
-	ck_assert_ptr_nonnull(strstr(out, "a&lt;b&gt;&amp;&quot;c&quot; (1 samples"));
+	ck_assert_ptr_nonnull(
+	    strstr(out, "a&lt;b&gt;&amp;&quot;c&quot; (1 samples"));
 	ck_assert_ptr_nonnull(strstr(out, ">t&amp;t</text>"));
 	ck_assert_ptr_nonnull(strstr(out, "all (6 samples, 100.00%)"));
 	ck_assert_ptr_nonnull(strstr(out, "</svg>\n"));
@@ -139,8 +145,8 @@ pb_next(struct pb *b, unsigned *field, uint64_t *v, struct pb *sub)
 struct profile {
 	char *strs[256];
 	size_t nstrs;
-	uint64_t func_name[64];	/* function id -> name index */
-	uint64_t loc_func[64];	/* location id -> function id (one line) */
+	uint64_t func_name[64]; /* function id -> name index */
+	uint64_t loc_func[64];  /* location id -> function id (one line) */
 	uint64_t total;
 	char folded[1024];
 	size_t nsamples;
@@ -177,16 +183,17 @@ read_sample(struct profile *pr, struct pb s, char *line, size_t size)
 
 		ck_assert_uint_ne(fn, 0);
 		strncat(line, ";", size - strlen(line) - 1);
-		strncat(line, pr->strs[pr->func_name[fn]], size - strlen(line) - 1);
+		strncat(line, pr->strs[pr->func_name[fn]],
+		        size - strlen(line) - 1);
 	}
 	snprintf(line + strlen(line), size - strlen(line), " %llu\n",
-		 (unsigned long long)first);
+	         (unsigned long long)first);
 }
 
 static void
 read_profile(struct profile *pr, const unsigned char *data, size_t len)
 {
-	struct pb b = { data, data + len }, sub, ln;
+	struct pb b = {data, data + len}, sub, ln;
 	char samples[16][128];
 	uint64_t v, id = 0, name = 0, fn = 0;
 	unsigned f, g;
@@ -227,7 +234,8 @@ read_profile(struct profile *pr, const unsigned char *data, size_t len)
 				memcpy(samples[j], t, 128);
 			}
 	for (i = 0; i < pr->nsamples; i++)
-		strncat(pr->folded, samples[i], sizeof(pr->folded) - strlen(pr->folded) - 1);
+		strncat(pr->folded, samples[i],
+		        sizeof(pr->folded) - strlen(pr->folded) - 1);
 }
 
 static unsigned char *
@@ -251,9 +259,9 @@ gunzip(const char *in, size_t n, size_t *outlen)
 START_TEST(pprof_decodes_to_the_folded_stacks)
 {
 	struct fold_set *s = sample_set();
-	struct fold_opts o = { 0 };
-	struct fold_meta meta = { .period_ns = 1000000, .start_ns = 5,
-				  .duration_ns = 7 };
+	struct fold_opts o = {0};
+	struct fold_meta meta = {
+	    .period_ns = 1000000, .start_ns = 5, .duration_ns = 7};
 	struct profile pr;
 	char *out = NULL, *fold = NULL;
 	const unsigned char *raw;
