@@ -267,6 +267,9 @@ sp_resolver_buildid(struct sp_resolver *r, uint32_t module_id,
 		return -ENOMEM;
 	free(r->mods[module_id].buildid);
 	r->mods[module_id].buildid = copy;
+	/* Check the file again, against the build id, at the next frame. */
+	r->mods[module_id].state = MOD_UNCHECKED;
+	r->mods[module_id].img = NULL;
 	return 0;
 }
 

@@ -56,7 +56,10 @@ void sp_resolver_free(struct sp_resolver *r);
  * declared before, or -ENOMEM.
  */
 int sp_resolver_module(struct sp_resolver *r, const struct sp_module *m);
-/* Records a module's build id (hex).  Returns 0, -ENOENT, -ENOMEM. */
+/*
+ * Records a module's build id (hex); later frames of the module resolve
+ * only if its file has that build id.  Returns 0, -ENOENT, -ENOMEM.
+ */
 int sp_resolver_buildid(struct sp_resolver *r, uint32_t module_id,
 			const char *hex);
 /* Records a host fact ("release", "bootid"...); others are ignored. */

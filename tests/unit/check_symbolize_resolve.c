@@ -588,6 +588,9 @@ START_TEST(other_build_id_falls_back_with_one_warning)
 
 	self_module(addr, &m, path, sizeof(path));
 	ck_assert_int_eq(sp_resolver_module(r, &m), 0);
+	/* Resolved before the build id is known, and after. */
+	s = resolve_self(r, 0, addr, &m, &out);
+	ck_assert(!(s->flags & SP_SYM_UNRESOLVED));
 	ck_assert_int_eq(sp_resolver_buildid(r, 0, "00112233"), 0);
 	ck_assert_int_eq(sp_resolver_buildid(r, 5, "00112233"), -ENOENT);
 	s = resolve_self(r, 0, addr, &m, &out);
