@@ -47,8 +47,15 @@ bytes=$(wc -c <"$TMP/big.txt")
 samples=$(grep -c '^$' "$TMP/big.txt" || true)
 
 now() { date +%s.%N; }
-# secs CMD...: wall-clock seconds of one run, output to $TMP/out
+# secs CMD...: seconds of one run, output to $TMP/out: CPU time (user +
+# system, from GNU time) when /usr/bin/time is there, since other load on
+# the machine inflates wall-clock time; wall-clock time otherwise.
 secs() {
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f '%U %S' -o "$TMP/time" "$@" >"$TMP/out" 2>/dev/null
+		awk '{ print $1 + $2 }' "$TMP/time"
+		return
+	fi
 	_t0=$(now)
 	"$@" >"$TMP/out" 2>/dev/null
 	_t1=$(now)
@@ -66,12 +73,17 @@ best() {	# best of RUNS
 }
 mbps() { echo "scale=1; $bytes / 1048576 / $1" | bc -l; }
 
-cat_s=$(best sh -c 'cat "$1" >/dev/null' sh "$TMP/big.txt")
+cat_s=$(best cat "$TMP/big.txt")
 # shellcheck disable=SC2086
 sp_s=$(best "$SP_FOLD" --from perf-script $OPTS "$TMP/big.txt")
 mv "$TMP/out" "$TMP/sp.folded"
 printf 'input      %d MB, %d samples (%s)\n' "$((bytes / 1048576))" "$samples" \
 	"${INPUT:-recorded workload}"
+if [ -x /usr/bin/time ]; then
+	echo "times      CPU seconds (user + system)"
+else
+	echo "times      wall-clock seconds"
+fi
 printf 'cat        %8.3f s  %8s MB/s\n' "$cat_s" "$(mbps "$cat_s")"
 printf 'sp-fold    %8.3f s  %8s MB/s\n' "$sp_s" "$(mbps "$sp_s")"
 if [ -z "${STACKCOLLAPSE:-}" ]; then
