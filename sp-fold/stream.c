@@ -120,6 +120,16 @@ text_field(struct fold_reader *r, char *s)
 	return copy;
 }
 
+static void
+syms_clear(struct fold_syms *s)
+{
+	while (s->n) {
+		s->n--;
+		free(s->v[s->n].name);
+		free(s->v[s->n].source);
+	}
+}
+
 static int
 on_spool(struct fold_reader *r, char **f)
 {
@@ -148,6 +158,8 @@ on_module(struct fold_reader *r, char **f)
 	if (grow((void **)&r->m.mods, &r->m.nmods, id, sizeof(*mod)))
 		return oom(r);
 	mod = &r->m.mods[id];
+	free(mod->buildid);
+	mod->buildid = NULL;
 	if (sp_parse_i32(f[2], &pid) || sp_parse_hex(f[3], &mod->start) ||
 	    sp_parse_hex(f[4], &mod->end) ||
 	    sp_parse_hex(f[5], &mod->file_offset) ||
@@ -185,6 +197,7 @@ on_frame(struct fold_reader *r, char **f)
 	if (grow((void **)&r->m.frames, &r->m.nframes, id, sizeof(*fr)))
 		return oom(r);
 	fr = &r->m.frames[id];
+	syms_clear(&fr->syms);	/* a frame defined again starts bare */
 	if (parse_mode(f[2], &fr->mode) || sp_parse_hex(f[3], &fr->abs_ip) ||
 	    hex_or_none(f[5], &fr->rel_ip))
 		return bad(r, "bad frame record");
@@ -276,16 +289,6 @@ parse_flags(const char *s)
 			flags |= 1u << (c - letters);
 	}
 	return flags;
-}
-
-static void
-syms_clear(struct fold_syms *s)
-{
-	while (s->n) {
-		s->n--;
-		free(s->v[s->n].name);
-		free(s->v[s->n].source);
-	}
 }
 
 static int
