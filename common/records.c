@@ -255,3 +255,24 @@ sp_parse_id(const char *s, uint32_t *v)
 	*v = (uint32_t)x;
 	return 0;
 }
+
+const char *
+sp_frame_mode_name(enum sp_frame_mode mode)
+{
+	return mode == SP_FRAME_KERNEL ? "kernel"
+	       : mode == SP_FRAME_TRUNCATED ? "truncated" : "user";
+}
+
+int
+sp_parse_frame_mode(const char *s, enum sp_frame_mode *mode)
+{
+	if (!strcmp(s, "user"))
+		*mode = SP_FRAME_USER;
+	else if (!strcmp(s, "kernel"))
+		*mode = SP_FRAME_KERNEL;
+	else if (!strcmp(s, "truncated"))
+		*mode = SP_FRAME_TRUNCATED;
+	else
+		return -EBADMSG;
+	return 0;
+}

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "common/buf.h"
+#include "common/spool.h"
 
 #define SP_RECORDS_VERSION 1
 
@@ -58,5 +59,10 @@ int sp_parse_u64(const char *s, uint64_t *v);
 int sp_parse_i32(const char *s, int32_t *v);
 int sp_parse_hex(const char *s, uint64_t *v);
 int sp_parse_id(const char *s, uint32_t *v);
+
+/* A frame mode's name in records ("user", "kernel", "truncated"). */
+const char *sp_frame_mode_name(enum sp_frame_mode mode);
+/* Parses a frame mode's name; returns 0 or -EBADMSG. */
+int sp_parse_frame_mode(const char *s, enum sp_frame_mode *mode);
 
 #endif

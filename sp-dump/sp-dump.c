@@ -46,13 +46,6 @@ flush_stdout(void *ctx)
 	fflush(stdout);
 }
 
-static const char *
-mode_name(enum sp_frame_mode m)
-{
-	return m == SP_FRAME_KERNEL ? "kernel"
-	       : m == SP_FRAME_TRUNCATED ? "truncated" : "user";
-}
-
 static void
 print_module(const struct sp_module *m)
 {
@@ -70,7 +63,7 @@ print_frame(const struct sp_spool_reader *r, uint32_t id,
 	uint64_t rel = 0;
 	uint32_t mod = SP_NONE;
 
-	printf("frame\t%u\t%s\t0x%" PRIx64, id, mode_name(f->mode), f->abs_ip);
+	printf("frame\t%u\t%s\t0x%" PRIx64, id, sp_frame_mode_name(f->mode), f->abs_ip);
 	if (!sp_spool_reader_frame_needs_pid(r, id))
 		mod = sp_spool_reader_frame_context(r, id, 0, &rel);
 	if (mod == SP_NONE)

@@ -173,20 +173,6 @@ on_module(struct fold_reader *r, char **f)
 }
 
 static int
-parse_mode(const char *s, enum sp_frame_mode *mode)
-{
-	if (!strcmp(s, "user"))
-		*mode = SP_FRAME_USER;
-	else if (!strcmp(s, "kernel"))
-		*mode = SP_FRAME_KERNEL;
-	else if (!strcmp(s, "truncated"))
-		*mode = SP_FRAME_TRUNCATED;
-	else
-		return -EBADMSG;
-	return 0;
-}
-
-static int
 on_frame(struct fold_reader *r, char **f)
 {
 	struct fold_frame *fr;
@@ -198,7 +184,7 @@ on_frame(struct fold_reader *r, char **f)
 		return oom(r);
 	fr = &r->m.frames[id];
 	syms_clear(&fr->syms);	/* a frame defined again starts bare */
-	if (parse_mode(f[2], &fr->mode) || sp_parse_hex(f[3], &fr->abs_ip) ||
+	if (sp_parse_frame_mode(f[2], &fr->mode) || sp_parse_hex(f[3], &fr->abs_ip) ||
 	    hex_or_none(f[5], &fr->rel_ip))
 		return bad(r, "bad frame record");
 	if (ref_id(r, "module", f[4], r->m.nmods, true, &fr->module))
