@@ -43,12 +43,72 @@ struct chain {
 	size_t n;
 };
 
+/*
+ * Whether `name` is a DWARF section that lines and inline chains never
+ * read: location lists, call frame information, macros, name indexes.
+ * Plain, GNU-compressed (.zdebug_) and split (.dwo) names count.
+ */
+static bool
+unused_section(const char *name)
+{
+	static const char *const unused[] = {
+		"loc", "loclists", "frame", "macro", "macinfo", "pubnames",
+		"pubtypes", "gnu_pubnames", "gnu_pubtypes",
+	};
+	size_t i, n;
+
+	if (strncmp(name, ".debug_", 7) == 0)
+		name += 7;
+	else if (strncmp(name, ".zdebug_", 8) == 0)
+		name += 8;
+	else
+		return false;
+	n = strlen(name);
+	if (n > 4 && strcmp(name + n - 4, ".dwo") == 0)
+		n -= 4;
+	for (i = 0; i < sizeof(unused) / sizeof(unused[0]); i++)
+		if (strlen(unused[i]) == n && strncmp(name, unused[i], n) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * dwarf_begin_elf() reads (and decompresses) every DWARF section it
+ * knows, at once: in an optimized library the location lists alone are
+ * a third of the debug data.  Marking the unused ones SHT_NOBITS in our
+ * read-only handle's copy of the section headers makes libdw skip them;
+ * the file is never written.
+ */
+static void
+hide_unused_sections(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	const char *name;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    (sh.sh_flags & SHF_ALLOC))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || !unused_section(name))
+			continue;
+		sh.sh_type = SHT_NOBITS;
+		gelf_update_shdr(scn, &sh);
+	}
+}
+
 struct sp_dwarf *
 sp_dwarf_open(Elf *elf)
 {
 	struct sp_dwarf *d;
-	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	Dwarf *dw;
 
+	hide_unused_sections(elf);
+	dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	if (!dw)
 		return NULL;
 	d = calloc(1, sizeof(*d));

@@ -15,7 +15,10 @@ struct sp_dwarf;
 
 /*
  * Opens the DWARF of `elf` (not owned; it must outlive the result).
- * Returns NULL when `elf` has no usable debug information.
+ * Returns NULL when `elf` has no usable debug information.  The DWARF
+ * sections lookups never read (location lists, .debug_frame, macros,
+ * name indexes) become SHT_NOBITS in `elf`'s in-memory section headers,
+ * so that libdw does not load them; nothing is written to the file.
  */
 struct sp_dwarf *sp_dwarf_open(Elf *elf);
 /* NULL is allowed. */
