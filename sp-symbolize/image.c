@@ -120,9 +120,9 @@ setup(struct sp_image *img, const char *path, const char **why)
 		sp_debug_find(path, img->file.elf, img->opts.debug_dirs,
 			      img->opts.ndebug_dirs, &img->debug);
 	rc = load_symbols(img);
-	if (img->debug.elf)
+	if (!img->opts.names_only && img->debug.elf)
 		img->dw = sp_dwarf_open(img->debug.elf);
-	if (!img->dw)
+	if (!img->opts.names_only && !img->dw)
 		img->dw = sp_dwarf_open(img->file.elf);
 	if (rc || (sp_elfsyms_count(img->syms) == 0 && !img->dw)) {
 		*why = rc == -ENOMEM ? "out of memory" :

@@ -22,13 +22,15 @@ struct sp_symopts {
 	bool inlines;		/* inlined frames from DWARF */
 	char *const *debug_dirs; /* more roots for debug files */
 	size_t ndebug_dirs;
+	bool names_only;	/* ELF symbols only: no DWARF opened */
 };
 
 /*
  * Opens the ELF file `path`.  Returns the image, or NULL with *why set
  * to a static description ("No such file or directory", "not an ELF
  * file", "no symbols") on failure.  Images with neither symbols nor
- * DWARF fail with "no symbols".
+ * DWARF fail with "no symbols".  With opts->names_only, DWARF is never
+ * opened.
  */
 struct sp_image *sp_image_open(const char *path,
 			       const struct sp_symopts *opts,

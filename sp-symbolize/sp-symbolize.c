@@ -21,6 +21,7 @@ enum {
 	OPT_NO_DEMANGLE = 256,
 	OPT_NO_INLINE,
 	OPT_NO_KALLSYMS,
+	OPT_NO_LINES,
 	OPT_NO_PERF_MAPS,
 	OPT_PERF_MAP_DIR,
 	OPT_PERF_MAP_PID,
@@ -33,6 +34,7 @@ static const struct option longopts[] = {
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "no-kallsyms", no_argument, NULL, OPT_NO_KALLSYMS },
+	{ "no-lines", no_argument, NULL, OPT_NO_LINES },
 	{ "no-perf-maps", no_argument, NULL, OPT_NO_PERF_MAPS },
 	{ "perf-map-dir", required_argument, NULL, OPT_PERF_MAP_DIR },
 	{ "perf-map-pid", required_argument, NULL, OPT_PERF_MAP_PID },
@@ -44,9 +46,10 @@ usage(void)
 {
 	fputs("usage: sp-symbolize [-d dir] [-k file] [--no-demangle] "
 	      "[--no-inline]\n"
-	      "                    [--no-kallsyms] [--no-perf-maps] "
-	      "[--perf-map-dir dir]\n"
-	      "                    [--perf-map-pid pid] [file]\n",
+	      "                    [--no-kallsyms] [--no-lines] "
+	      "[--no-perf-maps]\n"
+	      "                    [--perf-map-dir dir] [--perf-map-pid pid] "
+	      "[file]\n",
 	      stderr);
 	exit(2);
 }
@@ -154,6 +157,9 @@ main(int argc, char *argv[])
 			break;
 		case OPT_NO_KALLSYMS:
 			o.no_kallsyms = true;
+			break;
+		case OPT_NO_LINES:
+			o.sym.names_only = true;
 			break;
 		case OPT_NO_PERF_MAPS:
 			o.no_perf_maps = true;

@@ -87,6 +87,15 @@ grep -q "	0	-	0x[0-9a-f]*	.*sym_elf.c:$call_line	sym_outer\$" \
 	"$TMP/out" || fail "no call site line $call_line for sym_outer"
 "$SP_SYMBOLIZE" --no-inline "$TMP/in" | grep -q '	sym_inl$' &&
 	fail "--no-inline printed an inlined frame"
+# --no-lines: the same function names and offsets, from the symbol
+# table alone: one record per frame, no source, no inlined frame.
+grep '^symbol' "$TMP/out" | awk -F '\t' '$4 == 0' | cut -f 2,4,6,8 |
+	sed 's/\t/\t-\t/3' >"$TMP/want"
+[ -s "$TMP/want" ] || fail "no frames of sym_outer"
+"$SP_SYMBOLIZE" --no-lines "$TMP/in" >"$TMP/out2" 2>"$TMP/err" ||
+	fail "--no-lines: exit $?: $(cat "$TMP/err")"
+grep '^symbol' "$TMP/out2" | cut -f 2,4,6,7,8 | diff -u "$TMP/want" - ||
+	fail "--no-lines differs from the outermost frames"
 
 # Stripped, with its debug file found by build id under --debug-dir.
 cp "$TMP/pie" "$TMP/stripped"
