@@ -27,6 +27,7 @@ struct rec_proc {
 	int python_support;	/* -1 not probed yet, else 0 or 1 */
 	bool python_runtime;	/* the Python runtime marker is written */
 	struct sp_htab *refreshed;	/* pages that triggered a maps read */
+	uint64_t missed_refresh_ns;	/* last read for an unwinder miss */
 	uint64_t samples;
 };
 

@@ -44,6 +44,7 @@ struct retire {
 };
 
 #define HOUSEKEEPING_NS 100000000ULL	/* liveness checks and flushes */
+#define MISSED_REFRESH_NS 100000000ULL	/* maps reads for unwinder misses */
 
 struct recorder {
 	struct rec_config cfg;
@@ -485,11 +486,43 @@ cover_pc(struct recorder *r, struct rec_proc *p, const struct rec_sample *s)
 	return snapshot_maps(r, p, s->time);
 }
 
-/* Unwinds and writes one sample of tracked process `p`. */
+/*
+ * With --ptrace no MMAP2 record announces a library loaded after the
+ * maps snapshot, and a caller frame in it comes out of the unwinder
+ * without module and without CFI.  Re-reads /proc/PID/maps then, at most
+ * once per 100 ms and once per page of the missed pc; returns 1 when it
+ * did (the sample is worth unwinding again), 0 when not, or the error.
+ */
+static int
+cover_missed(struct recorder *r, struct rec_proc *p, uint64_t ts)
+{
+	uint64_t pc, now;
+	int rc;
+
+	if (!r->pt || !rec_stacker_missed_module(&r->stk, &pc))
+		return 0;
+	now = now_ns();
+	if (p->missed_refresh_ns &&
+	    now - p->missed_refresh_ns < MISSED_REFRESH_NS)
+		return 0;
+	if (!rec_proc_first_uncovered(p, pc))
+		return 0;
+	p->missed_refresh_ns = now;
+	r->st.maps_refreshes++;
+	rc = snapshot_maps(r, p, ts);
+	return rc < 0 ? rc : 1;
+}
+
+/*
+ * Unwinds and writes one sample of tracked process `p`.  A sample whose
+ * unwinding led to a maps refresh is unwound again (the unwinder's own
+ * counters count both passes; the truncation count only the second).
+ */
 static int
 write_sample(struct recorder *r, struct rec_proc *p,
 	     const struct rec_sample *s)
 {
+	struct rec_stack_stats before = r->stk.stats;
 	uint32_t stack_id;
 	size_t n;
 	int rc;
@@ -500,6 +533,13 @@ write_sample(struct recorder *r, struct rec_proc *p,
 	if (rc < 0)
 		return rc;
 	n = rec_stack_build(&r->stk, r->mods, p->pid, s, r->frames);
+	rc = cover_missed(r, p, s->time);
+	if (rc < 0)
+		return rc;
+	if (rc > 0) {
+		r->stk.stats = before;
+		n = rec_stack_build(&r->stk, r->mods, p->pid, s, r->frames);
+	}
 	rc = wr(r, sp_spool_writer_sample(r->w, s->time, p->pid, s->tid,
 					  r->frames, n, &stack_id));
 	if (rc < 0)

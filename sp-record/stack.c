@@ -215,6 +215,12 @@ rec_sample_user_pc(const struct rec_stacker *s, const struct rec_sample *smp,
 	return smp->ip != 0;
 }
 
+bool
+rec_stacker_missed_module(const struct rec_stacker *s, uint64_t *pc)
+{
+	return s->unwinder && sp_unwinder_missed_module(s->unwinder, pc);
+}
+
 void
 rec_stacker_forget(struct rec_stacker *s, int32_t pid)
 {

@@ -90,6 +90,12 @@ size_t rec_stack_build(struct rec_stacker *s, struct sp_modtab *mods,
 bool rec_sample_user_pc(const struct rec_stacker *s,
 			const struct rec_sample *smp, uint64_t *pc);
 
+/*
+ * Whether the last rec_stack_build unwound through a code address no
+ * module covered (dwarf mode only); sets *pc to the first such address.
+ */
+bool rec_stacker_missed_module(const struct rec_stacker *s, uint64_t *pc);
+
 /* Forgets what the unwinder cached for `pid` (exec, exit, remap). */
 void rec_stacker_forget(struct rec_stacker *s, int32_t pid);
 

@@ -129,6 +129,7 @@ struct sp_unwinder {
 	uint64_t fallbacks[FB_COUNT];
 	uint64_t samples, frames;
 	bool missed_module;	/* the last unwind met a pc without module */
+	uint64_t missed_pc;	/* the first such pc */
 };
 
 /*
@@ -267,8 +268,10 @@ find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 
 	if (!(r = region_for(c, ip, &why))) {
 		c->fallback = why;
-		if (why == FB_NO_MODULE)
+		if (why == FB_NO_MODULE && !c->u->missed_module) {
 			c->u->missed_module = true;
+			c->u->missed_pc = ip;
+		}
 		return -UNW_ENOINFO;
 	}
 	if (!r->f->has_hdr) {
@@ -685,8 +688,10 @@ sp_unwinder_counters(const struct sp_unwinder *u,
 }
 
 bool
-sp_unwinder_missed_module(const struct sp_unwinder *u)
+sp_unwinder_missed_module(const struct sp_unwinder *u, uint64_t *pc)
 {
+	if (u->missed_module && pc)
+		*pc = u->missed_pc;
 	return u->missed_module;
 }
 

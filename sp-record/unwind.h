@@ -90,13 +90,15 @@ size_t sp_unwinder_unwind(struct sp_unwinder *u, struct sp_modtab *mods,
 
 /*
  * Whether the last sp_unwinder_unwind met a code address that no module
- * of the process covers (that step fell back to the frame pointer).  The
- * module table may be missing a mapping (a lost MMAP2 record, or ptrace
- * mode's /proc/PID/maps snapshot taken before the libraries loaded): the
- * caller may re-read /proc/PID/maps (at most now and then) and unwind the
- * sample again: new modules are picked up without forgetting anything.
+ * of the process covers (that step fell back to the frame pointer); the
+ * first such address goes to *pc (pc may be NULL).  The module table may
+ * be missing a mapping (a lost MMAP2 record, or ptrace mode's
+ * /proc/PID/maps snapshot taken before the libraries loaded): the caller
+ * may re-read /proc/PID/maps (at most now and then: once per page of *pc)
+ * and unwind the sample again: new modules are picked up without
+ * forgetting anything.
  */
-bool sp_unwinder_missed_module(const struct sp_unwinder *u);
+bool sp_unwinder_missed_module(const struct sp_unwinder *u, uint64_t *pc);
 
 /*
  * Drops what is cached for `pid` (its unwind cache and module view).  Call

@@ -350,8 +350,9 @@ sp_unwinder_forget_process(struct sp_unwinder *u, int32_t pid)
 }
 
 bool
-sp_unwinder_missed_module(const struct sp_unwinder *u)
+sp_unwinder_missed_module(const struct sp_unwinder *u, uint64_t *pc)
 {
+	(void)pc;
 	return u->missed_module;
 }
 

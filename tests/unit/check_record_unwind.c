@@ -103,17 +103,19 @@ level(int d)
 }
 
 /* Interns this process's executable mappings, leaving out `skip`. */
-static struct sp_modtab *
-self_modules(const char *skip)
+/*
+ * Interns the executable mappings of this process into t: all but those
+ * of file `skip`, or only those of file `only` (either may be NULL).
+ */
+static void
+add_self_modules(struct sp_modtab *t, const char *skip, const char *only)
 {
-	struct sp_modtab *t = sp_modtab_new();
 	struct sp_module m;
 	char line[4600], perm[8], path[4096];
 	uint64_t lo, hi, off, ino;
 	uint32_t id;
 	FILE *f = fopen("/proc/self/maps", "r");
 
-	ck_assert_ptr_nonnull(t);
 	ck_assert_ptr_nonnull(f);
 	while (fgets(line, sizeof(line), f)) {
 		path[0] = 0;
@@ -121,7 +123,8 @@ self_modules(const char *skip)
 			   " %*s %" SCNu64 " %4095s", &lo, &hi, perm, &off,
 			   &ino, path) < 5 || perm[2] != 'x' || !path[0])
 			continue;
-		if (skip && strcmp(path, skip) == 0)
+		if ((skip && strcmp(path, skip) == 0) ||
+		    (only && strcmp(path, only) != 0))
 			continue;
 		memset(&m, 0, sizeof(m));
 		m.pid = getpid();
@@ -134,6 +137,15 @@ self_modules(const char *skip)
 		ck_assert_int_eq(sp_modtab_intern(t, &m, NULL, &id), 0);
 	}
 	fclose(f);
+}
+
+static struct sp_modtab *
+self_modules(const char *skip)
+{
+	struct sp_modtab *t = sp_modtab_new();
+
+	ck_assert_ptr_nonnull(t);
+	add_self_modules(t, skip, NULL);
 	return t;
 }
 
@@ -196,7 +208,7 @@ START_TEST(test_self_unwind)
 		n = unwind_self(u, t, cap_len, pcs, &trunc);
 		check_chain(pcs, n);
 		ck_assert(!trunc);
-		ck_assert(!sp_unwinder_missed_module(u));
+		ck_assert(!sp_unwinder_missed_module(u, NULL));
 	}
 	sp_unwinder_forget_process(u, getpid());
 	n = unwind_self(u, t, cap_len, pcs, &trunc);
@@ -321,16 +333,25 @@ START_TEST(test_fallback_counted)
 	struct sp_modtab *t;
 	uint64_t pcs[SP_UNWIND_MAX_FRAMES];
 	struct counters c = { 0 };
+	uint64_t missed = 0;
 	bool trunc;
+	size_t n;
 
 	ck_assert_int_gt(len, 0);
 	exe[len] = 0;
 	t = self_modules(exe);
 	level(DEPTH);
 	unwind_self(u, t, cap_len, pcs, &trunc);
-	ck_assert(sp_unwinder_missed_module(u));
+	ck_assert(sp_unwinder_missed_module(u, &missed));
+	ck_assert_uint_ne(missed, 0);
 	sp_unwinder_counters(u, count, &c);
 	ck_assert_uint_ge(c.fallback_no_module, 1);
+	/* The module learnt afterwards serves the next unwind of the pid. */
+	add_self_modules(t, NULL, exe);
+	n = unwind_self(u, t, cap_len, pcs, &trunc);
+	ck_assert(!sp_unwinder_missed_module(u, &missed));
+	check_chain(pcs, n);
+	ck_assert(!trunc);
 	sp_unwinder_free(u);
 	sp_modtab_free(t);
 }
