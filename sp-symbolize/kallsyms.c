@@ -1,30 +1,31 @@
 /*
  * kallsyms.c: kernel symbol tables (see kallsyms.h).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sp-symbolize/kallsyms.h"
-#include "common/buf.h"
 #include "common/banned.h"
 
-#define SP_KSYM_NOMODULE SIZE_MAX
+#define SP_KSYM_NOMODULE UINT32_MAX
+/* Read this much at a time: /proc/kallsyms makes a few megabytes. */
+#define SP_KSYM_CHUNK (1 << 20)
 
+/* One text symbol; its strings are NUL-terminated in the file text. */
 struct sp_ksym {
 	uint64_t addr;
-	size_t name;		/* offset into names */
-	size_t module;		/* offset into names, or SP_KSYM_NOMODULE */
-	unsigned rank;
-	size_t seq;
+	uint32_t name;		/* offset into text */
+	uint32_t module;	/* offset into text, or SP_KSYM_NOMODULE */
+	uint32_t seq;		/* line order, for ties between aliases */
+	uint32_t rank;
 };
 
 struct sp_kallsyms {
 	struct sp_ksym *v;
 	size_t n;
 	size_t alloc;
-	struct sp_buf names;
+	char *text;		/* the whole file, parsed in place */
 };
 
 static unsigned
@@ -54,25 +55,48 @@ underscores(const char *s)
 	return n;
 }
 
-static size_t
-add_name(struct sp_kallsyms *k, const char *s, size_t n)
+static bool
+blank(char c)
 {
-	size_t off = k->names.len;
-
-	if (sp_buf_add(&k->names, s, n) || sp_buf_addc(&k->names, '\0'))
-		return SIZE_MAX;
-	return off;
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
 static int
-ks_push(struct sp_kallsyms *k, uint64_t addr, unsigned rank,
-	const char *name, const char *module)
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* The next blank-separated word of [*p, end): its start and length. */
+static size_t
+word(char **p, char *end, char **start)
+{
+	char *q;
+
+	while (*p < end && blank(**p))
+		(*p)++;
+	for (q = *p; q < end && !blank(*q); q++)
+		;
+	*start = *p;
+	*p = q;
+	return (size_t)(q - *start);
+}
+
+static int
+ks_push(struct sp_kallsyms *k, uint64_t addr, unsigned rank, uint32_t name,
+	uint32_t module)
 {
 	struct sp_ksym *s;
 
 	if (k->n == k->alloc) {
-		size_t alloc = k->alloc ? 2 * k->alloc : 1024;
-		struct sp_ksym *v = realloc(k->v, alloc * sizeof(*v));
+		size_t alloc = k->alloc ? 2 * k->alloc : 16384;
+		struct sp_ksym *v = reallocarray(k->v, alloc, sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
@@ -81,51 +105,93 @@ ks_push(struct sp_kallsyms *k, uint64_t addr, unsigned rank,
 	}
 	s = &k->v[k->n];
 	s->addr = addr;
-	s->rank = rank * 64 + (63 - (underscores(name) & 63));
-	s->seq = k->n;
-	s->name = add_name(k, name, strlen(name));
-	s->module = module ? add_name(k, module, strlen(module)) :
-			     SP_KSYM_NOMODULE;
-	if (s->name == SIZE_MAX || (module && s->module == SIZE_MAX))
-		return -ENOMEM;
+	s->name = name;
+	s->module = module;
+	s->rank = rank * 64 + (63 - (underscores(k->text + name) & 63));
+	s->seq = (uint32_t)k->n;
 	k->n++;
 	return 0;
 }
 
-/* Parses one line in place; returns 0, 1 to skip it, or -EBADMSG. */
+/*
+ * Parses the line [p, end) of k->text, whose byte at `end` (a newline
+ * or the spare byte past the text) may be overwritten.  Names and
+ * modules are NUL-terminated in place.  Returns 0, or -EBADMSG.
+ */
 static int
-ks_parse_line(struct sp_kallsyms *k, char *line)
+ks_parse_line(struct sp_kallsyms *k, char *p, char *end)
 {
-	char *end, *type, *name, *module, *save = NULL;
-	unsigned long long addr;
+	char *type, *name, *module;
+	size_t tlen, nlen, mlen, digits = 0;
+	uint64_t addr = 0;
+	int v;
 
-	errno = 0;
-	addr = strtoull(line, &end, 16);
-	if (end == line || errno || !isspace((unsigned char)*end))
+	while (p < end && blank(*p))
+		p++;
+	for (; p < end && (v = hexval(*p)) >= 0; p++, digits++)
+		addr = addr << 4 | (uint64_t)v;
+	if (digits == 0 || digits > 16 || p == end || !blank(*p))
 		return -EBADMSG;
-	type = strtok_r(end, " \t\n", &save);
-	name = strtok_r(NULL, " \t\n", &save);
-	module = strtok_r(NULL, " \t\n", &save);
-	if (!type || !name || type[1])
+	tlen = word(&p, end, &type);
+	nlen = word(&p, end, &name);
+	mlen = word(&p, end, &module);
+	if (tlen != 1 || nlen == 0)
 		return -EBADMSG;
 	if (!type_rank(type[0]))
-		return 1;
-	return ks_push(k, addr, type_rank(type[0]), name, module);
+		return 0;
+	name[nlen] = '\0';
+	if (mlen)
+		module[mlen] = '\0';
+	return ks_push(k, addr, type_rank(type[0]), (uint32_t)(name - k->text),
+		       mlen ? (uint32_t)(module - k->text) : SP_KSYM_NOMODULE);
 }
 
 static int
-cmp_ksym(const void *pa, const void *pb)
+cmp_addr(const void *pa, const void *pb)
 {
 	const struct sp_ksym *a = pa, *b = pb;
 
-	if (a->addr != b->addr)
-		return a->addr < b->addr ? -1 : 1;
-	if (a->rank != b->rank)
-		return a->rank > b->rank ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
-static void
+/* Whether `a` wins over its alias `b`: type, fewer underscores, order. */
+static bool
+preferred(const struct sp_ksym *a, const struct sp_ksym *b)
+{
+	return a->rank != b->rank ? a->rank > b->rank : a->seq < b->seq;
+}
+
+/*
+ * Sorts by address.  /proc/kallsyms lists the kernel image in address
+ * order and then the modules: only the tail needs sorting, then one
+ * merge.  Returns 0 or -ENOMEM.
+ */
+static int
+ks_sort(struct sp_kallsyms *k)
+{
+	size_t run = 1, i = 0, j, o = 0;
+	struct sp_ksym *m;
+
+	while (run < k->n && k->v[run - 1].addr <= k->v[run].addr)
+		run++;
+	if (run >= k->n)
+		return 0;
+	qsort(k->v + run, k->n - run, sizeof(*k->v), cmp_addr);
+	m = reallocarray(NULL, k->n, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	for (j = run; i < run || j < k->n;)
+		m[o++] = j == k->n || (i < run && k->v[i].addr <= k->v[j].addr) ?
+				 k->v[i++] :
+				 k->v[j++];
+	free(k->v);
+	k->v = m;
+	k->alloc = k->n;
+	return 0;
+}
+
+/* Sorts and keeps the preferred alias at each address. */
+static int
 ks_finish(struct sp_kallsyms *k)
 {
 	size_t i, n = 0;
@@ -135,34 +201,77 @@ ks_finish(struct sp_kallsyms *k)
 		nonzero |= k->v[i].addr != 0;
 	if (!nonzero) {
 		k->n = 0;
-		return;
+		return 0;
 	}
-	qsort(k->v, k->n, sizeof(*k->v), cmp_ksym);
-	for (i = 0; i < k->n; i++)
-		if (n == 0 || k->v[n - 1].addr != k->v[i].addr)
-			k->v[n++] = k->v[i];
+	if (ks_sort(k))
+		return -ENOMEM;
+	for (i = 0; i < k->n; i++) {
+		if (n > 0 && k->v[n - 1].addr == k->v[i].addr) {
+			if (preferred(&k->v[i], &k->v[n - 1]))
+				k->v[n - 1] = k->v[i];
+			continue;
+		}
+		k->v[n++] = k->v[i];
+	}
 	k->n = n;
+	return 0;
+}
+
+/*
+ * Reads all of `f` into k->text, with one spare byte past the end.
+ * Returns the length, or a negative errno.
+ */
+static long
+ks_slurp(struct sp_kallsyms *k, FILE *f)
+{
+	size_t len = 0, cap = 0, got;
+	char *t;
+
+	do {
+		if (cap - len < SP_KSYM_CHUNK + 1) {
+			cap = cap ? 2 * cap : 4 * SP_KSYM_CHUNK;
+			if (cap > UINT32_MAX)
+				return -EFBIG;
+			t = realloc(k->text, cap);
+			if (!t)
+				return -ENOMEM;
+			k->text = t;
+		}
+		got = fread(k->text + len, 1, cap - len - 1, f);
+		len += got;
+	} while (got > 0);
+	if (ferror(f))
+		return -EIO;
+	k->text[len] = '\n';
+	return (long)len;
 }
 
 struct sp_kallsyms *
 sp_kallsyms_read(FILE *f, unsigned long *lineno)
 {
 	struct sp_kallsyms *k = calloc(1, sizeof(*k));
-	char *line = NULL;
-	size_t cap = 0;
 	unsigned long no = 0;
+	char *p, *end, *nl;
+	long len;
 	int rc = 0;
 
 	if (!k)
 		return NULL;
-	while (rc >= 0 && getline(&line, &cap, f) > 0) {
+	len = ks_slurp(k, f);
+	if (len < 0)
+		rc = (int)len;
+	p = k->text;
+	end = rc ? p : p + len;
+	for (; rc == 0 && p < end; p = nl + 1) {
 		no++;
-		if (line[0] != '\n')
-			rc = ks_parse_line(k, line);
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if (nl > p)
+			rc = ks_parse_line(k, p, nl);
 	}
-	free(line);
-	if (rc >= 0 && ferror(f))
-		rc = -EIO;
+	if (rc == 0)
+		rc = ks_finish(k);
 	if (rc < 0) {
 		if (lineno)
 			*lineno = no;
@@ -170,7 +279,6 @@ sp_kallsyms_read(FILE *f, unsigned long *lineno)
 		errno = -rc;
 		return NULL;
 	}
-	ks_finish(k);
 	return k;
 }
 
@@ -198,7 +306,7 @@ sp_kallsyms_free(struct sp_kallsyms *k)
 	if (!k)
 		return;
 	free(k->v);
-	sp_buf_release(&k->names);
+	free(k->text);
 	free(k);
 }
 
@@ -226,9 +334,8 @@ sp_kallsyms_lookup(const struct sp_kallsyms *k, uint64_t addr,
 	if (lo == 0)
 		return false;
 	s = &k->v[lo - 1];
-	*name = (const char *)k->names.data + s->name;
-	*module = s->module == SP_KSYM_NOMODULE ? NULL :
-		  (const char *)k->names.data + s->module;
+	*name = k->text + s->name;
+	*module = s->module == SP_KSYM_NOMODULE ? NULL : k->text + s->module;
 	*start = s->addr;
 	return true;
 }
