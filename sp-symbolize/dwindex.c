@@ -1,10 +1,10 @@
 /*
  * dwindex.c: per-unit scope index (see dwindex.h).
  *
- * Scopes are kept in DIE-tree preorder; each records the index just past
- * its subtree, so a walk can skip a subtree whose ranges miss the
- * address.  Top-level subprogram ranges are sorted by start for the
- * first step of a lookup.
+ * Top-level subprogram ranges are sorted by start for the first step of
+ * a lookup.  The scopes of one subprogram's subtree are kept in DIE-tree
+ * preorder; each records the index just past its subtree, so a walk can
+ * skip a subtree whose ranges miss the address.
  */
 #include <dwarf.h>
 #include <errno.h>
@@ -32,17 +32,26 @@ struct scope {
 	int tag;
 };
 
-struct top {
-	uint64_t lo;
-	uint64_t hi;
-	size_t scope;
-};
-
-struct sp_dwindex {
-	struct scope *v;
+/* A top-level subprogram; its subtree is indexed on first lookup. */
+struct sub {
+	Dwarf_Die die;
+	unsigned depth;		/* of the walk that met it */
+	bool built;
+	struct scope *v;	/* its subtree, preorder */
 	size_t n, av;
 	struct range *r;
 	size_t nr, ar;
+};
+
+struct top {
+	uint64_t lo;
+	uint64_t hi;
+	size_t sub;
+};
+
+struct sp_dwindex {
+	struct sub *s;
+	size_t ns, as;
 	struct top *t;
 	size_t nt, at;
 };
@@ -65,8 +74,55 @@ reserve(void **p, size_t *a, size_t n, size_t size)
 	return 0;
 }
 
+/* Records a top-level subprogram and its ranges; 0 or -ENOMEM. */
 static int
-add_ranges(struct sp_dwindex *x, Dwarf_Die *die, bool top, size_t scope)
+add_top(struct sp_dwindex *x, Dwarf_Die *die, unsigned depth)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+
+	if (reserve((void **)&x->s, &x->as, x->ns, sizeof(*x->s)))
+		return -ENOMEM;
+	x->s[x->ns] = (struct sub){ .die = *die, .depth = depth };
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (lo >= hi)
+			continue;
+		if (reserve((void **)&x->t, &x->at, x->nt, sizeof(*x->t)))
+			return -ENOMEM;
+		x->t[x->nt++] = (struct top){ lo, hi, x->ns };
+	}
+	x->ns++;
+	return 0;
+}
+
+/*
+ * Finds the top-level subprograms under `parent`, without entering
+ * them: most of a unit's DIEs are inside functions, and only the few
+ * functions that samples hit are walked (by build_sub()).
+ */
+static int
+walk_tops(struct sp_dwindex *x, Dwarf_Die *parent, unsigned depth)
+{
+	Dwarf_Die child;
+
+	if (depth > SP_DWINDEX_MAX_DEPTH || dwarf_child(parent, &child) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_subprogram) {
+			if (add_top(x, &child, depth))
+				return -ENOMEM;
+		} else if (dwarf_haschildren(&child) > 0 &&
+			   walk_tops(x, &child, depth + 1)) {
+			return -ENOMEM;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+static int
+add_ranges(struct sub *u, Dwarf_Die *die)
 {
 	Dwarf_Addr base, lo, hi;
 	ptrdiff_t off = 0;
@@ -74,45 +130,39 @@ add_ranges(struct sp_dwindex *x, Dwarf_Die *die, bool top, size_t scope)
 	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
 		if (lo >= hi)
 			continue;
-		if (reserve((void **)&x->r, &x->ar, x->nr, sizeof(*x->r)))
+		if (reserve((void **)&u->r, &u->ar, u->nr, sizeof(*u->r)))
 			return -ENOMEM;
-		x->r[x->nr++] = (struct range){ lo, hi };
-		if (!top)
-			continue;
-		if (reserve((void **)&x->t, &x->at, x->nt, sizeof(*x->t)))
-			return -ENOMEM;
-		x->t[x->nt++] = (struct top){ lo, hi, scope };
+		u->r[u->nr++] = (struct range){ lo, hi };
 	}
 	return 0;
 }
 
-static int walk(struct sp_dwindex *x, Dwarf_Die *parent, bool in_sub,
-		unsigned depth);
+static int walk_sub(struct sub *u, Dwarf_Die *parent, unsigned depth);
 
 static int
-add_scope(struct sp_dwindex *x, Dwarf_Die *die, int tag, bool in_sub,
-	  unsigned depth)
+add_scope(struct sub *u, Dwarf_Die *die, int tag, unsigned depth)
 {
-	size_t idx = x->n;
+	size_t idx = u->n;
 	struct scope *s;
 
-	if (reserve((void **)&x->v, &x->av, x->n, sizeof(*x->v)))
+	if (reserve((void **)&u->v, &u->av, u->n, sizeof(*u->v)))
 		return -ENOMEM;
-	s = &x->v[x->n++];
+	s = &u->v[u->n++];
 	s->die = *die;
 	s->tag = tag;
-	s->first = x->nr;
-	if (add_ranges(x, die, tag == DW_TAG_subprogram && !in_sub, idx))
+	s->first = u->nr;
+	if (add_ranges(u, die))
 		return -ENOMEM;
-	x->v[idx].nr = x->nr - x->v[idx].first;
-	if (walk(x, die, in_sub || tag == DW_TAG_subprogram, depth + 1))
+	u->v[idx].nr = u->nr - u->v[idx].first;
+	if (walk_sub(u, die, depth + 1))
 		return -ENOMEM;
-	x->v[idx].end = x->n;
+	u->v[idx].end = u->n;
 	return 0;
 }
 
+/* Indexes the subprograms and inlined subroutines under `parent`. */
 static int
-walk(struct sp_dwindex *x, Dwarf_Die *parent, bool in_sub, unsigned depth)
+walk_sub(struct sub *u, Dwarf_Die *parent, unsigned depth)
 {
 	Dwarf_Die child;
 
@@ -123,14 +173,38 @@ walk(struct sp_dwindex *x, Dwarf_Die *parent, bool in_sub, unsigned depth)
 
 		if (tag == DW_TAG_subprogram ||
 		    tag == DW_TAG_inlined_subroutine) {
-			if (add_scope(x, &child, tag, in_sub, depth))
+			if (add_scope(u, &child, tag, depth))
 				return -ENOMEM;
 		} else if (dwarf_haschildren(&child) > 0 &&
-			   walk(x, &child, in_sub, depth + 1)) {
+			   walk_sub(u, &child, depth + 1)) {
 			return -ENOMEM;
 		}
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return 0;
+}
+
+static void
+release_sub(struct sub *u)
+{
+	free(u->v);
+	free(u->r);
+	u->v = NULL;
+	u->r = NULL;
+	u->n = u->av = u->nr = u->ar = 0;
+}
+
+/* Indexes the subtree of `u` once; false when memory ran out. */
+static bool
+build_sub(struct sub *u)
+{
+	if (u->built)
+		return true;
+	if (walk_sub(u, &u->die, u->depth + 1)) {
+		release_sub(u);
+		return false;
+	}
+	u->built = true;
+	return true;
 }
 
 static int
@@ -140,7 +214,7 @@ cmp_top(const void *pa, const void *pb)
 
 	if (a->lo != b->lo)
 		return a->lo < b->lo ? -1 : 1;
-	return a->scope < b->scope ? -1 : a->scope > b->scope;
+	return a->sub < b->sub ? -1 : a->sub > b->sub;
 }
 
 struct sp_dwindex *
@@ -150,7 +224,7 @@ sp_dwindex_build(Dwarf_Die *cu)
 
 	if (!x)
 		return NULL;
-	if (walk(x, cu, false, 0)) {
+	if (walk_tops(x, cu, 0)) {
 		sp_dwindex_free(x);
 		errno = ENOMEM;
 		return NULL;
@@ -163,21 +237,24 @@ sp_dwindex_build(Dwarf_Die *cu)
 void
 sp_dwindex_free(struct sp_dwindex *x)
 {
+	size_t i;
+
 	if (!x)
 		return;
-	free(x->v);
-	free(x->r);
+	for (i = 0; i < x->ns; i++)
+		release_sub(&x->s[i]);
+	free(x->s);
 	free(x->t);
 	free(x);
 }
 
 static bool
-holds(const struct sp_dwindex *x, const struct scope *s, uint64_t addr)
+holds(const struct sub *u, const struct scope *s, uint64_t addr)
 {
 	size_t i;
 
 	for (i = s->first; i < s->first + s->nr; i++)
-		if (x->r[i].lo <= addr && addr < x->r[i].hi)
+		if (u->r[i].lo <= addr && addr < u->r[i].hi)
 			return true;
 	return false;
 }
@@ -198,24 +275,27 @@ find_top(const struct sp_dwindex *x, uint64_t addr)
 	}
 	for (k = 0; k < SP_DWINDEX_BACKSCAN && k < lo; k++)
 		if (addr < x->t[lo - 1 - k].hi)
-			return x->t[lo - 1 - k].scope;
+			return x->t[lo - 1 - k].sub;
 	return SIZE_MAX;
 }
 
 size_t
-sp_dwindex_chain(const struct sp_dwindex *x, uint64_t addr, bool inlines,
+sp_dwindex_chain(struct sp_dwindex *x, uint64_t addr, bool inlines,
 		 Dwarf_Die *die, size_t max)
 {
 	size_t chain[64], n = 0, i, end, top = find_top(x, addr);
+	struct sub *u;
 
 	if (top == SIZE_MAX || max == 0)
 		return 0;
-	chain[n++] = top;
-	end = x->v[top].end;
-	for (i = top + 1; inlines && i < end && n < 64;) {
-		const struct scope *s = &x->v[i];
+	u = &x->s[top];
+	if (inlines && !build_sub(u))
+		return 0;
+	end = u->n;
+	for (i = 0; inlines && i < end && n < 63;) {
+		const struct scope *s = &u->v[i];
 
-		if (s->tag == DW_TAG_inlined_subroutine && holds(x, s, addr)) {
+		if (s->tag == DW_TAG_inlined_subroutine && holds(u, s, addr)) {
 			chain[n++] = i;
 			end = s->end;
 			i++;
@@ -223,9 +303,11 @@ sp_dwindex_chain(const struct sp_dwindex *x, uint64_t addr, bool inlines,
 			i = s->end;
 		}
 	}
-	if (n > max)
-		n = max;
+	/* die[] gets the innermost first and the subprogram last. */
+	if (n + 1 > max)
+		n = max - 1;
 	for (i = 0; i < n; i++)
-		die[i] = x->v[chain[n - 1 - i]].die;
-	return n;
+		die[i] = u->v[chain[n - 1 - i]].die;
+	die[n] = u->die;
+	return n + 1;
 }

@@ -1,9 +1,10 @@
 /*
  * dwindex.h: an index of the code scopes of one DWARF compilation unit,
- * built by walking its DIE tree once, so that finding the function and
- * the inlined calls at an address costs a binary search and a walk down
- * one function's subtree instead of a walk of the whole unit per
- * address (as dwarf_getscopes() does).
+ * so that finding the function and the inlined calls at an address
+ * costs a binary search and a walk of one function's subtree instead of
+ * a walk of the whole unit per address (as dwarf_getscopes() does).
+ * Building it walks the unit's top level only; a function's subtree is
+ * indexed the first time an address falls in it.
  */
 #ifndef SP_DWINDEX_H
 #define SP_DWINDEX_H
@@ -17,8 +18,8 @@
 struct sp_dwindex;
 
 /*
- * Indexes the subprograms and inlined subroutines of `cu`.  Returns the
- * index, or NULL with errno ENOMEM.  DIEs copied into it stay valid as
+ * Indexes the top-level subprograms of `cu`.  Returns the index, or
+ * NULL with errno ENOMEM.  DIEs copied into it stay valid as
  * long as the Dwarf handle is open.
  */
 struct sp_dwindex *sp_dwindex_build(Dwarf_Die *cu);
@@ -28,9 +29,9 @@ void sp_dwindex_free(struct sp_dwindex *x);
  * Fills die[] with the scopes holding `addr`, innermost first: the
  * inlined subroutines (when `inlines`), then the subprogram.  Returns how
  * many were written (at most `max`, keeping the outermost), 0 when no
- * subprogram holds `addr`.
+ * subprogram holds `addr` (or memory ran out indexing its subtree).
  */
-size_t sp_dwindex_chain(const struct sp_dwindex *x, uint64_t addr,
+size_t sp_dwindex_chain(struct sp_dwindex *x, uint64_t addr,
 			bool inlines, Dwarf_Die *die, size_t max);
 
 #endif
