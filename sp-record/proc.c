@@ -82,40 +82,38 @@ rec_ptab_add(struct rec_ptab *t, int32_t pid)
 	return p;
 }
 
+/* Takes a thread off its process's list. */
+static void
+thread_unlink(struct rec_thread *th)
+{
+	if (!th->proc)
+		return;
+	if (th->prev)
+		th->prev->next = th->next;
+	else
+		th->proc->threads = th->next;
+	if (th->next)
+		th->next->prev = th->prev;
+	th->proc = NULL;
+	th->prev = th->next = NULL;
+}
+
 void
 rec_ptab_remove(struct rec_ptab *t, int32_t pid)
 {
 	struct rec_proc *p = rec_ptab_get(t, pid);
-	struct rec_thread *th;
-	int32_t *dead = NULL, *nd;
-	size_t pos = 0, len, n = 0, alloc = 0, i;
-	const void *key;
-	uint64_t v;
+	struct rec_thread *th, *next;
 
 	if (!p)
 		return;
+	for (th = p->threads; th; th = next) {
+		next = th->next;
+		sp_htab_put(t->threads, &th->tid, sizeof(th->tid), 0);
+		free(th);
+	}
 	free_proc(p);
 	sp_htab_put(t->procs, &pid, sizeof(pid), 0);
 	t->nprocs--;
-	/* Collect first: a put may rehash the table under an iteration. */
-	while (sp_htab_next(t->threads, &pos, &key, &len, &v)) {
-		th = (struct rec_thread *)(uintptr_t)v;
-		if (!th || th->pid != pid)
-			continue;
-		if (n == alloc) {
-			alloc = alloc ? 2 * alloc : 16;
-			nd = reallocarray(dead, alloc, sizeof(*dead));
-			if (!nd)
-				break;
-			dead = nd;
-		}
-		dead[n++] = th->tid;
-	}
-	for (i = 0; i < n; i++) {
-		free(rec_ptab_thread(t, dead[i]));
-		sp_htab_put(t->threads, &dead[i], sizeof(dead[i]), 0);
-	}
-	free(dead);
 }
 
 void
@@ -158,6 +156,16 @@ rec_ptab_add_thread(struct rec_ptab *t, int32_t pid, int32_t tid,
 		}
 		t->threads_seen++;
 	}
+	if (!th->proc || th->pid != pid) {
+		thread_unlink(th);
+		th->proc = rec_ptab_get(t, pid);
+		if (th->proc) {
+			th->next = th->proc->threads;
+			if (th->next)
+				th->next->prev = th;
+			th->proc->threads = th;
+		}
+	}
 	th->pid = pid;
 	th->tid = tid;
 	if (comm) {
@@ -176,6 +184,7 @@ rec_ptab_remove_thread(struct rec_ptab *t, int32_t tid)
 
 	if (!th)
 		return;
+	thread_unlink(th);
 	free(th);
 	sp_htab_put(t->threads, &tid, sizeof(tid), 0);
 }

@@ -29,12 +29,19 @@ struct rec_proc {
 	struct sp_htab *refreshed;	/* pages that triggered a maps read */
 	uint64_t missed_refresh_ns;	/* last read for an unwinder miss */
 	uint64_t samples;
+	struct rec_thread *threads;	/* its registered threads, a list */
 };
 
+/*
+ * A thread registered while its process is tracked is on that process's
+ * list (proc set), so forgetting a process costs its own threads only.
+ */
 struct rec_thread {
 	int32_t pid;
 	int32_t tid;
 	char comm[REC_COMM_MAX];
+	struct rec_proc *proc;		/* whose list it is on, or NULL */
+	struct rec_thread *prev, *next;
 };
 
 struct rec_ptab {
@@ -56,7 +63,10 @@ struct rec_proc *rec_ptab_get(struct rec_ptab *t, int32_t pid);
  * entry or NULL on allocation failure.
  */
 struct rec_proc *rec_ptab_add(struct rec_ptab *t, int32_t pid);
-/* Stops tracking `pid` and forgets its threads. */
+/*
+ * Stops tracking `pid` and forgets its threads (those registered while
+ * it was tracked; the work is proportional to their number).
+ */
 void rec_ptab_remove(struct rec_ptab *t, int32_t pid);
 /*
  * Calls fn for each tracked process; fn must not add or remove.

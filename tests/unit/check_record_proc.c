@@ -49,6 +49,73 @@ START_TEST(processes_and_threads)
 }
 END_TEST
 
+/*
+ * Invariant of a process's thread list: well linked, each entry the one
+ * the table has for its tid, of this pid.  Returns its length.
+ */
+static size_t
+check_thread_list(struct rec_ptab *t, struct rec_proc *p)
+{
+	struct rec_thread *th, *prev = NULL;
+	size_t n = 0;
+
+	for (th = p->threads; th; prev = th, th = th->next, n++) {
+		ck_assert_ptr_eq(th->prev, prev);
+		ck_assert_ptr_eq(th->proc, p);
+		ck_assert_int_eq(th->pid, p->pid);
+		ck_assert_ptr_eq(rec_ptab_thread(t, th->tid), th);
+	}
+	return n;
+}
+
+START_TEST(thread_lists_follow_their_process)
+{
+	struct rec_ptab t;
+	struct rec_proc *a, *b;
+	int32_t tid;
+
+	ck_assert_int_eq(rec_ptab_init(&t), 0);
+	a = rec_ptab_add(&t, 100);
+	b = rec_ptab_add(&t, 200);
+	for (tid = 100; tid < 110; tid++)
+		ck_assert_ptr_nonnull(rec_ptab_add_thread(&t, 100, tid, "a",
+							  1));
+	for (tid = 200; tid < 205; tid++)
+		ck_assert_ptr_nonnull(rec_ptab_add_thread(&t, 200, tid, NULL,
+							  0));
+	/* Renaming keeps the entry where it is. */
+	ck_assert_ptr_nonnull(rec_ptab_add_thread(&t, 100, 105, "b", 1));
+	ck_assert_uint_eq(check_thread_list(&t, a), 10);
+	/* Exits at the head, in the middle and at the tail. */
+	rec_ptab_remove_thread(&t, 109);
+	rec_ptab_remove_thread(&t, 104);
+	rec_ptab_remove_thread(&t, 100);
+	ck_assert_uint_eq(check_thread_list(&t, a), 7);
+	/* A tid reused by the other process moves to its list. */
+	ck_assert_ptr_nonnull(rec_ptab_add_thread(&t, 200, 103, NULL, 0));
+	ck_assert_uint_eq(check_thread_list(&t, a), 6);
+	ck_assert_uint_eq(check_thread_list(&t, b), 6);
+	/* A thread of an untracked pid is on no list, until re-added. */
+	ck_assert_ptr_nonnull(rec_ptab_add_thread(&t, 300, 301, NULL, 0));
+	ck_assert_ptr_null(rec_ptab_thread(&t, 301)->proc);
+	rec_ptab_remove(&t, 100);
+	ck_assert_ptr_null(rec_ptab_thread(&t, 101));
+	ck_assert_ptr_null(rec_ptab_thread(&t, 108));
+	ck_assert_ptr_nonnull(rec_ptab_thread(&t, 103));
+	ck_assert_ptr_nonnull(rec_ptab_thread(&t, 301));
+	ck_assert_uint_eq(check_thread_list(&t, b), 6);
+	/* Its threads went with it: a new process of that pid has none. */
+	a = rec_ptab_add(&t, 100);
+	ck_assert_uint_eq(check_thread_list(&t, a), 0);
+	ck_assert_ptr_nonnull(rec_ptab_add_thread(&t, 100, 301, NULL, 0));
+	ck_assert_uint_eq(check_thread_list(&t, a), 1);
+	rec_ptab_remove(&t, 200);
+	ck_assert_ptr_null(rec_ptab_thread(&t, 103));
+	ck_assert_ptr_nonnull(rec_ptab_thread(&t, 301));
+	rec_ptab_release(&t);
+}
+END_TEST
+
 START_TEST(uncovered_pc_refresh_is_once_per_page)
 {
 	struct rec_proc p;
@@ -139,6 +206,7 @@ main(void)
 	int failed;
 
 	tcase_add_test(tc, processes_and_threads);
+	tcase_add_test(tc, thread_lists_follow_their_process);
 	tcase_add_test(tc, uncovered_pc_refresh_is_once_per_page);
 	tcase_add_test(tc, proc_readers_on_ourselves);
 	tcase_add_test(tc, python_runtime_paths);
