@@ -192,38 +192,54 @@ rec_sample_parse(const struct rec_layout *l, const void *rec, size_t len,
 }
 
 size_t
-rec_sample_compact(const struct rec_layout *l, const void *rec, size_t len,
-		   void *out)
+rec_sample_compact_size(const struct rec_layout *l, const void *rec,
+			size_t len, struct rec_sample *s)
 {
-	const uint8_t *p = rec;
-	struct perf_event_header h;
-	struct rec_sample s;
 	uint64_t size, keep;
-	uint8_t *o = out;
-	size_t n;
 
 	if (!(l->sample_type & PERF_SAMPLE_STACK_USER) ||
-	    rec_sample_parse(l, rec, len, &s) < 0 || !s.stack_field)
+	    rec_sample_parse(l, rec, len, s) < 0 || !s->stack_field)
 		return 0;
-	memcpy(&size, p + s.stack_field, 8);
-	keep = (s.stack_len + 7) & ~(uint64_t)7;
+	memcpy(&size, (const uint8_t *)rec + s->stack_field, 8);
+	keep = (s->stack_len + 7) & ~(uint64_t)7;
 	if (size == 0 || keep >= size)
 		return 0;
 	/* The stack is the last field: prefix, new size, data, dyn_size. */
-	n = s.stack_field;
-	memcpy(o, p, n);
-	memcpy(o + n, &keep, 8);
-	n += 8;
+	return s->stack_field + 8 + (keep ? keep + 8 : 0);
+}
+
+void
+rec_sample_compact_write(const void *rec, const struct rec_sample *s,
+			 size_t n, void *out)
+{
+	struct perf_event_header h;
+	uint64_t keep = (s->stack_len + 7) & ~(uint64_t)7;
+	uint8_t *o = out;
+	size_t at = s->stack_field;
+
+	memcpy(o, rec, at);
+	memcpy(o + at, &keep, 8);
+	at += 8;
 	if (keep) {
-		memcpy(o + n, s.stack, s.stack_len);
-		memset(o + n + s.stack_len, 0, keep - s.stack_len);
-		n += keep;
-		memcpy(o + n, &s.stack_len, 8);
-		n += 8;
+		memcpy(o + at, s->stack, s->stack_len);
+		memset(o + at + s->stack_len, 0, keep - s->stack_len);
+		at += keep;
+		memcpy(o + at, &s->stack_len, 8);
 	}
 	memcpy(&h, o, sizeof(h));
 	h.size = (uint16_t)n;
 	memcpy(o, &h, sizeof(h));
+}
+
+size_t
+rec_sample_compact(const struct rec_layout *l, const void *rec, size_t len,
+		   void *out)
+{
+	struct rec_sample s;
+	size_t n = rec_sample_compact_size(l, rec, len, &s);
+
+	if (n)
+		rec_sample_compact_write(rec, &s, n, out);
 	return n;
 }
 

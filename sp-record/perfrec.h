@@ -70,6 +70,16 @@ int rec_sample_parse(const struct rec_layout *l, const void *rec, size_t len,
 size_t rec_sample_compact(const struct rec_layout *l, const void *rec,
 			  size_t len, void *out);
 /*
+ * The same in two steps, so the compact copy can go straight where it is
+ * kept: rec_sample_compact_size() decodes the record into *s and returns
+ * the compact length (0 as above); rec_sample_compact_write() then writes
+ * those `n` bytes to `out`, while `rec` and *s are unchanged.
+ */
+size_t rec_sample_compact_size(const struct rec_layout *l, const void *rec,
+			       size_t len, struct rec_sample *s);
+void rec_sample_compact_write(const void *rec, const struct rec_sample *s,
+			      size_t n, void *out);
+/*
  * The timestamp of any record: a sample's TIME field or the trailer's.
  * Returns 0, or -EBADMSG (then *ts is 0).
  */

@@ -60,7 +60,6 @@ struct recorder {
 	struct sp_buf maps;		/* /proc/PID/maps scratch */
 	struct sp_frame *frames;	/* REC_STACK_MAX */
 	struct rec_buildids *buildids;
-	uint8_t *compact;		/* REC_RING_MAX_RECORD, 8-aligned */
 	struct pollfd *pfd;
 	bool *hup;			/* ring fd reported POLLHUP */
 	int werr;			/* sticky write error */
@@ -295,12 +294,11 @@ rec_new(const struct rec_config *cfg, int fd)
 	r->sorter = rec_sorter_new();
 	r->mods = sp_modtab_new();
 	r->buildids = rec_buildids_new();
-	r->compact = malloc(REC_RING_MAX_RECORD);
 	r->frames = calloc(REC_STACK_MAX, sizeof(*r->frames));
 	r->pfd = calloc((size_t)r->ev.ncpus + 1, sizeof(*r->pfd));
 	r->hup = calloc((size_t)r->ev.ncpus + 1, sizeof(*r->hup));
 	if (rc < 0 || !r->sorter || !r->mods || !r->frames || !r->pfd ||
-	    !r->hup || !r->buildids || !r->compact) {
+	    !r->hup || !r->buildids) {
 		warnx("cannot set up the recorder: %s",
 		      strerror(rc < 0 ? -rc : ENOMEM));
 		rec_free(r);
@@ -335,7 +333,6 @@ rec_free(struct recorder *r)
 	sp_spool_writer_free(r->w);
 	sp_modtab_free(r->mods);
 	rec_buildids_free(r->buildids);
-	free(r->compact);
 	sp_buf_release(&r->ext);
 	sp_buf_release(&r->maps);
 	free(r->frames);
@@ -826,14 +823,39 @@ handle(struct recorder *r, const struct rec_event *e)
 /* ------------------------------------------------------------------ */
 /* Draining */
 
+/*
+ * Queues one ring record.  A sample's stack copy is cut to the bytes the
+ * kernel filled (dyn_size) as it is copied out of the ring, straight into
+ * the sorter's event: one copy of what is used, not of the whole
+ * --stack-size the ring holds.
+ */
+static int
+queue_record(struct recorder *r, const struct perf_event_header *h)
+{
+	struct rec_sample s;
+	struct rec_event *e;
+	uint64_t ts;
+	size_t n;
+
+	if (rec_record_time(&r->layout, h, h->size, &ts) < 0)
+		r->st.bad_records++;
+	n = h->type == PERF_RECORD_SAMPLE
+		? rec_sample_compact_size(&r->layout, h, h->size, &s) : 0;
+	if (!(e = rec_sorter_reserve(r->sorter, n ? n : h->size)))
+		return -ENOMEM;
+	if (n)
+		rec_sample_compact_write(h, &s, n, e->data);
+	else
+		memcpy(e->data, h, h->size);
+	return rec_sorter_queue(r->sorter, e, ts, KIND_PERF, n ? n : h->size);
+}
+
 /* Reads every ring once, queueing its records: one sorter round. */
 static int
 drain_rings(struct recorder *r)
 {
 	const struct perf_event_header *h;
 	struct rec_ring *ring;
-	uint64_t ts;
-	size_t n;
 	int c, rc;
 
 	for (c = 0; c < r->ev.ncpus; c++) {
@@ -842,16 +864,7 @@ drain_rings(struct recorder *r)
 			continue;
 		rec_ring_begin(ring);
 		while ((rc = rec_ring_next(ring, &h)) == 1) {
-			if (rec_record_time(&r->layout, h, h->size, &ts) < 0)
-				r->st.bad_records++;
-			n = h->type == PERF_RECORD_SAMPLE
-				? rec_sample_compact(&r->layout, h, h->size,
-						     r->compact)
-				: 0;
-			if (n)
-				h = (const void *)r->compact;
-			if (rec_sorter_push(r->sorter, ts, KIND_PERF, h,
-					    n ? n : h->size) < 0) {
+			if (queue_record(r, h) < 0) {
 				rec_ring_end(ring);
 				return wr(r, -ENOMEM);
 			}
@@ -872,7 +885,7 @@ process_ready(struct recorder *r, bool force)
 
 	while (!r->werr && (e = rec_sorter_pop(r->sorter, force))) {
 		handle(r, e);
-		free(e);
+		rec_sorter_release(r->sorter, e);
 	}
 	return r->werr;
 }

@@ -16,12 +16,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One queued record; the caller frees a popped event with free(). */
+/*
+ * One queued record.  A popped event belongs to the caller, who hands it
+ * back with rec_sorter_release() (or free()).
+ */
 struct rec_event {
 	uint64_t ts;		/* the sort key, in ns */
 	uint64_t seq;		/* arrival order, breaks ties */
 	uint32_t kind;		/* caller-defined: perf record or synthetic */
 	uint32_t len;		/* bytes in data */
+	uint32_t cls;		/* the sorter's size class */
+	uint32_t pad;
 	uint8_t data[];		/* 8-byte aligned copy of the record */
 };
 
@@ -38,6 +43,23 @@ void rec_sorter_free(struct rec_sorter *s);
  */
 int rec_sorter_push(struct rec_sorter *s, uint64_t ts, uint32_t kind,
 		    const void *rec, size_t len);
+/*
+ * The same without an intermediate copy: rec_sorter_reserve() returns an
+ * event with room for `cap` bytes of data (reusing released ones), or
+ * NULL; the caller fills e->data and queues it with rec_sorter_queue(),
+ * which takes it over, or hands it back with rec_sorter_release().
+ * Queuing returns 0 or -ENOMEM (the event is released then).
+ */
+struct rec_event *rec_sorter_reserve(struct rec_sorter *s, size_t cap);
+int rec_sorter_queue(struct rec_sorter *s, struct rec_event *e, uint64_t ts,
+		     uint32_t kind, size_t len);
+/*
+ * Takes back a popped or reserved event.  Its memory is kept for later
+ * events (up to a few MiB in all), so a steady stream of records costs
+ * no allocation.  NULL is allowed.
+ */
+void rec_sorter_release(struct rec_sorter *s, struct rec_event *e);
+
 /* Ends a round: records up to the previous round's newest become ready. */
 void rec_sorter_end_round(struct rec_sorter *s);
 /*

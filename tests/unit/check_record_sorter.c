@@ -1,7 +1,7 @@
 /*
  * check_record_sorter.c: the event sorter: nothing is released before two
  * rounds, the round rule, ties in arrival order, forced flushes, copies,
- * and a simulated recording where several rings are read one after the
+ * reserved events and their reuse, and a simulated recording where several rings are read one after the
  * other and records become visible only once written.
  */
 #include <check.h>
@@ -43,9 +43,46 @@ pop(int force)
 		return -1;
 	ck_assert_uint_eq(e->len, sizeof(tag));
 	memcpy(&tag, e->data, sizeof(tag));
-	free(e);
+	rec_sorter_release(s, e);
 	return tag;
 }
+
+START_TEST(reserved_events_are_queued_and_reused)
+{
+	struct rec_event *e, *big, *again;
+	uint8_t *data;
+	size_t i;
+
+	e = rec_sorter_reserve(s, 3000);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_uint_eq((uintptr_t)e->data % 8, 0);
+	memset(e->data, 0xab, 3000);
+	ck_assert_int_eq(rec_sorter_queue(s, e, 7, 1, 3000), 0);
+	push(3, 9);
+	e = rec_sorter_pop(s, 1);
+	ck_assert_uint_eq(e->len, sizeof(uint32_t));
+	rec_sorter_release(s, e);
+	e = rec_sorter_pop(s, 1);
+	ck_assert_uint_eq(e->ts, 7);
+	ck_assert_uint_eq(e->kind, 1);
+	ck_assert_uint_eq(e->len, 3000);
+	data = e->data;
+	for (i = 0; i < 3000; i++)
+		ck_assert_uint_eq(data[i], 0xab);
+	rec_sorter_release(s, e);
+	/* The same size class comes back without a new allocation. */
+	again = rec_sorter_reserve(s, 2500);
+	ck_assert_ptr_eq(again, e);
+	/* A record larger than any class is not kept, but works. */
+	big = rec_sorter_reserve(s, 200000);
+	ck_assert_ptr_nonnull(big);
+	memset(big->data, 1, 200000);
+	rec_sorter_release(s, big);
+	rec_sorter_release(s, again);
+	rec_sorter_release(s, NULL);
+	ck_assert_uint_eq(rec_sorter_count(s), 0);
+}
+END_TEST
 
 START_TEST(first_round_releases_nothing)
 {
@@ -181,6 +218,7 @@ main(void)
 	tcase_add_test(tc, force_drains_in_order);
 	tcase_add_test(tc, records_are_copied);
 	tcase_add_test(tc, simulated_rings_merge_in_time_order);
+	tcase_add_test(tc, reserved_events_are_queued_and_reused);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
 	srunner_run_all(sr, CK_NORMAL);
