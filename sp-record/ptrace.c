@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/htab.h"
 #include "sp-record/ptrace.h"
 #include "sp-record/unwind.h"
 #include "common/banned.h"
@@ -31,11 +32,13 @@
 #define MAX_PAUSES (1u << 20)
 #define PAGE 4096u
 #define NREGS 20
+#define MAX_KEPT_FDS 256	/* /proc stat files kept open */
 
 struct thread {
 	pid_t tid;
 	bool listening;		/* in a job-control stop we keep */
 	bool awaiting;		/* interrupted this tick, not yet sampled */
+	int stat_fd;		/* its /proc stat file kept open, or -1 */
 	uint64_t t0;		/* when it was interrupted */
 };
 
@@ -47,6 +50,8 @@ struct sp_ptrace {
 	bool fn_stop;		/* the callback asked to stop */
 	struct thread *threads;
 	size_t nthreads, athreads;
+	struct sp_htab *index;	/* tid -> its place in threads + 1 (0: none) */
+	size_t kept_fds;	/* threads with stat_fd open */
 	size_t awaiting;	/* threads with awaiting set */
 	uint8_t *stack;
 	uint64_t regs[NREGS];
@@ -82,7 +87,8 @@ sp_ptrace_new(unsigned freq_hz, size_t stack_size)
 	t->stack_size = stack_size;
 	t->stack = malloc(stack_size ? stack_size : 8);
 	t->pauses = malloc(1024 * sizeof(*t->pauses));
-	if (!t->stack || !t->pauses) {
+	t->index = sp_htab_new();
+	if (!t->stack || !t->pauses || !t->index) {
 		sp_ptrace_free(t);
 		errno = ENOMEM;
 		return NULL;
@@ -98,15 +104,18 @@ sp_ptrace_pid(const struct sp_ptrace *t)
 
 /* ------------------------------------------------------------ threads */
 
+/*
+ * Threads are found through a hash table of tids, so each stop costs the
+ * same however many threads the target has.
+ */
 static struct thread *
 thread_find(struct sp_ptrace *t, pid_t tid)
 {
-	size_t i;
+	uint64_t v;
 
-	for (i = 0; i < t->nthreads; i++)
-		if (t->threads[i].tid == tid)
-			return &t->threads[i];
-	return NULL;
+	if (!sp_htab_get(t->index, &tid, sizeof(tid), &v) || v == 0)
+		return NULL;
+	return &t->threads[v - 1];
 }
 
 static struct thread *
@@ -124,10 +133,13 @@ thread_add(struct sp_ptrace *t, pid_t tid)
 		t->threads = grown;
 		t->athreads = n;
 	}
+	if (sp_htab_put(t->index, &tid, sizeof(tid), t->nthreads + 1) < 0)
+		return NULL;
 	th = &t->threads[t->nthreads++];
 	th->tid = tid;
 	th->listening = false;
 	th->awaiting = false;
+	th->stat_fd = -1;
 	return th;
 }
 
@@ -144,11 +156,29 @@ static void
 thread_remove(struct sp_ptrace *t, pid_t tid)
 {
 	struct thread *th = thread_find(t, tid);
+	size_t i;
 
-	if (th) {
-		settle(t, th);
-		*th = t->threads[--t->nthreads];
+	if (!th)
+		return;
+	settle(t, th);
+	if (th->stat_fd >= 0) {
+		close(th->stat_fd);
+		t->kept_fds--;
 	}
+	sp_htab_put(t->index, &tid, sizeof(tid), 0);
+	*th = t->threads[--t->nthreads];
+	i = (size_t)(th - t->threads);
+	if (i < t->nthreads)
+		sp_htab_put(t->index, &th->tid, sizeof(th->tid), i + 1);
+}
+
+/* Forgets every thread (their ids stay in the index as "none"). */
+static void
+threads_clear(struct sp_ptrace *t)
+{
+	while (t->nthreads > 0)
+		thread_remove(t, t->threads[t->nthreads - 1].tid);
+	t->awaiting = 0;
 }
 
 static int
@@ -301,8 +331,7 @@ on_exit_status(struct sp_ptrace *t, pid_t tid, int st)
 static void
 on_exec(struct sp_ptrace *t, pid_t tid)
 {
-	t->nthreads = 0;
-	t->awaiting = 0;
+	threads_clear(t);
 	thread_add(t, t->pid);
 	emit_simple(t, SP_PTRACE_EXEC, t->pid, 0);
 	ptrace(PTRACE_CONT, tid, NULL, NULL);
@@ -478,20 +507,31 @@ sp_ptrace_spawn(struct sp_ptrace *t, char *const argv[])
 
 /* ------------------------------------------------------------ sampling */
 
-/* Whether thread `tid` is running or runnable (state R in its stat). */
+/*
+ * Whether thread `th` is running or runnable (state R in its stat).  The
+ * stat files of the first MAX_KEPT_FDS threads stay open between ticks
+ * (one pread per thread and tick, not an open, a read and a close).
+ */
 static bool
-is_running(pid_t pid, pid_t tid)
+is_running(struct sp_ptrace *t, struct thread *th)
 {
 	char path[64], buf[512], *p;
 	ssize_t n;
-	int fd;
+	int fd = th->stat_fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
-		 (int)tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat",
+			 (int)t->pid, (int)th->tid);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			return false;
+		if (t->kept_fds < MAX_KEPT_FDS) {
+			th->stat_fd = fd;
+			t->kept_fds++;
+		}
+	}
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (th->stat_fd < 0)
+		close(fd);
 	if (n <= 0)
 		return false;
 	buf[n] = 0;
@@ -513,8 +553,7 @@ tick(struct sp_ptrace *t)
 
 	for (i = 0; i < t->nthreads; i++) {
 		th = &t->threads[i];
-		if (th->listening || th->awaiting ||
-		    !is_running(t->pid, th->tid))
+		if (th->listening || th->awaiting || !is_running(t, th))
 			continue;
 		th->t0 = now_ns();
 		if (ptrace(PTRACE_INTERRUPT, th->tid, NULL, NULL) == 0) {
@@ -658,6 +697,7 @@ sp_ptrace_free(struct sp_ptrace *t)
 	if (!t)
 		return;
 	sp_ptrace_detach(t);
+	sp_htab_free(t->index);
 	free(t->threads);
 	free(t->stack);
 	free(t->pauses);
