@@ -187,33 +187,62 @@ modinfo_get(struct uctx *c, uint32_t id)
 	return mi;
 }
 
+/*
+ * The region holding `addr`.  Regions are kept sorted by address and do
+ * not overlap, so a lookup costs log(modules), not one step per module;
+ * consecutive reads mostly hit the same region, which is tried first.
+ */
 static struct region *
 region_find(struct proc *p, uint64_t addr)
 {
 	struct region *r;
-	size_t i;
+	size_t lo = 0, hi = p->nregions, mid;
 
 	if (p->last < p->nregions) {
 		r = &p->regions[p->last];
 		if (addr >= r->lo && addr < r->hi)
 			return r;
 	}
-	for (i = 0; i < p->nregions; i++) {
-		r = &p->regions[i];
-		if (addr >= r->lo && addr < r->hi) {
-			p->last = i;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		r = &p->regions[mid];
+		if (addr < r->lo) {
+			hi = mid;
+		} else if (addr >= r->hi) {
+			lo = mid + 1;
+		} else {
+			p->last = mid;
 			return r;
 		}
 	}
 	return NULL;
 }
 
+/*
+ * Adds the region of module `mi` in its place by address.  A region that
+ * would overlap one already known is not added (the module table said
+ * the address is in this module, so the old one is stale: the caller
+ * forgets the process when mappings are replaced); NULL then.
+ */
 static struct region *
 region_add(struct proc *p, const struct modinfo *mi)
 {
 	struct region *grown, *r;
-	size_t n;
+	uint64_t lo = mi->bias + mi->f->min_vaddr;
+	uint64_t hi = mi->bias + mi->f->max_vaddr;
+	size_t n, at = 0, first = 0, last = p->nregions;
 
+	while (first < last) {
+		at = first + (last - first) / 2;
+		if (p->regions[at].lo < lo)
+			first = at + 1;
+		else
+			last = at;
+	}
+	at = first;
+	if ((at > 0 && p->regions[at - 1].hi > lo) ||
+	    (at < p->nregions && p->regions[at].lo < hi) || lo >= hi)
+		return NULL;
 	if (p->nregions == p->aregions) {
 		n = p->aregions ? 2 * p->aregions : 16;
 		if (!(grown = realloc(p->regions, n * sizeof(*grown))))
@@ -221,9 +250,13 @@ region_add(struct proc *p, const struct modinfo *mi)
 		p->regions = grown;
 		p->aregions = n;
 	}
-	r = &p->regions[p->nregions++];
-	r->lo = mi->bias + mi->f->min_vaddr;
-	r->hi = mi->bias + mi->f->max_vaddr;
+	memmove(&p->regions[at + 1], &p->regions[at],
+		(p->nregions - at) * sizeof(*p->regions));
+	p->nregions++;
+	p->last = at;
+	r = &p->regions[at];
+	r->lo = lo;
+	r->hi = hi;
 	r->bias = mi->bias;
 	r->f = mi->f;
 	return r;
