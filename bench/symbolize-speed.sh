@@ -8,7 +8,10 @@
 #     with its default fields (function names, no source lines), and with
 #     -F +srcline --inline (names, file:line and inlined frames, the same
 #     information as sp-symbolize's).
-#   sh bench/symbolize-speed.sh [SECONDS]      (optimized build in build/)
+# sp-symbolize --no-lines (names only, from ELF symbol tables) is the
+# like-for-like comparison with plain perf script.
+#   sh bench/symbolize-speed.sh [SECONDS]      (optimized build in $B,
+#                                               default build/)
 set -e
 secs=${1:-5}
 B=${B:-build}
@@ -68,13 +71,17 @@ for i, (path, offs) in enumerate(sorted(addrs.items())):
                     out.write("%x\n" % (o - off + va))
 PY
 frames=$(grep -c '^frame' "$tmp/x.txt")
-pframes=$(grep -c '^pframe' "$tmp/x.txt")
+pframes=$(grep -c '^pframe' "$tmp/x.txt" || true)
 addrs=$(cat "$tmp"/a2l/* | grep -vc '^/')
 sp_samples=$(grep -c '^sample' "$tmp/x.txt")
 perf_samples=$(perf script -i "$tmp/perf.data" -F tid 2>/dev/null | wc -l)
 set -- $(best "$B/sp-symbolize" "$tmp/x.txt"); w_sym=$1 c_sym=$2
 set -- $(best sh -c "'$B/sp-dump' '$tmp/x.spool' | '$B/sp-symbolize'")
 w_pipe=$1 c_pipe=$2
+set -- $(best "$B/sp-symbolize" --no-lines "$tmp/x.txt"); w_nl=$1 c_nl=$2
+set -- $(best sh -c \
+	"'$B/sp-dump' '$tmp/x.spool' | '$B/sp-symbolize' --no-lines")
+w_pnl=$1 c_pnl=$2
 set -- $(best sh -c "for f in '$tmp'/a2l/*; do tail -n +2 \"\$f\" |
 	addr2line -C -f -i -e \"\$(head -n 1 \"\$f\")\"; done"); w_a2l=$1 c_a2l=$2
 set -- $(best perf script -i "$tmp/perf.data"); w_perf=$1 c_perf=$2
@@ -83,13 +90,15 @@ w_perfl=$1 c_perfl=$2
 
 echo "profile: $sp_samples samples, $frames frames + $pframes pframes" \
 	"($addrs user addresses in files); perf: $perf_samples samples"
-echo "                                 wall s    cpu s   cpu us/sample"
+echo "                                   wall s    cpu s   cpu us/sample"
 row() {	# LABEL WALL CPU SAMPLES
-	printf '%-32s %7.3f  %7.3f  %8.2f\n' "$1" "$2" "$3" \
+	printf '%-34s %7.3f  %7.3f  %8.2f\n' "$1" "$2" "$3" \
 		"$(echo "$3 * 1000000 / $4" | bc -l)"
 }
 row "sp-symbolize (records)" "$w_sym" "$c_sym" "$sp_samples"
 row "sp-dump | sp-symbolize" "$w_pipe" "$c_pipe" "$sp_samples"
+row "sp-symbolize --no-lines" "$w_nl" "$c_nl" "$sp_samples"
+row "sp-dump | sp-symbolize --no-lines" "$w_pnl" "$c_pnl" "$sp_samples"
 row "addr2line -C -f -i (same addrs)" "$w_a2l" "$c_a2l" "$sp_samples"
 row "perf script" "$w_perf" "$c_perf" "$perf_samples"
 row "perf script +srcline --inline" "$w_perfl" "$c_perfl" "$perf_samples"
@@ -101,5 +110,7 @@ echo "CPU time ratios, per sample:"
 ratio "addr2line / sp-symbolize" "$c_a2l" 1 "$c_sym" 1
 ratio "perf script / sp-dump|sp-symbolize" "$c_perf" "$perf_samples" \
 	"$c_pipe" "$sp_samples"
+ratio "perf script / sp-dump|sp-symbolize --no-lines" "$c_perf" \
+	"$perf_samples" "$c_pnl" "$sp_samples"
 ratio "perf script +srcline --inline / sp-dump|sp-symbolize" "$c_perfl" \
 	"$perf_samples" "$c_pipe" "$sp_samples"
