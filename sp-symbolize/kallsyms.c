@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "sp-symbolize/kallsyms.h"
 #include "common/banned.h"
@@ -11,6 +12,8 @@
 #define SP_KSYM_NOMODULE UINT32_MAX
 /* Read this much at a time: /proc/kallsyms makes a few megabytes. */
 #define SP_KSYM_CHUNK (1 << 20)
+/* The text mapping starts this large and doubles (without copying). */
+#define SP_KSYM_TEXT (8 << 20)
 
 /* One text symbol; its strings are NUL-terminated in the file text. */
 struct sp_ksym {
@@ -25,7 +28,8 @@ struct sp_kallsyms {
 	struct sp_ksym *v;
 	size_t n;
 	size_t alloc;
-	char *text;		/* the whole file, parsed in place */
+	char *text;		/* the whole file, parsed in place: mmap'ed */
+	size_t textcap;		/* length of the text mapping */
 };
 
 static unsigned
@@ -95,7 +99,7 @@ ks_push(struct sp_kallsyms *k, uint64_t addr, unsigned rank, uint32_t name,
 	struct sp_ksym *s;
 
 	if (k->n == k->alloc) {
-		size_t alloc = k->alloc ? 2 * k->alloc : 16384;
+		size_t alloc = 2 * k->alloc;
 		struct sp_ksym *v = reallocarray(k->v, alloc, sizeof(*v));
 
 		if (!v)
@@ -163,30 +167,30 @@ preferred(const struct sp_ksym *a, const struct sp_ksym *b)
 
 /*
  * Sorts by address.  /proc/kallsyms lists the kernel image in address
- * order and then the modules: only the tail needs sorting, then one
- * merge.  Returns 0 or -ENOMEM.
+ * order and then the modules: only the tail needs sorting, then a merge
+ * from the end through a copy of the tail.  Returns 0 or -ENOMEM.
  */
 static int
 ks_sort(struct sp_kallsyms *k)
 {
-	size_t run = 1, i = 0, j, o = 0;
-	struct sp_ksym *m;
+	size_t run = 1, m, i, j, o;
+	struct sp_ksym *tail;
 
 	while (run < k->n && k->v[run - 1].addr <= k->v[run].addr)
 		run++;
 	if (run >= k->n)
 		return 0;
-	qsort(k->v + run, k->n - run, sizeof(*k->v), cmp_addr);
-	m = reallocarray(NULL, k->n, sizeof(*m));
-	if (!m)
+	m = k->n - run;
+	qsort(k->v + run, m, sizeof(*k->v), cmp_addr);
+	tail = reallocarray(NULL, m, sizeof(*tail));
+	if (!tail)
 		return -ENOMEM;
-	for (j = run; i < run || j < k->n;)
-		m[o++] = j == k->n || (i < run && k->v[i].addr <= k->v[j].addr) ?
-				 k->v[i++] :
-				 k->v[j++];
-	free(k->v);
-	k->v = m;
-	k->alloc = k->n;
+	memcpy(tail, k->v + run, m * sizeof(*tail));
+	for (i = run, j = m, o = k->n; j > 0;)
+		k->v[--o] = i > 0 && k->v[i - 1].addr > tail[j - 1].addr ?
+				    k->v[--i] :
+				    tail[--j];
+	free(tail);
 	return 0;
 }
 
@@ -218,32 +222,59 @@ ks_finish(struct sp_kallsyms *k)
 }
 
 /*
- * Reads all of `f` into k->text, with one spare byte past the end.
- * Returns the length, or a negative errno.
+ * Reads all of `f` into k->text, with one spare byte past the end.  The
+ * text is an anonymous mapping that grows by mremap(), without copies,
+ * and whose pages are prefaulted a chunk at a time.  Returns the
+ * length, or a negative errno.
  */
 static long
 ks_slurp(struct sp_kallsyms *k, FILE *f)
 {
-	size_t len = 0, cap = 0, got;
-	char *t;
+	size_t len = 0, got;
+	void *t;
 
+	k->text = mmap(NULL, SP_KSYM_TEXT, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (k->text == MAP_FAILED) {
+		k->text = NULL;
+		return -ENOMEM;
+	}
+	k->textcap = SP_KSYM_TEXT;
 	do {
-		if (cap - len < SP_KSYM_CHUNK + 1) {
-			cap = cap ? 2 * cap : 4 * SP_KSYM_CHUNK;
-			if (cap > UINT32_MAX)
+		if (k->textcap - len < SP_KSYM_CHUNK + 1) {
+			if (2 * k->textcap > UINT32_MAX)
 				return -EFBIG;
-			t = realloc(k->text, cap);
-			if (!t)
+			t = mremap(k->text, k->textcap, 2 * k->textcap,
+				   MREMAP_MAYMOVE);
+			if (t == MAP_FAILED)
 				return -ENOMEM;
 			k->text = t;
+			k->textcap *= 2;
 		}
-		got = fread(k->text + len, 1, cap - len - 1, f);
+#ifdef MADV_POPULATE_WRITE
+		/* The whole pages of the chunk; refused by older kernels. */
+		madvise(k->text + (len & ~(size_t)4095), SP_KSYM_CHUNK,
+			MADV_POPULATE_WRITE);
+#endif
+		got = fread(k->text + len, 1, SP_KSYM_CHUNK, f);
 		len += got;
 	} while (got > 0);
 	if (ferror(f))
 		return -EIO;
 	k->text[len] = '\n';
 	return (long)len;
+}
+
+/*
+ * Sizes the symbol array for `len` bytes of text: lines of /proc/kallsyms
+ * take about 40 bytes, so it seldom grows.  Returns 0 or -ENOMEM.
+ */
+static int
+ks_reserve(struct sp_kallsyms *k, size_t len)
+{
+	k->alloc = len / 32 + 64;
+	k->v = reallocarray(NULL, k->alloc, sizeof(*k->v));
+	return k->v ? 0 : -ENOMEM;
 }
 
 struct sp_kallsyms *
@@ -262,6 +293,8 @@ sp_kallsyms_read(FILE *f, unsigned long *lineno)
 		rc = (int)len;
 	p = k->text;
 	end = rc ? p : p + len;
+	if (rc == 0)
+		rc = ks_reserve(k, (size_t)len);
 	for (; rc == 0 && p < end; p = nl + 1) {
 		no++;
 		nl = memchr(p, '\n', (size_t)(end - p));
@@ -306,7 +339,8 @@ sp_kallsyms_free(struct sp_kallsyms *k)
 	if (!k)
 		return;
 	free(k->v);
-	free(k->text);
+	if (k->text)
+		munmap(k->text, k->textcap);
 	free(k);
 }
 
