@@ -63,6 +63,52 @@ START_TEST(kallsyms_lookup_with_modules)
 }
 END_TEST
 
+/* Modules come after the sorted kernel image, in any order. */
+static const char kallsyms_unsorted[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000100 t a_local\n"
+	"ffffffff81000200 T b_global\n"
+	"ffffffffc0020000 t m2\t[two]\n"
+	"ffffffffc0010100 T m1b\t[one]\n"
+	"ffffffff81000100 T a_global\t[alias]\n"
+	"ffffffffc0010000 t m1a\t[one]\n";
+
+START_TEST(kallsyms_unsorted_modules)
+{
+	FILE *f = text(kallsyms_unsorted);
+	struct sp_kallsyms *k = sp_kallsyms_read(f, NULL);
+	static const struct {
+		uint64_t addr;
+		const char *name, *mod;
+	} want[] = {
+		{ 0xffffffff81000004, "_stext", NULL },
+		{ 0xffffffff81000104, "a_global", "[alias]" },
+		{ 0xffffffff81000204, "b_global", NULL },
+		{ 0xffffffffc0010004, "m1a", "[one]" },
+		{ 0xffffffffc0010104, "m1b", "[one]" },
+		{ 0xffffffffc0020004, "m2", "[two]" },
+	};
+	const char *name, *mod;
+	uint64_t start;
+	size_t i;
+
+	fclose(f);
+	ck_assert_ptr_nonnull(k);
+	ck_assert_uint_eq(sp_kallsyms_count(k), 6);	/* one alias merged */
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		ck_assert(sp_kallsyms_lookup(k, want[i].addr, &name, &mod,
+					     &start));
+		ck_assert_uint_eq(start, want[i].addr - 4);
+		ck_assert_str_eq(name, want[i].name);
+		if (want[i].mod)
+			ck_assert_str_eq(mod, want[i].mod);
+		else
+			ck_assert_ptr_null(mod);
+	}
+	sp_kallsyms_free(k);
+}
+END_TEST
+
 START_TEST(kallsyms_hidden_addresses_and_bad_lines)
 {
 	FILE *f = text("0000000000000000 T a\n0000000000000000 t b\n");
@@ -217,6 +263,7 @@ sources_suite(void)
 	TCase *n = tcase_create("names");
 
 	tcase_add_test(k, kallsyms_lookup_with_modules);
+	tcase_add_test(k, kallsyms_unsorted_modules);
 	tcase_add_test(k, kallsyms_hidden_addresses_and_bad_lines);
 	tcase_add_test(p, perf_map_ranges_and_gaps);
 	tcase_add_test(p, perf_map_python_entries);
