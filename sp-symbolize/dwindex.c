@@ -96,12 +96,36 @@ add_top(struct sp_dwindex *x, Dwarf_Die *die, unsigned depth)
 }
 
 /*
+ * Whether `cu` is C, whose functions are all children of the unit: it
+ * has no namespaces or classes to look into, and the type DIEs that
+ * make up most of its top level need not be entered.
+ */
+static bool
+flat_unit(Dwarf_Die *cu)
+{
+	switch (dwarf_srclang(cu)) {
+	case DW_LANG_C89:
+	case DW_LANG_C:
+	case DW_LANG_C99:
+	case DW_LANG_C11:
+#ifdef DW_LANG_C17
+	case DW_LANG_C17:
+#endif
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
  * Finds the top-level subprograms under `parent`, without entering
  * them: most of a unit's DIEs are inside functions, and only the few
- * functions that samples hit are walked (by build_sub()).
+ * functions that samples hit are walked (by build_sub()).  With `flat`,
+ * only the children of `parent` are looked at.
  */
 static int
-walk_tops(struct sp_dwindex *x, Dwarf_Die *parent, unsigned depth)
+walk_tops(struct sp_dwindex *x, Dwarf_Die *parent, bool flat,
+	  unsigned depth)
 {
 	Dwarf_Die child;
 
@@ -113,8 +137,8 @@ walk_tops(struct sp_dwindex *x, Dwarf_Die *parent, unsigned depth)
 		if (tag == DW_TAG_subprogram) {
 			if (add_top(x, &child, depth))
 				return -ENOMEM;
-		} else if (dwarf_haschildren(&child) > 0 &&
-			   walk_tops(x, &child, depth + 1)) {
+		} else if (!flat && dwarf_haschildren(&child) > 0 &&
+			   walk_tops(x, &child, false, depth + 1)) {
 			return -ENOMEM;
 		}
 	} while (dwarf_siblingof(&child, &child) == 0);
@@ -224,7 +248,7 @@ sp_dwindex_build(Dwarf_Die *cu)
 
 	if (!x)
 		return NULL;
-	if (walk_tops(x, cu, 0)) {
+	if (walk_tops(x, cu, flat_unit(cu), 0)) {
 		sp_dwindex_free(x);
 		errno = ENOMEM;
 		return NULL;
