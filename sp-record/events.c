@@ -293,10 +293,9 @@ explain(struct rec_events *ev, int err, int32_t pid, bool attach)
 	case EACCES:
 	case EPERM:
 		if (attach && geteuid() != 0 && foreign_process(pid))
-			snprintf(m, n, "cannot attach to process %d: it "
-				 "belongs to another user; run as root or "
-				 "with CAP_SYS_PTRACE and CAP_PERFMON",
-				 (int)pid);
+			snprintf(m, n, "pid '%d': cannot attach to another "
+				 "user's process; run as root or with "
+				 "CAP_SYS_PTRACE and CAP_PERFMON", (int)pid);
 		else if (geteuid() == 0)
 			snprintf(m, n, "perf_event_open: %s even as root: a "
 				 "seccomp filter or container policy blocks "
@@ -316,7 +315,7 @@ explain(struct rec_events *ev, int err, int32_t pid, bool attach)
 			 "has no perf events or a seccomp filter blocks them");
 		break;
 	case ESRCH:
-		snprintf(m, n, "no process %d", (int)pid);
+		snprintf(m, n, "pid '%d': no such process", (int)pid);
 		break;
 	case EMFILE:
 	case ENFILE:

@@ -1170,6 +1170,21 @@ announce(struct recorder *r)
 	r->stk.max_chain = r->ev.attr.sample_max_stack;
 }
 
+/*
+ * Says why the command could not be executed; returns the shell's status
+ * for it (127 not found, 126 not executable).  A name without a slash
+ * was searched in PATH, where ENOENT means no such command.
+ */
+static int
+exec_failed(const char *cmd, int e)
+{
+	if (e == ENOENT && !strchr(cmd, '/'))
+		warnx("'%s': command not found", cmd);
+	else
+		warnx("'%s': %s", cmd, strerror(e));
+	return e == ENOENT ? 127 : 126;
+}
+
 static void
 reset_child_signals(void)
 {
@@ -1239,7 +1254,6 @@ rec_launch(struct recorder *r, char **argv)
 		rec_reap(r, true, NULL);
 		return 1;
 	}
-	announce(r);
 	write_kernel_module(r);
 	/* Events are in place: let the child execute the command. */
 	if (write(go[1], "x", 1) != 1)
@@ -1250,10 +1264,11 @@ rec_launch(struct recorder *r, char **argv)
 	while (n < 0 && errno == EINTR);
 	close(report[0]);
 	if (n == (ssize_t)sizeof(e)) {
-		warnx("'%s': %s", argv[0], strerror(e));
 		rec_reap(r, true, NULL);
-		return e == ENOENT ? 127 : 126;
+		return exec_failed(argv[0], e);
 	}
+	/* Notices only once the command runs: not before its error. */
+	announce(r);
 	return r->werr ? 1 : 0;
 }
 
@@ -1293,8 +1308,8 @@ rec_attach(struct recorder *r, int32_t *pids, size_t n)
 
 	for (i = 0; i < n; i++) {
 		if (rec_proc_tgid(pids[i], &tgid) == 0 && tgid != pids[i]) {
-			warnx("%d is a thread of process %d: recording the "
-			      "process", (int)pids[i], (int)tgid);
+			warnx("pid '%d' is a thread of process %d: recording "
+			      "the process", (int)pids[i], (int)tgid);
 			pids[i] = tgid;
 		}
 		if (rec_ptab_get(&r->procs, pids[i]))
@@ -1410,30 +1425,40 @@ on_ptrace(const struct sp_ptrace_event *ev, void *arg)
 	return r->werr ? 1 : 0;
 }
 
-/* Says why ptrace could not start; returns sp-record's exit status. */
+/*
+ * Says why ptrace could not start; returns sp-record's exit status.  Yama
+ * is named only where it is what refuses (its scope above 0).
+ */
 static int
 ptrace_failed(char **argv, int32_t pid, int rc)
 {
-	char scope[32];
+	char scope[32], who[64];
 
+	if (argv)
+		snprintf(who, sizeof(who), "'%.60s'", argv[0]);
+	else
+		snprintf(who, sizeof(who), "pid '%d'", (int)pid);
+	if (!argv && (rc == -ESRCH || rc == -ENOENT)) {
+		warnx("%s: no such process", who);
+		return 1;
+	}
 	if (rc == -EPERM || (!argv && rc == -EACCES)) {
 		read_line("/proc/sys/kernel/yama/ptrace_scope", scope,
 			  sizeof(scope));
-		warnx("ptrace: %s (kernel.yama.ptrace_scope is %s; run as "
-		      "root or with CAP_SYS_PTRACE)", strerror(-rc),
-		      scope[0] ? scope : "unset");
-		return 1;
-	}
-	if (!argv && rc == -ESRCH) {
-		warnx("no process %d", (int)pid);
+		if (scope[0] && strcmp(scope, "0") != 0)
+			warnx("%s: ptrace: %s (kernel.yama.ptrace_scope is "
+			      "%s); run as root or with CAP_SYS_PTRACE", who,
+			      strerror(-rc), scope);
+		else
+			warnx("%s: ptrace: %s; run as root or with "
+			      "CAP_SYS_PTRACE", who, strerror(-rc));
 		return 1;
 	}
 	if (!argv) {
-		warnx("cannot trace process %d: %s", (int)pid, strerror(-rc));
+		warnx("%s: ptrace: %s", who, strerror(-rc));
 		return 1;
 	}
-	warnx("'%s': %s", argv[0], strerror(-rc));
-	return rc == -ENOENT ? 127 : 126;
+	return exec_failed(argv[0], -rc);
 }
 
 int
@@ -1443,10 +1468,6 @@ rec_ptrace_start(struct recorder *r, char **argv, int32_t pid)
 	uint64_t ts;
 	int rc;
 
-	if (r->cfg.ev.freq > 10000) {
-		warnx("--ptrace samples at most 10000 times a second");
-		return 1;
-	}
 	r->pt = sp_ptrace_new((unsigned)r->cfg.ev.freq, r->cfg.ev.stack_size);
 	if (!r->pt) {
 		warn("cannot set up ptrace sampling");
@@ -1514,10 +1535,84 @@ rec_sample_type(const struct recorder *r)
 	return r->layout.sample_type;
 }
 
+/*
+ * The unwinder's counters, sorted into summary lines: "unwind.samples"
+ * and "unwind.frames" are figures of their own; errors and fallbacks
+ * become lists of "kind count", wrapped under 80 columns.
+ */
+struct unwind_lines {
+	uint64_t samples, frames;
+	struct sp_buf errors, fallbacks;
+};
+
+/*
+ * Appends "kind value" to a list line that starts with `head`, going on
+ * in a new "sp-record:" line before it would pass 79 columns.
+ */
 static void
-print_counter(const char *key, uint64_t value, void *arg)
+list_add(struct sp_buf *b, const char *head, const char *kind,
+	 uint64_t value)
 {
-	sp_buf_addf(arg, " %s=%" PRIu64, key, value);
+	char item[96];
+	size_t col = 0;
+	int n;
+
+	n = snprintf(item, sizeof(item), "%s %" PRIu64, kind, value);
+	if (n < 0)
+		return;
+	while (col < b->len && b->data[b->len - 1 - col] != '\n')
+		col++;
+	if (!b->len)
+		sp_buf_adds(b, head);
+	else if (col + 2 + (size_t)n > 79)
+		sp_buf_adds(b, ",\nsp-record:     ");
+	else
+		sp_buf_adds(b, ", ");
+	sp_buf_adds(b, item);
+}
+
+static void
+sort_counter(const char *key, uint64_t value, void *arg)
+{
+	struct unwind_lines *u = arg;
+
+	if (!strcmp(key, "unwind.samples"))
+		u->samples = value;
+	else if (!strcmp(key, "unwind.frames"))
+		u->frames = value;
+	else if (!strncmp(key, "unwind_error.", 13))
+		list_add(&u->errors, "sp-record: unwinding errors: ",
+			 key + 13, value);
+	else if (!strncmp(key, "unwind_fallback.", 16))
+		list_add(&u->fallbacks, "sp-record: frame-pointer steps "
+			 "(no CFI): ", key + 16, value);
+}
+
+static void
+print_unwinding(const struct recorder *r, FILE *out)
+{
+	struct unwind_lines u = { 0, 0, SP_BUF_INIT, SP_BUF_INIT };
+
+	rec_stacker_counters(&r->stk, sort_counter, &u);
+	if (u.samples)
+		fprintf(out, "sp-record: unwound %" PRIu64 " stack%s, %.1f "
+			"frames each\n", u.samples, u.samples == 1 ? "" : "s",
+			(double)u.frames / (double)u.samples);
+	if (u.errors.len)
+		fprintf(out, "%.*s\n", (int)u.errors.len,
+			(char *)u.errors.data);
+	if (u.fallbacks.len)
+		fprintf(out, "%.*s\n", (int)u.fallbacks.len,
+			(char *)u.fallbacks.data);
+	sp_buf_release(&u.errors);
+	sp_buf_release(&u.fallbacks);
+}
+
+/* "s" unless n is 1, for English plurals. */
+static const char *
+s_(uint64_t n)
+{
+	return n == 1 ? "" : "s";
 }
 
 void
@@ -1525,39 +1620,47 @@ rec_summary(const struct recorder *r, FILE *out, double seconds)
 {
 	const struct rec_stats *s = &r->st;
 	uint64_t bytes = sp_spool_writer_bytes(r->w);
-	struct sp_buf line = SP_BUF_INIT;
+	uint64_t procs = r->procs.procs_seen, threads = r->procs.threads_seen;
+	uint64_t dropped = s->untracked + s->idle + s->empty_stacks;
+	uint32_t nmods = sp_modtab_count(r->mods);
 
-	fprintf(out, "sp-record: %" PRIu64 " samples in %.2f s from %" PRIu64
-		" process%s, %" PRIu64 " thread%s (%s at %" PRIu64
-		" Hz, %s stacks%s)\n",
-		s->samples, seconds, r->procs.procs_seen,
-		r->procs.procs_seen == 1 ? "" : "es", r->procs.threads_seen,
-		r->procs.threads_seen == 1 ? "" : "s", rec_events_name(&r->ev),
-		(uint64_t)r->ev.attr.sample_freq,
+	fprintf(out, "sp-record: %" PRIu64 " sample%s in %.2f s from %" PRIu64
+		" process%s, %" PRIu64 " thread%s\n", s->samples,
+		s_(s->samples), seconds, procs, procs == 1 ? "" : "es",
+		threads, s_(threads));
+	fprintf(out, "sp-record: %s at %" PRIu64 " Hz, %s stacks%s\n",
+		r->pt ? "ptrace" : rec_events_name(&r->ev),
+		r->pt ? r->cfg.ev.freq : (uint64_t)r->ev.attr.sample_freq,
 		r->cfg.callgraph == REC_CG_DWARF ? "dwarf" : "frame-pointer",
-		r->ev.kernel_stacks ? " with kernel" : "");
-	fprintf(out, "sp-record: lost %" PRIu64 " events; dropped %" PRIu64
-		" samples (%" PRIu64 " of other processes, %" PRIu64
-		" empty, %" PRIu64 " undecodable records)\n",
-		s->lost, s->untracked + s->idle + s->empty_stacks,
-		s->untracked, s->empty_stacks, s->bad_records);
-	fprintf(out, "sp-record: %" PRIu64 " execs, %" PRIu64 " forks, %"
-		PRIu64 " exited, %u modules, %" PRIu64 " maps refreshes, %"
-		PRIu64 " truncated stacks\n",
-		s->execs, s->forks, r->procs.procs_exited,
-		sp_modtab_count(r->mods), s->maps_refreshes,
-		r->stk.stats.truncated);
-	rec_stacker_counters(&r->stk, print_counter, &line);
-	if (line.len)
-		fprintf(out, "sp-record: unwinding:%s\n", (char *)line.data);
-	sp_buf_release(&line);
+		r->ev.kernel_stacks ? " with kernel frames" : "");
+	fprintf(out, "sp-record: lost %" PRIu64 " event%s", s->lost,
+		s_(s->lost));
+	if (s->bad_records)
+		fprintf(out, ", %" PRIu64 " undecodable record%s",
+			s->bad_records, s_(s->bad_records));
+	fputc('\n', out);
+	if (dropped)
+		fprintf(out, "sp-record: dropped %" PRIu64 " sample%s: %"
+			PRIu64 " idle, %" PRIu64 " of other processes, %"
+			PRIu64 " empty\n", dropped, s_(dropped), s->idle,
+			s->untracked, s->empty_stacks);
+	fprintf(out, "sp-record: %" PRIu64 " exec%s, %" PRIu64 " fork%s, %"
+		PRIu64 " exited, %u module%s, %" PRIu64 " maps refresh%s, %"
+		PRIu64 " truncated stack%s\n",
+		s->execs, s_(s->execs), s->forks, s_(s->forks),
+		r->procs.procs_exited, nmods, s_(nmods), s->maps_refreshes,
+		s->maps_refreshes == 1 ? "" : "es", r->stk.stats.truncated,
+		s_(r->stk.stats.truncated));
+	print_unwinding(r, out);
 	if (r->pt)
 		fprintf(out, "sp-record: ptrace pauses: median %.0f us, p99 "
-			"%.0f us, max %.0f us; %" PRIu64 " stack reads failed\n",
+			"%.0f us, max %.0f us; %" PRIu64 " stack read%s "
+			"failed\n",
 			(double)r->ptsum.pause_median_ns / 1e3,
 			(double)r->ptsum.pause_p99_ns / 1e3,
 			(double)r->ptsum.pause_max_ns / 1e3,
-			r->ptsum.stack_read_errors);
+			r->ptsum.stack_read_errors,
+			s_(r->ptsum.stack_read_errors));
 	fprintf(out, "sp-record: wrote %" PRIu64 " bytes (%.1f per sample) "
 		"to '%s'\n", bytes,
 		s->samples ? (double)bytes / (double)s->samples : 0.0,

@@ -69,10 +69,35 @@ number(const char *s, const char *what, unsigned long long max)
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (errno || end == s || *end || v == 0 || v > max || *s == '-') {
-		warnx("invalid %s '%s'", what, s);
+		warnx("invalid %s '%s': not a whole number from 1 to %llu",
+		      what, s, max);
 		usage();
 	}
 	return v;
+}
+
+/* --stack-size: what PERF_SAMPLE_STACK_USER accepts. */
+static uint32_t
+stack_size_arg(const char *s)
+{
+	unsigned long long v;
+	const char *why = NULL;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE || (!errno && end != s && !*end && *s != '-' &&
+				v > MAX_STACK_SIZE))
+		why = "above the kernel's limit of 65528 bytes";
+	else if (errno || end == s || *end || *s == '-' || v == 0)
+		why = "not a multiple of 8 from 8 to 65528";
+	else if (v % 8)
+		why = "not a multiple of 8";
+	if (why) {
+		warnx("invalid stack size '%s': %s", s, why);
+		usage();
+	}
+	return (uint32_t)v;
 }
 
 static uint64_t
@@ -109,7 +134,7 @@ add_pids(const char *list, int32_t **pids, size_t *n)
 	}
 	free(copy);
 	if (*n == 0) {
-		warnx("invalid pid list '%s'", list);
+		warnx("invalid pid list '%s': no pid in it", list);
 		usage();
 	}
 }
@@ -251,6 +276,11 @@ ptrace_options(struct rec_config *cfg, size_t npids)
 		warnx("--ptrace records one process");
 		usage();
 	}
+	if (cfg->ev.freq > 10000) {
+		warnx("invalid frequency '%llu' for --ptrace: at most 10000 "
+		      "samples a second", (unsigned long long)cfg->ev.freq);
+		usage();
+	}
 	if (cfg->follow || cfg->ev.kernel)
 		warnx("--ptrace records neither children (-f) nor kernel "
 		      "frames (-k)");
@@ -365,11 +395,7 @@ main(int argc, char **argv)
 			add_pids(optarg, &pids, &npids);
 			break;
 		case 'S':
-			/* The kernel wants a multiple of 8. */
-			cfg.ev.stack_size = (uint32_t)number(optarg,
-				"stack size", MAX_STACK_SIZE) & ~7u;
-			if (cfg.ev.stack_size == 0)
-				usage();
+			cfg.ev.stack_size = stack_size_arg(optarg);
 			break;
 		default:
 			usage();

@@ -1,7 +1,8 @@
 #!/bin/sh
-# sp-record's errors: usage mistakes exit 2; a command that cannot run,
-# a pid that does not exist, a full disk and a closed pipe each give one
-# clear line and their exit status; a signal stops a recording cleanly
+# sp-record's errors: usage mistakes exit 2, naming the value and what is
+# wrong with it; a command that cannot run, a pid that does not exist, a
+# full disk and a closed pipe each give one clear line and their exit
+# status; a signal stops a recording cleanly
 # with a readable spool.
 . "$(dirname "$0")/lib.sh"
 
@@ -14,6 +15,14 @@ expect() {	# STATUS PATTERN CMD...: runs CMD, checks status and stderr
 	grep -q "$_pat" "$TMP/err" || { cat "$TMP/err" >&2; fail "'$*': no '$_pat' on stderr"; }
 }
 
+# one_line STATUS LINE CMD...: CMD fails with STATUS and exactly LINE (a
+# grep pattern) on stderr: no notice before the error.
+one_line() {
+	expect "$@"
+	[ "$(wc -l <"$TMP/err")" -eq 1 ] ||
+		{ cat "$TMP/err" >&2; fail "'$*': more than one line"; }
+}
+
 expect 2 '^usage: sp-record' "$SP_RECORD"
 expect 2 '^usage: sp-record' "$SP_RECORD" -p 1 -- true
 expect 2 "invalid frequency 'x'" "$SP_RECORD" -F x -- true
@@ -22,6 +31,24 @@ expect 2 "unknown event 'bogus'" "$SP_RECORD" -e bogus -- true
 expect 2 "invalid pid 'abc'" "$SP_RECORD" -p abc
 expect 2 "invalid call graph 'lbr'" "$SP_RECORD" -g lbr -- true
 expect 1 "^sp-record: '$TMP/no/such': " "$SP_RECORD" -o "$TMP/no/such" -- true
+# Usage errors: the value quoted and what is wrong with it, then usage.
+expect 2 "^sp-record: invalid frequency '0': not a whole number from 1 to " \
+	"$SP_RECORD" -F 0 -- true
+expect 2 "^sp-record: invalid stack size '12345': not a multiple of 8$" \
+	"$SP_RECORD" --stack-size 12345 -- true
+expect 2 "^sp-record: invalid stack size '100000': above the kernel's limit of 65528 bytes$" \
+	"$SP_RECORD" --stack-size 100000 -- true
+expect 2 "^sp-record: invalid stack size '0': not a multiple of 8 from 8 to 65528$" \
+	"$SP_RECORD" --stack-size 0 -- true
+expect 2 "^sp-record: invalid frequency '20000' for --ptrace: at most 10000" \
+	"$SP_RECORD" --ptrace -F 20000 -o "$TMP/x.spool" -- true
+# --ptrace says the same as perf events (where ptrace is allowed).
+if "$SP_RECORD" --ptrace -d 0.1 -o "$TMP/x.spool" -- true 2>/dev/null; then
+	one_line 1 "^sp-record: pid '2147483646': no such process$" \
+		"$SP_RECORD" --ptrace -o "$TMP/x.spool" -p 2147483646
+	one_line 127 "^sp-record: 'sp-no-such-command': command not found$" \
+		"$SP_RECORD" --ptrace -o "$TMP/x.spool" -- sp-no-such-command
+fi
 
 # A terminal is refused (script(1) gives the command one).
 if command -v script >/dev/null; then
@@ -35,9 +62,13 @@ fi
 need_perf
 cc_prog rec_chain rec_chain.c -O0 -fno-omit-frame-pointer -pthread
 
-expect 127 "^sp-record: '$TMP/nonexistent': No such file or directory$" \
+one_line 127 "^sp-record: '$TMP/nonexistent': No such file or directory$" \
 	"$SP_RECORD" -o "$TMP/x.spool" -- "$TMP/nonexistent"
-expect 1 '^sp-record: no process 2147483646$' \
+one_line 127 "^sp-record: 'sp-no-such-command': command not found$" \
+	"$SP_RECORD" -o "$TMP/x.spool" -- sp-no-such-command
+one_line 126 "^sp-record: '$TMP': Permission denied$" \
+	"$SP_RECORD" -o "$TMP/x.spool" -- "$TMP"
+one_line 1 "^sp-record: pid '2147483646': no such process$" \
 	"$SP_RECORD" -o "$TMP/x.spool" -p 2147483646
 expect 1 "^sp-record: '/dev/full': .*No space left on device" \
 	"$SP_RECORD" -o /dev/full -d 2 -- "$TMP/rec_chain" 2

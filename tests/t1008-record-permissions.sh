@@ -26,9 +26,24 @@ wait "$pid" 2>/dev/null
 cat "$TMP/err" >&2
 [ $rc -eq 1 ] || fail "attaching to root's process exited $rc, want 1"
 [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "want one line of error"
-grep -q "^sp-record: cannot attach to process $pid: it belongs to another user; run as root" \
+grep -q "^sp-record: pid '$pid': cannot attach to another user's process; run as root" \
 	"$TMP/err" || grep -q "^sp-record: perf_event_open: .*perf_event_paranoid" \
 	"$TMP/err" || fail "the error does not name cause and remedy"
+
+# The same with --ptrace.
+"$TMP/rec_chain" 3 &
+pid=$!
+sleep 0.1
+asnobody "$SP_RECORD" --ptrace -d 1 -p "$pid" -o "$TMP/nobody/x.spool" \
+	2>"$TMP/err"
+rc=$?
+kill "$pid"
+wait "$pid" 2>/dev/null
+cat "$TMP/err" >&2
+[ $rc -eq 1 ] || fail "--ptrace attaching to root's process exited $rc"
+[ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "--ptrace: want one line of error"
+grep -q "^sp-record: pid '$pid': ptrace: Operation not permitted.*; run as root or with CAP_SYS_PTRACE$" \
+	"$TMP/err" || fail "--ptrace: the error does not name cause and remedy"
 
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
 [ "$paranoid" -le 2 ] || skip "perf_event_paranoid=$paranoid: nobody cannot sample"

@@ -32,7 +32,7 @@ awk -F'\t' '$1 == "frame" && $3 == "truncated" { t[$2] = 1 }
 grep '^stats' "$TMP/small" | tr '\t' '\n' |
 	grep -q '^unwind_error.stack_truncated=[1-9]' ||
 	fail "no unwind_error.stack_truncated counter in the stats record"
-grep -q 'unwind_error.stack_truncated=' "$TMP/err" ||
+grep -q '^sp-record: unwinding errors: .*stack_truncated [1-9]' "$TMP/err" ||
 	fail "no unwinding counters in the stderr summary"
 
 "$SP_RECORD" -g fp -d 2 -o "$TMP/fp.spool" -- "$TMP/unw_chains" 0.3 \
