@@ -140,21 +140,27 @@ static int
 load_sections(Elf *elf, int fd, uint8_t *map, size_t size)
 {
 	GElf_Ehdr eh;
+	GElf_Phdr ph;
 	Elf_Scn *scn = NULL;
-	size_t shstrndx = 0, shnum;
+	size_t shstrndx = 0, shnum, phnum, i;
 	GElf_Shdr sh;
 	int rc;
 
 	if (!gelf_getehdr(elf, &eh) || elf_getshdrnum(elf, &shnum) ||
-	    elf_getshdrstrndx(elf, &shstrndx))
+	    elf_getphdrnum(elf, &phnum) || elf_getshdrstrndx(elf, &shstrndx))
 		return -EBADMSG;
 	rc = load_range(fd, map, size, 0, eh.e_ehsize);
 	if (!rc)
 		rc = load_range(fd, map, size, eh.e_phoff,
-				(uint64_t)eh.e_phnum * eh.e_phentsize);
+				(uint64_t)phnum * eh.e_phentsize);
 	if (!rc)
 		rc = load_range(fd, map, size, eh.e_shoff,
 				(uint64_t)shnum * eh.e_shentsize);
+	/* Notes, also for readers that find them through the segments. */
+	for (i = 0; !rc && i < phnum; i++)
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_NOTE)
+			rc = load_range(fd, map, size, ph.p_offset,
+					ph.p_filesz);
 	while (!rc && (scn = elf_nextscn(elf, scn)) != NULL) {
 		if (!gelf_getshdr(scn, &sh))
 			return -EBADMSG;
