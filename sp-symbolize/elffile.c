@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <elfutils/libdwelf.h>
@@ -18,8 +16,6 @@
 #include "common/banned.h"
 
 #define SP_DEFAULT_DEBUG_ROOT "/usr/lib/debug"
-/* Sections smaller than this fault in their few pages as they are read. */
-#define SP_POPULATE_MIN (64 << 10)
 
 int
 sp_elffile_open(struct sp_elffile *f, const char *path)
@@ -60,147 +56,8 @@ sp_elffile_close(struct sp_elffile *f)
 		elf_end(f->elf);
 	if (f->fd >= 0)
 		close(f->fd);
-	if (f->mapped)
-		munmap(f->mem, f->memlen);
-	else
-		free(f->mem);
+	free(f->mem);
 	*f = (struct sp_elffile)SP_ELFFILE_INIT;
-}
-
-bool
-sp_debug_section_unused(const char *name)
-{
-	static const char *const unused[] = {
-		"loc", "loclists", "frame", "macro", "macinfo", "pubnames",
-		"pubtypes", "gnu_pubnames", "gnu_pubtypes",
-	};
-	size_t i, n;
-
-	if (strncmp(name, ".debug_", 7) == 0)
-		name += 7;
-	else if (strncmp(name, ".zdebug_", 8) == 0)
-		name += 8;
-	else
-		return false;
-	n = strlen(name);
-	if (n > 4 && strcmp(name + n - 4, ".dwo") == 0)
-		n -= 4;
-	for (i = 0; i < sizeof(unused) / sizeof(unused[0]); i++)
-		if (strlen(unused[i]) == n && strncmp(name, unused[i], n) == 0)
-			return true;
-	return false;
-}
-
-/*
- * Reads [off, off + len) of the file into the same place of `map`,
- * prefaulting the pages first (one call instead of a fault per page).
- * Returns 0, or -EIO when the file is shorter.
- */
-static int
-load_range(int fd, uint8_t *map, size_t size, uint64_t off, uint64_t len)
-{
-	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), lo;
-	ssize_t n;
-
-	if (len == 0)
-		return 0;
-	if (off > size || len > size - off)
-		return -EIO;
-	lo = off & ~(pg - 1);
-#ifdef MADV_POPULATE_WRITE
-	/* Older kernels refuse: the pages then fault in one by one. */
-	if (len >= SP_POPULATE_MIN)
-		madvise(map + lo, off + len - lo, MADV_POPULATE_WRITE);
-#endif
-	while (len > 0) {
-		n = pread(fd, map + off, len, (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -EIO;
-		off += (uint64_t)n;
-		len -= (uint64_t)n;
-	}
-	return 0;
-}
-
-/* Whether section `sh`, named `name`, is read by symbols or DWARF. */
-static bool
-wanted_section(const GElf_Shdr *sh, const char *name)
-{
-	if (sh->sh_type == SHT_NOBITS || sh->sh_size == 0)
-		return false;
-	if ((sh->sh_flags & SHF_ALLOC) && sh->sh_type == SHT_PROGBITS)
-		return false;
-	return !name || !sp_debug_section_unused(name);
-}
-
-/* Copies the headers and wanted sections of `elf` into `map`. */
-static int
-load_sections(Elf *elf, int fd, uint8_t *map, size_t size)
-{
-	GElf_Ehdr eh;
-	GElf_Phdr ph;
-	Elf_Scn *scn = NULL;
-	size_t shstrndx = 0, shnum, phnum, i;
-	GElf_Shdr sh;
-	int rc;
-
-	if (!gelf_getehdr(elf, &eh) || elf_getshdrnum(elf, &shnum) ||
-	    elf_getphdrnum(elf, &phnum) || elf_getshdrstrndx(elf, &shstrndx))
-		return -EBADMSG;
-	rc = load_range(fd, map, size, 0, eh.e_ehsize);
-	if (!rc)
-		rc = load_range(fd, map, size, eh.e_phoff,
-				(uint64_t)phnum * eh.e_phentsize);
-	if (!rc)
-		rc = load_range(fd, map, size, eh.e_shoff,
-				(uint64_t)shnum * eh.e_shentsize);
-	/* Notes, also for readers that find them through the segments. */
-	for (i = 0; !rc && i < phnum; i++)
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_NOTE)
-			rc = load_range(fd, map, size, ph.p_offset,
-					ph.p_filesz);
-	while (!rc && (scn = elf_nextscn(elf, scn)) != NULL) {
-		if (!gelf_getshdr(scn, &sh))
-			return -EBADMSG;
-		if (wanted_section(&sh, elf_strptr(elf, shstrndx, sh.sh_name)))
-			rc = load_range(fd, map, size, sh.sh_offset, sh.sh_size);
-	}
-	return rc;
-}
-
-int
-sp_elffile_load(struct sp_elffile *f)
-{
-	struct stat st;
-	uint8_t *map;
-	size_t size;
-	Elf *elf;
-	int rc;
-
-	if (f->fd < 0 || !f->elf || fstat(f->fd, &st) || st.st_size <= 0)
-		return -EINVAL;
-	size = (size_t)st.st_size;
-	map = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (map == MAP_FAILED)
-		return -errno;
-	madvise(map, size, MADV_HUGEPAGE);
-	rc = load_sections(f->elf, f->fd, map, size);
-	elf = rc ? NULL : elf_memory((char *)map, size);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		if (elf)
-			elf_end(elf);
-		munmap(map, size);
-		return rc ? rc : -EBADMSG;
-	}
-	elf_end(f->elf);
-	f->elf = elf;
-	f->mem = map;
-	f->memlen = size;
-	f->mapped = true;
-	return 0;
 }
 
 size_t

@@ -5,7 +5,6 @@
 #ifndef SP_ELFFILE_H
 #define SP_ELFFILE_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,10 +15,9 @@ struct sp_elffile {
 	Elf *elf;		/* NULL when not open */
 	void *mem;		/* owned image bytes, or NULL */
 	size_t memlen;
-	bool mapped;		/* mem is an anonymous mapping, not malloc'ed */
 };
 
-#define SP_ELFFILE_INIT { -1, NULL, NULL, 0, false }
+#define SP_ELFFILE_INIT { -1, NULL, NULL, 0 }
 
 /*
  * Opens `path`.  Returns 0, a negative errno from open(2), or -ENOEXEC
@@ -31,23 +29,6 @@ int sp_elffile_open(struct sp_elffile *f, const char *path);
  * failure).  Returns 0 or -ENOEXEC.
  */
 int sp_elffile_open_mem(struct sp_elffile *f, void *mem, size_t len);
-/*
- * Reads the sections of the file `f` that symbols and DWARF lookups use
- * into one anonymous mapping, prefaulted in bulk, and reopens `f->elf`
- * on it: libelf then hands out pointers into it instead of reading each
- * section into fresh heap pages, one page fault at a time.  Loaded code
- * and data (SHF_ALLOC PROGBITS: .text, .rodata...) and the DWARF
- * sections of sp_debug_section_unused() are left out (zero).  The fd
- * stays open.  Returns 0, or a negative errno with `f` unchanged.
- * Pointers from the previous `f->elf` become invalid on success.
- */
-int sp_elffile_load(struct sp_elffile *f);
-/*
- * Whether `name` is a DWARF section that lines and inline chains never
- * read: location lists, call frame information, macros, name indexes,
- * in plain, GNU-compressed (.zdebug_) or split (.dwo) form.
- */
-bool sp_debug_section_unused(const char *name);
 /* Closes and frees everything; `f` becomes SP_ELFFILE_INIT. */
 void sp_elffile_close(struct sp_elffile *f);
 

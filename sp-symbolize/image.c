@@ -119,11 +119,6 @@ setup(struct sp_image *img, const char *path, const char **why)
 	if (path)
 		sp_debug_find(path, img->file.elf, img->opts.debug_dirs,
 			      img->opts.ndebug_dirs, &img->debug);
-	/* Both files may give DWARF: read them in bulk (elffile.h). */
-	if (!img->opts.names_only) {
-		sp_elffile_load(&img->file);
-		sp_elffile_load(&img->debug);
-	}
 	rc = load_symbols(img);
 	if (!img->opts.names_only && img->debug.elf)
 		img->dw = sp_dwarf_open(img->debug.elf);
