@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "sp-symbolize/kallsyms.h"
 #include "common/banned.h"
@@ -12,7 +11,7 @@
 #define SP_KSYM_NOMODULE UINT32_MAX
 /* Read this much at a time: /proc/kallsyms makes a few megabytes. */
 #define SP_KSYM_CHUNK (1 << 20)
-/* The text mapping starts this large and doubles (without copying). */
+/* The text buffer starts this large and doubles. */
 #define SP_KSYM_TEXT (8 << 20)
 
 /* One text symbol; its strings are NUL-terminated in the file text. */
@@ -28,8 +27,8 @@ struct sp_kallsyms {
 	struct sp_ksym *v;
 	size_t n;
 	size_t alloc;
-	char *text;		/* the whole file, parsed in place: mmap'ed */
-	size_t textcap;		/* length of the text mapping */
+	char *text;		/* the whole file, parsed in place */
+	size_t textcap;		/* allocated length of text */
 };
 
 static unsigned
@@ -222,40 +221,27 @@ ks_finish(struct sp_kallsyms *k)
 }
 
 /*
- * Reads all of `f` into k->text, with one spare byte past the end.  The
- * text is an anonymous mapping that grows by mremap(), without copies,
- * and whose pages are prefaulted a chunk at a time.  Returns the
- * length, or a negative errno.
+ * Reads all of `f` into k->text, with one spare byte past the end.
+ * Returns the length, or a negative errno.
  */
 static long
 ks_slurp(struct sp_kallsyms *k, FILE *f)
 {
 	size_t len = 0, got;
-	void *t;
+	char *t;
 
-	k->text = mmap(NULL, SP_KSYM_TEXT, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (k->text == MAP_FAILED) {
-		k->text = NULL;
-		return -ENOMEM;
-	}
-	k->textcap = SP_KSYM_TEXT;
 	do {
 		if (k->textcap - len < SP_KSYM_CHUNK + 1) {
-			if (2 * k->textcap > UINT32_MAX)
+			size_t cap = k->textcap ? 2 * k->textcap : SP_KSYM_TEXT;
+
+			if (cap > UINT32_MAX)
 				return -EFBIG;
-			t = mremap(k->text, k->textcap, 2 * k->textcap,
-				   MREMAP_MAYMOVE);
-			if (t == MAP_FAILED)
+			t = realloc(k->text, cap);
+			if (!t)
 				return -ENOMEM;
 			k->text = t;
-			k->textcap *= 2;
+			k->textcap = cap;
 		}
-#ifdef MADV_POPULATE_WRITE
-		/* The whole pages of the chunk; refused by older kernels. */
-		madvise(k->text + (len & ~(size_t)4095), SP_KSYM_CHUNK,
-			MADV_POPULATE_WRITE);
-#endif
 		got = fread(k->text + len, 1, SP_KSYM_CHUNK, f);
 		len += got;
 	} while (got > 0);
@@ -339,8 +325,7 @@ sp_kallsyms_free(struct sp_kallsyms *k)
 	if (!k)
 		return;
 	free(k->v);
-	if (k->text)
-		munmap(k->text, k->textcap);
+	free(k->text);
 	free(k);
 }
 
