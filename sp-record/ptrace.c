@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -32,7 +33,7 @@
 #define MAX_PAUSES (1u << 20)
 #define PAGE 4096u
 #define NREGS 20
-#define MAX_KEPT_FDS 256	/* /proc stat files kept open */
+#define MAX_KEPT_FDS 4096	/* /proc stat files kept open, at most */
 
 struct thread {
 	pid_t tid;
@@ -52,6 +53,7 @@ struct sp_ptrace {
 	size_t nthreads, athreads;
 	struct sp_htab *index;	/* tid -> its place in threads + 1 (0: none) */
 	size_t kept_fds;	/* threads with stat_fd open */
+	size_t max_kept;	/* half the descriptor limit, or MAX_KEPT_FDS */
 	size_t awaiting;	/* threads with awaiting set */
 	uint8_t *stack;
 	uint64_t regs[NREGS];
@@ -75,6 +77,7 @@ struct sp_ptrace *
 sp_ptrace_new(unsigned freq_hz, size_t stack_size)
 {
 	struct sp_ptrace *t;
+	struct rlimit rl;
 
 	if (freq_hz < 1 || freq_hz > 10000 || stack_size % 8 ||
 	    stack_size > 65528) {
@@ -85,6 +88,10 @@ sp_ptrace_new(unsigned freq_hz, size_t stack_size)
 		return NULL;
 	t->freq = freq_hz;
 	t->stack_size = stack_size;
+	t->max_kept = MAX_KEPT_FDS;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+	    rl.rlim_cur / 2 < MAX_KEPT_FDS)
+		t->max_kept = (size_t)(rl.rlim_cur / 2);
 	t->stack = malloc(stack_size ? stack_size : 8);
 	t->pauses = malloc(1024 * sizeof(*t->pauses));
 	t->index = sp_htab_new();
@@ -509,8 +516,9 @@ sp_ptrace_spawn(struct sp_ptrace *t, char *const argv[])
 
 /*
  * Whether thread `th` is running or runnable (state R in its stat).  The
- * stat files of the first MAX_KEPT_FDS threads stay open between ticks
- * (one pread per thread and tick, not an open, a read and a close).
+ * stat files of the first threads (up to half the descriptor limit, at
+ * most MAX_KEPT_FDS) stay open between ticks: one pread per thread and
+ * tick, not an open, a read and a close.
  */
 static bool
 is_running(struct sp_ptrace *t, struct thread *th)
@@ -524,7 +532,7 @@ is_running(struct sp_ptrace *t, struct thread *th)
 			 (int)t->pid, (int)th->tid);
 		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 			return false;
-		if (t->kept_fds < MAX_KEPT_FDS) {
+		if (t->kept_fds < t->max_kept) {
 			th->stat_fd = fd;
 			t->kept_fds++;
 		}

@@ -77,10 +77,11 @@ void sp_unwinder_free(struct sp_unwinder *u);
  * after the call.  Writes at most `max` call-site addresses into `pcs`,
  * leaf first: pcs[0] is the sampled pc, each caller's is its return
  * address minus one (except, where no call happened, the signal
- * trampoline and the frame a signal interrupted, whose pcs are exact).  Sets *truncated when unwinding stopped before the outermost
- * frame: the stack copy ran out, `max` frames were reached, or a step
- * failed (each counted by kind).  Returns the number of pcs written (0
- * when registers or stack are missing).  Never fails otherwise.
+ * trampoline and the frame a signal interrupted, whose pcs are exact).
+ * Sets *truncated when unwinding stopped before the outermost frame: the
+ * stack copy ran out, `max` frames were reached, or a step failed (each
+ * counted by kind).  Returns the number of pcs written (0 when registers
+ * or stack are missing).  Never fails otherwise.
  */
 size_t sp_unwinder_unwind(struct sp_unwinder *u, struct sp_modtab *mods,
 			  int32_t pid, const uint64_t *regs,

@@ -1,8 +1,9 @@
 /*
  * check_record_sorter.c: the event sorter: nothing is released before two
  * rounds, the round rule, ties in arrival order, forced flushes, copies,
- * reserved events and their reuse, and a simulated recording where several rings are read one after the
- * other and records become visible only once written.
+ * reserved events and their reuse, and a simulated recording where
+ * several rings are read one after the other and records become visible
+ * only once written.
  */
 #include <check.h>
 #include <stdint.h>
