@@ -81,11 +81,13 @@ push(void *v, size_t *n, size_t size, const void *item)
 
 /*
  * libdw builds line tables and its caches in many small heap blocks, and
- * decompresses debug sections into large ones: with glibc's defaults
- * each new page of heap costs a page fault, the larger part of a run on
- * a real profile.  Keep freed memory for reuse, grow the heap in large
- * steps, and back it with transparent huge pages where the system
- * allows it (a hint: without it, pages fault in one by one as before).
+ * libelf reads and decompresses debug sections into large ones: with
+ * glibc's defaults each new page of heap costs a page fault, the larger
+ * part of a run on a real profile.  Keep freed memory for reuse, serve
+ * blocks up to 32 MiB from the heap, grow it in 128 MiB steps (address
+ * space only), and ask for transparent huge pages on the first step,
+ * which holds a typical run (a hint: where the system declines, or past
+ * the first step, pages fault in one by one as before).
  */
 static void
 tune_heap(void)
@@ -97,7 +99,7 @@ tune_heap(void)
 
 	mallopt(M_TRIM_THRESHOLD, 1 << 30);
 	mallopt(M_MMAP_THRESHOLD, 32 << 20);
-	mallopt(M_TOP_PAD, 64 << 20);
+	mallopt(M_TOP_PAD, 128 << 20);
 	lo = (uintptr_t)sbrk(0);
 	grow = malloc(16 << 20);
 	hi = (uintptr_t)sbrk(0);
