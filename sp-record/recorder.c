@@ -289,6 +289,7 @@ rec_new(const struct rec_config *cfg, int fd)
 		rc = rec_layout_init(&r->layout, r->ev.attr.sample_type,
 				     r->ev.attr.sample_regs_user);
 	r->stk.max_chain = r->ev.attr.sample_max_stack;
+	r->stk.kernel = r->ev.kernel_stacks;
 	if (rc == 0)
 		rc = rec_ptab_init(&r->procs);
 	r->sorter = rec_sorter_new();
@@ -1168,6 +1169,7 @@ announce(struct recorder *r)
 		      "perf_event_paranoid is %s; run as root or grant "
 		      "CAP_PERFMON): recording user stacks only", paranoid());
 	r->stk.max_chain = r->ev.attr.sample_max_stack;
+	r->stk.kernel = r->ev.kernel_stacks;
 }
 
 /*

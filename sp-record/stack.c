@@ -141,6 +141,28 @@ ip_mode(uint16_t misc)
 	}
 }
 
+/*
+ * No chain at all: keep the sampled instruction alone, but never a kernel
+ * one without -k (a sample in a system call whose user stack could not
+ * be unwound): its user pc instead, if the sample has one.
+ */
+static size_t
+ip_only(struct rec_stacker *s, struct sp_modtab *mods, int32_t pid,
+	const struct rec_sample *smp, struct sp_frame *out)
+{
+	enum sp_frame_mode mode = ip_mode(smp->misc);
+	uint64_t ip = smp->ip;
+
+	if (mode == SP_FRAME_KERNEL && !s->kernel) {
+		if (!rec_sample_user_pc(s, smp, &ip))
+			return 0;
+		mode = SP_FRAME_USER;
+	}
+	sp_modtab_resolve(mods, pid, ip, mode, &out[0]);
+	s->stats.ip_only++;
+	return 1;
+}
+
 size_t
 rec_stack_build(struct rec_stacker *s, struct sp_modtab *mods, int32_t pid,
 		const struct rec_sample *smp, struct sp_frame *out)
@@ -165,13 +187,8 @@ rec_stack_build(struct rec_stacker *s, struct sp_modtab *mods, int32_t pid,
 	for (i = 0; i < k; i++)
 		sp_modtab_resolve(mods, pid, s->raw[i].addr, s->raw[i].mode,
 				  &out[i]);
-	if (k == 0) {
-		/* No chain at all: keep the sampled instruction alone. */
-		sp_modtab_resolve(mods, pid, smp->ip, ip_mode(smp->misc),
-				  &out[0]);
-		s->stats.ip_only++;
-		return 1;
-	}
+	if (k == 0)
+		return ip_only(s, mods, pid, smp, out);
 	if (truncated) {
 		out[k++] = sp_frame_truncated_marker();
 		s->stats.truncated++;

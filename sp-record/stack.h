@@ -41,6 +41,7 @@ struct rec_stacker {
 	struct sp_unwinder *unwinder;	/* dwarf mode only; owned */
 	uint64_t regs_mask;		/* sample_regs_user */
 	unsigned max_chain;		/* sample_max_stack */
+	bool kernel;			/* kernel frames wanted (-k, allowed) */
 	struct rec_stack_stats stats;
 	struct rec_rawframe *raw;	/* scratch */
 	uint64_t *pcs;			/* scratch for the unwinder */
@@ -75,7 +76,9 @@ void rec_stacker_release(struct rec_stacker *s);
 /*
  * Builds the frames of sample `smp` of process `pid` into `out` (room for
  * REC_STACK_MAX frames), leaf first, resolved against `mods`.  A sample
- * with no usable chain gets its ip alone.  Returns the number of frames.
+ * with no usable chain gets its ip alone: its user pc when the ip is in
+ * the kernel and kernel frames are not wanted, and no frame at all when
+ * there is none.  Returns the number of frames.
  */
 #define REC_STACK_MAX 1280
 size_t rec_stack_build(struct rec_stacker *s, struct sp_modtab *mods,

@@ -382,10 +382,15 @@ START_TEST(stack_build_resolves_and_marks_truncation)
 	ck_assert_uint_eq(st.stats.truncated, 1);
 	/* No callchain: the sample ip alone, in the mode misc says. */
 	s.nchain = 0;
+	st.kernel = true;
 	n = rec_stack_build(&st, t, 100, &s, out);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_int_eq(out[0].mode, SP_FRAME_KERNEL);
 	ck_assert_uint_eq(out[0].abs_ip, 0x401234);
+	/* Unless kernel frames are not wanted: no user pc, no frame. */
+	st.kernel = false;
+	n = rec_stack_build(&st, t, 100, &s, out);
+	ck_assert_uint_eq(n, 0);
 	rec_stacker_release(&st);
 	sp_modtab_free(t);
 }

@@ -151,6 +151,20 @@ sample(uint32_t pid, uint32_t tid, uint64_t ts, uint64_t ip)
 	inject(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, pid, tid, ts);
 }
 
+/* A sample taken in the kernel whose callchain had nothing to give. */
+static void
+kernel_sample(uint32_t pid, uint32_t tid, uint64_t ts, uint64_t ip)
+{
+	nw = 1;
+	put(ip);
+	put2(pid, tid);
+	put(ts);
+	put2(0, 0);		/* cpu */
+	put(1000);		/* period */
+	put(0);			/* an empty callchain */
+	inject(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, pid, tid, ts);
+}
+
 static void
 lost(uint64_t ts, uint64_t n)
 {
@@ -322,6 +336,19 @@ START_TEST(modules_precede_samples_and_exec_starts_an_epoch)
 }
 END_TEST
 
+START_TEST(no_kernel_frame_without_kernel_stacks)
+{
+	start(false);
+	mmap2(P, 10, 0x1000, 0x1000, "/bin/a");
+	kernel_sample(P, P, 20, 0xffffffff81000000ULL);
+	sample(P, P, 30, 0x1010);
+	finish();
+	/* Its ip alone would be a kernel frame: the sample has no stack. */
+	IN_ORDER("sample 5000001 5000001 /bin/a", "stats samples=1",
+		 "stats empty_stacks=1", "stats ip_only_stacks=0");
+}
+END_TEST
+
 START_TEST(fork_clones_and_reused_pid_starts_over)
 {
 	start(true);
@@ -412,6 +439,7 @@ main(void)
 
 	tcase_add_test(tc, modules_precede_samples_and_exec_starts_an_epoch);
 	tcase_add_test(tc, fork_clones_and_reused_pid_starts_over);
+	tcase_add_test(tc, no_kernel_frame_without_kernel_stacks);
 	tcase_add_test(tc, leader_exit_keeps_the_process);
 	tcase_add_test(tc, without_follow_children_are_dropped);
 	tcase_add_test(tc, lost_forks_are_recovered_from_proc);
