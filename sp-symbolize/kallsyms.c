@@ -9,10 +9,11 @@
 #include "common/banned.h"
 
 #define SP_KSYM_NOMODULE UINT32_MAX
-/* Read this much at a time: /proc/kallsyms makes a few megabytes. */
+/* Read at most this much at a time: /proc/kallsyms makes megabytes. */
 #define SP_KSYM_CHUNK (1 << 20)
-/* The text buffer starts this large and doubles. */
-#define SP_KSYM_TEXT (8 << 20)
+/* The text buffer starts this large (saved copies can be tiny) and
+ * doubles, mostly in place at the top of the heap. */
+#define SP_KSYM_TEXT (64 << 10)
 
 /* One text symbol; its strings are NUL-terminated in the file text. */
 struct sp_ksym {
@@ -227,11 +228,11 @@ ks_finish(struct sp_kallsyms *k)
 static long
 ks_slurp(struct sp_kallsyms *k, FILE *f)
 {
-	size_t len = 0, got;
+	size_t len = 0, got, want;
 	char *t;
 
 	do {
-		if (k->textcap - len < SP_KSYM_CHUNK + 1) {
+		if (k->textcap - len < 2) {
 			size_t cap = k->textcap ? 2 * k->textcap : SP_KSYM_TEXT;
 
 			if (cap > UINT32_MAX)
@@ -242,7 +243,9 @@ ks_slurp(struct sp_kallsyms *k, FILE *f)
 			k->text = t;
 			k->textcap = cap;
 		}
-		got = fread(k->text + len, 1, SP_KSYM_CHUNK, f);
+		want = k->textcap - len - 1;
+		got = fread(k->text + len, 1,
+			    want < SP_KSYM_CHUNK ? want : SP_KSYM_CHUNK, f);
 		len += got;
 	} while (got > 0);
 	if (ferror(f))
