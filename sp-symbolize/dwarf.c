@@ -75,7 +75,7 @@ unused_section(const char *name)
 /*
  * dwarf_begin_elf() reads (and decompresses) every DWARF section it
  * knows, at once: in an optimized library the location lists alone are
- * a third of the debug data.  Marking the unused ones SHT_NOBITS in our
+ * a sixth to a fifth of the debug data.  Marking the unused ones SHT_NOBITS in our
  * read-only handle's copy of the section headers makes libdw skip them;
  * the file is never written.
  */
