@@ -61,20 +61,6 @@ nomem(struct filt *f)
 	return -ENOMEM;
 }
 
-static int
-parse_mode(const char *s, enum sp_frame_mode *mode)
-{
-	if (!strcmp(s, "user"))
-		*mode = SP_FRAME_USER;
-	else if (!strcmp(s, "kernel"))
-		*mode = SP_FRAME_KERNEL;
-	else if (!strcmp(s, "truncated"))
-		*mode = SP_FRAME_TRUNCATED;
-	else
-		return -EBADMSG;
-	return 0;
-}
-
 /* Parses "MODULE|-" and "REL_IP|-": both set or both "-". */
 static int
 parse_context(struct filt *f, char **fld, struct sp_frame *fr)
@@ -220,7 +206,7 @@ on_frame(struct filt *f, struct sp_fields *in)
 
 	memset(&fr, 0, sizeof(fr));
 	if (in->n != 6 || sp_parse_id(in->f[1], &id) ||
-	    parse_mode(in->f[2], &fr.mode) ||
+	    sp_parse_frame_mode(in->f[2], &fr.mode) ||
 	    sp_parse_hex(in->f[3], &fr.abs_ip))
 		return bad(f, "malformed frame record");
 	if (id != f->nframes)
