@@ -26,7 +26,8 @@
  *                          sp_unwinder_missed_module() says a caller was,
  *                          re-read /proc/PID/maps (there are no MMAP2
  *                          records: a snapshot taken at exec misses the
- *                          libraries loaded after it)
+ *                          libraries loaded after it); re-read it now
+ *                          and then too, for mappings replaced in place
  *       SP_PTRACE_EXEC     deactivate the modules, forget the unwinder's
  *                          process, re-read /proc/PID/maps
  *       SP_PTRACE_THREAD_EXIT, SP_PTRACE_EXIT (the whole process; status

@@ -45,6 +45,7 @@ struct retire {
 
 #define HOUSEKEEPING_NS 100000000ULL	/* liveness checks and flushes */
 #define MISSED_REFRESH_NS 100000000ULL	/* maps reads for unwinder misses */
+#define PTRACE_MAPS_NS 250000000ULL	/* --ptrace: maps re-read period */
 
 struct recorder {
 	struct rec_config cfg;
@@ -70,6 +71,7 @@ struct recorder {
 	int child_status;
 	uint64_t last_check_ns;
 	uint64_t last_flush_ns;
+	uint64_t last_maps_ns;		/* --ptrace: last periodic maps read */
 	struct sp_ptrace *pt;		/* --ptrace sampler, or NULL */
 	struct sp_ptrace_summary ptsum;
 };
@@ -366,14 +368,29 @@ python_support(struct rec_proc *p)
 }
 
 /*
+ * Whether interning module `id` over [m->start, m->end) replaced code of
+ * another module, as read just before (lo, hi: what the ends resolved
+ * to): the unwinder must then forget what it learnt of the process.
+ */
+static bool
+replaces(const struct sp_frame *lo, const struct sp_frame *hi, uint32_t id)
+{
+	return (lo->module_id != SP_NONE && lo->module_id != id) ||
+	       (hi->module_id != SP_NONE && hi->module_id != id);
+}
+
+/*
  * Interns every module of a maps snapshot of `p`; marks the Python
- * runtime when one is mapped and perf support is on.
+ * runtime when one is mapped and perf support is on.  A mapping that
+ * replaced another one (a refresh after dlclose and dlopen, which
+ * --ptrace sees only this way) resets the unwinder's view of `p`.
  */
 static int
 register_maps(struct recorder *r, struct rec_proc *p, uint64_t ts)
 {
 	const char *text = (const char *)r->maps.data;
-	bool python = false;
+	bool python = false, replaced = false;
+	struct sp_frame lo, hi;
 	struct sp_module m;
 	struct rec_map map;
 	size_t pos = 0;
@@ -391,11 +408,17 @@ register_maps(struct recorder *r, struct rec_proc *p, uint64_t ts)
 		m.inode = map.inode;
 		m.path = map.path;
 		m.path_len = map.path_len;
+		sp_modtab_resolve(r->mods, p->pid, m.start, SP_FRAME_USER, &lo);
+		sp_modtab_resolve(r->mods, p->pid, m.end - 1, SP_FRAME_USER,
+				  &hi);
 		rc = intern(r, &m, &id);
 		if (rc < 0)
 			return rc;
+		replaced |= replaces(&lo, &hi, id);
 		python |= rec_is_python_runtime_path(map.path, map.path_len);
 	}
+	if (replaced)
+		rec_stacker_forget(&r->stk, p->pid);
 	if (python && python_support(p))
 		return mark_python(r, p, ts);
 	return 0;
@@ -619,8 +642,7 @@ on_mmap2(struct recorder *r, const struct rec_event *e, uint64_t ts)
 	if (rc < 0)
 		return rc;
 	r->st.mmaps++;
-	if ((lo.module_id != SP_NONE && lo.module_id != id) ||
-	    (hi.module_id != SP_NONE && hi.module_id != id))
+	if (replaces(&lo, &hi, id))
 		rec_stacker_forget(&r->stk, p->pid);
 	if (rec_is_python_runtime_path(mm.path, mm.path_len) &&
 	    python_support(p))
@@ -1362,6 +1384,17 @@ ptrace_sample(struct recorder *r, const struct sp_ptrace_event *ev)
 		r->st.untracked++;
 		return 0;
 	}
+	/*
+	 * Nothing tells ptrace mode that a library was unmapped and another
+	 * mapped in its place (dlclose, dlopen): its pcs would resolve to
+	 * the old module.  Re-reading the maps now and then bounds that.
+	 */
+	if (ev->timestamp_ns - r->last_maps_ns >= PTRACE_MAPS_NS) {
+		r->last_maps_ns = ev->timestamp_ns;
+		r->st.maps_refreshes++;
+		if (snapshot_maps(r, p, ev->timestamp_ns) < 0)
+			return r->werr;
+	}
 	memset(&s, 0, sizeof(s));
 	s.pid = (uint32_t)ev->pid;
 	s.tid = (uint32_t)ev->tid;
@@ -1486,6 +1519,7 @@ rec_ptrace_start(struct recorder *r, char **argv, int32_t pid)
 	if (!p)
 		return 1;
 	ts = now_ns();
+	r->last_maps_ns = ts;
 	if (snapshot_maps(r, p, ts) == 0)
 		name_threads(r, pid, ts);
 	if (!r->werr)

@@ -6,7 +6,10 @@
 # (__libc_start_call_main), found when the unwinder meets a pc without
 # module.  Then a library loaded with dlopen is only ever a caller too
 # (its lib_spin calls memset in libc).  Both must resolve to their
-# modules and unwind on with their CFI to _start.
+# modules and unwind on with their CFI to _start.  Last, that library is
+# closed and another one opened, most likely in its place, with its code
+# elsewhere in the file: only a periodic maps refresh tells, and its
+# samples must resolve to it and unwind with its own CFI.
 . "$(dirname "$0")/lib.sh"
 
 "$SP_RECORD" --ptrace -d 0.1 -o "$TMP/probe.spool" -- true 2>"$TMP/err"
@@ -21,10 +24,13 @@ esac
 
 cc_prog rec_dlopen rec_dlopen.c -O0 -fno-omit-frame-pointer -ldl
 cc_prog librec_dllibc.so rec_dllibc.c -O2 -fomit-frame-pointer -shared -fPIC
+cc_prog librec_dllibc2.so rec_dllibc.c -DPAD -O2 -fomit-frame-pointer \
+	-shared -fPIC
 lib=$TMP/librec_dllibc.so
+lib2=$TMP/librec_dllibc2.so
 
 "$SP_RECORD" --ptrace -F 500 -d 10 -o "$TMP/x.spool" -- \
-	"$TMP/rec_dlopen" 1.2 "$lib" 2>"$TMP/err" ||
+	"$TMP/rec_dlopen" 2.4 "$lib" "$lib2" 2>"$TMP/err" ||
 	fail "sp-record --ptrace exited $?: $(cat "$TMP/err")"
 "$SP_DUMP" "$TMP/x.spool" >"$TMP/dump" || fail "sp-dump rejected the spool"
 awk -F'\t' -v l="$lib" '$1 == "module" && $9 == l { f = 1 }
@@ -38,6 +44,7 @@ stacks() {
 }
 stacks "$TMP/rec_dlopen" "$TMP/main"
 stacks "$lib" "$TMP/lib"
+stacks "$lib2" "$TMP/lib2"
 libc='libc[.]so[.]6;libc[.]so[.]6'
 # check_phase FILE WHAT PATTERN START: most samples of a phase reach
 # START (_start, however named), through __libc_start_main.
@@ -51,6 +58,8 @@ check_phase() {
 }
 check_phase "$TMP/main" main_spin ';main;main_spin$' _start
 check_phase "$TMP/lib" lib_spin 'rec_dlopen;lib_spin;' rec_dlopen
+check_phase "$TMP/lib2" "lib_spin of the second library" \
+	'rec_dlopen;lib_spin;' rec_dlopen
 grep -q "$(printf '^stats\t.*maps_refreshes=[1-9]')" "$TMP/dump" ||
 	fail "no maps refresh counted"
 exit 0

@@ -2,12 +2,22 @@
  * rec_dllibc.c: a library for rec_dlopen whose lib_spin spends nearly
  * all its time in libc (memset), so that samples land in a module known
  * before the dlopen while the library is only a caller frame.  Build with
- * -shared -fPIC -O2 -fomit-frame-pointer: only its CFI unwinds it.
+ * -shared -fPIC -O2 -fomit-frame-pointer: only its CFI unwinds it; with
+ * -DPAD its code lies elsewhere in the file.
  */
 #include <string.h>
 #include <time.h>
 
 static char buf[1 << 20];
+
+#ifdef PAD
+/* Built with -DPAD, lib_spin lies 16 KiB further than without. */
+__attribute__((used)) static void
+pad(void)
+{
+	__asm__ volatile(".fill 16384, 1, 0x90");
+}
+#endif
 
 /* Through a volatile pointer, so that the compiler keeps the call. */
 static void *(*volatile fill)(void *, int, size_t) = memset;

@@ -2,10 +2,12 @@
  * rec_dlopen.c: spins, then loads a library with dlopen(3) in the middle
  * of the run and spins inside it, for the sp-record module tests.
  *
- *   rec_dlopen SECONDS LIBRARY
+ *   rec_dlopen SECONDS LIBRARY [LIBRARY2]
  *
  * Spins in main_spin for the first half, then calls lib_spin(SECONDS/2)
- * from LIBRARY (built from rec_dllib.c).
+ * from LIBRARY (built from rec_dllib.c or rec_dllibc.c).  With LIBRARY2,
+ * each part takes a third: after LIBRARY's lib_spin it closes LIBRARY and
+ * calls LIBRARY2's, which is likely mapped where LIBRARY was.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -34,24 +36,38 @@ main_spin(double secs)
 			sink += i;
 }
 
+/* Loads `lib`, runs its lib_spin for `secs`; returns the handle. */
+static void *
+run_lib(const char *lib, double secs)
+{
+	void (*fn)(double);
+	void *h = dlopen(lib, RTLD_NOW);
+
+	if (!h) {
+		fprintf(stderr, "rec_dlopen: %s\n", dlerror());
+		exit(1);
+	}
+	*(void **)&fn = dlsym(h, "lib_spin");
+	if (!fn)
+		exit(1);
+	fn(secs);
+	return h;
+}
+
 int
 main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 1;
-	void (*fn)(double);
+	double part = secs / (argc > 3 ? 3 : 2);
 	void *h;
 
 	if (argc < 3)
 		return 2;
-	main_spin(secs / 2);
-	h = dlopen(argv[2], RTLD_NOW);
-	if (!h) {
-		fprintf(stderr, "rec_dlopen: %s\n", dlerror());
-		return 1;
+	main_spin(part);
+	h = run_lib(argv[2], part);
+	if (argc > 3) {
+		dlclose(h);
+		run_lib(argv[3], part);
 	}
-	*(void **)&fn = dlsym(h, "lib_spin");
-	if (!fn)
-		return 1;
-	fn(secs / 2);
 	return 0;
 }
