@@ -65,8 +65,8 @@ sp_escape_file(FILE *f, const char *s, size_t n)
 	fwrite(s + run, 1, n - run, f);
 }
 
-static int
-hexval(char c)
+int
+sp_hexval(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -94,9 +94,9 @@ sp_unescape(char *s)
 		case 'n': *w++ = '\n'; r += 2; break;
 		case 'r': *w++ = '\r'; r += 2; break;
 		case 'x':
-			if (hexval(r[2]) < 0 || hexval(r[3]) < 0)
+			if (sp_hexval(r[2]) < 0 || sp_hexval(r[3]) < 0)
 				return -EBADMSG;
-			*w++ = (char)(hexval(r[2]) << 4 | hexval(r[3]));
+			*w++ = (char)(sp_hexval(r[2]) << 4 | sp_hexval(r[3]));
 			r += 4;
 			break;
 		default:
@@ -234,7 +234,7 @@ sp_parse_hex(const char *s, uint64_t *v)
 {
 	char *end;
 
-	if (s[0] != '0' || s[1] != 'x' || hexval(s[2]) < 0)
+	if (s[0] != '0' || s[1] != 'x' || sp_hexval(s[2]) < 0)
 		return -EBADMSG;
 	errno = 0;
 	*v = strtoull(s + 2, &end, 16);

@@ -59,6 +59,8 @@ int sp_parse_u64(const char *s, uint64_t *v);
 int sp_parse_i32(const char *s, int32_t *v);
 int sp_parse_hex(const char *s, uint64_t *v);
 int sp_parse_id(const char *s, uint32_t *v);
+/* The value of a hex digit, or -1. */
+int sp_hexval(char c);
 
 /* A frame mode's name in records ("user", "kernel", "truncated"). */
 const char *sp_frame_mode_name(enum sp_frame_mode mode);

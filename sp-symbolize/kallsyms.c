@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sp-symbolize/kallsyms.h"
+#include "common/records.h"
 #include "common/banned.h"
 
 #define SP_KSYM_NOMODULE UINT32_MAX
@@ -65,18 +66,6 @@ blank(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The next blank-separated word of [*p, end): its start and length. */
 static size_t
 word(char **p, char *end, char **start)
@@ -132,7 +121,7 @@ ks_parse_line(struct sp_kallsyms *k, char *p, char *end)
 
 	while (p < end && blank(*p))
 		p++;
-	for (; p < end && (v = hexval(*p)) >= 0; p++, digits++)
+	for (; p < end && (v = sp_hexval(*p)) >= 0; p++, digits++)
 		addr = addr << 4 | (uint64_t)v;
 	if (digits == 0 || digits > 16 || p == end || !blank(*p))
 		return -EBADMSG;
