@@ -180,7 +180,7 @@ static struct sp_image *
 open_image(const char *file, bool inlines, bool demangle)
 {
 	static char dbg[4096], *dirs[1] = { dbg };
-	struct sp_symopts o = { demangle, inlines, dirs, 1 };
+	struct sp_symopts o = { demangle, inlines, dirs, 1, false };
 	const char *why = NULL;
 	struct sp_image *img;
 
@@ -490,7 +490,7 @@ START_TEST(debug_file_with_another_build_id_is_not_used)
 	struct sp_image *img;
 	struct sp_symres r = SP_SYMRES_INIT;
 	const char *why;
-	struct sp_symopts o = { true, true, NULL, 0 };
+	struct sp_symopts o = { true, true, NULL, 0, false };
 	char *dirs[1];
 
 	/* Replace sbid's debug file by the non-PIE one's. */
@@ -525,7 +525,7 @@ END_TEST
 START_TEST(minidebuginfo_gives_local_functions)
 {
 	char mini[4096], pie[4096];
-	struct sp_symopts o = { true, true, NULL, 0 };
+	struct sp_symopts o = { true, true, NULL, 0, false };
 	struct sp_image *img;
 	struct sp_symres r = SP_SYMRES_INIT;
 	const char *why;
@@ -548,7 +548,7 @@ END_TEST
 
 START_TEST(broken_files_fail_cleanly)
 {
-	struct sp_symopts o = { true, true, NULL, 0 };
+	struct sp_symopts o = { true, true, NULL, 0, false };
 	const char *why = NULL;
 
 	ck_assert_ptr_null(sp_image_open(path("missing"), &o, &why));
