@@ -81,9 +81,12 @@ print_hex(const uint8_t *p, size_t n)
 		printf("%02x", p[i]);
 }
 
-/* Prints a host or stats record as KEY=VALUE fields. */
+/*
+ * Walks a host or stats payload, printing its KEY=VALUE fields when
+ * `print` is set; returns 0, or -EBADMSG for a malformed payload.
+ */
 static int
-print_pairs(const char *kind, const uint8_t *p, size_t n, bool counters)
+walk_pairs(const uint8_t *p, size_t n, bool counters, bool print)
 {
 	struct sp_ext_iter it = { p, p + n };
 	const char *k, *v;
@@ -91,12 +94,10 @@ print_pairs(const char *kind, const uint8_t *p, size_t n, bool counters)
 	uint64_t val;
 	int rc;
 
-	fputs(kind, stdout);
-	for (;;) {
-		rc = counters ? sp_ext_counter_next(&it, &k, &kl, &val)
-			      : sp_ext_pair_next(&it, &k, &kl, &v, &vl);
-		if (rc <= 0)
-			break;
+	while ((rc = counters ? sp_ext_counter_next(&it, &k, &kl, &val)
+			      : sp_ext_pair_next(&it, &k, &kl, &v, &vl)) > 0) {
+		if (!print)
+			continue;
 		putchar('\t');
 		sp_escape_file(stdout, k, kl);
 		putchar('=');
@@ -105,8 +106,19 @@ print_pairs(const char *kind, const uint8_t *p, size_t n, bool counters)
 		else
 			sp_escape_file(stdout, v, vl);
 	}
-	putchar('\n');
 	return rc;
+}
+
+/* A malformed payload is reported before anything of it is printed. */
+static int
+print_pairs(const char *kind, const uint8_t *p, size_t n, bool counters)
+{
+	if (walk_pairs(p, n, counters, false))
+		return -EBADMSG;
+	fputs(kind, stdout);
+	walk_pairs(p, n, counters, true);
+	putchar('\n');
+	return 0;
 }
 
 static int

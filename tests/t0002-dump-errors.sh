@@ -58,6 +58,13 @@ expect_error "empty input, not a spool"
 printf 'header 0 0\nmodule 0 7 0x1000 0x2000 0 1 0 /m\nraw 01\n' | gen
 expect_error "truncated spool record at byte "
 
+# A malformed extension payload: reported, none of it printed.  The stats
+# payload holds one good counter ("a"=1), then a key cut short.
+printf 'header 0 0\nframe 0 1 0x10\next 19 0161010562\n' | gen
+expect_error "malformed extension record 19 at byte 14"
+grep -q '^frame	0' "$TMP/out" || fail "the record before the fault was lost"
+grep -q '^stats' "$TMP/out" && fail "a malformed stats record was half printed"
+
 # Every cut of a small spool: a clean error or a clean shorter spool,
 # never a crash, and only whole lines on stdout.
 python3 "$TOP/tests/spoolgen.py" >"$TMP/full.spool" <<'EOF2'
