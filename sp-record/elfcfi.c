@@ -19,6 +19,7 @@
 
 #include "common/htab.h"
 #include "common/spool.h"
+#include "sp-record/ehframe.h"
 #include "sp-record/elfcfi.h"
 #include "common/banned.h"
 
@@ -53,6 +54,7 @@ entry_free(struct entry *e)
 {
 	if (!e)
 		return;
+	free((void *)e->f.fde_index);
 	if (e->f.img && e->mapped)
 		munmap((void *)e->f.img, e->f.size);
 	else
@@ -132,6 +134,55 @@ parse_eh_frame_hdr(struct sp_elfcfi *f, const Elf64_Phdr *ph)
 	f->has_hdr = true;
 }
 
+/* The section header named `want`, from a file already checked as ELF64. */
+static bool
+find_section(const struct sp_elfcfi *f, const Elf64_Ehdr *eh,
+	     const char *want, Elf64_Shdr *out)
+{
+	Elf64_Shdr strs;
+	size_t i, wlen = strlen(want) + 1;
+
+	if (eh->e_shentsize < sizeof(*out) || eh->e_shoff > f->size ||
+	    (uint64_t)eh->e_shnum * eh->e_shentsize > f->size - eh->e_shoff ||
+	    eh->e_shstrndx >= eh->e_shnum)
+		return false;
+	memcpy(&strs, f->img + eh->e_shoff +
+			      (size_t)eh->e_shstrndx * eh->e_shentsize,
+	       sizeof(strs));
+	if (strs.sh_offset > f->size || strs.sh_size > f->size - strs.sh_offset)
+		return false;
+	for (i = 0; i < eh->e_shnum; i++) {
+		memcpy(out, f->img + eh->e_shoff + i * eh->e_shentsize,
+		       sizeof(*out));
+		if (out->sh_name < strs.sh_size &&
+		    wlen <= strs.sh_size - out->sh_name &&
+		    memcmp(f->img + strs.sh_offset + out->sh_name, want,
+			   wlen) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Without .eh_frame_hdr, index .eh_frame ourselves (static binaries). */
+static void
+index_eh_frame(struct sp_elfcfi *f, const Elf64_Ehdr *eh)
+{
+	Elf64_Shdr sh;
+	int32_t *table;
+	size_t count;
+
+	if (!find_section(f, eh, ".eh_frame", &sh) ||
+	    sh.sh_type != SHT_PROGBITS || sh.sh_offset > f->size ||
+	    sh.sh_size > f->size - sh.sh_offset)
+		return;
+	if (rec_ehframe_index(f->img + sh.sh_offset, sh.sh_size, sh.sh_addr,
+			      &table, &count) < 0)
+		return;
+	f->fde_index = table;
+	f->fde_count = count;
+	f->eh_frame_vaddr = sh.sh_addr;
+}
+
 static int
 parse_elf(struct sp_elfcfi *f)
 {
@@ -155,7 +206,7 @@ parse_elf(struct sp_elfcfi *f)
 		if (ph.p_type == PT_LOAD && f->nload < SP_ELFCFI_MAX_LOADS) {
 			f->load[f->nload++] = (struct sp_elfcfi_seg){
 				ph.p_vaddr, ph.p_memsz, ph.p_offset,
-				ph.p_filesz };
+				ph.p_filesz, (ph.p_flags & PF_X) != 0 };
 			if (ph.p_vaddr < f->min_vaddr)
 				f->min_vaddr = ph.p_vaddr;
 			if (ph.p_vaddr + ph.p_memsz > f->max_vaddr)
@@ -164,6 +215,8 @@ parse_elf(struct sp_elfcfi *f)
 			parse_eh_frame_hdr(f, &ph);
 		}
 	}
+	if (!f->has_hdr)
+		index_eh_frame(f, &eh);
 	return f->nload ? 0 : -EBADMSG;
 }
 
@@ -297,16 +350,20 @@ sp_elfcfi_get(struct sp_elfcfi_cache *c, const struct sp_module *m,
 uint64_t
 sp_elfcfi_bias(const struct sp_elfcfi *f, const struct sp_module *m)
 {
-	const struct sp_elfcfi_seg *s;
+	const struct sp_elfcfi_seg *s, *best = NULL;
 	size_t i;
 
 	for (i = 0; i < f->nload; i++) {
 		s = &f->load[i];
-		if (m->file_offset >= (s->offset & ~(uint64_t)0xfff) &&
-		    m->file_offset < s->offset + s->filesz)
-			return m->start - m->file_offset + s->offset - s->vaddr;
+		if (m->file_offset < (s->offset & ~(uint64_t)0xfff) ||
+		    m->file_offset >= s->offset + s->filesz)
+			continue;
+		if (!best || (s->exec && !best->exec))
+			best = s;
 	}
-	return m->start - m->file_offset;
+	if (!best)
+		return m->start - m->file_offset;
+	return m->start - m->file_offset + best->offset - best->vaddr;
 }
 
 int

@@ -20,6 +20,7 @@ struct sp_elfcfi_cache;
 
 struct sp_elfcfi_seg {
 	uint64_t vaddr, memsz, offset, filesz;
+	bool exec;		/* PF_X */
 };
 
 /* One mapped ELF file; owned by the cache, valid until the cache is freed. */
@@ -32,6 +33,13 @@ struct sp_elfcfi {
 	/* .eh_frame_hdr with a sorted sdata4 table, when has_hdr is true */
 	bool has_hdr;
 	uint64_t hdr_vaddr, table_vaddr, fde_count;
+	/*
+	 * Otherwise, when the file has an .eh_frame section, the table the
+	 * linker did not write (ehframe.h): fde_count pairs relative to
+	 * eh_frame_vaddr, owned by the cache.
+	 */
+	const int32_t *fde_index;
+	uint64_t eh_frame_vaddr;
 };
 
 /* Returns an empty cache, or NULL with errno set. */
@@ -52,7 +60,11 @@ const struct sp_elfcfi *sp_elfcfi_get(struct sp_elfcfi_cache *c,
 
 /*
  * The load bias of mapping `m` of file `f`: runtime address = bias + ELF
- * virtual address.  Uses the PT_LOAD segment that holds m->file_offset.
+ * virtual address.  Uses the PT_LOAD segment whose mapped pages hold
+ * m->file_offset; where two segments share that page (LLD starts its code
+ * segment on the page that ends the read-only one, at a virtual address
+ * one page further on), the executable one, since modules are the
+ * process's executable mappings.
  */
 uint64_t sp_elfcfi_bias(const struct sp_elfcfi *f, const struct sp_module *m);
 

@@ -38,6 +38,12 @@ extern int dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip,
  */
 static __thread int in_unwind;
 
+/*
+ * Where libunwind reads a search table the recorder built itself (a file
+ * without .eh_frame_hdr): a non-canonical address, which no process maps.
+ */
+#define BUILT_TABLE_ADDR 0xfff8000000000000ULL
+
 /* How far above the copy a read still counts as "the copy ran out". */
 #define STACK_SPAN_MAX (64u << 20)
 
@@ -116,6 +122,8 @@ struct uctx {
 	uint64_t sp;
 	uint64_t ip_override;	/* nonzero: what RIP reads as (see below) */
 	int fallback;		/* enum unwind_fallback of the current step */
+	const int32_t *built;	/* table at BUILT_TABLE_ADDR during a lookup */
+	size_t built_len;	/* its size in bytes */
 	bool ran_out;		/* a read just above the copy failed */
 };
 
@@ -307,7 +315,7 @@ find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 		}
 		return -UNW_ENOINFO;
 	}
-	if (!r->f->has_hdr) {
+	if (!r->f->has_hdr && !r->f->fde_index) {
 		c->fallback = FB_NO_UNWIND_DATA;
 		return -UNW_ENOINFO;
 	}
@@ -315,11 +323,19 @@ find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
 	di.start_ip = r->lo;
 	di.end_ip = r->hi;
-	di.u.rti.segbase = r->bias + r->f->hdr_vaddr;
-	di.u.rti.table_data = r->bias + r->f->table_vaddr;
 	di.u.rti.table_len = r->f->fde_count * 8 / sizeof(unw_word_t);
+	if (r->f->has_hdr) {
+		di.u.rti.segbase = r->bias + r->f->hdr_vaddr;
+		di.u.rti.table_data = r->bias + r->f->table_vaddr;
+	} else {
+		di.u.rti.segbase = r->bias + r->f->eh_frame_vaddr;
+		di.u.rti.table_data = BUILT_TABLE_ADDR;
+		c->built = r->f->fde_index;
+		c->built_len = r->f->fde_count * 8;
+	}
 	ret = dwarf_search_unwind_table(as, ip, &di, pi, need_unwind_info,
 					arg);
+	c->built = NULL;
 	if (ret < 0)
 		c->fallback = ret == -UNW_ENOINFO ? FB_EH_FRAME_HDR_LOOKUP
 						  : FB_FDE_READ;
@@ -356,6 +372,12 @@ access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp,
 		return -UNW_EINVAL;
 	if (addr >= c->sp && addr - c->sp <= c->stack_len - sizeof(*valp)) {
 		memcpy(valp, c->stack + (addr - c->sp), sizeof(*valp));
+		return 0;
+	}
+	if (c->built && addr >= BUILT_TABLE_ADDR &&
+	    addr - BUILT_TABLE_ADDR <= c->built_len - sizeof(*valp)) {
+		memcpy(valp, (const uint8_t *)c->built +
+				     (addr - BUILT_TABLE_ADDR), sizeof(*valp));
 		return 0;
 	}
 	r = region_for(c, addr, &why);
