@@ -398,8 +398,12 @@ register_maps(struct recorder *r, struct rec_proc *p, uint64_t ts)
 	int rc;
 
 	while (rec_maps_next(text, r->maps.len, &pos, &map, NULL) == 1) {
-		if (!rec_map_is_module(&map))
+		if (!rec_map_is_module(&map)) {
+			if (map.perms[2] == 'x')	/* anonymous code */
+				(void)rec_stacker_add_code(&r->stk, p->pid,
+							   map.start, map.end);
 			continue;
+		}
 		memset(&m, 0, sizeof(m));
 		m.pid = p->pid;
 		m.start = map.start;
@@ -463,7 +467,7 @@ retire(struct recorder *r, int32_t pid, uint64_t ts)
 		rc = wr(r, sp_spool_writer_exec(r->w, ts, pid, false));
 	if (!rc && !r->werr)
 		rc = wr(r, sp_modtab_deactivate(r->mods, pid, r->w));
-	rec_stacker_forget(&r->stk, pid);
+	rec_stacker_end(&r->stk, pid);
 	rec_ptab_remove(&r->procs, pid);
 	r->procs.procs_exited++;
 	return rc;
@@ -608,6 +612,14 @@ mmap_is_module(const struct rec_mmap2 *m)
 	return m->path_len == 6 && !memcmp(m->path, "[vdso]", 6);
 }
 
+/* Executable memory without a file: JIT code, Python's trampolines. */
+static bool
+mmap_is_anon_code(const struct rec_mmap2 *m)
+{
+	return (m->prot & PROT_EXEC) && m->len > 0 &&
+	       !(m->path_len > 0 && m->path[0] == '/');
+}
+
 static int
 on_mmap2(struct recorder *r, const struct rec_event *e, uint64_t ts)
 {
@@ -622,11 +634,18 @@ on_mmap2(struct recorder *r, const struct rec_event *e, uint64_t ts)
 		r->st.bad_records++;
 		return 0;
 	}
-	if (mm.pid > INT32_MAX || !mmap_is_module(&mm))
+	if (mm.pid > INT32_MAX)
 		return 0;
 	p = rec_ptab_get(&r->procs, (int32_t)mm.pid);
 	if (!p)
 		return 0;
+	/* Out of memory, a missing range only ends some stacks early. */
+	if (!mmap_is_module(&mm)) {
+		if (mmap_is_anon_code(&mm))
+			(void)rec_stacker_add_code(&r->stk, p->pid, mm.addr,
+						   mm.addr + mm.len);
+		return 0;
+	}
 	memset(&m, 0, sizeof(m));
 	m.pid = p->pid;
 	m.start = mm.addr;
@@ -663,7 +682,7 @@ exec_epoch(struct recorder *r, struct rec_proc *p, uint64_t ts)
 	p->python_runtime = false;
 	p->python_support = -1;
 	rec_proc_clear_uncovered(p);
-	rec_stacker_forget(&r->stk, p->pid);
+	rec_stacker_end(&r->stk, p->pid);
 	return rc;
 }
 

@@ -246,6 +246,21 @@ rec_stacker_forget(struct rec_stacker *s, int32_t pid)
 }
 
 void
+rec_stacker_end(struct rec_stacker *s, int32_t pid)
+{
+	if (s->unwinder)
+		sp_unwinder_end_process(s->unwinder, pid);
+}
+
+int
+rec_stacker_add_code(struct rec_stacker *s, int32_t pid, uint64_t start,
+		     uint64_t end)
+{
+	return s->unwinder ? sp_unwinder_add_code(s->unwinder, pid, start, end)
+			   : 0;
+}
+
+void
 rec_stacker_counters(const struct rec_stacker *s,
 		     void (*fn)(const char *key, uint64_t value, void *arg),
 		     void *arg)

@@ -99,8 +99,18 @@ bool rec_sample_user_pc(const struct rec_stacker *s,
  */
 bool rec_stacker_missed_module(const struct rec_stacker *s, uint64_t *pc);
 
-/* Forgets what the unwinder cached for `pid` (exec, exit, remap). */
+/* Forgets the unwinder's module view of `pid` (its mappings changed). */
 void rec_stacker_forget(struct rec_stacker *s, int32_t pid);
+
+/* Forgets everything of `pid`, anonymous code too (exec, exit). */
+void rec_stacker_end(struct rec_stacker *s, int32_t pid);
+
+/*
+ * Anonymous executable memory [start, end) of `pid` (JIT code): return
+ * addresses there are valid.  Returns 0 or -ENOMEM (0 in fp mode).
+ */
+int rec_stacker_add_code(struct rec_stacker *s, int32_t pid, uint64_t start,
+			 uint64_t end);
 
 /* Calls fn for each nonzero unwinder counter (nothing in fp mode). */
 void rec_stacker_counters(const struct rec_stacker *s,

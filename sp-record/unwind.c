@@ -10,17 +10,23 @@
  * backend and what it costs.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <libunwind.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <asm/perf_regs.h>
 
 #include "common/htab.h"
 #include "common/modtab.h"
 #include "common/spool.h"
+#include "sp-record/coderange.h"
 #include "sp-record/elfcfi.h"
+#include "sp-record/pytramp.h"
 #include "sp-record/unwind.h"
 #include "common/banned.h"
 
@@ -57,6 +63,7 @@ enum unwind_error {
 	ERR_FALLBACK_FAILED,
 	ERR_DID_NOT_ADVANCE,
 	ERR_SP_BACKWARDS,
+	ERR_NOT_CODE,
 	ERR_COUNT
 };
 
@@ -70,6 +77,7 @@ static const char *const error_keys[ERR_COUNT] = {
 	"unwind_error.fallback_failed",
 	"unwind_error.did_not_advance",
 	"unwind_error.sp_moved_backwards",
+	"unwind_error.return_address_not_code",
 };
 
 enum unwind_fallback {
@@ -101,6 +109,8 @@ struct proc {
 	unw_addr_space_t as;
 	struct region *regions;
 	size_t nregions, aregions, last;
+	int memfd;		/* /proc/PID/mem, -1 until needed */
+	struct sp_htab *tramps;	/* pc -> start << 1 | endbr, 0: none */
 };
 
 /* What the unwinder knows about a module id; state 0 means not looked at. */
@@ -122,14 +132,22 @@ struct uctx {
 	uint64_t sp;
 	uint64_t ip_override;	/* nonzero: what RIP reads as (see below) */
 	int fallback;		/* enum unwind_fallback of the current step */
-	const int32_t *built;	/* table at BUILT_TABLE_ADDR during a lookup */
-	size_t built_len;	/* its size in bytes */
+	/*
+	 * Unwind data the unwinder built (a search table, a trampoline's
+	 * CFI), which libunwind reads at built_addr: the table during the
+	 * lookup, the CFI while it steps, so it stays until the next one.
+	 */
+	const uint8_t *built;
+	uint64_t built_addr;
+	size_t built_len;
+	uint8_t tramp_cfi[REC_PYTRAMP_CFI_MAX];
 	bool ran_out;		/* a read just above the copy failed */
 };
 
 struct sp_unwinder {
 	struct sp_elfcfi_cache *files;
 	struct sp_htab *procs;	/* pid -> struct proc * (0 once forgotten) */
+	struct sp_htab *code;	/* pid -> struct rec_ranges * (anon. code) */
 	struct proc *last_proc;
 	struct modinfo *modinfo;
 	size_t nmodinfo;
@@ -296,6 +314,114 @@ region_for(struct uctx *c, uint64_t addr, int *why)
 	return region_add(c->p, mi);
 }
 
+/* ------------------------------------------- anonymous code, trampolines */
+
+/* The anonymous code ranges of `pid`; NULL when none were added. */
+static struct rec_ranges *
+code_of(const struct sp_unwinder *u, int32_t pid)
+{
+	uint64_t v;
+
+	return sp_htab_get(u->code, &pid, sizeof(pid), &v)
+		       ? (struct rec_ranges *)(uintptr_t)v
+		       : NULL;
+}
+
+/* Reads the process's memory (code outside any file); false on failure. */
+static bool
+read_mem(struct proc *p, uint64_t addr, void *buf, size_t len)
+{
+	char path[64];
+
+	if (p->memfd < 0) {
+		snprintf(path, sizeof(path), "/proc/%" PRId32 "/mem", p->pid);
+		if ((p->memfd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+			p->memfd = -2;	/* do not try again */
+			return false;
+		}
+	}
+	return p->memfd >= 0 && addr <= INT64_MAX &&
+	       pread(p->memfd, buf, len, (off_t)addr) == (ssize_t)len;
+}
+
+/*
+ * Whether `ip`, in no module, lies in a CPython perf trampoline; the
+ * answer for each pc is kept for the process's life.
+ */
+static bool
+tramp_at(struct uctx *c, uint64_t ip, uint64_t *start, bool *endbr)
+{
+	uint8_t code[2 * REC_PYTRAMP_WINDOW];
+	uint64_t from = ip - REC_PYTRAMP_WINDOW, *slot, v;
+	struct proc *p = c->p;
+	bool inserted;
+
+	if (ip < REC_PYTRAMP_WINDOW)
+		return false;
+	if (!p->tramps && !(p->tramps = sp_htab_new()))
+		return false;
+	if (sp_htab_get(p->tramps, &ip, sizeof(ip), &v)) {
+		*start = v >> 1;
+		*endbr = v & 1;
+		return v != 0;
+	}
+	if (!read_mem(p, from, code, sizeof(code)))
+		return false;	/* unknown: not cached */
+	v = rec_pytramp_match(code, sizeof(code), from, ip, start, endbr)
+		    ? *start << 1 | *endbr
+		    : 0;
+	if ((slot = sp_htab_slot(p->tramps, &ip, sizeof(ip), 0, &inserted)))
+		*slot = v;
+	return v != 0;
+}
+
+/* find_proc_info for a trampoline: its CFI, made up (pytramp.h). */
+static int
+find_tramp_info(struct uctx *c, unw_addr_space_t as, uint64_t ip,
+		unw_proc_info_t *pi, int need_unwind_info)
+{
+	unw_dyn_info_t di;
+	uint64_t start, at;
+	bool endbr;
+
+	if (!tramp_at(c, ip, &start, &endbr))
+		return -UNW_ENOINFO;
+	/* Any address near the code serves: libunwind reads it from us. */
+	at = (start + 0x1000) & ~(uint64_t)7;
+	memset(&di, 0, sizeof(di));
+	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+	di.start_ip = start;
+	di.end_ip = start + rec_pytramp_len(endbr);
+	di.u.rti.segbase = at;
+	di.u.rti.table_data = at;
+	di.u.rti.table_len = 1;
+	c->built = c->tramp_cfi;
+	c->built_addr = at;
+	c->built_len = rec_pytramp_cfi(start, endbr, at, c->tramp_cfi);
+	return dwarf_search_unwind_table(as, ip, &di, pi, need_unwind_info, c);
+}
+
+/*
+ * Whether a return address can be one: it lies in a module, in anonymous
+ * executable memory the process mapped, or in a trampoline.
+ */
+static bool
+is_code(struct uctx *c, uint64_t addr)
+{
+	const struct rec_ranges *rs;
+	struct sp_frame fr;
+	uint64_t start;
+	bool endbr;
+
+	/* Not region_find: a file's region spans its data segments too. */
+	sp_modtab_resolve(c->mods, c->p->pid, addr, SP_FRAME_USER, &fr);
+	if (fr.module_id != SP_NONE)
+		return true;
+	if ((rs = code_of(c->u, c->p->pid)) && rec_ranges_has(rs, addr))
+		return true;
+	return tramp_at(c, addr - 1, &start, &endbr);
+}
+
 /* ----------------------------------------------------------- accessors */
 
 static int
@@ -308,6 +434,10 @@ find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 	int why = FB_NO_MODULE, ret;
 
 	if (!(r = region_for(c, ip, &why))) {
+		/* anonymous or no file: perhaps a Python trampoline */
+		if ((ret = find_tramp_info(c, as, ip, pi, need_unwind_info)) !=
+		    -UNW_ENOINFO)
+			return ret;
 		c->fallback = why;
 		if (why == FB_NO_MODULE && !c->u->missed_module) {
 			c->u->missed_module = true;
@@ -330,12 +460,12 @@ find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 	} else {
 		di.u.rti.segbase = r->bias + r->f->eh_frame_vaddr;
 		di.u.rti.table_data = BUILT_TABLE_ADDR;
-		c->built = r->f->fde_index;
+		c->built = (const uint8_t *)r->f->fde_index;
+		c->built_addr = BUILT_TABLE_ADDR;
 		c->built_len = r->f->fde_count * 8;
 	}
 	ret = dwarf_search_unwind_table(as, ip, &di, pi, need_unwind_info,
 					arg);
-	c->built = NULL;
 	if (ret < 0)
 		c->fallback = ret == -UNW_ENOINFO ? FB_EH_FRAME_HDR_LOOKUP
 						  : FB_FDE_READ;
@@ -374,10 +504,10 @@ access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp,
 		memcpy(valp, c->stack + (addr - c->sp), sizeof(*valp));
 		return 0;
 	}
-	if (c->built && addr >= BUILT_TABLE_ADDR &&
-	    addr - BUILT_TABLE_ADDR <= c->built_len - sizeof(*valp)) {
-		memcpy(valp, (const uint8_t *)c->built +
-				     (addr - BUILT_TABLE_ADDR), sizeof(*valp));
+	if (c->built && addr >= c->built_addr &&
+	    c->built_len >= sizeof(*valp) &&
+	    addr - c->built_addr <= c->built_len - sizeof(*valp)) {
+		memcpy(valp, c->built + (addr - c->built_addr), sizeof(*valp));
 		return 0;
 	}
 	r = region_for(c, addr, &why);
@@ -494,6 +624,9 @@ proc_free(struct proc *p)
 	in_unwind = 1;
 	unw_destroy_addr_space(p->as);
 	in_unwind = 0;
+	if (p->memfd >= 0)
+		close(p->memfd);
+	sp_htab_free(p->tramps);
 	free(p->regions);
 	free(p);
 }
@@ -514,6 +647,7 @@ proc_get(struct sp_unwinder *u, int32_t pid)
 		if (!(p = calloc(1, sizeof(*p))))
 			return NULL;
 		p->pid = pid;
+		p->memfd = -1;
 		in_unwind = 1;
 		p->as = unw_create_addr_space(&accessors, 0);
 		if (p->as)
@@ -546,6 +680,50 @@ sp_unwinder_forget_process(struct sp_unwinder *u, int32_t pid)
 	*slot = 0;
 }
 
+static void
+ranges_free(struct rec_ranges *rs)
+{
+	if (rs)
+		rec_ranges_release(rs);
+	free(rs);
+}
+
+int
+sp_unwinder_add_code(struct sp_unwinder *u, int32_t pid, uint64_t start,
+		     uint64_t end)
+{
+	struct rec_ranges *rs;
+	uint64_t *slot;
+	bool inserted;
+
+	slot = sp_htab_slot(u->code, &pid, sizeof(pid), 0, &inserted);
+	if (!slot)
+		return -ENOMEM;
+	if (!*slot) {
+		if (!(rs = calloc(1, sizeof(*rs))))
+			return -ENOMEM;
+		*slot = (uint64_t)(uintptr_t)rs;
+	}
+	return rec_ranges_add((struct rec_ranges *)(uintptr_t)*slot, start,
+			      end);
+}
+
+void
+sp_unwinder_end_process(struct sp_unwinder *u, int32_t pid)
+{
+	uint64_t *slot;
+	bool inserted;
+
+	sp_unwinder_forget_process(u, pid);
+	if (!sp_htab_get(u->code, &pid, sizeof(pid), NULL))
+		return;
+	slot = sp_htab_slot(u->code, &pid, sizeof(pid), 0, &inserted);
+	if (!slot)
+		return;
+	ranges_free((struct rec_ranges *)(uintptr_t)*slot);
+	*slot = 0;
+}
+
 struct sp_unwinder *
 sp_unwinder_new(void)
 {
@@ -555,7 +733,8 @@ sp_unwinder_new(void)
 		return NULL;
 	u->files = sp_elfcfi_cache_new();
 	u->procs = sp_htab_new();
-	if (!u->files || !u->procs) {
+	u->code = sp_htab_new();
+	if (!u->files || !u->procs || !u->code) {
 		sp_unwinder_free(u);
 		errno = ENOMEM;
 		return NULL;
@@ -575,6 +754,10 @@ sp_unwinder_free(struct sp_unwinder *u)
 	while (u->procs && sp_htab_next(u->procs, &pos, &key, &klen, &val))
 		proc_free((struct proc *)(uintptr_t)val);
 	sp_htab_free(u->procs);
+	pos = 0;
+	while (u->code && sp_htab_next(u->code, &pos, &key, &klen, &val))
+		ranges_free((struct rec_ranges *)(uintptr_t)val);
+	sp_htab_free(u->code);
 	sp_elfcfi_cache_free(u->files);
 	free(u->modinfo);
 	free(u);
@@ -655,6 +838,15 @@ step(struct sp_unwinder *u, struct uctx *c, unw_cursor_t *cur, int *sig,
 	}
 	if (new_sp < sp && !*sig) {
 		u->errors[ERR_SP_BACKWARDS]++;
+		return -1;
+	}
+	if (!is_code(c, new_ip)) {
+		/* garbage from a failed CFI or frame-pointer step */
+		u->errors[ERR_NOT_CODE]++;
+		if (!u->missed_module) {
+			u->missed_module = true;
+			u->missed_pc = new_ip;
+		}
 		return -1;
 	}
 	new_sig = is_trampoline(c, new_ip);

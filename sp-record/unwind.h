@@ -109,6 +109,25 @@ bool sp_unwinder_missed_module(const struct sp_unwinder *u, uint64_t *pc);
 void sp_unwinder_forget_process(struct sp_unwinder *u, int32_t pid);
 
 /*
+ * Tells the unwinder that [start, end) of `pid` is anonymous executable
+ * memory (JIT code, CPython's perf trampolines: an executable mapping
+ * without a file).  A caller's return address must lie in a module of the
+ * table or in such memory, or unwinding stops there as truncated
+ * ("unwind_error.return_address_not_code"), so that a failed step never
+ * writes garbage as a frame.  A new range replaces the ranges it
+ * overlaps.  Returns 0 or -ENOMEM.
+ */
+int sp_unwinder_add_code(struct sp_unwinder *u, int32_t pid, uint64_t start,
+			 uint64_t end);
+
+/*
+ * Forgets everything known of `pid`, its anonymous code included: call it
+ * on exec and exit (sp_unwinder_forget_process keeps the code ranges,
+ * which the module table cannot give back).
+ */
+void sp_unwinder_end_process(struct sp_unwinder *u, int32_t pid);
+
+/*
  * Calls fn(key, value, arg) for every nonzero counter, in a fixed order.
  * Keys are "unwind_error.KIND" (samples whose unwinding stopped early or
  * could not start) and "unwind_fallback.KIND" (frames stepped with the

@@ -1,0 +1,50 @@
+#!/bin/sh
+# t1012-record-python-perf.sh: CPython 3.12+ with -X perf (and 3.13's
+# -X perf_jit) calls Python functions through trampolines copied into
+# anonymous memory, without CFI.  At least 95% of the samples must unwind
+# through them to the interpreter's entry (_start), and with -X perf the
+# Python functions must be named from the perf map.
+. "$(dirname "$0")/lib.sh"
+need_perf
+
+# pythons: every CPython >= 3.12 found on PATH or under pyenv, once each.
+pythons() {
+	for v in 3.12 3.13 3.14; do
+		for p in "$(command -v "python$v" 2>/dev/null)" \
+			"${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$v".*/bin/"python$v"; do
+			[ -x "$p" ] && "$p" -c 'import sys' 2>/dev/null &&
+				{ echo "$v $p"; break; }
+		done
+	done
+}
+
+# check PY MODE: records py_work.py under -X MODE and judges it.
+check() {
+	"$SP_RECORD" -g dwarf -d 10 -o "$TMP/py.spool" -- "$1" -X "$2" \
+		"$PROGRAMS/py_work.py" 1 2>"$TMP/err" ||
+		fail "sp-record $1 -X $2 exited $?: $(cat "$TMP/err")"
+	"$SP_DUMP" "$TMP/py.spool" | "$SP_SYMBOLIZE" | "$SP_FOLD" \
+		>"$TMP/folded" || fail "pipeline failed on $1 -X $2"
+	awk -v what="$1 -X $2" '{ n = $NF; t += n; s = $0; sub(/ [0-9]+$/, "", s)
+		split(s, f, ";"); if (f[2] == "_start") ok += n }
+		END { printf "%s: %d of %d samples reach _start\n", what, ok, t
+		      exit t < 300 || ok < t * 0.95 }' "$TMP/folded" ||
+		fail "$1 -X $2: too few stacks reach _start"
+}
+
+found=$(pythons)
+if [ -z "$found" ]; then
+	[ "${CI:-}" = true ] && fail "no CPython >= 3.12 (pyenv or PATH)"
+	skip "no CPython >= 3.12 on PATH or under pyenv"
+fi
+echo "$found" | while read -r v py; do
+	check "$py" perf
+	for fn in main work_a work_b fib; do
+		grep -q ";$fn;" "$TMP/folded" || grep -q ";$fn " "$TMP/folded" ||
+			fail "$py -X perf: Python function $fn is not named"
+	done
+	if [ "$v" != 3.12 ]; then
+		check "$py" perf_jit
+	fi
+done || exit 1
+exit 0
