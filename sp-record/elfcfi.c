@@ -54,7 +54,7 @@ entry_free(struct entry *e)
 {
 	if (!e)
 		return;
-	free((void *)e->f.fde_index);
+	free(e->f.built_table);
 	if (e->f.img && e->mapped)
 		munmap((void *)e->f.img, e->f.size);
 	else
@@ -129,8 +129,8 @@ parse_eh_frame_hdr(struct sp_elfcfi *f, const Elf64_Phdr *ph)
 	f->fde_count = pe_read_unsigned(h + 4 + ptr_size, count_size);
 	if (f->fde_count > (ph->p_filesz - need) / 8)
 		return;
-	f->hdr_vaddr = ph->p_vaddr;
-	f->table_vaddr = ph->p_vaddr + need;
+	f->table = h + need;
+	f->table_base = ph->p_vaddr;
 	f->has_hdr = true;
 }
 
@@ -178,9 +178,10 @@ index_eh_frame(struct sp_elfcfi *f, const Elf64_Ehdr *eh)
 	if (rec_ehframe_index(f->img + sh.sh_offset, sh.sh_size, sh.sh_addr,
 			      &table, &count) < 0)
 		return;
-	f->fde_index = table;
+	f->built_table = table;
+	f->table = (const uint8_t *)table;
 	f->fde_count = count;
-	f->eh_frame_vaddr = sh.sh_addr;
+	f->table_base = sh.sh_addr;
 }
 
 static int

@@ -30,16 +30,16 @@ struct sp_elfcfi {
 	struct sp_elfcfi_seg load[SP_ELFCFI_MAX_LOADS];
 	size_t nload;
 	uint64_t min_vaddr, max_vaddr;	/* span of the PT_LOAD segments */
-	/* .eh_frame_hdr with a sorted sdata4 table, when has_hdr is true */
-	bool has_hdr;
-	uint64_t hdr_vaddr, table_vaddr, fde_count;
 	/*
-	 * Otherwise, when the file has an .eh_frame section, the table the
-	 * linker did not write (ehframe.h): fde_count pairs relative to
-	 * eh_frame_vaddr, owned by the cache.
+	 * The FDE search table: fde_count pairs of int32 (initial location,
+	 * FDE address), sorted, relative to table_base (an ELF address):
+	 * the .eh_frame_hdr table inside img when has_hdr, else one built
+	 * from .eh_frame (ehframe.h) and owned by the cache; NULL if none.
 	 */
-	const int32_t *fde_index;
-	uint64_t eh_frame_vaddr;
+	bool has_hdr;
+	const uint8_t *table;
+	uint64_t table_base, fde_count;
+	int32_t *built_table;	/* what `table` points to when built */
 };
 
 /* Returns an empty cache, or NULL with errno set. */

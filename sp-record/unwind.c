@@ -45,8 +45,8 @@ extern int dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip,
 static __thread int in_unwind;
 
 /*
- * Where libunwind reads a search table the recorder built itself (a file
- * without .eh_frame_hdr): a non-canonical address, which no process maps.
+ * Where libunwind reads the one-entry search table of a lookup: a
+ * non-canonical address, which no process maps.
  */
 #define BUILT_TABLE_ADDR 0xfff8000000000000ULL
 
@@ -141,6 +141,7 @@ struct uctx {
 	uint64_t built_addr;
 	size_t built_len;
 	uint8_t tramp_cfi[REC_PYTRAMP_CFI_MAX];
+	int32_t fde_entry[2];	/* the search table entry of a lookup */
 	bool ran_out;		/* a read just above the copy failed */
 };
 
@@ -402,27 +403,49 @@ find_tramp_info(struct uctx *c, unw_addr_space_t as, uint64_t ip,
 }
 
 /*
- * Whether a return address can be one: it lies in a module, in anonymous
- * executable memory the process mapped, or in a trampoline.
+ * Whether a return address can be one: it lies in a module or in
+ * anonymous executable memory the process mapped (trampolines too).
  */
 static bool
 is_code(struct uctx *c, uint64_t addr)
 {
 	const struct rec_ranges *rs;
 	struct sp_frame fr;
-	uint64_t start;
-	bool endbr;
 
 	/* Not region_find: a file's region spans its data segments too. */
 	sp_modtab_resolve(c->mods, c->p->pid, addr, SP_FRAME_USER, &fr);
 	if (fr.module_id != SP_NONE)
 		return true;
-	if ((rs = code_of(c->u, c->p->pid)) && rec_ranges_has(rs, addr))
-		return true;
-	return tramp_at(c, addr - 1, &start, &endbr);
+	return (rs = code_of(c->u, c->p->pid)) && rec_ranges_has(rs, addr);
 }
 
 /* ----------------------------------------------------------- accessors */
+
+/*
+ * Finds the entry of f's search table for ELF address `vaddr`: the last
+ * one whose initial location is at or below it.  False when there is
+ * none (below the first FDE, or out of the table's 32-bit reach).
+ */
+static bool
+fde_lookup(const struct sp_elfcfi *f, uint64_t vaddr, int32_t entry[2])
+{
+	int64_t rel = (int64_t)(vaddr - f->table_base);
+	size_t lo = 0, hi = f->fde_count, mid;
+	int32_t loc;
+
+	if (rel < INT32_MIN || rel > INT32_MAX || hi == 0)
+		return false;
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		memcpy(&loc, f->table + mid * 8, sizeof(loc));
+		if (loc <= rel)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	memcpy(entry, f->table + lo * 8, 8);
+	return entry[0] <= rel;
+}
 
 static int
 find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
@@ -445,25 +468,29 @@ find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 		}
 		return -UNW_ENOINFO;
 	}
-	if (!r->f->has_hdr && !r->f->fde_index) {
+	if (!r->f->table) {
 		c->fallback = FB_NO_UNWIND_DATA;
 		return -UNW_ENOINFO;
 	}
+	if (!fde_lookup(r->f, ip - r->bias, c->fde_entry)) {
+		c->fallback = FB_EH_FRAME_HDR_LOOKUP;
+		return -UNW_ENOINFO;
+	}
+	/*
+	 * The binary search is done above, on the file's table in memory;
+	 * libunwind gets the one entry found, which saves it a memory
+	 * callback per probe.
+	 */
 	memset(&di, 0, sizeof(di));
 	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
 	di.start_ip = r->lo;
 	di.end_ip = r->hi;
-	di.u.rti.table_len = r->f->fde_count * 8 / sizeof(unw_word_t);
-	if (r->f->has_hdr) {
-		di.u.rti.segbase = r->bias + r->f->hdr_vaddr;
-		di.u.rti.table_data = r->bias + r->f->table_vaddr;
-	} else {
-		di.u.rti.segbase = r->bias + r->f->eh_frame_vaddr;
-		di.u.rti.table_data = BUILT_TABLE_ADDR;
-		c->built = (const uint8_t *)r->f->fde_index;
-		c->built_addr = BUILT_TABLE_ADDR;
-		c->built_len = r->f->fde_count * 8;
-	}
+	di.u.rti.segbase = r->bias + r->f->table_base;
+	di.u.rti.table_data = BUILT_TABLE_ADDR;
+	di.u.rti.table_len = 1;
+	c->built = (const uint8_t *)c->fde_entry;
+	c->built_addr = BUILT_TABLE_ADDR;
+	c->built_len = sizeof(c->fde_entry);
 	ret = dwarf_search_unwind_table(as, ip, &di, pi, need_unwind_info,
 					arg);
 	if (ret < 0)

@@ -589,9 +589,12 @@ START_TEST(test_elfcfi_truncated)
 		if ((f = sp_elfcfi_get(c, &m, 0))) {
 			for (v = f->min_vaddr; v < f->max_vaddr; v += 4093)
 				sp_elfcfi_read(f, v, word, sizeof(word));
+			/* the search table lies wholly inside the file */
 			if (f->has_hdr)
-				ck_assert_int_eq(sp_elfcfi_read(f,
-				    f->table_vaddr, word, sizeof(word)), 0);
+				ck_assert(f->table >= f->img &&
+					  f->fde_count * 8 <=
+					      f->size - (size_t)(f->table -
+								 f->img));
 		}
 		sp_elfcfi_cache_free(c);
 		unlink(path);
