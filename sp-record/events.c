@@ -211,6 +211,23 @@ rec_events_init(struct rec_events *ev, const struct rec_evopts *o)
 	return 0;
 }
 
+size_t
+rec_events_default_pages(const struct rec_evopts *o, long ncpus,
+			 long pagesize)
+{
+	/* header, ids, time, period; a callchain; registers and stack */
+	uint64_t per_sample = 64 + 8 * 128 +
+			      (o->dwarf ? 8 * 24 + 16 + o->stack_size : 0);
+	uint64_t want = o->freq * per_sample / 4 / (uint64_t)pagesize;
+	uint64_t cap = (256ull << 20) / (uint64_t)pagesize /
+		       (uint64_t)(ncpus > 0 ? ncpus : 1);
+	size_t pages = 128;
+
+	while (pages < want && pages < 2048 && pages * 2 <= cap)
+		pages *= 2;
+	return pages;
+}
+
 void
 rec_events_release(struct rec_events *ev)
 {

@@ -57,6 +57,17 @@ struct rec_events {
 	char errmsg[512];	/* why the last open failed */
 };
 
+/*
+ * The default data pages of each per-CPU ring for these options (pages
+ * left 0): enough for a quarter second of samples at the requested rate
+ * (each with its stack copy), so a recorder kept off the CPU that long by
+ * a loaded machine loses nothing: 1024 pages (4 MiB) for DWARF stacks at
+ * 999 Hz.  At least 128, at most 2048 pages, a power of two, and at most
+ * 256 MiB over `ncpus` CPUs.
+ */
+size_t rec_events_default_pages(const struct rec_evopts *o, long ncpus,
+				long pagesize);
+
 /* Fills the attributes; returns 0 or a negative errno. */
 int rec_events_init(struct rec_events *ev, const struct rec_evopts *o);
 /* Disables and closes every event and unmaps the rings. */

@@ -1694,6 +1694,11 @@ rec_summary(const struct recorder *r, FILE *out, double seconds)
 		fprintf(out, ", %" PRIu64 " undecodable record%s",
 			s->bad_records, s_(s->bad_records));
 	fputc('\n', out);
+	if (s->lost && !r->pt)
+		fprintf(out, "sp-record: the kernel dropped them when a %zu KiB "
+			"ring filled before sp-record read it: use larger rings "
+			"(-m), a lower rate (-F) or a smaller --stack-size\n",
+			r->ev.opts.pages * (size_t)sysconf(_SC_PAGESIZE) / 1024);
 	if (dropped)
 		fprintf(out, "sp-record: dropped %" PRIu64 " sample%s: %"
 			PRIu64 " idle, %" PRIu64 " of other processes, %"

@@ -220,13 +220,6 @@ open_output(const char *path, struct rec_config *cfg)
 	return fd;
 }
 
-static size_t
-default_pages(const struct rec_config *cfg)
-{
-	/* 512 KiB per CPU; with stack copies about 32 of them. */
-	return cfg->callgraph == REC_CG_DWARF ? 256 : 128;
-}
-
 static double
 duration_arg(const char *s)
 {
@@ -409,7 +402,8 @@ main(int argc, char **argv)
 		ptrace_options(&cfg, npids);
 	cfg.ev.dwarf = cfg.callgraph == REC_CG_DWARF;
 	if (cfg.ev.pages == 0)
-		cfg.ev.pages = default_pages(&cfg);
+		cfg.ev.pages = rec_events_default_pages(
+		    &cfg.ev, sysconf(_SC_NPROCESSORS_ONLN), sysconf(_SC_PAGESIZE));
 
 	fd = open_output(output, &cfg);
 	raise_fd_limit();
