@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "common/htab.h"
+#include "sp-record/launch.h"
 #include "sp-record/ptrace.h"
 #include "sp-record/unwind.h"
 #include "common/banned.h"
@@ -457,59 +458,32 @@ sp_ptrace_attach(struct sp_ptrace *t, pid_t pid)
 }
 
 int
-sp_ptrace_spawn(struct sp_ptrace *t, char *const argv[])
+sp_ptrace_spawn(struct sp_ptrace *t, char *const argv[], bool stdout_to_stderr)
 {
-	int go[2], ep[2], st, err = 0;
-	pid_t pid;
-	char c = 0;
+	struct rec_child c;
+	int st, err;
 
-	if (pipe2(go, O_CLOEXEC) < 0)
-		return -errno;
-	if (pipe2(ep, O_CLOEXEC) < 0) {
-		err = -errno;
-		close(go[0]);
-		close(go[1]);
+	if ((err = rec_child_fork(&c, argv, stdout_to_stderr)) < 0)
+		return err;
+	t->pid = c.pid;
+	if ((err = seize(t, c.pid)) == 0)
+		err = rec_child_start(&c);
+	if (err < 0) {
+		rec_child_abort(&c);
+		waitpid(c.pid, &st, __WALL);
 		return err;
 	}
-	if ((pid = fork()) < 0) {
-		err = -errno;
-	} else if (pid == 0) {
-		close(go[1]);
-		close(ep[0]);
-		if (read(go[0], &c, 1) == 1) {
-			execvp(argv[0], argv);
-			err = errno;
-			if (write(ep[1], &err, sizeof(err)) < 0)
-				_exit(127);
-		}
-		_exit(127);
+	/* the exec report, or the exit of a failed exec */
+	while (waitpid(c.pid, &st, __WALL) == c.pid) {
+		on_status(t, c.pid, st);
+		if (!WIFSTOPPED(st) || st >> 16 == PTRACE_EVENT_EXEC)
+			break;
 	}
-	close(go[0]);
-	close(ep[1]);
-	if (pid > 0) {
-		t->pid = pid;
-		if ((err = seize(t, pid)) == 0 && write(go[1], "g", 1) != 1)
-			err = -EIO;
-	}
-	close(go[1]);
-	if (pid > 0 && err == 0) {
-		/* the exec report, or the exit of a failed exec */
-		while (waitpid(pid, &st, __WALL) == pid) {
-			on_status(t, pid, st);
-			if (!WIFSTOPPED(st) || st >> 16 == PTRACE_EVENT_EXEC)
-				break;
-		}
-		if (t->exited && read(ep[0], &err, sizeof(err)) ==
-		    (ssize_t)sizeof(err))
-			err = -err;
-		else if (t->exited)
-			err = -ECHILD;
-	} else if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &st, __WALL);
-	}
-	close(ep[0]);
-	return err;
+	/* past the exec stop, the pipe is closed: EOF, or the errno */
+	err = rec_child_exec_errno(&c);
+	if (!t->exited)
+		return 0;
+	return err ? -err : -ECHILD;
 }
 
 /* ------------------------------------------------------------ sampling */

@@ -104,10 +104,13 @@ struct sp_ptrace *sp_ptrace_new(unsigned freq_hz, size_t stack_size);
 int sp_ptrace_attach(struct sp_ptrace *t, pid_t pid);
 
 /*
- * Starts argv[0] (searched in PATH) traced from its first instruction.
- * Returns 0, or a negative errno (the exec's own errno when it failed).
+ * Starts argv[0] (searched in PATH) traced from its first instruction,
+ * through the recorder's launcher (launch.h: signals reset, stdout moved
+ * to stderr when `stdout_to_stderr`).  Returns 0, or a negative errno
+ * (the exec's own errno when it failed).
  */
-int sp_ptrace_spawn(struct sp_ptrace *t, char *const argv[]);
+int sp_ptrace_spawn(struct sp_ptrace *t, char *const argv[],
+		    bool stdout_to_stderr);
 
 /* The target's process id, 0 before attach/spawn. */
 pid_t sp_ptrace_pid(const struct sp_ptrace *t);

@@ -29,6 +29,7 @@
 #include "sp-record/perfrec.h"
 #include "sp-record/proc.h"
 #include "sp-record/ptrace.h"
+#include "sp-record/launch.h"
 #include "sp-record/recorder.h"
 #include "sp-record/sorter.h"
 #include "common/banned.h"
@@ -1228,85 +1229,31 @@ exec_failed(const char *cmd, int e)
 	return e == ENOENT ? 127 : 126;
 }
 
-static void
-reset_child_signals(void)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE,
-				    SIGCHLD };
-	sigset_t none;
-	size_t i;
-
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		signal(sigs[i], SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-}
-
-/* The child: waits for the go byte, then executes the command. */
-static void __attribute__((noreturn))
-child_main(struct recorder *r, char **argv, int go, int report)
-{
-	char c;
-	int e;
-
-	reset_child_signals();
-	/* The spool owns our stdout; the command's output goes to stderr. */
-	if (r->cfg.spool_on_stdout && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
-		_exit(127);
-	if (read(go, &c, 1) != 1)
-		_exit(127);	/* the recorder gave up */
-	execvp(argv[0], argv);
-	e = errno;
-	if (write(report, &e, sizeof(e)) < 0)
-		_exit(127);
-	_exit(e == ENOENT ? 127 : 126);
-}
-
 int
 rec_launch(struct recorder *r, char **argv)
 {
-	int go[2], report[2], e, rc;
+	struct rec_child c;
 	struct rec_proc *p;
-	ssize_t n;
-	pid_t pid;
+	int e, rc;
 
-	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(report, O_CLOEXEC) < 0) {
-		warn("pipe");
+	if ((rc = rec_child_fork(&c, argv, r->cfg.spool_on_stdout)) < 0) {
+		warnx("cannot start '%s': %s", argv[0], strerror(-rc));
 		return 1;
 	}
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		warn("fork");
-		return 1;
-	}
-	if (pid == 0) {
-		close(go[1]);
-		close(report[0]);
-		child_main(r, argv, go[0], report[1]);
-	}
-	close(go[0]);
-	close(report[1]);
-	r->child = pid;
-	p = track(r, pid, true);
-	rc = p ? rec_events_open_launch(&r->ev, pid) : -ENOMEM;
+	r->child = c.pid;
+	p = track(r, c.pid, true);
+	rc = p ? rec_events_open_launch(&r->ev, c.pid) : -ENOMEM;
 	if (rc < 0) {
 		warnx("%s", r->ev.errmsg[0] ? r->ev.errmsg : strerror(-rc));
-		close(go[1]);
-		close(report[0]);
+		rec_child_abort(&c);
 		rec_reap(r, true, NULL);
 		return 1;
 	}
 	write_kernel_module(r);
 	/* Events are in place: let the child execute the command. */
-	if (write(go[1], "x", 1) != 1)
+	if (rec_child_start(&c) < 0)
 		warn("cannot start '%s'", argv[0]);
-	close(go[1]);
-	do
-		n = read(report[0], &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
-	close(report[0]);
-	if (n == (ssize_t)sizeof(e)) {
+	if ((e = rec_child_exec_errno(&c)) != 0) {
 		rec_reap(r, true, NULL);
 		return exec_failed(argv[0], e);
 	}
@@ -1527,7 +1474,7 @@ rec_ptrace_start(struct recorder *r, char **argv, int32_t pid)
 		warn("cannot set up ptrace sampling");
 		return 1;
 	}
-	rc = argv ? sp_ptrace_spawn(r->pt, argv)
+	rc = argv ? sp_ptrace_spawn(r->pt, argv, r->cfg.spool_on_stdout)
 		  : sp_ptrace_attach(r->pt, pid);
 	if (rc < 0)
 		return ptrace_failed(argv, pid, rc);

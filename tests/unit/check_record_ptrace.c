@@ -227,7 +227,7 @@ START_TEST(test_spawn_sample_detach)
 	build();
 	ck_assert_ptr_nonnull(t);
 	ck_assert_ptr_nonnull(c);
-	if ((r = sp_ptrace_spawn(t, argv)) < 0) {
+	if ((r = sp_ptrace_spawn(t, argv, false)) < 0) {
 		skip(r);
 		goto out;
 	}
@@ -404,7 +404,7 @@ START_TEST(test_job_control)
 	int r, st, i;
 
 	build_busy();
-	if ((r = sp_ptrace_spawn(t, argv)) < 0) {
+	if ((r = sp_ptrace_spawn(t, argv, false)) < 0) {
 		skip(r);
 		sp_ptrace_free(t);
 		cleanup();
@@ -442,7 +442,7 @@ START_TEST(test_spawn_missing_program)
 	int r;
 
 	ck_assert_ptr_nonnull(t);
-	r = sp_ptrace_spawn(t, argv);
+	r = sp_ptrace_spawn(t, argv, false);
 	ck_assert_msg(r == -ENOENT || r == -EPERM, "spawn gave %d", r);
 	sp_ptrace_free(t);
 	ck_assert_ptr_null(sp_ptrace_new(0, 4096));
@@ -469,7 +469,7 @@ rounds_of(char *const argv[], struct sp_ptrace *t, struct capture *c,
 	fflush(stdout);
 	dup2(fd, 1);
 	if (t) {
-		ck_assert_int_eq(sp_ptrace_spawn(t, argv), 0);
+		ck_assert_int_eq(sp_ptrace_spawn(t, argv, false), 0);
 		c->pid = sp_ptrace_pid(t);
 	} else if (fork() == 0) {
 		execv(argv[0], argv);
