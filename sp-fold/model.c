@@ -39,6 +39,7 @@ syms_release(struct fold_syms *s)
 
 	for (i = 0; i < s->n; i++) {
 		free(s->v[i].name);
+		free(s->v[i].group);
 		free(s->v[i].source);
 	}
 	free(s->v);

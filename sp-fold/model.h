@@ -28,6 +28,7 @@ enum {
 
 struct fold_sym {
 	char *name;
+	char *group;  /* the name grouped (group.h); NULL when the same */
 	char *source; /* "file:line" or NULL */
 	uint64_t offset;
 	unsigned flags;

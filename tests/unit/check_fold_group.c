@@ -1,0 +1,138 @@
+/*
+ * check_fold_group.c: the names sp-fold groups frames under (group.h):
+ * kernel symbols without their offset, address fallbacks as their module
+ * or "[unknown]", every other name untouched, and names of those kinds
+ * in shapes sp-symbolize does not write left alone rather than cut.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp-fold/group.h"
+
+/* The grouped form of `name`; the caller frees it. */
+static char *
+grouped(const char *name, unsigned flags)
+{
+	struct sp_buf b = SP_BUF_INIT;
+
+	ck_assert_int_eq(fold_group_name(&b, name, strlen(name), flags), 0);
+	ck_assert_int_eq(sp_buf_addc(&b, 0), 0);
+	return (char *)b.data;
+}
+
+struct group_case {
+	const char *name;
+	unsigned flags;
+	const char *want;
+};
+
+static void
+check_cases(const struct group_case *c, size_t n)
+{
+	char *got;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		got = grouped(c[i].name, c[i].flags);
+		ck_assert_msg(!strcmp(got, c[i].want),
+		              "'%s' (flags %#x): got '%s', want '%s'",
+		              c[i].name, c[i].flags, got, c[i].want);
+		free(got);
+	}
+}
+
+START_TEST(kernel_symbols_lose_their_offset)
+{
+	static const struct group_case c[] = {
+	    {"do_syscall_64+0x44", SYM_KERNEL, "do_syscall_64"},
+	    {"do_syscall_64+0x24f", SYM_KERNEL, "do_syscall_64"},
+	    {"vfs_read+0x0", SYM_KERNEL, "vfs_read"},
+	    {"wg_xmit+0x14 [wireguard]", SYM_KERNEL, "wg_xmit [wireguard]"},
+	    {"__x.cold+0x3", SYM_KERNEL | SYM_INLINED, "__x.cold"},
+	    /* not the shape sp-symbolize writes: kept whole */
+	    {"do_syscall_64", SYM_KERNEL, "do_syscall_64"},
+	    {"+0x10", SYM_KERNEL, "+0x10"},
+	    {"a+0x", SYM_KERNEL, "a+0x"},
+	    {"a+0x1g", SYM_KERNEL, "a+0x1g"},
+	    {"a+0x1[m]", SYM_KERNEL, "a+0x1[m]"},
+	    /* only kernel symbols carry an offset in their name */
+	    {"operator+0x1", 0, "operator+0x1"},
+	    {"f+0x10", SYM_JIT, "f+0x10"},
+	};
+
+	check_cases(c, sizeof(c) / sizeof(c[0]));
+}
+END_TEST
+
+START_TEST(unresolved_frames_become_their_module)
+{
+	static const struct group_case c[] = {
+	    {"cc1plus+0x1a2b", SYM_UNRESOLVED, "[cc1plus]"},
+	    {"libfoo.so.1+0x0", SYM_UNRESOLVED, "[libfoo.so.1]"},
+	    {"a+b+0x10", SYM_UNRESOLVED, "[a+b]"},
+	    {"[vdso]+0x7bd", SYM_UNRESOLVED, "[vdso]"},
+	    {"[anon:x/y]+0x8", SYM_UNRESOLVED, "[anon:x/y]"},
+	    {"[kernel]+0xffffffff81001234", SYM_KERNEL | SYM_UNRESOLVED,
+	     "[kernel]"},
+	    {"<0x7f0012345678>", SYM_UNRESOLVED, "[unknown]"},
+	    {"+0x10", SYM_UNRESOLVED, "[unknown]"},
+	    {"py+0x10", SYM_UNRESOLVED | SYM_PYTHON | SYM_HIDDEN, "[py]"},
+	    /* not a fallback name: kept whole */
+	    {"mystery", SYM_UNRESOLVED, "mystery"},
+	    {"a+0x10 b", SYM_UNRESOLVED, "a+0x10 b"},
+	    {"<0x12", SYM_UNRESOLVED, "<0x12"},
+	    {"<stack truncated>", SYM_TRUNCATED, "<stack truncated>"},
+	    /* resolved names are names, whatever they look like */
+	    {"cc1plus+0x1a2b", 0, "cc1plus+0x1a2b"},
+	    {"<0x7f0012345678>", SYM_JIT, "<0x7f0012345678>"},
+	};
+
+	check_cases(c, sizeof(c) / sizeof(c[0]));
+}
+END_TEST
+
+START_TEST(symbols_keep_a_group_only_when_it_differs)
+{
+	struct fold_opts plain = {0}, addrs = {.addrs = true};
+	struct fold_sym s = {.flags = SYM_KERNEL};
+
+	s.name = strdup("vfs_read+0x14");
+	ck_assert_int_eq(fold_sym_group(&s), 0);
+	ck_assert_str_eq(s.group, "vfs_read");
+	ck_assert_str_eq(fold_sym_shown(&s, &plain), "vfs_read");
+	ck_assert_str_eq(fold_sym_shown(&s, &addrs), "vfs_read+0x14");
+	free(s.name);
+	s.name = strdup("vfs_read");
+	ck_assert_int_eq(fold_sym_group(&s), 0);
+	ck_assert_ptr_null(s.group);
+	ck_assert_str_eq(fold_sym_shown(&s, &plain), "vfs_read");
+	free(s.name);
+	s.name = strdup("");
+	s.flags = SYM_UNRESOLVED;
+	ck_assert_int_eq(fold_sym_group(&s), 0);
+	ck_assert_ptr_null(s.group);
+	free(s.name);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("fold grouping");
+	TCase *names = tcase_create("names");
+	TCase *syms = tcase_create("symbols");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(names, kernel_symbols_lose_their_offset);
+	tcase_add_test(names, unresolved_frames_become_their_module);
+	suite_add_tcase(s, names);
+	tcase_add_test(syms, symbols_keep_a_group_only_when_it_differs);
+	suite_add_tcase(s, syms);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
