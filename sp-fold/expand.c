@@ -1,12 +1,13 @@
 /*
  * expand.c: folded names of frames and stacks: symbol names or address
- * fallbacks, annotations, hidden frames, the truncated marker first.
+ * fallbacks (grouped unless --addrs), annotations, hidden frames, the
+ * truncated marker first.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
-#include "common/names.h"
+#include "sp-fold/group.h"
 #include "sp-fold/model.h"
 #include "common/banned.h"
 
@@ -46,12 +47,10 @@ fallback(const struct fold_view *v, const struct fold_model *m,
          const struct fold_opts *o, struct sp_buf *out)
 {
 	struct sp_buf b = SP_BUF_INIT;
-	const char *path = NULL, *ann;
+	const char *ann;
 	int rc;
 
-	if (v->module != SP_NONE && v->module < m->nmods)
-		path = m->mods[v->module].path;
-	rc = sp_fallback_name(&b, v->mode, path, v->rel_ip, v->abs_ip);
+	rc = fold_view_fallback(v, m, o->addrs, &b);
 	ann = annotation(o, v->mode, 0, 0);
 	if (!rc && ann)
 		rc = sp_buf_adds(&b, ann);
@@ -66,7 +65,7 @@ fold_view_names(const struct fold_view *v, const struct fold_model *m,
                 const struct fold_opts *o, struct sp_buf *out)
 {
 	const struct fold_sym *s;
-	const char *ann;
+	const char *ann, *name;
 	size_t i;
 
 	if (!v->syms->n)
@@ -75,7 +74,8 @@ fold_view_names(const struct fold_view *v, const struct fold_model *m,
 		s = &v->syms->v[i];
 		if (s->flags & SYM_HIDDEN && !o->show_hidden)
 			continue;
-		if (add_clean(out, s->name, strlen(s->name)))
+		name = fold_sym_shown(s, o);
+		if (add_clean(out, name, strlen(name)))
 			return -ENOMEM;
 		ann = annotation(o, v->mode, s->flags, i);
 		if (ann && sp_buf_adds(out, ann))

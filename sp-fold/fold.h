@@ -35,7 +35,7 @@ struct fold_opts {
 	bool no_comm;          /* no comm frame at all */
 	bool kernel, jit, inl; /* _[k] _[j] _[i] annotations */
 	bool all;              /* --all: every annotation */
-	bool addrs;            /* perf script: addresses of unknown frames */
+	bool addrs;            /* offsets and addresses kept in names */
 	bool show_hidden;
 	bool weight_time; /* count the sampling period, not samples */
 	const char *event_filter;

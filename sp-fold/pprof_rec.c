@@ -2,7 +2,8 @@
  * pprof_rec.c: --format pprof from a record stream, with what the stream
  * knows: a mapping per module (path, build id), a location per frame and
  * process with its address, one line per logical frame (inlined callees
- * first, as profile.proto orders them) with file and line number, and
+ * first, as profile.proto orders them) with file and line number,
+ * function names grouped as in folded output unless --addrs, and
  * thread, pid and tid labels.  Hidden frames are left out as in folded
  * output.
  */
@@ -10,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/names.h"
+#include "sp-fold/group.h"
 #include "sp-fold/pprof.h"
 #include "sp-fold/stream.h"
 #include "common/banned.h"
@@ -71,7 +72,6 @@ view_lines(const struct fold_reader *r, const struct fold_view *v,
            struct lines *ls)
 {
 	const struct fold_syms *s = v->syms;
-	const char *path = NULL;
 	size_t i;
 	int64_t line;
 
@@ -79,11 +79,8 @@ view_lines(const struct fold_reader *r, const struct fold_view *v,
 	if (lines_reserve(ls, s->n + 1))
 		return -ENOMEM;
 	if (!s->n) {
-		if (v->module != SP_NONE)
-			path = r->m.mods[v->module].path;
 		sp_buf_reset(&ls->name);
-		if (sp_fallback_name(&ls->name, v->mode, path, v->rel_ip,
-		                     v->abs_ip))
+		if (fold_view_fallback(v, &r->m, r->o->addrs, &ls->name))
 			return -ENOMEM;
 		ls->v[ls->n++] =
 		    (struct pprof_line){(char *)ls->name.data, NULL, 0};
@@ -96,7 +93,7 @@ view_lines(const struct fold_reader *r, const struct fold_view *v,
 		if (line < 0)
 			return -ENOMEM;
 		ls->v[ls->n] = (struct pprof_line){
-		    s->v[i].name,
+		    fold_sym_shown(&s->v[i], r->o),
 		    ls->files[ls->n].data ? (char *)ls->files[ls->n].data
 		                          : NULL,
 		    line};

@@ -3,11 +3,14 @@
  * it (header, one frame a line leaf first, a blank line), so FlameGraph,
  * speedscope, Firefox Profiler and hotspot import it as perf's own.
  * Inlined functions get their own "(inlined)" lines as perf writes them.
+ * Frames are named as folded output groups them ("[libc.so.6]" for an
+ * unresolved address in libc), so the text folds back to the same stacks.
  */
 #include <inttypes.h>
 #include <string.h>
 
 #include "common/names.h"
+#include "sp-fold/group.h"
 #include "sp-fold/stream.h"
 #include "common/banned.h"
 
@@ -35,11 +38,35 @@ dso_of(const struct fold_reader *r, const struct fold_view *v, unsigned flags,
 	return "[unknown]";
 }
 
+/* A frame without symbols, named as a frame no symbol resolves. */
+static void
+put_bare(const struct fold_reader *r, const struct fold_view *v, int32_t pid,
+         uint64_t ip)
+{
+	struct sp_buf b = SP_BUF_INIT;
+	char map[64];
+
+	fprintf(r->out, "\t%16" PRIx64 " ", ip);
+	if (fold_view_fallback(v, &r->m, false, &b) || !b.len)
+		fputs("[unknown]", r->out);
+	else
+		put_clean(r->out, (const char *)b.data);
+	fprintf(r->out, " (%s)\n", dso_of(r, v, 0, pid, map, sizeof(map)));
+	sp_buf_release(&b);
+}
+
+/*
+ * Names are the grouped ones whatever --addrs says: the address has its
+ * own column, and a kernel name's offset is printed after it.  A frame
+ * no symbol resolves has no offset, as perf prints "[unknown]".
+ */
 static void
 put_frame(const struct fold_reader *r, const struct fold_view *v, int32_t pid)
 {
 	char map[64];
 	const struct fold_syms *s = v->syms;
+	const struct fold_sym *sym;
+	const char *dso;
 	uint64_t ip = v->module != SP_NONE && v->mode == SP_FRAME_USER
 	                  ? v->rel_ip
 	                  : v->abs_ip;
@@ -50,22 +77,22 @@ put_frame(const struct fold_reader *r, const struct fold_view *v, int32_t pid)
 		        SP_TRUNCATED_NAME);
 		return;
 	}
-	if (!s->n) {
-		fprintf(r->out, "\t%16" PRIx64 " [unknown] (%s)\n", ip,
-		        dso_of(r, v, 0, pid, map, sizeof(map)));
-		return;
-	}
+	if (!s->n)
+		put_bare(r, v, pid, ip);
 	for (i = s->n; i-- > 0;) {
-		if (s->v[i].flags & SYM_HIDDEN && !r->o->show_hidden)
+		sym = &s->v[i];
+		if (sym->flags & SYM_HIDDEN && !r->o->show_hidden)
 			continue;
 		fprintf(r->out, "\t%16" PRIx64 " ", ip);
-		put_clean(r->out, s->v[i].name);
-		if (i > 0 || s->v[i].flags & SYM_INLINED)
+		put_clean(r->out, sym->group ? sym->group : sym->name);
+		dso = dso_of(r, v, sym->flags, pid, map, sizeof(map));
+		if (i > 0 || sym->flags & SYM_INLINED)
 			fputs(" (inlined)\n", r->out);
+		else if (sym->flags & SYM_UNRESOLVED)
+			fprintf(r->out, " (%s)\n", dso);
 		else
-			fprintf(
-			    r->out, "+0x%" PRIx64 " (%s)\n", s->v[i].offset,
-			    dso_of(r, v, s->v[i].flags, pid, map, sizeof(map)));
+			fprintf(r->out, "+0x%" PRIx64 " (%s)\n", sym->offset,
+			        dso);
 	}
 }
 

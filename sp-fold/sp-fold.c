@@ -395,9 +395,8 @@ main(int argc, char *argv[])
 		o.inl = true;
 	if (from_perf)
 		check_perf_options(&o);
-	else if (o.addrs || o.event_filter)
-		bad_combination("--addrs and --event-filter need --from "
-		                "perf-script");
+	else if (o.event_filter)
+		bad_combination("--event-filter needs --from perf-script");
 	rc = fold_file(argc ? argv[0] : NULL, &o, from_perf);
 	if (fflush(stdout) || ferror(stdout)) {
 		fold_warn("write error on standard output: %s",

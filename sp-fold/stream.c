@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/records.h"
+#include "sp-fold/group.h"
 #include "sp-fold/model.h"
 #include "sp-fold/stream.h"
 #include "common/banned.h"
@@ -126,6 +127,7 @@ syms_clear(struct fold_syms *s)
 	while (s->n) {
 		s->n--;
 		free(s->v[s->n].name);
+		free(s->v[s->n].group);
 		free(s->v[s->n].source);
 	}
 }
@@ -329,7 +331,7 @@ on_symbol(struct fold_reader *r, char **f)
 		return -EBADMSG;
 	}
 	syms->n++;
-	return 0;
+	return fold_sym_group(s) ? oom(r) : 0;
 }
 
 static int

@@ -231,6 +231,7 @@ for opt in --time=0,1 --pid=1 -fspeedscope --no-comm '--weight time'; do
 	"$SP_FOLD" --from perf-script $opt "$TMP/in.txt" >/dev/null 2>&1
 	[ $? -eq 2 ] || fail "--from perf-script $opt is not a usage error"
 done
-"$SP_FOLD" --addrs "$TMP/in.txt" >/dev/null 2>&1
-[ $? -eq 2 ] || fail "--addrs without --from perf-script is not a usage error"
+"$SP_FOLD" --event-filter cycles "$TMP/in.txt" >/dev/null 2>&1
+[ $? -eq 2 ] ||
+	fail "--event-filter without --from perf-script is not a usage error"
 exit 0

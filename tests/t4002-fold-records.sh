@@ -1,7 +1,8 @@
 #!/bin/sh
 # sp-fold folds a hand-written record stream: names from symbol records
-# (inlined frames in order, pid-specific ones from pframe), address
-# fallbacks, thread and process names from comm records, the truncated
+# (inlined frames in order, pid-specific ones from pframe), kernel
+# functions without their offset and address fallbacks as their module
+# unless --addrs, thread and process names from comm records, the truncated
 # marker at the root, hidden Python runtime frames, annotations, weights
 # and every filter; lost events give one line on stderr; bad input fails
 # with its line number.
@@ -21,7 +22,7 @@ frame	1	user	0x400200	0	0x200
 symbol	1	-	0	-	0x8	app.c:20	work
 symbol	1	-	1	i	-	app.c:22	inner
 frame	2	kernel	0xffffffff81000010	2	0x10
-symbol	2	-	0	k	0x10	-	do_syscall_64
+symbol	2	-	0	k	0x10	-	do_syscall_64+0x10
 frame	3	user	0x7f0000001234	1	0x2234
 frame	4	truncated	0x0	-	-
 frame	5	user	0x7e0000000100	3	0x100
@@ -59,7 +60,7 @@ cat >"$TMP/exp.default" <<'EOF_OUT'
 :9;main 1
 app;main;py::compute:/app/x.py 1
 app;main;work;inner 2
-worker_1;<stack truncated>;libc.so.6+0x2234 1
+worker_1;<stack truncated>;[libc.so.6] 1
 worker_1;main;work;inner;do_syscall_64 1
 EOF_OUT
 check default 
@@ -68,7 +69,7 @@ cat >"$TMP/exp.kernel" <<'EOF_OUT'
 :9;main 1
 app;main;py::compute:/app/x.py 1
 app;main;work;inner 2
-worker_1;<stack truncated>;libc.so.6+0x2234 1
+worker_1;<stack truncated>;[libc.so.6] 1
 worker_1;main;work;inner;do_syscall_64_[k] 1
 EOF_OUT
 check kernel --kernel
@@ -77,7 +78,7 @@ cat >"$TMP/exp.all" <<'EOF_OUT'
 :9;main 1
 app;main;py::compute:/app/x.py_[j] 1
 app;main;work;inner_[i] 2
-worker_1;<stack truncated>;libc.so.6+0x2234 1
+worker_1;<stack truncated>;[libc.so.6] 1
 worker_1;main;work;inner_[i];do_syscall_64_[k] 1
 EOF_OUT
 check all --all
@@ -86,14 +87,14 @@ cat >"$TMP/exp.tid" <<'EOF_OUT'
 :9-9/9;main 1
 app-7/7;main;py::compute:/app/x.py 1
 app-7/7;main;work;inner 2
-worker_1-7/8;<stack truncated>;libc.so.6+0x2234 1
+worker_1-7/8;<stack truncated>;[libc.so.6] 1
 worker_1-7/8;main;work;inner;do_syscall_64 1
 EOF_OUT
 check tid --tid
 
 cat >"$TMP/exp.pname" <<'EOF_OUT'
 :9;main 1
-app;<stack truncated>;libc.so.6+0x2234 1
+app;<stack truncated>;[libc.so.6] 1
 app;main;py::compute:/app/x.py 1
 app;main;work;inner 2
 app;main;work;inner;do_syscall_64 1
@@ -101,7 +102,7 @@ EOF_OUT
 check pname --process-name
 
 cat >"$TMP/exp.nocomm" <<'EOF_OUT'
-<stack truncated>;libc.so.6+0x2234 1
+<stack truncated>;[libc.so.6] 1
 main 1
 main;py::compute:/app/x.py 1
 main;work;inner 2
@@ -109,11 +110,20 @@ main;work;inner;do_syscall_64 1
 EOF_OUT
 check nocomm --no-comm
 
+cat >"$TMP/exp.addrs" <<'EOF_OUT'
+:9;main 1
+app;main;py::compute:/app/x.py 1
+app;main;work;inner 2
+worker_1;<stack truncated>;libc.so.6+0x2234 1
+worker_1;main;work;inner;do_syscall_64+0x10 1
+EOF_OUT
+check addrs --addrs
+
 cat >"$TMP/exp.hidden" <<'EOF_OUT'
 :9;main 1
 app;main;_PyEval_EvalFrameDefault;py::compute:/app/x.py 1
 app;main;work;inner 2
-worker_1;<stack truncated>;libc.so.6+0x2234 1
+worker_1;<stack truncated>;[libc.so.6] 1
 worker_1;main;work;inner;do_syscall_64 1
 EOF_OUT
 check hidden --show-hidden
@@ -122,7 +132,7 @@ cat >"$TMP/exp.weight" <<'EOF_OUT'
 :9;main 1000000
 app;main;py::compute:/app/x.py 1000000
 app;main;work;inner 2000000
-worker_1;<stack truncated>;libc.so.6+0x2234 1000000
+worker_1;<stack truncated>;[libc.so.6] 1000000
 worker_1;main;work;inner;do_syscall_64 1000000
 EOF_OUT
 check weight --weight time
@@ -130,7 +140,7 @@ check weight --weight time
 cat >"$TMP/exp.pidfilter" <<'EOF_OUT'
 app-7/7;main;py::compute:/app/x.py 1
 app-7/7;main;work;inner 2
-worker_1-7/8;<stack truncated>;libc.so.6+0x2234 1
+worker_1-7/8;<stack truncated>;[libc.so.6] 1
 worker_1-7/8;main;work;inner;do_syscall_64 1
 EOF_OUT
 check pidfilter --pid=7 --tid
@@ -138,7 +148,7 @@ check pidfilter --pid=7 --tid
 cat >"$TMP/exp.time" <<'EOF_OUT'
 :9;main 1
 app;main;py::compute:/app/x.py 1
-worker_1;<stack truncated>;libc.so.6+0x2234 1
+worker_1;<stack truncated>;[libc.so.6] 1
 EOF_OUT
 check time --time 0.0025,
 
@@ -165,7 +175,7 @@ EOF_OUT
 check depth --max-depth 1
 
 cat >"$TMP/exp.comm" <<'EOF_OUT'
-worker_1;<stack truncated>;libc.so.6+0x2234 1
+worker_1;<stack truncated>;[libc.so.6] 1
 worker_1;main;work;inner;do_syscall_64 1
 EOF_OUT
 check comm --comm 'worker 1'

@@ -2,7 +2,7 @@
  * check_fold_aggregate.c: sp-fold's aggregation: the folded set (counts,
  * bytewise order), the frame filters, the perf script reader (the
  * backtracking of stackcollapse-perf.pl's patterns) and the record stream
- * reader (names, comms, errors).
+ * reader (names, comms, frames grouped by function, errors).
  */
 #include <check.h>
 #include <stdio.h>
@@ -175,16 +175,77 @@ START_TEST(records_name_frames_and_threads)
 	struct fold_opts o = {0};
 
 	expect(stream, &o, false,
-	       "my_app;<stack truncated>;a?b+0x10;f:g 1\n"
+	       "my_app;<stack truncated>;[a?b];f:g 1\n"
 	       "w 1\n"
-	       "w;<stack truncated>;a?b+0x10;f:g 1\n"
-	       "w;a?b+0x30 1\n");
+	       "w;<stack truncated>;[a?b];f:g 1\n"
+	       "w;[a?b] 1\n");
 	o.process_name = true;
 	o.pid = true;
+	o.addrs = true;
 	expect(stream, &o, false,
 	       "my_app-5 1\n"
 	       "my_app-5;<stack truncated>;a?b+0x10;f:g 2\n"
 	       "my_app-5;a?b+0x30 1\n");
+}
+END_TEST
+
+/*
+ * Two call sites in one kernel function, two addresses in a stripped
+ * binary (named by sp-symbolize, and bare as sp-dump leaves them), an
+ * address outside any module and unresolved kernel code.
+ */
+static const char grouping[] =
+    "spool\t1\t0\t1000\n"
+    "module\t0\t5\t0x1000\t0x2000\t0x0\t1\tuser\t/usr/bin/cc1plus\n"
+    "module\t1\t-1\t0xffffffff81000000\t0xffffffff82000000\t0x0\t0\t"
+    "kernel\t[kernel.kallsyms]\n"
+    "frame\t0\tuser\t0x1010\t0\t0x10\n"
+    "symbol\t0\t-\t0\tu\t-\t-\tcc1plus+0x10\n"
+    "frame\t1\tuser\t0x1020\t0\t0x20\n"
+    "symbol\t1\t-\t0\tu\t-\t-\tcc1plus+0x20\n"
+    "frame\t2\tuser\t0x1030\t0\t0x30\n"
+    "frame\t3\tkernel\t0xffffffff81000044\t1\t0x44\n"
+    "symbol\t3\t-\t0\tk\t0x44\t-\tdo_syscall_64+0x44\n"
+    "frame\t4\tkernel\t0xffffffff81000070\t1\t0x70\n"
+    "symbol\t4\t-\t0\tk\t0x70\t-\tdo_syscall_64+0x70\n"
+    "frame\t5\tuser\t0x9000\t-\t-\n"
+    "symbol\t5\t-\t0\tu\t-\t-\t<0x9000>\n"
+    "frame\t6\tkernel\t0xffffffff81f00000\t-\t-\n"
+    "symbol\t6\t-\t0\tku\t-\t-\t[kernel]+0xffffffff81f00000\n"
+    "stack\t0\t-\t0\n"
+    "stack\t1\t0\t3\n"
+    "stack\t2\t-\t1\n"
+    "stack\t3\t2\t4\n"
+    "stack\t4\t-\t2\n"
+    "stack\t5\t4\t5\n"
+    "stack\t6\t5\t6\n"
+    "comm\t1\t5\t5\texec\tcc1plus\n"
+    "sample\t10\t5\t5\t1\n"
+    "sample\t11\t5\t5\t3\n"
+    "sample\t12\t5\t5\t3\n"
+    "sample\t13\t5\t5\t6\n"
+    "sample\t14\t5\t5\t4\n";
+
+START_TEST(records_group_frames_by_function)
+{
+	struct fold_opts o = {0};
+
+	expect(grouping, &o, false,
+	       "cc1plus;[cc1plus] 1\n"
+	       "cc1plus;[cc1plus];[unknown];[kernel] 1\n"
+	       "cc1plus;[cc1plus];do_syscall_64 3\n");
+	o.kernel = true;
+	expect(grouping, &o, false,
+	       "cc1plus;[cc1plus] 1\n"
+	       "cc1plus;[cc1plus];[unknown];[kernel]_[k] 1\n"
+	       "cc1plus;[cc1plus];do_syscall_64_[k] 3\n");
+	o.kernel = false;
+	o.addrs = true;
+	expect(grouping, &o, false,
+	       "cc1plus;cc1plus+0x10;do_syscall_64+0x44 1\n"
+	       "cc1plus;cc1plus+0x20;do_syscall_64+0x70 2\n"
+	       "cc1plus;cc1plus+0x30 1\n"
+	       "cc1plus;cc1plus+0x30;<0x9000>;[kernel]+0xffffffff81f00000 1\n");
 }
 END_TEST
 
@@ -231,6 +292,7 @@ main(void)
 	tcase_add_test(perf, perf_events_default_to_the_first);
 	suite_add_tcase(s, perf);
 	tcase_add_test(rec, records_name_frames_and_threads);
+	tcase_add_test(rec, records_group_frames_by_function);
 	tcase_add_test(rec, records_reject_bad_input);
 	suite_add_tcase(s, rec);
 	sr = srunner_create(s);

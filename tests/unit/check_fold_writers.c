@@ -2,12 +2,14 @@
  * check_fold_writers.c: sp-fold's writers from a folded set: the top
  * table, the SVG flame graph (a rect per frame, escaping), and the pprof
  * profile, decoded here with zlib and a small protobuf reader to the
- * folded lines and totals it was written from.
+ * folded lines and totals it was written from, and from a record stream
+ * with its functions grouped as in folded output.
  */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "sp-fold/fold.h"
@@ -147,6 +149,7 @@ struct profile {
 	size_t nstrs;
 	uint64_t func_name[64]; /* function id -> name index */
 	uint64_t loc_func[64];  /* location id -> function id (one line) */
+	size_t nfuncs;
 	uint64_t total;
 	char folded[1024];
 	size_t nsamples;
@@ -172,7 +175,8 @@ read_sample(struct profile *pr, struct pb s, char *line, size_t size)
 
 			while (pb_next(&sub, &f, &v, &lab))
 				*(f == 1 ? &key : &str) = v;
-			ck_assert_str_eq(pr->strs[key], "thread");
+			if (strcmp(pr->strs[key], "thread"))
+				continue; /* pid, tid */
 			snprintf(thread, sizeof(thread), "%s", pr->strs[str]);
 		}
 	}
@@ -208,6 +212,7 @@ read_profile(struct profile *pr, const unsigned char *data, size_t len)
 			while (pb_next(&sub, &g, &v, &ln))
 				*(g == 1 ? &id : g == 2 ? &name : &v) = v;
 			pr->func_name[id] = name;
+			pr->nfuncs++;
 		} else if (f == 4) {
 			while (pb_next(&sub, &g, &v, &ln)) {
 				if (g == 1)
@@ -283,6 +288,96 @@ START_TEST(pprof_decodes_to_the_folded_stacks)
 }
 END_TEST
 
+/* Folds a record stream to pprof; fold_records writes it to stdout. */
+static char *
+records_pprof(const char *text, const struct fold_opts *o, size_t *len)
+{
+	struct fold_meta meta = {0};
+	struct fold_set *set = fold_set_new();
+	FILE *in = fmemopen((void *)text, strlen(text), "r");
+	FILE *tmp = tmpfile();
+	char *out;
+	int saved;
+
+	ck_assert(set && in && tmp);
+	fflush(stdout);
+	saved = dup(1);
+	ck_assert_int_ge(saved, 0);
+	ck_assert_int_eq(dup2(fileno(tmp), 1), 1);
+	ck_assert_int_eq(fold_records(in, "", o, set, &meta), 0);
+	fflush(stdout);
+	ck_assert_int_eq(dup2(saved, 1), 1);
+	close(saved);
+	*len = (size_t)ftell(tmp);
+	out = malloc(*len ? *len : 1);
+	ck_assert_ptr_nonnull(out);
+	rewind(tmp);
+	ck_assert_uint_eq(fread(out, 1, *len, tmp), *len);
+	fclose(tmp);
+	fclose(in);
+	fold_set_free(set);
+	return out;
+}
+
+/* Two call sites of a kernel function, two addresses in a stripped binary. */
+static const char grouping[] =
+    "spool\t1\t0\t1000\n"
+    "module\t0\t5\t0x1000\t0x2000\t0x0\t1\tuser\t/usr/bin/cc1plus\n"
+    "frame\t0\tuser\t0x1010\t0\t0x10\n"
+    "symbol\t0\t-\t0\tu\t-\t-\tcc1plus+0x10\n"
+    "frame\t1\tuser\t0x1020\t0\t0x20\n"
+    "frame\t2\tkernel\t0xffffffff81000044\t-\t-\n"
+    "symbol\t2\t-\t0\tk\t0x44\t-\tdo_syscall_64+0x44\n"
+    "frame\t3\tkernel\t0xffffffff81000070\t-\t-\n"
+    "symbol\t3\t-\t0\tk\t0x70\t-\tdo_syscall_64+0x70\n"
+    "stack\t0\t-\t0\n"
+    "stack\t1\t0\t2\n"
+    "stack\t2\t-\t1\n"
+    "stack\t3\t2\t3\n"
+    "comm\t1\t5\t5\texec\tcc1plus\n"
+    "sample\t10\t5\t5\t1\n"
+    "sample\t11\t5\t5\t3\n"
+    "sample\t12\t5\t5\t3\n";
+
+static void
+release_profile(struct profile *pr)
+{
+	size_t i;
+
+	for (i = 0; i < pr->nstrs; i++)
+		free(pr->strs[i]);
+}
+
+START_TEST(pprof_of_records_groups_by_function)
+{
+	struct fold_opts o = {.format = FOLD_PPROF};
+	struct profile pr;
+	const unsigned char *raw;
+	size_t len, rawlen;
+	char *out;
+
+	out = records_pprof(grouping, &o, &len);
+	raw = gunzip(out, len, &rawlen);
+	read_profile(&pr, raw, rawlen);
+	/* one sample per stack id, so the two call sites stay two lines */
+	ck_assert_str_eq(pr.folded, "cc1plus;[cc1plus];do_syscall_64 1\n"
+	                            "cc1plus;[cc1plus];do_syscall_64 2\n");
+	ck_assert_uint_eq(pr.nfuncs, 2);
+	release_profile(&pr);
+	free(out);
+	o.addrs = true;
+	out = records_pprof(grouping, &o, &len);
+	raw = gunzip(out, len, &rawlen);
+	read_profile(&pr, raw, rawlen);
+	ck_assert_str_eq(pr.folded,
+	                 "cc1plus;cc1plus+0x10;do_syscall_64+0x44 1\n"
+	                 "cc1plus;cc1plus+0x20;do_syscall_64+0x70 2\n");
+	ck_assert_uint_eq(pr.nfuncs, 4);
+	release_profile(&pr);
+	free(out);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -296,6 +391,7 @@ main(void)
 	tcase_add_test(text, svg_has_a_rect_per_frame_and_escapes);
 	suite_add_tcase(s, text);
 	tcase_add_test(pprof, pprof_decodes_to_the_folded_stacks);
+	tcase_add_test(pprof, pprof_of_records_groups_by_function);
 	suite_add_tcase(s, pprof);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
