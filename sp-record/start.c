@@ -1,0 +1,131 @@
+/*
+ * start.c: starting a recording: launching a command, attaching to processes,
+ * and what sp-record says when the kernel made it change plans (recorder.h).
+ */
+#include <err.h>
+#include <errno.h>
+#include <string.h>
+
+#include "sp-record/launch.h"
+#include "sp-record/recorder_impl.h"
+#include "common/banned.h"
+
+static const char *
+paranoid(void)
+{
+	static char v[32];
+
+	rec_read_line("/proc/sys/kernel/perf_event_paranoid", v, sizeof(v));
+	return v[0] ? v : "unknown";
+}
+
+/* Says once what the kernel made us change. */
+static void
+announce(struct recorder *r)
+{
+	if (r->ev.fell_back)
+		warnx("hardware cycles are not supported here: sampling "
+		      "cpu-clock");
+	if (r->ev.kernel_denied)
+		warnx("kernel stacks are not permitted (kernel."
+		      "perf_event_paranoid is %s; run as root or grant "
+		      "CAP_PERFMON): recording user stacks only", paranoid());
+	r->stk.max_chain = r->ev.attr.sample_max_stack;
+	r->stk.kernel = r->ev.kernel_stacks;
+}
+
+/*
+ * Says why the command could not be executed; returns the shell's status
+ * for it (127 not found, 126 not executable).  A name without a slash
+ * was searched in PATH, where ENOENT means no such command.
+ */
+int
+rec_exec_failed(const char *cmd, int e)
+{
+	if (e == ENOENT && !strchr(cmd, '/'))
+		warnx("'%s': command not found", cmd);
+	else
+		warnx("'%s': %s", cmd, strerror(e));
+	return e == ENOENT ? 127 : 126;
+}
+
+int
+rec_launch(struct recorder *r, char **argv)
+{
+	struct rec_child c;
+	struct rec_proc *p;
+	int e, rc;
+
+	if ((rc = rec_child_fork(&c, argv, r->cfg.spool_on_stdout)) < 0) {
+		warnx("cannot start '%s': %s", argv[0], strerror(-rc));
+		return 1;
+	}
+	r->child = c.pid;
+	p = rec_track_process(r, c.pid, true);
+	rc = p ? rec_events_open_launch(&r->ev, c.pid) : -ENOMEM;
+	if (rc < 0) {
+		warnx("%s", r->ev.errmsg[0] ? r->ev.errmsg : strerror(-rc));
+		rec_child_abort(&c);
+		rec_reap(r, true, NULL);
+		return 1;
+	}
+	rec_write_kernel_module(r);
+	/* Events are in place: let the child execute the command. */
+	if (rec_child_start(&c) < 0)
+		warn("cannot start '%s'", argv[0]);
+	if ((e = rec_child_exec_errno(&c)) != 0) {
+		rec_reap(r, true, NULL);
+		return rec_exec_failed(argv[0], e);
+	}
+	/* Notices only once the command runs: not before its error. */
+	announce(r);
+	return r->werr ? 1 : 0;
+}
+
+int
+rec_attach(struct recorder *r, int32_t *pids, size_t n)
+{
+	struct rec_proc *p;
+	int32_t tgid;
+	uint64_t ts;
+	size_t i;
+	long rc;
+
+	for (i = 0; i < n; i++) {
+		if (rec_proc_tgid(pids[i], &tgid) == 0 && tgid != pids[i]) {
+			warnx("pid '%d' is a thread of process %d: recording "
+			      "the process", (int)pids[i], (int)tgid);
+			pids[i] = tgid;
+		}
+		if (rec_ptab_get(&r->procs, pids[i]))
+			continue;	/* named twice */
+		rc = rec_events_open_attach(&r->ev, pids[i]);
+		if (rc < 0) {
+			warnx("%s", r->ev.errmsg);
+			return 1;
+		}
+		if (!rec_track_process(r, pids[i], true))
+			return 1;
+	}
+	announce(r);
+	rec_write_kernel_module(r);
+	/*
+	 * Enable first, then read the maps: a mapping made in between shows
+	 * up twice (interning merges it) rather than not at all.
+	 */
+	rc = rec_events_enable(&r->ev);
+	if (rc < 0) {
+		warnx("cannot enable the events: %s", strerror((int)-rc));
+		return 1;
+	}
+	ts = rec_now_ns();
+	for (i = 0; i < n && !r->werr; i++) {
+		p = rec_ptab_get(&r->procs, pids[i]);
+		if (!p || rec_snapshot_maps(r, p, ts) < 0 ||
+		    rec_name_threads(r, pids[i], ts) < 0)
+			break;
+	}
+	if (!r->werr)
+		rec_wr(r, sp_spool_writer_flush(r->w));
+	return r->werr ? 1 : 0;
+}

@@ -1,0 +1,145 @@
+/*
+ * summary.c: the summary sp-record prints on stderr at the end (recorder.h).
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "sp-record/recorder_impl.h"
+#include "common/banned.h"
+
+/*
+ * The unwinder's counters, sorted into summary lines: "unwind.samples"
+ * and "unwind.frames" are figures of their own; errors and fallbacks
+ * become lists of "kind count", wrapped under 80 columns.
+ */
+struct unwind_lines {
+	uint64_t samples, frames;
+	struct sp_buf errors, fallbacks;
+};
+
+/*
+ * Appends "kind value" to a list line that starts with `head`, going on
+ * in a new "sp-record:" line before it would pass 79 columns.
+ */
+static void
+list_add(struct sp_buf *b, const char *head, const char *kind,
+	 uint64_t value)
+{
+	char item[96];
+	size_t col = 0;
+	int n;
+
+	n = snprintf(item, sizeof(item), "%s %" PRIu64, kind, value);
+	if (n < 0)
+		return;
+	while (col < b->len && b->data[b->len - 1 - col] != '\n')
+		col++;
+	if (!b->len)
+		sp_buf_adds(b, head);
+	else if (col + 2 + (size_t)n > 79)
+		sp_buf_adds(b, ",\nsp-record:     ");
+	else
+		sp_buf_adds(b, ", ");
+	sp_buf_adds(b, item);
+}
+
+static void
+sort_counter(const char *key, uint64_t value, void *arg)
+{
+	struct unwind_lines *u = arg;
+
+	if (!strcmp(key, "unwind.samples"))
+		u->samples = value;
+	else if (!strcmp(key, "unwind.frames"))
+		u->frames = value;
+	else if (!strncmp(key, "unwind_error.", 13))
+		list_add(&u->errors, "sp-record: unwinding errors: ",
+			 key + 13, value);
+	else if (!strncmp(key, "unwind_fallback.", 16))
+		list_add(&u->fallbacks, "sp-record: frame-pointer steps "
+			 "(no CFI): ", key + 16, value);
+}
+
+static void
+print_unwinding(const struct recorder *r, FILE *out)
+{
+	struct unwind_lines u = { 0, 0, SP_BUF_INIT, SP_BUF_INIT };
+
+	rec_stacker_counters(&r->stk, sort_counter, &u);
+	if (u.samples)
+		fprintf(out, "sp-record: unwound %" PRIu64 " stack%s, %.1f "
+			"frames each\n", u.samples, u.samples == 1 ? "" : "s",
+			(double)u.frames / (double)u.samples);
+	if (u.errors.len)
+		fprintf(out, "%.*s\n", (int)u.errors.len,
+			(char *)u.errors.data);
+	if (u.fallbacks.len)
+		fprintf(out, "%.*s\n", (int)u.fallbacks.len,
+			(char *)u.fallbacks.data);
+	sp_buf_release(&u.errors);
+	sp_buf_release(&u.fallbacks);
+}
+
+/* "s" unless n is 1, for English plurals. */
+static const char *
+s_(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+void
+rec_summary(const struct recorder *r, FILE *out, double seconds)
+{
+	const struct rec_stats *s = &r->st;
+	uint64_t bytes = sp_spool_writer_bytes(r->w);
+	uint64_t procs = r->procs.procs_seen, threads = r->procs.threads_seen;
+	uint64_t dropped = s->untracked + s->idle + s->empty_stacks;
+	uint32_t nmods = sp_modtab_count(r->mods);
+
+	fprintf(out, "sp-record: %" PRIu64 " sample%s in %.2f s from %" PRIu64
+		" process%s, %" PRIu64 " thread%s\n", s->samples,
+		s_(s->samples), seconds, procs, procs == 1 ? "" : "es",
+		threads, s_(threads));
+	fprintf(out, "sp-record: %s at %" PRIu64 " Hz, %s stacks%s\n",
+		r->pt ? "ptrace" : rec_events_name(&r->ev),
+		r->pt ? r->cfg.ev.freq : (uint64_t)r->ev.attr.sample_freq,
+		r->cfg.callgraph == REC_CG_DWARF ? "dwarf" : "frame-pointer",
+		r->ev.kernel_stacks ? " with kernel frames" : "");
+	fprintf(out, "sp-record: lost %" PRIu64 " event%s", s->lost,
+		s_(s->lost));
+	if (s->bad_records)
+		fprintf(out, ", %" PRIu64 " undecodable record%s",
+			s->bad_records, s_(s->bad_records));
+	fputc('\n', out);
+	if (s->lost && !r->pt)
+		fprintf(out, "sp-record: the kernel dropped them when a %zu KiB "
+			"ring filled before sp-record read it: use larger rings "
+			"(-m), a lower rate (-F) or a smaller --stack-size\n",
+			r->ev.opts.pages * (size_t)sysconf(_SC_PAGESIZE) / 1024);
+	if (dropped)
+		fprintf(out, "sp-record: dropped %" PRIu64 " sample%s: %"
+			PRIu64 " idle, %" PRIu64 " of other processes, %"
+			PRIu64 " empty\n", dropped, s_(dropped), s->idle,
+			s->untracked, s->empty_stacks);
+	fprintf(out, "sp-record: %" PRIu64 " exec%s, %" PRIu64 " fork%s, %"
+		PRIu64 " exited, %u module%s, %" PRIu64 " maps refresh%s, %"
+		PRIu64 " truncated stack%s\n",
+		s->execs, s_(s->execs), s->forks, s_(s->forks),
+		r->procs.procs_exited, nmods, s_(nmods), s->maps_refreshes,
+		s->maps_refreshes == 1 ? "" : "es", r->stk.stats.truncated,
+		s_(r->stk.stats.truncated));
+	print_unwinding(r, out);
+	if (r->pt)
+		fprintf(out, "sp-record: ptrace pauses: median %.0f us, p99 "
+			"%.0f us, max %.0f us; %" PRIu64 " stack read%s "
+			"failed\n",
+			(double)r->ptsum.pause_median_ns / 1e3,
+			(double)r->ptsum.pause_p99_ns / 1e3,
+			(double)r->ptsum.pause_max_ns / 1e3,
+			r->ptsum.stack_read_errors,
+			s_(r->ptsum.stack_read_errors));
+	fprintf(out, "sp-record: wrote %" PRIu64 " bytes (%.1f per sample) "
+		"to '%s'\n", bytes,
+		s->samples ? (double)bytes / (double)s->samples : 0.0,
+		r->cfg.output_name);
+}
