@@ -7,9 +7,9 @@
 #    -fomit-frame-pointer) with perf_event_open and unwinds each sample
 #    repeatedly (tests/unit/check_record_unwind_perf.c with
 #    SP_UNW_BENCH=1), once as sp-record builds it, once with Debian's
-#    libunwind left to block signals around every lock, and once with the
-#    libdw backend (sp-record/unwind_dw.c, one cached Dwfl per process),
-#    and prints warm microseconds per sample.
+#    libunwind left to block signals around every lock, and prints warm
+#    microseconds per sample.  (The libdw backend once measured here,
+#    sp-record/unwind_dw.c, is in the history at 7cded20.)
 # 2. Whole recorder: when build/sp-record and perf(1) exist, records the same
 #    program at 1000 Hz with 32 KiB stack copies by both, and prints
 #    recorder CPU per sample and output bytes per sample with the ratio
@@ -23,20 +23,17 @@ CFLAGS="-std=gnu11 -O2 -g -I. -D_GNU_SOURCE"
 LIBS="$(pkg-config --libs check libunwind-ptrace libunwind-generic) -lelf \
 	-lxxhash -lm"
 SRCS="tests/unit/check_record_unwind_perf.c sp-record/unwind.c
-	sp-record/elfcfi.c common/*.c"
+	sp-record/elfcfi.c sp-record/ehframe.c sp-record/coderange.c
+	sp-record/pytramp.c common/*.c"
 
 # shellcheck disable=SC2086
 cc $CFLAGS -o "$OUT/nosig" $SRCS $LIBS
 # shellcheck disable=SC2086
 cc $CFLAGS -Dsigprocmask=sp_bench_unused_sigprocmask -o "$OUT/stock" \
 	$SRCS $LIBS
-LIBS_DW="$(pkg-config --libs check libdw) -lelf -lxxhash -lm"
-# shellcheck disable=SC2086
-cc $CFLAGS -DSP_UNWIND_LIBDW -o "$OUT/libdw" $SRCS sp-record/unwind_dw.c \
-	$LIBS_DW
 
 echo "== unwinder alone (unw_chains, ${SECS}s at 1000 Hz, warm, best of 5)"
-for v in nosig stock libdw; do
+for v in nosig stock; do
 	echo "-- $v"
 	SP_UNW_BENCH=1 SP_UNW_SECONDS=$SECS "$OUT/$v" | grep -E 'warm|unwound'
 done

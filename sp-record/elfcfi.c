@@ -26,19 +26,19 @@
 #define VDSO_MAX_BYTES (1u << 20)
 
 struct entry {
-	struct sp_elfcfi f;
+	struct rec_elfcfi f;
 	bool ok;
 	bool mapped;		/* img came from mmap, else from malloc */
 };
 
-struct sp_elfcfi_cache {
+struct rec_elfcfi_cache {
 	struct sp_htab *files;	/* path NUL inode -> struct entry * */
 };
 
-struct sp_elfcfi_cache *
-sp_elfcfi_cache_new(void)
+struct rec_elfcfi_cache *
+rec_elfcfi_cache_new(void)
 {
-	struct sp_elfcfi_cache *c = calloc(1, sizeof(*c));
+	struct rec_elfcfi_cache *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return NULL;
@@ -63,7 +63,7 @@ entry_free(struct entry *e)
 }
 
 void
-sp_elfcfi_cache_free(struct sp_elfcfi_cache *c)
+rec_elfcfi_cache_free(struct rec_elfcfi_cache *c)
 {
 	size_t pos = 0, klen;
 	const void *key;
@@ -108,7 +108,7 @@ pe_read_unsigned(const uint8_t *p, size_t n)
  * every linker writes; anything else counts as no unwind data.
  */
 static void
-parse_eh_frame_hdr(struct sp_elfcfi *f, const Elf64_Phdr *ph)
+parse_eh_frame_hdr(struct rec_elfcfi *f, const Elf64_Phdr *ph)
 {
 	const uint8_t *h;
 	size_t ptr_size, count_size, need;
@@ -136,7 +136,7 @@ parse_eh_frame_hdr(struct sp_elfcfi *f, const Elf64_Phdr *ph)
 
 /* The section header named `want`, from a file already checked as ELF64. */
 static bool
-find_section(const struct sp_elfcfi *f, const Elf64_Ehdr *eh,
+find_section(const struct rec_elfcfi *f, const Elf64_Ehdr *eh,
 	     const char *want, Elf64_Shdr *out)
 {
 	Elf64_Shdr strs;
@@ -165,7 +165,7 @@ find_section(const struct sp_elfcfi *f, const Elf64_Ehdr *eh,
 
 /* Without .eh_frame_hdr, index .eh_frame ourselves (static binaries). */
 static void
-index_eh_frame(struct sp_elfcfi *f, const Elf64_Ehdr *eh)
+index_eh_frame(struct rec_elfcfi *f, const Elf64_Ehdr *eh)
 {
 	Elf64_Shdr sh;
 	int32_t *table;
@@ -185,7 +185,7 @@ index_eh_frame(struct sp_elfcfi *f, const Elf64_Ehdr *eh)
 }
 
 static int
-parse_elf(struct sp_elfcfi *f)
+parse_elf(struct rec_elfcfi *f)
 {
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
@@ -204,8 +204,8 @@ parse_elf(struct sp_elfcfi *f)
 	for (i = 0; i < eh.e_phnum; i++) {
 		memcpy(&ph, f->img + eh.e_phoff + i * eh.e_phentsize,
 		       sizeof(ph));
-		if (ph.p_type == PT_LOAD && f->nload < SP_ELFCFI_MAX_LOADS) {
-			f->load[f->nload++] = (struct sp_elfcfi_seg){
+		if (ph.p_type == PT_LOAD && f->nload < REC_ELFCFI_MAX_LOADS) {
+			f->load[f->nload++] = (struct rec_elfcfi_seg){
 				ph.p_vaddr, ph.p_memsz, ph.p_offset,
 				ph.p_filesz, (ph.p_flags & PF_X) != 0 };
 			if (ph.p_vaddr < f->min_vaddr)
@@ -317,8 +317,8 @@ is_vdso(const struct sp_module *m)
 	return strcmp(m->path, "[vdso]") == 0;
 }
 
-const struct sp_elfcfi *
-sp_elfcfi_get(struct sp_elfcfi_cache *c, const struct sp_module *m,
+const struct rec_elfcfi *
+rec_elfcfi_get(struct rec_elfcfi_cache *c, const struct sp_module *m,
 	      int32_t pid)
 {
 	char key[4200];
@@ -349,9 +349,9 @@ sp_elfcfi_get(struct sp_elfcfi_cache *c, const struct sp_module *m,
 }
 
 uint64_t
-sp_elfcfi_bias(const struct sp_elfcfi *f, const struct sp_module *m)
+rec_elfcfi_bias(const struct rec_elfcfi *f, const struct sp_module *m)
 {
-	const struct sp_elfcfi_seg *s, *best = NULL;
+	const struct rec_elfcfi_seg *s, *best = NULL;
 	size_t i;
 
 	for (i = 0; i < f->nload; i++) {
@@ -368,10 +368,10 @@ sp_elfcfi_bias(const struct sp_elfcfi *f, const struct sp_module *m)
 }
 
 int
-sp_elfcfi_read(const struct sp_elfcfi *f, uint64_t vaddr, void *buf,
+rec_elfcfi_read(const struct rec_elfcfi *f, uint64_t vaddr, void *buf,
 	       size_t len)
 {
-	const struct sp_elfcfi_seg *s;
+	const struct rec_elfcfi_seg *s;
 	uint64_t off;
 	size_t i;
 

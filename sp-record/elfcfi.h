@@ -14,20 +14,20 @@
 #include <stdint.h>
 
 struct sp_module;
-struct sp_elfcfi_cache;
+struct rec_elfcfi_cache;
 
-#define SP_ELFCFI_MAX_LOADS 16
+#define REC_ELFCFI_MAX_LOADS 16
 
-struct sp_elfcfi_seg {
+struct rec_elfcfi_seg {
 	uint64_t vaddr, memsz, offset, filesz;
 	bool exec;		/* PF_X */
 };
 
 /* One mapped ELF file; owned by the cache, valid until the cache is freed. */
-struct sp_elfcfi {
+struct rec_elfcfi {
 	const uint8_t *img;	/* the whole file, read-only */
 	size_t size;
-	struct sp_elfcfi_seg load[SP_ELFCFI_MAX_LOADS];
+	struct rec_elfcfi_seg load[REC_ELFCFI_MAX_LOADS];
 	size_t nload;
 	uint64_t min_vaddr, max_vaddr;	/* span of the PT_LOAD segments */
 	/*
@@ -43,9 +43,9 @@ struct sp_elfcfi {
 };
 
 /* Returns an empty cache, or NULL with errno set. */
-struct sp_elfcfi_cache *sp_elfcfi_cache_new(void);
+struct rec_elfcfi_cache *rec_elfcfi_cache_new(void);
 /* Unmaps every file and frees the cache; NULL is allowed. */
-void sp_elfcfi_cache_free(struct sp_elfcfi_cache *c);
+void rec_elfcfi_cache_free(struct rec_elfcfi_cache *c);
 
 /*
  * Returns the file behind user module `m` of process `pid`, mapping it on
@@ -55,7 +55,7 @@ void sp_elfcfi_cache_free(struct sp_elfcfi_cache *c);
  * not an ELF64 file; failures are cached too, so each file costs at most
  * one attempt.
  */
-const struct sp_elfcfi *sp_elfcfi_get(struct sp_elfcfi_cache *c,
+const struct rec_elfcfi *rec_elfcfi_get(struct rec_elfcfi_cache *c,
 				      const struct sp_module *m, int32_t pid);
 
 /*
@@ -66,14 +66,14 @@ const struct sp_elfcfi *sp_elfcfi_get(struct sp_elfcfi_cache *c,
  * one page further on), the executable one, since modules are the
  * process's executable mappings.
  */
-uint64_t sp_elfcfi_bias(const struct sp_elfcfi *f, const struct sp_module *m);
+uint64_t rec_elfcfi_bias(const struct rec_elfcfi *f, const struct sp_module *m);
 
 /*
  * Copies `len` bytes at ELF virtual address `vaddr` into `buf`.  Returns 0,
  * or -EFAULT when the range is not entirely inside one segment's file
  * bytes.
  */
-int sp_elfcfi_read(const struct sp_elfcfi *f, uint64_t vaddr, void *buf,
+int rec_elfcfi_read(const struct rec_elfcfi *f, uint64_t vaddr, void *buf,
 		   size_t len);
 
 #endif

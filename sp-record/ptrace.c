@@ -44,7 +44,7 @@ struct thread {
 	uint64_t t0;		/* when it was interrupted */
 };
 
-struct sp_ptrace {
+struct rec_ptracer {
 	unsigned freq;
 	size_t stack_size;
 	pid_t pid;
@@ -61,7 +61,7 @@ struct sp_ptrace {
 	uint64_t *pauses;	/* the first MAX_PAUSES pauses, in ns */
 	size_t npauses;
 	uint64_t samples, stack_errors, max_pause;
-	sp_ptrace_fn fn;
+	rec_ptracer_fn fn;
 	void *arg;
 };
 
@@ -74,10 +74,10 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-struct sp_ptrace *
-sp_ptrace_new(unsigned freq_hz, size_t stack_size)
+struct rec_ptracer *
+rec_ptracer_new(unsigned freq_hz, size_t stack_size)
 {
-	struct sp_ptrace *t;
+	struct rec_ptracer *t;
 	struct rlimit rl;
 
 	if (freq_hz < 1 || freq_hz > 10000 || stack_size % 8 ||
@@ -97,7 +97,7 @@ sp_ptrace_new(unsigned freq_hz, size_t stack_size)
 	t->pauses = malloc(1024 * sizeof(*t->pauses));
 	t->index = sp_htab_new();
 	if (!t->stack || !t->pauses || !t->index) {
-		sp_ptrace_free(t);
+		rec_ptracer_free(t);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -105,7 +105,7 @@ sp_ptrace_new(unsigned freq_hz, size_t stack_size)
 }
 
 pid_t
-sp_ptrace_pid(const struct sp_ptrace *t)
+rec_ptracer_pid(const struct rec_ptracer *t)
 {
 	return t->pid;
 }
@@ -117,7 +117,7 @@ sp_ptrace_pid(const struct sp_ptrace *t)
  * same however many threads the target has.
  */
 static struct thread *
-thread_find(struct sp_ptrace *t, pid_t tid)
+thread_find(struct rec_ptracer *t, pid_t tid)
 {
 	uint64_t v;
 
@@ -127,7 +127,7 @@ thread_find(struct sp_ptrace *t, pid_t tid)
 }
 
 static struct thread *
-thread_add(struct sp_ptrace *t, pid_t tid)
+thread_add(struct rec_ptracer *t, pid_t tid)
 {
 	struct thread *grown, *th = thread_find(t, tid);
 	size_t n;
@@ -152,7 +152,7 @@ thread_add(struct sp_ptrace *t, pid_t tid)
 }
 
 static void
-settle(struct sp_ptrace *t, struct thread *th)
+settle(struct rec_ptracer *t, struct thread *th)
 {
 	if (th && th->awaiting) {
 		th->awaiting = false;
@@ -161,7 +161,7 @@ settle(struct sp_ptrace *t, struct thread *th)
 }
 
 static void
-thread_remove(struct sp_ptrace *t, pid_t tid)
+thread_remove(struct rec_ptracer *t, pid_t tid)
 {
 	struct thread *th = thread_find(t, tid);
 	size_t i;
@@ -182,7 +182,7 @@ thread_remove(struct sp_ptrace *t, pid_t tid)
 
 /* Forgets every thread (their ids stay in the index as "none"). */
 static void
-threads_clear(struct sp_ptrace *t)
+threads_clear(struct rec_ptracer *t)
 {
 	while (t->nthreads > 0)
 		thread_remove(t, t->threads[t->nthreads - 1].tid);
@@ -190,7 +190,7 @@ threads_clear(struct sp_ptrace *t)
 }
 
 static int
-emit(struct sp_ptrace *t, struct sp_ptrace_event *ev)
+emit(struct rec_ptracer *t, struct rec_ptracer_event *ev)
 {
 	if (t->fn && !t->fn_stop && t->fn(ev, t->arg) != 0)
 		t->fn_stop = true;
@@ -198,10 +198,10 @@ emit(struct sp_ptrace *t, struct sp_ptrace_event *ev)
 }
 
 static void
-emit_simple(struct sp_ptrace *t, enum sp_ptrace_kind kind, pid_t tid,
+emit_simple(struct rec_ptracer *t, enum rec_ptracer_kind kind, pid_t tid,
 	    int status)
 {
-	struct sp_ptrace_event ev;
+	struct rec_ptracer_event ev;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = kind;
@@ -214,9 +214,9 @@ emit_simple(struct sp_ptrace *t, enum sp_ptrace_kind kind, pid_t tid,
 
 /* ------------------------------------------------------------ capture */
 
-/* Copies the registers in perf order (mask SP_UNWIND_REGS_MASK). */
+/* Copies the registers in perf order (mask REC_UNWIND_REGS_MASK). */
 static int
-read_regs(struct sp_ptrace *t, pid_t tid)
+read_regs(struct rec_ptracer *t, pid_t tid)
 {
 	struct user_regs_struct r;
 	uint64_t *o = t->regs;
@@ -237,7 +237,7 @@ read_regs(struct sp_ptrace *t, pid_t tid)
  * top of the stack return everything below it.
  */
 static size_t
-read_stack(struct sp_ptrace *t, pid_t tid, uint64_t sp)
+read_stack(struct rec_ptracer *t, pid_t tid, uint64_t sp)
 {
 	struct iovec local[65536 / PAGE + 2], remote[65536 / PAGE + 2];
 	size_t done = 0, chunk;
@@ -265,7 +265,7 @@ read_stack(struct sp_ptrace *t, pid_t tid, uint64_t sp)
 }
 
 static void
-note_pause(struct sp_ptrace *t, uint64_t ns)
+note_pause(struct rec_ptracer *t, uint64_t ns)
 {
 	uint64_t *grown;
 
@@ -288,9 +288,9 @@ note_pause(struct sp_ptrace *t, uint64_t ns)
  * time).
  */
 static void
-sample_and_resume(struct sp_ptrace *t, pid_t tid, int sig, uint64_t t0)
+sample_and_resume(struct rec_ptracer *t, pid_t tid, int sig, uint64_t t0)
 {
-	struct sp_ptrace_event ev;
+	struct rec_ptracer_event ev;
 	size_t len = 0;
 	bool ok = read_regs(t, tid) == 0;
 
@@ -300,13 +300,13 @@ sample_and_resume(struct sp_ptrace *t, pid_t tid, int sig, uint64_t t0)
 	if (!ok)
 		return;
 	memset(&ev, 0, sizeof(ev));
-	ev.kind = SP_PTRACE_SAMPLE;
+	ev.kind = REC_PTRACER_SAMPLE;
 	ev.pid = t->pid;
 	ev.tid = tid;
 	ev.timestamp_ns = now_ns();
 	ev.pause_ns = ev.timestamp_ns - t0;
 	ev.regs = t->regs;
-	ev.regs_mask = SP_UNWIND_REGS_MASK;
+	ev.regs_mask = REC_UNWIND_REGS_MASK;
 	ev.stack = t->stack;
 	ev.stack_len = len;
 	note_pause(t, ev.pause_ns);
@@ -324,24 +324,24 @@ is_stop_signal(int sig)
 }
 
 static void
-on_exit_status(struct sp_ptrace *t, pid_t tid, int st)
+on_exit_status(struct rec_ptracer *t, pid_t tid, int st)
 {
 	thread_remove(t, tid);
 	if (tid == t->pid) {
 		t->exited = true;
-		emit_simple(t, SP_PTRACE_EXIT, tid, st);
+		emit_simple(t, REC_PTRACER_EXIT, tid, st);
 	} else {
-		emit_simple(t, SP_PTRACE_THREAD_EXIT, tid, st);
+		emit_simple(t, REC_PTRACER_THREAD_EXIT, tid, st);
 	}
 }
 
 /* After an exec only the thread group leader is left, under the pid. */
 static void
-on_exec(struct sp_ptrace *t, pid_t tid)
+on_exec(struct rec_ptracer *t, pid_t tid)
 {
 	threads_clear(t);
 	thread_add(t, t->pid);
-	emit_simple(t, SP_PTRACE_EXEC, t->pid, 0);
+	emit_simple(t, REC_PTRACER_EXEC, t->pid, 0);
 	ptrace(PTRACE_CONT, tid, NULL, NULL);
 }
 
@@ -351,7 +351,7 @@ on_exec(struct sp_ptrace *t, pid_t tid)
  * interrupt, or a signal or clone stop that came first).
  */
 static void
-on_status(struct sp_ptrace *t, pid_t tid, int st)
+on_status(struct rec_ptracer *t, pid_t tid, int st)
 {
 	struct thread *th;
 	unsigned long msg;
@@ -391,7 +391,7 @@ on_status(struct sp_ptrace *t, pid_t tid, int st)
 
 /* Handles every pending status without blocking. */
 static void
-reap(struct sp_ptrace *t)
+reap(struct rec_ptracer *t)
 {
 	pid_t tid;
 	int st;
@@ -403,7 +403,7 @@ reap(struct sp_ptrace *t)
 /* ------------------------------------------------------------ attach */
 
 static int
-seize(struct sp_ptrace *t, pid_t tid)
+seize(struct rec_ptracer *t, pid_t tid)
 {
 	if (ptrace(PTRACE_SEIZE, tid, NULL, (void *)(uintptr_t)OPTIONS) < 0)
 		return -errno;
@@ -412,7 +412,7 @@ seize(struct sp_ptrace *t, pid_t tid)
 
 /* Seizes each thread in /proc/PID/task not yet seized; returns how many. */
 static int
-seize_tasks(struct sp_ptrace *t, pid_t pid)
+seize_tasks(struct rec_ptracer *t, pid_t pid)
 {
 	char path[64];
 	struct dirent *d;
@@ -441,7 +441,7 @@ seize_tasks(struct sp_ptrace *t, pid_t pid)
 }
 
 int
-sp_ptrace_attach(struct sp_ptrace *t, pid_t pid)
+rec_ptracer_attach(struct rec_ptracer *t, pid_t pid)
 {
 	int r;
 
@@ -450,7 +450,7 @@ sp_ptrace_attach(struct sp_ptrace *t, pid_t pid)
 	while ((r = seize_tasks(t, pid)) > 0)
 		;
 	if (r < 0 || t->nthreads == 0) {
-		sp_ptrace_detach(t);
+		rec_ptracer_detach(t);
 		t->pid = 0;
 		return r < 0 ? r : -ESRCH;
 	}
@@ -458,7 +458,8 @@ sp_ptrace_attach(struct sp_ptrace *t, pid_t pid)
 }
 
 int
-sp_ptrace_spawn(struct sp_ptrace *t, char *const argv[], bool stdout_to_stderr)
+rec_ptracer_spawn(struct rec_ptracer *t, char *const argv[],
+		  bool stdout_to_stderr)
 {
 	struct rec_child c;
 	int st, err;
@@ -495,7 +496,7 @@ sp_ptrace_spawn(struct sp_ptrace *t, char *const argv[], bool stdout_to_stderr)
  * tick, not an open, a read and a close.
  */
 static bool
-is_running(struct sp_ptrace *t, struct thread *th)
+is_running(struct rec_ptracer *t, struct thread *th)
 {
 	char path[64], buf[512], *p;
 	ssize_t n;
@@ -526,7 +527,7 @@ is_running(struct sp_ptrace *t, struct thread *th)
  * as soon as it stops, so the stops of different threads overlap.
  */
 static void
-tick(struct sp_ptrace *t)
+tick(struct rec_ptracer *t)
 {
 	struct thread *th;
 	pid_t tid;
@@ -555,7 +556,8 @@ tick(struct sp_ptrace *t)
  * blocked by the caller), handling stops as they come.
  */
 static void
-wait_until(struct sp_ptrace *t, uint64_t deadline, volatile sig_atomic_t *stop)
+wait_until(struct rec_ptracer *t, uint64_t deadline,
+	   volatile sig_atomic_t *stop)
 {
 	struct timespec ts;
 	sigset_t chld;
@@ -577,8 +579,8 @@ wait_until(struct sp_ptrace *t, uint64_t deadline, volatile sig_atomic_t *stop)
 }
 
 int
-sp_ptrace_run(struct sp_ptrace *t, double seconds,
-	      volatile sig_atomic_t *stop, sp_ptrace_fn fn, void *arg)
+rec_ptracer_run(struct rec_ptracer *t, double seconds,
+	      volatile sig_atomic_t *stop, rec_ptracer_fn fn, void *arg)
 {
 	uint64_t period = 1000000000u / t->freq, next = now_ns(), end;
 	sigset_t chld, old;
@@ -614,7 +616,7 @@ sp_ptrace_run(struct sp_ptrace *t, double seconds,
  * and the detached thread stays in its job-control stop.
  */
 static void
-detach_thread(struct sp_ptrace *t, pid_t tid)
+detach_thread(struct rec_ptracer *t, pid_t tid)
 {
 	unsigned long msg;
 	int st, ev;
@@ -636,7 +638,7 @@ detach_thread(struct sp_ptrace *t, pid_t tid)
 }
 
 void
-sp_ptrace_detach(struct sp_ptrace *t)
+rec_ptracer_detach(struct rec_ptracer *t)
 {
 	sigset_t chld, old;
 
@@ -659,7 +661,7 @@ cmp_u64(const void *a, const void *b)
 }
 
 void
-sp_ptrace_summary(const struct sp_ptrace *t, struct sp_ptrace_summary *s)
+rec_ptracer_summary(const struct rec_ptracer *t, struct rec_ptracer_summary *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->samples = t->samples;
@@ -674,11 +676,11 @@ sp_ptrace_summary(const struct sp_ptrace *t, struct sp_ptrace_summary *s)
 }
 
 void
-sp_ptrace_free(struct sp_ptrace *t)
+rec_ptracer_free(struct rec_ptracer *t)
 {
 	if (!t)
 		return;
-	sp_ptrace_detach(t);
+	rec_ptracer_detach(t);
 	sp_htab_free(t->index);
 	free(t->threads);
 	free(t->stack);

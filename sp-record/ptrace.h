@@ -14,38 +14,38 @@
  *
  * How sp-record drives it:
  *
- *   t = sp_ptrace_new(freq_hz, stack_size);
- *   r = pid ? sp_ptrace_attach(t, pid) : sp_ptrace_spawn(t, argv);
- *       then read /proc/PID/maps into the module table (sp_ptrace_pid(t))
- *   r = sp_ptrace_run(t, seconds, &stop_flag, on_event, arg);
+ *   t = rec_ptracer_new(freq_hz, stack_size);
+ *   r = pid ? rec_ptracer_attach(t, pid) : rec_ptracer_spawn(t, argv);
+ *       then read /proc/PID/maps into the module table (rec_ptracer_pid(t))
+ *   r = rec_ptracer_run(t, seconds, &stop_flag, on_event, arg);
  *       on_event gets, in order of occurrence:
- *       SP_PTRACE_SAMPLE   unwind with sp_unwinder_unwind(u, mods, ev->pid,
+ *       REC_PTRACER_SAMPLE   unwind with rec_unwinder_unwind(u, mods, ev->pid,
  *                          ev->regs, ev->regs_mask, ev->stack,
  *                          ev->stack_len, ...) and write the sample; when
  *                          ev->regs' pc is outside every module, or
- *                          sp_unwinder_missed_module() says a caller was,
+ *                          rec_unwinder_missed_module() says a caller was,
  *                          re-read /proc/PID/maps (there are no MMAP2
  *                          records: a snapshot taken at exec misses the
  *                          libraries loaded after it); re-read it now
  *                          and then too, for mappings replaced in place
- *       SP_PTRACE_EXEC     deactivate the modules, forget the unwinder's
+ *       REC_PTRACER_EXEC     deactivate the modules, forget the unwinder's
  *                          process, re-read /proc/PID/maps
- *       SP_PTRACE_THREAD_EXIT, SP_PTRACE_EXIT (the whole process; status
+ *       REC_PTRACER_THREAD_EXIT, REC_PTRACER_EXIT (the whole process; status
  *                          as from waitpid)
  *       on_event returns 0, or nonzero to stop the run (e.g. the output
  *       failed: EPIPE).
- *   sp_ptrace_summary(t, &s);    samples, pause median/p99 for the summary
- *   sp_ptrace_free(t);           detaches every thread that is left
+ *   rec_ptracer_summary(t, &s);    samples, pause median/p99 for the summary
+ *   rec_ptracer_free(t);           detaches every thread that is left
  *
- * sp_ptrace_run returns when the target exited, `seconds` passed (0:
+ * rec_ptracer_run returns when the target exited, `seconds` passed (0:
  * unlimited), *stop became nonzero (set it from SIGINT/SIGTERM/SIGHUP
  * handlers; install them without SA_RESTART) or on_event asked to stop.
  * A spawned command is our child, but while it is traced its exit comes
- * as SP_PTRACE_EXIT: do not waitpid() it before sp_ptrace_detach.  Every
+ * as REC_PTRACER_EXIT: do not waitpid() it before rec_ptracer_detach.  Every
  * signal the target receives stops it until the sampler passes it on, so
  * a target taking thousands of signals a second runs slower than usual.
- * The target is never left stopped or traced: sp_ptrace_free (or
- * sp_ptrace_detach) detaches, and if sp-record dies without calling it the
+ * The target is never left stopped or traced: rec_ptracer_free (or
+ * rec_ptracer_detach) detaches, and if sp-record dies without calling it the
  * kernel detaches.  SIGPIPE should be ignored so a closed output pipe
  * becomes an EPIPE that on_event reports.
  */
@@ -57,51 +57,51 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-struct sp_ptrace;
+struct rec_ptracer;
 
-enum sp_ptrace_kind {
-	SP_PTRACE_SAMPLE,
-	SP_PTRACE_EXEC,
-	SP_PTRACE_THREAD_EXIT,
-	SP_PTRACE_EXIT,
+enum rec_ptracer_kind {
+	REC_PTRACER_SAMPLE,
+	REC_PTRACER_EXEC,
+	REC_PTRACER_THREAD_EXIT,
+	REC_PTRACER_EXIT,
 };
 
-struct sp_ptrace_event {
-	enum sp_ptrace_kind kind;
+struct rec_ptracer_event {
+	enum rec_ptracer_kind kind;
 	int32_t pid;
 	int32_t tid;
 	uint64_t timestamp_ns;	/* CLOCK_MONOTONIC */
-	/* SP_PTRACE_SAMPLE only; valid during the callback. */
+	/* REC_PTRACER_SAMPLE only; valid during the callback. */
 	const uint64_t *regs;	/* one u64 per bit of regs_mask, low first */
-	uint64_t regs_mask;	/* SP_UNWIND_REGS_MASK */
+	uint64_t regs_mask;	/* REC_UNWIND_REGS_MASK */
 	const uint8_t *stack;	/* stack_len bytes from the thread's SP */
 	size_t stack_len;
 	uint64_t pause_ns;	/* from PTRACE_INTERRUPT to resuming it */
-	/* SP_PTRACE_EXIT only: the wait status of the main thread. */
+	/* REC_PTRACER_EXIT only: the wait status of the main thread. */
 	int status;
 };
 
-struct sp_ptrace_summary {
+struct rec_ptracer_summary {
 	uint64_t samples;
 	uint64_t pause_median_ns, pause_p99_ns, pause_max_ns;
 	uint64_t stack_read_errors;	/* stack copies that failed */
 };
 
-typedef int (*sp_ptrace_fn)(const struct sp_ptrace_event *ev, void *arg);
+typedef int (*rec_ptracer_fn)(const struct rec_ptracer_event *ev, void *arg);
 
 /*
  * Creates a sampler: `freq_hz` ticks per second (1 to 10000), copying
  * `stack_size` bytes of stack per sample (a multiple of 8, at most
  * 65528).  Returns NULL with errno set.
  */
-struct sp_ptrace *sp_ptrace_new(unsigned freq_hz, size_t stack_size);
+struct rec_ptracer *rec_ptracer_new(unsigned freq_hz, size_t stack_size);
 
 /*
  * Attaches to every thread of running process `pid`.  Returns 0, or a
  * negative errno (-EPERM when ptrace is refused, -ESRCH when it is gone);
  * on failure nothing stays attached.
  */
-int sp_ptrace_attach(struct sp_ptrace *t, pid_t pid);
+int rec_ptracer_attach(struct rec_ptracer *t, pid_t pid);
 
 /*
  * Starts argv[0] (searched in PATH) traced from its first instruction,
@@ -109,30 +109,31 @@ int sp_ptrace_attach(struct sp_ptrace *t, pid_t pid);
  * to stderr when `stdout_to_stderr`).  Returns 0, or a negative errno
  * (the exec's own errno when it failed).
  */
-int sp_ptrace_spawn(struct sp_ptrace *t, char *const argv[],
+int rec_ptracer_spawn(struct rec_ptracer *t, char *const argv[],
 		    bool stdout_to_stderr);
 
 /* The target's process id, 0 before attach/spawn. */
-pid_t sp_ptrace_pid(const struct sp_ptrace *t);
+pid_t rec_ptracer_pid(const struct rec_ptracer *t);
 
 /*
  * Samples until the target exits, `seconds` pass (0: no limit), *stop
  * becomes nonzero, or fn returns nonzero.  Returns 0, or a negative errno
  * when ptrace itself failed.  The threads stay attached afterwards.
  */
-int sp_ptrace_run(struct sp_ptrace *t, double seconds,
-		  volatile sig_atomic_t *stop, sp_ptrace_fn fn, void *arg);
+int rec_ptracer_run(struct rec_ptracer *t, double seconds,
+		  volatile sig_atomic_t *stop, rec_ptracer_fn fn, void *arg);
 
 /*
  * Detaches every thread still attached; the target continues as if never
  * traced.  Safe to call more than once.
  */
-void sp_ptrace_detach(struct sp_ptrace *t);
+void rec_ptracer_detach(struct rec_ptracer *t);
 
 /* Fills *s with the counts and the pause distribution so far. */
-void sp_ptrace_summary(const struct sp_ptrace *t, struct sp_ptrace_summary *s);
+void rec_ptracer_summary(const struct rec_ptracer *t,
+			 struct rec_ptracer_summary *s);
 
 /* Detaches, then frees everything.  NULL is allowed. */
-void sp_ptrace_free(struct sp_ptrace *t);
+void rec_ptracer_free(struct rec_ptracer *t);
 
 #endif

@@ -12,7 +12,7 @@
 #include "common/banned.h"
 
 static int
-ptrace_sample(struct recorder *r, const struct sp_ptrace_event *ev)
+ptrace_sample(struct recorder *r, const struct rec_ptracer_event *ev)
 {
 	struct rec_proc *p = rec_ptab_get(&r->procs, ev->pid);
 	uint64_t mask = ev->regs_mask, below;
@@ -51,7 +51,7 @@ ptrace_sample(struct recorder *r, const struct sp_ptrace_event *ev)
 }
 
 static int
-ptrace_exec(struct recorder *r, const struct sp_ptrace_event *ev)
+ptrace_exec(struct recorder *r, const struct rec_ptracer_event *ev)
 {
 	struct rec_proc *p = rec_ptab_get(&r->procs, ev->pid);
 	char comm[REC_COMM_MAX];
@@ -69,21 +69,21 @@ ptrace_exec(struct recorder *r, const struct sp_ptrace_event *ev)
 }
 
 static int
-on_ptrace(const struct sp_ptrace_event *ev, void *arg)
+on_ptrace(const struct rec_ptracer_event *ev, void *arg)
 {
 	struct recorder *r = arg;
 
 	switch (ev->kind) {
-	case SP_PTRACE_SAMPLE:
+	case REC_PTRACER_SAMPLE:
 		ptrace_sample(r, ev);
 		break;
-	case SP_PTRACE_EXEC:
+	case REC_PTRACER_EXEC:
 		ptrace_exec(r, ev);
 		break;
-	case SP_PTRACE_THREAD_EXIT:
+	case REC_PTRACER_THREAD_EXIT:
 		rec_write_exit(r, ev->timestamp_ns, ev->pid, ev->tid);
 		break;
-	case SP_PTRACE_EXIT:
+	case REC_PTRACER_EXIT:
 		rec_write_exit(r, ev->timestamp_ns, ev->pid, ev->pid);
 		rec_retire(r, ev->pid, ev->timestamp_ns);
 		if (r->child == ev->pid) {
@@ -142,16 +142,16 @@ rec_ptrace_start(struct recorder *r, char **argv, int32_t pid)
 	uint64_t ts;
 	int rc;
 
-	r->pt = sp_ptrace_new((unsigned)r->cfg.ev.freq, r->cfg.ev.stack_size);
+	r->pt = rec_ptracer_new((unsigned)r->cfg.ev.freq, r->cfg.ev.stack_size);
 	if (!r->pt) {
 		warn("cannot set up ptrace sampling");
 		return 1;
 	}
-	rc = argv ? sp_ptrace_spawn(r->pt, argv, r->cfg.spool_on_stdout)
-		  : sp_ptrace_attach(r->pt, pid);
+	rc = argv ? rec_ptracer_spawn(r->pt, argv, r->cfg.spool_on_stdout)
+		  : rec_ptracer_attach(r->pt, pid);
 	if (rc < 0)
 		return ptrace_failed(argv, pid, rc);
-	pid = sp_ptrace_pid(r->pt);
+	pid = rec_ptracer_pid(r->pt);
 	if (argv)
 		r->child = pid;
 	p = rec_track_process(r, pid, true);
@@ -171,12 +171,12 @@ int
 rec_ptrace_run(struct recorder *r, double seconds,
 	       volatile sig_atomic_t *stop)
 {
-	int rc = sp_ptrace_run(r->pt, seconds, stop, on_ptrace, r);
+	int rc = rec_ptracer_run(r->pt, seconds, stop, on_ptrace, r);
 
 	if (rc < 0 && !r->werr)
 		warnx("ptrace: %s", strerror(-rc));
-	sp_ptrace_summary(r->pt, &r->ptsum);
+	rec_ptracer_summary(r->pt, &r->ptsum);
 	/* Detached now, so a launched command can be ended normally. */
-	sp_ptrace_detach(r->pt);
+	rec_ptracer_detach(r->pt);
 	return r->werr;
 }

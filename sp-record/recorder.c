@@ -87,7 +87,7 @@ rec_free(struct recorder *r)
 {
 	if (!r)
 		return;
-	sp_ptrace_free(r->pt);
+	rec_ptracer_free(r->pt);
 	rec_events_release(&r->ev);
 	rec_stacker_release(&r->stk);
 	rec_ptab_release(&r->procs);

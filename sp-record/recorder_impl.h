@@ -67,8 +67,8 @@ struct recorder {
 	uint64_t last_check_ns;
 	uint64_t last_flush_ns;
 	uint64_t last_maps_ns; /* --ptrace: last periodic maps read */
-	struct sp_ptrace *pt;  /* --ptrace sampler, or NULL */
-	struct sp_ptrace_summary ptsum;
+	struct rec_ptracer *pt;  /* --ptrace sampler, or NULL */
+	struct rec_ptracer_summary ptsum;
 };
 
 /*

@@ -345,7 +345,7 @@ main(int argc, char **argv)
 	cfg.ev.source = REC_EV_CYCLES;
 	cfg.ev.freq = DEFAULT_FREQ;
 	cfg.ev.stack_size = DEFAULT_STACK_SIZE;
-	cfg.ev.regs_mask = SP_UNWIND_REGS_MASK;
+	cfg.ev.regs_mask = REC_UNWIND_REGS_MASK;
 	cfg.callgraph = REC_CG_DWARF;
 	while ((ch = getopt_long(argc, argv, "+d:e:F:fg:hkm:o:p:", longopts,
 				 NULL)) != -1) {

@@ -69,13 +69,13 @@ rec_stacker_init(struct rec_stacker *s, enum rec_callgraph mode,
 	s->regs_mask = regs_mask;
 	s->max_chain = max_chain;
 	s->raw = calloc(REC_STACK_MAX, sizeof(*s->raw));
-	s->pcs = calloc(SP_UNWIND_MAX_FRAMES, sizeof(*s->pcs));
+	s->pcs = calloc(REC_UNWIND_MAX_FRAMES, sizeof(*s->pcs));
 	if (!s->raw || !s->pcs) {
 		rec_stacker_release(s);
 		return -ENOMEM;
 	}
 	if (mode == REC_CG_DWARF) {
-		s->unwinder = sp_unwinder_new();
+		s->unwinder = rec_unwinder_new();
 		if (!s->unwinder) {
 			int err = errno ? -errno : -ENOSYS;
 
@@ -89,7 +89,7 @@ rec_stacker_init(struct rec_stacker *s, enum rec_callgraph mode,
 void
 rec_stacker_release(struct rec_stacker *s)
 {
-	sp_unwinder_free(s->unwinder);
+	rec_unwinder_free(s->unwinder);
 	free(s->raw);
 	free(s->pcs);
 	s->unwinder = NULL;
@@ -118,9 +118,9 @@ dwarf_user_frames(struct rec_stacker *s, struct sp_modtab *mods, int32_t pid,
 		? smp->regs : NULL;
 	size_t i, n;
 
-	n = sp_unwinder_unwind(s->unwinder, mods, pid, regs, s->regs_mask,
+	n = rec_unwinder_unwind(s->unwinder, mods, pid, regs, s->regs_mask,
 			       smp->stack, smp->stack ? smp->stack_len : 0,
-			       s->pcs, SP_UNWIND_MAX_FRAMES, truncated);
+			       s->pcs, REC_UNWIND_MAX_FRAMES, truncated);
 	for (i = 0; i < n && k < REC_STACK_MAX; i++, k++) {
 		s->raw[k].addr = s->pcs[i];
 		s->raw[k].mode = SP_FRAME_USER;
@@ -235,28 +235,28 @@ rec_sample_user_pc(const struct rec_stacker *s, const struct rec_sample *smp,
 bool
 rec_stacker_missed_module(const struct rec_stacker *s, uint64_t *pc)
 {
-	return s->unwinder && sp_unwinder_missed_module(s->unwinder, pc);
+	return s->unwinder && rec_unwinder_missed_module(s->unwinder, pc);
 }
 
 void
 rec_stacker_forget(struct rec_stacker *s, int32_t pid)
 {
 	if (s->unwinder)
-		sp_unwinder_forget_process(s->unwinder, pid);
+		rec_unwinder_forget_process(s->unwinder, pid);
 }
 
 void
 rec_stacker_end(struct rec_stacker *s, int32_t pid)
 {
 	if (s->unwinder)
-		sp_unwinder_end_process(s->unwinder, pid);
+		rec_unwinder_end_process(s->unwinder, pid);
 }
 
 int
 rec_stacker_add_code(struct rec_stacker *s, int32_t pid, uint64_t start,
 		     uint64_t end)
 {
-	return s->unwinder ? sp_unwinder_add_code(s->unwinder, pid, start, end)
+	return s->unwinder ? rec_unwinder_add_code(s->unwinder, pid, start, end)
 			   : 0;
 }
 
@@ -266,5 +266,5 @@ rec_stacker_counters(const struct rec_stacker *s,
 		     void *arg)
 {
 	if (s->unwinder)
-		sp_unwinder_counters(s->unwinder, fn, arg);
+		rec_unwinder_counters(s->unwinder, fn, arg);
 }

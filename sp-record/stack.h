@@ -17,7 +17,7 @@
 
 struct rec_sample;
 struct sp_modtab;
-struct sp_unwinder;
+struct rec_unwinder;
 
 enum rec_callgraph {
 	REC_CG_FP,		/* frame-pointer callchains from the kernel */
@@ -38,7 +38,7 @@ struct rec_stack_stats {
 
 struct rec_stacker {
 	enum rec_callgraph mode;
-	struct sp_unwinder *unwinder;	/* dwarf mode only; owned */
+	struct rec_unwinder *unwinder;	/* dwarf mode only; owned */
 	uint64_t regs_mask;		/* sample_regs_user */
 	unsigned max_chain;		/* sample_max_stack */
 	bool kernel;			/* kernel frames wanted (-k, allowed) */

@@ -30,9 +30,6 @@
 #include "sp-record/unwind.h"
 #include "common/banned.h"
 
-/* unwind_dw.c replaces this file in the libdw build of the benchmark. */
-#ifndef SP_UNWIND_LIBDW
-
 /* Exported by libunwind but declared in none of its headers. */
 #define dwarf_search_unwind_table UNW_OBJ(dwarf_search_unwind_table)
 extern int dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip,
@@ -101,7 +98,7 @@ static const char *const fallback_keys[FB_COUNT] = {
 /* A module file as placed in one process: runtime = bias + vaddr. */
 struct region {
 	uint64_t lo, hi, bias;
-	const struct sp_elfcfi *f;
+	const struct rec_elfcfi *f;
 };
 
 struct proc {
@@ -115,14 +112,14 @@ struct proc {
 
 /* What the unwinder knows about a module id; state 0 means not looked at. */
 struct modinfo {
-	const struct sp_elfcfi *f;
+	const struct rec_elfcfi *f;
 	uint64_t bias;
 	uint8_t state;		/* 0 unknown, 1 usable file, 2 no file */
 };
 
 /* One unwind call: everything the accessors need. */
 struct uctx {
-	struct sp_unwinder *u;
+	struct rec_unwinder *u;
 	struct proc *p;
 	struct sp_modtab *mods;
 	const uint64_t *regs;
@@ -145,8 +142,8 @@ struct uctx {
 	bool ran_out;		/* a read just above the copy failed */
 };
 
-struct sp_unwinder {
-	struct sp_elfcfi_cache *files;
+struct rec_unwinder {
+	struct rec_elfcfi_cache *files;
 	struct sp_htab *procs;	/* pid -> struct proc * (0 once forgotten) */
 	struct sp_htab *code;	/* pid -> struct rec_ranges * (anon. code) */
 	struct proc *last_proc;
@@ -185,7 +182,7 @@ sigprocmask(int how, const sigset_t *set, sigset_t *old)
 static struct modinfo *
 modinfo_get(struct uctx *c, uint32_t id)
 {
-	struct sp_unwinder *u = c->u;
+	struct rec_unwinder *u = c->u;
 	const struct sp_module *m;
 	struct modinfo *mi, *grown;
 	size_t n;
@@ -206,8 +203,8 @@ modinfo_get(struct uctx *c, uint32_t id)
 		mi->state = 2;
 		m = sp_modtab_get(c->mods, id);
 		if (m && !m->is_kernel &&
-		    (mi->f = sp_elfcfi_get(u->files, m, c->p->pid))) {
-			mi->bias = sp_elfcfi_bias(mi->f, m);
+		    (mi->f = rec_elfcfi_get(u->files, m, c->p->pid))) {
+			mi->bias = rec_elfcfi_bias(mi->f, m);
 			mi->state = 1;
 		}
 	}
@@ -319,7 +316,7 @@ region_for(struct uctx *c, uint64_t addr, int *why)
 
 /* The anonymous code ranges of `pid`; NULL when none were added. */
 static struct rec_ranges *
-code_of(const struct sp_unwinder *u, int32_t pid)
+code_of(const struct rec_unwinder *u, int32_t pid)
 {
 	uint64_t v;
 
@@ -427,7 +424,7 @@ is_code(struct uctx *c, uint64_t addr)
  * none (below the first FDE, or out of the table's 32-bit reach).
  */
 static bool
-fde_lookup(const struct sp_elfcfi *f, uint64_t vaddr, int32_t entry[2])
+fde_lookup(const struct rec_elfcfi *f, uint64_t vaddr, int32_t entry[2])
 {
 	int64_t rel = (int64_t)(vaddr - f->table_base);
 	size_t lo = 0, hi = f->fde_count, mid;
@@ -538,7 +535,7 @@ access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp,
 		return 0;
 	}
 	r = region_for(c, addr, &why);
-	if (r && sp_elfcfi_read(r->f, addr - r->bias, valp,
+	if (r && rec_elfcfi_read(r->f, addr - r->bias, valp,
 				sizeof(*valp)) == 0)
 		return 0;
 	if (!r && addr >= c->sp && addr - c->sp < STACK_SPAN_MAX)
@@ -659,7 +656,7 @@ proc_free(struct proc *p)
 }
 
 static struct proc *
-proc_get(struct sp_unwinder *u, int32_t pid)
+proc_get(struct rec_unwinder *u, int32_t pid)
 {
 	struct proc *p = u->last_proc;
 	uint64_t *slot;
@@ -691,7 +688,7 @@ proc_get(struct sp_unwinder *u, int32_t pid)
 }
 
 void
-sp_unwinder_forget_process(struct sp_unwinder *u, int32_t pid)
+rec_unwinder_forget_process(struct rec_unwinder *u, int32_t pid)
 {
 	uint64_t *slot;
 	bool inserted;
@@ -716,7 +713,7 @@ ranges_free(struct rec_ranges *rs)
 }
 
 int
-sp_unwinder_add_code(struct sp_unwinder *u, int32_t pid, uint64_t start,
+rec_unwinder_add_code(struct rec_unwinder *u, int32_t pid, uint64_t start,
 		     uint64_t end)
 {
 	struct rec_ranges *rs;
@@ -736,12 +733,12 @@ sp_unwinder_add_code(struct sp_unwinder *u, int32_t pid, uint64_t start,
 }
 
 void
-sp_unwinder_end_process(struct sp_unwinder *u, int32_t pid)
+rec_unwinder_end_process(struct rec_unwinder *u, int32_t pid)
 {
 	uint64_t *slot;
 	bool inserted;
 
-	sp_unwinder_forget_process(u, pid);
+	rec_unwinder_forget_process(u, pid);
 	if (!sp_htab_get(u->code, &pid, sizeof(pid), NULL))
 		return;
 	slot = sp_htab_slot(u->code, &pid, sizeof(pid), 0, &inserted);
@@ -751,18 +748,18 @@ sp_unwinder_end_process(struct sp_unwinder *u, int32_t pid)
 	*slot = 0;
 }
 
-struct sp_unwinder *
-sp_unwinder_new(void)
+struct rec_unwinder *
+rec_unwinder_new(void)
 {
-	struct sp_unwinder *u = calloc(1, sizeof(*u));
+	struct rec_unwinder *u = calloc(1, sizeof(*u));
 
 	if (!u)
 		return NULL;
-	u->files = sp_elfcfi_cache_new();
+	u->files = rec_elfcfi_cache_new();
 	u->procs = sp_htab_new();
 	u->code = sp_htab_new();
 	if (!u->files || !u->procs || !u->code) {
-		sp_unwinder_free(u);
+		rec_unwinder_free(u);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -770,7 +767,7 @@ sp_unwinder_new(void)
 }
 
 void
-sp_unwinder_free(struct sp_unwinder *u)
+rec_unwinder_free(struct rec_unwinder *u)
 {
 	size_t pos = 0, klen;
 	const void *key;
@@ -785,7 +782,7 @@ sp_unwinder_free(struct sp_unwinder *u)
 	while (u->code && sp_htab_next(u->code, &pos, &key, &klen, &val))
 		ranges_free((struct rec_ranges *)(uintptr_t)val);
 	sp_htab_free(u->code);
-	sp_elfcfi_cache_free(u->files);
+	rec_elfcfi_cache_free(u->files);
 	free(u->modinfo);
 	free(u);
 }
@@ -803,7 +800,7 @@ is_trampoline(struct uctx *c, uint64_t addr)
 	int why;
 
 	return (r = region_for(c, addr, &why)) &&
-	       sp_elfcfi_read(r->f, addr - r->bias, code, sizeof(code)) == 0 &&
+	       rec_elfcfi_read(r->f, addr - r->bias, code, sizeof(code)) == 0 &&
 	       memcmp(code, tramp, sizeof(tramp)) == 0;
 }
 
@@ -830,7 +827,7 @@ sigreturn_start(struct uctx *c, uint64_t ip)
  * its first instruction).
  */
 static int
-step(struct sp_unwinder *u, struct uctx *c, unw_cursor_t *cur, int *sig,
+step(struct rec_unwinder *u, struct uctx *c, unw_cursor_t *cur, int *sig,
      uint64_t *pc)
 {
 	unw_word_t ip, sp, bp, new_ip, new_sp;
@@ -883,7 +880,7 @@ step(struct sp_unwinder *u, struct uctx *c, unw_cursor_t *cur, int *sig,
 }
 
 size_t
-sp_unwinder_unwind(struct sp_unwinder *u, struct sp_modtab *mods,
+rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods,
 		   int32_t pid, const uint64_t *regs, uint64_t regs_mask,
 		   const uint8_t *stack, size_t stack_len, uint64_t *pcs,
 		   size_t max, bool *truncated)
@@ -943,7 +940,7 @@ sp_unwinder_unwind(struct sp_unwinder *u, struct sp_modtab *mods,
 }
 
 void
-sp_unwinder_counters(const struct sp_unwinder *u,
+rec_unwinder_counters(const struct rec_unwinder *u,
 		     void (*fn)(const char *key, uint64_t value, void *arg),
 		     void *arg)
 {
@@ -962,11 +959,10 @@ sp_unwinder_counters(const struct sp_unwinder *u,
 }
 
 bool
-sp_unwinder_missed_module(const struct sp_unwinder *u, uint64_t *pc)
+rec_unwinder_missed_module(const struct rec_unwinder *u, uint64_t *pc)
 {
 	if (u->missed_module && pc)
 		*pc = u->missed_pc;
 	return u->missed_module;
 }
 
-#endif /* !SP_UNWIND_LIBDW */

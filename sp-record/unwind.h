@@ -13,10 +13,10 @@
  *
  * How sp-record calls it (one unwinder for the whole recording):
  *
- *   u = sp_unwinder_new();                        at start-up
+ *   u = rec_unwinder_new();                        at start-up
  *   for each PERF_RECORD_SAMPLE with user regs and stack, at drain time:
- *       n = sp_unwinder_unwind(u, mods, pid, regs, attr.sample_regs_user,
- *               stack_data, dyn_size, pcs, SP_UNWIND_MAX_FRAMES, &trunc);
+ *       n = rec_unwinder_unwind(u, mods, pid, regs, attr.sample_regs_user,
+ *               stack_data, dyn_size, pcs, REC_UNWIND_MAX_FRAMES, &trunc);
  *       - frames = the kernel callchain frames (from PERF_SAMPLE_CALLCHAIN,
  *         user part excluded and counted), then for i < n
  *         sp_modtab_resolve(mods, pid, pcs[i], SP_FRAME_USER, &frame),
@@ -32,11 +32,11 @@
  *       errors and 0 is returned.
  *   on exec, on process exit, and when a process's modules are replaced
  *   (an unmap or a new mapping over an old one):
- *       sp_unwinder_forget_process(u, pid);
+ *       rec_unwinder_forget_process(u, pid);
  *   for the stderr summary and the stats extension record (SP_EXT_STATS):
- *       sp_unwinder_counters(u, fn, arg);   fn gets each nonzero counter,
+ *       rec_unwinder_counters(u, fn, arg);   fn gets each nonzero counter,
  *                                           e.g. "unwind_fallback.no_module"
- *   at the end: sp_unwinder_free(u);
+ *   at the end: rec_unwinder_free(u);
  *
  * The module table must be up to date for `pid` when unwinding (modules
  * interned before the sample is handled: the event sorter's job).  It is
@@ -50,25 +50,25 @@
 #include <stdint.h>
 
 struct sp_modtab;
-struct sp_unwinder;
+struct rec_unwinder;
 
 /* Unwinding stops after this many frames and reports a truncated stack. */
-#define SP_UNWIND_MAX_FRAMES 1024
+#define REC_UNWIND_MAX_FRAMES 1024
 
 /*
  * The registers sp-record should request on x86_64 (sample_regs_user): all
  * but DS, ES, FS and GS, which the kernel rejects.  The unwinder needs at
  * least IP, SP and BP; any mask holding them works.
  */
-#define SP_UNWIND_REGS_MASK 0xff0fffULL
+#define REC_UNWIND_REGS_MASK 0xff0fffULL
 
 /*
  * Creates an unwinder with empty caches.  Returns NULL with errno set
  * (ENOMEM, or ENOSYS when the unwinding library is unusable).
  */
-struct sp_unwinder *sp_unwinder_new(void);
+struct rec_unwinder *rec_unwinder_new(void);
 /* Frees the unwinder, its per-process state and cached files.  NULL ok. */
-void sp_unwinder_free(struct sp_unwinder *u);
+void rec_unwinder_free(struct rec_unwinder *u);
 
 /*
  * Unwinds one sample of process `pid`.  `regs` holds one u64 per set bit of
@@ -83,14 +83,14 @@ void sp_unwinder_free(struct sp_unwinder *u);
  * counted by kind).  Returns the number of pcs written (0 when registers
  * or stack are missing).  Never fails otherwise.
  */
-size_t sp_unwinder_unwind(struct sp_unwinder *u, struct sp_modtab *mods,
+size_t rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods,
 			  int32_t pid, const uint64_t *regs,
 			  uint64_t regs_mask, const uint8_t *stack,
 			  size_t stack_len, uint64_t *pcs, size_t max,
 			  bool *truncated);
 
 /*
- * Whether the last sp_unwinder_unwind met a code address that no module
+ * Whether the last rec_unwinder_unwind met a code address that no module
  * of the process covers (that step fell back to the frame pointer); the
  * first such address goes to *pc (pc may be NULL).  The module table may
  * be missing a mapping (a lost MMAP2 record, or ptrace mode's
@@ -99,14 +99,14 @@ size_t sp_unwinder_unwind(struct sp_unwinder *u, struct sp_modtab *mods,
  * and unwind the sample again: new modules are picked up without
  * forgetting anything.
  */
-bool sp_unwinder_missed_module(const struct sp_unwinder *u, uint64_t *pc);
+bool rec_unwinder_missed_module(const struct rec_unwinder *u, uint64_t *pc);
 
 /*
  * Drops what is cached for `pid` (its unwind cache and module view).  Call
  * it on exec and exit, and when its mappings were replaced.  Module files
  * stay cached (by path and inode) for the unwinder's life.
  */
-void sp_unwinder_forget_process(struct sp_unwinder *u, int32_t pid);
+void rec_unwinder_forget_process(struct rec_unwinder *u, int32_t pid);
 
 /*
  * Tells the unwinder that [start, end) of `pid` is anonymous executable
@@ -117,15 +117,15 @@ void sp_unwinder_forget_process(struct sp_unwinder *u, int32_t pid);
  * writes garbage as a frame.  A new range replaces the ranges it
  * overlaps.  Returns 0 or -ENOMEM.
  */
-int sp_unwinder_add_code(struct sp_unwinder *u, int32_t pid, uint64_t start,
+int rec_unwinder_add_code(struct rec_unwinder *u, int32_t pid, uint64_t start,
 			 uint64_t end);
 
 /*
  * Forgets everything known of `pid`, its anonymous code included: call it
- * on exec and exit (sp_unwinder_forget_process keeps the code ranges,
+ * on exec and exit (rec_unwinder_forget_process keeps the code ranges,
  * which the module table cannot give back).
  */
-void sp_unwinder_end_process(struct sp_unwinder *u, int32_t pid);
+void rec_unwinder_end_process(struct rec_unwinder *u, int32_t pid);
 
 /*
  * Calls fn(key, value, arg) for every nonzero counter, in a fixed order.
@@ -134,7 +134,7 @@ void sp_unwinder_end_process(struct sp_unwinder *u, int32_t pid);
  * frame pointer because CFI was missing or failed), plus "unwind.samples"
  * and "unwind.frames".  Keys are static strings.
  */
-void sp_unwinder_counters(const struct sp_unwinder *u,
+void rec_unwinder_counters(const struct rec_unwinder *u,
 			  void (*fn)(const char *key, uint64_t value,
 				     void *arg),
 			  void *arg);

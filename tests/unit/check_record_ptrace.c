@@ -172,16 +172,16 @@ struct capture {
 };
 
 static int
-on_event(const struct sp_ptrace_event *ev, void *arg)
+on_event(const struct rec_ptracer_event *ev, void *arg)
 {
 	struct capture *c = arg;
 	size_t nregs = (size_t)__builtin_popcountll(ev->regs_mask);
 
-	if (ev->kind == SP_PTRACE_EXEC)
+	if (ev->kind == REC_PTRACER_EXEC)
 		c->execs++;
-	if (ev->kind != SP_PTRACE_SAMPLE || c->n == MAX_SAMPLES)
+	if (ev->kind != REC_PTRACER_SAMPLE || c->n == MAX_SAMPLES)
 		return 0;
-	ck_assert_uint_eq(ev->regs_mask, SP_UNWIND_REGS_MASK);
+	ck_assert_uint_eq(ev->regs_mask, REC_UNWIND_REGS_MASK);
 	ck_assert_uint_gt(ev->pause_ns, 0);
 	memcpy(c->regs[c->n], ev->regs, nregs * sizeof(uint64_t));
 	c->stacks[c->n] = malloc(ev->stack_len + 1);
@@ -195,52 +195,52 @@ on_event(const struct sp_ptrace_event *ev, void *arg)
 static size_t
 unwind_all(struct capture *c)
 {
-	struct sp_unwinder *u = sp_unwinder_new();
-	static uint64_t pcs[SP_UNWIND_MAX_FRAMES];
+	struct rec_unwinder *u = rec_unwinder_new();
+	static uint64_t pcs[REC_UNWIND_MAX_FRAMES];
 	size_t i, n, ok = 0;
 	bool trunc;
 
 	ck_assert_ptr_nonnull(u);
 	for (i = 0; i < c->n; i++) {
-		n = sp_unwinder_unwind(u, c->mods, c->pid, c->regs[i],
-				       SP_UNWIND_REGS_MASK, c->stacks[i],
-				       c->lens[i], pcs, SP_UNWIND_MAX_FRAMES,
+		n = rec_unwinder_unwind(u, c->mods, c->pid, c->regs[i],
+				       REC_UNWIND_REGS_MASK, c->stacks[i],
+				       c->lens[i], pcs, REC_UNWIND_MAX_FRAMES,
 				       &trunc);
 		/* rooted: ends in _start or a thread's clone3 frame */
 		if (n > 2 && !trunc)
 			ok++;
 		free(c->stacks[i]);
 	}
-	sp_unwinder_free(u);
+	rec_unwinder_free(u);
 	return ok;
 }
 
 START_TEST(test_spawn_sample_detach)
 {
 	char *argv[] = { exe, "30", NULL };
-	struct sp_ptrace *t = sp_ptrace_new(200, STACK);
+	struct rec_ptracer *t = rec_ptracer_new(200, STACK);
 	struct capture *c = calloc(1, sizeof(*c));
-	struct sp_ptrace_summary s;
+	struct rec_ptracer_summary s;
 	size_t ok;
 	int r, st;
 
 	build();
 	ck_assert_ptr_nonnull(t);
 	ck_assert_ptr_nonnull(c);
-	if ((r = sp_ptrace_spawn(t, argv, false)) < 0) {
+	if ((r = rec_ptracer_spawn(t, argv, false)) < 0) {
 		skip(r);
 		goto out;
 	}
-	c->pid = sp_ptrace_pid(t);
+	c->pid = rec_ptracer_pid(t);
 	c->mods = sp_modtab_new();
 	usleep(100 * 1000);	/* let the threads start: stable maps */
 	load_maps(c->mods, c->pid);
-	ck_assert_int_eq(sp_ptrace_run(t, 0.7, NULL, on_event, c), 0);
-	sp_ptrace_summary(t, &s);
+	ck_assert_int_eq(rec_ptracer_run(t, 0.7, NULL, on_event, c), 0);
+	rec_ptracer_summary(t, &s);
 	printf("ptrace: %" PRIu64 " samples, pause median %" PRIu64
 	       " us, p99 %" PRIu64 " us\n", s.samples,
 	       s.pause_median_ns / 1000, s.pause_p99_ns / 1000);
-	sp_ptrace_detach(t);
+	rec_ptracer_detach(t);
 	check_untraced_and_running(c->pid);
 	ok = unwind_all(c);
 	printf("ptrace: %zu of %zu samples unwound to a root\n", ok, c->n);
@@ -251,7 +251,7 @@ START_TEST(test_spawn_sample_detach)
 	waitpid(c->pid, &st, 0);
 	sp_modtab_free(c->mods);
 out:
-	sp_ptrace_free(t);
+	rec_ptracer_free(t);
 	free(c);
 	cleanup();
 }
@@ -276,7 +276,7 @@ static void
 sampler(int ready)
 {
 	char *argv[] = { exe, "30", NULL };
-	struct sp_ptrace *t = sp_ptrace_new(1000, STACK);
+	struct rec_ptracer *t = rec_ptracer_new(1000, STACK);
 	struct sigaction sa;
 	int r[2];
 
@@ -288,13 +288,13 @@ sampler(int ready)
 		_exit(127);
 	}
 	usleep(100 * 1000);
-	r[1] = t ? sp_ptrace_attach(t, r[0]) : -ENOMEM;
+	r[1] = t ? rec_ptracer_attach(t, r[0]) : -ENOMEM;
 	if (write(ready, r, sizeof(r)) != sizeof(r))
 		_exit(3);
 	if (r[1] < 0)
 		_exit(2);
-	sp_ptrace_run(t, 0, &stop_flag, NULL, NULL);
-	sp_ptrace_free(t);
+	rec_ptracer_run(t, 0, &stop_flag, NULL, NULL);
+	rec_ptracer_free(t);
 	_exit(0);
 }
 
@@ -375,12 +375,12 @@ mono_ns(void)
 
 /* Stops the target with SIGSTOP, looks at it, continues it with SIGCONT. */
 static int
-on_jobctl_event(const struct sp_ptrace_event *ev, void *arg)
+on_jobctl_event(const struct rec_ptracer_event *ev, void *arg)
 {
 	struct jobctl *j = arg;
 	uint64_t now = mono_ns();
 
-	if (ev->kind == SP_PTRACE_SAMPLE && j->stopped && !j->continued &&
+	if (ev->kind == REC_PTRACER_SAMPLE && j->stopped && !j->continued &&
 	    now > j->stop_at + 50000000u)
 		j->during++;
 	if (!j->stopped && now >= j->stop_at) {
@@ -399,22 +399,22 @@ on_jobctl_event(const struct sp_ptrace_event *ev, void *arg)
 START_TEST(test_job_control)
 {
 	char *argv[] = { exe, "30", "2", NULL };
-	struct sp_ptrace *t = sp_ptrace_new(200, 4096);
+	struct rec_ptracer *t = rec_ptracer_new(200, 4096);
 	struct jobctl j;
 	int r, st, i;
 
 	build_busy();
-	if ((r = sp_ptrace_spawn(t, argv, false)) < 0) {
+	if ((r = rec_ptracer_spawn(t, argv, false)) < 0) {
 		skip(r);
-		sp_ptrace_free(t);
+		rec_ptracer_free(t);
 		cleanup();
 		return;
 	}
 	memset(&j, 0, sizeof(j));
-	j.target = sp_ptrace_pid(t);
+	j.target = rec_ptracer_pid(t);
 	j.stop_at = mono_ns() + 200000000u;
 	for (i = 0; i < 20; i++) {	/* 1 s in slices of 50 ms */
-		ck_assert_int_eq(sp_ptrace_run(t, 0.05, NULL, on_jobctl_event,
+		ck_assert_int_eq(rec_ptracer_run(t, 0.05, NULL, on_jobctl_event,
 					       &j), 0);
 		if (j.stopped && !j.continued &&
 		    mono_ns() > j.stop_at + 300000000u) {
@@ -426,11 +426,11 @@ START_TEST(test_job_control)
 	ck_assert(j.continued);
 	ck_assert_msg(j.state == 't' || j.state == 'T', "state %c", j.state);
 	ck_assert_uint_eq(j.during, 0);
-	sp_ptrace_detach(t);
+	rec_ptracer_detach(t);
 	check_untraced_and_running(j.target);
 	kill(j.target, SIGKILL);
 	waitpid(j.target, &st, 0);
-	sp_ptrace_free(t);
+	rec_ptracer_free(t);
 	cleanup();
 }
 END_TEST
@@ -438,16 +438,16 @@ END_TEST
 START_TEST(test_spawn_missing_program)
 {
 	char *argv[] = { "/nonexistent/program", NULL };
-	struct sp_ptrace *t = sp_ptrace_new(100, 4096);
+	struct rec_ptracer *t = rec_ptracer_new(100, 4096);
 	int r;
 
 	ck_assert_ptr_nonnull(t);
-	r = sp_ptrace_spawn(t, argv, false);
+	r = rec_ptracer_spawn(t, argv, false);
 	ck_assert_msg(r == -ENOENT || r == -EPERM, "spawn gave %d", r);
-	sp_ptrace_free(t);
-	ck_assert_ptr_null(sp_ptrace_new(0, 4096));
-	ck_assert_ptr_null(sp_ptrace_new(100, 65536));
-	ck_assert_ptr_null(sp_ptrace_new(100, 12));
+	rec_ptracer_free(t);
+	ck_assert_ptr_null(rec_ptracer_new(0, 4096));
+	ck_assert_ptr_null(rec_ptracer_new(100, 65536));
+	ck_assert_ptr_null(rec_ptracer_new(100, 12));
 }
 END_TEST
 
@@ -455,7 +455,7 @@ END_TEST
 
 /* Runs argv with stdout to a file; returns the "N rounds" it printed. */
 static unsigned long
-rounds_of(char *const argv[], struct sp_ptrace *t, struct capture *c,
+rounds_of(char *const argv[], struct rec_ptracer *t, struct capture *c,
 	  double *unwind_s)
 {
 	char out[160], line[64];
@@ -469,8 +469,8 @@ rounds_of(char *const argv[], struct sp_ptrace *t, struct capture *c,
 	fflush(stdout);
 	dup2(fd, 1);
 	if (t) {
-		ck_assert_int_eq(sp_ptrace_spawn(t, argv, false), 0);
-		c->pid = sp_ptrace_pid(t);
+		ck_assert_int_eq(rec_ptracer_spawn(t, argv, false), 0);
+		c->pid = rec_ptracer_pid(t);
 	} else if (fork() == 0) {
 		execv(argv[0], argv);
 		_exit(127);
@@ -481,7 +481,7 @@ rounds_of(char *const argv[], struct sp_ptrace *t, struct capture *c,
 	if (t) {
 		usleep(50 * 1000);
 		load_maps(c->mods, c->pid);
-		ck_assert_int_eq(sp_ptrace_run(t, 0, NULL, on_event, c), 0);
+		ck_assert_int_eq(rec_ptracer_run(t, 0, NULL, on_event, c), 0);
 		*unwind_s = (double)clock() / CLOCKS_PER_SEC;
 		unwind_all(c);
 		*unwind_s = (double)clock() / CLOCKS_PER_SEC - *unwind_s;
@@ -499,8 +499,8 @@ START_TEST(test_bench)
 	char secs[32], threads[32];
 	char *argv[] = { exe, secs, threads, NULL };
 	struct capture *c = calloc(1, sizeof(*c));
-	struct sp_ptrace_summary s;
-	struct sp_ptrace *t;
+	struct rec_ptracer_summary s;
+	struct rec_ptracer *t;
 	unsigned long base, traced;
 	unsigned hz = 1000;
 	double unwind_s = 0;
@@ -508,10 +508,10 @@ START_TEST(test_bench)
 	sscanf(getenv("SP_PTRACE_BENCH"), "%u %31s %31s", &hz, secs, threads);
 	build_busy();
 	base = rounds_of(argv, NULL, NULL, NULL);
-	t = sp_ptrace_new(hz, STACK);
+	t = rec_ptracer_new(hz, STACK);
 	c->mods = sp_modtab_new();
 	traced = rounds_of(argv, t, c, &unwind_s);
-	sp_ptrace_summary(t, &s);
+	rec_ptracer_summary(t, &s);
 	printf("ptrace %u Hz, %s threads: %" PRIu64 " samples, pause median "
 	       "%" PRIu64 " us, p99 %" PRIu64 " us; unwinding %.1f us/sample;"
 	       " target %lu rounds alone, %lu sampled (%+.1f%%)\n", hz,
@@ -520,7 +520,7 @@ START_TEST(test_bench)
 	       c->n ? unwind_s * 1e6 / (double)c->n : 0.0, base, traced,
 	       base ? 100.0 * ((double)traced - (double)base) / (double)base
 		    : 0.0);
-	sp_ptrace_free(t);
+	rec_ptracer_free(t);
 	sp_modtab_free(c->mods);
 	free(c);
 	cleanup();

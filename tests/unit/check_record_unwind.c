@@ -76,7 +76,7 @@ capture(void)
 	getcontext(&cap_uc);
 	cap_nregs = 0;
 	for (i = 0; i < 24; i++)
-		if (SP_UNWIND_REGS_MASK & (1ULL << i))
+		if (REC_UNWIND_REGS_MASK & (1ULL << i))
 			cap_regs[cap_nregs++] = greg[i] < 0 ? 0 :
 			    (uint64_t)cap_uc.uc_mcontext.gregs[greg[i]];
 	sp = (uint64_t)cap_uc.uc_mcontext.gregs[REG_RSP];
@@ -185,19 +185,19 @@ check_chain(const uint64_t *pcs, size_t n)
 }
 
 static size_t
-unwind_self(struct sp_unwinder *u, struct sp_modtab *t, size_t len,
+unwind_self(struct rec_unwinder *u, struct sp_modtab *t, size_t len,
 	    uint64_t *pcs, bool *trunc)
 {
-	return sp_unwinder_unwind(u, t, getpid(), cap_regs,
-				  SP_UNWIND_REGS_MASK, cap_stack, len, pcs,
-				  SP_UNWIND_MAX_FRAMES, trunc);
+	return rec_unwinder_unwind(u, t, getpid(), cap_regs,
+				  REC_UNWIND_REGS_MASK, cap_stack, len, pcs,
+				  REC_UNWIND_MAX_FRAMES, trunc);
 }
 
 START_TEST(test_self_unwind)
 {
-	struct sp_unwinder *u = sp_unwinder_new();
+	struct rec_unwinder *u = rec_unwinder_new();
 	struct sp_modtab *t = self_modules(NULL);
-	uint64_t pcs[SP_UNWIND_MAX_FRAMES];
+	uint64_t pcs[REC_UNWIND_MAX_FRAMES];
 	bool trunc;
 	size_t n;
 	int pass;
@@ -208,12 +208,12 @@ START_TEST(test_self_unwind)
 		n = unwind_self(u, t, cap_len, pcs, &trunc);
 		check_chain(pcs, n);
 		ck_assert(!trunc);
-		ck_assert(!sp_unwinder_missed_module(u, NULL));
+		ck_assert(!rec_unwinder_missed_module(u, NULL));
 	}
-	sp_unwinder_forget_process(u, getpid());
+	rec_unwinder_forget_process(u, getpid());
 	n = unwind_self(u, t, cap_len, pcs, &trunc);
 	check_chain(pcs, n);
-	sp_unwinder_free(u);
+	rec_unwinder_free(u);
 	sp_modtab_free(t);
 }
 END_TEST
@@ -249,9 +249,9 @@ is_trampoline(uint64_t pc)
  */
 START_TEST(test_signal_frame)
 {
-	struct sp_unwinder *u = sp_unwinder_new();
+	struct rec_unwinder *u = rec_unwinder_new();
 	struct sp_modtab *t = self_modules(NULL);
-	uint64_t pcs[SP_UNWIND_MAX_FRAMES], lo = (uint64_t)(uintptr_t)raise_here;
+	uint64_t pcs[REC_UNWIND_MAX_FRAMES], lo = (uint64_t)(uintptr_t)raise_here;
 	struct sigaction sa;
 	size_t n, i, tramp = 0, caller = 0;
 	bool trunc;
@@ -271,16 +271,16 @@ START_TEST(test_signal_frame)
 	}
 	ck_assert_msg(tramp > 0, "no signal trampoline frame");
 	ck_assert_msg(caller > tramp, "raise_here not found past the trampoline");
-	sp_unwinder_free(u);
+	rec_unwinder_free(u);
 	sp_modtab_free(t);
 }
 END_TEST
 
 START_TEST(test_short_copy_is_truncated)
 {
-	struct sp_unwinder *u = sp_unwinder_new();
+	struct rec_unwinder *u = rec_unwinder_new();
 	struct sp_modtab *t = self_modules(NULL);
-	uint64_t pcs[SP_UNWIND_MAX_FRAMES];
+	uint64_t pcs[REC_UNWIND_MAX_FRAMES];
 	struct counters c = { 0 };
 	bool trunc;
 	size_t n;
@@ -290,9 +290,9 @@ START_TEST(test_short_copy_is_truncated)
 	ck_assert_uint_ge(n, 1);
 	ck_assert_uint_lt(n, DEPTH + 3);
 	ck_assert(trunc);
-	sp_unwinder_counters(u, count, &c);
+	rec_unwinder_counters(u, count, &c);
 	ck_assert_uint_eq(c.stack_truncated, 1);
-	sp_unwinder_free(u);
+	rec_unwinder_free(u);
 	sp_modtab_free(t);
 }
 END_TEST
@@ -305,7 +305,7 @@ END_TEST
 /* Reaching `max` frames before the root is a truncation, counted. */
 START_TEST(test_max_frames)
 {
-	struct sp_unwinder *u = sp_unwinder_new();
+	struct rec_unwinder *u = rec_unwinder_new();
 	struct sp_modtab *t = self_modules(NULL);
 	uint64_t pcs[5];
 	struct counters c = { 0 };
@@ -313,14 +313,14 @@ START_TEST(test_max_frames)
 	size_t n;
 
 	level(DEPTH);
-	n = sp_unwinder_unwind(u, t, getpid(), cap_regs, SP_UNWIND_REGS_MASK,
+	n = rec_unwinder_unwind(u, t, getpid(), cap_regs, REC_UNWIND_REGS_MASK,
 			       cap_stack, cap_len, pcs, 5, &trunc);
 	ck_assert_uint_eq(n, 5);
 	ck_assert(trunc);
 	ck_assert_uint_eq(pcs[1] + 1, cap_ra);
-	sp_unwinder_counters(u, count, &c);
+	rec_unwinder_counters(u, count, &c);
 	ck_assert_uint_eq(c.too_many, 1);
-	sp_unwinder_free(u);
+	rec_unwinder_free(u);
 	sp_modtab_free(t);
 }
 END_TEST
@@ -329,9 +329,9 @@ START_TEST(test_fallback_counted)
 {
 	char exe[4096];
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	struct sp_unwinder *u = sp_unwinder_new();
+	struct rec_unwinder *u = rec_unwinder_new();
 	struct sp_modtab *t;
-	uint64_t pcs[SP_UNWIND_MAX_FRAMES];
+	uint64_t pcs[REC_UNWIND_MAX_FRAMES];
 	struct counters c = { 0 };
 	uint64_t missed = 0;
 	bool trunc;
@@ -342,42 +342,42 @@ START_TEST(test_fallback_counted)
 	t = self_modules(exe);
 	level(DEPTH);
 	unwind_self(u, t, cap_len, pcs, &trunc);
-	ck_assert(sp_unwinder_missed_module(u, &missed));
+	ck_assert(rec_unwinder_missed_module(u, &missed));
 	ck_assert_uint_ne(missed, 0);
-	sp_unwinder_counters(u, count, &c);
+	rec_unwinder_counters(u, count, &c);
 	ck_assert_uint_ge(c.fallback_no_module, 1);
 	/* The module learnt afterwards serves the next unwind of the pid. */
 	add_self_modules(t, NULL, exe);
 	n = unwind_self(u, t, cap_len, pcs, &trunc);
-	ck_assert(!sp_unwinder_missed_module(u, &missed));
+	ck_assert(!rec_unwinder_missed_module(u, &missed));
 	check_chain(pcs, n);
 	ck_assert(!trunc);
-	sp_unwinder_free(u);
+	rec_unwinder_free(u);
 	sp_modtab_free(t);
 }
 END_TEST
 
 START_TEST(test_missing_input)
 {
-	struct sp_unwinder *u = sp_unwinder_new();
+	struct rec_unwinder *u = rec_unwinder_new();
 	struct sp_modtab *t = sp_modtab_new();
 	uint64_t regs[24] = { 0 }, pcs[4];
 	uint8_t stack[64] = { 0 };
 	struct counters c = { 0 };
 	bool trunc = true;
 
-	ck_assert_uint_eq(sp_unwinder_unwind(u, t, 1, NULL, 0xff0fff, stack,
+	ck_assert_uint_eq(rec_unwinder_unwind(u, t, 1, NULL, 0xff0fff, stack,
 					     sizeof(stack), pcs, 4, &trunc), 0);
 	ck_assert(!trunc);
 	/* a mask without SP */
-	ck_assert_uint_eq(sp_unwinder_unwind(u, t, 1, regs, 0x100, stack,
+	ck_assert_uint_eq(rec_unwinder_unwind(u, t, 1, regs, 0x100, stack,
 					     sizeof(stack), pcs, 4, &trunc), 0);
-	ck_assert_uint_eq(sp_unwinder_unwind(u, t, 1, regs, 0xff0fff, NULL,
+	ck_assert_uint_eq(rec_unwinder_unwind(u, t, 1, regs, 0xff0fff, NULL,
 					     0, pcs, 4, &trunc), 0);
-	sp_unwinder_counters(u, count, &c);
+	rec_unwinder_counters(u, count, &c);
 	ck_assert_uint_eq(c.no_regs, 2);
 	ck_assert_uint_eq(c.no_stack, 1);
-	sp_unwinder_free(u);
+	rec_unwinder_free(u);
 	sp_modtab_free(t);
 }
 END_TEST
@@ -385,9 +385,9 @@ END_TEST
 /* An unknown pc with garbage registers ends cleanly, never crashes. */
 START_TEST(test_garbage_stack)
 {
-	struct sp_unwinder *u = sp_unwinder_new();
+	struct rec_unwinder *u = rec_unwinder_new();
 	struct sp_modtab *t = self_modules(NULL);
-	uint64_t regs[24], pcs[SP_UNWIND_MAX_FRAMES];
+	uint64_t regs[24], pcs[REC_UNWIND_MAX_FRAMES];
 	uint8_t stack[4096];
 	bool trunc;
 	size_t n, i;
@@ -398,12 +398,12 @@ START_TEST(test_garbage_stack)
 		regs[i] = 0x1234567 * (i + 1);
 	regs[7] = 0x7ff000000000;	/* SP */
 	regs[8] = (uint64_t)(uintptr_t)level;	/* IP, with CFI */
-	n = sp_unwinder_unwind(u, t, getpid(), regs, SP_UNWIND_REGS_MASK,
+	n = rec_unwinder_unwind(u, t, getpid(), regs, REC_UNWIND_REGS_MASK,
 			       stack, sizeof(stack), pcs,
-			       SP_UNWIND_MAX_FRAMES, &trunc);
+			       REC_UNWIND_MAX_FRAMES, &trunc);
 	ck_assert_uint_ge(n, 1);
-	ck_assert_uint_le(n, SP_UNWIND_MAX_FRAMES);
-	sp_unwinder_free(u);
+	ck_assert_uint_le(n, REC_UNWIND_MAX_FRAMES);
+	rec_unwinder_free(u);
 	sp_modtab_free(t);
 }
 END_TEST
@@ -415,9 +415,9 @@ END_TEST
  */
 START_TEST(test_random_stacks)
 {
-	struct sp_unwinder *u = sp_unwinder_new();
+	struct rec_unwinder *u = rec_unwinder_new();
 	struct sp_modtab *t = self_modules(NULL);
-	static uint64_t pcs[SP_UNWIND_MAX_FRAMES];
+	static uint64_t pcs[REC_UNWIND_MAX_FRAMES];
 	uint64_t regs[24], words[512], base = 0x7ff000100000;
 	unsigned seed = 12345;
 	size_t n, i, round;
@@ -449,14 +449,14 @@ START_TEST(test_random_stacks)
 		regs[8] = ras[rand_r(&seed) % (DEPTH + 1)] +
 			  (uint64_t)(rand_r(&seed) % 64);	/* IP */
 		/* every third round as a process without modules */
-		n = sp_unwinder_unwind(u, t, round % 3 ? getpid() : 999999,
-				       regs, SP_UNWIND_REGS_MASK,
+		n = rec_unwinder_unwind(u, t, round % 3 ? getpid() : 999999,
+				       regs, REC_UNWIND_REGS_MASK,
 				       (const uint8_t *)words, sizeof(words),
-				       pcs, SP_UNWIND_MAX_FRAMES, &trunc);
+				       pcs, REC_UNWIND_MAX_FRAMES, &trunc);
 		ck_assert_uint_ge(n, 1);
-		ck_assert_uint_le(n, SP_UNWIND_MAX_FRAMES);
+		ck_assert_uint_le(n, REC_UNWIND_MAX_FRAMES);
 	}
-	sp_unwinder_free(u);
+	rec_unwinder_free(u);
 	sp_modtab_free(t);
 }
 END_TEST
@@ -465,9 +465,9 @@ END_TEST
 
 START_TEST(test_elfcfi_self)
 {
-	struct sp_elfcfi_cache *c = sp_elfcfi_cache_new();
+	struct rec_elfcfi_cache *c = rec_elfcfi_cache_new();
 	struct sp_modtab *t = self_modules(NULL);
-	const struct sp_elfcfi *f, *again;
+	const struct rec_elfcfi *f, *again;
 	const struct sp_module *m;
 	struct sp_frame fr;
 	uint64_t pc = (uint64_t)(uintptr_t)level, bias, word, code;
@@ -475,20 +475,20 @@ START_TEST(test_elfcfi_self)
 	sp_modtab_resolve(t, getpid(), pc, SP_FRAME_USER, &fr);
 	ck_assert_uint_ne(fr.module_id, SP_NONE);
 	m = sp_modtab_get(t, fr.module_id);
-	f = sp_elfcfi_get(c, m, getpid());
+	f = rec_elfcfi_get(c, m, getpid());
 	ck_assert_ptr_nonnull(f);
 	ck_assert(f->has_hdr);
 	ck_assert_uint_gt(f->fde_count, 0);
-	again = sp_elfcfi_get(c, m, getpid());
+	again = rec_elfcfi_get(c, m, getpid());
 	ck_assert_ptr_eq(f, again);
-	bias = sp_elfcfi_bias(f, m);
+	bias = rec_elfcfi_bias(f, m);
 	/* the file's bytes at the function equal the code in memory */
-	ck_assert_int_eq(sp_elfcfi_read(f, pc - bias, &word, sizeof(word)), 0);
+	ck_assert_int_eq(rec_elfcfi_read(f, pc - bias, &word, sizeof(word)), 0);
 	memcpy(&code, (const void *)(uintptr_t)pc, sizeof(code));
 	ck_assert_uint_eq(word, code);
-	ck_assert_int_lt(sp_elfcfi_read(f, f->max_vaddr + 4096, &word, 8), 0);
-	ck_assert_int_lt(sp_elfcfi_read(f, UINT64_MAX - 3, &word, 8), 0);
-	sp_elfcfi_cache_free(c);
+	ck_assert_int_lt(rec_elfcfi_read(f, f->max_vaddr + 4096, &word, 8), 0);
+	ck_assert_int_lt(rec_elfcfi_read(f, UINT64_MAX - 3, &word, 8), 0);
+	rec_elfcfi_cache_free(c);
 	sp_modtab_free(t);
 }
 END_TEST
@@ -500,7 +500,7 @@ END_TEST
  */
 START_TEST(test_elfcfi_map_files)
 {
-	struct sp_elfcfi_cache *c = sp_elfcfi_cache_new();
+	struct rec_elfcfi_cache *c = rec_elfcfi_cache_new();
 	struct sp_modtab *t = self_modules(NULL);
 	uint64_t pc = (uint64_t)(uintptr_t)level;
 	struct sp_module m;
@@ -513,16 +513,16 @@ START_TEST(test_elfcfi_map_files)
 		m = *sp_modtab_get(t, fr.module_id);
 		m.path = "/nonexistent/elsewhere/check_record_unwind";
 		m.path_len = strlen(m.path);
-		ck_assert_ptr_nonnull(sp_elfcfi_get(c, &m, getpid()));
+		ck_assert_ptr_nonnull(rec_elfcfi_get(c, &m, getpid()));
 	}
-	sp_elfcfi_cache_free(c);
+	rec_elfcfi_cache_free(c);
 	sp_modtab_free(t);
 }
 END_TEST
 
 START_TEST(test_elfcfi_not_elf)
 {
-	struct sp_elfcfi_cache *c = sp_elfcfi_cache_new();
+	struct rec_elfcfi_cache *c = rec_elfcfi_cache_new();
 	char path[] = "/tmp/sp-unw-XXXXXX";
 	int fd = mkstemp(path);
 	struct sp_module m;
@@ -538,16 +538,16 @@ START_TEST(test_elfcfi_not_elf)
 	m.inode = st.st_ino;
 	m.path = path;
 	m.path_len = strlen(path);
-	ck_assert_ptr_null(sp_elfcfi_get(c, &m, getpid()));
-	ck_assert_ptr_null(sp_elfcfi_get(c, &m, getpid()));
+	ck_assert_ptr_null(rec_elfcfi_get(c, &m, getpid()));
+	ck_assert_ptr_null(rec_elfcfi_get(c, &m, getpid()));
 	/* a path that is not there, and a wrong inode */
 	m.path = "/nonexistent/file";
-	ck_assert_ptr_null(sp_elfcfi_get(c, &m, 0));
+	ck_assert_ptr_null(rec_elfcfi_get(c, &m, 0));
 	m.path = "/proc/self/exe";
 	m.inode = 1;
-	ck_assert_ptr_null(sp_elfcfi_get(c, &m, 0));
+	ck_assert_ptr_null(rec_elfcfi_get(c, &m, 0));
 	unlink(path);
-	sp_elfcfi_cache_free(c);
+	rec_elfcfi_cache_free(c);
 }
 END_TEST
 
@@ -558,8 +558,8 @@ START_TEST(test_elfcfi_truncated)
 				       0.7, 0.9, 0.999 };
 	FILE *in = fopen("/proc/self/exe", "rb");
 	char path[] = "/tmp/sp-unw-XXXXXX";
-	const struct sp_elfcfi *f;
-	struct sp_elfcfi_cache *c;
+	const struct rec_elfcfi *f;
+	struct rec_elfcfi_cache *c;
 	struct sp_module m;
 	struct stat st;
 	uint8_t *img, word[8];
@@ -585,10 +585,10 @@ START_TEST(test_elfcfi_truncated)
 		m.inode = st.st_ino;
 		m.path = path;
 		m.path_len = strlen(path);
-		c = sp_elfcfi_cache_new();
-		if ((f = sp_elfcfi_get(c, &m, 0))) {
+		c = rec_elfcfi_cache_new();
+		if ((f = rec_elfcfi_get(c, &m, 0))) {
 			for (v = f->min_vaddr; v < f->max_vaddr; v += 4093)
-				sp_elfcfi_read(f, v, word, sizeof(word));
+				rec_elfcfi_read(f, v, word, sizeof(word));
 			/* the search table lies wholly inside the file */
 			if (f->has_hdr)
 				ck_assert(f->table >= f->img &&
@@ -596,7 +596,7 @@ START_TEST(test_elfcfi_truncated)
 					      f->size - (size_t)(f->table -
 								 f->img));
 		}
-		sp_elfcfi_cache_free(c);
+		rec_elfcfi_cache_free(c);
 		unlink(path);
 		memcpy(path + strlen(path) - 6, "XXXXXX", 6);
 	}

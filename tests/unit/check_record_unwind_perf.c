@@ -108,7 +108,7 @@ perf_open(pid_t pid, int cpu, size_t stack_size)
 	a.sample_freq = 1000;
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-	a.sample_regs_user = SP_UNWIND_REGS_MASK;
+	a.sample_regs_user = REC_UNWIND_REGS_MASK;
 	a.sample_stack_user = (uint32_t)stack_size;
 	a.exclude_kernel = 0;
 	a.exclude_hv = 1;
@@ -187,7 +187,7 @@ add_sample(struct rec *r, const uint8_t *p, size_t len)
 	struct sample *s;
 	uint64_t abi, size, dyn;
 	uint32_t pid;
-	size_t nregs = (size_t)__builtin_popcountll(SP_UNWIND_REGS_MASK);
+	size_t nregs = (size_t)__builtin_popcountll(REC_UNWIND_REGS_MASK);
 
 	if (r->nsamples == MAX_SAMPLES || len < 48)
 		return;
@@ -410,7 +410,7 @@ symtab_find(const struct symtab *t, uint64_t vaddr)
 
 struct judge {
 	struct sp_modtab *mods;
-	struct sp_elfcfi_cache *files;
+	struct rec_elfcfi_cache *files;
 	struct symtab syms[2];	/* the program, its library */
 };
 
@@ -419,7 +419,7 @@ static const char *
 name_of(struct judge *j, int32_t pid, uint64_t pc)
 {
 	const struct sp_module *m;
-	const struct sp_elfcfi *f;
+	const struct rec_elfcfi *f;
 	struct sp_frame fr;
 	int i;
 
@@ -430,9 +430,9 @@ name_of(struct judge *j, int32_t pid, uint64_t pc)
 	for (i = 0; i < 2; i++) {
 		if (strcmp(m->path, j->syms[i].path) != 0)
 			continue;
-		if (!(f = sp_elfcfi_get(j->files, m, pid)))
+		if (!(f = rec_elfcfi_get(j->files, m, pid)))
 			return NULL;
-		return symtab_find(&j->syms[i], pc - sp_elfcfi_bias(f, m));
+		return symtab_find(&j->syms[i], pc - rec_elfcfi_bias(f, m));
 	}
 	return NULL;
 }
@@ -574,10 +574,10 @@ cpu_seconds(void)
  * CPU time the whole pass took.
  */
 static double
-unwind_pass(struct rec *r, struct sp_unwinder *u, struct judge *j,
+unwind_pass(struct rec *r, struct rec_unwinder *u, struct judge *j,
 	    struct verdict *v, size_t *frames)
 {
-	static uint64_t pcs[SP_UNWIND_MAX_FRAMES];
+	static uint64_t pcs[REC_UNWIND_MAX_FRAMES];
 	double t0 = cpu_seconds();
 	bool trunc;
 	size_t i, n;
@@ -586,9 +586,9 @@ unwind_pass(struct rec *r, struct sp_unwinder *u, struct judge *j,
 	for (i = 0; i < r->nsamples; i++) {
 		const struct sample *s = &r->samples[i];
 
-		n = sp_unwinder_unwind(u, r->mods, s->pid, s->regs,
-				       SP_UNWIND_REGS_MASK, s->stack, s->len,
-				       pcs, SP_UNWIND_MAX_FRAMES, &trunc);
+		n = rec_unwinder_unwind(u, r->mods, s->pid, s->regs,
+				       REC_UNWIND_REGS_MASK, s->stack, s->len,
+				       pcs, REC_UNWIND_MAX_FRAMES, &trunc);
 		*frames += n;
 		if (v)
 			judge_sample(j, s, pcs, n, trunc, v);
@@ -598,10 +598,10 @@ unwind_pass(struct rec *r, struct sp_unwinder *u, struct judge *j,
 
 /* Best of five warm passes over the samples of `lo` to `hi` frames. */
 static void
-bench_range(struct rec *r, struct sp_unwinder *u, const size_t *nf,
+bench_range(struct rec *r, struct rec_unwinder *u, const size_t *nf,
 	    size_t lo, size_t hi)
 {
-	static uint64_t pcs[SP_UNWIND_MAX_FRAMES];
+	static uint64_t pcs[REC_UNWIND_MAX_FRAMES];
 	double best = 1e9, t;
 	size_t pass, i, count = 0, frames = 0;
 	bool trunc;
@@ -614,9 +614,9 @@ bench_range(struct rec *r, struct sp_unwinder *u, const size_t *nf,
 
 			if (nf[i] < lo || nf[i] > hi)
 				continue;
-			frames += sp_unwinder_unwind(u, r->mods, s->pid,
-				s->regs, SP_UNWIND_REGS_MASK, s->stack,
-				s->len, pcs, SP_UNWIND_MAX_FRAMES, &trunc);
+			frames += rec_unwinder_unwind(u, r->mods, s->pid,
+				s->regs, REC_UNWIND_REGS_MASK, s->stack,
+				s->len, pcs, REC_UNWIND_MAX_FRAMES, &trunc);
 			count++;
 		}
 		t = cpu_seconds() - t;
@@ -631,22 +631,22 @@ bench_range(struct rec *r, struct sp_unwinder *u, const size_t *nf,
 }
 
 static void
-bench(struct rec *r, struct sp_unwinder *u)
+bench(struct rec *r, struct rec_unwinder *u)
 {
-	static uint64_t pcs[SP_UNWIND_MAX_FRAMES];
+	static uint64_t pcs[REC_UNWIND_MAX_FRAMES];
 	size_t *nf = calloc(r->nsamples + 1, sizeof(*nf)), i;
 	bool trunc;
 
 	ck_assert_ptr_nonnull(nf);
 	for (i = 0; i < r->nsamples; i++)
-		nf[i] = sp_unwinder_unwind(u, r->mods, r->samples[i].pid,
-			r->samples[i].regs, SP_UNWIND_REGS_MASK,
+		nf[i] = rec_unwinder_unwind(u, r->mods, r->samples[i].pid,
+			r->samples[i].regs, REC_UNWIND_REGS_MASK,
 			r->samples[i].stack, r->samples[i].len, pcs,
-			SP_UNWIND_MAX_FRAMES, &trunc);
-	bench_range(r, u, nf, 0, SP_UNWIND_MAX_FRAMES);
+			REC_UNWIND_MAX_FRAMES, &trunc);
+	bench_range(r, u, nf, 0, REC_UNWIND_MAX_FRAMES);
 	bench_range(r, u, nf, 0, 24);
 	bench_range(r, u, nf, 15, 24);
-	bench_range(r, u, nf, 25, SP_UNWIND_MAX_FRAMES);
+	bench_range(r, u, nf, 25, REC_UNWIND_MAX_FRAMES);
 	free(nf);
 }
 
@@ -655,7 +655,7 @@ START_TEST(test_chains_unwind_to_root)
 	struct rec *r = calloc(1, sizeof(*r));
 	struct judge j;
 	struct verdict v;
-	struct sp_unwinder *u = sp_unwinder_new();
+	struct rec_unwinder *u = rec_unwinder_new();
 	double secs = atof(env_or("SP_UNW_SECONDS", "1")), cold;
 	size_t stack = (size_t)atol(env_or("SP_UNW_STACK", "32768"));
 	size_t frames, c;
@@ -671,13 +671,13 @@ START_TEST(test_chains_unwind_to_root)
 			      "perf_event_open must work when CI=true");
 		rec_release(r);
 		free(r);
-		sp_unwinder_free(u);
+		rec_unwinder_free(u);
 		return;
 	}
 	memset(&j, 0, sizeof(j));
 	memset(&v, 0, sizeof(v));
 	j.mods = r->mods;
-	j.files = sp_elfcfi_cache_new();
+	j.files = rec_elfcfi_cache_new();
 	symtab_load(&j.syms[0], r->exe);
 	symtab_load(&j.syms[1], r->lib);
 	cold = unwind_pass(r, u, &j, &v, &frames);
@@ -687,7 +687,7 @@ START_TEST(test_chains_unwind_to_root)
 	       v.total ? cold * 1e6 / (double)v.total : 0.0);
 	for (c = 0; c < NCHAINS; c++)
 		printf("  %4zu complete: %s\n", v.full[c], chains[c]);
-	sp_unwinder_counters(u, print_counter, NULL);
+	rec_unwinder_counters(u, print_counter, NULL);
 	if (getenv("SP_UNW_BENCH"))
 		bench(r, u);
 	fflush(stdout);
@@ -698,8 +698,8 @@ START_TEST(test_chains_unwind_to_root)
 			      chains[c]);
 	symtab_release(&j.syms[0]);
 	symtab_release(&j.syms[1]);
-	sp_elfcfi_cache_free(j.files);
-	sp_unwinder_free(u);
+	rec_elfcfi_cache_free(j.files);
+	rec_unwinder_free(u);
 	rec_release(r);
 	free(r);
 }
