@@ -4,12 +4,10 @@
 #   sh bench/unwind-ptrace.sh [HZ [SECONDS]]
 #
 # Samples tests/programs/unw_busy.c (a 30-frame stack, -O2
-# -fomit-frame-pointer) with sp-record/ptrace.c and the DWARF unwinder
-# (tests/unit/check_record_ptrace.c with SP_PTRACE_BENCH) for 1 and 3
-# threads, printing the pause per sample per thread (median, p99) and the
-# target's throughput next to running alone; then the same through
-# sp-record --ptrace (when $SP_RECORD, default build/sp-record, exists),
-# and under perf record --call-graph dwarf at the same rate.  Run it on an idle
+# -fomit-frame-pointer) for 1 and 3 threads through sp-record --ptrace
+# ($SP_RECORD, default build/sp-record), printing the target's throughput
+# next to running alone and the pauses per sample (median, p99), and
+# under perf record --call-graph dwarf at the same rate.  Run it on an idle
 # machine: the throughput figures are only as steady as the machine.
 set -eu
 cd "$(dirname "$0")/.."
@@ -17,18 +15,11 @@ HZ=${1:-1000}
 SECS=${2:-2}
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/sp-bench-ptrace.XXXXXX")
 trap 'rm -rf "$OUT"' EXIT
-LIBS="$(pkg-config --libs check libunwind-ptrace libunwind-generic) -lelf \
-	-lxxhash -lm"
-# shellcheck disable=SC2086
-cc -std=gnu11 -O2 -g -I. -D_GNU_SOURCE -o "$OUT/bench" \
-	tests/unit/check_record_ptrace.c sp-record/ptrace.c sp-record/unwind.c \
-	sp-record/elfcfi.c common/*.c $LIBS
 cc -O2 -fomit-frame-pointer -pthread -o "$OUT/unw_busy" \
 	tests/programs/unw_busy.c
 
 SP_RECORD=${SP_RECORD:-build/sp-record}
 for threads in 1 3; do
-	SP_PTRACE_BENCH="$HZ $SECS $threads" "$OUT/bench" | grep '^ptrace'
 	if [ -x "$SP_RECORD" ]; then
 		alone=$("$OUT/unw_busy" "$SECS" "$threads" | cut -d' ' -f1)
 		rec=$("$SP_RECORD" --ptrace -F "$HZ" -o "$OUT/p.spool" -- \

@@ -172,6 +172,7 @@ END_TEST
 
 START_TEST(stack_copies_shrink_to_what_was_filled)
 {
+	struct perf_event_header hdr;
 	uint64_t out[64];
 	struct rec_layout l;
 	struct rec_sample s;
@@ -190,7 +191,8 @@ START_TEST(stack_copies_shrink_to_what_was_filled)
 	n = rec_sample_compact(&l, b.w, len, out);
 	ck_assert_uint_eq(n, len - 16);
 	ck_assert_int_eq(rec_sample_parse(&l, out, n, &s), 0);
-	ck_assert_uint_eq(((struct perf_event_header *)(void *)out)->size, n);
+	memcpy(&hdr, out, sizeof(hdr));
+	ck_assert_uint_eq(hdr.size, n);
 	ck_assert_uint_eq(s.stack_len, 12);
 	ck_assert_uint_eq(s.stack[0], 1);
 	ck_assert_uint_eq(s.stack[11], 2);

@@ -6,10 +6,6 @@
  *
  * Without ptrace (e.g. a container without CAP_SYS_PTRACE) the tests print
  * SKIP and pass, unless CI=true.
- *
- * SP_PTRACE_BENCH="HZ SECONDS THREADS" runs only a benchmark instead:
- * tests/programs/unw_busy.c alone, then sampled and unwound at HZ, printing
- * the pause per sample and the target's slowdown (bench/unwind-ptrace.sh).
  */
 #include <check.h>
 #include <errno.h>
@@ -451,82 +447,6 @@ START_TEST(test_spawn_missing_program)
 }
 END_TEST
 
-/* ------------------------------------------------------------ bench */
-
-/* Runs argv with stdout to a file; returns the "N rounds" it printed. */
-static unsigned long
-rounds_of(char *const argv[], struct rec_ptracer *t, struct capture *c,
-	  double *unwind_s)
-{
-	char out[160], line[64];
-	unsigned long rounds = 0;
-	int fd, saved, st;
-	FILE *f;
-
-	snprintf(out, sizeof(out), "%s/rounds", dir);
-	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	saved = dup(1);
-	fflush(stdout);
-	dup2(fd, 1);
-	if (t) {
-		ck_assert_int_eq(rec_ptracer_spawn(t, argv, false), 0);
-		c->pid = rec_ptracer_pid(t);
-	} else if (fork() == 0) {
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	dup2(saved, 1);
-	close(saved);
-	close(fd);
-	if (t) {
-		usleep(50 * 1000);
-		load_maps(c->mods, c->pid);
-		ck_assert_int_eq(rec_ptracer_run(t, 0, NULL, on_event, c), 0);
-		*unwind_s = (double)clock() / CLOCKS_PER_SEC;
-		unwind_all(c);
-		*unwind_s = (double)clock() / CLOCKS_PER_SEC - *unwind_s;
-	}
-	wait(&st);
-	ck_assert_ptr_nonnull(f = fopen(out, "r"));
-	if (fgets(line, sizeof(line), f))
-		rounds = strtoul(line, NULL, 10);
-	fclose(f);
-	return rounds;
-}
-
-START_TEST(test_bench)
-{
-	char secs[32], threads[32];
-	char *argv[] = { exe, secs, threads, NULL };
-	struct capture *c = calloc(1, sizeof(*c));
-	struct rec_ptracer_summary s;
-	struct rec_ptracer *t;
-	unsigned long base, traced;
-	unsigned hz = 1000;
-	double unwind_s = 0;
-
-	sscanf(getenv("SP_PTRACE_BENCH"), "%u %31s %31s", &hz, secs, threads);
-	build_busy();
-	base = rounds_of(argv, NULL, NULL, NULL);
-	t = rec_ptracer_new(hz, STACK);
-	c->mods = sp_modtab_new();
-	traced = rounds_of(argv, t, c, &unwind_s);
-	rec_ptracer_summary(t, &s);
-	printf("ptrace %u Hz, %s threads: %" PRIu64 " samples, pause median "
-	       "%" PRIu64 " us, p99 %" PRIu64 " us; unwinding %.1f us/sample;"
-	       " target %lu rounds alone, %lu sampled (%+.1f%%)\n", hz,
-	       threads, s.samples, s.pause_median_ns / 1000,
-	       s.pause_p99_ns / 1000,
-	       c->n ? unwind_s * 1e6 / (double)c->n : 0.0, base, traced,
-	       base ? 100.0 * ((double)traced - (double)base) / (double)base
-		    : 0.0);
-	rec_ptracer_free(t);
-	sp_modtab_free(c->mods);
-	free(c);
-	cleanup();
-}
-END_TEST
-
 static Suite *
 ptrace_suite(void)
 {
@@ -534,11 +454,6 @@ ptrace_suite(void)
 	TCase *tc = tcase_create("ptrace");
 
 	tcase_set_timeout(tc, 60);
-	if (getenv("SP_PTRACE_BENCH")) {
-		tcase_add_test(tc, test_bench);
-		suite_add_tcase(s, tc);
-		return s;
-	}
 	tcase_add_test(tc, test_spawn_sample_detach);
 	tcase_add_test(tc, test_sampler_sigterm);
 	tcase_add_test(tc, test_sampler_sigkill);
