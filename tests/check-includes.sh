@@ -1,0 +1,116 @@
+#!/bin/sh
+# tests/check-includes.sh: fails when the project's own files include one
+# another in a circle, and names each circle with the #include lines that
+# close it.  Two graphs are checked: files, where only headers can close a
+# circle, and parts, where a part is a .c file with the .h of the same
+# name, so that a reader including a writer's header while the writer
+# includes the reader's is a circle although no header includes itself.
+# A header without a .c of its name (types, or what a tool's files share
+# privately) is no part: its includes count as its includer's.
+#   sh tests/check-includes.sh [DIR...]
+# DIRs default to common/ and the four tool folders.  Includes are
+# "path" ones, resolved from the top (as -I. does) or from the file's own
+# folder; <system> headers and files outside the DIRs are not followed.
+# Exit status: 0 no circle, 1 a circle, 2 a missing folder.
+cd "$(dirname "$0")/.." || exit 2
+[ $# -gt 0 ] || set -- common sp-dump sp-record sp-symbolize sp-fold
+files=""
+for d in "$@"; do
+	d=${d%/}
+	[ -d "$d" ] || { echo "check-includes: no folder '$d'" >&2; exit 2; }
+	for f in "$d"/*.c "$d"/*.h; do
+		[ -f "$f" ] && files="$files $f"
+	done
+done
+[ -n "$files" ] || exit 0
+# shellcheck disable=SC2086 # one word per file on purpose
+exec awk '
+function part(f) {
+	sub(/\.[ch]$/, "", f)
+	return f
+}
+function dir(f) {
+	if (f !~ /\//)
+		return ""
+	sub(/\/[^\/]*$/, "/", f)
+	return f
+}
+# Adds an edge a -> b of graph g (adjacency in adj[g, a]) once.
+function edge(g, a, b, why) {
+	if (a == b || ((g, a, b) in via))
+		return
+	via[g, a, b] = why
+	adj[g, a] = adj[g, a] " " b
+}
+# The parts file f reaches, through headers that are no part.
+function reach(f, from, why, seen, n, i, t, list) {
+	n = split(adj["file", f], list, " ")
+	for (i = 1; i <= n; i++) {
+		t = list[i]
+		if (!(t in partless))
+			edge("part", part(from), part(t),
+			    why " includes " t)
+		else if (!(t in seen)) {
+			seen[t] = 1
+			reach(t, from, why " includes " t ", which", seen)
+		}
+	}
+}
+# Depth-first search of graph g; a grey node met again closes a circle.
+function visit(g, p, i, n, q, list, j, k, msg) {
+	color[g, p] = 1
+	stack[++depth] = p
+	n = split(adj[g, p], list, " ")
+	for (i = 1; i <= n; i++) {
+		q = list[i]
+		if (color[g, q] == 1) {
+			for (k = depth; stack[k] != q; k--)
+				;
+			msg = q
+			for (j = k + 1; j <= depth; j++)
+				msg = msg " -> " stack[j]
+			print "check-includes: circle of " g "s: " msg " -> " q
+			for (; k < depth; k++)
+				print "    " via[g, stack[k], stack[k + 1]]
+			print "    " via[g, p, q]
+			circles++
+		} else if (color[g, q] == 0) {
+			visit(g, q)
+		}
+	}
+	depth--
+	color[g, p] = 2
+}
+BEGIN {
+	for (i = 1; i < ARGC; i++)
+		known[ARGV[i]] = 1
+	for (f in known)
+		if (f ~ /\.h$/ && !((part(f) ".c") in known))
+			partless[f] = 1
+}
+/^[ \t]*#[ \t]*include[ \t]*"/ {
+	t = $0
+	sub(/^[^"]*"/, "", t)
+	sub(/".*/, "", t)
+	if (!(t in known))
+		t = dir(FILENAME) t
+	if (t in known)
+		edge("file", FILENAME, t, FILENAME " includes " t)
+}
+END {
+	for (i = 1; i < ARGC; i++) {
+		f = ARGV[i]
+		if (!(f in partless)) {
+			split("", seen)
+			reach(f, f, f, seen)
+		}
+	}
+	for (i = 1; i < ARGC; i++)
+		if (color["file", ARGV[i]] == 0)
+			visit("file", ARGV[i])
+	for (i = 1; i < ARGC; i++)
+		if (!(ARGV[i] in partless) && color["part", part(ARGV[i])] == 0)
+			visit("part", part(ARGV[i]))
+	exit circles ? 1 : 0
+}
+' $files
