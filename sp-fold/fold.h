@@ -121,7 +121,4 @@ bool fold_svg_palette_ok(const char *name);
 int fold_write_pprof(FILE *out, struct fold_set *set, const struct fold_opts *o,
                      const struct fold_meta *meta);
 
-/* A diagnostic in the tool's format: "sp-fold: ..." */
-void fold_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 #endif

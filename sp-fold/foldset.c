@@ -1,6 +1,6 @@
 /* foldset.c: the set of folded stacks and their counts (fold.h). */
+#include <err.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,18 +14,6 @@ struct fold_set {
 	size_t nlines;
 	uint64_t total;
 };
-
-void
-fold_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("sp-fold: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 struct fold_set *
 fold_set_new(void)
@@ -113,7 +101,7 @@ fold_write_folded(FILE *out, struct fold_set *set)
 	size_t n, i;
 
 	if (fold_set_lines(set, &l, &n)) {
-		fold_warn("out of memory");
+		warnx("out of memory");
 		return 1;
 	}
 	for (i = 0; i < n; i++) {

@@ -7,6 +7,7 @@
  * names one.  Its patterns are matched by hand, with the backtracking
  * the original regular expressions would do, because this is the hot path.
  */
+#include <err.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -413,7 +414,7 @@ event_skipped(struct ps *st, const char *s, size_t n)
 	if (span_eq(ev, st->event))
 		return false;
 	if (st->event_defaulted && !st->event_warned) {
-		fold_warn("filtering for events of type: %s", st->event);
+		warnx("filtering for events of type: %s", st->event);
 		st->event_warned = true;
 	}
 	return true;
@@ -549,9 +550,9 @@ one_line(struct ps *st, const char *s, size_t n)
 	if (match_frame(s, n, &a, &b, &c))
 		return st->have_pname ? frame_line(st, a, b, c) : 0;
 	if (st->unrecognized++ < MAX_WARN)
-		fold_warn("%sline %llu: unrecognized line: %.*s", st->name,
-		          (unsigned long long)st->lineno,
-		          (int)(n > 80 ? 80 : n), s);
+		warnx("%sline %llu: unrecognized line: %.*s", st->name,
+		      (unsigned long long)st->lineno, (int)(n > 80 ? 80 : n),
+		      s);
 	return 0;
 }
 
@@ -776,15 +777,15 @@ fold_perf_script(FILE *in, const char *name, const struct fold_opts *o,
 	if (!rc)
 		rc = flush_hits(&st);
 	if (!rc && ferror(in)) {
-		fold_warn("%sread error", name);
+		warnx("%sread error", name);
 		rc = -EIO;
 	} else if (rc) {
-		fold_warn("%sline %llu: out of memory", name,
-		          (unsigned long long)st.lineno);
+		warnx("%sline %llu: out of memory", name,
+		      (unsigned long long)st.lineno);
 	}
 	if (st.unrecognized > MAX_WARN)
-		fold_warn("%s%llu unrecognized lines in all", name,
-		          (unsigned long long)st.unrecognized);
+		warnx("%s%llu unrecognized lines in all", name,
+		      (unsigned long long)st.unrecognized);
 	ps_release(&st);
 	return rc ? 1 : 0;
 }

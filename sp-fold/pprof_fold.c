@@ -3,6 +3,7 @@
  * one function and location per frame name, the comm as a thread label,
  * no addresses or mappings since folded stacks have none.
  */
+#include <err.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +88,7 @@ fold_write_pprof(FILE *out, struct fold_set *set, const struct fold_opts *o,
 	if (!rc)
 		rc = pprof_write(&p, out);
 	if (rc)
-		fold_warn(rc == -EIO ? "write error" : "out of memory");
+		warnx("%s", rc == -EIO ? "write error" : "out of memory");
 	pprof_release(&p);
 	sp_buf_release(&ids);
 	sp_buf_release(&comm);

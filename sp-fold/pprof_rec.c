@@ -7,6 +7,7 @@
  * thread, pid and tid labels.  Hidden frames are left out as in folded
  * output.
  */
+#include <err.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,7 +210,7 @@ fold_pprof_records(const struct fold_reader *r)
 	if (!rc)
 		rc = pprof_write(&p, r->out);
 	if (rc)
-		fold_warn(rc == -EIO ? "write error" : "out of memory");
+		warnx("%s", rc == -EIO ? "write error" : "out of memory");
 	pprof_release(&p);
 	lines_release(&ls);
 	sp_buf_release(&ids);

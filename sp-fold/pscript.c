@@ -6,6 +6,7 @@
  * Frames are named as folded output groups them ("[libc.so.6]" for an
  * unresolved address in libc), so the text folds back to the same stacks.
  */
+#include <err.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -115,7 +116,7 @@ fold_pscript_sample(const struct fold_reader *r, const char *comm, int32_t pid,
 	        pid, tid, ts / 1000000000, ts % 1000000000 / 1000,
 	        fold_period_ns(r));
 	if (stack != SP_NONE && fold_model_walk(&r->m, stack, &ids)) {
-		fold_warn("out of memory");
+		warnx("out of memory");
 		return -1;
 	}
 	id = (const uint32_t *)ids.data;

@@ -4,6 +4,7 @@
  * lines, a top table, an SVG flame graph, a pprof profile, a speedscope
  * file or perf script text.
  */
+#include <err.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -98,7 +99,7 @@ usage(void)
 static void
 bad_value(const char *opt, const char *val)
 {
-	fold_warn("invalid %s value '%s'", opt, val);
+	warnx("invalid %s value '%s'", opt, val);
 	usage();
 }
 
@@ -173,7 +174,7 @@ parse_regex(const char *opt, const char *s, regex_t *re, bool *has)
 	rc = regcomp(re, s, REG_EXTENDED | REG_NOSUB);
 	if (rc) {
 		regerror(rc, re, msg, sizeof(msg));
-		fold_warn("%s '%s': %s", opt, s, msg);
+		warnx("%s '%s': %s", opt, s, msg);
 		usage();
 	}
 	*has = true;
@@ -184,7 +185,7 @@ add_comm(struct fold_opts *o, const char *name)
 {
 	o->comms = realloc(o->comms, (o->ncomms + 1) * sizeof(*o->comms));
 	if (!o->comms) {
-		fold_warn("out of memory");
+		warnx("out of memory");
 		exit(1);
 	}
 	o->comms[o->ncomms++] = name;
@@ -304,14 +305,14 @@ check_perf_options(const struct fold_opts *o)
 		bad = "--process-name, --no-comm or --show-hidden";
 	if (!bad)
 		return;
-	fold_warn("%s needs a record stream, not perf script", bad);
+	warnx("%s needs a record stream, not perf script", bad);
 	usage();
 }
 
 static void
 bad_combination(const char *why)
 {
-	fold_warn("%s", why);
+	warnx("%s", why);
 	usage();
 }
 
@@ -342,13 +343,13 @@ fold_file(const char *path, const struct fold_opts *o, bool from_perf)
 	int rc;
 
 	if (path && strcmp(path, "-") && !(in = fopen(path, "r"))) {
-		fold_warn("'%s': %s", path, strerror(errno));
+		warn("'%s'", path);
 		return 1;
 	}
 	set = fold_set_new();
 	if (!set || (in != stdin && asprintf(&name, "'%s': ", path) < 0) ||
 	    (in == stdin && !(name = strdup("")))) {
-		fold_warn("out of memory");
+		warnx("out of memory");
 		exit(1);
 	}
 	if (from_perf)
@@ -399,8 +400,7 @@ main(int argc, char *argv[])
 		bad_combination("--event-filter needs --from perf-script");
 	rc = fold_file(argc ? argv[0] : NULL, &o, from_perf);
 	if (fflush(stdout) || ferror(stdout)) {
-		fold_warn("write error on standard output: %s",
-		          strerror(errno));
+		warn("write error on standard output");
 		rc = 1;
 	}
 	opts_release(&o);

@@ -3,6 +3,7 @@
  * one sampled profile per thread in time order, so its timeline view
  * shows what each thread did when.
  */
+#include <err.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -239,7 +240,7 @@ fold_speedscope_write(const struct fold_reader *r)
 		rc = write_profiles(&ss, order);
 	}
 	if (rc)
-		fold_warn("out of memory");
+		warnx("out of memory");
 	for (i = 0; ss.ents && i < r->nents; i++)
 		free(ss.ents[i]);
 	free(ss.ents);

@@ -4,6 +4,7 @@
  * and memory grow with distinct stacks; names are expanded once per
  * entry at the end.
  */
+#include <err.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -34,23 +35,28 @@ struct kind {
 static int bad(struct fold_reader *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* A diagnostic naming the input and line; the stream is bad. */
 static int
 bad(struct fold_reader *r, const char *fmt, ...)
 {
+	char *msg;
 	va_list ap;
+	int n;
 
-	fprintf(stderr, "sp-fold: %sline %" PRIu64 ": ", r->name, r->lineno);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	warnx("%sline %" PRIu64 ": %s", r->name, r->lineno,
+	      n < 0 ? "bad record" : msg);
+	if (n >= 0)
+		free(msg);
 	return -EBADMSG;
 }
 
 static int
 oom(struct fold_reader *r)
 {
-	fold_warn("%sline %" PRIu64 ": out of memory", r->name, r->lineno);
+	warnx("%sline %" PRIu64 ": out of memory", r->name, r->lineno);
 	return -ENOMEM;
 }
 
@@ -185,9 +191,9 @@ on_frame(struct fold_reader *r, char **f)
 	if (grow((void **)&r->m.frames, &r->m.nframes, id, sizeof(*fr)))
 		return oom(r);
 	fr = &r->m.frames[id];
-	syms_clear(&fr->syms);	/* a frame defined again starts bare */
-	if (sp_parse_frame_mode(f[2], &fr->mode) || sp_parse_hex(f[3], &fr->abs_ip) ||
-	    hex_or_none(f[5], &fr->rel_ip))
+	syms_clear(&fr->syms); /* a frame defined again starts bare */
+	if (sp_parse_frame_mode(f[2], &fr->mode) ||
+	    sp_parse_hex(f[3], &fr->abs_ip) || hex_or_none(f[5], &fr->rel_ip))
 		return bad(r, "bad frame record");
 	if (ref_id(r, "module", f[4], r->m.nmods, true, &fr->module))
 		return -EBADMSG;
@@ -569,10 +575,10 @@ read_all(struct fold_reader *r, FILE *in)
 	for (;;) {
 		rc = sp_recin_next(rin, &fl);
 		if (rc == -EIO)
-			fold_warn("%sread error", r->name);
+			warnx("%sread error", r->name);
 		else if (rc == -EBADMSG)
-			fold_warn("%sline %" PRIu64 ": cut or binary line",
-			          r->name, r->lineno + 1);
+			warnx("%sline %" PRIu64 ": cut or binary line", r->name,
+			      r->lineno + 1);
 		else if (rc < 0)
 			oom(r);
 		if (rc <= 0)
@@ -629,9 +635,9 @@ fold_records(FILE *in, const char *name, const struct fold_opts *o,
 	meta->period_ns = fold_period_ns(&r);
 	rc = read_all(&r, in);
 	if (r.lost)
-		fold_warn("%s%" PRIu64 " samples lost by the kernel or the "
-		          "recorder; %" PRIu64 " samples read",
-		          name, r.lost, r.samples);
+		warnx("%s%" PRIu64 " samples lost by the kernel or the "
+		      "recorder; %" PRIu64 " samples read",
+		      name, r.lost, r.samples);
 	meta->duration_ns = r.last_ts - r.first_ts;
 	if (rc >= 0 && o->format == FOLD_SPEEDSCOPE)
 		rc = fold_speedscope_write(&r);

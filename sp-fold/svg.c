@@ -6,6 +6,7 @@
  * tooltips.  --inverted draws an icicle graph from the top, --reverse
  * merges stacks from the leaf, --colors picks the palette.
  */
+#include <err.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -421,7 +422,7 @@ fold_write_svg(FILE *out, struct fold_set *set, const struct fold_opts *o)
 		fputs("</g>\n</svg>\n", out);
 	}
 	if (rc)
-		fold_warn("out of memory");
+		warnx("out of memory");
 	sp_htab_free(t.idx);
 	free(t.v);
 	sp_buf_release(&t.key);

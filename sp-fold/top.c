@@ -3,6 +3,7 @@
  * total count with percentages, like the flat views of `perf report
  * --no-children` and `--children` in one table, sorted by self.
  */
+#include <err.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -125,7 +126,7 @@ fold_write_top(FILE *out, struct fold_set *set, const struct fold_opts *o)
 			qsort(t.v, t.n, sizeof(*t.v), fn_cmp);
 		print_top(out, &t, fold_set_total(set));
 	} else {
-		fold_warn("out of memory");
+		warnx("out of memory");
 	}
 	sp_htab_free(t.idx);
 	free(t.v);
