@@ -71,3 +71,19 @@ one_error() {
 	[ "$(wc -l <"$2")" -eq 1 ] || fail "expected one error line, got: $(cat "$2")"
 	grep -q "^$1: " "$2" || fail "error does not start with '$1: ': $(cat "$2")"
 }
+
+# unw_syms FILE...: the functions of each ELF file, for unw_judge.awk:
+# path, its code segment's vaddr - offset, address, size, name.
+unw_syms() {
+	for f in "$@"; do
+		delta=$(readelf -lW "$f" | awk '$1 == "LOAD" && / E / {
+			printf "%x\n", strtonum_(substr($3, 3)) - strtonum_(substr($2, 3)) }
+			function strtonum_(s,  i, v) { v = 0
+				for (i = 1; i <= length(s); i++)
+					v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+				return v }' | head -n 1)
+		nm -S --defined-only "$f" | awk -v p="$f" -v d="$delta" \
+			'NF == 4 && ($3 == "t" || $3 == "T") {
+				printf "%s\t%s\t%s\t%s\t%s\n", p, d, $1, $2, $4 }'
+	done
+}

@@ -10,21 +10,6 @@
 . "$(dirname "$0")/lib.sh"
 need_perf
 
-# syms FILE...: the functions of each file, for unw_judge.awk.
-syms() {
-	for f in "$@"; do
-		delta=$(readelf -lW "$f" | awk '$1 == "LOAD" && / E / {
-			printf "%x\n", hex(substr($3, 3)) - hex(substr($2, 3)) }
-			function hex(s,  i, v) { v = 0
-				for (i = 1; i <= length(s); i++)
-					v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-				return v }' | head -n 1)
-		nm -S --defined-only "$f" | awk -v p="$f" -v d="$delta" \
-			'NF == 4 && ($3 == "t" || $3 == "T") {
-				printf "%s\t%s\t%s\t%s\t%s\n", p, d, $1, $2, $4 }'
-	done
-}
-
 # The functions unw_judge.awk follows: in a static link, libc's own
 # (start_thread, raise) must stay anonymous as they are in a dynamic one.
 CHAIN_FUNCS='^(_start|main|sig_loop|on_signal|handler_work|sig_spin|qsort_thread|run_qsort|cmp_ints|cmp_key|deep_thread|recurse|leaf_work|shlib_thread|lib_work|lib_inner|shlib_cb)$'
@@ -33,7 +18,7 @@ CHAIN_FUNCS='^(_start|main|sig_loop|on_signal|handler_work|sig_spin|qsort_thread
 judge() {
 	_bin=$TMP/$1
 	shift
-	syms "$_bin" "$@" | awk -F'\t' -v re="$CHAIN_FUNCS" '$5 ~ re' \
+	unw_syms "$_bin" "$@" | awk -F'\t' -v re="$CHAIN_FUNCS" '$5 ~ re' \
 		>"$TMP/syms"
 	"$SP_RECORD" -g dwarf -d 3 -o "$TMP/out.spool" -- "$_bin" 1 \
 		2>"$TMP/err" || fail "sp-record ($layout) exited $?: $(cat "$TMP/err")"
