@@ -1,5 +1,5 @@
 /*
- * expand.c: folded names of frames and stacks: symbol names or address
+ * expand.c: folded stacks of samples (expand.h): symbol names or address
  * fallbacks (grouped unless --addrs), annotations, hidden frames, the
  * truncated marker first.
  */
@@ -7,8 +7,9 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "sp-fold/expand.h"
+#include "sp-fold/filter.h"
 #include "sp-fold/group.h"
-#include "sp-fold/model.h"
 #include "common/banned.h"
 
 /* Appends ";NAME" with ';' and control bytes made harmless. */
@@ -60,8 +61,12 @@ fallback(const struct fold_view *v, const struct fold_model *m,
 	return rc;
 }
 
-int
-fold_view_names(const struct fold_view *v, const struct fold_model *m,
+/*
+ * Appends the folded names of one view, each preceded by ';', with
+ * annotations; hidden frames are skipped unless --show-hidden.
+ */
+static int
+view_names(const struct fold_view *v, const struct fold_model *m,
                 const struct fold_opts *o, struct sp_buf *out)
 {
 	const struct fold_sym *s;
@@ -113,9 +118,12 @@ add_comm(struct sp_buf *out, const struct fold_opts *o, const char *comm,
 	return rc;
 }
 
-/* Appends ";frame..." root first, the truncated marker before the rest. */
-int
-fold_model_names(const struct fold_model *m, const struct fold_opts *o,
+/*
+ * Appends ";frame..." of a stack as process `pid` sees it, root first,
+ * the truncated marker before the rest.
+ */
+static int
+model_names(const struct fold_model *m, const struct fold_opts *o,
                  int32_t pid, uint32_t stack, struct sp_buf *out)
 {
 	struct sp_buf ids = SP_BUF_INIT;
@@ -130,7 +138,7 @@ fold_model_names(const struct fold_model *m, const struct fold_opts *o,
 		for (i = 0; !rc && i < n; i++) {
 			fold_model_view(m, id[i], pid, &v);
 			if (is_truncated(&v) == (pass == 0))
-				rc = fold_view_names(&v, m, o, out);
+				rc = view_names(&v, m, o, out);
 		}
 	}
 	sp_buf_release(&ids);
@@ -149,7 +157,7 @@ fold_model_folded(const struct fold_model *m, const struct fold_opts *o,
 	if (!o->no_comm)
 		rc = add_comm(out, o, comm, pid, tid);
 	if (!rc && stack != SP_NONE)
-		rc = fold_model_names(m, o, pid, stack, out);
+		rc = model_names(m, o, pid, stack, out);
 	if (rc)
 		return rc;
 	if (o->no_comm && out->len)

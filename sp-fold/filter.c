@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "common/buf.h"
-#include "sp-fold/fold.h"
+#include "sp-fold/filter.h"
 #include "common/banned.h"
 
 static bool

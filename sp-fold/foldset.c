@@ -1,11 +1,11 @@
-/* foldset.c: the set of folded stacks and their counts (fold.h). */
+/* foldset.c: the set of folded stacks and their counts (foldset.h). */
 #include <err.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/htab.h"
-#include "sp-fold/fold.h"
+#include "sp-fold/foldset.h"
 #include "common/banned.h"
 
 struct fold_set {

@@ -13,6 +13,7 @@
 
 #include "common/buf.h"
 #include "sp-fold/model.h"
+#include "sp-fold/opts.h"
 
 /*
  * Appends to `out` the grouped form of a frame name of `n` bytes, given

@@ -1,4 +1,4 @@
-/* model.c: the record stream model of model.h and its folded names. */
+/* model.c: the record stream model of model.h. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>

@@ -13,7 +13,6 @@
 #include "common/buf.h"
 #include "common/htab.h"
 #include "common/spool.h"
-#include "sp-fold/fold.h"
 
 /* Symbol flags, the letters of a symbol record. */
 enum {
@@ -88,9 +87,13 @@ struct fold_model {
 	struct sp_htab *pname; /* pid -> str id of its exec name */
 };
 
+/*
+ * Sets up an empty model; returns 0 or -ENOMEM.  fold_model_release is
+ * due after either, and frees every string and array the model holds.
+ */
 int fold_model_init(struct fold_model *m);
 void fold_model_release(struct fold_model *m);
-/* Interns a string; returns its id or -ENOMEM. */
+/* Interns a string (copied); returns its id in m->strs or -ENOMEM. */
 int64_t fold_model_intern(struct fold_model *m, const char *s, size_t n);
 /* Sets *v to the view of a frame from process `pid`. */
 void fold_model_view(const struct fold_model *m, uint32_t frame, int32_t pid,
@@ -104,29 +107,5 @@ int fold_model_walk(const struct fold_model *m, uint32_t stack,
 /* The name of the thread, or of its process with --process-name. */
 const char *fold_model_comm(const struct fold_model *m, int32_t pid,
                             uint64_t tid, bool process);
-
-/*
- * Appends the folded names of one view, separated by ';' and each
- * preceded by one, with annotations; hidden frames are skipped unless
- * --show-hidden.  Returns 0 or -ENOMEM.
- */
-int fold_view_names(const struct fold_view *v, const struct fold_model *m,
-                    const struct fold_opts *o, struct sp_buf *out);
-/* Appends ";frame..." of a stack as process `pid` sees it, root first. */
-int fold_model_names(const struct fold_model *m, const struct fold_opts *o,
-                     int32_t pid, uint32_t stack, struct sp_buf *out);
-
-/*
- * Sets `out` to the folded stack of a sample, comm first unless
- * --no-comm, and *keep to whether it passes the frame filters (which
- * may shorten it).  Returns 0 or -ENOMEM.
- */
-int fold_model_folded(const struct fold_model *m, const struct fold_opts *o,
-                      const char *comm, int32_t pid, uint64_t tid,
-                      uint32_t stack, struct sp_buf *out, bool *keep);
-/* Adds the folded stack of a stack id for a thread to `set`. */
-int fold_model_add(const struct fold_model *m, const struct fold_opts *o,
-                   struct fold_set *set, const char *comm, int32_t pid,
-                   uint64_t tid, uint32_t stack, uint64_t count);
 
 #endif

@@ -17,7 +17,8 @@
 
 #include "common/buf.h"
 #include "common/htab.h"
-#include "sp-fold/fold.h"
+#include "sp-fold/filter.h"
+#include "sp-fold/perfscript.h"
 #include "common/banned.h"
 
 #define MAX_WARN 10

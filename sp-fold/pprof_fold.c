@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-fold/fold.h"
+#include "sp-fold/pprof_fold.h"
 #include "sp-fold/pprof.h"
 #include "common/banned.h"
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sp-fold/expand.h"
 #include "sp-fold/group.h"
 #include "sp-fold/pprof.h"
 #include "sp-fold/stream.h"

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/names.h"
+#include "sp-fold/expand.h"
 #include "sp-fold/group.h"
 #include "sp-fold/stream.h"
 #include "common/banned.h"

@@ -10,7 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-fold/fold.h"
+#include "sp-fold/foldset.h"
+#include "sp-fold/opts.h"
+#include "sp-fold/perfscript.h"
+#include "sp-fold/pprof_fold.h"
+#include "sp-fold/stream.h"
+#include "sp-fold/svg.h"
+#include "sp-fold/top.h"
 #include "common/banned.h"
 
 enum {

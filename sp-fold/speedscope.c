@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sp-fold/expand.h"
 #include "sp-fold/stream.h"
 #include "common/banned.h"
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/records.h"
+#include "sp-fold/expand.h"
 #include "sp-fold/group.h"
 #include "sp-fold/model.h"
 #include "sp-fold/stream.h"

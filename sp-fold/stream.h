@@ -10,7 +10,10 @@
 #include <stdio.h>
 
 #include "common/htab.h"
+#include "sp-fold/foldset.h"
+#include "sp-fold/meta.h"
 #include "sp-fold/model.h"
+#include "sp-fold/opts.h"
 
 /* Samples of one thread name, process, thread and stack. */
 struct fold_entry {
@@ -44,6 +47,15 @@ struct fold_reader {
 	FILE *out;
 	struct sp_buf tmp; /* scratch */
 };
+
+/*
+ * Reads the record stream of sp-dump/sp-symbolize.  --format speedscope
+ * and perf-script are written while reading; the other formats are left
+ * to the caller, from `set`.  Returns 0, or 1 after a diagnostic
+ * prefixed with `name` ("'FILE': ", or "" for standard input).
+ */
+int fold_records(FILE *in, const char *name, const struct fold_opts *o,
+                 struct fold_set *set, struct fold_meta *meta);
 
 /* Writes one sample as `perf script` would print it. */
 int fold_pscript_sample(const struct fold_reader *r, const char *comm,

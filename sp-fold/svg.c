@@ -14,7 +14,7 @@
 
 #include "common/buf.h"
 #include "common/htab.h"
-#include "sp-fold/fold.h"
+#include "sp-fold/svg.h"
 #include "sp-fold/svg_js.h"
 #include "common/banned.h"
 

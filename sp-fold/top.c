@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "common/htab.h"
-#include "sp-fold/fold.h"
+#include "sp-fold/top.h"
 #include "common/banned.h"
 
 struct fn {

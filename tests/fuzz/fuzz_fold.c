@@ -11,7 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-fold/fold.h"
+#include "sp-fold/foldset.h"
+#include "sp-fold/perfscript.h"
+#include "sp-fold/pprof_fold.h"
+#include "sp-fold/stream.h"
+#include "sp-fold/svg.h"
+#include "sp-fold/top.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

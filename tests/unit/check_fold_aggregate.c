@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-fold/fold.h"
+#include "sp-fold/filter.h"
+#include "sp-fold/foldset.h"
+#include "sp-fold/perfscript.h"
+#include "sp-fold/stream.h"
 
 /* The folded output of a set, as one string the caller frees. */
 static char *

@@ -12,7 +12,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "sp-fold/fold.h"
+#include "sp-fold/foldset.h"
+#include "sp-fold/pprof_fold.h"
+#include "sp-fold/stream.h"
+#include "sp-fold/svg.h"
+#include "sp-fold/top.h"
 
 static const char *const lines[] = {
     "app;main;work;leaf",

@@ -1,0 +1,35 @@
+/*
+ * expand.h: the folded stack of a sample of the record stream, as the
+ * model names its frames: comm frame, symbol names or address fallbacks
+ * (grouped unless --addrs), annotations, hidden frames left out, the
+ * truncated marker first.
+ */
+#ifndef SP_FOLD_EXPAND_H
+#define SP_FOLD_EXPAND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "sp-fold/foldset.h"
+#include "sp-fold/model.h"
+#include "sp-fold/opts.h"
+
+/*
+ * Sets `out` to the folded stack of a sample, comm first unless
+ * --no-comm (":TID" when `comm` is NULL), and *keep to whether it
+ * passes the frame filters (which may shorten it).  Returns 0 or
+ * -ENOMEM.
+ */
+int fold_model_folded(const struct fold_model *m, const struct fold_opts *o,
+                      const char *comm, int32_t pid, uint64_t tid,
+                      uint32_t stack, struct sp_buf *out, bool *keep);
+/*
+ * Adds `count` to the folded stack of a sample in `set`, if it passes
+ * the frame filters.  Returns 0 or -ENOMEM.
+ */
+int fold_model_add(const struct fold_model *m, const struct fold_opts *o,
+                   struct fold_set *set, const char *comm, int32_t pid,
+                   uint64_t tid, uint32_t stack, uint64_t count);
+
+#endif

@@ -1,0 +1,43 @@
+/*
+ * foldset.h: the set of folded stacks, "frame;frame;leaf" -> count, that
+ * the readers fill and the folded, top, svg and pprof writers read, and
+ * its folded text.
+ */
+#ifndef SP_FOLD_FOLDSET_H
+#define SP_FOLD_FOLDSET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct fold_set;
+
+struct fold_line {
+	const char *stack; /* not NUL-terminated */
+	size_t len;
+	uint64_t count;
+};
+
+/* Returns a new empty set, or NULL. */
+struct fold_set *fold_set_new(void);
+/* Frees the set and every string it holds; NULL is a no-op. */
+void fold_set_free(struct fold_set *s);
+/* Adds `n` to the count of a stack (copied); returns 0 or -ENOMEM. */
+int fold_set_add(struct fold_set *s, const char *stack, size_t len, uint64_t n);
+/*
+ * Sets *lines to the stacks sorted bytewise, as `sort` in the C locale
+ * would; the array and the strings belong to the set and stay valid
+ * until the next add, lines call or the free.  Returns 0 or -ENOMEM.
+ */
+int fold_set_lines(struct fold_set *s, const struct fold_line **lines,
+                   size_t *n);
+/* The sum of all counts. */
+uint64_t fold_set_total(const struct fold_set *s);
+
+/*
+ * Writes "STACK COUNT" lines sorted bytewise.  Returns 0, or 1 after a
+ * diagnostic; write errors are left to the caller's check of `out`.
+ */
+int fold_write_folded(FILE *out, struct fold_set *set);
+
+#endif

@@ -1,0 +1,55 @@
+/*
+ * opts.h: sp-fold's options, as sp-fold.c sets them from the command
+ * line.  The other parts only read them; the id and comm lists and the
+ * compiled patterns belong to sp-fold.c, which frees them.
+ */
+#ifndef SP_FOLD_OPTS_H
+#define SP_FOLD_OPTS_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum fold_format {
+	FOLD_FOLDED,
+	FOLD_TOP,
+	FOLD_SVG,
+	FOLD_PPROF,
+	FOLD_SPEEDSCOPE,
+	FOLD_PERF_SCRIPT,
+};
+
+/* A list of ids from --pid=LIST or --tid=LIST. */
+struct fold_ids {
+	int64_t *v;
+	size_t n;
+};
+
+struct fold_opts {
+	enum fold_format format;
+	bool pid, tid;         /* append -PID or -PID/TID to the comm */
+	bool process_name;     /* the process name, not the thread's */
+	bool no_comm;          /* no comm frame at all */
+	bool kernel, jit, inl; /* _[k] _[j] _[i] annotations */
+	bool all;              /* --all: every annotation */
+	bool addrs;            /* offsets and addresses kept in names */
+	bool show_hidden;
+	bool weight_time; /* count the sampling period, not samples */
+	const char *event_filter;
+	struct fold_ids pids, tids;
+	const char **comms;
+	size_t ncomms;
+	bool has_time;
+	double time_from, time_to; /* seconds from the first sample */
+	bool has_include, has_exclude;
+	regex_t include, exclude;
+	unsigned max_depth; /* 0: no limit */
+	/* svg */
+	const char *title;
+	const char *colors;
+	bool reverse, inverted;
+	int width;
+};
+
+#endif

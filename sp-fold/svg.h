@@ -1,0 +1,20 @@
+/* svg.h: --format svg, a flame graph of a folded set. */
+#ifndef SP_FOLD_SVG_H
+#define SP_FOLD_SVG_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "sp-fold/foldset.h"
+#include "sp-fold/opts.h"
+
+/*
+ * Writes the SVG document to `out`, drawn as --title, --colors, --width,
+ * --reverse and --inverted say.  Returns 0, or 1 after a diagnostic;
+ * write errors are left to the caller's check of `out`.
+ */
+int fold_write_svg(FILE *out, struct fold_set *set, const struct fold_opts *o);
+/* Whether --colors names a palette the SVG writer knows. */
+bool fold_svg_palette_ok(const char *name);
+
+#endif
