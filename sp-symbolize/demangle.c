@@ -13,7 +13,7 @@
 #include "common/banned.h"
 
 char *
-sp_demangle(const char *name)
+sym_demangle(const char *name)
 {
 	static const char plt[] = "@plt";
 	size_t n = strlen(name), pl = sizeof(plt) - 1;
@@ -26,7 +26,7 @@ sp_demangle(const char *name)
 		return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
 	/* A PLT stub: demangle the function's name, keep the suffix. */
 	base = strndup(name, n - pl);
-	dm = base ? sp_demangle(base) : NULL;
+	dm = base ? sym_demangle(base) : NULL;
 	if (dm && asprintf(&out, "%s%s", dm, plt) < 0)
 		out = NULL;
 	free(dm);

@@ -1,14 +1,14 @@
 /*
  * demangle.h: C++ and Rust symbol demangling through libiberty.
  */
-#ifndef SP_DEMANGLE_H
-#define SP_DEMANGLE_H
+#ifndef SYM_DEMANGLE_H
+#define SYM_DEMANGLE_H
 
 /*
  * Returns a malloc'ed demangled form of `name` (C++ with parameters, or
  * Rust legacy and v0; a "@plt" suffix is kept), or NULL when `name` is
  * not mangled or demangling failed.  The caller frees the result.
  */
-char *sp_demangle(const char *name);
+char *sym_demangle(const char *name);
 
 #endif

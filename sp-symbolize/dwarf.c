@@ -18,7 +18,7 @@
 #include "common/banned.h"
 
 /* Deeper inline chains than this are cut at the outermost frames. */
-#define SP_DWARF_MAX_DEPTH 64
+#define SYM_DWARF_MAX_DEPTH 64
 
 /* A unit's address range, for files without .debug_aranges. */
 struct curange {
@@ -27,19 +27,19 @@ struct curange {
 	Dwarf_Die cu;
 };
 
-struct sp_dwarf {
+struct sym_dwarf {
 	Dwarf *dw;
 	struct curange *cus;		/* sorted by lo, built on demand */
 	size_t ncus;
 	bool cus_built;
 	struct sp_htab *by_cu;		/* unit offset -> index into units */
-	struct sp_dwindex **units;	/* NULL where indexing failed */
+	struct sym_dwindex **units;	/* NULL where indexing failed */
 	size_t nunits;
 };
 
 /* The inlined subroutines and their subprogram, innermost first. */
 struct chain {
-	Dwarf_Die die[SP_DWARF_MAX_DEPTH];
+	Dwarf_Die die[SYM_DWARF_MAX_DEPTH];
 	size_t n;
 };
 
@@ -101,10 +101,10 @@ hide_unused_sections(Elf *elf)
 	}
 }
 
-struct sp_dwarf *
-sp_dwarf_open(Elf *elf)
+struct sym_dwarf *
+sym_dwarf_open(Elf *elf)
 {
-	struct sp_dwarf *d;
+	struct sym_dwarf *d;
 	Dwarf *dw;
 
 	hide_unused_sections(elf);
@@ -122,14 +122,14 @@ sp_dwarf_open(Elf *elf)
 }
 
 void
-sp_dwarf_free(struct sp_dwarf *d)
+sym_dwarf_free(struct sym_dwarf *d)
 {
 	size_t i;
 
 	if (!d)
 		return;
 	for (i = 0; i < d->nunits; i++)
-		sp_dwindex_free(d->units[i]);
+		sym_dwindex_free(d->units[i]);
 	free(d->units);
 	free(d->cus);
 	sp_htab_free(d->by_cu);
@@ -155,18 +155,18 @@ die_name(Dwarf_Die *die)
 }
 
 static int
-add_frame(struct sp_symres *out, const char *name, bool demangle,
+add_frame(struct sym_res *out, const char *name, bool demangle,
 	  const char *file, int line, bool inlined)
 {
-	char *dm = demangle ? sp_demangle(name) : NULL;
-	struct sp_sym *s = sp_symres_add(out, dm ? dm : name);
+	char *dm = demangle ? sym_demangle(name) : NULL;
+	struct sym_entry *s = sym_res_add(out, dm ? dm : name);
 
 	free(dm);
 	if (!s)
 		return -ENOMEM;
 	if (inlined)
-		s->flags |= SP_SYM_INLINED;
-	if (file && sp_sym_set_file(s, file, line > 0 ? (unsigned)line : 0))
+		s->flags |= SYM_SYM_INLINED;
+	if (file && sym_sym_set_file(s, file, line > 0 ? (unsigned)line : 0))
 		return -ENOMEM;
 	return 0;
 }
@@ -192,7 +192,7 @@ call_site(Dwarf_Die *cu, Dwarf_Die *die, const char **file, int *line)
 
 static int
 emit_chain(Dwarf_Die *cu, struct chain *c, const char *outer,
-	   const char *file, int line, bool demangle, struct sp_symres *out)
+	   const char *file, int line, bool demangle, struct sym_res *out)
 {
 	size_t j;
 	int rc;
@@ -224,7 +224,7 @@ cmp_curange(const void *pa, const void *pb)
 
 /* Appends the ranges of unit `cu`; returns 0 or -ENOMEM. */
 static int
-add_unit_ranges(struct sp_dwarf *d, Dwarf_Die *cu, size_t *alloc)
+add_unit_ranges(struct sym_dwarf *d, Dwarf_Die *cu, size_t *alloc)
 {
 	Dwarf_Addr base, lo, hi;
 	ptrdiff_t off = 0;
@@ -251,7 +251,7 @@ add_unit_ranges(struct sp_dwarf *d, Dwarf_Die *cu, size_t *alloc)
  * .debug_aranges, which dwarf_addrdie() needs.
  */
 static void
-build_unit_ranges(struct sp_dwarf *d)
+build_unit_ranges(struct sym_dwarf *d)
 {
 	Dwarf_CU *cu = NULL, *next;
 	Dwarf_Die cudie;
@@ -272,7 +272,7 @@ build_unit_ranges(struct sp_dwarf *d)
 
 /* Finds the unit holding `vaddr`; returns false when none does. */
 static bool
-unit_for(struct sp_dwarf *d, uint64_t vaddr, Dwarf_Die *cu)
+unit_for(struct sym_dwarf *d, uint64_t vaddr, Dwarf_Die *cu)
 {
 	size_t lo = 0, hi;
 
@@ -296,11 +296,11 @@ unit_for(struct sp_dwarf *d, uint64_t vaddr, Dwarf_Die *cu)
 }
 
 /* The scope index of unit `cu`, built on first use; NULL on ENOMEM. */
-static struct sp_dwindex *
-unit_index(struct sp_dwarf *d, Dwarf_Die *cu)
+static struct sym_dwindex *
+unit_index(struct sym_dwarf *d, Dwarf_Die *cu)
 {
 	Dwarf_Off off = dwarf_dieoffset(cu);
-	struct sp_dwindex **v;
+	struct sym_dwindex **v;
 	uint64_t idx;
 
 	if (sp_htab_get(d->by_cu, &off, sizeof(off), &idx))
@@ -311,19 +311,19 @@ unit_index(struct sp_dwarf *d, Dwarf_Die *cu)
 	d->units = v;
 	if (sp_htab_put(d->by_cu, &off, sizeof(off), d->nunits))
 		return NULL;
-	d->units[d->nunits] = sp_dwindex_build(cu);
+	d->units[d->nunits] = sym_dwindex_build(cu);
 	return d->units[d->nunits++];
 }
 
 int
-sp_dwarf_frames(struct sp_dwarf *d, uint64_t vaddr, const char *outer,
-		bool inlines, bool demangle, struct sp_symres *out)
+sym_dwarf_frames(struct sym_dwarf *d, uint64_t vaddr, const char *outer,
+		bool inlines, bool demangle, struct sym_res *out)
 {
 	Dwarf_Die cu;
 	Dwarf_Line *ln;
 	const char *file = NULL;
 	int line = 0, rc;
-	struct sp_dwindex *x;
+	struct sym_dwindex *x;
 	struct chain c;
 
 	if (!unit_for(d, vaddr, &cu))
@@ -334,8 +334,8 @@ sp_dwarf_frames(struct sp_dwarf *d, uint64_t vaddr, const char *outer,
 		dwarf_lineno(ln, &line);
 	}
 	x = unit_index(d, &cu);
-	c.n = x ? sp_dwindex_chain(x, vaddr, inlines, c.die,
-				   SP_DWARF_MAX_DEPTH) : 0;
+	c.n = x ? sym_dwindex_chain(x, vaddr, inlines, c.die,
+				   SYM_DWARF_MAX_DEPTH) : 0;
 	if (c.n == 0) {
 		if (!outer)
 			return 0;

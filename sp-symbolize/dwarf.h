@@ -1,8 +1,8 @@
 /*
  * dwarf.h: source lines and inlined-call chains from DWARF, via libdw.
  */
-#ifndef SP_DWARF_H
-#define SP_DWARF_H
+#ifndef SYM_DWARF_H
+#define SYM_DWARF_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -11,7 +11,7 @@
 
 #include "sp-symbolize/symres.h"
 
-struct sp_dwarf;
+struct sym_dwarf;
 
 /*
  * Opens the DWARF of `elf` (not owned; it must outlive the result).
@@ -20,21 +20,21 @@ struct sp_dwarf;
  * name indexes) become SHT_NOBITS in `elf`'s in-memory section headers,
  * so that libdw does not load them; nothing is written to the file.
  */
-struct sp_dwarf *sp_dwarf_open(Elf *elf);
+struct sym_dwarf *sym_dwarf_open(Elf *elf);
 /* NULL is allowed. */
-void sp_dwarf_free(struct sp_dwarf *d);
+void sym_dwarf_free(struct sym_dwarf *d);
 
 /*
  * Appends the logical frames of `vaddr` to `out`, outermost first: the
  * function, then (when `inlines`) each inlined callee, flagged
- * SP_SYM_INLINED.  Each frame's source is where it is at `vaddr`: the
+ * SYM_SYM_INLINED.  Each frame's source is where it is at `vaddr`: the
  * call site of the next frame, or the line of `vaddr` for the last one.
  * The outermost frame is named `outer` when not NULL (the ELF symbol),
  * else after its DWARF subprogram; names are demangled when `demangle`.
  * Returns the number of frames appended (0 when DWARF does not cover
  * `vaddr`, and then nothing is appended) or -ENOMEM.
  */
-int sp_dwarf_frames(struct sp_dwarf *d, uint64_t vaddr, const char *outer,
-		    bool inlines, bool demangle, struct sp_symres *out);
+int sym_dwarf_frames(struct sym_dwarf *d, uint64_t vaddr, const char *outer,
+		    bool inlines, bool demangle, struct sym_res *out);
 
 #endif

@@ -15,9 +15,9 @@
 #include "common/banned.h"
 
 /* Overlapping top-level ranges are rare: look this far back. */
-#define SP_DWINDEX_BACKSCAN 16
+#define SYM_DWINDEX_BACKSCAN 16
 /* Real DIE trees are shallow; deeper (corrupt) ones are cut here. */
-#define SP_DWINDEX_MAX_DEPTH 256
+#define SYM_DWINDEX_MAX_DEPTH 256
 
 struct range {
 	uint64_t lo;
@@ -49,7 +49,7 @@ struct top {
 	size_t sub;
 };
 
-struct sp_dwindex {
+struct sym_dwindex {
 	struct sub *s;
 	size_t ns, as;
 	struct top *t;
@@ -76,7 +76,7 @@ reserve(void **p, size_t *a, size_t n, size_t size)
 
 /* Records a top-level subprogram and its ranges; 0 or -ENOMEM. */
 static int
-add_top(struct sp_dwindex *x, Dwarf_Die *die, unsigned depth)
+add_top(struct sym_dwindex *x, Dwarf_Die *die, unsigned depth)
 {
 	Dwarf_Addr base, lo, hi;
 	ptrdiff_t off = 0;
@@ -124,12 +124,12 @@ flat_unit(Dwarf_Die *cu)
  * only the children of `parent` are looked at.
  */
 static int
-walk_tops(struct sp_dwindex *x, Dwarf_Die *parent, bool flat,
+walk_tops(struct sym_dwindex *x, Dwarf_Die *parent, bool flat,
 	  unsigned depth)
 {
 	Dwarf_Die child;
 
-	if (depth > SP_DWINDEX_MAX_DEPTH || dwarf_child(parent, &child) != 0)
+	if (depth > SYM_DWINDEX_MAX_DEPTH || dwarf_child(parent, &child) != 0)
 		return 0;
 	do {
 		int tag = dwarf_tag(&child);
@@ -190,7 +190,7 @@ walk_sub(struct sub *u, Dwarf_Die *parent, unsigned depth)
 {
 	Dwarf_Die child;
 
-	if (depth > SP_DWINDEX_MAX_DEPTH || dwarf_child(parent, &child) != 0)
+	if (depth > SYM_DWINDEX_MAX_DEPTH || dwarf_child(parent, &child) != 0)
 		return 0;
 	do {
 		int tag = dwarf_tag(&child);
@@ -241,15 +241,15 @@ cmp_top(const void *pa, const void *pb)
 	return a->sub < b->sub ? -1 : a->sub > b->sub;
 }
 
-struct sp_dwindex *
-sp_dwindex_build(Dwarf_Die *cu)
+struct sym_dwindex *
+sym_dwindex_build(Dwarf_Die *cu)
 {
-	struct sp_dwindex *x = calloc(1, sizeof(*x));
+	struct sym_dwindex *x = calloc(1, sizeof(*x));
 
 	if (!x)
 		return NULL;
 	if (walk_tops(x, cu, flat_unit(cu), 0)) {
-		sp_dwindex_free(x);
+		sym_dwindex_free(x);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -259,7 +259,7 @@ sp_dwindex_build(Dwarf_Die *cu)
 }
 
 void
-sp_dwindex_free(struct sp_dwindex *x)
+sym_dwindex_free(struct sym_dwindex *x)
 {
 	size_t i;
 
@@ -285,7 +285,7 @@ holds(const struct sub *u, const struct scope *s, uint64_t addr)
 
 /* The top-level subprogram holding addr, or SIZE_MAX. */
 static size_t
-find_top(const struct sp_dwindex *x, uint64_t addr)
+find_top(const struct sym_dwindex *x, uint64_t addr)
 {
 	size_t lo = 0, hi = x->nt, k;
 
@@ -297,14 +297,14 @@ find_top(const struct sp_dwindex *x, uint64_t addr)
 		else
 			hi = mid;
 	}
-	for (k = 0; k < SP_DWINDEX_BACKSCAN && k < lo; k++)
+	for (k = 0; k < SYM_DWINDEX_BACKSCAN && k < lo; k++)
 		if (addr < x->t[lo - 1 - k].hi)
 			return x->t[lo - 1 - k].sub;
 	return SIZE_MAX;
 }
 
 size_t
-sp_dwindex_chain(struct sp_dwindex *x, uint64_t addr, bool inlines,
+sym_dwindex_chain(struct sym_dwindex *x, uint64_t addr, bool inlines,
 		 Dwarf_Die *die, size_t max)
 {
 	size_t chain[64], n = 0, i, end, top = find_top(x, addr);

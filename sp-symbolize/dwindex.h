@@ -6,8 +6,8 @@
  * Building it walks the unit's top level only; a function's subtree is
  * indexed the first time an address falls in it.
  */
-#ifndef SP_DWINDEX_H
-#define SP_DWINDEX_H
+#ifndef SYM_DWINDEX_H
+#define SYM_DWINDEX_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,23 +15,23 @@
 
 #include <elfutils/libdw.h>
 
-struct sp_dwindex;
+struct sym_dwindex;
 
 /*
  * Indexes the top-level subprograms of `cu`.  Returns the index, or
  * NULL with errno ENOMEM.  DIEs copied into it stay valid as
  * long as the Dwarf handle is open.
  */
-struct sp_dwindex *sp_dwindex_build(Dwarf_Die *cu);
+struct sym_dwindex *sym_dwindex_build(Dwarf_Die *cu);
 /* NULL is allowed. */
-void sp_dwindex_free(struct sp_dwindex *x);
+void sym_dwindex_free(struct sym_dwindex *x);
 /*
  * Fills die[] with the scopes holding `addr`, innermost first: the
  * inlined subroutines (when `inlines`), then the subprogram.  Returns how
  * many were written (at most `max`, keeping the outermost), 0 when no
  * subprogram holds `addr` (or memory ran out indexing its subtree).
  */
-size_t sp_dwindex_chain(struct sp_dwindex *x, uint64_t addr,
+size_t sym_dwindex_chain(struct sym_dwindex *x, uint64_t addr,
 			bool inlines, Dwarf_Die *die, size_t max);
 
 #endif

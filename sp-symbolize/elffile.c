@@ -15,12 +15,12 @@
 #include "sp-symbolize/elffile.h"
 #include "common/banned.h"
 
-#define SP_DEFAULT_DEBUG_ROOT "/usr/lib/debug"
+#define SYM_DEFAULT_DEBUG_ROOT "/usr/lib/debug"
 
 int
-sp_elffile_open(struct sp_elffile *f, const char *path)
+sym_elffile_open(struct sym_elffile *f, const char *path)
 {
-	*f = (struct sp_elffile)SP_ELFFILE_INIT;
+	*f = (struct sym_elffile)SYM_ELFFILE_INIT;
 	elf_version(EV_CURRENT);
 	f->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (f->fd < 0)
@@ -28,40 +28,40 @@ sp_elffile_open(struct sp_elffile *f, const char *path)
 	/* Not mapped: a file truncated under us must not raise SIGBUS. */
 	f->elf = elf_begin(f->fd, ELF_C_READ, NULL);
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
-		sp_elffile_close(f);
+		sym_elffile_close(f);
 		return -ENOEXEC;
 	}
 	return 0;
 }
 
 int
-sp_elffile_open_mem(struct sp_elffile *f, void *mem, size_t len)
+sym_elffile_open_mem(struct sym_elffile *f, void *mem, size_t len)
 {
-	*f = (struct sp_elffile)SP_ELFFILE_INIT;
+	*f = (struct sym_elffile)SYM_ELFFILE_INIT;
 	elf_version(EV_CURRENT);
 	f->mem = mem;
 	f->memlen = len;
 	f->elf = elf_memory(mem, len);
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
-		sp_elffile_close(f);
+		sym_elffile_close(f);
 		return -ENOEXEC;
 	}
 	return 0;
 }
 
 void
-sp_elffile_close(struct sp_elffile *f)
+sym_elffile_close(struct sym_elffile *f)
 {
 	if (f->elf)
 		elf_end(f->elf);
 	if (f->fd >= 0)
 		close(f->fd);
 	free(f->mem);
-	*f = (struct sp_elffile)SP_ELFFILE_INIT;
+	*f = (struct sym_elffile)SYM_ELFFILE_INIT;
 }
 
 size_t
-sp_elf_buildid(Elf *elf, const uint8_t **id)
+sym_elf_buildid(Elf *elf, const uint8_t **id)
 {
 	const void *p = NULL;
 	ssize_t n = dwelf_elf_gnu_build_id(elf, &p);
@@ -73,7 +73,7 @@ sp_elf_buildid(Elf *elf, const uint8_t **id)
 }
 
 void
-sp_buildid_hex(const uint8_t *id, size_t len, char *out)
+sym_buildid_hex(const uint8_t *id, size_t len, char *out)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t i;
@@ -108,7 +108,7 @@ file_crc(int fd, uint32_t *crc)
 static bool
 try_candidate(const char *cand, const char *self, const uint8_t *id,
 	      size_t idlen, bool check_crc, uint32_t crc,
-	      struct sp_elffile *out)
+	      struct sym_elffile *out)
 {
 	const uint8_t *cid;
 	size_t clen;
@@ -116,29 +116,29 @@ try_candidate(const char *cand, const char *self, const uint8_t *id,
 
 	if (self && strcmp(cand, self) == 0)
 		return false;
-	if (sp_elffile_open(out, cand))
+	if (sym_elffile_open(out, cand))
 		return false;
-	clen = sp_elf_buildid(out->elf, &cid);
+	clen = sym_elf_buildid(out->elf, &cid);
 	if (idlen) {
 		if (clen == idlen && memcmp(cid, id, idlen) == 0)
 			return true;
 	} else if (!check_crc || (file_crc(out->fd, &c) && c == crc)) {
 		return true;
 	}
-	sp_elffile_close(out);
+	sym_elffile_close(out);
 	return false;
 }
 
 static bool
 by_buildid(const char *root, const uint8_t *id, size_t len,
-	   struct sp_elffile *out)
+	   struct sym_elffile *out)
 {
 	char hex[2 * 64 + 1], *cand;
 	bool ok;
 
 	if (len < 2 || len > 64)
 		return false;
-	sp_buildid_hex(id, len, hex);
+	sym_buildid_hex(id, len, hex);
 	if (asprintf(&cand, "%s/.build-id/%.2s/%s.debug", root, hex,
 		     hex + 2) < 0)
 		return false;
@@ -150,7 +150,7 @@ by_buildid(const char *root, const uint8_t *id, size_t len,
 static bool
 by_link(const char *fmt, const char *a, const char *b, const char *c,
 	const char *self, const uint8_t *id, size_t idlen, uint32_t crc,
-	struct sp_elffile *out)
+	struct sym_elffile *out)
 {
 	char *cand;
 	bool ok;
@@ -164,7 +164,7 @@ by_link(const char *fmt, const char *a, const char *b, const char *c,
 
 static bool
 by_debuglink(const char *path, Elf *elf, char *const *roots, size_t nroots,
-	     const uint8_t *id, size_t idlen, struct sp_elffile *out)
+	     const uint8_t *id, size_t idlen, struct sym_elffile *out)
 {
 	GElf_Word crc = 0;
 	const char *link = dwelf_elf_gnu_debuglink(elf, &crc);
@@ -183,7 +183,7 @@ by_debuglink(const char *path, Elf *elf, char *const *roots, size_t nroots,
 		     out);
 	for (i = 0; !ok && i <= nroots; i++) {
 		const char *root = i < nroots ? roots[i] :
-						SP_DEFAULT_DEBUG_ROOT;
+						SYM_DEFAULT_DEBUG_ROOT;
 
 		ok = by_link("%s%s/%s", root, dir, link, path, id, idlen, crc,
 			     out) ||
@@ -195,15 +195,15 @@ by_debuglink(const char *path, Elf *elf, char *const *roots, size_t nroots,
 }
 
 int
-sp_debug_find(const char *path, Elf *elf, char *const *roots,
-	      size_t nroots, struct sp_elffile *out)
+sym_debug_find(const char *path, Elf *elf, char *const *roots,
+	      size_t nroots, struct sym_elffile *out)
 {
 	const uint8_t *id = NULL;
-	size_t idlen = sp_elf_buildid(elf, &id), i;
+	size_t idlen = sym_elf_buildid(elf, &id), i;
 
-	*out = (struct sp_elffile)SP_ELFFILE_INIT;
+	*out = (struct sym_elffile)SYM_ELFFILE_INIT;
 	for (i = 0; idlen && i <= nroots; i++)
-		if (by_buildid(i < nroots ? roots[i] : SP_DEFAULT_DEBUG_ROOT,
+		if (by_buildid(i < nroots ? roots[i] : SYM_DEFAULT_DEBUG_ROOT,
 			       id, idlen, out))
 			return 0;
 	if (by_debuglink(path, elf, roots, nroots, id, idlen, out))

@@ -2,40 +2,40 @@
  * elffile.h: an ELF file opened for reading, from disk or from memory,
  * and the lookups that find its separate debug information.
  */
-#ifndef SP_ELFFILE_H
-#define SP_ELFFILE_H
+#ifndef SYM_ELFFILE_H
+#define SYM_ELFFILE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include <gelf.h>
 
-struct sp_elffile {
+struct sym_elffile {
 	int fd;			/* -1 for an in-memory image */
 	Elf *elf;		/* NULL when not open */
 	void *mem;		/* owned image bytes, or NULL */
 	size_t memlen;
 };
 
-#define SP_ELFFILE_INIT { -1, NULL, NULL, 0 }
+#define SYM_ELFFILE_INIT { -1, NULL, NULL, 0 }
 
 /*
  * Opens `path`.  Returns 0, a negative errno from open(2), or -ENOEXEC
  * when the file is not an ELF object.  On failure `f` stays closed.
  */
-int sp_elffile_open(struct sp_elffile *f, const char *path);
+int sym_elffile_open(struct sym_elffile *f, const char *path);
 /*
  * Opens the image in `mem` (malloc'ed; ownership passes to `f` even on
  * failure).  Returns 0 or -ENOEXEC.
  */
-int sp_elffile_open_mem(struct sp_elffile *f, void *mem, size_t len);
-/* Closes and frees everything; `f` becomes SP_ELFFILE_INIT. */
-void sp_elffile_close(struct sp_elffile *f);
+int sym_elffile_open_mem(struct sym_elffile *f, void *mem, size_t len);
+/* Closes and frees everything; `f` becomes SYM_ELFFILE_INIT. */
+void sym_elffile_close(struct sym_elffile *f);
 
 /* The GNU build id of `elf`: its length (0 when none), *id into `elf`. */
-size_t sp_elf_buildid(Elf *elf, const uint8_t **id);
+size_t sym_elf_buildid(Elf *elf, const uint8_t **id);
 /* Formats a build id as lowercase hex into `out` (2 * len + 1 bytes). */
-void sp_buildid_hex(const uint8_t *id, size_t len, char *out);
+void sym_buildid_hex(const uint8_t *id, size_t len, char *out);
 
 /*
  * Finds the separate debug file of the ELF file `path` (open as `elf`),
@@ -47,14 +47,14 @@ void sp_buildid_hex(const uint8_t *id, size_t len, char *out);
  * from the debuglink's, is skipped.  Returns 0 with *out open, or
  * -ENOENT.
  */
-int sp_debug_find(const char *path, Elf *elf, char *const *roots,
-		  size_t nroots, struct sp_elffile *out);
+int sym_debug_find(const char *path, Elf *elf, char *const *roots,
+		  size_t nroots, struct sym_elffile *out);
 
 /*
  * Decompresses the MiniDebugInfo (.gnu_debugdata, xz) of `elf` into
  * *out.  Returns 0, -ENOENT when there is none, -EBADMSG when it is
  * corrupt, -ENOMEM.
  */
-int sp_minidebug_open(Elf *elf, struct sp_elffile *out);
+int sym_minidebug_open(Elf *elf, struct sym_elffile *out);
 
 #endif

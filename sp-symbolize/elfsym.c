@@ -11,9 +11,9 @@
 #include "common/banned.h"
 
 /* Nested functions are rare: look this far back for an enclosing one. */
-#define SP_ELFSYMS_BACKSCAN 16
+#define SYM_ELFSYMS_BACKSCAN 16
 
-struct sp_elfsym {
+struct sym_elfsym {
 	uint64_t start;
 	uint64_t end;		/* exclusive; start when the size is 0 */
 	uint64_t secend;	/* end of its section: caps a size-0 symbol */
@@ -23,17 +23,17 @@ struct sp_elfsym {
 	size_t seq;		/* insertion order, for a stable sort */
 };
 
-struct sp_elfsyms {
-	struct sp_elfsym *v;
+struct sym_elfsyms {
+	struct sym_elfsym *v;
 	size_t n;
 	size_t alloc;
 	struct sp_buf names;
 };
 
-struct sp_elfsyms *
-sp_elfsyms_new(void)
+struct sym_elfsyms *
+sym_elfsyms_new(void)
 {
-	struct sp_elfsyms *t = calloc(1, sizeof(*t));
+	struct sym_elfsyms *t = calloc(1, sizeof(*t));
 
 	if (t)
 		t->names = (struct sp_buf)SP_BUF_INIT;
@@ -41,7 +41,7 @@ sp_elfsyms_new(void)
 }
 
 void
-sp_elfsyms_free(struct sp_elfsyms *t)
+sym_elfsyms_free(struct sym_elfsyms *t)
 {
 	if (!t)
 		return;
@@ -69,14 +69,14 @@ sym_rank(const GElf_Sym *sym)
 }
 
 static int
-push_sym(struct sp_elfsyms *t, const GElf_Sym *sym, const char *name,
+push_sym(struct sym_elfsyms *t, const GElf_Sym *sym, const char *name,
 	 uint64_t secend)
 {
-	struct sp_elfsym *s;
+	struct sym_elfsym *s;
 
 	if (t->n == t->alloc) {
 		size_t alloc = t->alloc ? 2 * t->alloc : 256;
-		struct sp_elfsym *v = realloc(t->v, alloc * sizeof(*v));
+		struct sym_elfsym *v = realloc(t->v, alloc * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
@@ -124,7 +124,7 @@ wanted(Elf *elf, const GElf_Sym *sym, uint64_t *secend)
 }
 
 static long
-add_section(struct sp_elfsyms *t, Elf *elf, Elf_Scn *scn,
+add_section(struct sym_elfsyms *t, Elf *elf, Elf_Scn *scn,
 	    const GElf_Shdr *sh)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
@@ -154,7 +154,7 @@ add_section(struct sp_elfsyms *t, Elf *elf, Elf_Scn *scn,
 }
 
 long
-sp_elfsyms_add(struct sp_elfsyms *t, Elf *elf, GElf_Word sh_type)
+sym_elfsyms_add(struct sym_elfsyms *t, Elf *elf, GElf_Word sh_type)
 {
 	Elf_Scn *scn = NULL;
 	long total = 0;
@@ -195,7 +195,7 @@ find_section(Elf *elf, const char *name, GElf_Shdr *sh)
 
 /* Adds "NAME@plt" for the stub at `addr` of relocation `ra`. */
 static int
-add_stub(struct sp_elfsyms *t, Elf *elf, Elf_Data *dynsym, GElf_Word strtab,
+add_stub(struct sym_elfsyms *t, Elf *elf, Elf_Data *dynsym, GElf_Word strtab,
 	 const GElf_Rela *ra, uint64_t addr)
 {
 	GElf_Sym sym, stub;
@@ -216,7 +216,7 @@ add_stub(struct sp_elfsyms *t, Elf *elf, Elf_Data *dynsym, GElf_Word strtab,
 }
 
 long
-sp_elfsyms_add_plt(struct sp_elfsyms *t, Elf *elf)
+sym_elfsyms_add_plt(struct sym_elfsyms *t, Elf *elf)
 {
 	GElf_Ehdr eh;
 	GElf_Shdr rsh, psh, dsh;
@@ -254,7 +254,7 @@ sp_elfsyms_add_plt(struct sp_elfsyms *t, Elf *elf)
 }
 
 bool
-sp_elf_has_symbols(Elf *elf, GElf_Word sh_type)
+sym_elf_has_symbols(Elf *elf, GElf_Word sh_type)
 {
 	Elf_Scn *scn = NULL;
 
@@ -272,7 +272,7 @@ sp_elf_has_symbols(Elf *elf, GElf_Word sh_type)
 static int
 cmp_sym(const void *pa, const void *pb)
 {
-	const struct sp_elfsym *a = pa, *b = pb;
+	const struct sym_elfsym *a = pa, *b = pb;
 
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
@@ -285,7 +285,7 @@ cmp_sym(const void *pa, const void *pb)
 
 /* A size-0 symbol extends to the next one, but not past its section. */
 static void
-size_zero(struct sp_elfsym *s, const struct sp_elfsym *next)
+size_zero(struct sym_elfsym *s, const struct sym_elfsym *next)
 {
 	uint64_t end = s->secend;
 
@@ -296,7 +296,7 @@ size_zero(struct sp_elfsym *s, const struct sp_elfsym *next)
 
 /* Drops labels inside a function: the function names their code. */
 static void
-drop_inner_labels(struct sp_elfsyms *t)
+drop_inner_labels(struct sym_elfsyms *t)
 {
 	uint64_t covered = 0;
 	size_t i, n = 0;
@@ -312,7 +312,7 @@ drop_inner_labels(struct sp_elfsyms *t)
 }
 
 void
-sp_elfsyms_finish(struct sp_elfsyms *t)
+sym_elfsyms_finish(struct sym_elfsyms *t)
 {
 	size_t i, n = 0;
 
@@ -337,14 +337,14 @@ sp_elfsyms_finish(struct sp_elfsyms *t)
 }
 
 size_t
-sp_elfsyms_count(const struct sp_elfsyms *t)
+sym_elfsyms_count(const struct sym_elfsyms *t)
 {
 	return t->n;
 }
 
 /* Index of the last symbol starting at or below vaddr, or n. */
 static size_t
-last_at_or_below(const struct sp_elfsyms *t, uint64_t vaddr)
+last_at_or_below(const struct sym_elfsyms *t, uint64_t vaddr)
 {
 	size_t lo = 0, hi = t->n;
 
@@ -360,15 +360,15 @@ last_at_or_below(const struct sp_elfsyms *t, uint64_t vaddr)
 }
 
 bool
-sp_elfsyms_lookup(const struct sp_elfsyms *t, uint64_t vaddr,
+sym_elfsyms_lookup(const struct sym_elfsyms *t, uint64_t vaddr,
 		  const char **name, uint64_t *start)
 {
 	size_t i = last_at_or_below(t, vaddr), k;
 
 	if (i == t->n)
 		return false;
-	for (k = 0; k <= SP_ELFSYMS_BACKSCAN && k <= i; k++) {
-		const struct sp_elfsym *s = &t->v[i - k];
+	for (k = 0; k <= SYM_ELFSYMS_BACKSCAN && k <= i; k++) {
+		const struct sym_elfsym *s = &t->v[i - k];
 
 		if (vaddr < s->end) {
 			*name = (const char *)t->names.data + s->name;

@@ -2,12 +2,12 @@
  * elfsym.h: a sorted table of the function symbols of ELF files, for
  * address lookups by binary search.
  *
- * Fill it from one or more symbol sections with sp_elfsyms_add(), then
- * call sp_elfsyms_finish() once before any lookup.  The table copies the
+ * Fill it from one or more symbol sections with sym_elfsyms_add(), then
+ * call sym_elfsyms_finish() once before any lookup.  The table copies the
  * names, so the Elf handles may be closed afterwards.
  */
-#ifndef SP_ELFSYM_H
-#define SP_ELFSYM_H
+#ifndef SYM_ELFSYM_H
+#define SYM_ELFSYM_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,12 +15,12 @@
 
 #include <gelf.h>
 
-struct sp_elfsyms;
+struct sym_elfsyms;
 
 /* Returns an empty table, or NULL with errno set. */
-struct sp_elfsyms *sp_elfsyms_new(void);
+struct sym_elfsyms *sym_elfsyms_new(void);
 /* NULL is allowed. */
-void sp_elfsyms_free(struct sp_elfsyms *t);
+void sym_elfsyms_free(struct sym_elfsyms *t);
 /*
  * Adds the defined STT_FUNC and STT_GNU_IFUNC symbols, and the
  * STT_NOTYPE labels of executable sections, of every section of type
@@ -28,13 +28,13 @@ void sp_elfsyms_free(struct sp_elfsyms *t);
  * number of symbols added, or a negative errno (-EBADMSG for corrupt
  * data, -ENOMEM).
  */
-long sp_elfsyms_add(struct sp_elfsyms *t, Elf *elf, GElf_Word sh_type);
+long sym_elfsyms_add(struct sym_elfsyms *t, Elf *elf, GElf_Word sh_type);
 /*
  * Adds a "NAME@plt" symbol for each PLT stub of `elf` (x86-64: .plt.sec,
  * else .plt after its header, in .rela.plt order), as perf names them.
  * Returns the number added, 0 for other machines or without a PLT.
  */
-long sp_elfsyms_add_plt(struct sp_elfsyms *t, Elf *elf);
+long sym_elfsyms_add_plt(struct sym_elfsyms *t, Elf *elf);
 /*
  * Sorts the table and merges aliases: at one address a function wins
  * over a label, a global symbol over a weak one, a weak one over a local
@@ -42,16 +42,16 @@ long sp_elfsyms_add_plt(struct sp_elfsyms *t, Elf *elf);
  * extends to the next symbol or the end of its section, whichever comes
  * first.
  */
-void sp_elfsyms_finish(struct sp_elfsyms *t);
-size_t sp_elfsyms_count(const struct sp_elfsyms *t);
+void sym_elfsyms_finish(struct sym_elfsyms *t);
+size_t sym_elfsyms_count(const struct sym_elfsyms *t);
 /*
  * Finds the function containing `vaddr`.  Returns true and sets *name
  * (owned by the table) and *start.
  */
-bool sp_elfsyms_lookup(const struct sp_elfsyms *t, uint64_t vaddr,
+bool sym_elfsyms_lookup(const struct sym_elfsyms *t, uint64_t vaddr,
 		       const char **name, uint64_t *start);
 
 /* True when `elf` has a section of type `sh_type` with entries. */
-bool sp_elf_has_symbols(Elf *elf, GElf_Word sh_type);
+bool sym_elf_has_symbols(Elf *elf, GElf_Word sh_type);
 
 #endif

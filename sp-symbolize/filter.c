@@ -20,13 +20,13 @@ struct fframe {
 };
 
 struct filt {
-	struct sp_resolver *r;
+	struct sym_resolver *r;
 	FILE *out;
 	struct fframe *frames;
 	size_t nframes;
 	size_t aframes;
 	uint32_t nmods;
-	struct sp_symres res;
+	struct sym_res res;
 	struct sp_buf *err;
 	uint64_t lineno;
 	const struct sp_fields *in;	/* the record being filtered */
@@ -77,7 +77,7 @@ parse_context(struct filt *f, char **fld, struct sp_frame *fr)
 }
 
 static void
-write_source(FILE *out, const struct sp_sym *s)
+write_source(FILE *out, const struct sym_entry *s)
 {
 	if (!s->file) {
 		fputc('-', out);
@@ -95,14 +95,14 @@ write_symbols(struct filt *f, uint32_t frame, int32_t pid)
 	size_t i;
 
 	for (i = 0; i < f->res.n; i++) {
-		const struct sp_sym *s = &f->res.v[i];
+		const struct sym_entry *s = &f->res.v[i];
 
 		fprintf(f->out, "symbol\t%" PRIu32 "\t", frame);
 		if (pid < 0)
 			fputc('-', f->out);
 		else
 			fprintf(f->out, "%" PRId32, pid);
-		sp_sym_flags_str(s->flags, flags);
+		sym_sym_flags_str(s->flags, flags);
 		fprintf(f->out, "\t%zu\t%s\t", i, flags);
 		if (s->has_offset)
 			fprintf(f->out, "0x%" PRIx64 "\t", s->offset);
@@ -130,8 +130,8 @@ static int
 resolve_and_write(struct filt *f, const struct sp_frame *fr,
 		  uint32_t frame, int32_t pid)
 {
-	sp_symres_release(&f->res);
-	if (sp_resolver_frame(f->r, fr, pid, &f->res))
+	sym_res_release(&f->res);
+	if (sym_resolver_frame(f->r, fr, pid, &f->res))
 		return nomem(f);
 	pass(f);
 	write_symbols(f, frame, pid);
@@ -172,7 +172,7 @@ on_module(struct filt *f, struct sp_fields *in)
 	m.is_kernel = in->f[7][0] == 'k';
 	m.path = in->f[8];
 	m.path_len = (size_t)len;
-	rc = sp_resolver_module(f->r, &m);
+	rc = sym_resolver_module(f->r, &m);
 	if (rc)
 		return rc == -ENOMEM ? nomem(f) : bad(f, "duplicate module id");
 	f->nmods++;
@@ -259,7 +259,7 @@ on_host(struct filt *f, struct sp_fields *in)
 		*eq = '\0';
 		if (sp_unescape(in->f[i]) < 0 || sp_unescape(eq + 1) < 0)
 			return bad(f, "bad escape in host record");
-		if (sp_resolver_host(f->r, in->f[i], eq + 1))
+		if (sym_resolver_host(f->r, in->f[i], eq + 1))
 			return nomem(f);
 	}
 	return 0;
@@ -279,7 +279,7 @@ on_buildid(struct filt *f, struct sp_fields *in)
 				   in->f[2]);
 	if (id >= f->nmods)
 		return bad(f, "buildid refers to unknown module %" PRIu32, id);
-	return sp_resolver_buildid(f->r, id, in->f[2]) ? nomem(f) : 0;
+	return sym_resolver_buildid(f->r, id, in->f[2]) ? nomem(f) : 0;
 }
 
 /* deactivate PID, exec TS PID KIND, exit TS PID TID. */
@@ -295,7 +295,7 @@ on_process(struct filt *f, struct sp_fields *in)
 	    (!strcmp(in->f[0], "exit") && sp_parse_u64(in->f[3], &tid)))
 		return bad(f, "malformed %s record", in->f[0]);
 	if (strcmp(in->f[0], "exit") != 0 || tid == (uint64_t)pid)
-		sp_resolver_forget(f->r, pid);
+		sym_resolver_forget(f->r, pid);
 	return 0;
 }
 
@@ -338,7 +338,7 @@ input_drained(FILE *in)
 }
 
 int
-sp_filter_run(struct sp_resolver *r, FILE *in, FILE *out, bool flush,
+sym_filter_run(struct sym_resolver *r, FILE *in, FILE *out, bool flush,
 	      struct sp_buf *err)
 {
 	struct filt f = { .r = r, .out = out, .err = err };
@@ -363,7 +363,7 @@ sp_filter_run(struct sp_resolver *r, FILE *in, FILE *out, bool flush,
 			      "line cut short or holds a NUL byte");
 	}
 	sp_recin_free(rin);
-	sp_symres_release(&f.res);
+	sym_res_release(&f.res);
 	free(f.frames);
 	return rc < 0 ? rc : 0;
 }

@@ -5,8 +5,8 @@
  * records already in the input (a stream symbolized twice) are dropped,
  * so each frame has one set.
  */
-#ifndef SP_FILTER_H
-#define SP_FILTER_H
+#ifndef SYM_FILTER_H
+#define SYM_FILTER_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,7 +21,7 @@
  * error) or -ENOMEM with a message "line N: reason" in *err; everything
  * before the faulty line has been written.
  */
-int sp_filter_run(struct sp_resolver *r, FILE *in, FILE *out, bool flush,
+int sym_filter_run(struct sym_resolver *r, FILE *in, FILE *out, bool flush,
 		  struct sp_buf *err);
 
 #endif

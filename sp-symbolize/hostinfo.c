@@ -12,7 +12,7 @@
 #include "common/banned.h"
 
 char *
-sp_host_release(void)
+sym_host_release(void)
 {
 	struct utsname u;
 
@@ -22,7 +22,7 @@ sp_host_release(void)
 }
 
 char *
-sp_host_bootid(void)
+sym_host_bootid(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
 	char buf[128];
@@ -60,7 +60,7 @@ vdso_size(unsigned long base)
 }
 
 void *
-sp_host_vdso(size_t *len)
+sym_host_vdso(size_t *len)
 {
 	unsigned long base = getauxval(AT_SYSINFO_EHDR);
 	size_t size;

@@ -2,19 +2,19 @@
  * hostinfo.h: facts about the host sp-symbolize runs on, to decide
  * whether its kernel symbols and vdso apply to a recording.
  */
-#ifndef SP_HOSTINFO_H
-#define SP_HOSTINFO_H
+#ifndef SYM_HOSTINFO_H
+#define SYM_HOSTINFO_H
 
 #include <stddef.h>
 
 /* The running kernel's release (uname -r), malloc'ed; NULL on error. */
-char *sp_host_release(void);
+char *sym_host_release(void);
 /* The boot id, malloc'ed without its newline; NULL on error. */
-char *sp_host_bootid(void);
+char *sym_host_bootid(void);
 /*
  * A malloc'ed copy of this process's vdso image, the same in every
  * process of this boot; NULL when there is none.
  */
-void *sp_host_vdso(size_t *len);
+void *sym_host_vdso(size_t *len);
 
 #endif

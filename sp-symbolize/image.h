@@ -5,8 +5,8 @@
  * Images are opened once per path and shared by every module (process
  * mapping) of that file.
  */
-#ifndef SP_IMAGE_H
-#define SP_IMAGE_H
+#ifndef SYM_IMAGE_H
+#define SYM_IMAGE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -14,10 +14,10 @@
 
 #include "sp-symbolize/symres.h"
 
-struct sp_image;
+struct sym_image;
 
 /* Options that change what a lookup returns. */
-struct sp_symopts {
+struct sym_symopts {
 	bool demangle;		/* C++ and Rust names */
 	bool inlines;		/* inlined frames from DWARF */
 	char *const *debug_dirs; /* more roots for debug files */
@@ -32,24 +32,24 @@ struct sp_symopts {
  * DWARF fail with "no symbols".  With opts->names_only, DWARF is never
  * opened.
  */
-struct sp_image *sp_image_open(const char *path,
-			       const struct sp_symopts *opts,
+struct sym_image *sym_image_open(const char *path,
+			       const struct sym_symopts *opts,
 			       const char **why);
 /* Same for an ELF image in memory (malloc'ed, taken over). */
-struct sp_image *sp_image_open_mem(void *mem, size_t len,
-				   const struct sp_symopts *opts,
+struct sym_image *sym_image_open_mem(void *mem, size_t len,
+				   const struct sym_symopts *opts,
 				   const char **why);
 /* NULL is allowed. */
-void sp_image_free(struct sp_image *img);
+void sym_image_free(struct sym_image *img);
 
 /* The image's GNU build id as lowercase hex, or NULL when it has none. */
-const char *sp_image_buildid(const struct sp_image *img);
+const char *sym_image_buildid(const struct sym_image *img);
 /*
  * Turns a module-relative address in file-offset coordinates into the
  * ELF virtual address, through the PT_LOAD segment that holds it.
  * Returns false when no segment holds it.
  */
-bool sp_image_vaddr(const struct sp_image *img, uint64_t rel_ip,
+bool sym_image_vaddr(const struct sym_image *img, uint64_t rel_ip,
 		    uint64_t *vaddr);
 /*
  * Appends the logical frames of `rel_ip` to `out` (see dwarf.h for the
@@ -57,9 +57,9 @@ bool sp_image_vaddr(const struct sp_image *img, uint64_t rel_ip,
  * the cached result.  Returns the number of frames appended, 0 when
  * nothing covers the address, or -ENOMEM.
  */
-int sp_image_resolve(struct sp_image *img, uint64_t rel_ip,
-		     struct sp_symres *out);
+int sym_image_resolve(struct sym_image *img, uint64_t rel_ip,
+		     struct sym_res *out);
 /* Distinct addresses resolved so far (for tests). */
-size_t sp_image_cached(const struct sp_image *img);
+size_t sym_image_cached(const struct sym_image *img);
 
 #endif

@@ -9,24 +9,24 @@
 #include "common/records.h"
 #include "common/banned.h"
 
-#define SP_KSYM_NOMODULE UINT32_MAX
+#define SYM_KSYM_NOMODULE UINT32_MAX
 /* Read at most this much at a time: /proc/kallsyms makes megabytes. */
-#define SP_KSYM_CHUNK (1 << 20)
+#define SYM_KSYM_CHUNK (1 << 20)
 /* The text buffer starts this large (saved copies can be tiny) and
  * doubles, mostly in place at the top of the heap. */
-#define SP_KSYM_TEXT (64 << 10)
+#define SYM_KSYM_TEXT (64 << 10)
 
 /* One text symbol; its strings are NUL-terminated in the file text. */
-struct sp_ksym {
+struct sym_ksym {
 	uint64_t addr;
 	uint32_t name;		/* offset into text */
-	uint32_t module;	/* offset into text, or SP_KSYM_NOMODULE */
+	uint32_t module;	/* offset into text, or SYM_KSYM_NOMODULE */
 	uint32_t seq;		/* line order, for ties between aliases */
 	uint32_t rank;
 };
 
-struct sp_kallsyms {
-	struct sp_ksym *v;
+struct sym_kallsyms {
+	struct sym_ksym *v;
 	size_t n;
 	size_t alloc;
 	char *text;		/* the whole file, parsed in place */
@@ -82,14 +82,14 @@ word(char **p, char *end, char **start)
 }
 
 static int
-ks_push(struct sp_kallsyms *k, uint64_t addr, unsigned rank, uint32_t name,
+ks_push(struct sym_kallsyms *k, uint64_t addr, unsigned rank, uint32_t name,
 	uint32_t module)
 {
-	struct sp_ksym *s;
+	struct sym_ksym *s;
 
 	if (k->n == k->alloc) {
 		size_t alloc = 2 * k->alloc;
-		struct sp_ksym *v = reallocarray(k->v, alloc, sizeof(*v));
+		struct sym_ksym *v = reallocarray(k->v, alloc, sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
@@ -112,7 +112,7 @@ ks_push(struct sp_kallsyms *k, uint64_t addr, unsigned rank, uint32_t name,
  * modules are NUL-terminated in place.  Returns 0, or -EBADMSG.
  */
 static int
-ks_parse_line(struct sp_kallsyms *k, char *p, char *end)
+ks_parse_line(struct sym_kallsyms *k, char *p, char *end)
 {
 	char *type, *name, *module;
 	size_t tlen, nlen, mlen, digits = 0;
@@ -136,20 +136,20 @@ ks_parse_line(struct sp_kallsyms *k, char *p, char *end)
 	if (mlen)
 		module[mlen] = '\0';
 	return ks_push(k, addr, type_rank(type[0]), (uint32_t)(name - k->text),
-		       mlen ? (uint32_t)(module - k->text) : SP_KSYM_NOMODULE);
+		       mlen ? (uint32_t)(module - k->text) : SYM_KSYM_NOMODULE);
 }
 
 static int
 cmp_addr(const void *pa, const void *pb)
 {
-	const struct sp_ksym *a = pa, *b = pb;
+	const struct sym_ksym *a = pa, *b = pb;
 
 	return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
 /* Whether `a` wins over its alias `b`: type, fewer underscores, order. */
 static bool
-preferred(const struct sp_ksym *a, const struct sp_ksym *b)
+preferred(const struct sym_ksym *a, const struct sym_ksym *b)
 {
 	return a->rank != b->rank ? a->rank > b->rank : a->seq < b->seq;
 }
@@ -160,10 +160,10 @@ preferred(const struct sp_ksym *a, const struct sp_ksym *b)
  * from the end through a copy of the tail.  Returns 0 or -ENOMEM.
  */
 static int
-ks_sort(struct sp_kallsyms *k)
+ks_sort(struct sym_kallsyms *k)
 {
 	size_t run = 1, m, i, j, o;
-	struct sp_ksym *tail;
+	struct sym_ksym *tail;
 
 	while (run < k->n && k->v[run - 1].addr <= k->v[run].addr)
 		run++;
@@ -185,7 +185,7 @@ ks_sort(struct sp_kallsyms *k)
 
 /* Sorts and keeps the preferred alias at each address. */
 static int
-ks_finish(struct sp_kallsyms *k)
+ks_finish(struct sym_kallsyms *k)
 {
 	size_t i, n = 0;
 	bool nonzero = false;
@@ -215,14 +215,14 @@ ks_finish(struct sp_kallsyms *k)
  * Returns the length, or a negative errno.
  */
 static long
-ks_slurp(struct sp_kallsyms *k, FILE *f)
+ks_slurp(struct sym_kallsyms *k, FILE *f)
 {
 	size_t len = 0, got, want;
 	char *t;
 
 	do {
 		if (k->textcap - len < 2) {
-			size_t cap = k->textcap ? 2 * k->textcap : SP_KSYM_TEXT;
+			size_t cap = k->textcap ? 2 * k->textcap : SYM_KSYM_TEXT;
 
 			if (cap > UINT32_MAX)
 				return -EFBIG;
@@ -234,7 +234,7 @@ ks_slurp(struct sp_kallsyms *k, FILE *f)
 		}
 		want = k->textcap - len - 1;
 		got = fread(k->text + len, 1,
-			    want < SP_KSYM_CHUNK ? want : SP_KSYM_CHUNK, f);
+			    want < SYM_KSYM_CHUNK ? want : SYM_KSYM_CHUNK, f);
 		len += got;
 	} while (got > 0);
 	if (ferror(f))
@@ -248,17 +248,17 @@ ks_slurp(struct sp_kallsyms *k, FILE *f)
  * take about 40 bytes, so it seldom grows.  Returns 0 or -ENOMEM.
  */
 static int
-ks_reserve(struct sp_kallsyms *k, size_t len)
+ks_reserve(struct sym_kallsyms *k, size_t len)
 {
 	k->alloc = len / 32 + 64;
 	k->v = reallocarray(NULL, k->alloc, sizeof(*k->v));
 	return k->v ? 0 : -ENOMEM;
 }
 
-struct sp_kallsyms *
-sp_kallsyms_read(FILE *f, unsigned long *lineno)
+struct sym_kallsyms *
+sym_kallsyms_read(FILE *f, unsigned long *lineno)
 {
-	struct sp_kallsyms *k = calloc(1, sizeof(*k));
+	struct sym_kallsyms *k = calloc(1, sizeof(*k));
 	unsigned long no = 0;
 	char *p, *end, *nl;
 	long len;
@@ -286,25 +286,25 @@ sp_kallsyms_read(FILE *f, unsigned long *lineno)
 	if (rc < 0) {
 		if (lineno)
 			*lineno = no;
-		sp_kallsyms_free(k);
+		sym_kallsyms_free(k);
 		errno = -rc;
 		return NULL;
 	}
 	return k;
 }
 
-struct sp_kallsyms *
-sp_kallsyms_load(const char *path, unsigned long *lineno)
+struct sym_kallsyms *
+sym_kallsyms_load(const char *path, unsigned long *lineno)
 {
 	FILE *f = fopen(path, "re");
-	struct sp_kallsyms *k;
+	struct sym_kallsyms *k;
 	int saved;
 
 	if (lineno)
 		*lineno = 0;
 	if (!f)
 		return NULL;
-	k = sp_kallsyms_read(f, lineno);
+	k = sym_kallsyms_read(f, lineno);
 	saved = errno;
 	fclose(f);
 	errno = saved;
@@ -312,7 +312,7 @@ sp_kallsyms_load(const char *path, unsigned long *lineno)
 }
 
 void
-sp_kallsyms_free(struct sp_kallsyms *k)
+sym_kallsyms_free(struct sym_kallsyms *k)
 {
 	if (!k)
 		return;
@@ -322,17 +322,17 @@ sp_kallsyms_free(struct sp_kallsyms *k)
 }
 
 size_t
-sp_kallsyms_count(const struct sp_kallsyms *k)
+sym_kallsyms_count(const struct sym_kallsyms *k)
 {
 	return k->n;
 }
 
 bool
-sp_kallsyms_lookup(const struct sp_kallsyms *k, uint64_t addr,
+sym_kallsyms_lookup(const struct sym_kallsyms *k, uint64_t addr,
 		   const char **name, const char **module, uint64_t *start)
 {
 	size_t lo = 0, hi = k->n;
-	const struct sp_ksym *s;
+	const struct sym_ksym *s;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -346,7 +346,7 @@ sp_kallsyms_lookup(const struct sp_kallsyms *k, uint64_t addr,
 		return false;
 	s = &k->v[lo - 1];
 	*name = k->text + s->name;
-	*module = s->module == SP_KSYM_NOMODULE ? NULL : k->text + s->module;
+	*module = s->module == SYM_KSYM_NOMODULE ? NULL : k->text + s->module;
 	*start = s->addr;
 	return true;
 }

@@ -3,14 +3,14 @@
  * sorted for address lookups.  Lines are "ADDR TYPE NAME[\t[MODULE]]";
  * only text symbols (t, T, w, W) are kept.
  */
-#ifndef SP_KALLSYMS_H
-#define SP_KALLSYMS_H
+#ifndef SYM_KALLSYMS_H
+#define SYM_KALLSYMS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
-struct sp_kallsyms;
+struct sym_kallsyms;
 
 /*
  * Reads a kallsyms file.  Returns the table, or NULL with errno set:
@@ -18,18 +18,18 @@ struct sp_kallsyms;
  * `lineno` is not NULL.  A table whose addresses are all zero
  * (kptr_restrict) has no symbols.
  */
-struct sp_kallsyms *sp_kallsyms_read(FILE *f, unsigned long *lineno);
-struct sp_kallsyms *sp_kallsyms_load(const char *path,
+struct sym_kallsyms *sym_kallsyms_read(FILE *f, unsigned long *lineno);
+struct sym_kallsyms *sym_kallsyms_load(const char *path,
 				     unsigned long *lineno);
 /* NULL is allowed. */
-void sp_kallsyms_free(struct sp_kallsyms *k);
-size_t sp_kallsyms_count(const struct sp_kallsyms *k);
+void sym_kallsyms_free(struct sym_kallsyms *k);
+size_t sym_kallsyms_count(const struct sym_kallsyms *k);
 /*
  * Finds the symbol at or below `addr`.  Returns true and sets *name,
  * *module ("[wireguard]", or NULL for the kernel image) and *start; the
  * strings belong to the table.
  */
-bool sp_kallsyms_lookup(const struct sp_kallsyms *k, uint64_t addr,
+bool sym_kallsyms_lookup(const struct sym_kallsyms *k, uint64_t addr,
 			const char **name, const char **module,
 			uint64_t *start);
 

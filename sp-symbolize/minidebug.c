@@ -13,7 +13,7 @@
 #include "common/banned.h"
 
 /* A decompressed image larger than this is taken as corrupt. */
-#define SP_MINIDEBUG_MAX (256u << 20)
+#define SYM_MINIDEBUG_MAX (256u << 20)
 
 static Elf_Data *
 debugdata(Elf *elf)
@@ -43,7 +43,7 @@ grow(uint8_t **buf, size_t *cap, lzma_stream *s)
 	size_t ncap = *cap ? 2 * *cap : 1u << 16;
 	uint8_t *n;
 
-	if (ncap > SP_MINIDEBUG_MAX)
+	if (ncap > SYM_MINIDEBUG_MAX)
 		return -EBADMSG;
 	n = realloc(*buf, ncap);
 	if (!n)
@@ -86,18 +86,18 @@ xz_decode(const uint8_t *in, size_t inlen, uint8_t **out, size_t *outlen)
 }
 
 int
-sp_minidebug_open(Elf *elf, struct sp_elffile *out)
+sym_minidebug_open(Elf *elf, struct sym_elffile *out)
 {
 	Elf_Data *d = debugdata(elf);
 	uint8_t *img;
 	size_t len;
 	int rc;
 
-	*out = (struct sp_elffile)SP_ELFFILE_INIT;
+	*out = (struct sym_elffile)SYM_ELFFILE_INIT;
 	if (!d || !d->d_buf || d->d_size == 0)
 		return -ENOENT;
 	rc = xz_decode(d->d_buf, d->d_size, &img, &len);
 	if (rc)
 		return rc;
-	return sp_elffile_open_mem(out, img, len) ? -EBADMSG : 0;
+	return sym_elffile_open_mem(out, img, len) ? -EBADMSG : 0;
 }

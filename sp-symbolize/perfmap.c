@@ -12,17 +12,17 @@
 #include "common/banned.h"
 
 /* How many earlier entries a lookup checks for an enclosing range. */
-#define SP_PERFMAP_BACKSCAN 16
+#define SYM_PERFMAP_BACKSCAN 16
 
-struct sp_pment {
+struct sym_pment {
 	uint64_t start;
 	uint64_t end;
 	size_t name;
 	size_t seq;
 };
 
-struct sp_perfmap {
-	struct sp_pment *v;
+struct sym_perfmap {
+	struct sym_pment *v;
 	size_t n;
 	size_t alloc;
 	struct sp_buf names;
@@ -46,14 +46,14 @@ parse_hex(char **p, uint64_t *v)
 }
 
 static int
-pm_push(struct sp_perfmap *m, uint64_t start, uint64_t size,
+pm_push(struct sym_perfmap *m, uint64_t start, uint64_t size,
 	const char *name, size_t len)
 {
-	struct sp_pment *e;
+	struct sym_pment *e;
 
 	if (m->n == m->alloc) {
 		size_t alloc = m->alloc ? 2 * m->alloc : 64;
-		struct sp_pment *v = realloc(m->v, alloc * sizeof(*v));
+		struct sym_pment *v = realloc(m->v, alloc * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
@@ -72,7 +72,7 @@ pm_push(struct sp_perfmap *m, uint64_t start, uint64_t size,
 }
 
 static int
-pm_parse_line(struct sp_perfmap *m, char *line, size_t len)
+pm_parse_line(struct sym_perfmap *m, char *line, size_t len)
 {
 	uint64_t start, size;
 	char *p = line;
@@ -88,17 +88,17 @@ pm_parse_line(struct sp_perfmap *m, char *line, size_t len)
 static int
 cmp_entry(const void *pa, const void *pb)
 {
-	const struct sp_pment *a = pa, *b = pb;
+	const struct sym_pment *a = pa, *b = pb;
 
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-struct sp_perfmap *
-sp_perfmap_read(FILE *f)
+struct sym_perfmap *
+sym_perfmap_read(FILE *f)
 {
-	struct sp_perfmap *m = calloc(1, sizeof(*m));
+	struct sym_perfmap *m = calloc(1, sizeof(*m));
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
@@ -112,7 +112,7 @@ sp_perfmap_read(FILE *f)
 	if (rc == 0 && ferror(f))
 		rc = -EIO;
 	if (rc) {
-		sp_perfmap_free(m);
+		sym_perfmap_free(m);
 		errno = -rc;
 		return NULL;
 	}
@@ -121,7 +121,7 @@ sp_perfmap_read(FILE *f)
 }
 
 bool
-sp_perfmap_stat(const char *path, struct sp_perfmap_id *id)
+sym_perfmap_stat(const char *path, struct sym_perfmap_id *id)
 {
 	struct stat st;
 
@@ -137,17 +137,17 @@ sp_perfmap_stat(const char *path, struct sp_perfmap_id *id)
 }
 
 bool
-sp_perfmap_id_equal(const struct sp_perfmap_id *a,
-		    const struct sp_perfmap_id *b)
+sym_perfmap_id_equal(const struct sym_perfmap_id *a,
+		    const struct sym_perfmap_id *b)
 {
 	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
 	       a->mtime_ns == b->mtime_ns;
 }
 
-struct sp_perfmap *
-sp_perfmap_load(const char *path, struct sp_perfmap_id *id)
+struct sym_perfmap *
+sym_perfmap_load(const char *path, struct sym_perfmap_id *id)
 {
-	struct sp_perfmap *m;
+	struct sym_perfmap *m;
 	struct stat st;
 	FILE *f = fopen(path, "re");
 	int saved;
@@ -165,7 +165,7 @@ sp_perfmap_load(const char *path, struct sp_perfmap_id *id)
 				       st.st_mtim.tv_nsec;
 		}
 	}
-	m = sp_perfmap_read(f);
+	m = sym_perfmap_read(f);
 	saved = errno;
 	fclose(f);
 	errno = saved;
@@ -173,7 +173,7 @@ sp_perfmap_load(const char *path, struct sp_perfmap_id *id)
 }
 
 void
-sp_perfmap_free(struct sp_perfmap *m)
+sym_perfmap_free(struct sym_perfmap *m)
 {
 	if (!m)
 		return;
@@ -183,17 +183,17 @@ sp_perfmap_free(struct sp_perfmap *m)
 }
 
 size_t
-sp_perfmap_count(const struct sp_perfmap *m)
+sym_perfmap_count(const struct sym_perfmap *m)
 {
 	return m->n;
 }
 
 bool
-sp_perfmap_lookup(const struct sp_perfmap *m, uint64_t addr,
+sym_perfmap_lookup(const struct sym_perfmap *m, uint64_t addr,
 		  const char **name, uint64_t *start)
 {
 	size_t lo = 0, hi = m->n, k;
-	const struct sp_pment *best = NULL;
+	const struct sym_pment *best = NULL;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -203,8 +203,8 @@ sp_perfmap_lookup(const struct sp_perfmap *m, uint64_t addr,
 		else
 			hi = mid;
 	}
-	for (k = 0; k < SP_PERFMAP_BACKSCAN && k < lo; k++) {
-		const struct sp_pment *e = &m->v[lo - 1 - k];
+	for (k = 0; k < SYM_PERFMAP_BACKSCAN && k < lo; k++) {
+		const struct sym_pment *e = &m->v[lo - 1 - k];
 
 		if (addr < e->end && (!best || e->seq > best->seq))
 			best = e;
@@ -217,7 +217,7 @@ sp_perfmap_lookup(const struct sp_perfmap *m, uint64_t addr,
 }
 
 bool
-sp_perfmap_python(const char *name, char **func, char **file)
+sym_perfmap_python(const char *name, char **func, char **file)
 {
 	const char *colon;
 

@@ -9,18 +9,18 @@
  * entry when they recompile code.  Malformed lines are skipped, as perf
  * does.
  */
-#ifndef SP_PERFMAP_H
-#define SP_PERFMAP_H
+#ifndef SYM_PERFMAP_H
+#define SYM_PERFMAP_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
-struct sp_perfmap;
+struct sym_perfmap;
 
 /* What identifies one version of a map file: a change means reload. */
-struct sp_perfmap_id {
+struct sym_perfmap_id {
 	dev_t dev;
 	ino_t ino;
 	off_t size;
@@ -28,24 +28,24 @@ struct sp_perfmap_id {
 };
 
 /* Reads a map from `f`; NULL with errno set on failure. */
-struct sp_perfmap *sp_perfmap_read(FILE *f);
+struct sym_perfmap *sym_perfmap_read(FILE *f);
 /*
  * Loads `path`; fills *id (when not NULL) with the identity of the file
  * read.  NULL with errno set (ENOENT when there is no map).
  */
-struct sp_perfmap *sp_perfmap_load(const char *path, struct sp_perfmap_id *id);
+struct sym_perfmap *sym_perfmap_load(const char *path, struct sym_perfmap_id *id);
 /* Fills *id from stat(2); returns false when the file does not exist. */
-bool sp_perfmap_stat(const char *path, struct sp_perfmap_id *id);
-bool sp_perfmap_id_equal(const struct sp_perfmap_id *a,
-			 const struct sp_perfmap_id *b);
+bool sym_perfmap_stat(const char *path, struct sym_perfmap_id *id);
+bool sym_perfmap_id_equal(const struct sym_perfmap_id *a,
+			 const struct sym_perfmap_id *b);
 /* NULL is allowed. */
-void sp_perfmap_free(struct sp_perfmap *m);
-size_t sp_perfmap_count(const struct sp_perfmap *m);
+void sym_perfmap_free(struct sym_perfmap *m);
+size_t sym_perfmap_count(const struct sym_perfmap *m);
 /*
  * Finds the entry whose range holds `addr`.  Returns true and sets *name
  * (owned by the map) and *start.
  */
-bool sp_perfmap_lookup(const struct sp_perfmap *m, uint64_t addr,
+bool sym_perfmap_lookup(const struct sym_perfmap *m, uint64_t addr,
 		       const char **name, uint64_t *start);
 
 /*
@@ -53,6 +53,6 @@ bool sp_perfmap_lookup(const struct sp_perfmap *m, uint64_t addr,
  * not one; otherwise sets *func and *file (FILE may be empty) as
  * malloc'ed strings the caller frees.
  */
-bool sp_perfmap_python(const char *name, char **func, char **file);
+bool sym_perfmap_python(const char *name, char **func, char **file);
 
 #endif

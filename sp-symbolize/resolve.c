@@ -24,7 +24,7 @@
  * kallsyms has no sizes: an address this far past the symbol below it is
  * in no function of the table (a JIT area, a gap before the modules).
  */
-#define SP_KERNEL_MAX_OFFSET 0x100000
+#define SYM_KERNEL_MAX_OFFSET 0x100000
 
 enum { MOD_UNCHECKED, MOD_OK, MOD_BAD };
 
@@ -34,7 +34,7 @@ struct rmod {
 	struct sp_module m;	/* m.path is owned */
 	char *buildid;		/* from a buildid record, or NULL */
 	int state;
-	struct sp_image *img;	/* borrowed from the image table */
+	struct sym_image *img;	/* borrowed from the image table */
 	bool pyruntime;
 	bool overridable;	/* a perf map may override it */
 };
@@ -42,7 +42,7 @@ struct rmod {
 /* One file on disk, shared by the modules that map it. */
 struct rimg {
 	char *path;
-	struct sp_image *img;	/* NULL when it failed to open */
+	struct sym_image *img;	/* NULL when it failed to open */
 	bool have_ino;
 	uint64_t ino;
 	bool warned;
@@ -52,15 +52,15 @@ struct rimg {
 struct rpm {
 	bool loaded;
 	bool exists;
-	struct sp_perfmap_id id;
-	struct sp_perfmap *map;
+	struct sym_perfmap_id id;
+	struct sym_perfmap *map;
 	char *path;
 };
 
 enum { KS_UNLOADED, KS_READY };
 
-struct sp_resolver {
-	struct sp_resolver_opts o;
+struct sym_resolver {
+	struct sym_resolver_opts o;
 	struct rmod *mods;
 	size_t nmods;
 	struct rimg **imgs;
@@ -69,20 +69,20 @@ struct sp_resolver {
 	struct sp_htab *pm_by_pid;	/* pid -> index into pms */
 	struct rpm **pms;
 	size_t npms;
-	struct sp_kallsyms *ks;
+	struct sym_kallsyms *ks;
 	int ks_state;
 	char *release;
 	char *bootid;
-	struct sp_image *vdso;
+	struct sym_image *vdso;
 	bool vdso_tried;
 };
 
 static void
-warnf(struct sp_resolver *r, const char *fmt, ...)
+warnf(struct sym_resolver *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 static void
-warnf(struct sp_resolver *r, const char *fmt, ...)
+warnf(struct sym_resolver *r, const char *fmt, ...)
 {
 	va_list ap;
 	char *msg;
@@ -99,10 +99,10 @@ warnf(struct sp_resolver *r, const char *fmt, ...)
 	free(msg);
 }
 
-struct sp_resolver *
-sp_resolver_new(const struct sp_resolver_opts *o, struct sp_buf *err)
+struct sym_resolver *
+sym_resolver_new(const struct sym_resolver_opts *o, struct sp_buf *err)
 {
-	struct sp_resolver *r = calloc(1, sizeof(*r));
+	struct sym_resolver *r = calloc(1, sizeof(*r));
 	unsigned long line = 0;
 
 	if (!r)
@@ -111,12 +111,12 @@ sp_resolver_new(const struct sp_resolver_opts *o, struct sp_buf *err)
 	r->img_by_path = sp_htab_new();
 	r->pm_by_pid = sp_htab_new();
 	if (!r->img_by_path || !r->pm_by_pid) {
-		sp_resolver_free(r);
+		sym_resolver_free(r);
 		errno = ENOMEM;
 		return NULL;
 	}
 	if (o->kallsyms && !o->no_kallsyms) {
-		r->ks = sp_kallsyms_load(o->kallsyms, &line);
+		r->ks = sym_kallsyms_load(o->kallsyms, &line);
 		if (!r->ks) {
 			int saved = errno;
 
@@ -125,7 +125,7 @@ sp_resolver_new(const struct sp_resolver_opts *o, struct sp_buf *err)
 					    line);
 			else if (err)
 				sp_buf_adds(err, strerror(saved));
-			sp_resolver_free(r);
+			sym_resolver_free(r);
 			errno = saved;
 			return NULL;
 		}
@@ -139,13 +139,13 @@ free_rpm(struct rpm *pm)
 {
 	if (!pm)
 		return;
-	sp_perfmap_free(pm->map);
+	sym_perfmap_free(pm->map);
 	free(pm->path);
 	free(pm);
 }
 
 void
-sp_resolver_free(struct sp_resolver *r)
+sym_resolver_free(struct sym_resolver *r)
 {
 	size_t i;
 
@@ -157,7 +157,7 @@ sp_resolver_free(struct sp_resolver *r)
 	}
 	free(r->mods);
 	for (i = 0; i < r->nimgs; i++) {
-		sp_image_free(r->imgs[i]->img);
+		sym_image_free(r->imgs[i]->img);
 		free(r->imgs[i]->path);
 		free(r->imgs[i]);
 	}
@@ -165,17 +165,17 @@ sp_resolver_free(struct sp_resolver *r)
 	for (i = 0; i < r->npms; i++)
 		free_rpm(r->pms[i]);
 	free(r->pms);
-	sp_image_free(r->vdso);
+	sym_image_free(r->vdso);
 	sp_htab_free(r->img_by_path);
 	sp_htab_free(r->pm_by_pid);
-	sp_kallsyms_free(r->ks);
+	sym_kallsyms_free(r->ks);
 	free(r->release);
 	free(r->bootid);
 	free(r);
 }
 
 bool
-sp_is_python_runtime(const char *base, size_t len)
+sym_is_python_runtime(const char *base, size_t len)
 {
 	size_t i = 6;
 
@@ -200,7 +200,7 @@ has_prefix(const char *s, size_t n, const char *p)
 }
 
 bool
-sp_perf_map_may_override(const char *path)
+sym_perf_map_may_override(const char *path)
 {
 	static const char deleted[] = " (deleted)";
 	size_t n = strlen(path), dl = sizeof(deleted) - 1, blen;
@@ -224,7 +224,7 @@ sp_perf_map_may_override(const char *path)
 }
 
 int
-sp_resolver_module(struct sp_resolver *r, const struct sp_module *m)
+sym_resolver_module(struct sym_resolver *r, const struct sp_module *m)
 {
 	struct rmod *rm;
 	const char *base;
@@ -249,13 +249,13 @@ sp_resolver_module(struct sp_resolver *r, const struct sp_module *m)
 		return -ENOMEM;
 	rm->defined = true;
 	base = sp_module_basename(rm->m.path, &blen);
-	rm->pyruntime = !m->is_kernel && sp_is_python_runtime(base, blen);
-	rm->overridable = !m->is_kernel && sp_perf_map_may_override(rm->m.path);
+	rm->pyruntime = !m->is_kernel && sym_is_python_runtime(base, blen);
+	rm->overridable = !m->is_kernel && sym_perf_map_may_override(rm->m.path);
 	return 0;
 }
 
 int
-sp_resolver_buildid(struct sp_resolver *r, uint32_t module_id,
+sym_resolver_buildid(struct sym_resolver *r, uint32_t module_id,
 		    const char *hex)
 {
 	char *copy;
@@ -274,7 +274,7 @@ sp_resolver_buildid(struct sp_resolver *r, uint32_t module_id,
 }
 
 int
-sp_resolver_host(struct sp_resolver *r, const char *key, const char *value)
+sym_resolver_host(struct sym_resolver *r, const char *key, const char *value)
 {
 	char **slot = !strcmp(key, "release") ? &r->release :
 		      !strcmp(key, "bootid")  ? &r->bootid :
@@ -308,15 +308,15 @@ fact_matches(const char *recorded, char *(*get)(void))
 
 /* Whether the recording comes from this boot of this kernel. */
 static bool
-same_kernel(struct sp_resolver *r)
+same_kernel(struct sym_resolver *r)
 {
-	return fact_matches(r->release, sp_host_release) &&
-	       fact_matches(r->bootid, sp_host_bootid);
+	return fact_matches(r->release, sym_host_release) &&
+	       fact_matches(r->bootid, sym_host_bootid);
 }
 
 /* The image table entry of `path`, opened on first use. */
 static struct rimg *
-image_for_path(struct sp_resolver *r, const char *path)
+image_for_path(struct sym_resolver *r, const char *path)
 {
 	uint64_t idx;
 	struct rimg *ri, **v;
@@ -342,7 +342,7 @@ image_for_path(struct sp_resolver *r, const char *path)
 		ri->have_ino = true;
 		ri->ino = st.st_ino;
 	}
-	ri->img = sp_image_open(path, &r->o.sym, &why);
+	ri->img = sym_image_open(path, &r->o.sym, &why);
 	if (!ri->img) {
 		warnf(r, "'%s': %s; frames keep their address names", path,
 		      why);
@@ -352,8 +352,8 @@ image_for_path(struct sp_resolver *r, const char *path)
 }
 
 /* The vdso of this host, when the recording comes from it. */
-static struct sp_image *
-vdso_image(struct sp_resolver *r)
+static struct sym_image *
+vdso_image(struct sym_resolver *r)
 {
 	const char *why;
 	size_t len = 0;
@@ -364,17 +364,17 @@ vdso_image(struct sp_resolver *r)
 	r->vdso_tried = true;
 	if (!same_kernel(r))
 		return NULL;
-	mem = sp_host_vdso(&len);
+	mem = sym_host_vdso(&len);
 	if (mem)
-		r->vdso = sp_image_open_mem(mem, len, &r->o.sym, &why);
+		r->vdso = sym_image_open_mem(mem, len, &r->o.sym, &why);
 	return r->vdso;
 }
 
 /* Checks that the file on disk is the one recorded; warns once if not. */
 static bool
-same_file(struct sp_resolver *r, struct rimg *ri, const struct rmod *rm)
+same_file(struct sym_resolver *r, struct rimg *ri, const struct rmod *rm)
 {
-	const char *have = sp_image_buildid(ri->img);
+	const char *have = sym_image_buildid(ri->img);
 
 	if (rm->m.inode && ri->have_ino && rm->m.inode != ri->ino) {
 		if (!ri->warned)
@@ -417,8 +417,8 @@ pick_path(const struct rmod *rm, char *buf, size_t len)
 }
 
 /* The image a module resolves against, or NULL for a fallback. */
-static struct sp_image *
-module_image(struct sp_resolver *r, struct rmod *rm)
+static struct sym_image *
+module_image(struct sym_resolver *r, struct rmod *rm)
 {
 	const char *path = rm->m.path;
 	char buf[PATH_MAX];
@@ -440,7 +440,7 @@ module_image(struct sp_resolver *r, struct rmod *rm)
 }
 
 static bool
-perf_maps_for(const struct sp_resolver *r, int32_t pid)
+perf_maps_for(const struct sym_resolver *r, int32_t pid)
 {
 	size_t i;
 
@@ -456,7 +456,7 @@ perf_maps_for(const struct sp_resolver *r, int32_t pid)
 
 /* The perf map state of `pid`, created on first use. */
 static struct rpm *
-perf_map_state(struct sp_resolver *r, int32_t pid)
+perf_map_state(struct sym_resolver *r, int32_t pid)
 {
 	uint64_t idx;
 	struct rpm *pm, **v;
@@ -481,8 +481,8 @@ perf_map_state(struct sp_resolver *r, int32_t pid)
 static void
 perf_map_reload(struct rpm *pm)
 {
-	sp_perfmap_free(pm->map);
-	pm->map = sp_perfmap_load(pm->path, &pm->id);
+	sym_perfmap_free(pm->map);
+	pm->map = sym_perfmap_load(pm->path, &pm->id);
 	pm->exists = pm->map != NULL;
 	pm->loaded = true;
 }
@@ -492,25 +492,25 @@ perf_map_reload(struct rpm *pm)
  * when the file changed since it was read: a live JIT appends to it.
  */
 static bool
-perf_map_find(struct sp_resolver *r, int32_t pid, uint64_t addr,
+perf_map_find(struct sym_resolver *r, int32_t pid, uint64_t addr,
 	      const char **name, uint64_t *start)
 {
 	struct rpm *pm = perf_map_state(r, pid);
-	struct sp_perfmap_id id;
+	struct sym_perfmap_id id;
 
 	if (!pm)
 		return false;
 	if (!pm->loaded)
 		perf_map_reload(pm);
-	else if (!(pm->map && sp_perfmap_lookup(pm->map, addr, name, start)) &&
-		 sp_perfmap_stat(pm->path, &id) &&
-		 !(pm->exists && sp_perfmap_id_equal(&id, &pm->id)))
+	else if (!(pm->map && sym_perfmap_lookup(pm->map, addr, name, start)) &&
+		 sym_perfmap_stat(pm->path, &id) &&
+		 !(pm->exists && sym_perfmap_id_equal(&id, &pm->id)))
 		perf_map_reload(pm);
-	return pm->map && sp_perfmap_lookup(pm->map, addr, name, start);
+	return pm->map && sym_perfmap_lookup(pm->map, addr, name, start);
 }
 
 void
-sp_resolver_forget(struct sp_resolver *r, int32_t pid)
+sym_resolver_forget(struct sym_resolver *r, int32_t pid)
 {
 	uint64_t idx;
 	struct rpm *pm;
@@ -518,31 +518,31 @@ sp_resolver_forget(struct sp_resolver *r, int32_t pid)
 	if (!sp_htab_get(r->pm_by_pid, &pid, sizeof(pid), &idx))
 		return;
 	pm = r->pms[idx];
-	sp_perfmap_free(pm->map);
+	sym_perfmap_free(pm->map);
 	pm->map = NULL;
 	pm->loaded = pm->exists = false;
 }
 
 static int
-perf_map_frame(struct sp_resolver *r, const char *name, uint64_t offset,
-	       struct sp_symres *out)
+perf_map_frame(struct sym_resolver *r, const char *name, uint64_t offset,
+	       struct sym_res *out)
 {
 	char *func, *file, *dm = NULL;
-	struct sp_sym *s;
+	struct sym_entry *s;
 	int rc = 0;
 
-	if (sp_perfmap_python(name, &func, &file)) {
-		s = sp_symres_add(out, func);
-		if (!s || (*file && sp_sym_set_file(s, file, 0)))
+	if (sym_perfmap_python(name, &func, &file)) {
+		s = sym_res_add(out, func);
+		if (!s || (*file && sym_sym_set_file(s, file, 0)))
 			rc = -ENOMEM;
 		free(func);
 		free(file);
 	} else {
-		dm = r->o.sym.demangle ? sp_demangle(name) : NULL;
-		s = sp_symres_add(out, dm ? dm : name);
+		dm = r->o.sym.demangle ? sym_demangle(name) : NULL;
+		s = sym_res_add(out, dm ? dm : name);
 		free(dm);
 		if (s)
-			s->flags |= SP_SYM_JIT;
+			s->flags |= SYM_SYM_JIT;
 		else
 			rc = -ENOMEM;
 	}
@@ -554,8 +554,8 @@ perf_map_frame(struct sp_resolver *r, const char *name, uint64_t offset,
 }
 
 /* The kernel symbol table, loaded on first use; NULL when unusable. */
-static struct sp_kallsyms *
-kernel_table(struct sp_resolver *r)
+static struct sym_kallsyms *
+kernel_table(struct sym_resolver *r)
 {
 	if (r->ks_state == KS_READY)
 		return r->ks;
@@ -569,8 +569,8 @@ kernel_table(struct sp_resolver *r)
 		      r->release ? r->release : "another boot");
 		return NULL;
 	}
-	r->ks = sp_kallsyms_load("/proc/kallsyms", NULL);
-	if (!r->ks || sp_kallsyms_count(r->ks) == 0)
+	r->ks = sym_kallsyms_load("/proc/kallsyms", NULL);
+	if (!r->ks || sym_kallsyms_count(r->ks) == 0)
 		warnf(r, "'/proc/kallsyms': %s; kernel frames keep their "
 			 "address names",
 		      r->ks ? "addresses hidden (kptr_restrict)" :
@@ -580,13 +580,13 @@ kernel_table(struct sp_resolver *r)
 
 static int
 fallback(const struct sp_frame *f, const char *path, unsigned flags,
-	 struct sp_symres *out)
+	 struct sym_res *out)
 {
 	struct sp_buf name = SP_BUF_INIT;
-	struct sp_sym *s = NULL;
+	struct sym_entry *s = NULL;
 
 	if (sp_fallback_name(&name, f->mode, path, f->rel_ip, f->abs_ip) == 0)
-		s = sp_symres_add(out, (const char *)name.data);
+		s = sym_res_add(out, (const char *)name.data);
 	sp_buf_release(&name);
 	if (!s)
 		return -ENOMEM;
@@ -595,29 +595,29 @@ fallback(const struct sp_frame *f, const char *path, unsigned flags,
 }
 
 static int
-kernel_frame(struct sp_resolver *r, const struct sp_frame *f,
-	     struct sp_symres *out)
+kernel_frame(struct sym_resolver *r, const struct sp_frame *f,
+	     struct sym_res *out)
 {
-	struct sp_kallsyms *ks = kernel_table(r);
+	struct sym_kallsyms *ks = kernel_table(r);
 	const char *name, *module;
 	uint64_t start;
 	struct sp_frame kf = *f;
-	struct sp_sym *s;
+	struct sym_entry *s;
 	char *full;
 
 	kf.mode = SP_FRAME_KERNEL;
-	if (!ks || !sp_kallsyms_lookup(ks, f->abs_ip, &name, &module, &start) ||
-	    f->abs_ip - start > SP_KERNEL_MAX_OFFSET)
-		return fallback(&kf, NULL, SP_SYM_KERNEL | SP_SYM_UNRESOLVED,
+	if (!ks || !sym_kallsyms_lookup(ks, f->abs_ip, &name, &module, &start) ||
+	    f->abs_ip - start > SYM_KERNEL_MAX_OFFSET)
+		return fallback(&kf, NULL, SYM_SYM_KERNEL | SYM_SYM_UNRESOLVED,
 				out);
 	if (asprintf(&full, "%s+0x%" PRIx64 "%s%s", name, f->abs_ip - start,
 		     module ? " " : "", module ? module : "") < 0)
 		return -ENOMEM;
-	s = sp_symres_add(out, full);
+	s = sym_res_add(out, full);
 	free(full);
 	if (!s)
 		return -ENOMEM;
-	s->flags |= SP_SYM_KERNEL;
+	s->flags |= SYM_SYM_KERNEL;
 	s->offset = f->abs_ip - start;
 	s->has_offset = true;
 	return 0;
@@ -625,22 +625,22 @@ kernel_frame(struct sp_resolver *r, const struct sp_frame *f,
 
 /* A frame resolved from its module's file, or its fallback name. */
 static int
-native_frame(struct sp_resolver *r, const struct sp_frame *f,
-	     struct rmod *rm, struct sp_symres *out)
+native_frame(struct sym_resolver *r, const struct sp_frame *f,
+	     struct rmod *rm, struct sym_res *out)
 {
 	size_t first = out->n;
-	struct sp_image *img;
+	struct sym_image *img;
 	unsigned py;
 	int n;
 
 	if (f->mode == SP_FRAME_KERNEL || (rm && rm->m.is_kernel))
 		return kernel_frame(r, f, out);
 	if (!rm)
-		return fallback(f, NULL, SP_SYM_UNRESOLVED, out);
+		return fallback(f, NULL, SYM_SYM_UNRESOLVED, out);
 	img = module_image(r, rm);
-	py = rm->pyruntime ? SP_SYM_PYRUNTIME : 0;
+	py = rm->pyruntime ? SYM_SYM_PYRUNTIME : 0;
 
-	n = img ? sp_image_resolve(img, f->rel_ip, out) : 0;
+	n = img ? sym_image_resolve(img, f->rel_ip, out) : 0;
 	if (n < 0)
 		return n;
 	if (n > 0) {
@@ -650,26 +650,26 @@ native_frame(struct sp_resolver *r, const struct sp_frame *f,
 	}
 	/* As the reference does, only address names of a runtime hide. */
 	if (py)
-		py |= SP_SYM_HIDDEN;
+		py |= SYM_SYM_HIDDEN;
 	/* An anonymous mapping has no path to name it after. */
 	return fallback(f, rm->m.path[0] ? rm->m.path : "[anon]",
-			SP_SYM_UNRESOLVED | py, out);
+			SYM_SYM_UNRESOLVED | py, out);
 }
 
 int
-sp_resolver_frame(struct sp_resolver *r, const struct sp_frame *f,
-		  int32_t pid, struct sp_symres *out)
+sym_resolver_frame(struct sym_resolver *r, const struct sp_frame *f,
+		  int32_t pid, struct sym_res *out)
 {
 	struct rmod *rm = NULL;
 	const char *name;
 	uint64_t start;
 
 	if (f->mode == SP_FRAME_TRUNCATED) {
-		struct sp_sym *s = sp_symres_add(out, SP_TRUNCATED_NAME);
+		struct sym_entry *s = sym_res_add(out, SP_TRUNCATED_NAME);
 
 		if (!s)
 			return -ENOMEM;
-		s->flags |= SP_SYM_TRUNCATED;
+		s->flags |= SYM_SYM_TRUNCATED;
 		return 0;
 	}
 	if (f->module_id != SP_NONE && f->module_id < r->nmods &&

@@ -15,8 +15,8 @@
  * Problems with a module's file are warned about once per file through
  * the warn callback, never fatal.
  */
-#ifndef SP_RESOLVE_H
-#define SP_RESOLVE_H
+#ifndef SYM_RESOLVE_H
+#define SYM_RESOLVE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -27,10 +27,10 @@
 #include "sp-symbolize/image.h"
 #include "sp-symbolize/symres.h"
 
-struct sp_resolver;
+struct sym_resolver;
 
-struct sp_resolver_opts {
-	struct sp_symopts sym;
+struct sym_resolver_opts {
+	struct sym_symopts sym;
 	const char *kallsyms;	/* saved kallsyms file, or NULL for host */
 	bool no_kallsyms;	/* leave kernel frames unresolved */
 	const char *perf_map_dir; /* NULL for /tmp */
@@ -47,38 +47,38 @@ struct sp_resolver_opts {
  * file that cannot be read, `err` (when not NULL) gets why: the error,
  * or "line N: not a kallsyms line".
  */
-struct sp_resolver *sp_resolver_new(const struct sp_resolver_opts *o,
+struct sym_resolver *sym_resolver_new(const struct sym_resolver_opts *o,
 				    struct sp_buf *err);
-void sp_resolver_free(struct sp_resolver *r);
+void sym_resolver_free(struct sym_resolver *r);
 
 /*
  * Declares a module (its path is copied).  Returns 0, -EEXIST for an id
  * declared before, or -ENOMEM.
  */
-int sp_resolver_module(struct sp_resolver *r, const struct sp_module *m);
+int sym_resolver_module(struct sym_resolver *r, const struct sp_module *m);
 /*
  * Records a module's build id (hex); later frames of the module resolve
  * only if its file has that build id.  Returns 0, -ENOENT, -ENOMEM.
  */
-int sp_resolver_buildid(struct sp_resolver *r, uint32_t module_id,
+int sym_resolver_buildid(struct sym_resolver *r, uint32_t module_id,
 			const char *hex);
 /* Records a host fact ("release", "bootid"...); others are ignored. */
-int sp_resolver_host(struct sp_resolver *r, const char *key,
+int sym_resolver_host(struct sym_resolver *r, const char *key,
 		     const char *value);
 /* Forgets the per-process state (perf map) of `pid`: exec or exit. */
-void sp_resolver_forget(struct sp_resolver *r, int32_t pid);
+void sym_resolver_forget(struct sym_resolver *r, int32_t pid);
 
 /*
  * Appends the logical frames of `f` to `out`.  `pid` is the process the
  * frame was sampled in, or -1 when unknown (then the module's process is
  * used).  Returns 0 or -ENOMEM.
  */
-int sp_resolver_frame(struct sp_resolver *r, const struct sp_frame *f,
-		      int32_t pid, struct sp_symres *out);
+int sym_resolver_frame(struct sym_resolver *r, const struct sp_frame *f,
+		      int32_t pid, struct sym_res *out);
 
 /* True for the basename of a Python interpreter or libpython. */
-bool sp_is_python_runtime(const char *base, size_t len);
+bool sym_is_python_runtime(const char *base, size_t len);
 /* True for a mapping a perf map may override (anonymous code). */
-bool sp_perf_map_may_override(const char *path);
+bool sym_perf_map_may_override(const char *path);
 
 #endif

@@ -122,7 +122,7 @@ live_output(void)
 }
 
 static int
-symbolize(struct sp_resolver *r, const char *path)
+symbolize(struct sym_resolver *r, const char *path)
 {
 	struct sp_buf err = SP_BUF_INIT;
 	FILE *in = stdin;
@@ -136,7 +136,7 @@ symbolize(struct sp_resolver *r, const char *path)
 			return 1;
 		}
 	}
-	rc = sp_filter_run(r, in, stdout, live_output(), &err);
+	rc = sym_filter_run(r, in, stdout, live_output(), &err);
 	if (rc && in != stdin)
 		fprintf(stderr, "sp-symbolize: '%s': %s\n", path,
 			(char *)err.data);
@@ -163,7 +163,7 @@ parse_pid(const char *s)
 int
 main(int argc, char *argv[])
 {
-	struct sp_resolver_opts o = {
+	struct sym_resolver_opts o = {
 		.sym = { .demangle = true, .inlines = true },
 		.warn = print_warning,
 	};
@@ -171,7 +171,7 @@ main(int argc, char *argv[])
 	int32_t *pids = NULL, pid;
 	size_t ndirs = 0, npids = 0;
 	struct sp_buf err = SP_BUF_INIT;
-	struct sp_resolver *r;
+	struct sym_resolver *r;
 	int ch, status;
 
 	tune_heap();
@@ -218,7 +218,7 @@ main(int argc, char *argv[])
 	o.sym.ndebug_dirs = ndirs;
 	o.perf_map_pids = pids;
 	o.nperf_map_pids = npids;
-	r = sp_resolver_new(&o, &err);
+	r = sym_resolver_new(&o, &err);
 	if (!r && err.len)
 		fprintf(stderr, "sp-symbolize: '%s': %s\n", o.kallsyms,
 			(char *)err.data);
@@ -226,7 +226,7 @@ main(int argc, char *argv[])
 		fprintf(stderr, "sp-symbolize: %s\n", strerror(errno));
 	sp_buf_release(&err);
 	status = r ? symbolize(r, argc ? argv[0] : NULL) : 1;
-	sp_resolver_free(r);
+	sym_resolver_free(r);
 	free(dirs);
 	free(pids);
 	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {

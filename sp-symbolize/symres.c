@@ -9,14 +9,14 @@
 #include "sp-symbolize/symres.h"
 #include "common/banned.h"
 
-struct sp_sym *
-sp_symres_add(struct sp_symres *r, const char *name)
+struct sym_entry *
+sym_res_add(struct sym_res *r, const char *name)
 {
-	struct sp_sym *s;
+	struct sym_entry *s;
 
 	if (r->n == r->alloc) {
 		size_t alloc = r->alloc ? 2 * r->alloc : 4;
-		struct sp_sym *v = realloc(r->v, alloc * sizeof(*v));
+		struct sym_entry *v = realloc(r->v, alloc * sizeof(*v));
 
 		if (!v)
 			return NULL;
@@ -32,21 +32,21 @@ sp_symres_add(struct sp_symres *r, const char *name)
 	return s;
 }
 
-struct sp_sym *
-sp_symres_addhex(struct sp_symres *r, const char *prefix, uint64_t value)
+struct sym_entry *
+sym_res_addhex(struct sym_res *r, const char *prefix, uint64_t value)
 {
 	char *name;
-	struct sp_sym *s;
+	struct sym_entry *s;
 
 	if (asprintf(&name, "%s+0x%" PRIx64, prefix, value) < 0)
 		return NULL;
-	s = sp_symres_add(r, name);
+	s = sym_res_add(r, name);
 	free(name);
 	return s;
 }
 
 int
-sp_sym_set_file(struct sp_sym *s, const char *file, unsigned line)
+sym_sym_set_file(struct sym_entry *s, const char *file, unsigned line)
 {
 	char *copy = strdup(file);
 
@@ -59,15 +59,15 @@ sp_sym_set_file(struct sp_sym *s, const char *file, unsigned line)
 }
 
 int
-sp_symres_append(struct sp_symres *dst, const struct sp_symres *src)
+sym_res_append(struct sym_res *dst, const struct sym_res *src)
 {
 	size_t i;
 
 	for (i = 0; i < src->n; i++) {
-		const struct sp_sym *a = &src->v[i];
-		struct sp_sym *b = sp_symres_add(dst, a->name);
+		const struct sym_entry *a = &src->v[i];
+		struct sym_entry *b = sym_res_add(dst, a->name);
 
-		if (!b || (a->file && sp_sym_set_file(b, a->file, a->line)))
+		if (!b || (a->file && sym_sym_set_file(b, a->file, a->line)))
 			return -ENOMEM;
 		b->offset = a->offset;
 		b->has_offset = a->has_offset;
@@ -77,7 +77,7 @@ sp_symres_append(struct sp_symres *dst, const struct sp_symres *src)
 }
 
 void
-sp_symres_flag_all(struct sp_symres *r, unsigned flags)
+sym_res_flag_all(struct sym_res *r, unsigned flags)
 {
 	size_t i;
 
@@ -86,7 +86,7 @@ sp_symres_flag_all(struct sp_symres *r, unsigned flags)
 }
 
 void
-sp_symres_release(struct sp_symres *r)
+sym_res_release(struct sym_res *r)
 {
 	size_t i;
 
@@ -100,7 +100,7 @@ sp_symres_release(struct sp_symres *r)
 }
 
 void
-sp_sym_flags_str(unsigned flags, char buf[8])
+sym_sym_flags_str(unsigned flags, char buf[8])
 {
 	static const char letters[] = "kjiphtu";
 	size_t i, n = 0;

@@ -24,8 +24,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Stubs: every file is missing, no name is mangled. */
-struct sp_image *
-sp_image_open(const char *path, const struct sp_symopts *opts,
+struct sym_image *
+sym_image_open(const char *path, const struct sym_symopts *opts,
 	      const char **why)
 {
 	(void)path;
@@ -34,8 +34,8 @@ sp_image_open(const char *path, const struct sp_symopts *opts,
 	return NULL;
 }
 
-struct sp_image *
-sp_image_open_mem(void *mem, size_t len, const struct sp_symopts *opts,
+struct sym_image *
+sym_image_open_mem(void *mem, size_t len, const struct sym_symopts *opts,
 		  const char **why)
 {
 	(void)len;
@@ -46,20 +46,20 @@ sp_image_open_mem(void *mem, size_t len, const struct sp_symopts *opts,
 }
 
 void
-sp_image_free(struct sp_image *img)
+sym_image_free(struct sym_image *img)
 {
 	(void)img;
 }
 
 const char *
-sp_image_buildid(const struct sp_image *img)
+sym_image_buildid(const struct sym_image *img)
 {
 	(void)img;
 	return NULL;
 }
 
 int
-sp_image_resolve(struct sp_image *img, uint64_t rel_ip, struct sp_symres *out)
+sym_image_resolve(struct sym_image *img, uint64_t rel_ip, struct sym_res *out)
 {
 	(void)img;
 	(void)rel_ip;
@@ -68,7 +68,7 @@ sp_image_resolve(struct sp_image *img, uint64_t rel_ip, struct sp_symres *out)
 }
 
 char *
-sp_demangle(const char *name)
+sym_demangle(const char *name)
 {
 	(void)name;
 	return NULL;
@@ -80,12 +80,12 @@ read_as_tables(const uint8_t *data, size_t size)
 	FILE *f = fmemopen((void *)data, size, "r");
 
 	if (f) {
-		sp_kallsyms_free(sp_kallsyms_read(f, NULL));
+		sym_kallsyms_free(sym_kallsyms_read(f, NULL));
 		fclose(f);
 	}
 	f = fmemopen((void *)data, size, "r");
 	if (f) {
-		sp_perfmap_free(sp_perfmap_read(f));
+		sym_perfmap_free(sym_perfmap_read(f));
 		fclose(f);
 	}
 }
@@ -93,28 +93,28 @@ read_as_tables(const uint8_t *data, size_t size)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct sp_resolver_opts o = {
+	struct sym_resolver_opts o = {
 		.sym = { .demangle = true, .inlines = true },
 		.no_kallsyms = true,
 		.perf_map_dir = "/nonexistent",
 	};
-	struct sp_resolver *r;
+	struct sym_resolver *r;
 	struct sp_buf err = SP_BUF_INIT;
 	FILE *in, *out;
 
 	if (size == 0)
 		return 0;
 	read_as_tables(data, size);
-	r = sp_resolver_new(&o, NULL);
+	r = sym_resolver_new(&o, NULL);
 	in = fmemopen((void *)data, size, "r");
 	out = fopen("/dev/null", "w");
 	if (r && in && out)
-		sp_filter_run(r, in, out, false, &err);
+		sym_filter_run(r, in, out, false, &err);
 	if (in)
 		fclose(in);
 	if (out)
 		fclose(out);
 	sp_buf_release(&err);
-	sp_resolver_free(r);
+	sym_resolver_free(r);
 	return 0;
 }

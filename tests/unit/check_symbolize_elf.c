@@ -176,16 +176,16 @@ base(const char *p)
 	return s ? s + 1 : p;
 }
 
-static struct sp_image *
+static struct sym_image *
 open_image(const char *file, bool inlines, bool demangle)
 {
 	static char dbg[4096], *dirs[1] = { dbg };
-	struct sp_symopts o = { demangle, inlines, dirs, 1, false };
+	struct sym_symopts o = { demangle, inlines, dirs, 1, false };
 	const char *why = NULL;
-	struct sp_image *img;
+	struct sym_image *img;
 
 	snprintf(dbg, sizeof(dbg), "%s/dbg", dir);
-	img = sp_image_open(file, &o, &why);
+	img = sym_image_open(file, &o, &why);
 	ck_assert_msg(img != NULL, "%s: %s", file, why);
 	return img;
 }
@@ -225,31 +225,31 @@ addr2line(const char *file, uint64_t vaddr, char names[][600],
  * (the unstripped build); returns the number of frames.
  */
 static size_t
-check_addr(struct sp_image *img, const char *file, const char *oracle,
+check_addr(struct sym_image *img, const char *file, const char *oracle,
 	   uint64_t vaddr)
 {
-	struct sp_symres r = SP_SYMRES_INIT;
+	struct sym_res r = SYM_RES_INIT;
 	char names[8][600], srcs[8][600], mine[700];
 	size_t i, n = addr2line(oracle, vaddr, names, srcs, 8);
 
-	ck_assert_int_eq(sp_image_resolve(img, file_offset(file, vaddr), &r),
+	ck_assert_int_eq(sym_image_resolve(img, file_offset(file, vaddr), &r),
 			 (int)n);
 	for (i = 0; i < n; i++) {
-		const struct sp_sym *s = &r.v[n - 1 - i];
+		const struct sym_entry *s = &r.v[n - 1 - i];
 
 		ck_assert_str_eq(s->name, names[i]);
 		snprintf(mine, sizeof(mine), "%s:%u",
 			 s->file ? base(s->file) : "??", s->line);
 		ck_assert_str_eq(mine, srcs[i]);
-		ck_assert_int_eq(!!(s->flags & SP_SYM_INLINED), i + 1 < n);
+		ck_assert_int_eq(!!(s->flags & SYM_SYM_INLINED), i + 1 < n);
 	}
-	sp_symres_release(&r);
+	sym_res_release(&r);
 	return n;
 }
 
 /* Checks every address of `sym`; returns the deepest chain seen. */
 static size_t
-check_function(struct sp_image *img, const char *file, const char *oracle,
+check_function(struct sym_image *img, const char *file, const char *oracle,
 	       const char *sym)
 {
 	uint64_t size = 0, a = nm_addr(oracle, sym, &size), off;
@@ -268,7 +268,7 @@ static void
 check_sym_elf(const char *name, const char *oracle_name)
 {
 	char file[4096], oracle[4096];
-	struct sp_image *img;
+	struct sym_image *img;
 
 	snprintf(file, sizeof(file), "%s", path(name));
 	snprintf(oracle, sizeof(oracle), "%s", path(oracle_name));
@@ -278,7 +278,7 @@ check_sym_elf(const char *name, const char *oracle_name)
 	check_function(img, file, oracle, "sym_work");
 	check_function(img, file, oracle, "sym_tail");
 	ck_assert_uint_eq(check_function(img, file, oracle, "sym_outer"), 2);
-	sp_image_free(img);
+	sym_image_free(img);
 }
 
 START_TEST(pie_names_lines_and_inlines)
@@ -308,60 +308,60 @@ END_TEST
 
 START_TEST(function_offsets_and_caching)
 {
-	struct sp_image *img = open_image(path("pie"), true, true);
+	struct sym_image *img = open_image(path("pie"), true, true);
 	uint64_t a = nm_addr(path("pie"), "sym_work", NULL);
 	uint64_t off = file_offset(path("pie"), a + 5);
-	struct sp_symres r = SP_SYMRES_INIT;
+	struct sym_res r = SYM_RES_INIT;
 
-	ck_assert_int_ge(sp_image_resolve(img, off, &r), 1);
+	ck_assert_int_ge(sym_image_resolve(img, off, &r), 1);
 	ck_assert_str_eq(r.v[0].name, "sym_work");
 	ck_assert(r.v[0].has_offset);
 	ck_assert_uint_eq(r.v[0].offset, 5);
-	ck_assert_int_ge(sp_image_resolve(img, off, &r), 1);
-	ck_assert_uint_eq(sp_image_cached(img), 1);
-	sp_symres_release(&r);
+	ck_assert_int_ge(sym_image_resolve(img, off, &r), 1);
+	ck_assert_uint_eq(sym_image_cached(img), 1);
+	sym_res_release(&r);
 	/* Outside every PT_LOAD: nothing. */
-	ck_assert_int_eq(sp_image_resolve(img, 0x7fffffff, &r), 0);
-	sp_image_free(img);
+	ck_assert_int_eq(sym_image_resolve(img, 0x7fffffff, &r), 0);
+	sym_image_free(img);
 }
 END_TEST
 
 START_TEST(no_inline_keeps_one_frame)
 {
-	struct sp_image *img = open_image(path("pie"), false, true);
+	struct sym_image *img = open_image(path("pie"), false, true);
 	uint64_t size, a = nm_addr(path("pie"), "sym_outer", &size), o;
-	struct sp_symres r = SP_SYMRES_INIT;
+	struct sym_res r = SYM_RES_INIT;
 
 	for (o = 0; o < size; o++) {
-		ck_assert_int_eq(sp_image_resolve(img, file_offset(path("pie"),
+		ck_assert_int_eq(sym_image_resolve(img, file_offset(path("pie"),
 								   a + o),
 						  &r),
 				 1);
 		ck_assert_str_eq(r.v[0].name, "sym_outer");
 		ck_assert_uint_eq(r.v[0].flags, 0);
-		sp_symres_release(&r);
+		sym_res_release(&r);
 	}
-	sp_image_free(img);
+	sym_image_free(img);
 }
 END_TEST
 
 static const char *
-name_at(struct sp_image *img, const char *file, const char *oracle,
-	const char *sym, struct sp_symres *r)
+name_at(struct sym_image *img, const char *file, const char *oracle,
+	const char *sym, struct sym_res *r)
 {
 	uint64_t a = nm_addr(oracle, sym, NULL);
 
-	sp_symres_release(r);
+	sym_res_release(r);
 	ck_assert_msg(a != 0, "%s not in %s", sym, oracle);
-	if (sp_image_resolve(img, file_offset(file, a + 1), r) < 1)
+	if (sym_image_resolve(img, file_offset(file, a + 1), r) < 1)
 		return NULL;
 	return r->v[0].name;
 }
 
 START_TEST(cxx_names_are_demangled)
 {
-	struct sp_image *img;
-	struct sp_symres r = SP_SYMRES_INIT;
+	struct sym_image *img;
+	struct sym_res r = SYM_RES_INIT;
 	const char *f;
 
 	if (!have_cxx)
@@ -375,19 +375,19 @@ START_TEST(cxx_names_are_demangled)
 	ck_assert_str_eq(name_at(img, f, f, "_ZN3sym3runEi", &r),
 			 "sym::run(int)");
 	check_function(img, f, f, "_ZN3sym3runEi");
-	sp_image_free(img);
+	sym_image_free(img);
 	img = open_image(f, true, false);
 	ck_assert_str_eq(name_at(img, f, f, "_ZN3sym6Widget4spinEi", &r),
 			 "_ZN3sym6Widget4spinEi");
-	sp_symres_release(&r);
-	sp_image_free(img);
+	sym_res_release(&r);
+	sym_image_free(img);
 }
 END_TEST
 
 START_TEST(rust_names_are_demangled)
 {
-	struct sp_image *img;
-	struct sp_symres r = SP_SYMRES_INIT;
+	struct sym_image *img;
+	struct sym_res r = SYM_RES_INIT;
 	char f[4096];
 
 	snprintf(f, sizeof(f), "%s", path("pie"));
@@ -397,8 +397,8 @@ START_TEST(rust_names_are_demangled)
 			 "symrust::work");
 	ck_assert_str_eq(name_at(img, f, f, "_RNvCs1234_7symrust5spawn", &r),
 			 "symrust::spawn");
-	sp_symres_release(&r);
-	sp_image_free(img);
+	sym_res_release(&r);
+	sym_image_free(img);
 }
 END_TEST
 
@@ -424,8 +424,8 @@ section_addr(const char *file, const char *name)
 
 START_TEST(labels_and_sizeless_symbols)
 {
-	struct sp_image *img;
-	struct sp_symres r = SP_SYMRES_INIT;
+	struct sym_image *img;
+	struct sym_res r = SYM_RES_INIT;
 	char f[4096];
 	uint64_t plt;
 
@@ -436,50 +436,50 @@ START_TEST(labels_and_sizeless_symbols)
 	/* _init has no size: it must not swallow the PLT after it. */
 	plt = section_addr(f, ".plt");
 	ck_assert_uint_ne(plt, 0);
-	sp_symres_release(&r);
-	if (sp_image_resolve(img, file_offset(f, plt + 4), &r) > 0)
+	sym_res_release(&r);
+	if (sym_image_resolve(img, file_offset(f, plt + 4), &r) > 0)
 		ck_assert_str_ne(r.v[0].name, "_init");
-	sp_symres_release(&r);
-	sp_image_free(img);
+	sym_res_release(&r);
+	sym_image_free(img);
 	/* PLT stubs are named after their function, as perf does. */
 	snprintf(f, sizeof(f), "%s", path("spin"));
 	img = open_image(f, true, true);
 	plt = section_addr(f, ".plt");
-	ck_assert_int_eq(sp_image_resolve(img, file_offset(f, plt + 20), &r),
+	ck_assert_int_eq(sym_image_resolve(img, file_offset(f, plt + 20), &r),
 			 1);
 	ck_assert_str_eq(r.v[0].name, "clock_gettime@plt");
 	ck_assert_uint_eq(r.v[0].offset, 4);
-	sp_symres_release(&r);
-	sp_image_free(img);
+	sym_res_release(&r);
+	sym_image_free(img);
 }
 END_TEST
 
 START_TEST(stripped_with_debug_file_by_build_id)
 {
 	char file[4096];
-	struct sp_image *img;
+	struct sym_image *img;
 
 	snprintf(file, sizeof(file), "%s", path("sbid"));
 	img = open_image(file, true, true);
 	check_function(img, file, path("pie"), "sym_local");
 	ck_assert_uint_eq(check_function(img, file, path("pie"), "sym_outer"),
 			  2);
-	ck_assert_ptr_nonnull(sp_image_buildid(img));
-	sp_image_free(img);
+	ck_assert_ptr_nonnull(sym_image_buildid(img));
+	sym_image_free(img);
 }
 END_TEST
 
 START_TEST(stripped_with_debug_file_by_debuglink)
 {
 	char file[4096];
-	struct sp_image *img;
+	struct sym_image *img;
 
 	/* slink.debug sits next to slink. */
 	snprintf(file, sizeof(file), "%s", path("slink"));
 	img = open_image(file, true, true);
 	check_function(img, file, path("slink.debug"), "sym_local");
-	ck_assert_ptr_null(sp_image_buildid(img));
-	sp_image_free(img);
+	ck_assert_ptr_null(sym_image_buildid(img));
+	sym_image_free(img);
 }
 END_TEST
 
@@ -487,10 +487,10 @@ START_TEST(debug_file_with_another_build_id_is_not_used)
 {
 	char id[128], sub[8], *dbg;
 	FILE *f;
-	struct sp_image *img;
-	struct sp_symres r = SP_SYMRES_INIT;
+	struct sym_image *img;
+	struct sym_res r = SYM_RES_INIT;
 	const char *why;
-	struct sp_symopts o = { true, true, NULL, 0, false };
+	struct sym_symopts o = { true, true, NULL, 0, false };
 	char *dirs[1];
 
 	/* Replace sbid's debug file by the non-PIE one's. */
@@ -508,16 +508,16 @@ START_TEST(debug_file_with_another_build_id_is_not_used)
 	dirs[0] = path("bad");
 	o.debug_dirs = dirs;
 	o.ndebug_dirs = 1;
-	img = sp_image_open(path("sbid"), &o, &why);
+	img = sym_image_open(path("sbid"), &o, &why);
 	/* Only .dynsym is left, which has no sym_local. */
 	if (img) {
 		uint64_t a = nm_addr(path("pie"), "sym_local", NULL);
 
-		ck_assert_int_eq(sp_image_resolve(img, file_offset(path("pie"),
+		ck_assert_int_eq(sym_image_resolve(img, file_offset(path("pie"),
 								   a + 1),
 						  &r),
 				 0);
-		sp_image_free(img);
+		sym_image_free(img);
 	}
 }
 END_TEST
@@ -525,43 +525,43 @@ END_TEST
 START_TEST(minidebuginfo_gives_local_functions)
 {
 	char mini[4096], pie[4096];
-	struct sp_symopts o = { true, true, NULL, 0, false };
-	struct sp_image *img;
-	struct sp_symres r = SP_SYMRES_INIT;
+	struct sym_symopts o = { true, true, NULL, 0, false };
+	struct sym_image *img;
+	struct sym_res r = SYM_RES_INIT;
 	const char *why;
 
 	/* No debug roots: mini has pie's build id, whose debug file is in
 	 * the fixtures' dbg/. */
 	snprintf(mini, sizeof(mini), "%s", path("mini"));
 	snprintf(pie, sizeof(pie), "%s", path("pie"));
-	img = sp_image_open(mini, &o, &why);
+	img = sym_image_open(mini, &o, &why);
 	ck_assert_ptr_nonnull(img);
 	ck_assert_str_eq(name_at(img, mini, pie, "sym_local", &r),
 			 "sym_local");
 	ck_assert_ptr_null(r.v[0].file);
 	ck_assert_str_eq(name_at(img, mini, pie, "sym_outer", &r),
 			 "sym_outer");
-	sp_symres_release(&r);
-	sp_image_free(img);
+	sym_res_release(&r);
+	sym_image_free(img);
 }
 END_TEST
 
 START_TEST(broken_files_fail_cleanly)
 {
-	struct sp_symopts o = { true, true, NULL, 0, false };
+	struct sym_symopts o = { true, true, NULL, 0, false };
 	const char *why = NULL;
 
-	ck_assert_ptr_null(sp_image_open(path("missing"), &o, &why));
+	ck_assert_ptr_null(sym_image_open(path("missing"), &o, &why));
 	ck_assert_str_eq(why, "No such file or directory");
 	ck_assert_int_eq(sh("cd %s && echo 'not an elf' > text && "
 			    "head -c 300 pie > cut && cp pie junk && "
 			    "dd if=/dev/urandom of=junk bs=1 seek=64 count=4000 "
 			    "conv=notrunc 2>/dev/null", dir), 0);
-	ck_assert_ptr_null(sp_image_open(path("text"), &o, &why));
+	ck_assert_ptr_null(sym_image_open(path("text"), &o, &why));
 	ck_assert_str_eq(why, "not an ELF file");
-	ck_assert_ptr_null(sp_image_open(path("cut"), &o, &why));
+	ck_assert_ptr_null(sym_image_open(path("cut"), &o, &why));
 	/* Garbage headers: either refused or harmless. */
-	sp_image_free(sp_image_open(path("junk"), &o, &why));
+	sym_image_free(sym_image_open(path("junk"), &o, &why));
 }
 END_TEST
 

@@ -37,12 +37,12 @@ teardown(void)
 static int
 filter(const char *input, char **out, struct sp_buf *err)
 {
-	struct sp_resolver_opts o = {
+	struct sym_resolver_opts o = {
 		.sym = { .demangle = true, .inlines = true },
 		.perf_map_dir = dir,
 		.no_kallsyms = true,
 	};
-	struct sp_resolver *r = sp_resolver_new(&o, NULL);
+	struct sym_resolver *r = sym_resolver_new(&o, NULL);
 	FILE *in = fmemopen((void *)input, strlen(input), "r");
 	size_t len;
 	FILE *o_f = open_memstream(out, &len);
@@ -51,10 +51,10 @@ filter(const char *input, char **out, struct sp_buf *err)
 	ck_assert_ptr_nonnull(r);
 	ck_assert_ptr_nonnull(in);
 	ck_assert_ptr_nonnull(o_f);
-	rc = sp_filter_run(r, in, o_f, false, err);
+	rc = sym_filter_run(r, in, o_f, false, err);
 	fclose(o_f);
 	fclose(in);
-	sp_resolver_free(r);
+	sym_resolver_free(r);
 	return rc;
 }
 

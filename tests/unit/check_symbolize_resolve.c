@@ -71,10 +71,10 @@ write_map(int32_t pid, const char *mode, const char *text)
 	write_file(name, mode, text);
 }
 
-static struct sp_resolver_opts
+static struct sym_resolver_opts
 options(void)
 {
-	struct sp_resolver_opts o = {
+	struct sym_resolver_opts o = {
 		.sym = { .demangle = true, .inlines = true },
 		.perf_map_dir = dir,
 		.warn = collect_warning,
@@ -83,17 +83,17 @@ options(void)
 	return o;
 }
 
-static struct sp_resolver *
-resolver(const struct sp_resolver_opts *o)
+static struct sym_resolver *
+resolver(const struct sym_resolver_opts *o)
 {
-	struct sp_resolver *r = sp_resolver_new(o, NULL);
+	struct sym_resolver *r = sym_resolver_new(o, NULL);
 
 	ck_assert_ptr_nonnull(r);
 	return r;
 }
 
 static void
-add_module(struct sp_resolver *r, uint32_t id, int32_t pid, uint64_t start,
+add_module(struct sym_resolver *r, uint32_t id, int32_t pid, uint64_t start,
 	   const char *path)
 {
 	struct sp_module m = {
@@ -101,55 +101,55 @@ add_module(struct sp_resolver *r, uint32_t id, int32_t pid, uint64_t start,
 		.path = path, .path_len = strlen(path),
 	};
 
-	ck_assert_int_eq(sp_resolver_module(r, &m), 0);
+	ck_assert_int_eq(sym_resolver_module(r, &m), 0);
 }
 
 /* Resolves a user frame; returns the (only or first) frame. */
-static struct sp_sym *
-resolve(struct sp_resolver *r, int32_t pid, uint32_t module, uint64_t abs,
-	uint64_t rel, struct sp_symres *out)
+static struct sym_entry *
+resolve(struct sym_resolver *r, int32_t pid, uint32_t module, uint64_t abs,
+	uint64_t rel, struct sym_res *out)
 {
 	struct sp_frame f = { module, module == SP_NONE ? abs : rel, abs,
 			      SP_FRAME_USER };
 
-	sp_symres_release(out);
-	ck_assert_int_eq(sp_resolver_frame(r, &f, pid, out), 0);
+	sym_res_release(out);
+	ck_assert_int_eq(sym_resolver_frame(r, &f, pid, out), 0);
 	ck_assert_uint_ge(out->n, 1);
 	return &out->v[0];
 }
 
 static void
-assert_sym(const struct sp_sym *s, const char *name, const char *flags)
+assert_sym(const struct sym_entry *s, const char *name, const char *flags)
 {
 	char buf[8];
 
-	sp_sym_flags_str(s->flags, buf);
+	sym_sym_flags_str(s->flags, buf);
 	ck_assert_str_eq(s->name, name);
 	ck_assert_str_eq(buf, flags);
 }
 
 START_TEST(python_perf_map_symbols_win)
 {
-	struct sp_resolver_opts o = options();
-	struct sp_resolver *r = resolver(&o);
-	struct sp_symres out = SP_SYMRES_INIT;
-	struct sp_sym *s;
+	struct sym_resolver_opts o = options();
+	struct sym_resolver *r = resolver(&o);
+	struct sym_res out = SYM_RES_INIT;
+	struct sym_entry *s;
 
 	write_map(100, "w", "1000 10 py::work:/tmp/app.py\n");
 	s = resolve(r, 100, SP_NONE, 0x1004, 0, &out);
 	assert_sym(s, "work", "-");
 	ck_assert_str_eq(s->file, "/tmp/app.py");
 	ck_assert_uint_eq(s->offset, 4);
-	sp_symres_release(&out);
-	sp_resolver_free(r);
+	sym_res_release(&out);
+	sym_resolver_free(r);
 }
 END_TEST
 
 START_TEST(python_perf_map_symbols_respect_declared_ranges)
 {
-	struct sp_resolver_opts o = options();
-	struct sp_resolver *r = resolver(&o);
-	struct sp_symres out = SP_SYMRES_INIT;
+	struct sym_resolver_opts o = options();
+	struct sym_resolver *r = resolver(&o);
+	struct sym_res out = SYM_RES_INIT;
 
 	write_map(109, "w", "1000 c py::first:/tmp/app.py\n"
 			    "1020 c py::second:/tmp/app.py\n");
@@ -157,17 +157,17 @@ START_TEST(python_perf_map_symbols_respect_declared_ranges)
 	assert_sym(resolve(r, 109, SP_NONE, 0x100e, 0, &out), "<0x100e>",
 		   "u");
 	assert_sym(resolve(r, 109, SP_NONE, 0x1024, 0, &out), "second", "-");
-	sp_symres_release(&out);
-	sp_resolver_free(r);
+	sym_res_release(&out);
+	sym_resolver_free(r);
 }
 END_TEST
 
 START_TEST(native_perf_map_symbols_win_without_module)
 {
-	struct sp_resolver_opts o = options();
-	struct sp_resolver *r = resolver(&o);
-	struct sp_symres out = SP_SYMRES_INIT;
-	struct sp_sym *s;
+	struct sym_resolver_opts o = options();
+	struct sym_resolver *r = resolver(&o);
+	struct sym_res out = SYM_RES_INIT;
+	struct sym_entry *s;
 
 	write_map(101, "w", "2000 20 jit_func\n");
 	s = resolve(r, 101, SP_NONE, 0x2008, 0, &out);
@@ -175,33 +175,33 @@ START_TEST(native_perf_map_symbols_win_without_module)
 	ck_assert(s->has_offset);
 	ck_assert_uint_eq(s->offset, 8);
 	ck_assert_ptr_null(s->file);
-	sp_symres_release(&out);
-	sp_resolver_free(r);
+	sym_res_release(&out);
+	sym_resolver_free(r);
 }
 END_TEST
 
 START_TEST(perf_map_symbols_can_be_disabled)
 {
-	struct sp_resolver_opts o = options();
-	struct sp_resolver *r;
-	struct sp_symres out = SP_SYMRES_INIT;
+	struct sym_resolver_opts o = options();
+	struct sym_resolver *r;
+	struct sym_res out = SYM_RES_INIT;
 
 	o.no_perf_maps = true;
 	r = resolver(&o);
 	write_map(102, "w", "2800 20 py::stale:/tmp/stale.py\n");
 	assert_sym(resolve(r, 102, SP_NONE, 0x2808, 0, &out), "<0x2808>",
 		   "u");
-	sp_symres_release(&out);
-	sp_resolver_free(r);
+	sym_res_release(&out);
+	sym_resolver_free(r);
 }
 END_TEST
 
 START_TEST(perf_map_symbols_can_be_limited_to_processes)
 {
 	static const int32_t allowed[] = { 200 };
-	struct sp_resolver_opts o = options();
-	struct sp_resolver *r;
-	struct sp_symres out = SP_SYMRES_INIT;
+	struct sym_resolver_opts o = options();
+	struct sym_resolver *r;
+	struct sym_res out = SYM_RES_INIT;
 
 	o.perf_map_pids = allowed;
 	o.nperf_map_pids = 1;
@@ -211,17 +211,17 @@ START_TEST(perf_map_symbols_can_be_limited_to_processes)
 	assert_sym(resolve(r, 200, SP_NONE, 0x2908, 0, &out), "allowed", "-");
 	assert_sym(resolve(r, 199, SP_NONE, 0x2908, 0, &out), "<0x2908>",
 		   "u");
-	sp_symres_release(&out);
-	sp_resolver_free(r);
+	sym_res_release(&out);
+	sym_resolver_free(r);
 }
 END_TEST
 
 START_TEST(perf_map_symbols_do_not_override_non_python_modules)
 {
-	struct sp_resolver_opts o = options();
-	struct sp_resolver *r = resolver(&o);
-	struct sp_symres out = SP_SYMRES_INIT;
-	struct sp_sym *s;
+	struct sym_resolver_opts o = options();
+	struct sym_resolver *r = resolver(&o);
+	struct sym_res out = SYM_RES_INIT;
+	struct sym_entry *s;
 
 	write_map(104, "w", "4000 20 py::fake_after_exec:/tmp/fake.py\n");
 	add_module(r, 0, 104, 0x4000, "/nonexistent/bash");
@@ -232,40 +232,40 @@ START_TEST(perf_map_symbols_do_not_override_non_python_modules)
 	s = resolve(r, 104, 0, 0x4010, 0x10, &out);
 	assert_sym(s, "bash+0x10", "u");
 	ck_assert_int_eq(nwarnings, 1);
-	sp_symres_release(&out);
-	sp_resolver_free(r);
+	sym_res_release(&out);
+	sym_resolver_free(r);
 }
 END_TEST
 
 START_TEST(perf_map_symbols_do_not_override_file_backed_python_modules)
 {
-	struct sp_resolver_opts o = options();
-	struct sp_resolver *r = resolver(&o);
-	struct sp_symres out = SP_SYMRES_INIT;
+	struct sym_resolver_opts o = options();
+	struct sym_resolver *r = resolver(&o);
+	struct sym_res out = SYM_RES_INIT;
 
 	write_map(111, "w", "4000 20 py::stale:/tmp/stale.py\n");
 	add_module(r, 0, 111, 0x4000, "/nonexistent/libpython3.13.so.1.0");
 	assert_sym(resolve(r, 111, 0, 0x4008, 0x8, &out),
 		   "libpython3.13.so.1.0+0x8", "phu");
-	sp_symres_release(&out);
-	sp_resolver_free(r);
+	sym_res_release(&out);
+	sym_resolver_free(r);
 }
 END_TEST
 
 START_TEST(perf_map_symbols_do_not_override_memfd_mappings)
 {
-	struct sp_resolver_opts o = options();
-	struct sp_resolver *r = resolver(&o);
-	struct sp_symres out = SP_SYMRES_INIT;
-	struct sp_sym *s;
+	struct sym_resolver_opts o = options();
+	struct sym_resolver *r = resolver(&o);
+	struct sym_res out = SYM_RES_INIT;
+	struct sym_entry *s;
 
 	write_map(110, "w", "5800 20 jit_memfd\n");
 	add_module(r, 0, 110, 0x5800, "/memfd:jit-code (deleted)");
 	s = resolve(r, 110, 0, 0x5808, 0x8, &out);
-	ck_assert(!(s->flags & SP_SYM_JIT));
+	ck_assert(!(s->flags & SYM_SYM_JIT));
 	assert_sym(s, "memfd:jit-code+0x8", "u");
-	sp_symres_release(&out);
-	sp_resolver_free(r);
+	sym_res_release(&out);
+	sym_resolver_free(r);
 }
 END_TEST
 
@@ -276,9 +276,9 @@ START_TEST(perf_map_symbols_can_override_anonymous_code_mappings)
 		"/dev/zero (deleted)", "/anon_hugepage (deleted)",
 		"/SYSV00000000 (deleted)", "",
 	};
-	struct sp_resolver_opts o = options();
-	struct sp_resolver *r = resolver(&o);
-	struct sp_symres out = SP_SYMRES_INIT;
+	struct sym_resolver_opts o = options();
+	struct sym_resolver *r = resolver(&o);
+	struct sym_res out = SYM_RES_INIT;
 	char map[1024] = "", line[64], name[32];
 	uint32_t i, n = sizeof(paths) / sizeof(paths[0]);
 
@@ -299,16 +299,16 @@ START_TEST(perf_map_symbols_can_override_anonymous_code_mappings)
 	}
 	assert_sym(resolve(r, 112, n, 0x20008, 0x8, &out), "anon_code", "-");
 	ck_assert_int_eq(nwarnings, 0);
-	sp_symres_release(&out);
-	sp_resolver_free(r);
+	sym_res_release(&out);
+	sym_resolver_free(r);
 }
 END_TEST
 
 START_TEST(fallback_names_follow_module_ids)
 {
-	struct sp_resolver_opts o = options();
-	struct sp_resolver *r;
-	struct sp_symres out = SP_SYMRES_INIT;
+	struct sym_resolver_opts o = options();
+	struct sym_resolver *r;
+	struct sym_res out = SYM_RES_INIT;
 
 	o.no_perf_maps = true;
 	r = resolver(&o);
@@ -323,67 +323,67 @@ START_TEST(fallback_names_follow_module_ids)
 	/* An undeclared module id resolves as no module. */
 	assert_sym(resolve(r, 42, 0, 0x1008, 0x8, &out), "<0x1008>", "u");
 	assert_sym(resolve(r, 42, SP_NONE, 0, 0, &out), "<0x0>", "u");
-	sp_symres_release(&out);
-	sp_resolver_free(r);
+	sym_res_release(&out);
+	sym_resolver_free(r);
 }
 END_TEST
 
 START_TEST(duplicate_module_ids_are_rejected)
 {
-	struct sp_resolver_opts o = options();
-	struct sp_resolver *r = resolver(&o);
+	struct sym_resolver_opts o = options();
+	struct sym_resolver *r = resolver(&o);
 	struct sp_module m = { .id = 7, .path = "/a", .path_len = 2 };
 
-	ck_assert_int_eq(sp_resolver_module(r, &m), 0);
-	ck_assert_int_eq(sp_resolver_module(r, &m), -EEXIST);
-	sp_resolver_free(r);
+	ck_assert_int_eq(sym_resolver_module(r, &m), 0);
+	ck_assert_int_eq(sym_resolver_module(r, &m), -EEXIST);
+	sym_resolver_free(r);
 }
 END_TEST
 
 START_TEST(python_runtime_fallbacks_are_hidden)
 {
-	struct sp_resolver_opts o = options();
-	struct sp_resolver *r = resolver(&o);
-	struct sp_symres out = SP_SYMRES_INIT;
+	struct sym_resolver_opts o = options();
+	struct sym_resolver *r = resolver(&o);
+	struct sym_res out = SYM_RES_INIT;
 
 	add_module(r, 0, 108, 0x8000, "/nonexistent/bin/python3.12");
 	assert_sym(resolve(r, 108, 0, 0x8018, 0x18, &out), "python3.12+0x18",
 		   "phu");
-	sp_symres_release(&out);
-	sp_resolver_free(r);
+	sym_res_release(&out);
+	sym_resolver_free(r);
 }
 END_TEST
 
 START_TEST(truncated_marker_is_flagged)
 {
-	struct sp_resolver_opts o = options();
-	struct sp_resolver *r = resolver(&o);
-	struct sp_symres out = SP_SYMRES_INIT;
+	struct sym_resolver_opts o = options();
+	struct sym_resolver *r = resolver(&o);
+	struct sym_res out = SYM_RES_INIT;
 	struct sp_frame f = sp_frame_truncated_marker();
 
-	ck_assert_int_eq(sp_resolver_frame(r, &f, -1, &out), 0);
+	ck_assert_int_eq(sym_resolver_frame(r, &f, -1, &out), 0);
 	ck_assert_uint_eq(out.n, 1);
 	assert_sym(&out.v[0], "<stack truncated>", "t");
-	sp_symres_release(&out);
-	sp_resolver_free(r);
+	sym_res_release(&out);
+	sym_resolver_free(r);
 }
 END_TEST
 
 static void
-kernel_frame(struct sp_resolver *r, uint64_t abs, struct sp_symres *out)
+kernel_frame(struct sym_resolver *r, uint64_t abs, struct sym_res *out)
 {
 	struct sp_frame f = { SP_NONE, abs, abs, SP_FRAME_KERNEL };
 
-	sp_symres_release(out);
-	ck_assert_int_eq(sp_resolver_frame(r, &f, -1, out), 0);
+	sym_res_release(out);
+	ck_assert_int_eq(sym_resolver_frame(r, &f, -1, out), 0);
 	ck_assert_uint_eq(out->n, 1);
 }
 
 START_TEST(kernel_symbols_carry_offsets_and_modules)
 {
-	struct sp_resolver_opts o = options();
-	struct sp_resolver *r;
-	struct sp_symres out = SP_SYMRES_INIT;
+	struct sym_resolver_opts o = options();
+	struct sym_resolver *r;
+	struct sym_res out = SYM_RES_INIT;
 	char path[PATH_MAX];
 
 	write_file("kallsyms", "w",
@@ -393,7 +393,7 @@ START_TEST(kernel_symbols_carry_offsets_and_modules)
 	o.kallsyms = path;
 	r = resolver(&o);
 	/* Another kernel, but an explicit file: it is used. */
-	ck_assert_int_eq(sp_resolver_host(r, "release", "0.0.0-other"), 0);
+	ck_assert_int_eq(sym_resolver_host(r, "release", "0.0.0-other"), 0);
 	kernel_frame(r, 0xffffffff81100014, &out);
 	assert_sym(&out.v[0], "vfs_read+0x14", "k");
 	ck_assert(out.v[0].has_offset);
@@ -406,16 +406,16 @@ START_TEST(kernel_symbols_carry_offsets_and_modules)
 	/* Far past the last symbol below: in no function. */
 	kernel_frame(r, 0xffffffffa0000000, &out);
 	assert_sym(&out.v[0], "[kernel]+0xffffffffa0000000", "ku");
-	sp_symres_release(&out);
-	sp_resolver_free(r);
+	sym_res_release(&out);
+	sym_resolver_free(r);
 }
 END_TEST
 
 START_TEST(kernel_frames_fall_back_without_kallsyms)
 {
-	struct sp_resolver_opts o = options();
-	struct sp_resolver *r;
-	struct sp_symres out = SP_SYMRES_INIT;
+	struct sym_resolver_opts o = options();
+	struct sym_resolver *r;
+	struct sym_res out = SYM_RES_INIT;
 	char path[PATH_MAX];
 
 	write_file("empty", "w", "");
@@ -424,36 +424,36 @@ START_TEST(kernel_frames_fall_back_without_kallsyms)
 	r = resolver(&o);
 	kernel_frame(r, 0xffffffff80001234, &out);
 	assert_sym(&out.v[0], "[kernel]+0xffffffff80001234", "ku");
-	sp_symres_release(&out);
-	sp_resolver_free(r);
+	sym_res_release(&out);
+	sym_resolver_free(r);
 	o.kallsyms = "/nonexistent/kallsyms";
-	ck_assert_ptr_null(sp_resolver_new(&o, NULL));
+	ck_assert_ptr_null(sym_resolver_new(&o, NULL));
 }
 END_TEST
 
 START_TEST(host_kallsyms_refused_for_another_kernel)
 {
-	struct sp_resolver_opts o = options();
-	struct sp_resolver *r = resolver(&o);
-	struct sp_symres out = SP_SYMRES_INIT;
+	struct sym_resolver_opts o = options();
+	struct sym_resolver *r = resolver(&o);
+	struct sym_res out = SYM_RES_INIT;
 
-	ck_assert_int_eq(sp_resolver_host(r, "release", "0.0.0-other"), 0);
-	ck_assert_int_eq(sp_resolver_host(r, "hostname", "elsewhere"), 0);
+	ck_assert_int_eq(sym_resolver_host(r, "release", "0.0.0-other"), 0);
+	ck_assert_int_eq(sym_resolver_host(r, "hostname", "elsewhere"), 0);
 	kernel_frame(r, 0xffffffff81000010, &out);
 	assert_sym(&out.v[0], "[kernel]+0xffffffff81000010", "ku");
 	kernel_frame(r, 0xffffffff81000020, &out);
 	ck_assert_int_eq(nwarnings, 1);
 	ck_assert_ptr_nonnull(strstr(last_warning, "0.0.0-other"));
-	sp_symres_release(&out);
-	sp_resolver_free(r);
+	sym_res_release(&out);
+	sym_resolver_free(r);
 }
 END_TEST
 
 START_TEST(perf_map_growth_is_reloaded)
 {
-	struct sp_resolver_opts o = options();
-	struct sp_resolver *r = resolver(&o);
-	struct sp_symres out = SP_SYMRES_INIT;
+	struct sym_resolver_opts o = options();
+	struct sym_resolver *r = resolver(&o);
+	struct sym_res out = SYM_RES_INIT;
 
 	write_map(300, "w", "1000 10 existing_jit_symbol\n");
 	assert_sym(resolve(r, 300, SP_NONE, 0x1008, 0, &out),
@@ -466,16 +466,16 @@ START_TEST(perf_map_growth_is_reloaded)
 	assert_sym(resolve(r, 301, SP_NONE, 0x3000, 0, &out), "<0x3000>", "u");
 	write_map(301, "w", "3000 10 late\n");
 	assert_sym(resolve(r, 301, SP_NONE, 0x3000, 0, &out), "late", "j");
-	sp_symres_release(&out);
-	sp_resolver_free(r);
+	sym_res_release(&out);
+	sym_resolver_free(r);
 }
 END_TEST
 
 START_TEST(exec_drops_the_perf_map)
 {
-	struct sp_resolver_opts o = options();
-	struct sp_resolver *r = resolver(&o);
-	struct sp_symres out = SP_SYMRES_INIT;
+	struct sym_resolver_opts o = options();
+	struct sym_resolver *r = resolver(&o);
+	struct sym_res out = SYM_RES_INIT;
 
 	write_map(302, "w", "1000 10 before_exec\n");
 	assert_sym(resolve(r, 302, SP_NONE, 0x1004, 0, &out), "before_exec",
@@ -484,11 +484,11 @@ START_TEST(exec_drops_the_perf_map)
 	write_map(302, "w", "1000 10 after_exec_\n");
 	assert_sym(resolve(r, 302, SP_NONE, 0x1004, 0, &out), "before_exec",
 		   "j");
-	sp_resolver_forget(r, 302);
+	sym_resolver_forget(r, 302);
 	assert_sym(resolve(r, 302, SP_NONE, 0x1004, 0, &out), "after_exec_",
 		   "j");
-	sp_symres_release(&out);
-	sp_resolver_free(r);
+	sym_res_release(&out);
+	sym_resolver_free(r);
 }
 END_TEST
 
@@ -519,40 +519,40 @@ self_module(uint64_t addr, struct sp_module *m, char *path, size_t len)
 	m->path_len = strlen(path);
 }
 
-static struct sp_sym *
-resolve_self(struct sp_resolver *r, uint32_t id, uint64_t addr,
-	     const struct sp_module *m, struct sp_symres *out)
+static struct sym_entry *
+resolve_self(struct sym_resolver *r, uint32_t id, uint64_t addr,
+	     const struct sp_module *m, struct sym_res *out)
 {
 	return resolve(r, -1, id, addr, addr - m->start + m->file_offset, out);
 }
 
 START_TEST(own_executable_resolves_by_file_offset)
 {
-	struct sp_resolver_opts o = options();
-	struct sp_resolver *r = resolver(&o);
-	struct sp_symres out = SP_SYMRES_INIT;
+	struct sym_resolver_opts o = options();
+	struct sym_resolver *r = resolver(&o);
+	struct sym_res out = SYM_RES_INIT;
 	uint64_t addr = (uint64_t)(uintptr_t)&self_module + 4;
 	struct sp_module m;
 	char path[PATH_MAX];
-	struct sp_sym *s;
+	struct sym_entry *s;
 
 	self_module(addr, &m, path, sizeof(path));
-	ck_assert_int_eq(sp_resolver_module(r, &m), 0);
+	ck_assert_int_eq(sym_resolver_module(r, &m), 0);
 	s = resolve_self(r, 0, addr, &m, &out);
 	assert_sym(s, "self_module", "-");
 	ck_assert_uint_eq(s->offset, 4);
 	ck_assert_ptr_nonnull(strstr(s->file, "check_symbolize_resolve.c"));
 	ck_assert_int_eq(nwarnings, 0);
-	sp_symres_release(&out);
-	sp_resolver_free(r);
+	sym_res_release(&out);
+	sym_resolver_free(r);
 }
 END_TEST
 
 START_TEST(changed_file_falls_back_with_one_warning)
 {
-	struct sp_resolver_opts o = options();
-	struct sp_resolver *r = resolver(&o);
-	struct sp_symres out = SP_SYMRES_INIT;
+	struct sym_resolver_opts o = options();
+	struct sym_resolver *r = resolver(&o);
+	struct sym_res out = SYM_RES_INIT;
 	uint64_t addr = (uint64_t)(uintptr_t)&self_module + 4;
 	struct sp_module m;
 	char path[PATH_MAX], want[PATH_MAX + 32];
@@ -561,70 +561,70 @@ START_TEST(changed_file_falls_back_with_one_warning)
 	self_module(addr, &m, path, sizeof(path));
 	base = strrchr(path, '/') + 1;
 	m.inode++;
-	ck_assert_int_eq(sp_resolver_module(r, &m), 0);
+	ck_assert_int_eq(sym_resolver_module(r, &m), 0);
 	m.id = 1;
 	m.pid++;
-	ck_assert_int_eq(sp_resolver_module(r, &m), 0);
+	ck_assert_int_eq(sym_resolver_module(r, &m), 0);
 	snprintf(want, sizeof(want), "%s+0x%" PRIx64, base,
 		 addr - m.start + m.file_offset);
 	assert_sym(resolve_self(r, 0, addr, &m, &out), want, "u");
 	assert_sym(resolve_self(r, 1, addr, &m, &out), want, "u");
 	ck_assert_int_eq(nwarnings, 1);
 	ck_assert_ptr_nonnull(strstr(last_warning, "changed"));
-	sp_symres_release(&out);
-	sp_resolver_free(r);
+	sym_res_release(&out);
+	sym_resolver_free(r);
 }
 END_TEST
 
 START_TEST(other_build_id_falls_back_with_one_warning)
 {
-	struct sp_resolver_opts o = options();
-	struct sp_resolver *r = resolver(&o);
-	struct sp_symres out = SP_SYMRES_INIT;
+	struct sym_resolver_opts o = options();
+	struct sym_resolver *r = resolver(&o);
+	struct sym_res out = SYM_RES_INIT;
 	uint64_t addr = (uint64_t)(uintptr_t)&self_module + 4;
 	struct sp_module m;
 	char path[PATH_MAX];
-	struct sp_sym *s;
+	struct sym_entry *s;
 
 	self_module(addr, &m, path, sizeof(path));
-	ck_assert_int_eq(sp_resolver_module(r, &m), 0);
+	ck_assert_int_eq(sym_resolver_module(r, &m), 0);
 	/* Resolved before the build id is known, and after. */
 	s = resolve_self(r, 0, addr, &m, &out);
-	ck_assert(!(s->flags & SP_SYM_UNRESOLVED));
-	ck_assert_int_eq(sp_resolver_buildid(r, 0, "00112233"), 0);
-	ck_assert_int_eq(sp_resolver_buildid(r, 5, "00112233"), -ENOENT);
+	ck_assert(!(s->flags & SYM_SYM_UNRESOLVED));
+	ck_assert_int_eq(sym_resolver_buildid(r, 0, "00112233"), 0);
+	ck_assert_int_eq(sym_resolver_buildid(r, 5, "00112233"), -ENOENT);
 	s = resolve_self(r, 0, addr, &m, &out);
-	ck_assert(s->flags & SP_SYM_UNRESOLVED);
+	ck_assert(s->flags & SYM_SYM_UNRESOLVED);
 	ck_assert_int_eq(nwarnings, 1);
 	ck_assert_ptr_nonnull(strstr(last_warning, "build id"));
-	sp_symres_release(&out);
-	sp_resolver_free(r);
+	sym_res_release(&out);
+	sym_resolver_free(r);
 }
 END_TEST
 
 START_TEST(vdso_resolves_from_this_host)
 {
-	struct sp_resolver_opts o = options();
-	struct sp_resolver *r = resolver(&o);
-	struct sp_symres out = SP_SYMRES_INIT;
-	struct sp_sym *s;
+	struct sym_resolver_opts o = options();
+	struct sym_resolver *r = resolver(&o);
+	struct sym_res out = SYM_RES_INIT;
+	struct sym_entry *s;
 
 	if (!getauxval(AT_SYSINFO_EHDR)) {
-		sp_resolver_free(r);
+		sym_resolver_free(r);
 		return;	/* no vdso in this sandbox */
 	}
 	add_module(r, 0, 1, 0x7fff0000, "[vdso]");
 	/* The vdso's first function is past its headers: scan for one. */
 	for (uint64_t rel = 0x400; rel < 0x2000; rel += 0x10) {
 		s = resolve(r, 1, 0, 0x7fff0000 + rel, rel, &out);
-		if (!(s->flags & SP_SYM_UNRESOLVED))
+		if (!(s->flags & SYM_SYM_UNRESOLVED))
 			break;
 	}
-	ck_assert_msg(!(out.v[0].flags & SP_SYM_UNRESOLVED), "%s",
+	ck_assert_msg(!(out.v[0].flags & SYM_SYM_UNRESOLVED), "%s",
 		      out.v[0].name);
 	ck_assert_int_eq(nwarnings, 0);
-	sp_symres_release(&out);
-	sp_resolver_free(r);
+	sym_res_release(&out);
+	sym_resolver_free(r);
 }
 END_TEST
 

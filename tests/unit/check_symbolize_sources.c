@@ -37,29 +37,29 @@ static const char kallsyms[] =
 START_TEST(kallsyms_lookup_with_modules)
 {
 	FILE *f = text(kallsyms);
-	struct sp_kallsyms *k = sp_kallsyms_read(f, NULL);
+	struct sym_kallsyms *k = sym_kallsyms_read(f, NULL);
 	const char *name, *mod;
 	uint64_t start;
 
 	fclose(f);
 	ck_assert_ptr_nonnull(k);
-	ck_assert_uint_eq(sp_kallsyms_count(k), 6);	/* data dropped */
-	ck_assert(sp_kallsyms_lookup(k, 0xffffffff81100014, &name, &mod,
+	ck_assert_uint_eq(sym_kallsyms_count(k), 6);	/* data dropped */
+	ck_assert(sym_kallsyms_lookup(k, 0xffffffff81100014, &name, &mod,
 				     &start));
 	ck_assert_str_eq(name, "vfs_read");
 	ck_assert_ptr_null(mod);
 	ck_assert_uint_eq(start, 0xffffffff81100000);
 	/* Aliases: the name with fewer leading underscores wins. */
-	ck_assert(sp_kallsyms_lookup(k, 0xffffffff81000004, &name, &mod,
+	ck_assert(sym_kallsyms_lookup(k, 0xffffffff81000004, &name, &mod,
 				     &start));
 	ck_assert_str_eq(name, "startup_64");
-	ck_assert(sp_kallsyms_lookup(k, 0xffffffffc0010014, &name, &mod,
+	ck_assert(sym_kallsyms_lookup(k, 0xffffffffc0010014, &name, &mod,
 				     &start));
 	ck_assert_str_eq(name, "wg_packet_tx_worker");
 	ck_assert_str_eq(mod, "[wireguard]");
-	ck_assert(!sp_kallsyms_lookup(k, 0xffffffff80000000, &name, &mod,
+	ck_assert(!sym_kallsyms_lookup(k, 0xffffffff80000000, &name, &mod,
 				      &start));
-	sp_kallsyms_free(k);
+	sym_kallsyms_free(k);
 }
 END_TEST
 
@@ -76,7 +76,7 @@ static const char kallsyms_unsorted[] =
 START_TEST(kallsyms_unsorted_modules)
 {
 	FILE *f = text(kallsyms_unsorted);
-	struct sp_kallsyms *k = sp_kallsyms_read(f, NULL);
+	struct sym_kallsyms *k = sym_kallsyms_read(f, NULL);
 	static const struct {
 		uint64_t addr;
 		const char *name, *mod;
@@ -94,9 +94,9 @@ START_TEST(kallsyms_unsorted_modules)
 
 	fclose(f);
 	ck_assert_ptr_nonnull(k);
-	ck_assert_uint_eq(sp_kallsyms_count(k), 6);	/* one alias merged */
+	ck_assert_uint_eq(sym_kallsyms_count(k), 6);	/* one alias merged */
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		ck_assert(sp_kallsyms_lookup(k, want[i].addr, &name, &mod,
+		ck_assert(sym_kallsyms_lookup(k, want[i].addr, &name, &mod,
 					     &start));
 		ck_assert_uint_eq(start, want[i].addr - 4);
 		ck_assert_str_eq(name, want[i].name);
@@ -105,26 +105,26 @@ START_TEST(kallsyms_unsorted_modules)
 		else
 			ck_assert_ptr_null(mod);
 	}
-	sp_kallsyms_free(k);
+	sym_kallsyms_free(k);
 }
 END_TEST
 
 START_TEST(kallsyms_hidden_addresses_and_bad_lines)
 {
 	FILE *f = text("0000000000000000 T a\n0000000000000000 t b\n");
-	struct sp_kallsyms *k = sp_kallsyms_read(f, NULL);
+	struct sym_kallsyms *k = sym_kallsyms_read(f, NULL);
 	unsigned long line = 0;
 
 	fclose(f);
 	ck_assert_ptr_nonnull(k);
-	ck_assert_uint_eq(sp_kallsyms_count(k), 0);
-	sp_kallsyms_free(k);
+	ck_assert_uint_eq(sym_kallsyms_count(k), 0);
+	sym_kallsyms_free(k);
 	f = text("ffffffff81000000 T a\nnot a line\n");
-	ck_assert_ptr_null(sp_kallsyms_read(f, &line));
+	ck_assert_ptr_null(sym_kallsyms_read(f, &line));
 	ck_assert_int_eq(errno, EBADMSG);
 	ck_assert_uint_eq(line, 2);
 	fclose(f);
-	ck_assert_ptr_null(sp_kallsyms_load("/nonexistent/kallsyms", NULL));
+	ck_assert_ptr_null(sym_kallsyms_load("/nonexistent/kallsyms", NULL));
 }
 END_TEST
 
@@ -137,26 +137,26 @@ START_TEST(perf_map_ranges_and_gaps)
 		       "4000 100 old\n"
 		       "4000 100 recompiled\n"
 		       "5000 0 empty\n");
-	struct sp_perfmap *m = sp_perfmap_read(f);
+	struct sym_perfmap *m = sym_perfmap_read(f);
 	const char *name;
 	uint64_t start;
 
 	fclose(f);
 	ck_assert_ptr_nonnull(m);
-	ck_assert_uint_eq(sp_perfmap_count(m), 5);
-	ck_assert(sp_perfmap_lookup(m, 0x1008, &name, &start));
+	ck_assert_uint_eq(sym_perfmap_count(m), 5);
+	ck_assert(sym_perfmap_lookup(m, 0x1008, &name, &start));
 	ck_assert_str_eq(name, "py::first:/tmp/app.py");
-	ck_assert(!sp_perfmap_lookup(m, 0x100e, &name, &start));	/* gap */
-	ck_assert(sp_perfmap_lookup(m, 0x1024, &name, &start));
+	ck_assert(!sym_perfmap_lookup(m, 0x100e, &name, &start));	/* gap */
+	ck_assert(sym_perfmap_lookup(m, 0x1024, &name, &start));
 	ck_assert_str_eq(name, "py::second:/tmp/app.py");
-	ck_assert(sp_perfmap_lookup(m, 0x3008, &name, &start));
+	ck_assert(sym_perfmap_lookup(m, 0x3008, &name, &start));
 	ck_assert_str_eq(name, "jit_func");
 	ck_assert_uint_eq(start, 0x3000);
-	ck_assert(sp_perfmap_lookup(m, 0x4050, &name, &start));
+	ck_assert(sym_perfmap_lookup(m, 0x4050, &name, &start));
 	ck_assert_str_eq(name, "recompiled");	/* the later entry wins */
-	ck_assert(!sp_perfmap_lookup(m, 0x5000, &name, &start));
-	ck_assert(!sp_perfmap_lookup(m, 0x10, &name, &start));
-	sp_perfmap_free(m);
+	ck_assert(!sym_perfmap_lookup(m, 0x5000, &name, &start));
+	ck_assert(!sym_perfmap_lookup(m, 0x10, &name, &start));
+	sym_perfmap_free(m);
 }
 END_TEST
 
@@ -164,17 +164,17 @@ START_TEST(perf_map_python_entries)
 {
 	char *func, *file;
 
-	ck_assert(sp_perfmap_python("py::work:/tmp/app.py", &func, &file));
+	ck_assert(sym_perfmap_python("py::work:/tmp/app.py", &func, &file));
 	ck_assert_str_eq(func, "work");
 	ck_assert_str_eq(file, "/tmp/app.py");
 	free(func);
 	free(file);
-	ck_assert(sp_perfmap_python("py::bare", &func, &file));
+	ck_assert(sym_perfmap_python("py::bare", &func, &file));
 	ck_assert_str_eq(func, "bare");
 	ck_assert_str_eq(file, "");
 	free(func);
 	free(file);
-	ck_assert(!sp_perfmap_python("jit_func", &func, &file));
+	ck_assert(!sym_perfmap_python("jit_func", &func, &file));
 }
 END_TEST
 
@@ -192,14 +192,14 @@ START_TEST(demangles_cxx_and_rust)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *d = sp_demangle(cases[i][0]);
+		char *d = sym_demangle(cases[i][0]);
 
 		ck_assert_msg(d != NULL, "%s", cases[i][0]);
 		ck_assert_str_eq(d, cases[i][1]);
 		free(d);
 	}
-	ck_assert_ptr_null(sp_demangle("main"));
-	ck_assert_ptr_null(sp_demangle("_Zgarbage"));
+	ck_assert_ptr_null(sym_demangle("main"));
+	ck_assert_ptr_null(sym_demangle("_Zgarbage"));
 }
 END_TEST
 
@@ -213,10 +213,10 @@ START_TEST(python_runtime_names)
 	size_t i;
 
 	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
-		ck_assert_msg(sp_is_python_runtime(yes[i], strlen(yes[i])),
+		ck_assert_msg(sym_is_python_runtime(yes[i], strlen(yes[i])),
 			      "%s", yes[i]);
 	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++)
-		ck_assert_msg(!sp_is_python_runtime(no[i], strlen(no[i])),
+		ck_assert_msg(!sym_is_python_runtime(no[i], strlen(no[i])),
 			      "%s", no[i]);
 }
 END_TEST
@@ -235,9 +235,9 @@ START_TEST(perf_map_override_rules)
 	size_t i;
 
 	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
-		ck_assert_msg(sp_perf_map_may_override(yes[i]), "%s", yes[i]);
+		ck_assert_msg(sym_perf_map_may_override(yes[i]), "%s", yes[i]);
 	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++)
-		ck_assert_msg(!sp_perf_map_may_override(no[i]), "%s", no[i]);
+		ck_assert_msg(!sym_perf_map_may_override(no[i]), "%s", no[i]);
 }
 END_TEST
 
@@ -245,11 +245,11 @@ START_TEST(flag_letters)
 {
 	char buf[8];
 
-	sp_sym_flags_str(0, buf);
+	sym_sym_flags_str(0, buf);
 	ck_assert_str_eq(buf, "-");
-	sp_sym_flags_str(SP_SYM_KERNEL | SP_SYM_UNRESOLVED, buf);
+	sym_sym_flags_str(SYM_SYM_KERNEL | SYM_SYM_UNRESOLVED, buf);
 	ck_assert_str_eq(buf, "ku");
-	sp_sym_flags_str(0x7f, buf);
+	sym_sym_flags_str(0x7f, buf);
 	ck_assert_str_eq(buf, "kjiphtu");
 }
 END_TEST
