@@ -18,7 +18,10 @@ struct sp_buf {
 	size_t alloc;
 };
 
-#define SP_BUF_INIT { NULL, 0, 0 }
+#define SP_BUF_INIT                                                            \
+	{                                                                      \
+		NULL, 0, 0                                                     \
+	}
 
 /* Makes room for `extra` more bytes; returns 0 or -ENOMEM. */
 int sp_buf_grow(struct sp_buf *b, size_t extra);
@@ -28,7 +31,7 @@ int sp_buf_addc(struct sp_buf *b, uint8_t c);
 int sp_buf_adds(struct sp_buf *b, const char *s);
 /* printf-style append; returns 0 or -ENOMEM. */
 int sp_buf_addf(struct sp_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 /* Removes the first `n` bytes, moving the rest to the front. */
 void sp_buf_consume(struct sp_buf *b, size_t n);
 /* Empties the buffer but keeps its memory. */

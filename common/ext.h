@@ -69,8 +69,7 @@ int sp_ext_counter_encode(struct sp_buf *out, const char *key, uint64_t val);
 int sp_ext_comm_decode(const uint8_t *p, size_t n, struct sp_ext_comm *c);
 int sp_ext_lost_decode(const uint8_t *p, size_t n, struct sp_ext_lost *l);
 int sp_ext_exit_decode(const uint8_t *p, size_t n, struct sp_ext_exit *e);
-int sp_ext_buildid_decode(const uint8_t *p, size_t n,
-			  struct sp_ext_buildid *b);
+int sp_ext_buildid_decode(const uint8_t *p, size_t n, struct sp_ext_buildid *b);
 
 /* Walks the pairs of a host or stats payload. */
 struct sp_ext_iter {
@@ -85,7 +84,7 @@ struct sp_ext_iter {
 int sp_ext_pair_next(struct sp_ext_iter *it, const char **key, size_t *klen,
 		     const char **val, size_t *vlen);
 /* Same for a counter pair. */
-int sp_ext_counter_next(struct sp_ext_iter *it, const char **key,
-			size_t *klen, uint64_t *val);
+int sp_ext_counter_next(struct sp_ext_iter *it, const char **key, size_t *klen,
+			uint64_t *val);
 
 #endif

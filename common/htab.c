@@ -21,7 +21,7 @@ struct sp_htab_entry {
 
 struct sp_htab {
 	struct sp_htab_entry *slots;
-	size_t nslots;		/* a power of two, or 0 */
+	size_t nslots; /* a power of two, or 0 */
 	size_t count;
 	struct sp_buf keys;
 };
@@ -61,8 +61,7 @@ entry_matches(const struct sp_htab *h, const struct sp_htab_entry *e,
 }
 
 static struct sp_htab_entry *
-find_slot(const struct sp_htab *h, uint64_t hash, const void *key,
-	  size_t len)
+find_slot(const struct sp_htab *h, uint64_t hash, const void *key, size_t len)
 {
 	size_t mask = h->nslots - 1, i = hash & mask;
 
@@ -100,8 +99,7 @@ rehash(struct sp_htab *h, size_t nslots)
 }
 
 bool
-sp_htab_get(const struct sp_htab *h, const void *key, size_t len,
-	    uint64_t *val)
+sp_htab_get(const struct sp_htab *h, const void *key, size_t len, uint64_t *val)
 {
 	struct sp_htab_entry *e;
 

@@ -30,8 +30,7 @@ bool sp_htab_get(const struct sp_htab *h, const void *key, size_t len,
 uint64_t *sp_htab_slot(struct sp_htab *h, const void *key, size_t len,
 		       uint64_t init, bool *inserted);
 /* Inserts or replaces; returns 0 or -ENOMEM. */
-int sp_htab_put(struct sp_htab *h, const void *key, size_t len,
-		uint64_t val);
+int sp_htab_put(struct sp_htab *h, const void *key, size_t len, uint64_t val);
 size_t sp_htab_count(const struct sp_htab *h);
 
 /* Iteration in unspecified order: start with *pos = 0. */

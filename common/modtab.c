@@ -20,9 +20,9 @@ struct entry {
 };
 
 struct group {
-	uint32_t *ids;		/* active modules, ascending ids */
+	uint32_t *ids; /* active modules, ascending ids */
 	size_t n, alloc;
-	struct entry *index;	/* sorted by (start, id) unless overlaps */
+	struct entry *index; /* sorted by (start, id) unless overlaps */
 	size_t nindex;
 	bool dirty, overlaps;
 };
@@ -31,12 +31,12 @@ struct sp_modtab {
 	struct sp_module *mods;
 	bool *active;
 	size_t n, alloc;
-	struct sp_htab *dedup;	/* module identity -> id */
-	struct sp_htab *owners;	/* pid -> group index */
+	struct sp_htab *dedup;  /* module identity -> id */
+	struct sp_htab *owners; /* pid -> group index */
 	struct group *groups;
 	size_t ngroups, agroups;
 	struct group kernel;
-	struct sp_buf key;	/* scratch for identity keys */
+	struct sp_buf key; /* scratch for identity keys */
 };
 
 struct sp_modtab *
@@ -44,8 +44,7 @@ sp_modtab_new(void)
 {
 	struct sp_modtab *t = calloc(1, sizeof(*t));
 
-	if (!t || !(t->dedup = sp_htab_new()) ||
-	    !(t->owners = sp_htab_new())) {
+	if (!t || !(t->dedup = sp_htab_new()) || !(t->owners = sp_htab_new())) {
 		sp_modtab_free(t);
 		errno = ENOMEM;
 		return NULL;
@@ -87,7 +86,8 @@ group_of(struct sp_modtab *t, bool is_kernel, int32_t pid, bool create)
 		return &t->kernel;
 	if (!create)
 		return sp_htab_get(t->owners, &key, sizeof(key), &idx)
-			       ? &t->groups[idx] : NULL;
+			   ? &t->groups[idx]
+			   : NULL;
 	if (t->ngroups == t->agroups) {
 		size_t na = t->agroups ? t->agroups * 2 : 16;
 		struct group *g = reallocarray(t->groups, na, sizeof(*g));
@@ -108,8 +108,12 @@ group_of(struct sp_modtab *t, bool is_kernel, int32_t pid, bool create)
 static int
 identity_key(struct sp_modtab *t, const struct sp_module *m)
 {
-	uint64_t f[6] = { (uint64_t)(int64_t)m->pid, m->start, m->end,
-			  m->file_offset, m->inode, m->is_kernel };
+	uint64_t f[6] = { (uint64_t)(int64_t)m->pid,
+			  m->start,
+			  m->end,
+			  m->file_offset,
+			  m->inode,
+			  m->is_kernel };
 
 	sp_buf_reset(&t->key);
 	if (sp_buf_add(&t->key, f, sizeof(f)) ||
@@ -125,8 +129,8 @@ add_module(struct sp_modtab *t, const struct sp_module *m, struct group *g)
 
 	if (t->n == t->alloc) {
 		size_t na = t->alloc ? t->alloc * 2 : 64;
-		struct sp_module *mods = reallocarray(t->mods, na,
-						      sizeof(*mods));
+		struct sp_module *mods =
+		    reallocarray(t->mods, na, sizeof(*mods));
 		bool *act;
 
 		if (!mods)
@@ -275,11 +279,12 @@ group_find(const struct group *g, uint64_t addr)
 
 	if (g->overlaps) {
 		for (hi = g->nindex; hi-- > 0;)
-			if (g->index[hi].start <= addr && addr < g->index[hi].end)
+			if (g->index[hi].start <= addr &&
+			    addr < g->index[hi].end)
 				return g->index[hi].id;
 		return SP_NONE;
 	}
-	while (lo < hi) {	/* first entry with start > addr */
+	while (lo < hi) { /* first entry with start > addr */
 		size_t mid = lo + (hi - lo) / 2;
 
 		if (g->index[mid].start <= addr)
@@ -312,7 +317,8 @@ sp_modtab_resolve(struct sp_modtab *t, int32_t pid, uint64_t abs_ip,
 	out->module_id = id;
 	out->rel_ip = abs_ip;
 	if (id != SP_NONE)
-		out->rel_ip = abs_ip - t->mods[id].start + t->mods[id].file_offset;
+		out->rel_ip =
+		    abs_ip - t->mods[id].start + t->mods[id].file_offset;
 }
 
 const struct sp_module *

@@ -23,8 +23,7 @@
  * module, `abs_ip` without.  Returns 0 or -ENOMEM.
  */
 int sp_fallback_name(struct sp_buf *out, enum sp_frame_mode mode,
-		     const char *module_path, uint64_t rel_ip,
-		     uint64_t abs_ip);
+		     const char *module_path, uint64_t rel_ip, uint64_t abs_ip);
 /*
  * The part of a module path to show: after the last '/', except that a
  * bracketed pseudo-path ("[vdso]", "[anon:x/y]") is kept whole, and a

@@ -14,10 +14,14 @@ escape_of(unsigned char c, char tmp[5])
 	static const char hex[] = "0123456789abcdef";
 
 	switch (c) {
-	case '\\': return "\\\\";
-	case '\t': return "\\t";
-	case '\n': return "\\n";
-	case '\r': return "\\r";
+	case '\\':
+		return "\\\\";
+	case '\t':
+		return "\\t";
+	case '\n':
+		return "\\n";
+	case '\r':
+		return "\\r";
 	}
 	if (c >= 0x20 && c != 0x7f)
 		return NULL;
@@ -89,10 +93,22 @@ sp_unescape(char *s)
 			continue;
 		}
 		switch (r[1]) {
-		case '\\': *w++ = '\\'; r += 2; break;
-		case 't': *w++ = '\t'; r += 2; break;
-		case 'n': *w++ = '\n'; r += 2; break;
-		case 'r': *w++ = '\r'; r += 2; break;
+		case '\\':
+			*w++ = '\\';
+			r += 2;
+			break;
+		case 't':
+			*w++ = '\t';
+			r += 2;
+			break;
+		case 'n':
+			*w++ = '\n';
+			r += 2;
+			break;
+		case 'r':
+			*w++ = '\r';
+			r += 2;
+			break;
 		case 'x':
 			if (sp_hexval(r[2]) < 0 || sp_hexval(r[3]) < 0)
 				return -EBADMSG;
@@ -109,9 +125,9 @@ sp_unescape(char *s)
 
 struct sp_recin {
 	FILE *f;
-	char *line;		/* getline's buffer: split in place */
+	char *line; /* getline's buffer: split in place */
 	size_t cap;
-	char *raw;		/* an unsplit copy for pass-through */
+	char *raw; /* an unsplit copy for pass-through */
 	size_t rawcap;
 	char **fields;
 	size_t afields;
@@ -259,8 +275,9 @@ sp_parse_id(const char *s, uint32_t *v)
 const char *
 sp_frame_mode_name(enum sp_frame_mode mode)
 {
-	return mode == SP_FRAME_KERNEL ? "kernel"
-	       : mode == SP_FRAME_TRUNCATED ? "truncated" : "user";
+	return mode == SP_FRAME_KERNEL      ? "kernel"
+	       : mode == SP_FRAME_TRUNCATED ? "truncated"
+					    : "user";
 }
 
 int

@@ -33,9 +33,9 @@ long sp_unescape(char *s);
 /* One line split into fields; pointers are into the reader's buffer. */
 struct sp_fields {
 	size_t n;
-	char **f;		/* n NUL-terminated fields */
-	uint64_t lineno;	/* 1-based */
-	const char *line;	/* the raw line without its newline */
+	char **f;         /* n NUL-terminated fields */
+	uint64_t lineno;  /* 1-based */
+	const char *line; /* the raw line without its newline */
 	size_t line_len;
 };
 

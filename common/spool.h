@@ -20,8 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SP_SPOOL_MAGIC "SPULSE1"	/* followed by a NUL: 8 bytes */
-#define SP_NONE UINT32_MAX		/* "no id" for modules and prefixes */
+#define SP_SPOOL_MAGIC "SPULSE1" /* followed by a NUL: 8 bytes */
+#define SP_NONE UINT32_MAX       /* "no id" for modules and prefixes */
 
 enum sp_rec_tag {
 	SP_TAG_MODULE = 1,
@@ -31,13 +31,13 @@ enum sp_rec_tag {
 	SP_TAG_SAMPLE = 5,
 	SP_TAG_EXEC = 6,
 	SP_TAG_DEACTIVATE = 7,
-	SP_TAG_EXT_FIRST = 16,	/* tags from here on are extensions */
+	SP_TAG_EXT_FIRST = 16, /* tags from here on are extensions */
 };
 
 enum sp_frame_mode {
 	SP_FRAME_USER = 0,
 	SP_FRAME_KERNEL = 1,
-	SP_FRAME_TRUNCATED = 2,	/* unwinding stopped before the root */
+	SP_FRAME_TRUNCATED = 2, /* unwinding stopped before the root */
 };
 
 /* A code area: an executable mapping of a process, or kernel code. */
@@ -45,11 +45,11 @@ struct sp_module {
 	uint32_t id;
 	int32_t pid;
 	uint64_t start;
-	uint64_t end;		/* exclusive */
-	uint64_t file_offset;	/* file offset backing `start` */
+	uint64_t end;         /* exclusive */
+	uint64_t file_offset; /* file offset backing `start` */
 	uint64_t inode;
 	bool is_kernel;
-	const char *path;	/* NUL-terminated; may be empty */
+	const char *path; /* NUL-terminated; may be empty */
 	size_t path_len;
 };
 
@@ -59,7 +59,7 @@ struct sp_module {
  * The truncated marker has no module and both addresses 0.
  */
 struct sp_frame {
-	uint32_t module_id;	/* SP_NONE when no module matched */
+	uint32_t module_id; /* SP_NONE when no module matched */
 	uint64_t rel_ip;
 	uint64_t abs_ip;
 	enum sp_frame_mode mode;
@@ -116,8 +116,8 @@ const char *sp_spool_writer_errmsg(const struct sp_spool_writer *w);
 
 /* One record as the reader hands it out; valid until the next call. */
 struct sp_spool_record {
-	uint8_t tag;		/* enum sp_rec_tag, or an extension tag */
-	uint64_t offset;	/* byte offset of the record's tag */
+	uint8_t tag;     /* enum sp_rec_tag, or an extension tag */
+	uint64_t offset; /* byte offset of the record's tag */
 	union {
 		struct sp_module module;
 		struct {
@@ -126,9 +126,9 @@ struct sp_spool_record {
 		} frame;
 		struct {
 			uint32_t id;
-			uint32_t prefix;	/* SP_NONE at the root */
+			uint32_t prefix; /* SP_NONE at the root */
 			uint32_t frame_id;
-			uint32_t depth;		/* frames from here to root */
+			uint32_t depth; /* frames from here to root */
 		} stack;
 		struct {
 			uint32_t id;

@@ -30,7 +30,7 @@
 
 struct rframe {
 	struct sp_frame f;
-	uint32_t module_limit;	/* modules written before this frame */
+	uint32_t module_limit; /* modules written before this frame */
 };
 
 struct rstack {
@@ -53,16 +53,16 @@ struct idlist {
 struct sp_spool_reader {
 	int fd;
 	bool eof;
-	bool follow;		/* at end of input, wait for more */
+	bool follow; /* at end of input, wait for more */
 	struct sp_buf in;
-	size_t pos;		/* next unparsed byte of `in` */
-	uint64_t base;		/* file offset of in.data[0] */
+	size_t pos;    /* next unparsed byte of `in` */
+	uint64_t base; /* file offset of in.data[0] */
 	char errmsg[192];
 	void (*on_wait)(void *);
 	void *wait_ctx;
 
 	struct sp_module *modules;
-	uint64_t *deact_at;	/* frame count at deactivation, or NO_DEACT */
+	uint64_t *deact_at; /* frame count at deactivation, or NO_DEACT */
 	size_t nmodules, amodules, adeact;
 	struct rframe *frames;
 	size_t nframes, aframes;
@@ -70,7 +70,7 @@ struct sp_spool_reader {
 	size_t nstacks, astacks;
 	struct rthread *threads;
 	size_t nthreads, athreads;
-	struct sp_htab *owner_index;	/* pid -> index into owners */
+	struct sp_htab *owner_index; /* pid -> index into owners */
 	struct idlist *owners;
 	size_t nowners, aowners;
 	struct idlist kernel;
@@ -81,7 +81,7 @@ struct sp_spool_reader {
 struct cur {
 	const uint8_t *p;
 	const uint8_t *end;
-	uint64_t start;		/* file offset of the record */
+	uint64_t start; /* file offset of the record */
 	struct sp_spool_reader *r;
 };
 
@@ -103,9 +103,8 @@ reserve(void **arr, size_t *alloc, size_t n, size_t size)
 	return 0;
 }
 
-static int
-bad(struct cur *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static int bad(struct cur *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static int
 bad(struct cur *c, const char *fmt, ...)
@@ -116,8 +115,8 @@ bad(struct cur *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	snprintf(c->r->errmsg, sizeof(c->r->errmsg), "%s at byte %" PRIu64,
-		 msg, c->start);
+	snprintf(c->r->errmsg, sizeof(c->r->errmsg), "%s at byte %" PRIu64, msg,
+		 c->start);
 	return -EBADMSG;
 }
 
@@ -250,8 +249,8 @@ owner_list(struct sp_spool_reader *r, int32_t pid, bool create)
 	if (reserve((void **)&r->owners, &r->aowners, r->nowners,
 		    sizeof(*r->owners)))
 		return NULL;
-	slot = sp_htab_slot(r->owner_index, &key, sizeof(key), r->nowners,
-			    &fresh);
+	slot =
+	    sp_htab_slot(r->owner_index, &key, sizeof(key), r->nowners, &fresh);
 	if (!slot)
 		return NULL;
 	if (fresh)
@@ -351,14 +350,15 @@ read_frame(struct cur *c, struct sp_spool_record *rec)
 	if (tag == MARKER_TAG) {
 		if (addr != 0)
 			return bad(c, "truncated stack marker has nonzero "
-				   "payload");
+				      "payload");
 		*f = sp_frame_truncated_marker();
 	} else if (!(tag & 1)) {
 		if ((tag >> 1) > UINT32_MAX)
 			return bad(c, "frame module id too large");
 		if ((tag >> 1) >= r->nmodules)
-			return bad(c, "frame module references missing id %"
-				   PRIu64, tag >> 1);
+			return bad(
+			    c, "frame module references missing id %" PRIu64,
+			    tag >> 1);
 		rc = module_frame(c, (uint32_t)(tag >> 1), addr, f);
 		if (rc)
 			return rc;
@@ -384,15 +384,15 @@ read_stack(struct cur *c, struct sp_spool_record *rec)
 	uint32_t prefix = SP_NONE, frame_id, depth = 1;
 	int rc;
 
-	if ((rc = get_seq_id(c, r->nstacks, "stack")) ||
-	    (rc = get_u(c, &raw)))
+	if ((rc = get_seq_id(c, r->nstacks, "stack")) || (rc = get_u(c, &raw)))
 		return rc;
 	if (raw != SP_NONE) {
 		if (raw > UINT32_MAX)
 			return bad(c, "stack prefix id too large");
 		if (raw >= r->nstacks)
-			return bad(c, "stack prefix references missing id %"
-				   PRIu64, raw);
+			return bad(
+			    c, "stack prefix references missing id %" PRIu64,
+			    raw);
 		prefix = (uint32_t)raw;
 		depth = r->stacks[prefix].depth;
 		depth += depth < UINT32_MAX;
@@ -592,7 +592,8 @@ sp_spool_reader_header(struct sp_spool_reader *r, uint64_t *start_us,
 		init_cur(r, &c);
 		if ((size_t)(c.end - c.p) >= 8) {
 			if (memcmp(c.p, SP_SPOOL_MAGIC, 8))
-				return bad(&c, "invalid stackpulse spool magic");
+				return bad(&c,
+					   "invalid stackpulse spool magic");
 			c.p += 8;
 			rc = get_u(&c, start_us);
 			rc = rc ? rc : get_u(&c, interval_us);
@@ -762,8 +763,7 @@ search_owner(const struct sp_spool_reader *r, const struct idlist *l,
 
 uint32_t
 sp_spool_reader_frame_context(const struct sp_spool_reader *r,
-			      uint32_t frame_id, int32_t pid,
-			      uint64_t *rel_ip)
+			      uint32_t frame_id, int32_t pid, uint64_t *rel_ip)
 {
 	const struct sp_frame *f = sp_spool_reader_frame(r, frame_id);
 	const struct idlist *l;

@@ -21,7 +21,7 @@
 
 struct sp_spool_writer {
 	int fd;
-	int error;		/* sticky: once set every call returns it */
+	int error; /* sticky: once set every call returns it */
 	char errmsg[128];
 	struct sp_buf out;
 	uint64_t flushed;
@@ -50,9 +50,8 @@ sp_frame_truncated_marker(void)
 	return f;
 }
 
-static int
-fail(struct sp_spool_writer *w, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static int fail(struct sp_spool_writer *w, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 static int
 fail(struct sp_spool_writer *w, int err, const char *fmt, ...)
@@ -173,8 +172,7 @@ sp_spool_writer_module(struct sp_spool_writer *w, const struct sp_module *m)
 }
 
 static int
-intern_frame(struct sp_spool_writer *w, const struct sp_frame *f,
-	     uint32_t *id)
+intern_frame(struct sp_spool_writer *w, const struct sp_frame *f, uint32_t *id)
 {
 	struct frame_key k;
 	uint64_t *slot, tag, addr;
@@ -187,8 +185,8 @@ intern_frame(struct sp_spool_writer *w, const struct sp_frame *f,
 	k.rel_ip = f->rel_ip;
 	k.abs_ip = f->abs_ip;
 	k.epoch = w->epoch;
-	slot = sp_htab_slot(w->frames, &k, sizeof(k),
-			    sp_htab_count(w->frames), &fresh);
+	slot = sp_htab_slot(w->frames, &k, sizeof(k), sp_htab_count(w->frames),
+			    &fresh);
 	if (!slot)
 		return -ENOMEM;
 	*id = (uint32_t)*slot;
@@ -212,8 +210,8 @@ intern_frame(struct sp_spool_writer *w, const struct sp_frame *f,
 
 /* Interns the stack root first; returns the leaf node's id in *id. */
 static int
-intern_stack(struct sp_spool_writer *w, const struct sp_frame *frames,
-	     size_t n, uint32_t *id)
+intern_stack(struct sp_spool_writer *w, const struct sp_frame *frames, size_t n,
+	     uint32_t *id)
 {
 	uint32_t prefix = SP_NONE, frame_id, key[2];
 	uint64_t *slot;
@@ -272,13 +270,17 @@ check_delta(struct sp_spool_writer *w, uint64_t ts, int64_t *delta)
 {
 	if (ts >= w->last_ts) {
 		if (ts - w->last_ts > INT64_MAX)
-			return fail(w, -EINVAL, "sample timestamp delta %" PRIu64
-				    " out of range", ts - w->last_ts);
+			return fail(w, -EINVAL,
+				    "sample timestamp delta %" PRIu64
+				    " out of range",
+				    ts - w->last_ts);
 		*delta = (int64_t)(ts - w->last_ts);
 	} else {
 		if (w->last_ts - ts > (uint64_t)INT64_MAX + 1)
-			return fail(w, -EINVAL, "sample timestamp delta -%" PRIu64
-				    " out of range", w->last_ts - ts);
+			return fail(w, -EINVAL,
+				    "sample timestamp delta -%" PRIu64
+				    " out of range",
+				    w->last_ts - ts);
 		*delta = (int64_t)(0 - (w->last_ts - ts));
 	}
 	return 0;
@@ -286,9 +288,8 @@ check_delta(struct sp_spool_writer *w, uint64_t ts, int64_t *delta)
 
 int
 sp_spool_writer_sample(struct sp_spool_writer *w, uint64_t timestamp_ns,
-		       int32_t pid, uint64_t tid,
-		       const struct sp_frame *frames, size_t nframes,
-		       uint32_t *stack_id)
+		       int32_t pid, uint64_t tid, const struct sp_frame *frames,
+		       size_t nframes, uint32_t *stack_id)
 {
 	uint32_t sid = SP_NONE, thread_id;
 	int64_t delta = 0;
@@ -346,8 +347,8 @@ sp_spool_writer_deactivate(struct sp_spool_writer *w, int32_t pid)
 }
 
 int
-sp_spool_writer_ext(struct sp_spool_writer *w, uint8_t tag,
-		    const void *payload, size_t len)
+sp_spool_writer_ext(struct sp_spool_writer *w, uint8_t tag, const void *payload,
+		    size_t len)
 {
 	int rc;
 

@@ -10,7 +10,7 @@
 
 #include "common/buf.h"
 
-#define SP_VARINT_MAX 10	/* bytes in the longest u64 */
+#define SP_VARINT_MAX 10 /* bytes in the longest u64 */
 
 /* Appends to `b`; return 0 or -ENOMEM. */
 int sp_varint_put_u64(struct sp_buf *b, uint64_t v);

@@ -22,13 +22,13 @@
 #include "common/banned.h"
 
 struct dump {
-	const char *name;	/* input name for messages */
+	const char *name; /* input name for messages */
 	struct sp_spool_reader *r;
-	bool stacks;		/* --stacks: one line per sample */
-	bool follow;		/* --follow: wait at end of input */
-	struct sp_htab *seen;	/* (stack, pid) already handled */
-	struct sp_htab *pframes;	/* (frame, pid) pframe written */
-	struct sp_buf text;	/* --stacks: rendered stacks, '\0'-separated */
+	bool stacks;             /* --stacks: one line per sample */
+	bool follow;             /* --follow: wait at end of input */
+	struct sp_htab *seen;    /* (stack, pid) already handled */
+	struct sp_htab *pframes; /* (frame, pid) pframe written */
+	struct sp_buf text;      /* --stacks: rendered stacks, '\0'-separated */
 	struct sp_buf tmp;
 };
 
@@ -50,8 +50,9 @@ static void
 print_module(const struct sp_module *m)
 {
 	printf("module\t%u\t%d\t0x%" PRIx64 "\t0x%" PRIx64 "\t0x%" PRIx64
-	       "\t%" PRIu64 "\t%s\t", m->id, m->pid, m->start, m->end,
-	       m->file_offset, m->inode, m->is_kernel ? "kernel" : "user");
+	       "\t%" PRIu64 "\t%s\t",
+	       m->id, m->pid, m->start, m->end, m->file_offset, m->inode,
+	       m->is_kernel ? "kernel" : "user");
 	sp_escape_file(stdout, m->path, m->path_len);
 	putchar('\n');
 }
@@ -63,7 +64,8 @@ print_frame(const struct sp_spool_reader *r, uint32_t id,
 	uint64_t rel = 0;
 	uint32_t mod = SP_NONE;
 
-	printf("frame\t%u\t%s\t0x%" PRIx64, id, sp_frame_mode_name(f->mode), f->abs_ip);
+	printf("frame\t%u\t%s\t0x%" PRIx64, id, sp_frame_mode_name(f->mode),
+	       f->abs_ip);
 	if (!sp_spool_reader_frame_needs_pid(r, id))
 		mod = sp_spool_reader_frame_context(r, id, 0, &rel);
 	if (mod == SP_NONE)
@@ -140,7 +142,8 @@ print_ext(const struct sp_spool_record *rec)
 		if (sp_ext_comm_decode(p, n, &c))
 			return -EBADMSG;
 		printf("comm\t%" PRIu64 "\t%d\t%" PRIu64 "\t%s\t",
-		       c.timestamp_ns, c.pid, c.tid, c.is_exec ? "exec" : "name");
+		       c.timestamp_ns, c.pid, c.tid,
+		       c.is_exec ? "exec" : "name");
 		sp_escape_file(stdout, c.name, c.name_len);
 		putchar('\n');
 		return 0;
@@ -178,8 +181,8 @@ emit_pframes(struct dump *d, uint32_t stack, int32_t pid)
 	uint32_t prefix, frame, mod;
 	uint64_t key[2], rel;
 
-	while (stack != SP_NONE && sp_spool_reader_stack(d->r, stack, &prefix,
-							 &frame)) {
+	while (stack != SP_NONE &&
+	       sp_spool_reader_stack(d->r, stack, &prefix, &frame)) {
 		stack = prefix;
 		if (!sp_spool_reader_frame_needs_pid(d->r, frame))
 			continue;
@@ -215,11 +218,11 @@ render_stack(struct dump *d, uint32_t stack, int32_t pid)
 		mod = sp_spool_reader_frame_context(d->r, frame, pid, &rel);
 		m = mod == SP_NONE ? NULL : sp_spool_reader_module(d->r, mod);
 		sp_buf_reset(&d->tmp);
-		rc = sp_fallback_name(&d->tmp, f->mode, m ? m->path : NULL,
-				      rel, f->abs_ip);
+		rc = sp_fallback_name(&d->tmp, f->mode, m ? m->path : NULL, rel,
+				      f->abs_ip);
 		rc = rc ? rc : sp_buf_addc(&d->text, '\t');
-		rc = rc ? rc : sp_escape(&d->text, (char *)d->tmp.data,
-					 d->tmp.len);
+		rc = rc ? rc
+			: sp_escape(&d->text, (char *)d->tmp.data, d->tmp.len);
 		stack = prefix;
 	}
 	return rc ? rc : sp_buf_addc(&d->text, 0);
@@ -229,7 +232,8 @@ static int
 print_sample(struct dump *d, const struct sp_spool_record *rec)
 {
 	uint64_t key[2] = { rec->u.sample.stack_id,
-			    (uint64_t)(int64_t)rec->u.sample.pid }, off;
+			    (uint64_t)(int64_t)rec->u.sample.pid },
+		 off;
 	bool fresh = !sp_htab_get(d->seen, key, sizeof(key), &off);
 	int rc = 0;
 
@@ -281,8 +285,8 @@ print_record(struct dump *d, const struct sp_spool_record *rec)
 		return 0;
 	case SP_TAG_EXEC:
 		printf("exec\t%" PRIu64 "\t%d\t%s\n", rec->u.exec.timestamp_ns,
-		       rec->u.exec.pid, rec->u.exec.is_python ? "python"
-							       : "native");
+		       rec->u.exec.pid,
+		       rec->u.exec.is_python ? "python" : "native");
 		return 0;
 	case SP_TAG_DEACTIVATE:
 		printf("deactivate\t%d\n", rec->u.deactivate.pid);
@@ -305,8 +309,9 @@ dump_records(struct dump *d)
 	while (rc == 0 && (rc = sp_spool_reader_next(d->r, &rec)) > 0) {
 		rc = print_record(d, &rec);
 		if (rc == -EBADMSG) {
-			warnx("'%s': malformed extension record %u at byte %"
-			      PRIu64, d->name, rec.tag, rec.offset);
+			warnx("'%s': malformed extension record %u at byte "
+			      "%" PRIu64,
+			      d->name, rec.tag, rec.offset);
 			return 1;
 		}
 	}
@@ -324,8 +329,8 @@ dump_records(struct dump *d)
 static int
 dump_fd(int fd, const char *name, bool stacks, bool follow)
 {
-	struct dump d = { name, NULL, stacks, follow, NULL, NULL,
-			  SP_BUF_INIT, SP_BUF_INIT };
+	struct dump d = { name, NULL, stacks,      follow,
+			  NULL, NULL, SP_BUF_INIT, SP_BUF_INIT };
 	int status = 1;
 
 	d.r = sp_spool_reader_new(fd);
@@ -383,7 +388,7 @@ main(int argc, char **argv)
 	}
 	if (fd == 0 && isatty(0))
 		errx(2, "refusing to read a spool from a terminal; "
-		     "give a FILE or a pipe");
+			"give a FILE or a pipe");
 	status = dump_fd(fd, fd == 0 ? "stdin" : name, stacks, follow);
 	if (fclose(stdout) != 0 && errno != EPIPE) {
 		warn("write error");

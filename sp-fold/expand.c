@@ -32,7 +32,7 @@ add_clean(struct sp_buf *out, const char *s, size_t n)
 
 static const char *
 annotation(const struct fold_opts *o, enum sp_frame_mode mode, unsigned flags,
-           size_t index)
+	   size_t index)
 {
 	if (o->inl && (flags & SYM_INLINED || index > 0))
 		return "_[i]";
@@ -45,7 +45,7 @@ annotation(const struct fold_opts *o, enum sp_frame_mode mode, unsigned flags,
 
 static int
 fallback(const struct fold_view *v, const struct fold_model *m,
-         const struct fold_opts *o, struct sp_buf *out)
+	 const struct fold_opts *o, struct sp_buf *out)
 {
 	struct sp_buf b = SP_BUF_INIT;
 	const char *ann;
@@ -67,7 +67,7 @@ fallback(const struct fold_view *v, const struct fold_model *m,
  */
 static int
 view_names(const struct fold_view *v, const struct fold_model *m,
-                const struct fold_opts *o, struct sp_buf *out)
+	   const struct fold_opts *o, struct sp_buf *out)
 {
 	const struct fold_sym *s;
 	const char *ann, *name;
@@ -99,7 +99,7 @@ is_truncated(const struct fold_view *v)
 /* Appends the comm frame: NAME[-PID[/TID]] with spaces as '_'. */
 static int
 add_comm(struct sp_buf *out, const struct fold_opts *o, const char *comm,
-         int32_t pid, uint64_t tid)
+	 int32_t pid, uint64_t tid)
 {
 	size_t at = out->len, i;
 	int rc;
@@ -123,8 +123,8 @@ add_comm(struct sp_buf *out, const struct fold_opts *o, const char *comm,
  * the truncated marker before the rest.
  */
 static int
-model_names(const struct fold_model *m, const struct fold_opts *o,
-                 int32_t pid, uint32_t stack, struct sp_buf *out)
+model_names(const struct fold_model *m, const struct fold_opts *o, int32_t pid,
+	    uint32_t stack, struct sp_buf *out)
 {
 	struct sp_buf ids = SP_BUF_INIT;
 	struct fold_view v;
@@ -147,8 +147,8 @@ model_names(const struct fold_model *m, const struct fold_opts *o,
 
 int
 fold_model_folded(const struct fold_model *m, const struct fold_opts *o,
-                  const char *comm, int32_t pid, uint64_t tid, uint32_t stack,
-                  struct sp_buf *out, bool *keep)
+		  const char *comm, int32_t pid, uint64_t tid, uint32_t stack,
+		  struct sp_buf *out, bool *keep)
 {
 	size_t skip = 0;
 	int rc = 0;
@@ -169,8 +169,8 @@ fold_model_folded(const struct fold_model *m, const struct fold_opts *o,
 
 int
 fold_model_add(const struct fold_model *m, const struct fold_opts *o,
-               struct fold_set *set, const char *comm, int32_t pid,
-               uint64_t tid, uint32_t stack, uint64_t count)
+	       struct fold_set *set, const char *comm, int32_t pid,
+	       uint64_t tid, uint32_t stack, uint64_t count)
 {
 	struct sp_buf b = SP_BUF_INIT;
 	bool keep = false;

@@ -22,14 +22,14 @@
  * -ENOMEM.
  */
 int fold_model_folded(const struct fold_model *m, const struct fold_opts *o,
-                      const char *comm, int32_t pid, uint64_t tid,
-                      uint32_t stack, struct sp_buf *out, bool *keep);
+		      const char *comm, int32_t pid, uint64_t tid,
+		      uint32_t stack, struct sp_buf *out, bool *keep);
 /*
  * Adds `count` to the folded stack of a sample in `set`, if it passes
  * the frame filters.  Returns 0 or -ENOMEM.
  */
 int fold_model_add(const struct fold_model *m, const struct fold_opts *o,
-                   struct fold_set *set, const char *comm, int32_t pid,
-                   uint64_t tid, uint32_t stack, uint64_t count);
+		   struct fold_set *set, const char *comm, int32_t pid,
+		   uint64_t tid, uint32_t stack, uint64_t count);
 
 #endif

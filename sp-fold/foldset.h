@@ -30,7 +30,7 @@ int fold_set_add(struct fold_set *s, const char *stack, size_t len, uint64_t n);
  * until the next add, lines call or the free.  Returns 0 or -ENOMEM.
  */
 int fold_set_lines(struct fold_set *s, const struct fold_line **lines,
-                   size_t *n);
+		   size_t *n);
 /* The sum of all counts. */
 uint64_t fold_set_total(const struct fold_set *s);
 

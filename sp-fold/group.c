@@ -107,7 +107,7 @@ fold_sym_shown(const struct fold_sym *s, const struct fold_opts *o)
 
 int
 fold_view_fallback(const struct fold_view *v, const struct fold_model *m,
-                   bool addrs, struct sp_buf *out)
+		   bool addrs, struct sp_buf *out)
 {
 	struct sp_buf b = SP_BUF_INIT;
 	const char *path = NULL;

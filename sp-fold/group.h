@@ -28,7 +28,7 @@
  * appended unchanged.  Returns 0 or -ENOMEM.
  */
 int fold_group_name(struct sp_buf *out, const char *name, size_t n,
-                    unsigned flags);
+		    unsigned flags);
 /*
  * Sets s->group to the grouped form of s->name, or to NULL when it is
  * the same.  Returns 0 or -ENOMEM.
@@ -41,6 +41,6 @@ const char *fold_sym_shown(const struct fold_sym *s, const struct fold_opts *o);
  * unless `addrs`.  Returns 0 or -ENOMEM.
  */
 int fold_view_fallback(const struct fold_view *v, const struct fold_model *m,
-                       bool addrs, struct sp_buf *out);
+		       bool addrs, struct sp_buf *out);
 
 #endif

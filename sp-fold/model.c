@@ -95,10 +95,10 @@ fold_model_intern(struct fold_model *m, const char *s, size_t n)
 
 void
 fold_model_view(const struct fold_model *m, uint32_t frame, int32_t pid,
-                struct fold_view *v)
+		struct fold_view *v)
 {
 	const struct fold_frame *f = &m->frames[frame];
-	struct pframe_key k = {frame, pid};
+	struct pframe_key k = { frame, pid };
 	const struct fold_pframe *pf;
 	uint64_t idx;
 
@@ -154,12 +154,12 @@ process_name(const struct fold_model *m, int32_t pid)
 	uint64_t id;
 
 	return sp_htab_get(m->pname, &pid, sizeof(pid), &id) ? m->strs[id]
-	                                                     : NULL;
+							     : NULL;
 }
 
 const char *
 fold_model_comm(const struct fold_model *m, int32_t pid, uint64_t tid,
-                bool process)
+		bool process)
 {
 	const char *t = thread_name(m, pid, tid);
 	const char *p = process_name(m, pid);

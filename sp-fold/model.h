@@ -97,15 +97,15 @@ void fold_model_release(struct fold_model *m);
 int64_t fold_model_intern(struct fold_model *m, const char *s, size_t n);
 /* Sets *v to the view of a frame from process `pid`. */
 void fold_model_view(const struct fold_model *m, uint32_t frame, int32_t pid,
-                     struct fold_view *v);
+		     struct fold_view *v);
 /*
  * Appends the frames of a stack root first to `ids` (uint32_t each);
  * returns 0 or -ENOMEM.
  */
 int fold_model_walk(const struct fold_model *m, uint32_t stack,
-                    struct sp_buf *ids);
+		    struct sp_buf *ids);
 /* The name of the thread, or of its process with --process-name. */
 const char *fold_model_comm(const struct fold_model *m, int32_t pid,
-                            uint64_t tid, bool process);
+			    uint64_t tid, bool process);
 
 #endif

@@ -109,7 +109,7 @@ span_eq(struct span s, const char *lit)
  */
 static bool
 match_header(const char *s, size_t n, struct span *comm, struct span *pid,
-             struct span *tid)
+	     struct span *tid)
 {
 	size_t e, i, d;
 
@@ -124,14 +124,14 @@ match_header(const char *s, size_t n, struct span *comm, struct span *pid,
 			;
 		if (i == d)
 			continue;
-		*pid = (struct span){s + d, i - d};
+		*pid = (struct span){ s + d, i - d };
 		while (i < n && s[i] == '/')
 			i++;
 		for (d = i; i < n && is_digit(s[i]); i++)
 			;
-		*tid = (struct span){s + d, i - d};
+		*tid = (struct span){ s + d, i - d };
 		if (i < n && is_space(s[i])) {
-			*comm = (struct span){s, e};
+			*comm = (struct span){ s, e };
 			return true;
 		}
 	}
@@ -160,7 +160,7 @@ match_event(const char *s, size_t n, struct span *ev)
 		i--;
 	if (i == 0 || s[i - 1] != ':')
 		return false;
-	*ev = (struct span){s + u, t - 1 - u};
+	*ev = (struct span){ s + u, t - 1 - u };
 	return true;
 }
 
@@ -180,14 +180,14 @@ module_at(const char *s, size_t n, size_t p, struct span *mod)
 		}
 	}
 	if (found)
-		*mod = (struct span){s + p + 2, q - p - 2};
+		*mod = (struct span){ s + p + 2, q - p - 2 };
 	return found;
 }
 
 /* A frame line: ^\s*(\w+)\s*(.+) \((\S*)\) */
 static bool
 match_frame(const char *s, size_t n, struct span *pc, struct span *func,
-            struct span *mod)
+	    struct span *mod)
 {
 	size_t ws = 0, we, wsend, p, start;
 
@@ -205,8 +205,8 @@ match_frame(const char *s, size_t n, struct span *pc, struct span *func,
 		if (p == ws + 2)
 			return false;
 	start = wsend < p - 1 ? wsend : p - 1;
-	*pc = (struct span){s + ws, (we < start ? we : start) - ws};
-	*func = (struct span){s + start, p - start};
+	*pc = (struct span){ s + ws, (we < start ? we : start) - ws };
+	*func = (struct span){ s + start, p - start };
 	return true;
 }
 
@@ -264,7 +264,7 @@ is_kernel_module(struct span mod)
 {
 	return mod.n &&
 	       (mod.p[0] == '[' ||
-	        (mod.n >= 7 && !memcmp(mod.p + mod.n - 7, "vmlinux", 7))) &&
+		(mod.n >= 7 && !memcmp(mod.p + mod.n - 7, "vmlinux", 7))) &&
 	       !contains(mod.p, mod.n, "unknown");
 }
 
@@ -286,7 +286,7 @@ is_jit_module(struct span mod)
 
 static int
 unknown_name(struct sp_buf *b, const struct ps *st, struct span pc,
-             struct span mod)
+	     struct span mod)
 {
 	const char *base = "unknown", *slash;
 	size_t n = 7;
@@ -299,14 +299,14 @@ unknown_name(struct sp_buf *b, const struct ps *st, struct span pc,
 	if (sp_buf_addc(b, '[') || sp_buf_add(b, base, n))
 		return -ENOMEM;
 	if (st->o->addrs && (sp_buf_adds(b, " <") ||
-	                     sp_buf_add(b, pc.p, pc.n) || sp_buf_addc(b, '>')))
+			     sp_buf_add(b, pc.p, pc.n) || sp_buf_addc(b, '>')))
 		return -ENOMEM;
 	return sp_buf_addc(b, ']');
 }
 
 static const char *
 annotation(const struct ps *st, const struct sp_buf *b, unsigned index,
-           struct span mod)
+	   struct span mod)
 {
 	const char *s = (const char *)b->data;
 
@@ -322,7 +322,7 @@ annotation(const struct ps *st, const struct sp_buf *b, unsigned index,
 /* Appends one name of a frame line to st->frames. */
 static int
 add_name(struct ps *st, struct span part, struct span pc, struct span mod,
-         unsigned index)
+	 unsigned index)
 {
 	struct sp_buf *b = &st->tmp;
 	const char *ann;
@@ -391,8 +391,8 @@ frame_line(struct ps *st, struct span pc, struct span func, struct span mod)
 		arrow = memmem(p, (size_t)(end - p), "->", 2);
 		if (!arrow)
 			arrow = end;
-		rc = add_name(st, (struct span){p, (size_t)(arrow - p)}, pc,
-		              mod, count++);
+		rc = add_name(st, (struct span){ p, (size_t)(arrow - p) }, pc,
+			      mod, count++);
 		if (arrow == end)
 			break;
 	}
@@ -423,7 +423,7 @@ event_skipped(struct ps *st, const char *s, size_t n)
 
 static int
 header_line(struct ps *st, const char *s, size_t n, struct span comm,
-            struct span pid, struct span tid)
+	    struct span pid, struct span tid)
 {
 	struct sp_buf *b = &st->pname;
 	size_t i;
@@ -433,7 +433,7 @@ header_line(struct ps *st, const char *s, size_t n, struct span comm,
 		return 0;
 	if (!tid.n || span_eq(tid, "0")) {
 		tid = pid;
-		pid = (struct span){"?", 1};
+		pid = (struct span){ "?", 1 };
 	}
 	sp_buf_reset(b);
 	rc |= sp_buf_add(b, comm.p, comm.n);
@@ -474,7 +474,7 @@ all_frame_lines(struct span b)
 static int
 cache_put(struct ps *st, const char *frames, size_t n)
 {
-	uint32_t hdr[2] = {0, (uint32_t)n};
+	uint32_t hdr[2] = { 0, (uint32_t)n };
 	struct span key = st->pend;
 	const char *p = key.p, *end = key.p + key.n;
 	size_t at = st->cdata.len;
@@ -530,7 +530,7 @@ end_sample(struct ps *st)
 	}
 	if (!rc && st->pend.p)
 		rc = cache_put(st, (char *)b->data + st->pname.len,
-		               b->len - st->pname.len);
+			       b->len - st->pname.len);
 	if (!rc)
 		rc = add_stack(st, b);
 	sample_done(st);
@@ -570,7 +570,7 @@ find_blank(const char *p, const char *end)
 		a = _mm_loadu_si128((const __m128i *)(const void *)p);
 		b = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
 		m = _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, nl),
-		                                    _mm_cmpeq_epi8(b, nl)));
+						    _mm_cmpeq_epi8(b, nl)));
 		if (m)
 			return p + __builtin_ctz((unsigned)m);
 		p += 16;
@@ -607,13 +607,13 @@ block_end(const char *p, const char *end, const char **blank)
 static int
 count_hit(struct ps *st, uint64_t at)
 {
-	struct hit h = {0, at};
+	struct hit h = { 0, at };
 	uint64_t *slot;
 	bool inserted = false;
 	char **v;
 
 	slot = sp_htab_slot(st->pnames, st->pname.data, st->pname.len, st->npn,
-	                    &inserted);
+			    &inserted);
 	if (!slot)
 		return -ENOMEM;
 	if (inserted) {
@@ -622,7 +622,7 @@ count_hit(struct ps *st, uint64_t at)
 			return -ENOMEM;
 		st->pnstr = v;
 		if (!(v[st->npn++] =
-		          strndup((char *)st->pname.data, st->pname.len)))
+			  strndup((char *)st->pname.data, st->pname.len)))
 			return -ENOMEM;
 	}
 	h.pname = *slot;
@@ -652,7 +652,7 @@ flush_hits(struct ps *st)
 		rc = sp_buf_adds(b, st->pnstr[h->pname]);
 		if (!rc)
 			rc = sp_buf_add(b, st->cdata.data + h->at + sizeof(hdr),
-			                hdr[1]);
+					hdr[1]);
 		if (!rc && fold_filter_frames(st->o, (char *)b->data, &b->len))
 			rc = fold_set_add(st->set, (char *)b->data, b->len, n);
 	}
@@ -667,7 +667,7 @@ flush_hits(struct ps *st)
 static int
 cached_block(struct ps *st, const char *p, const char *blank, const char **next)
 {
-	struct span key = {p, (size_t)(blank - p)};
+	struct span key = { p, (size_t)(blank - p) };
 	uint32_t hdr[2];
 	uint64_t at;
 	int rc;
@@ -761,9 +761,9 @@ feed_read(struct ps *st, FILE *in)
 
 int
 fold_perf_script(FILE *in, const char *name, const struct fold_opts *o,
-                 struct fold_set *set)
+		 struct fold_set *set)
 {
-	struct ps st = {.o = o, .set = set, .name = name};
+	struct ps st = { .o = o, .set = set, .name = name };
 	int rc = 0;
 
 	st.cache[0] = sp_htab_new();

@@ -17,6 +17,6 @@
  * reported, the first ten of them, and skipped.
  */
 int fold_perf_script(FILE *in, const char *name, const struct fold_opts *o,
-                     struct fold_set *set);
+		     struct fold_set *set);
 
 #endif

@@ -54,7 +54,7 @@ pb_msg(struct sp_buf *b, unsigned field, struct sp_buf *m)
 
 static int
 pb_packed(struct sp_buf *b, unsigned field, const uint64_t *v, size_t n,
-          struct sp_buf *tmp)
+	  struct sp_buf *tmp)
 {
 	size_t i;
 
@@ -96,7 +96,7 @@ value_type(struct pprof *p, unsigned field, const char *type, const char *unit)
 
 int
 pprof_init(struct pprof *p, bool with_time, uint64_t period_ns,
-           uint64_t time_ns, uint64_t duration_ns)
+	   uint64_t time_ns, uint64_t duration_ns)
 {
 	int rc = 0;
 
@@ -162,7 +162,7 @@ function_id(struct pprof *p, const char *name, const char *file)
 
 int64_t
 pprof_mapping(struct pprof *p, const void *key, size_t klen,
-              const struct pprof_mapping *m)
+	      const struct pprof_mapping *m)
 {
 	int64_t file, bid = 0;
 	uint64_t *slot;
@@ -189,7 +189,7 @@ pprof_mapping(struct pprof *p, const void *key, size_t klen,
 
 int64_t
 pprof_location(struct pprof *p, const void *key, size_t klen, uint64_t mapping,
-               uint64_t address, const struct pprof_line *lines, size_t nlines)
+	       uint64_t address, const struct pprof_line *lines, size_t nlines)
 {
 	uint64_t *slot, id;
 	bool inserted = false;
@@ -235,8 +235,8 @@ label(struct pprof *p, const char *key, const char *str, int64_t num)
 
 int
 pprof_sample(struct pprof *p, const uint64_t *locs, size_t nlocs,
-             const int64_t *values, size_t nvalues, const char *comm,
-             int64_t pid, int64_t tid)
+	     const int64_t *values, size_t nvalues, const char *comm,
+	     int64_t pid, int64_t tid)
 {
 	uint64_t v[2];
 	size_t i;
@@ -262,7 +262,7 @@ pprof_write(struct pprof *p, FILE *out)
 
 	memset(&z, 0, sizeof(z));
 	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
-	                 Z_DEFAULT_STRATEGY) != Z_OK)
+			 Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
 	z.next_in = p->out.data;
 	z.avail_in = (uInt)p->out.len;

@@ -38,27 +38,27 @@ struct pprof_mapping {
 
 /* Both return 0 or -ENOMEM. */
 int pprof_init(struct pprof *p, bool with_time, uint64_t period_ns,
-               uint64_t time_ns, uint64_t duration_ns);
+	       uint64_t time_ns, uint64_t duration_ns);
 void pprof_release(struct pprof *p);
 /* Interns a string; returns its index or -ENOMEM. */
 int64_t pprof_str(struct pprof *p, const char *s, size_t n);
 /* The id of the mapping under `key`, made on first use; or -ENOMEM. */
 int64_t pprof_mapping(struct pprof *p, const void *key, size_t klen,
-                      const struct pprof_mapping *m);
+		      const struct pprof_mapping *m);
 /*
  * The id of the location under `key`, made on first use from `lines`
  * (innermost first, the caller last); -ENOMEM on failure.
  */
 int64_t pprof_location(struct pprof *p, const void *key, size_t klen,
-                       uint64_t mapping, uint64_t address,
-                       const struct pprof_line *lines, size_t nlines);
+		       uint64_t mapping, uint64_t address,
+		       const struct pprof_line *lines, size_t nlines);
 /*
  * Adds a sample: location ids leaf first, one or two values, a thread
  * label (NULL for none) and pid/tid labels (negative for none).
  */
 int pprof_sample(struct pprof *p, const uint64_t *locs, size_t nlocs,
-                 const int64_t *values, size_t nvalues, const char *comm,
-                 int64_t pid, int64_t tid);
+		 const int64_t *values, size_t nvalues, const char *comm,
+		 int64_t pid, int64_t tid);
 /* Writes the profile gzip-compressed; returns 0 or -EIO/-ENOMEM. */
 int pprof_write(struct pprof *p, FILE *out);
 

@@ -15,10 +15,10 @@
 /* Location ids of a line, leaf first, into `ids`; the comm into *comm. */
 static int
 line_locations(struct pprof *p, const struct fold_line *l, bool has_comm,
-               struct sp_buf *ids, struct sp_buf *comm)
+	       struct sp_buf *ids, struct sp_buf *comm)
 {
 	const char *s = l->stack, *end = s + l->len, *q;
-	struct pprof_line pl = {NULL, NULL, 0};
+	struct pprof_line pl = { NULL, NULL, 0 };
 	uint64_t id;
 	int64_t loc;
 
@@ -35,8 +35,8 @@ line_locations(struct pprof *p, const struct fold_line *l, bool has_comm,
 		}
 		pl.name = strndup(s, (size_t)(q - s));
 		loc = pl.name
-		          ? pprof_location(p, s, (size_t)(q - s), 0, 0, &pl, 1)
-		          : -ENOMEM;
+			  ? pprof_location(p, s, (size_t)(q - s), 0, 0, &pl, 1)
+			  : -ENOMEM;
 		free((char *)pl.name);
 		id = (uint64_t)loc;
 		if (loc < 0 || sp_buf_add(ids, &id, sizeof(id)))
@@ -60,7 +60,7 @@ reverse_ids(struct sp_buf *ids)
 
 int
 fold_write_pprof(FILE *out, struct fold_set *set, const struct fold_opts *o,
-                 const struct fold_meta *meta)
+		 const struct fold_meta *meta)
 {
 	struct sp_buf ids = SP_BUF_INIT, comm = SP_BUF_INIT;
 	const struct fold_line *l;
@@ -70,7 +70,7 @@ fold_write_pprof(FILE *out, struct fold_set *set, const struct fold_opts *o,
 	int rc;
 
 	rc = pprof_init(&p, meta->period_ns != 0, meta->period_ns,
-	                meta->start_ns, meta->duration_ns);
+			meta->start_ns, meta->duration_ns);
 	if (!rc)
 		rc = fold_set_lines(set, &l, &n);
 	for (i = 0; !rc && i < n; i++) {
@@ -80,10 +80,10 @@ fold_write_pprof(FILE *out, struct fold_set *set, const struct fold_opts *o,
 		v[1] = (int64_t)(l[i].count * meta->period_ns);
 		if (!rc)
 			rc = pprof_sample(&p, (const uint64_t *)ids.data,
-			                  ids.len / sizeof(uint64_t), v,
-			                  meta->period_ns ? 2 : 1,
-			                  comm.len ? (char *)comm.data : NULL,
-			                  -1, -1);
+					  ids.len / sizeof(uint64_t), v,
+					  meta->period_ns ? 2 : 1,
+					  comm.len ? (char *)comm.data : NULL,
+					  -1, -1);
 	}
 	if (!rc)
 		rc = pprof_write(&p, out);

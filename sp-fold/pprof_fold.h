@@ -14,6 +14,6 @@
  * diagnostic (a write error or out of memory).
  */
 int fold_write_pprof(FILE *out, struct fold_set *set, const struct fold_opts *o,
-                     const struct fold_meta *meta);
+		     const struct fold_meta *meta);
 
 #endif

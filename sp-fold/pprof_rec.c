@@ -71,7 +71,7 @@ lines_reserve(struct lines *ls, size_t n)
 /* The lines of a view, innermost first; none when all are hidden. */
 static int
 view_lines(const struct fold_reader *r, const struct fold_view *v,
-           struct lines *ls)
+	   struct lines *ls)
 {
 	const struct fold_syms *s = v->syms;
 	size_t i;
@@ -85,7 +85,7 @@ view_lines(const struct fold_reader *r, const struct fold_view *v,
 		if (fold_view_fallback(v, &r->m, r->o->addrs, &ls->name))
 			return -ENOMEM;
 		ls->v[ls->n++] =
-		    (struct pprof_line){(char *)ls->name.data, NULL, 0};
+		    (struct pprof_line){ (char *)ls->name.data, NULL, 0 };
 		return 0;
 	}
 	for (i = s->n; i-- > 0;) {
@@ -94,11 +94,12 @@ view_lines(const struct fold_reader *r, const struct fold_view *v,
 		line = split_source(s->v[i].source, &ls->files[ls->n]);
 		if (line < 0)
 			return -ENOMEM;
-		ls->v[ls->n] = (struct pprof_line){
-		    fold_sym_shown(&s->v[i], r->o),
-		    ls->files[ls->n].data ? (char *)ls->files[ls->n].data
-		                          : NULL,
-		    line};
+		ls->v[ls->n] =
+		    (struct pprof_line){ fold_sym_shown(&s->v[i], r->o),
+					 ls->files[ls->n].data
+					     ? (char *)ls->files[ls->n].data
+					     : NULL,
+					 line };
 		ls->n++;
 	}
 	return 0;
@@ -108,8 +109,8 @@ static int64_t
 mapping_of(struct pprof *p, const struct fold_reader *r, uint32_t module)
 {
 	const struct fold_module *m = &r->m.mods[module];
-	struct pprof_mapping pm = {m->start, m->end, m->file_offset, m->path,
-	                           m->buildid};
+	struct pprof_mapping pm = { m->start, m->end, m->file_offset, m->path,
+				    m->buildid };
 
 	return pprof_mapping(p, &module, sizeof(module), &pm);
 }
@@ -117,12 +118,12 @@ mapping_of(struct pprof *p, const struct fold_reader *r, uint32_t module)
 /* The location of a frame for a process; 0 when all its lines are hidden. */
 static int64_t
 location_of(struct pprof *p, const struct fold_reader *r, uint32_t frame,
-            int32_t pid, struct lines *ls)
+	    int32_t pid, struct lines *ls)
 {
 	struct {
 		uint32_t frame;
 		int32_t pid;
-	} key = {frame, pid};
+	} key = { frame, pid };
 	struct fold_view v;
 	int64_t map = 0;
 	uint64_t id;
@@ -140,14 +141,14 @@ location_of(struct pprof *p, const struct fold_reader *r, uint32_t frame,
 	if (v.module != SP_NONE && (map = mapping_of(p, r, v.module)) < 0)
 		return -ENOMEM;
 	return pprof_location(p, &key, sizeof(key), (uint64_t)map, v.abs_ip,
-	                      ls->v, ls->n);
+			      ls->v, ls->n);
 }
 
 /* Adds the sample of one entry, its frames leaf first. */
 static int
 entry_sample(struct pprof *p, const struct fold_reader *r,
-             const struct fold_entry *e, struct lines *ls, struct sp_buf *ids,
-             struct sp_buf *locs)
+	     const struct fold_entry *e, struct lines *ls, struct sp_buf *ids,
+	     struct sp_buf *locs)
 {
 	uint64_t period = fold_period_ns(r), id;
 	const uint32_t *f;
@@ -169,9 +170,9 @@ entry_sample(struct pprof *p, const struct fold_reader *r,
 	v[0] = (int64_t)(r->o->weight_time ? e->count / period : e->count);
 	v[1] = (int64_t)(r->o->weight_time ? e->count : e->count * period);
 	return pprof_sample(p, (const uint64_t *)locs->data,
-	                    locs->len / sizeof(uint64_t), v, 2,
-	                    e->name == UINT32_MAX ? NULL : r->m.strs[e->name],
-	                    e->pid, r->o->tid ? (int64_t)e->tid : -1);
+			    locs->len / sizeof(uint64_t), v, 2,
+			    e->name == UINT32_MAX ? NULL : r->m.strs[e->name],
+			    e->pid, r->o->tid ? (int64_t)e->tid : -1);
 }
 
 static void
@@ -190,7 +191,7 @@ int
 fold_pprof_records(const struct fold_reader *r)
 {
 	struct sp_buf ids = SP_BUF_INIT, locs = SP_BUF_INIT, tmp = SP_BUF_INIT;
-	struct lines ls = {.name = SP_BUF_INIT};
+	struct lines ls = { .name = SP_BUF_INIT };
 	const struct fold_entry *e;
 	struct pprof p;
 	size_t i;
@@ -198,7 +199,7 @@ fold_pprof_records(const struct fold_reader *r)
 	int rc;
 
 	rc = pprof_init(&p, true, fold_period_ns(r), r->meta->start_ns,
-	                r->meta->duration_ns);
+			r->meta->duration_ns);
 	for (i = 0; !rc && i < r->nents; i++) {
 		e = &r->ents[i];
 		rc = fold_model_folded(

@@ -43,7 +43,7 @@ dso_of(const struct fold_reader *r, const struct fold_view *v, unsigned flags,
 /* A frame without symbols, named as a frame no symbol resolves. */
 static void
 put_bare(const struct fold_reader *r, const struct fold_view *v, int32_t pid,
-         uint64_t ip)
+	 uint64_t ip)
 {
 	struct sp_buf b = SP_BUF_INIT;
 	char map[64];
@@ -70,13 +70,13 @@ put_frame(const struct fold_reader *r, const struct fold_view *v, int32_t pid)
 	const struct fold_sym *sym;
 	const char *dso;
 	uint64_t ip = v->module != SP_NONE && v->mode == SP_FRAME_USER
-	                  ? v->rel_ip
-	                  : v->abs_ip;
+			  ? v->rel_ip
+			  : v->abs_ip;
 	size_t i;
 
 	if (v->mode == SP_FRAME_TRUNCATED) {
 		fprintf(r->out, "\t%16" PRIx64 " %s ([unknown])\n", ip,
-		        SP_TRUNCATED_NAME);
+			SP_TRUNCATED_NAME);
 		return;
 	}
 	if (!s->n)
@@ -94,13 +94,13 @@ put_frame(const struct fold_reader *r, const struct fold_view *v, int32_t pid)
 			fprintf(r->out, " (%s)\n", dso);
 		else
 			fprintf(r->out, "+0x%" PRIx64 " (%s)\n", sym->offset,
-			        dso);
+				dso);
 	}
 }
 
 int
 fold_pscript_sample(const struct fold_reader *r, const char *comm, int32_t pid,
-                    uint64_t tid, uint64_t ts, uint32_t stack)
+		    uint64_t tid, uint64_t ts, uint32_t stack)
 {
 	struct sp_buf ids = SP_BUF_INIT;
 	struct fold_view v;
@@ -112,10 +112,10 @@ fold_pscript_sample(const struct fold_reader *r, const char *comm, int32_t pid,
 	else
 		fprintf(r->out, ":%" PRIu64, tid);
 	fprintf(r->out,
-	        " %" PRId32 "/%" PRIu64 " %" PRIu64 ".%06" PRIu64 ": %" PRIu64
-	        " cpu-clock: \n",
-	        pid, tid, ts / 1000000000, ts % 1000000000 / 1000,
-	        fold_period_ns(r));
+		" %" PRId32 "/%" PRIu64 " %" PRIu64 ".%06" PRIu64 ": %" PRIu64
+		" cpu-clock: \n",
+		pid, tid, ts / 1000000000, ts % 1000000000 / 1000,
+		fold_period_ns(r));
 	if (stack != SP_NONE && fold_model_walk(&r->m, stack, &ids)) {
 		warnx("out of memory");
 		return -1;

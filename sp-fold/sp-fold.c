@@ -46,41 +46,41 @@ enum {
 };
 
 static const struct option longopts[] = {
-    {"addrs", no_argument, NULL, OPT_ADDRS},
-    {"all", no_argument, NULL, OPT_ALL},
-    {"colors", required_argument, NULL, OPT_COLORS},
-    {"comm", required_argument, NULL, OPT_COMM},
-    {"event-filter", required_argument, NULL, OPT_EVENT},
-    {"exclude", required_argument, NULL, OPT_EXCLUDE},
-    {"format", required_argument, NULL, 'f'},
-    {"from", required_argument, NULL, OPT_FROM},
-    {"help", no_argument, NULL, 'h'},
-    {"include", required_argument, NULL, OPT_INCLUDE},
-    {"inline", no_argument, NULL, OPT_INLINE},
-    {"inverted", no_argument, NULL, OPT_INVERTED},
-    {"jit", no_argument, NULL, OPT_JIT},
-    {"kernel", no_argument, NULL, OPT_KERNEL},
-    {"max-depth", required_argument, NULL, OPT_MAXDEPTH},
-    {"no-comm", no_argument, NULL, OPT_NOCOMM},
-    {"pid", optional_argument, NULL, OPT_PID},
-    {"process-name", no_argument, NULL, OPT_PNAME},
-    {"reverse", no_argument, NULL, OPT_REVERSE},
-    {"show-hidden", no_argument, NULL, OPT_HIDDEN},
-    {"tid", optional_argument, NULL, OPT_TID},
-    {"time", required_argument, NULL, OPT_TIME},
-    {"title", required_argument, NULL, OPT_TITLE},
-    {"weight", required_argument, NULL, OPT_WEIGHT},
-    {"width", required_argument, NULL, OPT_WIDTH},
-    {NULL, 0, NULL, 0},
+	{ "addrs", no_argument, NULL, OPT_ADDRS },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "colors", required_argument, NULL, OPT_COLORS },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "event-filter", required_argument, NULL, OPT_EVENT },
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+	{ "format", required_argument, NULL, 'f' },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "help", no_argument, NULL, 'h' },
+	{ "include", required_argument, NULL, OPT_INCLUDE },
+	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "inverted", no_argument, NULL, OPT_INVERTED },
+	{ "jit", no_argument, NULL, OPT_JIT },
+	{ "kernel", no_argument, NULL, OPT_KERNEL },
+	{ "max-depth", required_argument, NULL, OPT_MAXDEPTH },
+	{ "no-comm", no_argument, NULL, OPT_NOCOMM },
+	{ "pid", optional_argument, NULL, OPT_PID },
+	{ "process-name", no_argument, NULL, OPT_PNAME },
+	{ "reverse", no_argument, NULL, OPT_REVERSE },
+	{ "show-hidden", no_argument, NULL, OPT_HIDDEN },
+	{ "tid", optional_argument, NULL, OPT_TID },
+	{ "time", required_argument, NULL, OPT_TIME },
+	{ "title", required_argument, NULL, OPT_TITLE },
+	{ "weight", required_argument, NULL, OPT_WEIGHT },
+	{ "width", required_argument, NULL, OPT_WIDTH },
+	{ NULL, 0, NULL, 0 },
 };
 
 static const char *const format_names[] = {
-    [FOLD_FOLDED] = "folded",
-    [FOLD_TOP] = "top",
-    [FOLD_SVG] = "svg",
-    [FOLD_PPROF] = "pprof",
-    [FOLD_SPEEDSCOPE] = "speedscope",
-    [FOLD_PERF_SCRIPT] = "perf-script",
+	[FOLD_FOLDED] = "folded",
+	[FOLD_TOP] = "top",
+	[FOLD_SVG] = "svg",
+	[FOLD_PPROF] = "pprof",
+	[FOLD_SPEEDSCOPE] = "speedscope",
+	[FOLD_PERF_SCRIPT] = "perf-script",
 };
 
 static void
@@ -325,7 +325,7 @@ bad_combination(const char *why)
 /* Writes the aggregated set in the chosen format. */
 static int
 write_set(struct fold_set *set, const struct fold_opts *o,
-          const struct fold_meta *meta)
+	  const struct fold_meta *meta)
 {
 	switch (o->format) {
 	case FOLD_TOP:
@@ -342,7 +342,7 @@ write_set(struct fold_set *set, const struct fold_opts *o,
 static int
 fold_file(const char *path, const struct fold_opts *o, bool from_perf)
 {
-	struct fold_meta meta = {0};
+	struct fold_meta meta = { 0 };
 	struct fold_set *set;
 	char *name = NULL;
 	FILE *in = stdin;
@@ -363,8 +363,8 @@ fold_file(const char *path, const struct fold_opts *o, bool from_perf)
 	else
 		rc = fold_records(in, name, o, set, &meta);
 	if (!rc && (from_perf ||
-	            (o->format != FOLD_SPEEDSCOPE &&
-	             o->format != FOLD_PERF_SCRIPT && o->format != FOLD_PPROF)))
+		    (o->format != FOLD_SPEEDSCOPE &&
+		     o->format != FOLD_PERF_SCRIPT && o->format != FOLD_PPROF)))
 		rc = write_set(set, o, &meta);
 	fold_set_free(set);
 	free(name);
@@ -388,7 +388,7 @@ opts_release(struct fold_opts *o)
 int
 main(int argc, char *argv[])
 {
-	struct fold_opts o = {.format = FOLD_FOLDED};
+	struct fold_opts o = { .format = FOLD_FOLDED };
 	bool from_perf = false;
 	int c, rc;
 

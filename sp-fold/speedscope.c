@@ -73,7 +73,7 @@ entry_frames(struct ss *ss, uint32_t e)
 		return ss->ents[e];
 	comm = en->name == UINT32_MAX ? NULL : r->m.strs[en->name];
 	if (fold_model_folded(&r->m, r->o, comm, en->pid, en->tid, en->stack,
-	                      &ss->tmp, &keep))
+			      &ss->tmp, &keep))
 		return NULL;
 	if (!keep) {
 		ss->tmp.len = 0;
@@ -129,7 +129,7 @@ same_thread(const struct fold_reader *r, uint32_t a, uint32_t b)
 /* The profile's head, named after the thread's last name. */
 static void
 profile_head(struct ss *ss, const struct fold_tick *first,
-             const struct fold_tick *last)
+	     const struct fold_tick *last)
 {
 	const struct fold_reader *r = ss->r;
 	const struct fold_entry *e = &r->ents[last->entry];
@@ -137,16 +137,16 @@ profile_head(struct ss *ss, const struct fold_tick *first,
 	char *name;
 
 	if (asprintf(&name, "%s (%" PRId32 "/%" PRIu64 ")",
-	             e->name == UINT32_MAX ? "?" : r->m.strs[e->name], e->pid,
-	             e->tid) < 0)
+		     e->name == UINT32_MAX ? "?" : r->m.strs[e->name], e->pid,
+		     e->tid) < 0)
 		name = NULL;
 	fputs("{\"type\":\"sampled\",\"name\":", out);
 	put_json(out, name ? name : "?", name ? strlen(name) : 1);
 	fprintf(out,
-	        ",\"unit\":\"nanoseconds\",\"startValue\":%" PRIu64
-	        ",\"endValue\":%" PRIu64 ",\"samples\":[",
-	        first->ts - r->first_ts,
-	        last->ts - r->first_ts + fold_period_ns(r));
+		",\"unit\":\"nanoseconds\",\"startValue\":%" PRIu64
+		",\"endValue\":%" PRIu64 ",\"samples\":[",
+		first->ts - r->first_ts,
+		last->ts - r->first_ts + fold_period_ns(r));
 	free(name);
 }
 
@@ -173,7 +173,7 @@ profile(struct ss *ss, const uint32_t *order, size_t from, size_t to)
 	fputs("],\"weights\":[", r->out);
 	for (i = 0; i < n; i++)
 		fprintf(r->out, i ? ",%" PRIu64 : "%" PRIu64,
-		        fold_period_ns(r));
+			fold_period_ns(r));
 	fputs("]}", r->out);
 	return 0;
 }
@@ -189,7 +189,7 @@ put_frames(struct ss *ss)
 	for (; p && p < end; p += n + 1) {
 		n = strlen(p);
 		fputs(p == (const char *)ss->order.data ? "{\"name\":"
-		                                        : ",{\"name\":",
+							: ",{\"name\":",
 		      ss->r->out);
 		put_json(ss->r->out, p, n);
 		fputc('}', ss->r->out);
@@ -225,7 +225,7 @@ write_profiles(struct ss *ss, uint32_t *order)
 int
 fold_speedscope_write(const struct fold_reader *r)
 {
-	struct ss ss = {.r = r, .tmp = SP_BUF_INIT, .order = SP_BUF_INIT};
+	struct ss ss = { .r = r, .tmp = SP_BUF_INIT, .order = SP_BUF_INIT };
 	uint32_t *order = calloc(r->nticks + 1, sizeof(*order));
 	size_t i;
 	int rc = -ENOMEM;

@@ -205,21 +205,21 @@ on_frame(struct fold_reader *r, char **f)
 
 static int
 pframe_slot(struct fold_reader *r, uint32_t frame, int32_t pid,
-            struct fold_pframe **pf)
+	    struct fold_pframe **pf)
 {
 	struct {
 		uint32_t frame;
 		int32_t pid;
-	} k = {frame, pid};
+	} k = { frame, pid };
 	uint64_t *slot;
 	bool inserted = false;
 
 	slot = sp_htab_slot(r->m.pframe_idx, &k, sizeof(k), r->m.npframes,
-	                    &inserted);
+			    &inserted);
 	if (!slot)
 		return oom(r);
 	if (inserted && grow((void **)&r->m.pframes, &r->m.npframes,
-	                     (uint32_t)r->m.npframes, sizeof(**pf)))
+			     (uint32_t)r->m.npframes, sizeof(**pf)))
 		return oom(r);
 	*pf = &r->m.pframes[*slot];
 	if (inserted) {
@@ -424,7 +424,7 @@ comm_wanted(const struct fold_reader *r, int32_t pid, uint64_t tid)
 
 static bool
 sample_wanted(const struct fold_reader *r, int32_t pid, uint64_t tid,
-              uint64_t ts)
+	      uint64_t ts)
 {
 	const struct fold_opts *o = r->o;
 	double t = (double)(ts - r->first_ts) / 1e9;
@@ -441,7 +441,7 @@ sample_wanted(const struct fold_reader *r, int32_t pid, uint64_t tid,
 /* Counts a sample into its entry; sets *entry to the entry's index. */
 static int
 aggregate(struct fold_reader *r, uint32_t name, int32_t pid, uint64_t tid,
-          uint32_t stack, uint32_t *entry)
+	  uint32_t stack, uint32_t *entry)
 {
 	struct agg_key k;
 	struct fold_entry *e;
@@ -465,7 +465,7 @@ aggregate(struct fold_reader *r, uint32_t name, int32_t pid, uint64_t tid,
 			r->ents = e;
 		}
 		r->ents[r->nents++] =
-		    (struct fold_entry){name, pid, tid, stack, 0};
+		    (struct fold_entry){ name, pid, tid, stack, 0 };
 	}
 	*entry = (uint32_t)*slot;
 	r->ents[*entry].count += r->o->weight_time ? fold_period_ns(r) : 1;
@@ -484,20 +484,20 @@ add_tick(struct fold_reader *r, uint32_t entry, uint64_t ts)
 			return oom(r);
 		r->ticks = t;
 	}
-	r->ticks[r->nticks++] = (struct fold_tick){entry, ts};
+	r->ticks[r->nticks++] = (struct fold_tick){ entry, ts };
 	return 0;
 }
 
 /* A sample as perf script text, if it passes the frame filters. */
 static int
 pscript_sample(struct fold_reader *r, const char *comm, int32_t pid,
-               uint64_t tid, uint64_t ts, uint32_t stack)
+	       uint64_t tid, uint64_t ts, uint32_t stack)
 {
 	bool keep = true;
 
 	if (r->o->has_include || r->o->has_exclude) {
 		if (fold_model_folded(&r->m, r->o, comm, pid, tid, stack,
-		                      &r->tmp, &keep))
+				      &r->tmp, &keep))
 			return oom(r);
 	}
 	return keep ? fold_pscript_sample(r, comm, pid, tid, ts, stack) : 0;
@@ -538,11 +538,11 @@ on_sample(struct fold_reader *r, char **f)
 }
 
 static const struct kind kinds[] = {
-    {"buildid", 3, on_buildid}, {"comm", 6, on_comm},
-    {"frame", 6, on_frame},     {"lost", 3, on_lost},
-    {"module", 9, on_module},   {"pframe", 5, on_pframe},
-    {"sample", 5, on_sample},   {"spool", 4, on_spool},
-    {"stack", 4, on_stack},     {"symbol", 8, on_symbol},
+	{ "buildid", 3, on_buildid }, { "comm", 6, on_comm },
+	{ "frame", 6, on_frame },     { "lost", 3, on_lost },
+	{ "module", 9, on_module },   { "pframe", 5, on_pframe },
+	{ "sample", 5, on_sample },   { "spool", 4, on_spool },
+	{ "stack", 4, on_stack },     { "symbol", 8, on_symbol },
 };
 
 static int
@@ -558,7 +558,7 @@ one_record(struct fold_reader *r, struct sp_fields *fl)
 			continue;
 		if (fl->n != kinds[i].nfields)
 			return bad(r, "%s record with %zu fields, not %zu",
-			           kinds[i].name, fl->n, kinds[i].nfields);
+				   kinds[i].name, fl->n, kinds[i].nfields);
 		return kinds[i].fn(r, fl->f);
 	}
 	return 0;
@@ -604,7 +604,7 @@ expand(struct fold_reader *r, struct fold_set *set)
 		e = &r->ents[i];
 		comm = e->name == UINT32_MAX ? NULL : r->m.strs[e->name];
 		if (fold_model_add(&r->m, r->o, set, comm, e->pid, e->tid,
-		                   e->stack, e->count))
+				   e->stack, e->count))
 			return oom(r);
 	}
 	return 0;
@@ -622,10 +622,11 @@ reader_release(struct fold_reader *r)
 
 int
 fold_records(FILE *in, const char *name, const struct fold_opts *o,
-             struct fold_set *set, struct fold_meta *meta)
+	     struct fold_set *set, struct fold_meta *meta)
 {
 	struct fold_reader r = {
-	    .name = name, .o = o, .meta = meta, .out = stdout};
+		.name = name, .o = o, .meta = meta, .out = stdout
+	};
 	int rc;
 
 	if (fold_model_init(&r.m) || !(r.agg = sp_htab_new())) {

@@ -55,11 +55,11 @@ struct fold_reader {
  * prefixed with `name` ("'FILE': ", or "" for standard input).
  */
 int fold_records(FILE *in, const char *name, const struct fold_opts *o,
-                 struct fold_set *set, struct fold_meta *meta);
+		 struct fold_set *set, struct fold_meta *meta);
 
 /* Writes one sample as `perf script` would print it. */
 int fold_pscript_sample(const struct fold_reader *r, const char *comm,
-                        int32_t pid, uint64_t tid, uint64_t ts, uint32_t stack);
+			int32_t pid, uint64_t tid, uint64_t ts, uint32_t stack);
 /* Writes the speedscope JSON file of the ticks. */
 int fold_speedscope_write(const struct fold_reader *r);
 /* Writes the pprof profile of the entries, with mappings and lines. */

@@ -63,7 +63,7 @@ child_of(struct tree *t, uint32_t parent, const char *name, size_t len)
 			return -ENOMEM;
 		t->v = v;
 	}
-	t->v[t->n] = (struct node){name, len, 0, 0, t->v[parent].child};
+	t->v[t->n] = (struct node){ name, len, 0, 0, t->v[parent].child };
 	t->v[parent].child = (uint32_t)t->n;
 	return (int64_t)t->n++;
 }
@@ -89,7 +89,7 @@ add_line(struct tree *t, const struct fold_line *l, bool reverse)
 	t->v[0].count += l->count;
 	for (k = 0; k < n; k++) {
 		const size_t *sp = (const size_t *)t->spans.data +
-		                   2 * (reverse ? n - 1 - k : k);
+				   2 * (reverse ? n - 1 - k : k);
 
 		c = child_of(t, at, l->stack + sp[0], sp[1] - sp[0]);
 		if (c < 0)
@@ -113,7 +113,7 @@ build(struct tree *t, struct fold_set *set, bool reverse)
 	t->v = calloc(t->alloc, sizeof(*t->v));
 	if (!t->idx || !t->v || fold_set_lines(set, &l, &n))
 		return -ENOMEM;
-	t->v[0] = (struct node){"all", 3, 0, 0, 0};
+	t->v[0] = (struct node){ "all", 3, 0, 0, 0 };
 	t->n = 1;
 	for (i = 0; i < n; i++)
 		if (add_line(t, &l[i], reverse))
@@ -133,7 +133,7 @@ put_xml(FILE *out, const char *s, size_t n)
 		      : (*p & 0xe0) == 0xc0 ? 2
 		      : (*p & 0xf0) == 0xe0 ? 3
 		      : (*p & 0xf8) == 0xf0 ? 4
-		                            : 0;
+					    : 0;
 		for (i = 1; len && i < len; i++)
 			if (p + i >= end || (p[i] & 0xc0) != 0x80)
 				len = 0;
@@ -194,16 +194,16 @@ struct palette {
 };
 
 static const struct palette palettes[] = {
-    {"hot", {205, 0, 0}, {50, 230, 55}},
-    {"mem", {0, 190, 0}, {0, 50, 210}},
-    {"io", {80, 80, 190}, {60, 60, 55}},
-    {"red", {200, 50, 50}, {55, 80, 80}},
-    {"green", {50, 200, 50}, {60, 55, 60}},
-    {"blue", {80, 80, 205}, {60, 60, 50}},
-    {"aqua", {50, 165, 165}, {60, 55, 55}},
-    {"yellow", {175, 175, 50}, {55, 55, 20}},
-    {"purple", {190, 80, 190}, {65, 60, 65}},
-    {"orange", {190, 90, 0}, {65, 65, 0}},
+	{ "hot", { 205, 0, 0 }, { 50, 230, 55 } },
+	{ "mem", { 0, 190, 0 }, { 0, 50, 210 } },
+	{ "io", { 80, 80, 190 }, { 60, 60, 55 } },
+	{ "red", { 200, 50, 50 }, { 55, 80, 80 } },
+	{ "green", { 50, 200, 50 }, { 60, 55, 60 } },
+	{ "blue", { 80, 80, 205 }, { 60, 60, 50 } },
+	{ "aqua", { 50, 165, 165 }, { 60, 55, 55 } },
+	{ "yellow", { 175, 175, 50 }, { 55, 55, 20 } },
+	{ "purple", { 190, 80, 190 }, { 65, 60, 65 } },
+	{ "orange", { 190, 90, 0 }, { 65, 65, 0 } },
 };
 
 static const struct palette *
@@ -260,12 +260,12 @@ struct geom {
 
 static void
 put_frame(FILE *out, const struct fold_opts *o, const struct geom *g,
-          const struct node *nd, uint64_t x, unsigned depth, uint64_t total)
+	  const struct node *nd, uint64_t x, unsigned depth, uint64_t total)
 {
 	double px = PAD + (double)x * g->scale,
 	       w = (double)nd->count * g->scale;
 	int y = g->inverted ? g->y0 + (int)depth * FRAME_H
-	                    : g->y0 - (int)depth * FRAME_H;
+			    : g->y0 - (int)depth * FRAME_H;
 	size_t shown;
 	bool dots;
 	int rgb[3];
@@ -274,11 +274,11 @@ put_frame(FILE *out, const struct fold_opts *o, const struct geom *g,
 	fputs("<g><title>", out);
 	put_xml(out, nd->name, nd->len);
 	fprintf(out, " (%" PRIu64 " samples, %.2f%%)</title>", nd->count,
-	        100.0 * (double)nd->count / (double)total);
+		100.0 * (double)nd->count / (double)total);
 	fprintf(out,
-	        "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\""
-	        " fill=\"rgb(%d,%d,%d)\" rx=\"2\" ry=\"2\"/>",
-	        px, y, w, FRAME_H - 1, rgb[0], rgb[1], rgb[2]);
+		"<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\""
+		" fill=\"rgb(%d,%d,%d)\" rx=\"2\" ry=\"2\"/>",
+		px, y, w, FRAME_H - 1, rgb[0], rgb[1], rgb[2]);
 	fprintf(out, "<text x=\"%.2f\" y=\"%d\">", px + 3, y + FRAME_H - 5);
 	shown = fit_len(nd->name, nd->len, w, &dots);
 	put_xml(out, nd->name, shown);
@@ -307,7 +307,7 @@ struct todo {
 /* Pushes the children of a node sorted by name, leftmost on top. */
 static int
 push_children(const struct tree *t, const struct todo *parent,
-              struct sp_buf *stack, struct sp_buf *tmp)
+	      struct sp_buf *stack, struct sp_buf *tmp)
 {
 	uint32_t c, *v;
 	size_t n, i;
@@ -327,7 +327,7 @@ push_children(const struct tree *t, const struct todo *parent,
 		x += t->v[v[i]].count;
 	for (i = n; i-- > 0;) {
 		x -= t->v[v[i]].count;
-		td = (struct todo){v[i], parent->depth + 1, x};
+		td = (struct todo){ v[i], parent->depth + 1, x };
 		if (sp_buf_add(stack, &td, sizeof(td)))
 			return -ENOMEM;
 	}
@@ -336,10 +336,10 @@ push_children(const struct tree *t, const struct todo *parent,
 
 static int
 put_frames(FILE *out, const struct fold_opts *o, const struct geom *g,
-           const struct tree *t)
+	   const struct tree *t)
 {
 	struct sp_buf stack = SP_BUF_INIT, tmp = SP_BUF_INIT;
-	struct todo td = {0, 0, 0};
+	struct todo td = { 0, 0, 0 };
 	int rc = sp_buf_add(&stack, &td, sizeof(td));
 
 	while (!rc && stack.len) {
@@ -348,7 +348,7 @@ put_frames(FILE *out, const struct fold_opts *o, const struct geom *g,
 		if ((double)t->v[td.node].count * g->scale < MIN_WIDTH)
 			continue;
 		put_frame(out, o, g, &t->v[td.node], td.x, td.depth,
-		          t->v[0].count);
+			  t->v[0].count);
 		rc = push_children(t, &td, &stack, &tmp);
 	}
 	sp_buf_release(&stack);
@@ -360,60 +360,60 @@ static void
 put_head(FILE *out, const struct fold_opts *o, const struct geom *g)
 {
 	const char *title = o->title      ? o->title
-	                    : o->inverted ? "Icicle Graph"
-	                                  : "Flame Graph";
+			    : o->inverted ? "Icicle Graph"
+					  : "Flame Graph";
 
 	fprintf(out,
-	        "<?xml version=\"1.0\" standalone=\"no\"?>\n"
-	        "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
-	        "\"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n"
-	        "<svg version=\"1.1\" width=\"%d\" height=\"%d\" "
-	        "onload=\"init(evt)\" viewBox=\"0 0 %d %d\" "
-	        "xmlns=\"http://www.w3.org/2000/svg\" "
-	        "xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n",
-	        g->width, g->height, g->width, g->height);
+		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
+		"\"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n"
+		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" "
+		"onload=\"init(evt)\" viewBox=\"0 0 %d %d\" "
+		"xmlns=\"http://www.w3.org/2000/svg\" "
+		"xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n",
+		g->width, g->height, g->width, g->height);
 	fprintf(out, "<style type=\"text/css\">\n%s</style>\n", svg_style);
 	fprintf(out,
-	        "<script type=\"text/ecmascript\"><![CDATA[\n"
-	        "var FG_W = %d, FG_PAD = %d, FG_FH = %d, FG_FS = %d, "
-	        "FG_H = %d, FG_Y0 = %d, FG_INV = %s;\n%s]]></script>\n",
-	        g->width, PAD, FRAME_H, FONT, g->height, g->y0,
-	        g->inverted ? "true" : "false", svg_script);
+		"<script type=\"text/ecmascript\"><![CDATA[\n"
+		"var FG_W = %d, FG_PAD = %d, FG_FH = %d, FG_FS = %d, "
+		"FG_H = %d, FG_Y0 = %d, FG_INV = %s;\n%s]]></script>\n",
+		g->width, PAD, FRAME_H, FONT, g->height, g->y0,
+		g->inverted ? "true" : "false", svg_script);
 	fprintf(out,
-	        "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
-	        "fill=\"rgb(245,245,235)\"/>\n",
-	        g->width, g->height);
+		"<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
+		"fill=\"rgb(245,245,235)\"/>\n",
+		g->width, g->height);
 	fprintf(out, "<text id=\"title\" x=\"%d\" y=\"%d\">", g->width / 2,
-	        FONT * 2);
+		FONT * 2);
 	put_xml(out, title, strlen(title));
 	fprintf(out,
-	        "</text>\n<text id=\"details\" x=\"%d\" y=\"%d\"> "
-	        "</text>\n",
-	        PAD, g->height - 10);
+		"</text>\n<text id=\"details\" x=\"%d\" y=\"%d\"> "
+		"</text>\n",
+		PAD, g->height - 10);
 	fprintf(out,
-	        "<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"%d\">"
-	        "Reset Zoom</text>\n",
-	        PAD, FONT * 2);
+		"<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"%d\">"
+		"Reset Zoom</text>\n",
+		PAD, FONT * 2);
 	fprintf(out, "<text id=\"search\" x=\"%d\" y=\"%d\">Search</text>\n",
-	        g->width - PAD - 60, FONT * 2);
+		g->width - PAD - 60, FONT * 2);
 	fprintf(out, "<text id=\"matched\" x=\"%d\" y=\"%d\"> </text>\n",
-	        g->width - PAD - 120, g->height - 10);
+		g->width - PAD - 120, g->height - 10);
 }
 
 int
 fold_write_svg(FILE *out, struct fold_set *set, const struct fold_opts *o)
 {
-	struct tree t = {.key = SP_BUF_INIT, .spans = SP_BUF_INIT};
-	struct geom g = {.width = o->width ? o->width : 1200,
-	                 .inverted = o->inverted};
+	struct tree t = { .key = SP_BUF_INIT, .spans = SP_BUF_INIT };
+	struct geom g = { .width = o->width ? o->width : 1200,
+			  .inverted = o->inverted };
 	int rc = build(&t, set, o->reverse);
 
 	if (!rc) {
 		g.height =
 		    (int)(t.max_depth + 1) * FRAME_H + TOP_PAD + BOTTOM_PAD;
 		g.scale = t.v[0].count ? (double)(g.width - 2 * PAD) /
-		                             (double)t.v[0].count
-		                       : 0;
+					     (double)t.v[0].count
+				       : 0;
 		g.y0 = g.inverted ? TOP_PAD : g.height - BOTTOM_PAD - FRAME_H;
 		put_head(out, o, &g);
 		fputs("<g id=\"frames\">\n", out);

@@ -44,7 +44,7 @@ fn_get(struct top *t, const char *name, size_t len)
 				return NULL;
 			t->v = v;
 		}
-		t->v[t->n++] = (struct fn){name, len, 0, 0, 0};
+		t->v[t->n++] = (struct fn){ name, len, 0, 0, 0 };
 	}
 	return &t->v[*slot];
 }
@@ -52,7 +52,7 @@ fn_get(struct top *t, const char *name, size_t len)
 /* Counts one folded line; `line` numbers lines from 1. */
 static int
 count_line(struct top *t, const struct fold_line *l, size_t line,
-           bool skip_comm)
+	   bool skip_comm)
 {
 	const char *p = l->stack, *end = l->stack + l->len, *semi;
 	struct fn *f = NULL;
@@ -99,19 +99,19 @@ print_top(FILE *out, const struct top *t, uint64_t all)
 
 	fprintf(out, "# %" PRIu64 " samples, %zu functions\n", all, t->n);
 	fprintf(out, "%8s %8s %12s %12s  %s\n", "self%", "total%", "self",
-	        "total", "function");
+		"total", "function");
 	for (i = 0; i < t->n; i++)
 		fprintf(out,
-		        "%7.2f%% %7.2f%% %12" PRIu64 " %12" PRIu64 "  %.*s\n",
-		        (double)t->v[i].self * scale,
-		        (double)t->v[i].total * scale, t->v[i].self,
-		        t->v[i].total, (int)t->v[i].len, t->v[i].name);
+			"%7.2f%% %7.2f%% %12" PRIu64 " %12" PRIu64 "  %.*s\n",
+			(double)t->v[i].self * scale,
+			(double)t->v[i].total * scale, t->v[i].self,
+			t->v[i].total, (int)t->v[i].len, t->v[i].name);
 }
 
 int
 fold_write_top(FILE *out, struct fold_set *set, const struct fold_opts *o)
 {
-	struct top t = {0};
+	struct top t = { 0 };
 	const struct fold_line *l;
 	size_t n, i;
 	int rc = -ENOMEM;

@@ -15,12 +15,12 @@
 #include "sp-record/buildid.h"
 #include "common/banned.h"
 
-#define MAX_NOTES 65536		/* bytes of PT_NOTE read per segment */
+#define MAX_NOTES 65536 /* bytes of PT_NOTE read per segment */
 #define MAX_PHDRS 256
 
 struct rec_buildids {
-	struct sp_htab *seen;	/* path + inode -> offset + 1 in ids, 0 */
-	struct sp_buf ids;	/* length byte, then the id */
+	struct sp_htab *seen; /* path + inode -> offset + 1 in ids, 0 */
+	struct sp_buf ids;    /* length byte, then the id */
 	struct sp_buf key;
 };
 

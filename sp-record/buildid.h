@@ -22,9 +22,8 @@ void rec_buildids_free(struct rec_buildids *c);
  * (0: any).  Returns its length (1..REC_BUILDID_MAX) with the bytes in
  * `out`, or 0 when the file has none or cannot be read.
  */
-size_t rec_buildids_get(struct rec_buildids *c, int32_t pid,
-			const char *path, size_t path_len, uint64_t inode,
-			uint8_t *out);
+size_t rec_buildids_get(struct rec_buildids *c, int32_t pid, const char *path,
+			size_t path_len, uint64_t inode, uint8_t *out);
 
 /*
  * Finds the build id in an ELF64 little-endian file open as `fd`.

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 struct rec_range {
-	uint64_t lo, hi;	/* [lo, hi), lo < hi */
+	uint64_t lo, hi; /* [lo, hi), lo < hi */
 };
 
 /* Invariant: v[0..n) sorted by lo, v[i].hi <= v[i + 1].lo. */
@@ -27,7 +27,10 @@ struct rec_ranges {
 	size_t n, cap;
 };
 
-#define REC_RANGES_INIT { NULL, 0, 0 }
+#define REC_RANGES_INIT                                                        \
+	{                                                                      \
+		NULL, 0, 0                                                     \
+	}
 
 /*
  * Adds [lo, hi), first dropping every range it overlaps (ranges that only

@@ -19,7 +19,7 @@
 struct cur {
 	const uint8_t *sec;
 	size_t pos, end;
-	uint64_t vaddr;		/* of sec[0] */
+	uint64_t vaddr; /* of sec[0] */
 };
 
 static bool
@@ -27,7 +27,7 @@ get_bytes(struct cur *c, void *out, size_t n)
 {
 	if (n > c->end - c->pos)
 		return false;
-	memcpy(out, c->sec + c->pos, n);	/* little-endian host */
+	memcpy(out, c->sec + c->pos, n); /* little-endian host */
 	c->pos += n;
 	return true;
 }
@@ -61,14 +61,17 @@ get_pointer(struct cur *c, uint8_t enc, uint64_t *v)
 	uint16_t u16;
 	uint32_t u32;
 
-	if (enc == 0xff)	/* DW_EH_PE_omit */
+	if (enc == 0xff) /* DW_EH_PE_omit */
 		return false;
 	switch (enc & 0x0f) {
-	case 0x00: case 0x04: case 0x0c:
+	case 0x00:
+	case 0x04:
+	case 0x0c:
 		if (!get_bytes(c, &raw, 8))
 			return false;
 		break;
-	case 0x01: case 0x09:
+	case 0x01:
+	case 0x09:
 		if (!get_uleb(c, &raw))
 			return false;
 		break;
@@ -154,7 +157,7 @@ cie_fde_encoding(const struct cur *c, size_t at, uint8_t *enc)
 		return false;
 	e.pos += strlen(aug) + 1;
 	*enc = 0x00;
-	if (aug[0] != 'z')	/* no augmentation data: absolute pointers */
+	if (aug[0] != 'z') /* no augmentation data: absolute pointers */
 		return aug[0] == 0;
 	if (!get_uleb(&e, &skip) || !get_uleb(&e, &skip) ||
 	    (version == 1 ? !get_bytes(&e, &b, 1) : !get_uleb(&e, &skip)) ||
@@ -169,7 +172,7 @@ cie_fde_encoding(const struct cur *c, size_t at, uint8_t *enc)
 		if (*aug == 'P' && (!get_bytes(&e, &b, 1) ||
 				    !get_pointer(&e, b & 0x7f, &skip)))
 			return false;
-		if (!strchr("LPSBG", *aug))	/* its data size is unknown */
+		if (!strchr("LPSBG", *aug)) /* its data size is unknown */
 			return false;
 	}
 	return true;
@@ -223,9 +226,10 @@ rec_ehframe_index(const uint8_t *sec, size_t len, uint64_t vaddr,
 		c.end = next;
 		if (get_bytes(&c, &id, 4) && id != 0 && id <= body) {
 			if (body - id != cie_at)
-				cie_at = cie_fde_encoding(&whole, body - id, &enc)
-						 ? body - id
-						 : SIZE_MAX;
+				cie_at =
+				    cie_fde_encoding(&whole, body - id, &enc)
+					? body - id
+					: SIZE_MAX;
 			if (cie_at != SIZE_MAX && get_pointer(&c, enc, &loc) &&
 			    loc != 0)
 				r = push_pair(&t, &n, &cap,

@@ -28,11 +28,11 @@
 struct entry {
 	struct rec_elfcfi f;
 	bool ok;
-	bool mapped;		/* img came from mmap, else from malloc */
+	bool mapped; /* img came from mmap, else from malloc */
 };
 
 struct rec_elfcfi_cache {
-	struct sp_htab *files;	/* path NUL inode -> struct entry * */
+	struct sp_htab *files; /* path NUL inode -> struct entry * */
 };
 
 struct rec_elfcfi_cache *
@@ -82,11 +82,15 @@ static size_t
 pe_size(uint8_t enc)
 {
 	switch (enc & 0x0f) {
-	case 0x00: case 0x04: case 0x0c:
+	case 0x00:
+	case 0x04:
+	case 0x0c:
 		return 8;
-	case 0x03: case 0x0b:
+	case 0x03:
+	case 0x0b:
 		return 4;
-	case 0x02: case 0x0a:
+	case 0x02:
+	case 0x0a:
 		return 2;
 	default:
 		return 0;
@@ -98,7 +102,7 @@ pe_read_unsigned(const uint8_t *p, size_t n)
 {
 	uint64_t v = 0;
 
-	memcpy(&v, p, n);	/* little-endian host, checked in parse */
+	memcpy(&v, p, n); /* little-endian host, checked in parse */
 	return v;
 }
 
@@ -136,8 +140,8 @@ parse_eh_frame_hdr(struct rec_elfcfi *f, const Elf64_Phdr *ph)
 
 /* The section header named `want`, from a file already checked as ELF64. */
 static bool
-find_section(const struct rec_elfcfi *f, const Elf64_Ehdr *eh,
-	     const char *want, Elf64_Shdr *out)
+find_section(const struct rec_elfcfi *f, const Elf64_Ehdr *eh, const char *want,
+	     Elf64_Shdr *out)
 {
 	Elf64_Shdr strs;
 	size_t i, wlen = strlen(want) + 1;
@@ -146,8 +150,8 @@ find_section(const struct rec_elfcfi *f, const Elf64_Ehdr *eh,
 	    (uint64_t)eh->e_shnum * eh->e_shentsize > f->size - eh->e_shoff ||
 	    eh->e_shstrndx >= eh->e_shnum)
 		return false;
-	memcpy(&strs, f->img + eh->e_shoff +
-			      (size_t)eh->e_shstrndx * eh->e_shentsize,
+	memcpy(&strs,
+	       f->img + eh->e_shoff + (size_t)eh->e_shstrndx * eh->e_shentsize,
 	       sizeof(strs));
 	if (strs.sh_offset > f->size || strs.sh_size > f->size - strs.sh_offset)
 		return false;
@@ -196,8 +200,8 @@ parse_elf(struct rec_elfcfi *f)
 	memcpy(&eh, f->img, sizeof(eh));
 	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_ident[EI_DATA] != ELFDATA2LSB ||
-	    eh.e_phentsize < sizeof(ph) || eh.e_phoff > f->size ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_phentsize < sizeof(ph) ||
+	    eh.e_phoff > f->size ||
 	    (uint64_t)eh.e_phnum * eh.e_phentsize > f->size - eh.e_phoff)
 		return -EBADMSG;
 	f->min_vaddr = UINT64_MAX;
@@ -205,9 +209,10 @@ parse_elf(struct rec_elfcfi *f)
 		memcpy(&ph, f->img + eh.e_phoff + i * eh.e_phentsize,
 		       sizeof(ph));
 		if (ph.p_type == PT_LOAD && f->nload < REC_ELFCFI_MAX_LOADS) {
-			f->load[f->nload++] = (struct rec_elfcfi_seg){
-				ph.p_vaddr, ph.p_memsz, ph.p_offset,
-				ph.p_filesz, (ph.p_flags & PF_X) != 0 };
+			f->load[f->nload++] =
+			    (struct rec_elfcfi_seg){ ph.p_vaddr, ph.p_memsz,
+						     ph.p_offset, ph.p_filesz,
+						     (ph.p_flags & PF_X) != 0 };
 			if (ph.p_vaddr < f->min_vaddr)
 				f->min_vaddr = ph.p_vaddr;
 			if (ph.p_vaddr + ph.p_memsz > f->max_vaddr)
@@ -246,8 +251,9 @@ open_module(const struct sp_module *m, int32_t pid, struct stat *st)
 	if (m->path[0] == '/')
 		fd = open_checked(m->path, m->inode, st);
 	if (fd < 0 && pid > 0) {
-		snprintf(alt, sizeof(alt), "/proc/%" PRId32 "/map_files/%"
-			 PRIx64 "-%" PRIx64, pid, m->start, m->end);
+		snprintf(alt, sizeof(alt),
+			 "/proc/%" PRId32 "/map_files/%" PRIx64 "-%" PRIx64,
+			 pid, m->start, m->end);
 		fd = open_checked(alt, 0, st);
 	}
 	if (fd < 0 && pid > 0 && m->path[0] == '/') {
@@ -319,7 +325,7 @@ is_vdso(const struct sp_module *m)
 
 const struct rec_elfcfi *
 rec_elfcfi_get(struct rec_elfcfi_cache *c, const struct sp_module *m,
-	      int32_t pid)
+	       int32_t pid)
 {
 	char key[4200];
 	size_t plen = strlen(m->path), klen;
@@ -369,7 +375,7 @@ rec_elfcfi_bias(const struct rec_elfcfi *f, const struct sp_module *m)
 
 int
 rec_elfcfi_read(const struct rec_elfcfi *f, uint64_t vaddr, void *buf,
-	       size_t len)
+		size_t len)
 {
 	const struct rec_elfcfi_seg *s;
 	uint64_t off;

@@ -20,16 +20,16 @@ struct rec_elfcfi_cache;
 
 struct rec_elfcfi_seg {
 	uint64_t vaddr, memsz, offset, filesz;
-	bool exec;		/* PF_X */
+	bool exec; /* PF_X */
 };
 
 /* One mapped ELF file; owned by the cache, valid until the cache is freed. */
 struct rec_elfcfi {
-	const uint8_t *img;	/* the whole file, read-only */
+	const uint8_t *img; /* the whole file, read-only */
 	size_t size;
 	struct rec_elfcfi_seg load[REC_ELFCFI_MAX_LOADS];
 	size_t nload;
-	uint64_t min_vaddr, max_vaddr;	/* span of the PT_LOAD segments */
+	uint64_t min_vaddr, max_vaddr; /* span of the PT_LOAD segments */
 	/*
 	 * The FDE search table: fde_count pairs of int32 (initial location,
 	 * FDE address), sorted, relative to table_base (an ELF address):
@@ -39,7 +39,7 @@ struct rec_elfcfi {
 	bool has_hdr;
 	const uint8_t *table;
 	uint64_t table_base, fde_count;
-	int32_t *built_table;	/* what `table` points to when built */
+	int32_t *built_table; /* what `table` points to when built */
 };
 
 /* Returns an empty cache, or NULL with errno set. */
@@ -56,7 +56,7 @@ void rec_elfcfi_cache_free(struct rec_elfcfi_cache *c);
  * one attempt.
  */
 const struct rec_elfcfi *rec_elfcfi_get(struct rec_elfcfi_cache *c,
-				      const struct sp_module *m, int32_t pid);
+					const struct sp_module *m, int32_t pid);
 
 /*
  * The load bias of mapping `m` of file `f`: runtime address = bias + ELF
@@ -74,6 +74,6 @@ uint64_t rec_elfcfi_bias(const struct rec_elfcfi *f, const struct sp_module *m);
  * bytes.
  */
 int rec_elfcfi_read(const struct rec_elfcfi *f, uint64_t vaddr, void *buf,
-		   size_t len);
+		    size_t len);
 
 #endif

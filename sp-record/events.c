@@ -175,8 +175,8 @@ rec_events_init(struct rec_events *ev, const struct rec_evopts *o)
 			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
 			 PERF_SAMPLE_CALLCHAIN;
 	if (o->dwarf) {
-		a->sample_type |= PERF_SAMPLE_REGS_USER |
-				  PERF_SAMPLE_STACK_USER;
+		a->sample_type |=
+		    PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		a->sample_regs_user = o->regs_mask;
 		a->sample_stack_user = o->stack_size;
 		a->exclude_callchain_user = 1;
@@ -212,12 +212,11 @@ rec_events_init(struct rec_events *ev, const struct rec_evopts *o)
 }
 
 size_t
-rec_events_default_pages(const struct rec_evopts *o, long ncpus,
-			 long pagesize)
+rec_events_default_pages(const struct rec_evopts *o, long ncpus, long pagesize)
 {
 	/* header, ids, time, period; a callchain; registers and stack */
-	uint64_t per_sample = 64 + 8 * 128 +
-			      (o->dwarf ? 8 * 24 + 16 + o->stack_size : 0);
+	uint64_t per_sample =
+	    64 + 8 * 128 + (o->dwarf ? 8 * 24 + 16 + o->stack_size : 0);
 	uint64_t want = o->freq * per_sample / 4 / (uint64_t)pagesize;
 	uint64_t cap = (256ull << 20) / (uint64_t)pagesize /
 		       (uint64_t)(ncpus > 0 ? ncpus : 1);
@@ -301,8 +300,8 @@ static void
 explain(struct rec_events *ev, int err, int32_t pid, bool attach)
 {
 	long paranoid = read_sysctl("/proc/sys/kernel/perf_event_paranoid", 2);
-	long maxrate = read_sysctl(
-		"/proc/sys/kernel/perf_event_max_sample_rate", 0);
+	long maxrate =
+	    read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", 0);
 	char *m = ev->errmsg;
 	size_t n = sizeof(ev->errmsg);
 
@@ -310,17 +309,22 @@ explain(struct rec_events *ev, int err, int32_t pid, bool attach)
 	case EACCES:
 	case EPERM:
 		if (attach && geteuid() != 0 && foreign_process(pid))
-			snprintf(m, n, "pid '%d': cannot attach to another "
+			snprintf(m, n,
+				 "pid '%d': cannot attach to another "
 				 "user's process; run as root or with "
-				 "CAP_SYS_PTRACE and CAP_PERFMON", (int)pid);
+				 "CAP_SYS_PTRACE and CAP_PERFMON",
+				 (int)pid);
 		else if (geteuid() == 0)
-			snprintf(m, n, "perf_event_open: %s even as root: a "
+			snprintf(m, n,
+				 "perf_event_open: %s even as root: a "
 				 "seccomp filter or container policy blocks "
 				 "perf events (allow perf_event_open, e.g. "
 				 "docker --cap-add PERFMON --security-opt "
-				 "seccomp=unconfined)", strerror(err));
+				 "seccomp=unconfined)",
+				 strerror(err));
 		else
-			snprintf(m, n, "perf_event_open: %s: "
+			snprintf(m, n,
+				 "perf_event_open: %s: "
 				 "kernel.perf_event_paranoid is %ld; run as "
 				 "root, grant CAP_PERFMON (and CAP_SYS_PTRACE "
 				 "to attach), or lower it with 'sysctl "
@@ -328,7 +332,8 @@ explain(struct rec_events *ev, int err, int32_t pid, bool attach)
 				 strerror(err), paranoid);
 		break;
 	case ENOSYS:
-		snprintf(m, n, "perf_event_open is not available: the kernel "
+		snprintf(m, n,
+			 "perf_event_open is not available: the kernel "
 			 "has no perf events or a seccomp filter blocks them");
 		break;
 	case ESRCH:
@@ -336,19 +341,24 @@ explain(struct rec_events *ev, int err, int32_t pid, bool attach)
 		break;
 	case EMFILE:
 	case ENFILE:
-		snprintf(m, n, "perf_event_open: %s: raise the open file "
-			 "limit (ulimit -n)", strerror(err));
+		snprintf(m, n,
+			 "perf_event_open: %s: raise the open file "
+			 "limit (ulimit -n)",
+			 strerror(err));
 		break;
 	case ENOENT:
 	case EOPNOTSUPP:
 	case ENODEV:
-		snprintf(m, n, "event '%s' is not supported here (no "
+		snprintf(m, n,
+			 "event '%s' is not supported here (no "
 			 "hardware PMU, as in most virtual machines): use "
-			 "-e cpu-clock", rec_events_name(ev));
+			 "-e cpu-clock",
+			 rec_events_name(ev));
 		break;
 	case EINVAL:
 		if (maxrate > 0 && ev->attr.sample_freq > (uint64_t)maxrate) {
-			snprintf(m, n, "sampling frequency %llu Hz is above "
+			snprintf(m, n,
+				 "sampling frequency %llu Hz is above "
 				 "kernel.perf_event_max_sample_rate (%ld); use "
 				 "a lower -F or -F max",
 				 (unsigned long long)ev->attr.sample_freq,
@@ -490,7 +500,7 @@ rec_events_open_attach(struct rec_events *ev, int32_t pid)
 				continue;
 			rc = open_task(ev, tids[i], true);
 			if (rc == -ESRCH)
-				continue;	/* the thread just exited */
+				continue; /* the thread just exited */
 			if (rc < 0) {
 				free(tids);
 				return rc;

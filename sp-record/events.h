@@ -25,36 +25,36 @@
 #include "sp-record/ring.h"
 
 enum rec_evsrc {
-	REC_EV_CYCLES,		/* hardware cycles, cpu-clock if unsupported */
+	REC_EV_CYCLES, /* hardware cycles, cpu-clock if unsupported */
 	REC_EV_CPU_CLOCK,
 	REC_EV_TASK_CLOCK,
 };
 
 struct rec_evopts {
 	enum rec_evsrc source;
-	bool source_explicit;	/* -e given: no fallback */
-	uint64_t freq;		/* samples per second */
-	bool kernel;		/* -k: kernel callchains */
-	bool dwarf;		/* ask for user registers and stack */
+	bool source_explicit; /* -e given: no fallback */
+	uint64_t freq;        /* samples per second */
+	bool kernel;          /* -k: kernel callchains */
+	bool dwarf;           /* ask for user registers and stack */
 	uint64_t regs_mask;
-	uint32_t stack_size;	/* bytes of user stack per sample */
-	size_t pages;		/* ring data pages per CPU, 2^n */
+	uint32_t stack_size; /* bytes of user stack per sample */
+	size_t pages;        /* ring data pages per CPU, 2^n */
 };
 
 struct rec_events {
 	struct perf_event_attr attr;
 	struct rec_evopts opts;
-	int *cpus;		/* online CPU numbers */
+	int *cpus; /* online CPU numbers */
 	int ncpus;
-	struct rec_ring *rings;	/* one per CPU; fd -1 until opened */
-	int *fds;		/* every event, ring owners included */
+	struct rec_ring *rings; /* one per CPU; fd -1 until opened */
+	int *fds;               /* every event, ring owners included */
 	size_t nfds, afds;
-	struct sp_htab *tids;	/* threads already opened (attach) */
-	bool kernel_sampling;	/* exclude_kernel is off */
-	bool kernel_stacks;	/* kernel callchains are recorded */
-	bool fell_back;		/* cycles -> cpu-clock happened */
-	bool kernel_denied;	/* kernel sampling refused by the kernel */
-	char errmsg[512];	/* why the last open failed */
+	struct sp_htab *tids; /* threads already opened (attach) */
+	bool kernel_sampling; /* exclude_kernel is off */
+	bool kernel_stacks;   /* kernel callchains are recorded */
+	bool fell_back;       /* cycles -> cpu-clock happened */
+	bool kernel_denied;   /* kernel sampling refused by the kernel */
+	char errmsg[512];     /* why the last open failed */
 };
 
 /*

@@ -11,8 +11,7 @@
 
 /* Names a thread first seen in a sample, from /proc. */
 static int
-ensure_thread(struct recorder *r, struct rec_proc *p, int32_t tid,
-	      uint64_t ts)
+ensure_thread(struct recorder *r, struct rec_proc *p, int32_t tid, uint64_t ts)
 {
 	struct rec_thread *th = rec_ptab_thread(&r->procs, tid);
 	char comm[REC_COMM_MAX];
@@ -78,7 +77,7 @@ cover_missed(struct recorder *r, struct rec_proc *p, uint64_t ts)
  */
 int
 rec_write_sample(struct recorder *r, struct rec_proc *p,
-	     const struct rec_sample *s)
+		 const struct rec_sample *s)
 {
 	struct rec_stack_stats before = r->stk.stats;
 	uint32_t stack_id;
@@ -99,7 +98,7 @@ rec_write_sample(struct recorder *r, struct rec_proc *p,
 		n = rec_stack_build(&r->stk, r->mods, p->pid, s, r->frames);
 	}
 	rc = rec_wr(r, sp_spool_writer_sample(r->w, s->time, p->pid, s->tid,
-					  r->frames, n, &stack_id));
+					      r->frames, n, &stack_id));
 	if (rc < 0)
 		return rc;
 	if (stack_id == SP_NONE) {
@@ -126,8 +125,7 @@ on_sample(struct recorder *r, const struct rec_event *e)
 		r->st.idle++;
 		return 0;
 	}
-	p = s.pid <= INT32_MAX ? rec_ptab_get(&r->procs, (int32_t)s.pid)
-			       : NULL;
+	p = s.pid <= INT32_MAX ? rec_ptab_get(&r->procs, (int32_t)s.pid) : NULL;
 	if (!p) {
 		r->st.untracked++;
 		return 0;
@@ -244,7 +242,7 @@ on_comm(struct recorder *r, const struct rec_event *e, uint64_t ts)
 				 c.name_len))
 		return rec_wr(r, -ENOMEM);
 	return rec_write_comm(r, ts, p->pid, (int32_t)c.tid, c.is_exec, c.name,
-			  c.name_len);
+			      c.name_len);
 }
 
 /* Names a new thread after the thread that created it, as the kernel. */

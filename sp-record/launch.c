@@ -23,7 +23,7 @@ reset_signals(void)
 	dfl.sa_handler = SIG_DFL;
 	for (s = 1; s < NSIG; s++)
 		if (s != SIGKILL && s != SIGSTOP)
-			sigaction(s, &dfl, NULL);	/* EINVAL: no such */
+			sigaction(s, &dfl, NULL); /* EINVAL: no such */
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
@@ -38,7 +38,7 @@ child(char *const argv[], bool stdout_to_stderr, int go, int report)
 	if (stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 		_exit(127);
 	if (read(go, &c, 1) != 1)
-		_exit(127);	/* the recorder gave up */
+		_exit(127); /* the recorder gave up */
 	execvp(argv[0], argv);
 	e = errno;
 	if (write(report, &e, sizeof(e)) < 0)
@@ -108,7 +108,7 @@ void
 rec_child_abort(struct rec_child *c)
 {
 	if (c->go >= 0)
-		close(c->go);	/* the child exits without executing */
+		close(c->go); /* the child exits without executing */
 	if (c->report >= 0)
 		close(c->report);
 	c->go = c->report = -1;

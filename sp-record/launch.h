@@ -24,8 +24,8 @@
 
 struct rec_child {
 	pid_t pid;
-	int go;		/* write end: one byte lets the child execute */
-	int report;	/* read end: the child's execvp errno, or EOF */
+	int go;     /* write end: one byte lets the child execute */
+	int report; /* read end: the child's execvp errno, or EOF */
 };
 
 /*

@@ -17,13 +17,13 @@
 
 struct rec_map {
 	uint64_t start;
-	uint64_t end;		/* exclusive */
+	uint64_t end; /* exclusive */
 	uint64_t offset;
 	uint32_t dev_major;
 	uint32_t dev_minor;
 	uint64_t inode;
-	char perms[5];		/* "r-xp", NUL-terminated */
-	const char *path;	/* points into the parsed text; may be "" */
+	char perms[5];    /* "r-xp", NUL-terminated */
+	const char *path; /* points into the parsed text; may be "" */
 	size_t path_len;
 };
 
@@ -53,7 +53,7 @@ int rec_maps_read(int32_t pid, struct sp_buf *out);
  * skipping lines that do not parse (counted in *bad when not NULL).
  * Start with *pos = 0.
  */
-int rec_maps_next(const char *text, size_t len, size_t *pos,
-		  struct rec_map *m, uint64_t *bad);
+int rec_maps_next(const char *text, size_t len, size_t *pos, struct rec_map *m,
+		  uint64_t *bad);
 
 #endif

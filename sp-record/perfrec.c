@@ -10,11 +10,11 @@
 #define HDR sizeof(struct perf_event_header)
 
 /* The sample_type bits the decoders know how to walk. */
-#define KNOWN_BITS (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
-	PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
-	PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | \
-	PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | \
-	PERF_SAMPLE_STACK_USER)
+#define KNOWN_BITS                                                             \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |           \
+	 PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |           \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |        \
+	 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
 
 /* A cursor over [p, end) that fails once anything reads past the end. */
 struct cur {
@@ -68,8 +68,7 @@ skip(struct cur *c, uint64_t n)
 }
 
 int
-rec_layout_init(struct rec_layout *l, uint64_t sample_type,
-		uint64_t regs_mask)
+rec_layout_init(struct rec_layout *l, uint64_t sample_type, uint64_t regs_mask)
 {
 	uint64_t st = sample_type;
 	size_t off = 0;
@@ -192,8 +191,8 @@ rec_sample_parse(const struct rec_layout *l, const void *rec, size_t len,
 }
 
 size_t
-rec_sample_compact_size(const struct rec_layout *l, const void *rec,
-			size_t len, struct rec_sample *s)
+rec_sample_compact_size(const struct rec_layout *l, const void *rec, size_t len,
+			struct rec_sample *s)
 {
 	uint64_t size, keep;
 
@@ -209,8 +208,8 @@ rec_sample_compact_size(const struct rec_layout *l, const void *rec,
 }
 
 void
-rec_sample_compact_write(const void *rec, const struct rec_sample *s,
-			 size_t n, void *out)
+rec_sample_compact_write(const void *rec, const struct rec_sample *s, size_t n,
+			 void *out)
 {
 	struct perf_event_header h;
 	uint64_t keep = (s->stack_len + 7) & ~(uint64_t)7;
@@ -394,7 +393,7 @@ rec_lost_parse(const void *rec, size_t len, uint64_t *lost)
 	if (len < HDR)
 		return -EBADMSG;
 	if (h->type == PERF_RECORD_LOST)
-		get64(&c);	/* the event id */
+		get64(&c); /* the event id */
 	*lost = get64(&c);
 	return c.bad ? -EBADMSG : 0;
 }

@@ -25,10 +25,10 @@
 struct rec_layout {
 	uint64_t sample_type;
 	uint64_t regs_mask;
-	unsigned nregs;		/* registers per REGS_USER block */
-	size_t trailer;		/* bytes of the sample_id_all trailer */
-	size_t trailer_tid;	/* offset of pid/tid in the trailer, or -1 */
-	size_t trailer_time;	/* offset of the time in the trailer, or -1 */
+	unsigned nregs;      /* registers per REGS_USER block */
+	size_t trailer;      /* bytes of the sample_id_all trailer */
+	size_t trailer_tid;  /* offset of pid/tid in the trailer, or -1 */
+	size_t trailer_time; /* offset of the time in the trailer, or -1 */
 };
 
 /* Returns 0, or -EINVAL for a sample_type bit the decoder cannot skip. */
@@ -41,14 +41,14 @@ struct rec_sample {
 	uint64_t time;
 	uint32_t cpu;
 	uint64_t period;
-	const uint64_t *chain;	/* PERF_SAMPLE_CALLCHAIN entries */
+	const uint64_t *chain; /* PERF_SAMPLE_CALLCHAIN entries */
 	uint64_t nchain;
-	uint64_t abi;		/* PERF_SAMPLE_REGS_ABI_*; NONE: no regs */
-	const uint64_t *regs;	/* nregs values in mask order, or NULL */
-	const uint8_t *stack;	/* dyn_size bytes from the user sp, or NULL */
+	uint64_t abi;         /* PERF_SAMPLE_REGS_ABI_*; NONE: no regs */
+	const uint64_t *regs; /* nregs values in mask order, or NULL */
+	const uint8_t *stack; /* dyn_size bytes from the user sp, or NULL */
 	uint64_t stack_len;
-	size_t stack_field;	/* offset of the stack's size word, or 0 */
-	uint16_t misc;		/* the header's misc: cpu mode of the ip */
+	size_t stack_field; /* offset of the stack's size word, or 0 */
+	uint16_t misc;      /* the header's misc: cpu mode of the ip */
 };
 
 /* The pid, tid and time every record carries (sample_id_all). */
@@ -94,18 +94,18 @@ struct rec_mmap2 {
 	uint64_t addr, len, pgoff;
 	uint32_t maj, min;
 	uint64_t ino;
-	bool has_build_id;	/* PERF_RECORD_MISC_MMAP_BUILD_ID: no inode */
+	bool has_build_id; /* PERF_RECORD_MISC_MMAP_BUILD_ID: no inode */
 	const uint8_t *build_id;
 	size_t build_id_len;
 	uint32_t prot, flags;
-	const char *path;	/* NUL-terminated inside the record */
+	const char *path; /* NUL-terminated inside the record */
 	size_t path_len;
 };
 
 struct rec_comm {
 	uint32_t pid, tid;
-	bool is_exec;		/* PERF_RECORD_MISC_COMM_EXEC */
-	const char *name;	/* NUL-terminated inside the record */
+	bool is_exec;     /* PERF_RECORD_MISC_COMM_EXEC */
+	const char *name; /* NUL-terminated inside the record */
 	size_t name_len;
 };
 

@@ -149,8 +149,8 @@ rec_ptab_add_thread(struct rec_ptab *t, int32_t pid, int32_t tid,
 		th = calloc(1, sizeof(*th));
 		if (!th)
 			return NULL;
-		if (sp_htab_put(t->threads, &tid, sizeof(tid),
-				(uintptr_t)th) < 0) {
+		if (sp_htab_put(t->threads, &tid, sizeof(tid), (uintptr_t)th) <
+		    0) {
 			free(th);
 			return NULL;
 		}

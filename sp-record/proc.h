@@ -15,21 +15,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define REC_COMM_MAX 16		/* TASK_COMM_LEN, NUL included */
+#define REC_COMM_MAX 16 /* TASK_COMM_LEN, NUL included */
 
 struct sp_htab;
 
 struct rec_proc {
 	int32_t pid;
-	uint64_t start_time;	/* /proc/PID/stat starttime; 0: unknown */
-	bool target;		/* launched or named with -p */
-	bool retiring;		/* a retire event is queued */
-	int python_support;	/* -1 not probed yet, else 0 or 1 */
-	bool python_runtime;	/* the Python runtime marker is written */
-	struct sp_htab *refreshed;	/* pages that triggered a maps read */
-	uint64_t missed_refresh_ns;	/* last read for an unwinder miss */
+	uint64_t start_time;        /* /proc/PID/stat starttime; 0: unknown */
+	bool target;                /* launched or named with -p */
+	bool retiring;              /* a retire event is queued */
+	int python_support;         /* -1 not probed yet, else 0 or 1 */
+	bool python_runtime;        /* the Python runtime marker is written */
+	struct sp_htab *refreshed;  /* pages that triggered a maps read */
+	uint64_t missed_refresh_ns; /* last read for an unwinder miss */
 	uint64_t samples;
-	struct rec_thread *threads;	/* its registered threads, a list */
+	struct rec_thread *threads; /* its registered threads, a list */
 };
 
 /*
@@ -40,14 +40,14 @@ struct rec_thread {
 	int32_t pid;
 	int32_t tid;
 	char comm[REC_COMM_MAX];
-	struct rec_proc *proc;		/* whose list it is on, or NULL */
+	struct rec_proc *proc; /* whose list it is on, or NULL */
 	struct rec_thread *prev, *next;
 };
 
 struct rec_ptab {
-	struct sp_htab *procs;		/* pid -> struct rec_proc * (0: none) */
-	struct sp_htab *threads;	/* tid -> struct rec_thread * */
-	size_t nprocs;			/* tracked now */
+	struct sp_htab *procs;   /* pid -> struct rec_proc * (0: none) */
+	struct sp_htab *threads; /* tid -> struct rec_thread * */
+	size_t nprocs;           /* tracked now */
 	uint64_t procs_seen;
 	uint64_t threads_seen;
 	uint64_t procs_exited;

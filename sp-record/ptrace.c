@@ -34,14 +34,14 @@
 #define MAX_PAUSES (1u << 20)
 #define PAGE 4096u
 #define NREGS 20
-#define MAX_KEPT_FDS 4096	/* /proc stat files kept open, at most */
+#define MAX_KEPT_FDS 4096 /* /proc stat files kept open, at most */
 
 struct thread {
 	pid_t tid;
-	bool listening;		/* in a job-control stop we keep */
-	bool awaiting;		/* interrupted this tick, not yet sampled */
-	int stat_fd;		/* its /proc stat file kept open, or -1 */
-	uint64_t t0;		/* when it was interrupted */
+	bool listening; /* in a job-control stop we keep */
+	bool awaiting;  /* interrupted this tick, not yet sampled */
+	int stat_fd;    /* its /proc stat file kept open, or -1 */
+	uint64_t t0;    /* when it was interrupted */
 };
 
 struct rec_ptracer {
@@ -49,16 +49,16 @@ struct rec_ptracer {
 	size_t stack_size;
 	pid_t pid;
 	bool exited;
-	bool fn_stop;		/* the callback asked to stop */
+	bool fn_stop; /* the callback asked to stop */
 	struct thread *threads;
 	size_t nthreads, athreads;
-	struct sp_htab *index;	/* tid -> its place in threads + 1 (0: none) */
-	size_t kept_fds;	/* threads with stat_fd open */
-	size_t max_kept;	/* half the descriptor limit, or MAX_KEPT_FDS */
-	size_t awaiting;	/* threads with awaiting set */
+	struct sp_htab *index; /* tid -> its place in threads + 1 (0: none) */
+	size_t kept_fds;       /* threads with stat_fd open */
+	size_t max_kept;       /* half the descriptor limit, or MAX_KEPT_FDS */
+	size_t awaiting;       /* threads with awaiting set */
 	uint8_t *stack;
 	uint64_t regs[NREGS];
-	uint64_t *pauses;	/* the first MAX_PAUSES pauses, in ns */
+	uint64_t *pauses; /* the first MAX_PAUSES pauses, in ns */
 	size_t npauses;
 	uint64_t samples, stack_errors, max_pause;
 	rec_ptracer_fn fn;
@@ -223,11 +223,26 @@ read_regs(struct rec_ptracer *t, pid_t tid)
 
 	if (ptrace(PTRACE_GETREGS, tid, NULL, &r) < 0)
 		return -errno;
-	*o++ = r.rax; *o++ = r.rbx; *o++ = r.rcx; *o++ = r.rdx;
-	*o++ = r.rsi; *o++ = r.rdi; *o++ = r.rbp; *o++ = r.rsp;
-	*o++ = r.rip; *o++ = r.eflags; *o++ = r.cs; *o++ = r.ss;
-	*o++ = r.r8; *o++ = r.r9; *o++ = r.r10; *o++ = r.r11;
-	*o++ = r.r12; *o++ = r.r13; *o++ = r.r14; *o++ = r.r15;
+	*o++ = r.rax;
+	*o++ = r.rbx;
+	*o++ = r.rcx;
+	*o++ = r.rdx;
+	*o++ = r.rsi;
+	*o++ = r.rdi;
+	*o++ = r.rbp;
+	*o++ = r.rsp;
+	*o++ = r.rip;
+	*o++ = r.eflags;
+	*o++ = r.cs;
+	*o++ = r.ss;
+	*o++ = r.r8;
+	*o++ = r.r9;
+	*o++ = r.r10;
+	*o++ = r.r11;
+	*o++ = r.r12;
+	*o++ = r.r13;
+	*o++ = r.r14;
+	*o++ = r.r15;
 	return 0;
 }
 
@@ -256,7 +271,8 @@ read_stack(struct rec_ptracer *t, pid_t tid, uint64_t sp)
 		done += chunk;
 	}
 	got = n ? process_vm_readv(tid, local, (unsigned long)n, remote,
-				   (unsigned long)n, 0) : 0;
+				   (unsigned long)n, 0)
+		: 0;
 	if (got <= 0) {
 		t->stack_errors++;
 		return 0;
@@ -380,7 +396,7 @@ on_status(struct rec_ptracer *t, pid_t tid, int st)
 	th->listening = false;
 	if (ev == PTRACE_EVENT_CLONE &&
 	    ptrace(PTRACE_GETEVENTMSG, tid, NULL, &msg) == 0)
-		thread_add(t, (pid_t)msg);	/* may move th */
+		thread_add(t, (pid_t)msg); /* may move th */
 	/* a signal-delivery-stop passes the signal on */
 	sig = ev == 0 ? sig : 0;
 	if (want)
@@ -546,7 +562,7 @@ tick(struct rec_ptracer *t)
 	}
 	while (t->awaiting > 0) {
 		if ((tid = waitpid(-1, &st, __WALL)) < 0)
-			break;	/* EINTR: a stop request; detach cleans up */
+			break; /* EINTR: a stop request; detach cleans up */
 		on_status(t, tid, st);
 	}
 }
@@ -580,7 +596,7 @@ wait_until(struct rec_ptracer *t, uint64_t deadline,
 
 int
 rec_ptracer_run(struct rec_ptracer *t, double seconds,
-	      volatile sig_atomic_t *stop, rec_ptracer_fn fn, void *arg)
+		volatile sig_atomic_t *stop, rec_ptracer_fn fn, void *arg)
 {
 	uint64_t period = 1000000000u / t->freq, next = now_ns(), end;
 	sigset_t chld, old;
@@ -631,7 +647,8 @@ detach_thread(struct rec_ptracer *t, pid_t tid)
 		    ptrace(PTRACE_GETEVENTMSG, tid, NULL, &msg) == 0)
 			thread_add(t, (pid_t)msg);
 		if (ptrace(PTRACE_DETACH, tid, NULL,
-			   (void *)(uintptr_t)(ev == 0 ? WSTOPSIG(st) : 0)) == 0)
+			   (void *)(uintptr_t)(ev == 0 ? WSTOPSIG(st) : 0)) ==
+		    0)
 			break;
 	}
 	thread_remove(t, tid);

@@ -70,13 +70,13 @@ struct rec_ptracer_event {
 	enum rec_ptracer_kind kind;
 	int32_t pid;
 	int32_t tid;
-	uint64_t timestamp_ns;	/* CLOCK_MONOTONIC */
+	uint64_t timestamp_ns; /* CLOCK_MONOTONIC */
 	/* REC_PTRACER_SAMPLE only; valid during the callback. */
-	const uint64_t *regs;	/* one u64 per bit of regs_mask, low first */
-	uint64_t regs_mask;	/* REC_UNWIND_REGS_MASK */
-	const uint8_t *stack;	/* stack_len bytes from the thread's SP */
+	const uint64_t *regs; /* one u64 per bit of regs_mask, low first */
+	uint64_t regs_mask;   /* REC_UNWIND_REGS_MASK */
+	const uint8_t *stack; /* stack_len bytes from the thread's SP */
 	size_t stack_len;
-	uint64_t pause_ns;	/* from PTRACE_INTERRUPT to resuming it */
+	uint64_t pause_ns; /* from PTRACE_INTERRUPT to resuming it */
 	/* REC_PTRACER_EXIT only: the wait status of the main thread. */
 	int status;
 };
@@ -84,7 +84,7 @@ struct rec_ptracer_event {
 struct rec_ptracer_summary {
 	uint64_t samples;
 	uint64_t pause_median_ns, pause_p99_ns, pause_max_ns;
-	uint64_t stack_read_errors;	/* stack copies that failed */
+	uint64_t stack_read_errors; /* stack copies that failed */
 };
 
 typedef int (*rec_ptracer_fn)(const struct rec_ptracer_event *ev, void *arg);
@@ -110,7 +110,7 @@ int rec_ptracer_attach(struct rec_ptracer *t, pid_t pid);
  * (the exec's own errno when it failed).
  */
 int rec_ptracer_spawn(struct rec_ptracer *t, char *const argv[],
-		    bool stdout_to_stderr);
+		      bool stdout_to_stderr);
 
 /* The target's process id, 0 before attach/spawn. */
 pid_t rec_ptracer_pid(const struct rec_ptracer *t);
@@ -121,7 +121,7 @@ pid_t rec_ptracer_pid(const struct rec_ptracer *t);
  * when ptrace itself failed.  The threads stay attached afterwards.
  */
 int rec_ptracer_run(struct rec_ptracer *t, double seconds,
-		  volatile sig_atomic_t *stop, rec_ptracer_fn fn, void *arg);
+		    volatile sig_atomic_t *stop, rec_ptracer_fn fn, void *arg);
 
 /*
  * Detaches every thread still attached; the target continues as if never

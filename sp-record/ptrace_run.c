@@ -64,7 +64,7 @@ ptrace_exec(struct recorder *r, const struct rec_ptracer_event *ev)
 		rc = rec_snapshot_maps(r, p, ev->timestamp_ns);
 	if (rc == 0 && rec_proc_comm(p->pid, ev->tid, comm, sizeof(comm)) == 0)
 		rc = rec_write_comm(r, ev->timestamp_ns, p->pid, ev->tid, true,
-				comm, strlen(comm));
+				    comm, strlen(comm));
 	return rc;
 }
 
@@ -118,14 +118,15 @@ ptrace_failed(char **argv, int32_t pid, int rc)
 	}
 	if (rc == -EPERM || (!argv && rc == -EACCES)) {
 		rec_read_line("/proc/sys/kernel/yama/ptrace_scope", scope,
-			  sizeof(scope));
+			      sizeof(scope));
 		if (scope[0] && strcmp(scope, "0") != 0)
 			warnx("%s: ptrace: %s (kernel.yama.ptrace_scope is "
-			      "%s); run as root or with CAP_SYS_PTRACE", who,
-			      strerror(-rc), scope);
+			      "%s); run as root or with CAP_SYS_PTRACE",
+			      who, strerror(-rc), scope);
 		else
 			warnx("%s: ptrace: %s; run as root or with "
-			      "CAP_SYS_PTRACE", who, strerror(-rc));
+			      "CAP_SYS_PTRACE",
+			      who, strerror(-rc));
 		return 1;
 	}
 	if (!argv) {
@@ -168,8 +169,7 @@ rec_ptrace_start(struct recorder *r, char **argv, int32_t pid)
 }
 
 int
-rec_ptrace_run(struct recorder *r, double seconds,
-	       volatile sig_atomic_t *stop)
+rec_ptrace_run(struct recorder *r, double seconds, volatile sig_atomic_t *stop)
 {
 	int rc = rec_ptracer_run(r->pt, seconds, stop, on_ptrace, r);
 

@@ -27,8 +27,7 @@ rec_pytramp_match(const uint8_t *buf, size_t len, uint64_t buf_addr,
 	if (ip < buf_addr || ip - buf_addr >= len)
 		return false;
 	at = (size_t)(ip - buf_addr);
-	for (k = at >= sizeof(body) ? at - sizeof(body) + 1 : 0; k <= at;
-	     k++) {
+	for (k = at >= sizeof(body) ? at - sizeof(body) + 1 : 0; k <= at; k++) {
 		if (len - k < sizeof(body) ||
 		    memcmp(buf + k, body, sizeof(body)) != 0)
 			continue;
@@ -42,7 +41,8 @@ rec_pytramp_match(const uint8_t *buf, size_t len, uint64_t buf_addr,
 	for (k = at >= 3 ? at - 3 : 0; k <= at; k++)
 		if (len - k >= sizeof(endbr64) + sizeof(body) &&
 		    memcmp(buf + k, endbr64, sizeof(endbr64)) == 0 &&
-		    memcmp(buf + k + sizeof(endbr64), body, sizeof(body)) == 0) {
+		    memcmp(buf + k + sizeof(endbr64), body, sizeof(body)) ==
+			0) {
 			*endbr = true;
 			*start = buf_addr + k;
 			return true;
@@ -53,7 +53,7 @@ rec_pytramp_match(const uint8_t *buf, size_t len, uint64_t buf_addr,
 static void
 put32(uint8_t *p, uint32_t v)
 {
-	memcpy(p, &v, 4);	/* little-endian host */
+	memcpy(p, &v, 4); /* little-endian host */
 }
 
 /*
@@ -65,14 +65,14 @@ size_t
 rec_pytramp_cfi(uint64_t start, bool endbr, uint64_t at, uint8_t *out)
 {
 	static const uint8_t cie[24] = {
-		20, 0, 0, 0,		/* length */
-		0, 0, 0, 0,		/* CIE id */
-		1, 'z', 'R', 0,		/* version, augmentation */
-		1, 0x78, 16,		/* code align, data align -8, ra */
-		1, 0x1b,		/* augmentation data: pcrel|sdata4 */
-		0x0c, 7, 8,		/* DW_CFA_def_cfa rsp+8 */
-		0x90, 1,		/* DW_CFA_offset r16, cfa-8 */
-		0, 0,			/* padding */
+		20,   0,    0,   0, /* length */
+		0,    0,    0,   0, /* CIE id */
+		1,    'z',  'R', 0, /* version, augmentation */
+		1,    0x78, 16,     /* code align, data align -8, ra */
+		1,    0x1b,         /* augmentation data: pcrel|sdata4 */
+		0x0c, 7,    8,      /* DW_CFA_def_cfa rsp+8 */
+		0x90, 1,            /* DW_CFA_offset r16, cfa-8 */
+		0,    0,            /* padding */
 	};
 	const size_t cie_at = 8, fde_at = cie_at + sizeof(cie);
 	size_t pre = endbr ? sizeof(endbr64) : 0, n = fde_at;
@@ -82,18 +82,18 @@ rec_pytramp_cfi(uint64_t start, bool endbr, uint64_t at, uint8_t *out)
 	put32(out, (uint32_t)(int32_t)(int64_t)(start - at));
 	put32(out + 4, (uint32_t)fde_at);
 	memcpy(out + cie_at, cie, sizeof(cie));
-	put32(fde, 28);					/* length */
-	put32(fde + 4, (uint32_t)(fde_at + 4 - cie_at));	/* CIE ptr */
-	put32(fde + 8, (uint32_t)(int32_t)(int64_t)
-			       (start - (at + fde_at + 8)));	/* pcrel */
-	put32(fde + 12, (uint32_t)rec_pytramp_len(endbr));	/* range */
-	fde[16] = 0;					/* no aug. data */
-	fde[17] = (uint8_t)(0x40 | (pre + 4));		/* after the sub */
+	put32(fde, 28);                                  /* length */
+	put32(fde + 4, (uint32_t)(fde_at + 4 - cie_at)); /* CIE ptr */
+	put32(fde + 8, (uint32_t)(int32_t)(int64_t)(start - (at + fde_at +
+							     8))); /* pcrel */
+	put32(fde + 12, (uint32_t)rec_pytramp_len(endbr));         /* range */
+	fde[16] = 0;                           /* no aug. data */
+	fde[17] = (uint8_t)(0x40 | (pre + 4)); /* after the sub */
 	fde[18] = 0x0e;
-	fde[19] = 16;					/* CFA rsp+16 */
-	fde[20] = 0x40 | 6;				/* after the add */
+	fde[19] = 16;       /* CFA rsp+16 */
+	fde[20] = 0x40 | 6; /* after the add */
 	fde[21] = 0x0e;
-	fde[22] = 8;					/* CFA rsp+8 */
-	n += 32;					/* rest: nops */
+	fde[22] = 8; /* CFA rsp+8 */
+	n += 32;     /* rest: nops */
 	return n;
 }

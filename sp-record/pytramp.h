@@ -43,8 +43,7 @@ bool rec_pytramp_match(const uint8_t *buf, size_t len, uint64_t buf_addr,
  * `at`, which is the table's segment base.  Returns the bytes written
  * (at most REC_PYTRAMP_CFI_MAX).
  */
-size_t rec_pytramp_cfi(uint64_t start, bool endbr, uint64_t at,
-		       uint8_t *out);
+size_t rec_pytramp_cfi(uint64_t start, bool endbr, uint64_t at, uint8_t *out);
 
 /* The trampoline's length in bytes. */
 size_t rec_pytramp_len(bool endbr);

@@ -39,7 +39,8 @@ rec_new(const struct rec_config *cfg, int fd)
 	rc = rec_stacker_init(&r->stk, cfg->callgraph, cfg->ev.regs_mask, 0);
 	if (rc < 0 && cfg->callgraph == REC_CG_DWARF) {
 		warnx("DWARF unwinding is not available (%s): recording "
-		      "frame-pointer stacks", strerror(-rc));
+		      "frame-pointer stacks",
+		      strerror(-rc));
 		r->cfg.callgraph = REC_CG_FP;
 		r->cfg.ev.dwarf = false;
 		rc = rec_stacker_init(&r->stk, REC_CG_FP, 0, 0);
@@ -67,10 +68,10 @@ rec_new(const struct rec_config *cfg, int fd)
 		return NULL;
 	}
 	clock_gettime(CLOCK_REALTIME, &wall);
-	start_us = (uint64_t)wall.tv_sec * 1000000 +
-		   (uint64_t)wall.tv_nsec / 1000;
-	interval_us = cfg->ev.freq ? (1000000 + cfg->ev.freq / 2) /
-				     cfg->ev.freq : 0;
+	start_us =
+	    (uint64_t)wall.tv_sec * 1000000 + (uint64_t)wall.tv_nsec / 1000;
+	interval_us =
+	    cfg->ev.freq ? (1000000 + cfg->ev.freq / 2) / cfg->ev.freq : 0;
 	r->w = sp_spool_writer_new(fd, start_us, interval_us);
 	if (!r->w) {
 		warn("cannot create the spool writer");
@@ -120,7 +121,8 @@ queue_record(struct recorder *r, const struct perf_event_header *h)
 	if (rec_record_time(&r->layout, h, h->size, &ts) < 0)
 		r->st.bad_records++;
 	n = h->type == PERF_RECORD_SAMPLE
-		? rec_sample_compact_size(&r->layout, h, h->size, &s) : 0;
+		? rec_sample_compact_size(&r->layout, h, h->size, &s)
+		: 0;
 	if (!(e = rec_sorter_reserve(r->sorter, n ? n : h->size)))
 		return -ENOMEM;
 	if (n)

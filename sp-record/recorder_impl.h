@@ -66,8 +66,8 @@ struct recorder {
 	int child_status;
 	uint64_t last_check_ns;
 	uint64_t last_flush_ns;
-	uint64_t last_maps_ns; /* --ptrace: last periodic maps read */
-	struct rec_ptracer *pt;  /* --ptrace sampler, or NULL */
+	uint64_t last_maps_ns;  /* --ptrace: last periodic maps read */
+	struct rec_ptracer *pt; /* --ptrace sampler, or NULL */
 	struct rec_ptracer_summary ptsum;
 };
 
@@ -86,7 +86,7 @@ uint64_t rec_now_ns(void);
 int rec_wr(struct recorder *r, int rc);
 int rec_write_ext(struct recorder *r, uint8_t tag);
 int rec_write_comm(struct recorder *r, uint64_t ts, int32_t pid, int32_t tid,
-                   bool is_exec, const char *name, size_t len);
+		   bool is_exec, const char *name, size_t len);
 int rec_write_lost(struct recorder *r, uint64_t ts, uint64_t count);
 int rec_write_exit(struct recorder *r, uint64_t ts, int32_t pid, int32_t tid);
 int rec_write_buildids(struct recorder *r, uint32_t first);
@@ -99,10 +99,10 @@ int rec_write_kernel_module(struct recorder *r);
 int rec_mark_python(struct recorder *r, struct rec_proc *p, uint64_t ts);
 bool rec_python_support(struct rec_proc *p);
 bool rec_replaces(const struct sp_frame *lo, const struct sp_frame *hi,
-                  uint32_t id);
+		  uint32_t id);
 int rec_snapshot_maps(struct recorder *r, struct rec_proc *p, uint64_t ts);
 struct rec_proc *rec_track_process(struct recorder *r, int32_t pid,
-                                   bool target);
+				   bool target);
 int rec_retire(struct recorder *r, int32_t pid, uint64_t ts);
 void rec_check_processes(struct recorder *r, uint64_t now);
 void rec_adopt_children(struct recorder *r, uint64_t now);
@@ -110,7 +110,7 @@ int rec_name_threads(struct recorder *r, int32_t pid, uint64_t ts);
 
 /* handlers.c */
 int rec_write_sample(struct recorder *r, struct rec_proc *p,
-                     const struct rec_sample *s);
+		     const struct rec_sample *s);
 int rec_exec_epoch(struct recorder *r, struct rec_proc *p, uint64_t ts);
 int rec_handle(struct recorder *r, const struct rec_event *e);
 

@@ -21,17 +21,17 @@
 #define REC_RING_MAX_RECORD 65536
 
 struct rec_ring {
-	int fd;				/* the event that owns the buffer */
-	void *map;			/* mmap base; NULL for a crafted ring */
+	int fd;    /* the event that owns the buffer */
+	void *map; /* mmap base; NULL for a crafted ring */
 	size_t map_len;
 	struct perf_event_mmap_page *meta;
-	uint8_t *data;			/* the data area */
-	uint64_t size;			/* bytes in the data area, 2^n */
-	uint64_t head;			/* data_head loaded by rec_ring_begin */
-	uint64_t tail;			/* next byte to read */
-	uint8_t *scratch;		/* REC_RING_MAX_RECORD bytes */
-	uint64_t wrapped;		/* records copied out: they wrapped */
-	uint64_t corrupt;		/* passes cut short by a bad header */
+	uint8_t *data;    /* the data area */
+	uint64_t size;    /* bytes in the data area, 2^n */
+	uint64_t head;    /* data_head loaded by rec_ring_begin */
+	uint64_t tail;    /* next byte to read */
+	uint8_t *scratch; /* REC_RING_MAX_RECORD bytes */
+	uint64_t wrapped; /* records copied out: they wrapped */
+	uint64_t corrupt; /* passes cut short by a bad header */
 };
 
 /*

@@ -18,20 +18,20 @@ _Static_assert(offsetof(struct rec_event, data) % 8 == 0,
  * holds 64 << k bytes of data, up to the largest ring record.
  */
 #define MIN_CAP 64u
-#define NCLASSES 11u			/* 64 B .. 64 KiB */
-#define NO_CLASS NCLASSES		/* larger: freed, not kept */
-#define CACHE_MAX (8u << 20)		/* bytes kept on the free lists */
+#define NCLASSES 11u         /* 64 B .. 64 KiB */
+#define NO_CLASS NCLASSES    /* larger: freed, not kept */
+#define CACHE_MAX (8u << 20) /* bytes kept on the free lists */
 
 struct rec_sorter {
 	struct rec_event **heap;
 	size_t n, alloc;
 	struct rec_event *free_list[NCLASSES];
-	size_t cached;			/* bytes on the free lists */
+	size_t cached; /* bytes on the free lists */
 	uint64_t seq;
-	uint64_t newest;	/* newest timestamp pushed so far */
-	uint64_t prev_newest;	/* `newest` when the last round ended */
-	uint64_t limit;		/* events up to here are ready */
-	bool have_limit;	/* no round ended twice yet: nothing ready */
+	uint64_t newest;      /* newest timestamp pushed so far */
+	uint64_t prev_newest; /* `newest` when the last round ended */
+	uint64_t limit;       /* events up to here are ready */
+	bool have_limit;      /* no round ended twice yet: nothing ready */
 	int rounds;
 };
 
@@ -90,8 +90,8 @@ rec_sorter_reserve(struct rec_sorter *s, size_t cap)
 		return e;
 	}
 	/* Round up so the copy stays 8-byte aligned for u64 reads. */
-	e = malloc(sizeof(*e) + (cls < NO_CLASS ? class_cap(cls)
-						: (cap + 7) & ~(size_t)7));
+	e = malloc(sizeof(*e) +
+		   (cls < NO_CLASS ? class_cap(cls) : (cap + 7) & ~(size_t)7));
 	if (e)
 		e->cls = cls;
 	return e;

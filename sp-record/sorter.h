@@ -21,13 +21,13 @@
  * back with rec_sorter_release() (or free()).
  */
 struct rec_event {
-	uint64_t ts;		/* the sort key, in ns */
-	uint64_t seq;		/* arrival order, breaks ties */
-	uint32_t kind;		/* caller-defined: perf record or synthetic */
-	uint32_t len;		/* bytes in data */
-	uint32_t cls;		/* the sorter's size class */
+	uint64_t ts;   /* the sort key, in ns */
+	uint64_t seq;  /* arrival order, breaks ties */
+	uint32_t kind; /* caller-defined: perf record or synthetic */
+	uint32_t len;  /* bytes in data */
+	uint32_t cls;  /* the sorter's size class */
 	uint32_t pad;
-	uint8_t data[];		/* 8-byte aligned copy of the record */
+	uint8_t data[]; /* 8-byte aligned copy of the record */
 };
 
 struct rec_sorter;

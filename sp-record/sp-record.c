@@ -23,12 +23,11 @@
 
 #define DEFAULT_FREQ 999
 #define DEFAULT_STACK_SIZE 32768
-#define MAX_STACK_SIZE 65528	/* the kernel's limit, a multiple of 8 */
+#define MAX_STACK_SIZE 65528 /* the kernel's limit, a multiple of 8 */
 
 static volatile sig_atomic_t stop_signal;
 
-static void __attribute__((noreturn))
-usage(void)
+static void __attribute__((noreturn)) usage(void)
 {
 	fprintf(stderr,
 		"usage: sp-record [-fk] [-d seconds] [-e event] [-F hz|max] "
@@ -86,8 +85,8 @@ stack_size_arg(const char *s)
 
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno == ERANGE || (!errno && end != s && !*end && *s != '-' &&
-				v > MAX_STACK_SIZE))
+	if (errno == ERANGE ||
+	    (!errno && end != s && !*end && *s != '-' && v > MAX_STACK_SIZE))
 		why = "above the kernel's limit of 65528 bytes";
 	else if (errno || end == s || *end || *s == '-' || v == 0)
 		why = "not a multiple of 8 from 8 to 65528";
@@ -145,7 +144,7 @@ install_signals(void)
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;	/* no SA_RESTART: poll returns */
+	sa.sa_handler = on_signal; /* no SA_RESTART: poll returns */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -208,7 +207,7 @@ open_output(const char *path, struct rec_config *cfg)
 	if (!path) {
 		if (isatty(STDOUT_FILENO))
 			errx(2, "refusing to write a binary spool to a "
-			     "terminal: use -o FILE or a pipe (| sp-dump)");
+				"terminal: use -o FILE or a pipe (| sp-dump)");
 		cfg->spool_on_stdout = true;
 		cfg->output_name = "stdout";
 		return STDOUT_FILENO;
@@ -271,7 +270,8 @@ ptrace_options(struct rec_config *cfg, size_t npids)
 	}
 	if (cfg->ev.freq > 10000) {
 		warnx("invalid frequency '%llu' for --ptrace: at most 10000 "
-		      "samples a second", (unsigned long long)cfg->ev.freq);
+		      "samples a second",
+		      (unsigned long long)cfg->ev.freq);
 		usage();
 	}
 	if (cfg->follow || cfg->ev.kernel)
@@ -356,13 +356,15 @@ main(int argc, char **argv)
 		case 'e':
 			if (rec_evsrc_parse(optarg, &cfg.ev.source) < 0) {
 				warnx("unknown event '%s' (cycles, cpu-clock, "
-				      "task-clock)", optarg);
+				      "task-clock)",
+				      optarg);
 				usage();
 			}
 			cfg.ev.source_explicit = true;
 			break;
 		case 'F':
-			cfg.ev.freq = strcmp(optarg, "max") == 0
+			cfg.ev.freq =
+			    strcmp(optarg, "max") == 0
 				? max_sample_rate()
 				: number(optarg, "frequency", 10000000);
 			break;
@@ -403,7 +405,8 @@ main(int argc, char **argv)
 	cfg.ev.dwarf = cfg.callgraph == REC_CG_DWARF;
 	if (cfg.ev.pages == 0)
 		cfg.ev.pages = rec_events_default_pages(
-		    &cfg.ev, sysconf(_SC_NPROCESSORS_ONLN), sysconf(_SC_PAGESIZE));
+		    &cfg.ev, sysconf(_SC_NPROCESSORS_ONLN),
+		    sysconf(_SC_PAGESIZE));
 
 	fd = open_output(output, &cfg);
 	raise_fd_limit();
@@ -415,8 +418,8 @@ main(int argc, char **argv)
 		status = rec_ptrace_start(r, argc ? argv : NULL,
 					  npids ? pids[0] : 0);
 	else
-		status = argc ? rec_launch(r, argv)
-			      : rec_attach(r, pids, npids);
+		status =
+		    argc ? rec_launch(r, argv) : rec_attach(r, pids, npids);
 	free(pids);
 	if (status == 0)
 		status = record(r, &cfg, duration);

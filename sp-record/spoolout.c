@@ -31,12 +31,13 @@ rec_write_ext(struct recorder *r, uint8_t tag)
 {
 	if (r->werr)
 		return r->werr;
-	return rec_wr(r, sp_spool_writer_ext(r->w, tag, r->ext.data, r->ext.len));
+	return rec_wr(r,
+		      sp_spool_writer_ext(r->w, tag, r->ext.data, r->ext.len));
 }
 
 int
 rec_write_comm(struct recorder *r, uint64_t ts, int32_t pid, int32_t tid,
-	   bool is_exec, const char *name, size_t len)
+	       bool is_exec, const char *name, size_t len)
 {
 	struct sp_ext_comm c = { ts, pid, (uint64_t)tid, is_exec, name, len };
 

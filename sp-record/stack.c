@@ -34,7 +34,7 @@ rec_callchain_split(const uint64_t *chain, size_t n, unsigned want,
 				mode = SP_FRAME_KERNEL;
 				cur = REC_CHAIN_KERNEL;
 				break;
-			default:	/* user, guest, guest user, unknown */
+			default: /* user, guest, guest user, unknown */
 				mode = SP_FRAME_USER;
 				cur = REC_CHAIN_USER;
 				break;
@@ -114,13 +114,13 @@ static size_t
 dwarf_user_frames(struct rec_stacker *s, struct sp_modtab *mods, int32_t pid,
 		  const struct rec_sample *smp, size_t k, bool *truncated)
 {
-	const uint64_t *regs = smp->abi == PERF_SAMPLE_REGS_ABI_64
-		? smp->regs : NULL;
+	const uint64_t *regs =
+	    smp->abi == PERF_SAMPLE_REGS_ABI_64 ? smp->regs : NULL;
 	size_t i, n;
 
 	n = rec_unwinder_unwind(s->unwinder, mods, pid, regs, s->regs_mask,
-			       smp->stack, smp->stack ? smp->stack_len : 0,
-			       s->pcs, REC_UNWIND_MAX_FRAMES, truncated);
+				smp->stack, smp->stack ? smp->stack_len : 0,
+				s->pcs, REC_UNWIND_MAX_FRAMES, truncated);
 	for (i = 0; i < n && k < REC_STACK_MAX; i++, k++) {
 		s->raw[k].addr = s->pcs[i];
 		s->raw[k].mode = SP_FRAME_USER;
@@ -167,7 +167,7 @@ size_t
 rec_stack_build(struct rec_stacker *s, struct sp_modtab *mods, int32_t pid,
 		const struct rec_sample *smp, struct sp_frame *out)
 {
-	size_t i, k, max = REC_STACK_MAX - 1;	/* room for the marker */
+	size_t i, k, max = REC_STACK_MAX - 1; /* room for the marker */
 	bool truncated = false;
 
 	if (s->mode == REC_CG_DWARF) {
@@ -179,8 +179,9 @@ rec_stack_build(struct rec_stacker *s, struct sp_modtab *mods, int32_t pid,
 		k = rec_callchain_split(smp->chain, smp->nchain,
 					REC_CHAIN_KERNEL | REC_CHAIN_USER,
 					s->raw, max, NULL);
-		truncated = s->max_chain > 0 &&
-			chain_depth(smp->chain, smp->nchain) >= s->max_chain;
+		truncated =
+		    s->max_chain > 0 &&
+		    chain_depth(smp->chain, smp->nchain) >= s->max_chain;
 	}
 	if (k > max)
 		k = max;

@@ -20,8 +20,8 @@ struct sp_modtab;
 struct rec_unwinder;
 
 enum rec_callgraph {
-	REC_CG_FP,		/* frame-pointer callchains from the kernel */
-	REC_CG_DWARF,		/* user registers + stack copy, unwound here */
+	REC_CG_FP,    /* frame-pointer callchains from the kernel */
+	REC_CG_DWARF, /* user registers + stack copy, unwound here */
 };
 
 /* An address of a callchain, already turned into a call site. */
@@ -31,20 +31,20 @@ struct rec_rawframe {
 };
 
 struct rec_stack_stats {
-	uint64_t ignored_user_frames;	/* callchain user frames (dwarf mode) */
-	uint64_t truncated;		/* truncated-stack markers written */
-	uint64_t ip_only;		/* stacks reduced to the sample ip */
+	uint64_t ignored_user_frames; /* callchain user frames (dwarf mode) */
+	uint64_t truncated;           /* truncated-stack markers written */
+	uint64_t ip_only;             /* stacks reduced to the sample ip */
 };
 
 struct rec_stacker {
 	enum rec_callgraph mode;
-	struct rec_unwinder *unwinder;	/* dwarf mode only; owned */
-	uint64_t regs_mask;		/* sample_regs_user */
-	unsigned max_chain;		/* sample_max_stack */
-	bool kernel;			/* kernel frames wanted (-k, allowed) */
+	struct rec_unwinder *unwinder; /* dwarf mode only; owned */
+	uint64_t regs_mask;            /* sample_regs_user */
+	unsigned max_chain;            /* sample_max_stack */
+	bool kernel;                   /* kernel frames wanted (-k, allowed) */
 	struct rec_stack_stats stats;
-	struct rec_rawframe *raw;	/* scratch */
-	uint64_t *pcs;			/* scratch for the unwinder */
+	struct rec_rawframe *raw; /* scratch */
+	uint64_t *pcs;            /* scratch for the unwinder */
 };
 
 /* What rec_callchain_split() keeps. */

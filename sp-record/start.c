@@ -29,7 +29,8 @@ announce(struct recorder *r)
 	if (r->ev.kernel_denied)
 		warnx("kernel stacks are not permitted (kernel."
 		      "perf_event_paranoid is %s; run as root or grant "
-		      "CAP_PERFMON): recording user stacks only", paranoid());
+		      "CAP_PERFMON): recording user stacks only",
+		      paranoid());
 	r->stk.max_chain = r->ev.attr.sample_max_stack;
 	r->stk.kernel = r->ev.kernel_stacks;
 }
@@ -94,11 +95,12 @@ rec_attach(struct recorder *r, int32_t *pids, size_t n)
 	for (i = 0; i < n; i++) {
 		if (rec_proc_tgid(pids[i], &tgid) == 0 && tgid != pids[i]) {
 			warnx("pid '%d' is a thread of process %d: recording "
-			      "the process", (int)pids[i], (int)tgid);
+			      "the process",
+			      (int)pids[i], (int)tgid);
 			pids[i] = tgid;
 		}
 		if (rec_ptab_get(&r->procs, pids[i]))
-			continue;	/* named twice */
+			continue; /* named twice */
 		rc = rec_events_open_attach(&r->ev, pids[i]);
 		if (rc < 0) {
 			warnx("%s", r->ev.errmsg);

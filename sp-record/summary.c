@@ -22,8 +22,7 @@ struct unwind_lines {
  * in a new "sp-record:" line before it would pass 79 columns.
  */
 static void
-list_add(struct sp_buf *b, const char *head, const char *kind,
-	 uint64_t value)
+list_add(struct sp_buf *b, const char *head, const char *kind, uint64_t value)
 {
 	char item[96];
 	size_t col = 0;
@@ -53,11 +52,13 @@ sort_counter(const char *key, uint64_t value, void *arg)
 	else if (!strcmp(key, "unwind.frames"))
 		u->frames = value;
 	else if (!strncmp(key, "unwind_error.", 13))
-		list_add(&u->errors, "sp-record: unwinding errors: ",
-			 key + 13, value);
+		list_add(&u->errors, "sp-record: unwinding errors: ", key + 13,
+			 value);
 	else if (!strncmp(key, "unwind_fallback.", 16))
-		list_add(&u->fallbacks, "sp-record: frame-pointer steps "
-			 "(no CFI): ", key + 16, value);
+		list_add(&u->fallbacks,
+			 "sp-record: frame-pointer steps "
+			 "(no CFI): ",
+			 key + 16, value);
 }
 
 static void
@@ -67,8 +68,10 @@ print_unwinding(const struct recorder *r, FILE *out)
 
 	rec_stacker_counters(&r->stk, sort_counter, &u);
 	if (u.samples)
-		fprintf(out, "sp-record: unwound %" PRIu64 " stack%s, %.1f "
-			"frames each\n", u.samples, u.samples == 1 ? "" : "s",
+		fprintf(out,
+			"sp-record: unwound %" PRIu64 " stack%s, %.1f "
+			"frames each\n",
+			u.samples, u.samples == 1 ? "" : "s",
 			(double)u.frames / (double)u.samples);
 	if (u.errors.len)
 		fprintf(out, "%.*s\n", (int)u.errors.len,
@@ -96,10 +99,11 @@ rec_summary(const struct recorder *r, FILE *out, double seconds)
 	uint64_t dropped = s->untracked + s->idle + s->empty_stacks;
 	uint32_t nmods = sp_modtab_count(r->mods);
 
-	fprintf(out, "sp-record: %" PRIu64 " sample%s in %.2f s from %" PRIu64
-		" process%s, %" PRIu64 " thread%s\n", s->samples,
-		s_(s->samples), seconds, procs, procs == 1 ? "" : "es",
-		threads, s_(threads));
+	fprintf(out,
+		"sp-record: %" PRIu64 " sample%s in %.2f s from %" PRIu64
+		" process%s, %" PRIu64 " thread%s\n",
+		s->samples, s_(s->samples), seconds, procs,
+		procs == 1 ? "" : "es", threads, s_(threads));
 	fprintf(out, "sp-record: %s at %" PRIu64 " Hz, %s stacks%s\n",
 		r->pt ? "ptrace" : rec_events_name(&r->ev),
 		r->pt ? r->cfg.ev.freq : (uint64_t)r->ev.attr.sample_freq,
@@ -112,25 +116,31 @@ rec_summary(const struct recorder *r, FILE *out, double seconds)
 			s->bad_records, s_(s->bad_records));
 	fputc('\n', out);
 	if (s->lost && !r->pt)
-		fprintf(out, "sp-record: the kernel dropped them when a %zu KiB "
-			"ring filled before sp-record read it: use larger rings "
-			"(-m), a lower rate (-F) or a smaller --stack-size\n",
-			r->ev.opts.pages * (size_t)sysconf(_SC_PAGESIZE) / 1024);
+		fprintf(
+		    out,
+		    "sp-record: the kernel dropped them when a %zu KiB "
+		    "ring filled before sp-record read it: use larger rings "
+		    "(-m), a lower rate (-F) or a smaller --stack-size\n",
+		    r->ev.opts.pages * (size_t)sysconf(_SC_PAGESIZE) / 1024);
 	if (dropped)
-		fprintf(out, "sp-record: dropped %" PRIu64 " sample%s: %"
-			PRIu64 " idle, %" PRIu64 " of other processes, %"
-			PRIu64 " empty\n", dropped, s_(dropped), s->idle,
-			s->untracked, s->empty_stacks);
-	fprintf(out, "sp-record: %" PRIu64 " exec%s, %" PRIu64 " fork%s, %"
-		PRIu64 " exited, %u module%s, %" PRIu64 " maps refresh%s, %"
-		PRIu64 " truncated stack%s\n",
+		fprintf(out,
+			"sp-record: dropped %" PRIu64 " sample%s: %" PRIu64
+			" idle, %" PRIu64 " of other processes, %" PRIu64
+			" empty\n",
+			dropped, s_(dropped), s->idle, s->untracked,
+			s->empty_stacks);
+	fprintf(out,
+		"sp-record: %" PRIu64 " exec%s, %" PRIu64 " fork%s, %" PRIu64
+		" exited, %u module%s, %" PRIu64 " maps refresh%s, %" PRIu64
+		" truncated stack%s\n",
 		s->execs, s_(s->execs), s->forks, s_(s->forks),
 		r->procs.procs_exited, nmods, s_(nmods), s->maps_refreshes,
 		s->maps_refreshes == 1 ? "" : "es", r->stk.stats.truncated,
 		s_(r->stk.stats.truncated));
 	print_unwinding(r, out);
 	if (r->pt)
-		fprintf(out, "sp-record: ptrace pauses: median %.0f us, p99 "
+		fprintf(out,
+			"sp-record: ptrace pauses: median %.0f us, p99 "
 			"%.0f us, max %.0f us; %" PRIu64 " stack read%s "
 			"failed\n",
 			(double)r->ptsum.pause_median_ns / 1e3,
@@ -138,8 +148,9 @@ rec_summary(const struct recorder *r, FILE *out, double seconds)
 			(double)r->ptsum.pause_max_ns / 1e3,
 			r->ptsum.stack_read_errors,
 			s_(r->ptsum.stack_read_errors));
-	fprintf(out, "sp-record: wrote %" PRIu64 " bytes (%.1f per sample) "
-		"to '%s'\n", bytes,
-		s->samples ? (double)bytes / (double)s->samples : 0.0,
+	fprintf(out,
+		"sp-record: wrote %" PRIu64 " bytes (%.1f per sample) "
+		"to '%s'\n",
+		bytes, s->samples ? (double)bytes / (double)s->samples : 0.0,
 		r->cfg.output_name);
 }

@@ -63,7 +63,7 @@ register_maps(struct recorder *r, struct rec_proc *p, uint64_t ts)
 
 	while (rec_maps_next(text, r->maps.len, &pos, &map, NULL) == 1) {
 		if (!rec_map_is_module(&map)) {
-			if (map.perms[2] == 'x')	/* anonymous code */
+			if (map.perms[2] == 'x') /* anonymous code */
 				(void)rec_stacker_add_code(&r->stk, p->pid,
 							   map.start, map.end);
 			continue;
@@ -97,7 +97,7 @@ int
 rec_snapshot_maps(struct recorder *r, struct rec_proc *p, uint64_t ts)
 {
 	if (rec_maps_read(p->pid, &r->maps) < 0)
-		return 0;	/* gone: its EXIT is on its way */
+		return 0; /* gone: its EXIT is on its way */
 	return register_maps(r, p, ts);
 }
 
@@ -251,7 +251,7 @@ rec_name_threads(struct recorder *r, int32_t pid, uint64_t ts)
 			break;
 		}
 		rc = rec_write_comm(r, ts, pid, tids[i], false, comm,
-				strlen(comm));
+				    strlen(comm));
 	}
 	free(tids);
 	return rc;

@@ -106,15 +106,15 @@ struct proc {
 	unw_addr_space_t as;
 	struct region *regions;
 	size_t nregions, aregions, last;
-	int memfd;		/* /proc/PID/mem, -1 until needed */
-	struct sp_htab *tramps;	/* pc -> start << 1 | endbr, 0: none */
+	int memfd;              /* /proc/PID/mem, -1 until needed */
+	struct sp_htab *tramps; /* pc -> start << 1 | endbr, 0: none */
 };
 
 /* What the unwinder knows about a module id; state 0 means not looked at. */
 struct modinfo {
 	const struct rec_elfcfi *f;
 	uint64_t bias;
-	uint8_t state;		/* 0 unknown, 1 usable file, 2 no file */
+	uint8_t state; /* 0 unknown, 1 usable file, 2 no file */
 };
 
 /* One unwind call: everything the accessors need. */
@@ -127,8 +127,8 @@ struct uctx {
 	const uint8_t *stack;
 	size_t stack_len;
 	uint64_t sp;
-	uint64_t ip_override;	/* nonzero: what RIP reads as (see below) */
-	int fallback;		/* enum unwind_fallback of the current step */
+	uint64_t ip_override; /* nonzero: what RIP reads as (see below) */
+	int fallback;         /* enum unwind_fallback of the current step */
 	/*
 	 * Unwind data the unwinder built (a search table, a trampoline's
 	 * CFI), which libunwind reads at built_addr: the table during the
@@ -138,22 +138,22 @@ struct uctx {
 	uint64_t built_addr;
 	size_t built_len;
 	uint8_t tramp_cfi[REC_PYTRAMP_CFI_MAX];
-	int32_t fde_entry[2];	/* the search table entry of a lookup */
-	bool ran_out;		/* a read just above the copy failed */
+	int32_t fde_entry[2]; /* the search table entry of a lookup */
+	bool ran_out;         /* a read just above the copy failed */
 };
 
 struct rec_unwinder {
 	struct rec_elfcfi_cache *files;
-	struct sp_htab *procs;	/* pid -> struct proc * (0 once forgotten) */
-	struct sp_htab *code;	/* pid -> struct rec_ranges * (anon. code) */
+	struct sp_htab *procs; /* pid -> struct proc * (0 once forgotten) */
+	struct sp_htab *code;  /* pid -> struct rec_ranges * (anon. code) */
 	struct proc *last_proc;
 	struct modinfo *modinfo;
 	size_t nmodinfo;
 	uint64_t errors[ERR_COUNT];
 	uint64_t fallbacks[FB_COUNT];
 	uint64_t samples, frames;
-	bool missed_module;	/* the last unwind met a pc without module */
-	uint64_t missed_pc;	/* the first such pc */
+	bool missed_module; /* the last unwind met a pc without module */
+	uint64_t missed_pc; /* the first such pc */
 };
 
 /*
@@ -321,8 +321,8 @@ code_of(const struct rec_unwinder *u, int32_t pid)
 	uint64_t v;
 
 	return sp_htab_get(u->code, &pid, sizeof(pid), &v)
-		       ? (struct rec_ranges *)(uintptr_t)v
-		       : NULL;
+		   ? (struct rec_ranges *)(uintptr_t)v
+		   : NULL;
 }
 
 /* Reads the process's memory (code outside any file); false on failure. */
@@ -334,7 +334,7 @@ read_mem(struct proc *p, uint64_t addr, void *buf, size_t len)
 	if (p->memfd < 0) {
 		snprintf(path, sizeof(path), "/proc/%" PRId32 "/mem", p->pid);
 		if ((p->memfd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-			p->memfd = -2;	/* do not try again */
+			p->memfd = -2; /* do not try again */
 			return false;
 		}
 	}
@@ -364,10 +364,10 @@ tramp_at(struct uctx *c, uint64_t ip, uint64_t *start, bool *endbr)
 		return v != 0;
 	}
 	if (!read_mem(p, from, code, sizeof(code)))
-		return false;	/* unknown: not cached */
+		return false; /* unknown: not cached */
 	v = rec_pytramp_match(code, sizeof(code), from, ip, start, endbr)
-		    ? *start << 1 | *endbr
-		    : 0;
+		? *start << 1 | *endbr
+		: 0;
 	if ((slot = sp_htab_slot(p->tramps, &ip, sizeof(ip), 0, &inserted)))
 		*slot = v;
 	return v != 0;
@@ -488,11 +488,10 @@ find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 	c->built = (const uint8_t *)c->fde_entry;
 	c->built_addr = BUILT_TABLE_ADDR;
 	c->built_len = sizeof(c->fde_entry);
-	ret = dwarf_search_unwind_table(as, ip, &di, pi, need_unwind_info,
-					arg);
+	ret = dwarf_search_unwind_table(as, ip, &di, pi, need_unwind_info, arg);
 	if (ret < 0)
-		c->fallback = ret == -UNW_ENOINFO ? FB_EH_FRAME_HDR_LOOKUP
-						  : FB_FDE_READ;
+		c->fallback =
+		    ret == -UNW_ENOINFO ? FB_EH_FRAME_HDR_LOOKUP : FB_FDE_READ;
 	return ret;
 }
 
@@ -514,8 +513,8 @@ get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *dil, void *arg)
 }
 
 static int
-access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp,
-	   int write, void *arg)
+access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write,
+	   void *arg)
 {
 	struct uctx *c = arg;
 	struct region *r;
@@ -535,8 +534,8 @@ access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp,
 		return 0;
 	}
 	r = region_for(c, addr, &why);
-	if (r && rec_elfcfi_read(r->f, addr - r->bias, valp,
-				sizeof(*valp)) == 0)
+	if (r &&
+	    rec_elfcfi_read(r->f, addr - r->bias, valp, sizeof(*valp)) == 0)
 		return 0;
 	if (!r && addr >= c->sp && addr - c->sp < STACK_SPAN_MAX)
 		c->ran_out = true;
@@ -548,15 +547,24 @@ static int
 perf_reg(unw_regnum_t r)
 {
 	switch (r) {
-	case UNW_X86_64_RAX: return PERF_REG_X86_AX;
-	case UNW_X86_64_RDX: return PERF_REG_X86_DX;
-	case UNW_X86_64_RCX: return PERF_REG_X86_CX;
-	case UNW_X86_64_RBX: return PERF_REG_X86_BX;
-	case UNW_X86_64_RSI: return PERF_REG_X86_SI;
-	case UNW_X86_64_RDI: return PERF_REG_X86_DI;
-	case UNW_X86_64_RBP: return PERF_REG_X86_BP;
-	case UNW_X86_64_RSP: return PERF_REG_X86_SP;
-	case UNW_X86_64_RIP: return PERF_REG_X86_IP;
+	case UNW_X86_64_RAX:
+		return PERF_REG_X86_AX;
+	case UNW_X86_64_RDX:
+		return PERF_REG_X86_DX;
+	case UNW_X86_64_RCX:
+		return PERF_REG_X86_CX;
+	case UNW_X86_64_RBX:
+		return PERF_REG_X86_BX;
+	case UNW_X86_64_RSI:
+		return PERF_REG_X86_SI;
+	case UNW_X86_64_RDI:
+		return PERF_REG_X86_DI;
+	case UNW_X86_64_RBP:
+		return PERF_REG_X86_BP;
+	case UNW_X86_64_RSP:
+		return PERF_REG_X86_SP;
+	case UNW_X86_64_RIP:
+		return PERF_REG_X86_IP;
 	default:
 		if (r >= UNW_X86_64_R8 && r <= UNW_X86_64_R15)
 			return PERF_REG_X86_R8 + (r - UNW_X86_64_R8);
@@ -714,7 +722,7 @@ ranges_free(struct rec_ranges *rs)
 
 int
 rec_unwinder_add_code(struct rec_unwinder *u, int32_t pid, uint64_t start,
-		     uint64_t end)
+		      uint64_t end)
 {
 	struct rec_ranges *rs;
 	uint64_t *slot;
@@ -793,8 +801,8 @@ rec_unwinder_free(struct rec_unwinder *u)
 static bool
 is_trampoline(struct uctx *c, uint64_t addr)
 {
-	static const uint8_t tramp[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00,
-					  0x00, 0x0f, 0x05 };
+	static const uint8_t tramp[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00,
+					  0x00, 0x00, 0x0f, 0x05 };
 	uint8_t code[sizeof(tramp)];
 	struct region *r;
 	int why;
@@ -850,7 +858,8 @@ step(struct rec_unwinder *u, struct uctx *c, unw_cursor_t *cur, int *sig,
 		return 0;
 	if (r <= 0) {
 		u->errors[c->ran_out ? ERR_STACK_TRUNCATED
-		  : r < 0 ? ERR_STEP : ERR_FALLBACK_FAILED]++;
+			  : r < 0    ? ERR_STEP
+				     : ERR_FALLBACK_FAILED]++;
 		return -1;
 	}
 	if (unw_get_reg(cur, UNW_REG_IP, &new_ip) < 0 || new_ip == 0)
@@ -880,10 +889,10 @@ step(struct rec_unwinder *u, struct uctx *c, unw_cursor_t *cur, int *sig,
 }
 
 size_t
-rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods,
-		   int32_t pid, const uint64_t *regs, uint64_t regs_mask,
-		   const uint8_t *stack, size_t stack_len, uint64_t *pcs,
-		   size_t max, bool *truncated)
+rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
+		    const uint64_t *regs, uint64_t regs_mask,
+		    const uint8_t *stack, size_t stack_len, uint64_t *pcs,
+		    size_t max, bool *truncated)
 {
 	struct uctx c;
 	unw_cursor_t cur;
@@ -941,8 +950,8 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods,
 
 void
 rec_unwinder_counters(const struct rec_unwinder *u,
-		     void (*fn)(const char *key, uint64_t value, void *arg),
-		     void *arg)
+		      void (*fn)(const char *key, uint64_t value, void *arg),
+		      void *arg)
 {
 	size_t i;
 
@@ -965,4 +974,3 @@ rec_unwinder_missed_module(const struct rec_unwinder *u, uint64_t *pc)
 		*pc = u->missed_pc;
 	return u->missed_module;
 }
-

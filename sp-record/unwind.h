@@ -84,10 +84,10 @@ void rec_unwinder_free(struct rec_unwinder *u);
  * or stack are missing).  Never fails otherwise.
  */
 size_t rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods,
-			  int32_t pid, const uint64_t *regs,
-			  uint64_t regs_mask, const uint8_t *stack,
-			  size_t stack_len, uint64_t *pcs, size_t max,
-			  bool *truncated);
+			   int32_t pid, const uint64_t *regs,
+			   uint64_t regs_mask, const uint8_t *stack,
+			   size_t stack_len, uint64_t *pcs, size_t max,
+			   bool *truncated);
 
 /*
  * Whether the last rec_unwinder_unwind met a code address that no module
@@ -118,7 +118,7 @@ void rec_unwinder_forget_process(struct rec_unwinder *u, int32_t pid);
  * overlaps.  Returns 0 or -ENOMEM.
  */
 int rec_unwinder_add_code(struct rec_unwinder *u, int32_t pid, uint64_t start,
-			 uint64_t end);
+			  uint64_t end);
 
 /*
  * Forgets everything known of `pid`, its anonymous code included: call it
@@ -135,8 +135,8 @@ void rec_unwinder_end_process(struct rec_unwinder *u, int32_t pid);
  * and "unwind.frames".  Keys are static strings.
  */
 void rec_unwinder_counters(const struct rec_unwinder *u,
-			  void (*fn)(const char *key, uint64_t value,
-				     void *arg),
-			  void *arg);
+			   void (*fn)(const char *key, uint64_t value,
+				      void *arg),
+			   void *arg);
 
 #endif

@@ -23,7 +23,8 @@ sym_demangle(const char *name)
 	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
 		return NULL;
 	if (n <= pl || strcmp(name + n - pl, plt) != 0)
-		return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+		return cplus_demangle(name,
+				      DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
 	/* A PLT stub: demangle the function's name, keep the suffix. */
 	base = strndup(name, n - pl);
 	dm = base ? sym_demangle(base) : NULL;

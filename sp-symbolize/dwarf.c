@@ -29,11 +29,11 @@ struct curange {
 
 struct sym_dwarf {
 	Dwarf *dw;
-	struct curange *cus;		/* sorted by lo, built on demand */
+	struct curange *cus; /* sorted by lo, built on demand */
 	size_t ncus;
 	bool cus_built;
-	struct sp_htab *by_cu;		/* unit offset -> index into units */
-	struct sym_dwindex **units;	/* NULL where indexing failed */
+	struct sp_htab *by_cu;      /* unit offset -> index into units */
+	struct sym_dwindex **units; /* NULL where indexing failed */
 	size_t nunits;
 };
 
@@ -52,7 +52,8 @@ static bool
 unused_section(const char *name)
 {
 	static const char *const unused[] = {
-		"loc", "loclists", "frame", "macro", "macinfo", "pubnames",
+		"loc",      "loclists",     "frame",
+		"macro",    "macinfo",      "pubnames",
 		"pubtypes", "gnu_pubnames", "gnu_pubtypes",
 	};
 	size_t i, n;
@@ -75,9 +76,9 @@ unused_section(const char *name)
 /*
  * dwarf_begin_elf() reads (and decompresses) every DWARF section it
  * knows, at once: in an optimized library the location lists alone are
- * a sixth to a fifth of the debug data.  Marking the unused ones SHT_NOBITS in our
- * read-only handle's copy of the section headers makes libdw skip them;
- * the file is never written.
+ * a sixth to a fifth of the debug data.  Marking the unused ones SHT_NOBITS in
+ * our read-only handle's copy of the section headers makes libdw skip them; the
+ * file is never written.
  */
 static void
 hide_unused_sections(Elf *elf)
@@ -143,14 +144,12 @@ die_name(Dwarf_Die *die)
 	Dwarf_Attribute a;
 	const char *s;
 
-	s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name,
-						  &a));
+	s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
 	if (!s)
-		s = dwarf_formstring(dwarf_attr_integrate(
-			die, DW_AT_MIPS_linkage_name, &a));
+		s = dwarf_formstring(
+		    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
 	if (!s)
-		s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name,
-							  &a));
+		s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
 	return s;
 }
 
@@ -191,8 +190,8 @@ call_site(Dwarf_Die *cu, Dwarf_Die *die, const char **file, int *line)
 }
 
 static int
-emit_chain(Dwarf_Die *cu, struct chain *c, const char *outer,
-	   const char *file, int line, bool demangle, struct sym_res *out)
+emit_chain(Dwarf_Die *cu, struct chain *c, const char *outer, const char *file,
+	   int line, bool demangle, struct sym_res *out)
 {
 	size_t j;
 	int rc;
@@ -260,8 +259,8 @@ build_unit_ranges(struct sym_dwarf *d)
 	Dwarf_Half version;
 
 	d->cus_built = true;
-	while (dwarf_get_units(d->dw, cu, &next, &version, &unit_type,
-			       &cudie, NULL) == 0) {
+	while (dwarf_get_units(d->dw, cu, &next, &version, &unit_type, &cudie,
+			       NULL) == 0) {
 		cu = next;
 		if (add_unit_ranges(d, &cudie, &alloc))
 			break;
@@ -317,7 +316,7 @@ unit_index(struct sym_dwarf *d, Dwarf_Die *cu)
 
 int
 sym_dwarf_frames(struct sym_dwarf *d, uint64_t vaddr, const char *outer,
-		bool inlines, bool demangle, struct sym_res *out)
+		 bool inlines, bool demangle, struct sym_res *out)
 {
 	Dwarf_Die cu;
 	Dwarf_Line *ln;
@@ -334,8 +333,9 @@ sym_dwarf_frames(struct sym_dwarf *d, uint64_t vaddr, const char *outer,
 		dwarf_lineno(ln, &line);
 	}
 	x = unit_index(d, &cu);
-	c.n = x ? sym_dwindex_chain(x, vaddr, inlines, c.die,
-				   SYM_DWARF_MAX_DEPTH) : 0;
+	c.n =
+	    x ? sym_dwindex_chain(x, vaddr, inlines, c.die, SYM_DWARF_MAX_DEPTH)
+	      : 0;
 	if (c.n == 0) {
 		if (!outer)
 			return 0;

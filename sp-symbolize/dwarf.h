@@ -35,6 +35,6 @@ void sym_dwarf_free(struct sym_dwarf *d);
  * `vaddr`, and then nothing is appended) or -ENOMEM.
  */
 int sym_dwarf_frames(struct sym_dwarf *d, uint64_t vaddr, const char *outer,
-		    bool inlines, bool demangle, struct sym_res *out);
+		     bool inlines, bool demangle, struct sym_res *out);
 
 #endif

@@ -26,18 +26,18 @@ struct range {
 
 struct scope {
 	Dwarf_Die die;
-	size_t first;	/* its ranges: r[first .. first + nr) */
+	size_t first; /* its ranges: r[first .. first + nr) */
 	size_t nr;
-	size_t end;	/* index past its subtree */
+	size_t end; /* index past its subtree */
 	int tag;
 };
 
 /* A top-level subprogram; its subtree is indexed on first lookup. */
 struct sub {
 	Dwarf_Die die;
-	unsigned depth;		/* of the walk that met it */
+	unsigned depth; /* of the walk that met it */
 	bool built;
-	struct scope *v;	/* its subtree, preorder */
+	struct scope *v; /* its subtree, preorder */
 	size_t n, av;
 	struct range *r;
 	size_t nr, ar;
@@ -124,8 +124,7 @@ flat_unit(Dwarf_Die *cu)
  * only the children of `parent` are looked at.
  */
 static int
-walk_tops(struct sym_dwindex *x, Dwarf_Die *parent, bool flat,
-	  unsigned depth)
+walk_tops(struct sym_dwindex *x, Dwarf_Die *parent, bool flat, unsigned depth)
 {
 	Dwarf_Die child;
 
@@ -305,7 +304,7 @@ find_top(const struct sym_dwindex *x, uint64_t addr)
 
 size_t
 sym_dwindex_chain(struct sym_dwindex *x, uint64_t addr, bool inlines,
-		 Dwarf_Die *die, size_t max)
+		  Dwarf_Die *die, size_t max)
 {
 	size_t chain[64], n = 0, i, end, top = find_top(x, addr);
 	struct sub *u;

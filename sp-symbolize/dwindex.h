@@ -31,7 +31,7 @@ void sym_dwindex_free(struct sym_dwindex *x);
  * many were written (at most `max`, keeping the outermost), 0 when no
  * subprogram holds `addr` (or memory ran out indexing its subtree).
  */
-size_t sym_dwindex_chain(struct sym_dwindex *x, uint64_t addr,
-			bool inlines, Dwarf_Die *die, size_t max);
+size_t sym_dwindex_chain(struct sym_dwindex *x, uint64_t addr, bool inlines,
+			 Dwarf_Die *die, size_t max);
 
 #endif

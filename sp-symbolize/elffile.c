@@ -139,8 +139,8 @@ by_buildid(const char *root, const uint8_t *id, size_t len,
 	if (len < 2 || len > 64)
 		return false;
 	sym_buildid_hex(id, len, hex);
-	if (asprintf(&cand, "%s/.build-id/%.2s/%s.debug", root, hex,
-		     hex + 2) < 0)
+	if (asprintf(&cand, "%s/.build-id/%.2s/%s.debug", root, hex, hex + 2) <
+	    0)
 		return false;
 	ok = try_candidate(cand, NULL, id, len, false, 0, out);
 	free(cand);
@@ -178,12 +178,12 @@ by_debuglink(const char *path, Elf *elf, char *const *roots, size_t nroots,
 	dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
 	if (!dir)
 		return false;
-	ok = by_link("%s/%s%s", dir, link, "", path, id, idlen, crc, out) ||
-	     by_link("%s/.debug/%s%s", dir, link, "", path, id, idlen, crc,
-		     out);
+	ok =
+	    by_link("%s/%s%s", dir, link, "", path, id, idlen, crc, out) ||
+	    by_link("%s/.debug/%s%s", dir, link, "", path, id, idlen, crc, out);
 	for (i = 0; !ok && i <= nroots; i++) {
-		const char *root = i < nroots ? roots[i] :
-						SYM_DEFAULT_DEBUG_ROOT;
+		const char *root =
+		    i < nroots ? roots[i] : SYM_DEFAULT_DEBUG_ROOT;
 
 		ok = by_link("%s%s/%s", root, dir, link, path, id, idlen, crc,
 			     out) ||
@@ -195,8 +195,8 @@ by_debuglink(const char *path, Elf *elf, char *const *roots, size_t nroots,
 }
 
 int
-sym_debug_find(const char *path, Elf *elf, char *const *roots,
-	      size_t nroots, struct sym_elffile *out)
+sym_debug_find(const char *path, Elf *elf, char *const *roots, size_t nroots,
+	       struct sym_elffile *out)
 {
 	const uint8_t *id = NULL;
 	size_t idlen = sym_elf_buildid(elf, &id), i;

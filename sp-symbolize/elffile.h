@@ -11,13 +11,16 @@
 #include <gelf.h>
 
 struct sym_elffile {
-	int fd;			/* -1 for an in-memory image */
-	Elf *elf;		/* NULL when not open */
-	void *mem;		/* owned image bytes, or NULL */
+	int fd;    /* -1 for an in-memory image */
+	Elf *elf;  /* NULL when not open */
+	void *mem; /* owned image bytes, or NULL */
 	size_t memlen;
 };
 
-#define SYM_ELFFILE_INIT { -1, NULL, NULL, 0 }
+#define SYM_ELFFILE_INIT                                                       \
+	{                                                                      \
+		-1, NULL, NULL, 0                                              \
+	}
 
 /*
  * Opens `path`.  Returns 0, a negative errno from open(2), or -ENOEXEC
@@ -48,7 +51,7 @@ void sym_buildid_hex(const uint8_t *id, size_t len, char *out);
  * -ENOENT.
  */
 int sym_debug_find(const char *path, Elf *elf, char *const *roots,
-		  size_t nroots, struct sym_elffile *out);
+		   size_t nroots, struct sym_elffile *out);
 
 /*
  * Decompresses the MiniDebugInfo (.gnu_debugdata, xz) of `elf` into

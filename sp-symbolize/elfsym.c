@@ -15,12 +15,12 @@
 
 struct sym_elfsym {
 	uint64_t start;
-	uint64_t end;		/* exclusive; start when the size is 0 */
-	uint64_t secend;	/* end of its section: caps a size-0 symbol */
-	size_t name;		/* offset into names */
-	unsigned rank;		/* binding preference: higher wins */
-	bool label;		/* STT_NOTYPE */
-	size_t seq;		/* insertion order, for a stable sort */
+	uint64_t end;    /* exclusive; start when the size is 0 */
+	uint64_t secend; /* end of its section: caps a size-0 symbol */
+	size_t name;     /* offset into names */
+	unsigned rank;   /* binding preference: higher wins */
+	bool label;      /* STT_NOTYPE */
+	size_t seq;      /* insertion order, for a stable sort */
 };
 
 struct sym_elfsyms {
@@ -124,8 +124,7 @@ wanted(Elf *elf, const GElf_Sym *sym, uint64_t *secend)
 }
 
 static long
-add_section(struct sym_elfsyms *t, Elf *elf, Elf_Scn *scn,
-	    const GElf_Shdr *sh)
+add_section(struct sym_elfsyms *t, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t i, n;
@@ -232,7 +231,7 @@ sym_elfsyms_add_plt(struct sym_elfsyms *t, Elf *elf)
 		return 0;
 	plt = find_section(elf, ".plt.sec", &psh);
 	if (!plt && (plt = find_section(elf, ".plt", &psh)))
-		first = 1;	/* skip the PLT header */
+		first = 1; /* skip the PLT header */
 	if (!plt || psh.sh_type == SHT_NOBITS ||
 	    !(dyn = elf_getscn(elf, rsh.sh_link)) || !gelf_getshdr(dyn, &dsh) ||
 	    !(rdata = elf_getdata(rel, NULL)) ||
@@ -361,7 +360,7 @@ last_at_or_below(const struct sym_elfsyms *t, uint64_t vaddr)
 
 bool
 sym_elfsyms_lookup(const struct sym_elfsyms *t, uint64_t vaddr,
-		  const char **name, uint64_t *start)
+		   const char **name, uint64_t *start)
 {
 	size_t i = last_at_or_below(t, vaddr), k;
 

@@ -49,7 +49,7 @@ size_t sym_elfsyms_count(const struct sym_elfsyms *t);
  * (owned by the table) and *start.
  */
 bool sym_elfsyms_lookup(const struct sym_elfsyms *t, uint64_t vaddr,
-		       const char **name, uint64_t *start);
+			const char **name, uint64_t *start);
 
 /* True when `elf` has a section of type `sh_type` with entries. */
 bool sym_elf_has_symbols(Elf *elf, GElf_Word sh_type);

@@ -29,13 +29,12 @@ struct filt {
 	struct sym_res res;
 	struct sp_buf *err;
 	uint64_t lineno;
-	const struct sp_fields *in;	/* the record being filtered */
-	bool passed;			/* it has been written */
+	const struct sp_fields *in; /* the record being filtered */
+	bool passed;                /* it has been written */
 };
 
-static int
-bad(struct filt *f, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static int bad(struct filt *f, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static int
 bad(struct filt *f, const char *fmt, ...)
@@ -68,8 +67,8 @@ parse_context(struct filt *f, char **fld, struct sp_frame *fr)
 	fr->module_id = SP_NONE;
 	if (!strcmp(fld[0], "-") && !strcmp(fld[1], "-"))
 		return 0;
-	if (sp_parse_id(fld[0], &fr->module_id) ||
-	    fr->module_id == SP_NONE || sp_parse_hex(fld[1], &fr->rel_ip))
+	if (sp_parse_id(fld[0], &fr->module_id) || fr->module_id == SP_NONE ||
+	    sp_parse_hex(fld[1], &fr->rel_ip))
 		return bad(f, "bad module context '%s' '%s'", fld[0], fld[1]);
 	if (fr->module_id >= f->nmods)
 		return bad(f, "unknown module %" PRIu32, fr->module_id);
@@ -127,8 +126,8 @@ pass(struct filt *f)
 }
 
 static int
-resolve_and_write(struct filt *f, const struct sp_frame *fr,
-		  uint32_t frame, int32_t pid)
+resolve_and_write(struct filt *f, const struct sp_frame *fr, uint32_t frame,
+		  int32_t pid)
 {
 	sym_res_release(&f->res);
 	if (sym_resolver_frame(f->r, fr, pid, &f->res))
@@ -164,8 +163,10 @@ on_module(struct filt *f, struct sp_fields *in)
 	    (strcmp(in->f[7], "user") && strcmp(in->f[7], "kernel")))
 		return bad(f, "malformed module record");
 	if (m.id != f->nmods)
-		return bad(f, "module id %" PRIu32 " did not match expected "
-			      "%" PRIu32, m.id, f->nmods);
+		return bad(f,
+			   "module id %" PRIu32 " did not match expected "
+			   "%" PRIu32,
+			   m.id, f->nmods);
 	len = sp_unescape(in->f[8]);
 	if (len < 0)
 		return bad(f, "bad escape in module path");
@@ -339,7 +340,7 @@ input_drained(FILE *in)
 
 int
 sym_filter_run(struct sym_resolver *r, FILE *in, FILE *out, bool flush,
-	      struct sp_buf *err)
+	       struct sp_buf *err)
 {
 	struct filt f = { .r = r, .out = out, .err = err };
 	struct sp_recin *rin = sp_recin_new(in);
@@ -358,9 +359,10 @@ sym_filter_run(struct sym_resolver *r, FILE *in, FILE *out, bool flush,
 	}
 	if (rc < 0 && f.err->len == 0) {
 		f.lineno = rin ? f.lineno + 1 : 0;
-		bad(&f, "%s", rc == -EIO      ? strerror(EIO) :
-			      rc == -ENOMEM ? "out of memory" :
-			      "line cut short or holds a NUL byte");
+		bad(&f, "%s",
+		    rc == -EIO      ? strerror(EIO)
+		    : rc == -ENOMEM ? "out of memory"
+				    : "line cut short or holds a NUL byte");
 	}
 	sp_recin_free(rin);
 	sym_res_release(&f.res);

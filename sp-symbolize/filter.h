@@ -22,6 +22,6 @@
  * before the faulty line has been written.
  */
 int sym_filter_run(struct sym_resolver *r, FILE *in, FILE *out, bool flush,
-		  struct sp_buf *err);
+		   struct sp_buf *err);
 
 #endif

@@ -33,7 +33,7 @@ struct sym_image {
 	struct sym_elfsyms *syms;
 	struct sym_dwarf *dw;
 	char *buildid;
-	struct sp_htab *cache;	/* vaddr -> index into results */
+	struct sp_htab *cache; /* vaddr -> index into results */
 	struct sym_res *results;
 	size_t nresults;
 	size_t aresults;
@@ -95,7 +95,7 @@ load_symbols(struct sym_image *img)
 		rc = sym_elfsyms_add(img->syms, elf, SHT_DYNSYM);
 		if (rc >= 0 && sym_minidebug_open(elf, &img->mini) == 0)
 			rc = sym_elfsyms_add(img->syms, img->mini.elf,
-					    SHT_SYMTAB);
+					     SHT_SYMTAB);
 	}
 	if (rc >= 0)
 		rc = sym_elfsyms_add_plt(img->syms, elf);
@@ -110,24 +110,23 @@ setup(struct sym_image *img, const char *path, const char **why)
 
 	img->cache = sp_htab_new();
 	if (!img->cache || read_loads(img)) {
-		*why = img->cache ? "corrupt program headers" :
-				    "out of memory";
+		*why = img->cache ? "corrupt program headers" : "out of memory";
 		sym_image_free(img);
 		return NULL;
 	}
 	read_buildid(img);
 	if (path)
 		sym_debug_find(path, img->file.elf, img->opts.debug_dirs,
-			      img->opts.ndebug_dirs, &img->debug);
+			       img->opts.ndebug_dirs, &img->debug);
 	rc = load_symbols(img);
 	if (!img->opts.names_only && img->debug.elf)
 		img->dw = sym_dwarf_open(img->debug.elf);
 	if (!img->opts.names_only && !img->dw)
 		img->dw = sym_dwarf_open(img->file.elf);
 	if (rc || (sym_elfsyms_count(img->syms) == 0 && !img->dw)) {
-		*why = rc == -ENOMEM ? "out of memory" :
-		       rc		    ? "corrupt symbol table" :
-					      "no symbols";
+		*why = rc == -ENOMEM ? "out of memory"
+		       : rc          ? "corrupt symbol table"
+				     : "no symbols";
 		sym_image_free(img);
 		return NULL;
 	}
@@ -150,7 +149,7 @@ new_image(const struct sym_symopts *opts)
 
 struct sym_image *
 sym_image_open(const char *path, const struct sym_symopts *opts,
-	      const char **why)
+	       const char **why)
 {
 	struct sym_image *img = new_image(opts);
 	int rc;
@@ -170,7 +169,7 @@ sym_image_open(const char *path, const struct sym_symopts *opts,
 
 struct sym_image *
 sym_image_open_mem(void *mem, size_t len, const struct sym_symopts *opts,
-		  const char **why)
+		   const char **why)
 {
 	struct sym_image *img = new_image(opts);
 
@@ -236,15 +235,15 @@ lookup(struct sym_image *img, uint64_t vaddr, struct sym_res *out)
 {
 	const char *name = NULL;
 	uint64_t start = 0;
-	bool have = img->syms && sym_elfsyms_lookup(img->syms, vaddr, &name,
-						   &start);
+	bool have =
+	    img->syms && sym_elfsyms_lookup(img->syms, vaddr, &name, &start);
 	char *dm = have && img->opts.demangle ? sym_demangle(name) : NULL;
 	const char *shown = dm ? dm : name;
 	int n = 0;
 
 	if (img->dw)
 		n = sym_dwarf_frames(img->dw, vaddr, shown, img->opts.inlines,
-				    img->opts.demangle, out);
+				     img->opts.demangle, out);
 	if (n == 0 && have)
 		n = sym_res_add(out, shown) ? 1 : -ENOMEM;
 	free(dm);

@@ -18,11 +18,11 @@ struct sym_image;
 
 /* Options that change what a lookup returns. */
 struct sym_symopts {
-	bool demangle;		/* C++ and Rust names */
-	bool inlines;		/* inlined frames from DWARF */
+	bool demangle;           /* C++ and Rust names */
+	bool inlines;            /* inlined frames from DWARF */
 	char *const *debug_dirs; /* more roots for debug files */
 	size_t ndebug_dirs;
-	bool names_only;	/* ELF symbols only: no DWARF opened */
+	bool names_only; /* ELF symbols only: no DWARF opened */
 };
 
 /*
@@ -33,12 +33,12 @@ struct sym_symopts {
  * opened.
  */
 struct sym_image *sym_image_open(const char *path,
-			       const struct sym_symopts *opts,
-			       const char **why);
+				 const struct sym_symopts *opts,
+				 const char **why);
 /* Same for an ELF image in memory (malloc'ed, taken over). */
 struct sym_image *sym_image_open_mem(void *mem, size_t len,
-				   const struct sym_symopts *opts,
-				   const char **why);
+				     const struct sym_symopts *opts,
+				     const char **why);
 /* NULL is allowed. */
 void sym_image_free(struct sym_image *img);
 
@@ -50,7 +50,7 @@ const char *sym_image_buildid(const struct sym_image *img);
  * Returns false when no segment holds it.
  */
 bool sym_image_vaddr(const struct sym_image *img, uint64_t rel_ip,
-		    uint64_t *vaddr);
+		     uint64_t *vaddr);
 /*
  * Appends the logical frames of `rel_ip` to `out` (see dwarf.h for the
  * order and sources).  Each address is resolved once; later calls copy
@@ -58,7 +58,7 @@ bool sym_image_vaddr(const struct sym_image *img, uint64_t rel_ip,
  * nothing covers the address, or -ENOMEM.
  */
 int sym_image_resolve(struct sym_image *img, uint64_t rel_ip,
-		     struct sym_res *out);
+		      struct sym_res *out);
 /* Distinct addresses resolved so far (for tests). */
 size_t sym_image_cached(const struct sym_image *img);
 

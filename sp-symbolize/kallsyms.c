@@ -19,9 +19,9 @@
 /* One text symbol; its strings are NUL-terminated in the file text. */
 struct sym_ksym {
 	uint64_t addr;
-	uint32_t name;		/* offset into text */
-	uint32_t module;	/* offset into text, or SYM_KSYM_NOMODULE */
-	uint32_t seq;		/* line order, for ties between aliases */
+	uint32_t name;   /* offset into text */
+	uint32_t module; /* offset into text, or SYM_KSYM_NOMODULE */
+	uint32_t seq;    /* line order, for ties between aliases */
 	uint32_t rank;
 };
 
@@ -29,8 +29,8 @@ struct sym_kallsyms {
 	struct sym_ksym *v;
 	size_t n;
 	size_t alloc;
-	char *text;		/* the whole file, parsed in place */
-	size_t textcap;		/* allocated length of text */
+	char *text;     /* the whole file, parsed in place */
+	size_t textcap; /* allocated length of text */
 };
 
 static unsigned
@@ -176,9 +176,9 @@ ks_sort(struct sym_kallsyms *k)
 		return -ENOMEM;
 	memcpy(tail, k->v + run, m * sizeof(*tail));
 	for (i = run, j = m, o = k->n; j > 0;)
-		k->v[--o] = i > 0 && k->v[i - 1].addr > tail[j - 1].addr ?
-				    k->v[--i] :
-				    tail[--j];
+		k->v[--o] = i > 0 && k->v[i - 1].addr > tail[j - 1].addr
+				? k->v[--i]
+				: tail[--j];
 	free(tail);
 	return 0;
 }
@@ -222,7 +222,8 @@ ks_slurp(struct sym_kallsyms *k, FILE *f)
 
 	do {
 		if (k->textcap - len < 2) {
-			size_t cap = k->textcap ? 2 * k->textcap : SYM_KSYM_TEXT;
+			size_t cap =
+			    k->textcap ? 2 * k->textcap : SYM_KSYM_TEXT;
 
 			if (cap > UINT32_MAX)
 				return -EFBIG;
@@ -329,7 +330,7 @@ sym_kallsyms_count(const struct sym_kallsyms *k)
 
 bool
 sym_kallsyms_lookup(const struct sym_kallsyms *k, uint64_t addr,
-		   const char **name, const char **module, uint64_t *start)
+		    const char **name, const char **module, uint64_t *start)
 {
 	size_t lo = 0, hi = k->n;
 	const struct sym_ksym *s;

@@ -19,8 +19,7 @@ struct sym_kallsyms;
  * (kptr_restrict) has no symbols.
  */
 struct sym_kallsyms *sym_kallsyms_read(FILE *f, unsigned long *lineno);
-struct sym_kallsyms *sym_kallsyms_load(const char *path,
-				     unsigned long *lineno);
+struct sym_kallsyms *sym_kallsyms_load(const char *path, unsigned long *lineno);
 /* NULL is allowed. */
 void sym_kallsyms_free(struct sym_kallsyms *k);
 size_t sym_kallsyms_count(const struct sym_kallsyms *k);
@@ -30,7 +29,7 @@ size_t sym_kallsyms_count(const struct sym_kallsyms *k);
  * strings belong to the table.
  */
 bool sym_kallsyms_lookup(const struct sym_kallsyms *k, uint64_t addr,
-			const char **name, const char **module,
-			uint64_t *start);
+			 const char **name, const char **module,
+			 uint64_t *start);
 
 #endif

@@ -46,8 +46,8 @@ parse_hex(char **p, uint64_t *v)
 }
 
 static int
-pm_push(struct sym_perfmap *m, uint64_t start, uint64_t size,
-	const char *name, size_t len)
+pm_push(struct sym_perfmap *m, uint64_t start, uint64_t size, const char *name,
+	size_t len)
 {
 	struct sym_pment *e;
 
@@ -79,8 +79,7 @@ pm_parse_line(struct sym_perfmap *m, char *line, size_t len)
 
 	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 		line[--len] = '\0';
-	if (!parse_hex(&p, &start) || !parse_hex(&p, &size) || size == 0 ||
-	    !*p)
+	if (!parse_hex(&p, &start) || !parse_hex(&p, &size) || size == 0 || !*p)
 		return 0;
 	return pm_push(m, start, size, p, len - (size_t)(p - line));
 }
@@ -131,14 +130,14 @@ sym_perfmap_stat(const char *path, struct sym_perfmap_id *id)
 	id->dev = st.st_dev;
 	id->ino = st.st_ino;
 	id->size = st.st_size;
-	id->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
-		       st.st_mtim.tv_nsec;
+	id->mtime_ns =
+	    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 	return true;
 }
 
 bool
 sym_perfmap_id_equal(const struct sym_perfmap_id *a,
-		    const struct sym_perfmap_id *b)
+		     const struct sym_perfmap_id *b)
 {
 	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
 	       a->mtime_ns == b->mtime_ns;
@@ -160,8 +159,7 @@ sym_perfmap_load(const char *path, struct sym_perfmap_id *id)
 			id->dev = st.st_dev;
 			id->ino = st.st_ino;
 			id->size = st.st_size;
-			id->mtime_ns = (int64_t)st.st_mtim.tv_sec *
-					       1000000000 +
+			id->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
 				       st.st_mtim.tv_nsec;
 		}
 	}
@@ -190,7 +188,7 @@ sym_perfmap_count(const struct sym_perfmap *m)
 
 bool
 sym_perfmap_lookup(const struct sym_perfmap *m, uint64_t addr,
-		  const char **name, uint64_t *start)
+		   const char **name, uint64_t *start)
 {
 	size_t lo = 0, hi = m->n, k;
 	const struct sym_pment *best = NULL;

@@ -33,11 +33,12 @@ struct sym_perfmap *sym_perfmap_read(FILE *f);
  * Loads `path`; fills *id (when not NULL) with the identity of the file
  * read.  NULL with errno set (ENOENT when there is no map).
  */
-struct sym_perfmap *sym_perfmap_load(const char *path, struct sym_perfmap_id *id);
+struct sym_perfmap *sym_perfmap_load(const char *path,
+				     struct sym_perfmap_id *id);
 /* Fills *id from stat(2); returns false when the file does not exist. */
 bool sym_perfmap_stat(const char *path, struct sym_perfmap_id *id);
 bool sym_perfmap_id_equal(const struct sym_perfmap_id *a,
-			 const struct sym_perfmap_id *b);
+			  const struct sym_perfmap_id *b);
 /* NULL is allowed. */
 void sym_perfmap_free(struct sym_perfmap *m);
 size_t sym_perfmap_count(const struct sym_perfmap *m);
@@ -46,7 +47,7 @@ size_t sym_perfmap_count(const struct sym_perfmap *m);
  * (owned by the map) and *start.
  */
 bool sym_perfmap_lookup(const struct sym_perfmap *m, uint64_t addr,
-		       const char **name, uint64_t *start);
+			const char **name, uint64_t *start);
 
 /*
  * Splits a CPython entry "py::FUNC:FILE".  Returns false when `name` is

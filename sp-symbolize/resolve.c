@@ -31,18 +31,18 @@ enum { MOD_UNCHECKED, MOD_OK, MOD_BAD };
 /* A module as the stream declared it. */
 struct rmod {
 	bool defined;
-	struct sp_module m;	/* m.path is owned */
-	char *buildid;		/* from a buildid record, or NULL */
+	struct sp_module m; /* m.path is owned */
+	char *buildid;      /* from a buildid record, or NULL */
 	int state;
-	struct sym_image *img;	/* borrowed from the image table */
+	struct sym_image *img; /* borrowed from the image table */
 	bool pyruntime;
-	bool overridable;	/* a perf map may override it */
+	bool overridable; /* a perf map may override it */
 };
 
 /* One file on disk, shared by the modules that map it. */
 struct rimg {
 	char *path;
-	struct sym_image *img;	/* NULL when it failed to open */
+	struct sym_image *img; /* NULL when it failed to open */
 	bool have_ino;
 	uint64_t ino;
 	bool warned;
@@ -65,8 +65,8 @@ struct sym_resolver {
 	size_t nmods;
 	struct rimg **imgs;
 	size_t nimgs;
-	struct sp_htab *img_by_path;	/* path -> index into imgs */
-	struct sp_htab *pm_by_pid;	/* pid -> index into pms */
+	struct sp_htab *img_by_path; /* path -> index into imgs */
+	struct sp_htab *pm_by_pid;   /* pid -> index into pms */
 	struct rpm **pms;
 	size_t npms;
 	struct sym_kallsyms *ks;
@@ -77,9 +77,8 @@ struct sym_resolver {
 	bool vdso_tried;
 };
 
-static void
-warnf(struct sym_resolver *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static void warnf(struct sym_resolver *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static void
 warnf(struct sym_resolver *r, const char *fmt, ...)
@@ -121,8 +120,8 @@ sym_resolver_new(const struct sym_resolver_opts *o, struct sp_buf *err)
 			int saved = errno;
 
 			if (err && saved == EBADMSG)
-				sp_buf_addf(err, "line %lu: not a kallsyms line",
-					    line);
+				sp_buf_addf(
+				    err, "line %lu: not a kallsyms line", line);
 			else if (err)
 				sp_buf_adds(err, strerror(saved));
 			sym_resolver_free(r);
@@ -250,13 +249,14 @@ sym_resolver_module(struct sym_resolver *r, const struct sp_module *m)
 	rm->defined = true;
 	base = sp_module_basename(rm->m.path, &blen);
 	rm->pyruntime = !m->is_kernel && sym_is_python_runtime(base, blen);
-	rm->overridable = !m->is_kernel && sym_perf_map_may_override(rm->m.path);
+	rm->overridable =
+	    !m->is_kernel && sym_perf_map_may_override(rm->m.path);
 	return 0;
 }
 
 int
 sym_resolver_buildid(struct sym_resolver *r, uint32_t module_id,
-		    const char *hex)
+		     const char *hex)
 {
 	char *copy;
 
@@ -276,9 +276,9 @@ sym_resolver_buildid(struct sym_resolver *r, uint32_t module_id,
 int
 sym_resolver_host(struct sym_resolver *r, const char *key, const char *value)
 {
-	char **slot = !strcmp(key, "release") ? &r->release :
-		      !strcmp(key, "bootid")  ? &r->bootid :
-						NULL;
+	char **slot = !strcmp(key, "release")  ? &r->release
+		      : !strcmp(key, "bootid") ? &r->bootid
+					       : NULL;
 	char *copy;
 
 	if (!slot)
@@ -378,17 +378,19 @@ same_file(struct sym_resolver *r, struct rimg *ri, const struct rmod *rm)
 
 	if (rm->m.inode && ri->have_ino && rm->m.inode != ri->ino) {
 		if (!ri->warned)
-			warnf(r, "'%s': file changed since recording (inode "
-				 "%" PRIu64 ", recorded %" PRIu64
-				 "); frames keep their address names",
+			warnf(r,
+			      "'%s': file changed since recording (inode "
+			      "%" PRIu64 ", recorded %" PRIu64
+			      "); frames keep their address names",
 			      ri->path, ri->ino, rm->m.inode);
 		ri->warned = true;
 		return false;
 	}
 	if (rm->buildid && have && strcmp(rm->buildid, have) != 0) {
 		if (!ri->warned)
-			warnf(r, "'%s': build id %s differs from recorded %s; "
-				 "frames keep their address names",
+			warnf(r,
+			      "'%s': build id %s differs from recorded %s; "
+			      "frames keep their address names",
 			      ri->path, have, rm->buildid);
 		ri->warned = true;
 		return false;
@@ -563,18 +565,20 @@ kernel_table(struct sym_resolver *r)
 	if (r->o.no_kallsyms)
 		return NULL;
 	if (!same_kernel(r)) {
-		warnf(r, "the recording comes from another kernel (%s); "
-			 "kernel frames keep their address names unless "
-			 "--kallsyms gives its symbols",
+		warnf(r,
+		      "the recording comes from another kernel (%s); "
+		      "kernel frames keep their address names unless "
+		      "--kallsyms gives its symbols",
 		      r->release ? r->release : "another boot");
 		return NULL;
 	}
 	r->ks = sym_kallsyms_load("/proc/kallsyms", NULL);
 	if (!r->ks || sym_kallsyms_count(r->ks) == 0)
-		warnf(r, "'/proc/kallsyms': %s; kernel frames keep their "
-			 "address names",
-		      r->ks ? "addresses hidden (kptr_restrict)" :
-			      strerror(errno));
+		warnf(r,
+		      "'/proc/kallsyms': %s; kernel frames keep their "
+		      "address names",
+		      r->ks ? "addresses hidden (kptr_restrict)"
+			    : strerror(errno));
 	return r->ks;
 }
 
@@ -606,7 +610,8 @@ kernel_frame(struct sym_resolver *r, const struct sp_frame *f,
 	char *full;
 
 	kf.mode = SP_FRAME_KERNEL;
-	if (!ks || !sym_kallsyms_lookup(ks, f->abs_ip, &name, &module, &start) ||
+	if (!ks ||
+	    !sym_kallsyms_lookup(ks, f->abs_ip, &name, &module, &start) ||
 	    f->abs_ip - start > SYM_KERNEL_MAX_OFFSET)
 		return fallback(&kf, NULL, SYM_SYM_KERNEL | SYM_SYM_UNRESOLVED,
 				out);
@@ -625,8 +630,8 @@ kernel_frame(struct sym_resolver *r, const struct sp_frame *f,
 
 /* A frame resolved from its module's file, or its fallback name. */
 static int
-native_frame(struct sym_resolver *r, const struct sp_frame *f,
-	     struct rmod *rm, struct sym_res *out)
+native_frame(struct sym_resolver *r, const struct sp_frame *f, struct rmod *rm,
+	     struct sym_res *out)
 {
 	size_t first = out->n;
 	struct sym_image *img;
@@ -658,7 +663,7 @@ native_frame(struct sym_resolver *r, const struct sp_frame *f,
 
 int
 sym_resolver_frame(struct sym_resolver *r, const struct sp_frame *f,
-		  int32_t pid, struct sym_res *out)
+		   int32_t pid, struct sym_res *out)
 {
 	struct rmod *rm = NULL;
 	const char *name;

@@ -31,8 +31,8 @@ struct sym_resolver;
 
 struct sym_resolver_opts {
 	struct sym_symopts sym;
-	const char *kallsyms;	/* saved kallsyms file, or NULL for host */
-	bool no_kallsyms;	/* leave kernel frames unresolved */
+	const char *kallsyms;     /* saved kallsyms file, or NULL for host */
+	bool no_kallsyms;         /* leave kernel frames unresolved */
 	const char *perf_map_dir; /* NULL for /tmp */
 	bool no_perf_maps;
 	const int32_t *perf_map_pids; /* perf maps only for these, if any */
@@ -48,7 +48,7 @@ struct sym_resolver_opts {
  * or "line N: not a kallsyms line".
  */
 struct sym_resolver *sym_resolver_new(const struct sym_resolver_opts *o,
-				    struct sp_buf *err);
+				      struct sp_buf *err);
 void sym_resolver_free(struct sym_resolver *r);
 
 /*
@@ -61,10 +61,10 @@ int sym_resolver_module(struct sym_resolver *r, const struct sp_module *m);
  * only if its file has that build id.  Returns 0, -ENOENT, -ENOMEM.
  */
 int sym_resolver_buildid(struct sym_resolver *r, uint32_t module_id,
-			const char *hex);
+			 const char *hex);
 /* Records a host fact ("release", "bootid"...); others are ignored. */
 int sym_resolver_host(struct sym_resolver *r, const char *key,
-		     const char *value);
+		      const char *value);
 /* Forgets the per-process state (perf map) of `pid`: exec or exit. */
 void sym_resolver_forget(struct sym_resolver *r, int32_t pid);
 
@@ -74,7 +74,7 @@ void sym_resolver_forget(struct sym_resolver *r, int32_t pid);
  * used).  Returns 0 or -ENOMEM.
  */
 int sym_resolver_frame(struct sym_resolver *r, const struct sp_frame *f,
-		      int32_t pid, struct sym_res *out);
+		       int32_t pid, struct sym_res *out);
 
 /* True for the basename of a Python interpreter or libpython. */
 bool sym_is_python_runtime(const char *base, size_t len);

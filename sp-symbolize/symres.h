@@ -14,23 +14,23 @@
 
 /* Flag letters of a symbol record, in the order they are printed. */
 enum sym_sym_flag {
-	SYM_SYM_KERNEL = 1 << 0,		/* k */
-	SYM_SYM_JIT = 1 << 1,		/* j */
-	SYM_SYM_INLINED = 1 << 2,	/* i */
-	SYM_SYM_PYRUNTIME = 1 << 3,	/* p */
-	SYM_SYM_HIDDEN = 1 << 4,		/* h */
-	SYM_SYM_TRUNCATED = 1 << 5,	/* t */
-	SYM_SYM_UNRESOLVED = 1 << 6,	/* u */
+	SYM_SYM_KERNEL = 1 << 0,     /* k */
+	SYM_SYM_JIT = 1 << 1,        /* j */
+	SYM_SYM_INLINED = 1 << 2,    /* i */
+	SYM_SYM_PYRUNTIME = 1 << 3,  /* p */
+	SYM_SYM_HIDDEN = 1 << 4,     /* h */
+	SYM_SYM_TRUNCATED = 1 << 5,  /* t */
+	SYM_SYM_UNRESOLVED = 1 << 6, /* u */
 };
 
 /* One logical frame. */
 struct sym_entry {
-	char *name;		/* never NULL */
-	char *file;		/* source file or NULL */
-	unsigned line;		/* 0 when unknown */
-	uint64_t offset;	/* offset into the function */
+	char *name;      /* never NULL */
+	char *file;      /* source file or NULL */
+	unsigned line;   /* 0 when unknown */
+	uint64_t offset; /* offset into the function */
 	bool has_offset;
-	unsigned flags;		/* enum sym_sym_flag bits */
+	unsigned flags; /* enum sym_sym_flag bits */
 };
 
 struct sym_res {
@@ -39,7 +39,10 @@ struct sym_res {
 	size_t alloc;
 };
 
-#define SYM_RES_INIT { NULL, 0, 0 }
+#define SYM_RES_INIT                                                           \
+	{                                                                      \
+		NULL, 0, 0                                                     \
+	}
 
 /*
  * Appends a frame named `name` (copied); returns it, or NULL on
@@ -48,7 +51,7 @@ struct sym_res {
 struct sym_entry *sym_res_add(struct sym_res *r, const char *name);
 /* Appends a frame named "PREFIX+0xHEX". */
 struct sym_entry *sym_res_addhex(struct sym_res *r, const char *prefix,
-				uint64_t value);
+				 uint64_t value);
 /* Sets the source file of `s` (copied); returns 0 or -ENOMEM. */
 int sym_sym_set_file(struct sym_entry *s, const char *file, unsigned line);
 /* Appends deep copies of the frames of `src`; returns 0 or -ENOMEM. */

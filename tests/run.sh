@@ -33,6 +33,8 @@ else
 		run_one "unit/$(basename "$u")" "$u"
 		grep -h '^[0-9]*%: Checks' "$log/out" | sed 's/^/      /'
 	done
+	run_one "source: clang-format" sh tests/check-format.sh
+	run_one "source: no #include circle" sh tests/check-includes.sh
 	for t in tests/t[0-9]*.sh; do
 		[ -f "$t" ] || continue
 		run_one "$(basename "$t")" sh "$t"

@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void
 write_all(struct fold_set *set, const struct fold_opts *o,
-          const struct fold_meta *meta)
+	  const struct fold_meta *meta)
 {
 	FILE *null = fopen("/dev/null", "w");
 
@@ -38,8 +38,8 @@ write_all(struct fold_set *set, const struct fold_opts *o,
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct fold_opts o = {.format = FOLD_FOLDED};
-	struct fold_meta meta = {0};
+	struct fold_opts o = { .format = FOLD_FOLDED };
+	struct fold_meta meta = { 0 };
 	struct fold_set *set;
 	FILE *in;
 	uint8_t mode;

@@ -19,8 +19,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define ST_BASE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-	PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+#define ST_BASE                                                                \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |                 \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
 
 static uint64_t sink;
 
@@ -124,8 +125,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t bad = 0;
 
 	rec_layout_init(&base, ST_BASE, 0);
-	rec_layout_init(&dwarf, ST_BASE | PERF_SAMPLE_REGS_USER |
-			PERF_SAMPLE_STACK_USER, 0xff0fffULL);
+	rec_layout_init(
+	    &dwarf, ST_BASE | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER,
+	    0xff0fffULL);
 	ring_pass(data, size, &base);
 	ring_pass(data, size, &dwarf);
 	while (rec_maps_next((const char *)data, size, &pos, &m, &bad) == 1)

@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Stubs: every file is missing, no name is mangled. */
 struct sym_image *
 sym_image_open(const char *path, const struct sym_symopts *opts,
-	      const char **why)
+	       const char **why)
 {
 	(void)path;
 	(void)opts;
@@ -36,7 +36,7 @@ sym_image_open(const char *path, const struct sym_symopts *opts,
 
 struct sym_image *
 sym_image_open_mem(void *mem, size_t len, const struct sym_symopts *opts,
-		  const char **why)
+		   const char **why)
 {
 	(void)len;
 	(void)opts;

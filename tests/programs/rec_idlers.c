@@ -42,6 +42,7 @@ main(int argc, char **argv)
 			sink += k;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 	} while ((double)(now.tv_sec - ts.tv_sec) +
-		 (double)(now.tv_nsec - ts.tv_nsec) / 1e9 < secs);
+		     (double)(now.tv_nsec - ts.tv_nsec) / 1e9 <
+		 secs);
 	return 0;
 }

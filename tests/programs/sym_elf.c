@@ -22,7 +22,7 @@ static inline __attribute__((always_inline)) void
 sym_inl(int x)
 {
 	sym_sink = x * 7;
-	sym_leaf(x + 1);	/* the call inside the inlined body */
+	sym_leaf(x + 1); /* the call inside the inlined body */
 	sym_sink = x;
 }
 
@@ -56,10 +56,10 @@ sym_tail(int n)
 __asm__(".text\n.globl sym_asm_label\nsym_asm_label:\n\tret\n");
 
 /* Rust-style mangled names (legacy and v0), given through asm labels. */
-__attribute__((noinline)) void sym_rust_legacy(void)
-	__asm__("_ZN7symrust4work17h0123456789abcdefE");
-__attribute__((noinline)) void sym_rust_v0(void)
-	__asm__("_RNvCs1234_7symrust5spawn");
+__attribute__((noinline)) void
+sym_rust_legacy(void) __asm__("_ZN7symrust4work17h0123456789abcdefE");
+__attribute__((noinline)) void
+sym_rust_v0(void) __asm__("_RNvCs1234_7symrust5spawn");
 
 void
 sym_rust_legacy(void)

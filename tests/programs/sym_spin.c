@@ -10,7 +10,7 @@ volatile unsigned long sym_spin_sink;
 static inline __attribute__((always_inline)) void
 sym_spin_inlined(unsigned long i)
 {
-	sym_spin_sink += i * i;	/* sym_spin_inlined body */
+	sym_spin_sink += i * i; /* sym_spin_inlined body */
 }
 
 __attribute__((noinline)) void
@@ -19,7 +19,7 @@ sym_spin_hot(unsigned long n)
 	unsigned long i;
 
 	for (i = 0; i < n; i++) {
-		sym_spin_sink += i;	/* sym_spin_hot body */
+		sym_spin_sink += i; /* sym_spin_hot body */
 		sym_spin_inlined(i);
 	}
 }
@@ -41,6 +41,7 @@ main(void)
 		sym_spin_caller(100000);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 	} while ((now.tv_sec - start.tv_sec) * 1000000000L +
-		 (now.tv_nsec - start.tv_nsec) < 600000000L);
+		     (now.tv_nsec - start.tv_nsec) <
+		 600000000L);
 	return 0;
 }

@@ -29,8 +29,7 @@ __asm__(".text\n"
 
 static unsigned long data_word;
 
-static void __attribute__((noinline))
-run(unsigned long ra)
+static void __attribute__((noinline)) run(unsigned long ra)
 {
 	volatile unsigned long frame[2] = { 0, ra };
 
@@ -43,8 +42,11 @@ main(int argc, char **argv)
 	double secs = argc > 1 ? atof(argv[1]) : 1;
 	unsigned long local = 0;
 	const unsigned long ras[5] = {
-		0x7fffffffffffffffUL, 0x8000000000000001UL,
-		(unsigned long)&local, (unsigned long)&data_word, 0x10000UL,
+		0x7fffffffffffffffUL,
+		0x8000000000000001UL,
+		(unsigned long)&local,
+		(unsigned long)&data_word,
+		0x10000UL,
 	};
 	struct timespec t0, t;
 	unsigned i = 0;
@@ -54,6 +56,7 @@ main(int argc, char **argv)
 		run(ras[i++ % 5]);
 		clock_gettime(CLOCK_MONOTONIC, &t);
 	} while ((double)(t.tv_sec - t0.tv_sec) +
-			 (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+		     (double)(t.tv_nsec - t0.tv_nsec) / 1e9 <
+		 secs);
 	return 0;
 }

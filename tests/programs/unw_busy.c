@@ -60,7 +60,8 @@ main(int argc, char **argv)
 	double seconds = argc > 1 ? atof(argv[1]) : 1;
 	int i, n = argc > 2 ? atoi(argv[2]) : 1;
 	struct timespec ts = { (time_t)seconds,
-			       (long)((seconds - (double)(time_t)seconds) * 1e9) };
+			       (long)((seconds - (double)(time_t)seconds) *
+				      1e9) };
 	unsigned long rounds[64] = { 0 }, total = 0;
 	pthread_t t[64];
 
@@ -87,8 +88,9 @@ main(int argc, char **argv)
 			descend(DEPTH);
 			rounds[0]++;
 			clock_gettime(CLOCK_MONOTONIC, &now);
-		} while (now.tv_sec < end.tv_sec ||
-			 (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
+		} while (
+		    now.tv_sec < end.tv_sec ||
+		    (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
 	}
 	for (i = 1; i < n; i++)
 		pthread_join(t[i], NULL);

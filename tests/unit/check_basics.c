@@ -17,8 +17,8 @@
 
 START_TEST(varints_round_trip)
 {
-	static const int64_t vals[] = { 0, 1, -1, 63, -64, 64, 300,
-					INT64_MAX, INT64_MIN };
+	static const int64_t vals[] = { 0,  1,   -1,        63,       -64,
+					64, 300, INT64_MAX, INT64_MIN };
 	struct sp_buf b = SP_BUF_INIT;
 	const uint8_t *p, *end;
 	size_t i;
@@ -48,8 +48,8 @@ START_TEST(varint_encoding_matches_leb128)
 	struct sp_buf b = SP_BUF_INIT;
 
 	sp_varint_put_u64(&b, 300);
-	sp_varint_put_i64(&b, -1);	/* zigzag: 1 */
-	sp_varint_put_i64(&b, 1);	/* zigzag: 2 */
+	sp_varint_put_i64(&b, -1); /* zigzag: 1 */
+	sp_varint_put_i64(&b, 1);  /* zigzag: 2 */
 	ck_assert_uint_eq(b.len, 4);
 	ck_assert_mem_eq(b.data, "\xac\x02\x01\x02", 4);
 	sp_buf_release(&b);
@@ -60,8 +60,8 @@ START_TEST(varints_reject_overlong_and_cut_input)
 {
 	static const uint8_t eleven[] = { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
 					  0x80, 0x80, 0x80, 0x80, 0x01 };
-	static const uint8_t big[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-				       0xff, 0xff, 0xff, 0x02 };
+	static const uint8_t big[] = { 0xff, 0xff, 0xff, 0xff, 0xff,
+				       0xff, 0xff, 0xff, 0xff, 0x02 };
 	const uint8_t *p = eleven;
 	uint64_t v;
 

@@ -32,7 +32,7 @@ folded(struct fold_set *set)
 static int
 run(const char *text, const struct fold_opts *o, bool perf, char **out)
 {
-	struct fold_meta meta = {0};
+	struct fold_meta meta = { 0 };
 	struct fold_set *set = fold_set_new();
 	FILE *in = fmemopen((void *)text, strlen(text), "r");
 	int rc;
@@ -40,7 +40,7 @@ run(const char *text, const struct fold_opts *o, bool perf, char **out)
 	ck_assert_ptr_nonnull(set);
 	ck_assert_ptr_nonnull(in);
 	rc = perf ? fold_perf_script(in, "", o, set)
-	          : fold_records(in, "", o, set, &meta);
+		  : fold_records(in, "", o, set, &meta);
 	fclose(in);
 	*out = folded(set);
 	fold_set_free(set);
@@ -77,7 +77,7 @@ END_TEST
 
 START_TEST(filters_match_frames_not_the_comm)
 {
-	struct fold_opts o = {0};
+	struct fold_opts o = { 0 };
 	char s[64];
 	size_t n;
 
@@ -109,7 +109,7 @@ END_TEST
 
 START_TEST(perf_headers_follow_the_script)
 {
-	struct fold_opts o = {.tid = true};
+	struct fold_opts o = { .tid = true };
 
 	/* one-character comms do not match; multi-word comms do */
 	expect("ab 5 1.0: ev:\n\t1 f (m)\n\n"
@@ -124,7 +124,7 @@ END_TEST
 
 START_TEST(perf_frames_backtrack_like_the_script)
 {
-	struct fold_opts o = {.addrs = true};
+	struct fold_opts o = { .addrs = true };
 
 	expect("app 1 1.0: ev:\n"
 	       "\tab (x)\n"
@@ -140,7 +140,7 @@ END_TEST
 
 START_TEST(perf_events_default_to_the_first)
 {
-	struct fold_opts o = {0};
+	struct fold_opts o = { 0 };
 
 	expect("a1 1 1.0: 100 cycles: \n\t1 f (m)\n\n"
 	       "a1 1 1.0: 100 instructions: \n\t1 g (m)\n\n"
@@ -175,7 +175,7 @@ static const char stream[] =
 
 START_TEST(records_name_frames_and_threads)
 {
-	struct fold_opts o = {0};
+	struct fold_opts o = { 0 };
 
 	expect(stream, &o, false,
 	       "my_app;<stack truncated>;[a?b];f:g 1\n"
@@ -231,7 +231,7 @@ static const char grouping[] =
 
 START_TEST(records_group_frames_by_function)
 {
-	struct fold_opts o = {0};
+	struct fold_opts o = { 0 };
 
 	expect(grouping, &o, false,
 	       "cc1plus;[cc1plus] 1\n"
@@ -255,18 +255,18 @@ END_TEST
 START_TEST(records_reject_bad_input)
 {
 	static const char *const bad[] = {
-	    "spool\t1\t0\t1\nstack\t0\t-\t0\n",
-	    "spool\t1\t0\t1\nstack\t1\t-\t0\n",
-	    "spool\t1\t0\t1\nframe\t0\tuser\t0x1\t-\t-\nstack\t0\t0\t0\n",
-	    "spool\t1\t0\t1\nframe\t0\tsideways\t0x1\t-\t-\n",
-	    "spool\t1\t0\t1\nsymbol\t0\t-\t0\t-\t-\t-\tx\n",
-	    "spool\t1\t0\t1\nframe\t0\tuser\t0x1\t-\t-\n"
-	    "symbol\t0\t-\t1\t-\t-\t-\tx\n",
-	    "spool\t1\t0\t1\ncomm\t1\t1\t1\tmaybe\tx\n",
-	    "spool\t1\t0\t1\nsample\t1\t1\t1\t-",
-	    "sample\t1\t1\t1\t-\n",
+		"spool\t1\t0\t1\nstack\t0\t-\t0\n",
+		"spool\t1\t0\t1\nstack\t1\t-\t0\n",
+		"spool\t1\t0\t1\nframe\t0\tuser\t0x1\t-\t-\nstack\t0\t0\t0\n",
+		"spool\t1\t0\t1\nframe\t0\tsideways\t0x1\t-\t-\n",
+		"spool\t1\t0\t1\nsymbol\t0\t-\t0\t-\t-\t-\tx\n",
+		"spool\t1\t0\t1\nframe\t0\tuser\t0x1\t-\t-\n"
+		"symbol\t0\t-\t1\t-\t-\t-\tx\n",
+		"spool\t1\t0\t1\ncomm\t1\t1\t1\tmaybe\tx\n",
+		"spool\t1\t0\t1\nsample\t1\t1\t1\t-",
+		"sample\t1\t1\t1\t-\n",
 	};
-	struct fold_opts o = {0};
+	struct fold_opts o = { 0 };
 	char *out;
 	size_t i;
 

@@ -19,12 +19,12 @@
 #include "sp-fold/top.h"
 
 static const char *const lines[] = {
-    "app;main;work;leaf",
-    "app;main;work;leaf",
-    "app;main;work",
-    "app;main;a<b>&\"c\"",
-    "sh;main",
-    "app;main;rec;rec",
+	"app;main;work;leaf",
+	"app;main;work;leaf",
+	"app;main;work",
+	"app;main;a<b>&\"c\"",
+	"sh;main",
+	"app;main;rec;rec",
 };
 
 static struct fold_set *
@@ -36,7 +36,7 @@ sample_set(void)
 	ck_assert_ptr_nonnull(s);
 	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
 		ck_assert_int_eq(fold_set_add(s, lines[i], strlen(lines[i]), 1),
-		                 0);
+				 0);
 	return s;
 }
 
@@ -52,19 +52,19 @@ sample_set(void)
 START_TEST(top_counts_self_and_total_once_per_stack)
 {
 	struct fold_set *s = sample_set();
-	struct fold_opts o = {0};
+	struct fold_opts o = { 0 };
 	char *out = NULL;
 	size_t len = 0;
 
 	CAPTURE(out, len, fold_write_top(f_, s, &o));
 	ck_assert_str_eq(
 	    out, "# 6 samples, 5 functions\n"
-	         "   self%   total%         self        total  function\n"
-	         "  33.33%   33.33%            2            2  leaf\n"
-	         "  16.67%  100.00%            1            6  main\n"
-	         "  16.67%   50.00%            1            3  work\n"
-	         "  16.67%   16.67%            1            1  a<b>&\"c\"\n"
-	         "  16.67%   16.67%            1            1  rec\n");
+		 "   self%   total%         self        total  function\n"
+		 "  33.33%   33.33%            2            2  leaf\n"
+		 "  16.67%  100.00%            1            6  main\n"
+		 "  16.67%   50.00%            1            3  work\n"
+		 "  16.67%   16.67%            1            1  a<b>&\"c\"\n"
+		 "  16.67%   16.67%            1            1  rec\n");
 	free(out);
 	fold_set_free(s);
 }
@@ -85,7 +85,7 @@ count(const char *s, const char *what)
 START_TEST(svg_has_a_rect_per_frame_and_escapes)
 {
 	struct fold_set *s = sample_set();
-	struct fold_opts o = {.title = "t&t"};
+	struct fold_opts o = { .title = "t&t" };
 	char *out = NULL;
 	size_t len = 0;
 
@@ -192,16 +192,16 @@ read_sample(struct profile *pr, struct pb s, char *line, size_t size)
 		ck_assert_uint_ne(fn, 0);
 		strncat(line, ";", size - strlen(line) - 1);
 		strncat(line, pr->strs[pr->func_name[fn]],
-		        size - strlen(line) - 1);
+			size - strlen(line) - 1);
 	}
 	snprintf(line + strlen(line), size - strlen(line), " %llu\n",
-	         (unsigned long long)first);
+		 (unsigned long long)first);
 }
 
 static void
 read_profile(struct profile *pr, const unsigned char *data, size_t len)
 {
-	struct pb b = {data, data + len}, sub, ln;
+	struct pb b = { data, data + len }, sub, ln;
 	char samples[16][128];
 	uint64_t v, id = 0, name = 0, fn = 0;
 	unsigned f, g;
@@ -244,7 +244,7 @@ read_profile(struct profile *pr, const unsigned char *data, size_t len)
 			}
 	for (i = 0; i < pr->nsamples; i++)
 		strncat(pr->folded, samples[i],
-		        sizeof(pr->folded) - strlen(pr->folded) - 1);
+			sizeof(pr->folded) - strlen(pr->folded) - 1);
 }
 
 static unsigned char *
@@ -268,9 +268,10 @@ gunzip(const char *in, size_t n, size_t *outlen)
 START_TEST(pprof_decodes_to_the_folded_stacks)
 {
 	struct fold_set *s = sample_set();
-	struct fold_opts o = {0};
-	struct fold_meta meta = {
-	    .period_ns = 1000000, .start_ns = 5, .duration_ns = 7};
+	struct fold_opts o = { 0 };
+	struct fold_meta meta = { .period_ns = 1000000,
+				  .start_ns = 5,
+				  .duration_ns = 7 };
 	struct profile pr;
 	char *out = NULL, *fold = NULL;
 	const unsigned char *raw;
@@ -296,7 +297,7 @@ END_TEST
 static char *
 records_pprof(const char *text, const struct fold_opts *o, size_t *len)
 {
-	struct fold_meta meta = {0};
+	struct fold_meta meta = { 0 };
 	struct fold_set *set = fold_set_new();
 	FILE *in = fmemopen((void *)text, strlen(text), "r");
 	FILE *tmp = tmpfile();
@@ -354,7 +355,7 @@ release_profile(struct profile *pr)
 
 START_TEST(pprof_of_records_groups_by_function)
 {
-	struct fold_opts o = {.format = FOLD_PPROF};
+	struct fold_opts o = { .format = FOLD_PPROF };
 	struct profile pr;
 	const unsigned char *raw;
 	size_t len, rawlen;
@@ -365,7 +366,7 @@ START_TEST(pprof_of_records_groups_by_function)
 	read_profile(&pr, raw, rawlen);
 	/* one sample per stack id, so the two call sites stay two lines */
 	ck_assert_str_eq(pr.folded, "cc1plus;[cc1plus];do_syscall_64 1\n"
-	                            "cc1plus;[cc1plus];do_syscall_64 2\n");
+				    "cc1plus;[cc1plus];do_syscall_64 2\n");
 	ck_assert_uint_eq(pr.nfuncs, 2);
 	release_profile(&pr);
 	free(out);
@@ -374,8 +375,8 @@ START_TEST(pprof_of_records_groups_by_function)
 	raw = gunzip(out, len, &rawlen);
 	read_profile(&pr, raw, rawlen);
 	ck_assert_str_eq(pr.folded,
-	                 "cc1plus;cc1plus+0x10;do_syscall_64+0x44 1\n"
-	                 "cc1plus;cc1plus+0x20;do_syscall_64+0x70 2\n");
+			 "cc1plus;cc1plus+0x10;do_syscall_64+0x44 1\n"
+			 "cc1plus;cc1plus+0x20;do_syscall_64+0x70 2\n");
 	ck_assert_uint_eq(pr.nfuncs, 4);
 	release_profile(&pr);
 	free(out);

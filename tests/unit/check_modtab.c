@@ -28,8 +28,8 @@ static uint32_t
 add(int32_t pid, uint64_t start, uint64_t end, const char *path, bool k,
     uint64_t inode)
 {
-	struct sp_module m = { 0, pid, start, end, 0, inode, k, path,
-			       strlen(path) };
+	struct sp_module m = { 0,     pid, start, end,         0,
+			       inode, k,   path,  strlen(path) };
 	uint32_t id;
 
 	ck_assert_int_eq(sp_modtab_intern(t, &m, NULL, &id), 0);
@@ -111,8 +111,9 @@ END_TEST
 
 START_TEST(fork_clones_active_modules)
 {
-	struct sp_module m = { 0, 7, 0x1000, 0x2000, 0x400, 3, false, "/lib",
-			       4 };
+	struct sp_module m = {
+		0, 7, 0x1000, 0x2000, 0x400, 3, false, "/lib", 4
+	};
 	uint32_t id, child;
 	uint64_t rel;
 
@@ -140,10 +141,12 @@ START_TEST(many_modules_resolve_by_binary_search)
 		    "/m", false, i);
 	for (i = 0; i < 5000; i += 37) {
 		ck_assert_uint_eq(resolve(7, 0x100000 + i * 0x1000 + 0x10,
-					  SP_FRAME_USER, &rel), i);
+					  SP_FRAME_USER, &rel),
+				  i);
 		ck_assert_uint_eq(rel, 0x10);
 		ck_assert_uint_eq(resolve(7, 0x100000 + i * 0x1000 + 0x900,
-					  SP_FRAME_USER, NULL), SP_NONE);
+					  SP_FRAME_USER, NULL),
+				  SP_NONE);
 	}
 }
 END_TEST

@@ -67,7 +67,7 @@ START_TEST(anonymous_and_special_mappings)
 
 	m = parse_ok("1000-2000 r-xp 00000000 00:00 0");
 	path_is(&m, "");
-	ck_assert(!rec_map_is_module(&m));	/* JIT code: no file */
+	ck_assert(!rec_map_is_module(&m)); /* JIT code: no file */
 	m = parse_ok("1000-2000 r-xp 00000000 00:00 0 \n");
 	path_is(&m, "");
 	m = parse_ok("7ffd1000-7ffd3000 r-xp 00000000 00:00 0  [vdso]");
@@ -78,7 +78,7 @@ START_TEST(anonymous_and_special_mappings)
 	ck_assert_uint_eq(m.start, 0xffffffffff600000ULL);
 	ck_assert(!rec_map_is_module(&m));
 	m = parse_ok("5000-6000 rw-p 00002000 08:01 42 /usr/bin/prog");
-	ck_assert(!rec_map_is_module(&m));	/* data, not code */
+	ck_assert(!rec_map_is_module(&m)); /* data, not code */
 	m = parse_ok("5000-6000 rwxp 00000000 00:00 0 [stack]");
 	ck_assert(!rec_map_is_module(&m));
 }
@@ -109,8 +109,9 @@ START_TEST(malformed_lines_are_rejected)
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		ck_assert_msg(rec_maps_parse_line(bad[i], strlen(bad[i]), &m)
-			      == -EBADMSG, "accepted: '%s'", bad[i]);
+		ck_assert_msg(rec_maps_parse_line(bad[i], strlen(bad[i]), &m) ==
+				  -EBADMSG,
+			      "accepted: '%s'", bad[i]);
 }
 END_TEST
 
@@ -131,12 +132,11 @@ END_TEST
 
 START_TEST(walk_counts_bad_lines)
 {
-	const char text[] =
-		"1000-2000 r-xp 00000000 08:01 1 /bin/a\n"
-		"garbage line\n"
-		"\n"
-		"3000-4000 rw-p 00000000 00:00 0\n"
-		"5000-6000 r-xp 00000000 08:01 2 /bin/b";
+	const char text[] = "1000-2000 r-xp 00000000 08:01 1 /bin/a\n"
+			    "garbage line\n"
+			    "\n"
+			    "3000-4000 rw-p 00000000 00:00 0\n"
+			    "5000-6000 r-xp 00000000 08:01 2 /bin/b";
 	struct rec_map m;
 	size_t pos = 0;
 	uint64_t bad = 0;

@@ -13,8 +13,9 @@
 #include "sp-record/perfrec.h"
 #include "sp-record/stack.h"
 
-#define ST_BASE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-	PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+#define ST_BASE                                                                \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |                 \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
 #define ST_DWARF (ST_BASE | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
 
 /* A record being built: u64 words after the header. */
@@ -70,12 +71,12 @@ static size_t
 sample_base(struct rb *b)
 {
 	b->n = 1;
-	put(b, 0x401234);		/* ip */
-	put32x2(b, 100, 101);		/* pid, tid */
-	put(b, 5000);			/* time */
-	put32x2(b, 3, 0);		/* cpu */
-	put(b, 1000000);		/* period */
-	put(b, 6);			/* callchain nr */
+	put(b, 0x401234);     /* ip */
+	put32x2(b, 100, 101); /* pid, tid */
+	put(b, 5000);         /* time */
+	put32x2(b, 3, 0);     /* cpu */
+	put(b, 1000000);      /* period */
+	put(b, 6);            /* callchain nr */
 	put(b, (uint64_t)PERF_CONTEXT_KERNEL);
 	put(b, 0xffffffff81001000ULL);
 	put(b, 0xffffffff81002001ULL);
@@ -123,8 +124,7 @@ START_TEST(truncated_samples_are_rejected)
 		/* An exact-size heap copy: ASan catches any overread. */
 		copy = malloc(cut ? cut : 1);
 		memcpy(copy, b.w, cut);
-		ck_assert_int_eq(rec_sample_parse(&l, copy, cut, &s),
-				 -EBADMSG);
+		ck_assert_int_eq(rec_sample_parse(&l, copy, cut, &s), -EBADMSG);
 		free(copy);
 	}
 	/* A callchain count that claims more than the record holds. */
@@ -142,13 +142,13 @@ START_TEST(sample_with_registers_and_stack)
 
 	sample_base(&b);
 	put(&b, PERF_SAMPLE_REGS_ABI_64);
-	put(&b, 0x11);			/* three registers in mask 0x103 */
+	put(&b, 0x11); /* three registers in mask 0x103 */
 	put(&b, 0x22);
 	put(&b, 0x33);
-	put(&b, 16);			/* stack size */
+	put(&b, 16); /* stack size */
 	put(&b, 0xaaaa);
 	put(&b, 0xbbbb);
-	put(&b, 8);			/* dyn_size */
+	put(&b, 8); /* dyn_size */
 	len = finish(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
 	ck_assert_int_eq(rec_layout_init(&l, ST_DWARF, 0x103), 0);
 	ck_assert_int_eq(rec_sample_parse(&l, b.w, len, &s), 0);
@@ -183,10 +183,10 @@ START_TEST(stack_copies_shrink_to_what_was_filled)
 	sample_base(&b);
 	put(&b, PERF_SAMPLE_REGS_ABI_64);
 	put(&b, 0x11);
-	put(&b, 32);				/* stack size */
+	put(&b, 32); /* stack size */
 	for (i = 0; i < 4; i++)
 		put(&b, 0x0101010101010101ULL * (i + 1));
-	put(&b, 12);				/* dyn_size */
+	put(&b, 12); /* dyn_size */
 	len = finish(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
 	n = rec_sample_compact(&l, b.w, len, out);
 	ck_assert_uint_eq(n, len - 16);
@@ -236,13 +236,13 @@ START_TEST(mmap2_and_comm)
 	ck_assert_int_eq(rec_layout_init(&l, ST_BASE, 0), 0);
 	b.n = 1;
 	put32x2(&b, 100, 102);
-	put(&b, 0x7f0000001000ULL);	/* addr */
-	put(&b, 0x3000);		/* len */
-	put(&b, 0x2000);		/* pgoff */
-	put32x2(&b, 8, 1);		/* maj, min */
-	put(&b, 4242);			/* ino */
-	put(&b, 0);			/* ino generation */
-	put32x2(&b, 5, 2);		/* prot r-x, flags */
+	put(&b, 0x7f0000001000ULL); /* addr */
+	put(&b, 0x3000);            /* len */
+	put(&b, 0x2000);            /* pgoff */
+	put32x2(&b, 8, 1);          /* maj, min */
+	put(&b, 4242);              /* ino */
+	put(&b, 0);                 /* ino generation */
+	put32x2(&b, 5, 2);          /* prot r-x, flags */
 	put_str(&b, "/usr/lib/libfoo.so");
 	put_trailer(&b, 100, 102, 7000);
 	len = finish(&b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
@@ -295,8 +295,8 @@ START_TEST(task_and_lost)
 	ck_assert_int_eq(rec_task_parse(b.w, 20, &t), -EBADMSG);
 
 	b.n = 1;
-	put(&b, 77);			/* id */
-	put(&b, 12);			/* lost */
+	put(&b, 77); /* id */
+	put(&b, 12); /* lost */
 	len = finish(&b, PERF_RECORD_LOST, 0);
 	ck_assert_int_eq(rec_lost_parse(b.w, len, &lost), 0);
 	ck_assert_uint_eq(lost, 12);
@@ -312,20 +312,25 @@ END_TEST
 START_TEST(callchain_contexts_start_with_an_ip)
 {
 	const uint64_t chain[] = {
-		(uint64_t)PERF_CONTEXT_KERNEL, 0xffff1000, 0xffff2000,
-		(uint64_t)PERF_CONTEXT_USER, 0x1000, 0x2000, 0x3000,
+		(uint64_t)PERF_CONTEXT_KERNEL,
+		0xffff1000,
+		0xffff2000,
+		(uint64_t)PERF_CONTEXT_USER,
+		0x1000,
+		0x2000,
+		0x3000,
 	};
 	struct rec_rawframe f[8];
 	uint64_t skipped = 0;
 	size_t n;
 
-	n = rec_callchain_split(chain, 7, REC_CHAIN_KERNEL | REC_CHAIN_USER,
-				f, 8, NULL);
+	n = rec_callchain_split(chain, 7, REC_CHAIN_KERNEL | REC_CHAIN_USER, f,
+				8, NULL);
 	ck_assert_uint_eq(n, 5);
 	ck_assert_uint_eq(f[0].addr, 0xffff1000);
 	ck_assert_int_eq(f[0].mode, SP_FRAME_KERNEL);
 	ck_assert_uint_eq(f[1].addr, 0xffff1fff);
-	ck_assert_uint_eq(f[2].addr, 0x1000);	/* the user ip: kept */
+	ck_assert_uint_eq(f[2].addr, 0x1000); /* the user ip: kept */
 	ck_assert_int_eq(f[2].mode, SP_FRAME_USER);
 	ck_assert_uint_eq(f[3].addr, 0x1fff);
 	ck_assert_uint_eq(f[4].addr, 0x2fff);
@@ -355,8 +360,8 @@ END_TEST
 
 START_TEST(stack_build_resolves_and_marks_truncation)
 {
-	struct sp_module exe = { 0, 100, 0x400000, 0x402000, 0x1000, 1, false,
-				 "/bin/x", 6 };
+	struct sp_module exe = { 0, 100,   0x400000, 0x402000, 0x1000,
+				 1, false, "/bin/x", 6 };
 	struct sp_frame out[REC_STACK_MAX];
 	struct rec_stacker st;
 	struct rec_layout l;

@@ -23,12 +23,14 @@ START_TEST(processes_and_threads)
 	ck_assert_ptr_eq(rec_ptab_get(&t, 10), p);
 	ck_assert_ptr_null(rec_ptab_get(&t, 11));
 	ck_assert_ptr_nonnull(rec_ptab_add_thread(&t, 10, 10, "main", 4));
-	ck_assert_ptr_nonnull(rec_ptab_add_thread(&t, 10, 12, "a-very-long-"
-				  "thread-name", 23));
+	ck_assert_ptr_nonnull(rec_ptab_add_thread(&t, 10, 12,
+						  "a-very-long-"
+						  "thread-name",
+						  23));
 	ck_assert_ptr_nonnull(rec_ptab_add(&t, 20));
 	ck_assert_ptr_nonnull(rec_ptab_add_thread(&t, 20, 21, NULL, 0));
 	th = rec_ptab_thread(&t, 12);
-	ck_assert_str_eq(th->comm, "a-very-long-thr");	/* 15 bytes kept */
+	ck_assert_str_eq(th->comm, "a-very-long-thr"); /* 15 bytes kept */
 	ck_assert_uint_eq(t.nprocs, 2);
 	ck_assert_uint_eq(t.threads_seen, 3);
 	ck_assert_ptr_nonnull(rec_ptab_thread(&t, 21));
@@ -78,11 +80,11 @@ START_TEST(thread_lists_follow_their_process)
 	a = rec_ptab_add(&t, 100);
 	b = rec_ptab_add(&t, 200);
 	for (tid = 100; tid < 110; tid++)
-		ck_assert_ptr_nonnull(rec_ptab_add_thread(&t, 100, tid, "a",
-							  1));
+		ck_assert_ptr_nonnull(
+		    rec_ptab_add_thread(&t, 100, tid, "a", 1));
 	for (tid = 200; tid < 205; tid++)
-		ck_assert_ptr_nonnull(rec_ptab_add_thread(&t, 200, tid, NULL,
-							  0));
+		ck_assert_ptr_nonnull(
+		    rec_ptab_add_thread(&t, 200, tid, NULL, 0));
 	/* Renaming keeps the entry where it is. */
 	ck_assert_ptr_nonnull(rec_ptab_add_thread(&t, 100, 105, "b", 1));
 	ck_assert_uint_eq(check_thread_list(&t, a), 10);
@@ -152,8 +154,8 @@ START_TEST(proc_readers_on_ourselves)
 	ck_assert_int_ge(n, 1);
 	ck_assert_int_eq(tids[0] == getpid() || n > 1, 1);
 	free(tids);
-	ck_assert_int_eq(rec_proc_comm(getpid(), getpid(), comm,
-				       sizeof(comm)), 0);
+	ck_assert_int_eq(rec_proc_comm(getpid(), getpid(), comm, sizeof(comm)),
+			 0);
 	ck_assert_uint_gt(strlen(comm), 0);
 	ck_assert_ptr_null(strchr(comm, '\n'));
 }
@@ -162,35 +164,38 @@ END_TEST
 START_TEST(python_runtime_paths)
 {
 	static const char *yes[] = {
-		"/usr/bin/python3.11", "/usr/bin/python3", "python",
+		"/usr/bin/python3.11",
+		"/usr/bin/python3",
+		"python",
 		"/usr/lib/x86_64-linux-gnu/libpython3.12.so.1.0",
 		"/opt/py/bin/python3.13d",
 	};
 	static const char *no[] = {
 		"/usr/bin/python-config", "/usr/bin/pythonista",
-		"/usr/lib/libc.so.6", "/usr/bin/py", "/home/python3/bin/app",
+		"/usr/lib/libc.so.6",     "/usr/bin/py",
+		"/home/python3/bin/app",
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
-		ck_assert_msg(rec_is_python_runtime_path(yes[i],
-			      strlen(yes[i])), "%s", yes[i]);
+		ck_assert_msg(
+		    rec_is_python_runtime_path(yes[i], strlen(yes[i])), "%s",
+		    yes[i]);
 	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++)
-		ck_assert_msg(!rec_is_python_runtime_path(no[i],
-			      strlen(no[i])), "%s", no[i]);
+		ck_assert_msg(!rec_is_python_runtime_path(no[i], strlen(no[i])),
+			      "%s", no[i]);
 }
 END_TEST
 
 START_TEST(cmdline_detects_python_x_perf)
 {
-	ck_assert(rec_cmdline_has_python_perf("python3\0-X\0perf\0app.py\0",
-					      24));
-	ck_assert(rec_cmdline_has_python_perf("python3\0-X\0perf,jit\0a\0",
-					      22));
-	ck_assert(rec_cmdline_has_python_perf("python3\0-Xperf\0app.py\0",
-					      22));
-	ck_assert(!rec_cmdline_has_python_perf("python3\0-X\0dev\0app.py\0",
-					       23));
+	ck_assert(
+	    rec_cmdline_has_python_perf("python3\0-X\0perf\0app.py\0", 24));
+	ck_assert(
+	    rec_cmdline_has_python_perf("python3\0-X\0perf,jit\0a\0", 22));
+	ck_assert(rec_cmdline_has_python_perf("python3\0-Xperf\0app.py\0", 22));
+	ck_assert(
+	    !rec_cmdline_has_python_perf("python3\0-X\0dev\0app.py\0", 23));
 	ck_assert(!rec_cmdline_has_python_perf("python3\0-X\0perfx\0", 17));
 	ck_assert(!rec_cmdline_has_python_perf("python3\0-X", 10));
 	ck_assert(!rec_cmdline_has_python_perf("", 0));

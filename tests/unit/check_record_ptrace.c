@@ -43,7 +43,8 @@ build(void)
 		 "cc -O2 -fomit-frame-pointer -fPIC -shared -o %s/libunw_lib.so"
 		 " %s/tests/programs/unw_lib.c && cc -O2 -fomit-frame-pointer"
 		 " -pthread -o %s %s/tests/programs/unw_chains.c -L%s"
-		 " -lunw_lib -Wl,-rpath,%s", dir, top, exe, top, dir, dir);
+		 " -lunw_lib -Wl,-rpath,%s",
+		 dir, top, exe, top, dir, dir);
 	ck_assert_msg(system(cmd) == 0, "cannot build unw_chains");
 }
 
@@ -82,9 +83,11 @@ load_maps(struct sp_modtab *t, pid_t pid)
 	ck_assert_ptr_nonnull(f = fopen(path, "r"));
 	while (fgets(line, sizeof(line), f)) {
 		file[0] = 0;
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64
-			   " %*s %" SCNu64 " %4095s", &lo, &hi, perm, &off,
-			   &ino, file) < 5 || perm[2] != 'x' || !file[0])
+		if (sscanf(line,
+			   "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64
+			   " %*s %" SCNu64 " %4095s",
+			   &lo, &hi, perm, &off, &ino, file) < 5 ||
+		    perm[2] != 'x' || !file[0])
 			continue;
 		memset(&m, 0, sizeof(m));
 		m.pid = pid;
@@ -132,8 +135,10 @@ cpu_ticks(pid_t pid)
 	if (!(f = fopen(path, "r")))
 		return 0;
 	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
-		sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
-		       "%lu %lu", &ut, &st);
+		sscanf(p + 2,
+		       "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+		       "%lu %lu",
+		       &ut, &st);
 	fclose(f);
 	return ut + st;
 }
@@ -199,9 +204,9 @@ unwind_all(struct capture *c)
 	ck_assert_ptr_nonnull(u);
 	for (i = 0; i < c->n; i++) {
 		n = rec_unwinder_unwind(u, c->mods, c->pid, c->regs[i],
-				       REC_UNWIND_REGS_MASK, c->stacks[i],
-				       c->lens[i], pcs, REC_UNWIND_MAX_FRAMES,
-				       &trunc);
+					REC_UNWIND_REGS_MASK, c->stacks[i],
+					c->lens[i], pcs, REC_UNWIND_MAX_FRAMES,
+					&trunc);
 		/* rooted: ends in _start or a thread's clone3 frame */
 		if (n > 2 && !trunc)
 			ok++;
@@ -229,13 +234,13 @@ START_TEST(test_spawn_sample_detach)
 	}
 	c->pid = rec_ptracer_pid(t);
 	c->mods = sp_modtab_new();
-	usleep(100 * 1000);	/* let the threads start: stable maps */
+	usleep(100 * 1000); /* let the threads start: stable maps */
 	load_maps(c->mods, c->pid);
 	ck_assert_int_eq(rec_ptracer_run(t, 0.7, NULL, on_event, c), 0);
 	rec_ptracer_summary(t, &s);
 	printf("ptrace: %" PRIu64 " samples, pause median %" PRIu64
-	       " us, p99 %" PRIu64 " us\n", s.samples,
-	       s.pause_median_ns / 1000, s.pause_p99_ns / 1000);
+	       " us, p99 %" PRIu64 " us\n",
+	       s.samples, s.pause_median_ns / 1000, s.pause_p99_ns / 1000);
 	rec_ptracer_detach(t);
 	check_untraced_and_running(c->pid);
 	ok = unwind_all(c);
@@ -347,17 +352,19 @@ build_busy(void)
 	snprintf(dir, sizeof(dir), "/tmp/sp-ptr.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(exe, sizeof(exe), "%s/unw_busy", dir);
-	snprintf(cmd, sizeof(cmd), "cc -O2 -fomit-frame-pointer -pthread -o %s"
-		 " %s/tests/programs/unw_busy.c", exe, top);
+	snprintf(cmd, sizeof(cmd),
+		 "cc -O2 -fomit-frame-pointer -pthread -o %s"
+		 " %s/tests/programs/unw_busy.c",
+		 exe, top);
 	ck_assert_int_eq(system(cmd), 0);
 }
 
 struct jobctl {
 	pid_t target;
-	uint64_t stop_at;		/* CLOCK_MONOTONIC ns */
+	uint64_t stop_at; /* CLOCK_MONOTONIC ns */
 	bool stopped, continued;
-	size_t during;			/* samples while it was stopped */
-	char state;			/* its state while stopped */
+	size_t during; /* samples while it was stopped */
+	char state;    /* its state while stopped */
 };
 
 static uint64_t
@@ -409,9 +416,9 @@ START_TEST(test_job_control)
 	memset(&j, 0, sizeof(j));
 	j.target = rec_ptracer_pid(t);
 	j.stop_at = mono_ns() + 200000000u;
-	for (i = 0; i < 20; i++) {	/* 1 s in slices of 50 ms */
-		ck_assert_int_eq(rec_ptracer_run(t, 0.05, NULL, on_jobctl_event,
-					       &j), 0);
+	for (i = 0; i < 20; i++) { /* 1 s in slices of 50 ms */
+		ck_assert_int_eq(
+		    rec_ptracer_run(t, 0.05, NULL, on_jobctl_event, &j), 0);
 		if (j.stopped && !j.continued &&
 		    mono_ns() > j.stop_at + 300000000u) {
 			j.state = status_of(j.target, "State", NULL);

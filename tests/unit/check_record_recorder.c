@@ -30,7 +30,7 @@ static struct recorder *r;
 static int fd;
 static char trace[256][160];
 static int ntrace;
-static uint64_t w[256];		/* the record being built, u64 words */
+static uint64_t w[256]; /* the record being built, u64 words */
 static size_t nw;
 
 static void
@@ -79,8 +79,7 @@ put_str(const char *s)
 
 /* Adds the sample_id trailer (TID, TIME, CPU) and queues the record. */
 static void
-inject(uint32_t type, uint16_t misc, uint32_t pid, uint32_t tid,
-       uint64_t ts)
+inject(uint32_t type, uint16_t misc, uint32_t pid, uint32_t tid, uint64_t ts)
 {
 	struct perf_event_header h;
 
@@ -98,18 +97,17 @@ inject(uint32_t type, uint16_t misc, uint32_t pid, uint32_t tid,
 }
 
 static void
-mmap2(uint32_t pid, uint64_t ts, uint64_t addr, uint64_t len,
-      const char *path)
+mmap2(uint32_t pid, uint64_t ts, uint64_t addr, uint64_t len, const char *path)
 {
 	nw = 1;
 	put2(pid, pid);
 	put(addr);
 	put(len);
-	put(0);			/* pgoff */
+	put(0); /* pgoff */
 	put2(8, 1);
-	put(1234);		/* inode */
+	put(1234); /* inode */
 	put(0);
-	put2(5, 2);		/* PROT_READ | PROT_EXEC */
+	put2(5, 2); /* PROT_READ | PROT_EXEC */
 	put_str(path);
 	inject(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, pid, pid, ts);
 }
@@ -125,8 +123,8 @@ comm(uint32_t pid, uint32_t tid, uint64_t ts, const char *name, bool exec)
 }
 
 static void
-task(uint32_t type, uint32_t pid, uint32_t ppid, uint32_t tid,
-     uint32_t ptid, uint64_t ts)
+task(uint32_t type, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid,
+     uint64_t ts)
 {
 	nw = 1;
 	put2(pid, ppid);
@@ -142,12 +140,12 @@ sample(uint32_t pid, uint32_t tid, uint64_t ts, uint64_t ip)
 	put(ip);
 	put2(pid, tid);
 	put(ts);
-	put2(0, 0);		/* cpu */
-	put(1000);		/* period */
+	put2(0, 0); /* cpu */
+	put(1000);  /* period */
 	put(3);
 	put((uint64_t)PERF_CONTEXT_USER);
 	put(ip);
-	put(ip + 0x101);	/* a return address */
+	put(ip + 0x101); /* a return address */
 	inject(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, pid, tid, ts);
 }
 
@@ -159,9 +157,9 @@ kernel_sample(uint32_t pid, uint32_t tid, uint64_t ts, uint64_t ip)
 	put(ip);
 	put2(pid, tid);
 	put(ts);
-	put2(0, 0);		/* cpu */
-	put(1000);		/* period */
-	put(0);			/* an empty callchain */
+	put2(0, 0); /* cpu */
+	put(1000);  /* period */
+	put(0);     /* an empty callchain */
 	inject(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, pid, tid, ts);
 }
 
@@ -314,10 +312,11 @@ in_order(const char *const *want, size_t n)
 	}
 }
 
-#define IN_ORDER(...) do { \
-	static const char *const w_[] = { __VA_ARGS__ }; \
-	in_order(w_, sizeof(w_) / sizeof(w_[0])); \
-} while (0)
+#define IN_ORDER(...)                                                          \
+	do {                                                                   \
+		static const char *const w_[] = { __VA_ARGS__ };               \
+		in_order(w_, sizeof(w_) / sizeof(w_[0]));                      \
+	} while (0)
 
 START_TEST(modules_precede_samples_and_exec_starts_an_epoch)
 {
@@ -418,7 +417,7 @@ START_TEST(lost_forks_are_recovered_from_proc)
 	}
 	lost(10, 1);
 	ck_assert_int_eq(rec_handle_queued(r), 0);
-	usleep(120000);		/* the sweep runs with the 100 ms checks */
+	usleep(120000); /* the sweep runs with the 100 ms checks */
 	ck_assert_int_eq(rec_step(r, 0), 0);
 	kill(kid, SIGKILL);
 	waitpid(kid, NULL, 0);

@@ -52,8 +52,8 @@ produce(uint32_t type, uint16_t size, uint8_t fill)
 }
 
 static void
-check_record(const struct perf_event_header *h, uint32_t type,
-	     uint16_t size, uint8_t fill)
+check_record(const struct perf_event_header *h, uint32_t type, uint16_t size,
+	     uint8_t fill)
 {
 	const uint8_t *p = (const uint8_t *)h;
 	uint16_t i;
@@ -105,7 +105,7 @@ START_TEST(wrapped_record_is_copied_out_whole)
 	/* Start near the end of the area, as after a long recording. */
 	meta->data_head = meta->data_tail = 3 * SIZE + 48;
 	ring.tail = meta->data_tail;
-	produce(PERF_RECORD_SAMPLE, 32, 0x5c);	/* 16 bytes, then 16 */
+	produce(PERF_RECORD_SAMPLE, 32, 0x5c); /* 16 bytes, then 16 */
 	produce(PERF_RECORD_LOST, 24, 0x11);
 	ck_assert_uint_eq(rec_ring_begin(&ring), 56);
 	ck_assert_int_eq(rec_ring_next(&ring, &h), 1);

@@ -110,7 +110,7 @@ START_TEST(round_releases_up_to_previous_newest)
 	ck_assert_int_eq(pop(0), 3);
 	ck_assert_int_eq(pop(0), 4);
 	ck_assert_int_eq(pop(0), 2);
-	ck_assert_int_eq(pop(0), -1);	/* 40 waits for the next round */
+	ck_assert_int_eq(pop(0), -1); /* 40 waits for the next round */
 	rec_sorter_end_round(s);
 	ck_assert_int_eq(pop(0), 5);
 	ck_assert_uint_eq(rec_sorter_count(s), 0);
@@ -185,9 +185,10 @@ START_TEST(simulated_rings_merge_in_time_order)
 			while (next[r] < PER && ts[r][next[r]] < now) {
 				uint32_t tag = (uint32_t)(r * PER + next[r]);
 
-				ck_assert_int_eq(rec_sorter_push(s,
-					ts[r][next[r]], 0, &tag, sizeof(tag)),
-					0);
+				ck_assert_int_eq(
+				    rec_sorter_push(s, ts[r][next[r]], 0, &tag,
+						    sizeof(tag)),
+				    0);
 				next[r]++;
 			}
 		}

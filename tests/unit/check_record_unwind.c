@@ -63,12 +63,12 @@ copy_stack(uint64_t sp, size_t len)
 NOINLINE static void
 capture(void)
 {
-	static const int greg[24] = {
-		REG_RAX, REG_RBX, REG_RCX, REG_RDX, REG_RSI, REG_RDI,
-		REG_RBP, REG_RSP, REG_RIP, REG_EFL, -1, -1,
-		-1, -1, -1, -1,
-		REG_R8, REG_R9, REG_R10, REG_R11, REG_R12, REG_R13, REG_R14,
-		REG_R15 };
+	static const int greg[24] = { REG_RAX, REG_RBX, REG_RCX, REG_RDX,
+				      REG_RSI, REG_RDI, REG_RBP, REG_RSP,
+				      REG_RIP, REG_EFL, -1,      -1,
+				      -1,      -1,      -1,      -1,
+				      REG_R8,  REG_R9,  REG_R10, REG_R11,
+				      REG_R12, REG_R13, REG_R14, REG_R15 };
 	uint64_t sp, top;
 	int i;
 
@@ -77,8 +77,10 @@ capture(void)
 	cap_nregs = 0;
 	for (i = 0; i < 24; i++)
 		if (REC_UNWIND_REGS_MASK & (1ULL << i))
-			cap_regs[cap_nregs++] = greg[i] < 0 ? 0 :
-			    (uint64_t)cap_uc.uc_mcontext.gregs[greg[i]];
+			cap_regs[cap_nregs++] =
+			    greg[i] < 0
+				? 0
+				: (uint64_t)cap_uc.uc_mcontext.gregs[greg[i]];
 	sp = (uint64_t)cap_uc.uc_mcontext.gregs[REG_RSP];
 	top = stack_top();
 	ck_assert_uint_gt(top, sp);
@@ -119,9 +121,11 @@ add_self_modules(struct sp_modtab *t, const char *skip, const char *only)
 	ck_assert_ptr_nonnull(f);
 	while (fgets(line, sizeof(line), f)) {
 		path[0] = 0;
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64
-			   " %*s %" SCNu64 " %4095s", &lo, &hi, perm, &off,
-			   &ino, path) < 5 || perm[2] != 'x' || !path[0])
+		if (sscanf(line,
+			   "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64
+			   " %*s %" SCNu64 " %4095s",
+			   &lo, &hi, perm, &off, &ino, path) < 5 ||
+		    perm[2] != 'x' || !path[0])
 			continue;
 		if ((skip && strcmp(path, skip) == 0) ||
 		    (only && strcmp(path, only) != 0))
@@ -189,8 +193,8 @@ unwind_self(struct rec_unwinder *u, struct sp_modtab *t, size_t len,
 	    uint64_t *pcs, bool *trunc)
 {
 	return rec_unwinder_unwind(u, t, getpid(), cap_regs,
-				  REC_UNWIND_REGS_MASK, cap_stack, len, pcs,
-				  REC_UNWIND_MAX_FRAMES, trunc);
+				   REC_UNWIND_REGS_MASK, cap_stack, len, pcs,
+				   REC_UNWIND_MAX_FRAMES, trunc);
 }
 
 START_TEST(test_self_unwind)
@@ -204,7 +208,7 @@ START_TEST(test_self_unwind)
 
 	ck_assert_ptr_nonnull(u);
 	level(DEPTH);
-	for (pass = 0; pass < 2; pass++) {	/* cold, then cached */
+	for (pass = 0; pass < 2; pass++) { /* cold, then cached */
 		n = unwind_self(u, t, cap_len, pcs, &trunc);
 		check_chain(pcs, n);
 		ck_assert(!trunc);
@@ -223,7 +227,7 @@ on_usr1(int sig)
 {
 	int r = level(DEPTH) + sig;
 
-	__asm__ volatile("" : "+r"(r));	/* no tail call */
+	__asm__ volatile("" : "+r"(r)); /* no tail call */
 }
 
 NOINLINE static void
@@ -237,8 +241,8 @@ raise_here(void)
 static bool
 is_trampoline(uint64_t pc)
 {
-	static const uint8_t code[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0,
-					 0x0f, 0x05 };
+	static const uint8_t code[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0,
+					 0,    0,    0x0f, 0x05 };
 
 	return memcmp((const void *)(uintptr_t)pc, code, sizeof(code)) == 0;
 }
@@ -251,7 +255,8 @@ START_TEST(test_signal_frame)
 {
 	struct rec_unwinder *u = rec_unwinder_new();
 	struct sp_modtab *t = self_modules(NULL);
-	uint64_t pcs[REC_UNWIND_MAX_FRAMES], lo = (uint64_t)(uintptr_t)raise_here;
+	uint64_t pcs[REC_UNWIND_MAX_FRAMES],
+	    lo = (uint64_t)(uintptr_t)raise_here;
 	struct sigaction sa;
 	size_t n, i, tramp = 0, caller = 0;
 	bool trunc;
@@ -270,7 +275,8 @@ START_TEST(test_signal_frame)
 			caller = i;
 	}
 	ck_assert_msg(tramp > 0, "no signal trampoline frame");
-	ck_assert_msg(caller > tramp, "raise_here not found past the trampoline");
+	ck_assert_msg(caller > tramp,
+		      "raise_here not found past the trampoline");
 	rec_unwinder_free(u);
 	sp_modtab_free(t);
 }
@@ -314,7 +320,7 @@ START_TEST(test_max_frames)
 
 	level(DEPTH);
 	n = rec_unwinder_unwind(u, t, getpid(), cap_regs, REC_UNWIND_REGS_MASK,
-			       cap_stack, cap_len, pcs, 5, &trunc);
+				cap_stack, cap_len, pcs, 5, &trunc);
 	ck_assert_uint_eq(n, 5);
 	ck_assert(trunc);
 	ck_assert_uint_eq(pcs[1] + 1, cap_ra);
@@ -367,13 +373,16 @@ START_TEST(test_missing_input)
 	bool trunc = true;
 
 	ck_assert_uint_eq(rec_unwinder_unwind(u, t, 1, NULL, 0xff0fff, stack,
-					     sizeof(stack), pcs, 4, &trunc), 0);
+					      sizeof(stack), pcs, 4, &trunc),
+			  0);
 	ck_assert(!trunc);
 	/* a mask without SP */
 	ck_assert_uint_eq(rec_unwinder_unwind(u, t, 1, regs, 0x100, stack,
-					     sizeof(stack), pcs, 4, &trunc), 0);
-	ck_assert_uint_eq(rec_unwinder_unwind(u, t, 1, regs, 0xff0fff, NULL,
-					     0, pcs, 4, &trunc), 0);
+					      sizeof(stack), pcs, 4, &trunc),
+			  0);
+	ck_assert_uint_eq(rec_unwinder_unwind(u, t, 1, regs, 0xff0fff, NULL, 0,
+					      pcs, 4, &trunc),
+			  0);
 	rec_unwinder_counters(u, count, &c);
 	ck_assert_uint_eq(c.no_regs, 2);
 	ck_assert_uint_eq(c.no_stack, 1);
@@ -396,11 +405,11 @@ START_TEST(test_garbage_stack)
 		stack[i] = (uint8_t)(i * 37 + 11);
 	for (i = 0; i < 24; i++)
 		regs[i] = 0x1234567 * (i + 1);
-	regs[7] = 0x7ff000000000;	/* SP */
-	regs[8] = (uint64_t)(uintptr_t)level;	/* IP, with CFI */
+	regs[7] = 0x7ff000000000;             /* SP */
+	regs[8] = (uint64_t)(uintptr_t)level; /* IP, with CFI */
 	n = rec_unwinder_unwind(u, t, getpid(), regs, REC_UNWIND_REGS_MASK,
-			       stack, sizeof(stack), pcs,
-			       REC_UNWIND_MAX_FRAMES, &trunc);
+				stack, sizeof(stack), pcs,
+				REC_UNWIND_MAX_FRAMES, &trunc);
 	ck_assert_uint_ge(n, 1);
 	ck_assert_uint_le(n, REC_UNWIND_MAX_FRAMES);
 	rec_unwinder_free(u);
@@ -431,8 +440,8 @@ START_TEST(test_random_stacks)
 				words[i] = ras[rand_r(&seed) % (DEPTH + 1)];
 				break;
 			case 1:
-				words[i] = base + (uint64_t)(rand_r(&seed) %
-							     4096) * 8;
+				words[i] =
+				    base + (uint64_t)(rand_r(&seed) % 4096) * 8;
 				break;
 			case 2:
 				words[i] = 0;
@@ -445,14 +454,14 @@ START_TEST(test_random_stacks)
 		for (i = 0; i < 24; i++)
 			regs[i] = words[rand_r(&seed) % 512];
 		regs[6] = base + (uint64_t)(rand_r(&seed) % 512) * 8; /* BP */
-		regs[7] = base;					 /* SP */
+		regs[7] = base;                                       /* SP */
 		regs[8] = ras[rand_r(&seed) % (DEPTH + 1)] +
-			  (uint64_t)(rand_r(&seed) % 64);	/* IP */
+			  (uint64_t)(rand_r(&seed) % 64); /* IP */
 		/* every third round as a process without modules */
 		n = rec_unwinder_unwind(u, t, round % 3 ? getpid() : 999999,
-				       regs, REC_UNWIND_REGS_MASK,
-				       (const uint8_t *)words, sizeof(words),
-				       pcs, REC_UNWIND_MAX_FRAMES, &trunc);
+					regs, REC_UNWIND_REGS_MASK,
+					(const uint8_t *)words, sizeof(words),
+					pcs, REC_UNWIND_MAX_FRAMES, &trunc);
 		ck_assert_uint_ge(n, 1);
 		ck_assert_uint_le(n, REC_UNWIND_MAX_FRAMES);
 	}
@@ -554,8 +563,8 @@ END_TEST
 /* Truncated copies of a real ELF file: parsed or refused, never overread. */
 START_TEST(test_elfcfi_truncated)
 {
-	static const double cuts[] = { 0.0001, 0.001, 0.01, 0.1, 0.3, 0.5,
-				       0.7, 0.9, 0.999 };
+	static const double cuts[] = { 0.0001, 0.001, 0.01, 0.1,  0.3,
+				       0.5,    0.7,   0.9,  0.999 };
 	FILE *in = fopen("/proc/self/exe", "rb");
 	char path[] = "/tmp/sp-unw-XXXXXX";
 	const struct rec_elfcfi *f;
@@ -593,8 +602,8 @@ START_TEST(test_elfcfi_truncated)
 			if (f->has_hdr)
 				ck_assert(f->table >= f->img &&
 					  f->fde_count * 8 <=
-					      f->size - (size_t)(f->table -
-								 f->img));
+					      f->size -
+						  (size_t)(f->table - f->img));
 		}
 		rec_elfcfi_cache_free(c);
 		unlink(path);

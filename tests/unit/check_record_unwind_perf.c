@@ -48,7 +48,7 @@ struct sample {
 struct ring {
 	int fd;
 	uint8_t *base;
-	size_t size;		/* data bytes, a power of two */
+	size_t size; /* data bytes, a power of two */
 };
 
 struct rec {
@@ -85,7 +85,8 @@ build_programs(struct rec *r)
 		 "%s/tests/programs/unw_lib.c && "
 		 "cc -O2 -g -fomit-frame-pointer -pthread -o %s "
 		 "%s/tests/programs/unw_chains.c -L%s -lunw_lib "
-		 "-Wl,-rpath,%s", r->lib, top, r->exe, top, r->dir, r->dir);
+		 "-Wl,-rpath,%s",
+		 r->lib, top, r->exe, top, r->dir, r->dir);
 	return system(cmd) == 0;
 }
 
@@ -192,7 +193,7 @@ add_sample(struct rec *r, const uint8_t *p, size_t len)
 	if (r->nsamples == MAX_SAMPLES || len < 48)
 		return;
 	memcpy(&pid, q, 4);
-	q += 8 + 8;		/* pid tid, time */
+	q += 8 + 8; /* pid tid, time */
 	memcpy(&abi, q, 8);
 	q += 8;
 	if (abi != PERF_SAMPLE_REGS_ABI_64 || (size_t)(end - q) < nregs * 8 + 8)
@@ -411,7 +412,7 @@ symtab_find(const struct symtab *t, uint64_t vaddr)
 struct judge {
 	struct sp_modtab *mods;
 	struct rec_elfcfi_cache *files;
-	struct symtab syms[2];	/* the program, its library */
+	struct symtab syms[2]; /* the program, its library */
 };
 
 /* The test's own function at `pc`, or NULL for any other code. */
@@ -587,8 +588,8 @@ unwind_pass(struct rec *r, struct rec_unwinder *u, struct judge *j,
 		const struct sample *s = &r->samples[i];
 
 		n = rec_unwinder_unwind(u, r->mods, s->pid, s->regs,
-				       REC_UNWIND_REGS_MASK, s->stack, s->len,
-				       pcs, REC_UNWIND_MAX_FRAMES, &trunc);
+					REC_UNWIND_REGS_MASK, s->stack, s->len,
+					pcs, REC_UNWIND_MAX_FRAMES, &trunc);
 		*frames += n;
 		if (v)
 			judge_sample(j, s, pcs, n, trunc, v);
@@ -598,8 +599,8 @@ unwind_pass(struct rec *r, struct rec_unwinder *u, struct judge *j,
 
 /* Best of five warm passes over the samples of `lo` to `hi` frames. */
 static void
-bench_range(struct rec *r, struct rec_unwinder *u, const size_t *nf,
-	    size_t lo, size_t hi)
+bench_range(struct rec *r, struct rec_unwinder *u, const size_t *nf, size_t lo,
+	    size_t hi)
 {
 	static uint64_t pcs[REC_UNWIND_MAX_FRAMES];
 	double best = 1e9, t;
@@ -614,9 +615,10 @@ bench_range(struct rec *r, struct rec_unwinder *u, const size_t *nf,
 
 			if (nf[i] < lo || nf[i] > hi)
 				continue;
-			frames += rec_unwinder_unwind(u, r->mods, s->pid,
-				s->regs, REC_UNWIND_REGS_MASK, s->stack,
-				s->len, pcs, REC_UNWIND_MAX_FRAMES, &trunc);
+			frames += rec_unwinder_unwind(
+			    u, r->mods, s->pid, s->regs, REC_UNWIND_REGS_MASK,
+			    s->stack, s->len, pcs, REC_UNWIND_MAX_FRAMES,
+			    &trunc);
 			count++;
 		}
 		t = cpu_seconds() - t;
@@ -625,8 +627,8 @@ bench_range(struct rec *r, struct rec_unwinder *u, const size_t *nf,
 	}
 	if (count)
 		printf("warm %zu-%zu frames: %zu samples, %.1f frames/sample, "
-		       "%.2f us/sample, %.3f us/frame\n", lo, hi, count,
-		       (double)frames / (double)count,
+		       "%.2f us/sample, %.3f us/frame\n",
+		       lo, hi, count, (double)frames / (double)count,
 		       best * 1e6 / (double)count, best * 1e6 / (double)frames);
 }
 
@@ -639,10 +641,10 @@ bench(struct rec *r, struct rec_unwinder *u)
 
 	ck_assert_ptr_nonnull(nf);
 	for (i = 0; i < r->nsamples; i++)
-		nf[i] = rec_unwinder_unwind(u, r->mods, r->samples[i].pid,
-			r->samples[i].regs, REC_UNWIND_REGS_MASK,
-			r->samples[i].stack, r->samples[i].len, pcs,
-			REC_UNWIND_MAX_FRAMES, &trunc);
+		nf[i] = rec_unwinder_unwind(
+		    u, r->mods, r->samples[i].pid, r->samples[i].regs,
+		    REC_UNWIND_REGS_MASK, r->samples[i].stack,
+		    r->samples[i].len, pcs, REC_UNWIND_MAX_FRAMES, &trunc);
 	bench_range(r, u, nf, 0, REC_UNWIND_MAX_FRAMES);
 	bench_range(r, u, nf, 0, 24);
 	bench_range(r, u, nf, 15, 24);
@@ -682,7 +684,8 @@ START_TEST(test_chains_unwind_to_root)
 	symtab_load(&j.syms[1], r->lib);
 	cold = unwind_pass(r, u, &j, &v, &frames);
 	printf("%zu samples, %zu (%.2f%%) unwound to their root; cold %.2f "
-	       "us/sample incl. judging\n", v.total, v.ok,
+	       "us/sample incl. judging\n",
+	       v.total, v.ok,
 	       v.total ? 100.0 * (double)v.ok / (double)v.total : 0.0,
 	       v.total ? cold * 1e6 / (double)v.total : 0.0);
 	for (c = 0; c < NCHAINS; c++)

@@ -48,8 +48,9 @@ ufr(uint64_t ip)
 static struct sp_module
 mod(int32_t pid, uint64_t start, uint64_t end, const char *path, bool k)
 {
-	struct sp_module m = { 0, pid, start, end, 0, 0, k, path,
-			       strlen(path) };
+	struct sp_module m = {
+		0, pid, start, end, 0, 0, k, path, strlen(path)
+	};
 
 	return m;
 }
@@ -82,8 +83,8 @@ stack_frames(uint32_t stack, uint32_t *out)
 	uint32_t prefix, frame;
 	size_t n = 0;
 
-	while (stack != SP_NONE && sp_spool_reader_stack(r, stack, &prefix,
-							 &frame)) {
+	while (stack != SP_NONE &&
+	       sp_spool_reader_stack(r, stack, &prefix, &frame)) {
 		out[n++] = frame;
 		stack = prefix;
 	}
@@ -109,7 +110,8 @@ START_TEST(marker_only_stack_round_trips)
 	struct sp_frame f = sp_frame_truncated_marker();
 	uint32_t sid, ids[2];
 
-	ck_assert_int_eq(sp_spool_writer_sample(w, 1000, 7, 11, &f, 1, &sid), 0);
+	ck_assert_int_eq(sp_spool_writer_sample(w, 1000, 7, 11, &f, 1, &sid),
+			 0);
 	ck_assert_int_eq(read_all(), 0);
 	ck_assert_uint_eq(stack_frames(sid, ids), 1);
 	ck_assert_int_eq(sp_spool_reader_frame(r, ids[0])->mode,
@@ -271,17 +273,21 @@ START_TEST(writer_rejects_out_of_range_deltas)
 	struct sp_frame f = ufr(1);
 
 	ck_assert_int_lt(sp_spool_writer_sample(w, (uint64_t)INT64_MAX + 1, 7,
-						11, &f, 1, NULL), 0);
-	ck_assert_str_eq(sp_spool_writer_errmsg(w), "sample timestamp delta "
+						11, &f, 1, NULL),
+			 0);
+	ck_assert_str_eq(sp_spool_writer_errmsg(w),
+			 "sample timestamp delta "
 			 "9223372036854775808 out of range");
-	ck_assert_int_eq(sp_spool_writer_sample(w, INT64_MAX, 7, 11, &f,
-						1, NULL), 0);
+	ck_assert_int_eq(
+	    sp_spool_writer_sample(w, INT64_MAX, 7, 11, &f, 1, NULL), 0);
 	ck_assert_int_eq(sp_spool_writer_sample(w, (uint64_t)INT64_MAX * 2, 7,
-						11, &f, 1, NULL), 0);
-	ck_assert_int_eq(sp_spool_writer_sample(w, UINT64_MAX, 7, 11, &f, 1,
-						NULL), 0);
+						11, &f, 1, NULL),
+			 0);
+	ck_assert_int_eq(
+	    sp_spool_writer_sample(w, UINT64_MAX, 7, 11, &f, 1, NULL), 0);
 	ck_assert_int_lt(sp_spool_writer_sample(w, 0, 7, 11, &f, 1, NULL), 0);
-	ck_assert_str_eq(sp_spool_writer_errmsg(w), "sample timestamp delta "
+	ck_assert_str_eq(sp_spool_writer_errmsg(w),
+			 "sample timestamp delta "
 			 "-18446744073709551615 out of range");
 }
 END_TEST
@@ -305,7 +311,7 @@ raw_error(void)
 	ck_assert_int_eq(pwrite(fd, raw.data, raw.len, 0), (ssize_t)raw.len);
 	sp_spool_reader_free(r);
 	sp_spool_writer_free(w);
-	w = sp_spool_writer_new(-1, 123, 10);	/* unused: flush is empty */
+	w = sp_spool_writer_new(-1, 123, 10); /* unused: flush is empty */
 	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
 	r = sp_spool_reader_new(fd);
 	{
@@ -351,7 +357,7 @@ START_TEST(rejects_marker_with_payload)
 	raw_begin();
 	raw_frame(5, 1);
 	ck_assert_str_eq(raw_error(), "truncated stack marker has nonzero "
-			 "payload at byte 10");
+				      "payload at byte 10");
 }
 END_TEST
 
@@ -361,7 +367,7 @@ START_TEST(rejects_frame_before_file_offset)
 	raw_module(7, 0x1000, 0x2000, 0x100);
 	raw_frame(0, 0x80);
 	ck_assert_ptr_nonnull(strstr(raw_error(), "frame address precedes "
-				     "module 0 file offset"));
+						  "module 0 file offset"));
 }
 END_TEST
 
@@ -371,7 +377,7 @@ START_TEST(rejects_frame_outside_module)
 	raw_module(7, 0x1000, 0x2000, 0x100);
 	raw_frame(0, 0x1100);
 	ck_assert_ptr_nonnull(strstr(raw_error(), "frame address outside "
-				     "referenced module 0"));
+						  "referenced module 0"));
 }
 END_TEST
 
@@ -380,7 +386,7 @@ START_TEST(rejects_out_of_range_process_ids)
 	raw_begin();
 	raw_module((int64_t)INT32_MAX + 1, 0x1000, 0x2000, 0);
 	ck_assert_ptr_nonnull(strstr(raw_error(), "process id 2147483648 "
-				     "out of range"));
+						  "out of range"));
 	raw_begin();
 	sp_buf_addc(&raw, 6);
 	sp_varint_put_u64(&raw, 1);
@@ -401,11 +407,11 @@ raw_sample_setup(void)
 {
 	raw_begin();
 	raw_frame(1, 0x10);
-	sp_buf_addc(&raw, 3);		/* stack 0 = root, frame 0 */
+	sp_buf_addc(&raw, 3); /* stack 0 = root, frame 0 */
 	sp_varint_put_u64(&raw, 0);
 	sp_varint_put_u64(&raw, SP_NONE);
 	sp_varint_put_u64(&raw, 0);
-	sp_buf_addc(&raw, 4);		/* thread 0 = 7/11 */
+	sp_buf_addc(&raw, 4); /* thread 0 = 7/11 */
 	sp_varint_put_u64(&raw, 0);
 	sp_varint_put_i64(&raw, 7);
 	sp_varint_put_u64(&raw, 11);
@@ -425,13 +431,13 @@ START_TEST(rejects_timestamp_underflow_and_overflow)
 	raw_sample_setup();
 	raw_sample(-1, 0, 0);
 	ck_assert_ptr_nonnull(strstr(raw_error(), "sample timestamp delta -1 "
-				     "out of range"));
+						  "out of range"));
 	raw_sample_setup();
 	raw_sample(INT64_MAX, 0, 0);
 	raw_sample(INT64_MAX, 0, 0);
 	raw_sample(2, 0, 0);
 	ck_assert_ptr_nonnull(strstr(raw_error(), "sample timestamp delta 2 "
-				     "out of range"));
+						  "out of range"));
 }
 END_TEST
 
@@ -440,22 +446,22 @@ START_TEST(rejects_missing_references)
 	raw_sample_setup();
 	raw_sample(1, 1, 0);
 	ck_assert_ptr_nonnull(strstr(raw_error(), "sample thread references "
-				     "missing id 1"));
+						  "missing id 1"));
 	raw_sample_setup();
 	raw_sample(1, 0, 3);
 	ck_assert_ptr_nonnull(strstr(raw_error(), "sample stack references "
-				     "missing id 3"));
+						  "missing id 3"));
 	raw_begin();
 	raw_frame(4, 0);
 	ck_assert_ptr_nonnull(strstr(raw_error(), "frame module references "
-				     "missing id 2"));
+						  "missing id 2"));
 	raw_sample_setup();
 	sp_buf_addc(&raw, 3);
 	sp_varint_put_u64(&raw, 1);
 	sp_varint_put_u64(&raw, 1);
 	sp_varint_put_u64(&raw, 0);
 	ck_assert_ptr_nonnull(strstr(raw_error(), "stack prefix references "
-				     "missing id 1"));
+						  "missing id 1"));
 }
 END_TEST
 
@@ -492,7 +498,8 @@ START_TEST(every_truncation_is_a_clean_error)
 {
 	struct sp_module m = mod(7, 0x1000, 0x2000, "/lib/x.so", false);
 	struct sp_frame f[3] = { { 0, 0x10, 0x1010, SP_FRAME_USER },
-				 ufr(0x9999), sp_frame_truncated_marker() };
+				 ufr(0x9999),
+				 sp_frame_truncated_marker() };
 	struct sp_spool_record rec;
 	struct sp_buf all = SP_BUF_INIT;
 	size_t cut;
@@ -527,10 +534,9 @@ START_TEST(every_truncation_is_a_clean_error)
 			ck_assert_int_eq(n, boundaries++);
 			continue;
 		}
-		ck_assert_ptr_nonnull(strstr(sp_spool_reader_errmsg(r),
-					     "truncated") ?:
-				      strstr(sp_spool_reader_errmsg(r),
-					     "empty"));
+		ck_assert_ptr_nonnull(
+		    strstr(sp_spool_reader_errmsg(r), "truncated")
+			?: strstr(sp_spool_reader_errmsg(r), "empty"));
 	}
 	/* module, 3 frames, 3 stacks, thread, sample, exec, ext, deact */
 	ck_assert_int_eq(boundaries, 12);

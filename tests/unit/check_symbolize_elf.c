@@ -62,38 +62,48 @@ build_fixtures(void)
 			    " && cc -O2 -g -fno-pie -no-pie -o nopie "
 			    "%s/sym_elf.c && cc -O2 -g -fPIC -shared -DSYM_LIB"
 			    " -o libsym.so %s/sym_elf.c",
-			    dir, p, p, p), 0);
+			    dir, p, p, p),
+			 0);
 	have_cxx = sh("cd %s && c++ -O2 -g -o cxx %s/sym_cxx.cc 2>/dev/null",
 		      dir, p) == 0;
 	/* clang writes no .debug_aranges. */
 	have_clang = sh("cd %s && clang -O2 -g -o clang %s/sym_elf.c "
-			"2>/dev/null", dir, p) == 0;
+			"2>/dev/null",
+			dir, p) == 0;
 	/* Lazy binding keeps a PLT stub per imported function. */
 	ck_assert_int_eq(sh("cd %s && cc -O2 -g -Wl,-z,lazy -o spin "
-			    "%s/sym_spin.c", dir, p), 0);
+			    "%s/sym_spin.c",
+			    dir, p),
+			 0);
 	/* Stripped, debug file under DIR/dbg/.build-id/. */
 	ck_assert_int_eq(sh("cd %s && cp pie sbid && id=$(readelf -n sbid | "
 			    "sed -n 's/.*Build ID: //p') && mkdir -p "
 			    "dbg/.build-id/$(echo $id | cut -c1-2) && objcopy "
 			    "--only-keep-debug sbid dbg/.build-id/$(echo $id | "
 			    "cut -c1-2)/$(echo $id | cut -c3-).debug && strip "
-			    "--strip-all sbid", dir), 0);
+			    "--strip-all sbid",
+			    dir),
+			 0);
 	/* Stripped, no build id, debug file by .gnu_debuglink. */
 	ck_assert_int_eq(sh("cd %s && cc -O2 -g -Wl,--build-id=none -o slink "
 			    "%s/sym_elf.c && objcopy --only-keep-debug slink "
 			    "slink.debug && strip --strip-all slink && objcopy "
-			    "--add-gnu-debuglink=slink.debug slink", dir, p), 0);
-	/* Stripped with MiniDebugInfo, as gdb's manual builds it. */
-	ck_assert_int_eq(sh("cd %s && cp pie mini && nm -D mini --format=posix "
-			    "--defined-only | awk '{print $1}' | sort > dyn && "
-			    "nm mini --format=posix --defined-only | awk "
-			    "'$2 ~ /[Tt]/ {print $1}' | sort > funcs && comm "
-			    "-13 dyn funcs > keep && objcopy --only-keep-debug "
-			    "mini mdi && objcopy -S --remove-section .gdb_index "
-			    "--remove-section .comment --keep-symbols=keep mdi "
-			    "&& xz -f mdi && strip --strip-all mini && objcopy "
-			    "--add-section .gnu_debugdata=mdi.xz mini", dir),
+			    "--add-gnu-debuglink=slink.debug slink",
+			    dir, p),
 			 0);
+	/* Stripped with MiniDebugInfo, as gdb's manual builds it. */
+	ck_assert_int_eq(
+	    sh("cd %s && cp pie mini && nm -D mini --format=posix "
+	       "--defined-only | awk '{print $1}' | sort > dyn && "
+	       "nm mini --format=posix --defined-only | awk "
+	       "'$2 ~ /[Tt]/ {print $1}' | sort > funcs && comm "
+	       "-13 dyn funcs > keep && objcopy --only-keep-debug "
+	       "mini mdi && objcopy -S --remove-section .gdb_index "
+	       "--remove-section .comment --keep-symbols=keep mdi "
+	       "&& xz -f mdi && strip --strip-all mini && objcopy "
+	       "--add-section .gnu_debugdata=mdi.xz mini",
+	       dir),
+	    0);
 }
 
 static void
@@ -126,8 +136,8 @@ nm_addr(const char *file, const char *sym, uint64_t *size)
 	ck_assert_ptr_nonnull(f);
 	while (fgets(line, sizeof(line), f)) {
 		s = 0;
-		if (sscanf(line, "%llx %llx %c %255s", &a, &s, &type,
-			   name) != 4 &&
+		if (sscanf(line, "%llx %llx %c %255s", &a, &s, &type, name) !=
+			4 &&
 		    sscanf(line, "%llx %c %255s", &a, &type, name) != 3)
 			continue;
 		if (strcmp(name, sym) == 0) {
@@ -192,15 +202,16 @@ open_image(const char *file, bool inlines, bool demangle)
 
 /* Reads addr2line's frames of `vaddr`, innermost first. */
 static size_t
-addr2line(const char *file, uint64_t vaddr, char names[][600],
-	  char srcs[][600], size_t max)
+addr2line(const char *file, uint64_t vaddr, char names[][600], char srcs[][600],
+	  size_t max)
 {
 	char *cmd, line[512];
 	size_t n = 0;
 	FILE *f;
 
-	ck_assert_int_ge(asprintf(&cmd, "addr2line -C -f -i -e %s 0x%" PRIx64,
-				  file, vaddr), 0);
+	ck_assert_int_ge(
+	    asprintf(&cmd, "addr2line -C -f -i -e %s 0x%" PRIx64, file, vaddr),
+	    0);
 	f = popen(cmd, "r");
 	free(cmd);
 	ck_assert_ptr_nonnull(f);
@@ -333,10 +344,9 @@ START_TEST(no_inline_keeps_one_frame)
 	struct sym_res r = SYM_RES_INIT;
 
 	for (o = 0; o < size; o++) {
-		ck_assert_int_eq(sym_image_resolve(img, file_offset(path("pie"),
-								   a + o),
-						  &r),
-				 1);
+		ck_assert_int_eq(
+		    sym_image_resolve(img, file_offset(path("pie"), a + o), &r),
+		    1);
 		ck_assert_str_eq(r.v[0].name, "sym_outer");
 		ck_assert_uint_eq(r.v[0].flags, 0);
 		sym_res_release(&r);
@@ -365,7 +375,7 @@ START_TEST(cxx_names_are_demangled)
 	const char *f;
 
 	if (!have_cxx)
-		return;	/* no C++ compiler: nothing to demangle */
+		return; /* no C++ compiler: nothing to demangle */
 	f = path("cxx");
 	img = open_image(f, true, true);
 	ck_assert_str_eq(name_at(img, f, f, "_ZN3sym6Widget4spinEi", &r),
@@ -392,9 +402,9 @@ START_TEST(rust_names_are_demangled)
 
 	snprintf(f, sizeof(f), "%s", path("pie"));
 	img = open_image(f, true, true);
-	ck_assert_str_eq(name_at(img, f, f,
-				 "_ZN7symrust4work17h0123456789abcdefE", &r),
-			 "symrust::work");
+	ck_assert_str_eq(
+	    name_at(img, f, f, "_ZN7symrust4work17h0123456789abcdefE", &r),
+	    "symrust::work");
 	ck_assert_str_eq(name_at(img, f, f, "_RNvCs1234_7symrust5spawn", &r),
 			 "symrust::spawn");
 	sym_res_release(&r);
@@ -410,9 +420,12 @@ section_addr(const char *file, const char *name)
 	unsigned long long a = 0;
 	FILE *f;
 
-	ck_assert_int_ge(asprintf(&cmd, "readelf -SW %s | sed -n "
-					"'s/.* %s  *[A-Z]*  *\\([0-9a-f]*\\) .*/\\1/p'",
-				  file, name), 0);
+	ck_assert_int_ge(
+	    asprintf(&cmd,
+		     "readelf -SW %s | sed -n "
+		     "'s/.* %s  *[A-Z]*  *\\([0-9a-f]*\\) .*/\\1/p'",
+		     file, name),
+	    0);
 	f = popen(cmd, "r");
 	free(cmd);
 	ck_assert_ptr_nonnull(f);
@@ -494,8 +507,11 @@ START_TEST(debug_file_with_another_build_id_is_not_used)
 	char *dirs[1];
 
 	/* Replace sbid's debug file by the non-PIE one's. */
-	ck_assert_int_ge(asprintf(&dbg, "readelf -n %s | sed -n "
-					"'s/.*Build ID: //p'", path("sbid")), 0);
+	ck_assert_int_ge(asprintf(&dbg,
+				  "readelf -n %s | sed -n "
+				  "'s/.*Build ID: //p'",
+				  path("sbid")),
+			 0);
 	f = popen(dbg, "r");
 	free(dbg);
 	ck_assert_ptr_nonnull(fgets(id, sizeof(id), f));
@@ -504,7 +520,8 @@ START_TEST(debug_file_with_another_build_id_is_not_used)
 	snprintf(sub, sizeof(sub), "%.2s", id);
 	ck_assert_int_eq(sh("cd %s && mkdir -p bad/.build-id/%s && objcopy "
 			    "--only-keep-debug nopie bad/.build-id/%s/%s.debug",
-			    dir, sub, sub, id + 2), 0);
+			    dir, sub, sub, id + 2),
+			 0);
 	dirs[0] = path("bad");
 	o.debug_dirs = dirs;
 	o.ndebug_dirs = 1;
@@ -513,10 +530,9 @@ START_TEST(debug_file_with_another_build_id_is_not_used)
 	if (img) {
 		uint64_t a = nm_addr(path("pie"), "sym_local", NULL);
 
-		ck_assert_int_eq(sym_image_resolve(img, file_offset(path("pie"),
-								   a + 1),
-						  &r),
-				 0);
+		ck_assert_int_eq(
+		    sym_image_resolve(img, file_offset(path("pie"), a + 1), &r),
+		    0);
 		sym_image_free(img);
 	}
 }
@@ -536,11 +552,9 @@ START_TEST(minidebuginfo_gives_local_functions)
 	snprintf(pie, sizeof(pie), "%s", path("pie"));
 	img = sym_image_open(mini, &o, &why);
 	ck_assert_ptr_nonnull(img);
-	ck_assert_str_eq(name_at(img, mini, pie, "sym_local", &r),
-			 "sym_local");
+	ck_assert_str_eq(name_at(img, mini, pie, "sym_local", &r), "sym_local");
 	ck_assert_ptr_null(r.v[0].file);
-	ck_assert_str_eq(name_at(img, mini, pie, "sym_outer", &r),
-			 "sym_outer");
+	ck_assert_str_eq(name_at(img, mini, pie, "sym_outer", &r), "sym_outer");
 	sym_res_release(&r);
 	sym_image_free(img);
 }
@@ -553,10 +567,13 @@ START_TEST(broken_files_fail_cleanly)
 
 	ck_assert_ptr_null(sym_image_open(path("missing"), &o, &why));
 	ck_assert_str_eq(why, "No such file or directory");
-	ck_assert_int_eq(sh("cd %s && echo 'not an elf' > text && "
-			    "head -c 300 pie > cut && cp pie junk && "
-			    "dd if=/dev/urandom of=junk bs=1 seek=64 count=4000 "
-			    "conv=notrunc 2>/dev/null", dir), 0);
+	ck_assert_int_eq(
+	    sh("cd %s && echo 'not an elf' > text && "
+	       "head -c 300 pie > cut && cp pie junk && "
+	       "dd if=/dev/urandom of=junk bs=1 seek=64 count=4000 "
+	       "conv=notrunc 2>/dev/null",
+	       dir),
+	    0);
 	ck_assert_ptr_null(sym_image_open(path("text"), &o, &why));
 	ck_assert_str_eq(why, "not an ELF file");
 	ck_assert_ptr_null(sym_image_open(path("cut"), &o, &why));

@@ -61,39 +61,39 @@ filter(const char *input, char **out, struct sp_buf *err)
 START_TEST(records_pass_through_with_symbols)
 {
 	static const char in[] =
-		"spool\t1\t1700000000000000\t1000\n"
-		"host\trelease=x\\ty\tbootid=abc\n"
-		"module\t0\t77\t0x1000\t0x2000\t0x0\t0\tuser\t/no/such/libfoo.so\n"
-		"module\t1\t-1\t0xffffffffc0000000\t0xffffffffc0001000\t0x0\t0"
-		"\tkernel\t[wireguard]\n"
-		"frame\t0\tuser\t0x1a2b\t0\t0xa2b\n"
-		"frame\t1\tkernel\t0xffffffff81000010\t-\t-\n"
-		"frame\t2\ttruncated\t0x0\t-\t-\n"
-		"frame\t3\tuser\t0x5008\t-\t-\n"
-		"stack\t0\t-\t2\n"
-		"pframe\t3\t77\t-\t-\n"
-		"whatever\tnew\tkind\n"
-		"symbol\t0\t-\t0\t-\t-\t-\tstale\n"
-		"sample\t1\t77\t77\t0\n";
+	    "spool\t1\t1700000000000000\t1000\n"
+	    "host\trelease=x\\ty\tbootid=abc\n"
+	    "module\t0\t77\t0x1000\t0x2000\t0x0\t0\tuser\t/no/such/libfoo.so\n"
+	    "module\t1\t-1\t0xffffffffc0000000\t0xffffffffc0001000\t0x0\t0"
+	    "\tkernel\t[wireguard]\n"
+	    "frame\t0\tuser\t0x1a2b\t0\t0xa2b\n"
+	    "frame\t1\tkernel\t0xffffffff81000010\t-\t-\n"
+	    "frame\t2\ttruncated\t0x0\t-\t-\n"
+	    "frame\t3\tuser\t0x5008\t-\t-\n"
+	    "stack\t0\t-\t2\n"
+	    "pframe\t3\t77\t-\t-\n"
+	    "whatever\tnew\tkind\n"
+	    "symbol\t0\t-\t0\t-\t-\t-\tstale\n"
+	    "sample\t1\t77\t77\t0\n";
 	static const char want[] =
-		"spool\t1\t1700000000000000\t1000\n"
-		"host\trelease=x\\ty\tbootid=abc\n"
-		"module\t0\t77\t0x1000\t0x2000\t0x0\t0\tuser\t/no/such/libfoo.so\n"
-		"module\t1\t-1\t0xffffffffc0000000\t0xffffffffc0001000\t0x0\t0"
-		"\tkernel\t[wireguard]\n"
-		"frame\t0\tuser\t0x1a2b\t0\t0xa2b\n"
-		"symbol\t0\t-\t0\tu\t-\t-\tlibfoo.so+0xa2b\n"
-		"frame\t1\tkernel\t0xffffffff81000010\t-\t-\n"
-		"symbol\t1\t-\t0\tku\t-\t-\t[kernel]+0xffffffff81000010\n"
-		"frame\t2\ttruncated\t0x0\t-\t-\n"
-		"symbol\t2\t-\t0\tt\t-\t-\t<stack truncated>\n"
-		"frame\t3\tuser\t0x5008\t-\t-\n"
-		"symbol\t3\t-\t0\tu\t-\t-\t<0x5008>\n"
-		"stack\t0\t-\t2\n"
-		"pframe\t3\t77\t-\t-\n"
-		"symbol\t3\t77\t0\t-\t0x8\t/tmp/a\\tb.py\tpy\\tfunc\n"
-		"whatever\tnew\tkind\n"
-		"sample\t1\t77\t77\t0\n";
+	    "spool\t1\t1700000000000000\t1000\n"
+	    "host\trelease=x\\ty\tbootid=abc\n"
+	    "module\t0\t77\t0x1000\t0x2000\t0x0\t0\tuser\t/no/such/libfoo.so\n"
+	    "module\t1\t-1\t0xffffffffc0000000\t0xffffffffc0001000\t0x0\t0"
+	    "\tkernel\t[wireguard]\n"
+	    "frame\t0\tuser\t0x1a2b\t0\t0xa2b\n"
+	    "symbol\t0\t-\t0\tu\t-\t-\tlibfoo.so+0xa2b\n"
+	    "frame\t1\tkernel\t0xffffffff81000010\t-\t-\n"
+	    "symbol\t1\t-\t0\tku\t-\t-\t[kernel]+0xffffffff81000010\n"
+	    "frame\t2\ttruncated\t0x0\t-\t-\n"
+	    "symbol\t2\t-\t0\tt\t-\t-\t<stack truncated>\n"
+	    "frame\t3\tuser\t0x5008\t-\t-\n"
+	    "symbol\t3\t-\t0\tu\t-\t-\t<0x5008>\n"
+	    "stack\t0\t-\t2\n"
+	    "pframe\t3\t77\t-\t-\n"
+	    "symbol\t3\t77\t0\t-\t0x8\t/tmp/a\\tb.py\tpy\\tfunc\n"
+	    "whatever\tnew\tkind\n"
+	    "sample\t1\t77\t77\t0\n";
 	struct sp_buf err = SP_BUF_INIT;
 	char path[PATH_MAX], *out;
 	FILE *f;
@@ -125,8 +125,9 @@ check_error(const char *in, const char *want_out, const char *want_err)
 
 START_TEST(malformed_records_stop_after_what_came_before)
 {
-	check_error("spool\t2\t0\t0\n", "", "line 1: unsupported stream "
-					    "version '2'");
+	check_error("spool\t2\t0\t0\n", "",
+		    "line 1: unsupported stream "
+		    "version '2'");
 	check_error("spool\t1\t0\t0\nframe\t1\tuser\t0x1\t-\t-\n",
 		    "spool\t1\t0\t0\n",
 		    "line 2: frame id 1 did not match expected 0");
@@ -150,8 +151,9 @@ START_TEST(malformed_records_stop_after_what_came_before)
 		    "line 2: build id 'XYZ' is not lowercase hex");
 	check_error("host\tnoequals\n", "",
 		    "line 1: host field 'noequals' is not KEY=VALUE");
-	check_error("deactivate\tx\n", "", "line 1: malformed deactivate "
-					   "record");
+	check_error("deactivate\tx\n", "",
+		    "line 1: malformed deactivate "
+		    "record");
 	check_error("exec\t1\t2\n", "", "line 1: malformed exec record");
 	check_error("sample\t1\t2\t3\t4\nframe\t0\tus", "sample\t1\t2\t3\t4\n",
 		    "line 2: line cut short or holds a NUL byte");
@@ -179,15 +181,15 @@ END_TEST
 START_TEST(later_modules_do_not_resolve_earlier_frames)
 {
 	static const char in[] =
-		"frame\t0\tuser\t0x1500\t-\t-\n"
-		"module\t0\t7\t0x1000\t0x2000\t0x0\t1\tuser\t/future\n"
-		"pframe\t0\t7\t-\t-\n";
+	    "frame\t0\tuser\t0x1500\t-\t-\n"
+	    "module\t0\t7\t0x1000\t0x2000\t0x0\t1\tuser\t/future\n"
+	    "pframe\t0\t7\t-\t-\n";
 	static const char want[] =
-		"frame\t0\tuser\t0x1500\t-\t-\n"
-		"symbol\t0\t-\t0\tu\t-\t-\t<0x1500>\n"
-		"module\t0\t7\t0x1000\t0x2000\t0x0\t1\tuser\t/future\n"
-		"pframe\t0\t7\t-\t-\n"
-		"symbol\t0\t7\t0\tu\t-\t-\t<0x1500>\n";
+	    "frame\t0\tuser\t0x1500\t-\t-\n"
+	    "symbol\t0\t-\t0\tu\t-\t-\t<0x1500>\n"
+	    "module\t0\t7\t0x1000\t0x2000\t0x0\t1\tuser\t/future\n"
+	    "pframe\t0\t7\t-\t-\n"
+	    "symbol\t0\t7\t0\tu\t-\t-\t<0x1500>\n";
 	struct sp_buf err = SP_BUF_INIT;
 	char *out;
 

@@ -97,8 +97,12 @@ add_module(struct sym_resolver *r, uint32_t id, int32_t pid, uint64_t start,
 	   const char *path)
 {
 	struct sp_module m = {
-		.id = id, .pid = pid, .start = start, .end = start + 0x1000,
-		.path = path, .path_len = strlen(path),
+		.id = id,
+		.pid = pid,
+		.start = start,
+		.end = start + 0x1000,
+		.path = path,
+		.path_len = strlen(path),
 	};
 
 	ck_assert_int_eq(sym_resolver_module(r, &m), 0);
@@ -151,11 +155,11 @@ START_TEST(python_perf_map_symbols_respect_declared_ranges)
 	struct sym_resolver *r = resolver(&o);
 	struct sym_res out = SYM_RES_INIT;
 
-	write_map(109, "w", "1000 c py::first:/tmp/app.py\n"
-			    "1020 c py::second:/tmp/app.py\n");
+	write_map(109, "w",
+		  "1000 c py::first:/tmp/app.py\n"
+		  "1020 c py::second:/tmp/app.py\n");
 	assert_sym(resolve(r, 109, SP_NONE, 0x1008, 0, &out), "first", "-");
-	assert_sym(resolve(r, 109, SP_NONE, 0x100e, 0, &out), "<0x100e>",
-		   "u");
+	assert_sym(resolve(r, 109, SP_NONE, 0x100e, 0, &out), "<0x100e>", "u");
 	assert_sym(resolve(r, 109, SP_NONE, 0x1024, 0, &out), "second", "-");
 	sym_res_release(&out);
 	sym_resolver_free(r);
@@ -189,8 +193,7 @@ START_TEST(perf_map_symbols_can_be_disabled)
 	o.no_perf_maps = true;
 	r = resolver(&o);
 	write_map(102, "w", "2800 20 py::stale:/tmp/stale.py\n");
-	assert_sym(resolve(r, 102, SP_NONE, 0x2808, 0, &out), "<0x2808>",
-		   "u");
+	assert_sym(resolve(r, 102, SP_NONE, 0x2808, 0, &out), "<0x2808>", "u");
 	sym_res_release(&out);
 	sym_resolver_free(r);
 }
@@ -209,8 +212,7 @@ START_TEST(perf_map_symbols_can_be_limited_to_processes)
 	write_map(200, "w", "2900 20 py::allowed:/tmp/allowed.py\n");
 	write_map(199, "w", "2900 20 py::blocked:/tmp/blocked.py\n");
 	assert_sym(resolve(r, 200, SP_NONE, 0x2908, 0, &out), "allowed", "-");
-	assert_sym(resolve(r, 199, SP_NONE, 0x2908, 0, &out), "<0x2908>",
-		   "u");
+	assert_sym(resolve(r, 199, SP_NONE, 0x2908, 0, &out), "<0x2908>", "u");
 	sym_res_release(&out);
 	sym_resolver_free(r);
 }
@@ -227,7 +229,7 @@ START_TEST(perf_map_symbols_do_not_override_non_python_modules)
 	add_module(r, 0, 104, 0x4000, "/nonexistent/bash");
 	s = resolve(r, 104, 0, 0x4008, 0x8, &out);
 	assert_sym(s, "bash+0x8", "u");
-	ck_assert_int_eq(nwarnings, 1);	/* the missing file, once */
+	ck_assert_int_eq(nwarnings, 1); /* the missing file, once */
 	/* A module-less frame whose pframe context names the module. */
 	s = resolve(r, 104, 0, 0x4010, 0x10, &out);
 	assert_sym(s, "bash+0x10", "u");
@@ -272,9 +274,14 @@ END_TEST
 START_TEST(perf_map_symbols_can_override_anonymous_code_mappings)
 {
 	static const char *const paths[] = {
-		"[anon]", "//anon", "[heap]", "[stack:42]",
-		"/dev/zero (deleted)", "/anon_hugepage (deleted)",
-		"/SYSV00000000 (deleted)", "",
+		"[anon]",
+		"//anon",
+		"[heap]",
+		"[stack:42]",
+		"/dev/zero (deleted)",
+		"/anon_hugepage (deleted)",
+		"/SYSV00000000 (deleted)",
+		"",
 	};
 	struct sym_resolver_opts o = options();
 	struct sym_resolver *r = resolver(&o);
@@ -611,7 +618,7 @@ START_TEST(vdso_resolves_from_this_host)
 
 	if (!getauxval(AT_SYSINFO_EHDR)) {
 		sym_resolver_free(r);
-		return;	/* no vdso in this sandbox */
+		return; /* no vdso in this sandbox */
 	}
 	add_module(r, 0, 1, 0x7fff0000, "[vdso]");
 	/* The vdso's first function is past its headers: scan for one. */
@@ -647,10 +654,11 @@ resolve_suite(void)
 	tcase_add_test(p, perf_map_symbols_can_be_disabled);
 	tcase_add_test(p, perf_map_symbols_can_be_limited_to_processes);
 	tcase_add_test(p, perf_map_symbols_do_not_override_non_python_modules);
-	tcase_add_test(p,
-		       perf_map_symbols_do_not_override_file_backed_python_modules);
+	tcase_add_test(
+	    p, perf_map_symbols_do_not_override_file_backed_python_modules);
 	tcase_add_test(p, perf_map_symbols_do_not_override_memfd_mappings);
-	tcase_add_test(p, perf_map_symbols_can_override_anonymous_code_mappings);
+	tcase_add_test(p,
+		       perf_map_symbols_can_override_anonymous_code_mappings);
 	tcase_add_test(p, perf_map_growth_is_reloaded);
 	tcase_add_test(p, exec_drops_the_perf_map);
 	tcase_add_test(f, fallback_names_follow_module_ids);

@@ -25,14 +25,14 @@ text(const char *s)
 }
 
 static const char kallsyms[] =
-	"ffffffff81000000 T _stext\n"
-	"ffffffff81000000 T startup_64\n"
-	"ffffffff81000100 t __pfx_vfs_read\n"
-	"ffffffff81100000 T vfs_read\n"
-	"ffffffff81100200 D some_data\n"
-	"ffffffff81100400 W weak_fn\n"
-	"ffffffffc0010000 t wg_packet_tx_worker\t[wireguard]\n"
-	"ffffffffc0010100 T wg_packet_receive\t[wireguard]\n";
+    "ffffffff81000000 T _stext\n"
+    "ffffffff81000000 T startup_64\n"
+    "ffffffff81000100 t __pfx_vfs_read\n"
+    "ffffffff81100000 T vfs_read\n"
+    "ffffffff81100200 D some_data\n"
+    "ffffffff81100400 W weak_fn\n"
+    "ffffffffc0010000 t wg_packet_tx_worker\t[wireguard]\n"
+    "ffffffffc0010100 T wg_packet_receive\t[wireguard]\n";
 
 START_TEST(kallsyms_lookup_with_modules)
 {
@@ -43,35 +43,34 @@ START_TEST(kallsyms_lookup_with_modules)
 
 	fclose(f);
 	ck_assert_ptr_nonnull(k);
-	ck_assert_uint_eq(sym_kallsyms_count(k), 6);	/* data dropped */
-	ck_assert(sym_kallsyms_lookup(k, 0xffffffff81100014, &name, &mod,
-				     &start));
+	ck_assert_uint_eq(sym_kallsyms_count(k), 6); /* data dropped */
+	ck_assert(
+	    sym_kallsyms_lookup(k, 0xffffffff81100014, &name, &mod, &start));
 	ck_assert_str_eq(name, "vfs_read");
 	ck_assert_ptr_null(mod);
 	ck_assert_uint_eq(start, 0xffffffff81100000);
 	/* Aliases: the name with fewer leading underscores wins. */
-	ck_assert(sym_kallsyms_lookup(k, 0xffffffff81000004, &name, &mod,
-				     &start));
+	ck_assert(
+	    sym_kallsyms_lookup(k, 0xffffffff81000004, &name, &mod, &start));
 	ck_assert_str_eq(name, "startup_64");
-	ck_assert(sym_kallsyms_lookup(k, 0xffffffffc0010014, &name, &mod,
-				     &start));
+	ck_assert(
+	    sym_kallsyms_lookup(k, 0xffffffffc0010014, &name, &mod, &start));
 	ck_assert_str_eq(name, "wg_packet_tx_worker");
 	ck_assert_str_eq(mod, "[wireguard]");
-	ck_assert(!sym_kallsyms_lookup(k, 0xffffffff80000000, &name, &mod,
-				      &start));
+	ck_assert(
+	    !sym_kallsyms_lookup(k, 0xffffffff80000000, &name, &mod, &start));
 	sym_kallsyms_free(k);
 }
 END_TEST
 
 /* Modules come after the sorted kernel image, in any order. */
-static const char kallsyms_unsorted[] =
-	"ffffffff81000000 T _stext\n"
-	"ffffffff81000100 t a_local\n"
-	"ffffffff81000200 T b_global\n"
-	"ffffffffc0020000 t m2\t[two]\n"
-	"ffffffffc0010100 T m1b\t[one]\n"
-	"ffffffff81000100 T a_global\t[alias]\n"
-	"ffffffffc0010000 t m1a\t[one]\n";
+static const char kallsyms_unsorted[] = "ffffffff81000000 T _stext\n"
+					"ffffffff81000100 t a_local\n"
+					"ffffffff81000200 T b_global\n"
+					"ffffffffc0020000 t m2\t[two]\n"
+					"ffffffffc0010100 T m1b\t[one]\n"
+					"ffffffff81000100 T a_global\t[alias]\n"
+					"ffffffffc0010000 t m1a\t[one]\n";
 
 START_TEST(kallsyms_unsorted_modules)
 {
@@ -94,10 +93,10 @@ START_TEST(kallsyms_unsorted_modules)
 
 	fclose(f);
 	ck_assert_ptr_nonnull(k);
-	ck_assert_uint_eq(sym_kallsyms_count(k), 6);	/* one alias merged */
+	ck_assert_uint_eq(sym_kallsyms_count(k), 6); /* one alias merged */
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		ck_assert(sym_kallsyms_lookup(k, want[i].addr, &name, &mod,
-					     &start));
+		ck_assert(
+		    sym_kallsyms_lookup(k, want[i].addr, &name, &mod, &start));
 		ck_assert_uint_eq(start, want[i].addr - 4);
 		ck_assert_str_eq(name, want[i].name);
 		if (want[i].mod)
@@ -146,14 +145,14 @@ START_TEST(perf_map_ranges_and_gaps)
 	ck_assert_uint_eq(sym_perfmap_count(m), 5);
 	ck_assert(sym_perfmap_lookup(m, 0x1008, &name, &start));
 	ck_assert_str_eq(name, "py::first:/tmp/app.py");
-	ck_assert(!sym_perfmap_lookup(m, 0x100e, &name, &start));	/* gap */
+	ck_assert(!sym_perfmap_lookup(m, 0x100e, &name, &start)); /* gap */
 	ck_assert(sym_perfmap_lookup(m, 0x1024, &name, &start));
 	ck_assert_str_eq(name, "py::second:/tmp/app.py");
 	ck_assert(sym_perfmap_lookup(m, 0x3008, &name, &start));
 	ck_assert_str_eq(name, "jit_func");
 	ck_assert_uint_eq(start, 0x3000);
 	ck_assert(sym_perfmap_lookup(m, 0x4050, &name, &start));
-	ck_assert_str_eq(name, "recompiled");	/* the later entry wins */
+	ck_assert_str_eq(name, "recompiled"); /* the later entry wins */
 	ck_assert(!sym_perfmap_lookup(m, 0x5000, &name, &start));
 	ck_assert(!sym_perfmap_lookup(m, 0x10, &name, &start));
 	sym_perfmap_free(m);
@@ -184,7 +183,8 @@ START_TEST(demangles_cxx_and_rust)
 		{ "_ZN3foo3barEv", "foo::bar()" },
 		{ "_ZNK3sym6Widget4spinEi", "sym::Widget::spin(int) const" },
 		/* Rust legacy: the hash suffix is dropped. */
-		{ "_ZN4core3fmt5write17h0123456789abcdefE", "core::fmt::write" },
+		{ "_ZN4core3fmt5write17h0123456789abcdefE",
+		  "core::fmt::write" },
 		/* Rust v0. */
 		{ "_RNvCs1234_7mycrate3foo", "mycrate::foo" },
 		{ "_ZN3foo3barEv@plt", "foo::bar()@plt" },
@@ -205,11 +205,11 @@ END_TEST
 
 START_TEST(python_runtime_names)
 {
-	static const char *const yes[] = { "python3", "python3.12",
-					   "python", "python3.12d",
+	static const char *const yes[] = { "python3", "python3.12", "python",
+					   "python3.12d",
 					   "libpython3.13.so.1.0" };
-	static const char *const no[] = { "bash", "python-config",
-					  "pythonista", "libc.so.6" };
+	static const char *const no[] = { "bash", "python-config", "pythonista",
+					  "libc.so.6" };
 	size_t i;
 
 	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
@@ -224,13 +224,21 @@ END_TEST
 START_TEST(perf_map_override_rules)
 {
 	static const char *const yes[] = {
-		"", "[anon]", "[anon:sparse-seven]", "//anon", "[heap]",
-		"[stack:42]", "/dev/zero (deleted)", "/anon_hugepage (deleted)",
-		"/SYSV00000000 (deleted)", "/tmp/perf-123.map",
+		"",
+		"[anon]",
+		"[anon:sparse-seven]",
+		"//anon",
+		"[heap]",
+		"[stack:42]",
+		"/dev/zero (deleted)",
+		"/anon_hugepage (deleted)",
+		"/SYSV00000000 (deleted)",
+		"/tmp/perf-123.map",
 	};
 	static const char *const no[] = {
-		"/bin/bash", "/usr/lib/libpython3.13.so.1.0", "/memfd:jit-code",
-		"/memfd:jit-code (deleted)", "[vdso]", "[vsyscall]",
+		"/bin/bash",       "/usr/lib/libpython3.13.so.1.0",
+		"/memfd:jit-code", "/memfd:jit-code (deleted)",
+		"[vdso]",          "[vsyscall]",
 	};
 	size_t i;
 
