@@ -1,4 +1,4 @@
-/* records.c: escaping, line splitting and field parsing of records.h. */
+/* records.c: escaping and field parsing of records.h. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,100 +121,6 @@ sp_unescape(char *s)
 	}
 	*w = 0;
 	return (long)(w - s);
-}
-
-struct sp_recin {
-	FILE *f;
-	char *line; /* getline's buffer: split in place */
-	size_t cap;
-	char *raw; /* an unsplit copy for pass-through */
-	size_t rawcap;
-	char **fields;
-	size_t afields;
-	uint64_t lineno;
-};
-
-struct sp_recin *
-sp_recin_new(FILE *f)
-{
-	struct sp_recin *in = calloc(1, sizeof(*in));
-
-	if (!in) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	in->f = f;
-	return in;
-}
-
-void
-sp_recin_free(struct sp_recin *in)
-{
-	if (!in)
-		return;
-	free(in->line);
-	free(in->raw);
-	free(in->fields);
-	free(in);
-}
-
-static int
-split(struct sp_recin *in, char *s, struct sp_fields *out)
-{
-	size_t n = 0;
-
-	for (;;) {
-		char *tab = strchr(s, '\t');
-
-		if (n == in->afields) {
-			size_t na = in->afields ? in->afields * 2 : 16;
-			char **f = reallocarray(in->fields, na, sizeof(*f));
-
-			if (!f)
-				return -ENOMEM;
-			in->fields = f;
-			in->afields = na;
-		}
-		in->fields[n++] = s;
-		if (!tab)
-			break;
-		*tab = 0;
-		s = tab + 1;
-	}
-	out->n = n;
-	out->f = in->fields;
-	return 0;
-}
-
-int
-sp_recin_next(struct sp_recin *in, struct sp_fields *out)
-{
-	ssize_t n;
-
-	do {
-		n = getline(&in->line, &in->cap, in->f);
-		if (n < 0)
-			return ferror(in->f) ? -EIO : 0;
-		in->lineno++;
-		if (memchr(in->line, 0, (size_t)n))
-			return -EBADMSG;
-		if (in->line[n - 1] != '\n')
-			return -EBADMSG;
-		in->line[--n] = 0;
-	} while (n == 0);
-	if ((size_t)n + 1 > in->rawcap) {
-		char *raw = realloc(in->raw, (size_t)n + 1);
-
-		if (!raw)
-			return -ENOMEM;
-		in->raw = raw;
-		in->rawcap = (size_t)n + 1;
-	}
-	memcpy(in->raw, in->line, (size_t)n + 1);
-	out->lineno = in->lineno;
-	out->line = in->raw;
-	out->line_len = (size_t)n;
-	return split(in, in->line, out) ? -ENOMEM : 1;
 }
 
 int

@@ -30,26 +30,152 @@ void sp_escape_file(FILE *f, const char *s, size_t n);
  */
 long sp_unescape(char *s);
 
-/* One line split into fields; pointers are into the reader's buffer. */
-struct sp_fields {
-	size_t n;
-	char **f;         /* n NUL-terminated fields */
-	uint64_t lineno;  /* 1-based */
-	const char *line; /* the raw line without its newline */
-	size_t line_len;
+/* Symbol flags: bit i is the i-th letter of SP_SYM_LETTERS. */
+#define SP_SYM_LETTERS "kjiphtu"
+enum sp_sym_flag {
+	SP_SYM_KERNEL = 1 << 0,     /* k */
+	SP_SYM_JIT = 1 << 1,        /* j */
+	SP_SYM_INLINED = 1 << 2,    /* i */
+	SP_SYM_PYRUNTIME = 1 << 3,  /* p: Python runtime */
+	SP_SYM_HIDDEN = 1 << 4,     /* h: hidden by default */
+	SP_SYM_TRUNCATED = 1 << 5,  /* t: truncated-stack marker */
+	SP_SYM_UNRESOLVED = 1 << 6, /* u: NAME is an address fallback */
 };
 
-struct sp_recin;
+enum sp_rec_kind {
+	SP_REC_UNKNOWN, /* a kind this version does not know: pass it on */
+	SP_REC_SPOOL,
+	SP_REC_MODULE,
+	SP_REC_FRAME,
+	SP_REC_PFRAME,
+	SP_REC_STACK,
+	SP_REC_THREAD,
+	SP_REC_SAMPLE,
+	SP_REC_EXEC,
+	SP_REC_DEACTIVATE,
+	SP_REC_HOST,
+	SP_REC_COMM,
+	SP_REC_LOST,
+	SP_REC_STATS,
+	SP_REC_EXIT,
+	SP_REC_BUILDID,
+	SP_REC_EXT,
+	SP_REC_SYMBOL,
+};
 
-/* Creates a line reader of `f` (not owned).  NULL with errno on failure. */
-struct sp_recin *sp_recin_new(FILE *f);
-void sp_recin_free(struct sp_recin *in);
+/* A KEY=VALUE field of host and stats records (value decimal in stats). */
+struct sp_rec_pair {
+	const char *key, *val;
+	size_t key_len, val_len;
+};
+
 /*
- * Reads the next non-empty line into *out (valid until the next call).
- * Returns 1, 0 at end of input, -EIO on a read error, -EBADMSG for a
- * line with a NUL byte or a last line with no newline (a cut stream).
+ * One decoded record.  Text is unescaped; a decoded record's strings and
+ * arrays point into the decoder and stay valid until its next call.  A
+ * writer is given the same struct, strings unescaped.
  */
-int sp_recin_next(struct sp_recin *in, struct sp_fields *out);
+struct sp_rec {
+	enum sp_rec_kind kind;
+	union {
+		struct {
+			uint32_t version;
+			uint64_t start_us, interval_us;
+		} spool;
+		struct sp_module module;
+		/* id, and the frame; module_id SP_NONE for "- -". */
+		struct {
+			uint32_t id;
+			struct sp_frame f;
+		} frame;
+		struct {
+			uint32_t frame, module; /* module SP_NONE for "-" */
+			int32_t pid;
+			uint64_t rel_ip;
+		} pframe;
+		struct {
+			uint32_t id, prefix, frame; /* prefix SP_NONE at root */
+		} stack;
+		struct {
+			uint32_t id;
+			int32_t pid;
+			uint64_t tid;
+		} thread;
+		struct {
+			uint64_t ts, tid;
+			int32_t pid;
+			uint32_t stack; /* SP_NONE for an empty stack */
+		} sample;
+		struct {
+			uint64_t ts;
+			int32_t pid;
+			bool python;
+		} exec;
+		struct {
+			int32_t pid;
+		} deactivate;
+		struct { /* host, stats */
+			const struct sp_rec_pair *v;
+			size_t n;
+		} pairs;
+		struct {
+			uint64_t ts, tid;
+			int32_t pid;
+			bool exec; /* set at exec, else a rename */
+			const char *name;
+			size_t name_len;
+		} comm;
+		struct {
+			uint64_t ts, count;
+		} lost;
+		struct {
+			uint64_t ts, tid;
+			int32_t pid;
+		} exit;
+		struct { /* buildid: tag is the module id; ext */
+			uint32_t tag;
+			const char *hex; /* lowercase, even length */
+		} hex;
+		struct {
+			uint32_t frame, index;
+			bool has_pid, has_offset;
+			int32_t pid;
+			unsigned flags; /* enum sp_sym_flag */
+			uint64_t offset;
+			const char *file; /* NULL when no source */
+			unsigned line;    /* 0 when unknown */
+			const char *name;
+		} symbol;
+	} u;
+};
+
+struct sp_recdec;
+
+/*
+ * Creates a decoder reading `f` (not owned).  NULL with errno on failure.
+ * It checks each line's syntax and the ids across lines: the first
+ * record is `spool` of version SP_RECORDS_VERSION, module, frame, stack
+ * and thread ids count from 0 in order, and every id a record refers to
+ * is defined before it.
+ */
+struct sp_recdec *sp_recdec_new(FILE *f);
+void sp_recdec_free(struct sp_recdec *d);
+/*
+ * Decodes the next non-empty line into *rec.  Returns 1, 0 at the end of
+ * input, or -EBADMSG (malformed or cut line), -EIO, -ENOMEM, with the
+ * reason in sp_recdec_errmsg().  Every earlier record was returned.
+ */
+int sp_recdec_next(struct sp_recdec *d, struct sp_rec *rec);
+/* "line N: reason" for the last failure. */
+const char *sp_recdec_errmsg(const struct sp_recdec *d);
+/* The number of the line last read, from 1. */
+uint64_t sp_recdec_lineno(const struct sp_recdec *d);
+/* The last line as read, without its newline; *len its length. */
+const char *sp_recdec_line(const struct sp_recdec *d, size_t *len);
+
+/* Writes `rec` as one line; stdio errors are left to the stream. */
+void sp_rec_write(FILE *f, const struct sp_rec *rec);
+/* Writes the flag letters of `flags` ("-" for none) into buf[8]. */
+void sp_sym_flags_str(unsigned flags, char buf[8]);
 
 /*
  * Field parsers: return 0 or -EBADMSG.  Decimal for ids, counts and pids;

@@ -30,6 +30,7 @@ struct dump {
 	struct sp_htab *pframes; /* (frame, pid) pframe written */
 	struct sp_buf text;      /* --stacks: rendered stacks, '\0'-separated */
 	struct sp_buf tmp;
+	struct sp_buf pairs; /* host and stats fields (struct sp_rec_pair) */
 };
 
 static void
@@ -49,85 +50,105 @@ flush_stdout(void *ctx)
 static void
 print_module(const struct sp_module *m)
 {
-	printf("module\t%u\t%d\t0x%" PRIx64 "\t0x%" PRIx64 "\t0x%" PRIx64
-	       "\t%" PRIu64 "\t%s\t",
-	       m->id, m->pid, m->start, m->end, m->file_offset, m->inode,
-	       m->is_kernel ? "kernel" : "user");
-	sp_escape_file(stdout, m->path, m->path_len);
-	putchar('\n');
+	struct sp_rec rec = { .kind = SP_REC_MODULE, .u.module = *m };
+
+	sp_rec_write(stdout, &rec);
 }
 
 static void
 print_frame(const struct sp_spool_reader *r, uint32_t id,
 	    const struct sp_frame *f)
 {
-	uint64_t rel = 0;
-	uint32_t mod = SP_NONE;
+	struct sp_rec rec = { .kind = SP_REC_FRAME };
 
-	printf("frame\t%u\t%s\t0x%" PRIx64, id, sp_frame_mode_name(f->mode),
-	       f->abs_ip);
+	rec.u.frame.id = id;
+	rec.u.frame.f = *f;
+	rec.u.frame.f.module_id = SP_NONE;
 	if (!sp_spool_reader_frame_needs_pid(r, id))
-		mod = sp_spool_reader_frame_context(r, id, 0, &rel);
-	if (mod == SP_NONE)
-		printf("\t-\t-\n");
-	else
-		printf("\t%u\t0x%" PRIx64 "\n", mod, rel);
+		rec.u.frame.f.module_id = sp_spool_reader_frame_context(
+		    r, id, 0, &rec.u.frame.f.rel_ip);
+	sp_rec_write(stdout, &rec);
 }
 
-static void
-print_hex(const uint8_t *p, size_t n)
+/* Writes `kind` with `n` bytes as lowercase hex. */
+static int
+print_hex(struct dump *d, enum sp_rec_kind kind, uint32_t tag, const uint8_t *p,
+	  size_t n)
 {
+	struct sp_rec rec = { .kind = kind };
 	size_t i;
 
+	sp_buf_reset(&d->tmp);
 	for (i = 0; i < n; i++)
-		printf("%02x", p[i]);
+		if (sp_buf_addf(&d->tmp, "%02x", p[i]))
+			return -ENOMEM;
+	rec.u.hex.tag = tag;
+	rec.u.hex.hex = d->tmp.len ? (const char *)d->tmp.data : "";
+	sp_rec_write(stdout, &rec);
+	return 0;
 }
 
 /*
- * Walks a host or stats payload, printing its KEY=VALUE fields when
- * `print` is set; returns 0, or -EBADMSG for a malformed payload.
+ * Collects the KEY=VALUE fields of a host or stats payload into
+ * d->pairs, counters as decimal text in d->tmp; returns 0, -EBADMSG for a
+ * malformed payload, or -ENOMEM.
  */
 static int
-walk_pairs(const uint8_t *p, size_t n, bool counters, bool print)
+collect_pairs(struct dump *d, const uint8_t *p, size_t n, bool counters)
 {
 	struct sp_ext_iter it = { p, p + n };
-	const char *k, *v;
-	size_t kl, vl;
+	struct sp_rec_pair pair;
 	uint64_t val;
 	int rc;
 
-	while ((rc = counters ? sp_ext_counter_next(&it, &k, &kl, &val)
-			      : sp_ext_pair_next(&it, &k, &kl, &v, &vl)) > 0) {
-		if (!print)
-			continue;
-		putchar('\t');
-		sp_escape_file(stdout, k, kl);
-		putchar('=');
-		if (counters)
-			printf("%" PRIu64, val);
-		else
-			sp_escape_file(stdout, v, vl);
+	sp_buf_reset(&d->pairs);
+	sp_buf_reset(&d->tmp);
+	while (
+	    (rc = counters
+		      ? sp_ext_counter_next(&it, &pair.key, &pair.key_len, &val)
+		      : sp_ext_pair_next(&it, &pair.key, &pair.key_len,
+					 &pair.val, &pair.val_len)) > 0) {
+		if (counters) {
+			/* An offset for now: d->tmp may move as it grows. */
+			pair.val = (const char *)(uintptr_t)d->tmp.len;
+			if (sp_buf_addf(&d->tmp, "%" PRIu64, val) ||
+			    sp_buf_addc(&d->tmp, 0))
+				return -ENOMEM;
+			pair.val_len =
+			    strlen((char *)d->tmp.data + (uintptr_t)pair.val);
+		}
+		if (sp_buf_add(&d->pairs, &pair, sizeof(pair)))
+			return -ENOMEM;
 	}
 	return rc;
 }
 
 /* A malformed payload is reported before anything of it is printed. */
 static int
-print_pairs(const char *kind, const uint8_t *p, size_t n, bool counters)
+print_pairs(struct dump *d, enum sp_rec_kind kind, const uint8_t *p, size_t n)
 {
-	if (walk_pairs(p, n, counters, false))
-		return -EBADMSG;
-	fputs(kind, stdout);
-	walk_pairs(p, n, counters, true);
-	putchar('\n');
+	struct sp_rec rec = { .kind = kind };
+	struct sp_rec_pair *v = (struct sp_rec_pair *)d->pairs.data;
+	size_t i;
+	int rc = collect_pairs(d, p, n, kind == SP_REC_STATS);
+
+	if (rc)
+		return rc;
+	v = (struct sp_rec_pair *)d->pairs.data;
+	rec.u.pairs.v = v;
+	rec.u.pairs.n = d->pairs.len / sizeof(*v);
+	for (i = 0; kind == SP_REC_STATS && i < rec.u.pairs.n; i++)
+		v[i].val = (const char *)d->tmp.data + (uintptr_t)v[i].val;
+	sp_rec_write(stdout, &rec);
 	return 0;
 }
 
 static int
-print_ext(const struct sp_spool_record *rec)
+print_ext(struct dump *d, const struct sp_spool_record *rec)
 {
 	const uint8_t *p = rec->u.ext.data;
 	size_t n = rec->u.ext.len;
+	struct sp_rec out = { .kind = SP_REC_UNKNOWN };
 	struct sp_ext_comm c;
 	struct sp_ext_lost l;
 	struct sp_ext_exit e;
@@ -135,41 +156,44 @@ print_ext(const struct sp_spool_record *rec)
 
 	switch (rec->tag) {
 	case SP_EXT_HOST:
-		return print_pairs("host", p, n, false);
+		return print_pairs(d, SP_REC_HOST, p, n);
 	case SP_EXT_STATS:
-		return print_pairs("stats", p, n, true);
+		return print_pairs(d, SP_REC_STATS, p, n);
 	case SP_EXT_COMM:
 		if (sp_ext_comm_decode(p, n, &c))
 			return -EBADMSG;
-		printf("comm\t%" PRIu64 "\t%d\t%" PRIu64 "\t%s\t",
-		       c.timestamp_ns, c.pid, c.tid,
-		       c.is_exec ? "exec" : "name");
-		sp_escape_file(stdout, c.name, c.name_len);
-		putchar('\n');
-		return 0;
+		out.kind = SP_REC_COMM;
+		out.u.comm.ts = c.timestamp_ns;
+		out.u.comm.pid = c.pid;
+		out.u.comm.tid = c.tid;
+		out.u.comm.exec = c.is_exec;
+		out.u.comm.name = c.name;
+		out.u.comm.name_len = c.name_len;
+		break;
 	case SP_EXT_LOST:
 		if (sp_ext_lost_decode(p, n, &l))
 			return -EBADMSG;
-		printf("lost\t%" PRIu64 "\t%" PRIu64 "\n", l.timestamp_ns,
-		       l.count);
-		return 0;
+		out.kind = SP_REC_LOST;
+		out.u.lost.ts = l.timestamp_ns;
+		out.u.lost.count = l.count;
+		break;
 	case SP_EXT_EXIT:
 		if (sp_ext_exit_decode(p, n, &e))
 			return -EBADMSG;
-		printf("exit\t%" PRIu64 "\t%d\t%" PRIu64 "\n", e.timestamp_ns,
-		       e.pid, e.tid);
-		return 0;
+		out.kind = SP_REC_EXIT;
+		out.u.exit.ts = e.timestamp_ns;
+		out.u.exit.pid = e.pid;
+		out.u.exit.tid = e.tid;
+		break;
 	case SP_EXT_BUILDID:
 		if (sp_ext_buildid_decode(p, n, &b))
 			return -EBADMSG;
-		printf("buildid\t%u\t", b.module_id);
-		print_hex(b.id, b.id_len);
-		putchar('\n');
-		return 0;
+		return print_hex(d, SP_REC_BUILDID, b.module_id, b.id,
+				 b.id_len);
+	default:
+		return print_hex(d, SP_REC_EXT, rec->tag, p, n);
 	}
-	printf("ext\t%u\t", rec->tag);
-	print_hex(p, n);
-	putchar('\n');
+	sp_rec_write(stdout, &out);
 	return 0;
 }
 
@@ -178,8 +202,9 @@ print_ext(const struct sp_spool_record *rec)
 static int
 emit_pframes(struct dump *d, uint32_t stack, int32_t pid)
 {
-	uint32_t prefix, frame, mod;
-	uint64_t key[2], rel;
+	struct sp_rec out = { .kind = SP_REC_PFRAME };
+	uint32_t prefix, frame;
+	uint64_t key[2];
 
 	while (stack != SP_NONE &&
 	       sp_spool_reader_stack(d->r, stack, &prefix, &frame)) {
@@ -192,12 +217,11 @@ emit_pframes(struct dump *d, uint32_t stack, int32_t pid)
 			continue;
 		if (sp_htab_put(d->pframes, key, sizeof(key), 1))
 			return -ENOMEM;
-		mod = sp_spool_reader_frame_context(d->r, frame, pid, &rel);
-		printf("pframe\t%u\t%d\t", frame, pid);
-		if (mod == SP_NONE)
-			printf("-\t-\n");
-		else
-			printf("%u\t0x%" PRIx64 "\n", mod, rel);
+		out.u.pframe.frame = frame;
+		out.u.pframe.pid = pid;
+		out.u.pframe.module = sp_spool_reader_frame_context(
+		    d->r, frame, pid, &out.u.pframe.rel_ip);
+		sp_rec_write(stdout, &out);
 	}
 	return 0;
 }
@@ -235,6 +259,7 @@ print_sample(struct dump *d, const struct sp_spool_record *rec)
 			    (uint64_t)(int64_t)rec->u.sample.pid },
 		 off;
 	bool fresh = !sp_htab_get(d->seen, key, sizeof(key), &off);
+	struct sp_rec out = { .kind = SP_REC_SAMPLE };
 	int rc = 0;
 
 	if (fresh) {
@@ -248,18 +273,56 @@ print_sample(struct dump *d, const struct sp_spool_record *rec)
 		if (rc)
 			return rc;
 	}
-	printf("sample\t%" PRIu64 "\t%d\t%" PRIu64, rec->u.sample.timestamp_ns,
-	       rec->u.sample.pid, rec->u.sample.tid);
-	if (d->stacks)
-		printf("%s\n", (char *)d->text.data + off);
-	else
-		printf("\t%u\n", rec->u.sample.stack_id);
+	if (d->stacks) {
+		/* --stacks lines are no sp-records(5) records. */
+		printf("sample\t%" PRIu64 "\t%d\t%" PRIu64 "%s\n",
+		       rec->u.sample.timestamp_ns, rec->u.sample.pid,
+		       rec->u.sample.tid, (char *)d->text.data + off);
+		return 0;
+	}
+	out.u.sample.ts = rec->u.sample.timestamp_ns;
+	out.u.sample.pid = rec->u.sample.pid;
+	out.u.sample.tid = rec->u.sample.tid;
+	out.u.sample.stack = rec->u.sample.stack_id;
+	sp_rec_write(stdout, &out);
 	return 0;
+}
+
+/* The spool records that map one to one onto a text record. */
+static void
+convert(const struct sp_spool_record *rec, struct sp_rec *out)
+{
+	switch (rec->tag) {
+	case SP_TAG_STACK:
+		out->kind = SP_REC_STACK;
+		out->u.stack.id = rec->u.stack.id;
+		out->u.stack.prefix = rec->u.stack.prefix;
+		out->u.stack.frame = rec->u.stack.frame_id;
+		break;
+	case SP_TAG_THREAD:
+		out->kind = SP_REC_THREAD;
+		out->u.thread.id = rec->u.thread.id;
+		out->u.thread.pid = rec->u.thread.pid;
+		out->u.thread.tid = rec->u.thread.tid;
+		break;
+	case SP_TAG_EXEC:
+		out->kind = SP_REC_EXEC;
+		out->u.exec.ts = rec->u.exec.timestamp_ns;
+		out->u.exec.pid = rec->u.exec.pid;
+		out->u.exec.python = rec->u.exec.is_python;
+		break;
+	case SP_TAG_DEACTIVATE:
+		out->kind = SP_REC_DEACTIVATE;
+		out->u.deactivate.pid = rec->u.deactivate.pid;
+		break;
+	}
 }
 
 static int
 print_record(struct dump *d, const struct sp_spool_record *rec)
 {
+	struct sp_rec out = { .kind = SP_REC_UNKNOWN };
+
 	if (rec->tag == SP_TAG_SAMPLE)
 		return print_sample(d, rec);
 	if (d->stacks)
@@ -272,27 +335,14 @@ print_record(struct dump *d, const struct sp_spool_record *rec)
 		print_frame(d->r, rec->u.frame.id, &rec->u.frame.frame);
 		return 0;
 	case SP_TAG_STACK:
-		printf("stack\t%u\t", rec->u.stack.id);
-		if (rec->u.stack.prefix == SP_NONE)
-			printf("-");
-		else
-			printf("%u", rec->u.stack.prefix);
-		printf("\t%u\n", rec->u.stack.frame_id);
-		return 0;
 	case SP_TAG_THREAD:
-		printf("thread\t%u\t%d\t%" PRIu64 "\n", rec->u.thread.id,
-		       rec->u.thread.pid, rec->u.thread.tid);
-		return 0;
 	case SP_TAG_EXEC:
-		printf("exec\t%" PRIu64 "\t%d\t%s\n", rec->u.exec.timestamp_ns,
-		       rec->u.exec.pid,
-		       rec->u.exec.is_python ? "python" : "native");
-		return 0;
 	case SP_TAG_DEACTIVATE:
-		printf("deactivate\t%d\n", rec->u.deactivate.pid);
+		convert(rec, &out);
+		sp_rec_write(stdout, &out);
 		return 0;
 	}
-	return print_ext(rec);
+	return print_ext(d, rec);
 }
 
 static int
@@ -303,9 +353,14 @@ dump_records(struct dump *d)
 	int rc;
 
 	rc = sp_spool_reader_header(d->r, &start_us, &interval_us);
-	if (rc == 0 && !d->stacks)
-		printf("spool\t%d\t%" PRIu64 "\t%" PRIu64 "\n",
-		       SP_RECORDS_VERSION, start_us, interval_us);
+	if (rc == 0 && !d->stacks) {
+		struct sp_rec out = { .kind = SP_REC_SPOOL };
+
+		out.u.spool.version = SP_RECORDS_VERSION;
+		out.u.spool.start_us = start_us;
+		out.u.spool.interval_us = interval_us;
+		sp_rec_write(stdout, &out);
+	}
 	while (rc == 0 && (rc = sp_spool_reader_next(d->r, &rec)) > 0) {
 		rc = print_record(d, &rec);
 		if (rc == -EBADMSG) {
@@ -329,8 +384,7 @@ dump_records(struct dump *d)
 static int
 dump_fd(int fd, const char *name, bool stacks, bool follow)
 {
-	struct dump d = { name, NULL, stacks,      follow,
-			  NULL, NULL, SP_BUF_INIT, SP_BUF_INIT };
+	struct dump d = { .name = name, .stacks = stacks, .follow = follow };
 	int status = 1;
 
 	d.r = sp_spool_reader_new(fd);
@@ -348,6 +402,7 @@ dump_fd(int fd, const char *name, bool stacks, bool follow)
 	sp_htab_free(d.pframes);
 	sp_buf_release(&d.text);
 	sp_buf_release(&d.tmp);
+	sp_buf_release(&d.pairs);
 	return status;
 }
 

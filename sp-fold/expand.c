@@ -34,11 +34,11 @@ static const char *
 annotation(const struct fold_opts *o, enum sp_frame_mode mode, unsigned flags,
 	   size_t index)
 {
-	if (o->inl && (flags & SYM_INLINED || index > 0))
+	if (o->inl && (flags & SP_SYM_INLINED || index > 0))
 		return "_[i]";
-	if (o->kernel && (flags & SYM_KERNEL || mode == SP_FRAME_KERNEL))
+	if (o->kernel && (flags & SP_SYM_KERNEL || mode == SP_FRAME_KERNEL))
 		return "_[k]";
-	if (o->jit && flags & SYM_JIT)
+	if (o->jit && flags & SP_SYM_JIT)
 		return "_[j]";
 	return NULL;
 }
@@ -77,7 +77,7 @@ view_names(const struct fold_view *v, const struct fold_model *m,
 		return fallback(v, m, o, out);
 	for (i = 0; i < v->syms->n; i++) {
 		s = &v->syms->v[i];
-		if (s->flags & SYM_HIDDEN && !o->show_hidden)
+		if (s->flags & SP_SYM_HIDDEN && !o->show_hidden)
 			continue;
 		name = fold_sym_shown(s, o);
 		if (add_clean(out, name, strlen(name)))
@@ -93,7 +93,7 @@ static bool
 is_truncated(const struct fold_view *v)
 {
 	return v->mode == SP_FRAME_TRUNCATED ||
-	       (v->syms->n && v->syms->v[0].flags & SYM_TRUNCATED);
+	       (v->syms->n && v->syms->v[0].flags & SP_SYM_TRUNCATED);
 }
 
 /* Appends the comm frame: NAME[-PID[/TID]] with spaces as '_'. */

@@ -73,9 +73,9 @@ unresolved_name(struct sp_buf *out, const char *name, size_t n)
 int
 fold_group_name(struct sp_buf *out, const char *name, size_t n, unsigned flags)
 {
-	if (flags & SYM_UNRESOLVED)
+	if (flags & SP_SYM_UNRESOLVED)
 		return unresolved_name(out, name, n);
-	if (flags & SYM_KERNEL)
+	if (flags & SP_SYM_KERNEL)
 		return kernel_name(out, name, n);
 	return sp_buf_add(out, name, n);
 }
@@ -111,13 +111,13 @@ fold_view_fallback(const struct fold_view *v, const struct fold_model *m,
 {
 	struct sp_buf b = SP_BUF_INIT;
 	const char *path = NULL;
-	unsigned flags = SYM_UNRESOLVED;
+	unsigned flags = SP_SYM_UNRESOLVED;
 	int rc;
 
 	if (v->module != SP_NONE && v->module < m->nmods)
 		path = m->mods[v->module].path;
 	if (v->mode == SP_FRAME_TRUNCATED)
-		flags = SYM_TRUNCATED;
+		flags = SP_SYM_TRUNCATED;
 	rc = sp_fallback_name(&b, v->mode, path, v->rel_ip, v->abs_ip);
 	if (!rc && addrs)
 		rc = sp_buf_add(out, b.data, b.len);

@@ -12,25 +12,15 @@
 
 #include "common/buf.h"
 #include "common/htab.h"
+#include "common/records.h"
 #include "common/spool.h"
-
-/* Symbol flags, the letters of a symbol record. */
-enum {
-	SYM_KERNEL = 1 << 0,     /* k */
-	SYM_JIT = 1 << 1,        /* j */
-	SYM_INLINED = 1 << 2,    /* i */
-	SYM_PYTHON = 1 << 3,     /* p */
-	SYM_HIDDEN = 1 << 4,     /* h */
-	SYM_TRUNCATED = 1 << 5,  /* t */
-	SYM_UNRESOLVED = 1 << 6, /* u */
-};
 
 struct fold_sym {
 	char *name;
 	char *group;  /* the name grouped (group.h); NULL when the same */
 	char *source; /* "file:line" or NULL */
 	uint64_t offset;
-	unsigned flags;
+	unsigned flags; /* enum sp_sym_flag */
 };
 
 /* The logical frames of one address, outermost first. */

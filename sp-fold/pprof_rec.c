@@ -15,7 +15,7 @@
 #include "sp-fold/expand.h"
 #include "sp-fold/group.h"
 #include "sp-fold/pprof.h"
-#include "sp-fold/stream.h"
+#include "sp-fold/pprof_rec.h"
 #include "common/banned.h"
 
 /* Splits "file:line" into a file (copied into `file`) and a line. */
@@ -89,7 +89,7 @@ view_lines(const struct fold_reader *r, const struct fold_view *v,
 		return 0;
 	}
 	for (i = s->n; i-- > 0;) {
-		if (s->v[i].flags & SYM_HIDDEN && !r->o->show_hidden)
+		if (s->v[i].flags & SP_SYM_HIDDEN && !r->o->show_hidden)
 			continue;
 		line = split_source(s->v[i].source, &ls->files[ls->n]);
 		if (line < 0)
@@ -188,7 +188,7 @@ lines_release(struct lines *ls)
 }
 
 int
-fold_pprof_records(const struct fold_reader *r)
+fold_pprof_records(FILE *out, const struct fold_reader *r)
 {
 	struct sp_buf ids = SP_BUF_INIT, locs = SP_BUF_INIT, tmp = SP_BUF_INIT;
 	struct lines ls = { .name = SP_BUF_INIT };
@@ -198,8 +198,8 @@ fold_pprof_records(const struct fold_reader *r)
 	bool keep;
 	int rc;
 
-	rc = pprof_init(&p, true, fold_period_ns(r), r->meta->start_ns,
-			r->meta->duration_ns);
+	rc = pprof_init(&p, true, fold_period_ns(r), r->meta.start_ns,
+			r->meta.duration_ns);
 	for (i = 0; !rc && i < r->nents; i++) {
 		e = &r->ents[i];
 		rc = fold_model_folded(
@@ -210,7 +210,7 @@ fold_pprof_records(const struct fold_reader *r)
 			rc = entry_sample(&p, r, e, &ls, &ids, &locs);
 	}
 	if (!rc)
-		rc = pprof_write(&p, r->out);
+		rc = pprof_write(&p, out);
 	if (rc)
 		warnx("%s", rc == -EIO ? "write error" : "out of memory");
 	pprof_release(&p);

@@ -13,7 +13,7 @@
 #include "common/names.h"
 #include "sp-fold/expand.h"
 #include "sp-fold/group.h"
-#include "sp-fold/stream.h"
+#include "sp-fold/pscript.h"
 #include "common/banned.h"
 
 /* Writes a name with newlines and other control bytes as '?'. */
@@ -33,7 +33,7 @@ dso_of(const struct fold_reader *r, const struct fold_view *v, unsigned flags,
 		return "[kernel.kallsyms]";
 	if (v->module != SP_NONE && r->m.mods[v->module].path[0])
 		return r->m.mods[v->module].path;
-	if (flags & SYM_JIT) {
+	if (flags & SP_SYM_JIT) {
 		snprintf(buf, size, "/tmp/perf-%" PRId32 ".map", pid);
 		return buf;
 	}
@@ -42,18 +42,18 @@ dso_of(const struct fold_reader *r, const struct fold_view *v, unsigned flags,
 
 /* A frame without symbols, named as a frame no symbol resolves. */
 static void
-put_bare(const struct fold_reader *r, const struct fold_view *v, int32_t pid,
-	 uint64_t ip)
+put_bare(FILE *out, const struct fold_reader *r, const struct fold_view *v,
+	 int32_t pid, uint64_t ip)
 {
 	struct sp_buf b = SP_BUF_INIT;
 	char map[64];
 
-	fprintf(r->out, "\t%16" PRIx64 " ", ip);
+	fprintf(out, "\t%16" PRIx64 " ", ip);
 	if (fold_view_fallback(v, &r->m, false, &b) || !b.len)
-		fputs("[unknown]", r->out);
+		fputs("[unknown]", out);
 	else
-		put_clean(r->out, (const char *)b.data);
-	fprintf(r->out, " (%s)\n", dso_of(r, v, 0, pid, map, sizeof(map)));
+		put_clean(out, (const char *)b.data);
+	fprintf(out, " (%s)\n", dso_of(r, v, 0, pid, map, sizeof(map)));
 	sp_buf_release(&b);
 }
 
@@ -63,7 +63,8 @@ put_bare(const struct fold_reader *r, const struct fold_view *v, int32_t pid,
  * no symbol resolves has no offset, as perf prints "[unknown]".
  */
 static void
-put_frame(const struct fold_reader *r, const struct fold_view *v, int32_t pid)
+put_frame(FILE *out, const struct fold_reader *r, const struct fold_view *v,
+	  int32_t pid)
 {
 	char map[64];
 	const struct fold_syms *s = v->syms;
@@ -75,57 +76,57 @@ put_frame(const struct fold_reader *r, const struct fold_view *v, int32_t pid)
 	size_t i;
 
 	if (v->mode == SP_FRAME_TRUNCATED) {
-		fprintf(r->out, "\t%16" PRIx64 " %s ([unknown])\n", ip,
+		fprintf(out, "\t%16" PRIx64 " %s ([unknown])\n", ip,
 			SP_TRUNCATED_NAME);
 		return;
 	}
 	if (!s->n)
-		put_bare(r, v, pid, ip);
+		put_bare(out, r, v, pid, ip);
 	for (i = s->n; i-- > 0;) {
 		sym = &s->v[i];
-		if (sym->flags & SYM_HIDDEN && !r->o->show_hidden)
+		if (sym->flags & SP_SYM_HIDDEN && !r->o->show_hidden)
 			continue;
-		fprintf(r->out, "\t%16" PRIx64 " ", ip);
-		put_clean(r->out, sym->group ? sym->group : sym->name);
+		fprintf(out, "\t%16" PRIx64 " ", ip);
+		put_clean(out, sym->group ? sym->group : sym->name);
 		dso = dso_of(r, v, sym->flags, pid, map, sizeof(map));
-		if (i > 0 || sym->flags & SYM_INLINED)
-			fputs(" (inlined)\n", r->out);
-		else if (sym->flags & SYM_UNRESOLVED)
-			fprintf(r->out, " (%s)\n", dso);
+		if (i > 0 || sym->flags & SP_SYM_INLINED)
+			fputs(" (inlined)\n", out);
+		else if (sym->flags & SP_SYM_UNRESOLVED)
+			fprintf(out, " (%s)\n", dso);
 		else
-			fprintf(r->out, "+0x%" PRIx64 " (%s)\n", sym->offset,
-				dso);
+			fprintf(out, "+0x%" PRIx64 " (%s)\n", sym->offset, dso);
 	}
 }
 
 int
-fold_pscript_sample(const struct fold_reader *r, const char *comm, int32_t pid,
-		    uint64_t tid, uint64_t ts, uint32_t stack)
+fold_pscript_sample(void *ctx, const struct fold_reader *r,
+		    const struct fold_sample *s)
 {
+	FILE *out = ctx;
 	struct sp_buf ids = SP_BUF_INIT;
 	struct fold_view v;
 	const uint32_t *id;
 	size_t n;
 
-	if (comm)
-		put_clean(r->out, comm);
+	if (s->comm)
+		put_clean(out, s->comm);
 	else
-		fprintf(r->out, ":%" PRIu64, tid);
-	fprintf(r->out,
+		fprintf(out, ":%" PRIu64, s->tid);
+	fprintf(out,
 		" %" PRId32 "/%" PRIu64 " %" PRIu64 ".%06" PRIu64 ": %" PRIu64
 		" cpu-clock: \n",
-		pid, tid, ts / 1000000000, ts % 1000000000 / 1000,
+		s->pid, s->tid, s->ts / 1000000000, s->ts % 1000000000 / 1000,
 		fold_period_ns(r));
-	if (stack != SP_NONE && fold_model_walk(&r->m, stack, &ids)) {
+	if (s->stack != SP_NONE && fold_model_walk(&r->m, s->stack, &ids)) {
 		warnx("out of memory");
 		return -1;
 	}
 	id = (const uint32_t *)ids.data;
 	for (n = ids.len / sizeof(uint32_t); n-- > 0;) {
-		fold_model_view(&r->m, id[n], pid, &v);
-		put_frame(r, &v, pid);
+		fold_model_view(&r->m, id[n], s->pid, &v);
+		put_frame(out, r, &v, s->pid);
 	}
-	fputc('\n', r->out);
+	fputc('\n', out);
 	sp_buf_release(&ids);
 	return 0;
 }

@@ -14,6 +14,9 @@
 #include "sp-fold/opts.h"
 #include "sp-fold/perfscript.h"
 #include "sp-fold/pprof_fold.h"
+#include "sp-fold/pprof_rec.h"
+#include "sp-fold/pscript.h"
+#include "sp-fold/speedscope.h"
 #include "sp-fold/stream.h"
 #include "sp-fold/svg.h"
 #include "sp-fold/top.h"
@@ -339,11 +342,78 @@ write_set(struct fold_set *set, const struct fold_opts *o,
 	}
 }
 
+/* Writes what the reader aggregated, as --format says. */
+static int
+write_records(const struct fold_reader *r, const struct fold_opts *o)
+{
+	struct fold_set *set;
+	int rc;
+
+	switch (o->format) {
+	case FOLD_PERF_SCRIPT:
+		return 0; /* written while reading */
+	case FOLD_SPEEDSCOPE:
+		return fold_speedscope_write(stdout, r) < 0;
+	case FOLD_PPROF:
+		return fold_pprof_records(stdout, r) < 0;
+	default:
+		break;
+	}
+	set = fold_set_new();
+	if (!set) {
+		warnx("out of memory");
+		return 1;
+	}
+	rc = fold_reader_fold(r, set) || write_set(set, o, &r->meta);
+	fold_set_free(set);
+	return rc;
+}
+
+/* Reads a record stream and writes it with the writer --format picks. */
+static int
+fold_records(FILE *in, const char *name, const struct fold_opts *o)
+{
+	struct fold_reader r;
+	int rc;
+
+	if (fold_reader_init(&r, name, o)) {
+		warnx("out of memory");
+		return 1;
+	}
+	if (o->format == FOLD_PERF_SCRIPT) {
+		r.on_sample = fold_pscript_sample;
+		r.ctx = stdout;
+	}
+	r.keep_ticks = o->format == FOLD_SPEEDSCOPE;
+	rc = fold_reader_read(&r, in);
+	if (!rc)
+		rc = write_records(&r, o);
+	fold_reader_release(&r);
+	return rc;
+}
+
+/* Reads perf script text and writes the folded set it gives. */
+static int
+fold_perf(FILE *in, const char *name, const struct fold_opts *o)
+{
+	struct fold_meta meta = { 0 };
+	struct fold_set *set = fold_set_new();
+	int rc;
+
+	if (!set) {
+		warnx("out of memory");
+		return 1;
+	}
+	rc = fold_perf_script(in, name, o, set);
+	if (!rc)
+		rc = write_set(set, o, &meta);
+	fold_set_free(set);
+	return rc;
+}
+
 static int
 fold_file(const char *path, const struct fold_opts *o, bool from_perf)
 {
-	struct fold_meta meta = { 0 };
-	struct fold_set *set;
 	char *name = NULL;
 	FILE *in = stdin;
 	int rc;
@@ -352,21 +422,12 @@ fold_file(const char *path, const struct fold_opts *o, bool from_perf)
 		warn("'%s'", path);
 		return 1;
 	}
-	set = fold_set_new();
-	if (!set || (in != stdin && asprintf(&name, "'%s': ", path) < 0) ||
+	if ((in != stdin && asprintf(&name, "'%s': ", path) < 0) ||
 	    (in == stdin && !(name = strdup("")))) {
 		warnx("out of memory");
 		exit(1);
 	}
-	if (from_perf)
-		rc = fold_perf_script(in, name, o, set);
-	else
-		rc = fold_records(in, name, o, set, &meta);
-	if (!rc && (from_perf ||
-		    (o->format != FOLD_SPEEDSCOPE &&
-		     o->format != FOLD_PERF_SCRIPT && o->format != FOLD_PPROF)))
-		rc = write_set(set, o, &meta);
-	fold_set_free(set);
+	rc = from_perf ? fold_perf(in, name, o) : fold_records(in, name, o);
 	free(name);
 	if (in != stdin)
 		fclose(in);

@@ -10,10 +10,11 @@
 #include <string.h>
 
 #include "sp-fold/expand.h"
-#include "sp-fold/stream.h"
+#include "sp-fold/speedscope.h"
 #include "common/banned.h"
 
 struct ss {
+	FILE *out;
 	const struct fold_reader *r;
 	struct sp_htab *names; /* frame name -> index */
 	struct sp_buf order;   /* frame names in index order, NUL-separated */
@@ -98,17 +99,14 @@ entry_frames(struct ss *ss, uint32_t e)
 	return ss->ents[e] = v;
 }
 
-static const struct fold_reader *sort_reader;
-
-/* Ticks by thread, then in stream order. */
+/* Ticks by thread, then in stream order; `arg` is the reader. */
 static int
-tick_cmp(const void *a, const void *b)
+tick_cmp(const void *a, const void *b, void *arg)
 {
+	const struct fold_reader *r = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	const struct fold_entry *ex =
-	    &sort_reader->ents[sort_reader->ticks[x].entry];
-	const struct fold_entry *ey =
-	    &sort_reader->ents[sort_reader->ticks[y].entry];
+	const struct fold_entry *ex = &r->ents[r->ticks[x].entry];
+	const struct fold_entry *ey = &r->ents[r->ticks[y].entry];
 
 	if (ex->pid != ey->pid)
 		return ex->pid < ey->pid ? -1 : 1;
@@ -133,7 +131,7 @@ profile_head(struct ss *ss, const struct fold_tick *first,
 {
 	const struct fold_reader *r = ss->r;
 	const struct fold_entry *e = &r->ents[last->entry];
-	FILE *out = r->out;
+	FILE *out = ss->out;
 	char *name;
 
 	if (asprintf(&name, "%s (%" PRId32 "/%" PRIu64 ")",
@@ -165,16 +163,17 @@ profile(struct ss *ss, const uint32_t *order, size_t from, size_t to)
 			return -ENOMEM;
 		if (ss->dropped[r->ticks[order[i]].entry])
 			continue;
-		fputs(n++ ? ",[" : "[", r->out);
+		fputs(n++ ? ",[" : "[", ss->out);
 		for (j = 1; j <= v[0]; j++)
-			fprintf(r->out, j > 1 ? ",%" PRIu32 : "%" PRIu32, v[j]);
-		fputc(']', r->out);
+			fprintf(ss->out, j > 1 ? ",%" PRIu32 : "%" PRIu32,
+				v[j]);
+		fputc(']', ss->out);
 	}
-	fputs("],\"weights\":[", r->out);
+	fputs("],\"weights\":[", ss->out);
 	for (i = 0; i < n; i++)
-		fprintf(r->out, i ? ",%" PRIu64 : "%" PRIu64,
+		fprintf(ss->out, i ? ",%" PRIu64 : "%" PRIu64,
 			fold_period_ns(r));
-	fputs("]}", r->out);
+	fputs("]}", ss->out);
 	return 0;
 }
 
@@ -185,16 +184,16 @@ put_frames(struct ss *ss)
 	const char *end = p ? p + ss->order.len : p;
 	size_t n;
 
-	fputs("],\"shared\":{\"frames\":[", ss->r->out);
+	fputs("],\"shared\":{\"frames\":[", ss->out);
 	for (; p && p < end; p += n + 1) {
 		n = strlen(p);
 		fputs(p == (const char *)ss->order.data ? "{\"name\":"
 							: ",{\"name\":",
-		      ss->r->out);
-		put_json(ss->r->out, p, n);
-		fputc('}', ss->r->out);
+		      ss->out);
+		put_json(ss->out, p, n);
+		fputc('}', ss->out);
 	}
-	fputs("]}}\n", ss->r->out);
+	fputs("]}}\n", ss->out);
 }
 
 static int
@@ -206,14 +205,14 @@ write_profiles(struct ss *ss, uint32_t *order)
 	fputs("{\"$schema\":\"https://www.speedscope.app/"
 	      "file-format-schema.json\",\"exporter\":\"sp-fold\","
 	      "\"name\":",
-	      r->out);
-	put_json(r->out, "sp-fold", 7);
-	fputs(",\"activeProfileIndex\":0,\"profiles\":[", r->out);
+	      ss->out);
+	put_json(ss->out, "sp-fold", 7);
+	fputs(",\"activeProfileIndex\":0,\"profiles\":[", ss->out);
 	for (i = 1; i <= r->nticks; i++) {
 		if (i < r->nticks && same_thread(r, order[i - 1], order[i]))
 			continue;
 		if (from)
-			fputc(',', r->out);
+			fputc(',', ss->out);
 		if (profile(ss, order, from, i))
 			return -ENOMEM;
 		from = i;
@@ -223,9 +222,9 @@ write_profiles(struct ss *ss, uint32_t *order)
 }
 
 int
-fold_speedscope_write(const struct fold_reader *r)
+fold_speedscope_write(FILE *out, const struct fold_reader *r)
 {
-	struct ss ss = { .r = r, .tmp = SP_BUF_INIT, .order = SP_BUF_INIT };
+	struct ss ss = { .out = out, .r = r };
 	uint32_t *order = calloc(r->nticks + 1, sizeof(*order));
 	size_t i;
 	int rc = -ENOMEM;
@@ -236,8 +235,7 @@ fold_speedscope_write(const struct fold_reader *r)
 	if (order && ss.names && ss.ents && ss.dropped) {
 		for (i = 0; i < r->nticks; i++)
 			order[i] = (uint32_t)i;
-		sort_reader = r;
-		qsort(order, r->nticks, sizeof(*order), tick_cmp);
+		qsort_r(order, r->nticks, sizeof(*order), tick_cmp, (void *)r);
 		rc = write_profiles(&ss, order);
 	}
 	if (rc)

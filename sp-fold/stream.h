@@ -1,7 +1,8 @@
 /*
- * stream.h: the state of sp-fold reading a record stream, shared by the
- * reader (stream.c) and the writers that need more than folded stacks:
- * perf script text (pscript.c), speedscope (speedscope.c) and pprof.
+ * stream.h: sp-fold's reader of the record stream (docs/sp-records.5),
+ * and what it read, which the writers that need more than folded stacks
+ * take: perf script text (pscript.h), speedscope (speedscope.h) and
+ * pprof with mappings (pprof_rec.h).  The reader calls no writer.
  */
 #ifndef SP_FOLD_STREAM_H
 #define SP_FOLD_STREAM_H
@@ -30,40 +31,58 @@ struct fold_tick {
 	uint64_t ts;
 };
 
+/* One sample as the streaming writers see it. */
+struct fold_sample {
+	const char *comm; /* NULL when unknown */
+	int32_t pid;
+	uint64_t tid, ts;
+	uint32_t stack; /* SP_NONE for an empty stack */
+};
+
+struct fold_reader;
+/* A streaming writer: called for each sample kept; returns 0 or < 0. */
+typedef int fold_sample_fn(void *ctx, const struct fold_reader *r,
+			   const struct fold_sample *s);
+
+/*
+ * What the reader keeps of a stream: the model, and either the samples
+ * aggregated per entry (and in time order when `keep_ticks`), or nothing
+ * when `on_sample` takes each sample as it is read.  The writers read it.
+ */
 struct fold_reader {
-	const char *name;
-	uint64_t lineno;
+	const char *name; /* "'FILE': " or "" for messages */
 	const struct fold_opts *o;
+	fold_sample_fn *on_sample; /* set to stream instead of aggregating */
+	void *ctx;
+	bool keep_ticks;
 	struct fold_model m;
-	struct fold_meta *meta;
+	struct fold_meta meta;
 	struct sp_htab *agg; /* struct agg_key -> entries index */
 	struct fold_entry *ents;
 	size_t nents, aents;
-	struct fold_tick *ticks; /* speedscope only */
+	struct fold_tick *ticks;
 	size_t nticks, aticks;
 	uint64_t lost, samples;
 	bool have_first;
 	uint64_t first_ts, last_ts;
-	FILE *out;
 	struct sp_buf tmp; /* scratch */
 };
 
 /*
- * Reads the record stream of sp-dump/sp-symbolize.  --format speedscope
- * and perf-script are written while reading; the other formats are left
- * to the caller, from `set`.  Returns 0, or 1 after a diagnostic
- * prefixed with `name` ("'FILE': ", or "" for standard input).
+ * Sets up `r` to read the stream named `name` with `o` (not copied);
+ * returns 0 or -ENOMEM.  fold_reader_release is due after either.
  */
-int fold_records(FILE *in, const char *name, const struct fold_opts *o,
-		 struct fold_set *set, struct fold_meta *meta);
-
-/* Writes one sample as `perf script` would print it. */
-int fold_pscript_sample(const struct fold_reader *r, const char *comm,
-			int32_t pid, uint64_t tid, uint64_t ts, uint32_t stack);
-/* Writes the speedscope JSON file of the ticks. */
-int fold_speedscope_write(const struct fold_reader *r);
-/* Writes the pprof profile of the entries, with mappings and lines. */
-int fold_pprof_records(const struct fold_reader *r);
+int fold_reader_init(struct fold_reader *r, const char *name,
+		     const struct fold_opts *o);
+void fold_reader_release(struct fold_reader *r);
+/*
+ * Reads the record stream of sp-dump/sp-symbolize.  Returns 0, or 1 after
+ * a diagnostic naming the input and line; what was read before the fault
+ * stays in `r`.
+ */
+int fold_reader_read(struct fold_reader *r, FILE *in);
+/* Adds the aggregated entries to `set`; returns 0, or 1 after a message. */
+int fold_reader_fold(const struct fold_reader *r, struct fold_set *set);
 /* The period of one sample in nanoseconds (1 ms when unknown). */
 uint64_t fold_period_ns(const struct fold_reader *r);
 

@@ -164,7 +164,7 @@ add_frame(struct sym_res *out, const char *name, bool demangle,
 	if (!s)
 		return -ENOMEM;
 	if (inlined)
-		s->flags |= SYM_SYM_INLINED;
+		s->flags |= SP_SYM_INLINED;
 	if (file && sym_sym_set_file(s, file, line > 0 ? (unsigned)line : 0))
 		return -ENOMEM;
 	return 0;

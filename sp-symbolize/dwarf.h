@@ -27,7 +27,7 @@ void sym_dwarf_free(struct sym_dwarf *d);
 /*
  * Appends the logical frames of `vaddr` to `out`, outermost first: the
  * function, then (when `inlines`) each inlined callee, flagged
- * SYM_SYM_INLINED.  Each frame's source is where it is at `vaddr`: the
+ * SP_SYM_INLINED.  Each frame's source is where it is at `vaddr`: the
  * call site of the next frame, or the line of `vaddr` for the last one.
  * The outermost frame is named `outer` when not NULL (the ELF symbol),
  * else after its DWARF subprogram; names are demangled when `demangle`.

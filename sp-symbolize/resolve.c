@@ -544,7 +544,7 @@ perf_map_frame(struct sym_resolver *r, const char *name, uint64_t offset,
 		s = sym_res_add(out, dm ? dm : name);
 		free(dm);
 		if (s)
-			s->flags |= SYM_SYM_JIT;
+			s->flags |= SP_SYM_JIT;
 		else
 			rc = -ENOMEM;
 	}
@@ -613,7 +613,7 @@ kernel_frame(struct sym_resolver *r, const struct sp_frame *f,
 	if (!ks ||
 	    !sym_kallsyms_lookup(ks, f->abs_ip, &name, &module, &start) ||
 	    f->abs_ip - start > SYM_KERNEL_MAX_OFFSET)
-		return fallback(&kf, NULL, SYM_SYM_KERNEL | SYM_SYM_UNRESOLVED,
+		return fallback(&kf, NULL, SP_SYM_KERNEL | SP_SYM_UNRESOLVED,
 				out);
 	if (asprintf(&full, "%s+0x%" PRIx64 "%s%s", name, f->abs_ip - start,
 		     module ? " " : "", module ? module : "") < 0)
@@ -622,7 +622,7 @@ kernel_frame(struct sym_resolver *r, const struct sp_frame *f,
 	free(full);
 	if (!s)
 		return -ENOMEM;
-	s->flags |= SYM_SYM_KERNEL;
+	s->flags |= SP_SYM_KERNEL;
 	s->offset = f->abs_ip - start;
 	s->has_offset = true;
 	return 0;
@@ -641,9 +641,9 @@ native_frame(struct sym_resolver *r, const struct sp_frame *f, struct rmod *rm,
 	if (f->mode == SP_FRAME_KERNEL || (rm && rm->m.is_kernel))
 		return kernel_frame(r, f, out);
 	if (!rm)
-		return fallback(f, NULL, SYM_SYM_UNRESOLVED, out);
+		return fallback(f, NULL, SP_SYM_UNRESOLVED, out);
 	img = module_image(r, rm);
-	py = rm->pyruntime ? SYM_SYM_PYRUNTIME : 0;
+	py = rm->pyruntime ? SP_SYM_PYRUNTIME : 0;
 
 	n = img ? sym_image_resolve(img, f->rel_ip, out) : 0;
 	if (n < 0)
@@ -655,10 +655,10 @@ native_frame(struct sym_resolver *r, const struct sp_frame *f, struct rmod *rm,
 	}
 	/* As the reference does, only address names of a runtime hide. */
 	if (py)
-		py |= SYM_SYM_HIDDEN;
+		py |= SP_SYM_HIDDEN;
 	/* An anonymous mapping has no path to name it after. */
 	return fallback(f, rm->m.path[0] ? rm->m.path : "[anon]",
-			SYM_SYM_UNRESOLVED | py, out);
+			SP_SYM_UNRESOLVED | py, out);
 }
 
 int
@@ -674,7 +674,7 @@ sym_resolver_frame(struct sym_resolver *r, const struct sp_frame *f,
 
 		if (!s)
 			return -ENOMEM;
-		s->flags |= SYM_SYM_TRUNCATED;
+		s->flags |= SP_SYM_TRUNCATED;
 		return 0;
 	}
 	if (f->module_id != SP_NONE && f->module_id < r->nmods &&

@@ -98,17 +98,3 @@ sym_res_release(struct sym_res *r)
 	r->v = NULL;
 	r->n = r->alloc = 0;
 }
-
-void
-sym_sym_flags_str(unsigned flags, char buf[8])
-{
-	static const char letters[] = "kjiphtu";
-	size_t i, n = 0;
-
-	for (i = 0; letters[i]; i++)
-		if (flags & (1u << i))
-			buf[n++] = letters[i];
-	if (n == 0)
-		buf[n++] = '-';
-	buf[n] = '\0';
-}

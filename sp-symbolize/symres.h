@@ -12,16 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Flag letters of a symbol record, in the order they are printed. */
-enum sym_sym_flag {
-	SYM_SYM_KERNEL = 1 << 0,     /* k */
-	SYM_SYM_JIT = 1 << 1,        /* j */
-	SYM_SYM_INLINED = 1 << 2,    /* i */
-	SYM_SYM_PYRUNTIME = 1 << 3,  /* p */
-	SYM_SYM_HIDDEN = 1 << 4,     /* h */
-	SYM_SYM_TRUNCATED = 1 << 5,  /* t */
-	SYM_SYM_UNRESOLVED = 1 << 6, /* u */
-};
+#include "common/records.h"
 
 /* One logical frame. */
 struct sym_entry {
@@ -30,7 +21,7 @@ struct sym_entry {
 	unsigned line;   /* 0 when unknown */
 	uint64_t offset; /* offset into the function */
 	bool has_offset;
-	unsigned flags; /* enum sym_sym_flag bits */
+	unsigned flags; /* enum sp_sym_flag bits (common/records.h) */
 };
 
 struct sym_res {
@@ -60,7 +51,4 @@ int sym_res_append(struct sym_res *dst, const struct sym_res *src);
 void sym_res_flag_all(struct sym_res *r, unsigned flags);
 /* Frees every frame and leaves `r` as SYM_RES_INIT. */
 void sym_res_release(struct sym_res *r);
-/* Writes the flag letters of `flags` ("-" for none) into buf[8]. */
-void sym_sym_flags_str(unsigned flags, char buf[8]);
-
 #endif

@@ -37,14 +37,16 @@ grep '^symbol' "$TMP/out" | diff -u "$TMP/want" - || fail "symbols differ"
 [ "$(wc -l <"$TMP/err")" = 2 ] || fail "stderr: $(cat "$TMP/err")"
 
 # A recording from another kernel: host kallsyms are not used.
-{ printf 'host\trelease=0.0.0-elsewhere\tbootid=x\n'; cat "$TMP/in"; } |
+{ head -n 1 "$TMP/in"; printf 'host\trelease=0.0.0-elsewhere\tbootid=x\n'
+	tail -n +2 "$TMP/in"; } |
 	"$SP_SYMBOLIZE" >"$TMP/out" 2>"$TMP/err" || fail "exit $?"
 grep -q "^symbol${T}5${T}-${T}0${T}ku${T}-${T}-${T}\[kernel\]+0xffffffff81100014\$" \
 	"$TMP/out" || fail "kernel frame of another kernel: $(grep '^symbol.5' "$TMP/out")"
 grep -q 'another kernel (0.0.0-elsewhere)' "$TMP/err" ||
 	fail "no warning about the kernel: $(cat "$TMP/err")"
 # ... unless --kallsyms gives its symbols.
-{ printf 'host\trelease=0.0.0-elsewhere\n'; cat "$TMP/in"; } |
+{ head -n 1 "$TMP/in"; printf 'host\trelease=0.0.0-elsewhere\n'
+	tail -n +2 "$TMP/in"; } |
 	"$SP_SYMBOLIZE" -k "$TMP/kallsyms" 2>/dev/null |
 	grep -q "${T}vfs_read+0x14\$" || fail "--kallsyms ignored"
 
@@ -57,9 +59,10 @@ rc=$?
 grep -v '^symbol' "$TMP/out" | diff -u "$TMP/in.5" - || fail "output before"
 grep -q "^sp-symbolize: '$TMP/bad': line 6: frame id 9 did not match expected 1\$" \
 	"$TMP/err" || fail "message: $(cat "$TMP/err")"
-printf 'frame\t0\tuser\t0x1\t-\n' | "$SP_SYMBOLIZE" >/dev/null 2>"$TMP/err"
+printf 'spool\t1\t0\t0\nframe\t0\tuser\t0x1\t-\n' |
+	"$SP_SYMBOLIZE" >/dev/null 2>"$TMP/err"
 [ $? = 1 ] || fail "short frame: exit status"
-grep -q '^sp-symbolize: line 1: malformed frame record$' "$TMP/err" ||
+grep -q '^sp-symbolize: line 2: frame record with 5 fields, not 6$' "$TMP/err" ||
 	fail "stdin message: $(cat "$TMP/err")"
 
 # Usage errors exit 2; an unreadable --kallsyms file exits 1.

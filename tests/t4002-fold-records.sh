@@ -216,24 +216,35 @@ PY
 	grep -c 'cpu-clock: $' >"$TMP/n" || true
 [ "$(cat "$TMP/n")" = 3 ] || fail "--exclude on perf-script kept $(cat "$TMP/n")"
 
-# Errors name the line and exit 1.
-expect_error() {	# WHAT MESSAGE (stream on stdin)
-	"$SP_FOLD" >/dev/null 2>"$TMP/err"
+# Errors name the line and exit 1.  (The stream is an argument: a
+# function at the end of a pipeline runs in a subshell, where fail could
+# not stop the test.)
+expect_error() {	# WHAT MESSAGE STREAM(printf format)
+	# shellcheck disable=SC2059 # the stream is a format on purpose
+	printf "$3" >"$TMP/bad.rec"
+	"$SP_FOLD" "$TMP/bad.rec" >/dev/null 2>"$TMP/err"
 	[ $? -eq 1 ] || fail "$1: exit status not 1"
 	grep -q "$2" "$TMP/err" || fail "$1: got '$(cat "$TMP/err")'"
 }
-printf 'spool\t1\t0\t1000\nsample\t1\t1\t1\t9\n' |
-	expect_error "unknown stack" "line 2: unknown stack id '9'"
-printf 'spool\t1\t0\t1000\nframe\t0\tuser\t0x10\t3\t0x10\n' |
-	expect_error "unknown module" "line 2: unknown module id '3'"
-printf 'spool\t1\t0\t1000\nstack\t0\t-\n' |
-	expect_error "short record" "line 2: stack record with 3 fields"
-printf 'spool\t1\t0\t1000\nsample\t1\tx\t1\t-\n' |
-	expect_error "bad number" "line 2: bad sample record"
-printf 'spool\t2\t0\t1000\n' |
-	expect_error "version" "line 1: unsupported stream version"
-printf 'frame\t0\tuser\t0x10\t-\t-\n' |
-	expect_error "no header" "line 1: not a record stream"
-printf 'spool\t1\t0\t1000\nsample\t1\t1\t1\t-' |
-	expect_error "cut stream" "cut or binary line"
+expect_error "unknown stack" "line 2: unknown stack id '9'" \
+	'spool\t1\t0\t1000\nsample\t1\t1\t1\t9\n'
+expect_error "unknown module" "line 2: unknown module id '3'" \
+	'spool\t1\t0\t1000\nframe\t0\tuser\t0x10\t3\t0x10\n'
+expect_error "short record" "line 2: stack record with 3 fields" \
+	'spool\t1\t0\t1000\nstack\t0\t-\n'
+expect_error "bad number" "line 2: malformed sample record: bad PID 'x'" \
+	'spool\t1\t0\t1000\nsample\t1\tx\t1\t-\n'
+expect_error "version" "line 1: unsupported stream version" \
+	'spool\t2\t0\t1000\n'
+expect_error "no header" "line 1: not a record stream" \
+	'frame\t0\tuser\t0x10\t-\t-\n'
+expect_error "cut stream" "line 2: cut or binary line" \
+	'spool\t1\t0\t1000\nsample\t1\t1\t1\t-'
+# Issue 10: a module defined twice and a half context were accepted.
+expect_error "module twice" "line 3: module id 0 did not match expected 1" \
+	'spool\t1\t0\t1000\nmodule\t0\t1\t0x0\t0x1\t0x0\t0\tuser\tx\nmodule\t0\t1\t0x0\t0x1\t0x0\t0\tuser\ty\n'
+expect_error "half context" "line 2: malformed frame record: module context '-' '0x5'" \
+	'spool\t1\t0\t1000\nframe\t0\tuser\t0x10\t-\t0x5\n'
+expect_error "CRLF" "line 1: line ends in a carriage return" \
+	'spool\t1\t0\t1000\r\n'
 exit 0

@@ -40,6 +40,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fold_opts o = { .format = FOLD_FOLDED };
 	struct fold_meta meta = { 0 };
+	struct fold_reader r;
 	struct fold_set *set;
 	FILE *in;
 	uint8_t mode;
@@ -59,8 +60,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (in && set && size > 1) {
 		if (mode & 1)
 			fold_perf_script(in, "", &o, set);
-		else
-			fold_records(in, "", &o, set, &meta);
+		else if (!fold_reader_init(&r, "", &o)) {
+			if (!fold_reader_read(&r, in))
+				fold_reader_fold(&r, set);
+			meta = r.meta;
+			fold_reader_release(&r);
+		}
 		write_all(set, &o, &meta);
 	}
 	if (in)

@@ -124,31 +124,6 @@ START_TEST(escape_round_trips_every_byte)
 }
 END_TEST
 
-START_TEST(recin_splits_lines_and_counts_them)
-{
-	static const char text[] = "frame\t1\tuser\n\nsample\t5\n";
-	FILE *f = fmemopen((void *)text, sizeof(text) - 1, "r");
-	struct sp_recin *in = sp_recin_new(f);
-	struct sp_fields fl;
-
-	ck_assert_int_eq(sp_recin_next(in, &fl), 1);
-	ck_assert_uint_eq(fl.n, 3);
-	ck_assert_str_eq(fl.f[2], "user");
-	ck_assert_str_eq(fl.line, "frame\t1\tuser");
-	ck_assert_int_eq(sp_recin_next(in, &fl), 1);
-	ck_assert_uint_eq(fl.lineno, 3);
-	ck_assert_str_eq(fl.f[0], "sample");
-	ck_assert_int_eq(sp_recin_next(in, &fl), 0);
-	sp_recin_free(in);
-	fclose(f);
-	f = fmemopen((void *)"cut", 3, "r");
-	in = sp_recin_new(f);
-	ck_assert_int_eq(sp_recin_next(in, &fl), -EBADMSG);
-	sp_recin_free(in);
-	fclose(f);
-}
-END_TEST
-
 START_TEST(field_parsers_are_strict)
 {
 	uint64_t v;
@@ -247,7 +222,6 @@ main(void)
 	tcase_add_test(tab, htab_grows_and_keeps_everything);
 	suite_add_tcase(s, tab);
 	tcase_add_test(txt, escape_round_trips_every_byte);
-	tcase_add_test(txt, recin_splits_lines_and_counts_them);
 	tcase_add_test(txt, field_parsers_are_strict);
 	tcase_add_test(txt, fallback_names_match_the_reference);
 	suite_add_tcase(s, txt);

@@ -45,21 +45,21 @@ check_cases(const struct group_case *c, size_t n)
 START_TEST(kernel_symbols_lose_their_offset)
 {
 	static const struct group_case c[] = {
-		{ "do_syscall_64+0x44", SYM_KERNEL, "do_syscall_64" },
-		{ "do_syscall_64+0x24f", SYM_KERNEL, "do_syscall_64" },
-		{ "vfs_read+0x0", SYM_KERNEL, "vfs_read" },
-		{ "wg_xmit+0x14 [wireguard]", SYM_KERNEL,
+		{ "do_syscall_64+0x44", SP_SYM_KERNEL, "do_syscall_64" },
+		{ "do_syscall_64+0x24f", SP_SYM_KERNEL, "do_syscall_64" },
+		{ "vfs_read+0x0", SP_SYM_KERNEL, "vfs_read" },
+		{ "wg_xmit+0x14 [wireguard]", SP_SYM_KERNEL,
 		  "wg_xmit [wireguard]" },
-		{ "__x.cold+0x3", SYM_KERNEL | SYM_INLINED, "__x.cold" },
+		{ "__x.cold+0x3", SP_SYM_KERNEL | SP_SYM_INLINED, "__x.cold" },
 		/* not the shape sp-symbolize writes: kept whole */
-		{ "do_syscall_64", SYM_KERNEL, "do_syscall_64" },
-		{ "+0x10", SYM_KERNEL, "+0x10" },
-		{ "a+0x", SYM_KERNEL, "a+0x" },
-		{ "a+0x1g", SYM_KERNEL, "a+0x1g" },
-		{ "a+0x1[m]", SYM_KERNEL, "a+0x1[m]" },
+		{ "do_syscall_64", SP_SYM_KERNEL, "do_syscall_64" },
+		{ "+0x10", SP_SYM_KERNEL, "+0x10" },
+		{ "a+0x", SP_SYM_KERNEL, "a+0x" },
+		{ "a+0x1g", SP_SYM_KERNEL, "a+0x1g" },
+		{ "a+0x1[m]", SP_SYM_KERNEL, "a+0x1[m]" },
 		/* only kernel symbols carry an offset in their name */
 		{ "operator+0x1", 0, "operator+0x1" },
-		{ "f+0x10", SYM_JIT, "f+0x10" },
+		{ "f+0x10", SP_SYM_JIT, "f+0x10" },
 	};
 
 	check_cases(c, sizeof(c) / sizeof(c[0]));
@@ -69,24 +69,26 @@ END_TEST
 START_TEST(unresolved_frames_become_their_module)
 {
 	static const struct group_case c[] = {
-		{ "cc1plus+0x1a2b", SYM_UNRESOLVED, "[cc1plus]" },
-		{ "libfoo.so.1+0x0", SYM_UNRESOLVED, "[libfoo.so.1]" },
-		{ "a+b+0x10", SYM_UNRESOLVED, "[a+b]" },
-		{ "[vdso]+0x7bd", SYM_UNRESOLVED, "[vdso]" },
-		{ "[anon:x/y]+0x8", SYM_UNRESOLVED, "[anon:x/y]" },
-		{ "[kernel]+0xffffffff81001234", SYM_KERNEL | SYM_UNRESOLVED,
-		  "[kernel]" },
-		{ "<0x7f0012345678>", SYM_UNRESOLVED, "[unknown]" },
-		{ "+0x10", SYM_UNRESOLVED, "[unknown]" },
-		{ "py+0x10", SYM_UNRESOLVED | SYM_PYTHON | SYM_HIDDEN, "[py]" },
+		{ "cc1plus+0x1a2b", SP_SYM_UNRESOLVED, "[cc1plus]" },
+		{ "libfoo.so.1+0x0", SP_SYM_UNRESOLVED, "[libfoo.so.1]" },
+		{ "a+b+0x10", SP_SYM_UNRESOLVED, "[a+b]" },
+		{ "[vdso]+0x7bd", SP_SYM_UNRESOLVED, "[vdso]" },
+		{ "[anon:x/y]+0x8", SP_SYM_UNRESOLVED, "[anon:x/y]" },
+		{ "[kernel]+0xffffffff81001234",
+		  SP_SYM_KERNEL | SP_SYM_UNRESOLVED, "[kernel]" },
+		{ "<0x7f0012345678>", SP_SYM_UNRESOLVED, "[unknown]" },
+		{ "+0x10", SP_SYM_UNRESOLVED, "[unknown]" },
+		{ "py+0x10",
+		  SP_SYM_UNRESOLVED | SP_SYM_PYRUNTIME | SP_SYM_HIDDEN,
+		  "[py]" },
 		/* not a fallback name: kept whole */
-		{ "mystery", SYM_UNRESOLVED, "mystery" },
-		{ "a+0x10 b", SYM_UNRESOLVED, "a+0x10 b" },
-		{ "<0x12", SYM_UNRESOLVED, "<0x12" },
-		{ "<stack truncated>", SYM_TRUNCATED, "<stack truncated>" },
+		{ "mystery", SP_SYM_UNRESOLVED, "mystery" },
+		{ "a+0x10 b", SP_SYM_UNRESOLVED, "a+0x10 b" },
+		{ "<0x12", SP_SYM_UNRESOLVED, "<0x12" },
+		{ "<stack truncated>", SP_SYM_TRUNCATED, "<stack truncated>" },
 		/* resolved names are names, whatever they look like */
 		{ "cc1plus+0x1a2b", 0, "cc1plus+0x1a2b" },
-		{ "<0x7f0012345678>", SYM_JIT, "<0x7f0012345678>" },
+		{ "<0x7f0012345678>", SP_SYM_JIT, "<0x7f0012345678>" },
 	};
 
 	check_cases(c, sizeof(c) / sizeof(c[0]));
@@ -96,7 +98,7 @@ END_TEST
 START_TEST(symbols_keep_a_group_only_when_it_differs)
 {
 	struct fold_opts plain = { 0 }, addrs = { .addrs = true };
-	struct fold_sym s = { .flags = SYM_KERNEL };
+	struct fold_sym s = { .flags = SP_SYM_KERNEL };
 
 	s.name = strdup("vfs_read+0x14");
 	ck_assert_int_eq(fold_sym_group(&s), 0);
@@ -110,7 +112,7 @@ START_TEST(symbols_keep_a_group_only_when_it_differs)
 	ck_assert_str_eq(fold_sym_shown(&s, &plain), "vfs_read");
 	free(s.name);
 	s.name = strdup("");
-	s.flags = SYM_UNRESOLVED;
+	s.flags = SP_SYM_UNRESOLVED;
 	ck_assert_int_eq(fold_sym_group(&s), 0);
 	ck_assert_ptr_null(s.group);
 	free(s.name);

@@ -14,6 +14,7 @@
 
 #include "sp-fold/foldset.h"
 #include "sp-fold/pprof_fold.h"
+#include "sp-fold/pprof_rec.h"
 #include "sp-fold/stream.h"
 #include "sp-fold/svg.h"
 #include "sp-fold/top.h"
@@ -293,26 +294,20 @@ START_TEST(pprof_decodes_to_the_folded_stacks)
 }
 END_TEST
 
-/* Folds a record stream to pprof; fold_records writes it to stdout. */
+/* Reads a record stream and writes its pprof profile. */
 static char *
 records_pprof(const char *text, const struct fold_opts *o, size_t *len)
 {
-	struct fold_meta meta = { 0 };
-	struct fold_set *set = fold_set_new();
 	FILE *in = fmemopen((void *)text, strlen(text), "r");
 	FILE *tmp = tmpfile();
+	struct fold_reader r;
 	char *out;
-	int saved;
 
-	ck_assert(set && in && tmp);
-	fflush(stdout);
-	saved = dup(1);
-	ck_assert_int_ge(saved, 0);
-	ck_assert_int_eq(dup2(fileno(tmp), 1), 1);
-	ck_assert_int_eq(fold_records(in, "", o, set, &meta), 0);
-	fflush(stdout);
-	ck_assert_int_eq(dup2(saved, 1), 1);
-	close(saved);
+	ck_assert(in && tmp);
+	ck_assert_int_eq(fold_reader_init(&r, "", o), 0);
+	ck_assert_int_eq(fold_reader_read(&r, in), 0);
+	ck_assert_int_eq(fold_pprof_records(tmp, &r), 0);
+	fold_reader_release(&r);
 	*len = (size_t)ftell(tmp);
 	out = malloc(*len ? *len : 1);
 	ck_assert_ptr_nonnull(out);
@@ -320,7 +315,6 @@ records_pprof(const char *text, const struct fold_opts *o, size_t *len)
 	ck_assert_uint_eq(fread(out, 1, *len, tmp), *len);
 	fclose(tmp);
 	fclose(in);
-	fold_set_free(set);
 	return out;
 }
 

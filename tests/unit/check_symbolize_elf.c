@@ -252,7 +252,7 @@ check_addr(struct sym_image *img, const char *file, const char *oracle,
 		snprintf(mine, sizeof(mine), "%s:%u",
 			 s->file ? base(s->file) : "??", s->line);
 		ck_assert_str_eq(mine, srcs[i]);
-		ck_assert_int_eq(!!(s->flags & SYM_SYM_INLINED), i + 1 < n);
+		ck_assert_int_eq(!!(s->flags & SP_SYM_INLINED), i + 1 < n);
 	}
 	sym_res_release(&r);
 	return n;

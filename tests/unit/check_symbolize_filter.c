@@ -123,46 +123,38 @@ check_error(const char *in, const char *want_out, const char *want_err)
 	sp_buf_release(&err);
 }
 
+#define HEAD "spool\t1\t0\t0\n"
+
+/* The codec's checks (tests/unit/check_records.c has them all) stop the
+ * filter after it wrote every record before the faulty line. */
 START_TEST(malformed_records_stop_after_what_came_before)
 {
 	check_error("spool\t2\t0\t0\n", "",
-		    "line 1: unsupported stream "
-		    "version '2'");
-	check_error("spool\t1\t0\t0\nframe\t1\tuser\t0x1\t-\t-\n",
-		    "spool\t1\t0\t0\n",
+		    "line 1: unsupported stream version '2'");
+	check_error("frame\t0\tuser\t0x1\t-\t-\n", "",
+		    "line 1: not a record stream (no spool record first)");
+	check_error(HEAD "frame\t1\tuser\t0x1\t-\t-\n", HEAD,
 		    "line 2: frame id 1 did not match expected 0");
-	check_error("frame\t0\tuser\t0x1\t3\t0x1\n", "",
-		    "line 1: unknown module 3");
-	check_error("frame\t0\tsideways\t0x1\t-\t-\n", "",
-		    "line 1: malformed frame record");
-	check_error("frame\t0\tuser\t0x1\t-\n", "",
-		    "line 1: malformed frame record");
-	check_error("frame\t0\tuser\t0x1\t-\t0x5\n", "",
-		    "line 1: bad module context '-' '0x5'");
-	check_error("pframe\t0\t5\t-\t-\n", "",
-		    "line 1: pframe refers to unknown frame 0");
-	check_error("module\t0\t1\t0x0\t0x1\t0x0\t0\tuser\tbad\\q\n", "",
-		    "line 1: bad escape in module path");
-	check_error("module\t1\t1\t0x0\t0x1\t0x0\t0\tuser\tx\n", "",
-		    "line 1: module id 1 did not match expected 0");
-	check_error("module\t0\t1\t0x0\t0x1\t0x0\t0\tuser\tx\n"
-		    "buildid\t0\tXYZ\n",
-		    "module\t0\t1\t0x0\t0x1\t0x0\t0\tuser\tx\n",
-		    "line 2: build id 'XYZ' is not lowercase hex");
-	check_error("host\tnoequals\n", "",
-		    "line 1: host field 'noequals' is not KEY=VALUE");
-	check_error("deactivate\tx\n", "",
-		    "line 1: malformed deactivate "
-		    "record");
-	check_error("exec\t1\t2\n", "", "line 1: malformed exec record");
-	check_error("sample\t1\t2\t3\t4\nframe\t0\tus", "sample\t1\t2\t3\t4\n",
-		    "line 2: line cut short or holds a NUL byte");
+	check_error(HEAD "frame\t0\tuser\t0x1\t3\t0x1\n", HEAD,
+		    "line 2: unknown module id '3'");
+	check_error(HEAD "frame\t0\tuser\t0x1\t-\t0x5\n", HEAD,
+		    "line 2: malformed frame record: module context '-' "
+		    "'0x5'");
+	check_error(HEAD "module\t0\t1\t0x0\t0x1\t0x0\t0\tuser\tx\n"
+			 "module\t0\t1\t0x0\t0x1\t0x0\t0\tuser\ty\n",
+		    HEAD "module\t0\t1\t0x0\t0x1\t0x0\t0\tuser\tx\n",
+		    "line 3: module id 0 did not match expected 1");
+	check_error(HEAD "sample\t1\t2\t3\t-\nframe\t0\tus",
+		    HEAD "sample\t1\t2\t3\t-\n",
+		    "line 3: cut or binary line (no newline at the end, or a "
+		    "NUL byte)");
 }
 END_TEST
 
 START_TEST(process_records_are_accepted)
 {
-	static const char in[] = "exec\t5\t77\tpython\n"
+	static const char in[] = "spool\t1\t0\t0\n"
+				 "exec\t5\t77\tpython\n"
 				 "deactivate\t77\n"
 				 "exit\t9\t77\t78\n"
 				 "exit\t9\t77\t77\n";
@@ -181,10 +173,12 @@ END_TEST
 START_TEST(later_modules_do_not_resolve_earlier_frames)
 {
 	static const char in[] =
+	    "spool\t1\t0\t0\n"
 	    "frame\t0\tuser\t0x1500\t-\t-\n"
 	    "module\t0\t7\t0x1000\t0x2000\t0x0\t1\tuser\t/future\n"
 	    "pframe\t0\t7\t-\t-\n";
 	static const char want[] =
+	    "spool\t1\t0\t0\n"
 	    "frame\t0\tuser\t0x1500\t-\t-\n"
 	    "symbol\t0\t-\t0\tu\t-\t-\t<0x1500>\n"
 	    "module\t0\t7\t0x1000\t0x2000\t0x0\t1\tuser\t/future\n"

@@ -127,7 +127,7 @@ assert_sym(const struct sym_entry *s, const char *name, const char *flags)
 {
 	char buf[8];
 
-	sym_sym_flags_str(s->flags, buf);
+	sp_sym_flags_str(s->flags, buf);
 	ck_assert_str_eq(s->name, name);
 	ck_assert_str_eq(buf, flags);
 }
@@ -264,7 +264,7 @@ START_TEST(perf_map_symbols_do_not_override_memfd_mappings)
 	write_map(110, "w", "5800 20 jit_memfd\n");
 	add_module(r, 0, 110, 0x5800, "/memfd:jit-code (deleted)");
 	s = resolve(r, 110, 0, 0x5808, 0x8, &out);
-	ck_assert(!(s->flags & SYM_SYM_JIT));
+	ck_assert(!(s->flags & SP_SYM_JIT));
 	assert_sym(s, "memfd:jit-code+0x8", "u");
 	sym_res_release(&out);
 	sym_resolver_free(r);
@@ -597,11 +597,11 @@ START_TEST(other_build_id_falls_back_with_one_warning)
 	ck_assert_int_eq(sym_resolver_module(r, &m), 0);
 	/* Resolved before the build id is known, and after. */
 	s = resolve_self(r, 0, addr, &m, &out);
-	ck_assert(!(s->flags & SYM_SYM_UNRESOLVED));
+	ck_assert(!(s->flags & SP_SYM_UNRESOLVED));
 	ck_assert_int_eq(sym_resolver_buildid(r, 0, "00112233"), 0);
 	ck_assert_int_eq(sym_resolver_buildid(r, 5, "00112233"), -ENOENT);
 	s = resolve_self(r, 0, addr, &m, &out);
-	ck_assert(s->flags & SYM_SYM_UNRESOLVED);
+	ck_assert(s->flags & SP_SYM_UNRESOLVED);
 	ck_assert_int_eq(nwarnings, 1);
 	ck_assert_ptr_nonnull(strstr(last_warning, "build id"));
 	sym_res_release(&out);
@@ -624,10 +624,10 @@ START_TEST(vdso_resolves_from_this_host)
 	/* The vdso's first function is past its headers: scan for one. */
 	for (uint64_t rel = 0x400; rel < 0x2000; rel += 0x10) {
 		s = resolve(r, 1, 0, 0x7fff0000 + rel, rel, &out);
-		if (!(s->flags & SYM_SYM_UNRESOLVED))
+		if (!(s->flags & SP_SYM_UNRESOLVED))
 			break;
 	}
-	ck_assert_msg(!(out.v[0].flags & SYM_SYM_UNRESOLVED), "%s",
+	ck_assert_msg(!(out.v[0].flags & SP_SYM_UNRESOLVED), "%s",
 		      out.v[0].name);
 	ck_assert_int_eq(nwarnings, 0);
 	sym_res_release(&out);

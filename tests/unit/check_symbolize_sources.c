@@ -253,11 +253,11 @@ START_TEST(flag_letters)
 {
 	char buf[8];
 
-	sym_sym_flags_str(0, buf);
+	sp_sym_flags_str(0, buf);
 	ck_assert_str_eq(buf, "-");
-	sym_sym_flags_str(SYM_SYM_KERNEL | SYM_SYM_UNRESOLVED, buf);
+	sp_sym_flags_str(SP_SYM_KERNEL | SP_SYM_UNRESOLVED, buf);
 	ck_assert_str_eq(buf, "ku");
-	sym_sym_flags_str(0x7f, buf);
+	sp_sym_flags_str(0x7f, buf);
 	ck_assert_str_eq(buf, "kjiphtu");
 }
 END_TEST

@@ -1,0 +1,605 @@
+/*
+ * recdec.c: the record stream decoder of records.h.  One table names each
+ * kind with its field count and decoder; the decoders check every field
+ * and the ids across lines, so no tool needs checks of its own.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/records.h"
+#include "common/banned.h"
+
+struct sp_recdec {
+	FILE *f;
+	char *line; /* getline's buffer, split in place */
+	size_t cap;
+	char *raw; /* the line as read, for pass-through */
+	size_t rawcap, rawlen;
+	char **fields;
+	size_t nfields, afields;
+	struct sp_rec_pair *pairs;
+	size_t apairs;
+	uint64_t lineno;
+	bool have_spool;
+	uint32_t nmods, nframes, nstacks, nthreads;
+	struct sp_buf err;
+};
+
+/* A kind: its name, fields with the kind's own (0: at least one), decoder */
+struct kind {
+	const char *name;
+	enum sp_rec_kind kind;
+	size_t nfields;
+	int (*decode)(struct sp_recdec *d, char **f, struct sp_rec *rec);
+};
+
+static int bad(struct sp_recdec *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int
+bad(struct sp_recdec *d, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	sp_buf_reset(&d->err);
+	sp_buf_addf(&d->err, "line %" PRIu64 ": %s", d->lineno,
+		    msg ? msg : "out of memory");
+	free(msg);
+	return msg ? -EBADMSG : -ENOMEM;
+}
+
+/* A malformed field: names the kind, the field and what it held. */
+static int
+bad_field(struct sp_recdec *d, const char *what, const char *s)
+{
+	struct sp_buf shown = SP_BUF_INIT;
+	int rc;
+
+	/* The field may hold any byte: show it escaped, and not too much. */
+	if (sp_escape(&shown, s, strnlen(s, 64)) || sp_buf_addc(&shown, 0))
+		return bad(d, "out of memory");
+	rc = bad(d, "malformed %s record: bad %s '%s%s'", d->fields[0], what,
+		 (char *)shown.data, strlen(s) > 64 ? "..." : "");
+	sp_buf_release(&shown);
+	return rc;
+}
+
+static int
+num(struct sp_recdec *d, const char *what, const char *s, uint64_t *v)
+{
+	return sp_parse_u64(s, v) ? bad_field(d, what, s) : 0;
+}
+
+static int
+pid(struct sp_recdec *d, const char *s, int32_t *v)
+{
+	return sp_parse_i32(s, v) ? bad_field(d, "PID", s) : 0;
+}
+
+static int
+hex(struct sp_recdec *d, const char *what, const char *s, uint64_t *v)
+{
+	return sp_parse_hex(s, v) ? bad_field(d, what, s) : 0;
+}
+
+static int
+one_of(struct sp_recdec *d, const char *what, const char *s, const char *a,
+       const char *b, bool *is_a)
+{
+	*is_a = !strcmp(s, a);
+	return *is_a || !strcmp(s, b) ? 0 : bad_field(d, what, s);
+}
+
+/* An id that defines the next element of its kind; counts it. */
+static int
+new_id(struct sp_recdec *d, const char *s, uint32_t *count, uint32_t *id)
+{
+	if (sp_parse_id(s, id) || *id == SP_NONE)
+		return bad_field(d, "ID", s);
+	if (*id != *count)
+		return bad(d,
+			   "%s id %" PRIu32 " did not match expected %" PRIu32,
+			   d->fields[0], *id, *count);
+	(*count)++;
+	return 0;
+}
+
+/* A reference to an id already defined, or "-" when `none_ok`. */
+static int
+ref_id(struct sp_recdec *d, const char *what, const char *s, uint32_t count,
+       bool none_ok, uint32_t *id)
+{
+	if (sp_parse_id(s, id) || (*id == SP_NONE && !none_ok))
+		return bad_field(d, what, s);
+	if (*id != SP_NONE && *id >= count)
+		return bad(d, "unknown %s id '%s'", what, s);
+	return 0;
+}
+
+/* Unescapes a text field in place; a NUL byte in it is refused. */
+static int
+text(struct sp_recdec *d, const char *what, char *s, size_t *len)
+{
+	long n = sp_unescape(s);
+
+	if (n < 0)
+		return bad(d, "malformed %s record: bad escape in %s",
+			   d->fields[0], what);
+	if (strlen(s) != (size_t)n)
+		return bad(d, "malformed %s record: %s holds a NUL byte",
+			   d->fields[0], what);
+	if (len)
+		*len = (size_t)n;
+	return 0;
+}
+
+static int
+lower_hex(struct sp_recdec *d, const char *what, const char *s)
+{
+	size_t n = strspn(s, "0123456789abcdef");
+
+	return s[n] || n % 2 ? bad_field(d, what, s) : 0;
+}
+
+static int
+dec_spool(struct sp_recdec *d, char **f, struct sp_rec *rec)
+{
+	uint64_t v;
+
+	if (sp_parse_u64(f[1], &v) || v != SP_RECORDS_VERSION)
+		return bad(d, "unsupported stream version '%s'", f[1]);
+	rec->u.spool.version = (uint32_t)v;
+	return num(d, "START_US", f[2], &rec->u.spool.start_us) ||
+		       num(d, "INTERVAL_US", f[3], &rec->u.spool.interval_us)
+		   ? -EBADMSG
+		   : 0;
+}
+
+static int
+dec_module(struct sp_recdec *d, char **f, struct sp_rec *rec)
+{
+	struct sp_module *m = &rec->u.module;
+	bool kernel;
+
+	if (pid(d, f[2], &m->pid) || hex(d, "START", f[3], &m->start) ||
+	    hex(d, "END", f[4], &m->end) ||
+	    hex(d, "FILE_OFFSET", f[5], &m->file_offset) ||
+	    num(d, "INODE", f[6], &m->inode) ||
+	    one_of(d, "mode", f[7], "kernel", "user", &kernel) ||
+	    text(d, "PATH", f[8], &m->path_len) ||
+	    new_id(d, f[1], &d->nmods, &m->id))
+		return -EBADMSG;
+	m->is_kernel = kernel;
+	m->path = f[8];
+	return 0;
+}
+
+/* "MODULE REL_IP": both an id and an address, or both "-". */
+static int
+context(struct sp_recdec *d, char **f, uint32_t *mod, uint64_t *rel)
+{
+	if (!strcmp(f[0], "-") && !strcmp(f[1], "-")) {
+		*mod = SP_NONE;
+		*rel = 0;
+		return 0;
+	}
+	if (!strcmp(f[0], "-") || !strcmp(f[1], "-"))
+		return bad(d, "malformed %s record: module context '%s' '%s'",
+			   d->fields[0], f[0], f[1]);
+	return ref_id(d, "module", f[0], d->nmods, false, mod) ||
+		       hex(d, "REL_IP", f[1], rel)
+		   ? -EBADMSG
+		   : 0;
+}
+
+static int
+dec_frame(struct sp_recdec *d, char **f, struct sp_rec *rec)
+{
+	struct sp_frame *fr = &rec->u.frame.f;
+
+	if (sp_parse_frame_mode(f[2], &fr->mode))
+		return bad_field(d, "mode", f[2]);
+	if (hex(d, "ABS_IP", f[3], &fr->abs_ip) ||
+	    context(d, f + 4, &fr->module_id, &fr->rel_ip) ||
+	    new_id(d, f[1], &d->nframes, &rec->u.frame.id))
+		return -EBADMSG;
+	if (fr->module_id == SP_NONE)
+		fr->rel_ip = fr->abs_ip;
+	return 0;
+}
+
+static int
+dec_pframe(struct sp_recdec *d, char **f, struct sp_rec *rec)
+{
+	if (ref_id(d, "frame", f[1], d->nframes, false, &rec->u.pframe.frame) ||
+	    pid(d, f[2], &rec->u.pframe.pid))
+		return -EBADMSG;
+	if (rec->u.pframe.pid < 0)
+		return bad_field(d, "PID", f[2]);
+	return context(d, f + 3, &rec->u.pframe.module, &rec->u.pframe.rel_ip);
+}
+
+static int
+dec_stack(struct sp_recdec *d, char **f, struct sp_rec *rec)
+{
+	uint32_t id = d->nstacks;
+
+	if (ref_id(d, "stack", f[2], id, true, &rec->u.stack.prefix) ||
+	    ref_id(d, "frame", f[3], d->nframes, false, &rec->u.stack.frame))
+		return -EBADMSG;
+	return new_id(d, f[1], &d->nstacks, &rec->u.stack.id);
+}
+
+static int
+dec_thread(struct sp_recdec *d, char **f, struct sp_rec *rec)
+{
+	return pid(d, f[2], &rec->u.thread.pid) ||
+		       num(d, "TID", f[3], &rec->u.thread.tid) ||
+		       new_id(d, f[1], &d->nthreads, &rec->u.thread.id)
+		   ? -EBADMSG
+		   : 0;
+}
+
+static int
+dec_sample(struct sp_recdec *d, char **f, struct sp_rec *rec)
+{
+	return num(d, "TIMESTAMP_NS", f[1], &rec->u.sample.ts) ||
+		       pid(d, f[2], &rec->u.sample.pid) ||
+		       num(d, "TID", f[3], &rec->u.sample.tid) ||
+		       ref_id(d, "stack", f[4], d->nstacks, true,
+			      &rec->u.sample.stack)
+		   ? -EBADMSG
+		   : 0;
+}
+
+static int
+dec_exec(struct sp_recdec *d, char **f, struct sp_rec *rec)
+{
+	return num(d, "TIMESTAMP_NS", f[1], &rec->u.exec.ts) ||
+		       pid(d, f[2], &rec->u.exec.pid) ||
+		       one_of(d, "kind", f[3], "python", "native",
+			      &rec->u.exec.python)
+		   ? -EBADMSG
+		   : 0;
+}
+
+static int
+dec_deactivate(struct sp_recdec *d, char **f, struct sp_rec *rec)
+{
+	return pid(d, f[1], &rec->u.deactivate.pid);
+}
+
+static int
+add_pair(struct sp_recdec *d, size_t i, char *s)
+{
+	struct sp_rec_pair *p;
+	char *eq = strchr(s, '=');
+
+	if (!eq)
+		return bad(d, "%s field '%s' is not KEY=VALUE", d->fields[0],
+			   s);
+	if (i == d->apairs) {
+		size_t a = d->apairs ? 2 * d->apairs : 16;
+
+		p = reallocarray(d->pairs, a, sizeof(*p));
+		if (!p)
+			return bad(d, "out of memory");
+		d->pairs = p;
+		d->apairs = a;
+	}
+	p = &d->pairs[i];
+	*eq = 0;
+	p->key = s;
+	p->val = eq + 1;
+	return text(d, "KEY", s, &p->key_len) ||
+		       text(d, "VALUE", eq + 1, &p->val_len)
+		   ? -EBADMSG
+		   : 0;
+}
+
+static int
+dec_pairs(struct sp_recdec *d, char **f, struct sp_rec *rec)
+{
+	bool stats = rec->kind == SP_REC_STATS;
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i + 1 < d->nfields; i++) {
+		if (add_pair(d, i, f[i + 1]))
+			return -EBADMSG;
+		if (stats && sp_parse_u64(d->pairs[i].val, &v))
+			return bad_field(d, "count", d->pairs[i].val);
+	}
+	rec->u.pairs.v = d->pairs;
+	rec->u.pairs.n = i;
+	return 0;
+}
+
+static int
+dec_comm(struct sp_recdec *d, char **f, struct sp_rec *rec)
+{
+	rec->u.comm.name = f[5];
+	return num(d, "TIMESTAMP_NS", f[1], &rec->u.comm.ts) ||
+		       pid(d, f[2], &rec->u.comm.pid) ||
+		       num(d, "TID", f[3], &rec->u.comm.tid) ||
+		       one_of(d, "kind", f[4], "exec", "name",
+			      &rec->u.comm.exec) ||
+		       text(d, "NAME", f[5], &rec->u.comm.name_len)
+		   ? -EBADMSG
+		   : 0;
+}
+
+static int
+dec_lost(struct sp_recdec *d, char **f, struct sp_rec *rec)
+{
+	return num(d, "TIMESTAMP_NS", f[1], &rec->u.lost.ts) ||
+		       num(d, "COUNT", f[2], &rec->u.lost.count)
+		   ? -EBADMSG
+		   : 0;
+}
+
+static int
+dec_exit(struct sp_recdec *d, char **f, struct sp_rec *rec)
+{
+	return num(d, "TIMESTAMP_NS", f[1], &rec->u.exit.ts) ||
+		       pid(d, f[2], &rec->u.exit.pid) ||
+		       num(d, "TID", f[3], &rec->u.exit.tid)
+		   ? -EBADMSG
+		   : 0;
+}
+
+static int
+dec_buildid(struct sp_recdec *d, char **f, struct sp_rec *rec)
+{
+	rec->u.hex.hex = f[2];
+	return ref_id(d, "module", f[1], d->nmods, false, &rec->u.hex.tag) ||
+		       lower_hex(d, "HEX", f[2])
+		   ? -EBADMSG
+		   : 0;
+}
+
+static int
+dec_ext(struct sp_recdec *d, char **f, struct sp_rec *rec)
+{
+	uint64_t tag;
+
+	if (num(d, "TAG", f[1], &tag) || lower_hex(d, "HEX", f[2]))
+		return -EBADMSG;
+	if (tag > UINT32_MAX)
+		return bad_field(d, "TAG", f[1]);
+	rec->u.hex.tag = (uint32_t)tag;
+	rec->u.hex.hex = f[2];
+	return 0;
+}
+
+static int
+sym_flags(struct sp_recdec *d, const char *s, unsigned *flags)
+{
+	const char *c;
+
+	*flags = 0;
+	if (!strcmp(s, "-"))
+		return 0;
+	for (c = s; *c; c++) {
+		const char *at = strchr(SP_SYM_LETTERS, *c);
+
+		if (!at || (*flags & 1u << (at - SP_SYM_LETTERS)))
+			return bad_field(d, "FLAGS", s);
+		*flags |= 1u << (at - SP_SYM_LETTERS);
+	}
+	return *flags ? 0 : bad_field(d, "FLAGS", s);
+}
+
+/* "file:line", "file" or "-"; the line is the digits after the last ':'. */
+static int
+sym_source(struct sp_recdec *d, char *s, struct sp_rec *rec)
+{
+	char *colon = strrchr(s, ':');
+	uint64_t line;
+
+	rec->u.symbol.file = NULL;
+	rec->u.symbol.line = 0;
+	if (!strcmp(s, "-"))
+		return 0;
+	if (colon && colon[1] && !sp_parse_u64(colon + 1, &line) && line &&
+	    line <= UINT32_MAX) {
+		*colon = 0;
+		rec->u.symbol.line = (unsigned)line;
+	}
+	rec->u.symbol.file = s;
+	return text(d, "SOURCE", s, NULL);
+}
+
+static int
+dec_symbol(struct sp_recdec *d, char **f, struct sp_rec *rec)
+{
+	uint64_t index;
+
+	rec->u.symbol.has_pid = strcmp(f[2], "-") != 0;
+	rec->u.symbol.has_offset = strcmp(f[5], "-") != 0;
+	rec->u.symbol.pid = -1;
+	rec->u.symbol.offset = 0;
+	rec->u.symbol.name = f[7];
+	if (ref_id(d, "frame", f[1], d->nframes, false, &rec->u.symbol.frame) ||
+	    (rec->u.symbol.has_pid && pid(d, f[2], &rec->u.symbol.pid)) ||
+	    num(d, "INDEX", f[3], &index) ||
+	    sym_flags(d, f[4], &rec->u.symbol.flags) ||
+	    (rec->u.symbol.has_offset &&
+	     hex(d, "OFFSET", f[5], &rec->u.symbol.offset)) ||
+	    sym_source(d, f[6], rec) || text(d, "NAME", f[7], NULL))
+		return -EBADMSG;
+	if (index > UINT32_MAX ||
+	    (rec->u.symbol.has_pid && rec->u.symbol.pid < 0))
+		return bad_field(d, index > UINT32_MAX ? "INDEX" : "PID",
+				 index > UINT32_MAX ? f[3] : f[2]);
+	rec->u.symbol.index = (uint32_t)index;
+	return 0;
+}
+
+static const struct kind kinds[] = {
+	{ "sample", SP_REC_SAMPLE, 5, dec_sample },
+	{ "stack", SP_REC_STACK, 4, dec_stack },
+	{ "frame", SP_REC_FRAME, 6, dec_frame },
+	{ "symbol", SP_REC_SYMBOL, 8, dec_symbol },
+	{ "pframe", SP_REC_PFRAME, 5, dec_pframe },
+	{ "module", SP_REC_MODULE, 9, dec_module },
+	{ "thread", SP_REC_THREAD, 4, dec_thread },
+	{ "comm", SP_REC_COMM, 6, dec_comm },
+	{ "exit", SP_REC_EXIT, 4, dec_exit },
+	{ "exec", SP_REC_EXEC, 4, dec_exec },
+	{ "deactivate", SP_REC_DEACTIVATE, 2, dec_deactivate },
+	{ "lost", SP_REC_LOST, 3, dec_lost },
+	{ "buildid", SP_REC_BUILDID, 3, dec_buildid },
+	{ "host", SP_REC_HOST, 0, dec_pairs },
+	{ "stats", SP_REC_STATS, 0, dec_pairs },
+	{ "ext", SP_REC_EXT, 3, dec_ext },
+	{ "spool", SP_REC_SPOOL, 4, dec_spool },
+};
+
+static int
+decode(struct sp_recdec *d, struct sp_rec *rec)
+{
+	const struct kind *k = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]) && !k; i++)
+		if (!strcmp(d->fields[0], kinds[i].name))
+			k = &kinds[i];
+	if (!d->have_spool && (!k || k->kind != SP_REC_SPOOL))
+		return bad(d, "not a record stream (no spool record first)");
+	memset(rec, 0, sizeof(*rec));
+	if (!k)
+		return 1; /* SP_REC_UNKNOWN */
+	if (k->nfields && d->nfields != k->nfields)
+		return bad(d, "%s record with %zu fields, not %zu", k->name,
+			   d->nfields, k->nfields);
+	if (k->kind == SP_REC_SPOOL && d->have_spool)
+		return bad(d, "a second spool record");
+	rec->kind = k->kind;
+	if (k->decode(d, d->fields, rec))
+		return -EBADMSG;
+	d->have_spool = true;
+	return 1;
+}
+
+struct sp_recdec *
+sp_recdec_new(FILE *f)
+{
+	struct sp_recdec *d = calloc(1, sizeof(*d));
+
+	if (!d) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	d->f = f;
+	return d;
+}
+
+void
+sp_recdec_free(struct sp_recdec *d)
+{
+	if (!d)
+		return;
+	free(d->line);
+	free(d->raw);
+	free(d->fields);
+	free(d->pairs);
+	sp_buf_release(&d->err);
+	free(d);
+}
+
+static int
+split(struct sp_recdec *d)
+{
+	char *s = d->line, *tab;
+
+	d->nfields = 0;
+	for (;;) {
+		if (d->nfields == d->afields) {
+			size_t a = d->afields ? d->afields * 2 : 16;
+			char **v = reallocarray(d->fields, a, sizeof(*v));
+
+			if (!v)
+				return bad(d, "out of memory");
+			d->fields = v;
+			d->afields = a;
+		}
+		d->fields[d->nfields++] = s;
+		tab = strchr(s, '\t');
+		if (!tab)
+			return 0;
+		*tab = 0;
+		s = tab + 1;
+	}
+}
+
+/* Reads the next non-empty line: 1, 0 at the end, or an error. */
+static int
+read_line(struct sp_recdec *d)
+{
+	ssize_t n;
+
+	do {
+		n = getline(&d->line, &d->cap, d->f);
+		if (n < 0 && ferror(d->f)) {
+			bad(d, "read error: %s", strerror(errno));
+			return -EIO;
+		}
+		if (n < 0)
+			return 0;
+		d->lineno++;
+		if (memchr(d->line, 0, (size_t)n) || d->line[n - 1] != '\n')
+			return bad(d, "cut or binary line (no newline at the "
+				      "end, or a NUL byte)");
+		d->line[--n] = 0;
+		if (n && d->line[n - 1] == '\r')
+			return bad(d, "line ends in a carriage return (CRLF "
+				      "text?); records end in a newline only");
+	} while (n == 0);
+	if ((size_t)n + 1 > d->rawcap) {
+		char *raw = realloc(d->raw, (size_t)n + 1);
+
+		if (!raw)
+			return bad(d, "out of memory");
+		d->raw = raw;
+		d->rawcap = (size_t)n + 1;
+	}
+	memcpy(d->raw, d->line, (size_t)n + 1);
+	d->rawlen = (size_t)n;
+	return split(d) ? -ENOMEM : 1;
+}
+
+int
+sp_recdec_next(struct sp_recdec *d, struct sp_rec *rec)
+{
+	int rc = read_line(d);
+
+	return rc <= 0 ? rc : decode(d, rec);
+}
+
+const char *
+sp_recdec_errmsg(const struct sp_recdec *d)
+{
+	return d->err.len ? (const char *)d->err.data : "no error";
+}
+
+uint64_t
+sp_recdec_lineno(const struct sp_recdec *d)
+{
+	return d->lineno;
+}
+
+const char *
+sp_recdec_line(const struct sp_recdec *d, size_t *len)
+{
+	*len = d->rawlen;
+	return d->raw ? d->raw : "";
+}
