@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/grow.h"
 #include "common/htab.h"
 #include "common/modtab.h"
 #include "common/banned.h"
@@ -30,7 +31,7 @@ struct group {
 struct sp_modtab {
 	struct sp_module *mods;
 	bool *active;
-	size_t n, alloc;
+	size_t n, alloc, aactive;
 	struct sp_htab *dedup;  /* module identity -> id */
 	struct sp_htab *owners; /* pid -> group index */
 	struct group *groups;
@@ -88,15 +89,8 @@ group_of(struct sp_modtab *t, bool is_kernel, int32_t pid, bool create)
 		return sp_htab_get(t->owners, &key, sizeof(key), &idx)
 			   ? &t->groups[idx]
 			   : NULL;
-	if (t->ngroups == t->agroups) {
-		size_t na = t->agroups ? t->agroups * 2 : 16;
-		struct group *g = reallocarray(t->groups, na, sizeof(*g));
-
-		if (!g)
-			return NULL;
-		t->groups = g;
-		t->agroups = na;
-	}
+	if (SP_GROW(t->groups, t->agroups, t->ngroups + 1))
+		return NULL;
 	slot = sp_htab_slot(t->owners, &key, sizeof(key), t->ngroups, &fresh);
 	if (!slot)
 		return NULL;
@@ -127,30 +121,10 @@ add_module(struct sp_modtab *t, const struct sp_module *m, struct group *g)
 {
 	struct sp_module *copy;
 
-	if (t->n == t->alloc) {
-		size_t na = t->alloc ? t->alloc * 2 : 64;
-		struct sp_module *mods =
-		    reallocarray(t->mods, na, sizeof(*mods));
-		bool *act;
-
-		if (!mods)
-			return -ENOMEM;
-		t->mods = mods;
-		act = reallocarray(t->active, na, sizeof(*act));
-		if (!act)
-			return -ENOMEM;
-		t->active = act;
-		t->alloc = na;
-	}
-	if (g->n == g->alloc) {
-		size_t na = g->alloc ? g->alloc * 2 : 16;
-		uint32_t *ids = reallocarray(g->ids, na, sizeof(*ids));
-
-		if (!ids)
-			return -ENOMEM;
-		g->ids = ids;
-		g->alloc = na;
-	}
+	if (SP_GROW(t->mods, t->alloc, t->n + 1) ||
+	    SP_GROW(t->active, t->aactive, t->n + 1) ||
+	    SP_GROW(g->ids, g->alloc, g->n + 1))
+		return -ENOMEM;
 	copy = &t->mods[t->n];
 	*copy = *m;
 	copy->id = (uint32_t)t->n;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/records.h"
 #include "common/banned.h"
 
@@ -286,15 +287,8 @@ add_pair(struct sp_recdec *d, size_t i, char *s)
 	if (!eq)
 		return bad(d, "%s field '%s' is not KEY=VALUE", d->fields[0],
 			   s);
-	if (i == d->apairs) {
-		size_t a = d->apairs ? 2 * d->apairs : 16;
-
-		p = reallocarray(d->pairs, a, sizeof(*p));
-		if (!p)
-			return bad(d, "out of memory");
-		d->pairs = p;
-		d->apairs = a;
-	}
+	if (SP_GROW(d->pairs, d->apairs, i + 1))
+		return bad(d, "out of memory");
 	p = &d->pairs[i];
 	*eq = 0;
 	p->key = s;
@@ -523,15 +517,8 @@ split(struct sp_recdec *d)
 
 	d->nfields = 0;
 	for (;;) {
-		if (d->nfields == d->afields) {
-			size_t a = d->afields ? d->afields * 2 : 16;
-			char **v = reallocarray(d->fields, a, sizeof(*v));
-
-			if (!v)
-				return bad(d, "out of memory");
-			d->fields = v;
-			d->afields = a;
-		}
+		if (SP_GROW(d->fields, d->afields, d->nfields + 1))
+			return bad(d, "out of memory");
 		d->fields[d->nfields++] = s;
 		tab = strchr(s, '\t');
 		if (!tab)
@@ -564,14 +551,8 @@ read_line(struct sp_recdec *d)
 			return bad(d, "line ends in a carriage return (CRLF "
 				      "text?); records end in a newline only");
 	} while (n == 0);
-	if ((size_t)n + 1 > d->rawcap) {
-		char *raw = realloc(d->raw, (size_t)n + 1);
-
-		if (!raw)
-			return bad(d, "out of memory");
-		d->raw = raw;
-		d->rawcap = (size_t)n + 1;
-	}
+	if (SP_GROW(d->raw, d->rawcap, (size_t)n + 1))
+		return bad(d, "out of memory");
 	memcpy(d->raw, d->line, (size_t)n + 1);
 	d->rawlen = (size_t)n;
 	return split(d) ? -ENOMEM : 1;

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/grow.h"
 #include "common/htab.h"
 #include "common/spool.h"
 #include "common/varint.h"
@@ -84,24 +85,6 @@ struct cur {
 	uint64_t start; /* file offset of the record */
 	struct sp_spool_reader *r;
 };
-
-/* Grows *arr (of `size`-byte elements) to hold one more; 0 or -ENOMEM. */
-static int
-reserve(void **arr, size_t *alloc, size_t n, size_t size)
-{
-	size_t na;
-	void *p;
-
-	if (n < *alloc)
-		return 0;
-	na = *alloc ? *alloc * 2 : 64;
-	p = reallocarray(*arr, na, size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*alloc = na;
-	return 0;
-}
 
 static int bad(struct cur *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -246,8 +229,7 @@ owner_list(struct sp_spool_reader *r, int32_t pid, bool create)
 			return NULL;
 		return &r->owners[idx];
 	}
-	if (reserve((void **)&r->owners, &r->aowners, r->nowners,
-		    sizeof(*r->owners)))
+	if (SP_GROW(r->owners, r->aowners, r->nowners + 1))
 		return NULL;
 	slot =
 	    sp_htab_slot(r->owner_index, &key, sizeof(key), r->nowners, &fresh);
@@ -264,11 +246,9 @@ commit_module(struct sp_spool_reader *r, struct sp_module *m)
 	struct idlist *l = m->is_kernel ? &r->kernel : owner_list(r, m->pid, 1);
 	char *path;
 
-	if (!l || reserve((void **)&l->ids, &l->alloc, l->n, sizeof(*l->ids)) ||
-	    reserve((void **)&r->modules, &r->amodules, r->nmodules,
-		    sizeof(*r->modules)) ||
-	    reserve((void **)&r->deact_at, &r->adeact, r->nmodules,
-		    sizeof(*r->deact_at)))
+	if (!l || SP_GROW(l->ids, l->alloc, l->n + 1) ||
+	    SP_GROW(r->modules, r->amodules, r->nmodules + 1) ||
+	    SP_GROW(r->deact_at, r->adeact, r->nmodules + 1))
 		return -ENOMEM;
 	path = strndup(m->path, m->path_len);
 	if (!path)
@@ -301,6 +281,9 @@ read_module(struct cur *c, struct sp_spool_record *rec)
 		return -EAGAIN;
 	if (!valid_utf8(c->p, len))
 		return bad(c, "module path is not valid UTF-8");
+	/* No file path holds a NUL, and the path is kept NUL-terminated. */
+	if (memchr(c->p, 0, len))
+		return bad(c, "module path holds a NUL byte");
 	m->id = (uint32_t)c->r->nmodules;
 	m->is_kernel = flag != 0;
 	m->path = (const char *)c->p;
@@ -367,8 +350,7 @@ read_frame(struct cur *c, struct sp_spool_record *rec)
 		f->rel_ip = f->abs_ip = addr;
 		f->mode = tag & 2 ? SP_FRAME_KERNEL : SP_FRAME_USER;
 	}
-	if (reserve((void **)&r->frames, &r->aframes, r->nframes,
-		    sizeof(*r->frames)))
+	if (SP_GROW(r->frames, r->aframes, r->nframes + 1))
 		return -ENOMEM;
 	rec->u.frame.id = (uint32_t)r->nframes;
 	r->frames[r->nframes].f = *f;
@@ -400,8 +382,7 @@ read_stack(struct cur *c, struct sp_spool_record *rec)
 	rc = get_ref(c, r->nframes, "stack frame", &frame_id);
 	if (rc)
 		return rc;
-	if (reserve((void **)&r->stacks, &r->astacks, r->nstacks,
-		    sizeof(*r->stacks)))
+	if (SP_GROW(r->stacks, r->astacks, r->nstacks + 1))
 		return -ENOMEM;
 	rec->u.stack.id = (uint32_t)r->nstacks;
 	rec->u.stack.prefix = prefix;
@@ -423,8 +404,7 @@ read_thread(struct cur *c, struct sp_spool_record *rec)
 	    (rc = get_pid(c, &rec->u.thread.pid)) ||
 	    (rc = get_u(c, &rec->u.thread.tid)))
 		return rc;
-	if (reserve((void **)&r->threads, &r->athreads, r->nthreads,
-		    sizeof(*r->threads)))
+	if (SP_GROW(r->threads, r->athreads, r->nthreads + 1))
 		return -ENOMEM;
 	rec->u.thread.id = (uint32_t)r->nthreads;
 	r->threads[r->nthreads].pid = rec->u.thread.pid;

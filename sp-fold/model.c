@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/names.h"
 #include "sp-fold/model.h"
 #include "common/banned.h"
@@ -78,15 +79,12 @@ int64_t
 fold_model_intern(struct fold_model *m, const char *s, size_t n)
 {
 	uint64_t id;
-	char **v;
 
 	if (sp_htab_get(m->str_idx, s, n, &id))
 		return (int64_t)id;
-	v = realloc(m->strs, (m->nstrs + 1) * sizeof(*v));
-	if (!v)
+	if (SP_GROW(m->strs, m->astrs, m->nstrs + 1))
 		return -ENOMEM;
-	m->strs = v;
-	if (!(v[m->nstrs] = strndup(s, n)))
+	if (!(m->strs[m->nstrs] = strndup(s, n)))
 		return -ENOMEM;
 	if (sp_htab_put(m->str_idx, s, n, m->nstrs))
 		return -ENOMEM;

@@ -61,17 +61,17 @@ struct fold_view {
 
 struct fold_model {
 	struct fold_module *mods;
-	size_t nmods;
+	size_t nmods, amods;
 	struct fold_frame *frames;
-	size_t nframes;
+	size_t nframes, aframes;
 	struct fold_pframe *pframes;
-	size_t npframes;
+	size_t npframes, apframes;
 	struct sp_htab *pframe_idx; /* (frame, pid) -> pframes index */
 	uint32_t *prefix, *sframe;  /* stack id -> prefix, frame */
-	size_t nstacks;
+	size_t nstacks, aprefix, asframe;
 	uint64_t start_us, interval_us;
 	char **strs; /* interned names */
-	size_t nstrs;
+	size_t nstrs, astrs;
 	struct sp_htab *str_idx;
 	struct sp_htab *tname; /* (pid, tid) -> str id */
 	struct sp_htab *pname; /* pid -> str id of its exec name */

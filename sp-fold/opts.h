@@ -23,7 +23,7 @@ enum fold_format {
 /* A list of ids from --pid=LIST or --tid=LIST. */
 struct fold_ids {
 	int64_t *v;
-	size_t n;
+	size_t n, alloc;
 };
 
 struct fold_opts {
@@ -39,7 +39,7 @@ struct fold_opts {
 	const char *event_filter;
 	struct fold_ids pids, tids;
 	const char **comms;
-	size_t ncomms;
+	size_t ncomms, acomms;
 	bool has_time;
 	double time_from, time_to; /* seconds from the first sample */
 	bool has_include, has_exclude;

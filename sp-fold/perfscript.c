@@ -15,8 +15,10 @@
 #include <emmintrin.h>
 #endif
 
+#include "common/grow.h"
 #include "common/buf.h"
 #include "common/htab.h"
+#include "common/records.h"
 #include "sp-fold/filter.h"
 #include "sp-fold/perfscript.h"
 #include "common/banned.h"
@@ -50,7 +52,7 @@ struct ps {
 	struct sp_buf pname;
 	struct sp_buf frames; /* names of the current sample's lines */
 	size_t *marks;        /* per frame line: end offset in frames */
-	size_t nmarks, amarks;
+	size_t nmarks, amarks, acounts;
 	unsigned *counts;         /* per frame line: number of names */
 	struct sp_buf stack;      /* the folded stack being built */
 	struct sp_buf tmp;        /* one name being tidied */
@@ -62,7 +64,7 @@ struct ps {
 	uint64_t pend_unrec;
 	struct sp_htab *pnames; /* comm frame -> index in pnstr */
 	char **pnstr;
-	size_t npn;
+	size_t npn, apn;
 	struct sp_htab *agg; /* struct hit -> samples from the cache */
 	bool event_defaulted, event_warned;
 	uint64_t unrecognized;
@@ -352,16 +354,9 @@ add_name(struct ps *st, struct span part, struct span pc, struct span mod,
 static int
 push_mark(struct ps *st, unsigned count)
 {
-	size_t n;
-
-	if (st->nmarks == st->amarks) {
-		n = st->amarks ? st->amarks * 2 : 64;
-		st->marks = realloc(st->marks, n * sizeof(*st->marks));
-		st->counts = realloc(st->counts, n * sizeof(*st->counts));
-		if (!st->marks || !st->counts)
-			return -ENOMEM;
-		st->amarks = n;
-	}
+	if (SP_GROW(st->marks, st->amarks, st->nmarks + 1) ||
+	    SP_GROW(st->counts, st->acounts, st->nmarks + 1))
+		return -ENOMEM;
 	st->marks[st->nmarks] = st->frames.len;
 	st->counts[st->nmarks++] = count;
 	return 0;
@@ -415,7 +410,13 @@ event_skipped(struct ps *st, const char *s, size_t n)
 	if (span_eq(ev, st->event))
 		return false;
 	if (st->event_defaulted && !st->event_warned) {
-		warnx("filtering for events of type: %s", st->event);
+		struct sp_buf b = SP_BUF_INIT;
+
+		if (!sp_escape(&b, st->event, strlen(st->event)) &&
+		    !sp_buf_addc(&b, 0))
+			warnx("filtering for events of type: %s",
+			      (char *)b.data);
+		sp_buf_release(&b);
 		st->event_warned = true;
 	}
 	return true;
@@ -537,6 +538,21 @@ end_sample(struct ps *st)
 	return rc ? -ENOMEM : 0;
 }
 
+/* Names an unrecognized line, escaped: input never reaches a terminal raw. */
+static void
+warn_line(const struct ps *st, const char *s, size_t n)
+{
+	struct sp_buf b = SP_BUF_INIT;
+
+	if (sp_escape(&b, s, n > 80 ? 80 : n) || sp_buf_addc(&b, 0))
+		warnx("%sline %llu: unrecognized line", st->name,
+		      (unsigned long long)st->lineno);
+	else
+		warnx("%sline %llu: unrecognized line: %s", st->name,
+		      (unsigned long long)st->lineno, (char *)b.data);
+	sp_buf_release(&b);
+}
+
 static int
 one_line(struct ps *st, const char *s, size_t n)
 {
@@ -551,9 +567,7 @@ one_line(struct ps *st, const char *s, size_t n)
 	if (match_frame(s, n, &a, &b, &c))
 		return st->have_pname ? frame_line(st, a, b, c) : 0;
 	if (st->unrecognized++ < MAX_WARN)
-		warnx("%sline %llu: unrecognized line: %.*s", st->name,
-		      (unsigned long long)st->lineno, (int)(n > 80 ? 80 : n),
-		      s);
+		warn_line(st, s, n);
 	return 0;
 }
 
@@ -610,18 +624,15 @@ count_hit(struct ps *st, uint64_t at)
 	struct hit h = { 0, at };
 	uint64_t *slot;
 	bool inserted = false;
-	char **v;
 
 	slot = sp_htab_slot(st->pnames, st->pname.data, st->pname.len, st->npn,
 			    &inserted);
 	if (!slot)
 		return -ENOMEM;
 	if (inserted) {
-		v = realloc(st->pnstr, (st->npn + 1) * sizeof(*v));
-		if (!v)
+		if (SP_GROW(st->pnstr, st->apn, st->npn + 1))
 			return -ENOMEM;
-		st->pnstr = v;
-		if (!(v[st->npn++] =
+		if (!(st->pnstr[st->npn++] =
 			  strndup((char *)st->pname.data, st->pname.len)))
 			return -ENOMEM;
 	}
@@ -735,12 +746,28 @@ ps_release(struct ps *st)
 	sp_buf_release(&st->cdata);
 }
 
+/*
+ * Turns each CR LF in buf[from..*len) into LF (text saved on Windows
+ * folds as the same text).  A CR at the very end stays: its LF may come
+ * with the next read, so the next call starts one byte back.
+ */
+static void
+strip_crlf(uint8_t *buf, size_t from, size_t *len)
+{
+	size_t r, w = from;
+
+	for (r = from; r < *len; r++)
+		if (buf[r] != '\r' || r + 1 == *len || buf[r + 1] != '\n')
+			buf[w++] = buf[r];
+	*len = w;
+}
+
 /* Folds through a buffer of reads (mapping files costs more page faults). */
 static int
 feed_read(struct ps *st, FILE *in)
 {
 	struct sp_buf buf = SP_BUF_INIT;
-	size_t got, used;
+	size_t got, used, from;
 	bool eof = false;
 	int rc = 0;
 
@@ -750,7 +777,10 @@ feed_read(struct ps *st, FILE *in)
 			break;
 		}
 		got = fread(buf.data + buf.len, 1, buf.alloc - buf.len - 1, in);
+		from = buf.len ? buf.len - 1 : 0;
 		buf.len += got;
+		if (memchr(buf.data + from, '\r', buf.len - from))
+			strip_crlf(buf.data, from, &buf.len);
 		eof = got == 0;
 		rc = feed(st, (char *)buf.data, buf.len, eof, &used);
 		sp_buf_consume(&buf, used);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "sp-fold/foldset.h"
 #include "sp-fold/opts.h"
 #include "sp-fold/perfscript.h"
@@ -147,8 +148,7 @@ parse_ids(const char *opt, const char *s, struct fold_ids *ids)
 		bad_value(opt, s);
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		ids->v = realloc(ids->v, (ids->n + 1) * sizeof(*ids->v));
-		if (!ids->v)
+		if (SP_GROW(ids->v, ids->alloc, ids->n + 1))
 			bad_value(opt, s);
 		ids->v[ids->n++] = (int64_t)parse_num(opt, tok, INT64_MAX);
 	}
@@ -192,8 +192,7 @@ parse_regex(const char *opt, const char *s, regex_t *re, bool *has)
 static void
 add_comm(struct fold_opts *o, const char *name)
 {
-	o->comms = realloc(o->comms, (o->ncomms + 1) * sizeof(*o->comms));
-	if (!o->comms) {
+	if (SP_GROW(o->comms, o->acomms, o->ncomms + 1)) {
 		warnx("out of memory");
 		exit(1);
 	}

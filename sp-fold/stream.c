@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/records.h"
 #include "sp-fold/expand.h"
 #include "sp-fold/group.h"
@@ -31,22 +32,6 @@ oom(struct fold_reader *r, uint64_t lineno)
 {
 	warnx("%sline %" PRIu64 ": out of memory", r->name, lineno);
 	return -ENOMEM;
-}
-
-static int
-grow(void **v, size_t *n, uint32_t id, size_t size)
-{
-	void *p;
-
-	if (id < *n)
-		return 0;
-	p = realloc(*v, ((size_t)id + 1) * size);
-	if (!p)
-		return -ENOMEM;
-	memset((char *)p + *n * size, 0, ((size_t)id + 1 - *n) * size);
-	*v = p;
-	*n = (size_t)id + 1;
-	return 0;
 }
 
 static char *
@@ -82,9 +67,11 @@ on_module(struct fold_reader *r, const struct sp_rec *rec)
 	const struct sp_module *in = &rec->u.module;
 	struct fold_module *mod;
 
-	if (grow((void **)&r->m.mods, &r->m.nmods, in->id, sizeof(*mod)))
+	/* The decoder checked that ids come in order: in->id == nmods. */
+	if (SP_GROW(r->m.mods, r->m.amods, r->m.nmods + 1))
 		return -ENOMEM;
-	mod = &r->m.mods[in->id];
+	mod = &r->m.mods[r->m.nmods++];
+	memset(mod, 0, sizeof(*mod));
 	mod->start = in->start;
 	mod->end = in->end;
 	mod->file_offset = in->file_offset;
@@ -98,10 +85,10 @@ on_frame(struct fold_reader *r, const struct sp_rec *rec)
 {
 	struct fold_frame *fr;
 
-	if (grow((void **)&r->m.frames, &r->m.nframes, rec->u.frame.id,
-		 sizeof(*fr)))
+	if (SP_GROW(r->m.frames, r->m.aframes, r->m.nframes + 1))
 		return -ENOMEM;
-	fr = &r->m.frames[rec->u.frame.id];
+	fr = &r->m.frames[r->m.nframes++];
+	memset(fr, 0, sizeof(*fr));
 	fr->mode = rec->u.frame.f.mode;
 	fr->abs_ip = rec->u.frame.f.abs_ip;
 	fr->module = rec->u.frame.f.module_id;
@@ -124,11 +111,12 @@ pframe_slot(struct fold_reader *r, uint32_t frame, int32_t pid,
 			    &inserted);
 	if (!slot)
 		return -ENOMEM;
-	if (inserted && grow((void **)&r->m.pframes, &r->m.npframes,
-			     (uint32_t)r->m.npframes, sizeof(**pf)))
+	if (inserted && SP_GROW(r->m.pframes, r->m.apframes, r->m.npframes + 1))
 		return -ENOMEM;
 	*pf = &r->m.pframes[*slot];
 	if (inserted) {
+		memset(*pf, 0, sizeof(**pf));
+		r->m.npframes++;
 		(*pf)->module = r->m.frames[frame].module;
 		(*pf)->rel_ip = r->m.frames[frame].rel_ip;
 	}
@@ -152,14 +140,14 @@ on_pframe(struct fold_reader *r, const struct sp_rec *rec)
 static int
 on_stack(struct fold_reader *r, const struct sp_rec *rec)
 {
-	uint32_t id = rec->u.stack.id;
-	size_t n = r->m.nstacks;
+	size_t id = r->m.nstacks;
 
-	if (grow((void **)&r->m.prefix, &n, id, sizeof(uint32_t)) ||
-	    grow((void **)&r->m.sframe, &r->m.nstacks, id, sizeof(uint32_t)))
+	if (SP_GROW(r->m.prefix, r->m.aprefix, id + 1) ||
+	    SP_GROW(r->m.sframe, r->m.asframe, id + 1))
 		return -ENOMEM;
 	r->m.prefix[id] = rec->u.stack.prefix;
 	r->m.sframe[id] = rec->u.stack.frame;
+	r->m.nstacks++;
 	return 0;
 }
 
@@ -312,7 +300,6 @@ aggregate(struct fold_reader *r, uint32_t name, int32_t pid, uint64_t tid,
 	  uint32_t stack, uint32_t *entry)
 {
 	struct agg_key k;
-	struct fold_entry *e;
 	uint64_t *slot;
 	bool inserted = false;
 
@@ -325,15 +312,8 @@ aggregate(struct fold_reader *r, uint32_t name, int32_t pid, uint64_t tid,
 	if (!slot)
 		return -ENOMEM;
 	if (inserted) {
-		if (r->nents == r->aents) {
-			size_t a = r->aents ? r->aents * 2 : 256;
-
-			e = reallocarray(r->ents, a, sizeof(*e));
-			if (!e)
-				return -ENOMEM;
-			r->ents = e;
-			r->aents = a;
-		}
+		if (SP_GROW(r->ents, r->aents, r->nents + 1))
+			return -ENOMEM;
 		r->ents[r->nents++] =
 		    (struct fold_entry){ name, pid, tid, stack, 0 };
 	}
@@ -345,17 +325,8 @@ aggregate(struct fold_reader *r, uint32_t name, int32_t pid, uint64_t tid,
 static int
 add_tick(struct fold_reader *r, uint32_t entry, uint64_t ts)
 {
-	struct fold_tick *t;
-
-	if (r->nticks == r->aticks) {
-		size_t a = r->aticks ? r->aticks * 2 : 1024;
-
-		t = reallocarray(r->ticks, a, sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		r->ticks = t;
-		r->aticks = a;
-	}
+	if (SP_GROW(r->ticks, r->aticks, r->nticks + 1))
+		return -ENOMEM;
 	r->ticks[r->nticks++] = (struct fold_tick){ entry, ts };
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/buf.h"
 #include "common/htab.h"
 #include "sp-fold/svg.h"
@@ -46,7 +47,6 @@ child_of(struct tree *t, uint32_t parent, const char *name, size_t len)
 {
 	uint64_t *slot;
 	bool inserted = false;
-	struct node *v;
 
 	sp_buf_reset(&t->key);
 	if (sp_buf_add(&t->key, &parent, sizeof(parent)) ||
@@ -57,12 +57,8 @@ child_of(struct tree *t, uint32_t parent, const char *name, size_t len)
 		return -ENOMEM;
 	if (!inserted)
 		return (int64_t)*slot;
-	if (t->n == t->alloc) {
-		t->alloc = t->alloc ? t->alloc * 2 : 1024;
-		if (!(v = realloc(t->v, t->alloc * sizeof(*v))))
-			return -ENOMEM;
-		t->v = v;
-	}
+	if (SP_GROW(t->v, t->alloc, t->n + 1))
+		return -ENOMEM;
 	t->v[t->n] = (struct node){ name, len, 0, 0, t->v[parent].child };
 	t->v[parent].child = (uint32_t)t->n;
 	return (int64_t)t->n++;

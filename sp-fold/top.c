@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/htab.h"
 #include "sp-fold/top.h"
 #include "common/banned.h"
@@ -31,19 +32,13 @@ fn_get(struct top *t, const char *name, size_t len)
 {
 	uint64_t *slot;
 	bool inserted = false;
-	struct fn *v;
 
 	slot = sp_htab_slot(t->idx, name, len, t->n, &inserted);
 	if (!slot)
 		return NULL;
 	if (inserted) {
-		if (t->n == t->alloc) {
-			t->alloc = t->alloc ? t->alloc * 2 : 256;
-			v = realloc(t->v, t->alloc * sizeof(*v));
-			if (!v)
-				return NULL;
-			t->v = v;
-		}
+		if (SP_GROW(t->v, t->alloc, t->n + 1))
+			return NULL;
 		t->v[t->n++] = (struct fn){ name, len, 0, 0, 0 };
 	}
 	return &t->v[*slot];

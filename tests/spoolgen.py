@@ -18,6 +18,7 @@ validates nothing.
     raw HEXBYTES
 Numbers may be decimal or 0x-hex; PID and DELTA are signed.
 """
+import codecs
 import sys
 
 
@@ -48,7 +49,8 @@ def encode(words):
     if kind == "header":
         return b"SPULSE1\0" + uvar(num(a[0])) + uvar(num(a[1]))
     if kind == "module":
-        path = " ".join(a[7:]).encode()
+        # \xHH and other Python byte escapes give any byte, NUL too.
+        path = codecs.escape_decode(" ".join(a[7:]).encode())[0]
         return (b"\x01" + uvar(num(a[0])) + svar(num(a[1])) +
                 b"".join(uvar(num(x)) for x in a[2:6]) +
                 bytes([num(a[6])]) + uvar(len(path)) + path)

@@ -31,6 +31,15 @@ expect_error "frame address precedes module 0 file offset"
 printf 'header 0 0\nmodule 0 7 0x1000 0x2000 0x100 1 0 /m\nframe 0 0 0x1100\n' | gen
 expect_error "frame address outside referenced module 0"
 
+# Issue 11: a NUL in a module path was cut by strndup, then printed with
+# the path's length (heap bytes, or a crash for a long path).
+long=$(printf '%0100000d' 0 | tr 0 b)
+printf 'header 0 0\nmodule 0 7 0x1000 0x2000 0 1 0 /ok\nmodule 1 7 0x3000 0x4000 0 1 0 /a\\x00%s\n' \
+	"$long" | gen
+expect_error "module path holds a NUL byte at byte 24"
+grep -q '^module	0	7	0x1000	0x2000	0x0	1	user	/ok$' "$TMP/out" ||
+	fail "the module before the fault was not printed"
+
 printf 'header 0 0\nmodule 0 2147483648 0x1000 0x2000 0 1 0 /m\n' | gen
 expect_error "process id 2147483648 out of range"
 

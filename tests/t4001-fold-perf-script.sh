@@ -234,4 +234,16 @@ done
 "$SP_FOLD" --event-filter cycles "$TMP/in.txt" >/dev/null 2>&1
 [ $? -eq 2 ] ||
 	fail "--event-filter without --from perf-script is not a usage error"
+
+# Issue 11: text saved with CR LF folds as the same text; lines from the
+# input reach stderr escaped, never as raw terminal escapes.
+printf 'cc 10 1.0: 1 cpu-clock:\r\n\t1 f (x)\r\n\t2 g (x)\r\n\r\n' >"$TMP/crlf.txt"
+printf 'cc 10 1.0: 1 cpu-clock:\r\n\t1 f (x)\r\n\t2 g (x)\r\n\r\n' >>"$TMP/crlf.txt"
+[ "$("$SP_FOLD" --from perf-script "$TMP/crlf.txt")" = "cc;g;f 2" ] ||
+	fail "CRLF text: '$("$SP_FOLD" --from perf-script "$TMP/crlf.txt")'"
+printf 'x 1 1.0: 1 cpu-clock:\n\t1 f (x)\n\nb 2 \033]0;pwn\007 \033[2J\n' |
+	"$SP_FOLD" --from perf-script >/dev/null 2>"$TMP/esc.err"
+grep -q "$(printf '\033')" "$TMP/esc.err" && fail "raw ESC on stderr"
+grep -qF 'unrecognized line: b 2 \x1b]0;pwn\x07 \x1b[2J' "$TMP/esc.err" ||
+	fail "escaped line: $(cat -v "$TMP/esc.err")"
 exit 0

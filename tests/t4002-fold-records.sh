@@ -216,6 +216,23 @@ PY
 	grep -c 'cpu-clock: $' >"$TMP/n" || true
 [ "$(cat "$TMP/n")" = 3 ] || fail "--exclude on perf-script kept $(cat "$TMP/n")"
 
+# A 20000-frame stack folds whole (its id tables grow geometrically,
+# issue 11: one realloc per id took seconds under ASan).
+awk 'BEGIN {
+	n = 20000; print "spool\t1\t0\t1000"
+	for (i = 0; i < n; i++) {
+		printf "frame\t%d\tuser\t0x%x\t-\t-\n", i, 4096 + i
+		printf "symbol\t%d\t-\t0\t-\t-\t-\tf%d\n", i, i
+	}
+	for (i = 0; i < n; i++)
+		printf "stack\t%d\t%s\t%d\n", i, i ? i - 1 : "-", i
+	printf "sample\t1\t1\t1\t%d\n", n - 1
+}' >"$TMP/deep.rec"
+"$SP_FOLD" --no-comm "$TMP/deep.rec" >"$TMP/deep.out" || fail "deep stack"
+[ "$(tr ';' '\n' <"$TMP/deep.out" | wc -l)" = 20000 ] ||
+	fail "deep stack: $(tr ';' '\n' <"$TMP/deep.out" | wc -l) frames"
+head -c 9 "$TMP/deep.out" | grep -q '^f0;f1;f2' || fail "deep stack order"
+
 # Errors name the line and exit 1.  (The stream is an argument: a
 # function at the end of a pipeline runs in a subshell, where fail could
 # not stop the test.)

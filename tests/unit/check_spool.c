@@ -268,6 +268,20 @@ START_TEST(reader_rejects_non_sequential_module_ids)
 }
 END_TEST
 
+/* Issue 11: the path was cut at the NUL but printed with its length. */
+START_TEST(reader_rejects_module_path_with_nul)
+{
+	struct sp_module m = mod(7, 0x1000, 0x2000, "/a", false);
+
+	m.path = "/a\0b";
+	m.path_len = 4;
+	sp_spool_writer_module(w, &m);
+	ck_assert_int_lt(read_all(), 0);
+	ck_assert_str_eq(sp_spool_reader_errmsg(r),
+			 "module path holds a NUL byte at byte 10");
+}
+END_TEST
+
 START_TEST(writer_rejects_out_of_range_deltas)
 {
 	struct sp_frame f = ufr(1);
@@ -568,6 +582,7 @@ spool_suite(void)
 	suite_add_tcase(s, ctx);
 	tcase_add_checked_fixture(val, setup, teardown);
 	tcase_add_test(val, reader_rejects_non_sequential_module_ids);
+	tcase_add_test(val, reader_rejects_module_path_with_nul);
 	tcase_add_test(val, rejects_marker_with_payload);
 	tcase_add_test(val, rejects_frame_before_file_offset);
 	tcase_add_test(val, rejects_frame_outside_module);
