@@ -35,7 +35,8 @@ struct fold_opts {
 	bool all;              /* --all: every annotation */
 	bool addrs;            /* offsets and addresses kept in names */
 	bool show_hidden;
-	bool weight_time; /* count the sampling period, not samples */
+	bool weight_time;    /* count the sampling period, not samples */
+	bool weight_samples; /* perf script: 1 a sample, not its period */
 	const char *event_filter;
 	struct fold_ids pids, tids;
 	const char **comms;

@@ -49,6 +49,7 @@ struct ps {
 	const char *name;
 	uint64_t lineno;
 	bool have_pname, is_java;
+	uint64_t weight; /* of the current sample */
 	struct sp_buf pname;
 	struct sp_buf frames; /* names of the current sample's lines */
 	size_t *marks;        /* per frame line: end offset in frames */
@@ -142,9 +143,9 @@ match_header(const char *s, size_t n, struct span *comm, struct span *pid,
 
 /* The event of a header line: /:\s*(\d+)*\s+(\S+):\s*$/ */
 static bool
-match_event(const char *s, size_t n, struct span *ev)
+match_event(const char *s, size_t n, struct span *ev, struct span *period)
 {
-	size_t t = n, u, i;
+	size_t t = n, u, i, d;
 
 	while (t > 0 && is_space(s[t - 1]))
 		t--;
@@ -156,8 +157,10 @@ match_event(const char *s, size_t n, struct span *ev)
 		return false;
 	for (i = u; i > 0 && is_space(s[i - 1]); i--)
 		;
+	d = i;
 	while (i > 0 && is_digit(s[i - 1]))
 		i--;
+	*period = (struct span){ s + i, d - i };
 	while (i > 0 && is_space(s[i - 1]))
 		i--;
 	if (i == 0 || s[i - 1] != ':')
@@ -394,14 +397,35 @@ frame_line(struct ps *st, struct span pc, struct span func, struct span mod)
 	return rc ? rc : push_mark(st, count);
 }
 
-/* Whether the sample of this header is filtered out by its event. */
+/* The count of a sample: the period perf printed, as stackcollapse-perf.pl
+ * counts it, or 1 when there is none, it is 0 or --weight samples. */
+static uint64_t
+sample_weight(const struct ps *st, struct span period)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (st->o->weight_samples)
+		return 1;
+	for (i = 0; i < period.n; i++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return UINT64_MAX;
+		v = v * 10 + (uint64_t)(period.p[i] - '0');
+	}
+	return v ? v : 1;
+}
+
+/* Whether the sample of this header is filtered out by its event; sets
+ * the sample's weight. */
 static bool
 event_skipped(struct ps *st, const char *s, size_t n)
 {
-	struct span ev;
+	struct span ev, period;
 
-	if (!match_event(s, n, &ev))
+	st->weight = 1;
+	if (!match_event(s, n, &ev, &period))
 		return false;
+	st->weight = sample_weight(st, period);
 	if (!st->event) {
 		st->event = strndup(ev.p, ev.n);
 		st->event_defaulted = true;
@@ -450,7 +474,8 @@ header_line(struct ps *st, const char *s, size_t n, struct span comm,
 		if (b->data[i] == ' ')
 			b->data[i] = '_';
 	st->have_pname = true;
-	st->is_java = b->len == 4 && !memcmp(b->data, "java", 4);
+	/* As the script: the name with its -PID/TID suffix starts with java. */
+	st->is_java = b->len >= 4 && !memcmp(b->data, "java", 4);
 	return rc ? -ENOMEM : 0;
 }
 
@@ -498,7 +523,7 @@ add_stack(struct ps *st, struct sp_buf *b)
 {
 	if (!fold_filter_frames(st->o, (char *)b->data, &b->len))
 		return 0;
-	return fold_set_add(st->set, (char *)b->data, b->len, 1);
+	return fold_set_add(st->set, (char *)b->data, b->len, st->weight);
 }
 
 static void
@@ -640,7 +665,7 @@ count_hit(struct ps *st, uint64_t at)
 	slot = sp_htab_slot(st->agg, &h, sizeof(h), 0, NULL);
 	if (!slot)
 		return -ENOMEM;
-	++*slot;
+	*slot += st->weight;
 	return 0;
 }
 

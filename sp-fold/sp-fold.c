@@ -284,6 +284,7 @@ set_option(int c, struct fold_opts *o, bool *from_perf)
 		if (strcmp(optarg, "time") && strcmp(optarg, "samples"))
 			bad_value("--weight", optarg);
 		o->weight_time = !strcmp(optarg, "time");
+		o->weight_samples = !o->weight_time;
 		break;
 	case OPT_WIDTH:
 		o->width = (int)parse_num("--width", optarg, 100000);
@@ -308,7 +309,8 @@ check_perf_options(const struct fold_opts *o)
 	else if (o->has_time)
 		bad = "--time";
 	else if (o->weight_time)
-		bad = "--weight time";
+		bad = "--weight time (perf script samples count their period "
+		      "unless --weight samples)";
 	else if (o->process_name || o->no_comm || o->show_hidden)
 		bad = "--process-name, --no-comm or --show-hidden";
 	if (!bad)

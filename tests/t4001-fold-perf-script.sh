@@ -80,12 +80,20 @@ app 1200/1201 [000] 100.012000:    1001001 cpu-clock:
 	            1143 work+0x1a (/opt/app/bin/app)
 EOF_IN
 
+# Expected outputs count samples (--weight samples); by default each
+# sample counts the period perf printed (PERIOD for all of in.txt's
+# samples of the event kept), as the script counts since 2021.
+PERIOD=1001001
 check() {	# NAME OPTION...
 	_n=$1
 	shift
-	"$SP_FOLD" --from perf-script "$@" "$TMP/in.txt" >"$TMP/out.$_n" \
-		2>"$TMP/err.$_n" || fail "sp-fold $* exited $?"
+	"$SP_FOLD" --from perf-script --weight samples "$@" "$TMP/in.txt" \
+		>"$TMP/out.$_n" 2>"$TMP/err.$_n" || fail "sp-fold $* exited $?"
 	diff -u "$TMP/exp.$_n" "$TMP/out.$_n" || fail "sp-fold $*: output differs"
+	"$SP_FOLD" --from perf-script "$@" "$TMP/in.txt" >"$TMP/out.p.$_n" \
+		2>/dev/null || fail "sp-fold $* (periods) exited $?"
+	awk -v p="$PERIOD" '{ $NF = $NF * p; print }' "$TMP/exp.$_n" |
+		diff -u - "$TMP/out.p.$_n" || fail "sp-fold $*: periods differ"
 }
 
 cat >"$TMP/exp.default" <<'EOF_OUT'
@@ -110,8 +118,8 @@ app-1200;__libc_start_call_main;main;work 2
 app-1200;__libc_start_call_main;main;work;default_idle;native_safe_halt 1
 app-1200;main;work;inner;innermost_[i];leafy 1
 app-? 1
-java-1300;Lcom/x/Y:.m 2
-java-1300;[[vdso]];Interpreter;Lorg/mozilla/javascript/MemberBox:.<init> 1
+java-1300;[[vdso]];Interpreter;org/mozilla/javascript/MemberBox:.<init> 1
+java-1300;com/x/Y:.m 2
 swapper-?;default_idle;native_safe_halt 1
 EOF_OUT
 check pid --pid
@@ -124,8 +132,8 @@ app-1200/1201;main;work;inner;innermost_[i];leafy 1
 app-1200/1202;[unknown];[libpthread.so.0];LFoo:.bar;Interpreter 1
 app-1200/1204;Lcom/x/Y:.m 2
 app-?/1201 1
-java-1300/1301;[[vdso]];Interpreter;Lorg/mozilla/javascript/MemberBox:.<init> 1
-java-1300/1302;Lcom/x/Y:.m 2
+java-1300/1301;[[vdso]];Interpreter;org/mozilla/javascript/MemberBox:.<init> 1
+java-1300/1302;com/x/Y:.m 2
 swapper-?/0;default_idle;native_safe_halt 1
 EOF_OUT
 check tid --tid
@@ -189,7 +197,9 @@ check addrs --addrs
 cat >"$TMP/exp.event-filter" <<'EOF_OUT'
 app;work 1
 EOF_OUT
+PERIOD=30000
 check event-filter --event-filter=page-faults
+PERIOD=1001001
 
 cat >"$TMP/exp.inline" <<'EOF_OUT'
 V8_WorkerThread;a:b;sayhithere;net/http.(*Client).Do;ns::(anonymous namespace)::helper;std::vector<int, std::allocator<int> >::push_back;ext4_file_read_iter 1
@@ -212,7 +222,7 @@ grep -q 'filtering for events of type: cpu-clock' "$TMP/err.default" ||
 # Standard input works the same.
 "$SP_FOLD" --from perf-script <"$TMP/in.txt" >"$TMP/out.stdin" 2>/dev/null ||
 	fail "stdin: exit $?"
-diff -u "$TMP/exp.default" "$TMP/out.stdin" || fail "stdin output differs"
+diff -u "$TMP/out.p.default" "$TMP/out.stdin" || fail "stdin output differs"
 
 # Unrecognized lines are reported with their number, not fatal.
 printf 'ab 1 1.0: cpu-clock:\n\tffff f (m)\n  ???\n\n' >"$TMP/bad.txt"

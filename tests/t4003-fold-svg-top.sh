@@ -32,7 +32,7 @@ app 10/11 [000] 1.000005: 1000 cpu-clock:
 
 EOF_IN
 
-"$SP_FOLD" --from perf-script --kernel -f svg --title 'A <title> & more' \
+"$SP_FOLD" --from perf-script --weight samples --kernel -f svg --title 'A <title> & more' \
 	"$TMP/in.txt" >"$TMP/out.svg" || fail "svg: exit $?"
 python3 - "$TMP/out.svg" <<'PY' || fail "svg check failed"
 import sys, xml.dom.minidom as m
@@ -60,13 +60,13 @@ fi
 if command -v node >/dev/null; then
 	node "$PROGRAMS/fold_svg_dom.js" "$TMP/out.svg" mid 'leaf|rec' ||
 		fail "the svg script misbehaves"
-	"$SP_FOLD" --from perf-script -f svg --inverted "$TMP/in.txt" \
+	"$SP_FOLD" --from perf-script --weight samples -f svg --inverted "$TMP/in.txt" \
 		>"$TMP/inv.svg" || fail "svg --inverted: exit $?"
 	node "$PROGRAMS/fold_svg_dom.js" "$TMP/inv.svg" rec 'other' ||
 		fail "the icicle script misbehaves"
 fi
 for flag in --inverted --reverse '--colors mem' '--width 600'; do
-	"$SP_FOLD" --from perf-script -f svg $flag "$TMP/in.txt" >"$TMP/f.svg" ||
+	"$SP_FOLD" --from perf-script --weight samples -f svg $flag "$TMP/in.txt" >"$TMP/f.svg" ||
 		fail "svg $flag: exit $?"
 	python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' \
 		"$TMP/f.svg" || fail "svg $flag is not well-formed"
@@ -74,7 +74,7 @@ done
 "$SP_FOLD" -f svg --colors nope "$TMP/in.txt" 2>/dev/null
 [ $? -eq 2 ] || fail "unknown palette is not a usage error"
 
-"$SP_FOLD" --from perf-script -f top "$TMP/in.txt" >"$TMP/top" ||
+"$SP_FOLD" --from perf-script --weight samples -f top "$TMP/in.txt" >"$TMP/top" ||
 	fail "top: exit $?"
 cat >"$TMP/top.exp" <<'EOF_OUT'
 # 5 samples, 6 functions

@@ -40,7 +40,7 @@ helper=$(count '^fold-helper;.*;helper;spin;burn ')
 
 # perf script text folds back to the same stacks.
 "$SP_FOLD" -f perf-script "$TMP/sym" >"$TMP/ps" || fail "perf-script"
-"$SP_FOLD" --from perf-script "$TMP/ps" >"$TMP/refolded" || fail "refold"
+"$SP_FOLD" --from perf-script --weight samples "$TMP/ps" >"$TMP/refolded" || fail "refold"
 diff -u "$TMP/folded" "$TMP/refolded" || fail "perf script round trip differs"
 
 # The other formats hold the same samples.

@@ -82,6 +82,6 @@ n=$(python3 "$PROGRAMS/pprof_names.py" "$TMP/a.pb.gz" |
 grep -q '^	 *[0-9a-f]* \[fold_stripped\] (/.*/fold_stripped)$' \
 	"$TMP/ps" ||
 	fail "perf script does not name the binary's frames [fold_stripped]"
-"$SP_FOLD" --from perf-script "$TMP/ps" >"$TMP/refolded" || fail "refold"
+"$SP_FOLD" --from perf-script --weight samples "$TMP/ps" >"$TMP/refolded" || fail "refold"
 diff -u "$TMP/folded" "$TMP/refolded" || fail "perf script round trip differs"
 exit 0
