@@ -256,4 +256,28 @@ printf 'x 1 1.0: 1 cpu-clock:\n\t1 f (x)\n\nb 2 \033]0;pwn\007 \033[2J\n' |
 grep -q "$(printf '\033')" "$TMP/esc.err" && fail "raw ESC on stderr"
 grep -qF 'unrecognized line: b 2 \x1b]0;pwn\x07 \x1b[2J' "$TMP/esc.err" ||
 	fail "escaped line: $(cat -v "$TMP/esc.err")"
+
+# With STACKCOLLAPSE=path/to/stackcollapse-perf.pl, the script itself is
+# the reference: in.txt and, when the script sits in a FlameGraph
+# checkout, its test/*.txt inputs, with every option of its test suite.
+if [ -z "${STACKCOLLAPSE:-}" ]; then
+	echo "note: no comparison with stackcollapse-perf.pl" \
+		"(set STACKCOLLAPSE=path/to/stackcollapse-perf.pl)"
+	exit 0
+fi
+[ -f "$STACKCOLLAPSE" ] || fail "STACKCOLLAPSE: no file '$STACKCOLLAPSE'"
+cases=0
+for f in "$TMP/in.txt" "$(dirname "$STACKCOLLAPSE")"/test/*.txt; do
+	[ -f "$f" ] || continue
+	for opt in "" --pid --tid --kernel --jit --all --addrs; do
+		# shellcheck disable=SC2086 # no option is one word less
+		perl "$STACKCOLLAPSE" $opt "$f" >"$TMP/pl.out" 2>/dev/null
+		# shellcheck disable=SC2086
+		"$SP_FOLD" --from perf-script $opt "$f" >"$TMP/sp.out" 2>/dev/null
+		cmp -s "$TMP/pl.out" "$TMP/sp.out" ||
+			fail "differs from the script: $opt $f"
+		cases=$((cases + 1))
+	done
+done
+echo "same as stackcollapse-perf.pl in $cases cases"
 exit 0
