@@ -89,6 +89,54 @@ view_names(const struct fold_view *v, const struct fold_model *m,
 	return 0;
 }
 
+/* The number of names view_names appends for a view. */
+static size_t
+view_depth(const struct fold_view *v, const struct fold_opts *o)
+{
+	size_t i, n = 0;
+
+	if (!v->syms->n)
+		return 1;
+	for (i = 0; i < v->syms->n; i++)
+		n += !(v->syms->v[i].flags & SP_SYM_HIDDEN) || o->show_hidden;
+	return n;
+}
+
+/* How many symbols of a view, outermost first, hold `budget` names. */
+static size_t
+syms_upto(const struct fold_view *v, const struct fold_opts *o, size_t budget)
+{
+	size_t i, shown = 0;
+
+	for (i = 0; i < v->syms->n && shown < budget; i++)
+		shown +=
+		    !(v->syms->v[i].flags & SP_SYM_HIDDEN) || o->show_hidden;
+	return i;
+}
+
+size_t
+fold_depth_keep(const struct fold_model *m, const struct fold_opts *o,
+		const uint32_t *ids, size_t n, int32_t pid, size_t *upto)
+{
+	struct fold_view v;
+	size_t i, depth = 0, d;
+
+	*upto = 0;
+	if (!o->max_depth)
+		return n;
+	for (i = 0; i < n; i++) {
+		fold_model_view(m, ids[i], pid, &v);
+		d = view_depth(&v, o);
+		if (depth + d > o->max_depth) {
+			if (v.syms->n && depth < o->max_depth)
+				*upto = syms_upto(&v, o, o->max_depth - depth);
+			return i;
+		}
+		depth += d;
+	}
+	return n;
+}
+
 static bool
 is_truncated(const struct fold_view *v)
 {

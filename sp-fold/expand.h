@@ -32,4 +32,15 @@ int fold_model_add(const struct fold_model *m, const struct fold_opts *o,
 		   struct fold_set *set, const char *comm, int32_t pid,
 		   uint64_t tid, uint32_t stack, uint64_t count);
 
+/*
+ * What --max-depth keeps of the frames `ids` (root first) in outputs
+ * that write frames rather than names (pprof, perf script): returns the
+ * number of whole frames kept (`n` without a limit), and sets *upto to
+ * the number of symbols, outermost first, kept of the next frame when
+ * its inline chain crosses the limit (0 for none).
+ */
+size_t fold_depth_keep(const struct fold_model *m, const struct fold_opts *o,
+		       const uint32_t *ids, size_t n, int32_t pid,
+		       size_t *upto);
+
 #endif

@@ -30,6 +30,7 @@ struct fold_syms {
 };
 
 struct fold_module {
+	int32_t pid; /* the process that mapped it; -1 for the kernel */
 	char *path;
 	char *buildid; /* hex, or NULL */
 	uint64_t start, end, file_offset;

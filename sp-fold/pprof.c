@@ -4,6 +4,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "common/grow.h"
 #include "common/varint.h"
 #include "sp-fold/pprof.h"
 #include "common/banned.h"
@@ -131,6 +132,7 @@ pprof_release(struct pprof *p)
 	sp_htab_free(p->funcs);
 	sp_htab_free(p->locs);
 	sp_htab_free(p->maps);
+	free(p->mapv);
 }
 
 /* The id of a function, made on first use. */
@@ -164,7 +166,6 @@ int64_t
 pprof_mapping(struct pprof *p, const void *key, size_t klen,
 	      const struct pprof_mapping *m)
 {
-	int64_t file, bid = 0;
 	uint64_t *slot;
 	bool inserted = false;
 
@@ -173,18 +174,51 @@ pprof_mapping(struct pprof *p, const void *key, size_t klen,
 		return -ENOMEM;
 	if (!inserted)
 		return (int64_t)*slot;
-	p->nmaps++;
-	file = pprof_str(p, m->path, strlen(m->path));
-	if (m->build_id)
-		bid = pprof_str(p, m->build_id, strlen(m->build_id));
-	if (file < 0 || bid < 0 || pb_uint(&p->msg, 1, *slot) ||
-	    pb_uint(&p->msg, 2, m->start) || pb_uint(&p->msg, 3, m->limit) ||
-	    pb_uint(&p->msg, 4, m->file_offset) ||
+	if (SP_GROW(p->mapv, p->amapv, p->nmaps + 1))
+		return -ENOMEM;
+	p->mapv[p->nmaps++] = (struct pprof_map){ .m = *m };
+	return (int64_t)*slot;
+}
+
+/* Notes what a location's lines carry on its mapping. */
+static void
+map_note(struct pprof *p, uint64_t mapping, const struct pprof_line *lines,
+	 size_t nlines)
+{
+	struct pprof_map *m;
+	size_t i;
+
+	if (!mapping || mapping > p->nmaps)
+		return;
+	m = &p->mapv[mapping - 1];
+	m->inline_frames |= nlines > 1;
+	for (i = 0; i < nlines; i++) {
+		m->functions |= lines[i].symbol;
+		m->filenames |= lines[i].file != NULL;
+		m->line_numbers |= lines[i].line > 0;
+	}
+}
+
+static int
+write_mapping(struct pprof *p, uint64_t id, const struct pprof_map *m)
+{
+	int64_t file = pprof_str(p, m->m.path, strlen(m->m.path)), bid = 0;
+
+	if (m->m.build_id)
+		bid = pprof_str(p, m->m.build_id, strlen(m->m.build_id));
+	if (file < 0 || bid < 0 || pb_uint(&p->msg, 1, id) ||
+	    pb_uint(&p->msg, 2, m->m.start) ||
+	    pb_uint(&p->msg, 3, m->m.limit) ||
+	    pb_uint(&p->msg, 4, m->m.file_offset) ||
 	    pb_uint(&p->msg, 5, (uint64_t)file) ||
-	    pb_uint(&p->msg, 6, (uint64_t)bid) || pb_uint(&p->msg, 7, 1) ||
+	    pb_uint(&p->msg, 6, (uint64_t)bid) ||
+	    pb_uint(&p->msg, 7, m->functions) ||
+	    pb_uint(&p->msg, 8, m->filenames) ||
+	    pb_uint(&p->msg, 9, m->line_numbers) ||
+	    pb_uint(&p->msg, 10, m->inline_frames) ||
 	    pb_msg(&p->out, PROFILE_MAPPING, &p->msg))
 		return -ENOMEM;
-	return (int64_t)*slot;
+	return 0;
 }
 
 int64_t
@@ -211,6 +245,7 @@ pprof_location(struct pprof *p, const void *key, size_t klen, uint64_t mapping,
 	if (!slot)
 		return -ENOMEM;
 	p->nlocs++;
+	map_note(p, mapping, lines, nlines);
 	/* the lines went first; field order does not matter */
 	if (pb_uint(&p->msg, 1, *slot) ||
 	    (mapping && pb_uint(&p->msg, 2, mapping)) ||
@@ -258,7 +293,12 @@ pprof_write(struct pprof *p, FILE *out)
 {
 	unsigned char chunk[65536];
 	z_stream z;
+	uint64_t i;
 	int zrc;
+
+	for (i = 0; i < p->nmaps; i++)
+		if (write_mapping(p, i + 1, &p->mapv[i]))
+			return -ENOMEM;
 
 	memset(&z, 0, sizeof(z));
 	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,

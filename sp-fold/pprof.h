@@ -1,12 +1,15 @@
 /*
  * pprof.h: a writer of the pprof profile.proto format (gzip-compressed),
  * with a hand-written protobuf encoder.  Messages go out as soon as they
- * are made: strings, functions, locations and mappings when first used,
- * which protobuf allows since repeated fields may interleave.
+ * are made: strings, functions and locations when first used, which
+ * protobuf allows since repeated fields may interleave.  Mappings go out
+ * last, in the order they were made, so what they say of their locations
+ * (has_filenames, has_line_numbers...) is known when they are written.
  */
 #ifndef SP_FOLD_PPROF_H
 #define SP_FOLD_PPROF_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -20,6 +23,8 @@ struct pprof {
 	struct sp_htab *locs;  /* caller's key -> id (0: none) */
 	struct sp_htab *maps;  /* caller's key -> id */
 	uint64_t nstrs, nfuncs, nlocs, nmaps;
+	struct pprof_map *mapv; /* mapping id - 1 -> mapping */
+	size_t amapv;
 	struct sp_buf msg, sub, fmsg; /* scratch */
 };
 
@@ -28,6 +33,7 @@ struct pprof_line {
 	const char *name;
 	const char *file; /* NULL when unknown */
 	int64_t line;
+	bool symbol; /* name is a symbol's, not an address fallback */
 };
 
 struct pprof_mapping {
@@ -36,13 +42,23 @@ struct pprof_mapping {
 	const char *build_id; /* NULL when unknown */
 };
 
+/* A mapping and what its locations carry. */
+struct pprof_map {
+	struct pprof_mapping m; /* strings borrowed from the caller */
+	bool functions, filenames, line_numbers, inline_frames;
+};
+
 /* Both return 0 or -ENOMEM. */
 int pprof_init(struct pprof *p, bool with_time, uint64_t period_ns,
 	       uint64_t time_ns, uint64_t duration_ns);
 void pprof_release(struct pprof *p);
 /* Interns a string; returns its index or -ENOMEM. */
 int64_t pprof_str(struct pprof *p, const char *s, size_t n);
-/* The id of the mapping under `key`, made on first use; or -ENOMEM. */
+/*
+ * The id of the mapping under `key`, made on first use (its strings must
+ * stay valid until pprof_write); or -ENOMEM.  The first mapping made is
+ * the one pprof takes for the main binary.
+ */
 int64_t pprof_mapping(struct pprof *p, const void *key, size_t klen,
 		      const struct pprof_mapping *m);
 /*

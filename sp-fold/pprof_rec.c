@@ -70,7 +70,7 @@ lines_reserve(struct lines *ls, size_t n)
 
 /* The lines of a view, innermost first; none when all are hidden. */
 static int
-view_lines(const struct fold_reader *r, const struct fold_view *v,
+view_lines(const struct fold_reader *r, const struct fold_view *v, size_t upto,
 	   struct lines *ls)
 {
 	const struct fold_syms *s = v->syms;
@@ -85,21 +85,23 @@ view_lines(const struct fold_reader *r, const struct fold_view *v,
 		if (fold_view_fallback(v, &r->m, r->o->addrs, &ls->name))
 			return -ENOMEM;
 		ls->v[ls->n++] =
-		    (struct pprof_line){ (char *)ls->name.data, NULL, 0 };
+		    (struct pprof_line){ .name = (char *)ls->name.data };
 		return 0;
 	}
-	for (i = s->n; i-- > 0;) {
+	for (i = upto < s->n ? upto : s->n; i-- > 0;) {
 		if (s->v[i].flags & SP_SYM_HIDDEN && !r->o->show_hidden)
 			continue;
 		line = split_source(s->v[i].source, &ls->files[ls->n]);
 		if (line < 0)
 			return -ENOMEM;
-		ls->v[ls->n] =
-		    (struct pprof_line){ fold_sym_shown(&s->v[i], r->o),
-					 ls->files[ls->n].data
-					     ? (char *)ls->files[ls->n].data
-					     : NULL,
-					 line };
+		ls->v[ls->n] = (struct pprof_line){
+			.name = fold_sym_shown(&s->v[i], r->o),
+			.file = ls->files[ls->n].data
+				    ? (char *)ls->files[ls->n].data
+				    : NULL,
+			.line = line,
+			.symbol = !(s->v[i].flags & SP_SYM_UNRESOLVED),
+		};
 		ls->n++;
 	}
 	return 0;
@@ -115,15 +117,76 @@ mapping_of(struct pprof *p, const struct fold_reader *r, uint32_t module)
 	return pprof_mapping(p, &module, sizeof(module), &pm);
 }
 
-/* The location of a frame for a process; 0 when all its lines are hidden. */
+/* Whether a module path looks like no main binary: a shared library, the
+ * vdso, the kernel or anonymous memory. */
+static bool
+not_main(const struct fold_module *m)
+{
+	const char *base = strrchr(m->path, '/');
+
+	base = base ? base + 1 : m->path;
+	return m->is_kernel || !*base || base[0] == '[' || strstr(base, ".so");
+}
+
+/* The process with the most samples (the first one on a tie). */
+static int32_t
+busiest_pid(const struct fold_reader *r)
+{
+	struct sp_htab *per = sp_htab_new();
+	uint64_t best = 0, *slot;
+	int32_t pid = -1;
+	size_t i;
+
+	for (i = 0; per && i < r->nents; i++) {
+		slot = sp_htab_slot(per, &r->ents[i].pid, sizeof(int32_t), 0,
+				    NULL);
+		if (!slot)
+			break;
+		*slot += r->ents[i].count;
+		if (*slot > best) {
+			best = *slot;
+			pid = r->ents[i].pid;
+		}
+	}
+	sp_htab_free(per);
+	return pid;
+}
+
+/*
+ * The module pprof should list first, since it takes mapping 1 for the
+ * main binary: the lowest one of the busiest process that is no library.
+ */
+static uint32_t
+main_module(const struct fold_reader *r)
+{
+	int32_t pid = busiest_pid(r);
+	uint32_t best = SP_NONE;
+	size_t i;
+
+	for (i = 0; i < r->m.nmods; i++) {
+		const struct fold_module *m = &r->m.mods[i];
+
+		if (m->pid != pid || not_main(m))
+			continue;
+		if (best == SP_NONE || m->start < r->m.mods[best].start)
+			best = (uint32_t)i;
+	}
+	return best;
+}
+
+/*
+ * The location of a frame for a process, with its symbols below `upto`
+ * (--max-depth cut the rest); 0 when all its lines are hidden.
+ */
 static int64_t
 location_of(struct pprof *p, const struct fold_reader *r, uint32_t frame,
-	    int32_t pid, struct lines *ls)
+	    int32_t pid, size_t upto, struct lines *ls)
 {
 	struct {
 		uint32_t frame;
 		int32_t pid;
-	} key = { frame, pid };
+		uint64_t upto;
+	} key = { frame, pid, upto };
 	struct fold_view v;
 	int64_t map = 0;
 	uint64_t id;
@@ -131,7 +194,7 @@ location_of(struct pprof *p, const struct fold_reader *r, uint32_t frame,
 	if (sp_htab_get(p->locs, &key, sizeof(key), &id))
 		return (int64_t)id;
 	fold_model_view(&r->m, frame, pid, &v);
-	if (view_lines(r, &v, ls))
+	if (view_lines(r, &v, upto, ls))
 		return -ENOMEM;
 	if (!ls->n) {
 		if (sp_htab_put(p->locs, &key, sizeof(key), 0))
@@ -153,15 +216,20 @@ entry_sample(struct pprof *p, const struct fold_reader *r,
 	uint64_t period = fold_period_ns(r), id;
 	const uint32_t *f;
 	int64_t v[2], loc;
-	size_t n;
+	size_t n, i, upto;
 
 	sp_buf_reset(ids);
 	sp_buf_reset(locs);
 	if (e->stack != SP_NONE && fold_model_walk(&r->m, e->stack, ids))
 		return -ENOMEM;
 	f = (const uint32_t *)ids->data;
-	for (n = ids->len / sizeof(*f); n-- > 0;) {
-		if ((loc = location_of(p, r, f[n], e->pid, ls)) < 0)
+	n = ids->len / sizeof(*f);
+	/* --max-depth keeps the frames nearest the root. */
+	n = fold_depth_keep(&r->m, r->o, f, n, e->pid, &upto);
+	for (i = n + !!upto; i-- > 0;) {
+		loc = location_of(p, r, f[i], e->pid, i == n ? upto : SIZE_MAX,
+				  ls);
+		if (loc < 0)
 			return -ENOMEM;
 		id = (uint64_t)loc;
 		if (loc && sp_buf_add(locs, &id, sizeof(id)))
@@ -194,12 +262,16 @@ fold_pprof_records(FILE *out, const struct fold_reader *r)
 	struct lines ls = { .name = SP_BUF_INIT };
 	const struct fold_entry *e;
 	struct pprof p;
+	uint32_t main;
 	size_t i;
 	bool keep;
 	int rc;
 
 	rc = pprof_init(&p, true, fold_period_ns(r), r->meta.start_ns,
 			r->meta.duration_ns);
+	main = rc ? SP_NONE : main_module(r);
+	if (main != SP_NONE && mapping_of(&p, r, main) < 0)
+		rc = -ENOMEM;
 	for (i = 0; !rc && i < r->nents; i++) {
 		e = &r->ents[i];
 		rc = fold_model_folded(

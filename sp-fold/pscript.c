@@ -62,9 +62,10 @@ put_bare(FILE *out, const struct fold_reader *r, const struct fold_view *v,
  * own column, and a kernel name's offset is printed after it.  A frame
  * no symbol resolves has no offset, as perf prints "[unknown]".
  */
+/* Writes a frame's symbols below index `upto`, innermost first. */
 static void
 put_frame(FILE *out, const struct fold_reader *r, const struct fold_view *v,
-	  int32_t pid)
+	  int32_t pid, size_t upto)
 {
 	char map[64];
 	const struct fold_syms *s = v->syms;
@@ -82,7 +83,7 @@ put_frame(FILE *out, const struct fold_reader *r, const struct fold_view *v,
 	}
 	if (!s->n)
 		put_bare(out, r, v, pid, ip);
-	for (i = s->n; i-- > 0;) {
+	for (i = upto < s->n ? upto : s->n; i-- > 0;) {
 		sym = &s->v[i];
 		if (sym->flags & SP_SYM_HIDDEN && !r->o->show_hidden)
 			continue;
@@ -106,7 +107,7 @@ fold_pscript_sample(void *ctx, const struct fold_reader *r,
 	struct sp_buf ids = SP_BUF_INIT;
 	struct fold_view v;
 	const uint32_t *id;
-	size_t n;
+	size_t n, upto;
 
 	if (s->comm)
 		put_clean(out, s->comm);
@@ -122,9 +123,16 @@ fold_pscript_sample(void *ctx, const struct fold_reader *r,
 		return -1;
 	}
 	id = (const uint32_t *)ids.data;
-	for (n = ids.len / sizeof(uint32_t); n-- > 0;) {
+	n = ids.len / sizeof(uint32_t);
+	/* --max-depth keeps the frames nearest the root. */
+	n = fold_depth_keep(&r->m, r->o, id, n, s->pid, &upto);
+	if (upto) {
 		fold_model_view(&r->m, id[n], s->pid, &v);
-		put_frame(out, r, &v, s->pid);
+		put_frame(out, r, &v, s->pid, upto);
+	}
+	while (n-- > 0) {
+		fold_model_view(&r->m, id[n], s->pid, &v);
+		put_frame(out, r, &v, s->pid, SIZE_MAX);
 	}
 	fputc('\n', out);
 	sp_buf_release(&ids);

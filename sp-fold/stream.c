@@ -72,6 +72,7 @@ on_module(struct fold_reader *r, const struct sp_rec *rec)
 		return -ENOMEM;
 	mod = &r->m.mods[r->m.nmods++];
 	memset(mod, 0, sizeof(*mod));
+	mod->pid = in->pid;
 	mod->start = in->start;
 	mod->end = in->end;
 	mod->file_offset = in->file_offset;

@@ -197,6 +197,17 @@ grep -qx 'app;main;work;inner_\[i\] 2' "$TMP/out.ps" || fail "inlined lost"
 grep -qx 'app;main;py::compute:/app/x.py_\[j\] 1' "$TMP/out.ps" ||
 	fail "jit frame lost"
 
+# --max-depth cuts perf script output as it cuts folded stacks, inside
+# an inline chain too (issue 13).  (Not "worker 1": perf script text
+# cannot tell a thread name with a space and digits from its pid.)
+"$SP_FOLD" -f perf-script --max-depth 2 "$TMP/a.rec" 2>/dev/null |
+	"$SP_FOLD" --from perf-script --weight samples |
+	grep -v '^worker' >"$TMP/ps.depth" || fail "perf-script --max-depth"
+"$SP_FOLD" --max-depth 2 "$TMP/a.rec" 2>/dev/null | grep -v '^worker' \
+	>"$TMP/f.depth" || fail "folded --max-depth"
+grep -q '^app;main;work 2$' "$TMP/f.depth" || fail "depth 2: $(cat "$TMP/f.depth")"
+diff -u "$TMP/f.depth" "$TMP/ps.depth" || fail "perf script depth differs"
+
 # speedscope: a profile per thread, samples in time order, filters apply.
 "$SP_FOLD" -f speedscope --include '^work$' "$TMP/a.rec" >"$TMP/ss.json" \
 	2>/dev/null || fail "speedscope: exit $?"

@@ -97,6 +97,19 @@ mapping [kernel.kallsyms]
 EOF_OUT
 diff -u "$TMP/exp" "$TMP/decoded" || fail "pprof does not match folded"
 
+# --max-depth cuts pprof samples as it cuts folded stacks (issue 13).
+"$SP_FOLD" -f pprof --max-depth 2 "$TMP/a.rec" >"$TMP/d.pb.gz" ||
+	fail "pprof --max-depth: exit $?"
+# (samples whose cut stacks are the same are summed, as folded sums them)
+python3 "$TMP/decode.py" "$TMP/d.pb.gz" | grep -v '^mapping ' |
+	awk 'NR == 1 { print; next }
+	{ c = $NF; sub(/ [0-9]+$/, ""); n[$0] += c }
+	END { for (k in n) print k, n[k] | "LC_ALL=C sort" }' >"$TMP/d.decoded" ||
+	fail "decode d"
+"$SP_FOLD" --max-depth 2 "$TMP/a.rec" >"$TMP/d.folded" || fail "folded depth"
+{ awk '{ n += $NF } END { print n }' "$TMP/d.folded"; cat "$TMP/d.folded"; } |
+	diff -u - "$TMP/d.decoded" || fail "pprof --max-depth differs"
+
 # perf script input: function-only locations, same totals.
 "$SP_FOLD" -f perf-script "$TMP/a.rec" >"$TMP/ps.txt" || fail "perf-script"
 "$SP_FOLD" --from perf-script -f pprof "$TMP/ps.txt" >"$TMP/b.pb.gz" ||

@@ -65,4 +65,21 @@ PY
 "$SP_FOLD" -f pprof "$TMP/sym" >"$TMP/x.pb.gz" || fail "pprof"
 python3 -c 'import gzip, sys; assert len(gzip.open(sys.argv[1]).read()) > 100' \
 	"$TMP/x.pb.gz" || fail "pprof is not gzip"
+
+# The real pprof client: the main binary is mapping 1 ("File:"), and the
+# mapping flags say what the locations carry (issue 13).
+if command -v go >/dev/null 2>&1; then
+	go tool pprof -top "$TMP/x.pb.gz" >"$TMP/pp.top" 2>&1 ||
+		fail "go tool pprof -top: $(cat "$TMP/pp.top")"
+	grep -q '^File: fold_ratio$' "$TMP/pp.top" ||
+		fail "pprof file: $(head -n 3 "$TMP/pp.top")"
+	grep -Eq ' burn$' "$TMP/pp.top" || fail "burn missing from pprof -top"
+	go tool pprof -raw "$TMP/x.pb.gz" >"$TMP/pp.raw" 2>&1 ||
+		fail "go tool pprof -raw"
+	sed -n '/^Mappings/,$p' "$TMP/pp.raw" >"$TMP/pp.maps"
+	grep -Eq "^1: .*/fold_ratio [0-9a-f]* ?\[FN\]\[FL\]\[LN\]" \
+		"$TMP/pp.maps" || fail "mapping 1: $(cat "$TMP/pp.maps")"
+else
+	echo "note: go not installed, go tool pprof not tried"
+fi
 exit 0
