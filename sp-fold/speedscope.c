@@ -21,6 +21,7 @@ struct ss {
 	uint32_t **ents;       /* entry -> frame indexes, [0] = count */
 	bool *dropped;         /* entry -> filtered out */
 	struct sp_buf tmp;
+	struct sp_buf slots; /* one thread's struct slot */
 };
 
 static void
@@ -124,13 +125,20 @@ same_thread(const struct fold_reader *r, uint32_t a, uint32_t b)
 	return x->pid == y->pid && x->tid == y->tid;
 }
 
+/* A sample as written: an entry (IDLE for none) and its weight. */
+struct slot {
+	uint32_t entry;
+	uint64_t weight;
+};
+
+#define IDLE UINT32_MAX
+
 /* The profile's head, named after the thread's last name. */
 static void
-profile_head(struct ss *ss, const struct fold_tick *first,
-	     const struct fold_tick *last)
+profile_head(struct ss *ss, const struct fold_entry *e, uint64_t start,
+	     uint64_t end)
 {
 	const struct fold_reader *r = ss->r;
-	const struct fold_entry *e = &r->ents[last->entry];
 	FILE *out = ss->out;
 	char *name;
 
@@ -143,9 +151,54 @@ profile_head(struct ss *ss, const struct fold_tick *first,
 	fprintf(out,
 		",\"unit\":\"nanoseconds\",\"startValue\":%" PRIu64
 		",\"endValue\":%" PRIu64 ",\"samples\":[",
-		first->ts - r->first_ts,
-		last->ts - r->first_ts + fold_period_ns(r));
+		start, end);
 	free(name);
+}
+
+/*
+ * Lays one thread's kept ticks order[from..to) on the time axis: each
+ * sample weighs the period, or less when the next one came sooner, and
+ * the time to the next one beyond that is an idle (empty) sample, so
+ * speedscope's time order view shows each sample where it happened.
+ */
+static int
+lay_out(struct ss *ss, const uint32_t *order, size_t from, size_t to,
+	uint64_t *start)
+{
+	const struct fold_reader *r = ss->r;
+	uint64_t period = fold_period_ns(r), prev = 0, gap;
+	struct slot sl;
+	size_t i;
+	bool any = false;
+
+	sp_buf_reset(&ss->slots);
+	for (i = from; i < to; i++) {
+		const struct fold_tick *t = &r->ticks[order[i]];
+
+		if (!entry_frames(ss, t->entry))
+			return -ENOMEM;
+		if (ss->dropped[t->entry])
+			continue;
+		if (any) {
+			struct slot *last =
+			    (struct slot *)(ss->slots.data + ss->slots.len) - 1;
+
+			gap = t->ts > prev ? t->ts - prev : 0;
+			last->weight = gap < period ? gap : period;
+			sl = (struct slot){ IDLE, gap - last->weight };
+			if (sl.weight &&
+			    sp_buf_add(&ss->slots, &sl, sizeof(sl)))
+				return -ENOMEM;
+		} else {
+			*start = t->ts - r->first_ts;
+		}
+		any = true;
+		prev = t->ts;
+		sl = (struct slot){ t->entry, period };
+		if (sp_buf_add(&ss->slots, &sl, sizeof(sl)))
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 /* One thread's profile: ticks order[from..to), less filtered ones. */
@@ -153,26 +206,29 @@ static int
 profile(struct ss *ss, const uint32_t *order, size_t from, size_t to)
 {
 	const struct fold_reader *r = ss->r;
+	const struct slot *sl;
 	const uint32_t *v;
-	size_t i, j, n = 0;
+	uint64_t start = 0, end;
+	size_t i, j, n;
 
-	profile_head(ss, &r->ticks[order[from]], &r->ticks[order[to - 1]]);
-	for (i = from; i < to; i++) {
-		v = entry_frames(ss, r->ticks[order[i]].entry);
-		if (!v)
-			return -ENOMEM;
-		if (ss->dropped[r->ticks[order[i]].entry])
-			continue;
-		fputs(n++ ? ",[" : "[", ss->out);
-		for (j = 1; j <= v[0]; j++)
+	if (lay_out(ss, order, from, to, &start))
+		return -ENOMEM;
+	sl = (const struct slot *)ss->slots.data;
+	n = ss->slots.len / sizeof(*sl);
+	for (end = start, i = 0; i < n; i++)
+		end += sl[i].weight;
+	profile_head(ss, &r->ents[r->ticks[order[to - 1]].entry], start, end);
+	for (i = 0; i < n; i++) {
+		fputs(i ? ",[" : "[", ss->out);
+		v = sl[i].entry == IDLE ? NULL : ss->ents[sl[i].entry];
+		for (j = 1; v && j <= v[0]; j++)
 			fprintf(ss->out, j > 1 ? ",%" PRIu32 : "%" PRIu32,
 				v[j]);
 		fputc(']', ss->out);
 	}
 	fputs("],\"weights\":[", ss->out);
 	for (i = 0; i < n; i++)
-		fprintf(ss->out, i ? ",%" PRIu64 : "%" PRIu64,
-			fold_period_ns(r));
+		fprintf(ss->out, i ? ",%" PRIu64 : "%" PRIu64, sl[i].weight);
 	fputs("]}", ss->out);
 	return 0;
 }
@@ -248,5 +304,6 @@ fold_speedscope_write(FILE *out, const struct fold_reader *r)
 	sp_htab_free(ss.names);
 	sp_buf_release(&ss.order);
 	sp_buf_release(&ss.tmp);
+	sp_buf_release(&ss.slots);
 	return rc;
 }

@@ -224,6 +224,26 @@ assert got["? (9/9)"] == [], got
 for p in d["profiles"]:
     assert p["unit"] == "nanoseconds" and len(p["weights"]) == len(p["samples"])
 PY
+# Each sample sits on the time axis where it happened: idle time between
+# samples is an empty sample, so the weights span start to end (issue 13).
+"$SP_FOLD" -f speedscope "$TMP/a.rec" >"$TMP/ss2.json" 2>/dev/null ||
+	fail "speedscope: exit $?"
+python3 - "$TMP/ss2.json" <<'PY' || fail "speedscope times check failed"
+import json, sys
+d = json.load(open(sys.argv[1]))
+at = {}
+for p in d["profiles"]:
+    assert sum(p["weights"]) == p["endValue"] - p["startValue"], p
+    t, starts = p["startValue"], []
+    for s, w in zip(p["samples"], p["weights"]):
+        if s:
+            starts.append(t)
+        t += w
+    at[p["name"]] = starts
+ms = 1000000
+assert at["app (7/7)"] == [0, 1 * ms, 4 * ms], at
+assert at["worker 1 (7/8)"] == [2 * ms, 3 * ms], at
+PY
 "$SP_FOLD" -f perf-script --exclude work "$TMP/a.rec" 2>/dev/null |
 	grep -c 'cpu-clock: $' >"$TMP/n" || true
 [ "$(cat "$TMP/n")" = 3 ] || fail "--exclude on perf-script kept $(cat "$TMP/n")"

@@ -57,7 +57,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 names = sorted(p["name"].split(" (")[0] for p in d["profiles"])
 assert "fold-helper" in names and "fold_ratio" in names, names
-n = sum(len(p["samples"]) for p in d["profiles"])
+# (empty samples are idle time between samples)
+n = sum(len([s for s in p["samples"] if s]) for p in d["profiles"])
 assert n == int(sys.argv[2]), (n, sys.argv[2])
 frames = [f["name"] for f in d["shared"]["frames"]]
 assert "hot" in frames and "burn" in frames, frames
