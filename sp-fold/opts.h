@@ -35,6 +35,7 @@ struct fold_opts {
 	bool all;              /* --all: every annotation */
 	bool addrs;            /* offsets and addresses kept in names */
 	bool show_hidden;
+	const char *output;  /* -o FILE, or NULL for standard output */
 	bool weight_time;    /* count the sampling period, not samples */
 	bool weight_samples; /* perf script: 1 a sample, not its period */
 	const char *event_filter;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/grow.h"
+#include "sp-fold/foldedin.h"
 #include "sp-fold/foldset.h"
 #include "sp-fold/opts.h"
 #include "sp-fold/perfscript.h"
@@ -62,6 +63,7 @@ static const struct option longopts[] = {
 	{ "include", required_argument, NULL, OPT_INCLUDE },
 	{ "inline", no_argument, NULL, OPT_INLINE },
 	{ "inverted", no_argument, NULL, OPT_INVERTED },
+	{ "output", required_argument, NULL, 'o' },
 	{ "jit", no_argument, NULL, OPT_JIT },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "max-depth", required_argument, NULL, OPT_MAXDEPTH },
@@ -92,7 +94,8 @@ usage(void)
 {
 	fputs("usage: sp-fold [-h] [-f folded|top|svg|pprof|speedscope|"
 	      "perf-script]\n"
-	      "\t[--from records|perf-script] [--pid[=PIDS]] [--tid[=TIDS]]\n"
+	      "\t[-o FILE] [--from records|perf-script|folded]"
+	      " [--pid[=PIDS]] [--tid[=TIDS]]\n"
 	      "\t[--process-name] [--no-comm] [--kernel] [--jit] [--inline]"
 	      " [--all]\n"
 	      "\t[--addrs] [--event-filter EVENT] [--show-hidden]"
@@ -101,7 +104,7 @@ usage(void)
 	      " [--exclude REGEX]\n"
 	      "\t[--max-depth N] [--title TEXT] [--colors PALETTE]"
 	      " [--reverse]\n"
-	      "\t[--inverted] [--width PIXELS] [FILE]\n",
+	      "\t[--inverted] [--width PIXELS] [FILE...]\n",
 	      stderr);
 	exit(2);
 }
@@ -111,6 +114,26 @@ bad_value(const char *opt, const char *val)
 {
 	warnx("invalid %s value '%s'", opt, val);
 	usage();
+}
+
+/* What sp-fold reads. */
+enum input {
+	IN_RECORDS,
+	IN_PERF_SCRIPT,
+	IN_FOLDED,
+};
+
+static enum input
+parse_input(const char *s)
+{
+	if (!strcmp(s, "records"))
+		return IN_RECORDS;
+	if (!strcmp(s, "perf-script"))
+		return IN_PERF_SCRIPT;
+	if (!strcmp(s, "folded"))
+		return IN_FOLDED;
+	bad_value("--from", s);
+	return IN_RECORDS;
 }
 
 static enum fold_format
@@ -200,11 +223,14 @@ add_comm(struct fold_opts *o, const char *name)
 }
 
 static void
-set_option(int c, struct fold_opts *o, bool *from_perf)
+set_option(int c, struct fold_opts *o, enum input *from)
 {
 	switch (c) {
 	case 'f':
 		o->format = parse_format(optarg);
+		break;
+	case 'o':
+		o->output = optarg;
 		break;
 	case OPT_ADDRS:
 		o->addrs = true;
@@ -227,9 +253,7 @@ set_option(int c, struct fold_opts *o, bool *from_perf)
 		parse_regex("--exclude", optarg, &o->exclude, &o->has_exclude);
 		break;
 	case OPT_FROM:
-		if (strcmp(optarg, "perf-script") && strcmp(optarg, "records"))
-			bad_value("--from", optarg);
-		*from_perf = !strcmp(optarg, "perf-script");
+		*from = parse_input(optarg);
 		break;
 	case OPT_INCLUDE:
 		parse_regex("--include", optarg, &o->include, &o->has_include);
@@ -294,9 +318,22 @@ set_option(int c, struct fold_opts *o, bool *from_perf)
 	}
 }
 
-/* Options that need a record stream are usage errors with perf script. */
 static void
-check_perf_options(const struct fold_opts *o)
+usage_error(const char *why)
+{
+	warnx("%s", why);
+	usage();
+}
+
+static void
+bad_combination(const char *why)
+{
+	usage_error(why);
+}
+
+/* Options that need a record stream are usage errors with text input. */
+static void
+check_text_options(const struct fold_opts *o, enum input from)
 {
 	const char *bad = NULL;
 
@@ -313,17 +350,17 @@ check_perf_options(const struct fold_opts *o)
 		      "unless --weight samples)";
 	else if (o->process_name || o->no_comm || o->show_hidden)
 		bad = "--process-name, --no-comm or --show-hidden";
-	if (!bad)
-		return;
-	warnx("%s needs a record stream, not perf script", bad);
-	usage();
-}
-
-static void
-bad_combination(const char *why)
-{
-	warnx("%s", why);
-	usage();
+	if (bad) {
+		warnx("%s needs a record stream, not %s", bad,
+		      from == IN_FOLDED ? "folded stacks" : "perf script");
+		usage();
+	}
+	if (from == IN_FOLDED &&
+	    (o->pid || o->tid || o->kernel || o->jit || o->inl || o->addrs ||
+	     o->event_filter || o->weight_samples))
+		usage_error("folded stacks are folded already: --pid, --tid, "
+			    "--kernel, --jit, --inline, --all, --addrs, "
+			    "--event-filter and --weight do not apply");
 }
 
 /* Writes the aggregated set in the chosen format. */
@@ -393,42 +430,74 @@ fold_records(FILE *in, const char *name, const struct fold_opts *o)
 	return rc;
 }
 
-/* Reads perf script text and writes the folded set it gives. */
+/* Opens an input; `name` gets "'PATH': " (or "" for standard input). */
+static FILE *
+open_input(const char *path, char **name)
+{
+	FILE *in = stdin;
+
+	if (path && strcmp(path, "-") && !(in = fopen(path, "r"))) {
+		warn("'%s'", path);
+		return NULL;
+	}
+	if ((in != stdin && asprintf(name, "'%s': ", path) < 0) ||
+	    (in == stdin && !(*name = strdup("")))) {
+		warnx("out of memory");
+		exit(1);
+	}
+	return in;
+}
+
 static int
-fold_perf(FILE *in, const char *name, const struct fold_opts *o)
+read_text(FILE *in, const char *name, enum input from,
+	  const struct fold_opts *o, struct fold_set *set)
+{
+	return from == IN_FOLDED ? fold_read_folded(in, name, o, set)
+				 : fold_perf_script(in, name, o, set);
+}
+
+/*
+ * Reads perf script text or folded stacks from each file (standard input
+ * when none) into one set, and writes it.
+ */
+static int
+fold_text(char **paths, int n, enum input from, const struct fold_opts *o)
 {
 	struct fold_meta meta = { 0 };
 	struct fold_set *set = fold_set_new();
-	int rc;
+	char *name = NULL;
+	FILE *in;
+	int i, rc = 0;
 
 	if (!set) {
 		warnx("out of memory");
 		return 1;
 	}
-	rc = fold_perf_script(in, name, o, set);
+	for (i = 0; !rc && i < (n ? n : 1); i++) {
+		in = open_input(n ? paths[i] : NULL, &name);
+		rc = in ? read_text(in, name, from, o, set) : 1;
+		if (in && in != stdin)
+			fclose(in);
+		free(name);
+		name = NULL;
+	}
 	if (!rc)
 		rc = write_set(set, o, &meta);
 	fold_set_free(set);
 	return rc;
 }
 
+/* A record stream is one file: its ids are its own. */
 static int
-fold_file(const char *path, const struct fold_opts *o, bool from_perf)
+fold_stream(const char *path, const struct fold_opts *o)
 {
 	char *name = NULL;
-	FILE *in = stdin;
+	FILE *in = open_input(path, &name);
 	int rc;
 
-	if (path && strcmp(path, "-") && !(in = fopen(path, "r"))) {
-		warn("'%s'", path);
+	if (!in)
 		return 1;
-	}
-	if ((in != stdin && asprintf(&name, "'%s': ", path) < 0) ||
-	    (in == stdin && !(name = strdup("")))) {
-		warnx("out of memory");
-		exit(1);
-	}
-	rc = from_perf ? fold_perf(in, name, o) : fold_records(in, name, o);
+	rc = fold_records(in, name, o);
 	free(name);
 	if (in != stdin)
 		fclose(in);
@@ -451,22 +520,26 @@ int
 main(int argc, char *argv[])
 {
 	struct fold_opts o = { .format = FOLD_FOLDED };
-	bool from_perf = false;
+	enum input from = IN_RECORDS;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1)
-		set_option(c, &o, &from_perf);
+	while ((c = getopt_long(argc, argv, "f:ho:", longopts, NULL)) != -1)
+		set_option(c, &o, &from);
 	argc -= optind;
 	argv += optind;
-	if (argc > 1)
-		usage();
-	if (o.all && !from_perf)
+	if (argc > 1 && from == IN_RECORDS)
+		usage_error("one record stream at a time (several files are "
+			    "for --from perf-script or folded)");
+	if (o.all && from == IN_RECORDS)
 		o.inl = true;
-	if (from_perf)
-		check_perf_options(&o);
+	if (from != IN_RECORDS)
+		check_text_options(&o, from);
 	else if (o.event_filter)
 		bad_combination("--event-filter needs --from perf-script");
-	rc = fold_file(argc ? argv[0] : NULL, &o, from_perf);
+	if (o.output && !freopen(o.output, "w", stdout))
+		err(1, "'%s'", o.output);
+	rc = from == IN_RECORDS ? fold_stream(argc ? argv[0] : NULL, &o)
+				: fold_text(argv, argc, from, &o);
 	if (fflush(stdout) || ferror(stdout)) {
 		warn("write error on standard output");
 		rc = 1;

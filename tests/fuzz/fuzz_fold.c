@@ -1,9 +1,8 @@
 /*
  * fuzz_fold.c: libFuzzer harness for sp-fold's readers and writers.  The
- * first byte picks the reader (perf script text or the record stream)
- * and options; the rest is the input.  The folded set then goes through
- * the folded, top, svg and pprof writers into /dev/null.
- * tool: sp-fold
+ * first byte picks the reader (perf script text, folded stacks or the
+ * record stream) and options; the rest is the input.  The folded set then goes
+ * through the folded, top, svg and pprof writers into /dev/null. tool: sp-fold
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -11,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sp-fold/foldedin.h"
 #include "sp-fold/foldset.h"
 #include "sp-fold/perfscript.h"
 #include "sp-fold/pprof_fold.h"
@@ -58,7 +58,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in = fmemopen((void *)(data + 1), size - 1 ? size - 1 : 1, "r");
 	set = fold_set_new();
 	if (in && set && size > 1) {
-		if (mode & 1)
+		if ((mode & 129) == 129)
+			fold_read_folded(in, "", &o, set);
+		else if (mode & 1)
 			fold_perf_script(in, "", &o, set);
 		else if (!fold_reader_init(&r, "", &o)) {
 			if (!fold_reader_read(&r, in))
