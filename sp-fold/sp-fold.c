@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/grow.h"
+#include "sp-fold/diff.h"
 #include "sp-fold/foldedin.h"
 #include "sp-fold/foldset.h"
 #include "sp-fold/opts.h"
@@ -26,6 +27,10 @@
 
 enum {
 	OPT_ADDRS = 256,
+	OPT_DIFF,
+	OPT_NEGATE,
+	OPT_NORMALIZE,
+	OPT_STRIPHEX,
 	OPT_ALL,
 	OPT_COLORS,
 	OPT_COMM,
@@ -55,6 +60,7 @@ static const struct option longopts[] = {
 	{ "all", no_argument, NULL, OPT_ALL },
 	{ "colors", required_argument, NULL, OPT_COLORS },
 	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "diff", no_argument, NULL, OPT_DIFF },
 	{ "event-filter", required_argument, NULL, OPT_EVENT },
 	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 	{ "format", required_argument, NULL, 'f' },
@@ -67,11 +73,14 @@ static const struct option longopts[] = {
 	{ "jit", no_argument, NULL, OPT_JIT },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "max-depth", required_argument, NULL, OPT_MAXDEPTH },
+	{ "negate", no_argument, NULL, OPT_NEGATE },
 	{ "no-comm", no_argument, NULL, OPT_NOCOMM },
+	{ "normalize", no_argument, NULL, OPT_NORMALIZE },
 	{ "pid", optional_argument, NULL, OPT_PID },
 	{ "process-name", no_argument, NULL, OPT_PNAME },
 	{ "reverse", no_argument, NULL, OPT_REVERSE },
 	{ "show-hidden", no_argument, NULL, OPT_HIDDEN },
+	{ "strip-hex", no_argument, NULL, OPT_STRIPHEX },
 	{ "tid", optional_argument, NULL, OPT_TID },
 	{ "time", required_argument, NULL, OPT_TIME },
 	{ "title", required_argument, NULL, OPT_TITLE },
@@ -104,7 +113,10 @@ usage(void)
 	      " [--exclude REGEX]\n"
 	      "\t[--max-depth N] [--title TEXT] [--colors PALETTE]"
 	      " [--reverse]\n"
-	      "\t[--inverted] [--width PIXELS] [FILE...]\n",
+	      "\t[--inverted] [--width PIXELS] [FILE...]\n"
+	      "       sp-fold --diff [--normalize] [--strip-hex] [--negate]"
+	      " [-f folded|svg]\n"
+	      "\t[--from records|perf-script|folded] [options] BEFORE AFTER\n",
 	      stderr);
 	exit(2);
 }
@@ -245,6 +257,18 @@ set_option(int c, struct fold_opts *o, enum input *from)
 		break;
 	case OPT_COMM:
 		add_comm(o, optarg);
+		break;
+	case OPT_DIFF:
+		o->diff = true;
+		break;
+	case OPT_NEGATE:
+		o->negate = true;
+		break;
+	case OPT_NORMALIZE:
+		o->normalize = true;
+		break;
+	case OPT_STRIPHEX:
+		o->strip_hex = true;
 		break;
 	case OPT_EVENT:
 		o->event_filter = optarg;
@@ -504,6 +528,78 @@ fold_stream(const char *path, const struct fold_opts *o)
 	return rc;
 }
 
+/* Reads one file of any input kind into `set`. */
+static int
+read_set(const char *path, enum input from, const struct fold_opts *o,
+	 struct fold_set *set)
+{
+	struct fold_reader r;
+	char *name = NULL;
+	FILE *in = open_input(path, &name);
+	int rc;
+
+	if (!in)
+		return 1;
+	if (from != IN_RECORDS) {
+		rc = read_text(in, name, from, o, set);
+	} else if (fold_reader_init(&r, name, o)) {
+		warnx("out of memory");
+		rc = 1;
+	} else {
+		rc = fold_reader_read(&r, in) || fold_reader_fold(&r, set);
+		fold_reader_release(&r);
+	}
+	free(name);
+	if (in != stdin)
+		fclose(in);
+	return rc;
+}
+
+/* Reads a file for --diff, its hex numbers stripped with --strip-hex. */
+static struct fold_set *
+diff_side(const char *path, enum input from, const struct fold_opts *o)
+{
+	struct fold_set *set = fold_set_new(), *stripped;
+
+	if (!set || read_set(path, from, o, set)) {
+		if (!set)
+			warnx("out of memory");
+		fold_set_free(set);
+		return NULL;
+	}
+	if (!o->strip_hex)
+		return set;
+	stripped = fold_set_strip_hex(set);
+	fold_set_free(set);
+	if (!stripped)
+		warnx("out of memory");
+	return stripped;
+}
+
+/* --diff BEFORE AFTER: both counts per stack, as folded text or svg. */
+static int
+fold_diff_files(char **paths, enum input from, const struct fold_opts *o)
+{
+	struct fold_set *a = diff_side(paths[0], from, o);
+	struct fold_set *b = a ? diff_side(paths[1], from, o) : NULL;
+	struct fold_diff_line *lines = NULL;
+	size_t n;
+	int rc = 1;
+
+	if (b && fold_diff(a, b, o->normalize, &lines, &n))
+		warnx("out of memory");
+	else if (b && o->format == FOLD_SVG)
+		rc = fold_write_svg_diff(stdout, lines, n, o);
+	else if (b) {
+		fold_write_diff_folded(stdout, lines, n);
+		rc = 0;
+	}
+	free(lines);
+	fold_set_free(a);
+	fold_set_free(b);
+	return rc;
+}
+
 static void
 opts_release(struct fold_opts *o)
 {
@@ -527,7 +623,14 @@ main(int argc, char *argv[])
 		set_option(c, &o, &from);
 	argc -= optind;
 	argv += optind;
-	if (argc > 1 && from == IN_RECORDS)
+	if (o.diff && argc != 2)
+		usage_error("--diff takes two files: BEFORE AFTER");
+	if (o.diff && o.format != FOLD_FOLDED && o.format != FOLD_SVG)
+		usage_error("--diff writes folded stacks or svg");
+	if (!o.diff && (o.normalize || o.strip_hex || o.negate))
+		usage_error("--normalize, --strip-hex and --negate go with "
+			    "--diff");
+	if (argc > 1 && from == IN_RECORDS && !o.diff)
 		usage_error("one record stream at a time (several files are "
 			    "for --from perf-script or folded)");
 	if (o.all && from == IN_RECORDS)
@@ -538,8 +641,12 @@ main(int argc, char *argv[])
 		bad_combination("--event-filter needs --from perf-script");
 	if (o.output && !freopen(o.output, "w", stdout))
 		err(1, "'%s'", o.output);
-	rc = from == IN_RECORDS ? fold_stream(argc ? argv[0] : NULL, &o)
-				: fold_text(argv, argc, from, &o);
+	if (o.diff)
+		rc = fold_diff_files(argv, from, &o);
+	else if (from == IN_RECORDS)
+		rc = fold_stream(argc ? argv[0] : NULL, &o);
+	else
+		rc = fold_text(argv, argc, from, &o);
 	if (fflush(stdout) || ferror(stdout)) {
 		warn("write error on standard output");
 		rc = 1;

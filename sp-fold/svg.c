@@ -31,6 +31,7 @@ struct node {
 	size_t len;
 	uint64_t count;
 	uint32_t child, next; /* first child, next sibling; 0 = none */
+	int64_t delta; /* differential: after - before of stacks ending here */
 };
 
 struct tree {
@@ -40,6 +41,8 @@ struct tree {
 	struct sp_buf key;
 	struct sp_buf spans; /* (start, end) offsets of a line's frames */
 	unsigned max_depth;
+	bool diff;         /* a differential graph: colored by delta */
+	uint64_t maxdelta; /* the largest |delta| of a stack, at least 1 */
 };
 
 static int64_t
@@ -59,22 +62,26 @@ child_of(struct tree *t, uint32_t parent, const char *name, size_t len)
 		return (int64_t)*slot;
 	if (SP_GROW(t->v, t->alloc, t->n + 1))
 		return -ENOMEM;
-	t->v[t->n] = (struct node){ name, len, 0, 0, t->v[parent].child };
+	t->v[t->n] = (struct node){ name, len, 0, 0, t->v[parent].child, 0 };
 	t->v[parent].child = (uint32_t)t->n;
 	return (int64_t)t->n++;
 }
 
-/* Adds one folded line, root first (leaf first with --reverse). */
+/*
+ * Adds one folded stack, root first (leaf first with --reverse), `count`
+ * wide; a differential stack's `delta` goes to its leaf.
+ */
 static int
-add_line(struct tree *t, const struct fold_line *l, bool reverse)
+add_line(struct tree *t, const char *stack, size_t len, uint64_t count,
+	 int64_t delta, bool reverse)
 {
 	size_t start = 0, i, n = 0, k;
 	uint32_t at = 0;
 	int64_t c;
 
 	sp_buf_reset(&t->spans);
-	for (i = 0; i <= l->len; i++) {
-		if (i < l->len && l->stack[i] != ';')
+	for (i = 0; i <= len; i++) {
+		if (i < len && stack[i] != ';')
 			continue;
 		if (sp_buf_add(&t->spans, &start, sizeof(start)) ||
 		    sp_buf_add(&t->spans, &i, sizeof(i)))
@@ -82,19 +89,34 @@ add_line(struct tree *t, const struct fold_line *l, bool reverse)
 		start = i + 1;
 		n++;
 	}
-	t->v[0].count += l->count;
+	t->v[0].count += count;
 	for (k = 0; k < n; k++) {
 		const size_t *sp = (const size_t *)t->spans.data +
 				   2 * (reverse ? n - 1 - k : k);
 
-		c = child_of(t, at, l->stack + sp[0], sp[1] - sp[0]);
+		c = child_of(t, at, stack + sp[0], sp[1] - sp[0]);
 		if (c < 0)
 			return -ENOMEM;
 		at = (uint32_t)c;
-		t->v[at].count += l->count;
+		t->v[at].count += count;
 	}
+	t->v[at].delta += delta;
 	if (n > t->max_depth)
 		t->max_depth = (unsigned)n;
+	return 0;
+}
+
+static int
+tree_init(struct tree *t)
+{
+	t->idx = sp_htab_new();
+	t->alloc = 1024;
+	t->v = calloc(t->alloc, sizeof(*t->v));
+	if (!t->idx || !t->v)
+		return -ENOMEM;
+	t->v[0] = (struct node){ "all", 3, 0, 0, 0, 0 };
+	t->n = 1;
+	t->maxdelta = 1;
 	return 0;
 }
 
@@ -104,16 +126,34 @@ build(struct tree *t, struct fold_set *set, bool reverse)
 	const struct fold_line *l;
 	size_t n, i;
 
-	t->idx = sp_htab_new();
-	t->alloc = 1024;
-	t->v = calloc(t->alloc, sizeof(*t->v));
-	if (!t->idx || !t->v || fold_set_lines(set, &l, &n))
+	if (tree_init(t) || fold_set_lines(set, &l, &n))
 		return -ENOMEM;
-	t->v[0] = (struct node){ "all", 3, 0, 0, 0 };
-	t->n = 1;
 	for (i = 0; i < n; i++)
-		if (add_line(t, &l[i], reverse))
+		if (add_line(t, l[i].stack, l[i].len, l[i].count, 0, reverse))
 			return -ENOMEM;
+	return 0;
+}
+
+/* As flamegraph.pl draws two columns: widths after, colors by change. */
+static int
+build_diff(struct tree *t, const struct fold_diff_line *l, size_t n,
+	   bool reverse)
+{
+	uint64_t d;
+	size_t i;
+
+	if (tree_init(t))
+		return -ENOMEM;
+	t->diff = true;
+	for (i = 0; i < n; i++) {
+		d = l[i].after > l[i].before ? l[i].after - l[i].before
+					     : l[i].before - l[i].after;
+		t->maxdelta = d > t->maxdelta ? d : t->maxdelta;
+		if (add_line(t, l[i].stack, l[i].len, l[i].after,
+			     (int64_t)l[i].after - (int64_t)l[i].before,
+			     reverse))
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -241,6 +281,19 @@ color(const struct fold_opts *o, const struct node *nd, int rgb[3])
 		    (int)(p->span[i] * (double)(h >> (8 * i) & 0xff) / 255);
 }
 
+/* White for no change, redder for growth, bluer for shrinking. */
+static void
+color_delta(const struct fold_opts *o, int64_t delta, uint64_t max, int rgb[3])
+{
+	double v = (double)(o->negate ? -delta : delta), m = (double)max;
+
+	rgb[0] = rgb[1] = rgb[2] = 255;
+	if (v > 0)
+		rgb[1] = rgb[2] = (int)(210 * (m - v) / m);
+	else if (v < 0)
+		rgb[0] = rgb[1] = (int)(210 * (m + v) / m);
+}
+
 bool
 fold_svg_palette_ok(const char *name)
 {
@@ -256,8 +309,10 @@ struct geom {
 
 static void
 put_frame(FILE *out, const struct fold_opts *o, const struct geom *g,
-	  const struct node *nd, uint64_t x, unsigned depth, uint64_t total)
+	  const struct tree *t, const struct node *nd, uint64_t x,
+	  unsigned depth)
 {
+	uint64_t total = t->v[0].count;
 	double px = PAD + (double)x * g->scale,
 	       w = (double)nd->count * g->scale;
 	int y = g->inverted ? g->y0 + (int)depth * FRAME_H
@@ -266,11 +321,21 @@ put_frame(FILE *out, const struct fold_opts *o, const struct geom *g,
 	bool dots;
 	int rgb[3];
 
-	color(o, nd, rgb);
+	if (t->diff)
+		color_delta(o, nd->delta, t->maxdelta, rgb);
+	else
+		color(o, nd, rgb);
 	fputs("<g><title>", out);
 	put_xml(out, nd->name, nd->len);
-	fprintf(out, " (%" PRIu64 " samples, %.2f%%)</title>", nd->count,
+	fprintf(out, " (%" PRIu64 " samples, %.2f%%", nd->count,
 		100.0 * (double)nd->count / (double)total);
+	if (t->diff && nd != t->v) {
+		int64_t d = o->negate ? -nd->delta : nd->delta;
+
+		fprintf(out, d > 0 ? "; +%.2f%%" : "; %.2f%%",
+			100.0 * (double)d / (double)total);
+	}
+	fputs(")</title>", out);
 	fprintf(out,
 		"<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\""
 		" fill=\"rgb(%d,%d,%d)\" rx=\"2\" ry=\"2\"/>",
@@ -343,8 +408,7 @@ put_frames(FILE *out, const struct fold_opts *o, const struct geom *g,
 		memcpy(&td, stack.data + stack.len, sizeof(td));
 		if ((double)t->v[td.node].count * g->scale < MIN_WIDTH)
 			continue;
-		put_frame(out, o, g, &t->v[td.node], td.x, td.depth,
-			  t->v[0].count);
+		put_frame(out, o, g, t, &t->v[td.node], td.x, td.depth);
 		rc = push_children(t, &td, &stack, &tmp);
 	}
 	sp_buf_release(&stack);
@@ -396,32 +460,61 @@ put_head(FILE *out, const struct fold_opts *o, const struct geom *g)
 		g->width - PAD - 120, g->height - 10);
 }
 
+/* Draws a built tree; returns 0 or -ENOMEM. */
+static int
+draw(FILE *out, const struct fold_opts *o, const struct tree *t)
+{
+	struct geom g = { .width = o->width ? o->width : 1200,
+			  .inverted = o->inverted };
+	int rc = 0;
+
+	g.height = (int)(t->max_depth + 1) * FRAME_H + TOP_PAD + BOTTOM_PAD;
+	g.scale = t->v[0].count
+		      ? (double)(g.width - 2 * PAD) / (double)t->v[0].count
+		      : 0;
+	g.y0 = g.inverted ? TOP_PAD : g.height - BOTTOM_PAD - FRAME_H;
+	put_head(out, o, &g);
+	fputs("<g id=\"frames\">\n", out);
+	if (t->v[0].count)
+		rc = put_frames(out, o, &g, t);
+	fputs("</g>\n</svg>\n", out);
+	return rc;
+}
+
+static void
+tree_release(struct tree *t)
+{
+	sp_htab_free(t->idx);
+	free(t->v);
+	sp_buf_release(&t->key);
+	sp_buf_release(&t->spans);
+}
+
 int
 fold_write_svg(FILE *out, struct fold_set *set, const struct fold_opts *o)
 {
-	struct tree t = { .key = SP_BUF_INIT, .spans = SP_BUF_INIT };
-	struct geom g = { .width = o->width ? o->width : 1200,
-			  .inverted = o->inverted };
+	struct tree t = { .key = SP_BUF_INIT };
 	int rc = build(&t, set, o->reverse);
 
-	if (!rc) {
-		g.height =
-		    (int)(t.max_depth + 1) * FRAME_H + TOP_PAD + BOTTOM_PAD;
-		g.scale = t.v[0].count ? (double)(g.width - 2 * PAD) /
-					     (double)t.v[0].count
-				       : 0;
-		g.y0 = g.inverted ? TOP_PAD : g.height - BOTTOM_PAD - FRAME_H;
-		put_head(out, o, &g);
-		fputs("<g id=\"frames\">\n", out);
-		if (t.v[0].count)
-			rc = put_frames(out, o, &g, &t);
-		fputs("</g>\n</svg>\n", out);
-	}
+	if (!rc)
+		rc = draw(out, o, &t);
 	if (rc)
 		warnx("out of memory");
-	sp_htab_free(t.idx);
-	free(t.v);
-	sp_buf_release(&t.key);
-	sp_buf_release(&t.spans);
+	tree_release(&t);
+	return rc ? 1 : 0;
+}
+
+int
+fold_write_svg_diff(FILE *out, const struct fold_diff_line *lines, size_t n,
+		    const struct fold_opts *o)
+{
+	struct tree t = { .key = SP_BUF_INIT };
+	int rc = build_diff(&t, lines, n, o->reverse);
+
+	if (!rc)
+		rc = draw(out, o, &t);
+	if (rc)
+		warnx("out of memory");
+	tree_release(&t);
 	return rc ? 1 : 0;
 }

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "sp-fold/diff.h"
 #include "sp-fold/foldset.h"
 #include "sp-fold/opts.h"
 
@@ -14,6 +15,13 @@
  * write errors are left to the caller's check of `out`.
  */
 int fold_write_svg(FILE *out, struct fold_set *set, const struct fold_opts *o);
+/*
+ * Writes a differential flame graph, as flamegraph.pl draws two-column
+ * input: frames as wide as their after counts, colored by the change of
+ * the stacks that end in them (red grew, blue shrank; --negate swaps).
+ */
+int fold_write_svg_diff(FILE *out, const struct fold_diff_line *lines, size_t n,
+			const struct fold_opts *o);
 /* Whether --colors names a palette the SVG writer knows. */
 bool fold_svg_palette_ok(const char *name);
 
