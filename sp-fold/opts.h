@@ -1,7 +1,7 @@
 /*
- * opts.h: sp-fold's options, as sp-fold.c sets them from the command
- * line.  The other parts only read them; the id and comm lists and the
- * compiled patterns belong to sp-fold.c, which frees them.
+ * opts.h: sp-fold's options, as args.c sets them from the command line.
+ * The other parts only read them; the id and comm lists and the compiled
+ * patterns belong to args.c, which frees them.
  */
 #ifndef SP_FOLD_OPTS_H
 #define SP_FOLD_OPTS_H
@@ -20,6 +20,13 @@ enum fold_format {
 	FOLD_PERF_SCRIPT,
 };
 
+/* What sp-fold reads. */
+enum fold_input {
+	FOLD_IN_RECORDS,
+	FOLD_IN_PERF_SCRIPT,
+	FOLD_IN_FOLDED,
+};
+
 /* A list of ids from --pid=LIST or --tid=LIST. */
 struct fold_ids {
 	int64_t *v;
@@ -28,6 +35,7 @@ struct fold_ids {
 
 struct fold_opts {
 	enum fold_format format;
+	enum fold_input from;
 	bool pid, tid;         /* append -PID or -PID/TID to the comm */
 	bool process_name;     /* the process name, not the thread's */
 	bool no_comm;          /* no comm frame at all */
@@ -52,7 +60,11 @@ struct fold_opts {
 	regex_t include, exclude;
 	unsigned max_depth; /* 0: no limit */
 	/* svg */
-	const char *title;
+	const char *title, *subtitle;
+	const char *countname, *nametype, *fonttype;
+	int fontsize, frame_height;
+	double minwidth;     /* pixels (0.1 when not given) */
+	double minwidth_pct; /* or a percentage of the width, when > 0 */
 	const char *colors;
 	bool reverse, inverted;
 	int width;

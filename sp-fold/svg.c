@@ -16,15 +16,11 @@
 #include "common/buf.h"
 #include "common/htab.h"
 #include "sp-fold/svg.h"
+#include "sp-fold/svgcolor.h"
 #include "sp-fold/svg_js.h"
 #include "common/banned.h"
 
 #define PAD 10
-#define FRAME_H 16
-#define FONT 12
-#define TOP_PAD (FONT * 3)
-#define BOTTOM_PAD (FONT * 2 + 10)
-#define MIN_WIDTH 0.1
 
 struct node {
 	const char *name;
@@ -200,9 +196,9 @@ put_xml(FILE *out, const char *s, size_t n)
 
 /* The text shown in a frame of `w` pixels, as the script's fit(). */
 static size_t
-fit_len(const char *name, size_t len, double w, bool *dots)
+fit_len(const char *name, size_t len, double w, int fs, bool *dots)
 {
-	size_t max = (size_t)(w / (FONT * 0.59));
+	size_t max = (size_t)(w / (fs * 0.59));
 
 	*dots = false;
 	if (max < 3)
@@ -216,92 +212,20 @@ fit_len(const char *name, size_t len, double w, bool *dots)
 	return len;
 }
 
-static bool
-ends_with(const struct node *nd, const char *suffix)
+/* The unit of the counts in tooltips: --countname, or what they count. */
+static const char *
+countname(const struct fold_opts *o)
 {
-	size_t n = strlen(suffix);
-
-	return nd->len >= n && !memcmp(nd->name + nd->len - n, suffix, n);
-}
-
-struct palette {
-	const char *name;
-	int base[3], span[3];
-};
-
-static const struct palette palettes[] = {
-	{ "hot", { 205, 0, 0 }, { 50, 230, 55 } },
-	{ "mem", { 0, 190, 0 }, { 0, 50, 210 } },
-	{ "io", { 80, 80, 190 }, { 60, 60, 55 } },
-	{ "red", { 200, 50, 50 }, { 55, 80, 80 } },
-	{ "green", { 50, 200, 50 }, { 60, 55, 60 } },
-	{ "blue", { 80, 80, 205 }, { 60, 60, 50 } },
-	{ "aqua", { 50, 165, 165 }, { 60, 55, 55 } },
-	{ "yellow", { 175, 175, 50 }, { 55, 55, 20 } },
-	{ "purple", { 190, 80, 190 }, { 65, 60, 65 } },
-	{ "orange", { 190, 90, 0 }, { 65, 65, 0 } },
-};
-
-static const struct palette *
-find_palette(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(palettes) / sizeof(palettes[0]); i++)
-		if (!strcmp(palettes[i].name, name))
-			return &palettes[i];
-	return NULL;
-}
-
-/*
- * A color stable for a name; with the default palette kernel, JIT and
- * inlined frames (by their annotation) get orange, green and aqua.
- */
-static void
-color(const struct fold_opts *o, const struct node *nd, int rgb[3])
-{
-	const char *name = o->colors ? o->colors : "hot";
-	const struct palette *p = find_palette(name);
-	uint64_t h = sp_hash(nd->name, nd->len);
-	int i;
-
-	if (!strcmp(name, "hot") || !strcmp(name, "java")) {
-		if (ends_with(nd, "_[k]"))
-			p = find_palette("orange");
-		else if (ends_with(nd, "_[j]"))
-			p = find_palette("green");
-		else if (ends_with(nd, "_[i]"))
-			p = find_palette("aqua");
-	}
-	if (!p)
-		p = &palettes[0];
-	for (i = 0; i < 3; i++)
-		rgb[i] =
-		    p->base[i] +
-		    (int)(p->span[i] * (double)(h >> (8 * i) & 0xff) / 255);
-}
-
-/* White for no change, redder for growth, bluer for shrinking. */
-static void
-color_delta(const struct fold_opts *o, int64_t delta, uint64_t max, int rgb[3])
-{
-	double v = (double)(o->negate ? -delta : delta), m = (double)max;
-
-	rgb[0] = rgb[1] = rgb[2] = 255;
-	if (v > 0)
-		rgb[1] = rgb[2] = (int)(210 * (m - v) / m);
-	else if (v < 0)
-		rgb[0] = rgb[1] = (int)(210 * (m + v) / m);
-}
-
-bool
-fold_svg_palette_ok(const char *name)
-{
-	return find_palette(name) || !strcmp(name, "java");
+	if (o->countname)
+		return o->countname;
+	return o->weight_time ? "nanoseconds" : "samples";
 }
 
 struct geom {
 	int width, height;
+	int fh, fs;   /* frame height, font size (--height, --fontsize) */
+	int top;      /* room above the frames: title, subtitle */
+	double minw;  /* frames narrower are left out (--minwidth) */
 	double scale; /* pixels per count */
 	int y0;       /* y of the root frame */
 	bool inverted;
@@ -315,19 +239,19 @@ put_frame(FILE *out, const struct fold_opts *o, const struct geom *g,
 	uint64_t total = t->v[0].count;
 	double px = PAD + (double)x * g->scale,
 	       w = (double)nd->count * g->scale;
-	int y = g->inverted ? g->y0 + (int)depth * FRAME_H
-			    : g->y0 - (int)depth * FRAME_H;
+	int y = g->inverted ? g->y0 + (int)depth * g->fh
+			    : g->y0 - (int)depth * g->fh;
 	size_t shown;
 	bool dots;
 	int rgb[3];
 
 	if (t->diff)
-		color_delta(o, nd->delta, t->maxdelta, rgb);
+		fold_svg_color_delta(o, nd->delta, t->maxdelta, rgb);
 	else
-		color(o, nd, rgb);
+		fold_svg_color(o, nd->name, nd->len, rgb);
 	fputs("<g><title>", out);
 	put_xml(out, nd->name, nd->len);
-	fprintf(out, " (%" PRIu64 " samples, %.2f%%", nd->count,
+	fprintf(out, " (%" PRIu64 " %s, %.2f%%", nd->count, countname(o),
 		100.0 * (double)nd->count / (double)total);
 	if (t->diff && nd != t->v) {
 		int64_t d = o->negate ? -nd->delta : nd->delta;
@@ -339,24 +263,33 @@ put_frame(FILE *out, const struct fold_opts *o, const struct geom *g,
 	fprintf(out,
 		"<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\""
 		" fill=\"rgb(%d,%d,%d)\" rx=\"2\" ry=\"2\"/>",
-		px, y, w, FRAME_H - 1, rgb[0], rgb[1], rgb[2]);
-	fprintf(out, "<text x=\"%.2f\" y=\"%d\">", px + 3, y + FRAME_H - 5);
-	shown = fit_len(nd->name, nd->len, w, &dots);
+		px, y, w, g->fh - 1, rgb[0], rgb[1], rgb[2]);
+	fprintf(out, "<text x=\"%.2f\" y=\"%d\">", px + 3,
+		y + g->fh - (g->fh - g->fs) / 2 - 3);
+	shown = fit_len(nd->name, nd->len, w, g->fs, &dots);
 	put_xml(out, nd->name, shown);
 	fputs(dots ? "..</text></g>\n" : "</text></g>\n", out);
 }
 
-static const struct tree *sort_tree;
-
+/*
+ * Children in the order flamegraph.pl gives them: it sorts whole stacks,
+ * so a name is compared as if followed by its ';' ("f1" before "f").
+ */
 static int
-child_cmp(const void *a, const void *b)
+child_cmp(const void *a, const void *b, void *arg)
 {
-	const struct node *x = &sort_tree->v[*(const uint32_t *)a];
-	const struct node *y = &sort_tree->v[*(const uint32_t *)b];
+	const struct tree *t = arg;
+	const struct node *x = &t->v[*(const uint32_t *)a];
+	const struct node *y = &t->v[*(const uint32_t *)b];
 	size_t n = x->len < y->len ? x->len : y->len;
 	int c = memcmp(x->name, y->name, n);
+	unsigned char cx, cy;
 
-	return c ? c : (x->len > y->len) - (x->len < y->len);
+	if (c || x->len == y->len)
+		return c;
+	cx = x->len > n ? (unsigned char)x->name[n] : ';';
+	cy = y->len > n ? (unsigned char)y->name[n] : ';';
+	return (cx > cy) - (cx < cy);
 }
 
 struct todo {
@@ -365,14 +298,18 @@ struct todo {
 	uint64_t x;
 };
 
-/* Pushes the children of a node sorted by name, leftmost on top. */
+/*
+ * Pushes the children of a node sorted by name, leftmost on top, flush
+ * right: the node's own time is drawn left of its children, as the
+ * script draws it (its stack sorts before theirs).
+ */
 static int
 push_children(const struct tree *t, const struct todo *parent,
 	      struct sp_buf *stack, struct sp_buf *tmp)
 {
 	uint32_t c, *v;
 	size_t n, i;
-	uint64_t x = parent->x;
+	uint64_t x = parent->x + t->v[parent->node].count;
 	struct todo td;
 
 	sp_buf_reset(tmp);
@@ -381,11 +318,8 @@ push_children(const struct tree *t, const struct todo *parent,
 			return -ENOMEM;
 	v = (uint32_t *)tmp->data;
 	n = tmp->len / sizeof(*v);
-	sort_tree = t;
 	if (n)
-		qsort(v, n, sizeof(*v), child_cmp);
-	for (i = 0; i < n; i++)
-		x += t->v[v[i]].count;
+		qsort_r(v, n, sizeof(*v), child_cmp, (void *)t);
 	for (i = n; i-- > 0;) {
 		x -= t->v[v[i]].count;
 		td = (struct todo){ v[i], parent->depth + 1, x };
@@ -406,7 +340,7 @@ put_frames(FILE *out, const struct fold_opts *o, const struct geom *g,
 	while (!rc && stack.len) {
 		stack.len -= sizeof(td);
 		memcpy(&td, stack.data + stack.len, sizeof(td));
-		if ((double)t->v[td.node].count * g->scale < MIN_WIDTH)
+		if ((double)t->v[td.node].count * g->scale < g->minw)
 			continue;
 		put_frame(out, o, g, t, &t->v[td.node], td.x, td.depth);
 		rc = push_children(t, &td, &stack, &tmp);
@@ -414,6 +348,49 @@ put_frames(FILE *out, const struct fold_opts *o, const struct geom *g,
 	sp_buf_release(&stack);
 	sp_buf_release(&tmp);
 	return rc;
+}
+
+/* Writes a JavaScript string literal safe inside CDATA. */
+static void
+put_js_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\' || c == '<' || c == '>' || c < 0x20 ||
+		    c == 0x7f)
+			fprintf(out, "\\x%02x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void
+put_script(FILE *out, const struct fold_opts *o, const struct geom *g)
+{
+	fprintf(out, "<style type=\"text/css\">\n%s", svg_style);
+	fputs("text { font-family: ", out);
+	put_xml(out, o->fonttype ? o->fonttype : "Verdana, sans-serif",
+		strlen(o->fonttype ? o->fonttype : "Verdana, sans-serif"));
+	fprintf(out, "; font-size: %dpx; }\n</style>\n", g->fs);
+	fprintf(out,
+		"<script type=\"text/ecmascript\"><![CDATA[\n"
+		"var FG_W = %d, FG_PAD = %d, FG_FH = %d, FG_FS = %d, "
+		"FG_H = %d, FG_Y0 = %d, FG_INV = %s, FG_NT = ",
+		g->width, PAD, g->fh, g->fs, g->height, g->y0,
+		g->inverted ? "true" : "false");
+	put_js_string(out, o->nametype ? o->nametype : "Function:");
+	fprintf(out, ";\n%s]]></script>\n", svg_script);
+}
+
+static void
+put_text(FILE *out, const char *id, int x, int y, const char *text)
+{
+	fprintf(out, "<text id=\"%s\" x=\"%d\" y=\"%d\">", id, x, y);
+	put_xml(out, text, strlen(text));
+	fputs("</text>\n", out);
 }
 
 static void
@@ -432,32 +409,21 @@ put_head(FILE *out, const struct fold_opts *o, const struct geom *g)
 		"xmlns=\"http://www.w3.org/2000/svg\" "
 		"xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n",
 		g->width, g->height, g->width, g->height);
-	fprintf(out, "<style type=\"text/css\">\n%s</style>\n", svg_style);
-	fprintf(out,
-		"<script type=\"text/ecmascript\"><![CDATA[\n"
-		"var FG_W = %d, FG_PAD = %d, FG_FH = %d, FG_FS = %d, "
-		"FG_H = %d, FG_Y0 = %d, FG_INV = %s;\n%s]]></script>\n",
-		g->width, PAD, FRAME_H, FONT, g->height, g->y0,
-		g->inverted ? "true" : "false", svg_script);
+	put_script(out, o, g);
 	fprintf(out,
 		"<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
 		"fill=\"rgb(245,245,235)\"/>\n",
 		g->width, g->height);
-	fprintf(out, "<text id=\"title\" x=\"%d\" y=\"%d\">", g->width / 2,
-		FONT * 2);
-	put_xml(out, title, strlen(title));
-	fprintf(out,
-		"</text>\n<text id=\"details\" x=\"%d\" y=\"%d\"> "
-		"</text>\n",
-		PAD, g->height - 10);
+	put_text(out, "title", g->width / 2, g->fs * 2, title);
+	if (o->subtitle)
+		put_text(out, "subtitle", g->width / 2, g->fs * 4, o->subtitle);
+	put_text(out, "details", PAD, g->height - 10, " ");
 	fprintf(out,
 		"<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"%d\">"
 		"Reset Zoom</text>\n",
-		PAD, FONT * 2);
-	fprintf(out, "<text id=\"search\" x=\"%d\" y=\"%d\">Search</text>\n",
-		g->width - PAD - 60, FONT * 2);
-	fprintf(out, "<text id=\"matched\" x=\"%d\" y=\"%d\"> </text>\n",
-		g->width - PAD - 120, g->height - 10);
+		PAD, g->fs * 2);
+	put_text(out, "search", g->width - PAD - 60, g->fs * 2, "Search");
+	put_text(out, "matched", g->width - PAD - 120, g->height - 10, " ");
 }
 
 /* Draws a built tree; returns 0 or -ENOMEM. */
@@ -468,11 +434,17 @@ draw(FILE *out, const struct fold_opts *o, const struct tree *t)
 			  .inverted = o->inverted };
 	int rc = 0;
 
-	g.height = (int)(t->max_depth + 1) * FRAME_H + TOP_PAD + BOTTOM_PAD;
+	g.fh = o->frame_height ? o->frame_height : 16;
+	g.fs = o->fontsize ? o->fontsize : 12;
+	g.top = g.fs * (o->subtitle ? 5 : 3);
+	g.minw = o->minwidth_pct > 0 ? 0 : o->minwidth;
+	g.height = (int)(t->max_depth + 1) * g.fh + g.top + g.fs * 2 + 10;
 	g.scale = t->v[0].count
 		      ? (double)(g.width - 2 * PAD) / (double)t->v[0].count
 		      : 0;
-	g.y0 = g.inverted ? TOP_PAD : g.height - BOTTOM_PAD - FRAME_H;
+	if (o->minwidth_pct > 0)
+		g.minw = (g.width - 2 * PAD) * o->minwidth_pct / 100;
+	g.y0 = g.inverted ? g.top : g.height - (g.fs * 2 + 10) - g.fh;
 	put_head(out, o, &g);
 	fputs("<g id=\"frames\">\n", out);
 	if (t->v[0].count)

@@ -22,7 +22,5 @@ int fold_write_svg(FILE *out, struct fold_set *set, const struct fold_opts *o);
  */
 int fold_write_svg_diff(FILE *out, const struct fold_diff_line *lines, size_t n,
 			const struct fold_opts *o);
-/* Whether --colors names a palette the SVG writer knows. */
-bool fold_svg_palette_ok(const char *name);
 
 #endif

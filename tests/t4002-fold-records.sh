@@ -197,6 +197,12 @@ grep -qx 'app;main;work;inner_\[i\] 2' "$TMP/out.ps" || fail "inlined lost"
 grep -qx 'app;main;py::compute:/app/x.py_\[j\] 1' "$TMP/out.ps" ||
 	fail "jit frame lost"
 
+# An svg of --weight time counts nanoseconds, not samples.
+"$SP_FOLD" -f svg --weight time "$TMP/a.rec" 2>/dev/null >"$TMP/w.svg" ||
+	fail "svg --weight time"
+grep -q '<title>main ([0-9]* nanoseconds, ' "$TMP/w.svg" ||
+	fail "svg unit: $(grep -o '<title>main[^<]*' "$TMP/w.svg")"
+
 # --max-depth cuts perf script output as it cuts folded stacks, inside
 # an inline chain too (issue 13).  (Not "worker 1": perf script text
 # cannot tell a thread name with a space and digits from its pid.)

@@ -53,6 +53,50 @@ k = [r for r in rects if r.parentNode.getElementsByTagName("title") and
      r.parentNode.getElementsByTagName("title")[0].firstChild.data.startswith("do_syscall_64_[k]")]
 assert k[0].getAttribute("fill").endswith(",0)"), k[0].getAttribute("fill")
 PY
+# flamegraph.pl's options (issue 13): subtitle, count name, name type,
+# frame height, font, minimum width, palettes; a frame's own time is
+# drawn left of its children (main has 1 sample of its own here).
+"$SP_FOLD" --from perf-script --weight samples -f svg --subtitle 'sub <x>' \
+	--countname pages --nametype 'Frame:' --height 20 --fontsize 14 \
+	--fonttype Courier --minwidth 30% --colors java "$TMP/in.txt" \
+	>"$TMP/opts.svg" || fail "svg options: exit $?"
+python3 - "$TMP/opts.svg" <<'PY' || fail "svg options check failed"
+import sys, xml.dom.minidom as m
+d = m.parse(sys.argv[1])
+texts = {e.getAttribute("id"): e for e in d.getElementsByTagName("text")
+         if e.getAttribute("id")}
+assert texts["subtitle"].firstChild.data == "sub <x>"
+titles = [t.firstChild.data for t in d.getElementsByTagName("title")]
+assert "main (5 pages, 100.00%)" in titles, titles
+# --minwidth 30%: 20% frames are left out
+assert not [t for t in titles if "20.00%" in t], titles
+rects = [r for r in d.getElementsByTagName("rect") if r.parentNode.tagName == "g"]
+assert all(r.getAttribute("height") == "19" for r in rects), rects[0].toxml()
+style = d.getElementsByTagName("style")[0].firstChild.data
+assert "font-family: Courier; font-size: 14px;" in style, style
+assert 'FG_NT = "Frame:"' in d.getElementsByTagName("script")[0].firstChild.data
+PY
+printf 'a;b 1\na;b;c 2\n' | "$SP_FOLD" --from folded -f svg >"$TMP/self.svg" ||
+	fail "self svg"
+python3 - "$TMP/self.svg" <<'PY' || fail "own time is not left of the children"
+import sys, xml.dom.minidom as m
+d = m.parse(sys.argv[1])
+x = {}
+for g in d.getElementsByTagName("g"):
+    t = g.getElementsByTagName("title")
+    if t and g.getElementsByTagName("rect"):
+        x[t[0].firstChild.data.split(" (")[0]] = float(
+            g.getElementsByTagName("rect")[0].getAttribute("x"))
+assert x["b"] < x["c"], x
+PY
+for pal in java js perl wakeup chain mem io; do
+	"$SP_FOLD" --from perf-script -f svg --colors $pal "$TMP/in.txt" \
+		>/dev/null 2>&1 || fail "--colors $pal"
+done
+"$SP_FOLD" --from perf-script -f svg --minwidth 5x "$TMP/in.txt" \
+	>/dev/null 2>&1
+[ $? -eq 2 ] || fail "--minwidth 5x is not a usage error"
+
 if command -v xmllint >/dev/null; then
 	xmllint --noout "$TMP/out.svg" || fail "xmllint rejects the svg"
 fi

@@ -55,7 +55,7 @@ const full = +rect(FR.children[0]).getAttribute('width');
 const g = FR.children.find((x) => name(x).startsWith(target + ' ('));
 check(g, 'no frame ' + target);
 FR.handlers.mouseover({ target: g.children[2] });
-check(ids.details.textContent === name(g), 'tooltip: ' + ids.details.textContent);
+check(ids.details.textContent === 'Function: ' + name(g), 'tooltip: ' + ids.details.textContent);
 FR.handlers.click({ target: rect(g) });
 check(Math.abs(+rect(g).getAttribute('width') - full) < 0.01,
   'zoomed width ' + rect(g).getAttribute('width'));

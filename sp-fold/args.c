@@ -1,0 +1,479 @@
+/*
+ * args.c: sp-fold's command line (args.h): the options, their values and
+ * which go together.
+ */
+#include <err.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/grow.h"
+#include "sp-fold/args.h"
+#include "sp-fold/svgcolor.h"
+#include "common/banned.h"
+
+enum {
+	OPT_ADDRS = 256,
+	OPT_COUNTNAME,
+	OPT_DIFF,
+	OPT_FONTSIZE,
+	OPT_FONTTYPE,
+	OPT_HASH,
+	OPT_HEIGHT,
+	OPT_MINWIDTH,
+	OPT_NAMETYPE,
+	OPT_SUBTITLE,
+	OPT_NEGATE,
+	OPT_NORMALIZE,
+	OPT_STRIPHEX,
+	OPT_ALL,
+	OPT_COLORS,
+	OPT_COMM,
+	OPT_EVENT,
+	OPT_EXCLUDE,
+	OPT_FROM,
+	OPT_INCLUDE,
+	OPT_INLINE,
+	OPT_INVERTED,
+	OPT_JIT,
+	OPT_KERNEL,
+	OPT_MAXDEPTH,
+	OPT_NOCOMM,
+	OPT_PID,
+	OPT_PNAME,
+	OPT_REVERSE,
+	OPT_HIDDEN,
+	OPT_TID,
+	OPT_TIME,
+	OPT_TITLE,
+	OPT_WEIGHT,
+	OPT_WIDTH,
+};
+
+static const struct option longopts[] = {
+	{ "addrs", no_argument, NULL, OPT_ADDRS },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "colors", required_argument, NULL, OPT_COLORS },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "countname", required_argument, NULL, OPT_COUNTNAME },
+	{ "diff", no_argument, NULL, OPT_DIFF },
+	{ "event-filter", required_argument, NULL, OPT_EVENT },
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+	{ "fontsize", required_argument, NULL, OPT_FONTSIZE },
+	{ "fonttype", required_argument, NULL, OPT_FONTTYPE },
+	{ "format", required_argument, NULL, 'f' },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "hash", no_argument, NULL, OPT_HASH },
+	{ "height", required_argument, NULL, OPT_HEIGHT },
+	{ "help", no_argument, NULL, 'h' },
+	{ "include", required_argument, NULL, OPT_INCLUDE },
+	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "inverted", no_argument, NULL, OPT_INVERTED },
+	{ "output", required_argument, NULL, 'o' },
+	{ "jit", no_argument, NULL, OPT_JIT },
+	{ "kernel", no_argument, NULL, OPT_KERNEL },
+	{ "max-depth", required_argument, NULL, OPT_MAXDEPTH },
+	{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
+	{ "nametype", required_argument, NULL, OPT_NAMETYPE },
+	{ "negate", no_argument, NULL, OPT_NEGATE },
+	{ "no-comm", no_argument, NULL, OPT_NOCOMM },
+	{ "normalize", no_argument, NULL, OPT_NORMALIZE },
+	{ "pid", optional_argument, NULL, OPT_PID },
+	{ "process-name", no_argument, NULL, OPT_PNAME },
+	{ "reverse", no_argument, NULL, OPT_REVERSE },
+	{ "show-hidden", no_argument, NULL, OPT_HIDDEN },
+	{ "strip-hex", no_argument, NULL, OPT_STRIPHEX },
+	{ "subtitle", required_argument, NULL, OPT_SUBTITLE },
+	{ "tid", optional_argument, NULL, OPT_TID },
+	{ "time", required_argument, NULL, OPT_TIME },
+	{ "title", required_argument, NULL, OPT_TITLE },
+	{ "weight", required_argument, NULL, OPT_WEIGHT },
+	{ "width", required_argument, NULL, OPT_WIDTH },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char *const format_names[] = {
+	[FOLD_FOLDED] = "folded",
+	[FOLD_TOP] = "top",
+	[FOLD_SVG] = "svg",
+	[FOLD_PPROF] = "pprof",
+	[FOLD_SPEEDSCOPE] = "speedscope",
+	[FOLD_PERF_SCRIPT] = "perf-script",
+};
+
+static void
+usage(void)
+{
+	fputs("usage: sp-fold [-h] [-f folded|top|svg|pprof|speedscope|"
+	      "perf-script]\n"
+	      "\t[-o FILE] [--from records|perf-script|folded]"
+	      " [--pid[=PIDS]] [--tid[=TIDS]]\n"
+	      "\t[--process-name] [--no-comm] [--kernel] [--jit] [--inline]"
+	      " [--all]\n"
+	      "\t[--addrs] [--event-filter EVENT] [--show-hidden]"
+	      " [--weight samples|time]\n"
+	      "\t[--comm NAME] [--time FROM,TO] [--include REGEX]"
+	      " [--exclude REGEX]\n"
+	      "\t[--max-depth N] [--title TEXT] [--colors PALETTE]"
+	      " [--reverse]\n"
+	      "\t[--inverted] [--width PIXELS] [--height PIXELS]"
+	      " [--minwidth PIXELS|PERCENT%]\n"
+	      "\t[--subtitle TEXT] [--countname NAME] [--nametype TEXT]"
+	      " [--fonttype FONT]\n"
+	      "\t[--fontsize N] [--hash] [FILE...]\n"
+	      "       sp-fold --diff [--normalize] [--strip-hex] [--negate]"
+	      " [-f folded|svg]\n"
+	      "\t[--from records|perf-script|folded] [options] BEFORE AFTER\n",
+	      stderr);
+	exit(2);
+}
+
+static void
+bad_value(const char *opt, const char *val)
+{
+	warnx("invalid %s value '%s'", opt, val);
+	usage();
+}
+
+static enum fold_input
+parse_input(const char *s)
+{
+	if (!strcmp(s, "records"))
+		return FOLD_IN_RECORDS;
+	if (!strcmp(s, "perf-script"))
+		return FOLD_IN_PERF_SCRIPT;
+	if (!strcmp(s, "folded"))
+		return FOLD_IN_FOLDED;
+	bad_value("--from", s);
+	return FOLD_IN_RECORDS;
+}
+
+static enum fold_format
+parse_format(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++)
+		if (!strcmp(s, format_names[i]))
+			return (enum fold_format)i;
+	bad_value("--format", s);
+	return FOLD_FOLDED;
+}
+
+/* --minwidth PIXELS or PERCENT%, as flamegraph.pl takes it. */
+static void
+parse_minwidth(const char *s, struct fold_opts *o)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0 || (*end && strcmp(end, "%")))
+		bad_value("--minwidth", s);
+	if (*end)
+		o->minwidth_pct = v;
+	else
+		o->minwidth = v;
+}
+
+static unsigned long
+parse_num(const char *opt, const char *s, unsigned long max)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v > max)
+		bad_value(opt, s);
+	return v;
+}
+
+/* PIDS: comma-separated numbers. */
+static void
+parse_ids(const char *opt, const char *s, struct fold_ids *ids)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+
+	if (!copy)
+		bad_value(opt, s);
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (SP_GROW(ids->v, ids->alloc, ids->n + 1))
+			bad_value(opt, s);
+		ids->v[ids->n++] = (int64_t)parse_num(opt, tok, INT64_MAX);
+	}
+	free(copy);
+	if (!ids->n)
+		bad_value(opt, s);
+}
+
+static void
+parse_time(const char *s, struct fold_opts *o)
+{
+	char *end;
+
+	o->time_from = strtod(s, &end);
+	if (end == s || *end != ',')
+		bad_value("--time", s);
+	s = end + 1;
+	o->time_to = *s ? strtod(s, &end) : 1e300;
+	if (*s && (end == s || *end))
+		bad_value("--time", s);
+	o->has_time = true;
+}
+
+static void
+parse_regex(const char *opt, const char *s, regex_t *re, bool *has)
+{
+	char msg[256];
+	int rc;
+
+	if (*has)
+		regfree(re);
+	rc = regcomp(re, s, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		regerror(rc, re, msg, sizeof(msg));
+		warnx("%s '%s': %s", opt, s, msg);
+		usage();
+	}
+	*has = true;
+}
+
+static void
+add_comm(struct fold_opts *o, const char *name)
+{
+	if (SP_GROW(o->comms, o->acomms, o->ncomms + 1)) {
+		warnx("out of memory");
+		exit(1);
+	}
+	o->comms[o->ncomms++] = name;
+}
+
+static void
+set_option(int c, struct fold_opts *o)
+{
+	switch (c) {
+	case 'f':
+		o->format = parse_format(optarg);
+		break;
+	case 'o':
+		o->output = optarg;
+		break;
+	case OPT_ADDRS:
+		o->addrs = true;
+		break;
+	case OPT_ALL:
+		o->kernel = o->jit = o->all = true;
+		break;
+	case OPT_COLORS:
+		if (!fold_svg_palette_ok(optarg))
+			bad_value("--colors", optarg);
+		o->colors = optarg;
+		break;
+	case OPT_COMM:
+		add_comm(o, optarg);
+		break;
+	case OPT_DIFF:
+		o->diff = true;
+		break;
+	case OPT_COUNTNAME:
+		o->countname = optarg;
+		break;
+	case OPT_FONTSIZE:
+		o->fontsize = (int)parse_num("--fontsize", optarg, 200);
+		break;
+	case OPT_FONTTYPE:
+		o->fonttype = optarg;
+		break;
+	case OPT_HASH:
+		break; /* colors always come from a hash of the name */
+	case OPT_HEIGHT:
+		o->frame_height = (int)parse_num("--height", optarg, 500);
+		break;
+	case OPT_MINWIDTH:
+		parse_minwidth(optarg, o);
+		break;
+	case OPT_NAMETYPE:
+		o->nametype = optarg;
+		break;
+	case OPT_SUBTITLE:
+		o->subtitle = optarg;
+		break;
+	case OPT_NEGATE:
+		o->negate = true;
+		break;
+	case OPT_NORMALIZE:
+		o->normalize = true;
+		break;
+	case OPT_STRIPHEX:
+		o->strip_hex = true;
+		break;
+	case OPT_EVENT:
+		o->event_filter = optarg;
+		break;
+	case OPT_EXCLUDE:
+		parse_regex("--exclude", optarg, &o->exclude, &o->has_exclude);
+		break;
+	case OPT_FROM:
+		o->from = parse_input(optarg);
+		break;
+	case OPT_INCLUDE:
+		parse_regex("--include", optarg, &o->include, &o->has_include);
+		break;
+	case OPT_INLINE:
+		o->inl = true;
+		break;
+	case OPT_INVERTED:
+		o->inverted = true;
+		break;
+	case OPT_JIT:
+		o->jit = true;
+		break;
+	case OPT_KERNEL:
+		o->kernel = true;
+		break;
+	case OPT_MAXDEPTH:
+		o->max_depth =
+		    (unsigned)parse_num("--max-depth", optarg, 1u << 20);
+		break;
+	case OPT_NOCOMM:
+		o->no_comm = true;
+		break;
+	case OPT_PID:
+		if (optarg)
+			parse_ids("--pid", optarg, &o->pids);
+		else
+			o->pid = true;
+		break;
+	case OPT_PNAME:
+		o->process_name = true;
+		break;
+	case OPT_REVERSE:
+		o->reverse = true;
+		break;
+	case OPT_HIDDEN:
+		o->show_hidden = true;
+		break;
+	case OPT_TID:
+		if (optarg)
+			parse_ids("--tid", optarg, &o->tids);
+		else
+			o->tid = true;
+		break;
+	case OPT_TIME:
+		parse_time(optarg, o);
+		break;
+	case OPT_TITLE:
+		o->title = optarg;
+		break;
+	case OPT_WEIGHT:
+		if (strcmp(optarg, "time") && strcmp(optarg, "samples"))
+			bad_value("--weight", optarg);
+		o->weight_time = !strcmp(optarg, "time");
+		o->weight_samples = !o->weight_time;
+		break;
+	case OPT_WIDTH:
+		o->width = (int)parse_num("--width", optarg, 100000);
+		break;
+	default:
+		usage();
+	}
+}
+
+static void
+usage_error(const char *why)
+{
+	warnx("%s", why);
+	usage();
+}
+
+static void
+bad_combination(const char *why)
+{
+	usage_error(why);
+}
+
+/* Options that need a record stream are usage errors with text input. */
+static void
+check_text_options(const struct fold_opts *o, enum fold_input from)
+{
+	const char *bad = NULL;
+
+	if (o->format == FOLD_SPEEDSCOPE || o->format == FOLD_PERF_SCRIPT)
+		bad = format_names[o->format];
+	else if (o->pids.n || o->tids.n)
+		bad = "--pid=LIST or --tid=LIST";
+	else if (o->ncomms)
+		bad = "--comm";
+	else if (o->has_time)
+		bad = "--time";
+	else if (o->weight_time)
+		bad = "--weight time (perf script samples count their period "
+		      "unless --weight samples)";
+	else if (o->process_name || o->no_comm || o->show_hidden)
+		bad = "--process-name, --no-comm or --show-hidden";
+	if (bad) {
+		warnx("%s needs a record stream, not %s", bad,
+		      from == FOLD_IN_FOLDED ? "folded stacks" : "perf script");
+		usage();
+	}
+	if (from == FOLD_IN_FOLDED &&
+	    (o->pid || o->tid || o->kernel || o->jit || o->inl || o->addrs ||
+	     o->event_filter || o->weight_samples))
+		usage_error("folded stacks are folded already: --pid, --tid, "
+			    "--kernel, --jit, --inline, --all, --addrs, "
+			    "--event-filter and --weight do not apply");
+}
+
+void
+fold_args_release(struct fold_opts *o)
+{
+	free(o->comms);
+	free(o->pids.v);
+	free(o->tids.v);
+	if (o->has_include)
+		regfree(&o->include);
+	if (o->has_exclude)
+		regfree(&o->exclude);
+}
+
+/* The checks of options that go together, once all are read. */
+static void
+check_combinations(struct fold_opts *o, int nfiles)
+{
+	if (o->diff && nfiles != 2)
+		usage_error("--diff takes two files: BEFORE AFTER");
+	if (o->diff && o->format != FOLD_FOLDED && o->format != FOLD_SVG)
+		usage_error("--diff writes folded stacks or svg");
+	if (!o->diff && (o->normalize || o->strip_hex || o->negate))
+		usage_error("--normalize, --strip-hex and --negate go with "
+			    "--diff");
+	if (nfiles > 1 && o->from == FOLD_IN_RECORDS && !o->diff)
+		usage_error("one record stream at a time (several files are "
+			    "for --from perf-script or folded)");
+	if (o->all && o->from == FOLD_IN_RECORDS)
+		o->inl = true;
+	if (o->from != FOLD_IN_RECORDS)
+		check_text_options(o, o->from);
+	else if (o->event_filter)
+		bad_combination("--event-filter needs --from perf-script");
+}
+
+int
+fold_args_parse(int argc, char **argv, struct fold_opts *o)
+{
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->format = FOLD_FOLDED;
+	o->from = FOLD_IN_RECORDS;
+	o->minwidth = 0.1;
+	while ((c = getopt_long(argc, argv, "f:ho:", longopts, NULL)) != -1)
+		set_option(c, o);
+	check_combinations(o, argc - optind);
+	return optind;
+}
