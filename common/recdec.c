@@ -543,6 +543,10 @@ read_line(struct sp_recdec *d)
 		if (n < 0)
 			return 0;
 		d->lineno++;
+		if (d->lineno == 1 && sp_spool_magic(d->line, (size_t)n))
+			return bad(d, "this is a spool, not a record stream: "
+				      "read it with sp-dump first "
+				      "(sp-dump FILE | ...)");
 		if (memchr(d->line, 0, (size_t)n) || d->line[n - 1] != '\n')
 			return bad(d, "cut or binary line (no newline at the "
 				      "end, or a NUL byte)");

@@ -21,7 +21,10 @@
 #include <stdint.h>
 
 #define SP_SPOOL_MAGIC "SPULSE1" /* followed by a NUL: 8 bytes */
-#define SP_NONE UINT32_MAX       /* "no id" for modules and prefixes */
+
+/* Whether p[0..n) starts with the spool magic: a spool given as text. */
+bool sp_spool_magic(const void *p, size_t n);
+#define SP_NONE UINT32_MAX /* "no id" for modules and prefixes */
 
 enum sp_rec_tag {
 	SP_TAG_MODULE = 1,

@@ -767,3 +767,10 @@ sp_spool_reader_frame_context(const struct sp_spool_reader *r,
 	*rel_ip = f->abs_ip - m->start + m->file_offset;
 	return id;
 }
+
+bool
+sp_spool_magic(const void *p, size_t n)
+{
+	return n >= sizeof(SP_SPOOL_MAGIC) &&
+	       !memcmp(p, SP_SPOOL_MAGIC, sizeof(SP_SPOOL_MAGIC));
+}

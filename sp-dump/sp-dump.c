@@ -19,6 +19,7 @@
 #include "common/names.h"
 #include "common/records.h"
 #include "common/spool.h"
+#include "common/version.h"
 #include "common/banned.h"
 
 struct dump {
@@ -33,11 +34,32 @@ struct dump {
 	struct sp_buf pairs; /* host and stats fields (struct sp_rec_pair) */
 };
 
+static const char synopsis[] = "usage: sp-dump [-fhs] [-o FILE] [FILE]\n";
+
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: sp-dump [-fs] [FILE]\n");
+	fputs(synopsis, stderr);
+	fputs("Try 'sp-dump --help' for the options.\n", stderr);
 	exit(2);
+}
+
+static void
+help(void)
+{
+	fputs(synopsis, stdout);
+	fputs("Prints a spool (FILE, a pipe, or standard input) as the text "
+	      "record stream\nof sp-records(5).\n\n"
+	      "  -f, --follow      at the end of a file, wait for more, as a "
+	      "recorder writes it\n"
+	      "  -s, --stacks      one line per sample with its whole stack, "
+	      "leaf first\n"
+	      "  -o, --output FILE write to FILE instead of standard output\n"
+	      "  -h, --help        this help\n"
+	      "      --version     the version\n"
+	      "See sp-dump(1).\n",
+	      stdout);
+	exit(fflush(stdout) || ferror(stdout) ? 1 : 0);
 }
 
 static void
@@ -412,35 +434,52 @@ main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "follow", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "stacks", no_argument, NULL, 's' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *name = "-";
+	const char *name = "-", *output = NULL;
 	bool follow = false, stacks = false;
 	int c, fd = 0, status;
 
-	while ((c = getopt_long(argc, argv, "fhs", opts, NULL)) != -1) {
+	argv[0] = (char *)"sp-dump"; /* getopt's messages name the tool */
+	while ((c = getopt_long(argc, argv, "fho:s", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			follow = true;
 			break;
+		case 'h':
+			help();
+			break;
+		case 'o':
+			output = optarg;
+			break;
 		case 's':
 			stacks = true;
 			break;
+		case 'V':
+			sp_print_version("sp-dump");
+			return 0;
 		default:
 			usage();
 		}
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc > 1)
+	if (argc > 1) {
+		warnx("one spool at a time");
 		usage();
+	}
 	if (argc == 1 && strcmp(argv[0], "-")) {
 		name = argv[0];
 		fd = open(name, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			err(1, "'%s'", name);
 	}
+	/* Opened after the input, so a missing input leaves no empty file. */
+	if (output && !freopen(output, "w", stdout))
+		err(1, "'%s'", output);
 	if (fd == 0 && isatty(0))
 		errx(2, "refusing to read a spool from a terminal; "
 			"give a FILE or a pipe");

@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/grow.h"
+#include "common/version.h"
 #include "sp-fold/args.h"
 #include "sp-fold/svgcolor.h"
 #include "common/banned.h"
@@ -25,6 +27,7 @@ enum {
 	OPT_MINWIDTH,
 	OPT_NAMETYPE,
 	OPT_SUBTITLE,
+	OPT_VERSION,
 	OPT_NEGATE,
 	OPT_NORMALIZE,
 	OPT_STRIPHEX,
@@ -68,6 +71,7 @@ static const struct option longopts[] = {
 	{ "hash", no_argument, NULL, OPT_HASH },
 	{ "height", required_argument, NULL, OPT_HEIGHT },
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "include", required_argument, NULL, OPT_INCLUDE },
 	{ "inline", no_argument, NULL, OPT_INLINE },
 	{ "inverted", no_argument, NULL, OPT_INVERTED },
@@ -103,31 +107,65 @@ static const char *const format_names[] = {
 	[FOLD_PERF_SCRIPT] = "perf-script",
 };
 
+static const char synopsis[] = "usage: sp-fold [options] [FILE...]\n"
+			       "       sp-fold --diff [options] BEFORE AFTER\n";
+
+/* A usage error: the synopsis on stderr, exit 2. */
 static void
 usage(void)
 {
-	fputs("usage: sp-fold [-h] [-f folded|top|svg|pprof|speedscope|"
-	      "perf-script]\n"
-	      "\t[-o FILE] [--from records|perf-script|folded]"
-	      " [--pid[=PIDS]] [--tid[=TIDS]]\n"
-	      "\t[--process-name] [--no-comm] [--kernel] [--jit] [--inline]"
-	      " [--all]\n"
-	      "\t[--addrs] [--event-filter EVENT] [--show-hidden]"
-	      " [--weight samples|time]\n"
-	      "\t[--comm NAME] [--time FROM,TO] [--include REGEX]"
-	      " [--exclude REGEX]\n"
-	      "\t[--max-depth N] [--title TEXT] [--colors PALETTE]"
-	      " [--reverse]\n"
-	      "\t[--inverted] [--width PIXELS] [--height PIXELS]"
-	      " [--minwidth PIXELS|PERCENT%]\n"
-	      "\t[--subtitle TEXT] [--countname NAME] [--nametype TEXT]"
-	      " [--fonttype FONT]\n"
-	      "\t[--fontsize N] [--hash] [FILE...]\n"
-	      "       sp-fold --diff [--normalize] [--strip-hex] [--negate]"
-	      " [-f folded|svg]\n"
-	      "\t[--from records|perf-script|folded] [options] BEFORE AFTER\n",
-	      stderr);
+	fputs(synopsis, stderr);
+	fputs("Try 'sp-fold --help' for the options.\n", stderr);
 	exit(2);
+}
+
+static const char help_text[] =
+    "Folds stacks from a record stream (sp-dump | sp-symbolize), perf\n"
+    "script text or folded stacks into folded lines, a top table, an SVG\n"
+    "flame graph, pprof, speedscope or perf script text.\n"
+    "\n"
+    "Input and output:\n"
+    "  --from records|perf-script|folded  what FILE holds (records)\n"
+    "  --format folded|top|svg|pprof|speedscope|perf-script  output\n"
+    "  -o, --output FILE     write to FILE instead of standard output\n"
+    "  --weight samples|time what a sample counts (see sp-fold(1))\n"
+    "Names:\n"
+    "  --pid, --tid          append -PID or -PID/TID to the comm frame\n"
+    "  --process-name        the process's name, not the thread's\n"
+    "  --no-comm             no comm frame\n"
+    "  --kernel, --jit, --inline, --all  _[k] _[j] _[i] annotations\n"
+    "  --addrs               keep addresses and offsets in names\n"
+    "  --show-hidden         keep frames flagged hidden\n"
+    "  --event-filter EVENT  perf script: only this event\n"
+    "Filters:\n"
+    "  --pid=PIDS, --tid=TIDS  only these processes or threads\n"
+    "  --comm NAME           only this thread or process name\n"
+    "  --time FROM,TO        only these seconds after the first sample\n"
+    "  --include REGEX, --exclude REGEX  stacks with or without a frame\n"
+    "  --max-depth N         cut stacks to N frames below the comm\n"
+    "SVG:\n"
+    "  --title TEXT, --subtitle TEXT, --countname NAME, --nametype TEXT\n"
+    "  --colors PALETTE      hot mem io wakeup chain java js perl red green\n"
+    "                        blue aqua yellow purple orange\n"
+    "  --width PIXELS, --height PIXELS, --minwidth PIXELS|PERCENT%\n"
+    "  --fonttype FONT, --fontsize N, --hash\n"
+    "  --reverse             merge stacks from the leaf\n"
+    "  --inverted            an icicle graph\n"
+    "Differential (--diff BEFORE AFTER):\n"
+    "  --normalize           scale BEFORE to AFTER's total\n"
+    "  --strip-hex           0x... for hex numbers\n"
+    "  --negate              blue for growth, red for shrinking\n"
+    "\n"
+    "  -h, --help            this help\n"
+    "  --version             the version\n"
+    "See sp-fold(1).\n";
+
+static void
+help(void)
+{
+	fputs(synopsis, stdout);
+	fputs(help_text, stdout);
+	exit(fflush(stdout) || ferror(stdout) ? 1 : 0);
 }
 
 static void
@@ -263,6 +301,12 @@ set_option(int c, struct fold_opts *o)
 	case 'o':
 		o->output = optarg;
 		break;
+	case 'h':
+		help();
+		break;
+	case OPT_VERSION:
+		sp_print_version("sp-fold");
+		exit(0);
 	case OPT_ADDRS:
 		o->addrs = true;
 		break;
@@ -463,17 +507,44 @@ check_combinations(struct fold_opts *o, int nfiles)
 		bad_combination("--event-filter needs --from perf-script");
 }
 
+/*
+ * `--pid 17031 x.txt` means --pid (append pids) and two files; when an
+ * operand is a number and no file, say how to write the list.
+ */
+static void
+check_operands(const struct fold_opts *o, char **files, int n)
+{
+	char *msg;
+	int i;
+
+	for (i = 0; (o->pid || o->tid) && i < n; i++) {
+		if (strspn(files[i], "0123456789,") != strlen(files[i]) ||
+		    access(files[i], F_OK) == 0)
+			continue;
+		if (asprintf(&msg,
+			     "'%s' is no file: to keep only these write "
+			     "--%s=%s (--%s alone appends ids to names)",
+			     files[i], o->tid ? "tid" : "pid", files[i],
+			     o->tid ? "tid" : "pid") < 0)
+			msg = NULL;
+		usage_error(msg ? msg : "a number where a file should be");
+	}
+}
+
 int
 fold_args_parse(int argc, char **argv, struct fold_opts *o)
 {
 	int c;
 
+	/* getopt names the program by argv[0]: the tool's name, not a path */
+	argv[0] = (char *)"sp-fold";
 	memset(o, 0, sizeof(*o));
 	o->format = FOLD_FOLDED;
 	o->from = FOLD_IN_RECORDS;
 	o->minwidth = 0.1;
-	while ((c = getopt_long(argc, argv, "f:ho:", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1)
 		set_option(c, o);
+	check_operands(o, argv + optind, argc - optind);
 	check_combinations(o, argc - optind);
 	return optind;
 }

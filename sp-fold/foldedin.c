@@ -8,6 +8,7 @@
 
 #include "common/buf.h"
 #include "common/records.h"
+#include "common/spool.h"
 #include "sp-fold/filter.h"
 #include "sp-fold/foldedin.h"
 #include "common/banned.h"
@@ -55,6 +56,13 @@ fold_read_folded(FILE *in, const char *name, const struct fold_opts *o,
 
 	while (!rc && (n = getline(&line, &cap, in)) >= 0) {
 		lineno++;
+		if (lineno == 1 && sp_spool_magic(line, (size_t)n)) {
+			warnx("%sthis is a spool, not folded stacks: read it "
+			      "with sp-dump first (sp-dump FILE | sp-fold)",
+			      name);
+			free(line);
+			return 1;
+		}
 		if (n == 0 || line[0] == '\n' || line[0] == '#')
 			continue;
 		if (!split_line(line, (size_t)n, &len, &count)) {

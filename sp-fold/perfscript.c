@@ -19,6 +19,7 @@
 #include "common/buf.h"
 #include "common/htab.h"
 #include "common/records.h"
+#include "common/spool.h"
 #include "sp-fold/filter.h"
 #include "sp-fold/perfscript.h"
 #include "common/banned.h"
@@ -802,6 +803,14 @@ feed_read(struct ps *st, FILE *in)
 			break;
 		}
 		got = fread(buf.data + buf.len, 1, buf.alloc - buf.len - 1, in);
+		if (st->lineno == 0 &&
+		    sp_spool_magic(buf.data, buf.len + got)) {
+			warnx("%sthis is a spool, not perf script text: read "
+			      "it with sp-dump first (sp-dump FILE | sp-fold)",
+			      st->name);
+			rc = -EBADMSG;
+			break;
+		}
 		from = buf.len ? buf.len - 1 : 0;
 		buf.len += got;
 		if (memchr(buf.data + from, '\r', buf.len - from))
@@ -835,7 +844,7 @@ fold_perf_script(FILE *in, const char *name, const struct fold_opts *o,
 	if (!rc && ferror(in)) {
 		warnx("%sread error", name);
 		rc = -EIO;
-	} else if (rc) {
+	} else if (rc == -ENOMEM) {
 		warnx("%sline %llu: out of memory", name,
 		      (unsigned long long)st.lineno);
 	}

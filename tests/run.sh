@@ -35,6 +35,7 @@ else
 	done
 	run_one "source: clang-format" sh tests/check-format.sh
 	run_one "source: no #include circle" sh tests/check-includes.sh
+	run_one "docs: man pages lint clean" sh tests/check-man.sh
 	for t in tests/t[0-9]*.sh; do
 		[ -f "$t" ] || continue
 		run_one "$(basename "$t")" sh "$t"

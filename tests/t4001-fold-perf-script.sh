@@ -236,7 +236,7 @@ grep -q "line 3: unrecognized line" "$TMP/err.bad" || fail "no line number"
 [ $? -eq 1 ] || fail "missing file did not exit 1"
 "$SP_FOLD" --from perf-script --no-such-option "$TMP/in.txt" 2>/dev/null
 [ $? -eq 2 ] || fail "bad option did not exit 2"
-for opt in --time=0,1 --pid=1 -fspeedscope --no-comm '--weight time'; do
+for opt in --time=0,1 --pid=1 --format=speedscope --no-comm '--weight time'; do
 	# shellcheck disable=SC2086
 	"$SP_FOLD" --from perf-script $opt "$TMP/in.txt" >/dev/null 2>&1
 	[ $? -eq 2 ] || fail "--from perf-script $opt is not a usage error"

@@ -186,7 +186,7 @@ grep -qx "sp-fold: '.*a.rec': 3 samples lost by the kernel or the recorder; 6 sa
 # Standard input, and perf script text that folds back to the same stacks.
 "$SP_FOLD" <"$TMP/a.rec" >"$TMP/out.stdin" 2>/dev/null || fail "stdin: exit $?"
 diff -u "$TMP/exp.default" "$TMP/out.stdin" || fail "stdin output differs"
-"$SP_FOLD" -f perf-script "$TMP/a.rec" >"$TMP/ps.txt" 2>/dev/null ||
+"$SP_FOLD" --format perf-script "$TMP/a.rec" >"$TMP/ps.txt" 2>/dev/null ||
 	fail "perf-script: exit $?"
 grep -q '^app 7/7 1.000000: 1000000 cpu-clock: $' "$TMP/ps.txt" ||
 	fail "no perf script header"
@@ -198,7 +198,7 @@ grep -qx 'app;main;py::compute:/app/x.py_\[j\] 1' "$TMP/out.ps" ||
 	fail "jit frame lost"
 
 # An svg of --weight time counts nanoseconds, not samples.
-"$SP_FOLD" -f svg --weight time "$TMP/a.rec" 2>/dev/null >"$TMP/w.svg" ||
+"$SP_FOLD" --format svg --weight time "$TMP/a.rec" 2>/dev/null >"$TMP/w.svg" ||
 	fail "svg --weight time"
 grep -q '<title>main ([0-9]* nanoseconds, ' "$TMP/w.svg" ||
 	fail "svg unit: $(grep -o '<title>main[^<]*' "$TMP/w.svg")"
@@ -206,7 +206,7 @@ grep -q '<title>main ([0-9]* nanoseconds, ' "$TMP/w.svg" ||
 # --max-depth cuts perf script output as it cuts folded stacks, inside
 # an inline chain too (issue 13).  (Not "worker 1": perf script text
 # cannot tell a thread name with a space and digits from its pid.)
-"$SP_FOLD" -f perf-script --max-depth 2 "$TMP/a.rec" 2>/dev/null |
+"$SP_FOLD" --format perf-script --max-depth 2 "$TMP/a.rec" 2>/dev/null |
 	"$SP_FOLD" --from perf-script --weight samples |
 	grep -v '^worker' >"$TMP/ps.depth" || fail "perf-script --max-depth"
 "$SP_FOLD" --max-depth 2 "$TMP/a.rec" 2>/dev/null | grep -v '^worker' \
@@ -215,7 +215,7 @@ grep -q '^app;main;work 2$' "$TMP/f.depth" || fail "depth 2: $(cat "$TMP/f.depth
 diff -u "$TMP/f.depth" "$TMP/ps.depth" || fail "perf script depth differs"
 
 # speedscope: a profile per thread, samples in time order, filters apply.
-"$SP_FOLD" -f speedscope --include '^work$' "$TMP/a.rec" >"$TMP/ss.json" \
+"$SP_FOLD" --format speedscope --include '^work$' "$TMP/a.rec" >"$TMP/ss.json" \
 	2>/dev/null || fail "speedscope: exit $?"
 python3 - "$TMP/ss.json" <<'PY' || fail "speedscope check failed"
 import json, sys
@@ -232,7 +232,7 @@ for p in d["profiles"]:
 PY
 # Each sample sits on the time axis where it happened: idle time between
 # samples is an empty sample, so the weights span start to end (issue 13).
-"$SP_FOLD" -f speedscope "$TMP/a.rec" >"$TMP/ss2.json" 2>/dev/null ||
+"$SP_FOLD" --format speedscope "$TMP/a.rec" >"$TMP/ss2.json" 2>/dev/null ||
 	fail "speedscope: exit $?"
 python3 - "$TMP/ss2.json" <<'PY' || fail "speedscope times check failed"
 import json, sys
@@ -250,7 +250,7 @@ ms = 1000000
 assert at["app (7/7)"] == [0, 1 * ms, 4 * ms], at
 assert at["worker 1 (7/8)"] == [2 * ms, 3 * ms], at
 PY
-"$SP_FOLD" -f perf-script --exclude work "$TMP/a.rec" 2>/dev/null |
+"$SP_FOLD" --format perf-script --exclude work "$TMP/a.rec" 2>/dev/null |
 	grep -c 'cpu-clock: $' >"$TMP/n" || true
 [ "$(cat "$TMP/n")" = 3 ] || fail "--exclude on perf-script kept $(cat "$TMP/n")"
 

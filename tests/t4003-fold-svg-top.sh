@@ -32,7 +32,7 @@ app 10/11 [000] 1.000005: 1000 cpu-clock:
 
 EOF_IN
 
-"$SP_FOLD" --from perf-script --weight samples --kernel -f svg --title 'A <title> & more' \
+"$SP_FOLD" --from perf-script --weight samples --kernel --format svg --title 'A <title> & more' \
 	"$TMP/in.txt" >"$TMP/out.svg" || fail "svg: exit $?"
 python3 - "$TMP/out.svg" <<'PY' || fail "svg check failed"
 import sys, xml.dom.minidom as m
@@ -56,7 +56,7 @@ PY
 # flamegraph.pl's options (issue 13): subtitle, count name, name type,
 # frame height, font, minimum width, palettes; a frame's own time is
 # drawn left of its children (main has 1 sample of its own here).
-"$SP_FOLD" --from perf-script --weight samples -f svg --subtitle 'sub <x>' \
+"$SP_FOLD" --from perf-script --weight samples --format svg --subtitle 'sub <x>' \
 	--countname pages --nametype 'Frame:' --height 20 --fontsize 14 \
 	--fonttype Courier --minwidth 30% --colors java "$TMP/in.txt" \
 	>"$TMP/opts.svg" || fail "svg options: exit $?"
@@ -76,7 +76,7 @@ style = d.getElementsByTagName("style")[0].firstChild.data
 assert "font-family: Courier; font-size: 14px;" in style, style
 assert 'FG_NT = "Frame:"' in d.getElementsByTagName("script")[0].firstChild.data
 PY
-printf 'a;b 1\na;b;c 2\n' | "$SP_FOLD" --from folded -f svg >"$TMP/self.svg" ||
+printf 'a;b 1\na;b;c 2\n' | "$SP_FOLD" --from folded --format svg >"$TMP/self.svg" ||
 	fail "self svg"
 python3 - "$TMP/self.svg" <<'PY' || fail "own time is not left of the children"
 import sys, xml.dom.minidom as m
@@ -90,10 +90,10 @@ for g in d.getElementsByTagName("g"):
 assert x["b"] < x["c"], x
 PY
 for pal in java js perl wakeup chain mem io; do
-	"$SP_FOLD" --from perf-script -f svg --colors $pal "$TMP/in.txt" \
+	"$SP_FOLD" --from perf-script --format svg --colors $pal "$TMP/in.txt" \
 		>/dev/null 2>&1 || fail "--colors $pal"
 done
-"$SP_FOLD" --from perf-script -f svg --minwidth 5x "$TMP/in.txt" \
+"$SP_FOLD" --from perf-script --format svg --minwidth 5x "$TMP/in.txt" \
 	>/dev/null 2>&1
 [ $? -eq 2 ] || fail "--minwidth 5x is not a usage error"
 
@@ -104,21 +104,21 @@ fi
 if command -v node >/dev/null; then
 	node "$PROGRAMS/fold_svg_dom.js" "$TMP/out.svg" mid 'leaf|rec' ||
 		fail "the svg script misbehaves"
-	"$SP_FOLD" --from perf-script --weight samples -f svg --inverted "$TMP/in.txt" \
+	"$SP_FOLD" --from perf-script --weight samples --format svg --inverted "$TMP/in.txt" \
 		>"$TMP/inv.svg" || fail "svg --inverted: exit $?"
 	node "$PROGRAMS/fold_svg_dom.js" "$TMP/inv.svg" rec 'other' ||
 		fail "the icicle script misbehaves"
 fi
 for flag in --inverted --reverse '--colors mem' '--width 600'; do
-	"$SP_FOLD" --from perf-script --weight samples -f svg $flag "$TMP/in.txt" >"$TMP/f.svg" ||
+	"$SP_FOLD" --from perf-script --weight samples --format svg $flag "$TMP/in.txt" >"$TMP/f.svg" ||
 		fail "svg $flag: exit $?"
 	python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' \
 		"$TMP/f.svg" || fail "svg $flag is not well-formed"
 done
-"$SP_FOLD" -f svg --colors nope "$TMP/in.txt" 2>/dev/null
+"$SP_FOLD" --format svg --colors nope "$TMP/in.txt" 2>/dev/null
 [ $? -eq 2 ] || fail "unknown palette is not a usage error"
 
-"$SP_FOLD" --from perf-script --weight samples -f top "$TMP/in.txt" >"$TMP/top" ||
+"$SP_FOLD" --from perf-script --weight samples --format top "$TMP/in.txt" >"$TMP/top" ||
 	fail "top: exit $?"
 cat >"$TMP/top.exp" <<'EOF_OUT'
 # 5 samples, 6 functions
@@ -134,7 +134,7 @@ diff -u "$TMP/top.exp" "$TMP/top" || fail "top table differs"
 
 # A stream without samples is no error in any format.
 for f in folded top svg pprof speedscope perf-script; do
-	printf 'spool\t1\t0\t1000\n' | "$SP_FOLD" -f $f >"$TMP/empty.$f" ||
+	printf 'spool\t1\t0\t1000\n' | "$SP_FOLD" --format $f >"$TMP/empty.$f" ||
 		fail "empty input, -f $f: exit $?"
 done
 python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' \

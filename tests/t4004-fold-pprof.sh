@@ -85,7 +85,7 @@ for l in sorted(lines): print(l)
 for m in sorted(maps.values()): print("mapping", m[0], m[1])
 PY
 
-"$SP_FOLD" -f pprof "$TMP/a.rec" >"$TMP/a.pb.gz" || fail "pprof: exit $?"
+"$SP_FOLD" --format pprof "$TMP/a.rec" >"$TMP/a.pb.gz" || fail "pprof: exit $?"
 "$SP_FOLD" "$TMP/a.rec" >"$TMP/a.folded" || fail "folded: exit $?"
 python3 "$TMP/decode.py" "$TMP/a.pb.gz" >"$TMP/decoded" || fail "decode failed"
 awk '{ n += $NF } END { print n }' "$TMP/a.folded" >"$TMP/exp"
@@ -98,7 +98,7 @@ EOF_OUT
 diff -u "$TMP/exp" "$TMP/decoded" || fail "pprof does not match folded"
 
 # --max-depth cuts pprof samples as it cuts folded stacks (issue 13).
-"$SP_FOLD" -f pprof --max-depth 2 "$TMP/a.rec" >"$TMP/d.pb.gz" ||
+"$SP_FOLD" --format pprof --max-depth 2 "$TMP/a.rec" >"$TMP/d.pb.gz" ||
 	fail "pprof --max-depth: exit $?"
 # (samples whose cut stacks are the same are summed, as folded sums them)
 python3 "$TMP/decode.py" "$TMP/d.pb.gz" | grep -v '^mapping ' |
@@ -111,8 +111,8 @@ python3 "$TMP/decode.py" "$TMP/d.pb.gz" | grep -v '^mapping ' |
 	diff -u - "$TMP/d.decoded" || fail "pprof --max-depth differs"
 
 # perf script input: function-only locations, same totals.
-"$SP_FOLD" -f perf-script "$TMP/a.rec" >"$TMP/ps.txt" || fail "perf-script"
-"$SP_FOLD" --from perf-script -f pprof "$TMP/ps.txt" >"$TMP/b.pb.gz" ||
+"$SP_FOLD" --format perf-script "$TMP/a.rec" >"$TMP/ps.txt" || fail "perf-script"
+"$SP_FOLD" --from perf-script --format pprof "$TMP/ps.txt" >"$TMP/b.pb.gz" ||
 	fail "pprof from perf script: exit $?"
 "$SP_FOLD" --from perf-script "$TMP/ps.txt" >"$TMP/b.folded" || fail "fold"
 python3 "$TMP/decode.py" "$TMP/b.pb.gz" >"$TMP/b.decoded" || fail "decode b"

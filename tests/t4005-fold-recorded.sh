@@ -39,19 +39,19 @@ helper=$(count '^fold-helper;.*;helper;spin;burn ')
 	fail "--process-name lost helper samples"
 
 # perf script text folds back to the same stacks.
-"$SP_FOLD" -f perf-script "$TMP/sym" >"$TMP/ps" || fail "perf-script"
+"$SP_FOLD" --format perf-script "$TMP/sym" >"$TMP/ps" || fail "perf-script"
 "$SP_FOLD" --from perf-script --weight samples "$TMP/ps" >"$TMP/refolded" || fail "refold"
 diff -u "$TMP/folded" "$TMP/refolded" || fail "perf script round trip differs"
 
 # The other formats hold the same samples.
-"$SP_FOLD" -f top "$TMP/sym" >"$TMP/top" || fail "top"
+"$SP_FOLD" --format top "$TMP/sym" >"$TMP/top" || fail "top"
 grep -q "^# $total samples" "$TMP/top" || fail "top total: $(head -n 1 "$TMP/top")"
 grep -Eq '^ +[0-9.]+% +[0-9.]+% +[0-9]+ +[0-9]+  burn$' "$TMP/top" ||
 	fail "burn missing from top"
-"$SP_FOLD" -f svg "$TMP/sym" >"$TMP/x.svg" || fail "svg"
+"$SP_FOLD" --format svg "$TMP/sym" >"$TMP/x.svg" || fail "svg"
 python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' \
 	"$TMP/x.svg" || fail "svg is not well-formed"
-"$SP_FOLD" -f speedscope "$TMP/sym" >"$TMP/x.json" || fail "speedscope"
+"$SP_FOLD" --format speedscope "$TMP/sym" >"$TMP/x.json" || fail "speedscope"
 python3 - "$TMP/x.json" "$total" <<'PY' || fail "speedscope check failed"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -63,7 +63,7 @@ assert n == int(sys.argv[2]), (n, sys.argv[2])
 frames = [f["name"] for f in d["shared"]["frames"]]
 assert "hot" in frames and "burn" in frames, frames
 PY
-"$SP_FOLD" -f pprof "$TMP/sym" >"$TMP/x.pb.gz" || fail "pprof"
+"$SP_FOLD" --format pprof "$TMP/sym" >"$TMP/x.pb.gz" || fail "pprof"
 python3 -c 'import gzip, sys; assert len(gzip.open(sys.argv[1]).read()) > 100' \
 	"$TMP/x.pb.gz" || fail "pprof is not gzip"
 

@@ -50,7 +50,7 @@ n=$(total "$TMP/folded")
 	fail "grouping by function merged no stacks"
 
 # Top: one row per kernel function, none per offset.
-"$SP_FOLD" -f top "$TMP/sym" >"$TMP/top" || fail "top failed"
+"$SP_FOLD" --format top "$TMP/sym" >"$TMP/top" || fail "top failed"
 sed -n '3,$s/^ *[0-9.]*% *[0-9.]*% *[0-9]* *[0-9]*  //p' "$TMP/top" |
 	sort >"$TMP/topnames"
 [ -z "$(uniq -d "$TMP/topnames")" ] || fail "top repeats a function"
@@ -59,9 +59,9 @@ grep -Fxvf "$TMP/topnames" "$TMP/kfuncs" && fail "top lacks kernel functions"
 
 # Svg (wide enough to keep frames of one sample), speedscope and pprof
 # name the same functions.
-"$SP_FOLD" -f svg --width 50000 "$TMP/sym" >"$TMP/x.svg" || fail "svg failed"
-"$SP_FOLD" -f speedscope "$TMP/sym" >"$TMP/x.json" || fail "speedscope failed"
-"$SP_FOLD" -f pprof "$TMP/sym" >"$TMP/x.pb.gz" || fail "pprof failed"
+"$SP_FOLD" --format svg --width 50000 "$TMP/sym" >"$TMP/x.svg" || fail "svg failed"
+"$SP_FOLD" --format speedscope "$TMP/sym" >"$TMP/x.json" || fail "speedscope failed"
+"$SP_FOLD" --format pprof "$TMP/sym" >"$TMP/x.pb.gz" || fail "pprof failed"
 python3 "$PROGRAMS/pprof_names.py" "$TMP/x.pb.gz" >"$TMP/pprof.names" ||
 	fail "cannot read the pprof profile"
 python3 - "$TMP" <<'PY' || fail "svg, speedscope or pprof keep kernel offsets"
@@ -79,7 +79,7 @@ for what, got in ("svg", svg), ("speedscope", ss), ("pprof", set(names)):
     assert not got & ksyms, (what, sorted(got & ksyms)[:5])
     assert kfuncs <= got, (what, sorted(kfuncs - got)[:5])
 PY
-"$SP_FOLD" -f pprof --addrs "$TMP/sym" >"$TMP/a.pb.gz" || fail "pprof --addrs"
+"$SP_FOLD" --format pprof --addrs "$TMP/sym" >"$TMP/a.pb.gz" || fail "pprof --addrs"
 python3 "$PROGRAMS/pprof_names.py" "$TMP/a.pb.gz" | sort -u >"$TMP/pprof.a"
 grep -Fxvf "$TMP/pprof.a" "$TMP/ksyms" && fail "pprof --addrs lost offsets"
 exit 0

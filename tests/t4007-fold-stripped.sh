@@ -47,16 +47,16 @@ in_prog=$(awk '/;\[fold_stripped\]/ { n += $NF } END { print n + 0 }' \
 	fail "grouping by module merged no stacks"
 
 # Top: one row for the binary.
-"$SP_FOLD" -f top "$TMP/sym" >"$TMP/top" || fail "top failed"
+"$SP_FOLD" --format top "$TMP/sym" >"$TMP/top" || fail "top failed"
 sed -n '3,$s/^ *[0-9.]*% *[0-9.]*% *[0-9]* *[0-9]*  //p' "$TMP/top" |
 	grep fold_stripped >"$TMP/topnames"
 [ "$(cat "$TMP/topnames")" = "[fold_stripped]" ] ||
 	fail "top rows of the binary: $(head -n 5 "$TMP/topnames")"
 
 # Svg, speedscope and pprof: the same one frame.
-"$SP_FOLD" -f svg "$TMP/sym" >"$TMP/x.svg" || fail "svg failed"
-"$SP_FOLD" -f speedscope "$TMP/sym" >"$TMP/x.json" || fail "speedscope failed"
-"$SP_FOLD" -f pprof "$TMP/sym" >"$TMP/x.pb.gz" || fail "pprof failed"
+"$SP_FOLD" --format svg "$TMP/sym" >"$TMP/x.svg" || fail "svg failed"
+"$SP_FOLD" --format speedscope "$TMP/sym" >"$TMP/x.json" || fail "speedscope failed"
+"$SP_FOLD" --format pprof "$TMP/sym" >"$TMP/x.pb.gz" || fail "pprof failed"
 python3 "$PROGRAMS/pprof_names.py" "$TMP/x.pb.gz" >"$TMP/pprof.names" ||
 	fail "cannot read the pprof profile"
 python3 - "$TMP" <<'PY' || fail "svg, speedscope or pprof keep addresses"
@@ -72,13 +72,13 @@ for what, got in ("svg", set(svg)), ("speedscope", ss), ("pprof", pp):
     mine = [n for n in got if "fold_stripped" in n and n != "fold_stripped"]
     assert mine == ["[fold_stripped]"], (what, mine[:5])
 PY
-"$SP_FOLD" -f pprof --addrs "$TMP/sym" >"$TMP/a.pb.gz" || fail "pprof --addrs"
+"$SP_FOLD" --format pprof --addrs "$TMP/sym" >"$TMP/a.pb.gz" || fail "pprof --addrs"
 n=$(python3 "$PROGRAMS/pprof_names.py" "$TMP/a.pb.gz" |
 	grep -c '^fold_stripped+0x')
 [ "$n" -gt 3 ] || fail "pprof --addrs has $n addresses of the binary"
 
 # Perf script text names them so too, and folds back to the same stacks.
-"$SP_FOLD" -f perf-script "$TMP/sym" >"$TMP/ps" || fail "perf-script failed"
+"$SP_FOLD" --format perf-script "$TMP/sym" >"$TMP/ps" || fail "perf-script failed"
 grep -q '^	 *[0-9a-f]* \[fold_stripped\] (/.*/fold_stripped)$' \
 	"$TMP/ps" ||
 	fail "perf script does not name the binary's frames [fold_stripped]"

@@ -21,20 +21,20 @@ grep -q "b.folded': line 3: .*also;bad x" "$TMP/err" ||
 	grep -q 'work' && fail "--exclude kept work"
 "$SP_FOLD" --from folded --max-depth 1 <"$TMP/a.folded" 2>/dev/null >"$TMP/d"
 [ "$(cat "$TMP/d")" = "app;main 5" ] || fail "--max-depth: $(cat "$TMP/d")"
-"$SP_FOLD" --from folded -f top "$TMP/a.folded" 2>/dev/null >"$TMP/top" ||
+"$SP_FOLD" --from folded --format top "$TMP/a.folded" 2>/dev/null >"$TMP/top" ||
 	fail "top"
 grep -q '^# 5 samples' "$TMP/top" || fail "top: $(head -n 1 "$TMP/top")"
-"$SP_FOLD" --from folded -f svg -o "$TMP/x.svg" "$TMP/a.folded" 2>/dev/null ||
+"$SP_FOLD" --from folded --format svg -o "$TMP/x.svg" "$TMP/a.folded" 2>/dev/null ||
 	fail "svg -o"
 python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' \
 	"$TMP/x.svg" || fail "-o did not write a well-formed svg"
-"$SP_FOLD" --from folded -f pprof "$TMP/a.folded" 2>/dev/null >"$TMP/x.pb.gz" ||
+"$SP_FOLD" --from folded --format pprof "$TMP/a.folded" 2>/dev/null >"$TMP/x.pb.gz" ||
 	fail "pprof"
 python3 -c 'import gzip, sys; gzip.open(sys.argv[1]).read()' "$TMP/x.pb.gz" ||
 	fail "pprof is not gzip"
 
 # Options about unfolded input are usage errors.
-for opt in --kernel --pid --event-filter=x -fspeedscope; do
+for opt in --kernel --pid --event-filter=x --format=speedscope; do
 	"$SP_FOLD" --from folded $opt "$TMP/a.folded" >/dev/null 2>&1
 	[ $? -eq 2 ] || fail "--from folded $opt is not a usage error"
 done

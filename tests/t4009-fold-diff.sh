@@ -35,7 +35,7 @@ fill() {	# NAME SVG: the fill of the frame NAME
 	sed -n "s|.*<title>$1 (.*fill=\"\\(rgb([0-9,]*)\\)\".*|\\1|p" "$2" |
 		head -n 1
 }
-"$SP_FOLD" --diff --from folded -f svg "$TMP/before" "$TMP/after" \
+"$SP_FOLD" --diff --from folded --format svg "$TMP/before" "$TMP/after" \
 	>"$TMP/d.svg" || fail "svg exit $?"
 python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' \
 	"$TMP/d.svg" || fail "svg is not well-formed"
@@ -47,7 +47,7 @@ python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' \
 	fail "same: $(fill same "$TMP/d.svg")"
 grep -q '<title>grow (40 samples, [0-9.]*%; +39.47%)' "$TMP/d.svg" ||
 	fail "grow title: $(grep -o '<title>grow[^<]*' "$TMP/d.svg")"
-"$SP_FOLD" --diff --negate --from folded -f svg "$TMP/before" "$TMP/after" \
+"$SP_FOLD" --diff --negate --from folded --format svg "$TMP/before" "$TMP/after" \
 	>"$TMP/n.svg" || fail "negate exit $?"
 [ "$(fill grow "$TMP/n.svg")" = "rgb(0,0,255)" ] ||
 	fail "negate grow: $(fill grow "$TMP/n.svg")"
@@ -55,9 +55,9 @@ grep -q '<title>grow (40 samples, [0-9.]*%; +39.47%)' "$TMP/d.svg" ||
 # Usage errors.
 "$SP_FOLD" --diff --from folded "$TMP/before" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "one file is not a usage error"
-"$SP_FOLD" --diff --from folded -f top "$TMP/before" "$TMP/after" \
+"$SP_FOLD" --diff --from folded --format top "$TMP/before" "$TMP/after" \
 	>/dev/null 2>&1
-[ $? -eq 2 ] || fail "--diff -f top is not a usage error"
+[ $? -eq 2 ] || fail "--diff --format top is not a usage error"
 "$SP_FOLD" --normalize --from folded "$TMP/before" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "--normalize without --diff is not a usage error"
 exit 0
