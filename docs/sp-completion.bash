@@ -1,0 +1,76 @@
+# sp-completion.bash: bash completion for sp-record, sp-dump, sp-symbolize
+# and sp-fold: their options, -p with the running processes (ids and
+# names), --format and --from values, and files elsewhere.
+# `make install` puts it where bash-completion finds it; or source it.
+
+# The long options a tool lists in its --help, once per shell.
+_sp_options()
+{
+	local tool=$1 var="_sp_opts_${1//-/_}"
+
+	if [ -z "${!var}" ]; then
+		printf -v "$var" '%s' "$("$tool" --help 2>/dev/null |
+			grep -o -- '--[a-z][a-z-]*' | sort -u | tr '\n' ' ')"
+	fi
+	printf '%s' "${!var}"
+}
+
+# Running processes as "PID" and "PID(NAME)" is too noisy; offer the ids,
+# and the ids of processes whose name starts with what was typed.
+_sp_pids()
+{
+	local cur=$1 p name
+
+	for p in /proc/[0-9]*; do
+		p=${p#/proc/}
+		read -r name <"/proc/$p/comm" 2>/dev/null || continue
+		case $p in "$cur"*) echo "$p" ;; esac
+		case $name in "$cur"*) [ -n "$cur" ] && echo "$p" ;; esac
+	done
+}
+
+_sp_complete()
+{
+	local tool=$1 cur=${COMP_WORDS[COMP_CWORD]}
+	local prev=${COMP_WORDS[COMP_CWORD - 1]}
+
+	case $prev in
+	-p | --pid)
+		[ "$tool" = sp-record ] &&
+			COMPREPLY=($(_sp_pids "$cur")) && return
+		;;
+	--format)
+		COMPREPLY=($(compgen -W "folded top svg pprof speedscope
+			perf-script" -- "$cur"))
+		return
+		;;
+	--from)
+		COMPREPLY=($(compgen -W "records perf-script folded" -- "$cur"))
+		return
+		;;
+	--weight)
+		COMPREPLY=($(compgen -W "samples time" -- "$cur"))
+		return
+		;;
+	-g | --call-graph)
+		COMPREPLY=($(compgen -W "fp dwarf" -- "$cur"))
+		return
+		;;
+	--colors)
+		COMPREPLY=($(compgen -W "hot mem io wakeup chain java js perl
+			red green blue aqua yellow purple orange" -- "$cur"))
+		return
+		;;
+	-o | --output | --kallsyms | --debug-dir)
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return
+		;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$(_sp_options "$tool")" -- "$cur"))
+		return
+	fi
+	COMPREPLY=($(compgen -f -- "$cur"))
+}
+
+complete -o filenames -F _sp_complete sp-record sp-dump sp-symbolize sp-fold
