@@ -155,13 +155,18 @@ START_TEST(perf_events_default_to_the_first)
 {
 	struct fold_opts o = { 0 };
 
+	/* each sample counts its period, as stackcollapse-perf.pl counts */
 	expect("a1 1 1.0: 100 cycles: \n\t1 f (m)\n\n"
 	       "a1 1 1.0: 100 instructions: \n\t1 g (m)\n\n"
 	       "a1 1 1.0: 100 cycles:\n\t1 f (m)\n\n",
-	       &o, true, "a1;f 2\n");
+	       &o, true, "a1;f 200\n");
 	o.event_filter = "instructions";
 	expect("a1 1 1.0: 100 cycles: \n\t1 f (m)\n\n"
-	       "a1 1 1.0: 100 instructions: \n\t1 g (m)\n\n",
+	       "a1 1 1.0: 70 instructions: \n\t1 g (m)\n\n",
+	       &o, true, "a1;g 70\n");
+	o.weight_samples = true;
+	expect("a1 1 1.0: 100 cycles: \n\t1 f (m)\n\n"
+	       "a1 1 1.0: 70 instructions: \n\t1 g (m)\n\n",
 	       &o, true, "a1;g 1\n");
 }
 END_TEST
