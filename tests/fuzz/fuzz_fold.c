@@ -1,8 +1,10 @@
 /*
  * fuzz_fold.c: libFuzzer harness for sp-fold's readers and writers.  The
  * first byte picks the reader (perf script text, folded stacks or the
- * record stream) and options; the rest is the input.  The folded set then goes
- * through the folded, top, svg and pprof writers into /dev/null. tool: sp-fold
+ * record stream) and options; the rest is the input.  The folded set then
+ * goes through the folded, top, svg and pprof writers into /dev/null.
+ *
+ * tool: sp-fold
  */
 #include <stddef.h>
 #include <stdint.h>
