@@ -10,6 +10,7 @@
 #include <err.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <xxhash.h>
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -22,6 +23,7 @@
 #include "common/spool.h"
 #include "sp-fold/filter.h"
 #include "sp-fold/perfscript.h"
+#include "sp-fold/psmatch.h"
 #include "common/banned.h"
 
 #define MAX_WARN 10
@@ -36,12 +38,6 @@
 struct hit {
 	uint64_t pname;
 	uint64_t at; /* cdata offset */
-};
-
-/* A span of the current line. */
-struct span {
-	const char *p;
-	size_t n;
 };
 
 struct ps {
@@ -72,224 +68,6 @@ struct ps {
 	uint64_t unrecognized;
 };
 
-static bool
-is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
-	       c == '\v';
-}
-
-static bool
-is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool
-is_word(char c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'z') ||
-	       (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-static bool
-is_lhex(char c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'f');
-}
-
-static bool
-span_eq(struct span s, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	return s.n == n && !memcmp(s.p, lit, n);
-}
-
-/*
- * The sample header, "^(\S.+?)\s+(\d+)" then slashes, "(\d+)*\s+", with
- * the comm as short as possible.  tid is empty when the line has one
- * number.
- */
-static bool
-match_header(const char *s, size_t n, struct span *comm, struct span *pid,
-	     struct span *tid)
-{
-	size_t e, i, d;
-
-	if (n < 2 || is_space(s[0]))
-		return false;
-	for (e = 2; e < n; e++) {
-		if (!is_space(s[e]))
-			continue;
-		for (i = e; i < n && is_space(s[i]); i++)
-			;
-		for (d = i; i < n && is_digit(s[i]); i++)
-			;
-		if (i == d)
-			continue;
-		*pid = (struct span){ s + d, i - d };
-		while (i < n && s[i] == '/')
-			i++;
-		for (d = i; i < n && is_digit(s[i]); i++)
-			;
-		*tid = (struct span){ s + d, i - d };
-		if (i < n && is_space(s[i])) {
-			*comm = (struct span){ s, e };
-			return true;
-		}
-	}
-	return false;
-}
-
-/* The event of a header line: /:\s*(\d+)*\s+(\S+):\s*$/ */
-static bool
-match_event(const char *s, size_t n, struct span *ev, struct span *period)
-{
-	size_t t = n, u, i, d;
-
-	while (t > 0 && is_space(s[t - 1]))
-		t--;
-	if (t < 2 || s[t - 1] != ':')
-		return false;
-	for (u = t - 1; u > 0 && !is_space(s[u - 1]); u--)
-		;
-	if (u == t - 1 || u == 0)
-		return false;
-	for (i = u; i > 0 && is_space(s[i - 1]); i--)
-		;
-	d = i;
-	while (i > 0 && is_digit(s[i - 1]))
-		i--;
-	*period = (struct span){ s + i, d - i };
-	while (i > 0 && is_space(s[i - 1]))
-		i--;
-	if (i == 0 || s[i - 1] != ':')
-		return false;
-	*ev = (struct span){ s + u, t - 1 - u };
-	return true;
-}
-
-/* Whether " (MOD)" starts at p; sets the module span. */
-static bool
-module_at(const char *s, size_t n, size_t p, struct span *mod)
-{
-	size_t i, q = 0;
-	bool found = false;
-
-	if (s[p] != ' ' || s[p + 1] != '(')
-		return false;
-	for (i = p + 2; i < n && !is_space(s[i]); i++) {
-		if (s[i] == ')') {
-			q = i;
-			found = true;
-		}
-	}
-	if (found)
-		*mod = (struct span){ s + p + 2, q - p - 2 };
-	return found;
-}
-
-/* A frame line: ^\s*(\w+)\s*(.+) \((\S*)\) */
-static bool
-match_frame(const char *s, size_t n, struct span *pc, struct span *func,
-	    struct span *mod)
-{
-	size_t ws = 0, we, wsend, p, start;
-
-	while (ws < n && is_space(s[ws]))
-		ws++;
-	for (we = ws; we < n && is_word(s[we]); we++)
-		;
-	if (we == ws)
-		return false;
-	for (wsend = we; wsend < n && is_space(s[wsend]); wsend++)
-		;
-	if (n < ws + 5)
-		return false;
-	for (p = n - 3; !module_at(s, n, p, mod); p--)
-		if (p == ws + 2)
-			return false;
-	start = wsend < p - 1 ? wsend : p - 1;
-	*pc = (struct span){ s + ws, (we < start ? we : start) - ws };
-	*func = (struct span){ s + start, p - start };
-	return true;
-}
-
-static bool
-contains(const char *s, size_t n, const char *lit)
-{
-	return memmem(s, n, lit, strlen(lit)) != NULL;
-}
-
-/* A Go method name such as "net/http.(*Client).Do": \.\(.*\)\. */
-static bool
-is_go_method(const char *s, size_t n)
-{
-	const char *a = memmem(s, n, ".(", 2);
-	size_t i;
-
-	if (!a)
-		return false;
-	for (i = n; i >= 2 && s + i - 2 >= a + 2; i--)
-		if (s[i - 2] == ')' && s[i - 1] == '.')
-			return true;
-	return false;
-}
-
-/* The generic tidying of stackcollapse-perf.pl, in place. */
-static void
-tidy(struct sp_buf *b)
-{
-	static const char anon[] = "anonymous namespace)";
-	char *s = (char *)b->data;
-	size_t i, j;
-	bool go;
-
-	for (i = 0; i < b->len; i++)
-		if (s[i] == ';')
-			s[i] = ':';
-	go = is_go_method(s, b->len);
-	for (i = 0; !go && i < b->len; i++) {
-		if (s[i] == '(' &&
-		    (b->len - i - 1 < sizeof(anon) - 1 ||
-		     memcmp(s + i + 1, anon, sizeof(anon) - 1))) {
-			b->len = i;
-			break;
-		}
-	}
-	for (i = j = 0; i < b->len; i++)
-		if (s[i] != '"' && s[i] != '\'')
-			s[j++] = s[i];
-	b->len = j;
-	s[j] = 0;
-}
-
-static bool
-is_kernel_module(struct span mod)
-{
-	return mod.n &&
-	       (mod.p[0] == '[' ||
-		(mod.n >= 7 && !memcmp(mod.p + mod.n - 7, "vmlinux", 7))) &&
-	       !contains(mod.p, mod.n, "unknown");
-}
-
-/* m:/tmp/perf-\d+\.map: anywhere in the module path */
-static bool
-is_jit_module(struct span mod)
-{
-	const char *p = mod.p, *end = mod.p + mod.n, *q;
-
-	while ((q = memmem(p, (size_t)(end - p), "/tmp/perf-", 10))) {
-		p = q + 10;
-		for (q = p; q < end && is_digit(*q); q++)
-			;
-		if (q > p && end - q >= 4 && !memcmp(q, ".map", 4))
-			return true;
-	}
-	return false;
-}
-
 static int
 unknown_name(struct sp_buf *b, const struct ps *st, struct span pc,
 	     struct span mod)
@@ -297,7 +75,7 @@ unknown_name(struct sp_buf *b, const struct ps *st, struct span pc,
 	const char *base = "unknown", *slash;
 	size_t n = 7;
 
-	if (!span_eq(mod, "[unknown]")) {
+	if (!fold_ps_span_eq(mod, "[unknown]")) {
 		slash = memrchr(mod.p, '/', mod.n);
 		base = slash ? slash + 1 : mod.p;
 		n = (size_t)(mod.p + mod.n - base);
@@ -316,12 +94,12 @@ annotation(const struct ps *st, const struct sp_buf *b, unsigned index,
 {
 	const char *s = (const char *)b->data;
 
-	if (index > 0 || (st->o->inl && span_eq(mod, "inlined")))
-		return contains(s, b->len, "_[i]") ? NULL : "_[i]";
-	if (st->o->kernel && is_kernel_module(mod))
+	if (index > 0 || (st->o->inl && fold_ps_span_eq(mod, "inlined")))
+		return fold_ps_contains(s, b->len, "_[i]") ? NULL : "_[i]";
+	if (st->o->kernel && fold_ps_is_kernel_module(mod))
 		return "_[k]";
-	if (st->o->jit && is_jit_module(mod))
-		return contains(s, b->len, "_[j]") ? NULL : "_[j]";
+	if (st->o->jit && fold_ps_is_jit_module(mod))
+		return fold_ps_contains(s, b->len, "_[j]") ? NULL : "_[j]";
 	return NULL;
 }
 
@@ -335,12 +113,12 @@ add_name(struct ps *st, struct span part, struct span pc, struct span mod,
 	int rc;
 
 	sp_buf_reset(b);
-	if (span_eq(part, "[unknown]"))
+	if (fold_ps_span_eq(part, "[unknown]"))
 		rc = unknown_name(b, st, pc, mod);
 	else
 		rc = sp_buf_add(b, part.p, part.n);
 	if (!rc) {
-		tidy(b);
+		fold_ps_tidy(b);
 		if (st->is_java && b->len && b->data[0] == 'L' &&
 		    memchr(b->data, '/', b->len))
 			sp_buf_consume(b, 1);
@@ -424,7 +202,7 @@ event_skipped(struct ps *st, const char *s, size_t n)
 	struct span ev, period;
 
 	st->weight = 1;
-	if (!match_event(s, n, &ev, &period))
+	if (!fold_ps_match_event(s, n, &ev, &period))
 		return false;
 	st->weight = sample_weight(st, period);
 	if (!st->event) {
@@ -432,7 +210,7 @@ event_skipped(struct ps *st, const char *s, size_t n)
 		st->event_defaulted = true;
 		return false;
 	}
-	if (span_eq(ev, st->event))
+	if (fold_ps_span_eq(ev, st->event))
 		return false;
 	if (st->event_defaulted && !st->event_warned) {
 		struct sp_buf b = SP_BUF_INIT;
@@ -457,7 +235,7 @@ header_line(struct ps *st, const char *s, size_t n, struct span comm,
 
 	if (event_skipped(st, s, n))
 		return 0;
-	if (!tid.n || span_eq(tid, "0")) {
+	if (!tid.n || fold_ps_span_eq(tid, "0")) {
 		tid = pid;
 		pid = (struct span){ "?", 1 };
 	}
@@ -497,6 +275,21 @@ all_frame_lines(struct span b)
 	return true;
 }
 
+/*
+ * The cache key of a block of frame lines: its 128-bit hash, not its
+ * text, so a hit reads the block once (to hash it) instead of twice (to
+ * hash and compare it), and the cache holds 16 bytes a block.  Two blocks
+ * share a hash with a chance of about n^2 / 2^129: none in practice.
+ */
+static void
+block_digest(struct span key, uint8_t digest[16])
+{
+	XXH128_hash_t h = XXH3_128bits(key.p, key.n);
+
+	memcpy(digest, &h.low64, 8);
+	memcpy(digest + 8, &h.high64, 8);
+}
+
 /* Remembers the folded frames of the block in st->pend. */
 static int
 cache_put(struct ps *st, const char *frames, size_t n)
@@ -505,6 +298,7 @@ cache_put(struct ps *st, const char *frames, size_t n)
 	struct span key = st->pend;
 	const char *p = key.p, *end = key.p + key.n;
 	size_t at = st->cdata.len;
+	uint8_t digest[16];
 
 	st->pend.p = NULL;
 	if (st->unrecognized != st->pend_unrec || n > UINT32_MAX ||
@@ -515,8 +309,9 @@ cache_put(struct ps *st, const char *frames, size_t n)
 	if (sp_buf_add(&st->cdata, hdr, sizeof(hdr)) ||
 	    sp_buf_add(&st->cdata, frames, n))
 		return -ENOMEM;
-	st->cached_bytes += key.n + sizeof(hdr) + n;
-	return sp_htab_put(st->cache[st->is_java], key.p, key.n, at);
+	st->cached_bytes += 16 + sizeof(hdr) + n;
+	block_digest(key, digest);
+	return sp_htab_put(st->cache[st->is_java], digest, sizeof(digest), at);
 }
 
 static int
@@ -588,9 +383,9 @@ one_line(struct ps *st, const char *s, size_t n)
 		return 0;
 	if (!n)
 		return end_sample(st);
-	if (match_header(s, n, &a, &b, &c))
+	if (fold_ps_match_header(s, n, &a, &b, &c))
 		return header_line(st, s, n, a, b, c);
-	if (match_frame(s, n, &a, &b, &c))
+	if (fold_ps_match_frame(s, n, &a, &b, &c))
 		return st->have_pname ? frame_line(st, a, b, c) : 0;
 	if (st->unrecognized++ < MAX_WARN)
 		warn_line(st, s, n);
@@ -705,12 +500,14 @@ static int
 cached_block(struct ps *st, const char *p, const char *blank, const char **next)
 {
 	struct span key = { p, (size_t)(blank - p) };
+	uint8_t digest[16];
 	uint32_t hdr[2];
 	uint64_t at;
 	int rc;
 
 	*next = p;
-	if (!sp_htab_get(st->cache[st->is_java], key.p, key.n, &at)) {
+	block_digest(key, digest);
+	if (!sp_htab_get(st->cache[st->is_java], digest, sizeof(digest), &at)) {
 		if (st->cached_bytes < MAX_CACHE) {
 			st->pend = key;
 			st->pend_unrec = st->unrecognized;
@@ -794,7 +591,7 @@ feed_read(struct ps *st, FILE *in)
 {
 	struct sp_buf buf = SP_BUF_INIT;
 	size_t got, used, from;
-	bool eof = false;
+	bool eof = false, first = true, crlf = false;
 	int rc = 0;
 
 	while (!rc && !eof) {
@@ -813,7 +610,15 @@ feed_read(struct ps *st, FILE *in)
 		}
 		from = buf.len ? buf.len - 1 : 0;
 		buf.len += got;
-		if (memchr(buf.data + from, '\r', buf.len - from))
+		/* Whether lines end in CR LF is told by the first line, so
+		 * LF text, the usual, is not scanned once more. */
+		if (first) {
+			const uint8_t *nl = memchr(buf.data, '\n', buf.len);
+
+			crlf = nl && nl > buf.data && nl[-1] == '\r';
+			first = !nl && got;
+		}
+		if (crlf)
 			strip_crlf(buf.data, from, &buf.len);
 		eof = got == 0;
 		rc = feed(st, (char *)buf.data, buf.len, eof, &used);
