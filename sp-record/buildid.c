@@ -12,7 +12,9 @@
 
 #include "common/buf.h"
 #include "common/htab.h"
+#include "common/spool.h"
 #include "sp-record/buildid.h"
+#include "sp-record/modfile.h"
 #include "common/banned.h"
 
 #define MAX_NOTES 65536 /* bytes of PT_NOTE read per segment */
@@ -116,43 +118,21 @@ rec_buildid_from_fd(int fd, uint8_t *out)
 	return len;
 }
 
-/* Opens the module file as the process sees it, checking the inode. */
-static int
-open_module(int32_t pid, const char *path, uint64_t inode)
-{
-	char full[4096 + 64];
-	struct stat st;
-	int fd;
-
-	snprintf(full, sizeof(full), "/proc/%d/root%s", (int)pid, path);
-	fd = open(full, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (inode && st.st_ino != inode)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 size_t
-rec_buildids_get(struct rec_buildids *c, int32_t pid, const char *path,
-		 size_t path_len, uint64_t inode, uint8_t *out)
+rec_buildids_get(struct rec_buildids *c, const struct sp_module *m,
+		 uint8_t *out)
 {
-	char name[4096];
+	struct stat st;
 	uint64_t *slot;
 	size_t len = 0;
 	bool fresh;
 	int fd;
 
-	if (path_len == 0 || path[0] != '/' || path_len >= sizeof(name))
+	if (m->path_len == 0 || m->path[0] != '/')
 		return 0;
 	sp_buf_reset(&c->key);
-	if (sp_buf_add(&c->key, &inode, sizeof(inode)) ||
-	    sp_buf_add(&c->key, path, path_len))
+	if (sp_buf_add(&c->key, &m->inode, sizeof(m->inode)) ||
+	    sp_buf_add(&c->key, m->path, m->path_len))
 		return 0;
 	slot = sp_htab_slot(c->seen, c->key.data, c->key.len, 0, &fresh);
 	if (!slot)
@@ -164,9 +144,7 @@ rec_buildids_get(struct rec_buildids *c, int32_t pid, const char *path,
 		memcpy(out, c->ids.data + *slot, len);
 		return len;
 	}
-	memcpy(name, path, path_len);
-	name[path_len] = '\0';
-	fd = open_module(pid, name, inode);
+	fd = rec_modfile_open(m, m->pid, &st);
 	if (fd >= 0) {
 		len = rec_buildid_from_fd(fd, out);
 		close(fd);

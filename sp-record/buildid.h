@@ -11,19 +11,20 @@
 #define REC_BUILDID_MAX 64
 
 struct rec_buildids;
+struct sp_module;
 
 /* Returns an empty cache or NULL with errno set. */
 struct rec_buildids *rec_buildids_new(void);
 void rec_buildids_free(struct rec_buildids *c);
 
 /*
- * Gets the build id of the file at `path` (read through /proc/PID/root, so
- * a process in another mount namespace works) when its inode is `inode`
- * (0: any).  Returns its length (1..REC_BUILDID_MAX) with the bytes in
- * `out`, or 0 when the file has none or cannot be read.
+ * Gets the build id of the file behind user module `m` of process m->pid,
+ * opened as modfile.h says (never a FIFO or device, never blocking).
+ * Returns its length (1..REC_BUILDID_MAX) with the bytes in `out`, or 0
+ * when the file has none or cannot be read.
  */
-size_t rec_buildids_get(struct rec_buildids *c, int32_t pid, const char *path,
-			size_t path_len, uint64_t inode, uint8_t *out);
+size_t rec_buildids_get(struct rec_buildids *c, const struct sp_module *m,
+			uint8_t *out);
 
 /*
  * Finds the build id in an ELF64 little-endian file open as `fd`.

@@ -21,6 +21,7 @@
 #include "common/spool.h"
 #include "sp-record/ehframe.h"
 #include "sp-record/elfcfi.h"
+#include "sp-record/modfile.h"
 #include "common/banned.h"
 
 #define VDSO_MAX_BYTES (1u << 20)
@@ -226,50 +227,12 @@ parse_elf(struct rec_elfcfi *f)
 	return f->nload ? 0 : -EBADMSG;
 }
 
-/* Opens `path` when it is the file with inode `inode` (0: any). */
-static int
-open_checked(const char *path, uint64_t inode, struct stat *st)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) ||
-	    (inode && st->st_ino != inode)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-static int
-open_module(const struct sp_module *m, int32_t pid, struct stat *st)
-{
-	char alt[4200];
-	int fd = -1;
-
-	if (m->path[0] == '/')
-		fd = open_checked(m->path, m->inode, st);
-	if (fd < 0 && pid > 0) {
-		snprintf(alt, sizeof(alt),
-			 "/proc/%" PRId32 "/map_files/%" PRIx64 "-%" PRIx64,
-			 pid, m->start, m->end);
-		fd = open_checked(alt, 0, st);
-	}
-	if (fd < 0 && pid > 0 && m->path[0] == '/') {
-		snprintf(alt, sizeof(alt), "/proc/%" PRId32 "/root%s", pid,
-			 m->path);
-		fd = open_checked(alt, m->inode, st);
-	}
-	return fd;
-}
-
 static int
 map_file(struct entry *e, const struct sp_module *m, int32_t pid)
 {
 	struct stat st;
 	void *p;
-	int fd = open_module(m, pid, &st);
+	int fd = rec_modfile_open(m, pid, &st);
 
 	if (fd < 0)
 		return -ENOENT;

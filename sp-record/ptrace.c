@@ -636,12 +636,18 @@ detach_thread(struct rec_ptracer *t, pid_t tid)
 {
 	unsigned long msg;
 	int st, ev;
+	pid_t rc;
 
 	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0) {
 		thread_remove(t, tid);
 		return;
 	}
-	while (waitpid(tid, &st, __WALL) == tid && WIFSTOPPED(st)) {
+	for (;;) {
+		/* A signal (the end of -d) must not cut a detach short. */
+		while ((rc = waitpid(tid, &st, __WALL)) < 0 && errno == EINTR)
+			;
+		if (rc != tid || !WIFSTOPPED(st))
+			break;
 		ev = st >> 16;
 		if (ev == PTRACE_EVENT_CLONE &&
 		    ptrace(PTRACE_GETEVENTMSG, tid, NULL, &msg) == 0)

@@ -18,14 +18,13 @@
 #include <unistd.h>
 
 #include "sp-record/recorder.h"
+#include "sp-record/stopreq.h"
 #include "sp-record/unwind.h"
 #include "common/banned.h"
 
 #define DEFAULT_FREQ 999
 #define DEFAULT_STACK_SIZE 32768
 #define MAX_STACK_SIZE 65528 /* the kernel's limit, a multiple of 8 */
-
-static volatile sig_atomic_t stop_signal;
 
 static void __attribute__((noreturn)) usage(void)
 {
@@ -41,12 +40,6 @@ static void __attribute__((noreturn)) usage(void)
 		"[--stack-size bytes]\n"
 		"                 [--] command [arg ...]\n");
 	exit(2);
-}
-
-static void
-on_signal(int sig)
-{
-	stop_signal = sig;
 }
 
 static double
@@ -136,21 +129,6 @@ add_pids(const char *list, int32_t **pids, size_t *n)
 		warnx("invalid pid list '%s': no pid in it", list);
 		usage();
 	}
-}
-
-static void
-install_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal; /* no SA_RESTART: poll returns */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	/* A closed output pipe is a write error (EPIPE), not a kill. */
-	signal(SIGPIPE, SIG_IGN);
 }
 
 /* One event per thread and CPU can need many descriptors. */
@@ -293,9 +271,12 @@ record(struct recorder *r, const struct rec_config *cfg, double duration)
 	int status, wst;
 	bool killed;
 
+	rec_stopreq_child(rec_child(r));
+	if (duration > 0)
+		rec_stopreq_deadline(duration);
 	if (cfg->ptrace)
-		rec_ptrace_run(r, duration, &stop_signal);
-	while (!cfg->ptrace && !stop_signal && !rec_targets_gone(r) &&
+		rec_ptrace_run(r, duration, &rec_stop_signal);
+	while (!cfg->ptrace && !rec_stop_signal && !rec_targets_gone(r) &&
 	       !rec_failed(r)) {
 		left = duration > 0 ? duration - (now_s() - start) : 1;
 		if (left <= 0)
@@ -303,15 +284,16 @@ record(struct recorder *r, const struct rec_config *cfg, double duration)
 		rec_step(r, left < 0.05 ? (int)(left * 1000) + 1 : 50);
 	}
 	elapsed = now_s() - start;
+	rec_stopreq_disarm();
 	status = rec_stop(r) ? 1 : 0;
 	killed = end_child(r);
-	if (stop_signal)
-		warnx("stopped by signal %d", (int)stop_signal);
+	if (rec_stop_signal)
+		warnx("stopped by signal %d", (int)rec_stop_signal);
 	rec_summary(r, stderr, elapsed);
 	if (status == 0 && rec_reap(r, false, &wst) && !killed)
 		status = child_exit_status(wst);
-	else if (status == 0 && killed && stop_signal)
-		status = 128 + stop_signal;
+	else if (status == 0 && killed && rec_stop_signal)
+		status = 128 + rec_stop_signal;
 	return status;
 }
 
@@ -410,7 +392,7 @@ main(int argc, char **argv)
 
 	fd = open_output(output, &cfg);
 	raise_fd_limit();
-	install_signals();
+	rec_stopreq_install();
 	r = rec_new(&cfg, fd);
 	if (!r)
 		return 1;

@@ -86,8 +86,7 @@ rec_write_buildids(struct recorder *r, uint32_t first)
 		m = sp_modtab_get(r->mods, i);
 		if (!m || m->is_kernel)
 			continue;
-		len = rec_buildids_get(r->buildids, m->pid, m->path,
-				       m->path_len, m->inode, id);
+		len = rec_buildids_get(r->buildids, m, id);
 		if (!len)
 			continue;
 		b.module_id = i;

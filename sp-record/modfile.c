@@ -1,0 +1,76 @@
+/*
+ * modfile.c: opening module files safely (modfile.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/spool.h"
+#include "sp-record/modfile.h"
+#include "common/banned.h"
+
+#define DELETED_SUFFIX " (deleted)"
+
+int
+rec_modfile_open_path(const char *path, uint64_t inode, struct stat *st)
+{
+	int fd, flags;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) ||
+	    (inode && st->st_ino != inode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	/* Regular files ignore O_NONBLOCK; clear it all the same. */
+	flags = fcntl(fd, F_GETFL);
+	if (flags >= 0)
+		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	return fd;
+}
+
+static bool
+is_deleted(const struct sp_module *m)
+{
+	size_t n = strlen(DELETED_SUFFIX), len = strlen(m->path);
+
+	return len >= n && memcmp(m->path + len - n, DELETED_SUFFIX, n) == 0;
+}
+
+static int
+open_map_files(const struct sp_module *m, int32_t pid, struct stat *st)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path),
+		 "/proc/%" PRId32 "/map_files/%" PRIx64 "-%" PRIx64, pid,
+		 m->start, m->end);
+	return rec_modfile_open_path(path, 0, st);
+}
+
+int
+rec_modfile_open(const struct sp_module *m, int32_t pid, struct stat *st)
+{
+	char alt[4200];
+	bool deleted = is_deleted(m);
+	int fd = -1;
+
+	if (pid > 0 && deleted)
+		fd = open_map_files(m, pid, st);
+	if (fd < 0 && m->path[0] == '/')
+		fd = rec_modfile_open_path(m->path, m->inode, st);
+	if (fd < 0 && pid > 0 && !deleted)
+		fd = open_map_files(m, pid, st);
+	if (fd < 0 && pid > 0 && m->path[0] == '/' &&
+	    snprintf(alt, sizeof(alt), "/proc/%" PRId32 "/root%s", pid,
+		     m->path) < (int)sizeof(alt))
+		fd = rec_modfile_open_path(alt, m->inode, st);
+	return fd;
+}
