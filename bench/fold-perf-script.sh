@@ -11,12 +11,15 @@
 # (default 300), INPUT (a perf script file to repeat; without it a short
 # workload is recorded with perf record -g, which needs perf_event_open),
 # OPTS (extra options for both folders, e.g. "--pid --kernel"), RUNS
-# (sp-fold runs, best taken; default 3).  Nothing is downloaded: without
+# (sp-fold runs, best taken; default 10), CALL_GRAPH (perf record's
+# option; default "--call-graph dwarf", long stacks; "-g" for frame
+# pointers).  Nothing is downloaded: without
 # STACKCOLLAPSE only sp-fold and cat are timed.
 set -eu
 SP_FOLD=${SP_FOLD:-build/sp-fold}
 SIZE_MB=${SIZE_MB:-300}
-RUNS=${RUNS:-3}
+RUNS=${RUNS:-10}
+CALL_GRAPH=${CALL_GRAPH:---call-graph dwarf}
 OPTS=${OPTS:-}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/sp-bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
@@ -26,7 +29,8 @@ trap 'rm -rf "$TMP"' EXIT
 if [ -n "${INPUT:-}" ]; then
 	cp "$INPUT" "$TMP/one.txt"
 else
-	perf record -q -F 999 -g -o "$TMP/perf.data" -- sh -c '
+	# shellcheck disable=SC2086 # CALL_GRAPH is options on purpose
+	perf record -q -F 999 $CALL_GRAPH -o "$TMP/perf.data" -- sh -c '
 		tar cf - /usr/include 2>/dev/null | gzip -1 >/dev/null
 		find /usr/lib -name "*.so*" 2>/dev/null | head -n 2000 |
 			xargs cat 2>/dev/null | md5sum >/dev/null
@@ -46,30 +50,23 @@ done
 bytes=$(wc -c <"$TMP/big.txt")
 samples=$(grep -c '^$' "$TMP/big.txt" || true)
 
-now() { date +%s.%N; }
-# secs CMD...: seconds of one run, output to $TMP/out: CPU time (user +
-# system, from GNU time) when /usr/bin/time is there, since other load on
-# the machine inflates wall-clock time; wall-clock time otherwise.
-secs() {
-	if [ -x /usr/bin/time ]; then
-		/usr/bin/time -f '%U %S' -o "$TMP/time" "$@" >"$TMP/out" 2>/dev/null
-		awk '{ print $1 + $2 }' "$TMP/time"
-		return
-	fi
-	_t0=$(now)
-	"$@" >"$TMP/out" 2>/dev/null
-	_t1=$(now)
-	echo "$_t1 - $_t0" | bc -l
-}
-best() {	# best of RUNS
-	_b=""
-	for _i in $(seq "$RUNS"); do
-		_s=$(secs "$@")
-		if [ -z "$_b" ] || [ "$(echo "$_s < $_b" | bc -l)" = 1 ]; then
-			_b=$_s
-		fi
-	done
-	echo "$_b"
+# best CMD...: the best wall-clock seconds of RUNS runs, start-up included
+# (the best is what other load inflates least), output to $TMP/out.
+# Python times the runs: a `date` before and after would add its own
+# forks to runs of a few milliseconds.
+best() {
+	python3 - "$RUNS" "$TMP/out" "$@" <<'PY'
+import subprocess, sys, time
+runs, out, cmd = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+best = None
+for _ in range(runs):
+    with open(out, "wb") as f:
+        t = time.perf_counter()
+        subprocess.run(cmd, stdout=f, stderr=subprocess.DEVNULL)
+        t = time.perf_counter() - t
+    best = t if best is None or t < best else best
+print("%.4f" % best)
+PY
 }
 mbps() { echo "scale=1; $bytes / 1048576 / $1" | bc -l; }
 
@@ -79,19 +76,15 @@ sp_s=$(best "$SP_FOLD" --from perf-script $OPTS "$TMP/big.txt")
 mv "$TMP/out" "$TMP/sp.folded"
 printf 'input      %d MB, %d samples (%s)\n' "$((bytes / 1048576))" "$samples" \
 	"${INPUT:-recorded workload}"
-if [ -x /usr/bin/time ]; then
-	echo "times      CPU seconds (user + system)"
-else
-	echo "times      wall-clock seconds"
-fi
-printf 'cat        %8.3f s  %8s MB/s\n' "$cat_s" "$(mbps "$cat_s")"
-printf 'sp-fold    %8.3f s  %8s MB/s\n' "$sp_s" "$(mbps "$sp_s")"
+echo "times      wall-clock seconds, best of $RUNS (perl: one run)"
+printf 'cat        %8.4f s  %8s MB/s\n' "$cat_s" "$(mbps "$cat_s")"
+printf 'sp-fold    %8.4f s  %8s MB/s\n' "$sp_s" "$(mbps "$sp_s")"
 if [ -z "${STACKCOLLAPSE:-}" ]; then
 	echo "stackcollapse-perf.pl: set STACKCOLLAPSE to compare" >&2
 	exit 0
 fi
 # shellcheck disable=SC2086
-pl_s=$(secs perl "$STACKCOLLAPSE" $OPTS "$TMP/big.txt")
+pl_s=$(RUNS=1 best perl "$STACKCOLLAPSE" $OPTS "$TMP/big.txt")
 printf 'stackcollapse-perf.pl %8.3f s  %8s MB/s\n' "$pl_s" "$(mbps "$pl_s")"
 printf 'ratio      %.1fx faster than stackcollapse-perf.pl, %.1fx the time of cat\n' \
 	"$(echo "$pl_s / $sp_s" | bc -l)" "$(echo "$sp_s / $cat_s" | bc -l)"

@@ -595,7 +595,7 @@ feed_read(struct ps *st, FILE *in)
 	int rc = 0;
 
 	while (!rc && !eof) {
-		if (buf.alloc - buf.len < 65536 && sp_buf_grow(&buf, 1 << 20)) {
+		if (buf.alloc - buf.len < 32768 && sp_buf_grow(&buf, 1 << 18)) {
 			rc = -ENOMEM;
 			break;
 		}
