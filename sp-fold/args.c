@@ -24,6 +24,7 @@ enum {
 	OPT_FONTTYPE,
 	OPT_HASH,
 	OPT_HEIGHT,
+	OPT_INTERVAL,
 	OPT_MINWIDTH,
 	OPT_NAMETYPE,
 	OPT_SUBTITLE,
@@ -74,6 +75,7 @@ static const struct option longopts[] = {
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "include", required_argument, NULL, OPT_INCLUDE },
 	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "inverted", no_argument, NULL, OPT_INVERTED },
 	{ "output", required_argument, NULL, 'o' },
 	{ "jit", no_argument, NULL, OPT_JIT },
@@ -128,6 +130,8 @@ static const char help_text[] =
     "  --from records|perf-script|folded  what FILE holds (records)\n"
     "  --format folded|top|svg|pprof|speedscope|perf-script  output\n"
     "  -o, --output FILE     write to FILE instead of standard output\n"
+    "  --interval SECONDS    one output per interval, to -o PATTERN whose\n"
+    "                        %t is the interval's start (Unix seconds)\n"
     "  --weight samples|time what a sample counts (see sp-fold(1))\n"
     "Names:\n"
     "  --pid, --tid          append -PID or -PID/TID to the comm frame\n"
@@ -198,6 +202,20 @@ parse_format(const char *s)
 			return (enum fold_format)i;
 	bad_value("--format", s);
 	return FOLD_FOLDED;
+}
+
+/* --interval SECONDS: a positive number, at least a millisecond. */
+static void
+parse_interval(const char *s, struct fold_opts *o)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= 0.001) || v > 1e6)
+		bad_value("--interval", s);
+	o->interval_ns = (uint64_t)(v * 1e9);
 }
 
 /* --minwidth PIXELS or PERCENT%, as flamegraph.pl takes it. */
@@ -335,6 +353,9 @@ set_option(int c, struct fold_opts *o)
 		break;
 	case OPT_HASH:
 		break; /* colors always come from a hash of the name */
+	case OPT_INTERVAL:
+		parse_interval(optarg, o);
+		break;
 	case OPT_HEIGHT:
 		o->frame_height = (int)parse_num("--height", optarg, 500);
 		break;
@@ -499,6 +520,12 @@ check_combinations(struct fold_opts *o, int nfiles)
 	if (nfiles > 1 && o->from == FOLD_IN_RECORDS && !o->diff)
 		usage_error("one record stream at a time (several files are "
 			    "for --from perf-script or folded)");
+	if (o->interval_ns && (!o->output || !strstr(o->output, "%t") ||
+			       o->from != FOLD_IN_RECORDS || o->diff ||
+			       o->format == FOLD_PERF_SCRIPT))
+		usage_error("--interval reads a record stream and needs -o "
+			    "PATTERN with %t (the interval's start), e.g. -o "
+			    "prof-%t.pb.gz; not with --diff or perf-script");
 	if (o->all && o->from == FOLD_IN_RECORDS)
 		o->inl = true;
 	if (o->from != FOLD_IN_RECORDS)

@@ -43,13 +43,14 @@ struct fold_opts {
 	bool all;              /* --all: every annotation */
 	bool addrs;            /* offsets and addresses kept in names */
 	bool show_hidden;
-	const char *output;  /* -o FILE, or NULL for standard output */
-	bool diff;           /* --diff BEFORE AFTER */
-	bool normalize;      /* --normalize: scale BEFORE to AFTER's total */
-	bool strip_hex;      /* --strip-hex: 0x... for hex numbers */
-	bool negate;         /* --negate: blue for growth, red for shrinking */
-	bool weight_time;    /* count the sampling period, not samples */
-	bool weight_samples; /* perf script: 1 a sample, not its period */
+	const char *output;   /* -o FILE, or NULL for standard output */
+	uint64_t interval_ns; /* --interval: one output per interval */
+	bool diff;            /* --diff BEFORE AFTER */
+	bool normalize;       /* --normalize: scale BEFORE to AFTER's total */
+	bool strip_hex;       /* --strip-hex: 0x... for hex numbers */
+	bool negate;          /* --negate: blue for growth, red for shrinking */
+	bool weight_time;     /* count the sampling period, not samples */
+	bool weight_samples;  /* perf script: 1 a sample, not its period */
 	const char *event_filter;
 	struct fold_ids pids, tids;
 	const char **comms;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "sp-fold/args.h"
 #include "sp-fold/diff.h"
 #include "sp-fold/foldedin.h"
@@ -26,24 +27,24 @@
 
 /* Writes the aggregated set in the chosen format. */
 static int
-write_set(struct fold_set *set, const struct fold_opts *o,
+write_set(FILE *out, struct fold_set *set, const struct fold_opts *o,
 	  const struct fold_meta *meta)
 {
 	switch (o->format) {
 	case FOLD_TOP:
-		return fold_write_top(stdout, set, o);
+		return fold_write_top(out, set, o);
 	case FOLD_SVG:
-		return fold_write_svg(stdout, set, o);
+		return fold_write_svg(out, set, o);
 	case FOLD_PPROF:
-		return fold_write_pprof(stdout, set, o, meta);
+		return fold_write_pprof(out, set, o, meta);
 	default:
-		return fold_write_folded(stdout, set);
+		return fold_write_folded(out, set);
 	}
 }
 
 /* Writes what the reader aggregated, as --format says. */
 static int
-write_records(const struct fold_reader *r, const struct fold_opts *o)
+write_records(FILE *out, const struct fold_reader *r, const struct fold_opts *o)
 {
 	struct fold_set *set;
 	int rc;
@@ -52,9 +53,9 @@ write_records(const struct fold_reader *r, const struct fold_opts *o)
 	case FOLD_PERF_SCRIPT:
 		return 0; /* written while reading */
 	case FOLD_SPEEDSCOPE:
-		return fold_speedscope_write(stdout, r) < 0;
+		return fold_speedscope_write(out, r) < 0;
 	case FOLD_PPROF:
-		return fold_pprof_records(stdout, r) < 0;
+		return fold_pprof_records(out, r) < 0;
 	default:
 		break;
 	}
@@ -63,8 +64,57 @@ write_records(const struct fold_reader *r, const struct fold_opts *o)
 		warnx("out of memory");
 		return 1;
 	}
-	rc = fold_reader_fold(r, set) || write_set(set, o, &r->meta);
+	rc = fold_reader_fold(r, set) || write_set(out, set, o, &r->meta);
 	fold_set_free(set);
+	return rc;
+}
+
+/* Unix seconds, with milliseconds when intervals are not whole seconds. */
+static int
+add_time(struct sp_buf *b, uint64_t ns, uint64_t interval_ns)
+{
+	unsigned long long s = ns / 1000000000;
+
+	if (interval_ns % 1000000000 == 0)
+		return sp_buf_addf(b, "%llu", s);
+	return sp_buf_addf(b, "%llu.%03llu", s,
+			   (unsigned long long)(ns % 1000000000 / 1000000));
+}
+
+/*
+ * --interval: writes what the reader aggregated in one interval to the
+ * file the -o pattern names for the interval's start ("%t": its Unix
+ * time in seconds, "%%": a percent sign).
+ */
+static int
+write_interval(const struct fold_reader *r, void *ctx)
+{
+	const struct fold_opts *o = ctx;
+	struct sp_buf path = SP_BUF_INIT;
+	const char *p;
+	FILE *out;
+	int rc = 0;
+
+	for (p = o->output; !rc && *p; p++) {
+		if (p[0] == '%' && p[1] == 't' && ++p)
+			rc = add_time(&path, r->meta.start_ns, o->interval_ns);
+		else if (p[0] == '%' && p[1] == '%' && ++p)
+			rc = sp_buf_addc(&path, '%');
+		else
+			rc = sp_buf_addc(&path, (uint8_t)*p);
+	}
+	out = rc ? NULL : fopen((char *)path.data, "w");
+	if (!out) {
+		warn("'%s'", rc ? o->output : (char *)path.data);
+		sp_buf_release(&path);
+		return 1;
+	}
+	rc = write_records(out, r, o);
+	if (fclose(out) && !rc) {
+		warn("'%s'", (char *)path.data);
+		rc = 1;
+	}
+	sp_buf_release(&path);
 	return rc;
 }
 
@@ -84,9 +134,15 @@ fold_records(FILE *in, const char *name, const struct fold_opts *o)
 		r.ctx = stdout;
 	}
 	r.keep_ticks = o->format == FOLD_SPEEDSCOPE;
+	if (o->interval_ns) {
+		r.on_interval = write_interval;
+		r.ctx = (void *)o;
+	}
 	rc = fold_reader_read(&r, in);
-	if (!rc)
-		rc = write_records(&r, o);
+	if (!rc && o->interval_ns)
+		rc = r.nents || r.nticks ? write_interval(&r, (void *)o) : 0;
+	else if (!rc)
+		rc = write_records(stdout, &r, o);
 	fold_reader_release(&r);
 	return rc;
 }
@@ -143,7 +199,7 @@ fold_text(char **paths, int n, enum fold_input from, const struct fold_opts *o)
 		name = NULL;
 	}
 	if (!rc)
-		rc = write_set(set, o, &meta);
+		rc = write_set(stdout, set, o, &meta);
 	fold_set_free(set);
 	return rc;
 }
@@ -246,7 +302,7 @@ main(int argc, char *argv[])
 	first = fold_args_parse(argc, argv, &o);
 	argc -= first;
 	argv += first;
-	if (o.output && !freopen(o.output, "w", stdout))
+	if (o.output && !o.interval_ns && !freopen(o.output, "w", stdout))
 		err(1, "'%s'", o.output);
 	if (o.diff)
 		rc = fold_diff_files(argv, o.from, &o);

@@ -346,6 +346,40 @@ stream_sample(struct fold_reader *r, const struct fold_sample *smp)
 	return keep ? r->on_sample(r->ctx, r, smp) : 0;
 }
 
+/* Forgets the samples aggregated so far; the model stays. */
+static int
+forget_samples(struct fold_reader *r)
+{
+	sp_htab_free(r->agg);
+	r->agg = sp_htab_new();
+	r->nents = 0;
+	r->nticks = 0;
+	return r->agg ? 0 : -ENOMEM;
+}
+
+/*
+ * --interval: when a sample starts another interval, hands the last one
+ * to the writer and starts afresh; keeps meta on the current interval.
+ */
+static int
+next_interval(struct fold_reader *r, uint64_t ts)
+{
+	uint64_t len = r->o->interval_ns, k = (ts - r->first_ts) / len;
+
+	if (k == r->interval && r->meta.duration_ns)
+		return 0;
+	if ((r->nents || r->nticks) && r->meta.duration_ns) {
+		if (r->on_interval(r, r->ctx))
+			return -EBADMSG; /* reported */
+		if (forget_samples(r))
+			return -ENOMEM;
+	}
+	r->interval = k;
+	r->meta.start_ns = r->m.start_us * 1000 + k * len;
+	r->meta.duration_ns = len;
+	return 0;
+}
+
 static int
 on_sample(struct fold_reader *r, const struct sp_rec *rec)
 {
@@ -363,6 +397,12 @@ on_sample(struct fold_reader *r, const struct sp_rec *rec)
 	r->have_first = true;
 	r->last_ts = smp.ts > r->last_ts ? smp.ts : r->last_ts;
 	r->samples++;
+	if (r->on_interval) {
+		int rc = next_interval(r, smp.ts);
+
+		if (rc)
+			return rc;
+	}
 	if (!sample_wanted(r, smp.pid, smp.tid, smp.ts))
 		return 0;
 	smp.comm = fold_model_comm(&r->m, smp.pid, smp.tid, r->o->process_name);
@@ -451,7 +491,8 @@ fold_reader_read(struct fold_reader *r, FILE *in)
 		warnx("%s%" PRIu64 " samples lost by the kernel or the "
 		      "recorder; %" PRIu64 " samples read",
 		      r->name, r->lost, r->samples);
-	r->meta.duration_ns = r->last_ts - r->first_ts;
+	if (!r->on_interval)
+		r->meta.duration_ns = r->last_ts - r->first_ts;
 	return rc < 0 ? 1 : 0;
 }
 

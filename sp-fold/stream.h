@@ -45,6 +45,13 @@ typedef int fold_sample_fn(void *ctx, const struct fold_reader *r,
 			   const struct fold_sample *s);
 
 /*
+ * Called when a sample falls in a later interval than the samples before
+ * it (--interval): writes what was aggregated, which the reader then
+ * forgets.  Returns 0, or 1 after a message (reading stops).
+ */
+typedef int fold_interval_fn(const struct fold_reader *r, void *ctx);
+
+/*
  * What the reader keeps of a stream: the model, and either the samples
  * aggregated per entry (and in time order when `keep_ticks`), or nothing
  * when `on_sample` takes each sample as it is read.  The writers read it.
@@ -53,7 +60,9 @@ struct fold_reader {
 	const char *name; /* "'FILE': " or "" for messages */
 	const struct fold_opts *o;
 	fold_sample_fn *on_sample; /* set to stream instead of aggregating */
+	fold_interval_fn *on_interval; /* set with --interval */
 	void *ctx;
+	uint64_t interval; /* the current interval's number */
 	bool keep_ticks;
 	struct fold_model m;
 	struct fold_meta meta;
