@@ -9,6 +9,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "common/spool.h"
 #include "sp-record/ehframe.h"
 #include "sp-record/elfcfi.h"
+#include "sp-record/mapguard.h"
 #include "sp-record/modfile.h"
 #include "common/banned.h"
 
@@ -30,10 +32,13 @@ struct entry {
 	struct rec_elfcfi f;
 	bool ok;
 	bool mapped; /* img came from mmap, else from malloc */
+	volatile sig_atomic_t changed; /* raised by mapguard.c */
 };
 
 struct rec_elfcfi_cache {
 	struct sp_htab *files; /* path NUL inode -> struct entry * */
+	uint64_t seen_faults;  /* rec_mapguard_faults() at the last sweep */
+	uint64_t dropped;
 };
 
 struct rec_elfcfi_cache *
@@ -56,10 +61,12 @@ entry_free(struct entry *e)
 	if (!e)
 		return;
 	free(e->f.built_table);
-	if (e->f.img && e->mapped)
+	if (e->f.img && e->mapped) {
+		rec_mapguard_remove(e->f.img);
 		munmap((void *)e->f.img, e->f.size);
-	else
+	} else {
 		free((void *)e->f.img);
+	}
 	free(e);
 }
 
@@ -244,6 +251,10 @@ map_file(struct entry *e, const struct sp_module *m, int32_t pid)
 	close(fd);
 	if (p == MAP_FAILED)
 		return -errno;
+	if (rec_mapguard_add(p, (size_t)st.st_size, &e->changed) < 0) {
+		munmap(p, (size_t)st.st_size);
+		return -ENOMEM;
+	}
 	e->f.img = p;
 	e->f.size = (size_t)st.st_size;
 	e->mapped = true;
@@ -356,4 +367,39 @@ rec_elfcfi_read(const struct rec_elfcfi *f, uint64_t vaddr, void *buf,
 		return 0;
 	}
 	return -EFAULT;
+}
+
+/*
+ * A file cut under its mapping reads as zeros where it was cut: its CFI
+ * and code can no longer be trusted, so it offers none from now on (the
+ * unwinder's pointers to it stay valid).
+ */
+static void
+drop(struct entry *e)
+{
+	e->ok = false;
+	e->f.table = NULL;
+	e->f.fde_count = 0;
+	e->f.nload = 0;
+}
+
+uint64_t
+rec_elfcfi_changed(struct rec_elfcfi_cache *c)
+{
+	size_t pos = 0, klen;
+	const void *key;
+	uint64_t val, faults = rec_mapguard_faults();
+	struct entry *e;
+
+	if (faults == c->seen_faults)
+		return c->dropped;
+	c->seen_faults = faults;
+	while (sp_htab_next(c->files, &pos, &key, &klen, &val)) {
+		e = (struct entry *)(uintptr_t)val;
+		if (e->changed && (e->ok || e->f.nload)) {
+			drop(e);
+			c->dropped++;
+		}
+	}
+	return c->dropped;
 }

@@ -59,6 +59,15 @@ const struct rec_elfcfi *rec_elfcfi_get(struct rec_elfcfi_cache *c,
 					const struct sp_module *m, int32_t pid);
 
 /*
+ * Notices the files that shrank under their mapping since the last call
+ * (mapguard.h) and drops them: rec_elfcfi_get returns NULL for them and
+ * the struct rec_elfcfi it returned before has no segments and no table
+ * left.  Returns how many files were dropped so far.  Cheap when nothing
+ * happened: call it after each use.
+ */
+uint64_t rec_elfcfi_changed(struct rec_elfcfi_cache *c);
+
+/*
  * The load bias of mapping `m` of file `f`: runtime address = bias + ELF
  * virtual address.  Uses the PT_LOAD segment whose mapped pages hold
  * m->file_offset; where two segments share that page (LLD starts its code

@@ -13,7 +13,7 @@
  * become lists of "kind count", wrapped under 80 columns.
  */
 struct unwind_lines {
-	uint64_t samples, frames;
+	uint64_t samples, frames, changed;
 	struct sp_buf errors, fallbacks;
 };
 
@@ -51,6 +51,8 @@ sort_counter(const char *key, uint64_t value, void *arg)
 		u->samples = value;
 	else if (!strcmp(key, "unwind.frames"))
 		u->frames = value;
+	else if (!strcmp(key, "unwind.changed_files"))
+		u->changed = value;
 	else if (!strncmp(key, "unwind_error.", 13))
 		list_add(&u->errors, "sp-record: unwinding errors: ", key + 13,
 			 value);
@@ -64,7 +66,7 @@ sort_counter(const char *key, uint64_t value, void *arg)
 static void
 print_unwinding(const struct recorder *r, FILE *out)
 {
-	struct unwind_lines u = { 0, 0, SP_BUF_INIT, SP_BUF_INIT };
+	struct unwind_lines u = { 0, 0, 0, SP_BUF_INIT, SP_BUF_INIT };
 
 	rec_stacker_counters(&r->stk, sort_counter, &u);
 	if (u.samples)
@@ -73,6 +75,11 @@ print_unwinding(const struct recorder *r, FILE *out)
 			"frames each\n",
 			u.samples, u.samples == 1 ? "" : "s",
 			(double)u.frames / (double)u.samples);
+	if (u.changed)
+		fprintf(out,
+			"sp-record: %" PRIu64 " module file%s shrank on disk "
+			"while mapped: skipped, stacks stop there\n",
+			u.changed, u.changed == 1 ? "" : "s");
 	if (u.errors.len)
 		fprintf(out, "%.*s\n", (int)u.errors.len,
 			(char *)u.errors.data);

@@ -152,8 +152,9 @@ struct rec_unwinder {
 	uint64_t errors[ERR_COUNT];
 	uint64_t fallbacks[FB_COUNT];
 	uint64_t samples, frames;
-	bool missed_module; /* the last unwind met a pc without module */
-	uint64_t missed_pc; /* the first such pc */
+	uint64_t changed_files; /* module files cut under their mapping */
+	bool missed_module;     /* the last unwind met a pc without module */
+	uint64_t missed_pc;     /* the first such pc */
 };
 
 /*
@@ -944,6 +945,7 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 		}
 	}
 	in_unwind = 0;
+	u->changed_files = rec_elfcfi_changed(u->files);
 	u->frames += n;
 	return n;
 }
@@ -959,6 +961,8 @@ rec_unwinder_counters(const struct rec_unwinder *u,
 		fn("unwind.samples", u->samples, arg);
 	if (u->frames)
 		fn("unwind.frames", u->frames, arg);
+	if (u->changed_files)
+		fn("unwind.changed_files", u->changed_files, arg);
 	for (i = 0; i < ERR_COUNT; i++)
 		if (u->errors[i])
 			fn(error_keys[i], u->errors[i], arg);

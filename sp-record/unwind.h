@@ -35,7 +35,10 @@
  *       rec_unwinder_forget_process(u, pid);
  *   for the stderr summary and the stats extension record (SP_EXT_STATS):
  *       rec_unwinder_counters(u, fn, arg);   fn gets each nonzero counter,
- *                                           e.g. "unwind_fallback.no_module"
+ *                                           e.g. "unwind_fallback.no_module";
+ *                                           "unwind.changed_files" counts
+ *                                           module files cut on disk while
+ *                                           mapped, whose CFI is dropped
  *   at the end: rec_unwinder_free(u);
  *
  * The module table must be up to date for `pid` when unwinding (modules
