@@ -25,6 +25,8 @@ enum {
 	OPT_HASH,
 	OPT_HEIGHT,
 	OPT_INTERVAL,
+	OPT_LIVE,
+	OPT_WINDOW,
 	OPT_MINWIDTH,
 	OPT_NAMETYPE,
 	OPT_SUBTITLE,
@@ -79,6 +81,7 @@ static const struct option longopts[] = {
 	{ "inverted", no_argument, NULL, OPT_INVERTED },
 	{ "output", required_argument, NULL, 'o' },
 	{ "jit", no_argument, NULL, OPT_JIT },
+	{ "live", no_argument, NULL, OPT_LIVE },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "max-depth", required_argument, NULL, OPT_MAXDEPTH },
 	{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
@@ -97,6 +100,7 @@ static const struct option longopts[] = {
 	{ "title", required_argument, NULL, OPT_TITLE },
 	{ "weight", required_argument, NULL, OPT_WEIGHT },
 	{ "width", required_argument, NULL, OPT_WIDTH },
+	{ "window", required_argument, NULL, OPT_WINDOW },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -130,6 +134,9 @@ static const char help_text[] =
     "  --from records|perf-script|folded  what FILE holds (records)\n"
     "  --format folded|top|svg|pprof|speedscope|perf-script  output\n"
     "  -o, --output FILE     write to FILE instead of standard output\n"
+    "  --live                a top view on the terminal, redrawn each\n"
+    "                        second (keys: s self, t total, c stacks, q)\n"
+    "  --window SECONDS      what --live counts: the last 10 s\n"
     "  --interval SECONDS    one output per interval, to -o PATTERN whose\n"
     "                        %t is the interval's start (Unix seconds)\n"
     "  --weight samples|time what a sample counts (see sp-fold(1))\n"
@@ -204,9 +211,9 @@ parse_format(const char *s)
 	return FOLD_FOLDED;
 }
 
-/* --interval SECONDS: a positive number, at least a millisecond. */
-static void
-parse_interval(const char *s, struct fold_opts *o)
+/* SECONDS for --interval and --window: at least a millisecond. */
+static uint64_t
+parse_seconds(const char *opt, const char *s)
 {
 	char *end;
 	double v;
@@ -214,8 +221,8 @@ parse_interval(const char *s, struct fold_opts *o)
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || end == s || *end || !(v >= 0.001) || v > 1e6)
-		bad_value("--interval", s);
-	o->interval_ns = (uint64_t)(v * 1e9);
+		bad_value(opt, s);
+	return (uint64_t)(v * 1e9);
 }
 
 /* --minwidth PIXELS or PERCENT%, as flamegraph.pl takes it. */
@@ -354,7 +361,13 @@ set_option(int c, struct fold_opts *o)
 	case OPT_HASH:
 		break; /* colors always come from a hash of the name */
 	case OPT_INTERVAL:
-		parse_interval(optarg, o);
+		o->interval_ns = parse_seconds("--interval", optarg);
+		break;
+	case OPT_LIVE:
+		o->live = true;
+		break;
+	case OPT_WINDOW:
+		o->window_ns = parse_seconds("--window", optarg);
 		break;
 	case OPT_HEIGHT:
 		o->frame_height = (int)parse_num("--height", optarg, 500);
@@ -526,6 +539,13 @@ check_combinations(struct fold_opts *o, int nfiles)
 		usage_error("--interval reads a record stream and needs -o "
 			    "PATTERN with %t (the interval's start), e.g. -o "
 			    "prof-%t.pb.gz; not with --diff or perf-script");
+	if (o->live && (o->from != FOLD_IN_RECORDS || o->diff ||
+			o->interval_ns || o->output || nfiles > 1))
+		usage_error("--live reads one record stream and draws on the "
+			    "terminal: not with --from, --diff, --interval or "
+			    "-o");
+	if (!o->window_ns)
+		o->window_ns = 10000000000;
 	if (o->all && o->from == FOLD_IN_RECORDS)
 		o->inl = true;
 	if (o->from != FOLD_IN_RECORDS)

@@ -45,6 +45,8 @@ struct fold_opts {
 	bool show_hidden;
 	const char *output;   /* -o FILE, or NULL for standard output */
 	uint64_t interval_ns; /* --interval: one output per interval */
+	bool live;            /* --live: a top view on the terminal */
+	uint64_t window_ns;   /* --window: what --live counts (10 s) */
 	bool diff;            /* --diff BEFORE AFTER */
 	bool normalize;       /* --normalize: scale BEFORE to AFTER's total */
 	bool strip_hex;       /* --strip-hex: 0x... for hex numbers */

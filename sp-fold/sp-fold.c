@@ -14,6 +14,7 @@
 #include "sp-fold/diff.h"
 #include "sp-fold/foldedin.h"
 #include "sp-fold/foldset.h"
+#include "sp-fold/live.h"
 #include "sp-fold/opts.h"
 #include "sp-fold/perfscript.h"
 #include "sp-fold/pprof_fold.h"
@@ -214,7 +215,7 @@ fold_stream(const char *path, const struct fold_opts *o)
 
 	if (!in)
 		return 1;
-	rc = fold_records(in, name, o);
+	rc = o->live ? fold_live(in, name, o) : fold_records(in, name, o);
 	free(name);
 	if (in != stdin)
 		fclose(in);

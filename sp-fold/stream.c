@@ -465,27 +465,34 @@ fold_reader_init(struct fold_reader *r, const char *name,
 }
 
 int
+fold_reader_step(struct fold_reader *r, struct sp_recdec *d)
+{
+	struct sp_rec rec;
+	int rc = sp_recdec_next(d, &rec);
+
+	if (rc <= 0) {
+		if (rc < 0)
+			warnx("%s%s", r->name, sp_recdec_errmsg(d));
+		return rc;
+	}
+	rc = one_record(r, &rec, sp_recdec_lineno(d));
+	if (rc == -ENOMEM)
+		oom(r, sp_recdec_lineno(d));
+	return rc < 0 ? rc : 1;
+}
+
+int
 fold_reader_read(struct fold_reader *r, FILE *in)
 {
 	struct sp_recdec *d = sp_recdec_new(in);
-	struct sp_rec rec;
-	bool handler = false; /* the failure was reported by a handler */
 	int rc;
 
 	if (!d) {
 		oom(r, 0);
 		return 1;
 	}
-	while ((rc = sp_recdec_next(d, &rec)) == 1) {
-		rc = one_record(r, &rec, sp_recdec_lineno(d));
-		if (rc == -ENOMEM)
-			oom(r, sp_recdec_lineno(d));
-		handler = rc < 0;
-		if (rc < 0)
-			break;
-	}
-	if (rc < 0 && !handler)
-		warnx("%s%s", r->name, sp_recdec_errmsg(d));
+	while ((rc = fold_reader_step(r, d)) == 1)
+		;
 	sp_recdec_free(d);
 	if (r->lost)
 		warnx("%s%" PRIu64 " samples lost by the kernel or the "

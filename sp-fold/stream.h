@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "common/htab.h"
+#include "common/records.h"
 #include "sp-fold/foldset.h"
 #include "sp-fold/meta.h"
 #include "sp-fold/model.h"
@@ -90,6 +91,12 @@ void fold_reader_release(struct fold_reader *r);
  * stays in `r`.
  */
 int fold_reader_read(struct fold_reader *r, FILE *in);
+/*
+ * Reads and acts on one record of `d` (a decoder of the stream): returns
+ * 1, 0 at the end, or < 0 after a diagnostic.  For readers that do other
+ * work between records (--live).
+ */
+int fold_reader_step(struct fold_reader *r, struct sp_recdec *d);
 /* Adds the aggregated entries to `set`; returns 0, or 1 after a message. */
 int fold_reader_fold(const struct fold_reader *r, struct fold_set *set);
 /* The period of one sample in nanoseconds (1 ms when unknown). */

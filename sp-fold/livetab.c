@@ -1,0 +1,281 @@
+/* livetab.c: the sliding window of --live (livetab.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/grow.h"
+#include "sp-fold/expand.h"
+#include "sp-fold/livetab.h"
+#include "common/banned.h"
+
+int
+live_tab_init(struct live_tab *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->keys = sp_htab_new();
+	t->fidx = sp_htab_new();
+	return t->keys && t->fidx ? 0 : -ENOMEM;
+}
+
+void
+live_tab_release(struct live_tab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nnames; i++) {
+		free(t->names[i].funcs);
+		free(t->names[i].folded);
+	}
+	for (i = 0; i < t->nfuncs; i++)
+		free(t->funcs[i]);
+	free(t->names);
+	free(t->funcs);
+	free(t->ring);
+	sp_htab_free(t->keys);
+	sp_htab_free(t->fidx);
+	sp_buf_release(&t->tmp);
+}
+
+static int64_t
+func_id(struct live_tab *t, const char *s, size_t n)
+{
+	uint64_t *slot;
+	bool inserted = false;
+
+	slot = sp_htab_slot(t->fidx, s, n, t->nfuncs, &inserted);
+	if (!slot)
+		return -ENOMEM;
+	if (inserted) {
+		if (SP_GROW(t->funcs, t->afuncs, t->nfuncs + 1) ||
+		    !(t->funcs[t->nfuncs] = strndup(s, n)))
+			return -ENOMEM;
+		t->nfuncs++;
+	}
+	return (int64_t)*slot;
+}
+
+/* The names of a sample's stack, split from its folded line. */
+static int
+make_names(struct live_tab *t, const struct fold_reader *r,
+	   const struct fold_sample *s, struct live_names *ln)
+{
+	const char *p, *end, *semi;
+	bool keep, first = !r->o->no_comm;
+	int64_t id;
+
+	if (fold_model_folded(&r->m, r->o, s->comm, s->pid, s->tid, s->stack,
+			      &t->tmp, &keep))
+		return -ENOMEM;
+	memset(ln, 0, sizeof(*ln));
+	ln->folded = strndup(t->tmp.len ? (char *)t->tmp.data : "", t->tmp.len);
+	ln->funcs = calloc(t->tmp.len + 1, sizeof(*ln->funcs));
+	if (!ln->folded || !ln->funcs)
+		return -ENOMEM;
+	p = ln->folded;
+	end = p + t->tmp.len;
+	for (; p < end; p = semi + 1, first = false) {
+		semi = memchr(p, ';', (size_t)(end - p));
+		semi = semi ? semi : end;
+		if (first)
+			continue; /* the comm frame is no function */
+		if ((id = func_id(t, p, (size_t)(semi - p))) < 0)
+			return -ENOMEM;
+		ln->funcs[ln->n++] = (uint32_t)id;
+	}
+	return 0;
+}
+
+static int64_t
+names_of(struct live_tab *t, const struct fold_reader *r,
+	 const struct fold_sample *s)
+{
+	struct {
+		uint32_t stack;
+		int32_t pid;
+		uint64_t tid;
+	} k = { s->stack, s->pid, s->tid };
+	uint64_t *slot;
+	bool inserted = false;
+
+	slot = sp_htab_slot(t->keys, &k, sizeof(k), t->nnames, &inserted);
+	if (!slot)
+		return -ENOMEM;
+	if (inserted) {
+		if (SP_GROW(t->names, t->anames, t->nnames + 1) ||
+		    make_names(t, r, s, &t->names[t->nnames]))
+			return -ENOMEM;
+		t->nnames++;
+	}
+	return (int64_t)*slot;
+}
+
+/* Makes room for one more sample in the ring, unwrapped when it grows. */
+static int
+ring_room(struct live_tab *t)
+{
+	struct live_sample *v;
+	size_t cap, i;
+
+	if (t->len < t->cap)
+		return 0;
+	cap = t->cap ? 2 * t->cap : 4096;
+	v = calloc(cap, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < t->len; i++)
+		v[i] = t->ring[(t->head + i) % t->cap];
+	free(t->ring);
+	t->ring = v;
+	t->cap = cap;
+	t->head = 0;
+	return 0;
+}
+
+int
+live_tab_add(struct live_tab *t, const struct fold_reader *r,
+	     const struct fold_sample *s)
+{
+	int64_t n = names_of(t, r, s);
+
+	if (n < 0 || ring_room(t))
+		return -ENOMEM;
+	t->ring[(t->head + t->len++) % t->cap] =
+	    (struct live_sample){ s->ts, (uint32_t)n, s->pid, s->tid };
+	t->latest = s->ts > t->latest ? s->ts : t->latest;
+	return 0;
+}
+
+void
+live_tab_expire(struct live_tab *t, uint64_t window)
+{
+	while (t->len && t->ring[t->head].ts + window < t->latest) {
+		t->head = (t->head + 1) % t->cap;
+		t->len--;
+	}
+}
+
+/* What the table shows: one row's id and counts. */
+struct row {
+	uint32_t id;
+	uint64_t self, total;
+};
+
+static int
+row_cmp(const void *a, const void *b, void *by_total)
+{
+	const struct row *x = a, *y = b;
+	uint64_t kx = *(bool *)by_total ? x->total : x->self;
+	uint64_t ky = *(bool *)by_total ? y->total : y->self;
+
+	if (kx != ky)
+		return kx < ky ? 1 : -1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Counts the window: per function (self, total) or per stack (self). */
+static struct row *
+count(const struct live_tab *t, bool stacks, size_t *nrows)
+{
+	size_t n = stacks ? t->nnames : t->nfuncs, i, j;
+	struct row *v = calloc(n + 1, sizeof(*v));
+	size_t *seen = calloc(n + 1, sizeof(*seen));
+
+	for (i = 0; v && seen && i < t->len; i++) {
+		const struct live_names *ln =
+		    &t->names[t->ring[(t->head + i) % t->cap].names];
+
+		if (stacks) {
+			v[t->ring[(t->head + i) % t->cap].names].self++;
+			continue;
+		}
+		for (j = 0; j < ln->n; j++) {
+			if (seen[ln->funcs[j]] != i + 1)
+				v[ln->funcs[j]].total++;
+			seen[ln->funcs[j]] = i + 1;
+		}
+		if (ln->n)
+			v[ln->funcs[ln->n - 1]].self++;
+	}
+	free(seen);
+	for (i = 0; v && i < n; i++) {
+		v[i].id = (uint32_t)i;
+		v[i].total = stacks ? v[i].self : v[i].total;
+	}
+	*nrows = v ? n : 0;
+	return v;
+}
+
+/* Distinct processes and threads in the window. */
+static void
+census(const struct live_tab *t, size_t *procs, size_t *threads)
+{
+	struct sp_htab *p = sp_htab_new(), *th = sp_htab_new();
+	size_t i;
+
+	for (i = 0; p && th && i < t->len; i++) {
+		const struct live_sample *s = &t->ring[(t->head + i) % t->cap];
+
+		sp_htab_put(p, &s->pid, sizeof(s->pid), 1);
+		sp_htab_put(th, &s->tid, sizeof(s->tid), 1);
+	}
+	*procs = p ? sp_htab_count(p) : 0;
+	*threads = th ? sp_htab_count(th) : 0;
+	sp_htab_free(p);
+	sp_htab_free(th);
+}
+
+static void
+header(const struct live_tab *t, const struct fold_reader *r, FILE *out,
+       bool by_total, bool stacks)
+{
+	uint64_t span = t->len ? t->latest - t->ring[t->head].ts : 0;
+	double secs = (double)span / 1e9 + (double)fold_period_ns(r) / 1e9;
+	size_t procs, threads;
+
+	census(t, &procs, &threads);
+	fprintf(
+	    out,
+	    "sp-fold --live  %zu samples in %.1f s (%.0f/s)  %zu processes, "
+	    "%zu threads  lost %" PRIu64 "\n",
+	    t->len, secs, t->len ? (double)t->len / secs : 0.0, procs, threads,
+	    r->lost);
+	fprintf(out, "keys: s self  t total  c %s  q quit    sorted by %s\n\n",
+		stacks ? "functions" : "call stacks",
+		stacks     ? "samples"
+		: by_total ? "total"
+			   : "self");
+	if (stacks)
+		fputs("  samples%  samples  call stack (root first)\n", out);
+	else
+		fputs("   self%   total%    self   total  function\n", out);
+}
+
+void
+live_tab_print(const struct live_tab *t, const struct fold_reader *r, FILE *out,
+	       int rows, bool by_total, bool stacks)
+{
+	size_t n, i;
+	struct row *v = count(t, stacks, &n);
+	double all = t->len ? (double)t->len : 1;
+
+	header(t, r, out, by_total, stacks);
+	if (!v)
+		return;
+	qsort_r(v, n, sizeof(*v), row_cmp, &by_total);
+	for (i = 0; i < n && (int)i < rows - 5 && (v[i].self || v[i].total);
+	     i++) {
+		if (stacks)
+			fprintf(out, "  %7.2f%%  %7" PRIu64 "  %.*s\n",
+				100.0 * (double)v[i].self / all, v[i].self, 200,
+				t->names[v[i].id].folded);
+		else
+			fprintf(out,
+				"  %6.2f%%  %6.2f%%  %6" PRIu64 "  %6" PRIu64
+				"  %s\n",
+				100.0 * (double)v[i].self / all,
+				100.0 * (double)v[i].total / all, v[i].self,
+				v[i].total, t->funcs[v[i].id]);
+	}
+	free(v);
+}

@@ -1,0 +1,60 @@
+/*
+ * livetab.h: the table --live draws: the samples of a sliding window,
+ * each pointing at the names of its (stack, thread) worked out once, and
+ * the counts of functions (self and total) or whole stacks over the
+ * window, computed when the table is drawn.
+ */
+#ifndef SP_FOLD_LIVETAB_H
+#define SP_FOLD_LIVETAB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/buf.h"
+#include "common/htab.h"
+#include "sp-fold/stream.h"
+
+/* The names of one (stack, process, thread): function ids, root first. */
+struct live_names {
+	uint32_t *funcs;
+	size_t n;
+	char *folded; /* "comm;frame;...;leaf" */
+};
+
+struct live_sample {
+	uint64_t ts;
+	uint32_t names; /* index in names */
+	int32_t pid;
+	uint64_t tid;
+};
+
+struct live_tab {
+	struct sp_htab *keys; /* (stack, pid, tid) -> names index */
+	struct live_names *names;
+	size_t nnames, anames;
+	struct sp_htab *fidx; /* function name -> id */
+	char **funcs;
+	size_t nfuncs, afuncs;
+	struct live_sample *ring; /* the window, oldest at head */
+	size_t head, len, cap;
+	uint64_t latest; /* the latest sample's time */
+	struct sp_buf tmp;
+};
+
+/* Both return 0 or -ENOMEM; release is due after init either way. */
+int live_tab_init(struct live_tab *t);
+void live_tab_release(struct live_tab *t);
+/* Adds a sample the reader streamed. */
+int live_tab_add(struct live_tab *t, const struct fold_reader *r,
+		 const struct fold_sample *s);
+/* Drops the samples older than `window` before the latest one. */
+void live_tab_expire(struct live_tab *t, uint64_t window);
+/*
+ * Prints a header line and at most `rows` - 1 rows: functions by self or
+ * total samples, or whole stacks by samples.
+ */
+void live_tab_print(const struct live_tab *t, const struct fold_reader *r,
+		    FILE *out, int rows, bool by_total, bool stacks);
+
+#endif
