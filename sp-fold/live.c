@@ -147,6 +147,11 @@ loop(struct live *lv, FILE *in)
 	return rc < 0 ? rc : 0;
 }
 
+/*
+ * The terminal's settings, for the exit and signal handlers that put them
+ * back: a handler reaches nothing but globals, so these two are the one
+ * exception to "no global state" in sp-fold, set once by open_tty.
+ */
 static struct termios *restore_at_exit;
 static int restore_fd = -1;
 
