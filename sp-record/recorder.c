@@ -12,6 +12,7 @@
 
 #include "common/ext.h"
 #include "sp-record/recorder_impl.h"
+#include "sp-record/spooltrim.h"
 #include "common/banned.h"
 
 uint64_t
@@ -36,6 +37,7 @@ rec_new(const struct rec_config *cfg, int fd)
 		return NULL;
 	}
 	r->cfg = *cfg;
+	r->out_fd = fd;
 	rc = rec_stacker_init(&r->stk, cfg->callgraph, cfg->ev.regs_mask, 0);
 	if (rc < 0 && cfg->callgraph == REC_CG_DWARF) {
 		warnx("DWARF unwinding is not available (%s): recording "
@@ -300,6 +302,22 @@ write_stats(struct recorder *r)
 	return rec_write_ext(r, SP_EXT_STATS);
 }
 
+/*
+ * A write error (a full disk) can leave the spool ending inside a record:
+ * cut it back to a record boundary so readers take what was written.
+ */
+static void
+trim_output(struct recorder *r)
+{
+	int rc = rec_spool_trim(r->out_fd, &r->kept_bytes);
+
+	if (rc < 0)
+		warnx("'%s': cannot cut the spool back to its last whole "
+		      "record: %s",
+		      r->cfg.output_name, strerror(-rc));
+	r->trimmed = rc > 0;
+}
+
 int
 rec_stop(struct recorder *r)
 {
@@ -326,6 +344,8 @@ rec_stop(struct recorder *r)
 		write_stats(r);
 	if (!r->werr)
 		rec_wr(r, sp_spool_writer_flush(r->w));
+	if (r->werr)
+		trim_output(r);
 	return r->werr;
 }
 

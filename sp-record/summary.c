@@ -155,6 +155,13 @@ rec_summary(const struct recorder *r, FILE *out, double seconds)
 			(double)r->ptsum.pause_max_ns / 1e3,
 			r->ptsum.stack_read_errors,
 			s_(r->ptsum.stack_read_errors));
+	if (r->trimmed) {
+		fprintf(out,
+			"sp-record: kept %" PRIu64 " bytes of '%s', up to "
+			"the last whole record before the write error\n",
+			r->kept_bytes, r->cfg.output_name);
+		return;
+	}
 	fprintf(out,
 		"sp-record: wrote %" PRIu64 " bytes (%.1f per sample) "
 		"to '%s'\n",
