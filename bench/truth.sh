@@ -30,7 +30,7 @@ compare() {
 		-o "$tmp/x.data" -- "$@" >/dev/null 2>"$tmp/perf.err" || true
 	perf script -i "$tmp/x.data" 2>/dev/null |
 		grep -v '(\[kernel\.kallsyms\])$' |
-		"$B/sp-fold" --from perf-script >"$tmp/perf.folded"
+		"$B/sp-fold" --from perf-script --weight samples >"$tmp/perf.folded"
 	awk -f bench/truth.awk -v name="$name" "$tmp/perf.folded" \
 		"$tmp/sp.folded"
 }
