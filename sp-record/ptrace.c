@@ -80,7 +80,7 @@ rec_ptracer_new(unsigned freq_hz, size_t stack_size)
 	struct rec_ptracer *t;
 	struct rlimit rl;
 
-	if (freq_hz < 1 || freq_hz > 10000 || stack_size % 8 ||
+	if (freq_hz < 1 || freq_hz > REC_PTRACE_MAX_HZ || stack_size % 8 ||
 	    stack_size > 65528) {
 		errno = EINVAL;
 		return NULL;

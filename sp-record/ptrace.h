@@ -53,6 +53,7 @@
 #define SP_RECORD_PTRACE_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -89,10 +90,13 @@ struct rec_ptracer_summary {
 
 typedef int (*rec_ptracer_fn)(const struct rec_ptracer_event *ev, void *arg);
 
+/* The highest rate the sampler takes: ticks a second. */
+#define REC_PTRACE_MAX_HZ 10000
+
 /*
- * Creates a sampler: `freq_hz` ticks per second (1 to 10000), copying
- * `stack_size` bytes of stack per sample (a multiple of 8, at most
- * 65528).  Returns NULL with errno set.
+ * Creates a sampler: `freq_hz` ticks per second (1 to
+ * REC_PTRACE_MAX_HZ), copying `stack_size` bytes of stack per sample (a
+ * multiple of 8, at most 65528).  Returns NULL with errno set.
  */
 struct rec_ptracer *rec_ptracer_new(unsigned freq_hz, size_t stack_size);
 

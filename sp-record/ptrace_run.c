@@ -116,6 +116,8 @@ ptrace_failed(char **argv, int32_t pid, int rc)
 		warnx("%s: no such process", who);
 		return 1;
 	}
+	if (!argv && rec_ptrace_explain(who, pid, rc))
+		return 1;
 	if (rc == -EPERM || (!argv && rc == -EACCES)) {
 		rec_read_line("/proc/sys/kernel/yama/ptrace_scope", scope,
 			      sizeof(scope));

@@ -2,8 +2,8 @@
  * recorder_impl.h: what the recorder's files share, private to them:
  * struct recorder and the functions one file calls in another.  Nothing
  * outside recorder.c, spoolout.c, tracking.c, handlers.c, start.c,
- * ptrace_run.c and summary.c includes it; the rest of sp-record sees
- * recorder.h only.
+ * ptrace_run.c, ptrace_why.c and summary.c includes it; the rest of
+ * sp-record sees recorder.h only.
  */
 #ifndef SP_RECORD_RECORDER_IMPL_H
 #define SP_RECORD_RECORDER_IMPL_H
@@ -116,6 +116,13 @@ int rec_write_sample(struct recorder *r, struct rec_proc *p,
 		     const struct rec_sample *s);
 int rec_exec_epoch(struct recorder *r, struct rec_proc *p, uint64_t ts);
 int rec_handle(struct recorder *r, const struct rec_event *e);
+
+/*
+ * ptrace_why.c: says why attaching to `pid` (named `who` in messages)
+ * failed with `rc` when privilege is not the reason; false when it has
+ * nothing better to say than the usual advice.
+ */
+bool rec_ptrace_explain(const char *who, int32_t pid, int rc);
 
 /* start.c */
 int rec_exec_failed(const char *cmd, int e);

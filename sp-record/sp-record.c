@@ -13,10 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "sp-record/ptrace.h"
 #include "sp-record/recorder.h"
 #include "sp-record/stopreq.h"
 #include "sp-record/unwind.h"
@@ -197,6 +199,19 @@ open_output(const char *path, struct rec_config *cfg)
 	return fd;
 }
 
+/*
+ * Recording never began (attaching or launching failed): the output file
+ * holds nothing, so it goes rather than be left behind empty.
+ */
+static void
+drop_empty_output(int fd, const char *path)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+		unlink(path);
+}
+
 static double
 duration_arg(const char *s)
 {
@@ -246,10 +261,10 @@ ptrace_options(struct rec_config *cfg, size_t npids)
 		warnx("--ptrace records one process");
 		usage();
 	}
-	if (cfg->ev.freq > 10000) {
-		warnx("invalid frequency '%llu' for --ptrace: at most 10000 "
+	if (cfg->ev.freq > REC_PTRACE_MAX_HZ) {
+		warnx("invalid frequency '%llu' for --ptrace: at most %d "
 		      "samples a second",
-		      (unsigned long long)cfg->ev.freq);
+		      (unsigned long long)cfg->ev.freq, REC_PTRACE_MAX_HZ);
 		usage();
 	}
 	if (cfg->follow || cfg->ev.kernel)
@@ -322,6 +337,7 @@ main(int argc, char **argv)
 	size_t npids = 0;
 	double duration = 0;
 	int ch, status, fd;
+	bool freq_max = false;
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.ev.source = REC_EV_CYCLES;
@@ -345,10 +361,10 @@ main(int argc, char **argv)
 			cfg.ev.source_explicit = true;
 			break;
 		case 'F':
-			cfg.ev.freq =
-			    strcmp(optarg, "max") == 0
-				? max_sample_rate()
-				: number(optarg, "frequency", 10000000);
+			freq_max = strcmp(optarg, "max") == 0;
+			if (!freq_max)
+				cfg.ev.freq =
+				    number(optarg, "frequency", 10000000);
 			break;
 		case 'f':
 			cfg.follow = true;
@@ -382,6 +398,10 @@ main(int argc, char **argv)
 	argv += optind;
 	if ((npids == 0) == (argc == 0))
 		usage();
+	/* -F max: the kernel's limit for perf events, ptrace mode's own. */
+	if (freq_max)
+		cfg.ev.freq =
+		    cfg.ptrace ? REC_PTRACE_MAX_HZ : max_sample_rate();
 	if (cfg.ptrace)
 		ptrace_options(&cfg, npids);
 	cfg.ev.dwarf = cfg.callgraph == REC_CG_DWARF;
@@ -405,6 +425,8 @@ main(int argc, char **argv)
 	free(pids);
 	if (status == 0)
 		status = record(r, &cfg, duration);
+	else if (output)
+		drop_empty_output(fd, output);
 	rec_free(r);
 	if (fd != STDOUT_FILENO && close(fd) < 0) {
 		warn("'%s'", output);
