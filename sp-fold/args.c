@@ -29,6 +29,7 @@ enum {
 	OPT_WINDOW,
 	OPT_MINWIDTH,
 	OPT_NAMETYPE,
+	OPT_SRCLINE,
 	OPT_SUBTITLE,
 	OPT_VERSION,
 	OPT_NEGATE,
@@ -93,6 +94,7 @@ static const struct option longopts[] = {
 	{ "process-name", no_argument, NULL, OPT_PNAME },
 	{ "reverse", no_argument, NULL, OPT_REVERSE },
 	{ "show-hidden", no_argument, NULL, OPT_HIDDEN },
+	{ "srcline", no_argument, NULL, OPT_SRCLINE },
 	{ "strip-hex", no_argument, NULL, OPT_STRIPHEX },
 	{ "subtitle", required_argument, NULL, OPT_SUBTITLE },
 	{ "tid", optional_argument, NULL, OPT_TID },
@@ -148,6 +150,7 @@ static const char help_text[] =
     "  --addrs               keep addresses and offsets in names\n"
     "  --show-hidden         keep frames flagged hidden\n"
     "  --event-filter EVENT  perf script: only this event\n"
+    "  --srcline             perf script -F+srcline: file:line in names\n"
     "Filters:\n"
     "  --pid=PIDS, --tid=TIDS  only these processes or threads\n"
     "  --comm NAME           only this thread or process name\n"
@@ -378,6 +381,9 @@ set_option(int c, struct fold_opts *o)
 	case OPT_NAMETYPE:
 		o->nametype = optarg;
 		break;
+	case OPT_SRCLINE:
+		o->srcline = true;
+		break;
 	case OPT_SUBTITLE:
 		o->subtitle = optarg;
 		break;
@@ -501,7 +507,7 @@ check_text_options(const struct fold_opts *o, enum fold_input from)
 	}
 	if (from == FOLD_IN_FOLDED &&
 	    (o->pid || o->tid || o->kernel || o->jit || o->inl || o->addrs ||
-	     o->event_filter || o->weight_samples))
+	     o->event_filter || o->weight_samples || o->srcline))
 		usage_error("folded stacks are folded already: --pid, --tid, "
 			    "--kernel, --jit, --inline, --all, --addrs, "
 			    "--event-filter and --weight do not apply");
@@ -550,8 +556,9 @@ check_combinations(struct fold_opts *o, int nfiles)
 		o->inl = true;
 	if (o->from != FOLD_IN_RECORDS)
 		check_text_options(o, o->from);
-	else if (o->event_filter)
-		bad_combination("--event-filter needs --from perf-script");
+	else if (o->event_filter || o->srcline)
+		bad_combination("--event-filter and --srcline need --from "
+				"perf-script");
 }
 
 /*

@@ -42,6 +42,7 @@ struct fold_opts {
 	bool kernel, jit, inl; /* _[k] _[j] _[i] annotations */
 	bool all;              /* --all: every annotation */
 	bool addrs;            /* offsets and addresses kept in names */
+	bool srcline;          /* perf script -F+srcline: a source line each */
 	bool show_hidden;
 	const char *output;   /* -o FILE, or NULL for standard output */
 	uint64_t interval_ns; /* --interval: one output per interval */

@@ -66,6 +66,14 @@ struct ps {
 	struct sp_htab *agg; /* struct hit -> samples from the cache */
 	bool event_defaulted, event_warned;
 	uint64_t unrecognized;
+	/* --srcline: names of the current frame line waiting for sources */
+	struct pending {
+		size_t off, len; /* in qbuf */
+		bool wants_src;
+	} * q;
+	size_t nq, aq, qhead;
+	unsigned qcount; /* names of the line in st->frames so far */
+	struct sp_buf qbuf;
 };
 
 static int
@@ -103,10 +111,10 @@ annotation(const struct ps *st, const struct sp_buf *b, unsigned index,
 	return NULL;
 }
 
-/* Appends one name of a frame line to st->frames. */
+/* Makes one name of a frame line in st->tmp: tidied and annotated. */
 static int
-add_name(struct ps *st, struct span part, struct span pc, struct span mod,
-	 unsigned index)
+make_name(struct ps *st, struct span part, struct span pc, struct span mod,
+	  unsigned index)
 {
 	struct sp_buf *b = &st->tmp;
 	const char *ann;
@@ -126,11 +134,26 @@ add_name(struct ps *st, struct span part, struct span pc, struct span mod,
 		if (ann)
 			rc = sp_buf_adds(b, ann);
 	}
-	if (!rc && index > 0)
-		rc = sp_buf_addc(&st->frames, ';');
-	if (!rc)
-		rc = sp_buf_add(&st->frames, b->data, b->len);
 	return rc;
+}
+
+/* Appends a name to st->frames, the index-th of its frame line. */
+static int
+append_name(struct ps *st, const void *name, size_t n, unsigned index)
+{
+	if (index > 0 && sp_buf_addc(&st->frames, ';'))
+		return -ENOMEM;
+	return sp_buf_add(&st->frames, name, n);
+}
+
+/* Appends one name of a frame line to st->frames. */
+static int
+add_name(struct ps *st, struct span part, struct span pc, struct span mod,
+	 unsigned index)
+{
+	int rc = make_name(st, part, pc, mod, index);
+
+	return rc ? rc : append_name(st, st->tmp.data, st->tmp.len, index);
 }
 
 static int
@@ -142,6 +165,85 @@ push_mark(struct ps *st, unsigned count)
 	st->marks[st->nmarks] = st->frames.len;
 	st->counts[st->nmarks++] = count;
 	return 0;
+}
+
+/*
+ * --srcline (perf script -F+srcline): each name but an unknown one in an
+ * unknown module takes the line that follows as its source, so names wait
+ * in a queue until their lines come.
+ */
+static int
+queue_name(struct ps *st, struct span part, struct span pc, struct span mod,
+	   unsigned index)
+{
+	bool unknown = fold_ps_span_eq(part, "[unknown]") &&
+		       fold_ps_span_eq(mod, "[unknown]");
+
+	if (make_name(st, part, pc, mod, index) ||
+	    SP_GROW(st->q, st->aq, st->nq + 1))
+		return -ENOMEM;
+	st->q[st->nq].off = st->qbuf.len;
+	st->q[st->nq].len = st->tmp.len;
+	st->q[st->nq++].wants_src = !unknown;
+	return sp_buf_add(&st->qbuf, st->tmp.data, st->tmp.len);
+}
+
+/* Moves the names that need no more lines to st->frames. */
+static int
+flush_queue(struct ps *st)
+{
+	unsigned count;
+
+	while (st->qhead < st->nq && !st->q[st->qhead].wants_src) {
+		if (append_name(st, st->qbuf.data + st->q[st->qhead].off,
+				st->q[st->qhead].len, st->qcount++))
+			return -ENOMEM;
+		st->qhead++;
+	}
+	if (st->qhead < st->nq)
+		return 0;
+	count = st->qcount;
+	st->nq = st->qhead = 0;
+	st->qcount = 0;
+	sp_buf_reset(&st->qbuf);
+	return push_mark(st, count);
+}
+
+/*
+ * The source line of the first waiting name: its [...] parts and outer
+ * blanks removed, as the script does, then ":" and it appended.
+ */
+static int
+src_line(struct ps *st, const char *s, size_t n)
+{
+	const struct pending *q = &st->q[st->qhead];
+	struct sp_buf *b = &st->tmp;
+	size_t i, from, len, k;
+	const char *close;
+
+	sp_buf_reset(b);
+	if (sp_buf_add(b, st->qbuf.data + q->off, q->len) ||
+	    sp_buf_addc(b, ':'))
+		return -ENOMEM;
+	from = b->len;
+	for (i = 0; i < n; i++) {
+		close = s[i] == '[' ? memchr(s + i, ']', n - i) : NULL;
+		if (close)
+			i = (size_t)(close - s);
+		else if (sp_buf_addc(b, (uint8_t)s[i]))
+			return -ENOMEM;
+	}
+	for (k = from; k < b->len && is_space((char)b->data[k]); k++)
+		;
+	memmove(b->data + from, b->data + k, b->len - k);
+	b->len -= k - from;
+	for (len = b->len; len > from && is_space((char)b->data[len - 1]);)
+		len--;
+	b->len = len == from ? from - 1 : len; /* no ':' for an empty line */
+	if (append_name(st, b->data, b->len, st->qcount++))
+		return -ENOMEM;
+	st->qhead++;
+	return flush_queue(st);
 }
 
 /* One frame line: its names, split at "->" for inlined functions. */
@@ -168,11 +270,19 @@ frame_line(struct ps *st, struct span pc, struct span func, struct span mod)
 		arrow = memmem(p, (size_t)(end - p), "->", 2);
 		if (!arrow)
 			arrow = end;
-		rc = add_name(st, (struct span){ p, (size_t)(arrow - p) }, pc,
-			      mod, count++);
+		if (st->o->srcline)
+			rc = queue_name(st,
+					(struct span){ p, (size_t)(arrow - p) },
+					pc, mod, count++);
+		else
+			rc = add_name(st,
+				      (struct span){ p, (size_t)(arrow - p) },
+				      pc, mod, count++);
 		if (arrow == end)
 			break;
 	}
+	if (st->o->srcline)
+		return rc ? rc : flush_queue(st);
 	return rc ? rc : push_mark(st, count);
 }
 
@@ -326,6 +436,9 @@ static void
 sample_done(struct ps *st)
 {
 	sp_buf_reset(&st->frames);
+	sp_buf_reset(&st->qbuf);
+	st->nq = st->qhead = 0;
+	st->qcount = 0;
 	st->nmarks = 0;
 	st->have_pname = false;
 }
@@ -379,6 +492,9 @@ one_line(struct ps *st, const char *s, size_t n)
 {
 	struct span a, b, c;
 
+	/* --srcline: the script takes the next line as it is, whatever */
+	if (st->qhead < st->nq)
+		return src_line(st, s, n);
 	if (n && s[0] == '#')
 		return 0;
 	if (!n)
@@ -567,6 +683,8 @@ ps_release(struct ps *st)
 		free(st->pnstr[--st->npn]);
 	free(st->pnstr);
 	sp_buf_release(&st->cdata);
+	sp_buf_release(&st->qbuf);
+	free(st->q);
 }
 
 /*

@@ -257,6 +257,40 @@ grep -q "$(printf '\033')" "$TMP/esc.err" && fail "raw ESC on stderr"
 grep -qF 'unrecognized line: b 2 \x1b]0;pwn\x07 \x1b[2J' "$TMP/esc.err" ||
 	fail "escaped line: $(cat -v "$TMP/esc.err")"
 
+# --srcline reads perf script -F+srcline: the line after each frame is
+# its source, "[...]" parts and blanks dropped, appended with ':'; an
+# unknown frame in an unknown module has none.
+cat >"$TMP/src.txt" <<'EOF_SRC'
+a.out 35081 252436.005167:     667783 cycles:
+	          408ebb some_method_name+0x8b (/full/path/to/a.out)
+  uniform_int_dist.h:300
+	          4069f5 main+0x935 (/full/path/to/a.out)
+  file.cpp:137
+	    7f6d2148eb25 __libc_start_main+0xd5 (/lib64/libc-2.33.so)
+  libc-2.33.so[27b25]
+
+a.out 35081 252435.738373:     315813 cycles:
+	    7f6d215ca51b __strlen_avx2+0x4b (/lib64/libc-2.33.so)
+  libc-2.33.so[16351b]
+	    7ffc71ee9580 [unknown] ([unknown])
+
+a.out 35081 252435.718940:     247984 cycles:
+	ffffffff814f9302 up_write+0x32 ([kernel.kallsyms])
+  [kernel.kallsyms][ffffffff814f9302]
+
+EOF_SRC
+cat >"$TMP/exp.src" <<'EOF_OUT'
+a.out;[unknown];__strlen_avx2:libc-2.33.so 315813
+a.out;__libc_start_main:libc-2.33.so;main:file.cpp:137;some_method_name:uniform_int_dist.h:300 667783
+a.out;up_write 247984
+EOF_OUT
+cat "$TMP/src.txt" "$TMP/src.txt" >"$TMP/src2.txt"  # the cached path too
+"$SP_FOLD" --from perf-script --srcline "$TMP/src.txt" | diff -u "$TMP/exp.src" - ||
+	fail "--srcline differs"
+"$SP_FOLD" --from perf-script --srcline "$TMP/src2.txt" |
+	awk '{ $NF = $NF / 2; print }' | diff -u "$TMP/exp.src" - ||
+	fail "--srcline differs on repeated blocks"
+
 # With STACKCOLLAPSE=path/to/stackcollapse-perf.pl, the script itself is
 # the reference: in.txt and, when the script sits in a FlameGraph
 # checkout, its test/*.txt inputs, with every option of its test suite.
