@@ -20,6 +20,7 @@ enum {
 	OPT_ADDRS = 256,
 	OPT_COUNTNAME,
 	OPT_DIFF,
+	OPT_FLAMECHART,
 	OPT_FONTSIZE,
 	OPT_FONTTYPE,
 	OPT_HASH,
@@ -68,6 +69,7 @@ static const struct option longopts[] = {
 	{ "diff", no_argument, NULL, OPT_DIFF },
 	{ "event-filter", required_argument, NULL, OPT_EVENT },
 	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+	{ "flamechart", no_argument, NULL, OPT_FLAMECHART },
 	{ "fontsize", required_argument, NULL, OPT_FONTSIZE },
 	{ "fonttype", required_argument, NULL, OPT_FONTTYPE },
 	{ "format", required_argument, NULL, 'f' },
@@ -163,6 +165,7 @@ static const char help_text[] =
     "                        blue aqua yellow purple orange\n"
     "  --width PIXELS, --height PIXELS, --minwidth PIXELS|PERCENT%\n"
     "  --fonttype FONT, --fontsize N, --hash\n"
+    "  --flamechart          samples in time order, thread by thread\n"
     "  --reverse             merge stacks from the leaf\n"
     "  --inverted            an icicle graph\n"
     "Differential (--diff BEFORE AFTER):\n"
@@ -355,6 +358,9 @@ set_option(int c, struct fold_opts *o)
 	case OPT_COUNTNAME:
 		o->countname = optarg;
 		break;
+	case OPT_FLAMECHART:
+		o->flamechart = true;
+		break;
 	case OPT_FONTSIZE:
 		o->fontsize = (int)parse_num("--fontsize", optarg, 200);
 		break;
@@ -545,6 +551,10 @@ check_combinations(struct fold_opts *o, int nfiles)
 		usage_error("--interval reads a record stream and needs -o "
 			    "PATTERN with %t (the interval's start), e.g. -o "
 			    "prof-%t.pb.gz; not with --diff or perf-script");
+	if (o->flamechart &&
+	    (o->from != FOLD_IN_RECORDS || o->format != FOLD_SVG || o->diff))
+		usage_error("--flamechart draws a record stream's samples in "
+			    "time order: --format svg only, no --from");
 	if (o->live && (o->from != FOLD_IN_RECORDS || o->diff ||
 			o->interval_ns || o->output || nfiles > 1))
 		usage_error("--live reads one record stream and draws on the "

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "sp-fold/chart.h"
 #include "sp-fold/args.h"
 #include "sp-fold/diff.h"
 #include "sp-fold/foldedin.h"
@@ -50,6 +51,8 @@ write_records(FILE *out, const struct fold_reader *r, const struct fold_opts *o)
 	struct fold_set *set;
 	int rc;
 
+	if (o->flamechart)
+		return fold_write_chart(out, r);
 	switch (o->format) {
 	case FOLD_PERF_SCRIPT:
 		return 0; /* written while reading */
@@ -134,7 +137,7 @@ fold_records(FILE *in, const char *name, const struct fold_opts *o)
 		r.on_sample = fold_pscript_sample;
 		r.ctx = stdout;
 	}
-	r.keep_ticks = o->format == FOLD_SPEEDSCOPE;
+	r.keep_ticks = o->format == FOLD_SPEEDSCOPE || o->flamechart;
 	if (o->interval_ns) {
 		r.on_interval = write_interval;
 		r.ctx = (void *)o;

@@ -38,6 +38,7 @@ struct tree {
 	struct sp_buf spans; /* (start, end) offsets of a line's frames */
 	unsigned max_depth;
 	bool diff;         /* a differential graph: colored by delta */
+	bool chart;        /* a flame chart: children in time order */
 	uint64_t maxdelta; /* the largest |delta| of a stack, at least 1 */
 };
 
@@ -46,7 +47,19 @@ child_of(struct tree *t, uint32_t parent, const char *name, size_t len)
 {
 	uint64_t *slot;
 	bool inserted = false;
+	uint32_t last = t->v[parent].child;
 
+	/* A flame chart merges a sample only into the newest child. */
+	if (t->chart) {
+		if (last && t->v[last].len == len &&
+		    !memcmp(t->v[last].name, name, len))
+			return last;
+		if (SP_GROW(t->v, t->alloc, t->n + 1))
+			return -ENOMEM;
+		t->v[t->n] = (struct node){ name, len, 0, 0, last, 0 };
+		t->v[parent].child = (uint32_t)t->n;
+		return (int64_t)t->n++;
+	}
 	sp_buf_reset(&t->key);
 	if (sp_buf_add(&t->key, &parent, sizeof(parent)) ||
 	    sp_buf_add(&t->key, name, len))
@@ -124,6 +137,22 @@ build(struct tree *t, struct fold_set *set, bool reverse)
 
 	if (tree_init(t) || fold_set_lines(set, &l, &n))
 		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (add_line(t, l[i].stack, l[i].len, l[i].count, 0, reverse))
+			return -ENOMEM;
+	return 0;
+}
+
+/* A flame chart: the stacks in time order, as flamegraph.pl --flamechart
+ * draws its input in order; names must outlive the tree. */
+static int
+build_chart(struct tree *t, const struct fold_line *l, size_t n, bool reverse)
+{
+	size_t i;
+
+	if (tree_init(t))
+		return -ENOMEM;
+	t->chart = true;
 	for (i = 0; i < n; i++)
 		if (add_line(t, l[i].stack, l[i].len, l[i].count, 0, reverse))
 			return -ENOMEM;
@@ -318,8 +347,13 @@ push_children(const struct tree *t, const struct todo *parent,
 			return -ENOMEM;
 	v = (uint32_t *)tmp->data;
 	n = tmp->len / sizeof(*v);
-	if (n)
+	if (n && !t->chart)
 		qsort_r(v, n, sizeof(*v), child_cmp, (void *)t);
+	for (i = 0; t->chart && i < n / 2; i++) { /* the list is newest first */
+		c = v[i];
+		v[i] = v[n - 1 - i];
+		v[n - 1 - i] = c;
+	}
 	for (i = n; i-- > 0;) {
 		x -= t->v[v[i]].count;
 		td = (struct todo){ v[i], parent->depth + 1, x };
@@ -396,9 +430,10 @@ put_text(FILE *out, const char *id, int x, int y, const char *text)
 static void
 put_head(FILE *out, const struct fold_opts *o, const struct geom *g)
 {
-	const char *title = o->title      ? o->title
-			    : o->inverted ? "Icicle Graph"
-					  : "Flame Graph";
+	const char *title = o->title        ? o->title
+			    : o->flamechart ? "Flame Chart"
+			    : o->inverted   ? "Icicle Graph"
+					    : "Flame Graph";
 
 	fprintf(out,
 		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
@@ -467,6 +502,21 @@ fold_write_svg(FILE *out, struct fold_set *set, const struct fold_opts *o)
 {
 	struct tree t = { .key = SP_BUF_INIT };
 	int rc = build(&t, set, o->reverse);
+
+	if (!rc)
+		rc = draw(out, o, &t);
+	if (rc)
+		warnx("out of memory");
+	tree_release(&t);
+	return rc ? 1 : 0;
+}
+
+int
+fold_write_svg_chart(FILE *out, const struct fold_line *lines, size_t n,
+		     const struct fold_opts *o)
+{
+	struct tree t = { .key = SP_BUF_INIT };
+	int rc = build_chart(&t, lines, n, o->reverse);
 
 	if (!rc)
 		rc = draw(out, o, &t);

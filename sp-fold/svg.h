@@ -16,6 +16,12 @@
  */
 int fold_write_svg(FILE *out, struct fold_set *set, const struct fold_opts *o);
 /*
+ * Writes a flame chart: `lines` in time order, each merged into the one
+ * before where their stacks begin alike, so x is time (--flamechart).
+ */
+int fold_write_svg_chart(FILE *out, const struct fold_line *lines, size_t n,
+			 const struct fold_opts *o);
+/*
  * Writes a differential flame graph, as flamegraph.pl draws two-column
  * input: frames as wide as their after counts, colored by the change of
  * the stacks that end in them (red grew, blue shrank; --negate swaps).

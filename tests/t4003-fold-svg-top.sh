@@ -97,6 +97,37 @@ done
 	>/dev/null 2>&1
 [ $? -eq 2 ] || fail "--minwidth 5x is not a usage error"
 
+# --flamechart: samples in time order; a function that comes back after
+# another is a second frame, where a flame graph merges the two.
+T='	'
+{
+	printf 'spool\t1\t0\t1000\n'
+	printf 'frame\t0\tuser\t0x10\t-\t-\nsymbol\t0\t-\t0\t-\t-\t-\tfa\n'
+	printf 'frame\t1\tuser\t0x20\t-\t-\nsymbol\t1\t-\t0\t-\t-\t-\tfb\n'
+	printf 'stack\t0\t-\t0\nstack\t1\t-\t1\n'
+	printf 'comm\t0\t7\t7\texec\tapp\n'
+	for st in 0 0 1 0; do printf 'sample\t1\t7\t7\t%s\n' $st; done
+} >"$TMP/chart.rec"
+"$SP_FOLD" --format svg --flamechart "$TMP/chart.rec" >"$TMP/chart.svg" ||
+	fail "--flamechart: exit $?"
+python3 - "$TMP/chart.svg" <<'PY' || fail "flame chart order"
+import sys, xml.dom.minidom as m
+d = m.parse(sys.argv[1])
+fr = []
+for g in d.getElementsByTagName("g"):
+    t = g.getElementsByTagName("title")
+    r = g.getElementsByTagName("rect")
+    if t and r:
+        fr.append((float(r[0].getAttribute("x")), t[0].firstChild.data))
+leaves = [n for x, n in sorted(fr) if n.startswith(("fa ", "fb "))]
+assert leaves == ["fa (2 samples, 50.00%)", "fb (1 samples, 25.00%)",
+                  "fa (1 samples, 25.00%)"], leaves
+t = [e for e in d.getElementsByTagName("text") if e.getAttribute("id") == "title"]
+assert t[0].firstChild.data == "Flame Chart"
+PY
+"$SP_FOLD" --format top --flamechart "$TMP/chart.rec" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--flamechart with --format top is not a usage error"
+
 if command -v xmllint >/dev/null; then
 	xmllint --noout "$TMP/out.svg" || fail "xmllint rejects the svg"
 fi
