@@ -458,6 +458,7 @@ put_head(FILE *out, const struct fold_opts *o, const struct geom *g)
 		"Reset Zoom</text>\n",
 		PAD, g->fs * 2);
 	put_text(out, "search", g->width - PAD - 60, g->fs * 2, "Search");
+	put_text(out, "ignorecase", g->width - PAD - 16, g->fs * 2, "ic");
 	put_text(out, "matched", g->width - PAD - 120, g->height - 10, " ");
 }
 

@@ -41,9 +41,12 @@ while ((m = re.exec(svg))) {
 }
 check(FR.children.length > 1, 'no frames found');
 const ids = { frames: FR, details: el('text', {}), matched: el('text', {}),
-  unzoom: el('text', { class: 'hide' }), search: el('text', {}) };
+  unzoom: el('text', { class: 'hide' }), search: el('text', {}),
+  ignorecase: el('text', {}) };
 global.document = { getElementById: (id) => ids[id] };
-global.window = { addEventListener() {} };
+let url = '';
+global.window = { addEventListener() {}, location: { search: '' },
+  history: { replaceState: (s, t, u) => { url = u; } } };
 global.prompt = () => term;
 // eslint-disable-next-line no-eval
 (0, eval)(script);
@@ -68,4 +71,27 @@ check(FR.children.some((x) => rect(x).getAttribute('fill') === 'rgb(230,0,230)')
 ids.unzoom.handlers.click();
 check(FR.children.every((x) => !x.classList.contains('hide')), 'reset left frames hidden');
 check(Math.abs(+rect(g).getAttribute('width') - g.ow) < 0.01, 'reset width');
+// The zoom and the search are kept in the URL, and come back from it.
+FR.handlers.click({ target: rect(g) });
+ids.search.handlers.click();
+check(/[?&]x=[0-9.]+&y=[0-9]+/.test(url) && url.includes('s=' + encodeURIComponent(term)),
+  'state not in the URL: ' + url);
+const saved = url;
+ids.matched.handlers.click();
+ids.unzoom.handlers.click();
+window.location.search = saved;
+global.init({});
+check(!ids.unzoom.classList.contains('hide'), 'zoom not restored from ' + saved);
+check(Math.abs(+rect(g).getAttribute('width') - full) < 0.01, 'restored zoom width');
+check(/^Matched/.test(ids.matched.textContent), 'search not restored from ' + saved);
+// Case-insensitive search: the upper-case term matches with "ic" on only.
+window.location.search = '';
+ids.matched.handlers.click();
+global.prompt = () => target.toUpperCase();
+ids.search.handlers.click();
+const hits = () => FR.children.filter((x) => rect(x).getAttribute('fill') === 'rgb(230,0,230)').length;
+check(target.toUpperCase() === target || hits() === 0, 'matched without ignoring case');
+ids.ignorecase.handlers.click();
+check(hits() > 0, 'ic did not make the search ignore case');
+check(url.includes('ic=1'), 'ic not in the URL: ' + url);
 console.log('svg script ok: ' + FR.children.length + ' frames, ' + ids.matched.textContent);
