@@ -7,6 +7,10 @@
  * A record is decoded into locals first and committed only when complete:
  * when the input ends inside it, more is read and decoding restarts at
  * the record's first byte.
+ *
+ * It is longer than the other files (about 780 lines) on purpose: one
+ * decoder whose validation rules, the reference's, are read side by side
+ * with the record layouts they check.
  */
 #include <errno.h>
 #include <inttypes.h>
