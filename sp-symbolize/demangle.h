@@ -4,11 +4,14 @@
 #ifndef SYM_DEMANGLE_H
 #define SYM_DEMANGLE_H
 
+#include <stdbool.h>
+
 /*
- * Returns a malloc'ed demangled form of `name` (C++ with parameters, or
- * Rust legacy and v0; a "@plt" suffix is kept), or NULL when `name` is
- * not mangled or demangling failed.  The caller frees the result.
+ * Returns a malloc'ed demangled form of `name` (C++ without return type,
+ * with its parameter list when `params` and libiberty can print it; Rust
+ * legacy and v0; a "@plt" suffix is kept), or NULL when `name` is not
+ * mangled or demangling failed.  The caller frees the result.
  */
-char *sym_demangle(const char *name);
+char *sym_demangle(const char *name, bool params);
 
 #endif

@@ -12,7 +12,6 @@
 #include <elfutils/libdw.h>
 
 #include "common/htab.h"
-#include "sp-symbolize/demangle.h"
 #include "sp-symbolize/dwarf.h"
 #include "sp-symbolize/dwindex.h"
 #include "common/banned.h"
@@ -154,10 +153,11 @@ die_name(Dwarf_Die *die)
 }
 
 static int
-add_frame(struct sym_res *out, const char *name, bool demangle,
-	  const char *file, int line, bool inlined)
+add_frame(struct sym_res *out, const char *name,
+	  const struct sym_nameopts *names, const char *file, int line,
+	  bool inlined)
 {
-	char *dm = demangle ? sym_demangle(name) : NULL;
+	char *dm = names ? sym_name_show(name, names) : NULL;
 	struct sym_entry *s = sym_res_add(out, dm ? dm : name);
 
 	free(dm);
@@ -191,7 +191,7 @@ call_site(Dwarf_Die *cu, Dwarf_Die *die, const char **file, int *line)
 
 static int
 emit_chain(Dwarf_Die *cu, struct chain *c, const char *outer, const char *file,
-	   int line, bool demangle, struct sym_res *out)
+	   int line, const struct sym_nameopts *names, struct sym_res *out)
 {
 	size_t j;
 	int rc;
@@ -204,9 +204,9 @@ emit_chain(Dwarf_Die *cu, struct chain *c, const char *outer, const char *file,
 
 		if (j > 0)
 			call_site(cu, &c->die[j - 1], &f, &l);
-		/* `outer` comes demangled already. */
+		/* `outer` comes shown already. */
 		rc = add_frame(out, name ? name : "??",
-			       demangle && !(top && outer), f, l, !top);
+			       top && outer ? NULL : names, f, l, !top);
 		if (rc)
 			return rc;
 	}
@@ -316,7 +316,8 @@ unit_index(struct sym_dwarf *d, Dwarf_Die *cu)
 
 int
 sym_dwarf_frames(struct sym_dwarf *d, uint64_t vaddr, const char *outer,
-		 bool inlines, bool demangle, struct sym_res *out)
+		 bool inlines, const struct sym_nameopts *names,
+		 struct sym_res *out)
 {
 	Dwarf_Die cu;
 	Dwarf_Line *ln;
@@ -339,8 +340,8 @@ sym_dwarf_frames(struct sym_dwarf *d, uint64_t vaddr, const char *outer,
 	if (c.n == 0) {
 		if (!outer)
 			return 0;
-		rc = add_frame(out, outer, false, file, line, false);
+		rc = add_frame(out, outer, NULL, file, line, false);
 		return rc ? rc : 1;
 	}
-	return emit_chain(&cu, &c, outer, file, line, demangle, out);
+	return emit_chain(&cu, &c, outer, file, line, names, out);
 }

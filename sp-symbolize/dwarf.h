@@ -9,6 +9,7 @@
 
 #include <gelf.h>
 
+#include "sp-symbolize/symname.h"
 #include "sp-symbolize/symres.h"
 
 struct sym_dwarf;
@@ -30,11 +31,12 @@ void sym_dwarf_free(struct sym_dwarf *d);
  * SP_SYM_INLINED.  Each frame's source is where it is at `vaddr`: the
  * call site of the next frame, or the line of `vaddr` for the last one.
  * The outermost frame is named `outer` when not NULL (the ELF symbol),
- * else after its DWARF subprogram; names are demangled when `demangle`.
+ * else after its DWARF subprogram, shown as `names` says (symname.h).
  * Returns the number of frames appended (0 when DWARF does not cover
  * `vaddr`, and then nothing is appended) or -ENOMEM.
  */
 int sym_dwarf_frames(struct sym_dwarf *d, uint64_t vaddr, const char *outer,
-		     bool inlines, bool demangle, struct sym_res *out);
+		     bool inlines, const struct sym_nameopts *names,
+		     struct sym_res *out);
 
 #endif

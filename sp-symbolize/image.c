@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-symbolize/demangle.h"
 #include "sp-symbolize/dwarf.h"
 #include "sp-symbolize/elffile.h"
 #include "sp-symbolize/elfsym.h"
 #include "sp-symbolize/image.h"
+#include "sp-symbolize/symname.h"
 #include "common/htab.h"
 #include "common/banned.h"
 
@@ -233,20 +233,26 @@ sym_image_vaddr(const struct sym_image *img, uint64_t rel_ip, uint64_t *vaddr)
 static int
 lookup(struct sym_image *img, uint64_t vaddr, struct sym_res *out)
 {
+	const struct sym_nameopts no = {
+		img->opts.raw_names,
+		img->opts.demangle,
+		img->opts.params,
+	};
 	const char *name = NULL;
 	uint64_t start = 0;
 	bool have =
 	    img->syms && sym_elfsyms_lookup(img->syms, vaddr, &name, &start);
-	char *dm = have && img->opts.demangle ? sym_demangle(name) : NULL;
-	const char *shown = dm ? dm : name;
+	char *shown = have ? sym_name_show(name, &no) : NULL;
 	int n = 0;
 
+	if (have && !shown)
+		return -ENOMEM;
 	if (img->dw)
 		n = sym_dwarf_frames(img->dw, vaddr, shown, img->opts.inlines,
-				     img->opts.demangle, out);
+				     &no, out);
 	if (n == 0 && have)
 		n = sym_res_add(out, shown) ? 1 : -ENOMEM;
-	free(dm);
+	free(shown);
 	if (n > 0 && have) {
 		out->v[0].offset = vaddr - start;
 		out->v[0].has_offset = true;

@@ -23,6 +23,8 @@ struct sym_symopts {
 	char *const *debug_dirs; /* more roots for debug files */
 	size_t ndebug_dirs;
 	bool names_only; /* ELF symbols only: no DWARF opened */
+	bool raw_names;  /* symbol table names as they are (symname.h) */
+	bool params;     /* C++ parameter lists */
 };
 
 /*

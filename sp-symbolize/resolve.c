@@ -540,7 +540,9 @@ perf_map_frame(struct sym_resolver *r, const char *name, uint64_t offset,
 		free(func);
 		free(file);
 	} else {
-		dm = r->o.sym.demangle ? sym_demangle(name) : NULL;
+		dm = r->o.sym.demangle && !r->o.sym.raw_names
+			 ? sym_demangle(name, r->o.sym.params)
+			 : NULL;
 		s = sym_res_add(out, dm ? dm : name);
 		free(dm);
 		if (s)

@@ -26,8 +26,10 @@ enum {
 	OPT_NO_KALLSYMS,
 	OPT_NO_LINES,
 	OPT_NO_PERF_MAPS,
+	OPT_NO_PARAMS,
 	OPT_PERF_MAP_DIR,
 	OPT_PERF_MAP_PID,
+	OPT_RAW_NAMES,
 };
 
 static const struct option longopts[] = {
@@ -39,8 +41,10 @@ static const struct option longopts[] = {
 	{ "no-kallsyms", no_argument, NULL, OPT_NO_KALLSYMS },
 	{ "no-lines", no_argument, NULL, OPT_NO_LINES },
 	{ "no-perf-maps", no_argument, NULL, OPT_NO_PERF_MAPS },
+	{ "no-params", no_argument, NULL, OPT_NO_PARAMS },
 	{ "perf-map-dir", required_argument, NULL, OPT_PERF_MAP_DIR },
 	{ "perf-map-pid", required_argument, NULL, OPT_PERF_MAP_PID },
+	{ "raw-names", no_argument, NULL, OPT_RAW_NAMES },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -51,8 +55,9 @@ usage(void)
 	      "[--no-inline]\n"
 	      "                    [--no-kallsyms] [--no-lines] "
 	      "[--no-perf-maps]\n"
-	      "                    [--perf-map-dir dir] [--perf-map-pid pid] "
-	      "[file]\n",
+	      "                    [--no-params] [--perf-map-dir dir] "
+	      "[--perf-map-pid pid]\n"
+	      "                    [--raw-names] [file]\n",
 	      stderr);
 	exit(2);
 }
@@ -164,7 +169,7 @@ int
 main(int argc, char *argv[])
 {
 	struct sym_resolver_opts o = {
-		.sym = { .demangle = true, .inlines = true },
+		.sym = { .demangle = true, .inlines = true, .params = true },
 		.warn = print_warning,
 	};
 	char **dirs = NULL;
@@ -198,12 +203,18 @@ main(int argc, char *argv[])
 		case OPT_NO_PERF_MAPS:
 			o.no_perf_maps = true;
 			break;
+		case OPT_NO_PARAMS:
+			o.sym.params = false;
+			break;
 		case OPT_PERF_MAP_DIR:
 			o.perf_map_dir = optarg;
 			break;
 		case OPT_PERF_MAP_PID:
 			pid = parse_pid(optarg);
 			pids = push(pids, &npids, sizeof(*pids), &pid);
+			break;
+		case OPT_RAW_NAMES:
+			o.sym.raw_names = true;
 			break;
 		default:
 			usage();

@@ -68,9 +68,10 @@ sym_image_resolve(struct sym_image *img, uint64_t rel_ip, struct sym_res *out)
 }
 
 char *
-sym_demangle(const char *name)
+sym_demangle(const char *name, bool params)
 {
 	(void)name;
+	(void)params;
 	return NULL;
 }
 
@@ -94,7 +95,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sym_resolver_opts o = {
-		.sym = { .demangle = true, .inlines = true },
+		.sym = { .demangle = true, .inlines = true, .params = true },
 		.no_kallsyms = true,
 		.perf_map_dir = "/nonexistent",
 	};

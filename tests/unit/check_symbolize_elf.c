@@ -190,7 +190,9 @@ static struct sym_image *
 open_image(const char *file, bool inlines, bool demangle)
 {
 	static char dbg[4096], *dirs[1] = { dbg };
-	struct sym_symopts o = { demangle, inlines, dirs, 1, false };
+	struct sym_symopts o = {
+		demangle, inlines, dirs, 1, false, false, true
+	};
 	const char *why = NULL;
 	struct sym_image *img;
 
@@ -381,7 +383,7 @@ START_TEST(cxx_names_are_demangled)
 	ck_assert_str_eq(name_at(img, f, f, "_ZN3sym6Widget4spinEi", &r),
 			 "sym::Widget::spin(int)");
 	ck_assert_str_eq(name_at(img, f, f, "_ZN3sym5twiceIlEET_S1_", &r),
-			 "long sym::twice<long>(long)");
+			 "sym::twice<long>(long)");
 	ck_assert_str_eq(name_at(img, f, f, "_ZN3sym3runEi", &r),
 			 "sym::run(int)");
 	check_function(img, f, f, "_ZN3sym3runEi");
@@ -503,7 +505,7 @@ START_TEST(debug_file_with_another_build_id_is_not_used)
 	struct sym_image *img;
 	struct sym_res r = SYM_RES_INIT;
 	const char *why;
-	struct sym_symopts o = { true, true, NULL, 0, false };
+	struct sym_symopts o = { true, true, NULL, 0, false, false, true };
 	char *dirs[1];
 
 	/* Replace sbid's debug file by the non-PIE one's. */
@@ -541,7 +543,7 @@ END_TEST
 START_TEST(minidebuginfo_gives_local_functions)
 {
 	char mini[4096], pie[4096];
-	struct sym_symopts o = { true, true, NULL, 0, false };
+	struct sym_symopts o = { true, true, NULL, 0, false, false, true };
 	struct sym_image *img;
 	struct sym_res r = SYM_RES_INIT;
 	const char *why;
@@ -562,7 +564,7 @@ END_TEST
 
 START_TEST(broken_files_fail_cleanly)
 {
-	struct sym_symopts o = { true, true, NULL, 0, false };
+	struct sym_symopts o = { true, true, NULL, 0, false, false, true };
 	const char *why = NULL;
 
 	ck_assert_ptr_null(sym_image_open(path("missing"), &o, &why));

@@ -13,6 +13,7 @@
 #include "sp-symbolize/kallsyms.h"
 #include "sp-symbolize/perfmap.h"
 #include "sp-symbolize/resolve.h"
+#include "sp-symbolize/symname.h"
 #include "sp-symbolize/symres.h"
 
 static FILE *
@@ -192,14 +193,68 @@ START_TEST(demangles_cxx_and_rust)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *d = sym_demangle(cases[i][0]);
+		char *d = sym_demangle(cases[i][0], true);
 
 		ck_assert_msg(d != NULL, "%s", cases[i][0]);
 		ck_assert_str_eq(d, cases[i][1]);
 		free(d);
 	}
-	ck_assert_ptr_null(sym_demangle("main"));
-	ck_assert_ptr_null(sym_demangle("_Zgarbage"));
+	ck_assert_ptr_null(sym_demangle("main", true));
+	ck_assert_ptr_null(sym_demangle("_Zgarbage", true));
+}
+END_TEST
+
+/* Shows `raw` with `o`, checks the result and frees it. */
+static void
+check_shown(const char *raw, const struct sym_nameopts *o, const char *want)
+{
+	char *got = sym_name_show(raw, o);
+
+	ck_assert_ptr_nonnull(got);
+	ck_assert_str_eq(got, want);
+	free(got);
+}
+
+START_TEST(names_as_perf_shows_them)
+{
+	static const char *const cases[][2] = {
+		{ "__libc_start_main@@GLIBC_2.34", "__libc_start_main" },
+		{ "memcpy@GLIBC_2.2.5", "memcpy" },
+		{ "puts@plt", "puts@plt" },
+		{ "@odd", "@odd" },
+		{ "msort_with_tmp.part.0", "msort_with_tmp" },
+		{ "f.isra.0", "f" },
+		{ "f.constprop.12", "f" },
+		{ "f.lto_priv.0", "f" },
+		{ "f.cold", "f" },
+		{ "f.constprop.0.isra.0", "f" },
+		{ "f.part.0.cold", "f" },
+		{ "f.isra.0@@V2", "f" },
+		/* Not clone suffixes: a whole name, other words, no dot. */
+		{ ".cold", ".cold" },
+		{ "f.coldish", "f.coldish" },
+		{ "f.0", "f.0" },
+		{ "fisra.0", "fisra.0" },
+		/* C++: no return type, the clone folded before demangling. */
+		{ "_ZN5va_gc7reserveI8cp_tokenS_EEvRP3vecIT_T0_8vl_embedEjb",
+		  "va_gc::reserve<cp_token, va_gc>(vec<cp_token, va_gc, "
+		  "vl_embed>*&, unsigned int, bool)" },
+		{ "_ZN3foo3barEi.isra.0", "foo::bar(int)" },
+		{ "_ZN3foo3barEi.cold", "foo::bar(int)" },
+	};
+	const struct sym_nameopts o = { false, true, true };
+	const struct sym_nameopts noparams = { false, true, false };
+	const struct sym_nameopts mangled = { false, false, true };
+	const struct sym_nameopts raw = { true, true, true };
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_shown(cases[i][0], &o, cases[i][1]);
+	check_shown("_ZN5va_gc7reserveI8cp_tokenS_EEvRP3vecIT_T0_8vl_embedEjb",
+		    &noparams, "va_gc::reserve<cp_token, va_gc>");
+	check_shown("_ZN3foo3barEi.isra.0@@V1", &mangled, "_ZN3foo3barEi");
+	check_shown("f.isra.0@@V1", &raw, "f.isra.0@@V1");
+	check_shown("_ZN3foo3barEi.isra.0", &raw, "_ZN3foo3barEi.isra.0");
 }
 END_TEST
 
@@ -277,6 +332,7 @@ sources_suite(void)
 	tcase_add_test(p, perf_map_python_entries);
 	tcase_add_test(p, perf_map_override_rules);
 	tcase_add_test(n, demangles_cxx_and_rust);
+	tcase_add_test(n, names_as_perf_shows_them);
 	tcase_add_test(n, python_runtime_names);
 	tcase_add_test(n, flag_letters);
 	suite_add_tcase(s, k);
