@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 san=""
-[ "$B" = build/san ] && san="SANITIZE=1"
+case $B in *san*) san="SANITIZE=1" ;; esac
 # shellcheck disable=SC2086 # san is one word or none
 make -s -C "$TOP" $san B="$B" DESTDIR="$TMP/d" PREFIX=/opt/sp install \
 	>"$TMP/log" 2>&1 || fail "make install: $(tail -n 5 "$TMP/log")"
