@@ -61,26 +61,36 @@ fallback(const struct fold_view *v, const struct fold_model *m,
 	return rc;
 }
 
+/* Notes a name's source ("file:line" or NULL) in srcs, when kept. */
+static int
+add_source(struct sp_buf *srcs, const char *source)
+{
+	return srcs ? sp_buf_add(srcs, &source, sizeof(source)) : 0;
+}
+
 /*
  * Appends the folded names of one view, each preceded by ';', with
- * annotations; hidden frames are skipped unless --show-hidden.
+ * annotations; hidden frames are skipped unless --show-hidden.  With
+ * `srcs`, each name's source goes there too.
  */
 static int
 view_names(const struct fold_view *v, const struct fold_model *m,
-	   const struct fold_opts *o, struct sp_buf *out)
+	   const struct fold_opts *o, struct sp_buf *out, struct sp_buf *srcs)
 {
 	const struct fold_sym *s;
 	const char *ann, *name;
 	size_t i;
 
 	if (!v->syms->n)
-		return fallback(v, m, o, out);
+		return add_source(srcs, NULL) ? -ENOMEM
+					      : fallback(v, m, o, out);
 	for (i = 0; i < v->syms->n; i++) {
 		s = &v->syms->v[i];
 		if (s->flags & SP_SYM_HIDDEN && !o->show_hidden)
 			continue;
 		name = fold_sym_shown(s, o);
-		if (add_clean(out, name, strlen(name)))
+		if (add_clean(out, name, strlen(name)) ||
+		    add_source(srcs, s->source))
 			return -ENOMEM;
 		ann = annotation(o, v->mode, s->flags, i);
 		if (ann && sp_buf_adds(out, ann))
@@ -172,7 +182,7 @@ add_comm(struct sp_buf *out, const struct fold_opts *o, const char *comm,
  */
 static int
 model_names(const struct fold_model *m, const struct fold_opts *o, int32_t pid,
-	    uint32_t stack, struct sp_buf *out)
+	    uint32_t stack, struct sp_buf *out, struct sp_buf *srcs)
 {
 	struct sp_buf ids = SP_BUF_INIT;
 	struct fold_view v;
@@ -186,7 +196,7 @@ model_names(const struct fold_model *m, const struct fold_opts *o, int32_t pid,
 		for (i = 0; !rc && i < n; i++) {
 			fold_model_view(m, id[i], pid, &v);
 			if (is_truncated(&v) == (pass == 0))
-				rc = view_names(&v, m, o, out);
+				rc = view_names(&v, m, o, out, srcs);
 		}
 	}
 	sp_buf_release(&ids);
@@ -194,25 +204,35 @@ model_names(const struct fold_model *m, const struct fold_opts *o, int32_t pid,
 }
 
 int
-fold_model_folded(const struct fold_model *m, const struct fold_opts *o,
-		  const char *comm, int32_t pid, uint64_t tid, uint32_t stack,
-		  struct sp_buf *out, bool *keep)
+fold_model_sourced(const struct fold_model *m, const struct fold_opts *o,
+		   const char *comm, int32_t pid, uint64_t tid, uint32_t stack,
+		   struct sp_buf *out, struct sp_buf *srcs, bool *keep)
 {
 	size_t skip = 0;
 	int rc = 0;
 
 	sp_buf_reset(out);
+	if (srcs)
+		sp_buf_reset(srcs);
 	if (!o->no_comm)
-		rc = add_comm(out, o, comm, pid, tid);
+		rc = add_comm(out, o, comm, pid, tid) || add_source(srcs, NULL);
 	if (!rc && stack != SP_NONE)
-		rc = model_names(m, o, pid, stack, out);
+		rc = model_names(m, o, pid, stack, out, srcs);
 	if (rc)
-		return rc;
+		return -ENOMEM;
 	if (o->no_comm && out->len)
 		skip = 1;
 	sp_buf_consume(out, skip);
 	*keep = out->len && fold_filter_frames(o, (char *)out->data, &out->len);
 	return 0;
+}
+
+int
+fold_model_folded(const struct fold_model *m, const struct fold_opts *o,
+		  const char *comm, int32_t pid, uint64_t tid, uint32_t stack,
+		  struct sp_buf *out, bool *keep)
+{
+	return fold_model_sourced(m, o, comm, pid, tid, stack, out, NULL, keep);
 }
 
 int

@@ -25,6 +25,15 @@ int fold_model_folded(const struct fold_model *m, const struct fold_opts *o,
 		      const char *comm, int32_t pid, uint64_t tid,
 		      uint32_t stack, struct sp_buf *out, bool *keep);
 /*
+ * fold_model_folded, and each name's source ("file:line", or NULL) in
+ * `srcs` as an array of const char * (comm frame first, unless
+ * --no-comm); --max-depth may keep fewer names than sources.
+ */
+int fold_model_sourced(const struct fold_model *m, const struct fold_opts *o,
+		       const char *comm, int32_t pid, uint64_t tid,
+		       uint32_t stack, struct sp_buf *out, struct sp_buf *srcs,
+		       bool *keep);
+/*
  * Adds `count` to the folded stack of a sample in `set`, if it passes
  * the frame filters.  Returns 0 or -ENOMEM.
  */

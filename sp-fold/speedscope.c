@@ -20,7 +20,8 @@ struct ss {
 	struct sp_buf order;   /* frame names in index order, NUL-separated */
 	uint32_t **ents;       /* entry -> frame indexes, [0] = count */
 	bool *dropped;         /* entry -> filtered out */
-	struct sp_buf tmp;
+	struct sp_buf tmp, tmp2;
+	struct sp_buf srcs;  /* the sources of tmp's names (const char *) */
 	struct sp_buf slots; /* one thread's struct slot */
 };
 
@@ -43,18 +44,27 @@ put_json(FILE *out, const char *s, size_t n)
 	fputc('"', out);
 }
 
+/*
+ * The index of a frame: a name and its source ("file:line" or NULL), kept
+ * in `order` as "name\0source\0" in index order.
+ */
 static int64_t
-frame_index(struct ss *ss, const char *s, size_t n)
+frame_index(struct ss *ss, const char *s, size_t n, const char *source)
 {
+	size_t sn = source ? strlen(source) : 0;
 	uint64_t *slot;
 	bool inserted = false;
 
-	slot =
-	    sp_htab_slot(ss->names, s, n, sp_htab_count(ss->names), &inserted);
+	sp_buf_reset(&ss->tmp2);
+	if (sp_buf_add(&ss->tmp2, s, n) || sp_buf_addc(&ss->tmp2, 0) ||
+	    sp_buf_add(&ss->tmp2, source ? source : "", sn))
+		return -ENOMEM;
+	slot = sp_htab_slot(ss->names, ss->tmp2.data, ss->tmp2.len,
+			    sp_htab_count(ss->names), &inserted);
 	if (!slot)
 		return -ENOMEM;
-	if (inserted &&
-	    (sp_buf_add(&ss->order, s, n) || sp_buf_addc(&ss->order, 0)))
+	if (inserted && (sp_buf_add(&ss->order, ss->tmp2.data, ss->tmp2.len) ||
+			 sp_buf_addc(&ss->order, 0)))
 		return -ENOMEM;
 	return (int64_t)*slot;
 }
@@ -65,7 +75,8 @@ entry_frames(struct ss *ss, uint32_t e)
 {
 	const struct fold_reader *r = ss->r;
 	const struct fold_entry *en = &r->ents[e];
-	const char *comm, *p, *end, *semi;
+	const char *comm, *p, *end, *semi, *src, *const *srcs;
+	size_t nsrc;
 	uint32_t *v;
 	size_t n = 1;
 	bool keep;
@@ -74,13 +85,15 @@ entry_frames(struct ss *ss, uint32_t e)
 	if (ss->ents[e])
 		return ss->ents[e];
 	comm = en->name == UINT32_MAX ? NULL : r->m.strs[en->name];
-	if (fold_model_folded(&r->m, r->o, comm, en->pid, en->tid, en->stack,
-			      &ss->tmp, &keep))
+	if (fold_model_sourced(&r->m, r->o, comm, en->pid, en->tid, en->stack,
+			       &ss->tmp, &ss->srcs, &keep))
 		return NULL;
 	if (!keep) {
 		ss->tmp.len = 0;
 		ss->dropped[e] = true;
 	}
+	srcs = (const char *const *)ss->srcs.data;
+	nsrc = ss->srcs.len / sizeof(*srcs);
 	v = calloc(ss->tmp.len + 2, sizeof(*v));
 	if (!v)
 		return NULL;
@@ -89,9 +102,10 @@ entry_frames(struct ss *ss, uint32_t e)
 	for (; p && p < end; p = semi + 1) {
 		semi = memchr(p, ';', (size_t)(end - p));
 		semi = semi ? semi : end;
+		src = n - 1 < nsrc ? srcs[n - 1] : NULL;
 		if (n++ == 1 && !r->o->no_comm)
 			continue; /* the thread names the profile */
-		if ((ix = frame_index(ss, p, (size_t)(semi - p))) < 0) {
+		if ((ix = frame_index(ss, p, (size_t)(semi - p), src)) < 0) {
 			free(v);
 			return NULL;
 		}
@@ -233,21 +247,38 @@ profile(struct ss *ss, const uint32_t *order, size_t from, size_t to)
 	return 0;
 }
 
+/* A frame: its name, and its file and line when the records had them. */
+static void
+put_frame(FILE *out, const char *name, const char *source, bool first)
+{
+	const char *colon = strrchr(source, ':');
+	char *end = NULL;
+	unsigned long line = colon ? strtoul(colon + 1, &end, 10) : 0;
+
+	fputs(first ? "{\"name\":" : ",{\"name\":", out);
+	put_json(out, name, strlen(name));
+	if (*source && line && end && !*end) {
+		fputs(",\"file\":", out);
+		put_json(out, source, (size_t)(colon - source));
+		fprintf(out, ",\"line\":%lu", line);
+	} else if (*source) {
+		fputs(",\"file\":", out);
+		put_json(out, source, strlen(source));
+	}
+	fputc('}', out);
+}
+
 static void
 put_frames(struct ss *ss)
 {
 	const char *p = (const char *)ss->order.data;
-	const char *end = p ? p + ss->order.len : p;
-	size_t n;
+	const char *end = p ? p + ss->order.len : p, *source;
 
 	fputs("],\"shared\":{\"frames\":[", ss->out);
-	for (; p && p < end; p += n + 1) {
-		n = strlen(p);
-		fputs(p == (const char *)ss->order.data ? "{\"name\":"
-							: ",{\"name\":",
-		      ss->out);
-		put_json(ss->out, p, n);
-		fputc('}', ss->out);
+	for (; p && p < end; p = source + strlen(source) + 1) {
+		source = p + strlen(p) + 1;
+		put_frame(ss->out, p, source,
+			  p == (const char *)ss->order.data);
 	}
 	fputs("]}}\n", ss->out);
 }
@@ -304,6 +335,8 @@ fold_speedscope_write(FILE *out, const struct fold_reader *r)
 	sp_htab_free(ss.names);
 	sp_buf_release(&ss.order);
 	sp_buf_release(&ss.tmp);
+	sp_buf_release(&ss.tmp2);
+	sp_buf_release(&ss.srcs);
 	sp_buf_release(&ss.slots);
 	return rc;
 }
