@@ -44,20 +44,34 @@ put_json(FILE *out, const char *s, size_t n)
 	fputc('"', out);
 }
 
+/* The length of a source's file: "file:line" without ":line". */
+static size_t
+file_len(const char *source)
+{
+	const char *colon = source ? strrchr(source, ':') : NULL;
+	size_t n = source ? strlen(source) : 0;
+
+	if (colon && colon[1] &&
+	    strspn(colon + 1, "0123456789") == strlen(colon + 1))
+		return (size_t)(colon - source);
+	return n;
+}
+
 /*
- * The index of a frame: a name and its source ("file:line" or NULL), kept
- * in `order` as "name\0source\0" in index order.
+ * The index of a frame: a name and its source file, kept in `order` as
+ * "name\0file\0" in index order.  The line is left out: it is where a
+ * sample was, which differs from sample to sample of one function, and
+ * speedscope would show each line as a function of its own.
  */
 static int64_t
 frame_index(struct ss *ss, const char *s, size_t n, const char *source)
 {
-	size_t sn = source ? strlen(source) : 0;
 	uint64_t *slot;
 	bool inserted = false;
 
 	sp_buf_reset(&ss->tmp2);
 	if (sp_buf_add(&ss->tmp2, s, n) || sp_buf_addc(&ss->tmp2, 0) ||
-	    sp_buf_add(&ss->tmp2, source ? source : "", sn))
+	    sp_buf_add(&ss->tmp2, source ? source : "", file_len(source)))
 		return -ENOMEM;
 	slot = sp_htab_slot(ss->names, ss->tmp2.data, ss->tmp2.len,
 			    sp_htab_count(ss->names), &inserted);
@@ -247,23 +261,15 @@ profile(struct ss *ss, const uint32_t *order, size_t from, size_t to)
 	return 0;
 }
 
-/* A frame: its name, and its file and line when the records had them. */
+/* A frame: its name, and its source file when the records had one. */
 static void
-put_frame(FILE *out, const char *name, const char *source, bool first)
+put_frame(FILE *out, const char *name, const char *file, bool first)
 {
-	const char *colon = strrchr(source, ':');
-	char *end = NULL;
-	unsigned long line = colon ? strtoul(colon + 1, &end, 10) : 0;
-
 	fputs(first ? "{\"name\":" : ",{\"name\":", out);
 	put_json(out, name, strlen(name));
-	if (*source && line && end && !*end) {
+	if (*file) {
 		fputs(",\"file\":", out);
-		put_json(out, source, (size_t)(colon - source));
-		fprintf(out, ",\"line\":%lu", line);
-	} else if (*source) {
-		fputs(",\"file\":", out);
-		put_json(out, source, strlen(source));
+		put_json(out, file, strlen(file));
 	}
 	fputc('}', out);
 }

@@ -248,9 +248,10 @@ for p in d["profiles"]:
     at[p["name"]] = starts
 ms = 1000000
 assert at["app (7/7)"] == [0, 1 * ms, 4 * ms], at
-# frames carry the source the symbol records gave
+# frames carry the source file the symbol records gave (not the line:
+# it is where a sample was, and would split a function in many frames)
 fr = {f["name"]: f for f in d["shared"]["frames"]}
-assert fr["main"].get("file") == "app.c" and fr["main"].get("line") == 10, fr["main"]
+assert fr["main"].get("file") == "app.c" and "line" not in fr["main"], fr["main"]
 assert "file" not in fr["[libc.so.6]"], fr["[libc.so.6]"]
 assert at["worker 1 (7/8)"] == [2 * ms, 3 * ms], at
 PY
