@@ -206,7 +206,7 @@ sym_debug_find(const char *path, Elf *elf, char *const *roots, size_t nroots,
 		if (by_buildid(i < nroots ? roots[i] : SYM_DEFAULT_DEBUG_ROOT,
 			       id, idlen, out))
 			return 0;
-	if (by_debuglink(path, elf, roots, nroots, id, idlen, out))
+	if (path && by_debuglink(path, elf, roots, nroots, id, idlen, out))
 		return 0;
 	return -ENOENT;
 }

@@ -47,8 +47,9 @@ void sym_buildid_hex(const uint8_t *id, size_t len, char *out);
  * next to the file, in its .debug/ directory, and under each root (with
  * the file's directory, then directly).  A candidate whose build id
  * differs from the file's, or (without build ids) whose CRC differs
- * from the debuglink's, is skipped.  Returns 0 with *out open, or
- * -ENOENT.
+ * from the debuglink's, is skipped.  `path` is NULL for an image in
+ * memory (the vdso): then only the build id is looked up.  Returns 0
+ * with *out open, or -ENOENT.
  */
 int sym_debug_find(const char *path, Elf *elf, char *const *roots,
 		   size_t nroots, struct sym_elffile *out);

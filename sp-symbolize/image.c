@@ -115,9 +115,8 @@ setup(struct sym_image *img, const char *path, const char **why)
 		return NULL;
 	}
 	read_buildid(img);
-	if (path)
-		sym_debug_find(path, img->file.elf, img->opts.debug_dirs,
-			       img->opts.ndebug_dirs, &img->debug);
+	sym_debug_find(path, img->file.elf, img->opts.debug_dirs,
+		       img->opts.ndebug_dirs, &img->debug);
 	rc = load_symbols(img);
 	if (!img->opts.names_only && img->debug.elf)
 		img->dw = sym_dwarf_open(img->debug.elf);

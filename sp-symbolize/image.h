@@ -37,7 +37,10 @@ struct sym_symopts {
 struct sym_image *sym_image_open(const char *path,
 				 const struct sym_symopts *opts,
 				 const char **why);
-/* Same for an ELF image in memory (malloc'ed, taken over). */
+/*
+ * Same for an ELF image in memory (malloc'ed, taken over); its debug
+ * file is looked up by build id only.
+ */
 struct sym_image *sym_image_open_mem(void *mem, size_t len,
 				     const struct sym_symopts *opts,
 				     const char **why);

@@ -351,10 +351,43 @@ image_for_path(struct sym_resolver *r, const char *path)
 	return ri;
 }
 
-/* The vdso of this host, when the recording comes from it. */
+/*
+ * The kernel's unstripped vdso, which kernel packages install, when it
+ * is the one in memory (same build id).  The image in memory exports
+ * only the vdso's entry points; its helpers, where most of its time is
+ * spent (the clock read), are local symbols of this file.
+ */
 static struct sym_image *
-vdso_image(struct sym_resolver *r)
+vdso_file(struct sym_resolver *r, const struct sym_image *mem)
 {
+	static const char *const fmts[] = {
+		"/lib/modules/%s/vdso/vdso64.so",
+		"/usr/lib/debug/lib/modules/%s/vdso/vdso64.so",
+	};
+	const char *id = sym_image_buildid(mem), *why;
+	struct sym_image *img;
+	char *rel = sym_host_release(), path[PATH_MAX];
+	size_t i;
+
+	for (i = 0; id && rel && i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		snprintf(path, sizeof(path), fmts[i], rel);
+		img = sym_image_open(path, &r->o.sym, &why);
+		if (img && sym_image_buildid(img) &&
+		    strcmp(sym_image_buildid(img), id) == 0) {
+			free(rel);
+			return img;
+		}
+		sym_image_free(img);
+	}
+	free(rel);
+	return NULL;
+}
+
+/* The vdso of this host, read on first use. */
+static struct sym_image *
+host_vdso(struct sym_resolver *r)
+{
+	struct sym_image *file;
 	const char *why;
 	size_t len = 0;
 	void *mem;
@@ -362,12 +395,31 @@ vdso_image(struct sym_resolver *r)
 	if (r->vdso_tried)
 		return r->vdso;
 	r->vdso_tried = true;
-	if (!same_kernel(r))
-		return NULL;
 	mem = sym_host_vdso(&len);
 	if (mem)
 		r->vdso = sym_image_open_mem(mem, len, &r->o.sym, &why);
+	file = r->vdso ? vdso_file(r, r->vdso) : NULL;
+	if (file) {
+		sym_image_free(r->vdso);
+		r->vdso = file;
+	}
 	return r->vdso;
+}
+
+/*
+ * The vdso a [vdso] module resolves against: this host's, when it is the
+ * one recorded.  A recorded build id says so on any host and boot;
+ * without one, the recording must come from this boot of this kernel.
+ */
+static struct sym_image *
+vdso_image(struct sym_resolver *r, const struct rmod *rm)
+{
+	struct sym_image *v = host_vdso(r);
+	const char *have = v ? sym_image_buildid(v) : NULL;
+
+	if (rm->buildid)
+		return have && strcmp(have, rm->buildid) == 0 ? v : NULL;
+	return same_kernel(r) ? v : NULL;
 }
 
 /* Checks that the file on disk is the one recorded; warns once if not. */
@@ -430,7 +482,7 @@ module_image(struct sym_resolver *r, struct rmod *rm)
 		return rm->img;
 	rm->state = MOD_BAD;
 	if (strcmp(path, "[vdso]") == 0) {
-		rm->img = vdso_image(r);
+		rm->img = vdso_image(r, rm);
 	} else if (!rm->overridable && path[0] != '\0' && path[0] != '[') {
 		ri = image_for_path(r, pick_path(rm, buf, sizeof(buf)));
 		if (ri && ri->img && same_file(r, ri, rm))

@@ -6,6 +6,7 @@
  * names, Python runtime flags, kallsyms, changed files and other hosts.
  */
 #include <check.h>
+#include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -635,6 +636,103 @@ START_TEST(vdso_resolves_from_this_host)
 }
 END_TEST
 
+/*
+ * The build id of this process's vdso as hex, read from its notes in
+ * memory (an independent reader: not sp-symbolize's libelf path).
+ */
+static const char *
+host_vdso_buildid(void)
+{
+	static char hex[2 * 64 + 1];
+	const unsigned char *base =
+	    (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
+	const Elf64_Phdr *ph = (const Elf64_Phdr *)(base + eh->e_phoff);
+	size_t i, off, k;
+
+	for (i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type != PT_NOTE)
+			continue;
+		for (off = 0; off + sizeof(Elf64_Nhdr) <= ph[i].p_filesz;) {
+			const Elf64_Nhdr *n =
+			    (const Elf64_Nhdr *)(base + ph[i].p_offset + off);
+			const unsigned char *desc =
+			    (const unsigned char *)(n + 1) +
+			    ((n->n_namesz + 3) & ~3u);
+
+			if (n->n_type == NT_GNU_BUILD_ID && n->n_descsz <= 64) {
+				for (k = 0; k < n->n_descsz; k++)
+					snprintf(hex + 2 * k, 3, "%02x",
+						 desc[k]);
+				return hex;
+			}
+			off += sizeof(*n) + ((n->n_namesz + 3) & ~3u) +
+			       ((n->n_descsz + 3) & ~3u);
+		}
+	}
+	ck_abort_msg("the vdso has no build id");
+	return NULL;
+}
+
+/* The first vdso address that resolves, or 0. */
+static uint64_t
+vdso_named_rel(struct sym_resolver *r, struct sym_res *out)
+{
+	struct sym_entry *s;
+	uint64_t rel;
+
+	for (rel = 0x400; rel < 0x2000; rel += 0x10) {
+		sym_res_release(out);
+		s = resolve(r, 1, 0, 0x7fff0000 + rel, rel, out);
+		if (!(s->flags & SP_SYM_UNRESOLVED))
+			return rel;
+	}
+	return 0;
+}
+
+START_TEST(vdso_follows_its_build_id)
+{
+	struct sym_resolver_opts o = options();
+	struct sym_resolver *r = resolver(&o);
+	struct sym_res out = SYM_RES_INIT;
+	struct sym_entry *s;
+	uint64_t rel;
+
+	add_module(r, 0, 1, 0x7fff0000, "[vdso]");
+	/* Another boot: without a build id, nothing says it is this vdso. */
+	ck_assert_int_eq(sym_resolver_host(r, "bootid", "not-this-boot"), 0);
+	ck_assert_uint_eq(vdso_named_rel(r, &out), 0);
+	sym_resolver_free(r);
+
+	/* With its build id, this host's vdso serves any boot... */
+	r = resolver(&o);
+	add_module(r, 0, 1, 0x7fff0000, "[vdso]");
+	ck_assert_int_eq(sym_resolver_host(r, "bootid", "not-this-boot"), 0);
+	rel = vdso_named_rel(r, &out);
+	if (rel == 0) {
+		sym_res_release(&out);
+		sym_resolver_free(r);
+		return; /* no vdso, or one without symbols, in this sandbox */
+	}
+	sym_res_release(&out);
+	sym_resolver_free(r);
+	r = resolver(&o);
+	add_module(r, 0, 1, 0x7fff0000, "[vdso]");
+	ck_assert_int_eq(sym_resolver_host(r, "bootid", "not-this-boot"), 0);
+	ck_assert_int_eq(sym_resolver_buildid(r, 0, host_vdso_buildid()), 0);
+	sym_res_release(&out);
+	s = resolve(r, 1, 0, 0x7fff0000 + rel, rel, &out);
+	ck_assert(!(s->flags & SP_SYM_UNRESOLVED));
+	/* ...and another build id, even this boot's, none. */
+	ck_assert_int_eq(sym_resolver_buildid(r, 0, "00112233"), 0);
+	sym_res_release(&out);
+	s = resolve(r, 1, 0, 0x7fff0000 + rel, rel, &out);
+	ck_assert(s->flags & SP_SYM_UNRESOLVED);
+	sym_res_release(&out);
+	sym_resolver_free(r);
+}
+END_TEST
+
 static Suite *
 resolve_suite(void)
 {
@@ -672,6 +770,7 @@ resolve_suite(void)
 	tcase_add_test(e, changed_file_falls_back_with_one_warning);
 	tcase_add_test(e, other_build_id_falls_back_with_one_warning);
 	tcase_add_test(e, vdso_resolves_from_this_host);
+	tcase_add_test(e, vdso_follows_its_build_id);
 	suite_add_tcase(s, p);
 	suite_add_tcase(s, f);
 	suite_add_tcase(s, k);
