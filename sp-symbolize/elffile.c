@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <elfutils/libdwelf.h>
@@ -17,14 +18,32 @@
 
 #define SYM_DEFAULT_DEBUG_ROOT "/usr/lib/debug"
 
+/*
+ * A .gnu_debuglink candidate is checked by the CRC of all its bytes; one
+ * larger than this is no debug file (the largest real ones are a few
+ * GiB), and reading it would take minutes (a sparse file of 50 GiB).
+ */
+#define SYM_DEBUGLINK_MAX_SIZE (4ull << 30)
+
 int
 sym_elffile_open(struct sym_elffile *f, const char *path)
 {
+	struct stat st;
+
 	*f = (struct sym_elffile)SYM_ELFFILE_INIT;
 	elf_version(EV_CURRENT);
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/*
+	 * Never wait on a FIFO or a device a record or a debug link names:
+	 * O_NONBLOCK makes open(2) return at once, and only a regular file
+	 * is read.
+	 */
+	f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (f->fd < 0)
 		return -errno;
+	if (fstat(f->fd, &st) || !S_ISREG(st.st_mode)) {
+		sym_elffile_close(f);
+		return -EINVAL;
+	}
 	/* Not mapped: a file truncated under us must not raise SIGBUS. */
 	f->elf = elf_begin(f->fd, ELF_C_READ, NULL);
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
@@ -93,7 +112,10 @@ file_crc(int fd, uint32_t *crc)
 	uLong c = crc32(0, Z_NULL, 0);
 	ssize_t n;
 
-	if (lseek(fd, 0, SEEK_SET) < 0)
+	struct stat st;
+
+	if (fstat(fd, &st) || (uint64_t)st.st_size > SYM_DEBUGLINK_MAX_SIZE ||
+	    lseek(fd, 0, SEEK_SET) < 0)
 		return false;
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		c = crc32(c, buf, (uInt)n);

@@ -23,7 +23,8 @@ struct sym_elffile {
 	}
 
 /*
- * Opens `path`.  Returns 0, a negative errno from open(2), or -ENOEXEC
+ * Opens `path`.  Returns 0, a negative errno from open(2), -EINVAL when
+ * it is not a regular file (a FIFO is never waited on), or -ENOEXEC
  * when the file is not an ELF object.  On failure `f` stays closed.
  */
 int sym_elffile_open(struct sym_elffile *f, const char *path);
@@ -47,8 +48,9 @@ void sym_buildid_hex(const uint8_t *id, size_t len, char *out);
  * next to the file, in its .debug/ directory, and under each root (with
  * the file's directory, then directly).  A candidate whose build id
  * differs from the file's, or (without build ids) whose CRC differs
- * from the debuglink's, is skipped.  `path` is NULL for an image in
- * memory (the vdso): then only the build id is looked up.  Returns 0
+ * from the debuglink's, is skipped; so is a debuglink candidate larger
+ * than 4 GiB, whose CRC would take minutes to compute.  `path` is NULL for an
+ * image in memory (the vdso): then only the build id is looked up.  Returns 0
  * with *out open, or -ENOENT.
  */
 int sym_debug_find(const char *path, Elf *elf, char *const *roots,

@@ -159,7 +159,9 @@ sym_image_open(const char *path, const struct sym_symopts *opts,
 	}
 	rc = sym_elffile_open(&img->file, path);
 	if (rc) {
-		*why = rc == -ENOEXEC ? "not an ELF file" : strerror(-rc);
+		*why = rc == -ENOEXEC  ? "not an ELF file"
+		       : rc == -EINVAL ? "not a regular file"
+				       : strerror(-rc);
 		sym_image_free(img);
 		return NULL;
 	}

@@ -3,9 +3,11 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "sp-symbolize/perfmap.h"
 #include "common/buf.h"
@@ -125,7 +127,7 @@ sym_perfmap_stat(const char *path, struct sym_perfmap_id *id)
 	struct stat st;
 
 	memset(id, 0, sizeof(*id));
-	if (stat(path, &st))
+	if (lstat(path, &st))
 		return false;
 	id->dev = st.st_dev;
 	id->ino = st.st_ino;
@@ -143,25 +145,50 @@ sym_perfmap_id_equal(const struct sym_perfmap_id *a,
 	       a->mtime_ns == b->mtime_ns;
 }
 
+/*
+ * Opens a map the way perf trusts one: not through a symlink, without
+ * waiting on a FIFO, a regular file owned by `owner` or root.  Maps sit
+ * in /tmp, where anyone can plant a name.
+ */
+static FILE *
+open_trusted(const char *path, uid_t owner, struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
+				O_NOCTTY);
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, st) || !S_ISREG(st->st_mode) ||
+	    (st->st_uid != owner && st->st_uid != 0)) {
+		close(fd);
+		errno = EPERM;
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
 struct sym_perfmap *
-sym_perfmap_load(const char *path, struct sym_perfmap_id *id)
+sym_perfmap_load(const char *path, uid_t owner, struct sym_perfmap_id *id)
 {
 	struct sym_perfmap *m;
 	struct stat st;
-	FILE *f = fopen(path, "re");
+	FILE *f = open_trusted(path, owner, &st);
 	int saved;
 
+	if (id)
+		memset(id, 0, sizeof(*id));
 	if (!f)
 		return NULL;
 	if (id) {
-		memset(id, 0, sizeof(*id));
-		if (fstat(fileno(f), &st) == 0) {
-			id->dev = st.st_dev;
-			id->ino = st.st_ino;
-			id->size = st.st_size;
-			id->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
-				       st.st_mtim.tv_nsec;
-		}
+		id->dev = st.st_dev;
+		id->ino = st.st_ino;
+		id->size = st.st_size;
+		id->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
+			       st.st_mtim.tv_nsec;
 	}
 	m = sym_perfmap_read(f);
 	saved = errno;

@@ -30,12 +30,15 @@ struct sym_perfmap_id {
 /* Reads a map from `f`; NULL with errno set on failure. */
 struct sym_perfmap *sym_perfmap_read(FILE *f);
 /*
- * Loads `path`; fills *id (when not NULL) with the identity of the file
- * read.  NULL with errno set (ENOENT when there is no map).
+ * Loads `path`, as perf does only when it is a regular file (not a
+ * symlink, never waiting on a FIFO) owned by `owner` or root; fills *id
+ * (when not NULL) with the identity of the file read.  NULL with errno
+ * set: ENOENT when there is no map, ELOOP for a symlink, EPERM for a
+ * file of another kind or owner.
  */
-struct sym_perfmap *sym_perfmap_load(const char *path,
+struct sym_perfmap *sym_perfmap_load(const char *path, uid_t owner,
 				     struct sym_perfmap_id *id);
-/* Fills *id from stat(2); returns false when the file does not exist. */
+/* Fills *id from lstat(2); returns false when the file does not exist. */
 bool sym_perfmap_stat(const char *path, struct sym_perfmap_id *id);
 bool sym_perfmap_id_equal(const struct sym_perfmap_id *a,
 			  const struct sym_perfmap_id *b);

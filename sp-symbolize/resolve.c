@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/buf.h"
 #include "common/htab.h"
@@ -55,6 +56,8 @@ struct rpm {
 	struct sym_perfmap_id id;
 	struct sym_perfmap *map;
 	char *path;
+	int32_t pid;
+	bool warned;
 };
 
 enum { KS_UNLOADED, KS_READY };
@@ -528,17 +531,50 @@ perf_map_state(struct sym_resolver *r, int32_t pid)
 		free(pm);
 		return NULL;
 	}
+	pm->pid = pid;
 	r->pms[r->npms++] = pm;
 	return pm;
 }
 
-static void
-perf_map_reload(struct rpm *pm)
+/*
+ * Whose map files are trusted for `pid`: the user of the process while
+ * it runs here, else (it has exited, or the maps come from another
+ * machine through --perf-map-dir) the user running sp-symbolize.  Root's
+ * are trusted too (perfmap.h).
+ */
+static uid_t
+perf_map_owner(const struct sym_resolver *r, int32_t pid)
 {
+	char proc[32];
+	struct stat st;
+
+	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
+	if (!r->o.perf_map_dir && stat(proc, &st) == 0)
+		return st.st_uid;
+	return geteuid();
+}
+
+static void
+perf_map_reload(struct sym_resolver *r, struct rpm *pm)
+{
+	bool link;
+
 	sym_perfmap_free(pm->map);
-	pm->map = sym_perfmap_load(pm->path, &pm->id);
+	pm->map =
+	    sym_perfmap_load(pm->path, perf_map_owner(r, pm->pid), &pm->id);
 	pm->exists = pm->map != NULL;
 	pm->loaded = true;
+	if (pm->map || (errno != EPERM && errno != ELOOP))
+		return;
+	link = errno == ELOOP;
+	/* Refused: not read again until it changes, and said once. */
+	pm->exists = sym_perfmap_stat(pm->path, &pm->id);
+	if (!pm->warned)
+		warnf(r, "'%s': %s; not read", pm->path,
+		      link ? "a symbolic link"
+			   : "not a regular file owned by the "
+			     "process's user or root");
+	pm->warned = true;
 }
 
 /*
@@ -555,11 +591,11 @@ perf_map_find(struct sym_resolver *r, int32_t pid, uint64_t addr,
 	if (!pm)
 		return false;
 	if (!pm->loaded)
-		perf_map_reload(pm);
+		perf_map_reload(r, pm);
 	else if (!(pm->map && sym_perfmap_lookup(pm->map, addr, name, start)) &&
 		 sym_perfmap_stat(pm->path, &id) &&
 		 !(pm->exists && sym_perfmap_id_equal(&id, &pm->id)))
-		perf_map_reload(pm);
+		perf_map_reload(r, pm);
 	return pm->map && sym_perfmap_lookup(pm->map, addr, name, start);
 }
 

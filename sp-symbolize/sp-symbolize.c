@@ -66,7 +66,10 @@ static void
 print_warning(void *ctx, const char *msg)
 {
 	(void)ctx;
-	fprintf(stderr, "sp-symbolize: %s\n", msg);
+	/* Paths and names come from the input: no raw control byte. */
+	fputs("sp-symbolize: ", stderr);
+	sp_escape_file(stderr, msg, strlen(msg));
+	fputc('\n', stderr);
 }
 
 /* Appends to a growable array of pointers or pids; exits on ENOMEM. */
