@@ -48,7 +48,9 @@ on_signal(int sig)
 		rec_stop_signal = sig;
 		first_request = now;
 		arm_grace();
-	} else if (now.tv_sec - first_request.tv_sec > 1) {
+	} else if ((now.tv_sec - first_request.tv_sec) * 1000000000L +
+		       (now.tv_nsec - first_request.tv_nsec) >=
+		   1000000000L) {
 		end_now(sig);
 	}
 }
