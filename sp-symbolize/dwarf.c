@@ -19,6 +19,14 @@
 /* Deeper inline chains than this are cut at the outermost frames. */
 #define SYM_DWARF_MAX_DEPTH 64
 
+/*
+ * Real DWARF compresses 3 to 10 times; a section that would inflate to
+ * more than 256 MiB and 32 times its stored size is a bomb (a 2 MB file
+ * whose .debug_info and .debug_line become 1 GiB each), not read.
+ */
+#define SYM_DWARF_INFLATE_MIN (256ull << 20)
+#define SYM_DWARF_INFLATE_RATIO 32
+
 /* A unit's address range, for files without .debug_aranges. */
 struct curange {
 	uint64_t lo;
@@ -101,6 +109,57 @@ hide_unused_sections(Elf *elf)
 	}
 }
 
+/*
+ * The size a section of `elf` decompresses to, or its own size when it
+ * is not compressed: ELF compression (SHF_COMPRESSED, with its header)
+ * or GNU .zdebug ("ZLIB" and a 64-bit big-endian size).
+ */
+static uint64_t
+inflated_size(Elf_Scn *scn, const GElf_Shdr *sh, const char *name)
+{
+	GElf_Chdr ch;
+	Elf_Data *d;
+	const unsigned char *p;
+	uint64_t n = 0;
+	int i;
+
+	if (sh->sh_flags & SHF_COMPRESSED)
+		return gelf_getchdr(scn, &ch) ? ch.ch_size : sh->sh_size;
+	if (strncmp(name, ".zdebug_", 8) != 0 ||
+	    !(d = elf_rawdata(scn, NULL)) || d->d_size < 12 ||
+	    memcmp(d->d_buf, "ZLIB", 4) != 0)
+		return sh->sh_size;
+	p = (const unsigned char *)d->d_buf + 4;
+	for (i = 0; i < 8; i++)
+		n = n << 8 | p[i];
+	return n;
+}
+
+bool
+sym_dwarf_bomb(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	const char *name;
+	GElf_Shdr sh;
+	uint64_t full;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    (strncmp(name, ".debug_", 7) != 0 &&
+		     strncmp(name, ".zdebug_", 8) != 0))
+			continue;
+		full = inflated_size(scn, &sh, name);
+		if (full > SYM_DWARF_INFLATE_MIN &&
+		    full / SYM_DWARF_INFLATE_RATIO > sh.sh_size)
+			return true;
+	}
+	return false;
+}
+
 struct sym_dwarf *
 sym_dwarf_open(Elf *elf)
 {
@@ -108,6 +167,8 @@ sym_dwarf_open(Elf *elf)
 	Dwarf *dw;
 
 	hide_unused_sections(elf);
+	if (sym_dwarf_bomb(elf))
+		return NULL;
 	dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	if (!dw)
 		return NULL;

@@ -22,6 +22,12 @@ struct sym_dwarf;
  * so that libdw does not load them; nothing is written to the file.
  */
 struct sym_dwarf *sym_dwarf_open(Elf *elf);
+/*
+ * True when a DWARF section of `elf` would decompress to an implausible
+ * size (dwarf.c gives the bound); sym_dwarf_open() then returns NULL
+ * without decompressing anything.  Sections already hidden do not count.
+ */
+bool sym_dwarf_bomb(Elf *elf);
 /* NULL is allowed. */
 void sym_dwarf_free(struct sym_dwarf *d);
 

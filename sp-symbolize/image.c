@@ -33,6 +33,7 @@ struct sym_image {
 	struct sym_elfsyms *syms;
 	struct sym_dwarf *dw;
 	char *buildid;
+	const char *warning;   /* static, or NULL */
 	struct sp_htab *cache; /* vaddr -> index into results */
 	struct sym_res *results;
 	size_t nresults;
@@ -103,6 +104,19 @@ load_symbols(struct sym_image *img)
 	return rc < 0 ? (int)rc : 0;
 }
 
+/* The DWARF of `elf`, unless it is a decompression bomb (noted). */
+static struct sym_dwarf *
+open_dwarf(struct sym_image *img, Elf *elf)
+{
+	struct sym_dwarf *dw = sym_dwarf_open(elf);
+
+	if (!dw && sym_dwarf_bomb(elf))
+		img->warning = "debug sections would decompress to an "
+			       "implausible size: not read, names from the "
+			       "symbol table only";
+	return dw;
+}
+
 static struct sym_image *
 setup(struct sym_image *img, const char *path, const char **why)
 {
@@ -119,9 +133,9 @@ setup(struct sym_image *img, const char *path, const char **why)
 		       img->opts.ndebug_dirs, &img->debug);
 	rc = load_symbols(img);
 	if (!img->opts.names_only && img->debug.elf)
-		img->dw = sym_dwarf_open(img->debug.elf);
+		img->dw = open_dwarf(img, img->debug.elf);
 	if (!img->opts.names_only && !img->dw)
-		img->dw = sym_dwarf_open(img->file.elf);
+		img->dw = open_dwarf(img, img->file.elf);
 	if (rc || (sym_elfsyms_count(img->syms) == 0 && !img->dw)) {
 		*why = rc == -ENOMEM ? "out of memory"
 		       : rc          ? "corrupt symbol table"
@@ -212,6 +226,12 @@ const char *
 sym_image_buildid(const struct sym_image *img)
 {
 	return img->buildid;
+}
+
+const char *
+sym_image_warning(const struct sym_image *img)
+{
+	return img->warning;
 }
 
 bool

@@ -47,6 +47,11 @@ struct sym_image *sym_image_open_mem(void *mem, size_t len,
 /* NULL is allowed. */
 void sym_image_free(struct sym_image *img);
 
+/*
+ * What the image could not use, for one warning (a static string), or
+ * NULL: DWARF that would decompress to an implausible size.
+ */
+const char *sym_image_warning(const struct sym_image *img);
 /* The image's GNU build id as lowercase hex, or NULL when it has none. */
 const char *sym_image_buildid(const struct sym_image *img);
 /*

@@ -350,6 +350,8 @@ image_for_path(struct sym_resolver *r, const char *path)
 		warnf(r, "'%s': %s; frames keep their address names", path,
 		      why);
 		ri->warned = true;
+	} else if (sym_image_warning(ri->img)) {
+		warnf(r, "'%s': %s", path, sym_image_warning(ri->img));
 	}
 	return ri;
 }

@@ -58,6 +58,13 @@ sym_image_buildid(const struct sym_image *img)
 	return NULL;
 }
 
+const char *
+sym_image_warning(const struct sym_image *img)
+{
+	(void)img;
+	return NULL;
+}
+
 int
 sym_image_resolve(struct sym_image *img, uint64_t rel_ip, struct sym_res *out)
 {
