@@ -27,10 +27,15 @@ struct sp_spool_writer {
 	uint64_t flushed;
 	uint64_t last_ts;
 	/* A module-less frame resolves against the modules written before
-	 * it, so frames are interned per module epoch. */
+	 * it, so frames are interned per module epoch.  A frame or stack
+	 * of an earlier epoch is never looked up again: the tables hold the
+	 * current epoch only (the next ids are counted apart), so memory
+	 * stays flat however many short-lived processes come and go. */
 	uint64_t epoch;
+	bool stale; /* the epoch moved on since the tables were emptied */
 	struct sp_htab *frames;
 	struct sp_htab *stacks;
+	uint32_t nframes, nstacks; /* the next ids */
 	struct sp_htab *threads;
 };
 
@@ -168,6 +173,7 @@ sp_spool_writer_module(struct sp_spool_writer *w, const struct sp_module *m)
 	rc = rc ? rc : put_u(w, m->path_len);
 	rc = rc ? rc : sp_buf_add(&w->out, m->path, m->path_len);
 	w->epoch++;
+	w->stale = true;
 	return maybe_flush(w, rc);
 }
 
@@ -185,13 +191,13 @@ intern_frame(struct sp_spool_writer *w, const struct sp_frame *f, uint32_t *id)
 	k.rel_ip = f->rel_ip;
 	k.abs_ip = f->abs_ip;
 	k.epoch = w->epoch;
-	slot = sp_htab_slot(w->frames, &k, sizeof(k), sp_htab_count(w->frames),
-			    &fresh);
+	slot = sp_htab_slot(w->frames, &k, sizeof(k), w->nframes, &fresh);
 	if (!slot)
 		return -ENOMEM;
 	*id = (uint32_t)*slot;
 	if (!fresh)
 		return 0;
+	w->nframes++;
 	if (f->mode == SP_FRAME_TRUNCATED) {
 		tag = MARKER_TAG;
 		addr = 0;
@@ -208,6 +214,29 @@ intern_frame(struct sp_spool_writer *w, const struct sp_frame *f, uint32_t *id)
 	return rc ? rc : put_u(w, addr);
 }
 
+/* Empties the intern tables of an epoch that has ended. */
+static int
+forget_epoch(struct sp_spool_writer *w)
+{
+	struct sp_htab *f, *s;
+
+	if (!w->stale)
+		return 0;
+	f = sp_htab_new();
+	s = sp_htab_new();
+	if (!f || !s) {
+		sp_htab_free(f);
+		sp_htab_free(s);
+		return -ENOMEM;
+	}
+	sp_htab_free(w->frames);
+	sp_htab_free(w->stacks);
+	w->frames = f;
+	w->stacks = s;
+	w->stale = false;
+	return 0;
+}
+
 /* Interns the stack root first; returns the leaf node's id in *id. */
 static int
 intern_stack(struct sp_spool_writer *w, const struct sp_frame *frames, size_t n,
@@ -216,19 +245,22 @@ intern_stack(struct sp_spool_writer *w, const struct sp_frame *frames, size_t n,
 	uint32_t prefix = SP_NONE, frame_id, key[2];
 	uint64_t *slot;
 	bool fresh;
-	int rc;
+	int rc = forget_epoch(w);
 
+	if (rc)
+		return rc;
 	while (n--) {
 		rc = intern_frame(w, &frames[n], &frame_id);
 		if (rc)
 			return rc;
 		key[0] = prefix;
 		key[1] = frame_id;
-		slot = sp_htab_slot(w->stacks, key, sizeof(key),
-				    sp_htab_count(w->stacks), &fresh);
+		slot = sp_htab_slot(w->stacks, key, sizeof(key), w->nstacks,
+				    &fresh);
 		if (!slot)
 			return -ENOMEM;
 		if (fresh) {
+			w->nstacks++;
 			rc = sp_buf_addc(&w->out, SP_TAG_STACK);
 			rc = rc ? rc : put_u(w, *slot);
 			rc = rc ? rc : put_u(w, prefix);
@@ -343,6 +375,7 @@ sp_spool_writer_deactivate(struct sp_spool_writer *w, int32_t pid)
 	rc = sp_buf_addc(&w->out, SP_TAG_DEACTIVATE);
 	rc = rc ? rc : put_s(w, pid);
 	w->epoch++;
+	w->stale = true;
 	return maybe_flush(w, rc);
 }
 
