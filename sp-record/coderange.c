@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "sp-record/coderange.h"
 #include "common/banned.h"
 
@@ -27,18 +28,12 @@ first_above(const struct rec_ranges *rs, uint64_t addr)
 int
 rec_ranges_add(struct rec_ranges *rs, uint64_t lo, uint64_t hi)
 {
-	struct rec_range *grown;
-	size_t at, end, cap;
+	size_t at, end;
 
 	if (lo >= hi)
 		return 0;
-	if (rs->n == rs->cap) {
-		cap = rs->cap ? 2 * rs->cap : 8;
-		if (!(grown = realloc(rs->v, cap * sizeof(*grown))))
-			return -ENOMEM;
-		rs->v = grown;
-		rs->cap = cap;
-	}
+	if (SP_GROW(rs->v, rs->cap, rs->n + 1))
+		return -ENOMEM;
 	at = first_above(rs, lo);
 	for (end = at; end < rs->n && rs->v[end].lo < hi; end++)
 		;

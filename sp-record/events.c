@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/grow.h"
 #include "common/htab.h"
 #include "sp-record/events.h"
 #include "sp-record/proc.h"
@@ -392,17 +393,9 @@ open_one(struct rec_events *ev, int32_t pid, int cpu)
 static int
 keep_fd(struct rec_events *ev, int fd)
 {
-	int *v;
 
-	if (ev->nfds == ev->afds) {
-		size_t na = ev->afds ? 2 * ev->afds : 64;
-
-		v = reallocarray(ev->fds, na, sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		ev->fds = v;
-		ev->afds = na;
-	}
+	if (SP_GROW(ev->fds, ev->afds, ev->nfds + 1))
+		return -ENOMEM;
 	ev->fds[ev->nfds++] = fd;
 	return 0;
 }

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/grow.h"
 #include "common/htab.h"
 #include "sp-record/launch.h"
 #include "sp-record/ptrace.h"
@@ -129,18 +130,12 @@ thread_find(struct rec_ptracer *t, pid_t tid)
 static struct thread *
 thread_add(struct rec_ptracer *t, pid_t tid)
 {
-	struct thread *grown, *th = thread_find(t, tid);
-	size_t n;
+	struct thread *th = thread_find(t, tid);
 
 	if (th)
 		return th;
-	if (t->nthreads == t->athreads) {
-		n = t->athreads ? 2 * t->athreads : 16;
-		if (!(grown = realloc(t->threads, n * sizeof(*grown))))
-			return NULL;
-		t->threads = grown;
-		t->athreads = n;
-	}
+	if (SP_GROW(t->threads, t->athreads, t->nthreads + 1))
+		return NULL;
 	if (sp_htab_put(t->index, &tid, sizeof(tid), t->nthreads + 1) < 0)
 		return NULL;
 	th = &t->threads[t->nthreads++];

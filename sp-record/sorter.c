@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "sp-record/sorter.h"
 #include "common/banned.h"
 
@@ -160,22 +161,13 @@ int
 rec_sorter_queue(struct rec_sorter *s, struct rec_event *e, uint64_t ts,
 		 uint32_t kind, size_t len)
 {
-	struct rec_event **heap;
-	size_t alloc;
-
 	if (len > UINT32_MAX) {
 		rec_sorter_release(s, e);
 		return -EINVAL;
 	}
-	if (s->n == s->alloc) {
-		alloc = s->alloc ? 2 * s->alloc : 1024;
-		heap = realloc(s->heap, alloc * sizeof(*heap));
-		if (!heap) {
-			rec_sorter_release(s, e);
-			return -ENOMEM;
-		}
-		s->heap = heap;
-		s->alloc = alloc;
+	if (SP_GROW(s->heap, s->alloc, s->n + 1)) {
+		rec_sorter_release(s, e);
+		return -ENOMEM;
 	}
 	e->ts = ts;
 	e->seq = s->seq++;

@@ -21,6 +21,7 @@
 
 #include <asm/perf_regs.h>
 
+#include "common/grow.h"
 #include "common/htab.h"
 #include "common/modtab.h"
 #include "common/spool.h"
@@ -252,10 +253,10 @@ region_find(struct proc *p, uint64_t addr)
 static struct region *
 region_add(struct proc *p, const struct modinfo *mi)
 {
-	struct region *grown, *r;
+	struct region *r;
 	uint64_t lo = mi->bias + mi->f->min_vaddr;
 	uint64_t hi = mi->bias + mi->f->max_vaddr;
-	size_t n, at = 0, first = 0, last = p->nregions;
+	size_t at = 0, first = 0, last = p->nregions;
 
 	while (first < last) {
 		at = first + (last - first) / 2;
@@ -268,13 +269,8 @@ region_add(struct proc *p, const struct modinfo *mi)
 	if ((at > 0 && p->regions[at - 1].hi > lo) ||
 	    (at < p->nregions && p->regions[at].lo < hi) || lo >= hi)
 		return NULL;
-	if (p->nregions == p->aregions) {
-		n = p->aregions ? 2 * p->aregions : 16;
-		if (!(grown = realloc(p->regions, n * sizeof(*grown))))
-			return NULL;
-		p->regions = grown;
-		p->aregions = n;
-	}
+	if (SP_GROW(p->regions, p->aregions, p->nregions + 1))
+		return NULL;
 	memmove(&p->regions[at + 1], &p->regions[at],
 		(p->nregions - at) * sizeof(*p->regions));
 	p->nregions++;
