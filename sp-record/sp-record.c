@@ -22,26 +22,51 @@
 #include "sp-record/recorder.h"
 #include "sp-record/stopreq.h"
 #include "sp-record/unwind.h"
+#include "common/version.h"
 #include "common/banned.h"
 
 #define DEFAULT_FREQ 999
 #define DEFAULT_STACK_SIZE 32768
 #define MAX_STACK_SIZE 65528 /* the kernel's limit, a multiple of 8 */
 
+static const char synopsis[] =
+    "usage: sp-record [options] -p pid[,pid...]\n"
+    "       sp-record [options] [--] command [arg ...]\n";
+
+/* A usage error: the synopsis on stderr, exit 2. */
 static void __attribute__((noreturn)) usage(void)
 {
-	fprintf(stderr,
-		"usage: sp-record [-fk] [-d seconds] [-e event] [-F hz|max] "
-		"[-g fp|dwarf]\n"
-		"                 [-m pages] [-o file] [--ptrace] "
-		"[--stack-size bytes]\n"
-		"                 -p pid[,pid...]\n"
-		"       sp-record [-fk] [-d seconds] [-e event] [-F hz|max] "
-		"[-g fp|dwarf]\n"
-		"                 [-m pages] [-o file] [--ptrace] "
-		"[--stack-size bytes]\n"
-		"                 [--] command [arg ...]\n");
+	fputs(synopsis, stderr);
+	fputs("Try 'sp-record --help' for the options.\n", stderr);
 	exit(2);
+}
+
+static void __attribute__((noreturn)) help(void)
+{
+	fputs(synopsis, stdout);
+	fputs("Samples the stacks of processes (and, with -f, their "
+	      "children) and writes a\nspool: to -o FILE or a pipe, never "
+	      "a terminal.\n\n"
+	      "  -p, --pid PID[,PID...]  attach to running processes\n"
+	      "  -f, --children          follow the children a command "
+	      "creates\n"
+	      "  -d, --duration SECONDS  stop after this long\n"
+	      "  -F, --freq HZ|max       samples per second (999)\n"
+	      "  -e, --event EVENT       cycles, cpu-clock or task-clock\n"
+	      "  -g, --call-graph fp|dwarf  how user stacks are unwound "
+	      "(dwarf)\n"
+	      "  -k, --kernel            kernel stacks too\n"
+	      "  -m, --mmap-pages N      ring size per CPU, in pages\n"
+	      "  -o, --output FILE       the spool (standard output: a pipe)\n"
+	      "      --ptrace            sample by ptrace where perf events "
+	      "are refused\n"
+	      "      --stack-size BYTES  user stack copied per sample "
+	      "(32768)\n"
+	      "  -h, --help              this help\n"
+	      "      --version           the version\n"
+	      "See sp-record(1).\n",
+	      stdout);
+	exit(fflush(stdout) || ferror(stdout) ? 1 : 0);
 }
 
 static double
@@ -328,6 +353,7 @@ main(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "ptrace", no_argument, NULL, 'P' },
 		{ "stack-size", required_argument, NULL, 'S' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rec_config cfg;
@@ -345,6 +371,7 @@ main(int argc, char **argv)
 	cfg.ev.stack_size = DEFAULT_STACK_SIZE;
 	cfg.ev.regs_mask = REC_UNWIND_REGS_MASK;
 	cfg.callgraph = REC_CG_DWARF;
+	argv[0] = (char *)"sp-record"; /* getopt's messages name the tool */
 	while ((ch = getopt_long(argc, argv, "+d:e:F:fg:hkm:o:p:", longopts,
 				 NULL)) != -1) {
 		switch (ch) {
@@ -390,14 +417,22 @@ main(int argc, char **argv)
 		case 'S':
 			cfg.ev.stack_size = stack_size_arg(optarg);
 			break;
+		case 'h':
+			help();
+		case 'V':
+			sp_print_version("sp-record");
+			return 0;
 		default:
 			usage();
 		}
 	}
 	argc -= optind;
 	argv += optind;
-	if ((npids == 0) == (argc == 0))
+	if ((npids == 0) == (argc == 0)) {
+		warnx(npids ? "-p and a command: one or the other"
+			    : "nothing to record: give -p PID or a command");
 		usage();
+	}
 	/* -F max: the kernel's limit for perf events, ptrace mode's own. */
 	if (freq_max)
 		cfg.ev.freq =
