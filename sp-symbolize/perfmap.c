@@ -47,9 +47,15 @@ parse_hex(char **p, uint64_t *v)
 	return true;
 }
 
-static int
-pm_push(struct sym_perfmap *m, uint64_t start, uint64_t size, const char *name,
-	size_t len)
+struct sym_perfmap *
+sym_perfmap_new(void)
+{
+	return calloc(1, sizeof(struct sym_perfmap));
+}
+
+int
+sym_perfmap_add(struct sym_perfmap *m, uint64_t start, uint64_t size,
+		const char *name, size_t len)
 {
 	struct sym_pment *e;
 
@@ -83,7 +89,7 @@ pm_parse_line(struct sym_perfmap *m, char *line, size_t len)
 		line[--len] = '\0';
 	if (!parse_hex(&p, &start) || !parse_hex(&p, &size) || size == 0 || !*p)
 		return 0;
-	return pm_push(m, start, size, p, len - (size_t)(p - line));
+	return sym_perfmap_add(m, start, size, p, len - (size_t)(p - line));
 }
 
 static int
@@ -96,10 +102,17 @@ cmp_entry(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+void
+sym_perfmap_sort(struct sym_perfmap *m)
+{
+	if (m->n)
+		qsort(m->v, m->n, sizeof(*m->v), cmp_entry);
+}
+
 struct sym_perfmap *
 sym_perfmap_read(FILE *f)
 {
-	struct sym_perfmap *m = calloc(1, sizeof(*m));
+	struct sym_perfmap *m = sym_perfmap_new();
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
@@ -117,8 +130,19 @@ sym_perfmap_read(FILE *f)
 		errno = -rc;
 		return NULL;
 	}
-	qsort(m->v, m->n, sizeof(*m->v), cmp_entry);
+	sym_perfmap_sort(m);
 	return m;
+}
+
+void
+sym_perfmap_id_of(const struct stat *st, struct sym_perfmap_id *id)
+{
+	memset(id, 0, sizeof(*id));
+	id->dev = st->st_dev;
+	id->ino = st->st_ino;
+	id->size = st->st_size;
+	id->mtime_ns =
+	    (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
 }
 
 bool
@@ -129,11 +153,7 @@ sym_perfmap_stat(const char *path, struct sym_perfmap_id *id)
 	memset(id, 0, sizeof(*id));
 	if (lstat(path, &st))
 		return false;
-	id->dev = st.st_dev;
-	id->ino = st.st_ino;
-	id->size = st.st_size;
-	id->mtime_ns =
-	    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	sym_perfmap_id_of(&st, id);
 	return true;
 }
 
@@ -146,29 +166,25 @@ sym_perfmap_id_equal(const struct sym_perfmap_id *a,
 }
 
 /*
- * Opens a map the way perf trusts one: not through a symlink, without
- * waiting on a FIFO, a regular file owned by `owner` or root.  Maps sit
- * in /tmp, where anyone can plant a name.
+ * Maps sit in /tmp, where anyone can plant a name: open one only the way
+ * perf trusts it (perfmap.h).
  */
-static FILE *
-open_trusted(const char *path, uid_t owner, struct stat *st)
+int
+sym_perfmap_open(const char *path, uid_t owner, struct stat *st)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
 				O_NOCTTY);
-	FILE *f;
 
+	memset(st, 0, sizeof(*st));
 	if (fd < 0)
-		return NULL;
+		return -1;
 	if (fstat(fd, st) || !S_ISREG(st->st_mode) ||
 	    (st->st_uid != owner && st->st_uid != 0)) {
 		close(fd);
 		errno = EPERM;
-		return NULL;
+		return -1;
 	}
-	f = fdopen(fd, "r");
-	if (!f)
-		close(fd);
-	return f;
+	return fd;
 }
 
 struct sym_perfmap *
@@ -176,19 +192,17 @@ sym_perfmap_load(const char *path, uid_t owner, struct sym_perfmap_id *id)
 {
 	struct sym_perfmap *m;
 	struct stat st;
-	FILE *f = open_trusted(path, owner, &st);
-	int saved;
+	int fd = sym_perfmap_open(path, owner, &st), saved;
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 
 	if (id)
-		memset(id, 0, sizeof(*id));
-	if (!f)
+		sym_perfmap_id_of(&st, id);
+	if (!f) {
+		saved = errno;
+		if (fd >= 0)
+			close(fd);
+		errno = saved;
 		return NULL;
-	if (id) {
-		id->dev = st.st_dev;
-		id->ino = st.st_ino;
-		id->size = st.st_size;
-		id->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
-			       st.st_mtim.tv_nsec;
 	}
 	m = sym_perfmap_read(f);
 	saved = errno;

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 struct sym_perfmap;
@@ -27,6 +28,16 @@ struct sym_perfmap_id {
 	int64_t mtime_ns;
 };
 
+/* An empty map, or NULL on ENOMEM. */
+struct sym_perfmap *sym_perfmap_new(void);
+/*
+ * Adds the entry [start, start+size) named name[0..len) (copied); call
+ * sym_perfmap_sort() before lookups.  Returns 0 or -ENOMEM.
+ */
+int sym_perfmap_add(struct sym_perfmap *m, uint64_t start, uint64_t size,
+		    const char *name, size_t len);
+/* Orders the entries for lookups (the last added wins an overlap). */
+void sym_perfmap_sort(struct sym_perfmap *m);
 /* Reads a map from `f`; NULL with errno set on failure. */
 struct sym_perfmap *sym_perfmap_read(FILE *f);
 /*
@@ -38,6 +49,14 @@ struct sym_perfmap *sym_perfmap_read(FILE *f);
  */
 struct sym_perfmap *sym_perfmap_load(const char *path, uid_t owner,
 				     struct sym_perfmap_id *id);
+/*
+ * Opens `path` for reading only when it may be trusted (see
+ * sym_perfmap_load) and fills *st (zeroed on failure); returns the
+ * descriptor, or -1 with errno set (EPERM when it is not trusted).
+ */
+int sym_perfmap_open(const char *path, uid_t owner, struct stat *st);
+/* The identity of the file `st` describes. */
+void sym_perfmap_id_of(const struct stat *st, struct sym_perfmap_id *id);
 /* Fills *id from lstat(2); returns false when the file does not exist. */
 bool sym_perfmap_stat(const char *path, struct sym_perfmap_id *id);
 bool sym_perfmap_id_equal(const struct sym_perfmap_id *a,

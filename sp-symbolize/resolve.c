@@ -16,6 +16,7 @@
 #include "common/names.h"
 #include "sp-symbolize/demangle.h"
 #include "sp-symbolize/hostinfo.h"
+#include "sp-symbolize/jitdump.h"
 #include "sp-symbolize/kallsyms.h"
 #include "sp-symbolize/perfmap.h"
 #include "sp-symbolize/resolve.h"
@@ -49,15 +50,26 @@ struct rimg {
 	bool warned;
 };
 
-/* The perf map of one process. */
-struct rpm {
+/*
+ * One file naming a process's JIT code: its perf map or its jitdump.
+ * A process's files are read on first use and again when a lookup
+ * misses and the file changed.
+ */
+struct rsrc {
 	bool loaded;
 	bool exists;
+	bool warned;
 	struct sym_perfmap_id id;
 	struct sym_perfmap *map;
 	char *path;
+};
+
+enum { SRC_PERFMAP, SRC_JITDUMP, NSRC };
+
+/* The JIT symbol files of one process. */
+struct rpm {
 	int32_t pid;
-	bool warned;
+	struct rsrc src[NSRC];
 };
 
 enum { KS_UNLOADED, KS_READY };
@@ -139,10 +151,14 @@ sym_resolver_new(const struct sym_resolver_opts *o, struct sp_buf *err)
 static void
 free_rpm(struct rpm *pm)
 {
+	int i;
+
 	if (!pm)
 		return;
-	sym_perfmap_free(pm->map);
-	free(pm->path);
+	for (i = 0; i < NSRC; i++) {
+		sym_perfmap_free(pm->src[i].map);
+		free(pm->src[i].path);
+	}
 	free(pm);
 }
 
@@ -528,9 +544,13 @@ perf_map_state(struct sym_resolver *r, int32_t pid)
 		return NULL;
 	r->pms = v;
 	pm = calloc(1, sizeof(*pm));
-	if (!pm || asprintf(&pm->path, "%s/perf-%d.map", dir, pid) < 0 ||
+	if (!pm ||
+	    asprintf(&pm->src[SRC_PERFMAP].path, "%s/perf-%d.map", dir, pid) <
+		0 ||
+	    asprintf(&pm->src[SRC_JITDUMP].path, "%s/jit-%d.dump", dir, pid) <
+		0 ||
 	    sp_htab_put(r->pm_by_pid, &pid, sizeof(pid), r->npms)) {
-		free(pm);
+		free_rpm(pm);
 		return NULL;
 	}
 	pm->pid = pid;
@@ -557,48 +577,63 @@ perf_map_owner(const struct sym_resolver *r, int32_t pid)
 }
 
 static void
-perf_map_reload(struct sym_resolver *r, struct rpm *pm)
+src_reload(struct sym_resolver *r, struct rsrc *src, int kind, int32_t pid)
 {
+	uid_t owner = perf_map_owner(r, pid);
 	bool link;
 
-	sym_perfmap_free(pm->map);
-	pm->map =
-	    sym_perfmap_load(pm->path, perf_map_owner(r, pm->pid), &pm->id);
-	pm->exists = pm->map != NULL;
-	pm->loaded = true;
-	if (pm->map || (errno != EPERM && errno != ELOOP))
+	sym_perfmap_free(src->map);
+	src->map = kind == SRC_JITDUMP
+		       ? sym_jitdump_load(src->path, owner, &src->id)
+		       : sym_perfmap_load(src->path, owner, &src->id);
+	src->exists = src->map != NULL;
+	src->loaded = true;
+	if (src->map || (errno != EPERM && errno != ELOOP))
 		return;
 	link = errno == ELOOP;
 	/* Refused: not read again until it changes, and said once. */
-	pm->exists = sym_perfmap_stat(pm->path, &pm->id);
-	if (!pm->warned)
-		warnf(r, "'%s': %s; not read", pm->path,
+	src->exists = sym_perfmap_stat(src->path, &src->id);
+	if (!src->warned)
+		warnf(r, "'%s': %s; not read", src->path,
 		      link ? "a symbolic link"
 			   : "not a regular file owned by the "
 			     "process's user or root");
-	pm->warned = true;
+	src->warned = true;
+}
+
+/* Looks `addr` up in one file, reading it again if it changed. */
+static bool
+src_find(struct sym_resolver *r, struct rsrc *src, int kind, int32_t pid,
+	 uint64_t addr, const char **name, uint64_t *start)
+{
+	struct sym_perfmap_id id;
+
+	if (!src->loaded)
+		src_reload(r, src, kind, pid);
+	else if (!(src->map &&
+		   sym_perfmap_lookup(src->map, addr, name, start)) &&
+		 sym_perfmap_stat(src->path, &id) &&
+		 !(src->exists && sym_perfmap_id_equal(&id, &src->id)))
+		src_reload(r, src, kind, pid);
+	return src->map && sym_perfmap_lookup(src->map, addr, name, start);
 }
 
 /*
- * Looks `addr` up in the perf map of `pid`.  A miss reloads the map
- * when the file changed since it was read: a live JIT appends to it.
+ * Looks `addr` up in the perf map of `pid`, then in its jitdump
+ * (CPython 3.13's -X perf_jit writes only that).  A miss reloads a file
+ * that changed since it was read: a live JIT appends to it.
  */
 static bool
 perf_map_find(struct sym_resolver *r, int32_t pid, uint64_t addr,
 	      const char **name, uint64_t *start)
 {
 	struct rpm *pm = perf_map_state(r, pid);
-	struct sym_perfmap_id id;
+	int i;
 
-	if (!pm)
-		return false;
-	if (!pm->loaded)
-		perf_map_reload(r, pm);
-	else if (!(pm->map && sym_perfmap_lookup(pm->map, addr, name, start)) &&
-		 sym_perfmap_stat(pm->path, &id) &&
-		 !(pm->exists && sym_perfmap_id_equal(&id, &pm->id)))
-		perf_map_reload(r, pm);
-	return pm->map && sym_perfmap_lookup(pm->map, addr, name, start);
+	for (i = 0; pm && i < NSRC; i++)
+		if (src_find(r, &pm->src[i], i, pid, addr, name, start))
+			return true;
+	return false;
 }
 
 void
@@ -606,13 +641,16 @@ sym_resolver_forget(struct sym_resolver *r, int32_t pid)
 {
 	uint64_t idx;
 	struct rpm *pm;
+	int i;
 
 	if (!sp_htab_get(r->pm_by_pid, &pid, sizeof(pid), &idx))
 		return;
 	pm = r->pms[idx];
-	sym_perfmap_free(pm->map);
-	pm->map = NULL;
-	pm->loaded = pm->exists = false;
+	for (i = 0; i < NSRC; i++) {
+		sym_perfmap_free(pm->src[i].map);
+		pm->src[i].map = NULL;
+		pm->src[i].loaded = pm->src[i].exists = false;
+	}
 }
 
 static int

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sp-symbolize/demangle.h"
+#include "sp-symbolize/jitdump.h"
 #include "sp-symbolize/kallsyms.h"
 #include "sp-symbolize/perfmap.h"
 #include "sp-symbolize/resolve.h"
@@ -178,6 +179,155 @@ START_TEST(perf_map_python_entries)
 }
 END_TEST
 
+/* A jitdump writer, independent of the reader: fields in host order,
+ * or byte-swapped as a writer of the other byte order stores them. */
+struct jdw {
+	uint8_t b[4096];
+	size_t n;
+	bool swap;
+};
+
+static void
+jd32(struct jdw *w, uint32_t v)
+{
+	v = w->swap ? __builtin_bswap32(v) : v;
+	memcpy(w->b + w->n, &v, 4);
+	w->n += 4;
+}
+
+static void
+jd64(struct jdw *w, uint64_t v)
+{
+	v = w->swap ? __builtin_bswap64(v) : v;
+	memcpy(w->b + w->n, &v, 8);
+	w->n += 8;
+}
+
+static void
+jd_header(struct jdw *w)
+{
+	jd32(w, 0x4a695444);
+	jd32(w, 1);
+	jd32(w, 40);
+	jd32(w, 62);
+	jd32(w, 0);
+	jd32(w, 1234);
+	jd64(w, 0);
+	jd64(w, 0);
+}
+
+static void
+jd_load(struct jdw *w, uint64_t addr, uint64_t size, const char *name)
+{
+	size_t len = strlen(name) + 1;
+
+	jd32(w, 0);
+	jd32(w, (uint32_t)(16 + 40 + len + size));
+	jd64(w, 0);
+	jd32(w, 1234);
+	jd32(w, 1234);
+	jd64(w, addr);
+	jd64(w, addr);
+	jd64(w, size);
+	jd64(w, 7);
+	memcpy(w->b + w->n, name, len);
+	w->n += len;
+	memset(w->b + w->n, 0x90, size);
+	w->n += size;
+}
+
+/* Another record kind (unwinding info), skipped by its size. */
+static void
+jd_other(struct jdw *w)
+{
+	jd32(w, 4);
+	jd32(w, 40);
+	jd64(w, 0);
+	memset(w->b + w->n, 0xee, 24);
+	w->n += 24;
+}
+
+static void
+jd_sample(struct jdw *w, bool swap)
+{
+	memset(w, 0, sizeof(*w));
+	w->swap = swap;
+	jd_header(w);
+	jd_other(w);
+	jd_load(w, 0x1000, 16, "py::work:/srv/app.py");
+	jd_other(w);
+	jd_load(w, 0x2000, 11, "jitted_thing");
+}
+
+START_TEST(jitdump_code_loads)
+{
+	struct sym_perfmap *m;
+	struct jdw w;
+	const char *name;
+	uint64_t start;
+	int swap;
+
+	for (swap = 0; swap < 2; swap++) {
+		jd_sample(&w, swap);
+		m = sym_perfmap_new();
+		ck_assert_int_eq(sym_jitdump_parse(w.b, w.n, m), 2);
+		ck_assert(sym_perfmap_lookup(m, 0x100f, &name, &start));
+		ck_assert_str_eq(name, "py::work:/srv/app.py");
+		ck_assert_uint_eq(start, 0x1000);
+		ck_assert(!sym_perfmap_lookup(m, 0x1010, &name, &start));
+		ck_assert(sym_perfmap_lookup(m, 0x200a, &name, &start));
+		ck_assert_str_eq(name, "jitted_thing");
+		sym_perfmap_free(m);
+	}
+}
+END_TEST
+
+START_TEST(jitdump_hostile_input)
+{
+	struct sym_perfmap *m;
+	struct jdw w;
+	size_t cut, full, end1;
+	long n;
+
+	/* Cut at every byte: the loads wholly before the cut, no more. */
+	jd_sample(&w, false);
+	full = w.n;
+	/* header, other record, the first load: 56 + 21 name + 16 code */
+	end1 = 40 + 40 + 56 + 21 + 16;
+	for (cut = 0; cut <= full; cut++) {
+		uint8_t *copy = malloc(cut ? cut : 1);
+
+		memcpy(copy, w.b, cut);
+		m = sym_perfmap_new();
+		n = sym_jitdump_parse(copy, cut, m);
+		ck_assert_int_eq(n, cut < 40     ? -EBADMSG
+				    : cut < end1 ? 0
+				    : cut < full ? 1
+						 : 2);
+		sym_perfmap_free(m);
+		free(copy);
+	}
+	/* Not a jitdump; a header size past the end. */
+	m = sym_perfmap_new();
+	ck_assert_int_eq(sym_jitdump_parse((const uint8_t *)"JiTX", 4, m),
+			 -EBADMSG);
+	jd_sample(&w, false);
+	w.b[11] = 0x7f;
+	ck_assert_int_eq(sym_jitdump_parse(w.b, w.n, m), -EBADMSG);
+	/* A record of size 0 or 8 stops the walk (no endless loop). */
+	jd_sample(&w, false);
+	memset(w.b + 40 + 4, 0, 4);
+	ck_assert_int_eq(sym_jitdump_parse(w.b, w.n, m), 0);
+	w.b[44] = 8;
+	ck_assert_int_eq(sym_jitdump_parse(w.b, w.n, m), 0);
+	/* A name without its NUL inside the record stops it too. */
+	jd_sample(&w, false);
+	memset(w.b + 40 + 40 + 56, 'x', 21 + 16);
+	ck_assert_int_eq(sym_jitdump_parse(w.b, w.n, m), 0);
+	sym_perfmap_free(m);
+}
+END_TEST
+
 START_TEST(demangles_cxx_and_rust)
 {
 	static const char *const cases[][2] = {
@@ -331,6 +481,8 @@ sources_suite(void)
 	tcase_add_test(p, perf_map_ranges_and_gaps);
 	tcase_add_test(p, perf_map_python_entries);
 	tcase_add_test(p, perf_map_override_rules);
+	tcase_add_test(p, jitdump_code_loads);
+	tcase_add_test(p, jitdump_hostile_input);
 	tcase_add_test(n, demangles_cxx_and_rust);
 	tcase_add_test(n, names_as_perf_shows_them);
 	tcase_add_test(n, python_runtime_names);
