@@ -98,4 +98,10 @@ tr -d '\n' <"$TMP/escape.err" | tr -d '[:print:]' | grep -q . &&
 	fail "control bytes on stderr: $(od -c "$TMP/escape.err" | head)"
 grep -q 'x\\x1b\]0;owned\\x07\\x1b\[2J.so' "$TMP/escape.err" ||
 	fail "escape: $(cat "$TMP/escape.err")"
+# The error for a malformed record quotes it escaped (the decoder does).
+printf 'spool\t1\t0\t1000\nframe\t0\tuser\t0x1\t\033]0;owned\007\t0x1\n' >"$TMP/in"
+timeout 20 "$SP_SYMBOLIZE" "$TMP/in" >/dev/null 2>"$TMP/bad.err" &&
+	fail "a malformed record was accepted"
+one_error sp-symbolize "$TMP/bad.err"
+grep -q "$ESC" "$TMP/bad.err" && fail "raw ESC in the error: $(od -c "$TMP/bad.err")"
 exit 0
