@@ -112,6 +112,8 @@ int sp_spool_writer_ext(struct sp_spool_writer *w, uint8_t tag,
 int sp_spool_writer_flush(struct sp_spool_writer *w);
 /* Bytes accepted so far, buffered or written. */
 uint64_t sp_spool_writer_bytes(const struct sp_spool_writer *w);
+/* The bytes write(2) took so far: what reached the output. */
+uint64_t sp_spool_writer_delivered(const struct sp_spool_writer *w);
 const char *sp_spool_writer_errmsg(const struct sp_spool_writer *w);
 
 /* ------------------------------------------------------------------ */

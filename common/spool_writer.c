@@ -401,6 +401,12 @@ sp_spool_writer_bytes(const struct sp_spool_writer *w)
 	return w->flushed + w->out.len;
 }
 
+uint64_t
+sp_spool_writer_delivered(const struct sp_spool_writer *w)
+{
+	return w->flushed;
+}
+
 const char *
 sp_spool_writer_errmsg(const struct sp_spool_writer *w)
 {

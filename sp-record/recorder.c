@@ -325,7 +325,7 @@ rec_stop(struct recorder *r)
 	int c;
 
 	if (r->stopped)
-		return r->werr;
+		return r->closed_after_stop ? 0 : r->werr;
 	r->stopped = true;
 	rec_events_disable(&r->ev);
 	if (!r->werr) {
@@ -344,9 +344,9 @@ rec_stop(struct recorder *r)
 		write_stats(r);
 	if (!r->werr)
 		rec_wr(r, sp_spool_writer_flush(r->w));
-	if (r->werr)
+	if (r->werr && !r->closed_after_stop)
 		trim_output(r);
-	return r->werr;
+	return r->closed_after_stop ? 0 : r->werr;
 }
 
 int

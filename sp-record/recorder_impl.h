@@ -57,10 +57,11 @@ struct recorder {
 	struct sp_frame *frames; /* REC_STACK_MAX */
 	struct rec_buildids *buildids;
 	struct pollfd *pfd;
-	bool *hup;    /* ring fd reported POLLHUP */
-	int werr;     /* sticky write error */
-	int out_fd;   /* the spool's descriptor, not owned */
-	bool trimmed; /* the spool was cut back to kept_bytes */
+	bool *hup;              /* ring fd reported POLLHUP */
+	int werr;               /* sticky write error */
+	int out_fd;             /* the spool's descriptor, not owned */
+	bool trimmed;           /* the spool was cut back to kept_bytes */
+	bool closed_after_stop; /* the reader went away with the interrupt */
 	uint64_t kept_bytes;
 	bool stopped;
 	bool gap; /* events lost since the last sweep */

@@ -11,13 +11,21 @@
 
 #include "common/ext.h"
 #include "sp-record/recorder_impl.h"
+#include "sp-record/stopreq.h"
 #include "common/banned.h"
 
-/* Remembers the first write error; returns rc. */
+/*
+ * Remembers the first write error; returns rc.  A pipe closed after a
+ * stop request is the end of `sp-record | tee x.spool` under Ctrl-C,
+ * whose reader the interrupt ended too: no error, a note in the summary.
+ */
 int
 rec_wr(struct recorder *r, int rc)
 {
-	if (rc < 0 && !r->werr) {
+	if (rc == -EPIPE && !r->werr && rec_stop_signal) {
+		r->werr = rc;
+		r->closed_after_stop = true;
+	} else if (rc < 0 && !r->werr) {
 		r->werr = rc;
 		warnx("'%s': %s", r->cfg.output_name,
 		      rc == -ENOMEM ? strerror(ENOMEM)

@@ -101,7 +101,9 @@ void
 rec_summary(const struct recorder *r, FILE *out, double seconds)
 {
 	const struct rec_stats *s = &r->st;
-	uint64_t bytes = sp_spool_writer_bytes(r->w);
+	/* After a write error, what reached the output, not what was made. */
+	uint64_t bytes = r->werr ? sp_spool_writer_delivered(r->w)
+				 : sp_spool_writer_bytes(r->w);
 	uint64_t procs = r->procs.procs_seen, threads = r->procs.threads_seen;
 	uint64_t dropped = s->untracked + s->idle + s->empty_stacks;
 	uint32_t nmods = sp_modtab_count(r->mods);
@@ -160,6 +162,15 @@ rec_summary(const struct recorder *r, FILE *out, double seconds)
 			"sp-record: kept %" PRIu64 " bytes of '%s', up to "
 			"the last whole record before the write error\n",
 			r->kept_bytes, r->cfg.output_name);
+		return;
+	}
+	if (r->closed_after_stop) {
+		fprintf(out,
+			"sp-record: the output closed after the interrupt (its "
+			"reader ended too): %" PRIu64 " bytes reached it, all "
+			"but the last tenth of a second; `| tee -i FILE` keeps "
+			"everything\n",
+			bytes);
 		return;
 	}
 	fprintf(out,
