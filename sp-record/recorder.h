@@ -32,6 +32,7 @@ struct rec_config {
 	bool follow;             /* -f: record processes forked later */
 	bool ptrace;             /* --ptrace: sample with ptrace, not perf */
 	bool spool_on_stdout;    /* a launched command writes to stderr */
+	bool quiet;              /* -q: no status line */
 	const char *output_name; /* for messages */
 };
 
@@ -126,5 +127,11 @@ uint64_t rec_sample_type(const struct recorder *r);
 
 /* Prints the one-screen summary. */
 void rec_summary(const struct recorder *r, FILE *out, double seconds);
+/*
+ * Rewrites the one-line status on a terminal: elapsed time, samples,
+ * processes and threads, lost events.  rec_status_clear erases it.
+ */
+void rec_status_line(const struct recorder *r, FILE *out, double seconds);
+void rec_status_clear(FILE *out);
 
 #endif

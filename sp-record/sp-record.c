@@ -60,6 +60,7 @@ static void __attribute__((noreturn)) help(void)
 	      "  -o, --output FILE       the spool (standard output: a pipe)\n"
 	      "      --ptrace            sample by ptrace where perf events "
 	      "are refused\n"
+	      "  -q, --quiet             no status line on a terminal\n"
 	      "      --stack-size BYTES  user stack copied per sample "
 	      "(32768)\n"
 	      "  -h, --help              this help\n"
@@ -307,7 +308,8 @@ ptrace_options(struct rec_config *cfg, size_t npids)
 static int
 record(struct recorder *r, const struct rec_config *cfg, double duration)
 {
-	double start = now_s(), left, elapsed;
+	double start = now_s(), left, elapsed, shown = start;
+	bool status_line = !cfg->quiet && isatty(STDERR_FILENO);
 	int status, wst;
 	bool killed;
 
@@ -322,7 +324,13 @@ record(struct recorder *r, const struct rec_config *cfg, double duration)
 		if (left <= 0)
 			break;
 		rec_step(r, left < 0.05 ? (int)(left * 1000) + 1 : 50);
+		if (status_line && now_s() - shown >= 1) {
+			shown = now_s();
+			rec_status_line(r, stderr, shown - start);
+		}
 	}
+	if (status_line && shown > start)
+		rec_status_clear(stderr);
 	elapsed = now_s() - start;
 	rec_stopreq_disarm();
 	status = rec_stop(r) ? 1 : 0;
@@ -352,6 +360,7 @@ main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "ptrace", no_argument, NULL, 'P' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "stack-size", required_argument, NULL, 'S' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -372,7 +381,7 @@ main(int argc, char **argv)
 	cfg.ev.regs_mask = REC_UNWIND_REGS_MASK;
 	cfg.callgraph = REC_CG_DWARF;
 	argv[0] = (char *)"sp-record"; /* getopt's messages name the tool */
-	while ((ch = getopt_long(argc, argv, "+d:e:F:fg:hkm:o:p:", longopts,
+	while ((ch = getopt_long(argc, argv, "+d:e:F:fg:hkm:o:p:q", longopts,
 				 NULL)) != -1) {
 		switch (ch) {
 		case 'd':
@@ -410,6 +419,9 @@ main(int argc, char **argv)
 			break;
 		case 'P':
 			cfg.ptrace = true;
+			break;
+		case 'q':
+			cfg.quiet = true;
 			break;
 		case 'p':
 			add_pids(optarg, &pids, &npids);

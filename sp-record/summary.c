@@ -179,3 +179,22 @@ rec_summary(const struct recorder *r, FILE *out, double seconds)
 		bytes, s->samples ? (double)bytes / (double)s->samples : 0.0,
 		r->cfg.output_name);
 }
+
+void
+rec_status_line(const struct recorder *r, FILE *out, double seconds)
+{
+	fprintf(out,
+		"\r\033[Ksp-record: %.0f s, %" PRIu64 " samples, %" PRIu64
+		" process%s, %" PRIu64 " thread%s, lost %" PRIu64,
+		seconds, r->st.samples, r->procs.procs_seen,
+		r->procs.procs_seen == 1 ? "" : "es", r->procs.threads_seen,
+		s_(r->procs.threads_seen), r->st.lost);
+	fflush(out);
+}
+
+void
+rec_status_clear(FILE *out)
+{
+	fputs("\r\033[K", out);
+	fflush(out);
+}
