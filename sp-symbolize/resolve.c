@@ -9,14 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "common/buf.h"
 #include "common/htab.h"
 #include "common/names.h"
 #include "sp-symbolize/demangle.h"
 #include "sp-symbolize/hostinfo.h"
-#include "sp-symbolize/jitdump.h"
+#include "sp-symbolize/jitsyms.h"
 #include "sp-symbolize/kallsyms.h"
 #include "sp-symbolize/perfmap.h"
 #include "sp-symbolize/resolve.h"
@@ -50,28 +49,6 @@ struct rimg {
 	bool warned;
 };
 
-/*
- * One file naming a process's JIT code: its perf map or its jitdump.
- * A process's files are read on first use and again when a lookup
- * misses and the file changed.
- */
-struct rsrc {
-	bool loaded;
-	bool exists;
-	bool warned;
-	struct sym_perfmap_id id;
-	struct sym_perfmap *map;
-	char *path;
-};
-
-enum { SRC_PERFMAP, SRC_JITDUMP, NSRC };
-
-/* The JIT symbol files of one process. */
-struct rpm {
-	int32_t pid;
-	struct rsrc src[NSRC];
-};
-
 enum { KS_UNLOADED, KS_READY };
 
 struct sym_resolver {
@@ -81,9 +58,7 @@ struct sym_resolver {
 	struct rimg **imgs;
 	size_t nimgs;
 	struct sp_htab *img_by_path; /* path -> index into imgs */
-	struct sp_htab *pm_by_pid;   /* pid -> index into pms */
-	struct rpm **pms;
-	size_t npms;
+	struct sym_jitsyms *jit;
 	struct sym_kallsyms *ks;
 	int ks_state;
 	char *release;
@@ -123,8 +98,8 @@ sym_resolver_new(const struct sym_resolver_opts *o, struct sp_buf *err)
 		return NULL;
 	r->o = *o;
 	r->img_by_path = sp_htab_new();
-	r->pm_by_pid = sp_htab_new();
-	if (!r->img_by_path || !r->pm_by_pid) {
+	r->jit = sym_jitsyms_new(o->perf_map_dir, o->warn, o->warn_ctx);
+	if (!r->img_by_path || !r->jit) {
 		sym_resolver_free(r);
 		errno = ENOMEM;
 		return NULL;
@@ -148,20 +123,6 @@ sym_resolver_new(const struct sym_resolver_opts *o, struct sp_buf *err)
 	return r;
 }
 
-static void
-free_rpm(struct rpm *pm)
-{
-	int i;
-
-	if (!pm)
-		return;
-	for (i = 0; i < NSRC; i++) {
-		sym_perfmap_free(pm->src[i].map);
-		free(pm->src[i].path);
-	}
-	free(pm);
-}
-
 void
 sym_resolver_free(struct sym_resolver *r)
 {
@@ -180,12 +141,9 @@ sym_resolver_free(struct sym_resolver *r)
 		free(r->imgs[i]);
 	}
 	free(r->imgs);
-	for (i = 0; i < r->npms; i++)
-		free_rpm(r->pms[i]);
-	free(r->pms);
+	sym_jitsyms_free(r->jit);
 	sym_image_free(r->vdso);
 	sp_htab_free(r->img_by_path);
-	sp_htab_free(r->pm_by_pid);
 	sym_kallsyms_free(r->ks);
 	free(r->release);
 	free(r->bootid);
@@ -529,128 +487,10 @@ perf_maps_for(const struct sym_resolver *r, int32_t pid)
 	return false;
 }
 
-/* The perf map state of `pid`, created on first use. */
-static struct rpm *
-perf_map_state(struct sym_resolver *r, int32_t pid)
-{
-	uint64_t idx;
-	struct rpm *pm, **v;
-	const char *dir = r->o.perf_map_dir ? r->o.perf_map_dir : "/tmp";
-
-	if (sp_htab_get(r->pm_by_pid, &pid, sizeof(pid), &idx))
-		return r->pms[idx];
-	v = reallocarray(r->pms, r->npms + 1, sizeof(*v));
-	if (!v)
-		return NULL;
-	r->pms = v;
-	pm = calloc(1, sizeof(*pm));
-	if (!pm ||
-	    asprintf(&pm->src[SRC_PERFMAP].path, "%s/perf-%d.map", dir, pid) <
-		0 ||
-	    asprintf(&pm->src[SRC_JITDUMP].path, "%s/jit-%d.dump", dir, pid) <
-		0 ||
-	    sp_htab_put(r->pm_by_pid, &pid, sizeof(pid), r->npms)) {
-		free_rpm(pm);
-		return NULL;
-	}
-	pm->pid = pid;
-	r->pms[r->npms++] = pm;
-	return pm;
-}
-
-/*
- * Whose map files are trusted for `pid`: the user of the process while
- * it runs here, else (it has exited, or the maps come from another
- * machine through --perf-map-dir) the user running sp-symbolize.  Root's
- * are trusted too (perfmap.h).
- */
-static uid_t
-perf_map_owner(const struct sym_resolver *r, int32_t pid)
-{
-	char proc[32];
-	struct stat st;
-
-	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
-	if (!r->o.perf_map_dir && stat(proc, &st) == 0)
-		return st.st_uid;
-	return geteuid();
-}
-
-static void
-src_reload(struct sym_resolver *r, struct rsrc *src, int kind, int32_t pid)
-{
-	uid_t owner = perf_map_owner(r, pid);
-	bool link;
-
-	sym_perfmap_free(src->map);
-	src->map = kind == SRC_JITDUMP
-		       ? sym_jitdump_load(src->path, owner, &src->id)
-		       : sym_perfmap_load(src->path, owner, &src->id);
-	src->exists = src->map != NULL;
-	src->loaded = true;
-	if (src->map || (errno != EPERM && errno != ELOOP))
-		return;
-	link = errno == ELOOP;
-	/* Refused: not read again until it changes, and said once. */
-	src->exists = sym_perfmap_stat(src->path, &src->id);
-	if (!src->warned)
-		warnf(r, "'%s': %s; not read", src->path,
-		      link ? "a symbolic link"
-			   : "not a regular file owned by the "
-			     "process's user or root");
-	src->warned = true;
-}
-
-/* Looks `addr` up in one file, reading it again if it changed. */
-static bool
-src_find(struct sym_resolver *r, struct rsrc *src, int kind, int32_t pid,
-	 uint64_t addr, const char **name, uint64_t *start)
-{
-	struct sym_perfmap_id id;
-
-	if (!src->loaded)
-		src_reload(r, src, kind, pid);
-	else if (!(src->map &&
-		   sym_perfmap_lookup(src->map, addr, name, start)) &&
-		 sym_perfmap_stat(src->path, &id) &&
-		 !(src->exists && sym_perfmap_id_equal(&id, &src->id)))
-		src_reload(r, src, kind, pid);
-	return src->map && sym_perfmap_lookup(src->map, addr, name, start);
-}
-
-/*
- * Looks `addr` up in the perf map of `pid`, then in its jitdump
- * (CPython 3.13's -X perf_jit writes only that).  A miss reloads a file
- * that changed since it was read: a live JIT appends to it.
- */
-static bool
-perf_map_find(struct sym_resolver *r, int32_t pid, uint64_t addr,
-	      const char **name, uint64_t *start)
-{
-	struct rpm *pm = perf_map_state(r, pid);
-	int i;
-
-	for (i = 0; pm && i < NSRC; i++)
-		if (src_find(r, &pm->src[i], i, pid, addr, name, start))
-			return true;
-	return false;
-}
-
 void
 sym_resolver_forget(struct sym_resolver *r, int32_t pid)
 {
-	uint64_t idx;
-	struct rpm *pm;
-	int i;
-
-	if (!sp_htab_get(r->pm_by_pid, &pid, sizeof(pid), &idx))
-		return;
-	pm = r->pms[idx];
-	for (i = 0; i < NSRC; i++) {
-		sym_perfmap_free(pm->src[i].map);
-		pm->src[i].map = NULL;
-		pm->src[i].loaded = pm->src[i].exists = false;
-	}
+	sym_jitsyms_forget(r->jit, pid);
 }
 
 static int
@@ -815,7 +655,7 @@ sym_resolver_frame(struct sym_resolver *r, const struct sp_frame *f,
 	if (rm && !rm->overridable)
 		return native_frame(r, f, rm, out);
 	if (f->mode == SP_FRAME_USER && perf_maps_for(r, pid) &&
-	    perf_map_find(r, pid, f->abs_ip, &name, &start))
+	    sym_jitsyms_find(r->jit, pid, f->abs_ip, &name, &start))
 		return perf_map_frame(r, name, f->abs_ip - start, out);
 	return native_frame(r, f, rm, out);
 }

@@ -1,0 +1,232 @@
+/*
+ * jitsyms.c: the perf maps and jitdumps of every process (see
+ * jitsyms.h).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/htab.h"
+#include "sp-symbolize/jitdump.h"
+#include "sp-symbolize/jitsyms.h"
+#include "sp-symbolize/perfmap.h"
+#include "common/banned.h"
+
+/* One file naming a process's JIT code: its perf map or its jitdump. */
+struct rsrc {
+	bool loaded;
+	bool exists;
+	bool warned;
+	struct sym_perfmap_id id;
+	struct sym_perfmap *map;
+	char *path;
+};
+
+enum { SRC_PERFMAP, SRC_JITDUMP, NSRC };
+
+/* The JIT symbol files of one process. */
+struct rpm {
+	int32_t pid;
+	struct rsrc src[NSRC];
+};
+
+struct sym_jitsyms {
+	char *dir;
+	struct sp_htab *pm_by_pid; /* pid -> index into pms */
+	struct rpm **pms;
+	size_t npms;
+	void (*warn)(void *ctx, const char *msg);
+	void *ctx;
+};
+
+static void jit_warnf(struct sym_jitsyms *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+jit_warnf(struct sym_jitsyms *r, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+	int n;
+
+	if (!r->warn)
+		return;
+	va_start(ap, fmt);
+	n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	r->warn(r->ctx, msg);
+	free(msg);
+}
+
+static void
+free_rpm(struct rpm *pm)
+{
+	int i;
+
+	if (!pm)
+		return;
+	for (i = 0; i < NSRC; i++) {
+		sym_perfmap_free(pm->src[i].map);
+		free(pm->src[i].path);
+	}
+	free(pm);
+}
+
+struct sym_jitsyms *
+sym_jitsyms_new(const char *dir, void (*warn)(void *ctx, const char *msg),
+		void *ctx)
+{
+	struct sym_jitsyms *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	j->warn = warn;
+	j->ctx = ctx;
+	j->pm_by_pid = sp_htab_new();
+	if (!j->pm_by_pid || (dir && !(j->dir = strdup(dir)))) {
+		sym_jitsyms_free(j);
+		return NULL;
+	}
+	return j;
+}
+
+void
+sym_jitsyms_free(struct sym_jitsyms *j)
+{
+	size_t i;
+
+	if (!j)
+		return;
+	for (i = 0; i < j->npms; i++)
+		free_rpm(j->pms[i]);
+	free(j->pms);
+	sp_htab_free(j->pm_by_pid);
+	free(j->dir);
+	free(j);
+}
+
+/* The files of `pid`, created on first use. */
+static struct rpm *
+perf_map_state(struct sym_jitsyms *r, int32_t pid)
+{
+	uint64_t idx;
+	struct rpm *pm, **v;
+	const char *dir = r->dir ? r->dir : "/tmp";
+
+	if (sp_htab_get(r->pm_by_pid, &pid, sizeof(pid), &idx))
+		return r->pms[idx];
+	v = reallocarray(r->pms, r->npms + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	r->pms = v;
+	pm = calloc(1, sizeof(*pm));
+	if (!pm ||
+	    asprintf(&pm->src[SRC_PERFMAP].path, "%s/perf-%d.map", dir, pid) <
+		0 ||
+	    asprintf(&pm->src[SRC_JITDUMP].path, "%s/jit-%d.dump", dir, pid) <
+		0 ||
+	    sp_htab_put(r->pm_by_pid, &pid, sizeof(pid), r->npms)) {
+		free_rpm(pm);
+		return NULL;
+	}
+	pm->pid = pid;
+	r->pms[r->npms++] = pm;
+	return pm;
+}
+
+/*
+ * Whose map files are trusted for `pid`: the user of the process while
+ * it runs here, else (it has exited, or the maps come from another
+ * machine through --perf-map-dir) the user running sp-symbolize.  Root's
+ * are trusted too (perfmap.h).
+ */
+static uid_t
+perf_map_owner(const struct sym_jitsyms *r, int32_t pid)
+{
+	char proc[32];
+	struct stat st;
+
+	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
+	if (!r->dir && stat(proc, &st) == 0)
+		return st.st_uid;
+	return geteuid();
+}
+
+static void
+src_reload(struct sym_jitsyms *r, struct rsrc *src, int kind, int32_t pid)
+{
+	uid_t owner = perf_map_owner(r, pid);
+	bool link;
+
+	sym_perfmap_free(src->map);
+	src->map = kind == SRC_JITDUMP
+		       ? sym_jitdump_load(src->path, owner, &src->id)
+		       : sym_perfmap_load(src->path, owner, &src->id);
+	src->exists = src->map != NULL;
+	src->loaded = true;
+	if (src->map || (errno != EPERM && errno != ELOOP))
+		return;
+	link = errno == ELOOP;
+	/* Refused: not read again until it changes, and said once. */
+	src->exists = sym_perfmap_stat(src->path, &src->id);
+	if (!src->warned)
+		jit_warnf(r, "'%s': %s; not read", src->path,
+			  link ? "a symbolic link"
+			       : "not a regular file owned by the "
+				 "process's user or root");
+	src->warned = true;
+}
+
+/* Looks `addr` up in one file, reading it again if it changed. */
+static bool
+src_find(struct sym_jitsyms *r, struct rsrc *src, int kind, int32_t pid,
+	 uint64_t addr, const char **name, uint64_t *start)
+{
+	struct sym_perfmap_id id;
+
+	if (!src->loaded)
+		src_reload(r, src, kind, pid);
+	else if (!(src->map &&
+		   sym_perfmap_lookup(src->map, addr, name, start)) &&
+		 sym_perfmap_stat(src->path, &id) &&
+		 !(src->exists && sym_perfmap_id_equal(&id, &src->id)))
+		src_reload(r, src, kind, pid);
+	return src->map && sym_perfmap_lookup(src->map, addr, name, start);
+}
+
+/* The perf map first; CPython 3.13's -X perf_jit writes only a dump. */
+bool
+sym_jitsyms_find(struct sym_jitsyms *r, int32_t pid, uint64_t addr,
+		 const char **name, uint64_t *start)
+{
+	struct rpm *pm = perf_map_state(r, pid);
+	int i;
+
+	for (i = 0; pm && i < NSRC; i++)
+		if (src_find(r, &pm->src[i], i, pid, addr, name, start))
+			return true;
+	return false;
+}
+
+void
+sym_jitsyms_forget(struct sym_jitsyms *r, int32_t pid)
+{
+	uint64_t idx;
+	struct rpm *pm;
+	int i;
+
+	if (!sp_htab_get(r->pm_by_pid, &pid, sizeof(pid), &idx))
+		return;
+	pm = r->pms[idx];
+	for (i = 0; i < NSRC; i++) {
+		sym_perfmap_free(pm->src[i].map);
+		pm->src[i].map = NULL;
+		pm->src[i].loaded = pm->src[i].exists = false;
+	}
+}

@@ -1,0 +1,38 @@
+/*
+ * jitsyms.h: the files that name the JIT code of each process, by pid:
+ * its perf map (DIR/perf-PID.map, perfmap.h) and then its jitdump
+ * (DIR/jit-PID.dump, jitdump.h).  A process's files are read on first
+ * use and again when a lookup misses and the file changed since (a
+ * live JIT appends to it); a file refused as untrusted is warned about
+ * once.
+ */
+#ifndef SYM_JITSYMS_H
+#define SYM_JITSYMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct sym_jitsyms;
+
+/*
+ * Returns an empty table reading files from `dir` (NULL: /tmp; copied),
+ * or NULL on ENOMEM.  `dir` set means the files come from another
+ * machine: they are trusted when the user running this owns them (or
+ * root), not the process's user.  `warn` (may be NULL) gets each warning
+ * without the program name.
+ */
+struct sym_jitsyms *sym_jitsyms_new(const char *dir,
+				    void (*warn)(void *ctx, const char *msg),
+				    void *ctx);
+/* NULL is allowed. */
+void sym_jitsyms_free(struct sym_jitsyms *j);
+/*
+ * Finds the entry of process `pid` whose range holds `addr`: true with
+ * *name (valid until the next call on `j`) and *start.
+ */
+bool sym_jitsyms_find(struct sym_jitsyms *j, int32_t pid, uint64_t addr,
+		      const char **name, uint64_t *start);
+/* Drops what was read for `pid` (an exec or exit); read again on use. */
+void sym_jitsyms_forget(struct sym_jitsyms *j, int32_t pid);
+
+#endif
