@@ -2,6 +2,7 @@
  * sp-symbolize: adds symbol records (function names, source lines,
  * inlined frames) after the frame records of a stackpulse record stream.
  */
+#include <err.h>
 #include <errno.h>
 #include <getopt.h>
 #include <malloc.h>
@@ -16,6 +17,7 @@
 
 #include "common/buf.h"
 #include "common/records.h"
+#include "common/version.h"
 #include "sp-symbolize/filter.h"
 #include "sp-symbolize/resolve.h"
 #include "common/banned.h"
@@ -30,12 +32,16 @@ enum {
 	OPT_PERF_MAP_DIR,
 	OPT_PERF_MAP_PID,
 	OPT_RAW_NAMES,
+	OPT_VERSION,
+	/* Long only: -d and -k mean duration and kernel in sp-record. */
+	OPT_DEBUG_DIR,
+	OPT_KALLSYMS,
 };
 
 static const struct option longopts[] = {
-	{ "debug-dir", required_argument, NULL, 'd' },
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "help", no_argument, NULL, 'h' },
-	{ "kallsyms", required_argument, NULL, 'k' },
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "no-kallsyms", no_argument, NULL, OPT_NO_KALLSYMS },
@@ -44,22 +50,54 @@ static const struct option longopts[] = {
 	{ "no-params", no_argument, NULL, OPT_NO_PARAMS },
 	{ "perf-map-dir", required_argument, NULL, OPT_PERF_MAP_DIR },
 	{ "perf-map-pid", required_argument, NULL, OPT_PERF_MAP_PID },
+	{ "output", required_argument, NULL, 'o' },
 	{ "raw-names", no_argument, NULL, OPT_RAW_NAMES },
+	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
 };
 
+static const char synopsis[] = "usage: sp-symbolize [options] [FILE]\n";
+
+/* A usage error: the synopsis on stderr, exit 2. */
 static void
 usage(void)
 {
-	fputs("usage: sp-symbolize [-d dir] [-k file] [--no-demangle] "
-	      "[--no-inline]\n"
-	      "                    [--no-kallsyms] [--no-lines] "
-	      "[--no-perf-maps]\n"
-	      "                    [--no-params] [--perf-map-dir dir] "
-	      "[--perf-map-pid pid]\n"
-	      "                    [--raw-names] [file]\n",
-	      stderr);
+	fputs(synopsis, stderr);
+	fputs("Try 'sp-symbolize --help' for the options.\n", stderr);
 	exit(2);
+}
+
+static void
+help(void)
+{
+	fputs(synopsis, stdout);
+	fputs("Adds symbol records (names, source lines, inlined frames) "
+	      "after the frame\nrecords of a record stream (sp-dump's "
+	      "output), from FILE or standard input.\n\n"
+	      "  --debug-dir DIR      look for debug files there too "
+	      "(repeatable)\n"
+	      "  --kallsyms FILE      kernel symbols from FILE, not "
+	      "/proc/kallsyms\n"
+	      "  --no-kallsyms        kernel frames keep address names\n"
+	      "  --no-lines           names only: no source lines, no "
+	      "inlined frames\n"
+	      "  --no-inline          no inlined frames\n"
+	      "  --no-demangle        names as the symbol tables spell them\n"
+	      "  --no-params          C++ names without parameter lists\n"
+	      "  --raw-names          symbol versions and clone suffixes "
+	      "kept\n"
+	      "  --no-perf-maps       no JIT names from perf maps or "
+	      "jitdumps\n"
+	      "  --perf-map-dir DIR   where perf-PID.map files are (/tmp)\n"
+	      "  --perf-map-pid PID   use this process's map for every "
+	      "process\n"
+	      "  -o, --output FILE    write to FILE instead of standard "
+	      "output\n"
+	      "  -h, --help           this help\n"
+	      "      --version        the version\n"
+	      "See sp-symbolize(1).\n",
+	      stdout);
+	exit(fflush(stdout) || ferror(stdout) ? 1 : 0);
 }
 
 static void
@@ -78,10 +116,8 @@ push(void *v, size_t *n, size_t size, const void *item)
 {
 	char *nv = reallocarray(v, *n + 1, size);
 
-	if (!nv) {
-		fprintf(stderr, "sp-symbolize: out of memory\n");
-		exit(1);
-	}
+	if (!nv)
+		errx(1, "out of memory");
 	memcpy(nv + *n * size, item, size);
 	(*n)++;
 	return nv;
@@ -139,17 +175,15 @@ symbolize(struct sym_resolver *r, const char *path)
 	if (path && strcmp(path, "-") != 0) {
 		in = fopen(path, "re");
 		if (!in) {
-			fprintf(stderr, "sp-symbolize: '%s': %s\n", path,
-				strerror(errno));
+			warn("'%s'", path);
 			return 1;
 		}
 	}
 	rc = sym_filter_run(r, in, stdout, live_output(), &err);
 	if (rc && in != stdin)
-		fprintf(stderr, "sp-symbolize: '%s': %s\n", path,
-			(char *)err.data);
+		warnx("'%s': %s", path, (char *)err.data);
 	else if (rc)
-		fprintf(stderr, "sp-symbolize: %s\n", (char *)err.data);
+		warnx("%s", (char *)err.data);
 	if (in != stdin)
 		fclose(in);
 	sp_buf_release(&err);
@@ -162,7 +196,7 @@ parse_pid(const char *s)
 	int32_t pid;
 
 	if (sp_parse_i32(s, &pid) || pid < 0) {
-		fprintf(stderr, "sp-symbolize: bad process id '%s'\n", s);
+		warnx("bad process id '%s'", s);
 		usage();
 	}
 	return pid;
@@ -176,21 +210,32 @@ main(int argc, char *argv[])
 		.warn = print_warning,
 	};
 	char **dirs = NULL;
+	const char *output = NULL;
 	int32_t *pids = NULL, pid;
 	size_t ndirs = 0, npids = 0;
-	struct sp_buf err = SP_BUF_INIT;
+	struct sp_buf emsg = SP_BUF_INIT;
 	struct sym_resolver *r;
 	int ch, status;
 
 	tune_heap();
-	while ((ch = getopt_long(argc, argv, "d:hk:", longopts, NULL)) != -1) {
+	argv[0] = (char *)"sp-symbolize"; /* getopt's messages name the tool */
+	while ((ch = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		switch (ch) {
-		case 'd':
+		case OPT_DEBUG_DIR:
 			dirs = push(dirs, &ndirs, sizeof(*dirs), &optarg);
 			break;
-		case 'k':
+		case OPT_KALLSYMS:
 			o.kallsyms = optarg;
 			break;
+		case 'h':
+			help();
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case OPT_VERSION:
+			sp_print_version("sp-symbolize");
+			return 0;
 		case OPT_NO_DEMANGLE:
 			o.sym.demangle = false;
 			break;
@@ -225,26 +270,33 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc > 1)
+	if (argc > 1) {
+		warnx("one record stream at a time");
 		usage();
+	}
+	if (argc && strcmp(argv[0], "-") && access(argv[0], R_OK)) {
+		warn("'%s'", argv[0]); /* before -o makes an empty file */
+		return 1;
+	}
+	if (output && !freopen(output, "w", stdout))
+		err(1, "'%s'", output);
 
 	o.sym.debug_dirs = dirs;
 	o.sym.ndebug_dirs = ndirs;
 	o.perf_map_pids = pids;
 	o.nperf_map_pids = npids;
-	r = sym_resolver_new(&o, &err);
-	if (!r && err.len)
-		fprintf(stderr, "sp-symbolize: '%s': %s\n", o.kallsyms,
-			(char *)err.data);
+	r = sym_resolver_new(&o, &emsg);
+	if (!r && emsg.len)
+		warnx("'%s': %s", o.kallsyms, (char *)emsg.data);
 	else if (!r)
-		fprintf(stderr, "sp-symbolize: %s\n", strerror(errno));
-	sp_buf_release(&err);
+		warn("cannot start");
+	sp_buf_release(&emsg);
 	status = r ? symbolize(r, argc ? argv[0] : NULL) : 1;
 	sym_resolver_free(r);
 	free(dirs);
 	free(pids);
 	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
-		fprintf(stderr, "sp-symbolize: stdout: %s\n", strerror(errno));
+		warn("write error on standard output");
 		status = 1;
 	}
 	return status;

@@ -47,7 +47,7 @@ grep -q 'another kernel (0.0.0-elsewhere)' "$TMP/err" ||
 # ... unless --kallsyms gives its symbols.
 { head -n 1 "$TMP/in"; printf 'host\trelease=0.0.0-elsewhere\n'
 	tail -n +2 "$TMP/in"; } |
-	"$SP_SYMBOLIZE" -k "$TMP/kallsyms" 2>/dev/null |
+	"$SP_SYMBOLIZE" --kallsyms "$TMP/kallsyms" 2>/dev/null |
 	grep -q "${T}vfs_read+0x14\$" || fail "--kallsyms ignored"
 
 # Malformed input: what came before is passed through, then exit 1.
@@ -71,12 +71,12 @@ grep -q '^sp-symbolize: line 2: frame record with 5 fields, not 6$' "$TMP/err" |
 grep -q '^usage: sp-symbolize' "$TMP/err" || fail "no usage"
 "$SP_SYMBOLIZE" a b </dev/null 2>/dev/null
 [ $? = 2 ] || fail "two operands: exit status"
-"$SP_SYMBOLIZE" -k /no/such/kallsyms </dev/null 2>"$TMP/err"
+"$SP_SYMBOLIZE" --kallsyms /no/such/kallsyms </dev/null 2>"$TMP/err"
 [ $? = 1 ] || fail "missing kallsyms: exit status"
 grep -q "^sp-symbolize: '/no/such/kallsyms': No such file" "$TMP/err" ||
 	fail "kallsyms message: $(cat "$TMP/err")"
 printf 'ffffffff81000000 T a\nnot kallsyms\n' >"$TMP/badks"
-"$SP_SYMBOLIZE" -k "$TMP/badks" </dev/null 2>"$TMP/err"
+"$SP_SYMBOLIZE" --kallsyms "$TMP/badks" </dev/null 2>"$TMP/err"
 [ $? = 1 ] || fail "malformed kallsyms: exit status"
 grep -q "^sp-symbolize: '$TMP/badks': line 2: not a kallsyms line\$" \
 	"$TMP/err" || fail "kallsyms line: $(cat "$TMP/err")"

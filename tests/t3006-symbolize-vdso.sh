@@ -52,7 +52,7 @@ d=$TMP/dbg/.build-id/$(echo "$id" | cut -c1-2)
 mkdir -p "$d"
 objcopy "$@" "$TMP/vdso.so" "$d/$(echo "$id" | cut -c3-).debug" ||
 	fail "objcopy"
-timeout 60 "$SP_SYMBOLIZE" -d "$TMP/dbg" "$TMP/x.txt" >"$TMP/y.sym" 2>"$TMP/err" ||
+timeout 60 "$SP_SYMBOLIZE" --debug-dir "$TMP/dbg" "$TMP/x.txt" >"$TMP/y.sym" 2>"$TMP/err" ||
 	fail "sp-symbolize -d: exit $?: $(cat "$TMP/err")"
 # every vdso frame below the first entry point is in the helper now
 awk -F "$T" -v m="$vid" -v lim=$((0x$first)) '

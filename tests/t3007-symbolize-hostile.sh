@@ -44,7 +44,7 @@ id=$(readelf -n "$TMP/withid" | sed -n 's/.*Build ID: //p')
 mkdir -p "$TMP/dbg/.build-id/$(echo "$id" | cut -c1-2)"
 mkfifo "$TMP/dbg/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug"
 stream "$TMP/withid" >"$TMP/in"
-run buildid -d "$TMP/dbg" "$TMP/in"
+run buildid --debug-dir "$TMP/dbg" "$TMP/in"
 
 # 3. A FIFO as the .gnu_debuglink target, next to the file.
 cp "$TMP/prog" "$TMP/linked"
