@@ -588,3 +588,13 @@ sp_recdec_line(const struct sp_recdec *d, size_t *len)
 	*len = d->rawlen;
 	return d->raw ? d->raw : "";
 }
+
+bool
+sp_recdec_drained(const struct sp_recdec *d)
+{
+#ifdef __GLIBC__
+	return d->f->_IO_read_ptr >= d->f->_IO_read_end;
+#else
+	return true; /* unknown: flush as if the next read may wait */
+#endif
+}

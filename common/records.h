@@ -169,6 +169,11 @@ int sp_recdec_next(struct sp_recdec *d, struct sp_rec *rec);
 const char *sp_recdec_errmsg(const struct sp_recdec *d);
 /* The number of the line last read, from 1. */
 uint64_t sp_recdec_lineno(const struct sp_recdec *d);
+/*
+ * Whether stdio holds no more of the input, so the next record may have
+ * to wait: a filter flushes its output then, for a live reader.
+ */
+bool sp_recdec_drained(const struct sp_recdec *d);
 /* The last line as read, without its newline; *len its length. */
 const char *sp_recdec_line(const struct sp_recdec *d, size_t *len);
 

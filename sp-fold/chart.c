@@ -13,22 +13,6 @@
 
 #define NO_STACK UINT64_MAX
 
-/* Ticks by thread, then in time order (their order in the stream). */
-static int
-tick_cmp(const void *a, const void *b, void *arg)
-{
-	const struct fold_reader *r = arg;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	const struct fold_entry *ex = &r->ents[r->ticks[x].entry];
-	const struct fold_entry *ey = &r->ents[r->ticks[y].entry];
-
-	if (ex->pid != ey->pid)
-		return ex->pid < ey->pid ? -1 : 1;
-	if (ex->tid != ey->tid)
-		return ex->tid < ey->tid ? -1 : 1;
-	return (x > y) - (x < y);
-}
-
 /* Each entry's folded stack, once, in one arena: offsets, or NO_STACK
  * for an entry the frame filters drop. */
 static int
@@ -95,7 +79,8 @@ fold_write_chart(FILE *out, const struct fold_reader *r)
 	    !entry_stacks(r, &arena, off, len)) {
 		for (i = 0; i < r->nticks; i++)
 			order[i] = (uint32_t)i;
-		qsort_r(order, r->nticks, sizeof(*order), tick_cmp, (void *)r);
+		qsort_r(order, r->nticks, sizeof(*order), fold_tick_cmp,
+			(void *)r);
 		n = runs(r, order, &arena, off, len, lines);
 		rc = fold_write_svg_chart(out, lines, n, r->o);
 	} else {

@@ -52,18 +52,6 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
 }
 
-/* Whether stdio holds no more unread input (the next read may block). */
-static bool
-drained(FILE *in)
-{
-#ifdef __GLIBC__
-	return in->_IO_read_ptr >= in->_IO_read_end;
-#else
-	(void)in;
-	return true;
-#endif
-}
-
 static int
 rows(void)
 {
@@ -105,13 +93,13 @@ key(struct live *lv)
 
 /* Reads what is there; returns 1 to go on, 0 at the end, < 0 on error. */
 static int
-read_some(struct live *lv, struct sp_recdec *d, FILE *in)
+read_some(struct live *lv, struct sp_recdec *d)
 {
 	int rc;
 
 	do
 		rc = fold_reader_step(&lv->r, d);
-	while (rc == 1 && !drained(in));
+	while (rc == 1 && !sp_recdec_drained(d));
 	return rc;
 }
 
@@ -133,7 +121,7 @@ loop(struct live *lv, FILE *in)
 
 		p[0].fd = eof ? -1 : fileno(in);
 		n = poll(p, 2, wait);
-		if (n > 0 && p[0].revents && (rc = read_some(lv, d, in)) == 0)
+		if (n > 0 && p[0].revents && (rc = read_some(lv, d)) == 0)
 			eof = true;
 		if (n > 0 && p[1].revents && !key(lv))
 			break;

@@ -128,22 +128,6 @@ entry_frames(struct ss *ss, uint32_t e)
 	return ss->ents[e] = v;
 }
 
-/* Ticks by thread, then in stream order; `arg` is the reader. */
-static int
-tick_cmp(const void *a, const void *b, void *arg)
-{
-	const struct fold_reader *r = arg;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	const struct fold_entry *ex = &r->ents[r->ticks[x].entry];
-	const struct fold_entry *ey = &r->ents[r->ticks[y].entry];
-
-	if (ex->pid != ey->pid)
-		return ex->pid < ey->pid ? -1 : 1;
-	if (ex->tid != ey->tid)
-		return ex->tid < ey->tid ? -1 : 1;
-	return (x > y) - (x < y);
-}
-
 static bool
 same_thread(const struct fold_reader *r, uint32_t a, uint32_t b)
 {
@@ -328,7 +312,8 @@ fold_speedscope_write(FILE *out, const struct fold_reader *r)
 	if (order && ss.names && ss.ents && ss.dropped) {
 		for (i = 0; i < r->nticks; i++)
 			order[i] = (uint32_t)i;
-		qsort_r(order, r->nticks, sizeof(*order), tick_cmp, (void *)r);
+		qsort_r(order, r->nticks, sizeof(*order), fold_tick_cmp,
+			(void *)r);
 		rc = write_profiles(&ss, order);
 	}
 	if (rc)

@@ -503,6 +503,21 @@ fold_reader_read(struct fold_reader *r, FILE *in)
 	return rc < 0 ? 1 : 0;
 }
 
+int
+fold_tick_cmp(const void *a, const void *b, void *reader)
+{
+	const struct fold_reader *r = reader;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct fold_entry *ex = &r->ents[r->ticks[x].entry];
+	const struct fold_entry *ey = &r->ents[r->ticks[y].entry];
+
+	if (ex->pid != ey->pid)
+		return ex->pid < ey->pid ? -1 : 1;
+	if (ex->tid != ey->tid)
+		return ex->tid < ey->tid ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
 /* Expands each entry once into the folded set. */
 int
 fold_reader_fold(const struct fold_reader *r, struct fold_set *set)

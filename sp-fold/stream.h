@@ -99,6 +99,11 @@ int fold_reader_read(struct fold_reader *r, FILE *in);
 int fold_reader_step(struct fold_reader *r, struct sp_recdec *d);
 /* Adds the aggregated entries to `set`; returns 0, or 1 after a message. */
 int fold_reader_fold(const struct fold_reader *r, struct fold_set *set);
+/*
+ * A qsort_r order of tick indexes: by thread, then in the stream's order
+ * (time).  `reader` is the fold_reader the ticks are of.
+ */
+int fold_tick_cmp(const void *a, const void *b, void *reader);
 /* The period of one sample in nanoseconds (1 ms when unknown). */
 uint64_t fold_period_ns(const struct fold_reader *r);
 

@@ -498,18 +498,24 @@ tree_release(struct tree *t)
 	sp_buf_release(&t->spans);
 }
 
+/* Draws a tree built with `rc` (0 or -ENOMEM), then frees it. */
+static int
+finish(FILE *out, const struct fold_opts *o, struct tree *t, int rc)
+{
+	if (!rc)
+		rc = draw(out, o, t);
+	if (rc)
+		warnx("out of memory");
+	tree_release(t);
+	return rc ? 1 : 0;
+}
+
 int
 fold_write_svg(FILE *out, struct fold_set *set, const struct fold_opts *o)
 {
 	struct tree t = { .key = SP_BUF_INIT };
-	int rc = build(&t, set, o->reverse);
 
-	if (!rc)
-		rc = draw(out, o, &t);
-	if (rc)
-		warnx("out of memory");
-	tree_release(&t);
-	return rc ? 1 : 0;
+	return finish(out, o, &t, build(&t, set, o->reverse));
 }
 
 int
@@ -517,14 +523,8 @@ fold_write_svg_chart(FILE *out, const struct fold_line *lines, size_t n,
 		     const struct fold_opts *o)
 {
 	struct tree t = { .key = SP_BUF_INIT };
-	int rc = build_chart(&t, lines, n, o->reverse);
 
-	if (!rc)
-		rc = draw(out, o, &t);
-	if (rc)
-		warnx("out of memory");
-	tree_release(&t);
-	return rc ? 1 : 0;
+	return finish(out, o, &t, build_chart(&t, lines, n, o->reverse));
 }
 
 int
@@ -532,12 +532,6 @@ fold_write_svg_diff(FILE *out, const struct fold_diff_line *lines, size_t n,
 		    const struct fold_opts *o)
 {
 	struct tree t = { .key = SP_BUF_INIT };
-	int rc = build_diff(&t, lines, n, o->reverse);
 
-	if (!rc)
-		rc = draw(out, o, &t);
-	if (rc)
-		warnx("out of memory");
-	tree_release(&t);
-	return rc ? 1 : 0;
+	return finish(out, o, &t, build_diff(&t, lines, n, o->reverse));
 }

@@ -158,18 +158,6 @@ dispatch(struct filt *f, const struct sp_rec *rec)
 	}
 }
 
-/* Whether stdio holds no more unread input (the next read may block). */
-static bool
-input_drained(FILE *in)
-{
-#ifdef __GLIBC__
-	return in->_IO_read_ptr >= in->_IO_read_end;
-#else
-	(void)in;
-	return true;
-#endif
-}
-
 int
 sym_filter_run(struct sym_resolver *r, FILE *in, FILE *out, bool flush,
 	       struct sp_buf *err)
@@ -189,7 +177,7 @@ sym_filter_run(struct sym_resolver *r, FILE *in, FILE *out, bool flush,
 		if (rc < 0)
 			break;
 		pass(&f);
-		if (flush && input_drained(in))
+		if (flush && sp_recdec_drained(f.dec))
 			fflush(out);
 	}
 	sp_buf_reset(err);
