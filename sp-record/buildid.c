@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -118,6 +119,34 @@ rec_buildid_from_fd(int fd, uint8_t *out)
 	return len;
 }
 
+/*
+ * The build id of [vdso]: the same image for every process of a running
+ * kernel, so the recorder's own copy (AT_SYSINFO_EHDR) is read, within
+ * `size` bytes, the target's mapping size.
+ */
+static size_t
+vdso_buildid(size_t size, uint8_t *out)
+{
+	const uint8_t *img = (const uint8_t *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
+	const Elf64_Phdr *ph;
+	size_t i, len = 0;
+
+	if (!img || size < sizeof(*eh) ||
+	    memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_phentsize != sizeof(*ph) || eh->e_phoff > size ||
+	    eh->e_phnum > (size - eh->e_phoff) / sizeof(*ph))
+		return 0;
+	ph = (const Elf64_Phdr *)(img + eh->e_phoff);
+	for (i = 0; i < eh->e_phnum && !len; i++)
+		if (ph[i].p_type == PT_NOTE && ph[i].p_offset <= size &&
+		    ph[i].p_filesz <= size - ph[i].p_offset)
+			len = find_note(img + ph[i].p_offset, ph[i].p_filesz,
+					out);
+	return len;
+}
+
 size_t
 rec_buildids_get(struct rec_buildids *c, const struct sp_module *m,
 		 uint8_t *out)
@@ -128,6 +157,8 @@ rec_buildids_get(struct rec_buildids *c, const struct sp_module *m,
 	bool fresh;
 	int fd;
 
+	if (m->path_len == 6 && !memcmp(m->path, "[vdso]", 6))
+		return vdso_buildid(m->end - m->start, out);
 	if (m->path_len == 0 || m->path[0] != '/')
 		return 0;
 	sp_buf_reset(&c->key);

@@ -14,6 +14,12 @@ cc_prog vdso sym_vdso.c -O2 -g
 "$SP_RECORD" -o "$TMP/x.spool" "$TMP/vdso" 1 2>"$TMP/rec.err" ||
 	fail "sp-record: exit $?: $(cat "$TMP/rec.err")"
 "$SP_DUMP" "$TMP/x.spool" >"$TMP/x.txt" || fail "sp-dump: exit $?"
+# The recorder writes the vdso's build id, so the spool can be read on
+# another boot or host (the build id picks the right image).
+vid=$(awk -F'\t' '$1 == "module" && $9 == "[vdso]" { print $2; exit }' "$TMP/x.txt")
+[ -n "$vid" ] || fail "no [vdso] module"
+awk -F'\t' -v id="$vid" '$1 == "buildid" && $2 == id { f = 1 } END { exit !f }' \
+	"$TMP/x.txt" || fail "no build id for [vdso] (module $vid)"
 grep -q "${T}user${T}\[vdso\]\$" "$TMP/x.txt" || skip "no [vdso] module"
 timeout 60 "$SP_SYMBOLIZE" "$TMP/x.txt" >"$TMP/x.sym" 2>"$TMP/err" ||
 	fail "sp-symbolize: exit $?: $(cat "$TMP/err")"
