@@ -11,6 +11,7 @@
 
 #include <elfutils/libdw.h>
 
+#include "common/grow.h"
 #include "common/htab.h"
 #include "sp-symbolize/dwarf.h"
 #include "sp-symbolize/dwindex.h"
@@ -41,7 +42,7 @@ struct sym_dwarf {
 	bool cus_built;
 	struct sp_htab *by_cu;      /* unit offset -> index into units */
 	struct sym_dwindex **units; /* NULL where indexing failed */
-	size_t nunits;
+	size_t nunits, aunits;
 };
 
 /* The inlined subroutines and their subprogram, innermost first. */
@@ -292,15 +293,8 @@ add_unit_ranges(struct sym_dwarf *d, Dwarf_Die *cu, size_t *alloc)
 	while ((off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0) {
 		if (lo >= hi)
 			continue;
-		if (d->ncus == *alloc) {
-			size_t a = *alloc ? 2 * *alloc : 64;
-			struct curange *v = reallocarray(d->cus, a, sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			d->cus = v;
-			*alloc = a;
-		}
+		if (SP_GROW(d->cus, *alloc, d->ncus + 1))
+			return -ENOMEM;
 		d->cus[d->ncus++] = (struct curange){ lo, hi, *cu };
 	}
 	return 0;
@@ -360,15 +354,12 @@ static struct sym_dwindex *
 unit_index(struct sym_dwarf *d, Dwarf_Die *cu)
 {
 	Dwarf_Off off = dwarf_dieoffset(cu);
-	struct sym_dwindex **v;
 	uint64_t idx;
 
 	if (sp_htab_get(d->by_cu, &off, sizeof(off), &idx))
 		return d->units[idx];
-	v = reallocarray(d->units, d->nunits + 1, sizeof(*v));
-	if (!v)
+	if (SP_GROW(d->units, d->aunits, d->nunits + 1))
 		return NULL;
-	d->units = v;
 	if (sp_htab_put(d->by_cu, &off, sizeof(off), d->nunits))
 		return NULL;
 	d->units[d->nunits] = sym_dwindex_build(cu);

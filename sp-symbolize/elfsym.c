@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "sp-symbolize/elfsym.h"
 #include "common/buf.h"
 #include "common/banned.h"
@@ -75,13 +76,8 @@ push_sym(struct sym_elfsyms *t, const GElf_Sym *sym, const char *name,
 	struct sym_elfsym *s;
 
 	if (t->n == t->alloc) {
-		size_t alloc = t->alloc ? 2 * t->alloc : 256;
-		struct sym_elfsym *v = realloc(t->v, alloc * sizeof(*v));
-
-		if (!v)
+		if (SP_GROW(t->v, t->alloc, t->n + 1))
 			return -ENOMEM;
-		t->v = v;
-		t->alloc = alloc;
 	}
 	s = &t->v[t->n];
 	s->start = sym->st_value;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/records.h"
 #include "sp-symbolize/filter.h"
 #include "common/banned.h"
@@ -80,15 +81,8 @@ resolve_and_write(struct filt *f, const struct sp_frame *fr, uint32_t frame,
 static int
 on_frame(struct filt *f, const struct sp_rec *rec)
 {
-	if (f->nframes == f->aframes) {
-		size_t a = f->aframes ? 2 * f->aframes : 1024;
-		struct fframe *v = reallocarray(f->frames, a, sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		f->frames = v;
-		f->aframes = a;
-	}
+	if (SP_GROW(f->frames, f->aframes, f->nframes + 1))
+		return -ENOMEM;
 	f->frames[f->nframes].abs_ip = rec->u.frame.f.abs_ip;
 	f->frames[f->nframes].mode = rec->u.frame.f.mode;
 	f->nframes++;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "sp-symbolize/dwarf.h"
 #include "sp-symbolize/elffile.h"
 #include "sp-symbolize/elfsym.h"
@@ -285,13 +286,8 @@ static struct sym_res *
 new_result(struct sym_image *img)
 {
 	if (img->nresults == img->aresults) {
-		size_t a = img->aresults ? 2 * img->aresults : 64;
-		struct sym_res *v = realloc(img->results, a * sizeof(*v));
-
-		if (!v)
+		if (SP_GROW(img->results, img->aresults, img->nresults + 1))
 			return NULL;
-		img->results = v;
-		img->aresults = a;
 	}
 	img->results[img->nresults] = (struct sym_res)SYM_RES_INIT;
 	return &img->results[img->nresults];

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/grow.h"
 #include "common/htab.h"
 #include "sp-symbolize/jitdump.h"
 #include "sp-symbolize/jitsyms.h"
@@ -38,7 +39,7 @@ struct sym_jitsyms {
 	char *dir;
 	struct sp_htab *pm_by_pid; /* pid -> index into pms */
 	struct rpm **pms;
-	size_t npms;
+	size_t npms, apms;
 	void (*warn)(void *ctx, const char *msg);
 	void *ctx;
 };
@@ -116,15 +117,13 @@ static struct rpm *
 perf_map_state(struct sym_jitsyms *r, int32_t pid)
 {
 	uint64_t idx;
-	struct rpm *pm, **v;
+	struct rpm *pm;
 	const char *dir = r->dir ? r->dir : "/tmp";
 
 	if (sp_htab_get(r->pm_by_pid, &pid, sizeof(pid), &idx))
 		return r->pms[idx];
-	v = reallocarray(r->pms, r->npms + 1, sizeof(*v));
-	if (!v)
+	if (SP_GROW(r->pms, r->apms, r->npms + 1))
 		return NULL;
-	r->pms = v;
 	pm = calloc(1, sizeof(*pm));
 	if (!pm ||
 	    asprintf(&pm->src[SRC_PERFMAP].path, "%s/perf-%d.map", dir, pid) <

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/grow.h"
 #include "sp-symbolize/perfmap.h"
 #include "common/buf.h"
 #include "common/banned.h"
@@ -60,13 +61,8 @@ sym_perfmap_add(struct sym_perfmap *m, uint64_t start, uint64_t size,
 	struct sym_pment *e;
 
 	if (m->n == m->alloc) {
-		size_t alloc = m->alloc ? 2 * m->alloc : 64;
-		struct sym_pment *v = realloc(m->v, alloc * sizeof(*v));
-
-		if (!v)
+		if (SP_GROW(m->v, m->alloc, m->n + 1))
 			return -ENOMEM;
-		m->v = v;
-		m->alloc = alloc;
 	}
 	e = &m->v[m->n];
 	e->start = start;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/grow.h"
 #include "common/buf.h"
 #include "common/htab.h"
 #include "common/names.h"
@@ -54,7 +55,7 @@ enum { KS_UNLOADED, KS_READY };
 struct sym_resolver {
 	struct sym_resolver_opts o;
 	struct rmod *mods;
-	size_t nmods;
+	size_t nmods, amods;
 	struct rimg **imgs;
 	size_t nimgs;
 	struct sp_htab *img_by_path; /* path -> index into imgs */
@@ -209,14 +210,12 @@ sym_resolver_module(struct sym_resolver *r, const struct sp_module *m)
 	if (m->id < r->nmods && r->mods[m->id].defined)
 		return -EEXIST;
 	if (m->id >= r->nmods) {
-		size_t n = (size_t)m->id + 1;
-		struct rmod *v = reallocarray(r->mods, n, sizeof(*v));
-
-		if (!v)
+		/* ids come in order: geometric growth, the new ones zeroed */
+		if (SP_GROW(r->mods, r->amods, (size_t)m->id + 1))
 			return -ENOMEM;
-		memset(v + r->nmods, 0, (n - r->nmods) * sizeof(*v));
-		r->mods = v;
-		r->nmods = n;
+		memset(r->mods + r->nmods, 0,
+		       ((size_t)m->id + 1 - r->nmods) * sizeof(*r->mods));
+		r->nmods = (size_t)m->id + 1;
 	}
 	rm = &r->mods[m->id];
 	rm->m = *m;
