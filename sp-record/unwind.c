@@ -8,6 +8,14 @@
  * disk (elfcfi.h).  Memory reads come from the sample's stack copy, or from
  * the module files for everything else.  docs/bench-unwind.md says why this
  * backend and what it costs.
+ *
+ * At about 980 lines it is longer than the other files: libunwind calls
+ * back into the accessors with one context (struct uctx) that ties the
+ * per-process regions, the module information, the trampoline CFI and
+ * the sample's registers and stack together, and each section below
+ * (modules, anonymous code, accessors, processes, the unwind loop) reads
+ * that context's private types.  Splitting it means a private header for
+ * them, as recorder_impl.h does for the recorder.
  */
 #include <errno.h>
 #include <fcntl.h>
