@@ -33,6 +33,11 @@ n=$(grep -c ';main;main_spin$' "$TMP/main")
 awk -F'\t' -v m="$libmod" '$1 == "sample" { s++ }
 	NR == m { before = s } END { exit !(before > 5) }' "$TMP/dump" ||
 	fail "the library's module record does not precede its samples"
-grep -q "$(printf '^stats\t.*maps_refreshes=0\t')" "$TMP/dump" ||
-	fail "samples needed a maps refresh: records came out of order"
+# At most one refresh: a sample taken inside execve, after the kernel
+# announced the exec but before the new image's registers are in place,
+# carries the old image's pc (seen in about one run in four under load:
+# a user pc in no module of the new image, a millisecond after the exec
+# record) and costs one refresh; it is no sample of the library.
+grep -Eq "$(printf '^stats\t.*maps_refreshes=[01]\t')" "$TMP/dump" ||
+	fail "samples needed maps refreshes: records came out of order"
 exit 0
