@@ -3,7 +3,6 @@
  * jitsyms.h).
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "sp-symbolize/jitdump.h"
 #include "sp-symbolize/jitsyms.h"
 #include "sp-symbolize/perfmap.h"
+#include "sp-symbolize/warn.h"
 #include "common/banned.h"
 
 /* One file naming a process's JIT code: its perf map or its jitdump. */
@@ -43,27 +43,6 @@ struct sym_jitsyms {
 	void (*warn)(void *ctx, const char *msg);
 	void *ctx;
 };
-
-static void jit_warnf(struct sym_jitsyms *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void
-jit_warnf(struct sym_jitsyms *r, const char *fmt, ...)
-{
-	va_list ap;
-	char *msg;
-	int n;
-
-	if (!r->warn)
-		return;
-	va_start(ap, fmt);
-	n = vasprintf(&msg, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	r->warn(r->ctx, msg);
-	free(msg);
-}
 
 static void
 free_rpm(struct rpm *pm)
@@ -175,7 +154,7 @@ src_reload(struct sym_jitsyms *r, struct rsrc *src, int kind, int32_t pid)
 	/* Refused: not read again until it changes, and said once. */
 	src->exists = sym_perfmap_stat(src->path, &src->id);
 	if (!src->warned)
-		jit_warnf(r, "'%s': %s; not read", src->path,
+		sym_warnf(r->warn, r->ctx, "'%s': %s; not read", src->path,
 			  link ? "a symbolic link"
 			       : "not a regular file owned by the "
 				 "process's user or root");

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include "sp-symbolize/kallsyms.h"
 #include "sp-symbolize/perfmap.h"
 #include "sp-symbolize/resolve.h"
+#include "sp-symbolize/warn.h"
 #include "common/banned.h"
 
 /*
@@ -67,27 +67,6 @@ struct sym_resolver {
 	struct sym_image *vdso;
 	bool vdso_tried;
 };
-
-static void warnf(struct sym_resolver *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void
-warnf(struct sym_resolver *r, const char *fmt, ...)
-{
-	va_list ap;
-	char *msg;
-	int n;
-
-	if (!r->o.warn)
-		return;
-	va_start(ap, fmt);
-	n = vasprintf(&msg, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	r->o.warn(r->o.warn_ctx, msg);
-	free(msg);
-}
 
 struct sym_resolver *
 sym_resolver_new(const struct sym_resolver_opts *o, struct sp_buf *err)
@@ -320,11 +299,13 @@ image_for_path(struct sym_resolver *r, const char *path)
 	}
 	ri->img = sym_image_open(path, &r->o.sym, &why);
 	if (!ri->img) {
-		warnf(r, "'%s': %s; frames keep their address names", path,
-		      why);
+		sym_warnf(r->o.warn, r->o.warn_ctx,
+			  "'%s': %s; frames keep their address names", path,
+			  why);
 		ri->warned = true;
 	} else if (sym_image_warning(ri->img)) {
-		warnf(r, "'%s': %s", path, sym_image_warning(ri->img));
+		sym_warnf(r->o.warn, r->o.warn_ctx, "'%s': %s", path,
+			  sym_image_warning(ri->img));
 	}
 	return ri;
 }
@@ -408,20 +389,20 @@ same_file(struct sym_resolver *r, struct rimg *ri, const struct rmod *rm)
 
 	if (rm->m.inode && ri->have_ino && rm->m.inode != ri->ino) {
 		if (!ri->warned)
-			warnf(r,
-			      "'%s': file changed since recording (inode "
-			      "%" PRIu64 ", recorded %" PRIu64
-			      "); frames keep their address names",
-			      ri->path, ri->ino, rm->m.inode);
+			sym_warnf(r->o.warn, r->o.warn_ctx,
+				  "'%s': file changed since recording (inode "
+				  "%" PRIu64 ", recorded %" PRIu64
+				  "); frames keep their address names",
+				  ri->path, ri->ino, rm->m.inode);
 		ri->warned = true;
 		return false;
 	}
 	if (rm->buildid && have && strcmp(rm->buildid, have) != 0) {
 		if (!ri->warned)
-			warnf(r,
-			      "'%s': build id %s differs from recorded %s; "
-			      "frames keep their address names",
-			      ri->path, have, rm->buildid);
+			sym_warnf(r->o.warn, r->o.warn_ctx,
+				  "'%s': build id %s differs from recorded %s; "
+				  "frames keep their address names",
+				  ri->path, have, rm->buildid);
 		ri->warned = true;
 		return false;
 	}
@@ -534,20 +515,20 @@ kernel_table(struct sym_resolver *r)
 	if (r->o.no_kallsyms)
 		return NULL;
 	if (!same_kernel(r)) {
-		warnf(r,
-		      "the recording comes from another kernel (%s); "
-		      "kernel frames keep their address names unless "
-		      "--kallsyms gives its symbols",
-		      r->release ? r->release : "another boot");
+		sym_warnf(r->o.warn, r->o.warn_ctx,
+			  "the recording comes from another kernel (%s); "
+			  "kernel frames keep their address names unless "
+			  "--kallsyms gives its symbols",
+			  r->release ? r->release : "another boot");
 		return NULL;
 	}
 	r->ks = sym_kallsyms_load("/proc/kallsyms", NULL);
 	if (!r->ks || sym_kallsyms_count(r->ks) == 0)
-		warnf(r,
-		      "'/proc/kallsyms': %s; kernel frames keep their "
-		      "address names",
-		      r->ks ? "addresses hidden (kptr_restrict)"
-			    : strerror(errno));
+		sym_warnf(r->o.warn, r->o.warn_ctx,
+			  "'/proc/kallsyms': %s; kernel frames keep their "
+			  "address names",
+			  r->ks ? "addresses hidden (kptr_restrict)"
+				: strerror(errno));
 	return r->ks;
 }
 

@@ -22,6 +22,7 @@
 #include "sp-symbolize/perfmap.c"
 #include "sp-symbolize/resolve.c"
 #include "sp-symbolize/symres.c"
+#include "sp-symbolize/warn.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
