@@ -24,6 +24,7 @@ struct sp_htab {
 	size_t nslots; /* a power of two, or 0 */
 	size_t count;
 	struct sp_buf keys;
+	size_t dead; /* bytes of deleted keys still in the arena */
 };
 
 uint64_t
@@ -153,6 +154,70 @@ sp_htab_put(struct sp_htab *h, const void *key, size_t len, uint64_t val)
 		return -ENOMEM;
 	*slot = val;
 	return 0;
+}
+
+/* Whether the slot `i` lies cyclically in (hole, j]: then it may not move. */
+static bool
+between(size_t hole, size_t i, size_t j)
+{
+	return hole <= j ? hole < i && i <= j : hole < i || i <= j;
+}
+
+/*
+ * Copies the live keys into a fresh arena once deleted ones make up most
+ * of it, so a table whose keys come and go stays as big as its content.
+ */
+static void
+compact_keys(struct sp_htab *h)
+{
+	struct sp_buf fresh = SP_BUF_INIT;
+	size_t i;
+
+	if (h->dead < 4096 || h->dead * 2 < h->keys.len)
+		return;
+	for (i = 0; i < h->nslots; i++) {
+		struct sp_htab_entry *e = &h->slots[i];
+		size_t off = fresh.len;
+
+		if (!e->used)
+			continue;
+		if (sp_buf_add(&fresh, h->keys.data + e->koff, e->klen)) {
+			sp_buf_release(&fresh); /* keep the old arena: valid */
+			return;
+		}
+		e->koff = off;
+	}
+	sp_buf_release(&h->keys);
+	h->keys = fresh;
+	h->dead = 0;
+}
+
+bool
+sp_htab_del(struct sp_htab *h, const void *key, size_t len)
+{
+	size_t mask = h->nslots - 1, hole, j;
+	struct sp_htab_entry *e;
+
+	if (!h->count)
+		return false;
+	e = find_slot(h, sp_hash(key, len), key, len);
+	if (!e->used)
+		return false;
+	h->dead += e->klen;
+	hole = (size_t)(e - h->slots);
+	/* Backward shift: later entries of the probe run fill the hole. */
+	for (j = (hole + 1) & mask; h->slots[j].used; j = (j + 1) & mask) {
+		size_t home = h->slots[j].hash & mask;
+
+		if (between(hole, home, j))
+			continue;
+		h->slots[hole] = h->slots[j];
+		hole = j;
+	}
+	memset(&h->slots[hole], 0, sizeof(h->slots[hole]));
+	h->count--;
+	compact_keys(h);
+	return true;
 }
 
 size_t

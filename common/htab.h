@@ -1,6 +1,6 @@
 /*
  * htab.h: a hash table from byte-string keys to 64-bit values, hashed
- * with XXH3.  It grows by itself; nothing is ever dropped.
+ * with XXH3.  It grows by itself; keys are dropped only by sp_htab_del.
  *
  * Keys are copied into the table, so callers may reuse their key memory.
  * Struct keys must be fully initialized, padding included (memset them),
@@ -31,6 +31,11 @@ uint64_t *sp_htab_slot(struct sp_htab *h, const void *key, size_t len,
 		       uint64_t init, bool *inserted);
 /* Inserts or replaces; returns 0 or -ENOMEM. */
 int sp_htab_put(struct sp_htab *h, const void *key, size_t len, uint64_t val);
+/*
+ * Removes the key; returns whether it was present.  Invalidates slot
+ * pointers and iteration positions; the table keeps its size.
+ */
+bool sp_htab_del(struct sp_htab *h, const void *key, size_t len);
 size_t sp_htab_count(const struct sp_htab *h);
 
 /* Iteration in unspecified order: start with *pos = 0. */

@@ -74,6 +74,65 @@ START_TEST(varints_reject_overlong_and_cut_input)
 }
 END_TEST
 
+/*
+ * Random inserts and deletes of variable-length keys against a plain
+ * array model: every key's presence and value must agree after each step,
+ * in small tables (probe runs wrap around) and large ones.
+ */
+static void
+churn(unsigned nkeys, unsigned steps, unsigned seed)
+{
+	struct sp_htab *h = sp_htab_new();
+	uint64_t *model = calloc(nkeys, sizeof(*model)), v;
+	char key[64];
+	unsigned i, k, present = 0;
+	size_t kl;
+
+	srandom(seed);
+	for (i = 0; i < steps; i++) {
+		k = (unsigned)random() % nkeys;
+		kl = (size_t)snprintf(
+		    key, sizeof(key), "%u%.*s", k, (int)(k % 40),
+		    "........................................");
+		if (model[k] && random() % 2) {
+			ck_assert(sp_htab_del(h, key, kl));
+			ck_assert(!sp_htab_del(h, key, kl));
+			model[k] = 0;
+			present--;
+		} else {
+			present += !model[k];
+			model[k] = i + 1;
+			ck_assert_int_eq(sp_htab_put(h, key, kl, i + 1), 0);
+		}
+		ck_assert_uint_eq(sp_htab_count(h), present);
+		k = (unsigned)random() % nkeys;
+		kl = (size_t)snprintf(
+		    key, sizeof(key), "%u%.*s", k, (int)(k % 40),
+		    "........................................");
+		ck_assert_int_eq(sp_htab_get(h, key, kl, &v), model[k] != 0);
+		if (model[k])
+			ck_assert_uint_eq(v, model[k]);
+	}
+	for (k = 0; k < nkeys; k++) {
+		kl = (size_t)snprintf(
+		    key, sizeof(key), "%u%.*s", k, (int)(k % 40),
+		    "........................................");
+		ck_assert_int_eq(sp_htab_get(h, key, kl, &v), model[k] != 0);
+		if (model[k])
+			ck_assert_uint_eq(v, model[k]);
+	}
+	free(model);
+	sp_htab_free(h);
+}
+
+START_TEST(htab_deletes_under_churn)
+{
+	churn(7, 20000, 1);
+	churn(50, 50000, 2);
+	churn(2000, 40000, 3);
+}
+END_TEST
+
 START_TEST(htab_grows_and_keeps_everything)
 {
 	struct sp_htab *h = sp_htab_new();
@@ -220,6 +279,7 @@ main(void)
 	tcase_add_test(enc, extension_payloads_round_trip);
 	suite_add_tcase(s, enc);
 	tcase_add_test(tab, htab_grows_and_keeps_everything);
+	tcase_add_test(tab, htab_deletes_under_churn);
 	suite_add_tcase(s, tab);
 	tcase_add_test(txt, escape_round_trips_every_byte);
 	tcase_add_test(txt, field_parsers_are_strict);
