@@ -167,3 +167,15 @@ fold_model_comm(const struct fold_model *m, int32_t pid, uint64_t tid,
 		return p ? p : main_thread ? main_thread : t;
 	return t ? t : p ? p : main_thread;
 }
+
+size_t
+fold_source_file_len(const char *source)
+{
+	const char *colon = source ? strrchr(source, ':') : NULL;
+	size_t n = source ? strlen(source) : 0;
+
+	if (colon && colon[1] &&
+	    strspn(colon + 1, "0123456789") == strlen(colon + 1))
+		return (size_t)(colon - source);
+	return n;
+}

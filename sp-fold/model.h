@@ -95,6 +95,11 @@ void fold_model_view(const struct fold_model *m, uint32_t frame, int32_t pid,
  */
 int fold_model_walk(const struct fold_model *m, uint32_t stack,
 		    struct sp_buf *ids);
+/*
+ * The length of the file part of a source: "file:line" without ":line",
+ * the whole of one without a line; 0 for NULL.
+ */
+size_t fold_source_file_len(const char *source);
 /* The name of the thread, or of its process with --process-name. */
 const char *fold_model_comm(const struct fold_model *m, int32_t pid,
 			    uint64_t tid, bool process);

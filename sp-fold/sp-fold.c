@@ -24,6 +24,7 @@
 #include "sp-fold/speedscope.h"
 #include "sp-fold/stream.h"
 #include "sp-fold/svg.h"
+#include "sp-fold/svgrec.h"
 #include "sp-fold/top.h"
 #include "common/banned.h"
 
@@ -60,6 +61,8 @@ write_records(FILE *out, const struct fold_reader *r, const struct fold_opts *o)
 		return fold_speedscope_write(out, r) < 0;
 	case FOLD_PPROF:
 		return fold_pprof_records(out, r) < 0;
+	case FOLD_SVG:
+		return fold_write_svg_records(out, r);
 	default:
 		break;
 	}

@@ -44,19 +44,6 @@ put_json(FILE *out, const char *s, size_t n)
 	fputc('"', out);
 }
 
-/* The length of a source's file: "file:line" without ":line". */
-static size_t
-file_len(const char *source)
-{
-	const char *colon = source ? strrchr(source, ':') : NULL;
-	size_t n = source ? strlen(source) : 0;
-
-	if (colon && colon[1] &&
-	    strspn(colon + 1, "0123456789") == strlen(colon + 1))
-		return (size_t)(colon - source);
-	return n;
-}
-
 /*
  * The index of a frame: a name and its source file, kept in `order` as
  * "name\0file\0" in index order.  The line is left out: it is where a
@@ -71,7 +58,8 @@ frame_index(struct ss *ss, const char *s, size_t n, const char *source)
 
 	sp_buf_reset(&ss->tmp2);
 	if (sp_buf_add(&ss->tmp2, s, n) || sp_buf_addc(&ss->tmp2, 0) ||
-	    sp_buf_add(&ss->tmp2, source ? source : "", file_len(source)))
+	    sp_buf_add(&ss->tmp2, source ? source : "",
+		       fold_source_file_len(source)))
 		return -ENOMEM;
 	slot = sp_htab_slot(ss->names, ss->tmp2.data, ss->tmp2.len,
 			    sp_htab_count(ss->names), &inserted);

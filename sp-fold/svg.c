@@ -3,7 +3,8 @@
  * manner of flamegraph.pl: one rect per frame (frames narrower than
  * 0.1 pixel are left out with their callees), width by count, callees
  * sorted by name, with the script of svg_js.h for zoom, search and
- * tooltips.  --inverted draws an icicle graph from the top, --reverse
+ * tooltips (a second line gives the frame's source when the record
+ * stream has one).  --inverted draws an icicle graph from the top, --reverse
  * merges stacks from the leaf, --colors picks the palette.
  */
 #include <err.h>
@@ -15,6 +16,7 @@
 #include "common/grow.h"
 #include "common/buf.h"
 #include "common/htab.h"
+#include "sp-fold/model.h"
 #include "sp-fold/svg.h"
 #include "sp-fold/svgcolor.h"
 #include "sp-fold/svg_js.h"
@@ -28,6 +30,9 @@ struct node {
 	uint64_t count;
 	uint32_t child, next; /* first child, next sibling; 0 = none */
 	int64_t delta; /* differential: after - before of stacks ending here */
+	const char *src; /* the source shown, srclen bytes; NULL for none */
+	size_t srclen;
+	bool src_seen; /* whether a stack with sources went through */
 };
 
 struct tree {
@@ -56,7 +61,8 @@ child_of(struct tree *t, uint32_t parent, const char *name, size_t len)
 			return last;
 		if (SP_GROW(t->v, t->alloc, t->n + 1))
 			return -ENOMEM;
-		t->v[t->n] = (struct node){ name, len, 0, 0, last, 0 };
+		t->v[t->n] =
+		    (struct node){ .name = name, .len = len, .next = last };
 		t->v[parent].child = (uint32_t)t->n;
 		return (int64_t)t->n++;
 	}
@@ -71,20 +77,55 @@ child_of(struct tree *t, uint32_t parent, const char *name, size_t len)
 		return (int64_t)*slot;
 	if (SP_GROW(t->v, t->alloc, t->n + 1))
 		return -ENOMEM;
-	t->v[t->n] = (struct node){ name, len, 0, 0, t->v[parent].child, 0 };
+	t->v[t->n] = (struct node){ .name = name,
+				    .len = len,
+				    .next = t->v[parent].child };
 	t->v[parent].child = (uint32_t)t->n;
 	return (int64_t)t->n++;
 }
 
 /*
+ * Notes the source of one more stack through a node.  A node shows
+ * "file:line" while its stacks agree, the file alone when only their
+ * lines differ (a function sampled at several lines), and nothing when
+ * their files differ or one of them has no source.
+ */
+static void
+merge_src(struct node *nd, const char *src)
+{
+	size_t f;
+
+	if (!nd->src_seen) {
+		nd->src_seen = true;
+		nd->src = src;
+		nd->srclen = src ? strlen(src) : 0;
+		return;
+	}
+	if (!nd->src || !src)
+		nd->src = NULL;
+	if (!nd->src ||
+	    (strlen(src) == nd->srclen && !memcmp(nd->src, src, nd->srclen)))
+		return;
+	f = fold_source_file_len(src);
+	if (f == fold_source_file_len(nd->src) && !memcmp(nd->src, src, f))
+		nd->srclen = f;
+	else
+		nd->src = NULL;
+}
+
+/*
  * Adds one folded stack, root first (leaf first with --reverse), `count`
- * wide; a differential stack's `delta` goes to its leaf.
+ * wide; a differential stack's `delta` goes to its leaf.  `srcs`, when
+ * not NULL, holds the source of each of its names in stack order.
  */
 static int
-add_line(struct tree *t, const char *stack, size_t len, uint64_t count,
-	 int64_t delta, bool reverse)
+add_line(struct tree *t, const struct fold_svg_line *l, int64_t delta,
+	 bool reverse)
 {
-	size_t start = 0, i, n = 0, k;
+	const char *stack = l->stack;
+	size_t len = l->len;
+	uint64_t count = l->count;
+	size_t start = 0, i, n = 0, k, j;
 	uint32_t at = 0;
 	int64_t c;
 
@@ -100,14 +141,17 @@ add_line(struct tree *t, const char *stack, size_t len, uint64_t count,
 	}
 	t->v[0].count += count;
 	for (k = 0; k < n; k++) {
-		const size_t *sp = (const size_t *)t->spans.data +
-				   2 * (reverse ? n - 1 - k : k);
+		const size_t *sp;
 
+		j = reverse ? n - 1 - k : k;
+		sp = (const size_t *)t->spans.data + 2 * j;
 		c = child_of(t, at, stack + sp[0], sp[1] - sp[0]);
 		if (c < 0)
 			return -ENOMEM;
 		at = (uint32_t)c;
 		t->v[at].count += count;
+		if (l->srcs)
+			merge_src(&t->v[at], j < l->nsrcs ? l->srcs[j] : NULL);
 	}
 	t->v[at].delta += delta;
 	if (n > t->max_depth)
@@ -123,7 +167,7 @@ tree_init(struct tree *t)
 	t->v = calloc(t->alloc, sizeof(*t->v));
 	if (!t->idx || !t->v)
 		return -ENOMEM;
-	t->v[0] = (struct node){ "all", 3, 0, 0, 0, 0 };
+	t->v[0] = (struct node){ .name = "all", .len = 3 };
 	t->n = 1;
 	t->maxdelta = 1;
 	return 0;
@@ -135,26 +179,36 @@ build(struct tree *t, struct fold_set *set, bool reverse)
 	const struct fold_line *l;
 	size_t n, i;
 
+	struct fold_svg_line sl = { 0 };
+
 	if (tree_init(t) || fold_set_lines(set, &l, &n))
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		if (add_line(t, l[i].stack, l[i].len, l[i].count, 0, reverse))
+	for (i = 0; i < n; i++) {
+		sl = (struct fold_svg_line){ .stack = l[i].stack,
+					     .len = l[i].len,
+					     .count = l[i].count };
+		if (add_line(t, &sl, 0, reverse))
 			return -ENOMEM;
+	}
 	return 0;
 }
 
-/* A flame chart: the stacks in time order, as flamegraph.pl --flamechart
- * draws its input in order; names must outlive the tree. */
+/*
+ * Lines with sources; a flame chart keeps them in time order, as
+ * flamegraph.pl --flamechart draws its input in order.  Names and
+ * sources must outlive the tree.
+ */
 static int
-build_chart(struct tree *t, const struct fold_line *l, size_t n, bool reverse)
+build_lines(struct tree *t, const struct fold_svg_line *l, size_t n, bool chart,
+	    bool reverse)
 {
 	size_t i;
 
 	if (tree_init(t))
 		return -ENOMEM;
-	t->chart = true;
+	t->chart = chart;
 	for (i = 0; i < n; i++)
-		if (add_line(t, l[i].stack, l[i].len, l[i].count, 0, reverse))
+		if (add_line(t, &l[i], 0, reverse))
 			return -ENOMEM;
 	return 0;
 }
@@ -165,17 +219,20 @@ build_diff(struct tree *t, const struct fold_diff_line *l, size_t n,
 	   bool reverse)
 {
 	uint64_t d;
+	struct fold_svg_line sl = { 0 };
 	size_t i;
 
 	if (tree_init(t))
 		return -ENOMEM;
 	t->diff = true;
 	for (i = 0; i < n; i++) {
+		sl = (struct fold_svg_line){ .stack = l[i].stack,
+					     .len = l[i].len,
+					     .count = l[i].after };
 		d = l[i].after > l[i].before ? l[i].after - l[i].before
 					     : l[i].before - l[i].after;
 		t->maxdelta = d > t->maxdelta ? d : t->maxdelta;
-		if (add_line(t, l[i].stack, l[i].len, l[i].after,
-			     (int64_t)l[i].after - (int64_t)l[i].before,
+		if (add_line(t, &sl, (int64_t)l[i].after - (int64_t)l[i].before,
 			     reverse))
 			return -ENOMEM;
 	}
@@ -288,7 +345,12 @@ put_frame(FILE *out, const struct fold_opts *o, const struct geom *g,
 		fprintf(out, d > 0 ? "; +%.2f%%" : "; %.2f%%",
 			100.0 * (double)d / (double)total);
 	}
-	fputs(")</title>", out);
+	fputs(")", out);
+	if (nd->src) {
+		fputs("&#10;", out); /* a line of its own in the tooltip */
+		put_xml(out, nd->src, nd->srclen);
+	}
+	fputs("</title>", out);
 	fprintf(out,
 		"<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\""
 		" fill=\"rgb(%d,%d,%d)\" rx=\"2\" ry=\"2\"/>",
@@ -519,12 +581,21 @@ fold_write_svg(FILE *out, struct fold_set *set, const struct fold_opts *o)
 }
 
 int
-fold_write_svg_chart(FILE *out, const struct fold_line *lines, size_t n,
+fold_write_svg_lines(FILE *out, const struct fold_svg_line *lines, size_t n,
 		     const struct fold_opts *o)
 {
 	struct tree t = { .key = SP_BUF_INIT };
 
-	return finish(out, o, &t, build_chart(&t, lines, n, o->reverse));
+	return finish(out, o, &t, build_lines(&t, lines, n, false, o->reverse));
+}
+
+int
+fold_write_svg_chart(FILE *out, const struct fold_svg_line *lines, size_t n,
+		     const struct fold_opts *o)
+{
+	struct tree t = { .key = SP_BUF_INIT };
+
+	return finish(out, o, &t, build_lines(&t, lines, n, true, o->reverse));
 }
 
 int

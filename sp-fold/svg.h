@@ -3,6 +3,7 @@
 #define SP_FOLD_SVG_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "sp-fold/diff.h"
@@ -10,16 +11,32 @@
 #include "sp-fold/opts.h"
 
 /*
+ * A folded stack to draw, `count` wide, and the source of each of its
+ * names in stack order ("file:line", "file" or NULL; `srcs` NULL for a
+ * stack without any), which a frame's tooltip shows on a second line.
+ */
+struct fold_svg_line {
+	const char *stack; /* not NUL-terminated */
+	size_t len;
+	uint64_t count;
+	const char *const *srcs;
+	size_t nsrcs;
+};
+
+/*
  * Writes the SVG document to `out`, drawn as --title, --colors, --width,
  * --reverse and --inverted say.  Returns 0, or 1 after a diagnostic;
  * write errors are left to the caller's check of `out`.
  */
 int fold_write_svg(FILE *out, struct fold_set *set, const struct fold_opts *o);
+/* fold_write_svg of `lines` (any order), with their sources. */
+int fold_write_svg_lines(FILE *out, const struct fold_svg_line *lines, size_t n,
+			 const struct fold_opts *o);
 /*
  * Writes a flame chart: `lines` in time order, each merged into the one
  * before where their stacks begin alike, so x is time (--flamechart).
  */
-int fold_write_svg_chart(FILE *out, const struct fold_line *lines, size_t n,
+int fold_write_svg_chart(FILE *out, const struct fold_svg_line *lines, size_t n,
 			 const struct fold_opts *o);
 /*
  * Writes a differential flame graph, as flamegraph.pl draws two-column

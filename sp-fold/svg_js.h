@@ -47,6 +47,7 @@ static const char svg_script[] =
     "function text_of(g) { return g.getElementsByTagName('text')[0]; }\n"
     "function name_of(g) {\n"
     "  var t = g.getElementsByTagName('title')[0].textContent;\n"
+    "  t = t.split('\\n')[0];\n" /* a source line is no part of the name */
     "  return t.substring(0, t.lastIndexOf(' ('));\n"
     "}\n"
     "function depth_of(g) {\n"
@@ -174,7 +175,8 @@ static const char svg_script[] =
     "  frames.addEventListener('mouseover', function (e) {\n"
     "    var g = group_of(e.target);\n"
     "    if (g) details.textContent = FG_NT + ' ' +\n"
-    "      g.getElementsByTagName('title')[0].textContent;\n"
+    "      g.getElementsByTagName('title')[0].textContent.replace('\\n', "
+    "' at ');\n"
     "  });\n"
     "  frames.addEventListener('mouseout', function () {\n"
     "    details.textContent = ' ';\n"

@@ -125,6 +125,72 @@ assert leaves == ["fa (2 samples, 50.00%)", "fb (1 samples, 25.00%)",
 t = [e for e in d.getElementsByTagName("text") if e.getAttribute("id") == "title"]
 assert t[0].firstChild.data == "Flame Chart"
 PY
+# Tooltips give a frame's source on a second line when the symbols carry
+# one (issue 13): "file:line" while every stack through the frame agrees,
+# the file alone when only the lines differ, nothing when the files
+# differ or a frame has no source (today's tooltip, exactly).
+{
+	printf 'spool\t1\t0\t1000\n'
+	printf 'frame\t0\tuser\t0x10\t-\t-\nsymbol\t0\t-\t0\t-\t-\tapp.c:10\tmain\n'
+	printf 'frame\t1\tuser\t0x14\t-\t-\nsymbol\t1\t-\t0\t-\t-\tapp.c:12\tmain\n'
+	printf 'frame\t2\tuser\t0x20\t-\t-\nsymbol\t2\t-\t0\t-\t-\tsrc/leaf & <x>.c:5\tleaf\n'
+	printf 'frame\t3\tuser\t0x30\t-\t-\n'
+	printf 'frame\t4\tuser\t0x40\t-\t-\nsymbol\t4\t-\t0\t-\t-\to.c:3\touter\n'
+	printf 'symbol\t4\t-\t1\ti\t-\ti.h:7\tinl\n'
+	printf 'frame\t5\tuser\t0x50\t-\t-\nsymbol\t5\t-\t0\t-\t-\ta.c:1\tdup\n'
+	printf 'frame\t6\tuser\t0x60\t-\t-\nsymbol\t6\t-\t0\t-\t-\tb.c:1\tdup\n'
+	printf 'frame\t7\tuser\t0x70\t-\t-\nsymbol\t7\t-\t0\t-\t-\t-\tnosrc\n'
+	printf 'stack\t0\t-\t0\nstack\t1\t0\t2\nstack\t2\t-\t1\nstack\t3\t2\t2\n'
+	printf 'stack\t4\t0\t3\nstack\t5\t2\t4\nstack\t6\t-\t5\n'
+	printf 'stack\t7\t-\t6\nstack\t8\t-\t7\n'
+	printf 'comm\t0\t7\t7\texec\tapp\n'
+	for st in 1 3 3 4 5 6 7 8; do printf 'sample\t1\t7\t7\t%s\n' $st; done
+} >"$TMP/src.rec"
+"$SP_FOLD" --format svg "$TMP/src.rec" >"$TMP/src.svg" || fail "sources: exit $?"
+"$SP_FOLD" --format svg --flamechart "$TMP/src.rec" >"$TMP/srcchart.svg" ||
+	fail "sources, --flamechart: exit $?"
+for f in src srcchart; do
+	python3 - "$TMP/$f.svg" <<'PY' || fail "$f.svg: tooltip sources"
+import sys, xml.dom.minidom as m
+d = m.parse(sys.argv[1])
+titles = {}
+for t in d.getElementsByTagName("title"):
+    s = t.firstChild.data
+    titles.setdefault(s.split(" (")[0], set()).add(s)
+def only(name):
+    assert len(titles[name]) == 1, titles[name]
+    return next(iter(titles[name]))
+# main was sampled at two lines of app.c: the file alone.
+assert only("main") == "main (5 samples, 62.50%)\napp.c", titles["main"]
+# leaf: under two call sites of main, one line of its own.
+assert only("leaf") == "leaf (3 samples, 37.50%)\nsrc/leaf & <x>.c:5", titles["leaf"]
+assert only("outer") == "outer (1 samples, 12.50%)\no.c:3", titles["outer"]
+assert only("inl") == "inl (1 samples, 12.50%)\ni.h:7", titles["inl"]
+# Two files: no source.  No source at all: the tooltip of today.
+assert only("dup") == "dup (2 samples, 25.00%)", titles["dup"]
+assert only("nosrc") == "nosrc (1 samples, 12.50%)", titles["nosrc"]
+assert only("[unknown]") == "[unknown] (1 samples, 12.50%)", titles["[unknown]"]
+assert only("app") == "app (8 samples, 100.00%)", titles["app"]
+assert only("all") == "all (8 samples, 100.00%)", titles["all"]
+PY
+done
+# The source line stays one line of the file and is no part of the name
+# the script fits, searches and shows.
+grep -c '&#10;' "$TMP/src.svg" | grep -qx 4 || fail "source lines: $(grep -c '&#10;' "$TMP/src.svg")"
+if command -v node >/dev/null; then
+	node - "$TMP/src.svg" <<'JS' || fail "the svg script takes the source for the name"
+const svg = require('fs').readFileSync(process.argv[2], 'utf8');
+const script = svg.substring(svg.indexOf('<![CDATA[') + 9, svg.indexOf(']]>'));
+global.document = { getElementById: () => null };
+global.window = { addEventListener() {}, location: { search: '' } };
+(0, eval)(script);
+const g = (t) => ({ getElementsByTagName: () => [{ textContent: t }] });
+const n = name_of(g('f (x) (2 samples, 25.00%)\ndir (1)/a.c:5'));
+if (n !== 'f (x)') { console.error('name_of: ' + n); process.exit(1); }
+JS
+	node "$PROGRAMS/fold_svg_dom.js" "$TMP/src.svg" leaf 'main' ||
+		fail "the svg script misbehaves with sources"
+fi
 "$SP_FOLD" --format top --flamechart "$TMP/chart.rec" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "--flamechart with --format top is not a usage error"
 

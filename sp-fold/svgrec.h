@@ -1,0 +1,35 @@
+/*
+ * svgrec.h: the SVG flame graph of a record stream: each entry's folded
+ * stack with the sources of its names, so tooltips show file:line, for
+ * the graph here and the flame chart of chart.h.
+ */
+#ifndef SP_FOLD_SVGREC_H
+#define SP_FOLD_SVGREC_H
+
+#include <stdio.h>
+
+#include "common/buf.h"
+#include "sp-fold/stream.h"
+#include "sp-fold/svg.h"
+
+/*
+ * Each entry of a reader as a line to draw: lines[i] is entry i, with
+ * stack NULL when the frame filters drop it.  The names are in `names`,
+ * the source pointers in `srcs`; the sources themselves belong to the
+ * reader's model, which must outlive the lines.
+ */
+struct fold_svgrec {
+	struct fold_svg_line *lines;
+	struct sp_buf names, srcs;
+};
+
+/*
+ * Fills `s` from the reader's entries; returns 0 or -ENOMEM.
+ * fold_svgrec_release is due after either.
+ */
+int fold_svgrec_build(struct fold_svgrec *s, const struct fold_reader *r);
+void fold_svgrec_release(struct fold_svgrec *s);
+/* --format svg of a record stream; returns 0, or 1 after a message. */
+int fold_write_svg_records(FILE *out, const struct fold_reader *r);
+
+#endif
