@@ -1,9 +1,11 @@
 /*
  * modtab.c: the recorder's module table (modtab.h).
  *
- * Modules are kept by id forever (frames refer to them); each owner (a
- * process, or the kernel) has a group listing its active modules and an
- * index sorted by start address, rebuilt only when that group changed.
+ * Only active modules are kept: a module is freed when its process
+ * execs or exits, so the table is as big as the live processes' mappings
+ * however many processes came and went.  Each owner (a process, or the
+ * kernel) has a group listing its modules and an index sorted by start
+ * address, rebuilt only when that group changed.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,13 +17,14 @@
 #include "common/modtab.h"
 #include "common/banned.h"
 
+/* Holds what resolution needs, so that it never looks a module up. */
 struct entry {
-	uint64_t start, end;
+	uint64_t start, end, file_offset;
 	uint32_t id;
 };
 
 struct group {
-	uint32_t *ids; /* active modules, ascending ids */
+	uint32_t *ids; /* its modules, ascending ids */
 	size_t n, alloc;
 	struct entry *index; /* sorted by (start, id) unless overlaps */
 	size_t nindex;
@@ -29,13 +32,10 @@ struct group {
 };
 
 struct sp_modtab {
-	struct sp_module *mods;
-	bool *active;
-	size_t n, alloc, aactive;
+	struct sp_htab *by_id; /* id -> struct sp_module * (path copied) */
+	uint32_t next_id;
 	struct sp_htab *dedup;  /* module identity -> id */
-	struct sp_htab *owners; /* pid -> group index */
-	struct group *groups;
-	size_t ngroups, agroups;
+	struct sp_htab *owners; /* pid -> struct group * */
 	struct group kernel;
 	struct sp_buf key; /* scratch for identity keys */
 };
@@ -45,7 +45,8 @@ sp_modtab_new(void)
 {
 	struct sp_modtab *t = calloc(1, sizeof(*t));
 
-	if (!t || !(t->dedup = sp_htab_new()) || !(t->owners = sp_htab_new())) {
+	if (!t || !(t->dedup = sp_htab_new()) || !(t->owners = sp_htab_new()) ||
+	    !(t->by_id = sp_htab_new())) {
 		sp_modtab_free(t);
 		errno = ENOMEM;
 		return NULL;
@@ -53,50 +54,71 @@ sp_modtab_new(void)
 	return t;
 }
 
+static void
+module_free(struct sp_module *m)
+{
+	if (m)
+		free((char *)m->path);
+	free(m);
+}
+
+static void
+group_free(struct group *g)
+{
+	free(g->ids);
+	free(g->index);
+}
+
 void
 sp_modtab_free(struct sp_modtab *t)
 {
-	size_t i;
+	size_t pos = 0;
+	uint64_t val;
 
 	if (!t)
 		return;
-	for (i = 0; i < t->n; i++)
-		free((char *)t->mods[i].path);
-	for (i = 0; i < t->ngroups; i++) {
-		free(t->groups[i].ids);
-		free(t->groups[i].index);
+	while (t->by_id && sp_htab_next(t->by_id, &pos, NULL, NULL, &val))
+		module_free((struct sp_module *)(uintptr_t)val);
+	pos = 0;
+	while (t->owners && sp_htab_next(t->owners, &pos, NULL, NULL, &val)) {
+		group_free((struct group *)(uintptr_t)val);
+		free((struct group *)(uintptr_t)val);
 	}
-	free(t->kernel.ids);
-	free(t->kernel.index);
-	free(t->groups);
-	free(t->mods);
-	free(t->active);
+	group_free(&t->kernel);
+	sp_htab_free(t->by_id);
 	sp_htab_free(t->dedup);
 	sp_htab_free(t->owners);
 	sp_buf_release(&t->key);
 	free(t);
 }
 
+static struct sp_module *
+module_of(const struct sp_modtab *t, uint32_t id)
+{
+	uint64_t val;
+
+	return sp_htab_get(t->by_id, &id, sizeof(id), &val)
+		   ? (struct sp_module *)(uintptr_t)val
+		   : NULL;
+}
+
 static struct group *
 group_of(struct sp_modtab *t, bool is_kernel, int32_t pid, bool create)
 {
-	uint64_t key = (uint64_t)(int64_t)pid, idx, *slot;
-	bool fresh;
+	uint64_t key = (uint64_t)(int64_t)pid, val;
+	struct group *g;
 
 	if (is_kernel)
 		return &t->kernel;
-	if (!create)
-		return sp_htab_get(t->owners, &key, sizeof(key), &idx)
-			   ? &t->groups[idx]
-			   : NULL;
-	if (SP_GROW(t->groups, t->agroups, t->ngroups + 1))
+	if (sp_htab_get(t->owners, &key, sizeof(key), &val))
+		return (struct group *)(uintptr_t)val;
+	if (!create || !(g = calloc(1, sizeof(*g))))
 		return NULL;
-	slot = sp_htab_slot(t->owners, &key, sizeof(key), t->ngroups, &fresh);
-	if (!slot)
+	if (sp_htab_put(t->owners, &key, sizeof(key), (uintptr_t)g)) {
+		free(g);
 		return NULL;
-	if (fresh)
-		memset(&t->groups[t->ngroups++], 0, sizeof(*t->groups));
-	return &t->groups[*slot];
+	}
+	return g;
 }
 
 static int
@@ -116,23 +138,30 @@ identity_key(struct sp_modtab *t, const struct sp_module *m)
 	return 0;
 }
 
+/* Copies `m` under the next id into `g`; the caller has its identity key. */
 static int
 add_module(struct sp_modtab *t, const struct sp_module *m, struct group *g)
 {
-	struct sp_module *copy;
+	struct sp_module *copy = malloc(sizeof(*copy));
+	uint32_t id = t->next_id;
 
-	if (SP_GROW(t->mods, t->alloc, t->n + 1) ||
-	    SP_GROW(t->active, t->aactive, t->n + 1) ||
-	    SP_GROW(g->ids, g->alloc, g->n + 1))
+	if (!copy)
 		return -ENOMEM;
-	copy = &t->mods[t->n];
 	*copy = *m;
-	copy->id = (uint32_t)t->n;
+	copy->id = id;
 	copy->path = strndup(m->path ? m->path : "", m->path_len);
-	if (!copy->path)
+	if (!copy->path || SP_GROW(g->ids, g->alloc, g->n + 1) ||
+	    sp_htab_put(t->by_id, &id, sizeof(id), (uintptr_t)copy)) {
+		module_free(copy);
 		return -ENOMEM;
-	t->active[t->n++] = true;
-	g->ids[g->n++] = copy->id;
+	}
+	if (sp_htab_put(t->dedup, t->key.data, t->key.len, id)) {
+		sp_htab_del(t->by_id, &id, sizeof(id));
+		module_free(copy);
+		return -ENOMEM;
+	}
+	t->next_id++;
+	g->ids[g->n++] = id;
 	g->dirty = true;
 	return 0;
 }
@@ -143,43 +172,54 @@ sp_modtab_intern(struct sp_modtab *t, const struct sp_module *m,
 {
 	struct group *g;
 	uint64_t old;
-	int rc;
 
 	*id = SP_NONE;
 	if (m->end <= m->start)
 		return 0;
 	if (identity_key(t, m))
 		return -ENOMEM;
-	if (sp_htab_get(t->dedup, t->key.data, t->key.len, &old) &&
-	    t->active[old]) {
+	if (sp_htab_get(t->dedup, t->key.data, t->key.len, &old)) {
 		*id = (uint32_t)old;
 		return 0;
 	}
 	g = group_of(t, m->is_kernel, m->pid, true);
-	if (!g || add_module(t, m, g) ||
-	    sp_htab_put(t->dedup, t->key.data, t->key.len, t->n - 1))
+	if (!g || add_module(t, m, g))
 		return -ENOMEM;
-	*id = (uint32_t)(t->n - 1);
-	if (!w)
-		return 0;
-	rc = sp_spool_writer_module(w, &t->mods[*id]);
-	return rc;
+	*id = t->next_id - 1;
+	return w ? sp_spool_writer_module(w, module_of(t, *id)) : 0;
+}
+
+/* Forgets module `id` entirely: it is no longer active. */
+static void
+drop_module(struct sp_modtab *t, uint32_t id)
+{
+	struct sp_module *m = module_of(t, id);
+
+	if (!m)
+		return;
+	if (!identity_key(t, m))
+		sp_htab_del(t->dedup, t->key.data, t->key.len);
+	sp_htab_del(t->by_id, &id, sizeof(id));
+	module_free(m);
 }
 
 int
 sp_modtab_deactivate(struct sp_modtab *t, int32_t pid,
 		     struct sp_spool_writer *w)
 {
+	uint64_t key = (uint64_t)(int64_t)pid;
 	struct group *g = group_of(t, false, pid, false);
-	size_t i;
+	size_t i, n;
 
-	if (!g || !g->n)
+	if (!g)
 		return 0;
-	for (i = 0; i < g->n; i++)
-		t->active[g->ids[i]] = false;
-	g->n = 0;
-	g->dirty = true;
-	return w ? sp_spool_writer_deactivate(w, pid) : 0;
+	n = g->n;
+	for (i = 0; i < n; i++)
+		drop_module(t, g->ids[i]);
+	sp_htab_del(t->owners, &key, sizeof(key));
+	group_free(g);
+	free(g);
+	return n && w ? sp_spool_writer_deactivate(w, pid) : 0;
 }
 
 int
@@ -191,12 +231,11 @@ sp_modtab_clone(struct sp_modtab *t, int32_t parent, int32_t child,
 	uint32_t id;
 	int rc;
 
-	/* Interning for the child may move the groups array: index by i. */
+	/* Interning for the child may grow the parent's ids when
+	 * parent == child; index by i and copy the module first. */
 	for (i = 0; i < n; i++) {
-		struct sp_module m;
+		struct sp_module m = *module_of(t, g->ids[i]);
 
-		g = group_of(t, false, parent, false);
-		m = t->mods[g->ids[i]];
 		m.pid = child;
 		rc = sp_modtab_intern(t, &m, w, &id);
 		if (rc)
@@ -215,6 +254,17 @@ cmp_entry(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+static void
+fill_entry(const struct sp_modtab *t, struct entry *e, uint32_t id)
+{
+	const struct sp_module *m = module_of(t, id);
+
+	e->start = m->start;
+	e->end = m->end;
+	e->file_offset = m->file_offset;
+	e->id = id;
+}
+
 /* Rebuilds a group's index; an allocation failure leaves it dirty. */
 static void
 rebuild(struct sp_modtab *t, struct group *g)
@@ -225,11 +275,8 @@ rebuild(struct sp_modtab *t, struct group *g)
 	if (!e)
 		return;
 	g->index = e;
-	for (i = 0; i < g->n; i++) {
-		e[i].start = t->mods[g->ids[i]].start;
-		e[i].end = t->mods[g->ids[i]].end;
-		e[i].id = g->ids[i];
-	}
+	for (i = 0; i < g->n; i++)
+		fill_entry(t, &e[i], g->ids[i]);
 	g->nindex = g->n;
 	qsort(e, g->n, sizeof(*e), cmp_entry);
 	g->overlaps = false;
@@ -238,15 +285,12 @@ rebuild(struct sp_modtab *t, struct group *g)
 			g->overlaps = true;
 	/* With overlaps the newest covering module wins: keep id order. */
 	if (g->overlaps)
-		for (i = 0; i < g->n; i++) {
-			e[i].start = t->mods[g->ids[i]].start;
-			e[i].end = t->mods[g->ids[i]].end;
-			e[i].id = g->ids[i];
-		}
+		for (i = 0; i < g->n; i++)
+			fill_entry(t, &e[i], g->ids[i]);
 	g->dirty = false;
 }
 
-static uint32_t
+static const struct entry *
 group_find(const struct group *g, uint64_t addr)
 {
 	size_t lo = 0, hi = g->nindex;
@@ -255,8 +299,8 @@ group_find(const struct group *g, uint64_t addr)
 		for (hi = g->nindex; hi-- > 0;)
 			if (g->index[hi].start <= addr &&
 			    addr < g->index[hi].end)
-				return g->index[hi].id;
-		return SP_NONE;
+				return &g->index[hi];
+		return NULL;
 	}
 	while (lo < hi) { /* first entry with start > addr */
 		size_t mid = lo + (hi - lo) / 2;
@@ -267,16 +311,16 @@ group_find(const struct group *g, uint64_t addr)
 			hi = mid;
 	}
 	if (lo && addr < g->index[lo - 1].end)
-		return g->index[lo - 1].id;
-	return SP_NONE;
+		return &g->index[lo - 1];
+	return NULL;
 }
 
 void
 sp_modtab_resolve(struct sp_modtab *t, int32_t pid, uint64_t abs_ip,
 		  enum sp_frame_mode mode, struct sp_frame *out)
 {
+	const struct entry *e = NULL;
 	struct group *g = NULL;
-	uint32_t id = SP_NONE;
 
 	if (mode == SP_FRAME_USER)
 		g = group_of(t, false, pid, false);
@@ -285,30 +329,27 @@ sp_modtab_resolve(struct sp_modtab *t, int32_t pid, uint64_t abs_ip,
 	if (g && g->dirty)
 		rebuild(t, g);
 	if (g && !g->dirty)
-		id = group_find(g, abs_ip);
+		e = group_find(g, abs_ip);
 	out->mode = mode;
 	out->abs_ip = abs_ip;
-	out->module_id = id;
-	out->rel_ip = abs_ip;
-	if (id != SP_NONE)
-		out->rel_ip =
-		    abs_ip - t->mods[id].start + t->mods[id].file_offset;
+	out->module_id = e ? e->id : SP_NONE;
+	out->rel_ip = e ? abs_ip - e->start + e->file_offset : abs_ip;
 }
 
 const struct sp_module *
 sp_modtab_get(const struct sp_modtab *t, uint32_t id)
 {
-	return id < t->n ? &t->mods[id] : NULL;
+	return module_of(t, id);
 }
 
 bool
 sp_modtab_is_active(const struct sp_modtab *t, uint32_t id)
 {
-	return id < t->n && t->active[id];
+	return module_of(t, id) != NULL;
 }
 
 uint32_t
 sp_modtab_count(const struct sp_modtab *t)
 {
-	return (uint32_t)t->n;
+	return t->next_id;
 }

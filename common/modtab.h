@@ -7,6 +7,10 @@
  * Resolution uses a per-process index sorted by start address, rebuilt
  * lazily for a process whose modules changed.  Where a process's modules
  * overlap, the newest one that covers the address wins.
+ *
+ * Only active modules are kept: deactivation (exec, exit) frees them, so
+ * memory follows the live processes, not every process that ever lived.
+ * Ids are never reused.
  */
 #ifndef SP_MODTAB_H
 #define SP_MODTAB_H
@@ -31,8 +35,9 @@ void sp_modtab_free(struct sp_modtab *t);
 int sp_modtab_intern(struct sp_modtab *t, const struct sp_module *m,
 		     struct sp_spool_writer *w, uint32_t *id);
 /*
- * Deactivates every active user module of `pid`; writes one deactivation
- * record when anything changed.  Returns 0 or a negative errno.
+ * Deactivates and frees every user module of `pid` (pointers from
+ * sp_modtab_get to them become invalid); writes one deactivation record
+ * when anything changed.  Returns 0 or a negative errno.
  */
 int sp_modtab_deactivate(struct sp_modtab *t, int32_t pid,
 			 struct sp_spool_writer *w);
@@ -46,9 +51,13 @@ int sp_modtab_clone(struct sp_modtab *t, int32_t parent, int32_t child,
  */
 void sp_modtab_resolve(struct sp_modtab *t, int32_t pid, uint64_t abs_ip,
 		       enum sp_frame_mode mode, struct sp_frame *out);
-/* The module with id `id`, active or not; NULL when unknown. */
+/*
+ * The active module with id `id`; NULL when unknown or deactivated.  Valid
+ * until that module's process is deactivated.
+ */
 const struct sp_module *sp_modtab_get(const struct sp_modtab *t, uint32_t id);
 bool sp_modtab_is_active(const struct sp_modtab *t, uint32_t id);
+/* The number of ids handed out so far: the next module's id. */
 uint32_t sp_modtab_count(const struct sp_modtab *t);
 
 #endif

@@ -94,6 +94,13 @@ void sp_spool_writer_free(struct sp_spool_writer *w);
 int sp_spool_writer_module(struct sp_spool_writer *w,
 			   const struct sp_module *m);
 /*
+ * Forgets an exited thread, so that the writer's memory follows the live
+ * threads.  Should a sample of it come later, a new thread record (a new
+ * id) is written for it.
+ */
+void sp_spool_writer_forget_thread(struct sp_spool_writer *w, int32_t pid,
+				   uint64_t tid);
+/*
  * Writes one sample.  `frames` is leaf first, as unwinders produce them;
  * the stack is interned root first.  A sample with no frames is not
  * written and *stack_id (if not NULL) becomes SP_NONE.

@@ -36,7 +36,8 @@ struct sp_spool_writer {
 	struct sp_htab *frames;
 	struct sp_htab *stacks;
 	uint32_t nframes, nstacks; /* the next ids */
-	struct sp_htab *threads;
+	struct sp_htab *threads;   /* live threads only: see forget_thread */
+	uint32_t nthreads;         /* the next thread id */
 };
 
 struct frame_key {
@@ -282,18 +283,27 @@ intern_thread(struct sp_spool_writer *w, int32_t pid, uint64_t tid,
 	bool fresh;
 	int rc = 0;
 
-	slot = sp_htab_slot(w->threads, key, sizeof(key),
-			    sp_htab_count(w->threads), &fresh);
+	slot = sp_htab_slot(w->threads, key, sizeof(key), w->nthreads, &fresh);
 	if (!slot)
 		return -ENOMEM;
 	*id = (uint32_t)*slot;
 	if (fresh) {
+		w->nthreads++;
 		rc = sp_buf_addc(&w->out, SP_TAG_THREAD);
 		rc = rc ? rc : put_u(w, *id);
 		rc = rc ? rc : put_s(w, pid);
 		rc = rc ? rc : put_u(w, tid);
 	}
 	return rc;
+}
+
+void
+sp_spool_writer_forget_thread(struct sp_spool_writer *w, int32_t pid,
+			      uint64_t tid)
+{
+	uint64_t key[2] = { (uint64_t)(int64_t)pid, tid };
+
+	sp_htab_del(w->threads, key, sizeof(key));
 }
 
 /* The delta must fit an i64, as the format stores it signed. */

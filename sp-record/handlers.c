@@ -331,6 +331,7 @@ on_exit_record(struct recorder *r, const struct rec_event *e, uint64_t ts)
 	    !rec_ptab_get(&r->procs, (int32_t)t.pid))
 		return 0;
 	rec_ptab_remove_thread(&r->procs, (int32_t)t.tid);
+	sp_spool_writer_forget_thread(r->w, (int32_t)t.pid, t.tid);
 	return rec_write_exit(r, ts, (int32_t)t.pid, (int32_t)t.tid);
 }
 

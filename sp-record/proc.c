@@ -108,11 +108,11 @@ rec_ptab_remove(struct rec_ptab *t, int32_t pid)
 		return;
 	for (th = p->threads; th; th = next) {
 		next = th->next;
-		sp_htab_put(t->threads, &th->tid, sizeof(th->tid), 0);
+		sp_htab_del(t->threads, &th->tid, sizeof(th->tid));
 		free(th);
 	}
 	free_proc(p);
-	sp_htab_put(t->procs, &pid, sizeof(pid), 0);
+	sp_htab_del(t->procs, &pid, sizeof(pid));
 	t->nprocs--;
 }
 
@@ -186,7 +186,7 @@ rec_ptab_remove_thread(struct rec_ptab *t, int32_t tid)
 		return;
 	thread_unlink(th);
 	free(th);
-	sp_htab_put(t->threads, &tid, sizeof(tid), 0);
+	sp_htab_del(t->threads, &tid, sizeof(tid));
 }
 
 bool

@@ -45,7 +45,7 @@ struct rec_thread {
 };
 
 struct rec_ptab {
-	struct sp_htab *procs;   /* pid -> struct rec_proc * (0: none) */
+	struct sp_htab *procs;   /* pid -> struct rec_proc * */
 	struct sp_htab *threads; /* tid -> struct rec_thread * */
 	size_t nprocs;           /* tracked now */
 	uint64_t procs_seen;

@@ -104,6 +104,13 @@ static const char *const fallback_keys[FB_COUNT] = {
 	"unwind_fallback.dwarf_fde_read",
 };
 
+/* What the unwinder knows about a module id; state 0 means not looked at. */
+struct modinfo {
+	const struct rec_elfcfi *f;
+	uint64_t bias;
+	uint8_t state; /* 0 unknown, 1 usable file, 2 no file */
+};
+
 /* A module file as placed in one process: runtime = bias + vaddr. */
 struct region {
 	uint64_t lo, hi, bias;
@@ -117,13 +124,11 @@ struct proc {
 	size_t nregions, aregions, last;
 	int memfd;              /* /proc/PID/mem, -1 until needed */
 	struct sp_htab *tramps; /* pc -> start << 1 | endbr, 0: none */
-};
-
-/* What the unwinder knows about a module id; state 0 means not looked at. */
-struct modinfo {
-	const struct rec_elfcfi *f;
-	uint64_t bias;
-	uint8_t state; /* 0 unknown, 1 usable file, 2 no file */
+	/* Per process, as module ids are: freed with it, however many
+	 * processes come and go. */
+	struct sp_htab *modids; /* module id -> index into mods */
+	struct modinfo *mods;
+	size_t nmods, amods;
 };
 
 /* One unwind call: everything the accessors need. */
@@ -153,11 +158,9 @@ struct uctx {
 
 struct rec_unwinder {
 	struct rec_elfcfi_cache *files;
-	struct sp_htab *procs; /* pid -> struct proc * (0 once forgotten) */
+	struct sp_htab *procs; /* pid -> struct proc * */
 	struct sp_htab *code;  /* pid -> struct rec_ranges * (anon. code) */
 	struct proc *last_proc;
-	struct modinfo *modinfo;
-	size_t nmodinfo;
 	uint64_t errors[ERR_COUNT];
 	uint64_t fallbacks[FB_COUNT];
 	uint64_t samples, frames;
@@ -192,28 +195,28 @@ sigprocmask(int how, const sigset_t *set, sigset_t *old)
 static struct modinfo *
 modinfo_get(struct uctx *c, uint32_t id)
 {
-	struct rec_unwinder *u = c->u;
+	struct proc *p = c->p;
 	const struct sp_module *m;
-	struct modinfo *mi, *grown;
-	size_t n;
+	struct modinfo *mi;
+	uint64_t *slot;
+	bool fresh;
 
-	if (id >= u->nmodinfo) {
-		n = u->nmodinfo ? u->nmodinfo : 64;
-		while (n <= id)
-			n *= 2;
-		if (!(grown = realloc(u->modinfo, n * sizeof(*grown))))
-			return NULL;
-		memset(grown + u->nmodinfo, 0,
-		       (n - u->nmodinfo) * sizeof(*grown));
-		u->modinfo = grown;
-		u->nmodinfo = n;
+	if (!p->modids && !(p->modids = sp_htab_new()))
+		return NULL;
+	if (SP_GROW(p->mods, p->amods, p->nmods + 1) ||
+	    !(slot =
+		  sp_htab_slot(p->modids, &id, sizeof(id), p->nmods, &fresh)))
+		return NULL;
+	mi = &p->mods[*slot];
+	if (fresh) {
+		memset(mi, 0, sizeof(*mi));
+		p->nmods++;
 	}
-	mi = &u->modinfo[id];
 	if (mi->state == 0) {
 		mi->state = 2;
 		m = sp_modtab_get(c->mods, id);
 		if (m && !m->is_kernel &&
-		    (mi->f = rec_elfcfi_get(u->files, m, c->p->pid))) {
+		    (mi->f = rec_elfcfi_get(c->u->files, m, p->pid))) {
 			mi->bias = rec_elfcfi_bias(mi->f, m);
 			mi->state = 1;
 		}
@@ -664,6 +667,8 @@ proc_free(struct proc *p)
 	if (p->memfd >= 0)
 		close(p->memfd);
 	sp_htab_free(p->tramps);
+	sp_htab_free(p->modids);
+	free(p->mods);
 	free(p->regions);
 	free(p);
 }
@@ -703,18 +708,14 @@ proc_get(struct rec_unwinder *u, int32_t pid)
 void
 rec_unwinder_forget_process(struct rec_unwinder *u, int32_t pid)
 {
-	uint64_t *slot;
-	bool inserted;
+	uint64_t val;
 
-	if (!sp_htab_get(u->procs, &pid, sizeof(pid), NULL))
+	if (!sp_htab_get(u->procs, &pid, sizeof(pid), &val) || !val)
 		return;
-	slot = sp_htab_slot(u->procs, &pid, sizeof(pid), 0, &inserted);
-	if (!slot || !*slot)
-		return;
-	if (u->last_proc == (struct proc *)(uintptr_t)*slot)
+	if (u->last_proc == (struct proc *)(uintptr_t)val)
 		u->last_proc = NULL;
-	proc_free((struct proc *)(uintptr_t)*slot);
-	*slot = 0;
+	proc_free((struct proc *)(uintptr_t)val);
+	sp_htab_del(u->procs, &pid, sizeof(pid));
 }
 
 static void
@@ -748,17 +749,13 @@ rec_unwinder_add_code(struct rec_unwinder *u, int32_t pid, uint64_t start,
 void
 rec_unwinder_end_process(struct rec_unwinder *u, int32_t pid)
 {
-	uint64_t *slot;
-	bool inserted;
+	uint64_t val;
 
 	rec_unwinder_forget_process(u, pid);
-	if (!sp_htab_get(u->code, &pid, sizeof(pid), NULL))
+	if (!sp_htab_get(u->code, &pid, sizeof(pid), &val))
 		return;
-	slot = sp_htab_slot(u->code, &pid, sizeof(pid), 0, &inserted);
-	if (!slot)
-		return;
-	ranges_free((struct rec_ranges *)(uintptr_t)*slot);
-	*slot = 0;
+	ranges_free((struct rec_ranges *)(uintptr_t)val);
+	sp_htab_del(u->code, &pid, sizeof(pid));
 }
 
 struct rec_unwinder *
@@ -796,7 +793,6 @@ rec_unwinder_free(struct rec_unwinder *u)
 		ranges_free((struct rec_ranges *)(uintptr_t)val);
 	sp_htab_free(u->code);
 	rec_elfcfi_cache_free(u->files);
-	free(u->modinfo);
 	free(u);
 }
 

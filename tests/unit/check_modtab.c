@@ -1,7 +1,7 @@
 /*
  * check_modtab.c: the recorder's module table: interning, index with
  * latest-overlap-wins, inode-distinct mappings, rebuild after
- * deactivation, user/kernel separation and clone-on-fork.
+ * deactivation (which frees), user/kernel separation and clone-on-fork.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -93,6 +93,34 @@ START_TEST(index_rebuilds_after_deactivation)
 }
 END_TEST
 
+/* A recorder following short-lived children keeps only the live ones. */
+START_TEST(deactivation_frees_and_ids_go_on)
+{
+	uint32_t id = SP_NONE, prev = SP_NONE, i;
+	uint64_t rel;
+
+	for (i = 0; i < 5000; i++) {
+		int32_t pid = (int32_t)(100 + i % 50);
+
+		id = add(pid, 0x1000, 0x2000, "/bin/true", false, 0);
+		add(pid, 0x3000, 0x4000, "/lib/libc.so.6", false, 0);
+		if (prev != SP_NONE)
+			ck_assert_uint_eq(id, prev + 2);
+		ck_assert_ptr_nonnull(sp_modtab_get(t, id));
+		ck_assert_int_eq(sp_modtab_deactivate(t, pid, NULL), 0);
+		ck_assert_ptr_null(sp_modtab_get(t, id));
+		ck_assert(!sp_modtab_is_active(t, id));
+		ck_assert_uint_eq(resolve(pid, 0x1800, SP_FRAME_USER, &rel),
+				  SP_NONE);
+		prev = id;
+	}
+	ck_assert_uint_eq(sp_modtab_count(t), 10000);
+	/* A clone of a process that is gone has nothing to clone. */
+	ck_assert_int_eq(sp_modtab_clone(t, 100, 99, NULL), 0);
+	ck_assert_uint_eq(sp_modtab_count(t), 10000);
+}
+END_TEST
+
 START_TEST(modes_are_resolved_separately)
 {
 	uint64_t rel;
@@ -164,6 +192,7 @@ main(void)
 	tcase_add_test(tc, identical_modules_share_an_id);
 	tcase_add_test(tc, inode_distinct_mappings_stay_distinct);
 	tcase_add_test(tc, index_rebuilds_after_deactivation);
+	tcase_add_test(tc, deactivation_frees_and_ids_go_on);
 	tcase_add_test(tc, modes_are_resolved_separately);
 	tcase_add_test(tc, fork_clones_active_modules);
 	tcase_add_test(tc, many_modules_resolve_by_binary_search);

@@ -219,6 +219,40 @@ START_TEST(deactivated_modules_do_not_resolve)
 }
 END_TEST
 
+/* A forgotten thread that samples again gets a new thread record. */
+START_TEST(forgotten_threads_are_written_again)
+{
+	struct sp_frame f = ufr(0x1500);
+	struct sp_spool_record rec;
+	uint64_t s, i, tids[4];
+	uint32_t sid, ids[4];
+	size_t n = 0;
+	int rc;
+
+	sp_spool_writer_sample(w, 1000, 7, 11, &f, 1, &sid);
+	sp_spool_writer_sample(w, 1001, 7, 12, &f, 1, &sid);
+	sp_spool_writer_forget_thread(w, 7, 11);
+	sp_spool_writer_forget_thread(w, 7, 99); /* unknown: no effect */
+	sp_spool_writer_sample(w, 1002, 7, 12, &f, 1, &sid);
+	sp_spool_writer_sample(w, 1003, 7, 11, &f, 1, &sid);
+	ck_assert_int_eq(sp_spool_writer_flush(w), 0);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	r = sp_spool_reader_new(fd);
+	ck_assert_int_eq(sp_spool_reader_header(r, &s, &i), 0);
+	while ((rc = sp_spool_reader_next(r, &rec)) > 0)
+		if (rec.tag == SP_TAG_THREAD && n < 4) {
+			ids[n] = rec.u.thread.id;
+			tids[n++] = rec.u.thread.tid;
+		}
+	ck_assert_int_eq(rc, 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(ids[2], 2);
+	ck_assert_uint_eq(tids[0], 11);
+	ck_assert_uint_eq(tids[1], 12);
+	ck_assert_uint_eq(tids[2], 11);
+}
+END_TEST
+
 START_TEST(frames_resolve_before_later_deactivation)
 {
 	struct sp_module m = mod(7, 0x1000, 0x2000, "/old", false);
@@ -577,6 +611,7 @@ spool_suite(void)
 	tcase_add_test(ctx, reader_resolves_module_contexts);
 	tcase_add_test(ctx, future_modules_do_not_resolve_earlier_frames);
 	tcase_add_test(ctx, deactivated_modules_do_not_resolve);
+	tcase_add_test(ctx, forgotten_threads_are_written_again);
 	tcase_add_test(ctx, frames_resolve_before_later_deactivation);
 	tcase_add_test(ctx, frames_reintern_when_module_context_changes);
 	suite_add_tcase(s, ctx);
