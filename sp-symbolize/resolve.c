@@ -99,6 +99,12 @@ sym_resolver_new(const struct sym_resolver_opts *o, struct sp_buf *err)
 			return NULL;
 		}
 		r->ks_state = KS_READY;
+		if (sym_kallsyms_count(r->ks) == 0)
+			sym_warnf(o->warn, o->warn_ctx,
+				  "'%s': no kernel symbols (empty, or "
+				  "addresses hidden); kernel frames keep their "
+				  "address names",
+				  o->kallsyms);
 	}
 	return r;
 }

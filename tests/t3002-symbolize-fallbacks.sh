@@ -80,6 +80,11 @@ printf 'ffffffff81000000 T a\nnot kallsyms\n' >"$TMP/badks"
 [ $? = 1 ] || fail "malformed kallsyms: exit status"
 grep -q "^sp-symbolize: '$TMP/badks': line 2: not a kallsyms line\$" \
 	"$TMP/err" || fail "kallsyms line: $(cat "$TMP/err")"
+: >"$TMP/emptyks"
+"$SP_SYMBOLIZE" --kallsyms "$TMP/emptyks" </dev/null 2>"$TMP/err"
+[ $? = 0 ] || fail "empty kallsyms: exit status"
+grep -q "^sp-symbolize: '$TMP/emptyks': no kernel symbols" "$TMP/err" ||
+	fail "empty kallsyms: no warning: $(cat "$TMP/err")"
 "$SP_SYMBOLIZE" /no/such/input 2>"$TMP/err"
 [ $? = 1 ] || fail "missing input: exit status"
 exit 0
