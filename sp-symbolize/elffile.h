@@ -57,10 +57,11 @@ int sym_debug_find(const char *path, Elf *elf, char *const *roots,
 		   size_t nroots, struct sym_elffile *out);
 
 /*
- * Decompresses the MiniDebugInfo (.gnu_debugdata, xz) of `elf` into
+ * Decompresses the MiniDebugInfo (.gnu_debugdata, xz) of `f` into
  * *out.  Returns 0, -ENOENT when there is none, -EBADMSG when it is
- * corrupt, -ENOMEM.
+ * corrupt, -EFBIG when it would inflate to an implausible size (a bomb),
+ * -ENOMEM.
  */
-int sym_minidebug_open(Elf *elf, struct sym_elffile *out);
+int sym_minidebug_open(const struct sym_elffile *f, struct sym_elffile *out);
 
 #endif

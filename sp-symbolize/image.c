@@ -79,6 +79,25 @@ read_buildid(struct sym_image *img)
 		sym_buildid_hex(id, len, img->buildid);
 }
 
+/* Adds MiniDebugInfo's symbols, if any; a bad or bomb image is noted. */
+static long
+add_minidebug(struct sym_image *img)
+{
+	int rc = sym_minidebug_open(&img->file, &img->mini);
+
+	if (rc == -EFBIG || rc == -EBADMSG)
+		img->warning = rc == -EFBIG
+				   ? "MiniDebugInfo (.gnu_debugdata) would "
+				     "decompress to an implausible size: not "
+				     "read, names from the dynamic symbols only"
+				   : "MiniDebugInfo (.gnu_debugdata) is "
+				     "corrupt: not read, names from the "
+				     "dynamic symbols only";
+	if (rc)
+		return rc == -ENOMEM ? rc : 0;
+	return sym_elfsyms_add(img->syms, img->mini.elf, SHT_SYMTAB);
+}
+
 /* Fills the symbol table from the best source; returns 0 or -errno. */
 static int
 load_symbols(struct sym_image *img)
@@ -95,9 +114,8 @@ load_symbols(struct sym_image *img)
 		rc = sym_elfsyms_add(img->syms, elf, SHT_SYMTAB);
 	else {
 		rc = sym_elfsyms_add(img->syms, elf, SHT_DYNSYM);
-		if (rc >= 0 && sym_minidebug_open(elf, &img->mini) == 0)
-			rc = sym_elfsyms_add(img->syms, img->mini.elf,
-					     SHT_SYMTAB);
+		if (rc >= 0)
+			rc = add_minidebug(img);
 	}
 	if (rc >= 0)
 		rc = sym_elfsyms_add_plt(img->syms, elf);
@@ -138,9 +156,10 @@ setup(struct sym_image *img, const char *path, const char **why)
 	if (!img->opts.names_only && !img->dw)
 		img->dw = open_dwarf(img, img->file.elf);
 	if (rc || (sym_elfsyms_count(img->syms) == 0 && !img->dw)) {
-		*why = rc == -ENOMEM ? "out of memory"
-		       : rc          ? "corrupt symbol table"
-				     : "no symbols";
+		*why = rc == -ENOMEM  ? "out of memory"
+		       : rc           ? "corrupt symbol table"
+		       : img->warning ? img->warning
+				      : "no symbols";
 		sym_image_free(img);
 		return NULL;
 	}

@@ -6,14 +6,20 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <lzma.h>
 
 #include "sp-symbolize/elffile.h"
 #include "common/banned.h"
 
-/* A decompressed image larger than this is taken as corrupt. */
-#define SYM_MINIDEBUG_MAX (256u << 20)
+/*
+ * A MiniDebugInfo image holds a symbol table, smaller than the binary
+ * it describes: one larger than twice the binary (at least 64 MiB, at
+ * most 256 MiB) is taken as a decompression bomb.
+ */
+#define SYM_MINIDEBUG_MIN_CAP ((size_t)64 << 20)
+#define SYM_MINIDEBUG_MAX_CAP ((size_t)256 << 20)
 
 static Elf_Data *
 debugdata(Elf *elf)
@@ -36,15 +42,30 @@ debugdata(Elf *elf)
 	return NULL;
 }
 
+static size_t
+size_cap(const struct sym_elffile *f)
+{
+	size_t size = f->memlen, cap;
+	struct stat st;
+
+	if (f->fd >= 0 && fstat(f->fd, &st) == 0 && st.st_size > 0)
+		size = (size_t)st.st_size;
+	cap =
+	    size > SYM_MINIDEBUG_MAX_CAP / 2 ? SYM_MINIDEBUG_MAX_CAP : 2 * size;
+	return cap < SYM_MINIDEBUG_MIN_CAP ? SYM_MINIDEBUG_MIN_CAP : cap;
+}
+
 static int
-grow(uint8_t **buf, size_t *cap, lzma_stream *s)
+grow(uint8_t **buf, size_t *cap, size_t limit, lzma_stream *s)
 {
 	size_t used = *cap - s->avail_out;
 	size_t ncap = *cap ? 2 * *cap : 1u << 16;
 	uint8_t *n;
 
-	if (ncap > SYM_MINIDEBUG_MAX)
-		return -EBADMSG;
+	if (*cap >= limit)
+		return -EFBIG;
+	if (ncap > limit)
+		ncap = limit;
 	n = realloc(*buf, ncap);
 	if (!n)
 		return -ENOMEM;
@@ -56,7 +77,8 @@ grow(uint8_t **buf, size_t *cap, lzma_stream *s)
 }
 
 static int
-xz_decode(const uint8_t *in, size_t inlen, uint8_t **out, size_t *outlen)
+xz_decode(const uint8_t *in, size_t inlen, size_t limit, uint8_t **out,
+	  size_t *outlen)
 {
 	lzma_stream s = LZMA_STREAM_INIT;
 	uint8_t *buf = NULL;
@@ -69,7 +91,7 @@ xz_decode(const uint8_t *in, size_t inlen, uint8_t **out, size_t *outlen)
 	s.next_in = in;
 	s.avail_in = inlen;
 	do {
-		if (s.avail_out == 0 && (rc = grow(&buf, &cap, &s)) < 0)
+		if (s.avail_out == 0 && (rc = grow(&buf, &cap, limit, &s)) < 0)
 			break;
 		r = lzma_code(&s, LZMA_FINISH);
 	} while (r == LZMA_OK);
@@ -86,9 +108,9 @@ xz_decode(const uint8_t *in, size_t inlen, uint8_t **out, size_t *outlen)
 }
 
 int
-sym_minidebug_open(Elf *elf, struct sym_elffile *out)
+sym_minidebug_open(const struct sym_elffile *f, struct sym_elffile *out)
 {
-	Elf_Data *d = debugdata(elf);
+	Elf_Data *d = debugdata(f->elf);
 	uint8_t *img;
 	size_t len;
 	int rc;
@@ -96,7 +118,7 @@ sym_minidebug_open(Elf *elf, struct sym_elffile *out)
 	*out = (struct sym_elffile)SYM_ELFFILE_INIT;
 	if (!d || !d->d_buf || d->d_size == 0)
 		return -ENOENT;
-	rc = xz_decode(d->d_buf, d->d_size, &img, &len);
+	rc = xz_decode(d->d_buf, d->d_size, size_cap(f), &img, &len);
 	if (rc)
 		return rc;
 	return sym_elffile_open_mem(out, img, len) ? -EBADMSG : 0;

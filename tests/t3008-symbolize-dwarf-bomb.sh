@@ -2,7 +2,9 @@
 # A DWARF decompression bomb (issue 11 item 6): a 0.5 MB ELF file whose
 # .zdebug_info inflates to 512 MiB of zeros.  sp-symbolize reads no
 # DWARF from it, says so once, and names frames from the symbol table,
-# in little memory (the old code took 3.5 s and 530 MB).
+# in little memory (the old code took 3.5 s and 530 MB).  The same for an
+# xz bomb in .gnu_debugdata (MiniDebugInfo), which the old code inflated
+# to 256 MiB without a word.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "no python3 to write the bomb"
 command -v objcopy >/dev/null || skip "no objcopy"
@@ -47,4 +49,25 @@ grep -q "bomb': debug sections would decompress to an implausible size" \
 	"$TMP/err" || fail "no warning: $(cat "$TMP/err")"
 grep -q "^symbol${T}0${T}-${T}0${T}-${T}0x0${T}-${T}sym_work\$" "$TMP/out" ||
 	fail "not named from the symbol table: $(grep symbol "$TMP/out")"
+
+# MiniDebugInfo bomb: 128 MiB of zeros in xz, in a stripped binary.
+python3 - "$TMP/zeros.xz" <<'PY' || fail "cannot write the xz bomb"
+import lzma, sys
+c = lzma.LZMACompressor(preset=0)
+chunk = bytes(1 << 20)
+with open(sys.argv[1], "wb") as f:
+    for _ in range(128):
+        f.write(c.compress(chunk))
+    f.write(c.flush())
+PY
+objcopy --strip-all --add-section .gnu_debugdata="$TMP/zeros.xz" \
+	"$TMP/prog" "$TMP/xzbomb" || fail "objcopy (xz)"
+sed "s|$TMP/bomb|$TMP/xzbomb|" "$TMP/in" >"$TMP/xzin"
+timeout 60 "$SP_SYMBOLIZE" "$TMP/xzin" >"$TMP/out" 2>"$TMP/err" ||
+	fail "xz bomb: exit $?: $(cat "$TMP/err")"
+one_error sp-symbolize "$TMP/err"
+grep -q "xzbomb': MiniDebugInfo (.gnu_debugdata) would decompress to an implausible size" \
+	"$TMP/err" || fail "xz bomb: no warning: $(cat "$TMP/err")"
+grep -q "^symbol${T}0${T}.*${T}xzbomb+0x$off\$" "$TMP/out" ||
+	fail "xz bomb: no fallback name: $(grep symbol "$TMP/out")"
 exit 0
