@@ -63,7 +63,9 @@ read_loads(struct sym_image *img)
 		img->loads[img->nloads].filesz = ph.p_filesz;
 		img->nloads++;
 	}
-	return 0;
+	/* A mapped module has loadable segments; none (e_phnum 0xffff
+	 * with no count in section 0, say) means the headers lie. */
+	return img->nloads ? 0 : -EBADMSG;
 }
 
 static void

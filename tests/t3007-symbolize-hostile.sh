@@ -104,4 +104,20 @@ timeout 20 "$SP_SYMBOLIZE" "$TMP/in" >/dev/null 2>"$TMP/bad.err" &&
 	fail "a malformed record was accepted"
 one_error sp-symbolize "$TMP/bad.err"
 grep -q "$ESC" "$TMP/bad.err" && fail "raw ESC in the error: $(od -c "$TMP/bad.err")"
+
+# 7. e_phnum 0xffff (PN_XNUM) with no count in section 0: no segment can
+# be read, which is said once, and the frame keeps its address name.
+python3 - "$TMP/prog" "$TMP/xnum" <<'PY' || fail "cannot write the PN_XNUM file"
+import sys
+d = bytearray(open(sys.argv[1], "rb").read())
+d[56:58] = b"\xff\xff"  # e_phnum of an ELF64 header
+open(sys.argv[2], "wb").write(d)
+PY
+stream "$TMP/xnum" >"$TMP/in"
+run xnum "$TMP/in"
+one_error sp-symbolize "$TMP/xnum.err"
+grep -q "xnum': corrupt program headers; frames keep their address names" \
+	"$TMP/xnum.err" || fail "xnum: $(cat "$TMP/xnum.err")"
+grep -q "${T}xnum+0x1100\$" "$TMP/xnum.out" ||
+	fail "xnum: $(grep symbol "$TMP/xnum.out")"
 exit 0
