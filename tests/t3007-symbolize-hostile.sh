@@ -4,7 +4,8 @@
 # target or a perf map never blocks it; a 50 GiB debuglink candidate is
 # not read for its CRC; a perf map that is a symlink or another user's
 # file is not read; and a module path's control bytes reach stderr
-# escaped.  Every run is under timeout: the old code hung here.
+# escaped; an ELF whose e_phnum is 0xffff is said to be corrupt (item
+# 10).  Every run is under timeout: the old code hung here.
 . "$(dirname "$0")/lib.sh"
 
 T='	'
