@@ -7,12 +7,30 @@
 #include "common/spool.h"
 #include "common/banned.h"
 
-/* The escape sequence for byte c, or NULL when c stands for itself. */
-static const char *
-escape_of(unsigned char c, char tmp[5])
+static void
+hex_escape(unsigned char c, char *out)
 {
 	static const char hex[] = "0123456789abcdef";
 
+	out[0] = '\\';
+	out[1] = 'x';
+	out[2] = hex[c >> 4];
+	out[3] = hex[c & 15];
+	out[4] = 0;
+}
+
+/*
+ * The escape sequence for the byte at s[i], or NULL when it stands for
+ * itself; *used is how many bytes it covers.  A C1 control in UTF-8
+ * (U+0080 to U+009F: C2 80 to C2 9F) is escaped whole, since terminals
+ * may act on it as they do on ESC.
+ */
+static const char *
+escape_at(const unsigned char *s, size_t i, size_t n, char tmp[9], size_t *used)
+{
+	unsigned char c = s[i];
+
+	*used = 1;
 	switch (c) {
 	case '\\':
 		return "\\\\";
@@ -23,30 +41,36 @@ escape_of(unsigned char c, char tmp[5])
 	case '\r':
 		return "\\r";
 	}
+	if (c == 0xc2 && i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f) {
+		hex_escape(c, tmp);
+		hex_escape(s[i + 1], tmp + 4);
+		*used = 2;
+		return tmp;
+	}
 	if (c >= 0x20 && c != 0x7f)
 		return NULL;
-	tmp[0] = '\\';
-	tmp[1] = 'x';
-	tmp[2] = hex[c >> 4];
-	tmp[3] = hex[c & 15];
-	tmp[4] = 0;
+	hex_escape(c, tmp);
 	return tmp;
 }
 
 int
 sp_escape(struct sp_buf *out, const char *s, size_t n)
 {
-	size_t i, run = 0;
-	char tmp[5];
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, run = 0, used;
+	char tmp[9];
 
-	for (i = 0; i < n; i++) {
-		const char *e = escape_of((unsigned char)s[i], tmp);
+	while (i < n) {
+		const char *e = escape_at(u, i, n, tmp, &used);
 
-		if (!e)
+		if (!e) {
+			i++;
 			continue;
+		}
 		if (sp_buf_add(out, s + run, i - run) || sp_buf_adds(out, e))
 			return -ENOMEM;
-		run = i + 1;
+		i += used;
+		run = i;
 	}
 	return sp_buf_add(out, s + run, n - run);
 }
@@ -54,17 +78,21 @@ sp_escape(struct sp_buf *out, const char *s, size_t n)
 void
 sp_escape_file(FILE *f, const char *s, size_t n)
 {
-	size_t i, run = 0;
-	char tmp[5];
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, run = 0, used;
+	char tmp[9];
 
-	for (i = 0; i < n; i++) {
-		const char *e = escape_of((unsigned char)s[i], tmp);
+	while (i < n) {
+		const char *e = escape_at(u, i, n, tmp, &used);
 
-		if (!e)
+		if (!e) {
+			i++;
 			continue;
+		}
 		fwrite(s + run, 1, i - run, f);
 		fputs(e, f);
-		run = i + 1;
+		i += used;
+		run = i;
 	}
 	fwrite(s + run, 1, n - run, f);
 }

@@ -5,7 +5,8 @@
  *
  * Text fields that may hold any byte (paths, names) are escaped: a
  * backslash, tab, newline or carriage return becomes \\ \t \n \r, other
- * control bytes and DEL become \xHH.
+ * control bytes, DEL and the C1 controls of UTF-8 (C2 80 to C2 9F)
+ * become \xHH.
  */
 #ifndef SP_RECORDS_H
 #define SP_RECORDS_H

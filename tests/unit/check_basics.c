@@ -177,6 +177,18 @@ START_TEST(escape_round_trips_every_byte)
 	sp_buf_reset(&b);
 	sp_escape(&b, "a\tb\\c", 5);
 	ck_assert_str_eq((char *)b.data, "a\\tb\\\\c");
+	/* C1 controls in UTF-8 are escaped whole, other letters kept. */
+	sp_buf_reset(&b);
+	sp_escape(&b,
+		  "\xc2\x9b"
+		  "2J \xc2\xa9 \xc3\xa9\xc2",
+		  11);
+	ck_assert_str_eq((char *)b.data, "\\xc2\\x9b2J \xc2\xa9 \xc3\xa9\xc2");
+	ck_assert_int_eq(sp_unescape((char *)b.data), 11);
+	ck_assert_mem_eq(b.data,
+			 "\xc2\x9b"
+			 "2J \xc2\xa9 \xc3\xa9\xc2",
+			 11);
 	ck_assert_int_eq(sp_unescape((char[]){ "bad\\q" }), -EBADMSG);
 	ck_assert_int_eq(sp_unescape((char[]){ "bad\\x4" }), -EBADMSG);
 	sp_buf_release(&b);
