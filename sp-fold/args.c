@@ -39,6 +39,7 @@ enum {
 	OPT_ALL,
 	OPT_COLORS,
 	OPT_COMM,
+	OPT_CONTEXT,
 	OPT_EVENT,
 	OPT_EXCLUDE,
 	OPT_FROM,
@@ -65,6 +66,7 @@ static const struct option longopts[] = {
 	{ "all", no_argument, NULL, OPT_ALL },
 	{ "colors", required_argument, NULL, OPT_COLORS },
 	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "context", no_argument, NULL, OPT_CONTEXT },
 	{ "countname", required_argument, NULL, OPT_COUNTNAME },
 	{ "diff", no_argument, NULL, OPT_DIFF },
 	{ "event-filter", required_argument, NULL, OPT_EVENT },
@@ -148,7 +150,9 @@ static const char help_text[] =
     "  --pid, --tid          append -PID or -PID/TID to the comm frame\n"
     "  --process-name        the process's name, not the thread's\n"
     "  --no-comm             no comm frame\n"
-    "  --kernel, --jit, --inline, --all  _[k] _[j] _[i] annotations\n"
+    "  --kernel, --jit, --inline, --all  _[k] _[j] _[i] annotations;\n"
+    "                        perf script: --inline runs addr2line\n"
+    "  --context             perf script --inline: with file:line\n"
     "  --addrs               keep addresses and offsets in names\n"
     "  --show-hidden         keep frames flagged hidden\n"
     "  --event-filter EVENT  perf script: only this event\n"
@@ -417,6 +421,9 @@ set_option(int c, struct fold_opts *o)
 	case OPT_INLINE:
 		o->inl = true;
 		break;
+	case OPT_CONTEXT:
+		o->context = true;
+		break;
 	case OPT_INVERTED:
 		o->inverted = true;
 		break;
@@ -513,10 +520,11 @@ check_text_options(const struct fold_opts *o, enum fold_input from)
 	}
 	if (from == FOLD_IN_FOLDED &&
 	    (o->pid || o->tid || o->kernel || o->jit || o->inl || o->addrs ||
-	     o->event_filter || o->weight_samples || o->srcline))
+	     o->event_filter || o->weight_samples || o->srcline || o->context))
 		usage_error("folded stacks are folded already: --pid, --tid, "
-			    "--kernel, --jit, --inline, --all, --addrs, "
-			    "--event-filter and --weight do not apply");
+			    "--kernel, --jit, --inline, --context, --all, "
+			    "--addrs, --event-filter and --weight do not "
+			    "apply");
 }
 
 void
@@ -566,9 +574,9 @@ check_combinations(struct fold_opts *o, int nfiles)
 		o->inl = true;
 	if (o->from != FOLD_IN_RECORDS)
 		check_text_options(o, o->from);
-	else if (o->event_filter || o->srcline)
-		bad_combination("--event-filter and --srcline need --from "
-				"perf-script");
+	else if (o->event_filter || o->srcline || o->context)
+		bad_combination("--event-filter, --srcline and --context need "
+				"--from perf-script");
 }
 
 /*

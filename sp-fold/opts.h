@@ -40,6 +40,7 @@ struct fold_opts {
 	bool process_name;     /* the process name, not the thread's */
 	bool no_comm;          /* no comm frame at all */
 	bool kernel, jit, inl; /* _[k] _[j] _[i] annotations */
+	bool context;          /* perf script --inline: with file:line */
 	bool all;              /* --all: every annotation */
 	bool addrs;            /* offsets and addresses kept in names */
 	bool srcline;          /* perf script -F+srcline: a source line each */

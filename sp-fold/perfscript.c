@@ -47,7 +47,7 @@ annotation(const struct fold_ps *st, const struct sp_buf *b, unsigned index,
 {
 	const char *s = (const char *)b->data;
 
-	if (index > 0 || (st->o->inl && fold_ps_span_eq(mod, "inlined")))
+	if (index > 0)
 		return fold_ps_contains(s, b->len, "_[i]") ? NULL : "_[i]";
 	if (st->o->kernel && fold_ps_is_kernel_module(mod))
 		return "_[k]";
@@ -191,7 +191,8 @@ src_line(struct fold_ps *st, const char *s, size_t n)
 	return flush_queue(st);
 }
 
-/* One frame line: its names, split at "->" for inlined functions. */
+/* One frame line: its names, split at "->" for inlined functions, or
+ * with --inline those addr2line gives, taken as they come. */
 static int
 frame_line(struct fold_ps *st, struct span pc, struct span func,
 	   struct span mod)
@@ -201,6 +202,13 @@ frame_line(struct fold_ps *st, struct span pc, struct span func,
 	size_t i;
 	int rc = 0;
 
+	if (st->inl) {
+		if ((rc = fold_psinl_names(st->inl, pc, func, mod, &p, &i)))
+			return rc;
+		if (i)
+			return append_name(st, p, i, 0) ? -ENOMEM
+							: push_mark(st, 1);
+	}
 	/* a "+0x1a" offset at the end is stripped */
 	for (i = func.n; i > 0 && is_lhex(func.p[i - 1]); i--)
 		;

@@ -59,6 +59,7 @@ ps_release(struct fold_ps *st)
 	sp_buf_release(&st->cdata);
 	sp_buf_release(&st->qbuf);
 	free(st->q);
+	fold_psinl_free(st->inl);
 }
 
 /*
@@ -132,7 +133,8 @@ fold_perf_script(FILE *in, const char *name, const struct fold_opts *o,
 	st.pnames = sp_htab_new();
 	st.agg = sp_htab_new();
 	if (!st.cache[0] || !st.cache[1] || !st.pnames || !st.agg ||
-	    (o->event_filter && !(st.event = strdup(o->event_filter))))
+	    (o->event_filter && !(st.event = strdup(o->event_filter))) ||
+	    (o->inl && !(st.inl = fold_psinl_new(o->context))))
 		rc = -ENOMEM;
 	if (!rc)
 		rc = feed_read(&st, in);

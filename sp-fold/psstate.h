@@ -14,6 +14,7 @@
 #include "common/htab.h"
 #include "sp-fold/foldset.h"
 #include "sp-fold/opts.h"
+#include "sp-fold/psinline.h"
 #include "sp-fold/psmatch.h"
 
 #define MAX_WARN 10
@@ -64,6 +65,7 @@ struct fold_ps {
 	size_t nq, aq, qhead;
 	unsigned qcount; /* names of the line in st->frames so far */
 	struct sp_buf qbuf;
+	struct fold_psinl *inl; /* --inline: addr2line's names; or NULL */
 };
 
 /* One line (no newline) of the input; 0 or -ENOMEM. */

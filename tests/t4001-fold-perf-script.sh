@@ -201,19 +201,23 @@ PERIOD=30000
 check event-filter --event-filter=page-faults
 PERIOD=1001001
 
-cat >"$TMP/exp.inline" <<'EOF_OUT'
-V8_WorkerThread;a:b;sayhithere;net/http.(*Client).Do;ns::(anonymous namespace)::helper;std::vector<int, std::allocator<int> >::push_back;ext4_file_read_iter 1
-app 1
-app;Lcom/x/Y:.m 2
-app;[unknown];[libpthread.so.0];LFoo:.bar;Interpreter 1
-app;__libc_start_call_main;main;work 2
-app;__libc_start_call_main;main;work;default_idle;native_safe_halt 1
-app;main;work;inner;innermost_[i];leafy_[i] 1
-java;[[vdso]];Interpreter;org/mozilla/javascript/MemberBox:.<init> 1
-java;com/x/Y:.m 2
-swapper;default_idle;native_safe_halt 1
-EOF_OUT
+# --inline asks addr2line (t4012 has it resolve a real program); where
+# it knows nothing, here an addr2line that reads no module, frames keep
+# perf's names, "(inlined)" frames too (the script gives them to
+# addr2line as a file named "inlined"), with no _[i].
+mkdir "$TMP/noa2l"
+printf '#!/bin/sh\nexit 1\n' >"$TMP/noa2l/addr2line"
+chmod +x "$TMP/noa2l/addr2line"
+cp "$TMP/exp.default" "$TMP/exp.inline"
+cp "$TMP/exp.default" "$TMP/exp.inline-context"
+OLDPATH=$PATH
+PATH="$TMP/noa2l:$PATH"
 check inline --inline
+check inline-context --inline --context
+PATH=$OLDPATH
+# --context alone changes nothing, as in the script.
+cp "$TMP/exp.default" "$TMP/exp.context"
+check context --context
 
 # The default event filter says which event it kept.
 grep -q 'filtering for events of type: cpu-clock' "$TMP/err.default" ||
@@ -293,7 +297,8 @@ cat "$TMP/src.txt" "$TMP/src.txt" >"$TMP/src2.txt"  # the cached path too
 
 # With STACKCOLLAPSE=path/to/stackcollapse-perf.pl, the script itself is
 # the reference: in.txt and, when the script sits in a FlameGraph
-# checkout, its test/*.txt inputs, with every option of its test suite.
+# checkout, its test/*.txt inputs, with every option of its test suite
+# and --inline (both run this machine's addr2line on the modules here).
 if [ -z "${STACKCOLLAPSE:-}" ]; then
 	echo "note: no comparison with stackcollapse-perf.pl" \
 		"(set STACKCOLLAPSE=path/to/stackcollapse-perf.pl)"
@@ -303,7 +308,8 @@ fi
 cases=0
 for f in "$TMP/in.txt" "$(dirname "$STACKCOLLAPSE")"/test/*.txt; do
 	[ -f "$f" ] || continue
-	for opt in "" --pid --tid --kernel --jit --all --addrs; do
+	for opt in "" --pid --tid --kernel --jit --all --addrs --inline \
+		"--inline --context"; do
 		# shellcheck disable=SC2086 # no option is one word less
 		perl "$STACKCOLLAPSE" $opt "$f" >"$TMP/pl.out" 2>/dev/null
 		# shellcheck disable=SC2086
