@@ -2,7 +2,9 @@
  * fuzz_fold.c: libFuzzer harness for sp-fold's readers and writers.  The
  * first byte picks the reader (perf script text, folded stacks or the
  * record stream) and options; the rest is the input.  The folded set then
- * goes through the folded, top, svg and pprof writers into /dev/null.
+ * goes through the folded, top, svg and pprof writers into /dev/null, and
+ * a record stream through the svg writer with sources too.  Perf script
+ * is read without --inline, which would run addr2line.
  *
  * tool: sp-fold
  */
@@ -18,6 +20,7 @@
 #include "sp-fold/pprof_fold.h"
 #include "sp-fold/stream.h"
 #include "sp-fold/svg.h"
+#include "sp-fold/svgrec.h"
 #include "sp-fold/top.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -34,6 +37,18 @@ write_all(struct fold_set *set, const struct fold_opts *o,
 	fold_write_top(null, set, o);
 	fold_write_svg(null, set, o);
 	fold_write_pprof(null, set, o, meta);
+	fclose(null);
+}
+
+/* The svg of a record stream, which carries sources to the tooltips. */
+static void
+svg_records(const struct fold_reader *r)
+{
+	FILE *null = fopen("/dev/null", "w");
+
+	if (!null)
+		return;
+	fold_write_svg_records(null, r);
 	fclose(null);
 }
 
@@ -54,6 +69,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.tid = mode & 4;
 	o.kernel = o.jit = mode & 8;
 	o.inl = o.addrs = mode & 16;
+	/* perf script --inline runs addr2line on the input's module paths:
+	 * no processes, and no files named by the input, from a fuzzer */
+	if ((mode & 129) == 1)
+		o.inl = false;
 	o.no_comm = mode & 32;
 	o.show_hidden = o.reverse = mode & 64;
 	o.max_depth = mode & 128 ? 3 : 0;
@@ -65,8 +84,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		else if (mode & 1)
 			fold_perf_script(in, "", &o, set);
 		else if (!fold_reader_init(&r, "", &o)) {
-			if (!fold_reader_read(&r, in))
+			if (!fold_reader_read(&r, in)) {
 				fold_reader_fold(&r, set);
+				svg_records(&r);
+			}
 			meta = r.meta;
 			fold_reader_release(&r);
 		}
