@@ -105,47 +105,27 @@ online_cpus(int **cpus)
 	return (int)n;
 }
 
+/* The event and how often it is sampled. */
 static void
-set_source(struct perf_event_attr *a, enum rec_evsrc src)
+set_source(struct perf_event_attr *a, const struct rec_evopts *o)
 {
-	switch (src) {
-	case REC_EV_CYCLES:
-		a->type = PERF_TYPE_HARDWARE;
-		a->config = PERF_COUNT_HW_CPU_CYCLES;
-		break;
-	case REC_EV_CPU_CLOCK:
-		a->type = PERF_TYPE_SOFTWARE;
-		a->config = PERF_COUNT_SW_CPU_CLOCK;
-		break;
-	case REC_EV_TASK_CLOCK:
-		a->type = PERF_TYPE_SOFTWARE;
-		a->config = PERF_COUNT_SW_TASK_CLOCK;
-		break;
-	}
-}
+	const struct rec_evspec *e = &o->event;
 
-int
-rec_evsrc_parse(const char *name, enum rec_evsrc *src)
-{
-	if (!strcmp(name, "cycles") || !strcmp(name, "cpu-cycles"))
-		*src = REC_EV_CYCLES;
-	else if (!strcmp(name, "cpu-clock"))
-		*src = REC_EV_CPU_CLOCK;
-	else if (!strcmp(name, "task-clock"))
-		*src = REC_EV_TASK_CLOCK;
-	else
-		return -EINVAL;
-	return 0;
+	a->type = e->type;
+	a->config = e->config;
+	a->exclude_user = e->exclude_user;
+	a->freq = 0;
+	a->sample_period = o->period ? o->period : 1;
+	if (!o->period && !e->tracepoint) {
+		a->freq = 1;
+		a->sample_freq = o->freq;
+	}
 }
 
 const char *
 rec_events_name(const struct rec_events *ev)
 {
-	if (ev->attr.type == PERF_TYPE_HARDWARE)
-		return "cycles";
-	if (ev->attr.config == PERF_COUNT_SW_TASK_CLOCK)
-		return "task-clock";
-	return "cpu-clock";
+	return ev->opts.event.name;
 }
 
 int
@@ -169,9 +149,7 @@ rec_events_init(struct rec_events *ev, const struct rec_evopts *o)
 		ev->rings[i].fd = -1;
 
 	a->size = sizeof(*a);
-	set_source(a, o->source);
-	a->freq = 1;
-	a->sample_freq = o->freq;
+	set_source(a, o);
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
 			 PERF_SAMPLE_CALLCHAIN;
@@ -187,9 +165,9 @@ rec_events_init(struct rec_events *ev, const struct rec_evopts *o)
 	 * calls counts against the user stack that made them; keep kernel
 	 * frames only with -k.
 	 */
-	a->exclude_kernel = 0;
+	a->exclude_kernel = o->event.exclude_kernel;
 	a->exclude_hv = 1;
-	a->exclude_callchain_kernel = !o->kernel;
+	a->exclude_callchain_kernel = !o->kernel || a->exclude_kernel;
 	max_stack = read_sysctl("/proc/sys/kernel/perf_event_max_stack", 127);
 	a->sample_max_stack = (uint16_t)(max_stack < 127 ? max_stack : 127);
 	a->read_format = PERF_FORMAT_LOST;
@@ -207,8 +185,8 @@ rec_events_init(struct rec_events *ev, const struct rec_evopts *o)
 	bytes = o->pages * (size_t)sysconf(_SC_PAGESIZE);
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(bytes / 4);
-	ev->kernel_sampling = true;
-	ev->kernel_stacks = o->kernel;
+	ev->kernel_sampling = !a->exclude_kernel;
+	ev->kernel_stacks = o->kernel && !a->exclude_kernel;
 	return 0;
 }
 
@@ -262,7 +240,8 @@ adapt(struct rec_events *ev, int err)
 	if (a->type == PERF_TYPE_HARDWARE && !ev->opts.source_explicit &&
 	    (err == ENOENT || err == EOPNOTSUPP || err == ENODEV ||
 	     err == EINVAL)) {
-		set_source(a, REC_EV_CPU_CLOCK);
+		rec_evspec_cpu_clock(&ev->opts.event);
+		set_source(a, &ev->opts);
 		ev->fell_back = true;
 		return true;
 	}
@@ -303,7 +282,7 @@ explain(struct rec_events *ev, int err, int32_t pid, bool attach)
 	long paranoid = read_sysctl("/proc/sys/kernel/perf_event_paranoid", 2);
 	long maxrate =
 	    read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", 0);
-	char *m = ev->errmsg;
+	char *m = ev->errmsg, sw[200];
 	size_t n = sizeof(ev->errmsg);
 
 	switch (err) {
@@ -350,14 +329,20 @@ explain(struct rec_events *ev, int err, int32_t pid, bool attach)
 	case ENOENT:
 	case EOPNOTSUPP:
 	case ENODEV:
+		rec_evspec_software_names(sw, sizeof(sw));
 		snprintf(m, n,
-			 "event '%s' is not supported here (no "
-			 "hardware PMU, as in most virtual machines): use "
-			 "-e cpu-clock",
-			 rec_events_name(ev));
+			 "event '%s' is not supported here (%s); "
+			 "available: %s, tracepoints (sp-record -l lists "
+			 "them all)",
+			 rec_events_name(ev),
+			 ev->attr.type == PERF_TYPE_TRACEPOINT
+			     ? "the kernel refused the tracepoint"
+			     : "no hardware PMU, as in most virtual machines",
+			 sw);
 		break;
 	case EINVAL:
-		if (maxrate > 0 && ev->attr.sample_freq > (uint64_t)maxrate) {
+		if (maxrate > 0 && ev->attr.freq &&
+		    ev->attr.sample_freq > (uint64_t)maxrate) {
 			snprintf(m, n,
 				 "sampling frequency %llu Hz is above "
 				 "kernel.perf_event_max_sample_rate (%ld); use "

@@ -22,20 +22,16 @@
 
 #include <linux/perf_event.h>
 
+#include "sp-record/evname.h"
 #include "sp-record/ring.h"
 
-enum rec_evsrc {
-	REC_EV_CYCLES, /* hardware cycles, cpu-clock if unsupported */
-	REC_EV_CPU_CLOCK,
-	REC_EV_TASK_CLOCK,
-};
-
 struct rec_evopts {
-	enum rec_evsrc source;
-	bool source_explicit; /* -e given: no fallback */
-	uint64_t freq;        /* samples per second */
-	bool kernel;          /* -k: kernel callchains */
-	bool dwarf;           /* ask for user registers and stack */
+	struct rec_evspec event; /* cycles unless -e says */
+	bool source_explicit;    /* -e given: no fallback to cpu-clock */
+	uint64_t freq;           /* samples per second, unless period */
+	uint64_t period;         /* -c: one sample every `period` events */
+	bool kernel;             /* -k: kernel callchains */
+	bool dwarf;              /* ask for user registers and stack */
 	uint64_t regs_mask;
 	uint32_t stack_size; /* bytes of user stack per sample */
 	size_t pages;        /* ring data pages per CPU, 2^n */
@@ -95,10 +91,7 @@ int rec_events_disable(struct rec_events *ev);
  */
 bool rec_events_lost(struct rec_events *ev, uint64_t *lost);
 
-/* The name of the event source in use ("cpu-clock"...). */
+/* The name of the event in use ("cpu-clock", "sched:sched_switch"...). */
 const char *rec_events_name(const struct rec_events *ev);
-
-/* Parses an -e name; returns 0 or -EINVAL. */
-int rec_evsrc_parse(const char *name, enum rec_evsrc *src);
 
 #endif

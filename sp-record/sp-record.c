@@ -52,7 +52,14 @@ static void __attribute__((noreturn)) help(void)
 	      "creates\n"
 	      "  -d, --duration SECONDS  stop after this long\n"
 	      "  -F, --freq HZ|max       samples per second (999)\n"
-	      "  -e, --event EVENT       cycles, cpu-clock or task-clock\n"
+	      "  -e, --event EVENT       what to sample: cycles (default), "
+	      "cpu-clock,\n"
+	      "                          page-faults, sched:sched_switch... "
+	      "(see -l)\n"
+	      "  -c, --count N           one sample every N events (instead "
+	      "of -F)\n"
+	      "  -l, --list-events       list the events this machine "
+	      "offers\n"
 	      "  -g, --call-graph fp|dwarf  how user stacks are unwound "
 	      "(dwarf)\n"
 	      "  -k, --kernel            kernel stacks too\n"
@@ -94,6 +101,19 @@ number(const char *s, const char *what, unsigned long long max)
 		usage();
 	}
 	return v;
+}
+
+/* -e: an event perf would name; a usage error otherwise. */
+static void
+event_arg(const char *s, struct rec_evopts *o)
+{
+	char err[256];
+
+	if (rec_evspec_parse(s, &o->event, err, sizeof(err)) < 0) {
+		warnx("%s", err);
+		usage();
+	}
+	o->source_explicit = true;
 }
 
 /* --stack-size: what PERF_SAMPLE_STACK_USER accepts. */
@@ -287,6 +307,12 @@ ptrace_options(struct rec_config *cfg, size_t npids)
 		warnx("--ptrace records one process");
 		usage();
 	}
+	if ((cfg->ev.source_explicit && !cfg->ev.event.is_time) ||
+	    cfg->ev.period) {
+		warnx("--ptrace samples time only: no -e %s, no -c",
+		      cfg->ev.event.name);
+		usage();
+	}
 	if (cfg->ev.freq > REC_PTRACE_MAX_HZ) {
 		warnx("invalid frequency '%llu' for --ptrace: at most %d "
 		      "samples a second",
@@ -351,10 +377,12 @@ main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "call-graph", required_argument, NULL, 'g' },
 		{ "children", no_argument, NULL, 'f' },
+		{ "count", required_argument, NULL, 'c' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "freq", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "list-events", no_argument, NULL, 'l' },
 		{ "kernel", no_argument, NULL, 'k' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
@@ -375,26 +403,23 @@ main(int argc, char **argv)
 	bool freq_max = false;
 
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.ev.source = REC_EV_CYCLES;
+	rec_evspec_default(&cfg.ev.event);
 	cfg.ev.freq = DEFAULT_FREQ;
 	cfg.ev.stack_size = DEFAULT_STACK_SIZE;
 	cfg.ev.regs_mask = REC_UNWIND_REGS_MASK;
 	cfg.callgraph = REC_CG_DWARF;
 	argv[0] = (char *)"sp-record"; /* getopt's messages name the tool */
-	while ((ch = getopt_long(argc, argv, "+d:e:F:fg:hkm:o:p:q", longopts,
+	while ((ch = getopt_long(argc, argv, "+c:d:e:F:fg:hklm:o:p:q", longopts,
 				 NULL)) != -1) {
 		switch (ch) {
 		case 'd':
 			duration = duration_arg(optarg);
 			break;
+		case 'c':
+			cfg.ev.period = number(optarg, "period", UINT64_MAX);
+			break;
 		case 'e':
-			if (rec_evsrc_parse(optarg, &cfg.ev.source) < 0) {
-				warnx("unknown event '%s' (cycles, cpu-clock, "
-				      "task-clock)",
-				      optarg);
-				usage();
-			}
-			cfg.ev.source_explicit = true;
+			event_arg(optarg, &cfg.ev);
 			break;
 		case 'F':
 			freq_max = strcmp(optarg, "max") == 0;
@@ -411,6 +436,8 @@ main(int argc, char **argv)
 		case 'k':
 			cfg.ev.kernel = true;
 			break;
+		case 'l':
+			return rec_evspec_list(stdout) < 0;
 		case 'm':
 			cfg.ev.pages = pages_arg(optarg);
 			break;

@@ -113,9 +113,17 @@ rec_summary(const struct recorder *r, FILE *out, double seconds)
 		" process%s, %" PRIu64 " thread%s\n",
 		s->samples, s_(s->samples), seconds, procs,
 		procs == 1 ? "" : "es", threads, s_(threads));
-	fprintf(out, "sp-record: %s at %" PRIu64 " Hz, %s stacks%s\n",
-		r->pt ? "ptrace" : rec_events_name(&r->ev),
-		r->pt ? r->cfg.ev.freq : (uint64_t)r->ev.attr.sample_freq,
+	if (r->pt || r->ev.attr.freq)
+		fprintf(out, "sp-record: %s at %" PRIu64 " Hz",
+			r->pt ? "ptrace" : rec_events_name(&r->ev),
+			r->pt ? r->cfg.ev.freq
+			      : (uint64_t)r->ev.attr.sample_freq);
+	else
+		fprintf(
+		    out, "sp-record: %s, one sample every %" PRIu64 " event%s",
+		    rec_events_name(&r->ev), (uint64_t)r->ev.attr.sample_period,
+		    s_(r->ev.attr.sample_period));
+	fprintf(out, ", %s stacks%s\n",
 		r->cfg.callgraph == REC_CG_DWARF ? "dwarf" : "frame-pointer",
 		r->ev.kernel_stacks ? " with kernel frames" : "");
 	fprintf(out, "sp-record: lost %" PRIu64 " event%s", s->lost,

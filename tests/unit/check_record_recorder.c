@@ -39,7 +39,7 @@ start(bool follow)
 	struct rec_config cfg;
 
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.ev.source = REC_EV_CPU_CLOCK;
+	rec_evspec_cpu_clock(&cfg.ev.event);
 	cfg.ev.freq = 999;
 	cfg.ev.pages = 8;
 	cfg.callgraph = REC_CG_FP;

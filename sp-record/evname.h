@@ -1,0 +1,46 @@
+/*
+ * evname.h: the events -e names, as perf names them: software events
+ * (cpu-clock, page-faults...), hardware events (cycles, instructions...,
+ * with :u or :k), raw PMU events (rNNNN) and tracepoints (SYS:NAME, their
+ * id read from tracefs).  -l lists what this machine offers.
+ */
+#ifndef SP_RECORD_EVNAME_H
+#define SP_RECORD_EVNAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define REC_EVNAME_MAX 128
+
+struct rec_evspec {
+	char name[REC_EVNAME_MAX]; /* canonical, modifiers included */
+	uint32_t type;             /* PERF_TYPE_* */
+	uint64_t config;
+	bool exclude_user;   /* :k */
+	bool exclude_kernel; /* :u */
+	bool is_time;        /* cpu-clock or task-clock: samples are time */
+	bool tracepoint;     /* sampled at every hit unless -c says */
+};
+
+/*
+ * Parses an -e argument.  Returns 0, or -EINVAL with a one-line reason in
+ * err (which names the event and says where to look for valid ones).
+ */
+int rec_evspec_parse(const char *s, struct rec_evspec *out, char *err,
+		     size_t errlen);
+/* The default event: hardware cycles (cpu-clock where there are none). */
+void rec_evspec_default(struct rec_evspec *out);
+/* Turns the spec into cpu-clock (the fallback for a missing PMU). */
+void rec_evspec_cpu_clock(struct rec_evspec *out);
+/* The software events, "cpu-clock, task-clock, ...", cut to fit. */
+void rec_evspec_software_names(char *buf, size_t len);
+/*
+ * Prints every event this machine can sample, one per line with its kind
+ * (hardware events only where the PMU has them).  Returns 0 or -errno of
+ * the write.
+ */
+int rec_evspec_list(FILE *out);
+
+#endif

@@ -1,0 +1,113 @@
+/*
+ * check_record_evname.c: -e names: perf's names and aliases, modifiers,
+ * raw events, and the errors for everything else.  Tracepoints depend on
+ * the machine's tracefs and are tested end to end (t1023).
+ */
+#include <check.h>
+#include <errno.h>
+#include <string.h>
+
+#include <linux/perf_event.h>
+
+#include "sp-record/evname.h"
+
+static struct rec_evspec e;
+static char err[256];
+
+static int
+parse(const char *s)
+{
+	err[0] = 0;
+	return rec_evspec_parse(s, &e, err, sizeof(err));
+}
+
+START_TEST(names_and_aliases)
+{
+	ck_assert_int_eq(parse("page-faults"), 0);
+	ck_assert_uint_eq(e.type, PERF_TYPE_SOFTWARE);
+	ck_assert_uint_eq(e.config, PERF_COUNT_SW_PAGE_FAULTS);
+	ck_assert(!e.is_time);
+	ck_assert_int_eq(parse("faults"), 0);
+	ck_assert_str_eq(e.name, "page-faults");
+	ck_assert_int_eq(parse("cs"), 0);
+	ck_assert_str_eq(e.name, "context-switches");
+	ck_assert_int_eq(parse("cpu-cycles"), 0);
+	ck_assert_str_eq(e.name, "cycles");
+	ck_assert_uint_eq(e.type, PERF_TYPE_HARDWARE);
+	ck_assert_int_eq(parse("task-clock"), 0);
+	ck_assert(e.is_time);
+	ck_assert_int_eq(parse("major-faults"), 0);
+	ck_assert_uint_eq(e.config, PERF_COUNT_SW_PAGE_FAULTS_MAJ);
+	rec_evspec_default(&e);
+	ck_assert_str_eq(e.name, "cycles");
+	rec_evspec_cpu_clock(&e);
+	ck_assert_str_eq(e.name, "cpu-clock");
+	ck_assert(e.is_time);
+}
+END_TEST
+
+START_TEST(modifiers_choose_where_events_count)
+{
+	ck_assert_int_eq(parse("instructions:u"), 0);
+	ck_assert(e.exclude_kernel && !e.exclude_user);
+	ck_assert_str_eq(e.name, "instructions:u");
+	ck_assert_int_eq(parse("cycles:k"), 0);
+	ck_assert(e.exclude_user && !e.exclude_kernel);
+	ck_assert_int_eq(parse("cycles:uk"), 0);
+	ck_assert(!e.exclude_user && !e.exclude_kernel);
+	ck_assert_int_eq(parse("page-faults:u"), 0);
+	ck_assert(e.exclude_kernel);
+	ck_assert_int_eq(parse("cycles:x"), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "'cycles:x'"));
+}
+END_TEST
+
+START_TEST(raw_events_are_hex)
+{
+	ck_assert_int_eq(parse("r1a8"), 0);
+	ck_assert_uint_eq(e.type, PERF_TYPE_RAW);
+	ck_assert_uint_eq(e.config, 0x1a8);
+	ck_assert_int_eq(parse("r01c2:u"), 0);
+	ck_assert_uint_eq(e.config, 0x1c2);
+	ck_assert(e.exclude_kernel);
+	ck_assert_int_eq(parse("rxyz"), -EINVAL);
+	ck_assert_int_eq(parse("r"), -EINVAL);
+}
+END_TEST
+
+START_TEST(unknown_names_say_where_to_look)
+{
+	char sw[256];
+
+	ck_assert_int_eq(parse("bogus"), -EINVAL);
+	ck_assert_str_eq(err, "unknown event 'bogus' (sp-record -l lists the "
+			      "events this machine offers)");
+	ck_assert_int_eq(parse(""), -EINVAL);
+	ck_assert_int_eq(parse("../x:y"), -EINVAL);
+	ck_assert_int_eq(parse("sys:"), -EINVAL);
+	rec_evspec_software_names(sw, sizeof(sw));
+	ck_assert_ptr_nonnull(strstr(sw, "cpu-clock, task-clock, page-faults"));
+	rec_evspec_software_names(sw, 12);
+	ck_assert_uint_lt(strlen(sw), 12);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *su = suite_create("record_evname");
+	TCase *tc = tcase_create("evname");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, names_and_aliases);
+	tcase_add_test(tc, modifiers_choose_where_events_count);
+	tcase_add_test(tc, raw_events_are_hex);
+	tcase_add_test(tc, unknown_names_say_where_to_look);
+	suite_add_tcase(su, tc);
+	sr = srunner_create(su);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
