@@ -190,10 +190,13 @@ diff -u "$TMP/exp.default" "$TMP/out.stdin" || fail "stdin output differs"
 	fail "perf-script: exit $?"
 grep -q '^app 7/7 1.000000: 1000000 cpu-clock: $' "$TMP/ps.txt" ||
 	fail "no perf script header"
-"$SP_FOLD" --from perf-script --weight samples --all --inline "$TMP/ps.txt" \
+# The inlined frame, "(inlined)" in perf script text, is a frame of its
+# own; not annotated, as stackcollapse-perf.pl annotates none of these
+# (its --inline runs addr2line, t4012).
+"$SP_FOLD" --from perf-script --weight samples --all "$TMP/ps.txt" \
 	>"$TMP/out.ps" ||
 	fail "refold: exit $?"
-grep -qx 'app;main;work;inner_\[i\] 2' "$TMP/out.ps" || fail "inlined lost"
+grep -qx 'app;main;work;inner 2' "$TMP/out.ps" || fail "inlined lost"
 grep -qx 'app;main;py::compute:/app/x.py_\[j\] 1' "$TMP/out.ps" ||
 	fail "jit frame lost"
 
