@@ -308,8 +308,8 @@ explain(struct rec_events *ev, int err, int32_t pid, bool attach)
 				 "kernel.perf_event_paranoid is %ld; run as "
 				 "root, grant CAP_PERFMON (and CAP_SYS_PTRACE "
 				 "to attach), or lower it with 'sysctl "
-				 "kernel.perf_event_paranoid=1'",
-				 strerror(err), paranoid);
+				 "kernel.perf_event_paranoid=%d'",
+				 strerror(err), paranoid, pid < 0 ? 0 : 1);
 		break;
 	case ENOSYS:
 		snprintf(m, n,
@@ -442,6 +442,74 @@ open_task(struct rec_events *ev, int32_t pid, bool attach)
 		}
 	}
 	return 0;
+}
+
+int
+rec_events_select_cpus(struct rec_events *ev, const char *list)
+{
+	int *want, n, i, c, kept = 0;
+
+	n = parse_cpus(list, &want);
+	if (n <= 0) {
+		snprintf(ev->errmsg, sizeof(ev->errmsg),
+			 "invalid CPU list '%s' (as 0-3,6)", list);
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++) {
+		for (c = 0; c < ev->ncpus && ev->cpus[c] != want[i]; c++)
+			;
+		if (c == ev->ncpus) {
+			snprintf(ev->errmsg, sizeof(ev->errmsg),
+				 "CPU %d is not online", want[i]);
+			free(want);
+			return -EINVAL;
+		}
+	}
+	/* Keep the online CPUs named, in order, each once. */
+	for (c = 0; c < ev->ncpus; c++)
+		for (i = 0; i < n; i++)
+			if (want[i] == ev->cpus[c]) {
+				ev->cpus[kept++] = ev->cpus[c];
+				break;
+			}
+	ev->ncpus = kept;
+	free(want);
+	return 0;
+}
+
+int
+rec_events_open_cpus(struct rec_events *ev)
+{
+	int c, fd, rc;
+
+	/* A CPU-wide event sees every task: nothing to inherit. */
+	ev->attr.inherit = 0;
+	for (c = 0; c < ev->ncpus; c++) {
+		fd = open_one(ev, -1, ev->cpus[c]);
+		if (fd < 0) {
+			explain(ev, -fd, -1, false);
+			return fd;
+		}
+		if (keep_fd(ev, fd) < 0) {
+			close(fd);
+			return -ENOMEM;
+		}
+		if ((rc = map_ring(ev, c, fd)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int
+rec_events_open_thread(struct rec_events *ev, int32_t tid)
+{
+	int rc;
+
+	/* -t: that thread only, not the threads it creates. */
+	ev->attr.inherit = 0;
+	rc = open_task(ev, tid, true);
+	ev->attr.inherit = 1;
+	return rc;
 }
 
 int

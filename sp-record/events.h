@@ -81,6 +81,22 @@ int rec_events_open_launch(struct rec_events *ev, int32_t pid);
  */
 long rec_events_open_attach(struct rec_events *ev, int32_t pid);
 
+/*
+ * -C: keeps only the online CPUs of `list` ("0-3,6").  Returns 0 or
+ * -EINVAL (ev->errmsg says why).
+ */
+int rec_events_select_cpus(struct rec_events *ev, const char *list);
+/*
+ * -a: opens one event per selected CPU for every task on it, each with
+ * its own ring.  Returns 0 or a negative errno (ev->errmsg says why).
+ */
+int rec_events_open_cpus(struct rec_events *ev);
+/*
+ * -t: opens events on thread `tid` alone (threads it creates later are
+ * not sampled).  Returns 0 or a negative errno (ev->errmsg says why).
+ */
+int rec_events_open_thread(struct rec_events *ev, int32_t tid);
+
 /* Enables or disables every event; returns 0 or the first -errno. */
 int rec_events_enable(struct rec_events *ev);
 int rec_events_disable(struct rec_events *ev);

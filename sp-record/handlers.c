@@ -126,6 +126,8 @@ on_sample(struct recorder *r, const struct rec_event *e)
 		return 0;
 	}
 	p = s.pid <= INT32_MAX ? rec_ptab_get(&r->procs, (int32_t)s.pid) : NULL;
+	if (!p && r->cfg.system_wide && s.pid <= INT32_MAX)
+		p = rec_adopt_sampled(r, (int32_t)s.pid, s.time);
 	if (!p) {
 		r->st.untracked++;
 		return 0;
@@ -288,6 +290,12 @@ on_fork(struct recorder *r, const struct rec_event *e, uint64_t ts)
 		return new_thread(r, pid, (int32_t)t.tid, (int32_t)t.ptid, ts);
 	}
 	parent = rec_ptab_get(&r->procs, ppid);
+	if (!parent && r->cfg.system_wide) {
+		r->st.forks++;
+		if (!rec_ptab_get(&r->procs, pid) && !rec_adopt_forked(r, pid))
+			return r->werr;
+		return new_thread(r, pid, (int32_t)t.tid, (int32_t)t.ptid, ts);
+	}
 	if (!parent)
 		return 0;
 	r->st.forks++;
@@ -327,8 +335,11 @@ on_exit_record(struct recorder *r, const struct rec_event *e, uint64_t ts)
 		r->st.bad_records++;
 		return 0;
 	}
-	if (t.pid > INT32_MAX || t.tid > INT32_MAX ||
-	    !rec_ptab_get(&r->procs, (int32_t)t.pid))
+	if (t.pid > INT32_MAX || t.tid > INT32_MAX)
+		return 0;
+	if (t.pid == t.tid)
+		rec_forget_ignored(r, (int32_t)t.pid);
+	if (!rec_ptab_get(&r->procs, (int32_t)t.pid))
 		return 0;
 	rec_ptab_remove_thread(&r->procs, (int32_t)t.tid);
 	sp_spool_writer_forget_thread(r->w, (int32_t)t.pid, t.tid);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/htab.h"
@@ -325,6 +326,19 @@ rec_proc_tgid(int32_t pid, int32_t *tgid)
 	if (errno || end == p + 6 || v <= 0 || v > INT32_MAX)
 		return -EBADMSG;
 	*tgid = (int32_t)v;
+	return 0;
+}
+
+int
+rec_proc_uid(int32_t pid, uid_t *uid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (stat(path, &st) < 0)
+		return -errno;
+	*uid = st.st_uid;
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define REC_COMM_MAX 16 /* TASK_COMM_LEN, NUL included */
 
@@ -107,6 +108,8 @@ int rec_proc_stat(int32_t pid, char *state, uint64_t *start_time);
  * a thread id gives its process's id.
  */
 int rec_proc_tgid(int32_t pid, int32_t *tgid);
+/* The owner of /proc/PID (its effective user); 0 or -errno. */
+int rec_proc_uid(int32_t pid, uid_t *uid);
 /* Reads the parent process id of `pid` from /proc/PID/stat. */
 int rec_proc_ppid(int32_t pid, int32_t *ppid);
 /* Reads /proc/PID/task/TID/comm without its newline. */

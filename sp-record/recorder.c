@@ -9,8 +9,10 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/ext.h"
+#include "common/htab.h"
 #include "sp-record/recorder_impl.h"
 #include "sp-record/spooltrim.h"
 #include "common/banned.h"
@@ -59,11 +61,13 @@ rec_new(const struct rec_config *cfg, int fd)
 	r->sorter = rec_sorter_new();
 	r->mods = sp_modtab_new();
 	r->buildids = rec_buildids_new();
+	r->ignored = sp_htab_new();
+	r->self = (int32_t)getpid();
 	r->frames = calloc(REC_STACK_MAX, sizeof(*r->frames));
 	r->pfd = calloc((size_t)r->ev.ncpus + 1, sizeof(*r->pfd));
 	r->hup = calloc((size_t)r->ev.ncpus + 1, sizeof(*r->hup));
 	if (rc < 0 || !r->sorter || !r->mods || !r->frames || !r->pfd ||
-	    !r->hup || !r->buildids) {
+	    !r->hup || !r->buildids || !r->ignored) {
 		warnx("cannot set up the recorder: %s",
 		      strerror(rc < 0 ? -rc : ENOMEM));
 		rec_free(r);
@@ -98,6 +102,7 @@ rec_free(struct recorder *r)
 	sp_spool_writer_free(r->w);
 	sp_modtab_free(r->mods);
 	rec_buildids_free(r->buildids);
+	sp_htab_free(r->ignored);
 	sp_buf_release(&r->ext);
 	sp_buf_release(&r->maps);
 	free(r->frames);
@@ -222,6 +227,8 @@ rec_step(struct recorder *r, int timeout_ms)
 bool
 rec_targets_gone(struct recorder *r)
 {
+	if (r->cfg.system_wide) /* until -d, a signal, or its command */
+		return r->child > 0 && r->child_reaped;
 	return r->procs.nprocs == 0 && (r->child <= 0 || r->child_reaped);
 }
 

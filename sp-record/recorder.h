@@ -29,7 +29,11 @@
 struct rec_config {
 	struct rec_evopts ev;
 	enum rec_callgraph callgraph;
-	bool follow;             /* -f: record processes forked later */
+	bool follow;          /* -f: record processes forked later */
+	bool system_wide;     /* -a: every process on the chosen CPUs */
+	const char *cpu_list; /* -C: those CPUs only (with -a) */
+	bool only_uid;        /* -u: one user's processes (with -a) */
+	uid_t uid;
 	bool ptrace;             /* --ptrace: sample with ptrace, not perf */
 	bool spool_on_stdout;    /* a launched command writes to stderr */
 	bool quiet;              /* -q: no status line */
@@ -75,6 +79,18 @@ int rec_launch(struct recorder *r, char **argv);
  */
 int rec_attach(struct recorder *r, int32_t *pids, size_t n);
 
+/*
+ * -a: samples every process on the chosen CPUs, each one known from its
+ * first sample or its fork (maps read then), the recorder excepted; with
+ * argv, also launches that command and ends when it exits.  Returns 0 or
+ * an exit status, as rec_launch.
+ */
+int rec_system_wide(struct recorder *r, char **argv);
+/*
+ * -t: samples the threads tids[] only (each one's process is tracked for
+ * its modules).  Returns 0 or 1, as rec_attach.
+ */
+int rec_attach_threads(struct recorder *r, const int32_t *tids, size_t n);
 /*
  * --ptrace: samples one process by interrupting its threads with ptrace(2)
  * (sp-record/ptrace.h) instead of perf events; every copy of registers and

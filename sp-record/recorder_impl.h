@@ -66,6 +66,8 @@ struct recorder {
 	bool stopped;
 	bool gap; /* events lost since the last sweep */
 	pid_t child;
+	int32_t self;            /* our pid: -a does not record us */
+	struct sp_htab *ignored; /* -a: pids not recorded (-u, us) */
 	bool child_reaped;
 	int child_status;
 	uint64_t last_check_ns;
@@ -108,6 +110,21 @@ int rec_snapshot_maps(struct recorder *r, struct rec_proc *p, uint64_t ts);
 struct rec_proc *rec_track_process(struct recorder *r, int32_t pid,
 				   bool target);
 int rec_retire(struct recorder *r, int32_t pid, uint64_t ts);
+/*
+ * -a: starts tracking a process first seen in a sample, with its maps and
+ * thread names; NULL when it is not recorded (us, another user's under
+ * -u: remembered until its exit) or on error.
+ */
+struct rec_proc *rec_adopt_sampled(struct recorder *r, int32_t pid,
+				   uint64_t ts);
+/*
+ * -a: starts tracking a child forked by a process not tracked (its
+ * modules come from its exec's records, or a maps read on a miss); NULL
+ * when not recorded.
+ */
+struct rec_proc *rec_adopt_forked(struct recorder *r, int32_t pid);
+/* -a: an exited process's pid may be reused by a process to record. */
+void rec_forget_ignored(struct recorder *r, int32_t pid);
 void rec_check_processes(struct recorder *r, uint64_t now);
 void rec_adopt_children(struct recorder *r, uint64_t now);
 int rec_name_threads(struct recorder *r, int32_t pid, uint64_t ts);

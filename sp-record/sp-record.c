@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,8 +31,10 @@
 #define MAX_STACK_SIZE 65528 /* the kernel's limit, a multiple of 8 */
 
 static const char synopsis[] =
-    "usage: sp-record [options] -p pid[,pid...]\n"
-    "       sp-record [options] [--] command [arg ...]\n";
+    "usage: sp-record [options] -p pid[,pid...] | -t tid[,tid...]\n"
+    "       sp-record [options] -a [-C cpus] [-u user] [[--] command ...]\n"
+    "       sp-record [options] [--] command [arg ...]\n"
+    "       sp-record -l\n";
 
 /* A usage error: the synopsis on stderr, exit 2. */
 static void __attribute__((noreturn)) usage(void)
@@ -48,6 +51,12 @@ static void __attribute__((noreturn)) help(void)
 	      "children) and writes a\nspool: to -o FILE or a pipe, never "
 	      "a terminal.\n\n"
 	      "  -p, --pid PID[,PID...]  attach to running processes\n"
+	      "  -t, --tid TID[,TID...]  attach to those threads only\n"
+	      "  -a, --all-cpus          every process on every CPU "
+	      "(system-wide)\n"
+	      "  -C, --cpu CPUS          with -a: only these CPUs (0-3,6)\n"
+	      "  -u, --uid USER          with -a: only this user's "
+	      "processes\n"
 	      "  -f, --children          follow the children a command "
 	      "creates\n"
 	      "  -d, --duration SECONDS  stop after this long\n"
@@ -175,6 +184,52 @@ add_pids(const char *list, int32_t **pids, size_t *n)
 	free(copy);
 	if (*n == 0) {
 		warnx("invalid pid list '%s': no pid in it", list);
+		usage();
+	}
+}
+
+/* -u: a user name or number. */
+static uid_t
+user_arg(const char *s)
+{
+	struct passwd *pw = getpwnam(s);
+	char *end;
+	unsigned long v;
+
+	if (pw)
+		return pw->pw_uid;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v >= (uid_t)-1) {
+		warnx("unknown user '%s'", s);
+		usage();
+	}
+	return (uid_t)v;
+}
+
+/* What to record: exactly one of -p, -t, -a (with or without a command)
+ * and a command; -C and -u only with -a. */
+static void
+check_scope(const struct rec_config *cfg, size_t npids, size_t ntids, int argc)
+{
+	int modes = (npids > 0) + (ntids > 0) + cfg->system_wide;
+
+	if (modes > 1 || (argc && (npids || ntids))) {
+		warnx("-p, -t, -a and a command: one of them (a command may "
+		      "go with -a)");
+		usage();
+	}
+	if (!modes && !argc) {
+		warnx("nothing to record: give -p PID, -t TID, -a or a "
+		      "command");
+		usage();
+	}
+	if ((cfg->cpu_list || cfg->only_uid) && !cfg->system_wide) {
+		warnx("-C and -u go with -a");
+		usage();
+	}
+	if (cfg->ptrace && (cfg->system_wide || ntids)) {
+		warnx("--ptrace records one process: no -a, no -t");
 		usage();
 	}
 }
@@ -375,9 +430,11 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "call-graph", required_argument, NULL, 'g' },
 		{ "children", no_argument, NULL, 'f' },
 		{ "count", required_argument, NULL, 'c' },
+		{ "cpu", required_argument, NULL, 'C' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "freq", required_argument, NULL, 'F' },
@@ -390,14 +447,16 @@ main(int argc, char **argv)
 		{ "ptrace", no_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "stack-size", required_argument, NULL, 'S' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "uid", required_argument, NULL, 'u' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rec_config cfg;
 	struct recorder *r;
 	const char *output = NULL;
-	int32_t *pids = NULL;
-	size_t npids = 0;
+	int32_t *pids = NULL, *tids = NULL;
+	size_t npids = 0, ntids = 0;
 	double duration = 0;
 	int ch, status, fd;
 	bool freq_max = false;
@@ -409,11 +468,17 @@ main(int argc, char **argv)
 	cfg.ev.regs_mask = REC_UNWIND_REGS_MASK;
 	cfg.callgraph = REC_CG_DWARF;
 	argv[0] = (char *)"sp-record"; /* getopt's messages name the tool */
-	while ((ch = getopt_long(argc, argv, "+c:d:e:F:fg:hklm:o:p:q", longopts,
-				 NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+aC:c:d:e:F:fg:hklm:o:p:qt:u:",
+				 longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
 			duration = duration_arg(optarg);
+			break;
+		case 'a':
+			cfg.system_wide = true;
+			break;
+		case 'C':
+			cfg.cpu_list = optarg;
 			break;
 		case 'c':
 			cfg.ev.period = number(optarg, "period", UINT64_MAX);
@@ -456,6 +521,13 @@ main(int argc, char **argv)
 		case 'S':
 			cfg.ev.stack_size = stack_size_arg(optarg);
 			break;
+		case 't':
+			add_pids(optarg, &tids, &ntids);
+			break;
+		case 'u':
+			cfg.only_uid = true;
+			cfg.uid = user_arg(optarg);
+			break;
 		case 'h':
 			help();
 		case 'V':
@@ -467,11 +539,10 @@ main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	if ((npids == 0) == (argc == 0)) {
-		warnx(npids ? "-p and a command: one or the other"
-			    : "nothing to record: give -p PID or a command");
-		usage();
-	}
+	check_scope(&cfg, npids, ntids, argc);
+	/* System-wide, a process forked later is recorded as any other. */
+	if (cfg.system_wide)
+		cfg.follow = true;
 	/* -F max: the kernel's limit for perf events, ptrace mode's own. */
 	if (freq_max)
 		cfg.ev.freq =
@@ -493,10 +564,15 @@ main(int argc, char **argv)
 	if (cfg.ptrace)
 		status = rec_ptrace_start(r, argc ? argv : NULL,
 					  npids ? pids[0] : 0);
+	else if (cfg.system_wide)
+		status = rec_system_wide(r, argc ? argv : NULL);
+	else if (ntids)
+		status = rec_attach_threads(r, tids, ntids);
 	else
 		status =
 		    argc ? rec_launch(r, argv) : rec_attach(r, pids, npids);
 	free(pids);
+	free(tids);
 	if (status == 0)
 		status = record(r, &cfg, duration);
 	else if (output)

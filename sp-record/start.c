@@ -131,3 +131,95 @@ rec_attach(struct recorder *r, int32_t *pids, size_t n)
 		rec_wr(r, sp_spool_writer_flush(r->w));
 	return r->werr ? 1 : 0;
 }
+
+/* Launches the command of -a -- CMD: sampled as any other process. */
+static int
+launch_plain(struct recorder *r, char **argv)
+{
+	struct rec_child c;
+	int e, rc;
+
+	if ((rc = rec_child_fork(&c, argv, r->cfg.spool_on_stdout)) < 0) {
+		warnx("cannot start '%s': %s", argv[0], strerror(-rc));
+		return 1;
+	}
+	r->child = c.pid;
+	if (rec_child_start(&c) < 0)
+		warn("cannot start '%s'", argv[0]);
+	if ((e = rec_child_exec_errno(&c)) != 0) {
+		rec_reap(r, true, NULL);
+		return rec_exec_failed(argv[0], e);
+	}
+	return 0;
+}
+
+int
+rec_system_wide(struct recorder *r, char **argv)
+{
+	int rc;
+
+	if (r->cfg.cpu_list &&
+	    rec_events_select_cpus(&r->ev, r->cfg.cpu_list) < 0) {
+		warnx("%s", r->ev.errmsg);
+		return 1;
+	}
+	rc = rec_events_open_cpus(&r->ev);
+	if (rc < 0) {
+		warnx("%s", r->ev.errmsg[0] ? r->ev.errmsg : strerror(-rc));
+		return 1;
+	}
+	announce(r);
+	rec_write_kernel_module(r);
+	rc = rec_events_enable(&r->ev);
+	if (rc < 0) {
+		warnx("cannot enable the events: %s", strerror(-rc));
+		return 1;
+	}
+	if (argv && (rc = launch_plain(r, argv)) != 0)
+		return rc;
+	if (!r->werr)
+		rec_wr(r, sp_spool_writer_flush(r->w));
+	return r->werr ? 1 : 0;
+}
+
+int
+rec_attach_threads(struct recorder *r, const int32_t *tids, size_t n)
+{
+	struct rec_proc *p;
+	int32_t pid;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		if (rec_proc_tgid(tids[i], &pid) < 0) {
+			warnx("thread '%d': no such thread", (int)tids[i]);
+			return 1;
+		}
+		rc = rec_events_open_thread(&r->ev, tids[i]);
+		if (rc < 0) {
+			warnx("%s", r->ev.errmsg);
+			return 1;
+		}
+		if (!rec_ptab_get(&r->procs, pid) &&
+		    !rec_track_process(r, pid, true))
+			return 1;
+	}
+	announce(r);
+	rec_write_kernel_module(r);
+	rc = rec_events_enable(&r->ev);
+	if (rc < 0) {
+		warnx("cannot enable the events: %s", strerror(-rc));
+		return 1;
+	}
+	for (i = 0; i < n && !r->werr; i++) {
+		if (rec_proc_tgid(tids[i], &pid) < 0 ||
+		    !(p = rec_ptab_get(&r->procs, pid)))
+			continue;
+		if (rec_snapshot_maps(r, p, rec_now_ns()) < 0 ||
+		    rec_name_threads(r, pid, rec_now_ns()) < 0)
+			break;
+	}
+	if (!r->werr)
+		rec_wr(r, sp_spool_writer_flush(r->w));
+	return r->werr ? 1 : 0;
+}

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/htab.h"
 #include "sp-record/recorder_impl.h"
 #include "common/banned.h"
 
@@ -116,6 +117,56 @@ rec_track_process(struct recorder *r, int32_t pid, bool target)
 	if (rec_proc_stat(pid, &state, &p->start_time) < 0)
 		p->start_time = 0;
 	return p;
+}
+
+/* -a: whether `pid` is to be recorded (not us; the -u user's). */
+static bool
+wanted(struct recorder *r, int32_t pid)
+{
+	uid_t uid;
+
+	if (pid == r->self)
+		return false;
+	return !r->cfg.only_uid ||
+	       (rec_proc_uid(pid, &uid) == 0 && uid == r->cfg.uid);
+}
+
+struct rec_proc *
+rec_adopt_sampled(struct recorder *r, int32_t pid, uint64_t ts)
+{
+	struct rec_proc *p;
+
+	if (sp_htab_get(r->ignored, &pid, sizeof(pid), NULL))
+		return NULL;
+	if (!wanted(r, pid)) {
+		if (sp_htab_put(r->ignored, &pid, sizeof(pid), 1) < 0)
+			rec_wr(r, -ENOMEM);
+		return NULL;
+	}
+	p = rec_track_process(r, pid, false);
+	if (!p || rec_snapshot_maps(r, p, ts) < 0 ||
+	    rec_name_threads(r, pid, ts) < 0)
+		return NULL;
+	return p;
+}
+
+struct rec_proc *
+rec_adopt_forked(struct recorder *r, int32_t pid)
+{
+	uid_t uid;
+
+	/* Its own children (-a -- CMD) are recorded; a child of another
+	 * user's process may have changed users. */
+	if (r->cfg.only_uid &&
+	    (rec_proc_uid(pid, &uid) < 0 || uid != r->cfg.uid))
+		return NULL;
+	return rec_track_process(r, pid, false);
+}
+
+void
+rec_forget_ignored(struct recorder *r, int32_t pid)
+{
+	sp_htab_del(r->ignored, &pid, sizeof(pid));
 }
 
 /* A process ended (or its pid was reused): close its module epoch. */

@@ -88,7 +88,7 @@ while IFS='	' read -r page cmd; do
 	*--live*) continue ;;
 	*"sp-record -p"*) case $cmd in *" -d "*) ;; *) continue ;; esac ;;
 	esac
-	cmd=$(printf '%s' "$cmd" | sed 's/ -d 10 / -d 1 /')
+	cmd=$(printf '%s' "$cmd" | sed 's/ -d [0-9][0-9]* / -d 1 /')
 	(cd "$work" && PATH="$bin:$PATH" sh -c "$cmd") \
 		>"$TMP/out" 2>"$TMP/err" </dev/null ||
 		fail "$page: '$cmd' exited $?: $(tail -n 3 "$TMP/err")"
