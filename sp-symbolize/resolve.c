@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/grow.h"
 #include "common/buf.h"
@@ -435,11 +436,49 @@ pick_path(const struct rmod *rm, char *buf, size_t len)
 	return rm->m.path;
 }
 
+/* Whether `path` is gone or holds another file than the one recorded. */
+static bool
+path_lost(const struct rmod *rm, const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) < 0 || (rm->m.inode && st.st_ino != rm->m.inode);
+}
+
+/*
+ * A module whose file is gone or replaced (a container's binary, a
+ * package upgraded since) resolves against the file its recorded build
+ * id names in a --debug-dir, .build-id/xx/rest.debug: a kept copy of the
+ * binary or its debug file.  NULL when there is none that matches.
+ */
+static struct sym_image *
+image_by_buildid(struct sym_resolver *r, const char *id)
+{
+	char path[PATH_MAX];
+	struct rimg *ri;
+	const char *have;
+	size_t i;
+
+	if (strlen(id) < 3 || strchr(id, '/'))
+		return NULL;
+	for (i = 0; i < r->o.sym.ndebug_dirs; i++) {
+		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug",
+			 r->o.sym.debug_dirs[i], id, id + 2);
+		if (access(path, F_OK) < 0 || !(ri = image_for_path(r, path)) ||
+		    !ri->img)
+			continue;
+		have = sym_image_buildid(ri->img);
+		if (have && strcmp(have, id) == 0)
+			return ri->img;
+	}
+	return NULL;
+}
+
 /* The image a module resolves against, or NULL for a fallback. */
 static struct sym_image *
 module_image(struct sym_resolver *r, struct rmod *rm)
 {
-	const char *path = rm->m.path;
+	const char *path = rm->m.path, *pick;
 	char buf[PATH_MAX];
 	struct rimg *ri;
 
@@ -449,7 +488,10 @@ module_image(struct sym_resolver *r, struct rmod *rm)
 	if (strcmp(path, "[vdso]") == 0) {
 		rm->img = vdso_image(r, rm);
 	} else if (!rm->overridable && path[0] != '\0' && path[0] != '[') {
-		ri = image_for_path(r, pick_path(rm, buf, sizeof(buf)));
+		pick = pick_path(rm, buf, sizeof(buf));
+		if (rm->buildid && path_lost(rm, pick))
+			rm->img = image_by_buildid(r, rm->buildid);
+		ri = rm->img ? NULL : image_for_path(r, pick);
 		if (ri && ri->img && same_file(r, ri, rm))
 			rm->img = ri->img;
 	}
