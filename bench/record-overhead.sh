@@ -8,6 +8,9 @@
 # with frame-pointer stacks (sp-record -g fp, perf record -g) and with DWARF
 # stacks (sp-record -g dwarf, which unwinds while recording, against perf
 # record --call-graph dwarf plus the `perf script` run that unwinds later).
+# Then system-wide (-a) while the same workload runs next to a loop of
+# compilers: recorder CPU per sample against perf record -a -g and -a
+# --call-graph dwarf (+ perf script), bytes per sample and lost events.
 #   sh bench/record-overhead.sh [SECONDS]     (optimized build in $B)
 set -e
 secs=${1:-5}
@@ -70,3 +73,46 @@ printf 'CPU per sample, perf / sp-record: fp %.2fx, dwarf (with perf script) %.2
 printf 'bytes per sample, perf.data / spool: fp %.1fx, dwarf %.1fx\n' \
 	"$(ratio "$(size "$tmp/fp.data") / $n_perf_fp" "$(size "$tmp/fp.spool") / $n_sp_fp")" \
 	"$(ratio "$(size "$tmp/dw.data") / $n_perf_dw" "$(size "$tmp/dw.spool") / $n_sp_dw")"
+
+# System-wide: the 2-thread workload plus a compile loop on the machine.
+busy() {
+	"$tmp/work" "$((secs + 2))" 1 &
+	wpid=$!
+	( end=$(($(date +%s) + secs + 2))
+	  while [ "$(date +%s)" -lt "$end" ]; do
+		cc -O2 -c -o "$tmp/x.o" tests/programs/rec_chain.c
+	  done ) &
+	cpid=$!
+	sleep 0.5
+}
+quiet() { wait "$wpid" "$cpid" 2>/dev/null || true; }
+perf_lost() {
+	perf report -i "$1" --stats 2>/dev/null |
+		awk '/LOST events:/ { n += $NF } END { print n + 0 }'
+}
+echo "system-wide (-a) for $secs s at 999 Hz per CPU, 2 busy threads and a compile loop"
+busy
+c=$(cpu "$B/sp-record" -a -d "$secs" -o "$tmp/a.spool")
+quiet
+lost=$("$B/sp-dump" "$tmp/a.spool" | awk -F'\t' '$1 == "lost" { n += $3 } END { print n + 0 }')
+n_sp_a=$(sp_count "$tmp/a.spool") sp_a=$c
+row "sp-record -a" "$c" "$n_sp_a" "$(size "$tmp/a.spool")"
+echo "  lost $lost"
+busy
+c=$(cpu perf record -q -a -g -F 999 -e cpu-clock -o "$tmp/a.data" -- sleep "$secs")
+quiet
+n_perf_a=$(perf_count "$tmp/a.data") perf_a=$c
+row "perf record -a -g" "$c" "$n_perf_a" "$(size "$tmp/a.data")"
+echo "  lost $(perf_lost "$tmp/a.data")"
+busy
+c=$(cpu perf record -q -a --call-graph dwarf -F 999 -e cpu-clock -o "$tmp/ad.data" -- sleep "$secs")
+quiet
+n_perf_ad=$(perf_count "$tmp/ad.data")
+s=$(cpu perf script -i "$tmp/ad.data" -F ip,sym)
+row "perf record -a --call-graph dwarf" "$c" "$n_perf_ad" "$(size "$tmp/ad.data")"
+echo "  lost $(perf_lost "$tmp/ad.data")"
+perf_ad=$(echo "$c + $s" | bc -l)
+row "  + perf script to unwind" "$perf_ad" "$n_perf_ad" "$(size "$tmp/ad.data")"
+printf 'system-wide CPU per sample: (perf -a -g) / (sp-record -a) %.2fx, (perf -a dwarf + script) / (sp-record -a) %.2fx\n' \
+	"$(ratio "$perf_a / $n_perf_a" "$sp_a / $n_sp_a")" \
+	"$(ratio "$perf_ad / $n_perf_ad" "$sp_a / $n_sp_a")"
