@@ -200,3 +200,50 @@ sp_ext_counter_next(struct sp_ext_iter *it, const char **key, size_t *klen,
 	it->p = cu.p;
 	return 1;
 }
+
+int
+sp_ext_event_encode(struct sp_buf *out, const struct sp_ext_event *e)
+{
+	int rc = sp_varint_put_u64(out, e->index);
+
+	rc = rc ? rc : put_bytes(out, e->name, e->name_len);
+	rc = rc ? rc : sp_varint_put_u64(out, e->period);
+	return rc ? rc : sp_varint_put_u64(out, e->freq);
+}
+
+int
+sp_ext_event_decode(const uint8_t *p, size_t n, struct sp_ext_event *e)
+{
+	struct cur cu = { p, p + n };
+	const uint8_t *name;
+	uint64_t index;
+
+	if (get_u64(&cu, &index) || index >= SP_EXT_EVENTS_MAX ||
+	    get_bytes(&cu, &name, &e->name_len) || e->name_len == 0 ||
+	    get_u64(&cu, &e->period) || get_u64(&cu, &e->freq))
+		return -EBADMSG;
+	e->index = (uint32_t)index;
+	e->name = (const char *)name;
+	return finish(&cu);
+}
+
+int
+sp_ext_weight_encode(struct sp_buf *out, const struct sp_ext_weight *w)
+{
+	int rc = sp_varint_put_u64(out, w->event);
+
+	return rc ? rc : sp_varint_put_u64(out, w->weight);
+}
+
+int
+sp_ext_weight_decode(const uint8_t *p, size_t n, struct sp_ext_weight *w)
+{
+	struct cur cu = { p, p + n };
+	uint64_t event;
+
+	if (get_u64(&cu, &event) || event >= SP_EXT_EVENTS_MAX ||
+	    get_u64(&cu, &w->weight))
+		return -EBADMSG;
+	w->event = (uint32_t)event;
+	return finish(&cu);
+}

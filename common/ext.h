@@ -10,6 +10,10 @@
  *   19 stats    pairs of (len key, varint value): counters by kind
  *   20 exit     ts pid(s) tid       a thread (or, tid == pid, a process) ended
  *   21 buildid  module_id len bytes
+ *   22 event    index len name period freq   an event samples come from;
+ *               period 0: sampled at freq Hz
+ *   23 weight   event weight        of the next sample: its event's index
+ *               and how many events it stands for (the period)
  * Decoders return 0 or -EBADMSG; strings point into the payload (not
  * NUL-terminated) and live as long as it does.
  */
@@ -29,7 +33,12 @@ enum sp_ext_tag {
 	SP_EXT_STATS = 19,
 	SP_EXT_EXIT = 20,
 	SP_EXT_BUILDID = 21,
+	SP_EXT_EVENT = 22,
+	SP_EXT_WEIGHT = 23,
 };
+
+/* Event indexes fit this bound; more -e events are refused. */
+#define SP_EXT_EVENTS_MAX 64
 
 struct sp_ext_comm {
 	uint64_t timestamp_ns;
@@ -57,11 +66,26 @@ struct sp_ext_buildid {
 	size_t id_len;
 };
 
+struct sp_ext_event {
+	uint32_t index;
+	const char *name;
+	size_t name_len;
+	uint64_t period; /* 0: frequency mode */
+	uint64_t freq;
+};
+
+struct sp_ext_weight {
+	uint32_t event;
+	uint64_t weight;
+};
+
 /* Encoders append a payload (without tag and length) to `out`. */
 int sp_ext_comm_encode(struct sp_buf *out, const struct sp_ext_comm *c);
 int sp_ext_lost_encode(struct sp_buf *out, const struct sp_ext_lost *l);
 int sp_ext_exit_encode(struct sp_buf *out, const struct sp_ext_exit *e);
 int sp_ext_buildid_encode(struct sp_buf *out, const struct sp_ext_buildid *b);
+int sp_ext_event_encode(struct sp_buf *out, const struct sp_ext_event *e);
+int sp_ext_weight_encode(struct sp_buf *out, const struct sp_ext_weight *w);
 /* Appends one string pair (host) or one counter (stats). */
 int sp_ext_pair_encode(struct sp_buf *out, const char *key, const char *val);
 int sp_ext_counter_encode(struct sp_buf *out, const char *key, uint64_t val);
@@ -70,6 +94,9 @@ int sp_ext_comm_decode(const uint8_t *p, size_t n, struct sp_ext_comm *c);
 int sp_ext_lost_decode(const uint8_t *p, size_t n, struct sp_ext_lost *l);
 int sp_ext_exit_decode(const uint8_t *p, size_t n, struct sp_ext_exit *e);
 int sp_ext_buildid_decode(const uint8_t *p, size_t n, struct sp_ext_buildid *b);
+/* Event indexes of SP_EXT_EVENTS_MAX or more are -EBADMSG. */
+int sp_ext_event_decode(const uint8_t *p, size_t n, struct sp_ext_event *e);
+int sp_ext_weight_decode(const uint8_t *p, size_t n, struct sp_ext_weight *w);
 
 /* Walks the pairs of a host or stats payload. */
 struct sp_ext_iter {

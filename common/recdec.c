@@ -25,15 +25,18 @@ struct sp_recdec {
 	size_t apairs;
 	uint64_t lineno;
 	bool have_spool;
-	uint32_t nmods, nframes, nstacks, nthreads;
+	uint32_t nmods, nframes, nstacks, nthreads, nevents;
 	struct sp_buf err;
 };
 
-/* A kind: its name, fields with the kind's own (0: at least one), decoder */
+/*
+ * A kind: its name, fields with the kind's own (0: at least one; `more`:
+ * that many optional ones after them), decoder.
+ */
 struct kind {
 	const char *name;
 	enum sp_rec_kind kind;
-	size_t nfields;
+	size_t nfields, more;
 	int (*decode)(struct sp_recdec *d, char **f, struct sp_rec *rec);
 };
 
@@ -252,13 +255,38 @@ dec_thread(struct sp_recdec *d, char **f, struct sp_rec *rec)
 static int
 dec_sample(struct sp_recdec *d, char **f, struct sp_rec *rec)
 {
-	return num(d, "TIMESTAMP_NS", f[1], &rec->u.sample.ts) ||
-		       pid(d, f[2], &rec->u.sample.pid) ||
-		       num(d, "TID", f[3], &rec->u.sample.tid) ||
-		       ref_id(d, "stack", f[4], d->nstacks, true,
-			      &rec->u.sample.stack)
+	if (num(d, "TIMESTAMP_NS", f[1], &rec->u.sample.ts) ||
+	    pid(d, f[2], &rec->u.sample.pid) ||
+	    num(d, "TID", f[3], &rec->u.sample.tid) ||
+	    ref_id(d, "stack", f[4], d->nstacks, true, &rec->u.sample.stack))
+		return -EBADMSG;
+	if (d->nfields == 5)
+		return 0;
+	rec->u.sample.has_event = true;
+	return ref_id(d, "event", f[5], d->nevents, false,
+		      &rec->u.sample.event) ||
+		       num(d, "WEIGHT", f[6], &rec->u.sample.weight)
 		   ? -EBADMSG
 		   : 0;
+}
+
+static int
+dec_event(struct sp_recdec *d, char **f, struct sp_rec *rec)
+{
+	bool period;
+	uint64_t v;
+
+	if (new_id(d, f[1], &d->nevents, &rec->u.event.index) ||
+	    text(d, "NAME", f[2], &rec->u.event.name_len) ||
+	    one_of(d, "mode", f[3], "period", "freq", &period) ||
+	    num(d, "VALUE", f[4], &v))
+		return -EBADMSG;
+	if (!rec->u.event.name_len || v == 0)
+		return bad_field(d, v ? "NAME" : "VALUE", v ? f[2] : f[4]);
+	rec->u.event.name = f[2];
+	rec->u.event.period = period ? v : 0;
+	rec->u.event.freq = period ? 0 : v;
+	return 0;
 }
 
 static int
@@ -439,23 +467,24 @@ dec_symbol(struct sp_recdec *d, char **f, struct sp_rec *rec)
 }
 
 static const struct kind kinds[] = {
-	{ "sample", SP_REC_SAMPLE, 5, dec_sample },
-	{ "stack", SP_REC_STACK, 4, dec_stack },
-	{ "frame", SP_REC_FRAME, 6, dec_frame },
-	{ "symbol", SP_REC_SYMBOL, 8, dec_symbol },
-	{ "pframe", SP_REC_PFRAME, 5, dec_pframe },
-	{ "module", SP_REC_MODULE, 9, dec_module },
-	{ "thread", SP_REC_THREAD, 4, dec_thread },
-	{ "comm", SP_REC_COMM, 6, dec_comm },
-	{ "exit", SP_REC_EXIT, 4, dec_exit },
-	{ "exec", SP_REC_EXEC, 4, dec_exec },
-	{ "deactivate", SP_REC_DEACTIVATE, 2, dec_deactivate },
-	{ "lost", SP_REC_LOST, 3, dec_lost },
-	{ "buildid", SP_REC_BUILDID, 3, dec_buildid },
-	{ "host", SP_REC_HOST, 0, dec_pairs },
-	{ "stats", SP_REC_STATS, 0, dec_pairs },
-	{ "ext", SP_REC_EXT, 3, dec_ext },
-	{ "spool", SP_REC_SPOOL, 4, dec_spool },
+	{ "sample", SP_REC_SAMPLE, 5, 2, dec_sample },
+	{ "stack", SP_REC_STACK, 4, 0, dec_stack },
+	{ "frame", SP_REC_FRAME, 6, 0, dec_frame },
+	{ "symbol", SP_REC_SYMBOL, 8, 0, dec_symbol },
+	{ "pframe", SP_REC_PFRAME, 5, 0, dec_pframe },
+	{ "module", SP_REC_MODULE, 9, 0, dec_module },
+	{ "thread", SP_REC_THREAD, 4, 0, dec_thread },
+	{ "comm", SP_REC_COMM, 6, 0, dec_comm },
+	{ "exit", SP_REC_EXIT, 4, 0, dec_exit },
+	{ "exec", SP_REC_EXEC, 4, 0, dec_exec },
+	{ "deactivate", SP_REC_DEACTIVATE, 2, 0, dec_deactivate },
+	{ "lost", SP_REC_LOST, 3, 0, dec_lost },
+	{ "buildid", SP_REC_BUILDID, 3, 0, dec_buildid },
+	{ "host", SP_REC_HOST, 0, 0, dec_pairs },
+	{ "stats", SP_REC_STATS, 0, 0, dec_pairs },
+	{ "ext", SP_REC_EXT, 3, 0, dec_ext },
+	{ "spool", SP_REC_SPOOL, 4, 0, dec_spool },
+	{ "event", SP_REC_EVENT, 5, 0, dec_event },
 };
 
 static int
@@ -472,7 +501,8 @@ decode(struct sp_recdec *d, struct sp_rec *rec)
 	memset(rec, 0, sizeof(*rec));
 	if (!k)
 		return 1; /* SP_REC_UNKNOWN */
-	if (k->nfields && d->nfields != k->nfields)
+	if (k->nfields && d->nfields != k->nfields &&
+	    (!k->more || d->nfields != k->nfields + k->more))
 		return bad(d, "%s record with %zu fields, not %zu", k->name,
 			   d->nfields, k->nfields);
 	if (k->kind == SP_REC_SPOOL && d->have_spool)

@@ -62,6 +62,7 @@ enum sp_rec_kind {
 	SP_REC_BUILDID,
 	SP_REC_EXT,
 	SP_REC_SYMBOL,
+	SP_REC_EVENT,
 };
 
 /* A KEY=VALUE field of host and stats records (value decimal in stats). */
@@ -105,7 +106,19 @@ struct sp_rec {
 			uint64_t ts, tid;
 			int32_t pid;
 			uint32_t stack; /* SP_NONE for an empty stack */
+			/* With has_event: which event, and how many of its
+			 * events the sample stands for. */
+			bool has_event;
+			uint32_t event;
+			uint64_t weight;
 		} sample;
+		struct {
+			uint32_t index;
+			const char *name;
+			size_t name_len;
+			uint64_t period; /* 0: sampled at freq Hz */
+			uint64_t freq;
+		} event;
 		struct {
 			uint64_t ts;
 			int32_t pid;

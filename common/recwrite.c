@@ -133,6 +133,9 @@ put_numeric(FILE *f, const struct sp_rec *rec)
 		fprintf(f, "sample\t%" PRIu64 "\t%" PRId32 "\t%" PRIu64,
 			u->sample.ts, u->sample.pid, u->sample.tid);
 		put_id(f, u->sample.stack);
+		if (u->sample.has_event)
+			fprintf(f, "\t%" PRIu32 "\t%" PRIu64, u->sample.event,
+				u->sample.weight);
 		break;
 	default:
 		break;
@@ -194,6 +197,14 @@ sp_rec_write(FILE *f, const struct sp_rec *rec)
 		break;
 	case SP_REC_SYMBOL:
 		put_symbol(f, rec);
+		break;
+	case SP_REC_EVENT:
+		fprintf(f, "event\t%" PRIu32, rec->u.event.index);
+		put_text(f, rec->u.event.name, rec->u.event.name_len);
+		fprintf(f, "\t%s\t%" PRIu64,
+			rec->u.event.period ? "period" : "freq",
+			rec->u.event.period ? rec->u.event.period
+					    : rec->u.event.freq);
 		break;
 	case SP_REC_EXEC:
 	case SP_REC_DEACTIVATE:

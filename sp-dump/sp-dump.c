@@ -32,6 +32,8 @@ struct dump {
 	struct sp_buf text;      /* --stacks: rendered stacks, '\0'-separated */
 	struct sp_buf tmp;
 	struct sp_buf pairs; /* host and stats fields (struct sp_rec_pair) */
+	struct sp_ext_weight weight; /* for the next sample, when pending */
+	bool weight_pending;
 };
 
 static const char synopsis[] = "usage: sp-dump [-fhs] [-o FILE] [FILE]\n";
@@ -175,6 +177,7 @@ print_ext(struct dump *d, const struct sp_spool_record *rec)
 	struct sp_ext_lost l;
 	struct sp_ext_exit e;
 	struct sp_ext_buildid b;
+	struct sp_ext_event ev;
 
 	switch (rec->tag) {
 	case SP_EXT_HOST:
@@ -212,6 +215,22 @@ print_ext(struct dump *d, const struct sp_spool_record *rec)
 			return -EBADMSG;
 		return print_hex(d, SP_REC_BUILDID, b.module_id, b.id,
 				 b.id_len);
+	case SP_EXT_EVENT:
+		if (sp_ext_event_decode(p, n, &ev))
+			return -EBADMSG;
+		out.kind = SP_REC_EVENT;
+		out.u.event.index = ev.index;
+		out.u.event.name = ev.name;
+		out.u.event.name_len = ev.name_len;
+		out.u.event.period = ev.period;
+		out.u.event.freq = ev.freq;
+		break;
+	case SP_EXT_WEIGHT:
+		/* Printed with the sample it belongs to. */
+		if (sp_ext_weight_decode(p, n, &d->weight))
+			return -EBADMSG;
+		d->weight_pending = true;
+		return 0;
 	default:
 		return print_hex(d, SP_REC_EXT, rec->tag, p, n);
 	}
@@ -300,12 +319,17 @@ print_sample(struct dump *d, const struct sp_spool_record *rec)
 		printf("sample\t%" PRIu64 "\t%d\t%" PRIu64 "%s\n",
 		       rec->u.sample.timestamp_ns, rec->u.sample.pid,
 		       rec->u.sample.tid, (char *)d->text.data + off);
+		d->weight_pending = false;
 		return 0;
 	}
 	out.u.sample.ts = rec->u.sample.timestamp_ns;
 	out.u.sample.pid = rec->u.sample.pid;
 	out.u.sample.tid = rec->u.sample.tid;
 	out.u.sample.stack = rec->u.sample.stack_id;
+	out.u.sample.has_event = d->weight_pending;
+	out.u.sample.event = d->weight.event;
+	out.u.sample.weight = d->weight.weight;
+	d->weight_pending = false;
 	sp_rec_write(stdout, &out);
 	return 0;
 }

@@ -105,11 +105,11 @@ online_cpus(int **cpus)
 	return (int)n;
 }
 
-/* The event and how often it is sampled. */
+/* Event `i` and how often it is sampled. */
 static void
-set_source(struct perf_event_attr *a, const struct rec_evopts *o)
+set_source(struct perf_event_attr *a, const struct rec_evopts *o, size_t i)
 {
-	const struct rec_evspec *e = &o->event;
+	const struct rec_evspec *e = &o->events[i];
 
 	a->type = e->type;
 	a->config = e->config;
@@ -122,10 +122,44 @@ set_source(struct perf_event_attr *a, const struct rec_evopts *o)
 	}
 }
 
-const char *
-rec_events_name(const struct rec_events *ev)
+/*
+ * The attributes of event `i`: the shared ones with its source; mapping,
+ * comm and task records come from the first event only, so once.
+ */
+static void
+event_attr(const struct rec_events *ev, size_t i, struct perf_event_attr *a)
 {
-	return ev->opts.event.name;
+	*a = ev->attr;
+	set_source(a, &ev->opts, i);
+	if (ev->opts.events[i].exclude_kernel) {
+		a->exclude_kernel = 1;
+		a->exclude_callchain_kernel = 1;
+	}
+	if (i > 0)
+		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 0;
+}
+
+const char *
+rec_events_name(const struct rec_events *ev, size_t i)
+{
+	return ev->opts.events[i < ev->opts.nevents ? i : 0].name;
+}
+
+uint64_t
+rec_events_period(const struct rec_events *ev, size_t i)
+{
+	struct perf_event_attr a;
+
+	set_source(&a, &ev->opts, i);
+	return a.freq ? 0 : a.sample_period;
+}
+
+size_t
+rec_events_index(const struct rec_events *ev, uint64_t id)
+{
+	uint64_t i;
+
+	return ev->ids && sp_htab_get(ev->ids, &id, sizeof(id), &i) ? i : 0;
 }
 
 int
@@ -149,7 +183,7 @@ rec_events_init(struct rec_events *ev, const struct rec_evopts *o)
 		ev->rings[i].fd = -1;
 
 	a->size = sizeof(*a);
-	set_source(a, o);
+	set_source(a, o, 0);
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
 			 PERF_SAMPLE_CALLCHAIN;
@@ -165,9 +199,9 @@ rec_events_init(struct rec_events *ev, const struct rec_evopts *o)
 	 * calls counts against the user stack that made them; keep kernel
 	 * frames only with -k.
 	 */
-	a->exclude_kernel = o->event.exclude_kernel;
+	a->exclude_kernel = 0;
 	a->exclude_hv = 1;
-	a->exclude_callchain_kernel = !o->kernel || a->exclude_kernel;
+	a->exclude_callchain_kernel = !o->kernel;
 	max_stack = read_sysctl("/proc/sys/kernel/perf_event_max_stack", 127);
 	a->sample_max_stack = (uint16_t)(max_stack < 127 ? max_stack : 127);
 	a->read_format = PERF_FORMAT_LOST;
@@ -185,8 +219,14 @@ rec_events_init(struct rec_events *ev, const struct rec_evopts *o)
 	bytes = o->pages * (size_t)sysconf(_SC_PAGESIZE);
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(bytes / 4);
-	ev->kernel_sampling = !a->exclude_kernel;
-	ev->kernel_stacks = o->kernel && !a->exclude_kernel;
+	/* Several events: each sample says which (IOC_ID ids). */
+	if (o->nevents > 1) {
+		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
+		if (!(ev->ids = sp_htab_new()))
+			return -ENOMEM;
+	}
+	ev->kernel_sampling = !o->events[0].exclude_kernel;
+	ev->kernel_stacks = o->kernel && !o->events[0].exclude_kernel;
 	return 0;
 }
 
@@ -221,6 +261,8 @@ rec_events_release(struct rec_events *ev)
 	free(ev->rings);
 	free(ev->cpus);
 	sp_htab_free(ev->tids);
+	sp_htab_free(ev->ids);
+	ev->ids = NULL;
 	ev->fds = NULL;
 	ev->rings = NULL;
 	ev->cpus = NULL;
@@ -240,8 +282,8 @@ adapt(struct rec_events *ev, int err)
 	if (a->type == PERF_TYPE_HARDWARE && !ev->opts.source_explicit &&
 	    (err == ENOENT || err == EOPNOTSUPP || err == ENODEV ||
 	     err == EINVAL)) {
-		rec_evspec_cpu_clock(&ev->opts.event);
-		set_source(a, &ev->opts);
+		rec_evspec_cpu_clock(&ev->opts.events[0]);
+		set_source(a, &ev->opts, 0);
 		ev->fell_back = true;
 		return true;
 	}
@@ -334,8 +376,8 @@ explain(struct rec_events *ev, int err, int32_t pid, bool attach)
 			 "event '%s' is not supported here (%s); "
 			 "available: %s, tracepoints (sp-record -l lists "
 			 "them all)",
-			 rec_events_name(ev),
-			 ev->attr.type == PERF_TYPE_TRACEPOINT
+			 rec_events_name(ev, ev->failed),
+			 ev->opts.events[ev->failed].tracepoint
 			     ? "the kernel refused the tracepoint"
 			     : "no hardware PMU, as in most virtual machines",
 			 sw);
@@ -358,21 +400,33 @@ explain(struct rec_events *ev, int err, int32_t pid, bool attach)
 	}
 }
 
+/* Opens event `i`; with several events, learns its id. */
 static int
-open_one(struct rec_events *ev, int32_t pid, int cpu)
+open_one(struct rec_events *ev, size_t i, int32_t pid, int cpu)
 {
+	struct perf_event_attr a;
 	int fd, err = EINVAL, tries;
+	uint64_t id;
 
+	ev->failed = i;
 	for (tries = 0; tries < 8; tries++) {
-		fd = (int)syscall(SYS_perf_event_open, &ev->attr, (pid_t)pid,
-				  cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		event_attr(ev, i, &a);
+		fd = (int)syscall(SYS_perf_event_open, &a, (pid_t)pid, cpu, -1,
+				  PERF_FLAG_FD_CLOEXEC);
 		if (fd >= 0)
-			return fd;
+			break;
 		err = errno;
 		if (!adapt(ev, err))
 			return -err;
 	}
-	return -err;
+	if (fd < 0)
+		return -err;
+	if (ev->ids && (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0 ||
+			sp_htab_put(ev->ids, &id, sizeof(id), i) < 0)) {
+		close(fd);
+		return -ENOMEM;
+	}
+	return fd;
 }
 
 static int
@@ -412,35 +466,43 @@ map_ring(struct rec_events *ev, int c, int fd)
 	return 0;
 }
 
+/* Opens event `i` of `pid` (-1: every task) on CPU slot `c`, routed
+ * into that CPU's ring. */
+static int
+open_routed(struct rec_events *ev, size_t i, int c, int32_t pid, bool attach)
+{
+	int fd = open_one(ev, i, pid, ev->cpus[c]), rc;
+
+	if (fd < 0) {
+		explain(ev, -fd, pid, attach);
+		return fd;
+	}
+	if (keep_fd(ev, fd) < 0) {
+		close(fd);
+		return -ENOMEM;
+	}
+	if (ev->rings[c].fd < 0)
+		return map_ring(ev, c, fd);
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ev->rings[c].fd) < 0) {
+		rc = -errno;
+		snprintf(ev->errmsg, sizeof(ev->errmsg),
+			 "PERF_EVENT_IOC_SET_OUTPUT: %s", strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
 /* Opens the events of one task on every CPU; routes them to the rings. */
 static int
 open_task(struct rec_events *ev, int32_t pid, bool attach)
 {
-	int c, fd, rc;
+	size_t i;
+	int c, rc;
 
-	for (c = 0; c < ev->ncpus; c++) {
-		fd = open_one(ev, pid, ev->cpus[c]);
-		if (fd < 0) {
-			explain(ev, -fd, pid, attach);
-			return fd;
-		}
-		if (keep_fd(ev, fd) < 0) {
-			close(fd);
-			return -ENOMEM;
-		}
-		if (ev->rings[c].fd < 0) {
-			rc = map_ring(ev, c, fd);
-			if (rc < 0)
+	for (c = 0; c < ev->ncpus; c++)
+		for (i = 0; i < ev->opts.nevents; i++)
+			if ((rc = open_routed(ev, i, c, pid, attach)) < 0)
 				return rc;
-		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT,
-				 ev->rings[c].fd) < 0) {
-			rc = -errno;
-			snprintf(ev->errmsg, sizeof(ev->errmsg),
-				 "PERF_EVENT_IOC_SET_OUTPUT: %s",
-				 strerror(-rc));
-			return rc;
-		}
-	}
 	return 0;
 }
 
@@ -480,24 +542,9 @@ rec_events_select_cpus(struct rec_events *ev, const char *list)
 int
 rec_events_open_cpus(struct rec_events *ev)
 {
-	int c, fd, rc;
-
 	/* A CPU-wide event sees every task: nothing to inherit. */
 	ev->attr.inherit = 0;
-	for (c = 0; c < ev->ncpus; c++) {
-		fd = open_one(ev, -1, ev->cpus[c]);
-		if (fd < 0) {
-			explain(ev, -fd, -1, false);
-			return fd;
-		}
-		if (keep_fd(ev, fd) < 0) {
-			close(fd);
-			return -ENOMEM;
-		}
-		if ((rc = map_ring(ev, c, fd)) < 0)
-			return rc;
-	}
-	return 0;
+	return open_task(ev, -1, false);
 }
 
 int

@@ -25,13 +25,16 @@
 #include "sp-record/evname.h"
 #include "sp-record/ring.h"
 
+#define REC_EVENTS_MAX 8
+
 struct rec_evopts {
-	struct rec_evspec event; /* cycles unless -e says */
-	bool source_explicit;    /* -e given: no fallback to cpu-clock */
-	uint64_t freq;           /* samples per second, unless period */
-	uint64_t period;         /* -c: one sample every `period` events */
-	bool kernel;             /* -k: kernel callchains */
-	bool dwarf;              /* ask for user registers and stack */
+	struct rec_evspec events[REC_EVENTS_MAX]; /* cycles unless -e says */
+	size_t nevents;                           /* at least 1 */
+	bool source_explicit; /* -e given: no fallback to cpu-clock */
+	uint64_t freq;        /* samples per second, unless period */
+	uint64_t period;      /* -c: one sample every `period` events */
+	bool kernel;          /* -k: kernel callchains */
+	bool dwarf;           /* ask for user registers and stack */
 	uint64_t regs_mask;
 	uint32_t stack_size; /* bytes of user stack per sample */
 	size_t pages;        /* ring data pages per CPU, 2^n */
@@ -46,6 +49,8 @@ struct rec_events {
 	int *fds;               /* every event, ring owners included */
 	size_t nfds, afds;
 	struct sp_htab *tids; /* threads already opened (attach) */
+	struct sp_htab *ids;  /* several events: kernel event id -> index */
+	size_t failed;        /* the event whose open failed last */
 	bool kernel_sampling; /* exclude_kernel is off */
 	bool kernel_stacks;   /* kernel callchains are recorded */
 	bool fell_back;       /* cycles -> cpu-clock happened */
@@ -107,7 +112,11 @@ int rec_events_disable(struct rec_events *ev);
  */
 bool rec_events_lost(struct rec_events *ev, uint64_t *lost);
 
-/* The name of the event in use ("cpu-clock", "sched:sched_switch"...). */
-const char *rec_events_name(const struct rec_events *ev);
+/* The name of event `i` ("cpu-clock", "sched:sched_switch"...). */
+const char *rec_events_name(const struct rec_events *ev, size_t i);
+/* Event `i`'s fixed sample period, or 0 when it is sampled at opts.freq. */
+uint64_t rec_events_period(const struct rec_events *ev, size_t i);
+/* The index of the event a sample's PERF_SAMPLE_IDENTIFIER names (0). */
+size_t rec_events_index(const struct rec_events *ev, uint64_t id);
 
 #endif

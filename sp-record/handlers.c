@@ -97,6 +97,10 @@ rec_write_sample(struct recorder *r, struct rec_proc *p,
 		r->stk.stats = before;
 		n = rec_stack_build(&r->stk, r->mods, p->pid, s, r->frames);
 	}
+	/* The weight goes with a sample that will be written: one with
+	 * frames (the ptrace sampler has no event of its own). */
+	if (n > 0 && !r->pt && (rc = rec_write_weight(r, s)) < 0)
+		return rc;
 	rc = rec_wr(r, sp_spool_writer_sample(r->w, s->time, p->pid, s->tid,
 					      r->frames, n, &stack_id));
 	if (rc < 0)

@@ -166,7 +166,7 @@ rec_sample_parse(const struct rec_layout *l, const void *rec, size_t len,
 		return -EBADMSG;
 	s->misc = h->misc;
 	if (st & PERF_SAMPLE_IDENTIFIER)
-		get64(&c);
+		s->id = get64(&c);
 	if (st & PERF_SAMPLE_IP)
 		s->ip = get64(&c);
 	if (st & PERF_SAMPLE_TID)

@@ -36,6 +36,7 @@ int rec_layout_init(struct rec_layout *l, uint64_t sample_type,
 		    uint64_t regs_mask);
 
 struct rec_sample {
+	uint64_t id; /* PERF_SAMPLE_IDENTIFIER: which event, or 0 */
 	uint64_t ip;
 	uint32_t pid, tid;
 	uint64_t time;

@@ -96,6 +96,8 @@ int rec_write_comm(struct recorder *r, uint64_t ts, int32_t pid, int32_t tid,
 int rec_write_lost(struct recorder *r, uint64_t ts, uint64_t count);
 int rec_write_exit(struct recorder *r, uint64_t ts, int32_t pid, int32_t tid);
 int rec_write_buildids(struct recorder *r, uint32_t first);
+int rec_write_events(struct recorder *r);
+int rec_write_weight(struct recorder *r, const struct rec_sample *s);
 int rec_intern(struct recorder *r, const struct sp_module *m, uint32_t *id);
 void rec_read_line(const char *path, char *buf, size_t size);
 int rec_write_host(struct recorder *r);

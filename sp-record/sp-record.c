@@ -112,16 +112,28 @@ number(const char *s, const char *what, unsigned long long max)
 	return v;
 }
 
-/* -e: an event perf would name; a usage error otherwise. */
+/* -e: events perf would name, comma-separated; a usage error otherwise. */
 static void
-event_arg(const char *s, struct rec_evopts *o)
+event_arg(const char *list, struct rec_evopts *o)
 {
-	char err[256];
+	char why[256], *copy = strdup(list), *tok, *save = NULL;
 
-	if (rec_evspec_parse(s, &o->event, err, sizeof(err)) < 0) {
-		warnx("%s", err);
-		usage();
+	if (!copy)
+		err(1, "strdup");
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (o->nevents == REC_EVENTS_MAX) {
+			warnx("at most %d events", REC_EVENTS_MAX);
+			usage();
+		}
+		if (rec_evspec_parse(tok, &o->events[o->nevents], why,
+				     sizeof(why)) < 0) {
+			warnx("%s", why);
+			usage();
+		}
+		o->nevents++;
 	}
+	free(copy);
 	o->source_explicit = true;
 }
 
@@ -362,10 +374,11 @@ ptrace_options(struct rec_config *cfg, size_t npids)
 		warnx("--ptrace records one process");
 		usage();
 	}
-	if ((cfg->ev.source_explicit && !cfg->ev.event.is_time) ||
+	if ((cfg->ev.source_explicit &&
+	     (cfg->ev.nevents > 1 || !cfg->ev.events[0].is_time)) ||
 	    cfg->ev.period) {
-		warnx("--ptrace samples time only: no -e %s, no -c",
-		      cfg->ev.event.name);
+		warnx("--ptrace samples time only: one -e cpu-clock or "
+		      "task-clock at most, no -c");
 		usage();
 	}
 	if (cfg->ev.freq > REC_PTRACE_MAX_HZ) {
@@ -462,7 +475,6 @@ main(int argc, char **argv)
 	bool freq_max = false;
 
 	memset(&cfg, 0, sizeof(cfg));
-	rec_evspec_default(&cfg.ev.event);
 	cfg.ev.freq = DEFAULT_FREQ;
 	cfg.ev.stack_size = DEFAULT_STACK_SIZE;
 	cfg.ev.regs_mask = REC_UNWIND_REGS_MASK;
@@ -540,6 +552,10 @@ main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 	check_scope(&cfg, npids, ntids, argc);
+	if (cfg.ev.nevents == 0) {
+		rec_evspec_default(&cfg.ev.events[0]);
+		cfg.ev.nevents = 1;
+	}
 	/* System-wide, a process forked later is recorded as any other. */
 	if (cfg.system_wide)
 		cfg.follow = true;

@@ -77,6 +77,51 @@ rec_write_exit(struct recorder *r, uint64_t ts, int32_t pid, int32_t tid)
 	return rec_write_ext(r, SP_EXT_EXIT);
 }
 
+/* Writes one event record per event: the spool names what it sampled. */
+int
+rec_write_events(struct recorder *r)
+{
+	struct sp_ext_event e;
+	const char *name;
+	size_t i;
+
+	for (i = 0; i < r->ev.opts.nevents && !r->werr; i++) {
+		name = rec_events_name(&r->ev, i);
+		e.index = (uint32_t)i;
+		e.name = name;
+		e.name_len = strlen(name);
+		e.period = rec_events_period(&r->ev, i);
+		e.freq = e.period ? 0 : r->ev.opts.freq;
+		sp_buf_reset(&r->ext);
+		if (sp_ext_event_encode(&r->ext, &e) < 0)
+			return rec_wr(r, -ENOMEM);
+		rec_write_ext(r, SP_EXT_EVENT);
+	}
+	return r->werr;
+}
+
+/*
+ * Before a sample of a recording where a sample's weight is not implied
+ * (several events, or a count sampled at a frequency, whose period
+ * varies): its event and period.
+ */
+int
+rec_write_weight(struct recorder *r, const struct rec_sample *s)
+{
+	struct sp_ext_weight w;
+	size_t i = rec_events_index(&r->ev, s->id);
+
+	if (r->ev.opts.nevents == 1 &&
+	    (r->ev.opts.events[0].is_time || rec_events_period(&r->ev, 0)))
+		return 0;
+	w.event = (uint32_t)i;
+	w.weight = s->period;
+	sp_buf_reset(&r->ext);
+	if (sp_ext_weight_encode(&r->ext, &w) < 0)
+		return rec_wr(r, -ENOMEM);
+	return rec_write_ext(r, SP_EXT_WEIGHT);
+}
+
 /*
  * Writes the build ids of the modules interned since id `first` (new
  * files or clones): one note read per file, cached.

@@ -33,6 +33,7 @@ announce(struct recorder *r)
 		      paranoid());
 	r->stk.max_chain = r->ev.attr.sample_max_stack;
 	r->stk.kernel = r->ev.kernel_stacks;
+	rec_write_events(r);
 }
 
 /*

@@ -97,6 +97,24 @@ s_(uint64_t n)
 	return n == 1 ? "" : "s";
 }
 
+/* "cpu-clock at 999 Hz, sched:sched_switch every 1 event" */
+static void
+print_events(const struct recorder *r, FILE *out)
+{
+	uint64_t period;
+	size_t i;
+
+	for (i = 0; i < r->ev.opts.nevents; i++) {
+		period = rec_events_period(&r->ev, i);
+		fprintf(out, "%s%s", i ? ", " : "", rec_events_name(&r->ev, i));
+		if (period)
+			fprintf(out, " every %" PRIu64 " event%s", period,
+				s_(period));
+		else
+			fprintf(out, " at %" PRIu64 " Hz", r->ev.opts.freq);
+	}
+}
+
 void
 rec_summary(const struct recorder *r, FILE *out, double seconds)
 {
@@ -113,16 +131,11 @@ rec_summary(const struct recorder *r, FILE *out, double seconds)
 		" process%s, %" PRIu64 " thread%s\n",
 		s->samples, s_(s->samples), seconds, procs,
 		procs == 1 ? "" : "es", threads, s_(threads));
-	if (r->pt || r->ev.attr.freq)
-		fprintf(out, "sp-record: %s at %" PRIu64 " Hz",
-			r->pt ? "ptrace" : rec_events_name(&r->ev),
-			r->pt ? r->cfg.ev.freq
-			      : (uint64_t)r->ev.attr.sample_freq);
+	fputs("sp-record: ", out);
+	if (r->pt)
+		fprintf(out, "ptrace at %" PRIu64 " Hz", r->cfg.ev.freq);
 	else
-		fprintf(
-		    out, "sp-record: %s, one sample every %" PRIu64 " event%s",
-		    rec_events_name(&r->ev), (uint64_t)r->ev.attr.sample_period,
-		    s_(r->ev.attr.sample_period));
+		print_events(r, out);
 	fprintf(out, ", %s stacks%s\n",
 		r->cfg.callgraph == REC_CG_DWARF ? "dwarf" : "frame-pointer",
 		r->ev.kernel_stacks ? " with kernel frames" : "");

@@ -22,7 +22,7 @@ top() { # SPOOL: the folded stacks, heaviest last
 	"$TMP/rec_events" 30 0 >"$TMP/counted" 2>"$TMP/err" ||
 	fail "page-faults: exit $?"
 cat "$TMP/err" >&2
-grep -q '^sp-record: page-faults, one sample every 1 event' "$TMP/err" ||
+grep -q '^sp-record: page-faults every 1 event' "$TMP/err" ||
 	fail "summary does not name the event: $(cat "$TMP/err")"
 top "$TMP/pf.spool" >"$TMP/pf.folded"
 n=$(awk '/;main;fault_pages /{ s += $NF } END { print s + 0 }' \
@@ -50,6 +50,23 @@ elif [ "${CI:-}" = true ]; then
 	fail "no tracepoints listed (tracefs unreadable) under CI=true"
 else
 	echo "tracepoint part skipped: tracefs is not readable" >&2
+fi
+
+# Two events in one recording: each sample says which, with its period;
+# the text stream keeps them through sp-symbolize.
+if grep -q '^  sched:sched_switch ' "$TMP/list"; then
+	"$SP_RECORD" -q -k -e page-faults,sched:sched_switch -c 1 -m 2048 \
+		-o "$TMP/two.spool" -- "$TMP/rec_events" 10 50 \
+		>"$TMP/counted" 2>"$TMP/err" || fail "two events: exit $?"
+	"$SP_DUMP" "$TMP/two.spool" | "$SP_SYMBOLIZE" >"$TMP/two.rec" ||
+		fail "two events: the pipeline failed"
+	grep -q "^event${T}0${T}page-faults${T}period${T}1\$" "$TMP/two.rec" &&
+		grep -q "^event${T}1${T}sched:sched_switch${T}period${T}1\$" \
+			"$TMP/two.rec" || fail "event records: $(grep ^event "$TMP/two.rec")"
+	awk -F'\t' '$1 == "sample" { if (NF != 7 || $7 != 1) bad++; n[$6]++ }
+		END { printf "events: %d faults, %d switches, %d bad\n", n[0], n[1], bad > "/dev/stderr"
+		      exit !(n[0] > 50 && n[1] >= 50 && !bad) }' "$TMP/two.rec" ||
+		fail "samples do not carry their event"
 fi
 
 # Errors: an unknown name is a usage error naming it; a missing hardware

@@ -39,7 +39,8 @@ start(bool follow)
 	struct rec_config cfg;
 
 	memset(&cfg, 0, sizeof(cfg));
-	rec_evspec_cpu_clock(&cfg.ev.event);
+	rec_evspec_cpu_clock(&cfg.ev.events[0]);
+	cfg.ev.nevents = 1;
 	cfg.ev.freq = 999;
 	cfg.ev.pages = 8;
 	cfg.callgraph = REC_CG_FP;

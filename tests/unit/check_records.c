@@ -31,8 +31,11 @@ static const char every_kind[] =
     "stack\t0\t-\t0\n"
     "stack\t1\t0\t1\n"
     "thread\t0\t42\t43\n"
+    "event\t0\tsched:sched_switch\tperiod\t1\n"
+    "event\t1\tpage\\tfaults\tfreq\t999\n"
     "sample\t100\t42\t43\t1\n"
     "sample\t101\t42\t43\t-\n"
+    "sample\t102\t42\t43\t1\t1\t4096\n"
     "exec\t5\t42\tpython\n"
     "deactivate\t42\n"
     "comm\t6\t42\t43\tname\twork\\x01er\n"
@@ -68,7 +71,7 @@ START_TEST(every_kind_decodes_and_writes_back)
 	}
 	ck_assert_str_eq(sp_recdec_errmsg(d), "no error");
 	fclose(w);
-	ck_assert_int_eq(n, 25);
+	ck_assert_int_eq(n, 28);
 	ck_assert_str_eq(out, every_kind);
 	free(out);
 	sp_recdec_free(d);
@@ -162,6 +165,16 @@ static const struct {
 	{ "frame\t0\tuser\t0x1\t-\t-\n",
 	  "line 1: not a record stream (no spool record first)" },
 	{ "spool\t2\t0\t0\n", "line 1: unsupported stream version '2'" },
+	{ "spool\t1\t0\t0\nsample\t1\t2\t3\t-\t0\t1\n",
+	  "line 2: unknown event id '0'" },
+	{ "spool\t1\t0\t0\nevent\t0\tx\tperiod\t1\nsample\t1\t2\t3\t-\t0\n",
+	  "line 3: sample record with 6 fields, not 5" },
+	{ "spool\t1\t0\t0\nevent\t1\tx\tperiod\t1\n",
+	  "line 2: event id 1 did not match expected 0" },
+	{ "spool\t1\t0\t0\nevent\t0\tx\tevery\t1\n",
+	  "line 2: malformed event record: bad mode 'every'" },
+	{ "spool\t1\t0\t0\nevent\t0\tx\tfreq\t0\n",
+	  "line 2: malformed event record: bad VALUE '0'" },
 	{ HEAD "spool\t1\t0\t0\n", "line 2: a second spool record" },
 	{ HEAD "spool\t1\t0\n", "line 2: spool record with 3 fields, not 4" },
 	{ HEAD "module\t1\t1\t0x1000\t0x2000\t0x0\t1\tuser\t/x\n",
