@@ -57,6 +57,7 @@ enum {
 	OPT_TID,
 	OPT_TIME,
 	OPT_TITLE,
+	OPT_VIEW,
 	OPT_WEIGHT,
 	OPT_WIDTH,
 };
@@ -104,6 +105,7 @@ static const struct option longopts[] = {
 	{ "tid", optional_argument, NULL, OPT_TID },
 	{ "time", required_argument, NULL, OPT_TIME },
 	{ "title", required_argument, NULL, OPT_TITLE },
+	{ "view", required_argument, NULL, OPT_VIEW },
 	{ "weight", required_argument, NULL, OPT_WEIGHT },
 	{ "width", required_argument, NULL, OPT_WIDTH },
 	{ "window", required_argument, NULL, OPT_WINDOW },
@@ -145,7 +147,8 @@ static const char help_text[] =
     "  --window SECONDS      what --live counts: the last 10 s\n"
     "  --interval SECONDS    one output per interval, to -o PATTERN whose\n"
     "                        %t is the interval's start (Unix seconds)\n"
-    "  --weight samples|time what a sample counts (see sp-fold(1))\n"
+    "  --view cpu|off-cpu|wall  CPU samples, time waiting, or both\n"
+    "  --weight samples|time|period  what a sample counts (see sp-fold(1))\n"
     "Names:\n"
     "  --pid, --tid          append -PID or -PID/TID to the comm frame\n"
     "  --process-name        the process's name, not the thread's\n"
@@ -155,7 +158,7 @@ static const char help_text[] =
     "  --context             perf script --inline: with file:line\n"
     "  --addrs               keep addresses and offsets in names\n"
     "  --show-hidden         keep frames flagged hidden\n"
-    "  --event-filter EVENT  perf script: only this event\n"
+    "  --event-filter EVENT  only this event's samples\n"
     "  --srcline             perf script -F+srcline: file:line in names\n"
     "Filters:\n"
     "  --pid=PIDS, --tid=TIDS  only these processes or threads\n"
@@ -467,11 +470,21 @@ set_option(int c, struct fold_opts *o)
 	case OPT_TITLE:
 		o->title = optarg;
 		break;
+	case OPT_VIEW:
+		if (!strcmp(optarg, "off-cpu"))
+			o->view = FOLD_VIEW_OFFCPU;
+		else if (!strcmp(optarg, "wall"))
+			o->view = FOLD_VIEW_WALL;
+		else if (strcmp(optarg, "cpu"))
+			bad_value("--view", optarg);
+		break;
 	case OPT_WEIGHT:
-		if (strcmp(optarg, "time") && strcmp(optarg, "samples"))
+		if (strcmp(optarg, "time") && strcmp(optarg, "samples") &&
+		    strcmp(optarg, "period"))
 			bad_value("--weight", optarg);
 		o->weight_time = !strcmp(optarg, "time");
-		o->weight_samples = !o->weight_time;
+		o->weight_period = !strcmp(optarg, "period");
+		o->weight_samples = !strcmp(optarg, "samples");
 		break;
 	case OPT_WIDTH:
 		o->width = (int)parse_num("--width", optarg, 100000);
@@ -539,6 +552,27 @@ fold_args_release(struct fold_opts *o)
 		regfree(&o->exclude);
 }
 
+/*
+ * --view off-cpu and wall count time: nanoseconds, whatever --weight;
+ * they choose their events themselves.
+ */
+static void
+check_view(struct fold_opts *o)
+{
+	if (o->view == FOLD_VIEW_CPU) {
+		if (o->weight_period && o->from == FOLD_IN_FOLDED)
+			usage_error("folded stacks are folded already: "
+				    "--weight does not apply");
+		return;
+	}
+	if (o->from != FOLD_IN_RECORDS || o->diff)
+		usage_error("--view off-cpu and wall read a record stream");
+	if (o->event_filter || o->weight_period || o->weight_samples)
+		usage_error("--view off-cpu and wall count nanoseconds of "
+			    "their own events: no --event-filter or --weight");
+	o->weight_time = true;
+}
+
 /* The checks of options that go together, once all are read. */
 static void
 check_combinations(struct fold_opts *o, int nfiles)
@@ -574,9 +608,10 @@ check_combinations(struct fold_opts *o, int nfiles)
 		o->inl = true;
 	if (o->from != FOLD_IN_RECORDS)
 		check_text_options(o, o->from);
-	else if (o->event_filter || o->srcline || o->context)
-		bad_combination("--event-filter, --srcline and --context need "
-				"--from perf-script");
+	else if (o->srcline || o->context)
+		bad_combination("--srcline and --context need --from "
+				"perf-script");
+	check_view(o);
 }
 
 /*

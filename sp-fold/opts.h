@@ -27,6 +27,13 @@ enum fold_input {
 	FOLD_IN_FOLDED,
 };
 
+/* What a record stream's samples count (--view). */
+enum fold_tally {
+	FOLD_VIEW_CPU,    /* one event's samples: the first or --event-filter */
+	FOLD_VIEW_OFFCPU, /* the time threads waited, where they waited */
+	FOLD_VIEW_WALL,   /* CPU time and waiting time, in nanoseconds */
+};
+
 /* A list of ids from --pid=LIST or --tid=LIST. */
 struct fold_ids {
 	int64_t *v;
@@ -55,6 +62,8 @@ struct fold_opts {
 	bool negate;          /* --negate: blue for growth, red for shrinking */
 	bool weight_time;     /* count the sampling period, not samples */
 	bool weight_samples;  /* perf script: 1 a sample, not its period */
+	bool weight_period;   /* records: each sample's period (its events) */
+	enum fold_tally view;
 	const char *event_filter;
 	struct fold_ids pids, tids;
 	const char **comms;

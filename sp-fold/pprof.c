@@ -96,7 +96,7 @@ value_type(struct pprof *p, unsigned field, const char *type, const char *unit)
 }
 
 int
-pprof_init(struct pprof *p, bool with_time, uint64_t period_ns,
+pprof_init(struct pprof *p, const char *time_kind, uint64_t period_ns,
 	   uint64_t time_ns, uint64_t duration_ns)
 {
 	int rc = 0;
@@ -110,9 +110,11 @@ pprof_init(struct pprof *p, bool with_time, uint64_t period_ns,
 	    pprof_str(p, "", 0) < 0)
 		return -ENOMEM;
 	rc |= value_type(p, PROFILE_SAMPLE_TYPE, "samples", "count");
-	if (with_time) {
-		rc |= value_type(p, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
-		rc |= value_type(p, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
+	if (time_kind) {
+		rc |= value_type(p, PROFILE_SAMPLE_TYPE, time_kind,
+				 "nanoseconds");
+		rc |= value_type(p, PROFILE_PERIOD_TYPE, time_kind,
+				 "nanoseconds");
 		rc |= pb_uint(&p->out, PROFILE_PERIOD, period_ns);
 	}
 	if (time_ns)

@@ -48,8 +48,12 @@ struct pprof_map {
 	bool functions, filenames, line_numbers, inline_frames;
 };
 
-/* Both return 0 or -ENOMEM. */
-int pprof_init(struct pprof *p, bool with_time, uint64_t period_ns,
+/*
+ * Both return 0 or -ENOMEM.  With `time_kind` ("cpu", "off_cpu", "wall"),
+ * samples have a second value, nanoseconds of that kind, and the profile
+ * a period of `period_ns`; NULL: samples are counts only.
+ */
+int pprof_init(struct pprof *p, const char *time_kind, uint64_t period_ns,
 	       uint64_t time_ns, uint64_t duration_ns);
 void pprof_release(struct pprof *p);
 /* Interns a string; returns its index or -ENOMEM. */

@@ -69,7 +69,7 @@ fold_write_pprof(FILE *out, struct fold_set *set, const struct fold_opts *o,
 	int64_t v[2];
 	int rc;
 
-	rc = pprof_init(&p, meta->period_ns != 0, meta->period_ns,
+	rc = pprof_init(&p, meta->period_ns ? "cpu" : NULL, meta->period_ns,
 			meta->start_ns, meta->duration_ns);
 	if (!rc)
 		rc = fold_set_lines(set, &l, &n);

@@ -267,8 +267,8 @@ fold_pprof_records(FILE *out, const struct fold_reader *r)
 	bool keep;
 	int rc;
 
-	rc = pprof_init(&p, true, fold_period_ns(r), r->meta.start_ns,
-			r->meta.duration_ns);
+	rc = pprof_init(&p, fold_events_kind(r->o), fold_period_ns(r),
+			r->meta.start_ns, r->meta.duration_ns);
 	main = rc ? SP_NONE : main_module(r);
 	if (main != SP_NONE && mapping_of(&p, r, main) < 0)
 		rc = -ENOMEM;

@@ -298,7 +298,7 @@ sample_wanted(const struct fold_reader *r, int32_t pid, uint64_t tid,
 /* Counts a sample into its entry; sets *entry to the entry's index. */
 static int
 aggregate(struct fold_reader *r, uint32_t name, int32_t pid, uint64_t tid,
-	  uint32_t stack, uint32_t *entry)
+	  uint32_t stack, uint64_t add, uint32_t *entry)
 {
 	struct agg_key k;
 	uint64_t *slot;
@@ -319,7 +319,7 @@ aggregate(struct fold_reader *r, uint32_t name, int32_t pid, uint64_t tid,
 		    (struct fold_entry){ name, pid, tid, stack, 0 };
 	}
 	*entry = (uint32_t)*slot;
-	r->ents[*entry].count += r->o->weight_time ? fold_period_ns(r) : 1;
+	r->ents[*entry].count += add;
 	return 0;
 }
 
@@ -389,9 +389,12 @@ on_sample(struct fold_reader *r, const struct sp_rec *rec)
 		.ts = rec->u.sample.ts,
 		.stack = rec->u.sample.stack,
 	};
+	uint64_t add;
 	uint32_t entry;
 	int64_t name;
 
+	if (!fold_events_weight(&r->events, r->o, rec, fold_period_ns(r), &add))
+		return 0;
 	if (!r->have_first)
 		r->first_ts = smp.ts;
 	r->have_first = true;
@@ -414,7 +417,8 @@ on_sample(struct fold_reader *r, const struct sp_rec *rec)
 		return -ENOMEM;
 	if (!r->o->tid && !r->keep_ticks && smp.comm)
 		smp.tid = 0;
-	if (aggregate(r, (uint32_t)name, smp.pid, smp.tid, smp.stack, &entry))
+	if (aggregate(r, (uint32_t)name, smp.pid, smp.tid, smp.stack, add,
+		      &entry))
 		return -ENOMEM;
 	return r->keep_ticks ? add_tick(r, entry, smp.ts) : 0;
 }
@@ -444,6 +448,8 @@ one_record(struct fold_reader *r, const struct sp_rec *rec, uint64_t lineno)
 		return 0;
 	case SP_REC_SPOOL:
 		return on_spool(r, rec);
+	case SP_REC_EVENT:
+		return fold_events_add(&r->events, rec);
 	default:
 		return 0;
 	}
@@ -542,6 +548,7 @@ void
 fold_reader_release(struct fold_reader *r)
 {
 	fold_model_release(&r->m);
+	fold_events_release(&r->events);
 	sp_htab_free(r->agg);
 	free(r->ents);
 	free(r->ticks);

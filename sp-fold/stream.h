@@ -16,6 +16,7 @@
 #include "sp-fold/meta.h"
 #include "sp-fold/model.h"
 #include "sp-fold/opts.h"
+#include "sp-fold/events.h"
 
 /* Samples of one thread name, process, thread and stack. */
 struct fold_entry {
@@ -66,6 +67,7 @@ struct fold_reader {
 	uint64_t interval; /* the current interval's number */
 	bool keep_ticks;
 	struct fold_model m;
+	struct fold_events events; /* the stream's event records */
 	struct fold_meta meta;
 	struct sp_htab *agg; /* struct agg_key -> entries index */
 	struct fold_entry *ents;

@@ -304,6 +304,8 @@ countname(const struct fold_opts *o)
 {
 	if (o->countname)
 		return o->countname;
+	if (o->weight_period)
+		return "events";
 	return o->weight_time ? "nanoseconds" : "samples";
 }
 

@@ -86,13 +86,28 @@ fn_cmp(const void *a, const void *b)
 	return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
+/* What the counts are: samples, nanoseconds of a view, or events. */
+static const char *
+unit_of(const struct fold_opts *o)
+{
+	if (o->view == FOLD_VIEW_OFFCPU)
+		return "nanoseconds off-CPU";
+	if (o->view == FOLD_VIEW_WALL)
+		return "nanoseconds of wall-clock time";
+	if (o->weight_time)
+		return "nanoseconds";
+	return o->weight_period ? "events" : "samples";
+}
+
 static void
-print_top(FILE *out, const struct top *t, uint64_t all)
+print_top(FILE *out, const struct top *t, uint64_t all,
+	  const struct fold_opts *o)
 {
 	double scale = all ? 100.0 / (double)all : 0;
 	size_t i;
 
-	fprintf(out, "# %" PRIu64 " samples, %zu functions\n", all, t->n);
+	fprintf(out, "# %" PRIu64 " %s, %zu functions\n", all, unit_of(o),
+		t->n);
 	fprintf(out, "%8s %8s %12s %12s  %s\n", "self%", "total%", "self",
 		"total", "function");
 	for (i = 0; i < t->n; i++)
@@ -119,7 +134,7 @@ fold_write_top(FILE *out, struct fold_set *set, const struct fold_opts *o)
 	if (!rc) {
 		if (t.n)
 			qsort(t.v, t.n, sizeof(*t.v), fn_cmp);
-		print_top(out, &t, fold_set_total(set));
+		print_top(out, &t, fold_set_total(set), o);
 	} else {
 		warnx("out of memory");
 	}

@@ -115,8 +115,8 @@ set_source(struct perf_event_attr *a, const struct rec_evopts *o, size_t i)
 	a->config = e->config;
 	a->exclude_user = e->exclude_user;
 	a->freq = 0;
-	a->sample_period = o->period ? o->period : 1;
-	if (!o->period && !e->tracepoint) {
+	a->sample_period = o->period && !e->every ? o->period : 1;
+	if (!o->period && !e->tracepoint && !e->every) {
 		a->freq = 1;
 		a->sample_freq = o->freq;
 	}
@@ -136,7 +136,8 @@ event_attr(const struct rec_events *ev, size_t i, struct perf_event_attr *a)
 		a->exclude_callchain_kernel = 1;
 	}
 	if (i > 0)
-		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 0;
+		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task =
+		    a->context_switch = 0;
 }
 
 const char *
@@ -210,6 +211,7 @@ rec_events_init(struct rec_events *ev, const struct rec_evopts *o)
 	a->comm = 1;
 	a->comm_exec = 1;
 	a->task = 1;
+	a->context_switch = o->switches;
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;

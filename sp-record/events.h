@@ -31,6 +31,7 @@ struct rec_evopts {
 	struct rec_evspec events[REC_EVENTS_MAX]; /* cycles unless -e says */
 	size_t nevents;                           /* at least 1 */
 	bool source_explicit; /* -e given: no fallback to cpu-clock */
+	bool switches;        /* --off-cpu: context-switch records too */
 	uint64_t freq;        /* samples per second, unless period */
 	uint64_t period;      /* -c: one sample every `period` events */
 	bool kernel;          /* -k: kernel callchains */

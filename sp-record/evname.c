@@ -109,6 +109,16 @@ rec_evspec_cpu_clock(struct rec_evspec *out)
 	set_known(out, &software[0]);
 }
 
+void
+rec_evspec_off_cpu(struct rec_evspec *out)
+{
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "off-cpu");
+	out->type = PERF_TYPE_SOFTWARE;
+	out->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	out->every = true;
+}
+
 /*
  * The events directory of tracefs.  Like perf, mount tracefs where the
  * kernel has it but nobody mounted it (as root only; harmless otherwise).

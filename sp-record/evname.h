@@ -22,6 +22,7 @@ struct rec_evspec {
 	bool exclude_kernel; /* :u */
 	bool is_time;        /* cpu-clock or task-clock: samples are time */
 	bool tracepoint;     /* sampled at every hit unless -c says */
+	bool every;          /* sampled at every hit, whatever -c says */
 };
 
 /*
@@ -34,6 +35,11 @@ int rec_evspec_parse(const char *s, struct rec_evspec *out, char *err,
 void rec_evspec_default(struct rec_evspec *out);
 /* Turns the spec into cpu-clock (the fallback for a missing PMU). */
 void rec_evspec_cpu_clock(struct rec_evspec *out);
+/*
+ * --off-cpu's event, named "off-cpu": every context switch, sampled in
+ * the thread switched out (its stack where it blocked).
+ */
+void rec_evspec_off_cpu(struct rec_evspec *out);
 /* The software events, "cpu-clock, task-clock, ...", cut to fit. */
 void rec_evspec_software_names(char *buf, size_t len);
 /*

@@ -3,6 +3,7 @@
  * exit, lost) into spool records, in time order (recorder.h).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -80,8 +81,8 @@ rec_write_sample(struct recorder *r, struct rec_proc *p,
 		 const struct rec_sample *s)
 {
 	struct rec_stack_stats before = r->stk.stats;
+	size_t n, event = r->pt ? 0 : rec_events_index(&r->ev, s->id);
 	uint32_t stack_id;
-	size_t n;
 	int rc;
 
 	rc = ensure_thread(r, p, (int32_t)s->tid, s->time);
@@ -97,9 +98,14 @@ rec_write_sample(struct recorder *r, struct rec_proc *p,
 		r->stk.stats = before;
 		n = rec_stack_build(&r->stk, r->mods, p->pid, s, r->frames);
 	}
+	/* --off-cpu: a switch-out's stack waits for its thread to run. */
+	if (n > 0 && r->offcpu && event == r->ev.opts.nevents - 1)
+		return rec_wr(r, rec_offcpu_put(r->offcpu, p->pid, s->tid,
+						s->time, r->frames, n));
 	/* The weight goes with a sample that will be written: one with
 	 * frames (the ptrace sampler has no event of its own). */
-	if (n > 0 && !r->pt && (rc = rec_write_weight(r, s)) < 0)
+	if (n > 0 && !r->pt && rec_needs_weight(r) &&
+	    (rc = rec_write_weight(r, (uint32_t)event, s->period)) < 0)
 		return rc;
 	rc = rec_wr(r, sp_spool_writer_sample(r->w, s->time, p->pid, s->tid,
 					      r->frames, n, &stack_id));
@@ -346,8 +352,60 @@ on_exit_record(struct recorder *r, const struct rec_event *e, uint64_t ts)
 	if (!rec_ptab_get(&r->procs, (int32_t)t.pid))
 		return 0;
 	rec_ptab_remove_thread(&r->procs, (int32_t)t.tid);
+	if (r->offcpu)
+		free(rec_offcpu_take(r->offcpu, t.tid));
 	sp_spool_writer_forget_thread(r->w, (int32_t)t.pid, t.tid);
 	return rec_write_exit(r, ts, (int32_t)t.pid, (int32_t)t.tid);
+}
+
+/* Writes a waiting stack with the time its thread spent off the CPU. */
+static int
+write_wait(struct recorder *r, struct rec_offcpu_wait *w, uint64_t in_ns)
+{
+	uint64_t ns = in_ns > w->out_ns ? in_ns - w->out_ns : 0;
+	uint32_t stack_id;
+	int rc = 0;
+
+	if (ns < r->cfg.off_cpu_min_ns || ns == 0)
+		r->offcpu_short++;
+	else if ((rc = rec_write_weight(r, (uint32_t)(r->ev.opts.nevents - 1),
+					ns)) == 0)
+		rc = rec_wr(r, sp_spool_writer_sample(r->w, w->out_ns, w->pid,
+						      w->tid, w->frames,
+						      w->nframes, &stack_id));
+	if (rc == 0 && ns >= r->cfg.off_cpu_min_ns && ns)
+		r->st.samples++;
+	free(w);
+	return rc;
+}
+
+int
+rec_offcpu_flush(struct recorder *r, uint64_t now)
+{
+	struct rec_offcpu_wait *w;
+	int rc = 0;
+
+	while (r->offcpu && rc == 0 && (w = rec_offcpu_take_any(r->offcpu)))
+		rc = write_wait(r, w, now);
+	return rc;
+}
+
+/* --off-cpu: a thread back on a CPU ends its wait. */
+static int
+on_switch(struct recorder *r, const struct rec_event *e)
+{
+	struct rec_offcpu_wait *w;
+	struct rec_switch sw;
+
+	if (!r->offcpu)
+		return 0;
+	if (rec_switch_parse(&r->layout, e->data, e->len, &sw) < 0) {
+		r->st.bad_records++;
+		return 0;
+	}
+	if (sw.out || !(w = rec_offcpu_take(r->offcpu, sw.tid)))
+		return 0;
+	return write_wait(r, w, sw.time);
 }
 
 static int
@@ -404,6 +462,9 @@ rec_handle(struct recorder *r, const struct rec_event *e)
 	case PERF_RECORD_THROTTLE:
 		r->st.throttles++;
 		return 0;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		return on_switch(r, e);
 	default:
 		return 0;
 	}

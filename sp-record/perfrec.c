@@ -397,3 +397,25 @@ rec_lost_parse(const void *rec, size_t len, uint64_t *lost)
 	*lost = get64(&c);
 	return c.bad ? -EBADMSG : 0;
 }
+
+#ifndef PERF_RECORD_MISC_SWITCH_OUT_PREEMPT
+#define PERF_RECORD_MISC_SWITCH_OUT_PREEMPT (1 << 14)
+#endif
+
+int
+rec_switch_parse(const struct rec_layout *l, const void *rec, size_t len,
+		 struct rec_switch *s)
+{
+	const struct perf_event_header *h = rec;
+	struct rec_id id;
+
+	memset(s, 0, sizeof(*s));
+	if (rec_record_id(l, rec, len, &id) < 0 || !id.has_tid || !id.has_time)
+		return -EBADMSG;
+	s->pid = id.pid;
+	s->tid = id.tid;
+	s->time = id.time;
+	s->out = (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
+	s->preempt = (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
+	return 0;
+}

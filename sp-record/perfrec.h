@@ -121,6 +121,17 @@ int rec_mmap2_parse(const struct rec_layout *l, const void *rec, size_t len,
 int rec_comm_parse(const struct rec_layout *l, const void *rec, size_t len,
 		   struct rec_comm *c);
 int rec_task_parse(const void *rec, size_t len, struct rec_task *t);
+
+/* PERF_RECORD_SWITCH and PERF_RECORD_SWITCH_CPU_WIDE: the task switched. */
+struct rec_switch {
+	uint32_t pid, tid;
+	uint64_t time;
+	bool out;     /* switched out (else in) */
+	bool preempt; /* switched out while runnable: preempted */
+};
+/* Needs the sample_id_all trailer's pid, tid and time; else -EBADMSG. */
+int rec_switch_parse(const struct rec_layout *l, const void *rec, size_t len,
+		     struct rec_switch *s);
 /* The count of a PERF_RECORD_LOST or PERF_RECORD_LOST_SAMPLES record. */
 int rec_lost_parse(const void *rec, size_t len, uint64_t *lost);
 

@@ -62,6 +62,8 @@ rec_new(const struct rec_config *cfg, int fd)
 	r->mods = sp_modtab_new();
 	r->buildids = rec_buildids_new();
 	r->ignored = sp_htab_new();
+	if (cfg->off_cpu && !(r->offcpu = rec_offcpu_new()))
+		rc = rc ? rc : -ENOMEM;
 	r->self = (int32_t)getpid();
 	r->frames = calloc(REC_STACK_MAX, sizeof(*r->frames));
 	r->pfd = calloc((size_t)r->ev.ncpus + 1, sizeof(*r->pfd));
@@ -103,6 +105,7 @@ rec_free(struct recorder *r)
 	sp_modtab_free(r->mods);
 	rec_buildids_free(r->buildids);
 	sp_htab_free(r->ignored);
+	rec_offcpu_free(r->offcpu);
 	sp_buf_release(&r->ext);
 	sp_buf_release(&r->maps);
 	free(r->frames);
@@ -339,6 +342,9 @@ rec_stop(struct recorder *r)
 		drain_rings(r);
 		process_ready(r, true);
 	}
+	/* Threads still waiting have waited until now. */
+	if (!r->werr)
+		rec_offcpu_flush(r, rec_now_ns());
 	for (c = 0; c < r->ev.ncpus; c++)
 		r->st.wrapped += r->ev.rings[c].wrapped;
 	/* The per-event counters also see losses no LOST record told. */

@@ -34,6 +34,8 @@ struct rec_config {
 	const char *cpu_list; /* -C: those CPUs only (with -a) */
 	bool only_uid;        /* -u: one user's processes (with -a) */
 	uid_t uid;
+	bool off_cpu;            /* --off-cpu: the last event is "off-cpu" */
+	uint64_t off_cpu_min_ns; /* shorter waits are not written */
 	bool ptrace;             /* --ptrace: sample with ptrace, not perf */
 	bool spool_on_stdout;    /* a launched command writes to stderr */
 	bool quiet;              /* -q: no status line */

@@ -20,6 +20,7 @@
 #include "common/spool.h"
 #include "sp-record/buildid.h"
 #include "sp-record/maps.h"
+#include "sp-record/offcpu.h"
 #include "sp-record/perfrec.h"
 #include "sp-record/proc.h"
 #include "sp-record/ptrace.h"
@@ -66,8 +67,10 @@ struct recorder {
 	bool stopped;
 	bool gap; /* events lost since the last sweep */
 	pid_t child;
-	int32_t self;            /* our pid: -a does not record us */
-	struct sp_htab *ignored; /* -a: pids not recorded (-u, us) */
+	int32_t self;              /* our pid: -a does not record us */
+	struct sp_htab *ignored;   /* -a: pids not recorded (-u, us) */
+	struct rec_offcpu *offcpu; /* --off-cpu: threads switched out */
+	uint64_t offcpu_short;     /* waits under --off-cpu-min */
 	bool child_reaped;
 	int child_status;
 	uint64_t last_check_ns;
@@ -97,7 +100,8 @@ int rec_write_lost(struct recorder *r, uint64_t ts, uint64_t count);
 int rec_write_exit(struct recorder *r, uint64_t ts, int32_t pid, int32_t tid);
 int rec_write_buildids(struct recorder *r, uint32_t first);
 int rec_write_events(struct recorder *r);
-int rec_write_weight(struct recorder *r, const struct rec_sample *s);
+bool rec_needs_weight(const struct recorder *r);
+int rec_write_weight(struct recorder *r, uint32_t event, uint64_t weight);
 int rec_intern(struct recorder *r, const struct sp_module *m, uint32_t *id);
 void rec_read_line(const char *path, char *buf, size_t size);
 int rec_write_host(struct recorder *r);
@@ -135,6 +139,8 @@ int rec_name_threads(struct recorder *r, int32_t pid, uint64_t ts);
 int rec_write_sample(struct recorder *r, struct rec_proc *p,
 		     const struct rec_sample *s);
 int rec_exec_epoch(struct recorder *r, struct rec_proc *p, uint64_t ts);
+/* --off-cpu: writes every stack still waiting, as if run again at `now`. */
+int rec_offcpu_flush(struct recorder *r, uint64_t now);
 int rec_handle(struct recorder *r, const struct rec_event *e);
 
 /*

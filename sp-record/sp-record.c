@@ -76,6 +76,9 @@ static void __attribute__((noreturn)) help(void)
 	      "  -o, --output FILE       the spool (standard output: a pipe)\n"
 	      "      --ptrace            sample by ptrace where perf events "
 	      "are refused\n"
+	      "      --off-cpu           also where threads wait, and how "
+	      "long\n"
+	      "      --off-cpu-min US    shorter waits are left out (0)\n"
 	      "  -q, --quiet             no status line on a terminal\n"
 	      "      --stack-size BYTES  user stack copied per sample "
 	      "(32768)\n"
@@ -244,6 +247,36 @@ check_scope(const struct rec_config *cfg, size_t npids, size_t ntids, int argc)
 		warnx("--ptrace records one process: no -a, no -t");
 		usage();
 	}
+}
+
+/*
+ * --off-cpu: CPU samples in time (cpu-clock unless -e gives a clock), and
+ * last the off-cpu event with context-switch records.
+ */
+static void
+off_cpu_options(struct rec_config *cfg)
+{
+	struct rec_evopts *o = &cfg->ev;
+	size_t i;
+
+	if (cfg->ptrace) {
+		warnx("--off-cpu needs perf events, not --ptrace");
+		usage();
+	}
+	if (!o->source_explicit)
+		rec_evspec_cpu_clock(&o->events[0]);
+	for (i = 0; i < o->nevents; i++)
+		if (!o->events[i].is_time || o->period) {
+			warnx("--off-cpu goes with time: -e cpu-clock or "
+			      "task-clock, no -c");
+			usage();
+		}
+	if (o->nevents == REC_EVENTS_MAX) {
+		warnx("at most %d events with --off-cpu", REC_EVENTS_MAX - 1);
+		usage();
+	}
+	rec_evspec_off_cpu(&o->events[o->nevents++]);
+	o->switches = true;
 }
 
 /* One event per thread and CPU can need many descriptors. */
@@ -455,6 +488,8 @@ main(int argc, char **argv)
 		{ "list-events", no_argument, NULL, 'l' },
 		{ "kernel", no_argument, NULL, 'k' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "off-cpu", no_argument, NULL, 'O' },
+		{ "off-cpu-min", required_argument, NULL, 'M' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "ptrace", no_argument, NULL, 'P' },
@@ -518,6 +553,13 @@ main(int argc, char **argv)
 		case 'm':
 			cfg.ev.pages = pages_arg(optarg);
 			break;
+		case 'O':
+			cfg.off_cpu = true;
+			break;
+		case 'M':
+			cfg.off_cpu_min_ns =
+			    number(optarg, "--off-cpu-min", 60000000) * 1000;
+			break;
 		case 'o':
 			output = optarg;
 			break;
@@ -556,6 +598,8 @@ main(int argc, char **argv)
 		rec_evspec_default(&cfg.ev.events[0]);
 		cfg.ev.nevents = 1;
 	}
+	if (cfg.off_cpu)
+		off_cpu_options(&cfg);
 	/* System-wide, a process forked later is recorded as any other. */
 	if (cfg.system_wide)
 		cfg.follow = true;

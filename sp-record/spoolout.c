@@ -101,21 +101,22 @@ rec_write_events(struct recorder *r)
 }
 
 /*
- * Before a sample of a recording where a sample's weight is not implied
- * (several events, or a count sampled at a frequency, whose period
- * varies): its event and period.
+ * Whether samples carry their event and weight: a recording of several
+ * events, or of one event counted at a frequency (its period varies).
  */
-int
-rec_write_weight(struct recorder *r, const struct rec_sample *s)
+bool
+rec_needs_weight(const struct recorder *r)
 {
-	struct sp_ext_weight w;
-	size_t i = rec_events_index(&r->ev, s->id);
+	return r->ev.opts.nevents > 1 ||
+	       (!r->ev.opts.events[0].is_time && !rec_events_period(&r->ev, 0));
+}
 
-	if (r->ev.opts.nevents == 1 &&
-	    (r->ev.opts.events[0].is_time || rec_events_period(&r->ev, 0)))
-		return 0;
-	w.event = (uint32_t)i;
-	w.weight = s->period;
+/* Writes the event and weight of the sample written next. */
+int
+rec_write_weight(struct recorder *r, uint32_t event, uint64_t weight)
+{
+	struct sp_ext_weight w = { event, weight };
+
 	sp_buf_reset(&r->ext);
 	if (sp_ext_weight_encode(&r->ext, &w) < 0)
 		return rec_wr(r, -ENOMEM);

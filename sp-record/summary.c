@@ -139,6 +139,11 @@ rec_summary(const struct recorder *r, FILE *out, double seconds)
 	fprintf(out, ", %s stacks%s\n",
 		r->cfg.callgraph == REC_CG_DWARF ? "dwarf" : "frame-pointer",
 		r->ev.kernel_stacks ? " with kernel frames" : "");
+	if (r->offcpu_short)
+		fprintf(out,
+			"sp-record: %" PRIu64 " wait%s under --off-cpu-min "
+			"left out\n",
+			r->offcpu_short, s_(r->offcpu_short));
 	fprintf(out, "sp-record: lost %" PRIu64 " event%s", s->lost,
 		s_(s->lost));
 	if (s->bad_records)

@@ -67,6 +67,18 @@ if grep -q '^  sched:sched_switch ' "$TMP/list"; then
 		END { printf "events: %d faults, %d switches, %d bad\n", n[0], n[1], bad > "/dev/stderr"
 		      exit !(n[0] > 50 && n[1] >= 50 && !bad) }' "$TMP/two.rec" ||
 		fail "samples do not carry their event"
+	# sp-fold shows the first event unless --event-filter names one.
+	n=$("$SP_FOLD" <"$TMP/two.rec" | awk '/;nap;/ { n += $NF }
+		END { print n + 0 }')
+	[ "$n" -lt 10 ] ||
+		fail "sp-fold mixed $n switches into the page faults"
+	"$SP_FOLD" --event-filter sched:sched_switch <"$TMP/two.rec" |
+		grep -q ';main;nap;' || fail "--event-filter sched:sched_switch"
+	n=$("$SP_FOLD" --event-filter sched:sched_switch <"$TMP/two.rec" |
+		awk '/;fault_pages/ { n += $NF } END { print n + 0 }')
+	[ "$n" -lt 10 ] || fail "--event-filter kept $n page faults"
+	"$SP_FOLD" --weight period --format top <"$TMP/two.rec" | head -n 1 |
+		grep -q '^# [0-9]* events, ' || fail "--weight period's unit"
 fi
 
 # Errors: an unknown name is a usage error naming it; a missing hardware

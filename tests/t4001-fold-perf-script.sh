@@ -245,9 +245,9 @@ for opt in --time=0,1 --pid=1 --format=speedscope --no-comm '--weight time'; do
 	"$SP_FOLD" --from perf-script $opt "$TMP/in.txt" >/dev/null 2>&1
 	[ $? -eq 2 ] || fail "--from perf-script $opt is not a usage error"
 done
-"$SP_FOLD" --event-filter cycles "$TMP/in.txt" >/dev/null 2>&1
+"$SP_FOLD" --srcline "$TMP/in.txt" >/dev/null 2>&1
 [ $? -eq 2 ] ||
-	fail "--event-filter without --from perf-script is not a usage error"
+	fail "--srcline without --from perf-script is not a usage error"
 
 # Issue 11: text saved with CR LF folds as the same text; lines from the
 # input reach stderr escaped, never as raw terminal escapes.

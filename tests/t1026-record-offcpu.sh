@@ -1,0 +1,61 @@
+#!/bin/sh
+# --off-cpu (issue 15): threads that sleep, wait on a pipe and wait on a
+# mutex for known times show those waits, in nanoseconds, at the stacks
+# that waited (within 5%); the wall view of a thread that computes 20 ms
+# and sleeps 80 ms at a time shows the 20/80 split; every output names
+# its unit.
+. "$(dirname "$0")/lib.sh"
+need_perf
+cc_prog rec_offcpu rec_offcpu.c -O1 -g -pthread
+
+"$SP_RECORD" -q --off-cpu -o "$TMP/x.spool" -- "$TMP/rec_offcpu" \
+	2>"$TMP/err" || fail "sp-record: exit $?: $(cat "$TMP/err")"
+cat "$TMP/err" >&2
+grep -q 'cpu-clock at 999 Hz, off-cpu every 1 event' "$TMP/err" ||
+	fail "summary: $(cat "$TMP/err")"
+"$SP_DUMP" "$TMP/x.spool" | "$SP_SYMBOLIZE" >"$TMP/x.rec" ||
+	fail "sp-dump | sp-symbolize failed"
+
+# ms VIEW FUNCTION: milliseconds of the view in stacks through FUNCTION
+ms() {
+	"$SP_FOLD" --view "$1" <"$TMP/x.rec" | awk -v f=";$2;" -v g=";$2 " '
+		index($0, f) || index($0, g) { n += $NF }
+		END { printf "%d\n", n / 1000000 }'
+}
+# near GOT WANT: within 5% (and 15 ms for scheduling) of WANT
+near() {
+	[ "$1" -ge $(($2 * 95 / 100)) ] &&
+		[ "$1" -le $(($2 * 105 / 100 + 15)) ]
+}
+for w in sleep_wait:300 pipe_wait:400 mutex_wait:250 work_rest:640; do
+	f=${w%%:*} want=${w#*:}
+	got=$(ms off-cpu "$f")
+	echo "off-cpu $f: $got ms (want $want)" >&2
+	near "$got" "$want" || fail "off-CPU time in $f: $got ms, not $want"
+done
+# The CPU view has no waits; the off-CPU view no computing.
+[ "$(ms cpu work_rest)" -eq 0 ] || fail "waits in the CPU view"
+c=$(ms off-cpu work_compute)
+[ "$c" -le 20 ] || fail "off-CPU view: $c ms in work_compute"
+
+# Wall view of the main thread: 160 ms computing, 640 ms resting.
+comp=$(ms wall work_compute) rest=$(ms wall work_rest)
+echo "wall: work_compute $comp ms, work_rest $rest ms" >&2
+pct=$((comp * 100 / (comp + rest)))
+[ "$pct" -ge 17 ] && [ "$pct" -le 23 ] ||
+	fail "wall split $comp/$rest ms: $pct% computing, not 20%"
+
+# Units: top's header, the SVG's count name, pprof's sample type.
+"$SP_FOLD" --view off-cpu --format top <"$TMP/x.rec" | head -n 1 |
+	grep -q '^# [0-9]* nanoseconds off-CPU, ' || fail "top header"
+"$SP_FOLD" --view wall --format svg <"$TMP/x.rec" | grep -q 'nanoseconds' ||
+	fail "svg unit"
+"$SP_FOLD" --view off-cpu --format pprof -o "$TMP/p.pb.gz" <"$TMP/x.rec" ||
+	fail "pprof"
+gzip -dc "$TMP/p.pb.gz" | grep -qa 'off_cpu' || fail "pprof sample type"
+# Usage: views count time of their own events.
+"$SP_FOLD" --view off-cpu --weight samples <"$TMP/x.rec" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--view off-cpu --weight samples: not a usage error"
+"$SP_FOLD" --view idle <"$TMP/x.rec" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--view idle: not a usage error"
+exit 0
