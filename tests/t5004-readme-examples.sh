@@ -45,7 +45,7 @@ for sec in "Quick start" "Everyday use"; do
 		*--live*) continue ;;
 		make) continue ;;   # the build is make check's own
 		esac
-		cmd=$(printf '%s' "$cmd" | sed 's/-d 10 /-d 1 /')
+		cmd=$(printf '%s' "$cmd" | sed 's/-d [0-9][0-9]* /-d 1 /')
 		(cd "$work" && PATH="$bin:$PATH" sh -c "$cmd") \
 			>"$TMP/out" 2>"$TMP/err" </dev/null ||
 			fail "README: '$cmd' exited $?: $(tail -n 3 "$TMP/err")"
@@ -53,7 +53,7 @@ for sec in "Quick start" "Everyday use"; do
 	done <"$TMP/cmds"
 done
 for f in x.spool x.rec x.svg app.spool app.svg app.pb.gz perf.folded \
-	build.spool; do
+	build.spool all.spool wait.spool pf.spool; do
 	[ -s "$work/$f" ] || fail "README example wrote no $f"
 done
 grep -q '^app;main 1000$' "$work/perf.folded" ||
