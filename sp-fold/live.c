@@ -31,7 +31,7 @@ struct live {
 	struct live_tab tab;
 	int tty;
 	struct termios saved;
-	bool by_total, stacks;
+	struct live_show show;
 	uint64_t window_ns;
 };
 
@@ -66,12 +66,14 @@ static void
 draw(struct live *lv)
 {
 	fputs("\033[H\033[2J", stdout);
-	live_tab_print(&lv->tab, &lv->r, stdout, rows() - 1, lv->by_total,
-		       lv->stacks);
+	live_tab_print(&lv->tab, &lv->r, stdout, rows() - 1, &lv->show);
 	fflush(stdout);
 }
 
-/* Keys: s self, t total, c calls (stacks) or functions, q quit. */
+/*
+ * Keys: s self, t total, c calls (stacks) or functions, f the next
+ * thread (busiest first, then all again), q quit.
+ */
 static bool
 key(struct live *lv)
 {
@@ -82,11 +84,13 @@ key(struct live *lv)
 	if (c == 'q' || c == 'Q' || c == 3)
 		return false;
 	if (c == 's')
-		lv->by_total = false;
+		lv->show.by_total = false;
 	else if (c == 't')
-		lv->by_total = true;
+		lv->show.by_total = true;
 	else if (c == 'c')
-		lv->stacks = !lv->stacks;
+		lv->show.stacks = !lv->show.stacks;
+	else if (c == 'f')
+		lv->show.tid = live_tab_next_thread(&lv->tab, lv->show.tid);
 	draw(lv);
 	return true;
 }

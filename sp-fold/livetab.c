@@ -175,7 +175,7 @@ row_cmp(const void *a, const void *b, void *by_total)
 
 /* Counts the window: per function (self, total) or per stack (self). */
 static struct row *
-count(const struct live_tab *t, bool stacks, size_t *nrows)
+count(const struct live_tab *t, bool stacks, uint64_t tid, size_t *nrows)
 {
 	size_t n = stacks ? t->nnames : t->nfuncs, i, j;
 	struct row *v = calloc(n + 1, sizeof(*v));
@@ -185,6 +185,8 @@ count(const struct live_tab *t, bool stacks, size_t *nrows)
 		const struct live_names *ln =
 		    &t->names[t->ring[(t->head + i) % t->cap].names];
 
+		if (tid && t->ring[(t->head + i) % t->cap].tid != tid)
+			continue;
 		if (stacks) {
 			v[t->ring[(t->head + i) % t->cap].names].self++;
 			continue;
@@ -225,10 +227,56 @@ census(const struct live_tab *t, size_t *procs, size_t *threads)
 	sp_htab_free(th);
 }
 
+/* Samples of `tid` in the window. */
+static uint64_t
+thread_samples(const struct live_tab *t, uint64_t tid)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < t->len; i++)
+		n += t->ring[(t->head + i) % t->cap].tid == tid;
+	return n;
+}
+
+uint64_t
+live_tab_next_thread(const struct live_tab *t, uint64_t tid)
+{
+	struct sp_htab *counts = sp_htab_new();
+	uint64_t cur = 0, best = 0, best_n = 0, n, cand, *slot;
+	size_t i, pos = 0;
+	const void *key;
+	bool fresh;
+
+	/* Samples per thread in the window, once. */
+	for (i = 0; counts && i < t->len; i++) {
+		cand = t->ring[(t->head + i) % t->cap].tid;
+		slot = sp_htab_slot(counts, &cand, sizeof(cand), 0, &fresh);
+		if (slot)
+			++*slot;
+	}
+	if (!counts || (tid && !sp_htab_get(counts, &tid, sizeof(tid), &cur)))
+		cur = tid ? 0 : UINT64_MAX;
+	/* The busiest thread after `tid` in (samples desc, tid asc). */
+	while (counts && sp_htab_next(counts, &pos, &key, NULL, &n)) {
+		memcpy(&cand, key, sizeof(cand));
+		if (tid && (n > cur || (n == cur && cand <= tid)))
+			continue;
+		if (n > best_n || (n == best_n && cand < best)) {
+			best = cand;
+			best_n = n;
+		}
+	}
+	sp_htab_free(counts);
+	return best;
+}
+
 static void
 header(const struct live_tab *t, const struct fold_reader *r, FILE *out,
-       bool by_total, bool stacks)
+       const struct live_show *show)
 {
+	bool by_total = show->by_total, stacks = show->stacks;
+
 	uint64_t span = t->len ? t->latest - t->ring[t->head].ts : 0;
 	double secs = (double)span / 1e9 + (double)fold_period_ns(r) / 1e9;
 	size_t procs, threads;
@@ -240,11 +288,16 @@ header(const struct live_tab *t, const struct fold_reader *r, FILE *out,
 	    "%zu threads  lost %" PRIu64 "\n",
 	    t->len, secs, t->len ? (double)t->len / secs : 0.0, procs, threads,
 	    r->lost);
-	fprintf(out, "keys: s self  t total  c %s  q quit    sorted by %s\n\n",
+	fprintf(out,
+		"keys: s self  t total  c %s  f thread  q quit    sorted by "
+		"%s",
 		stacks ? "functions" : "call stacks",
 		stacks     ? "samples"
 		: by_total ? "total"
 			   : "self");
+	if (show->tid)
+		fprintf(out, "    thread %" PRIu64, show->tid);
+	fputs("\n\n", out);
 	if (stacks)
 		fputs("  samples%  samples  call stack (root first)\n", out);
 	else
@@ -253,13 +306,15 @@ header(const struct live_tab *t, const struct fold_reader *r, FILE *out,
 
 void
 live_tab_print(const struct live_tab *t, const struct fold_reader *r, FILE *out,
-	       int rows, bool by_total, bool stacks)
+	       int rows, const struct live_show *show)
 {
+	bool by_total = show->by_total, stacks = show->stacks;
 	size_t n, i;
-	struct row *v = count(t, stacks, &n);
-	double all = t->len ? (double)t->len : 1;
+	struct row *v = count(t, stacks, show->tid, &n);
+	uint64_t in = show->tid ? thread_samples(t, show->tid) : t->len;
+	double all = in ? (double)in : 1;
 
-	header(t, r, out, by_total, stacks);
+	header(t, r, out, show);
 	if (!v)
 		return;
 	qsort_r(v, n, sizeof(*v), row_cmp, &by_total);

@@ -50,11 +50,23 @@ int live_tab_add(struct live_tab *t, const struct fold_reader *r,
 		 const struct fold_sample *s);
 /* Drops the samples older than `window` before the latest one. */
 void live_tab_expire(struct live_tab *t, uint64_t window);
+/* What the table shows: how rows sort, what they are, whose samples. */
+struct live_show {
+	bool by_total; /* functions by total samples, not self */
+	bool stacks;   /* whole stacks, not functions */
+	uint64_t tid;  /* that thread's samples only; 0: every thread */
+};
+
 /*
  * Prints a header line and at most `rows` - 1 rows: functions by self or
  * total samples, or whole stacks by samples.
  */
 void live_tab_print(const struct live_tab *t, const struct fold_reader *r,
-		    FILE *out, int rows, bool by_total, bool stacks);
+		    FILE *out, int rows, const struct live_show *show);
+/*
+ * The thread to show after `tid` (0: every thread): the threads of the
+ * window from the busiest down, then 0 again.
+ */
+uint64_t live_tab_next_thread(const struct live_tab *t, uint64_t tid);
 
 #endif

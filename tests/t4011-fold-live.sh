@@ -33,6 +33,22 @@ if seen is None:
 frame = screen.split(b"\x1b[H\x1b[2J")[-1].decode("utf-8", "replace")
 assert "sp-fold --live" in frame and "1 processes, 1 threads" in frame, frame
 print("live_hot_spin shown after %.1f s" % seen)
+# f: the busiest thread only, named in the header; f again: all again.
+def frame_after(key):
+    global screen
+    os.write(fd, key)
+    mark, t2 = len(screen), time.time()
+    # The key redraws at once; a timed redraw may come first: take the
+    # last whole frame after 1.5 s.
+    while time.time() - t2 < 1.5:
+        if select.select([fd], [], [], 0.2)[0]:
+            screen += os.read(fd, 65536)
+    frames = screen[mark:].split(b"\x1b[H\x1b[2J")
+    return frames[-2 if len(frames) > 2 else -1].decode("utf-8", "replace")
+frame = frame_after(b"f")
+assert ("thread %s" % spin) in frame and "live_hot_spin" in frame, frame
+frame = frame_after(b"f")
+assert ("thread %s" % spin) not in frame, frame
 os.write(fd, b"q")
 t1 = time.time()
 while time.time() - t1 < 10:
