@@ -55,3 +55,5 @@ run fold-perf-script "$noscript" "$ratios" \
 	env SIZE_MB=60 sh bench/fold-perf-script.sh
 run unwind-cost "$noperf" "$ratios|us/sample" sh bench/unwind-cost.sh 3
 run truth "$noperf" 'complete' sh bench/truth.sh 3
+run offcpu-overhead "$noperf" 'slower|CPU' sh bench/offcpu-overhead.sh 50000
+run live-latency "$noperf" 'after the switch' sh bench/live-latency.sh 3
