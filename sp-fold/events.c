@@ -84,6 +84,14 @@ fold_events_weight(const struct fold_events *e, const struct fold_opts *o,
 }
 
 const char *
+fold_events_name(const struct fold_events *e, const struct sp_rec *s)
+{
+	uint32_t ev = s->u.sample.has_event ? s->u.sample.event : 0;
+
+	return ev < e->n ? e->names[ev] : NULL;
+}
+
+const char *
 fold_events_kind(const struct fold_opts *o)
 {
 	return o->view == FOLD_VIEW_OFFCPU ? "off_cpu"

@@ -35,6 +35,9 @@ void fold_events_release(struct fold_events *e);
 bool fold_events_weight(const struct fold_events *e, const struct fold_opts *o,
 			const struct sp_rec *s, uint64_t period_ns,
 			uint64_t *add);
+/* The name of sample record `s`'s event, or NULL when not declared. */
+const char *fold_events_name(const struct fold_events *e,
+			     const struct sp_rec *s);
 /* The view's name for pprof's sample type: "cpu", "off_cpu" or "wall". */
 const char *fold_events_kind(const struct fold_opts *o);
 

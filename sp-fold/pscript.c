@@ -113,11 +113,15 @@ fold_pscript_sample(void *ctx, const struct fold_reader *r,
 		put_clean(out, s->comm);
 	else
 		fprintf(out, ":%" PRIu64, s->tid);
+	/* The period: what the sample counts when it counts time or
+	 * events (stackcollapse-perf.pl weighs samples by it). */
 	fprintf(out,
 		" %" PRId32 "/%" PRIu64 " %" PRIu64 ".%06" PRIu64 ": %" PRIu64
-		" cpu-clock: \n",
+		" %s: \n",
 		s->pid, s->tid, s->ts / 1000000000, s->ts % 1000000000 / 1000,
-		fold_period_ns(r));
+		r->o->weight_time || r->o->weight_period ? s->weight
+							 : fold_period_ns(r),
+		s->event ? s->event : "cpu-clock");
 	if (s->stack != SP_NONE && fold_model_walk(&r->m, s->stack, &ids)) {
 		warnx("out of memory");
 		return -1;

@@ -184,7 +184,7 @@ lay_out(struct ss *ss, const uint32_t *order, size_t from, size_t to,
 			    (struct slot *)(ss->slots.data + ss->slots.len) - 1;
 
 			gap = t->ts > prev ? t->ts - prev : 0;
-			last->weight = gap < period ? gap : period;
+			last->weight = gap < last->weight ? gap : last->weight;
 			sl = (struct slot){ IDLE, gap - last->weight };
 			if (sl.weight &&
 			    sp_buf_add(&ss->slots, &sl, sizeof(sl)))
@@ -194,7 +194,10 @@ lay_out(struct ss *ss, const uint32_t *order, size_t from, size_t to,
 		}
 		any = true;
 		prev = t->ts;
-		sl = (struct slot){ t->entry, period };
+		/* A sample lasts its period, or the time it counts (an
+		 * off-CPU wait) in a view of time. */
+		sl = (struct slot){ t->entry,
+				    r->o->weight_time ? t->weight : period };
 		if (sp_buf_add(&ss->slots, &sl, sizeof(sl)))
 			return -ENOMEM;
 	}

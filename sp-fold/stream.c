@@ -324,11 +324,11 @@ aggregate(struct fold_reader *r, uint32_t name, int32_t pid, uint64_t tid,
 }
 
 static int
-add_tick(struct fold_reader *r, uint32_t entry, uint64_t ts)
+add_tick(struct fold_reader *r, uint32_t entry, uint64_t ts, uint64_t weight)
 {
 	if (SP_GROW(r->ticks, r->aticks, r->nticks + 1))
 		return -ENOMEM;
-	r->ticks[r->nticks++] = (struct fold_tick){ entry, ts };
+	r->ticks[r->nticks++] = (struct fold_tick){ entry, ts, weight };
 	return 0;
 }
 
@@ -395,6 +395,8 @@ on_sample(struct fold_reader *r, const struct sp_rec *rec)
 
 	if (!fold_events_weight(&r->events, r->o, rec, fold_period_ns(r), &add))
 		return 0;
+	smp.weight = add;
+	smp.event = fold_events_name(&r->events, rec);
 	if (!r->have_first)
 		r->first_ts = smp.ts;
 	r->have_first = true;
@@ -420,7 +422,7 @@ on_sample(struct fold_reader *r, const struct sp_rec *rec)
 	if (aggregate(r, (uint32_t)name, smp.pid, smp.tid, smp.stack, add,
 		      &entry))
 		return -ENOMEM;
-	return r->keep_ticks ? add_tick(r, entry, smp.ts) : 0;
+	return r->keep_ticks ? add_tick(r, entry, smp.ts, add) : 0;
 }
 
 static int

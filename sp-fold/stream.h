@@ -31,6 +31,7 @@ struct fold_entry {
 struct fold_tick {
 	uint32_t entry;
 	uint64_t ts;
+	uint64_t weight; /* what it counts, as fold_sample's */
 };
 
 /* One sample as the streaming writers see it. */
@@ -38,7 +39,9 @@ struct fold_sample {
 	const char *comm; /* NULL when unknown */
 	int32_t pid;
 	uint64_t tid, ts;
-	uint32_t stack; /* SP_NONE for an empty stack */
+	uint32_t stack;    /* SP_NONE for an empty stack */
+	uint64_t weight;   /* what it counts in the view: 1, events or ns */
+	const char *event; /* its event's name, or NULL when unnamed */
 };
 
 struct fold_reader;

@@ -53,6 +53,14 @@ pct=$((comp * 100 / (comp + rest)))
 "$SP_FOLD" --view off-cpu --format pprof -o "$TMP/p.pb.gz" <"$TMP/x.rec" ||
 	fail "pprof"
 gzip -dc "$TMP/p.pb.gz" | grep -qa 'off_cpu' || fail "pprof sample type"
+# perf-script output carries each wait as its period, so that
+# stackcollapse-perf.pl (and sp-fold --from perf-script) weigh it alike.
+"$SP_FOLD" --view off-cpu --format perf-script <"$TMP/x.rec" |
+	"$SP_FOLD" --from perf-script >"$TMP/ps.folded" || fail "perf-script"
+got=$(awk '/;pipe_wait;/ { n += $NF } END { printf "%d\n", n / 1000000 }' \
+	"$TMP/ps.folded")
+[ "$got" -eq "$(ms off-cpu pipe_wait)" ] ||
+	fail "perf-script round trip: pipe_wait $got ms"
 # Usage: views count time of their own events.
 "$SP_FOLD" --view off-cpu --weight samples <"$TMP/x.rec" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "--view off-cpu --weight samples: not a usage error"
