@@ -339,7 +339,9 @@ on_fork(struct recorder *r, const struct rec_event *e, uint64_t ts)
 static int
 on_exit_record(struct recorder *r, const struct rec_event *e, uint64_t ts)
 {
+	struct rec_proc *p;
 	struct rec_task t;
+	int rc;
 
 	if (rec_task_parse(e->data, e->len, &t) < 0) {
 		r->st.bad_records++;
@@ -355,7 +357,13 @@ on_exit_record(struct recorder *r, const struct rec_event *e, uint64_t ts)
 	if (r->offcpu)
 		free(rec_offcpu_take(r->offcpu, t.tid));
 	sp_spool_writer_forget_thread(r->w, (int32_t)t.pid, t.tid);
-	return rec_write_exit(r, ts, (int32_t)t.pid, (int32_t)t.tid);
+	rc = rec_write_exit(r, ts, (int32_t)t.pid, (int32_t)t.tid);
+	/* -a sees every thread come and go: the last one out ends the
+	 * process now, not at the next liveness check. */
+	p = rec_ptab_get(&r->procs, (int32_t)t.pid);
+	if (rc == 0 && r->cfg.system_wide && p && !p->threads)
+		rc = rec_retire(r, (int32_t)t.pid, ts);
+	return rc;
 }
 
 /* Writes a waiting stack with the time its thread spent off the CPU. */

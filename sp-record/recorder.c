@@ -213,7 +213,10 @@ rec_step(struct recorder *r, int timeout_ms)
 	process_ready(r, false);
 	rec_reap(r, false, NULL);
 	now = rec_now_ns();
-	if (now - r->last_check_ns >= HOUSEKEEPING_NS) {
+	/* -a retires processes at their last thread's exit record: the
+	 * /proc check over every process is only a safety net there. */
+	if (now - r->last_check_ns >=
+	    (r->cfg.system_wide ? 20 : 1) * HOUSEKEEPING_NS) {
 		r->last_check_ns = now;
 		rec_check_processes(r, now);
 		if (r->gap && r->cfg.follow)
