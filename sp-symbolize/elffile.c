@@ -151,84 +151,101 @@ try_candidate(const char *cand, const char *self, const uint8_t *id,
 	return false;
 }
 
-static bool
-by_buildid(const char *root, const uint8_t *id, size_t len,
-	   struct sym_elffile *out)
-{
-	char hex[2 * 64 + 1], *cand;
-	bool ok;
+/* What sym_debug_find() looks for while it walks the candidates. */
+struct want {
+	const char *self;
+	const uint8_t *id;
+	size_t idlen;
+	uint32_t crc;
+	struct sym_elffile *out;
+};
 
-	if (len < 2 || len > 64)
-		return false;
-	sym_buildid_hex(id, len, hex);
-	if (asprintf(&cand, "%s/.build-id/%.2s/%s.debug", root, hex, hex + 2) <
-	    0)
-		return false;
-	ok = try_candidate(cand, NULL, id, len, false, 0, out);
-	free(cand);
-	return ok;
+static bool
+try_want(void *ctx, const char *cand, bool by_id)
+{
+	const struct want *w = ctx;
+
+	return try_candidate(cand, by_id ? NULL : w->self, w->id, w->idlen,
+			     !by_id, w->crc, w->out);
 }
 
+/* Formats a candidate and hands it to `fn`; false when out of memory. */
 static bool
-by_link(const char *fmt, const char *a, const char *b, const char *c,
-	const char *self, const uint8_t *id, size_t idlen, uint32_t crc,
-	struct sym_elffile *out)
+offer(sym_debug_fn *fn, void *ctx, bool by_id, const char *fmt, const char *a,
+      const char *b, const char *c)
 {
 	char *cand;
 	bool ok;
 
 	if (asprintf(&cand, fmt, a, b, c) < 0)
 		return false;
-	ok = try_candidate(cand, self, id, idlen, true, crc, out);
+	ok = fn(ctx, cand, by_id);
 	free(cand);
 	return ok;
 }
 
 static bool
-by_debuglink(const char *path, Elf *elf, char *const *roots, size_t nroots,
-	     const uint8_t *id, size_t idlen, struct sym_elffile *out)
+each_link(const char *path, const char *link, char *const *roots, size_t nroots,
+	  sym_debug_fn *fn, void *ctx)
 {
-	GElf_Word crc = 0;
-	const char *link = dwelf_elf_gnu_debuglink(elf, &crc);
 	const char *slash = strrchr(path, '/');
 	char *dir;
-	bool ok = false;
+	bool ok;
 	size_t i;
 
-	if (!link || strchr(link, '/'))
-		return false;
 	dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
 	if (!dir)
 		return false;
-	ok =
-	    by_link("%s/%s%s", dir, link, "", path, id, idlen, crc, out) ||
-	    by_link("%s/.debug/%s%s", dir, link, "", path, id, idlen, crc, out);
+	ok = offer(fn, ctx, false, "%s/%s%s", dir, link, "") ||
+	     offer(fn, ctx, false, "%s/.debug/%s%s", dir, link, "");
 	for (i = 0; !ok && i <= nroots; i++) {
 		const char *root =
 		    i < nroots ? roots[i] : SYM_DEFAULT_DEBUG_ROOT;
 
-		ok = by_link("%s%s/%s", root, dir, link, path, id, idlen, crc,
-			     out) ||
-		     by_link("%s/%s%s", root, link, "", path, id, idlen, crc,
-			     out);
+		ok = offer(fn, ctx, false, "%s%s/%s", root, dir, link) ||
+		     offer(fn, ctx, false, "%s/%s%s", root, link, "");
 	}
 	free(dir);
 	return ok;
+}
+
+bool
+sym_debug_each(const char *path, Elf *elf, char *const *roots, size_t nroots,
+	       sym_debug_fn *fn, void *ctx)
+{
+	const uint8_t *id = NULL;
+	size_t idlen = sym_elf_buildid(elf, &id), i;
+	char hex[2 * 64 + 1];
+	GElf_Word crc = 0;
+	const char *link;
+
+	if (idlen >= 2 && idlen <= 64) {
+		sym_buildid_hex(id, idlen, hex);
+		for (i = 0; i <= nroots; i++)
+			if (offer(fn, ctx, true, "%s/.build-id/%.2s/%s.debug",
+				  i < nroots ? roots[i]
+					     : SYM_DEFAULT_DEBUG_ROOT,
+				  hex, hex + 2))
+				return true;
+	}
+	link = path ? dwelf_elf_gnu_debuglink(elf, &crc) : NULL;
+	if (!link || strchr(link, '/'))
+		return false;
+	return each_link(path, link, roots, nroots, fn, ctx);
 }
 
 int
 sym_debug_find(const char *path, Elf *elf, char *const *roots, size_t nroots,
 	       struct sym_elffile *out)
 {
-	const uint8_t *id = NULL;
-	size_t idlen = sym_elf_buildid(elf, &id), i;
+	struct want w = { .self = path, .out = out };
+	GElf_Word crc = 0;
 
 	*out = (struct sym_elffile)SYM_ELFFILE_INIT;
-	for (i = 0; idlen && i <= nroots; i++)
-		if (by_buildid(i < nroots ? roots[i] : SYM_DEFAULT_DEBUG_ROOT,
-			       id, idlen, out))
-			return 0;
-	if (path && by_debuglink(path, elf, roots, nroots, id, idlen, out))
-		return 0;
-	return -ENOENT;
+	w.idlen = sym_elf_buildid(elf, &w.id);
+	if (path)
+		dwelf_elf_gnu_debuglink(elf, &crc);
+	w.crc = crc;
+	return sym_debug_each(path, elf, roots, nroots, try_want, &w) ? 0
+								      : -ENOENT;
 }

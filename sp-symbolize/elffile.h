@@ -5,6 +5,7 @@
 #ifndef SYM_ELFFILE_H
 #define SYM_ELFFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -55,6 +56,19 @@ void sym_buildid_hex(const uint8_t *id, size_t len, char *out);
  */
 int sym_debug_find(const char *path, Elf *elf, char *const *roots,
 		   size_t nroots, struct sym_elffile *out);
+
+/*
+ * Receives a path where a debug file may be, and whether it is a build
+ * id path (else a debuglink one); returns true to stop the walk.
+ */
+typedef bool sym_debug_fn(void *ctx, const char *cand, bool by_id);
+/*
+ * Calls `fn` on each path sym_debug_find() tries, in its order (it
+ * walks them with this function): the build id paths, then the
+ * debuglink ones.  Returns true when `fn` stopped the walk.
+ */
+bool sym_debug_each(const char *path, Elf *elf, char *const *roots,
+		    size_t nroots, sym_debug_fn *fn, void *ctx);
 
 /*
  * Decompresses the MiniDebugInfo (.gnu_debugdata, xz) of `f` into

@@ -15,6 +15,7 @@
 #include "common/htab.h"
 #include "common/names.h"
 #include "sp-symbolize/demangle.h"
+#include "sp-symbolize/fileid.h"
 #include "sp-symbolize/hostinfo.h"
 #include "sp-symbolize/jitsyms.h"
 #include "sp-symbolize/kallsyms.h"
@@ -40,6 +41,9 @@ struct rmod {
 	struct sym_image *img; /* borrowed from the image table */
 	bool pyruntime;
 	bool overridable; /* a perf map may override it */
+	int cstate;
+	struct sym_cset *cset; /* borrowed from the cache, or NULL */
+	char cache_id[sizeof(((struct sym_fileid *)0)->buildid)];
 };
 
 /* One file on disk, shared by the modules that map it. */
@@ -67,6 +71,7 @@ struct sym_resolver {
 	char *bootid;
 	struct sym_image *vdso;
 	bool vdso_tried;
+	struct sym_resolver_stats stats;
 };
 
 struct sym_resolver *
@@ -232,6 +237,8 @@ sym_resolver_buildid(struct sym_resolver *r, uint32_t module_id,
 	/* Check the file again, against the build id, at the next frame. */
 	r->mods[module_id].state = MOD_UNCHECKED;
 	r->mods[module_id].img = NULL;
+	r->mods[module_id].cstate = MOD_UNCHECKED;
+	r->mods[module_id].cset = NULL;
 	return 0;
 }
 
@@ -300,6 +307,7 @@ image_for_path(struct sym_resolver *r, const char *path)
 		return NULL;
 	}
 	r->imgs[r->nimgs++] = ri;
+	r->stats.images++;
 	if (stat(path, &st) == 0) {
 		ri->have_ino = true;
 		ri->ino = st.st_ino;
@@ -626,13 +634,79 @@ kernel_frame(struct sym_resolver *r, const struct sp_frame *f,
 	return 0;
 }
 
+/*
+ * The cached results of a module's file: only for a file on disk that
+ * is the recorded one (inode, build id) and has a build id, so that
+ * what module_image() would open is that very file.
+ */
+static struct sym_cset *
+module_cset(struct sym_resolver *r, struct rmod *rm)
+{
+	const char *path = rm->m.path, *pick;
+	struct sym_fileid id;
+	char buf[PATH_MAX];
+
+	if (rm->cstate != MOD_UNCHECKED)
+		return rm->cset;
+	rm->cstate = MOD_BAD;
+	if (!r->o.cache || rm->overridable || path[0] == '\0' || path[0] == '[')
+		return NULL;
+	pick = pick_path(rm, buf, sizeof(buf));
+	if (path_lost(rm, pick) || sym_fileid_read(pick, &r->o.sym, &id) ||
+	    (rm->buildid && strcmp(rm->buildid, id.buildid) != 0))
+		return NULL;
+	rm->cset = sym_cache_set(r->o.cache, id.buildid, id.ctx);
+	if (rm->cset) {
+		rm->cstate = MOD_OK;
+		memcpy(rm->cache_id, id.buildid, sizeof(rm->cache_id));
+	}
+	return rm->cset;
+}
+
+/*
+ * The frames of a module address from the cache, or else from the
+ * module's image, opened only then; an image's answer is cached when
+ * the image is the file the cache set belongs to.  Returns the number
+ * of frames appended (0: nothing covers it) or -ENOMEM.
+ */
+static int
+image_frames(struct sym_resolver *r, struct rmod *rm, uint64_t rel_ip,
+	     struct sym_res *out)
+{
+	struct sym_cset *cs = module_cset(r, rm);
+	const struct sym_res *hit = cs ? sym_cset_find(cs, rel_ip) : NULL;
+	struct sym_image *img;
+	size_t first = out->n;
+	const char *have;
+	int n;
+
+	if (hit) {
+		r->stats.cache_hits++;
+		return sym_res_append(out, hit) ? -ENOMEM : (int)hit->n;
+	}
+	img = module_image(r, rm);
+	n = img ? sym_image_resolve(img, rel_ip, out) : 0;
+	have = img ? sym_image_buildid(img) : NULL;
+	/* An image with a warning is not cached: each run says it again. */
+	if (n < 0 || !cs || !have || strcmp(have, rm->cache_id) != 0 ||
+	    sym_image_warning(img))
+		return n;
+	r->stats.cache_misses++;
+	return sym_cset_add(cs, rel_ip, out, first) ? -ENOMEM : n;
+}
+
+void
+sym_resolver_stats(const struct sym_resolver *r, struct sym_resolver_stats *st)
+{
+	*st = r->stats;
+}
+
 /* A frame resolved from its module's file, or its fallback name. */
 static int
 native_frame(struct sym_resolver *r, const struct sp_frame *f, struct rmod *rm,
 	     struct sym_res *out)
 {
 	size_t first = out->n;
-	struct sym_image *img;
 	unsigned py;
 	int n;
 
@@ -640,10 +714,9 @@ native_frame(struct sym_resolver *r, const struct sp_frame *f, struct rmod *rm,
 		return kernel_frame(r, f, out);
 	if (!rm)
 		return fallback(f, NULL, SP_SYM_UNRESOLVED, out);
-	img = module_image(r, rm);
 	py = rm->pyruntime ? SP_SYM_PYRUNTIME : 0;
 
-	n = img ? sym_image_resolve(img, f->rel_ip, out) : 0;
+	n = image_frames(r, rm, f->rel_ip, out);
 	if (n < 0)
 		return n;
 	if (n > 0) {

@@ -25,6 +25,7 @@
 #include "common/buf.h"
 #include "common/spool.h"
 #include "sp-symbolize/image.h"
+#include "sp-symbolize/symcache.h"
 #include "sp-symbolize/symres.h"
 
 struct sym_resolver;
@@ -37,6 +38,12 @@ struct sym_resolver_opts {
 	bool no_perf_maps;
 	const int32_t *perf_map_pids; /* perf maps only for these, if any */
 	size_t nperf_map_pids;
+	/*
+	 * Results of module files with a build id are looked up here first
+	 * and added here (borrowed; NULL for none): a frame found in it
+	 * opens nothing but the file's headers (fileid.h).
+	 */
+	struct sym_cache *cache;
 	/* Receives each warning (without the program name); may be NULL. */
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;
@@ -75,6 +82,15 @@ void sym_resolver_forget(struct sym_resolver *r, int32_t pid);
  */
 int sym_resolver_frame(struct sym_resolver *r, const struct sp_frame *f,
 		       int32_t pid, struct sym_res *out);
+
+/* What the cache saved, for tests and benchmarks. */
+struct sym_resolver_stats {
+	size_t cache_hits;   /* frames answered by the cache */
+	size_t cache_misses; /* frames of cacheable files resolved */
+	size_t images;       /* module files opened for their symbols */
+};
+void sym_resolver_stats(const struct sym_resolver *r,
+			struct sym_resolver_stats *st);
 
 /* True for the basename of a Python interpreter or libpython. */
 bool sym_is_python_runtime(const char *base, size_t len);

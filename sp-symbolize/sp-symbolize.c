@@ -20,10 +20,13 @@
 #include "common/version.h"
 #include "sp-symbolize/filter.h"
 #include "sp-symbolize/resolve.h"
+#include "sp-symbolize/symcache.h"
 #include "common/banned.h"
 
 enum {
-	OPT_NO_DEMANGLE = 256,
+	OPT_CACHE_SIZE = 256,
+	OPT_NO_CACHE,
+	OPT_NO_DEMANGLE,
 	OPT_NO_INLINE,
 	OPT_NO_KALLSYMS,
 	OPT_NO_LINES,
@@ -39,9 +42,11 @@ enum {
 };
 
 static const struct option longopts[] = {
+	{ "cache-size", required_argument, NULL, OPT_CACHE_SIZE },
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "help", no_argument, NULL, 'h' },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "no-kallsyms", no_argument, NULL, OPT_NO_KALLSYMS },
@@ -74,11 +79,14 @@ help(void)
 	fputs("Adds symbol records (names, source lines, inlined frames) "
 	      "after the frame\nrecords of a record stream (sp-dump's "
 	      "output), from FILE or standard input.\n\n"
+	      "  --cache-size SIZE    bound the symbol cache (64M; K, M, G)\n"
 	      "  --debug-dir DIR      look for debug files there too "
 	      "(repeatable)\n"
 	      "  --kallsyms FILE      kernel symbols from FILE, not "
 	      "/proc/kallsyms\n"
 	      "  --no-kallsyms        kernel frames keep address names\n"
+	      "  --no-cache           neither read nor write the symbol "
+	      "cache\n"
 	      "  --no-lines           names only: no source lines, no "
 	      "inlined frames\n"
 	      "  --no-inline          no inlined frames\n"
@@ -95,6 +103,8 @@ help(void)
 	      "output\n"
 	      "  -h, --help           this help\n"
 	      "      --version        the version\n"
+	      "The symbol cache is in ${XDG_CACHE_HOME:-$HOME/.cache}/"
+	      "stackpulse;\nrm -r that directory to clear it.  "
 	      "See sp-symbolize(1).\n",
 	      stdout);
 	exit(fflush(stdout) || ferror(stdout) ? 1 : 0);
@@ -202,6 +212,97 @@ parse_pid(const char *s)
 	return pid;
 }
 
+/*
+ * A size in bytes, with an optional K, M or G suffix (powers of 1024).
+ * Returns 0, or -1 for anything else.
+ */
+static int
+parse_size(const char *s, uint64_t *out)
+{
+	static const char units[] = "KMG";
+	const char *u;
+	char *end;
+	unsigned long long v;
+	int shift = 0;
+
+	errno = 0;
+	if (*s < '0' || *s > '9')
+		return -1;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	if (*end && (u = strchr(units, *end)) && end[1] == '\0')
+		shift = 10 * (int)(u - units + 1);
+	else if (*end)
+		return -1;
+	if (v > (UINT64_MAX >> shift))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+/*
+ * The cache directory, ${XDG_CACHE_HOME:-$HOME/.cache}/stackpulse, or
+ * NULL when there is no home to put it in (malloc'ed).  A relative
+ * XDG_CACHE_HOME is ignored, as the XDG base directory spec says.
+ */
+static char *
+cache_dir(void)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char *dir = NULL;
+	int n = -1;
+
+	if (xdg && xdg[0] == '/')
+		n = asprintf(&dir, "%s/stackpulse", xdg);
+	else if (home && home[0] == '/')
+		n = asprintf(&dir, "%s/.cache/stackpulse", home);
+	return n < 0 ? NULL : dir;
+}
+
+/*
+ * The cache, unless disabled or without a directory; exits on ENOMEM.
+ * `max` is --cache-size's, or 0 for SP_SYMBOLIZE_CACHE_SIZE's or else
+ * the default (a bad variable is warned about and ignored).
+ */
+static struct sym_cache *
+open_cache(bool disabled, uint64_t max)
+{
+	const char *env = getenv("SP_SYMBOLIZE_CACHE_SIZE");
+	struct sym_cache *c;
+	char *dir;
+
+	if (!max && env && parse_size(env, &max))
+		warnx("bad SP_SYMBOLIZE_CACHE_SIZE '%s' ignored", env);
+	if (!max)
+		max = SYM_CACHE_DEFAULT_MAX;
+	if (disabled || !(dir = cache_dir()))
+		return NULL;
+	c = sym_cache_new(dir, max, print_warning, NULL);
+	free(dir);
+	if (!c)
+		errx(1, "out of memory");
+	return c;
+}
+
+/* Saves the cache; with SP_SYMBOLIZE_CACHE_STATS set, says what it did. */
+static void
+close_cache(struct sym_cache *c, const struct sym_resolver *r)
+{
+	struct sym_resolver_stats st;
+	int saved = c ? sym_cache_save(c) : 0;
+
+	if (r && getenv("SP_SYMBOLIZE_CACHE_STATS")) {
+		sym_resolver_stats(r, &st);
+		fprintf(stderr,
+			"sp-symbolize: cache: %zu hits, %zu misses, %zu "
+			"files opened, %d cache files written\n",
+			st.cache_hits, st.cache_misses, st.images,
+			saved > 0 ? saved : 0);
+	}
+	sym_cache_free(c);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -211,6 +312,8 @@ main(int argc, char *argv[])
 	};
 	char **dirs = NULL;
 	const char *output = NULL;
+	uint64_t cache_size = 0;
+	bool no_cache = false;
 	int32_t *pids = NULL, pid;
 	size_t ndirs = 0, npids = 0;
 	struct sp_buf emsg = SP_BUF_INIT;
@@ -221,6 +324,12 @@ main(int argc, char *argv[])
 	argv[0] = (char *)"sp-symbolize"; /* getopt's messages name the tool */
 	while ((ch = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		switch (ch) {
+		case OPT_CACHE_SIZE:
+			if (parse_size(optarg, &cache_size) || !cache_size) {
+				warnx("bad cache size '%s'", optarg);
+				usage();
+			}
+			break;
 		case OPT_DEBUG_DIR:
 			dirs = push(dirs, &ndirs, sizeof(*dirs), &optarg);
 			break;
@@ -236,6 +345,9 @@ main(int argc, char *argv[])
 		case OPT_VERSION:
 			sp_print_version("sp-symbolize");
 			return 0;
+		case OPT_NO_CACHE:
+			no_cache = true;
+			break;
 		case OPT_NO_DEMANGLE:
 			o.sym.demangle = false;
 			break;
@@ -283,6 +395,7 @@ main(int argc, char *argv[])
 
 	o.sym.debug_dirs = dirs;
 	o.sym.ndebug_dirs = ndirs;
+	o.cache = open_cache(no_cache, cache_size);
 	o.perf_map_pids = pids;
 	o.nperf_map_pids = npids;
 	r = sym_resolver_new(&o, &emsg);
@@ -292,6 +405,7 @@ main(int argc, char *argv[])
 		warn("cannot start");
 	sp_buf_release(&emsg);
 	status = r ? symbolize(r, argc ? argv[0] : NULL) : 1;
+	close_cache(o.cache, r);
 	sym_resolver_free(r);
 	free(dirs);
 	free(pids);

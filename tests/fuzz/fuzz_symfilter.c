@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "sp-symbolize/cachefile.c"
 #include "sp-symbolize/filter.c"
 #include "sp-symbolize/hostinfo.c"
 #include "sp-symbolize/jitdump.c"
@@ -21,6 +22,7 @@
 #include "sp-symbolize/kallsyms.c"
 #include "sp-symbolize/perfmap.c"
 #include "sp-symbolize/resolve.c"
+#include "sp-symbolize/symcache.c"
 #include "sp-symbolize/symres.c"
 #include "sp-symbolize/warn.c"
 
@@ -75,6 +77,16 @@ sym_image_resolve(struct sym_image *img, uint64_t rel_ip, struct sym_res *out)
 	(void)rel_ip;
 	(void)out;
 	return 0;
+}
+
+int
+sym_fileid_read(const char *path, const struct sym_symopts *opts,
+		struct sym_fileid *id)
+{
+	(void)path;
+	(void)opts;
+	(void)id;
+	return -ENOENT;
 }
 
 char *

@@ -1,0 +1,85 @@
+/*
+ * fileid.c: the cache identity of a module file (see fileid.h).  Only
+ * the ELF header, program headers and notes (the build id) and the
+ * section headers (the debuglink) are read.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/buf.h"
+#include "common/htab.h"
+#include "common/version.h"
+#include "sp-symbolize/cachefile.h"
+#include "sp-symbolize/elffile.h"
+#include "sp-symbolize/fileid.h"
+#include "common/banned.h"
+
+/* The bytes hashed into a context; `bad` after an allocation failure. */
+struct ctxbuf {
+	struct sp_buf b;
+	bool bad;
+};
+
+/* Adds an existing debug file candidate's identity to the context. */
+static bool
+add_candidate(void *ctx, const char *cand, bool by_id)
+{
+	struct ctxbuf *c = ctx;
+	struct stat st;
+
+	(void)by_id;
+	if (stat(cand, &st) == 0 &&
+	    sp_buf_addf(&c->b, "%s\n%ju %ju %jd %jd.%ld\n", cand,
+			(uintmax_t)st.st_dev, (uintmax_t)st.st_ino,
+			(intmax_t)st.st_size, (intmax_t)st.st_mtim.tv_sec,
+			st.st_mtim.tv_nsec))
+		c->bad = true;
+	return false;
+}
+
+static void
+add_opts(struct ctxbuf *c, const struct sym_symopts *o)
+{
+	size_t i;
+
+	if (sp_buf_addf(&c->b, "sp-symbolize cache %d %s\n%d%d%d%d%d\n",
+			SYM_CACHEFILE_VERSION, sp_version(), o->demangle,
+			o->inlines, o->names_only, o->raw_names, o->params))
+		c->bad = true;
+	for (i = 0; i < o->ndebug_dirs; i++)
+		if (sp_buf_addf(&c->b, "debug-dir %s\n", o->debug_dirs[i]))
+			c->bad = true;
+}
+
+int
+sym_fileid_read(const char *path, const struct sym_symopts *opts,
+		struct sym_fileid *id)
+{
+	struct sym_elffile f;
+	struct ctxbuf c = { SP_BUF_INIT, false };
+	const uint8_t *raw;
+	struct stat st;
+	size_t len;
+	int rc = sym_elffile_open(&f, path);
+
+	if (rc)
+		return rc;
+	len = sym_elf_buildid(f.elf, &raw);
+	if (len < 2 || len > 64 || fstat(f.fd, &st)) {
+		sym_elffile_close(&f);
+		return -ENOENT;
+	}
+	sym_buildid_hex(raw, len, id->buildid);
+	add_opts(&c, opts);
+	if (sp_buf_addf(&c.b, "size %jd\n", (intmax_t)st.st_size))
+		c.bad = true;
+	sym_debug_each(path, f.elf, opts->debug_dirs, opts->ndebug_dirs,
+		       add_candidate, &c);
+	sym_elffile_close(&f);
+	/* A context cut short by ENOMEM must not pass for a whole one. */
+	id->ctx = c.bad ? 0 : sp_hash(c.b.data, c.b.len);
+	sp_buf_release(&c.b);
+	return c.bad ? -ENOMEM : 0;
+}

@@ -1,0 +1,34 @@
+/*
+ * fileid.h: what the cached results of a module file are filed under:
+ * its GNU build id, and a context hash of everything else its results
+ * depend on, read without loading its symbols or DWARF.
+ */
+#ifndef SYM_FILEID_H
+#define SYM_FILEID_H
+
+#include <stdint.h>
+
+#include "sp-symbolize/image.h"
+
+struct sym_fileid {
+	char buildid[2 * 64 + 1]; /* lowercase hex */
+	/*
+	 * XXH3 of: the cache format and sp-symbolize's version, the options
+	 * of `opts` that change results, the file's size (a stripped copy
+	 * shares the build id of the file it came from), and the device,
+	 * inode, size and modification time of every debug file candidate
+	 * that exists (elffile.h), so that installing or removing a debug
+	 * file starts another context.
+	 */
+	uint64_t ctx;
+};
+
+/*
+ * Reads the identity of the ELF file `path`.  Returns 0, -ENOENT when
+ * the file has no build id (its results are never cached), or another
+ * negative errno (-EINVAL not a regular file, -ENOEXEC not ELF, -ENOMEM).
+ */
+int sym_fileid_read(const char *path, const struct sym_symopts *opts,
+		    struct sym_fileid *id);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * symcache.h: the persistent cache of resolved frames, one file per
+ * module build id and context (fileid.h) in one directory, so that a
+ * later run answers the addresses seen before without opening the
+ * module's symbols or DWARF.
+ *
+ * Files are only ever replaced whole (a temporary file in the same
+ * directory, then rename(2)), so a reader sees one complete file or
+ * none, and concurrent runs are safe: each merges what is on disk when
+ * it saves.  A file is touched when it is used; beyond the size bound,
+ * the files used least recently are removed.  An unreadable, corrupt or
+ * truncated file is ignored (corrupt ones with one warning) and
+ * replaced at the save.  The cache never fails a run: problems are
+ * warnings.
+ */
+#ifndef SYM_SYMCACHE_H
+#define SYM_SYMCACHE_H
+
+#include <stdint.h>
+
+#include "sp-symbolize/cachefile.h"
+#include "sp-symbolize/warn.h"
+
+/* The default bound on the directory's size. */
+#define SYM_CACHE_DEFAULT_MAX (64ull << 20)
+
+struct sym_cache;
+
+/*
+ * A cache in `dir` (copied; created with its parents at the first save)
+ * holding at most `max_bytes`.  Warnings go to `warn` (may be NULL).
+ * Returns NULL with errno set on allocation failure.
+ */
+struct sym_cache *sym_cache_new(const char *dir, uint64_t max_bytes,
+				sym_warn_fn *warn, void *warn_ctx);
+/* Frees the sets without saving them; NULL is allowed. */
+void sym_cache_free(struct sym_cache *c);
+
+/*
+ * The set of results for `buildid` (hex) in context `ctx`, read from
+ * its file at the first call (empty when there is none, or it is
+ * unusable).  Results added to it are saved by sym_cache_save().  The
+ * set is owned by the cache and lives until sym_cache_free().  Returns
+ * NULL for a build id that is not 4 to 128 hex digits, or on ENOMEM.
+ */
+struct sym_cset *sym_cache_set(struct sym_cache *c, const char *buildid,
+			       uint64_t ctx);
+
+/*
+ * Writes back every set that gained results (merged with its file's
+ * current contents), then removes least recently used files while the
+ * directory holds more than the bound.  Returns the number of files
+ * written, or a negative errno after a warning.
+ */
+int sym_cache_save(struct sym_cache *c);
+
+#endif

@@ -1,0 +1,444 @@
+/*
+ * check_symbolize_cache.c: the symbol cache: the cache file codec
+ * (round trip, every truncation and every flipped byte refused, sound
+ * checksums over malformed bodies refused, another context refused)
+ * and the store (save and load, corrupt files rebuilt with one warning,
+ * merging with another run's save, least recently used eviction).
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/htab.h"
+#include "common/records.h"
+#include "sp-symbolize/cachefile.h"
+#include "sp-symbolize/symcache.h"
+
+#define CTX 0x1122334455667788ull
+#define ID_A "0123456789abcdef0123"
+#define ID_B "fedcba9876543210fedc"
+
+/* A set of three results: inlined frames, no source, nothing found. */
+static struct sym_cset *
+sample_set(void)
+{
+	struct sym_cset *s = sym_cset_new();
+	struct sym_res r = SYM_RES_INIT;
+	struct sym_entry *e;
+
+	ck_assert_ptr_nonnull(s);
+	e = sym_res_add(&r, "outer(int)");
+	e->offset = 0x1c;
+	e->has_offset = true;
+	ck_assert_int_eq(sym_sym_set_file(e, "/src/a.c", 32), 0);
+	e = sym_res_add(&r, "inl");
+	e->flags = SP_SYM_INLINED;
+	ck_assert_int_eq(sym_sym_set_file(e, "/src/a b\t.c", 7), 0);
+	ck_assert_int_eq(sym_cset_add(s, 0x1234, &r, 0), 0);
+	/* Only the frames from `from` on are stored. */
+	ck_assert_int_eq(sym_cset_add(s, 0x99, &r, 1), 0);
+	sym_res_release(&r);
+	ck_assert_int_eq(sym_cset_add(s, 1ull << 63, &r, 0), 0);
+	return s;
+}
+
+static void
+assert_sample(const struct sym_cset *s)
+{
+	const struct sym_res *r;
+
+	ck_assert_uint_eq(sym_cset_count(s), 3);
+	r = sym_cset_find(s, 0x1234);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->n, 2);
+	ck_assert_str_eq(r->v[0].name, "outer(int)");
+	ck_assert_str_eq(r->v[0].file, "/src/a.c");
+	ck_assert_uint_eq(r->v[0].line, 32);
+	ck_assert(r->v[0].has_offset);
+	ck_assert_uint_eq(r->v[0].offset, 0x1c);
+	ck_assert_uint_eq(r->v[0].flags, 0);
+	ck_assert_str_eq(r->v[1].name, "inl");
+	ck_assert_str_eq(r->v[1].file, "/src/a b\t.c");
+	ck_assert(!r->v[1].has_offset);
+	ck_assert_uint_eq(r->v[1].flags, SP_SYM_INLINED);
+	r = sym_cset_find(s, 0x99);
+	ck_assert_uint_eq(r->n, 1);
+	ck_assert_str_eq(r->v[0].name, "inl");
+	r = sym_cset_find(s, 1ull << 63);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->n, 0);
+	ck_assert_ptr_null(sym_cset_find(s, 0x1235));
+}
+
+START_TEST(round_trip)
+{
+	struct sym_cset *s = sample_set(), *d = sym_cset_new();
+	struct sp_buf b = SP_BUF_INIT;
+
+	assert_sample(s);
+	ck_assert_int_eq(sym_cset_encode(s, CTX, &b), 0);
+	ck_assert_int_eq(sym_cset_decode(d, b.data, b.len, CTX), 0);
+	assert_sample(d);
+	/* Decoding again adds nothing: every key is present. */
+	ck_assert_int_eq(sym_cset_decode(d, b.data, b.len, CTX), 0);
+	assert_sample(d);
+	sp_buf_release(&b);
+	sym_cset_free(s);
+	sym_cset_free(d);
+}
+END_TEST
+
+START_TEST(present_keys_keep_their_result)
+{
+	struct sym_cset *s = sample_set();
+	struct sym_res r = SYM_RES_INIT;
+
+	ck_assert_ptr_nonnull(sym_res_add(&r, "other"));
+	ck_assert_int_eq(sym_cset_add(s, 0x1234, &r, 0), 0);
+	assert_sample(s);
+	sym_res_release(&r);
+	sym_cset_free(s);
+}
+END_TEST
+
+START_TEST(every_cut_and_flip_is_refused)
+{
+	struct sym_cset *s = sample_set(), *d = sym_cset_new();
+	struct sp_buf b = SP_BUF_INIT;
+	size_t i;
+
+	ck_assert_int_eq(sym_cset_encode(s, CTX, &b), 0);
+	for (i = 0; i < b.len; i++) {
+		ck_assert_int_eq(sym_cset_decode(d, b.data, i, CTX), -EBADMSG);
+		b.data[i] ^= 0x20;
+		ck_assert_int_eq(sym_cset_decode(d, b.data, b.len, CTX),
+				 -EBADMSG);
+		b.data[i] ^= 0x20;
+	}
+	ck_assert_uint_eq(sym_cset_count(d), 0);
+	ck_assert_int_eq(sym_cset_decode(d, b.data, b.len, CTX + 1), -ESTALE);
+	ck_assert_uint_eq(sym_cset_count(d), 0);
+	sp_buf_release(&b);
+	sym_cset_free(s);
+	sym_cset_free(d);
+}
+END_TEST
+
+/* Replaces the checksum of b, so that only the structure is judged. */
+static void
+reseal(struct sp_buf *b)
+{
+	uint64_t h = sp_hash(b->data, b->len - 8);
+	int i;
+
+	for (i = 0; i < 8; i++)
+		b->data[b->len - 8 + i] = (uint8_t)(h >> (8 * i));
+}
+
+/* An encoded set of one result: one frame named "ab", no file. */
+static void
+one_frame(struct sp_buf *b)
+{
+	struct sym_cset *s = sym_cset_new();
+	struct sym_res r = SYM_RES_INIT;
+
+	ck_assert_ptr_nonnull(sym_res_add(&r, "ab"));
+	ck_assert_int_eq(sym_cset_add(s, 5, &r, 0), 0);
+	ck_assert_int_eq(sym_cset_encode(s, CTX, b), 0);
+	sym_res_release(&r);
+	sym_cset_free(s);
+}
+
+START_TEST(unknown_flags_are_refused)
+{
+	struct sym_cset *s = sym_cset_new(), *d = sym_cset_new();
+	struct sym_res r = SYM_RES_INIT;
+	struct sp_buf b = SP_BUF_INIT;
+
+	sym_res_add(&r, "f")->flags = 1u << 7; /* past "kjiphtu" */
+	ck_assert_int_eq(sym_cset_add(s, 1, &r, 0), 0);
+	ck_assert_int_eq(sym_cset_encode(s, CTX, &b), 0);
+	ck_assert_int_eq(sym_cset_decode(d, b.data, b.len, CTX), -EBADMSG);
+	ck_assert_uint_eq(sym_cset_count(d), 0);
+	sp_buf_release(&b);
+	sym_res_release(&r);
+	sym_cset_free(s);
+	sym_cset_free(d);
+}
+END_TEST
+
+START_TEST(sealed_garbage_is_refused)
+{
+	/* Body: count 1, key 5, 1 frame: flags 0, no offset, line 0,
+	 * name "ab" (len 2), no file (0).  Header 16 bytes. */
+	static const uint8_t body[] = { 1, 5, 1, 0, 0, 0, 2, 'a', 'b', 0 };
+	struct sym_cset *d = sym_cset_new();
+	struct sp_buf b = SP_BUF_INIT;
+	size_t at = 16;
+
+	one_frame(&b);
+	ck_assert_uint_eq(b.len, 16 + sizeof(body) + 8);
+	ck_assert_mem_eq(b.data + at, body, sizeof(body));
+	b.data[at + 7] = '\0'; /* a NUL in the name */
+	reseal(&b);
+	ck_assert_int_eq(sym_cset_decode(d, b.data, b.len, CTX), -EBADMSG);
+	b.data[at + 7] = 'a';
+	b.data[at + 6] = 3; /* a name longer than the file */
+	reseal(&b);
+	ck_assert_int_eq(sym_cset_decode(d, b.data, b.len, CTX), -EBADMSG);
+	b.data[at + 6] = 2;
+	b.data[at] = 2; /* two results, one there */
+	reseal(&b);
+	ck_assert_int_eq(sym_cset_decode(d, b.data, b.len, CTX), -EBADMSG);
+	b.data[at] = 0; /* none, and bytes left over */
+	reseal(&b);
+	ck_assert_int_eq(sym_cset_decode(d, b.data, b.len, CTX), -EBADMSG);
+	b.data[at] = 1;
+	b.data[7] = SYM_CACHEFILE_VERSION + 1; /* another version */
+	reseal(&b);
+	ck_assert_int_eq(sym_cset_decode(d, b.data, b.len, CTX), -EBADMSG);
+	b.data[7] = SYM_CACHEFILE_VERSION;
+	reseal(&b);
+	ck_assert_uint_eq(sym_cset_count(d), 0);
+	ck_assert_int_eq(sym_cset_decode(d, b.data, b.len, CTX), 0);
+	ck_assert_str_eq(sym_cset_find(d, 5)->v[0].name, "ab");
+	sp_buf_release(&b);
+	sym_cset_free(d);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- store */
+
+static char dir[] = "/tmp/sp-symcache.XXXXXX";
+static int nwarnings;
+
+static void
+count_warning(void *ctx, const char *msg)
+{
+	(void)ctx;
+	(void)msg;
+	nwarnings++;
+}
+
+static void
+setup(void)
+{
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	nwarnings = 0;
+}
+
+static void
+teardown(void)
+{
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	memcpy(dir + strlen(dir) - 6, "XXXXXX", 6);
+}
+
+/* The cache directory under the test's directory (not yet made). */
+static const char *
+cdir(void)
+{
+	static char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/c/stackpulse", dir);
+	return p;
+}
+
+static const char *
+cfile(const char *id)
+{
+	static char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/%s-%016llx", cdir(), id,
+		 (unsigned long long)CTX);
+	return p;
+}
+
+/* Saves the sample set under `id` in a cache bounded by `max`. */
+static void
+save_sample(const char *id, uint64_t max)
+{
+	struct sym_cache *c = sym_cache_new(cdir(), max, count_warning, NULL);
+	struct sym_cset *s = sym_cache_set(c, id, CTX), *x = sample_set();
+	uint64_t keys[] = { 0x1234, 0x99, 1ull << 63 };
+	size_t i;
+
+	ck_assert_ptr_nonnull(s);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(
+		    sym_cset_add(s, keys[i], sym_cset_find(x, keys[i]), 0), 0);
+	ck_assert_int_eq(sym_cache_save(c), 1);
+	sym_cset_free(x);
+	sym_cache_free(c);
+}
+
+START_TEST(saved_sets_load_again)
+{
+	struct sym_cache *c;
+
+	save_sample(ID_A, SYM_CACHE_DEFAULT_MAX);
+	ck_assert_int_eq(access(cfile(ID_A), R_OK), 0);
+	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
+	assert_sample(sym_cache_set(c, ID_A, CTX));
+	/* Nothing new: nothing written. */
+	ck_assert_int_eq(sym_cache_save(c), 0);
+	/* Another context, another build id, a bad build id: nothing. */
+	ck_assert_uint_eq(sym_cset_count(sym_cache_set(c, ID_A, CTX + 1)), 0);
+	ck_assert_uint_eq(sym_cset_count(sym_cache_set(c, ID_B, CTX)), 0);
+	ck_assert_ptr_null(sym_cache_set(c, "../x", CTX));
+	ck_assert_ptr_null(sym_cache_set(c, "0123ABCD", CTX));
+	sym_cache_free(c);
+	ck_assert_int_eq(nwarnings, 0);
+}
+END_TEST
+
+START_TEST(corrupt_file_is_rebuilt)
+{
+	struct sym_cache *c;
+	struct sym_cset *s;
+	struct sym_res r = SYM_RES_INIT;
+	int fd;
+
+	save_sample(ID_A, SYM_CACHE_DEFAULT_MAX);
+	ck_assert_int_eq(truncate(cfile(ID_A), 20), 0);
+	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
+	s = sym_cache_set(c, ID_A, CTX);
+	ck_assert_uint_eq(sym_cset_count(s), 0);
+	ck_assert_int_eq(nwarnings, 1);
+	/* Asked again in the same run: no second warning. */
+	ck_assert_ptr_eq(sym_cache_set(c, ID_A, CTX), s);
+	ck_assert_int_eq(nwarnings, 1);
+	ck_assert_ptr_nonnull(sym_res_add(&r, "fresh"));
+	ck_assert_int_eq(sym_cset_add(s, 7, &r, 0), 0);
+	ck_assert_int_eq(sym_cache_save(c), 1);
+	sym_cache_free(c);
+	sym_res_release(&r);
+
+	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
+	s = sym_cache_set(c, ID_A, CTX);
+	ck_assert_uint_eq(sym_cset_count(s), 1);
+	ck_assert_str_eq(sym_cset_find(s, 7)->v[0].name, "fresh");
+	ck_assert_int_eq(nwarnings, 1);
+	sym_cache_free(c);
+
+	/* Garbage of the right length is no better. */
+	fd = open(cfile(ID_A), O_WRONLY | O_TRUNC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "SPSYMC\0\1garbage garbage garbage", 31),
+			 31);
+	close(fd);
+	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
+	ck_assert_uint_eq(sym_cset_count(sym_cache_set(c, ID_A, CTX)), 0);
+	ck_assert_int_eq(nwarnings, 2);
+	sym_cache_free(c);
+}
+END_TEST
+
+START_TEST(saves_merge_with_another_runs)
+{
+	struct sym_cache *c =
+	    sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
+	struct sym_cset *s = sym_cache_set(c, ID_A, CTX);
+	struct sym_res r = SYM_RES_INIT;
+
+	/* This run started before the other one saved. */
+	ck_assert_ptr_nonnull(sym_res_add(&r, "mine"));
+	ck_assert_int_eq(sym_cset_add(s, 7, &r, 0), 0);
+	save_sample(ID_A, SYM_CACHE_DEFAULT_MAX);
+	ck_assert_int_eq(sym_cache_save(c), 1);
+	sym_cache_free(c);
+	sym_res_release(&r);
+
+	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
+	s = sym_cache_set(c, ID_A, CTX);
+	ck_assert_uint_eq(sym_cset_count(s), 4);
+	ck_assert_str_eq(sym_cset_find(s, 7)->v[0].name, "mine");
+	ck_assert_str_eq(sym_cset_find(s, 0x1234)->v[0].name, "outer(int)");
+	sym_cache_free(c);
+	ck_assert_int_eq(nwarnings, 0);
+}
+END_TEST
+
+static off_t
+size_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : st.st_size;
+}
+
+START_TEST(least_recently_used_files_go)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	struct timespec old[2] = { { 1000, 0 }, { 1000, 0 } };
+	struct sym_cache *c;
+	off_t one;
+
+	save_sample(ID_A, SYM_CACHE_DEFAULT_MAX);
+	snprintf(a, sizeof(a), "%s", cfile(ID_A));
+	one = size_of(a);
+	ck_assert_int_gt(one, 0);
+	ck_assert_int_eq(utimensat(AT_FDCWD, a, old, 0), 0);
+	/* Room for one file: the older one goes. */
+	save_sample(ID_B, (uint64_t)one + 10);
+	snprintf(b, sizeof(b), "%s", cfile(ID_B));
+	ck_assert_int_eq(size_of(b), one);
+	ck_assert_int_eq(size_of(a), -1);
+
+	/* Using a file makes it the most recent: the other one goes. */
+	save_sample(ID_A, SYM_CACHE_DEFAULT_MAX);
+	ck_assert_int_eq(utimensat(AT_FDCWD, a, old, 0), 0);
+	ck_assert_int_eq(utimensat(AT_FDCWD, b, old, 0), 0);
+	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
+	assert_sample(sym_cache_set(c, ID_A, CTX));
+	sym_cache_free(c);
+	save_sample("aaaa", (uint64_t)2 * one + 10);
+	ck_assert_int_eq(size_of(a), one);
+	ck_assert_int_eq(size_of(b), -1);
+	ck_assert_int_eq(nwarnings, 0);
+}
+END_TEST
+
+static Suite *
+cache_suite(void)
+{
+	Suite *s = suite_create("symbolize_cache");
+	TCase *t = tcase_create("codec");
+
+	tcase_add_test(t, round_trip);
+	tcase_add_test(t, present_keys_keep_their_result);
+	tcase_add_test(t, every_cut_and_flip_is_refused);
+	tcase_add_test(t, unknown_flags_are_refused);
+	tcase_add_test(t, sealed_garbage_is_refused);
+	suite_add_tcase(s, t);
+	t = tcase_create("store");
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_test(t, saved_sets_load_again);
+	tcase_add_test(t, corrupt_file_is_rebuilt);
+	tcase_add_test(t, saves_merge_with_another_runs);
+	tcase_add_test(t, least_recently_used_files_go);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(cache_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
