@@ -10,6 +10,11 @@
 #     information as sp-symbolize's).
 # sp-symbolize --no-lines (names only, from ELF symbol tables) is the
 # like-for-like comparison with plain perf script.
+# sp-symbolize runs twice over: a first run (an empty symbol cache,
+# which it fills) and a repeat run (the cache it filled), each also
+# with --no-kallsyms (the user addresses addr2line is given, nothing
+# more); the other sp-symbolize rows use --no-cache.  The cache is a
+# private XDG_CACHE_HOME under the temporary directory.
 #   sh bench/symbolize-speed.sh [SECONDS]      (optimized build in $B,
 #                                               default build/)
 set -e
@@ -17,6 +22,8 @@ secs=${1:-5}
 B=${B:-build}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+export XDG_CACHE_HOME="$tmp/xdg"
+unset SP_SYMBOLIZE_CACHE_SIZE SP_SYMBOLIZE_CACHE_STATS
 work="python3 bench/symbolize-workload.py $secs"
 
 "$B/sp-record" -F 999 -o "$tmp/x.spool" -- $work >/dev/null 2>&1
@@ -75,12 +82,28 @@ pframes=$(grep -c '^pframe' "$tmp/x.txt" || true)
 addrs=$(cat "$tmp"/a2l/* | grep -vc '^/')
 sp_samples=$(grep -c '^sample' "$tmp/x.txt")
 perf_samples=$(perf script -i "$tmp/perf.data" -F tid 2>/dev/null | wc -l)
-set -- $(best "$B/sp-symbolize" "$tmp/x.txt"); w_sym=$1 c_sym=$2
-set -- $(best sh -c "'$B/sp-dump' '$tmp/x.spool' | '$B/sp-symbolize'")
-w_pipe=$1 c_pipe=$2
-set -- $(best "$B/sp-symbolize" --no-lines "$tmp/x.txt"); w_nl=$1 c_nl=$2
+sym="$B/sp-symbolize"
+# first ARGS: an empty cache before each run (the rm costs ~1 ms).
+first() {
+	best sh -c "rm -rf '$XDG_CACHE_HOME'; $*"
+}
+# repeat ARGS: a cache filled by one run first.
+repeat() {
+	rm -rf "$XDG_CACHE_HOME"
+	sh -c "$*" >/dev/null 2>&1
+	best sh -c "$*"
+}
+set -- $(first "'$sym' '$tmp/x.txt'"); w_sym=$1 c_sym=$2
+set -- $(repeat "'$sym' '$tmp/x.txt'"); w_rep=$1 c_rep=$2
+set -- $(first "'$sym' --no-kallsyms '$tmp/x.txt'"); w_symk=$1 c_symk=$2
+set -- $(repeat "'$sym' --no-kallsyms '$tmp/x.txt'"); w_repk=$1 c_repk=$2
+set -- $(best "$sym" --no-cache "$tmp/x.txt"); w_nc=$1 c_nc=$2
+set -- $(first "'$B/sp-dump' '$tmp/x.spool' | '$sym'"); w_pipe=$1 c_pipe=$2
+set -- $(repeat "'$B/sp-dump' '$tmp/x.spool' | '$sym'")
+w_prep=$1 c_prep=$2
+set -- $(best "$sym" --no-cache --no-lines "$tmp/x.txt"); w_nl=$1 c_nl=$2
 set -- $(best sh -c \
-	"'$B/sp-dump' '$tmp/x.spool' | '$B/sp-symbolize' --no-lines")
+	"'$B/sp-dump' '$tmp/x.spool' | '$sym' --no-cache --no-lines")
 w_pnl=$1 c_pnl=$2
 set -- $(best sh -c "for f in '$tmp'/a2l/*; do tail -n +2 \"\$f\" |
 	addr2line -C -f -i -e \"\$(head -n 1 \"\$f\")\"; done"); w_a2l=$1 c_a2l=$2
@@ -90,27 +113,40 @@ w_perfl=$1 c_perfl=$2
 
 echo "profile: $sp_samples samples, $frames frames + $pframes pframes" \
 	"($addrs user addresses in files); perf: $perf_samples samples"
-echo "                                   wall s    cpu s   cpu us/sample"
+echo "                                     wall s    cpu s   cpu us/sample"
 row() {	# LABEL WALL CPU SAMPLES
-	printf '%-34s %7.3f  %7.3f  %8.2f\n' "$1" "$2" "$3" \
+	printf '%-36s %7.3f  %7.3f  %8.2f\n' "$1" "$2" "$3" \
 		"$(echo "$3 * 1000000 / $4" | bc -l)"
 }
-row "sp-symbolize (records)" "$w_sym" "$c_sym" "$sp_samples"
-row "sp-dump | sp-symbolize" "$w_pipe" "$c_pipe" "$sp_samples"
+row "sp-symbolize, first run" "$w_sym" "$c_sym" "$sp_samples"
+row "sp-symbolize, repeat run" "$w_rep" "$c_rep" "$sp_samples"
+row "sp-symbolize --no-kallsyms, first" "$w_symk" "$c_symk" "$sp_samples"
+row "sp-symbolize --no-kallsyms, repeat" "$w_repk" "$c_repk" "$sp_samples"
+row "sp-symbolize --no-cache" "$w_nc" "$c_nc" "$sp_samples"
+row "sp-dump | sp-symbolize, first run" "$w_pipe" "$c_pipe" "$sp_samples"
+row "sp-dump | sp-symbolize, repeat run" "$w_prep" "$c_prep" "$sp_samples"
 row "sp-symbolize --no-lines" "$w_nl" "$c_nl" "$sp_samples"
 row "sp-dump | sp-symbolize --no-lines" "$w_pnl" "$c_pnl" "$sp_samples"
 row "addr2line -C -f -i (same addrs)" "$w_a2l" "$c_a2l" "$sp_samples"
 row "perf script" "$w_perf" "$c_perf" "$perf_samples"
 row "perf script +srcline --inline" "$w_perfl" "$c_perfl" "$perf_samples"
 ratio() {	# LABEL SLOW_CPU SLOW_SAMPLES FAST_CPU FAST_SAMPLES
-	printf '%-52s %6.1fx\n' "$1" \
+	printf '%-62s %6.1fx\n' "$1" \
 		"$(echo "($2 / $3) / ($4 / $5)" | bc -l)"
 }
 echo "CPU time ratios, per sample:"
-ratio "addr2line / sp-symbolize" "$c_a2l" 1 "$c_sym" 1
-ratio "perf script / sp-dump|sp-symbolize" "$c_perf" "$perf_samples" \
-	"$c_pipe" "$sp_samples"
+ratio "addr2line / sp-symbolize, first run" "$c_a2l" 1 "$c_sym" 1
+ratio "addr2line / sp-symbolize, repeat run" "$c_a2l" 1 "$c_rep" 1
+ratio "addr2line / sp-symbolize --no-kallsyms, first" "$c_a2l" 1 "$c_symk" 1
+ratio "addr2line / sp-symbolize --no-kallsyms, repeat" "$c_a2l" 1 \
+	"$c_repk" 1
+ratio "perf script / sp-dump|sp-symbolize, first" "$c_perf" \
+	"$perf_samples" "$c_pipe" "$sp_samples"
+ratio "perf script / sp-dump|sp-symbolize, repeat" "$c_perf" \
+	"$perf_samples" "$c_prep" "$sp_samples"
 ratio "perf script / sp-dump|sp-symbolize --no-lines" "$c_perf" \
 	"$perf_samples" "$c_pnl" "$sp_samples"
-ratio "perf script +srcline --inline / sp-dump|sp-symbolize" "$c_perfl" \
-	"$perf_samples" "$c_pipe" "$sp_samples"
+ratio "perf script +srcline --inline / sp-dump|sp-symbolize, first" \
+	"$c_perfl" "$perf_samples" "$c_pipe" "$sp_samples"
+ratio "perf script +srcline --inline / sp-dump|sp-symbolize, repeat" \
+	"$c_perfl" "$perf_samples" "$c_prep" "$sp_samples"
