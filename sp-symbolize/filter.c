@@ -171,8 +171,10 @@ sym_filter_run(struct sym_resolver *r, FILE *in, FILE *out, bool flush,
 		if (rc < 0)
 			break;
 		pass(&f);
-		if (flush && sp_recdec_drained(f.dec))
+		if (flush && sp_recdec_drained(f.dec)) {
 			fflush(out);
+			sym_resolver_idle(r);
+		}
 	}
 	sp_buf_reset(err);
 	if (rc < 0 && rc != -ENOMEM)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/grow.h"
@@ -72,7 +73,17 @@ struct sym_resolver {
 	struct sym_image *vdso;
 	bool vdso_tried;
 	struct sym_resolver_stats stats;
+	time_t last_save; /* CLOCK_MONOTONIC seconds */
 };
+
+static time_t
+now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
 
 struct sym_resolver *
 sym_resolver_new(const struct sym_resolver_opts *o, struct sp_buf *err)
@@ -83,6 +94,7 @@ sym_resolver_new(const struct sym_resolver_opts *o, struct sp_buf *err)
 	if (!r)
 		return NULL;
 	r->o = *o;
+	r->last_save = now_seconds();
 	r->img_by_path = sp_htab_new();
 	r->jit = sym_jitsyms_new(o->perf_map_dir, o->warn, o->warn_ctx);
 	if (!r->img_by_path || !r->jit) {
@@ -693,6 +705,20 @@ image_frames(struct sym_resolver *r, struct rmod *rm, uint64_t rel_ip,
 		return n;
 	r->stats.cache_misses++;
 	return sym_cset_add(cs, rel_ip, out, first) ? -ENOMEM : n;
+}
+
+void
+sym_resolver_idle(struct sym_resolver *r)
+{
+	time_t now;
+
+	if (!r->o.cache)
+		return;
+	now = now_seconds();
+	if (now - r->last_save < SYM_RESOLVER_SAVE_SECONDS)
+		return;
+	r->last_save = now;
+	sym_cache_save(r->o.cache);
 }
 
 void

@@ -83,6 +83,14 @@ void sym_resolver_forget(struct sym_resolver *r, int32_t pid);
 int sym_resolver_frame(struct sym_resolver *r, const struct sp_frame *f,
 		       int32_t pid, struct sym_res *out);
 
+/*
+ * Says the input is drained: a live stream waits for more.  Saves the
+ * cache's new results then, at most every SYM_RESOLVER_SAVE_SECONDS,
+ * so a live pipeline ended by Ctrl-C or a closed pipe keeps them.
+ */
+#define SYM_RESOLVER_SAVE_SECONDS 2
+void sym_resolver_idle(struct sym_resolver *r);
+
 /* What the cache saved, for tests and benchmarks. */
 struct sym_resolver_stats {
 	size_t cache_hits;   /* frames answered by the cache */

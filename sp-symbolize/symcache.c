@@ -28,7 +28,7 @@ struct centry {
 	char *path;
 	uint64_t ctx;
 	struct sym_cset *set;
-	size_t loaded; /* results read from the file */
+	size_t loaded; /* results the file holds (read or written) */
 	bool rewrite;  /* the file was corrupt: replace it */
 };
 
@@ -356,11 +356,15 @@ sym_cache_save(struct sym_cache *c)
 		if (!e->set ||
 		    (!e->rewrite && sym_cset_count(e->set) == e->loaded))
 			continue;
-		rc = written ? 0 : make_dirs(c->dir);
-		if (rc == 0)
-			rc = write_back(c, e);
-		if (rc == 0)
+		/* Nowhere to keep a cache (a read-only home): no cache. */
+		if (!written && make_dirs(c->dir))
+			return 0;
+		rc = write_back(c, e);
+		if (rc == 0) {
 			written++;
+			e->loaded = sym_cset_count(e->set);
+			e->rewrite = false;
+		}
 	}
 	if (rc == 0 && written)
 		rc = evict(c);

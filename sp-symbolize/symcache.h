@@ -47,10 +47,12 @@ struct sym_cset *sym_cache_set(struct sym_cache *c, const char *buildid,
 			       uint64_t ctx);
 
 /*
- * Writes back every set that gained results (merged with its file's
- * current contents), then removes least recently used files while the
- * directory holds more than the bound.  Returns the number of files
- * written, or a negative errno after a warning.
+ * Writes back every set that gained results since it was read or last
+ * saved (merged with its file's current contents), then removes least
+ * recently used files while the directory holds more than the bound.
+ * May be called again later.  Returns the number of files written (0
+ * also when the directory cannot be made: no cache then), or a
+ * negative errno after a warning.
  */
 int sym_cache_save(struct sym_cache *c);
 

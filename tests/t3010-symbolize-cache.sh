@@ -211,6 +211,29 @@ ls "$L"/$lid-* >/dev/null 2>&1 || fail "the recently used file went"
 "$SP_SYMBOLIZE" --cache-size 12Q "$TMP/a.in" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "--cache-size 12Q: not a usage error"
 
+# --- a live stream: results saved while it waits, before it ends
+export XDG_CACHE_HOME="$TMP/xdg-live"
+mkfifo "$TMP/fifo"
+"$SP_SYMBOLIZE" <"$TMP/fifo" 2>"$TMP/live.err" | cat >"$TMP/live.out" &
+exec 3>"$TMP/fifo"
+grep -v '^frame' "$TMP/a.in" >&3
+grep '^frame' "$TMP/a.in" | head -n 1 >&3
+sleep 3 # past the save interval (2 s)
+grep '^frame' "$TMP/a.in" | sed -n 2p >&3
+i=0
+until ls "$XDG_CACHE_HOME/stackpulse/$id"-* >/dev/null 2>&1; do
+	i=$((i + 1))
+	[ $i -gt 50 ] && fail "a waiting live stream saved nothing"
+	sleep 0.1
+done
+grep '^frame' "$TMP/a.in" | tail -n +3 >&3
+exec 3>&-
+wait || fail "live run: exit $?"
+quiet live
+cmp -s "$TMP/ref.out" "$TMP/live.out" || fail "live run output differs"
+run live-after "$TMP/a.in"
+stats live-after "$nframes hits, 0 misses, 0 files opened, 0 cache files written"
+
 # --- a binary replaced at the same path by another build id
 export XDG_CACHE_HOME="$TMP/xdg-swap"
 cp "$TMP/pie" "$TMP/app"
