@@ -40,6 +40,7 @@ struct sym_cache {
 	struct sp_htab *by_path; /* path -> index into v */
 	struct centry *v;
 	size_t n, alloc;
+	bool failed; /* a save failed and said so: no more saves */
 };
 
 struct sym_cache *
@@ -350,6 +351,8 @@ sym_cache_save(struct sym_cache *c)
 	int written = 0, rc = 0;
 	size_t i;
 
+	if (c->failed)
+		return 0;
 	for (i = 0; i < c->n && rc == 0; i++) {
 		struct centry *e = &c->v[i];
 
@@ -369,6 +372,7 @@ sym_cache_save(struct sym_cache *c)
 	if (rc == 0 && written)
 		rc = evict(c);
 	if (rc) {
+		c->failed = true;
 		sym_warnf(c->warn, c->warn_ctx,
 			  "'%s': cannot save the symbol cache: %s", c->dir,
 			  strerror(-rc));

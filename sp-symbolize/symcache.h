@@ -52,7 +52,8 @@ struct sym_cset *sym_cache_set(struct sym_cache *c, const char *buildid,
  * recently used files while the directory holds more than the bound.
  * May be called again later.  Returns the number of files written (0
  * also when the directory cannot be made: no cache then), or a
- * negative errno after a warning.
+ * negative errno after a warning; after a failure, later calls write
+ * nothing and return 0, so a live run warns once.
  */
 int sym_cache_save(struct sym_cache *c);
 

@@ -248,7 +248,7 @@ teardown(void)
 static const char *
 cdir(void)
 {
-	static char p[PATH_MAX];
+	static char p[sizeof(dir) + 32];
 
 	snprintf(p, sizeof(p), "%s/c/stackpulse", dir);
 	return p;
@@ -409,6 +409,31 @@ START_TEST(least_recently_used_files_go)
 }
 END_TEST
 
+START_TEST(no_directory_means_no_cache)
+{
+	char file[PATH_MAX], sub[PATH_MAX + 32];
+	struct sym_cache *c;
+	struct sym_res r = SYM_RES_INIT;
+	int fd;
+
+	/* A file where a parent directory should be: no cache, no word. */
+	snprintf(file, sizeof(file), "%s/home", dir);
+	fd = open(file, O_WRONLY | O_CREAT, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(sub, sizeof(sub), "%s/.cache/stackpulse", file);
+	c = sym_cache_new(sub, SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
+	ck_assert_ptr_nonnull(sym_res_add(&r, "f"));
+	ck_assert_int_eq(sym_cset_add(sym_cache_set(c, ID_A, CTX), 1, &r, 0),
+			 0);
+	ck_assert_int_eq(sym_cache_save(c), 0);
+	ck_assert_int_eq(sym_cache_save(c), 0);
+	ck_assert_int_eq(nwarnings, 0);
+	sym_cache_free(c);
+	sym_res_release(&r);
+}
+END_TEST
+
 static Suite *
 cache_suite(void)
 {
@@ -427,6 +452,7 @@ cache_suite(void)
 	tcase_add_test(t, corrupt_file_is_rebuilt);
 	tcase_add_test(t, saves_merge_with_another_runs);
 	tcase_add_test(t, least_recently_used_files_go);
+	tcase_add_test(t, no_directory_means_no_cache);
 	suite_add_tcase(s, t);
 	return s;
 }
