@@ -3,6 +3,10 @@
 # machine, for comparing two sp-symbolize builds on one recording.  Each
 # command runs RUNS times, interleaved with the others, output to
 # /dev/null; the best CPU time (user + system) of each is printed.
+# Every run is a first run: XDG_CACHE_HOME is a private directory,
+# emptied before each run, so sp-symbolize's symbol cache never answers
+# (set KEEP_CACHE=1 to time repeat runs instead: the cache is then
+# emptied only once, before the first command's first run).
 #   sh bench/symbolize-ab.sh RUNS CMD ARGS... [-- CMD ARGS...]...
 # For example, an old and a new build on the same sp-dump text:
 #   sh bench/symbolize-ab.sh 5 old/sp-symbolize x.txt -- \
@@ -12,8 +16,14 @@ if [ $# -lt 2 ]; then
 	echo "usage: sh bench/symbolize-ab.sh RUNS CMD ARGS... [-- CMD...]" >&2
 	exit 2
 fi
-exec python3 - "$@" <<'PY'
-import resource, subprocess, sys
+XDG_CACHE_HOME=$(mktemp -d)
+export XDG_CACHE_HOME
+trap 'rm -rf "$XDG_CACHE_HOME"' EXIT
+python3 - "$@" <<'PY'
+import os, resource, shutil, subprocess, sys
+
+cache = os.environ["XDG_CACHE_HOME"] + "/stackpulse"
+keep = os.environ.get("KEEP_CACHE") == "1"
 
 runs = int(sys.argv[1])
 cmds = [[]]
@@ -25,6 +35,8 @@ for a in sys.argv[2:]:
 best = [None] * len(cmds)
 for _ in range(runs):
     for i, c in enumerate(cmds):
+        if not keep:
+            shutil.rmtree(cache, ignore_errors=True)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         subprocess.run(c, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
