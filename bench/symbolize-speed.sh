@@ -15,6 +15,9 @@
 # with --no-kallsyms (the user addresses addr2line is given, nothing
 # more); the other sp-symbolize rows use --no-cache.  The cache is a
 # private XDG_CACHE_HOME under the temporary directory.
+# With STACKCOLLAPSE=/path/to/stackcollapse-perf.pl, the whole pipeline
+# to folded stacks, first and repeat runs, is also timed against
+# `perf script | stackcollapse-perf.pl` (the issue's pipeline goals).
 #   sh bench/symbolize-speed.sh [SECONDS]      (optimized build in $B,
 #                                               default build/)
 set -e
@@ -105,6 +108,13 @@ set -- $(best "$sym" --no-cache --no-lines "$tmp/x.txt"); w_nl=$1 c_nl=$2
 set -- $(best sh -c \
 	"'$B/sp-dump' '$tmp/x.spool' | '$sym' --no-cache --no-lines")
 w_pnl=$1 c_pnl=$2
+if [ -n "${STACKCOLLAPSE:-}" ] && [ -f "$STACKCOLLAPSE" ]; then
+	fold="'$B/sp-dump' '$tmp/x.spool' | '$sym' | '$B/sp-fold'"
+	set -- $(first "$fold"); w_fold=$1 c_fold=$2
+	set -- $(repeat "$fold"); w_frep=$1 c_frep=$2
+	set -- $(best sh -c "perf script -i '$tmp/perf.data' 2>/dev/null |
+		perl '$STACKCOLLAPSE'"); w_sc=$1 c_sc=$2
+fi
 set -- $(best sh -c "for f in '$tmp'/a2l/*; do tail -n +2 \"\$f\" |
 	addr2line -C -f -i -e \"\$(head -n 1 \"\$f\")\"; done"); w_a2l=$1 c_a2l=$2
 set -- $(best perf script -i "$tmp/perf.data"); w_perf=$1 c_perf=$2
@@ -134,6 +144,14 @@ ratio() {	# LABEL SLOW_CPU SLOW_SAMPLES FAST_CPU FAST_SAMPLES
 	printf '%-62s %6.1fx\n' "$1" \
 		"$(echo "($2 / $3) / ($4 / $5)" | bc -l)"
 }
+if [ -n "${c_sc:-}" ]; then
+	row "sp-dump|sp-symbolize|sp-fold, first" "$w_fold" "$c_fold" \
+		"$sp_samples"
+	row "sp-dump|sp-symbolize|sp-fold, repeat" "$w_frep" "$c_frep" \
+		"$sp_samples"
+	row "perf script | stackcollapse-perf.pl" "$w_sc" "$c_sc" \
+		"$perf_samples"
+fi
 echo "CPU time ratios, per sample:"
 ratio "addr2line / sp-symbolize, first run" "$c_a2l" 1 "$c_sym" 1
 ratio "addr2line / sp-symbolize, repeat run" "$c_a2l" 1 "$c_rep" 1
@@ -150,3 +168,9 @@ ratio "perf script +srcline --inline / sp-dump|sp-symbolize, first" \
 	"$c_perfl" "$perf_samples" "$c_pipe" "$sp_samples"
 ratio "perf script +srcline --inline / sp-dump|sp-symbolize, repeat" \
 	"$c_perfl" "$perf_samples" "$c_prep" "$sp_samples"
+if [ -n "${c_sc:-}" ]; then
+	ratio "perf script|stackcollapse-perf.pl / pipeline, first" \
+		"$c_sc" "$perf_samples" "$c_fold" "$sp_samples"
+	ratio "perf script|stackcollapse-perf.pl / pipeline, repeat" \
+		"$c_sc" "$perf_samples" "$c_frep" "$sp_samples"
+fi
