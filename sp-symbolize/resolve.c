@@ -56,6 +56,12 @@ struct rimg {
 	bool warned;
 };
 
+/* A file's cache identity, read once per path like its image. */
+struct rfid {
+	int rc; /* of sym_fileid_read() */
+	struct sym_fileid id;
+};
+
 enum { KS_UNLOADED, KS_READY };
 
 struct sym_resolver {
@@ -73,7 +79,10 @@ struct sym_resolver {
 	struct sym_image *vdso;
 	bool vdso_tried;
 	struct sym_resolver_stats stats;
-	time_t last_save; /* CLOCK_MONOTONIC seconds */
+	time_t last_save;            /* CLOCK_MONOTONIC seconds */
+	struct sp_htab *fid_by_path; /* path -> index into fids */
+	struct rfid *fids;
+	size_t nfids, afids;
 };
 
 static time_t
@@ -96,8 +105,9 @@ sym_resolver_new(const struct sym_resolver_opts *o, struct sp_buf *err)
 	r->o = *o;
 	r->last_save = now_seconds();
 	r->img_by_path = sp_htab_new();
+	r->fid_by_path = sp_htab_new();
 	r->jit = sym_jitsyms_new(o->perf_map_dir, o->warn, o->warn_ctx);
-	if (!r->img_by_path || !r->jit) {
+	if (!r->img_by_path || !r->fid_by_path || !r->jit) {
 		sym_resolver_free(r);
 		errno = ENOMEM;
 		return NULL;
@@ -148,6 +158,8 @@ sym_resolver_free(struct sym_resolver *r)
 	sym_jitsyms_free(r->jit);
 	sym_image_free(r->vdso);
 	sp_htab_free(r->img_by_path);
+	sp_htab_free(r->fid_by_path);
+	free(r->fids);
 	sym_kallsyms_free(r->ks);
 	free(r->release);
 	free(r->bootid);
@@ -647,6 +659,32 @@ kernel_frame(struct sym_resolver *r, const struct sp_frame *f,
 }
 
 /*
+ * The cache identity of the file at `path`, read at its first use by
+ * any module (a whole-system recording maps libc in every process).
+ * Returns what sym_fileid_read() did.
+ */
+static int
+fileid_for_path(struct sym_resolver *r, const char *path, struct sym_fileid *id)
+{
+	size_t len = strlen(path);
+	struct rfid *f;
+	uint64_t idx;
+
+	if (!sp_htab_get(r->fid_by_path, path, len, &idx)) {
+		if (SP_GROW(r->fids, r->afids, r->nfids + 1) ||
+		    sp_htab_put(r->fid_by_path, path, len, r->nfids))
+			return -ENOMEM;
+		idx = r->nfids++;
+		f = &r->fids[idx];
+		f->rc = sym_fileid_read(path, &r->o.sym, &f->id);
+	}
+	f = &r->fids[idx];
+	if (f->rc == 0)
+		*id = f->id;
+	return f->rc;
+}
+
+/*
  * The cached results of a module's file: only for a file on disk that
  * is the recorded one (inode, build id) and has a build id, so that
  * what module_image() would open is that very file.
@@ -664,7 +702,7 @@ module_cset(struct sym_resolver *r, struct rmod *rm)
 	if (!r->o.cache || rm->overridable || path[0] == '\0' || path[0] == '[')
 		return NULL;
 	pick = pick_path(rm, buf, sizeof(buf));
-	if (path_lost(rm, pick) || sym_fileid_read(pick, &r->o.sym, &id) ||
+	if (path_lost(rm, pick) || fileid_for_path(r, pick, &id) ||
 	    (rm->buildid && strcmp(rm->buildid, id.buildid) != 0))
 		return NULL;
 	rm->cset = sym_cache_set(r->o.cache, id.buildid, id.ctx);
