@@ -90,7 +90,7 @@ read_file(const char *path, uint64_t max, struct sp_buf *b)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	struct stat st;
-	ssize_t got = 1;
+	ssize_t got;
 	int rc = 0;
 
 	if (fd < 0)
@@ -101,16 +101,19 @@ read_file(const char *path, uint64_t max, struct sp_buf *b)
 		rc = -EFBIG;
 	else if (sp_buf_grow(b, (size_t)st.st_size + 1))
 		rc = -ENOMEM;
-	while (rc == 0 && got > 0) {
-		if (sp_buf_grow(b, 65536)) {
+	/* Files are replaced, never rewritten: one read takes it whole. */
+	while (rc == 0) {
+		if (b->alloc - b->len < 2 && sp_buf_grow(b, 65536)) {
 			rc = -ENOMEM;
 			break;
 		}
 		got = read(fd, b->data + b->len, b->alloc - b->len - 1);
-		if (got < 0)
-			rc = -errno;
-		else
-			b->len += (size_t)got;
+		if (got <= 0) {
+			rc = got < 0 ? -errno : 0;
+			break;
+		}
+		b->len += (size_t)got;
+		b->data[b->len] = '\0'; /* buf.h's invariant */
 		if (b->len > max)
 			rc = -EFBIG;
 	}
