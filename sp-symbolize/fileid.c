@@ -10,7 +10,6 @@
 
 #include "common/buf.h"
 #include "common/htab.h"
-#include "common/version.h"
 #include "sp-symbolize/cachefile.h"
 #include "sp-symbolize/elffile.h"
 #include "sp-symbolize/fileid.h"
@@ -40,13 +39,13 @@ add_candidate(void *ctx, const char *cand, bool by_id)
 }
 
 static void
-add_opts(struct ctxbuf *c, const struct sym_symopts *o)
+add_opts(struct ctxbuf *c, const struct sym_symopts *o, const char *tool)
 {
 	size_t i;
 
 	if (sp_buf_addf(&c->b, "sp-symbolize cache %d %s\n%d%d%d%d%d\n",
-			SYM_CACHEFILE_VERSION, sp_version(), o->demangle,
-			o->inlines, o->names_only, o->raw_names, o->params))
+			SYM_CACHEFILE_VERSION, tool, o->demangle, o->inlines,
+			o->names_only, o->raw_names, o->params))
 		c->bad = true;
 	for (i = 0; i < o->ndebug_dirs; i++)
 		if (sp_buf_addf(&c->b, "debug-dir %s\n", o->debug_dirs[i]))
@@ -55,7 +54,7 @@ add_opts(struct ctxbuf *c, const struct sym_symopts *o)
 
 int
 sym_fileid_read(const char *path, const struct sym_symopts *opts,
-		struct sym_fileid *id)
+		const char *tool, struct sym_fileid *id)
 {
 	struct sym_elffile f;
 	struct ctxbuf c = { SP_BUF_INIT, false };
@@ -72,7 +71,7 @@ sym_fileid_read(const char *path, const struct sym_symopts *opts,
 		return -ENOENT;
 	}
 	sym_buildid_hex(raw, len, id->buildid);
-	add_opts(&c, opts);
+	add_opts(&c, opts, tool);
 	if (sp_buf_addf(&c.b, "size %jd\n", (intmax_t)st.st_size))
 		c.bad = true;
 	sym_debug_each(path, f.elf, opts->debug_dirs, opts->ndebug_dirs,

@@ -13,7 +13,7 @@
 struct sym_fileid {
 	char buildid[2 * 64 + 1]; /* lowercase hex */
 	/*
-	 * XXH3 of: the cache format and sp-symbolize's version, the options
+	 * XXH3 of: the cache format, the caller's `tool` string, the options
 	 * of `opts` that change results, the file's size (a stripped copy
 	 * shares the build id of the file it came from), and the device,
 	 * inode, size and modification time of every debug file candidate
@@ -24,11 +24,13 @@ struct sym_fileid {
 };
 
 /*
- * Reads the identity of the ELF file `path`.  Returns 0, -ENOENT when
- * the file has no build id (its results are never cached), or another
+ * Reads the identity of the ELF file `path`.  `tool` names what makes
+ * the results (sp-symbolize's version and build id), so that another
+ * build does not take this one's results.  Returns 0, -ENOENT when the
+ * file has no build id (its results are never cached), or another
  * negative errno (-EINVAL not a regular file, -ENOEXEC not ELF, -ENOMEM).
  */
 int sym_fileid_read(const char *path, const struct sym_symopts *opts,
-		    struct sym_fileid *id);
+		    const char *tool, struct sym_fileid *id);
 
 #endif

@@ -676,7 +676,9 @@ fileid_for_path(struct sym_resolver *r, const char *path, struct sym_fileid *id)
 			return -ENOMEM;
 		idx = r->nfids++;
 		f = &r->fids[idx];
-		f->rc = sym_fileid_read(path, &r->o.sym, &f->id);
+		f->rc = sym_fileid_read(path, &r->o.sym,
+					r->o.cache_tool ? r->o.cache_tool : "",
+					&f->id);
 	}
 	f = &r->fids[idx];
 	if (f->rc == 0)

@@ -44,6 +44,8 @@ struct sym_resolver_opts {
 	 * opens nothing but the file's headers (fileid.h).
 	 */
 	struct sym_cache *cache;
+	/* What makes the results, for the cache (fileid.h); "" will do. */
+	const char *cache_tool;
 	/* Receives each warning (without the program name); may be NULL. */
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;

@@ -18,6 +18,7 @@
 #include "common/buf.h"
 #include "common/records.h"
 #include "common/version.h"
+#include "sp-symbolize/fileid.h"
 #include "sp-symbolize/filter.h"
 #include "sp-symbolize/resolve.h"
 #include "sp-symbolize/symcache.h"
@@ -285,6 +286,33 @@ open_cache(bool disabled, uint64_t max)
 	return c;
 }
 
+/*
+ * What makes this run's results, for the cache: the version and this
+ * executable's build id (or size and time), so that a rebuilt
+ * sp-symbolize, even of the same commit, starts its own cache files.
+ * Malloc'ed; exits on ENOMEM.
+ */
+static char *
+cache_tool(const struct sym_symopts *o)
+{
+	struct sym_fileid self;
+	struct stat st;
+	char *s;
+	int n;
+
+	if (sym_fileid_read("/proc/self/exe", o, "", &self) == 0)
+		n = asprintf(&s, "%s %s", sp_version(), self.buildid);
+	else if (stat("/proc/self/exe", &st) == 0)
+		n = asprintf(&s, "%s %jd %jd.%ld", sp_version(),
+			     (intmax_t)st.st_size, (intmax_t)st.st_mtim.tv_sec,
+			     st.st_mtim.tv_nsec);
+	else
+		n = asprintf(&s, "%s", sp_version());
+	if (n < 0)
+		errx(1, "out of memory");
+	return s;
+}
+
 /* Saves the cache; with SP_SYMBOLIZE_CACHE_STATS set, says what it did. */
 static void
 close_cache(struct sym_cache *c, const struct sym_resolver *r)
@@ -314,6 +342,7 @@ main(int argc, char *argv[])
 	const char *output = NULL;
 	uint64_t cache_size = 0;
 	bool no_cache = false;
+	char *tool;
 	int32_t *pids = NULL, pid;
 	size_t ndirs = 0, npids = 0;
 	struct sp_buf emsg = SP_BUF_INIT;
@@ -396,6 +425,8 @@ main(int argc, char *argv[])
 	o.sym.debug_dirs = dirs;
 	o.sym.ndebug_dirs = ndirs;
 	o.cache = open_cache(no_cache, cache_size);
+	tool = o.cache ? cache_tool(&o.sym) : NULL;
+	o.cache_tool = tool;
 	o.perf_map_pids = pids;
 	o.nperf_map_pids = npids;
 	r = sym_resolver_new(&o, &emsg);
@@ -407,6 +438,7 @@ main(int argc, char *argv[])
 	status = r ? symbolize(r, argc ? argv[0] : NULL) : 1;
 	close_cache(o.cache, r);
 	sym_resolver_free(r);
+	free(tool);
 	free(dirs);
 	free(pids);
 	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {

@@ -81,10 +81,11 @@ sym_image_resolve(struct sym_image *img, uint64_t rel_ip, struct sym_res *out)
 
 int
 sym_fileid_read(const char *path, const struct sym_symopts *opts,
-		struct sym_fileid *id)
+		const char *tool, struct sym_fileid *id)
 {
 	(void)path;
 	(void)opts;
+	(void)tool;
 	(void)id;
 	return -ENOENT;
 }
