@@ -126,8 +126,33 @@ done
 cmp -s "$TMP/ref.out" "$TMP/ref--no-inline.out" &&
 	fail "--no-inline changed nothing: the test proves nothing"
 
+# --- a debug file installed after a run: resolved afresh, with lines
+cp "$TMP/pie" "$TMP/stripped"
+strip --strip-debug "$TMP/stripped" # names, but no lines
+
+mkdir -p "$TMP/dbg"
+stream "$TMP/pie" sym_leaf 2 sym_local 2 |
+	sed "/^module/ s|	[0-9]*	user	.*|	$(stat -c %i "$TMP/stripped")	user	$TMP/stripped|" \
+	>"$TMP/d.in"
+run dbg1 --debug-dir "$TMP/dbg" "$TMP/d.in"
+quiet dbg1
+stats dbg1 "0 hits, 4 misses, 1 files opened, 1 cache files written"
+grep -q '	sym_local$' "$TMP/dbg1.out" || fail "no sym_local from .symtab"
+grep -q 'sym_elf.c' "$TMP/dbg1.out" && fail "lines without a debug file"
+d=$TMP/dbg/.build-id/$(echo "$id" | cut -c1-2)
+mkdir -p "$d"
+objcopy --only-keep-debug "$TMP/pie" "$d/$(echo "$id" | cut -c3-).debug"
+run dbg-ref --no-cache --debug-dir "$TMP/dbg" "$TMP/d.in"
+run dbg2 --debug-dir "$TMP/dbg" "$TMP/d.in"
+same dbg-ref dbg2
+grep -q '	0x0	.*sym_elf.c:[0-9]*	sym_local$' "$TMP/dbg2.out" ||
+	fail "debug file not used: $(grep symbol "$TMP/dbg2.out")"
+run dbg3 --debug-dir "$TMP/dbg" "$TMP/d.in"
+stats dbg3 "4 hits, 0 misses, 0 files opened, 0 cache files written"
+
 # --- a corrupt, then a truncated cache file: one warning, rebuilt
-[ "$(ls "$CDIR" | wc -l)" -eq 6 ] || fail "not one file per option set"
+[ "$(ls "$CDIR" | grep -c "^$id-")" -eq 8 ] ||
+	fail "not one file per option set and debug file: $(ls "$CDIR")"
 printf 'garbage' | dd of="$cfile" bs=1 seek=40 conv=notrunc 2>/dev/null
 for how in corrupt truncated; do
 	[ $how = truncated ] && truncate -s 30 "$cfile"
