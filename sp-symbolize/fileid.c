@@ -4,15 +4,21 @@
  * section headers (the debuglink) are read.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/buf.h"
 #include "common/htab.h"
 #include "sp-symbolize/cachefile.h"
 #include "sp-symbolize/elffile.h"
 #include "sp-symbolize/fileid.h"
+#include "sp-symbolize/hostinfo.h"
 #include "common/banned.h"
 
 /* The bytes hashed into a context; `bad` after an allocation failure. */
@@ -81,4 +87,51 @@ sym_fileid_read(const char *path, const struct sym_symopts *opts,
 	id->ctx = c.bad ? 0 : sp_hash(c.b.data, c.b.len);
 	sp_buf_release(&c.b);
 	return c.bad ? -ENOMEM : 0;
+}
+
+/*
+ * Whether /proc/kallsyms shows this process addresses: its first line
+ * does not start with zeros (kptr_restrict, perf_event_paranoid and
+ * capabilities decide; the kernel prints the first line only).
+ */
+static bool
+kallsyms_visible(void)
+{
+	char line[64];
+	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, line, sizeof(line) - 1);
+	size_t zeros;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return false;
+	line[n] = '\0';
+	zeros = strspn(line, "0");
+	return zeros < strcspn(line, " ");
+}
+
+int
+sym_fileid_kernel(const char *tool, struct sym_fileid *id)
+{
+	char *rel = sym_host_release(), *boot = sym_host_bootid(), *s = NULL;
+	int rc = -ENOENT;
+
+	if (rel && boot && kallsyms_visible()) {
+		rc = asprintf(&s, "%s\n%s\n", rel, boot) < 0 ? -ENOMEM : 0;
+		if (rc == 0)
+			snprintf(id->buildid, sizeof(id->buildid),
+				 "%016" PRIx64, sp_hash(s, strlen(s)));
+	}
+	free(s);
+	free(rel);
+	free(boot);
+	if (rc)
+		return rc;
+	if (asprintf(&s, "sp-symbolize cache %d %s\nkernel\n",
+		     SYM_CACHEFILE_VERSION, tool) < 0)
+		return -ENOMEM;
+	id->ctx = sp_hash(s, strlen(s));
+	free(s);
+	return 0;
 }

@@ -33,4 +33,14 @@ struct sym_fileid {
 int sym_fileid_read(const char *path, const struct sym_symopts *opts,
 		    const char *tool, struct sym_fileid *id);
 
+/*
+ * The identity of the running kernel's core text symbols, as this
+ * process sees them in /proc/kallsyms: the build id slot holds a hash
+ * of the release and boot id (the kernel's text moves at each boot),
+ * the context one of `tool`.  Returns 0, or -ENOENT when the host facts
+ * cannot be read or /proc/kallsyms hides its addresses from this
+ * process (then it has nothing to cache), or -ENOMEM.
+ */
+int sym_fileid_kernel(const char *tool, struct sym_fileid *id);
+
 #endif

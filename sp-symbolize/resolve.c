@@ -83,6 +83,8 @@ struct sym_resolver {
 	struct sp_htab *fid_by_path; /* path -> index into fids */
 	struct rfid *fids;
 	size_t nfids, afids;
+	bool kcs_tried;
+	struct sym_cset *kcs; /* cached core kernel frames, or NULL */
 };
 
 static time_t
@@ -628,9 +630,13 @@ fallback(const struct sp_frame *f, const char *path, unsigned flags,
 	return 0;
 }
 
+/*
+ * A kernel frame from kallsyms, or its fallback name; *core tells
+ * whether it named a symbol of the kernel's core text (no module).
+ */
 static int
-kernel_frame(struct sym_resolver *r, const struct sp_frame *f,
-	     struct sym_res *out)
+kallsyms_frame(struct sym_resolver *r, const struct sp_frame *f,
+	       struct sym_res *out, bool *core)
 {
 	struct sym_kallsyms *ks = kernel_table(r);
 	const char *name, *module;
@@ -640,6 +646,7 @@ kernel_frame(struct sym_resolver *r, const struct sp_frame *f,
 	char *full;
 
 	kf.mode = SP_FRAME_KERNEL;
+	*core = false;
 	if (!ks ||
 	    !sym_kallsyms_lookup(ks, f->abs_ip, &name, &module, &start) ||
 	    f->abs_ip - start > SYM_KERNEL_MAX_OFFSET)
@@ -655,7 +662,52 @@ kernel_frame(struct sym_resolver *r, const struct sp_frame *f,
 	s->flags |= SP_SYM_KERNEL;
 	s->offset = f->abs_ip - start;
 	s->has_offset = true;
+	*core = module == NULL;
 	return 0;
+}
+
+/*
+ * The cached frames of this boot's kernel, when kernel frames resolve
+ * from this host's /proc/kallsyms (a recording of this boot, no
+ * --kallsyms file).  Only core kernel text goes in: module, BPF and
+ * unresolved addresses can change meaning within a boot.
+ */
+static struct sym_cset *
+kernel_cset(struct sym_resolver *r)
+{
+	struct sym_fileid id;
+
+	if (r->kcs_tried)
+		return r->kcs;
+	r->kcs_tried = true;
+	if (!r->o.cache || r->o.no_kallsyms || r->o.kallsyms ||
+	    !same_kernel(r) ||
+	    sym_fileid_kernel(r->o.cache_tool ? r->o.cache_tool : "", &id))
+		return NULL;
+	r->kcs = sym_cache_set(r->o.cache, id.buildid, id.ctx);
+	return r->kcs;
+}
+
+/* A kernel frame from the cache, or else from kallsyms (cached then). */
+static int
+kernel_frame(struct sym_resolver *r, const struct sp_frame *f,
+	     struct sym_res *out)
+{
+	struct sym_cset *kcs = kernel_cset(r);
+	const struct sym_res *hit = kcs ? sym_cset_find(kcs, f->abs_ip) : NULL;
+	size_t first = out->n;
+	bool core;
+	int rc;
+
+	if (hit) {
+		r->stats.cache_hits++;
+		return sym_res_append(out, hit) ? -ENOMEM : 0;
+	}
+	rc = kallsyms_frame(r, f, out, &core);
+	if (rc || !kcs || !core)
+		return rc;
+	r->stats.cache_misses++;
+	return sym_cset_add(kcs, f->abs_ip, out, first) ? -ENOMEM : 0;
 }
 
 /*

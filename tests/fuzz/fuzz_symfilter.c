@@ -90,6 +90,14 @@ sym_fileid_read(const char *path, const struct sym_symopts *opts,
 	return -ENOENT;
 }
 
+int
+sym_fileid_kernel(const char *tool, struct sym_fileid *id)
+{
+	(void)tool;
+	(void)id;
+	return -ENOENT;
+}
+
 char *
 sym_demangle(const char *name, bool params)
 {
