@@ -1,7 +1,8 @@
 /*
- * fileid.c: the cache identity of a module file (see fileid.h).  Only
- * the ELF header, program headers and notes (the build id) and the
- * section headers (the debuglink) are read.
+ * fileid.c: the cache identity of a module file or of the running
+ * kernel (see fileid.h).  Of a file, only the ELF header, program
+ * headers and notes (the build id) and the section headers (the
+ * debuglink) are read: about 3 KB.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,8 @@
 /*
  * fileid.h: what the cached results of a module file are filed under:
  * its GNU build id, and a context hash of everything else its results
- * depend on, read without loading its symbols or DWARF.
+ * depend on, read without loading its symbols or DWARF; and the same
+ * for the running kernel's symbols.
  */
 #ifndef SYM_FILEID_H
 #define SYM_FILEID_H
