@@ -247,3 +247,45 @@ sp_ext_weight_decode(const uint8_t *p, size_t n, struct sp_ext_weight *w)
 	w->event = (uint32_t)event;
 	return finish(&cu);
 }
+
+int
+sp_ext_wait_encode(struct sp_buf *out, enum sp_wait_state state)
+{
+	return sp_varint_put_u64(out, (uint64_t)state);
+}
+
+int
+sp_ext_wait_decode(const uint8_t *p, size_t n, enum sp_wait_state *state)
+{
+	struct cur cu = { p, p + n };
+	uint64_t v;
+
+	if (get_u64(&cu, &v) || v == SP_WAIT_NONE || v >= SP_WAIT_NSTATES)
+		return -EBADMSG;
+	*state = (enum sp_wait_state)v;
+	return finish(&cu);
+}
+
+static const char *const wait_names[SP_WAIT_NSTATES] = {
+	[SP_WAIT_PREEMPTED] = "preempted",
+	[SP_WAIT_SLEEP] = "sleep",
+	[SP_WAIT_IO] = "io",
+	[SP_WAIT_BLOCKED] = "blocked",
+};
+
+const char *
+sp_wait_state_name(enum sp_wait_state state)
+{
+	return (unsigned)state < SP_WAIT_NSTATES ? wait_names[state] : NULL;
+}
+
+enum sp_wait_state
+sp_wait_state_parse(const char *word)
+{
+	int i;
+
+	for (i = SP_WAIT_NONE + 1; i < SP_WAIT_NSTATES; i++)
+		if (!strcmp(word, wait_names[i]))
+			return (enum sp_wait_state)i;
+	return SP_WAIT_NONE;
+}

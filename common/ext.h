@@ -14,6 +14,8 @@
  *               period 0: sampled at freq Hz
  *   23 weight   event weight        of the next sample: its event's index
  *               and how many events it stands for (the period)
+ *   24 wait     state               of the next sample: why its thread was
+ *               off the CPU (enum sp_wait_state), for --off-cpu stacks
  * Decoders return 0 or -EBADMSG; strings point into the payload (not
  * NUL-terminated) and live as long as it does.
  */
@@ -35,6 +37,22 @@ enum sp_ext_tag {
 	SP_EXT_BUILDID = 21,
 	SP_EXT_EVENT = 22,
 	SP_EXT_WEIGHT = 23,
+	SP_EXT_WAIT = 24,
+};
+
+/*
+ * Why a thread was off the CPU, as the kernel said: preempted (still
+ * runnable), asleep (interruptible wait: sleep, poll, futex, pipe),
+ * uninterruptible ("D", mostly disk I/O), or blocked (one of the last
+ * two, where only the context-switch records were available).
+ */
+enum sp_wait_state {
+	SP_WAIT_NONE = 0,
+	SP_WAIT_PREEMPTED = 1,
+	SP_WAIT_SLEEP = 2,
+	SP_WAIT_IO = 3,
+	SP_WAIT_BLOCKED = 4,
+	SP_WAIT_NSTATES
 };
 
 /* Event indexes fit this bound; more -e events are refused. */
@@ -86,6 +104,7 @@ int sp_ext_exit_encode(struct sp_buf *out, const struct sp_ext_exit *e);
 int sp_ext_buildid_encode(struct sp_buf *out, const struct sp_ext_buildid *b);
 int sp_ext_event_encode(struct sp_buf *out, const struct sp_ext_event *e);
 int sp_ext_weight_encode(struct sp_buf *out, const struct sp_ext_weight *w);
+int sp_ext_wait_encode(struct sp_buf *out, enum sp_wait_state state);
 /* Appends one string pair (host) or one counter (stats). */
 int sp_ext_pair_encode(struct sp_buf *out, const char *key, const char *val);
 int sp_ext_counter_encode(struct sp_buf *out, const char *key, uint64_t val);
@@ -97,6 +116,13 @@ int sp_ext_buildid_decode(const uint8_t *p, size_t n, struct sp_ext_buildid *b);
 /* Event indexes of SP_EXT_EVENTS_MAX or more are -EBADMSG. */
 int sp_ext_event_decode(const uint8_t *p, size_t n, struct sp_ext_event *e);
 int sp_ext_weight_decode(const uint8_t *p, size_t n, struct sp_ext_weight *w);
+/* A state of SP_WAIT_NONE or past the known ones is -EBADMSG. */
+int sp_ext_wait_decode(const uint8_t *p, size_t n, enum sp_wait_state *state);
+
+/* A wait state's word in text records ("preempted"...), NULL for none. */
+const char *sp_wait_state_name(enum sp_wait_state state);
+/* The state a word names: SP_WAIT_NONE when it names none. */
+enum sp_wait_state sp_wait_state_parse(const char *word);
 
 /* Walks the pairs of a host or stats payload. */
 struct sp_ext_iter {

@@ -262,12 +262,16 @@ dec_sample(struct sp_recdec *d, char **f, struct sp_rec *rec)
 		return -EBADMSG;
 	if (d->nfields == 5)
 		return 0;
+	if (d->nfields == 6)
+		return bad(d, "sample record with 6 fields, not 5, 7 or 8");
 	rec->u.sample.has_event = true;
-	return ref_id(d, "event", f[5], d->nevents, false,
-		      &rec->u.sample.event) ||
-		       num(d, "WEIGHT", f[6], &rec->u.sample.weight)
-		   ? -EBADMSG
-		   : 0;
+	if (ref_id(d, "event", f[5], d->nevents, false, &rec->u.sample.event) ||
+	    num(d, "WEIGHT", f[6], &rec->u.sample.weight))
+		return -EBADMSG;
+	if (d->nfields == 8 &&
+	    !(rec->u.sample.state = sp_wait_state_parse(f[7])))
+		return bad_field(d, "STATE", f[7]);
+	return 0;
 }
 
 static int
@@ -467,7 +471,7 @@ dec_symbol(struct sp_recdec *d, char **f, struct sp_rec *rec)
 }
 
 static const struct kind kinds[] = {
-	{ "sample", SP_REC_SAMPLE, 5, 2, dec_sample },
+	{ "sample", SP_REC_SAMPLE, 5, 3, dec_sample },
 	{ "stack", SP_REC_STACK, 4, 0, dec_stack },
 	{ "frame", SP_REC_FRAME, 6, 0, dec_frame },
 	{ "symbol", SP_REC_SYMBOL, 8, 0, dec_symbol },
@@ -501,10 +505,14 @@ decode(struct sp_recdec *d, struct sp_rec *rec)
 	memset(rec, 0, sizeof(*rec));
 	if (!k)
 		return 1; /* SP_REC_UNKNOWN */
-	if (k->nfields && d->nfields != k->nfields &&
-	    (!k->more || d->nfields != k->nfields + k->more))
-		return bad(d, "%s record with %zu fields, not %zu", k->name,
-			   d->nfields, k->nfields);
+	if (k->nfields &&
+	    (d->nfields < k->nfields || d->nfields > k->nfields + k->more))
+		return k->more
+			   ? bad(d, "%s record with %zu fields, not %zu to %zu",
+				 k->name, d->nfields, k->nfields,
+				 k->nfields + k->more)
+			   : bad(d, "%s record with %zu fields, not %zu",
+				 k->name, d->nfields, k->nfields);
 	if (k->kind == SP_REC_SPOOL && d->have_spool)
 		return bad(d, "a second spool record");
 	rec->kind = k->kind;

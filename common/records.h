@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "common/buf.h"
+#include "common/ext.h"
 #include "common/spool.h"
 
 #define SP_RECORDS_VERSION 1
@@ -111,6 +112,9 @@ struct sp_rec {
 			bool has_event;
 			uint32_t event;
 			uint64_t weight;
+			/* Why an off-CPU sample's thread waited (only with
+			 * has_event); SP_WAIT_NONE when not said. */
+			enum sp_wait_state state;
 		} sample;
 		struct {
 			uint32_t index;

@@ -136,6 +136,8 @@ put_numeric(FILE *f, const struct sp_rec *rec)
 		if (u->sample.has_event)
 			fprintf(f, "\t%" PRIu32 "\t%" PRIu64, u->sample.event,
 				u->sample.weight);
+		if (u->sample.has_event && u->sample.state)
+			fprintf(f, "\t%s", sp_wait_state_name(u->sample.state));
 		break;
 	default:
 		break;

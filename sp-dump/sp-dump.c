@@ -34,6 +34,7 @@ struct dump {
 	struct sp_buf pairs; /* host and stats fields (struct sp_rec_pair) */
 	struct sp_ext_weight weight; /* for the next sample, when pending */
 	bool weight_pending;
+	enum sp_wait_state wait; /* of the next sample; SP_WAIT_NONE: none */
 };
 
 static const char synopsis[] = "usage: sp-dump [-fhs] [-o FILE] [FILE]\n";
@@ -231,6 +232,9 @@ print_ext(struct dump *d, const struct sp_spool_record *rec)
 			return -EBADMSG;
 		d->weight_pending = true;
 		return 0;
+	case SP_EXT_WAIT:
+		/* Printed with the sample it belongs to, like the weight. */
+		return sp_ext_wait_decode(p, n, &d->wait) ? -EBADMSG : 0;
 	default:
 		return print_hex(d, SP_REC_EXT, rec->tag, p, n);
 	}
@@ -320,6 +324,7 @@ print_sample(struct dump *d, const struct sp_spool_record *rec)
 		       rec->u.sample.timestamp_ns, rec->u.sample.pid,
 		       rec->u.sample.tid, (char *)d->text.data + off);
 		d->weight_pending = false;
+		d->wait = SP_WAIT_NONE;
 		return 0;
 	}
 	out.u.sample.ts = rec->u.sample.timestamp_ns;
@@ -329,7 +334,9 @@ print_sample(struct dump *d, const struct sp_spool_record *rec)
 	out.u.sample.has_event = d->weight_pending;
 	out.u.sample.event = d->weight.event;
 	out.u.sample.weight = d->weight.weight;
+	out.u.sample.state = d->weight_pending ? d->wait : SP_WAIT_NONE;
 	d->weight_pending = false;
+	d->wait = SP_WAIT_NONE;
 	sp_rec_write(stdout, &out);
 	return 0;
 }

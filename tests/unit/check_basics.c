@@ -250,6 +250,31 @@ START_TEST(extension_payloads_round_trip)
 }
 END_TEST
 
+START_TEST(wait_states_round_trip)
+{
+	struct sp_buf b = SP_BUF_INIT;
+	enum sp_wait_state st = SP_WAIT_NONE;
+	static const uint8_t zero[] = { 0 }, nine[] = { 9 };
+	int i;
+
+	for (i = SP_WAIT_NONE + 1; i < SP_WAIT_NSTATES; i++) {
+		sp_buf_reset(&b);
+		sp_ext_wait_encode(&b, (enum sp_wait_state)i);
+		ck_assert_int_eq(sp_ext_wait_decode(b.data, b.len, &st), 0);
+		ck_assert_int_eq(st, i);
+		ck_assert_int_eq(sp_wait_state_parse(sp_wait_state_name(st)),
+				 i);
+	}
+	ck_assert_int_eq(sp_ext_wait_decode(zero, 1, &st), -EBADMSG);
+	ck_assert_int_eq(sp_ext_wait_decode(nine, 1, &st), -EBADMSG);
+	ck_assert_int_eq(sp_ext_wait_decode(zero, 0, &st), -EBADMSG);
+	ck_assert_str_eq(sp_wait_state_name(SP_WAIT_IO), "io");
+	ck_assert_ptr_null(sp_wait_state_name(SP_WAIT_NONE));
+	ck_assert_int_eq(sp_wait_state_parse("running"), SP_WAIT_NONE);
+	sp_buf_release(&b);
+}
+END_TEST
+
 START_TEST(fallback_names_match_the_reference)
 {
 	struct sp_buf b = SP_BUF_INIT;
@@ -289,6 +314,7 @@ main(void)
 	tcase_add_test(enc, varint_encoding_matches_leb128);
 	tcase_add_test(enc, varints_reject_overlong_and_cut_input);
 	tcase_add_test(enc, extension_payloads_round_trip);
+	tcase_add_test(enc, wait_states_round_trip);
 	suite_add_tcase(s, enc);
 	tcase_add_test(tab, htab_grows_and_keeps_everything);
 	tcase_add_test(tab, htab_deletes_under_churn);

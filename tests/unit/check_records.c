@@ -36,6 +36,7 @@ static const char every_kind[] =
     "sample\t100\t42\t43\t1\n"
     "sample\t101\t42\t43\t-\n"
     "sample\t102\t42\t43\t1\t1\t4096\n"
+    "sample\t103\t42\t43\t1\t0\t250000\tsleep\n"
     "exec\t5\t42\tpython\n"
     "deactivate\t42\n"
     "comm\t6\t42\t43\tname\twork\\x01er\n"
@@ -71,7 +72,7 @@ START_TEST(every_kind_decodes_and_writes_back)
 	}
 	ck_assert_str_eq(sp_recdec_errmsg(d), "no error");
 	fclose(w);
-	ck_assert_int_eq(n, 28);
+	ck_assert_int_eq(n, 29);
 	ck_assert_str_eq(out, every_kind);
 	free(out);
 	sp_recdec_free(d);
@@ -168,7 +169,12 @@ static const struct {
 	{ "spool\t1\t0\t0\nsample\t1\t2\t3\t-\t0\t1\n",
 	  "line 2: unknown event id '0'" },
 	{ "spool\t1\t0\t0\nevent\t0\tx\tperiod\t1\nsample\t1\t2\t3\t-\t0\n",
-	  "line 3: sample record with 6 fields, not 5" },
+	  "line 3: sample record with 6 fields, not 5, 7 or 8" },
+	{ "spool\t1\t0\t0\nevent\t0\tx\tperiod\t1\n"
+	  "sample\t1\t2\t3\t-\t0\t1\tdozing\n",
+	  "line 3: malformed sample record: bad STATE 'dozing'" },
+	{ "spool\t1\t0\t0\nsample\t1\t2\t3\t-\t0\t1\tio\tx\n",
+	  "line 2: sample record with 9 fields, not 5 to 8" },
 	{ "spool\t1\t0\t0\nevent\t1\tx\tperiod\t1\n",
 	  "line 2: event id 1 did not match expected 0" },
 	{ "spool\t1\t0\t0\nevent\t0\tx\tevery\t1\n",
