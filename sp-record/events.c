@@ -188,6 +188,10 @@ rec_events_init(struct rec_events *ev, const struct rec_evopts *o)
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
 			 PERF_SAMPLE_CALLCHAIN;
+	/* --off-cpu's sched_switch: its raw data says why a thread left. */
+	for (i = 0; i < (int)o->nevents; i++)
+		if (o->events[i].state_size)
+			a->sample_type |= PERF_SAMPLE_RAW;
 	if (o->dwarf) {
 		a->sample_type |=
 		    PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
@@ -272,6 +276,18 @@ rec_events_release(struct rec_events *ev)
 	ev->nfds = 0;
 }
 
+/* Whether an event (--off-cpu's) only fires in the kernel. */
+static bool
+wants_kernel(const struct rec_events *ev)
+{
+	size_t i;
+
+	for (i = 0; i < ev->opts.nevents; i++)
+		if (ev->opts.events[i].every)
+			return true;
+	return false;
+}
+
 /*
  * Adapts the attributes after a failed open; returns true to retry.  Each
  * adaptation is permanent so later opens succeed at once.
@@ -288,6 +304,13 @@ adapt(struct rec_events *ev, int err)
 		set_source(a, &ev->opts, 0);
 		ev->fell_back = true;
 		return true;
+	}
+	/* A user-only off-CPU event would never fire: it fires in the
+	 * kernel's scheduler.  Say so rather than record no waits. */
+	if ((err == EACCES || err == EPERM) && !a->exclude_kernel &&
+	    wants_kernel(ev)) {
+		ev->offcpu_denied = true;
+		return false;
 	}
 	if ((err == EACCES || err == EPERM) && !a->exclude_kernel) {
 		a->exclude_kernel = 1;
@@ -332,7 +355,15 @@ explain(struct rec_events *ev, int err, int32_t pid, bool attach)
 	switch (err) {
 	case EACCES:
 	case EPERM:
-		if (attach && geteuid() != 0 && foreign_process(pid))
+		if (ev->offcpu_denied && geteuid() != 0)
+			snprintf(m, n,
+				 "--off-cpu samples threads as the kernel "
+				 "switches them out, which "
+				 "kernel.perf_event_paranoid %ld forbids; run "
+				 "as root, grant CAP_PERFMON, or lower it with "
+				 "'sysctl kernel.perf_event_paranoid=1'",
+				 paranoid);
+		else if (attach && geteuid() != 0 && foreign_process(pid))
 			snprintf(m, n,
 				 "pid '%d': cannot attach to another "
 				 "user's process; run as root or with "

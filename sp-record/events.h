@@ -56,6 +56,7 @@ struct rec_events {
 	bool kernel_stacks;   /* kernel callchains are recorded */
 	bool fell_back;       /* cycles -> cpu-clock happened */
 	bool kernel_denied;   /* kernel sampling refused by the kernel */
+	bool offcpu_denied;   /* ... where --off-cpu needs it */
 	char errmsg[512];     /* why the last open failed */
 };
 

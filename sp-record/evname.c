@@ -109,16 +109,6 @@ rec_evspec_cpu_clock(struct rec_evspec *out)
 	set_known(out, &software[0]);
 }
 
-void
-rec_evspec_off_cpu(struct rec_evspec *out)
-{
-	memset(out, 0, sizeof(*out));
-	snprintf(out->name, sizeof(out->name), "off-cpu");
-	out->type = PERF_TYPE_SOFTWARE;
-	out->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
-	out->every = true;
-}
-
 /*
  * The events directory of tracefs.  Like perf, mount tracefs where the
  * kernel has it but nobody mounted it (as root only; harmless otherwise).
@@ -164,6 +154,112 @@ tracepoint_id(const char *sys, const char *name, uint64_t *id)
 		return -EACCES;
 	*id = strtoull(buf, NULL, 10);
 	return 0;
+}
+
+/*
+ * Finds a field of a tracepoint's raw data in its format file, a line
+ * like "field:long prev_state;	offset:24;	size:8;	signed:1;".
+ * Returns 0, or -ENOENT when the file or a 4- or 8-byte field is missing.
+ */
+static int
+tracepoint_field(const char *sys, const char *name, const char *field,
+		 uint32_t *off, uint32_t *size)
+{
+	const char *dir = tracefs_events();
+	char path[512], line[512], want[128];
+	const char *at;
+	unsigned o, n;
+	int rc = -ENOENT;
+	FILE *f;
+
+	if (!dir)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/%s/%s/format", dir, sys, name);
+	snprintf(want, sizeof(want), " %s;", field);
+	if (!(f = fopen(path, "re")))
+		return -ENOENT;
+	while (rc && fgets(line, sizeof(line), f))
+		if (strstr(line, "field:") && strstr(line, want) &&
+		    (at = strstr(line, "offset:")) &&
+		    sscanf(at, "offset:%u;%*[ \t]size:%u;", &o, &n) == 2 &&
+		    (n == 4 || n == 8)) {
+			*off = o;
+			*size = n;
+			rc = 0;
+		}
+	fclose(f);
+	return rc;
+}
+
+/*
+ * Raw tracepoint data needs root or perf_event_paranoid -1 (the kernel's
+ * rule); asking for it otherwise would fail the whole recording.
+ */
+static bool
+may_read_raw(void)
+{
+	FILE *f;
+	int level = 2;
+
+	if (geteuid() == 0)
+		return true;
+	if ((f = fopen("/proc/sys/kernel/perf_event_paranoid", "re"))) {
+		if (fscanf(f, "%d", &level) != 1)
+			level = 2;
+		fclose(f);
+	}
+	return level <= -1;
+}
+
+void
+rec_evspec_off_cpu(struct rec_evspec *out)
+{
+	uint64_t id;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "off-cpu");
+	out->every = true;
+	if (may_read_raw() &&
+	    tracepoint_id("sched", "sched_switch", &id) == 0 &&
+	    tracepoint_field("sched", "sched_switch", "prev_state",
+			     &out->state_off, &out->state_size) == 0) {
+		out->type = PERF_TYPE_TRACEPOINT;
+		out->config = id;
+		out->tracepoint = true;
+		return;
+	}
+	out->state_off = out->state_size = 0;
+	out->type = PERF_TYPE_SOFTWARE;
+	out->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+}
+
+/* The kernel's report of prev_state: one bit per state, 0 running. */
+#define STATE_S 0x1u         /* interruptible sleep */
+#define STATE_D 0x2u         /* uninterruptible: I/O, mostly */
+#define STATE_I 0x80u        /* idle kernel thread: a sleep too */
+#define STATE_PREEMPT 0x100u /* TASK_REPORT_MAX: switched out runnable */
+
+enum sp_wait_state
+rec_evspec_wait_state(const struct rec_evspec *spec, const uint8_t *raw,
+		      size_t len)
+{
+	uint64_t v = 0;
+	uint32_t u32;
+
+	if (!raw || !spec->state_size || spec->state_off > len ||
+	    len - spec->state_off < spec->state_size)
+		return SP_WAIT_NONE;
+	if (spec->state_size == 8) {
+		memcpy(&v, raw + spec->state_off, 8);
+	} else {
+		memcpy(&u32, raw + spec->state_off, 4);
+		v = u32;
+	}
+	if (v == 0 || v >= STATE_PREEMPT)
+		return SP_WAIT_PREEMPTED;
+	if (v & (STATE_S | STATE_I))
+		return SP_WAIT_SLEEP;
+	return v & STATE_D ? SP_WAIT_IO : SP_WAIT_BLOCKED;
 }
 
 static int

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/ext.h"
+
 #define REC_EVNAME_MAX 128
 
 struct rec_evspec {
@@ -23,6 +25,9 @@ struct rec_evspec {
 	bool is_time;        /* cpu-clock or task-clock: samples are time */
 	bool tracepoint;     /* sampled at every hit unless -c says */
 	bool every;          /* sampled at every hit, whatever -c says */
+	/* --off-cpu from sched:sched_switch: where prev_state sits in the
+	 * raw data (state_size 0: not recorded). */
+	uint32_t state_off, state_size;
 };
 
 /*
@@ -37,9 +42,18 @@ void rec_evspec_default(struct rec_evspec *out);
 void rec_evspec_cpu_clock(struct rec_evspec *out);
 /*
  * --off-cpu's event, named "off-cpu": every context switch, sampled in
- * the thread switched out (its stack where it blocked).
+ * the thread switched out (its stack where it blocked).  Where tracefs
+ * and the privilege for raw tracepoint data allow, it is the
+ * sched:sched_switch tracepoint, whose prev_state says why the thread
+ * left the CPU; otherwise the context-switches software event.
  */
 void rec_evspec_off_cpu(struct rec_evspec *out);
+/*
+ * Why a thread left the CPU, from a sched_switch sample's raw data as
+ * `spec` locates it: SP_WAIT_NONE when the sample does not say.
+ */
+enum sp_wait_state rec_evspec_wait_state(const struct rec_evspec *spec,
+					 const uint8_t *raw, size_t len);
 /* The software events, "cpu-clock, task-clock, ...", cut to fit. */
 void rec_evspec_software_names(char *buf, size_t len);
 /*

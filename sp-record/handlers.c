@@ -100,8 +100,12 @@ rec_write_sample(struct recorder *r, struct rec_proc *p,
 	}
 	/* --off-cpu: a switch-out's stack waits for its thread to run. */
 	if (n > 0 && r->offcpu && event == r->ev.opts.nevents - 1)
-		return rec_wr(r, rec_offcpu_put(r->offcpu, p->pid, s->tid,
-						s->time, r->frames, n));
+		return rec_wr(
+		    r, rec_offcpu_put(
+			   r->offcpu, p->pid, s->tid, s->time,
+			   rec_evspec_wait_state(&r->ev.opts.events[event],
+						 s->raw, s->raw_len),
+			   r->frames, n));
 	/* The weight goes with a sample that will be written: one with
 	 * frames (the ptrace sampler has no event of its own). */
 	if (n > 0 && !r->pt && rec_needs_weight(r) &&
@@ -376,7 +380,8 @@ write_wait(struct recorder *r, struct rec_offcpu_wait *w, uint64_t in_ns)
 
 	if (ns < r->cfg.off_cpu_min_ns || ns == 0)
 		r->offcpu_short++;
-	else if ((rc = rec_write_weight(r, (uint32_t)(r->ev.opts.nevents - 1),
+	else if ((!w->state || (rc = rec_write_wait(r, w->state)) == 0) &&
+		 (rc = rec_write_weight(r, (uint32_t)(r->ev.opts.nevents - 1),
 					ns)) == 0)
 		rc = rec_wr(r, sp_spool_writer_sample(r->w, w->out_ns, w->pid,
 						      w->tid, w->frames,
@@ -411,7 +416,15 @@ on_switch(struct recorder *r, const struct rec_event *e)
 		r->st.bad_records++;
 		return 0;
 	}
-	if (sw.out || !(w = rec_offcpu_take(r->offcpu, sw.tid)))
+	/* The switch-out record follows its sample and says whether the
+	 * thread was still runnable (preempted) or went to wait. */
+	if (sw.out) {
+		if ((w = rec_offcpu_peek(r->offcpu, sw.tid)) && !w->state)
+			w->state =
+			    sw.preempt ? SP_WAIT_PREEMPTED : SP_WAIT_BLOCKED;
+		return 0;
+	}
+	if (!(w = rec_offcpu_take(r->offcpu, sw.tid)))
 		return 0;
 	return write_wait(r, w, sw.time);
 }

@@ -42,7 +42,8 @@ rec_offcpu_free(struct rec_offcpu *t)
 
 int
 rec_offcpu_put(struct rec_offcpu *t, int32_t pid, uint64_t tid, uint64_t out_ns,
-	       const struct sp_frame *frames, size_t n)
+	       enum sp_wait_state state, const struct sp_frame *frames,
+	       size_t n)
 {
 	struct rec_offcpu_wait *w = malloc(sizeof(*w) + n * sizeof(*frames));
 
@@ -51,6 +52,7 @@ rec_offcpu_put(struct rec_offcpu *t, int32_t pid, uint64_t tid, uint64_t out_ns,
 	w->pid = pid;
 	w->tid = tid;
 	w->out_ns = out_ns;
+	w->state = state;
 	w->nframes = n;
 	memcpy(w->frames, frames, n * sizeof(*frames));
 	free(rec_offcpu_take(t, tid));
@@ -59,6 +61,16 @@ rec_offcpu_put(struct rec_offcpu *t, int32_t pid, uint64_t tid, uint64_t out_ns,
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+struct rec_offcpu_wait *
+rec_offcpu_peek(struct rec_offcpu *t, uint64_t tid)
+{
+	uint64_t v;
+
+	if (!sp_htab_get(t->by_tid, &tid, sizeof(tid), &v))
+		return NULL;
+	return (struct rec_offcpu_wait *)(uintptr_t)v;
 }
 
 struct rec_offcpu_wait *

@@ -14,7 +14,7 @@
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |           \
 	 PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |           \
 	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |        \
-	 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+	 PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
 
 /* A cursor over [p, end) that fails once anything reads past the end. */
 struct cur {
@@ -117,6 +117,22 @@ parse_chain(struct cur *c, struct rec_sample *s)
 	s->nchain = nr;
 }
 
+/* A tracepoint's record: u32 size, then size bytes (u64-aligned in all). */
+static void
+parse_raw(struct cur *c, struct rec_sample *s)
+{
+	uint32_t size;
+
+	if (c->bad || c->end - c->p < 4) {
+		c->bad = true;
+		return;
+	}
+	memcpy(&size, c->p, 4);
+	c->p += 4;
+	s->raw = skip(c, size);
+	s->raw_len = s->raw ? size : 0;
+}
+
 static void
 parse_regs(struct cur *c, const struct rec_layout *l, struct rec_sample *s)
 {
@@ -183,6 +199,8 @@ rec_sample_parse(const struct rec_layout *l, const void *rec, size_t len,
 		s->period = get64(&c);
 	if (st & PERF_SAMPLE_CALLCHAIN)
 		parse_chain(&c, s);
+	if (st & PERF_SAMPLE_RAW)
+		parse_raw(&c, s);
 	if (st & PERF_SAMPLE_REGS_USER)
 		parse_regs(&c, l, s);
 	if (st & PERF_SAMPLE_STACK_USER)

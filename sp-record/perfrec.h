@@ -44,6 +44,8 @@ struct rec_sample {
 	uint64_t period;
 	const uint64_t *chain; /* PERF_SAMPLE_CALLCHAIN entries */
 	uint64_t nchain;
+	const uint8_t *raw; /* PERF_SAMPLE_RAW: a tracepoint's fields */
+	uint32_t raw_len;
 	uint64_t abi;         /* PERF_SAMPLE_REGS_ABI_*; NONE: no regs */
 	const uint64_t *regs; /* nregs values in mask order, or NULL */
 	const uint8_t *stack; /* dyn_size bytes from the user sp, or NULL */

@@ -102,6 +102,7 @@ int rec_write_buildids(struct recorder *r, uint32_t first);
 int rec_write_events(struct recorder *r);
 bool rec_needs_weight(const struct recorder *r);
 int rec_write_weight(struct recorder *r, uint32_t event, uint64_t weight);
+int rec_write_wait(struct recorder *r, enum sp_wait_state state);
 int rec_intern(struct recorder *r, const struct sp_module *m, uint32_t *id);
 void rec_read_line(const char *path, char *buf, size_t size);
 int rec_write_host(struct recorder *r);

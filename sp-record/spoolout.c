@@ -123,6 +123,16 @@ rec_write_weight(struct recorder *r, uint32_t event, uint64_t weight)
 	return rec_write_ext(r, SP_EXT_WEIGHT);
 }
 
+/* Writes why the thread of the sample written next was off the CPU. */
+int
+rec_write_wait(struct recorder *r, enum sp_wait_state state)
+{
+	sp_buf_reset(&r->ext);
+	if (sp_ext_wait_encode(&r->ext, state) < 0)
+		return rec_wr(r, -ENOMEM);
+	return rec_write_ext(r, SP_EXT_WAIT);
+}
+
 /*
  * Writes the build ids of the modules interned since id `first` (new
  * files or clones): one note read per file, cached.

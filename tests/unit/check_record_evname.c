@@ -92,6 +92,38 @@ START_TEST(unknown_names_say_where_to_look)
 }
 END_TEST
 
+/* sched_switch's prev_state, as the kernel reports it since 4.14. */
+START_TEST(wait_states_from_prev_state)
+{
+	struct rec_evspec sp = { .state_off = 8, .state_size = 8 };
+	static const struct {
+		uint64_t v;
+		enum sp_wait_state want;
+	} cases[] = {
+		{ 0x1, SP_WAIT_SLEEP },   { 0x2, SP_WAIT_IO },
+		{ 0x80, SP_WAIT_SLEEP },  { 0x100, SP_WAIT_PREEMPTED },
+		{ 0, SP_WAIT_PREEMPTED }, { 0x4, SP_WAIT_BLOCKED },
+	};
+	uint8_t raw[16] = { 0 };
+	uint32_t v32 = 2;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memcpy(raw + 8, &cases[i].v, 8);
+		ck_assert_int_eq(rec_evspec_wait_state(&sp, raw, 16),
+				 cases[i].want);
+	}
+	/* Out of the data, or no state field: not said. */
+	ck_assert_int_eq(rec_evspec_wait_state(&sp, raw, 15), SP_WAIT_NONE);
+	ck_assert_int_eq(rec_evspec_wait_state(&sp, NULL, 0), SP_WAIT_NONE);
+	sp.state_size = 4;
+	memcpy(raw + 8, &v32, 4);
+	ck_assert_int_eq(rec_evspec_wait_state(&sp, raw, 12), SP_WAIT_IO);
+	sp.state_size = 0;
+	ck_assert_int_eq(rec_evspec_wait_state(&sp, raw, 16), SP_WAIT_NONE);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -104,6 +136,7 @@ main(void)
 	tcase_add_test(tc, modifiers_choose_where_events_count);
 	tcase_add_test(tc, raw_events_are_hex);
 	tcase_add_test(tc, unknown_names_say_where_to_look);
+	tcase_add_test(tc, wait_states_from_prev_state);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
 	srunner_run_all(sr, CK_NORMAL);

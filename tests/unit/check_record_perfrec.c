@@ -218,8 +218,38 @@ START_TEST(unknown_sample_bits_are_refused)
 {
 	struct rec_layout l;
 
-	ck_assert_int_eq(rec_layout_init(&l, ST_BASE | PERF_SAMPLE_RAW, 0),
-			 -EINVAL);
+	ck_assert_int_eq(
+	    rec_layout_init(&l, ST_BASE | PERF_SAMPLE_BRANCH_STACK, 0),
+	    -EINVAL);
+}
+END_TEST
+
+/* A tracepoint's raw data (sched_switch's, for --off-cpu's states). */
+START_TEST(raw_data_is_found_and_bounded)
+{
+	struct rec_layout l;
+	struct rec_sample s;
+	struct rb b;
+	size_t len;
+	uint32_t size;
+
+	ck_assert_int_eq(rec_layout_init(&l, ST_BASE | PERF_SAMPLE_RAW, 0), 0);
+	sample_base(&b);
+	b.n--; /* past the callchain: u32 size 12, 12 bytes */
+	put(&b, 0x401301);
+	size = 12;
+	put(&b, (uint64_t)0x11223344 << 32 | size);
+	put(&b, 0x5566778899aabbccULL);
+	len = finish(&b, PERF_RECORD_SAMPLE, 0);
+	ck_assert_int_eq(rec_sample_parse(&l, b.w, len, &s), 0);
+	ck_assert_uint_eq(s.raw_len, 12);
+	ck_assert_uint_eq(s.raw[0], 0x44);
+	ck_assert_uint_eq(s.raw[11], 0x55);
+	/* A size past the record's end is refused. */
+	b.w[b.n - 2] = (uint64_t)0x11223344 << 32 | 13;
+	ck_assert_int_eq(rec_sample_parse(&l, b.w, len, &s), -EBADMSG);
+	b.w[b.n - 2] = (uint64_t)0x11223344 << 32 | 12;
+	ck_assert_int_eq(rec_sample_parse(&l, b.w, len - 8, &s), -EBADMSG);
 }
 END_TEST
 
@@ -417,6 +447,7 @@ main(void)
 	tcase_add_test(tp, sample_with_registers_and_stack);
 	tcase_add_test(tp, stack_copies_shrink_to_what_was_filled);
 	tcase_add_test(tp, unknown_sample_bits_are_refused);
+	tcase_add_test(tp, raw_data_is_found_and_bounded);
 	tcase_add_test(tp, mmap2_and_comm);
 	tcase_add_test(tp, task_and_lost);
 	tcase_add_test(tc, callchain_contexts_start_with_an_ip);
