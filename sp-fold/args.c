@@ -58,6 +58,7 @@ enum {
 	OPT_TIME,
 	OPT_TITLE,
 	OPT_VIEW,
+	OPT_WAITSTATE,
 	OPT_WEIGHT,
 	OPT_WIDTH,
 };
@@ -106,6 +107,7 @@ static const struct option longopts[] = {
 	{ "time", required_argument, NULL, OPT_TIME },
 	{ "title", required_argument, NULL, OPT_TITLE },
 	{ "view", required_argument, NULL, OPT_VIEW },
+	{ "no-wait-state", no_argument, NULL, OPT_WAITSTATE },
 	{ "weight", required_argument, NULL, OPT_WEIGHT },
 	{ "width", required_argument, NULL, OPT_WIDTH },
 	{ "window", required_argument, NULL, OPT_WINDOW },
@@ -148,6 +150,7 @@ static const char help_text[] =
     "  --interval SECONDS    one output per interval, to -o PATTERN whose\n"
     "                        %t is the interval's start (Unix seconds)\n"
     "  --view cpu|off-cpu|wall  CPU samples, time waiting, or both\n"
+    "  --no-wait-state       no [sleep], [io], [preempted] frame on waits\n"
     "  --weight samples|time|period  what a sample counts (see sp-fold(1))\n"
     "Names:\n"
     "  --pid, --tid          append -PID or -PID/TID to the comm frame\n"
@@ -477,6 +480,9 @@ set_option(int c, struct fold_opts *o)
 			o->view = FOLD_VIEW_WALL;
 		else if (strcmp(optarg, "cpu"))
 			bad_value("--view", optarg);
+		break;
+	case OPT_WAITSTATE:
+		o->no_wait_state = true;
 		break;
 	case OPT_WEIGHT:
 		if (strcmp(optarg, "time") && strcmp(optarg, "samples") &&

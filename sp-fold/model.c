@@ -23,13 +23,48 @@ struct thread_key {
 int
 fold_model_init(struct fold_model *m)
 {
+	int i;
+
 	memset(m, 0, sizeof(*m));
 	m->pframe_idx = sp_htab_new();
 	m->str_idx = sp_htab_new();
 	m->tname = sp_htab_new();
 	m->pname = sp_htab_new();
-	if (!m->pframe_idx || !m->str_idx || !m->tname || !m->pname)
+	m->wait_idx = sp_htab_new();
+	if (!m->pframe_idx || !m->str_idx || !m->tname || !m->pname ||
+	    !m->wait_idx)
 		return -ENOMEM;
+	for (i = SP_WAIT_NONE + 1; i < SP_WAIT_NSTATES; i++) {
+		snprintf(m->wait_names[i], sizeof(m->wait_names[i]), "[%s]",
+			 sp_wait_state_name((enum sp_wait_state)i));
+		m->wait_sym[i].name = m->wait_names[i];
+		m->wait_syms[i].v = &m->wait_sym[i];
+		m->wait_syms[i].n = 1;
+	}
+	return 0;
+}
+
+int
+fold_model_wait_stack(struct fold_model *m, uint32_t stack,
+		      enum sp_wait_state state, uint32_t *out)
+{
+	uint32_t key[2] = { stack, (uint32_t)state };
+	uint64_t id;
+
+	if (sp_htab_get(m->wait_idx, key, sizeof(key), &id)) {
+		*out = (uint32_t)id;
+		return 0;
+	}
+	if (m->nwait >= SP_NONE - FOLD_WAIT_STACK0 - SP_WAIT_NSTATES ||
+	    SP_GROW(m->wprefix, m->awprefix, m->nwait + 1) ||
+	    SP_GROW(m->wstate, m->awstate, m->nwait + 1))
+		return -ENOMEM;
+	m->wprefix[m->nwait] = stack;
+	m->wstate[m->nwait] = (uint8_t)state;
+	*out = FOLD_WAIT_STACK0 + (uint32_t)m->nwait;
+	if (sp_htab_put(m->wait_idx, key, sizeof(key), *out))
+		return -ENOMEM;
+	m->nwait++;
 	return 0;
 }
 
@@ -73,6 +108,9 @@ fold_model_release(struct fold_model *m)
 	sp_htab_free(m->str_idx);
 	sp_htab_free(m->tname);
 	sp_htab_free(m->pname);
+	free(m->wprefix);
+	free(m->wstate);
+	sp_htab_free(m->wait_idx);
 }
 
 int64_t
@@ -95,11 +133,20 @@ void
 fold_model_view(const struct fold_model *m, uint32_t frame, int32_t pid,
 		struct fold_view *v)
 {
-	const struct fold_frame *f = &m->frames[frame];
+	const struct fold_frame *f;
 	struct pframe_key k = { frame, pid };
 	const struct fold_pframe *pf;
 	uint64_t idx;
 
+	if (frame >= FOLD_WAIT_FRAME0) {
+		memset(v, 0, sizeof(*v));
+		v->mode = SP_FRAME_USER;
+		v->frame = frame;
+		v->module = SP_NONE;
+		v->syms = &m->wait_syms[frame - FOLD_WAIT_FRAME0];
+		return;
+	}
+	f = &m->frames[frame];
 	v->frame = frame;
 	v->mode = f->mode;
 	v->module = f->module;
@@ -119,11 +166,20 @@ int
 fold_model_walk(const struct fold_model *m, uint32_t stack, struct sp_buf *ids)
 {
 	size_t start = ids->len, n, i;
-	uint32_t *v, t;
+	uint32_t *v, t, frame, next;
 
-	for (; stack != SP_NONE; stack = m->prefix[stack])
-		if (sp_buf_add(ids, &m->sframe[stack], sizeof(uint32_t)))
+	for (; stack != SP_NONE; stack = next) {
+		if (stack >= FOLD_WAIT_STACK0) {
+			frame = FOLD_WAIT_FRAME0 +
+				m->wstate[stack - FOLD_WAIT_STACK0];
+			next = m->wprefix[stack - FOLD_WAIT_STACK0];
+		} else {
+			frame = m->sframe[stack];
+			next = m->prefix[stack];
+		}
+		if (sp_buf_add(ids, &frame, sizeof(frame)))
 			return -ENOMEM;
+	}
 	v = (uint32_t *)(ids->data + start);
 	n = (ids->len - start) / sizeof(uint32_t);
 	for (i = 0; i < n / 2; i++) {

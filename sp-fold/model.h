@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "common/buf.h"
+#include "common/ext.h"
 #include "common/htab.h"
 #include "common/records.h"
 #include "common/spool.h"
@@ -60,6 +61,14 @@ struct fold_view {
 	const struct fold_syms *syms; /* empty when unresolved */
 };
 
+/*
+ * Off-CPU stacks with their wait state on top ("[sleep]" above the frames
+ * that waited) get stack ids from FOLD_WAIT_STACK0 up and the state frame
+ * id FOLD_WAIT_FRAME0 + state; a stream never has that many.
+ */
+#define FOLD_WAIT_STACK0 0xf0000000u
+#define FOLD_WAIT_FRAME0 (SP_NONE - SP_WAIT_NSTATES)
+
 struct fold_model {
 	struct fold_module *mods;
 	size_t nmods, amods;
@@ -76,6 +85,13 @@ struct fold_model {
 	struct sp_htab *str_idx;
 	struct sp_htab *tname; /* (pid, tid) -> str id */
 	struct sp_htab *pname; /* pid -> str id of its exec name */
+	uint32_t *wprefix;     /* wait stack - FOLD_WAIT_STACK0 -> stack */
+	uint8_t *wstate;       /* ... -> enum sp_wait_state */
+	size_t nwait, awprefix, awstate;
+	struct sp_htab *wait_idx; /* (stack, state) -> wait stack */
+	char wait_names[SP_WAIT_NSTATES][16];
+	struct fold_sym wait_sym[SP_WAIT_NSTATES];
+	struct fold_syms wait_syms[SP_WAIT_NSTATES];
 };
 
 /*
@@ -89,6 +105,12 @@ int64_t fold_model_intern(struct fold_model *m, const char *s, size_t n);
 /* Sets *v to the view of a frame from process `pid`. */
 void fold_model_view(const struct fold_model *m, uint32_t frame, int32_t pid,
 		     struct fold_view *v);
+/*
+ * The id of stack `stack` with frame "[STATE]" on top (made on first use),
+ * in *out; returns 0 or -ENOMEM.
+ */
+int fold_model_wait_stack(struct fold_model *m, uint32_t stack,
+			  enum sp_wait_state state, uint32_t *out);
 /*
  * Appends the frames of a stack root first to `ids` (uint32_t each);
  * returns 0 or -ENOMEM.

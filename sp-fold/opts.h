@@ -64,6 +64,7 @@ struct fold_opts {
 	bool weight_samples;  /* perf script: 1 a sample, not its period */
 	bool weight_period;   /* records: each sample's period (its events) */
 	enum fold_tally view;
+	bool no_wait_state; /* --no-wait-state: no "[sleep]" frames */
 	const char *event_filter;
 	struct fold_ids pids, tids;
 	const char **comms;

@@ -143,7 +143,9 @@ on_stack(struct fold_reader *r, const struct sp_rec *rec)
 {
 	size_t id = r->m.nstacks;
 
-	if (SP_GROW(r->m.prefix, r->m.aprefix, id + 1) ||
+	/* Ids from FOLD_WAIT_STACK0 are sp-fold's own (model.h). */
+	if (id >= FOLD_WAIT_STACK0 ||
+	    SP_GROW(r->m.prefix, r->m.aprefix, id + 1) ||
 	    SP_GROW(r->m.sframe, r->m.asframe, id + 1))
 		return -ENOMEM;
 	r->m.prefix[id] = rec->u.stack.prefix;
@@ -397,6 +399,12 @@ on_sample(struct fold_reader *r, const struct sp_rec *rec)
 		return 0;
 	smp.weight = add;
 	smp.event = fold_events_name(&r->events, rec);
+	/* Off-CPU stacks show why they waited, as a frame on top. */
+	if (r->o->view != FOLD_VIEW_CPU && rec->u.sample.state &&
+	    !r->o->no_wait_state && smp.stack != SP_NONE &&
+	    fold_model_wait_stack(&r->m, smp.stack, rec->u.sample.state,
+				  &smp.stack))
+		return -ENOMEM;
 	if (!r->have_first)
 		r->first_ts = smp.ts;
 	r->have_first = true;

@@ -3,7 +3,9 @@
 # mutex for known times show those waits, in nanoseconds, at the stacks
 # that waited (within 5%); the wall view of a thread that computes 20 ms
 # and sleeps 80 ms at a time shows the 20/80 split; every output names
-# its unit.
+# its unit.  Each wait says why, as the kernel said: sleeping, in an
+# uninterruptible wait (vfork's parent) or preempted (two spinning threads
+# on one CPU).
 . "$(dirname "$0")/lib.sh"
 need_perf
 cc_prog rec_offcpu rec_offcpu.c -O1 -g -pthread
@@ -33,6 +35,31 @@ for w in sleep_wait:300 pipe_wait:400 mutex_wait:250 work_rest:640; do
 	echo "off-cpu $f: $got ms (want $want)" >&2
 	near "$got" "$want" || fail "off-CPU time in $f: $got ms, not $want"
 done
+# Wait states: the frame on top of each off-CPU stack.
+# state FUNCTION STATE: ms of off-CPU stacks through FUNCTION in STATE
+state() {
+	"$SP_FOLD" --view off-cpu <"$TMP/x.rec" | awk -v f=";$1;" -v s=";[$2] " '
+		index($0, f) && index($0, s) { n += $NF }
+		END { printf "%d\n", n / 1000000 }'
+}
+for f in sleep_wait pipe_wait mutex_wait; do
+	got=$(state "$f" sleep) all=$(ms off-cpu "$f")
+	echo "off-cpu $f: $got of $all ms asleep" >&2
+	[ "$got" -ge $((all * 95 / 100)) ] || fail "$f: $got of $all ms asleep"
+done
+# The uninterruptible state comes from sched_switch's raw data (root);
+# the context-switch records alone say only "blocked".
+if [ "$(id -u)" -eq 0 ]; then want=io; else want=blocked; fi
+got=$(state vfork_wait "$want")
+echo "off-cpu vfork_wait: $got ms $want" >&2
+near "$got" 200 || fail "vfork_wait: $got ms $want, not 200"
+got=$(state crowd_spin preempted)
+echo "off-cpu crowd_spin: $got ms preempted" >&2
+[ "$got" -ge 50 ] && [ "$got" -le 320 ] ||
+	fail "crowd_spin: $got ms preempted, not 50 to 320"
+"$SP_FOLD" --view off-cpu --no-wait-state <"$TMP/x.rec" |
+	grep -q '\[sleep\]' && fail "--no-wait-state kept [sleep]"
+
 # The CPU view has no waits; the off-CPU view no computing.
 [ "$(ms cpu work_rest)" -eq 0 ] || fail "waits in the CPU view"
 c=$(ms off-cpu work_compute)

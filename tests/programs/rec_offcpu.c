@@ -7,11 +7,17 @@
  *   locker   mutex_wait():  waits 250 ms for a mutex holder() keeps
  *   reader   file_wait():   reads a file (short waits, if any)
  *   main     work_compute() 20 ms then work_rest() 80 ms sleeping, 8 times
+ *   then, the others done:
+ *   main     vfork_wait():  200 ms in vfork (an uninterruptible wait)
+ *   crowd x2 crowd_spin():  both spin 150 ms pinned to one CPU (preempted)
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -76,6 +82,45 @@ __attribute__((noinline)) static void
 work_rest(int ms)
 {
 	usleep((useconds_t)ms * 1000);
+}
+
+/* The parent waits uninterruptibly until the child exits. */
+__attribute__((noinline)) static void
+vfork_wait(void)
+{
+	struct timespec t = { 0, 200000000 };
+	pid_t pid = vfork();
+
+	if (pid == 0) {
+		/* Only raw system calls in a vfork child. */
+		syscall(SYS_nanosleep, &t, NULL);
+		_exit(0);
+	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
+__attribute__((noinline)) static void
+crowd_spin(void)
+{
+	double end = now_ms() + 150;
+
+	while (now_ms() < end)
+		;
+}
+
+static void *
+crowd(void *a)
+{
+	cpu_set_t one;
+
+	(void)a;
+	pthread_setname_np(pthread_self(), "crowd");
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	sched_setaffinity(0, sizeof(one), &one);
+	crowd_spin();
+	return NULL;
 }
 
 static void *
@@ -147,6 +192,11 @@ main(int argc, char **argv)
 			return 1;
 	}
 	for (i = 0; i < 5; i++)
+		pthread_join(t[i], NULL);
+	vfork_wait();
+	pthread_create(&t[0], NULL, crowd, NULL);
+	pthread_create(&t[1], NULL, crowd, NULL);
+	for (i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
 	return 0;
 }
