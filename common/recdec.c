@@ -470,11 +470,34 @@ dec_symbol(struct sp_recdec *d, char **f, struct sp_rec *rec)
 	return 0;
 }
 
+static int
+dec_funcline(struct sp_recdec *d, char **f, struct sp_rec *rec)
+{
+	uint64_t index, line;
+
+	rec->u.symbol.has_pid = strcmp(f[2], "-") != 0;
+	rec->u.symbol.pid = -1;
+	if (ref_id(d, "frame", f[1], d->nframes, false, &rec->u.symbol.frame) ||
+	    (rec->u.symbol.has_pid && pid(d, f[2], &rec->u.symbol.pid)) ||
+	    num(d, "INDEX", f[3], &index) || num(d, "LINE", f[4], &line))
+		return -EBADMSG;
+	if (index > UINT32_MAX ||
+	    (rec->u.symbol.has_pid && rec->u.symbol.pid < 0))
+		return bad_field(d, index > UINT32_MAX ? "INDEX" : "PID",
+				 index > UINT32_MAX ? f[3] : f[2]);
+	if (line == 0 || line > UINT32_MAX)
+		return bad_field(d, "LINE", f[4]);
+	rec->u.symbol.index = (uint32_t)index;
+	rec->u.symbol.start_line = (unsigned)line;
+	return 0;
+}
+
 static const struct kind kinds[] = {
 	{ "sample", SP_REC_SAMPLE, 5, 3, dec_sample },
 	{ "stack", SP_REC_STACK, 4, 0, dec_stack },
 	{ "frame", SP_REC_FRAME, 6, 0, dec_frame },
 	{ "symbol", SP_REC_SYMBOL, 8, 0, dec_symbol },
+	{ "funcline", SP_REC_FUNCLINE, 5, 0, dec_funcline },
 	{ "pframe", SP_REC_PFRAME, 5, 0, dec_pframe },
 	{ "module", SP_REC_MODULE, 9, 0, dec_module },
 	{ "thread", SP_REC_THREAD, 4, 0, dec_thread },

@@ -64,6 +64,7 @@ enum sp_rec_kind {
 	SP_REC_EXT,
 	SP_REC_SYMBOL,
 	SP_REC_EVENT,
+	SP_REC_FUNCLINE, /* a symbol's function start line (in u.symbol) */
 };
 
 /* A KEY=VALUE field of host and stats records (value decimal in stats). */
@@ -162,6 +163,7 @@ struct sp_rec {
 			const char *file; /* NULL when no source */
 			unsigned line;    /* 0 when unknown */
 			const char *name;
+			unsigned start_line; /* funcline: the function's */
 		} symbol;
 	} u;
 };

@@ -98,6 +98,18 @@ put_symbol(FILE *f, const struct sp_rec *rec)
 	put_text(f, rec->u.symbol.name, strlen(rec->u.symbol.name));
 }
 
+static void
+put_funcline(FILE *f, const struct sp_rec *rec)
+{
+	fprintf(f, "funcline\t%" PRIu32, rec->u.symbol.frame);
+	if (rec->u.symbol.has_pid)
+		fprintf(f, "\t%" PRId32, rec->u.symbol.pid);
+	else
+		fputs("\t-", f);
+	fprintf(f, "\t%" PRIu32 "\t%u", rec->u.symbol.index,
+		rec->u.symbol.start_line);
+}
+
 /* The kinds whose fields are all numbers and ids. */
 static void
 put_numeric(FILE *f, const struct sp_rec *rec)
@@ -199,6 +211,9 @@ sp_rec_write(FILE *f, const struct sp_rec *rec)
 		break;
 	case SP_REC_SYMBOL:
 		put_symbol(f, rec);
+		break;
+	case SP_REC_FUNCLINE:
+		put_funcline(f, rec);
 		break;
 	case SP_REC_EVENT:
 		fprintf(f, "event\t%" PRIu32, rec->u.event.index);

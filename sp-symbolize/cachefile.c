@@ -139,8 +139,9 @@ put_entry(struct sp_buf *b, const struct sym_entry *e)
 {
 	return sp_varint_put_u64(b, e->flags) ||
 	       sp_varint_put_u64(b, e->has_offset ? e->offset + 1 : 0) ||
-	       sp_varint_put_u64(b, e->line) || put_str(b, e->name, false) ||
-	       put_str(b, e->file, true);
+	       sp_varint_put_u64(b, e->line) ||
+	       sp_varint_put_u64(b, e->start_line) ||
+	       put_str(b, e->name, false) || put_str(b, e->file, true);
 }
 
 int
@@ -200,7 +201,7 @@ get_str(struct rd *r, bool nullable, const char **s, size_t *len, bool *null)
 static int
 get_entry(struct rd *r, struct sym_res *out)
 {
-	uint64_t flags, off, line;
+	uint64_t flags, off, line, start;
 	const char *name, *file;
 	size_t nlen, flen;
 	bool nonull, nofile;
@@ -209,6 +210,7 @@ get_entry(struct rd *r, struct sym_res *out)
 
 	if (!get_u64(r, &flags) || (flags & ~(uint64_t)ALL_FLAGS) ||
 	    !get_u64(r, &off) || !get_u64(r, &line) || line > UINT32_MAX ||
+	    !get_u64(r, &start) || start > UINT32_MAX ||
 	    !get_str(r, false, &name, &nlen, &nonull) ||
 	    !get_str(r, true, &file, &flen, &nofile))
 		return -EBADMSG;
@@ -223,6 +225,7 @@ get_entry(struct rd *r, struct sym_res *out)
 	e->has_offset = off != 0;
 	e->offset = off - (off != 0);
 	e->line = (unsigned)line;
+	e->start_line = (unsigned)start;
 	if (!nofile && !(e->file = strndup(file, flen)))
 		return -ENOMEM;
 	return 0;

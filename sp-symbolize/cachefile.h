@@ -24,7 +24,7 @@
 #include "common/buf.h"
 #include "sp-symbolize/symres.h"
 
-#define SYM_CACHEFILE_VERSION 1
+#define SYM_CACHEFILE_VERSION 2
 /* More frames than this for one address is no result sp-symbolize made. */
 #define SYM_CACHEFILE_MAX_FRAMES 4096
 

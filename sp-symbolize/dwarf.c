@@ -217,7 +217,7 @@ die_name(Dwarf_Die *die)
 static int
 add_frame(struct sym_res *out, const char *name,
 	  const struct sym_nameopts *names, const char *file, int line,
-	  bool inlined)
+	  int start, bool inlined)
 {
 	char *dm = names ? sym_name_show(name, names) : NULL;
 	struct sym_entry *s = sym_res_add(out, dm ? dm : name);
@@ -227,6 +227,7 @@ add_frame(struct sym_res *out, const char *name,
 		return -ENOMEM;
 	if (inlined)
 		s->flags |= SP_SYM_INLINED;
+	s->start_line = start > 0 ? (unsigned)start : 0;
 	if (file && sym_sym_set_file(s, file, line > 0 ? (unsigned)line : 0))
 		return -ENOMEM;
 	return 0;
@@ -262,13 +263,17 @@ emit_chain(Dwarf_Die *cu, struct chain *c, const char *outer, const char *file,
 		bool top = j == c->n - 1;
 		const char *name = top && outer ? outer : die_name(&c->die[j]);
 		const char *f = file;
-		int l = line;
+		int l = line, start = 0;
 
 		if (j > 0)
 			call_site(cu, &c->die[j - 1], &f, &l);
+		/* pprof's Function.start_line; an inlined instance has it
+		 * through its abstract origin. */
+		if (dwarf_decl_line(&c->die[j], &start))
+			start = 0;
 		/* `outer` comes shown already. */
 		rc = add_frame(out, name ? name : "??",
-			       top && outer ? NULL : names, f, l, !top);
+			       top && outer ? NULL : names, f, l, start, !top);
 		if (rc)
 			return rc;
 	}
@@ -392,7 +397,7 @@ sym_dwarf_frames(struct sym_dwarf *d, uint64_t vaddr, const char *outer,
 	if (c.n == 0) {
 		if (!outer)
 			return 0;
-		rc = add_frame(out, outer, NULL, file, line, false);
+		rc = add_frame(out, outer, NULL, file, line, 0, false);
 		return rc ? rc : 1;
 	}
 	return emit_chain(&cu, &c, outer, file, line, names, out);

@@ -62,6 +62,12 @@ write_symbols(struct filt *f, uint32_t frame, int32_t pid)
 		rec.u.symbol.file = s->file;
 		rec.u.symbol.line = s->line;
 		rec.u.symbol.name = s->name;
+		rec.kind = SP_REC_SYMBOL;
+		sp_rec_write(f->out, &rec);
+		if (!s->start_line)
+			continue;
+		rec.u.symbol.start_line = s->start_line;
+		rec.kind = SP_REC_FUNCLINE;
 		sp_rec_write(f->out, &rec);
 	}
 }
@@ -144,6 +150,7 @@ dispatch(struct filt *f, const struct sp_rec *rec)
 			sym_resolver_forget(f->r, rec->u.exit.pid);
 		return 0;
 	case SP_REC_SYMBOL:
+	case SP_REC_FUNCLINE:
 		/* Symbols of an earlier run are replaced by this run's. */
 		f->passed = true;
 		return 0;

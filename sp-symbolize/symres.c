@@ -72,6 +72,7 @@ sym_res_append(struct sym_res *dst, const struct sym_res *src)
 		b->offset = a->offset;
 		b->has_offset = a->has_offset;
 		b->flags = a->flags;
+		b->start_line = a->start_line;
 	}
 	return 0;
 }

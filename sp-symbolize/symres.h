@@ -16,10 +16,11 @@
 
 /* One logical frame. */
 struct sym_entry {
-	char *name;      /* never NULL */
-	char *file;      /* source file or NULL */
-	unsigned line;   /* 0 when unknown */
-	uint64_t offset; /* offset into the function */
+	char *name;          /* never NULL */
+	char *file;          /* source file or NULL */
+	unsigned line;       /* 0 when unknown */
+	unsigned start_line; /* the function's first line (DWARF), or 0 */
+	uint64_t offset;     /* offset into the function */
 	bool has_offset;
 	unsigned flags; /* enum sp_sym_flag bits (common/records.h) */
 };

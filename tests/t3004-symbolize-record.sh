@@ -11,10 +11,19 @@ cc_prog sym_spin sym_spin.c -O2 -g -fno-omit-frame-pointer
 "$SP_DUMP" "$TMP/x.spool" >"$TMP/x.txt" || fail "sp-dump: exit $?"
 "$SP_SYMBOLIZE" "$TMP/x.txt" >"$TMP/x.sym" 2>"$TMP/err" ||
 	fail "sp-symbolize: exit $?: $(cat "$TMP/err")"
-grep -v '^symbol' "$TMP/x.sym" | diff -u "$TMP/x.txt" - ||
+grep -Ev '^(symbol|funcline)' "$TMP/x.sym" | diff -u "$TMP/x.txt" - ||
 	fail "records changed"
 grep -q "^symbol${T}[0-9]*${T}-${T}0${T}-${T}0x[0-9a-f]*${T}[^$T]*/sym_spin.c:[0-9]*${T}sym_spin_hot\$" \
 	"$TMP/x.sym" || fail "no sym_spin_hot: $(grep '^symbol' "$TMP/x.sym" | head)"
+# Each DWARF symbol's function start line follows it (pprof's
+# Function.start_line): sym_spin_hot begins where its name is defined.
+want=$(grep -n '^sym_spin_hot(' "$PROGRAMS/sym_spin.c" | cut -d: -f1)
+awk -F '\t' -v want="$want" '
+	$1 == "symbol" { last = ($NF == "sym_spin_hot") ? $2 "\t" $3 "\t" $4 : "" }
+	$1 == "funcline" && last != "" && $2 "\t" $3 "\t" $4 == last {
+		got = $5; if (got == want) ok = 1 }
+	END { exit !ok }' "$TMP/x.sym" ||
+	fail "no funcline $want after sym_spin_hot: $(grep -A1 sym_spin_hot "$TMP/x.sym" | head -4)"
 # The leaf sets up no frame, so frame pointers skip sym_spin_caller.
 grep -q "${T}[^$T]*/sym_spin.c:[0-9]*${T}main\$" "$TMP/x.sym" ||
 	fail "no main (frame pointers)"

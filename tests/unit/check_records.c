@@ -22,6 +22,7 @@ static const char every_kind[] =
     "buildid\t0\t0a1b2c\n"
     "frame\t0\tuser\t0x400123\t0\t0x1123\n"
     "symbol\t0\t-\t0\t-\t0x3\tsrc/a.c:12\tmain\n"
+    "funcline\t0\t-\t0\t9\n"
     "symbol\t0\t-\t1\ti\t-\t-\tinlined\n"
     "frame\t1\tkernel\t0xffffffff81000010\t1\t0x10\n"
     "frame\t2\tuser\t0x7f0000001000\t-\t-\n"
@@ -72,7 +73,7 @@ START_TEST(every_kind_decodes_and_writes_back)
 	}
 	ck_assert_str_eq(sp_recdec_errmsg(d), "no error");
 	fclose(w);
-	ck_assert_int_eq(n, 29);
+	ck_assert_int_eq(n, 30);
 	ck_assert_str_eq(out, every_kind);
 	free(out);
 	sp_recdec_free(d);
@@ -173,6 +174,11 @@ static const struct {
 	{ "spool\t1\t0\t0\nevent\t0\tx\tperiod\t1\n"
 	  "sample\t1\t2\t3\t-\t0\t1\tdozing\n",
 	  "line 3: malformed sample record: bad STATE 'dozing'" },
+	{ "spool\t1\t0\t0\nframe\t0\tuser\t0x1\t-\t-\n"
+	  "funcline\t0\t-\t0\t0\n",
+	  "line 3: malformed funcline record: bad LINE '0'" },
+	{ "spool\t1\t0\t0\nfuncline\t0\t-\t0\t5\n",
+	  "line 2: unknown frame id '0'" },
 	{ "spool\t1\t0\t0\nsample\t1\t2\t3\t-\t0\t1\tio\tx\n",
 	  "line 2: sample record with 9 fields, not 5 to 8" },
 	{ "spool\t1\t0\t0\nevent\t1\tx\tperiod\t1\n",

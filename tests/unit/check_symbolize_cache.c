@@ -38,6 +38,7 @@ sample_set(void)
 	e->offset = 0x1c;
 	e->has_offset = true;
 	ck_assert_int_eq(sym_sym_set_file(e, "/src/a.c", 32), 0);
+	e->start_line = 30;
 	e = sym_res_add(&r, "inl");
 	e->flags = SP_SYM_INLINED;
 	ck_assert_int_eq(sym_sym_set_file(e, "/src/a b\t.c", 7), 0);
@@ -61,6 +62,7 @@ assert_sample(const struct sym_cset *s)
 	ck_assert_str_eq(r->v[0].name, "outer(int)");
 	ck_assert_str_eq(r->v[0].file, "/src/a.c");
 	ck_assert_uint_eq(r->v[0].line, 32);
+	ck_assert_uint_eq(r->v[0].start_line, 30);
 	ck_assert(r->v[0].has_offset);
 	ck_assert_uint_eq(r->v[0].offset, 0x1c);
 	ck_assert_uint_eq(r->v[0].flags, 0);
@@ -177,8 +179,8 @@ END_TEST
 START_TEST(sealed_garbage_is_refused)
 {
 	/* Body: count 1, key 5, 1 frame: flags 0, no offset, line 0,
-	 * name "ab" (len 2), no file (0).  Header 16 bytes. */
-	static const uint8_t body[] = { 1, 5, 1, 0, 0, 0, 2, 'a', 'b', 0 };
+	 * start line 0, name "ab" (len 2), no file (0).  Header 16 bytes. */
+	static const uint8_t body[] = { 1, 5, 1, 0, 0, 0, 0, 2, 'a', 'b', 0 };
 	struct sym_cset *d = sym_cset_new();
 	struct sp_buf b = SP_BUF_INIT;
 	size_t at = 16;
@@ -186,14 +188,14 @@ START_TEST(sealed_garbage_is_refused)
 	one_frame(&b);
 	ck_assert_uint_eq(b.len, 16 + sizeof(body) + 8);
 	ck_assert_mem_eq(b.data + at, body, sizeof(body));
-	b.data[at + 7] = '\0'; /* a NUL in the name */
+	b.data[at + 8] = '\0'; /* a NUL in the name */
 	reseal(&b);
 	ck_assert_int_eq(sym_cset_decode(d, b.data, b.len, CTX), -EBADMSG);
-	b.data[at + 7] = 'a';
-	b.data[at + 6] = 3; /* a name longer than the file */
+	b.data[at + 8] = 'a';
+	b.data[at + 7] = 3; /* a name longer than the file */
 	reseal(&b);
 	ck_assert_int_eq(sym_cset_decode(d, b.data, b.len, CTX), -EBADMSG);
-	b.data[at + 6] = 2;
+	b.data[at + 7] = 2;
 	b.data[at] = 2; /* two results, one there */
 	reseal(&b);
 	ck_assert_int_eq(sym_cset_decode(d, b.data, b.len, CTX), -EBADMSG);
