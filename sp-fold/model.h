@@ -21,7 +21,8 @@ struct fold_sym {
 	char *group;  /* the name grouped (group.h); NULL when the same */
 	char *source; /* "file:line" or NULL */
 	uint64_t offset;
-	unsigned flags; /* enum sp_sym_flag */
+	unsigned flags;      /* enum sp_sym_flag */
+	unsigned start_line; /* where the function begins, 0: unknown */
 };
 
 /* The logical frames of one address, outermost first. */

@@ -137,9 +137,13 @@ pprof_release(struct pprof *p)
 	free(p->mapv);
 }
 
-/* The id of a function, made on first use. */
+/*
+ * The id of a function, made on first use (a function is its name and
+ * file; the first start line met goes with it).
+ */
 static int64_t
-function_id(struct pprof *p, const char *name, const char *file)
+function_id(struct pprof *p, const char *name, const char *file,
+	    int64_t start_line)
 {
 	int64_t n = pprof_str(p, name, strlen(name));
 	int64_t f = file ? pprof_str(p, file, strlen(file)) : 0;
@@ -159,6 +163,7 @@ function_id(struct pprof *p, const char *name, const char *file)
 	p->nfuncs++;
 	if (pb_uint(&p->fmsg, 1, *slot) || pb_uint(&p->fmsg, 2, key[0]) ||
 	    pb_uint(&p->fmsg, 3, key[0]) || pb_uint(&p->fmsg, 4, key[1]) ||
+	    (start_line > 0 && pb_uint(&p->fmsg, 5, (uint64_t)start_line)) ||
 	    pb_msg(&p->out, PROFILE_FUNCTION, &p->fmsg))
 		return -ENOMEM;
 	return (int64_t)*slot;
@@ -235,7 +240,8 @@ pprof_location(struct pprof *p, const void *key, size_t klen, uint64_t mapping,
 	if (sp_htab_get(p->locs, key, klen, &id))
 		return (int64_t)id;
 	for (i = 0; i < nlines; i++) {
-		if ((fn = function_id(p, lines[i].name, lines[i].file)) < 0)
+		if ((fn = function_id(p, lines[i].name, lines[i].file,
+				      lines[i].start_line)) < 0)
 			return -ENOMEM;
 		if (pb_uint(&p->sub, 1, (uint64_t)fn) ||
 		    (lines[i].line &&

@@ -33,7 +33,8 @@ struct pprof_line {
 	const char *name;
 	const char *file; /* NULL when unknown */
 	int64_t line;
-	bool symbol; /* name is a symbol's, not an address fallback */
+	bool symbol;        /* name is a symbol's, not an address fallback */
+	int64_t start_line; /* the function's first line, 0: unknown */
 };
 
 struct pprof_mapping {

@@ -18,7 +18,7 @@ line_locations(struct pprof *p, const struct fold_line *l, bool has_comm,
 	       struct sp_buf *ids, struct sp_buf *comm)
 {
 	const char *s = l->stack, *end = s + l->len, *q;
-	struct pprof_line pl = { NULL, NULL, 0, true };
+	struct pprof_line pl = { NULL, NULL, 0, true, 0 };
 	uint64_t id;
 	int64_t loc;
 

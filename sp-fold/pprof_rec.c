@@ -101,6 +101,7 @@ view_lines(const struct fold_reader *r, const struct fold_view *v, size_t upto,
 				    : NULL,
 			.line = line,
 			.symbol = !(s->v[i].flags & SP_SYM_UNRESOLVED),
+			.start_line = s->v[i].start_line,
 		};
 		ls->n++;
 	}

@@ -218,6 +218,20 @@ on_symbol(struct fold_reader *r, const struct sp_rec *rec, uint64_t lineno)
 	return fold_sym_group(s) ? -ENOMEM : 0;
 }
 
+/* A funcline record: the start line of a symbol read before it. */
+static int
+on_funcline(struct fold_reader *r, const struct sp_rec *rec)
+{
+	struct fold_syms *syms = NULL;
+
+	if (symbol_list(r, rec, &syms))
+		return -ENOMEM;
+	if (rec->u.symbol.index < syms->n)
+		syms->v[rec->u.symbol.index].start_line =
+		    rec->u.symbol.start_line;
+	return 0;
+}
+
 static int
 on_comm(struct fold_reader *r, const struct sp_rec *rec)
 {
@@ -445,6 +459,8 @@ one_record(struct fold_reader *r, const struct sp_rec *rec, uint64_t lineno)
 		return on_frame(r, rec);
 	case SP_REC_SYMBOL:
 		return on_symbol(r, rec, lineno);
+	case SP_REC_FUNCLINE:
+		return on_funcline(r, rec);
 	case SP_REC_PFRAME:
 		return on_pframe(r, rec);
 	case SP_REC_MODULE:

@@ -80,6 +80,10 @@ if command -v go >/dev/null 2>&1; then
 	sed -n '/^Mappings/,$p' "$TMP/pp.raw" >"$TMP/pp.maps"
 	grep -Eq "^1: .*/fold_ratio [0-9a-f]* ?\[FN\]\[FL\]\[LN\]" \
 		"$TMP/pp.maps" || fail "mapping 1: $(cat "$TMP/pp.maps")"
+	# Function.start_line from DWARF: where burn() begins in its source.
+	want=$(grep -n '^burn(' "$PROGRAMS/fold_ratio.c" | cut -d: -f1)
+	grep -Eq " burn [^ ]*fold_ratio\.c:[0-9]+ s=$want\$" "$TMP/pp.raw" ||
+		fail "burn's start line, not $want: $(grep ' burn ' "$TMP/pp.raw")"
 else
 	echo "note: go not installed, go tool pprof not tried"
 fi
