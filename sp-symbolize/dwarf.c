@@ -15,6 +15,7 @@
 #include "common/htab.h"
 #include "sp-symbolize/dwarf.h"
 #include "sp-symbolize/dwindex.h"
+#include "sp-symbolize/inflate.h"
 #include "common/banned.h"
 
 /* Deeper inline chains than this are cut at the outermost frames. */
@@ -37,7 +38,8 @@ struct curange {
 
 struct sym_dwarf {
 	Dwarf *dw;
-	struct curange *cus; /* sorted by lo, built on demand */
+	struct sym_inflated *inflated; /* sections libdw reads, or NULL */
+	struct curange *cus;           /* sorted by lo, built on demand */
 	size_t ncus;
 	bool cus_built;
 	struct sp_htab *by_cu;      /* unit offset -> index into units */
@@ -165,21 +167,16 @@ struct sym_dwarf *
 sym_dwarf_open(Elf *elf)
 {
 	struct sym_dwarf *d;
-	Dwarf *dw;
 
 	hide_unused_sections(elf);
-	if (sym_dwarf_bomb(elf))
+	if (sym_dwarf_bomb(elf) || !(d = calloc(1, sizeof(*d))))
 		return NULL;
-	dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-	if (!dw)
-		return NULL;
-	d = calloc(1, sizeof(*d));
-	if (!d || !(d->by_cu = sp_htab_new())) {
-		free(d);
-		dwarf_end(dw);
+	d->inflated = sym_inflate_debug(elf);
+	d->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	if (!d->dw || !(d->by_cu = sp_htab_new())) {
+		sym_dwarf_free(d);
 		return NULL;
 	}
-	d->dw = dw;
 	return d;
 }
 
@@ -196,6 +193,7 @@ sym_dwarf_free(struct sym_dwarf *d)
 	free(d->cus);
 	sp_htab_free(d->by_cu);
 	dwarf_end(d->dw);
+	sym_inflated_free(d->inflated);
 	free(d);
 }
 

@@ -97,6 +97,33 @@ grep '^symbol' "$TMP/out" | awk -F '\t' '$4 == 0' | cut -f 2,4,6,8 |
 grep '^symbol' "$TMP/out2" | cut -f 2,4,6,7,8 | diff -u "$TMP/want" - ||
 	fail "--no-lines differs from the outermost frames"
 
+# Compressed debug sections (SHF_COMPRESSED zlib, as distributions ship
+# debug files) give the same symbols as plain ones; a damaged one costs
+# the lines, never the names.
+objcopy --compress-debug-sections=zlib "$TMP/pie" "$TMP/piez" ||
+	fail "objcopy --compress-debug-sections"
+readelf -SW "$TMP/piez" | grep -q ' \.debug_info .* C ' ||
+	fail "objcopy left .debug_info uncompressed"
+for z in pie piez; do
+	stream "$TMP/$z" 0x7f0000000000 0 sym_leaf 0 sym_work 3 \
+		sym_local 1 >"$TMP/in.$z"
+	"$SP_SYMBOLIZE" --no-cache "$TMP/in.$z" >"$TMP/out.$z" ||
+		fail "$z: exit $?"
+	grep -E '^(symbol|funcline)' "$TMP/out.$z" >"$TMP/sym.$z"
+done
+grep -q '^funcline' "$TMP/sym.pie" || fail "no funcline records"
+cmp -s "$TMP/sym.pie" "$TMP/sym.piez" ||
+	fail "compressed debug sections: $(diff "$TMP/sym.pie" "$TMP/sym.piez")"
+# Damage the middle of the compressed .debug_info.
+set -- $(readelf -SW "$TMP/piez" | sed 's/^ *\[ *[0-9]*\]//' |
+	awk '$1 == ".debug_info" { print $4, $5 }')
+printf 'zzzzzzzz' | dd of="$TMP/piez" bs=1 seek=$((0x$1 + 0x$2 / 2)) \
+	conv=notrunc 2>/dev/null
+"$SP_SYMBOLIZE" --no-cache "$TMP/in.piez" >"$TMP/out.bad" 2>"$TMP/err" ||
+	fail "damaged .debug_info: exit $?: $(cat "$TMP/err")"
+grep -q '	sym_leaf$' "$TMP/out.bad" ||
+	fail "damaged .debug_info lost the names: $(cat "$TMP/out.bad")"
+
 # Stripped, with its debug file found by build id under --debug-dir.
 cp "$TMP/pie" "$TMP/stripped"
 id=$(readelf -n "$TMP/stripped" | sed -n 's/.*Build ID: //p')

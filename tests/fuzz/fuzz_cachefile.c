@@ -7,7 +7,7 @@
  * encode and decode again to the same results.
  *
  * tool: sp-symbolize
- * libs: -ldw -lelf -llzma -liberty
+ * libs: -ldw -lelf -llzma -liberty -ldeflate
  */
 #include <errno.h>
 #include <stddef.h>

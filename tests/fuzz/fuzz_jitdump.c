@@ -5,7 +5,7 @@
  * every address of each entry parsed must look up.
  *
  * tool: sp-symbolize
- * libs: -ldw -lelf -llzma -liberty
+ * libs: -ldw -lelf -llzma -liberty -ldeflate
  */
 #include <stddef.h>
 #include <stdint.h>
