@@ -238,15 +238,13 @@ fold_model_folded(const struct fold_model *m, const struct fold_opts *o,
 int
 fold_model_add(const struct fold_model *m, const struct fold_opts *o,
 	       struct fold_set *set, const char *comm, int32_t pid,
-	       uint64_t tid, uint32_t stack, uint64_t count)
+	       uint64_t tid, uint32_t stack, uint64_t count, struct sp_buf *tmp)
 {
-	struct sp_buf b = SP_BUF_INIT;
 	bool keep = false;
 	int rc;
 
-	rc = fold_model_folded(m, o, comm, pid, tid, stack, &b, &keep);
+	rc = fold_model_folded(m, o, comm, pid, tid, stack, tmp, &keep);
 	if (!rc && keep)
-		rc = fold_set_add(set, (char *)b.data, b.len, count);
-	sp_buf_release(&b);
+		rc = fold_set_add(set, (char *)tmp->data, tmp->len, count);
 	return rc;
 }

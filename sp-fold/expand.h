@@ -35,11 +35,13 @@ int fold_model_sourced(const struct fold_model *m, const struct fold_opts *o,
 		       bool *keep);
 /*
  * Adds `count` to the folded stack of a sample in `set`, if it passes
- * the frame filters.  Returns 0 or -ENOMEM.
+ * the frame filters; `tmp` is scratch space the caller keeps between
+ * calls (its release is the caller's).  Returns 0 or -ENOMEM.
  */
 int fold_model_add(const struct fold_model *m, const struct fold_opts *o,
 		   struct fold_set *set, const char *comm, int32_t pid,
-		   uint64_t tid, uint32_t stack, uint64_t count);
+		   uint64_t tid, uint32_t stack, uint64_t count,
+		   struct sp_buf *tmp);
 
 /*
  * What --max-depth keeps of the frames `ids` (root first) in outputs

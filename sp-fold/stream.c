@@ -554,20 +554,22 @@ fold_tick_cmp(const void *a, const void *b, void *reader)
 int
 fold_reader_fold(const struct fold_reader *r, struct fold_set *set)
 {
+	struct sp_buf tmp = SP_BUF_INIT;
 	const struct fold_entry *e;
 	const char *comm;
 	size_t i;
+	int rc = 0;
 
-	for (i = 0; i < r->nents; i++) {
+	for (i = 0; i < r->nents && !rc; i++) {
 		e = &r->ents[i];
 		comm = e->name == UINT32_MAX ? NULL : r->m.strs[e->name];
-		if (fold_model_add(&r->m, r->o, set, comm, e->pid, e->tid,
-				   e->stack, e->count)) {
-			warnx("%sout of memory", r->name);
-			return 1;
-		}
+		rc = fold_model_add(&r->m, r->o, set, comm, e->pid, e->tid,
+				    e->stack, e->count, &tmp);
 	}
-	return 0;
+	sp_buf_release(&tmp);
+	if (rc)
+		warnx("%sout of memory", r->name);
+	return rc != 0;
 }
 
 void
