@@ -284,10 +284,10 @@ header(const struct live_tab *t, const struct fold_reader *r, FILE *out,
 	census(t, &procs, &threads);
 	fprintf(
 	    out,
-	    "sp-fold --live  %zu samples in %.1f s (%.0f/s)  %zu processes, "
-	    "%zu threads  lost %" PRIu64 "\n",
-	    t->len, secs, t->len ? (double)t->len / secs : 0.0, procs, threads,
-	    r->lost);
+	    "sp-fold --live  %zu samples in %.1f s (%.0f/s)  %zu process%s, "
+	    "%zu thread%s  lost %" PRIu64 "\n",
+	    t->len, secs, t->len ? (double)t->len / secs : 0.0, procs,
+	    procs == 1 ? "" : "es", threads, threads == 1 ? "" : "s", r->lost);
 	fprintf(out,
 		"keys: s self  t total  c %s  f thread  q quit    sorted by "
 		"%s",

@@ -31,7 +31,7 @@ while time.time() - t0 < 8 and seen is None:
 if seen is None:
     sys.exit("no live_hot_spin on the screen: %r" % screen[-600:])
 frame = screen.split(b"\x1b[H\x1b[2J")[-1].decode("utf-8", "replace")
-assert "sp-fold --live" in frame and "1 processes, 1 threads" in frame, frame
+assert "sp-fold --live" in frame and "1 process, 1 thread " in frame, frame
 print("live_hot_spin shown after %.1f s" % seen)
 # f: the busiest thread only, named in the header; f again: all again.
 def frame_after(key):
