@@ -39,7 +39,8 @@ struct rmod {
 	struct sp_module m; /* m.path is owned */
 	char *buildid;      /* from a buildid record, or NULL */
 	int state;
-	struct sym_image *img; /* borrowed from the image table */
+	struct rimg *ri;        /* its file in the image table, or NULL */
+	struct sym_image *vdso; /* [vdso]: borrowed from the resolver */
 	bool pyruntime;
 	bool overridable; /* a perf map may override it */
 	int cstate;
@@ -47,10 +48,16 @@ struct rmod {
 	char cache_id[sizeof(((struct sym_fileid *)0)->buildid)];
 };
 
-/* One file on disk, shared by the modules that map it. */
+/*
+ * One file on disk, shared by the modules that map it.  Its image is
+ * closed when it is the least recently used of more than the open
+ * bound, and opened again at its next use.
+ */
 struct rimg {
 	char *path;
-	struct sym_image *img; /* NULL when it failed to open */
+	struct sym_image *img; /* NULL when closed or failed */
+	bool failed;           /* it did not open: do not try again */
+	uint64_t used;         /* the resolver's tick at its last use */
 	bool have_ino;
 	uint64_t ino;
 	bool warned;
@@ -69,7 +76,9 @@ struct sym_resolver {
 	struct rmod *mods;
 	size_t nmods, amods;
 	struct rimg **imgs;
-	size_t nimgs;
+	size_t nimgs, aimgs;
+	size_t nopen;  /* images open now */
+	uint64_t tick; /* counts image uses, for least recently used */
 	struct sp_htab *img_by_path; /* path -> index into imgs */
 	struct sym_jitsyms *jit;
 	struct sym_kallsyms *ks;
@@ -105,6 +114,8 @@ sym_resolver_new(const struct sym_resolver_opts *o, struct sp_buf *err)
 	if (!r)
 		return NULL;
 	r->o = *o;
+	if (!r->o.max_open)
+		r->o.max_open = SYM_RESOLVER_MAX_OPEN;
 	r->last_save = now_seconds();
 	r->img_by_path = sp_htab_new();
 	r->fid_by_path = sp_htab_new();
@@ -262,7 +273,8 @@ sym_resolver_buildid(struct sym_resolver *r, uint32_t module_id,
 	r->mods[module_id].buildid = copy;
 	/* Check the file again, against the build id, at the next frame. */
 	r->mods[module_id].state = MOD_UNCHECKED;
-	r->mods[module_id].img = NULL;
+	r->mods[module_id].ri = NULL;
+	r->mods[module_id].vdso = NULL;
 	r->mods[module_id].cstate = MOD_UNCHECKED;
 	r->mods[module_id].cset = NULL;
 	return 0;
@@ -309,21 +321,76 @@ same_kernel(struct sym_resolver *r)
 	       fact_matches(r->bootid, sym_host_bootid);
 }
 
-/* The image table entry of `path`, opened on first use. */
+/* Closes least recently used images other than `keep` while too many are open.
+ */
+static void
+close_images(struct sym_resolver *r, const struct rimg *keep)
+{
+	struct rimg *lru;
+	size_t i;
+
+	while (r->nopen > r->o.max_open) {
+		lru = NULL;
+		for (i = 0; i < r->nimgs; i++)
+			if (r->imgs[i]->img && r->imgs[i] != keep &&
+			    (!lru || r->imgs[i]->used < lru->used))
+				lru = r->imgs[i];
+		if (!lru)
+			return;
+		sym_image_free(lru->img);
+		lru->img = NULL;
+		r->nopen--;
+		r->stats.images_closed++;
+	}
+}
+
+/*
+ * The image of `ri`, opened at its first use (warning if it cannot be)
+ * or again after it was closed; NULL when it does not open.
+ */
+static struct sym_image *
+rimg_image(struct sym_resolver *r, struct rimg *ri)
+{
+	const char *why = NULL;
+	bool again = ri->used != 0;
+
+	ri->used = ++r->tick;
+	if (ri->img || ri->failed)
+		return ri->img;
+	ri->img = sym_image_open(ri->path, &r->o.sym, &why);
+	if (!ri->img) {
+		ri->failed = true;
+		sym_warnf(r->o.warn, r->o.warn_ctx,
+			  "'%s': %s; frames keep their address names", ri->path,
+			  why);
+		ri->warned = true;
+		return NULL;
+	}
+	r->stats.images++;
+	r->nopen++;
+	if (!again && sym_image_warning(ri->img))
+		sym_warnf(r->o.warn, r->o.warn_ctx, "'%s': %s", ri->path,
+			  sym_image_warning(ri->img));
+	close_images(r, ri);
+	if (r->nopen > r->stats.images_peak)
+		r->stats.images_peak = r->nopen;
+	return ri->img;
+}
+
+/* The image table entry of `path`, its image opened (or NULL). */
 static struct rimg *
 image_for_path(struct sym_resolver *r, const char *path)
 {
 	uint64_t idx;
-	struct rimg *ri, **v;
-	const char *why = NULL;
+	struct rimg *ri;
 	struct stat st;
 
-	if (sp_htab_get(r->img_by_path, path, strlen(path), &idx))
+	if (sp_htab_get(r->img_by_path, path, strlen(path), &idx)) {
+		rimg_image(r, r->imgs[idx]);
 		return r->imgs[idx];
-	v = reallocarray(r->imgs, r->nimgs + 1, sizeof(*v));
-	if (!v)
+	}
+	if (SP_GROW(r->imgs, r->aimgs, r->nimgs + 1))
 		return NULL;
-	r->imgs = v;
 	ri = calloc(1, sizeof(*ri));
 	if (!ri || !(ri->path = strdup(path)) ||
 	    sp_htab_put(r->img_by_path, path, strlen(path), r->nimgs)) {
@@ -333,21 +400,11 @@ image_for_path(struct sym_resolver *r, const char *path)
 		return NULL;
 	}
 	r->imgs[r->nimgs++] = ri;
-	r->stats.images++;
 	if (stat(path, &st) == 0) {
 		ri->have_ino = true;
 		ri->ino = st.st_ino;
 	}
-	ri->img = sym_image_open(path, &r->o.sym, &why);
-	if (!ri->img) {
-		sym_warnf(r->o.warn, r->o.warn_ctx,
-			  "'%s': %s; frames keep their address names", path,
-			  why);
-		ri->warned = true;
-	} else if (sym_image_warning(ri->img)) {
-		sym_warnf(r->o.warn, r->o.warn_ctx, "'%s': %s", path,
-			  sym_image_warning(ri->img));
-	}
+	rimg_image(r, ri);
 	return ri;
 }
 
@@ -485,7 +542,7 @@ path_lost(const struct rmod *rm, const char *path)
  * id names in a --debug-dir, .build-id/xx/rest.debug: a kept copy of the
  * binary or its debug file.  NULL when there is none that matches.
  */
-static struct sym_image *
+static struct rimg *
 image_by_buildid(struct sym_resolver *r, const char *id)
 {
 	char path[PATH_MAX];
@@ -503,12 +560,15 @@ image_by_buildid(struct sym_resolver *r, const char *id)
 			continue;
 		have = sym_image_buildid(ri->img);
 		if (have && strcmp(have, id) == 0)
-			return ri->img;
+			return ri;
 	}
 	return NULL;
 }
 
-/* The image a module resolves against, or NULL for a fallback. */
+/*
+ * The image a module resolves against, or NULL for a fallback; valid
+ * until the next image is opened.
+ */
 static struct sym_image *
 module_image(struct sym_resolver *r, struct rmod *rm)
 {
@@ -517,21 +577,21 @@ module_image(struct sym_resolver *r, struct rmod *rm)
 	struct rimg *ri;
 
 	if (rm->state != MOD_UNCHECKED)
-		return rm->img;
+		return rm->ri ? rimg_image(r, rm->ri) : rm->vdso;
 	rm->state = MOD_BAD;
 	if (strcmp(path, "[vdso]") == 0) {
-		rm->img = vdso_image(r, rm);
+		rm->vdso = vdso_image(r, rm);
 	} else if (!rm->overridable && path[0] != '\0' && path[0] != '[') {
 		pick = pick_path(rm, buf, sizeof(buf));
 		if (rm->buildid && path_lost(rm, pick))
-			rm->img = image_by_buildid(r, rm->buildid);
-		ri = rm->img ? NULL : image_for_path(r, pick);
+			rm->ri = image_by_buildid(r, rm->buildid);
+		ri = rm->ri ? NULL : image_for_path(r, pick);
 		if (ri && ri->img && same_file(r, ri, rm))
-			rm->img = ri->img;
+			rm->ri = ri;
 	}
-	if (rm->img)
+	if (rm->ri || rm->vdso)
 		rm->state = MOD_OK;
-	return rm->img;
+	return rm->ri ? rm->ri->img : rm->vdso;
 }
 
 static bool

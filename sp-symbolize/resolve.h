@@ -30,6 +30,14 @@
 
 struct sym_resolver;
 
+/*
+ * How many module files a resolver keeps open (their symbol tables,
+ * DWARF indexes and inflated sections, from a few to some tens of MB
+ * each): past it, the least recently used one is closed, so a
+ * long-running resolver stays bounded as its targets load new code.
+ */
+#define SYM_RESOLVER_MAX_OPEN 32
+
 struct sym_resolver_opts {
 	struct sym_symopts sym;
 	const char *kallsyms;     /* saved kallsyms file, or NULL for host */
@@ -49,6 +57,8 @@ struct sym_resolver_opts {
 	/* Receives each warning (without the program name); may be NULL. */
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;
+	/* The most module files kept open; 0 for SYM_RESOLVER_MAX_OPEN. */
+	size_t max_open;
 };
 
 /*
@@ -95,9 +105,11 @@ void sym_resolver_idle(struct sym_resolver *r);
 
 /* What the cache saved, for tests and benchmarks. */
 struct sym_resolver_stats {
-	size_t cache_hits;   /* frames answered by the cache */
-	size_t cache_misses; /* frames of cacheable files resolved */
-	size_t images;       /* module files opened for their symbols */
+	size_t cache_hits;    /* frames answered by the cache */
+	size_t cache_misses;  /* frames of cacheable files resolved */
+	size_t images;        /* module files opened for their symbols */
+	size_t images_closed; /* closed over the bound (opened again later) */
+	size_t images_peak;   /* the most open at once */
 };
 void sym_resolver_stats(const struct sym_resolver *r,
 			struct sym_resolver_stats *st);

@@ -40,6 +40,7 @@ enum {
 	/* Long only: -d and -k mean duration and kernel in sp-record. */
 	OPT_DEBUG_DIR,
 	OPT_KALLSYMS,
+	OPT_MAX_OPEN,
 };
 
 static const struct option longopts[] = {
@@ -47,6 +48,7 @@ static const struct option longopts[] = {
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "help", no_argument, NULL, 'h' },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "max-open", required_argument, NULL, OPT_MAX_OPEN },
 	{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
@@ -86,6 +88,8 @@ help(void)
 	      "  --kallsyms FILE      kernel symbols from FILE, not "
 	      "/proc/kallsyms\n"
 	      "  --no-kallsyms        kernel frames keep address names\n"
+	      "  --max-open N         keep at most N module files open "
+	      "(32)\n"
 	      "  --no-cache           neither read nor write the symbol "
 	      "cache\n"
 	      "  --no-lines           names only: no source lines, no "
@@ -213,6 +217,19 @@ parse_pid(const char *s)
 	return pid;
 }
 
+/* A count of at least 1. */
+static int32_t
+parse_count(const char *s)
+{
+	int32_t n;
+
+	if (sp_parse_i32(s, &n) || n < 1) {
+		warnx("bad count '%s'", s);
+		usage();
+	}
+	return n;
+}
+
 /*
  * A size in bytes, with an optional K, M or G suffix (powers of 1024).
  * Returns 0, or -1 for anything else.
@@ -324,9 +341,11 @@ close_cache(struct sym_cache *c, const struct sym_resolver *r)
 		sym_resolver_stats(r, &st);
 		fprintf(stderr,
 			"sp-symbolize: cache: %zu hits, %zu misses, %zu "
-			"files opened, %d cache files written\n",
+			"files opened, %d cache files written; %zu files "
+			"closed, at most %zu open\n",
 			st.cache_hits, st.cache_misses, st.images,
-			saved > 0 ? saved : 0);
+			saved > 0 ? saved : 0, st.images_closed,
+			st.images_peak);
 	}
 	sym_cache_free(c);
 }
@@ -364,6 +383,9 @@ main(int argc, char *argv[])
 			break;
 		case OPT_KALLSYMS:
 			o.kallsyms = optarg;
+			break;
+		case OPT_MAX_OPEN:
+			o.max_open = (size_t)parse_count(optarg);
 			break;
 		case 'h':
 			help();

@@ -59,7 +59,7 @@ run() {
 	"$SP_SYMBOLIZE" "$@" >"$TMP/$n.out" 2>"$TMP/$n.err" ||
 		fail "$n: exit $?: $(cat "$TMP/$n.err")"
 	grep '^sp-symbolize: cache: ' "$TMP/$n.err" |
-		sed 's/^sp-symbolize: cache: //' >"$TMP/$n.stats"
+		sed 's/^sp-symbolize: cache: //; s/;.*//' >"$TMP/$n.stats"
 }
 # stats NAME WANT: the stats line must be WANT.
 stats() {
