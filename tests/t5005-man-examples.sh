@@ -2,9 +2,10 @@
 # The EXAMPLES of every man page work as written: each command (a .Dl
 # line, or a -literal block that starts with a command) runs on fixtures
 # (a recording, a running app and server, saved kallsyms and perf maps,
-# two folded files, stand-ins for perf, flamegraph.pl and curl) and exits
-# 0.  Skipped: --live (t4011 runs it in a pty), recordings without an
-# end (-p without -d), and blocks that show a session's output.
+# two folded files, stand-ins for perf, flamegraph.pl, curl and
+# parca-push) and exits 0.  Skipped: --live (t4011 runs it in a pty),
+# recordings without an end (-p without -d), and blocks that show a
+# session's output.
 . "$(dirname "$0")/lib.sh"
 need_perf
 
@@ -25,7 +26,9 @@ printf '#!/bin/sh\nprintf "app 7/7 1.0: 1000 cpu-clock:\\n\\t1 main (/bin/app)\\
 printf '#!/bin/sh\ncat >/dev/null; echo "<svg/>"\n' >"$bin/flamegraph.pl"
 printf '#!/bin/sh\ncase "$*" in *@-*) cat >/dev/null ;; esac; exit 0\n' \
 	>"$bin/curl"
-chmod +x "$bin/perf" "$bin/flamegraph.pl" "$bin/curl"
+# parca-push: its last argument must be a gzip file (a pprof profile).
+printf '#!/bin/sh\nfor f; do :; done; gzip -t "$f"\n' >"$bin/parca-push"
+chmod +x "$bin/perf" "$bin/flamegraph.pl" "$bin/curl" "$bin/parca-push"
 "$bin/app" &
 app=$!
 "$bin/server" &
