@@ -57,3 +57,5 @@ run unwind-cost "$noperf" "$ratios|us/sample" sh bench/unwind-cost.sh 3
 run truth "$noperf" 'complete' sh bench/truth.sh 3
 run offcpu-overhead "$noperf" 'slower|CPU' sh bench/offcpu-overhead.sh 50000
 run live-latency "$noperf" 'after the switch' sh bench/live-latency.sh 3
+run pipeline-speed "$noscript" 'first .*repeat' sh bench/pipeline-speed.sh 3
+run symbolize-memory "" 'MB' sh bench/symbolize-memory.sh
