@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "sp-symbolize/kallsyms.h"
 #include "common/records.h"
 #include "common/banned.h"
@@ -256,21 +257,16 @@ ks_reserve(struct sym_kallsyms *k, size_t len)
 	return k->v ? 0 : -ENOMEM;
 }
 
-struct sym_kallsyms *
-sym_kallsyms_read(FILE *f, unsigned long *lineno)
+/*
+ * Parses the `len` bytes of k->text (or fails with `rc`), then frees k
+ * and sets errno on any error.
+ */
+static struct sym_kallsyms *
+ks_parse(struct sym_kallsyms *k, long len, int rc, unsigned long *lineno)
 {
-	struct sym_kallsyms *k = calloc(1, sizeof(*k));
 	unsigned long no = 0;
-	char *p, *end, *nl;
-	long len;
-	int rc = 0;
+	char *p = k->text, *end, *nl;
 
-	if (!k)
-		return NULL;
-	len = ks_slurp(k, f);
-	if (len < 0)
-		rc = (int)len;
-	p = k->text;
 	end = rc ? p : p + len;
 	if (rc == 0)
 		rc = ks_reserve(k, (size_t)len);
@@ -292,6 +288,76 @@ sym_kallsyms_read(FILE *f, unsigned long *lineno)
 		return NULL;
 	}
 	return k;
+}
+
+struct sym_kallsyms *
+sym_kallsyms_read(FILE *f, unsigned long *lineno)
+{
+	struct sym_kallsyms *k = calloc(1, sizeof(*k));
+	long len;
+
+	if (!k)
+		return NULL;
+	len = ks_slurp(k, f);
+	return ks_parse(k, len < 0 ? 0 : len, len < 0 ? (int)len : 0, lineno);
+}
+
+struct sym_kallsyms *
+sym_kallsyms_parse(struct sp_buf *b, unsigned long *lineno)
+{
+	struct sym_kallsyms *k = calloc(1, sizeof(*k));
+	size_t len = b->len;
+	int rc = -ENOMEM;
+
+	if (lineno)
+		*lineno = 0;
+	if (!k || len >= UINT32_MAX || (rc = sp_buf_addc(b, '\n'))) {
+		free(k);
+		sp_buf_release(b);
+		errno = k && len >= UINT32_MAX ? EFBIG : -rc;
+		return NULL;
+	}
+	/* The text is the buffer's, with the newline as its spare byte. */
+	k->text = (char *)b->data;
+	k->textcap = b->alloc;
+	*b = (struct sp_buf)SP_BUF_INIT;
+	return ks_parse(k, (long)len, 0, lineno);
+}
+
+/* Appends "ADDR TYPE NAME[\tMODULE]\n" for symbol `s`. */
+static int
+ks_write_line(const struct sym_kallsyms *k, const struct sym_ksym *s,
+	      struct sp_buf *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	char line[16 + 3];
+	int i, rc;
+
+	for (i = 0; i < 16; i++)
+		line[i] = hex[(s->addr >> (60 - 4 * i)) & 15];
+	line[16] = ' ';
+	line[17] = s->module == SYM_KSYM_NOMODULE ? 'T' : 't';
+	line[18] = ' ';
+	rc = sp_buf_add(out, line, sizeof(line));
+	if (!rc)
+		rc = sp_buf_adds(out, k->text + s->name);
+	if (!rc && s->module != SYM_KSYM_NOMODULE &&
+	    !(rc = sp_buf_addc(out, '\t')))
+		rc = sp_buf_adds(out, k->text + s->module);
+	return rc ? rc : sp_buf_addc(out, '\n');
+}
+
+int
+sym_kallsyms_write_image(const struct sym_kallsyms *k, struct sp_buf *out)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < k->n; i++)
+		if (k->v[i].module == SYM_KSYM_NOMODULE || i == 0 ||
+		    k->v[i - 1].module == SYM_KSYM_NOMODULE)
+			rc = ks_write_line(k, &k->v[i], out);
+	return rc;
 }
 
 struct sym_kallsyms *

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/buf.h"
+
 struct sym_kallsyms;
 
 /*
@@ -20,6 +22,17 @@ struct sym_kallsyms;
  */
 struct sym_kallsyms *sym_kallsyms_read(FILE *f, unsigned long *lineno);
 struct sym_kallsyms *sym_kallsyms_load(const char *path, unsigned long *lineno);
+/* The same from the text in `b`, which the table takes (b is emptied). */
+struct sym_kallsyms *sym_kallsyms_parse(struct sp_buf *b,
+					unsigned long *lineno);
+/*
+ * Appends to `out`, in kallsyms form, the symbols of the kernel image
+ * (no module) and the first symbol of each run of module symbols: a
+ * table read from it finds, for any address, the symbol the whole table
+ * finds when that is one of the image's, and else a module symbol (then
+ * only the whole table knows).  Returns 0 or -ENOMEM.
+ */
+int sym_kallsyms_write_image(const struct sym_kallsyms *k, struct sp_buf *out);
 /* NULL is allowed. */
 void sym_kallsyms_free(struct sym_kallsyms *k);
 size_t sym_kallsyms_count(const struct sym_kallsyms *k);

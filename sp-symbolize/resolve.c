@@ -92,8 +92,12 @@ struct sym_resolver {
 	struct sp_htab *fid_by_path; /* path -> index into fids */
 	struct rfid *fids;
 	size_t nfids, afids;
+	bool kid_tried, kid_ok;
+	struct sym_fileid kid; /* this boot's kernel, for the cache */
 	bool kcs_tried;
 	struct sym_cset *kcs; /* cached core kernel frames, or NULL */
+	bool kimg_tried;
+	struct sym_kallsyms *kimg; /* the cache's copy of the image's symbols */
 };
 
 static time_t
@@ -174,6 +178,7 @@ sym_resolver_free(struct sym_resolver *r)
 	sp_htab_free(r->fid_by_path);
 	free(r->fids);
 	sym_kallsyms_free(r->ks);
+	sym_kallsyms_free(r->kimg);
 	free(r->release);
 	free(r->bootid);
 	free(r);
@@ -647,6 +652,82 @@ perf_map_frame(struct sym_resolver *r, const char *name, uint64_t offset,
 	return rc;
 }
 
+/*
+ * This boot's kernel as the cache files it, when kernel frames resolve
+ * from this host's /proc/kallsyms (a recording of this boot, no
+ * --kallsyms file); NULL otherwise.
+ */
+static const struct sym_fileid *
+kernel_id(struct sym_resolver *r)
+{
+	if (!r->kid_tried) {
+		r->kid_tried = true;
+		r->kid_ok =
+		    r->o.cache && !r->o.no_kallsyms && !r->o.kallsyms &&
+		    same_kernel(r) &&
+		    sym_fileid_kernel(r->o.cache_tool ? r->o.cache_tool : "",
+				      &r->kid) == 0;
+	}
+	return r->kid_ok ? &r->kid : NULL;
+}
+
+/* The cache file of the kernel image's symbols for this boot. */
+static void
+image_copy_name(const struct sym_fileid *id, char *name, size_t len)
+{
+	snprintf(name, len, "%s.kallsyms1", id->buildid);
+}
+
+/*
+ * The kernel image's symbols from the cache's copy for this boot (read
+ * in a few ms, where /proc/kallsyms takes tens), or NULL.
+ */
+static struct sym_kallsyms *
+kernel_image_table(struct sym_resolver *r)
+{
+	const struct sym_fileid *id = kernel_id(r);
+	struct sp_buf b = SP_BUF_INIT;
+	char name[sizeof(id->buildid) + 16];
+
+	if (r->kimg_tried || !id)
+		return r->kimg;
+	r->kimg_tried = true;
+	image_copy_name(id, name, sizeof(name));
+	if (sym_cache_get_file(r->o.cache, name, &b) == 0) {
+		r->kimg = sym_kallsyms_parse(&b, NULL);
+		if (r->kimg && sym_kallsyms_count(r->kimg) == 0) {
+			sym_kallsyms_free(r->kimg);
+			r->kimg = NULL;
+		}
+		if (!r->kimg)
+			sym_warnf(
+			    r->o.warn, r->o.warn_ctx,
+			    "cache file '%s': corrupt copy of the kernel's "
+			    "symbols ignored; it is rebuilt",
+			    name);
+	}
+	sp_buf_release(&b);
+	if (r->kimg)
+		r->stats.kallsyms_copies++;
+	return r->kimg;
+}
+
+/* Saves the kernel image's symbols of `ks` for later runs of this boot. */
+static void
+save_kernel_image(struct sym_resolver *r, const struct sym_kallsyms *ks)
+{
+	const struct sym_fileid *id = kernel_id(r);
+	struct sp_buf b = SP_BUF_INIT;
+	char name[sizeof(id->buildid) + 16];
+
+	if (!id || r->kimg || sym_kallsyms_count(ks) == 0)
+		return;
+	image_copy_name(id, name, sizeof(name));
+	if (sym_kallsyms_write_image(ks, &b) == 0)
+		sym_cache_put_file(r->o.cache, name, &b);
+	sp_buf_release(&b);
+}
+
 /* The kernel symbol table, loaded on first use; NULL when unusable. */
 static struct sym_kallsyms *
 kernel_table(struct sym_resolver *r)
@@ -665,6 +746,9 @@ kernel_table(struct sym_resolver *r)
 		return NULL;
 	}
 	r->ks = sym_kallsyms_load("/proc/kallsyms", NULL);
+	r->stats.kallsyms_reads++;
+	if (r->ks)
+		save_kernel_image(r, r->ks);
 	if (!r->ks || sym_kallsyms_count(r->ks) == 0)
 		sym_warnf(r->o.warn, r->o.warn_ctx,
 			  "'/proc/kallsyms': %s; kernel frames keep their "
@@ -698,18 +782,25 @@ static int
 kallsyms_frame(struct sym_resolver *r, const struct sp_frame *f,
 	       struct sym_res *out, bool *core)
 {
-	struct sym_kallsyms *ks = kernel_table(r);
-	const char *name, *module;
+	struct sym_kallsyms *ks = kernel_image_table(r);
+	const char *name, *module = NULL;
 	uint64_t start;
 	struct sp_frame kf = *f;
 	struct sym_entry *s;
 	char *full;
+	bool found = false;
 
 	kf.mode = SP_FRAME_KERNEL;
 	*core = false;
-	if (!ks ||
-	    !sym_kallsyms_lookup(ks, f->abs_ip, &name, &module, &start) ||
-	    f->abs_ip - start > SYM_KERNEL_MAX_OFFSET)
+	/* The image's copy answers for its own symbols only. */
+	if (ks)
+		found = sym_kallsyms_lookup(ks, f->abs_ip, &name, &module,
+					    &start) &&
+			!module;
+	if (!found && (ks = kernel_table(r)) != NULL)
+		found =
+		    sym_kallsyms_lookup(ks, f->abs_ip, &name, &module, &start);
+	if (!found || f->abs_ip - start > SYM_KERNEL_MAX_OFFSET)
 		return fallback(&kf, NULL, SP_SYM_KERNEL | SP_SYM_UNRESOLVED,
 				out);
 	if (asprintf(&full, "%s+0x%" PRIx64 "%s%s", name, f->abs_ip - start,
@@ -735,16 +826,14 @@ kallsyms_frame(struct sym_resolver *r, const struct sp_frame *f,
 static struct sym_cset *
 kernel_cset(struct sym_resolver *r)
 {
-	struct sym_fileid id;
+	const struct sym_fileid *id;
 
 	if (r->kcs_tried)
 		return r->kcs;
 	r->kcs_tried = true;
-	if (!r->o.cache || r->o.no_kallsyms || r->o.kallsyms ||
-	    !same_kernel(r) ||
-	    sym_fileid_kernel(r->o.cache_tool ? r->o.cache_tool : "", &id))
+	if (!(id = kernel_id(r)))
 		return NULL;
-	r->kcs = sym_cache_set(r->o.cache, id.buildid, id.ctx);
+	r->kcs = sym_cache_set(r->o.cache, id->buildid, id->ctx);
 	return r->kcs;
 }
 

@@ -105,11 +105,13 @@ void sym_resolver_idle(struct sym_resolver *r);
 
 /* What the cache saved, for tests and benchmarks. */
 struct sym_resolver_stats {
-	size_t cache_hits;    /* frames answered by the cache */
-	size_t cache_misses;  /* frames of cacheable files resolved */
-	size_t images;        /* module files opened for their symbols */
-	size_t images_closed; /* closed over the bound (opened again later) */
-	size_t images_peak;   /* the most open at once */
+	size_t cache_hits;      /* frames answered by the cache */
+	size_t cache_misses;    /* frames of cacheable files resolved */
+	size_t images;          /* module files opened for their symbols */
+	size_t images_closed;   /* closed over the bound (opened again later) */
+	size_t images_peak;     /* the most open at once */
+	size_t kallsyms_reads;  /* 1 when /proc/kallsyms was read */
+	size_t kallsyms_copies; /* 1 when the cache's copy was */
 };
 void sym_resolver_stats(const struct sym_resolver *r,
 			struct sym_resolver_stats *st);

@@ -342,10 +342,11 @@ close_cache(struct sym_cache *c, const struct sym_resolver *r)
 		fprintf(stderr,
 			"sp-symbolize: cache: %zu hits, %zu misses, %zu "
 			"files opened, %d cache files written; %zu files "
-			"closed, at most %zu open\n",
+			"closed, at most %zu open; kernel symbols read from "
+			"/proc/kallsyms %zu, from the cache %zu\n",
 			st.cache_hits, st.cache_misses, st.images,
-			saved > 0 ? saved : 0, st.images_closed,
-			st.images_peak);
+			saved > 0 ? saved : 0, st.images_closed, st.images_peak,
+			st.kallsyms_reads, st.kallsyms_copies);
 	}
 	sym_cache_free(c);
 }

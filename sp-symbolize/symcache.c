@@ -1,7 +1,7 @@
 /*
  * symcache.c: the persistent cache of resolved frames (see symcache.h).
- * File names are BUILDID-CTX, CTX as 16 hex digits; temporary files add
- * ".tmp.XXXXXX".
+ * File names are BUILDID-CTX, CTX as 16 hex digits, or the callers' own
+ * names for whole files; temporary files add ".tmp.XXXXXX".
  */
 #include <dirent.h>
 #include <errno.h>
@@ -257,6 +257,40 @@ write_back(struct sym_cache *c, struct centry *e)
 	if (rc == 0)
 		rc = replace_file(e->path, &b);
 	sp_buf_release(&b);
+	return rc;
+}
+
+int
+sym_cache_get_file(struct sym_cache *c, const char *name, struct sp_buf *out)
+{
+	char *path;
+	int rc;
+
+	if (asprintf(&path, "%s/%s", c->dir, name) < 0)
+		return -ENOMEM;
+	rc = read_file(path, c->max, out);
+	if (rc == 0)
+		utimensat(AT_FDCWD, path, NULL, 0);
+	free(path);
+	return rc;
+}
+
+int
+sym_cache_put_file(struct sym_cache *c, const char *name,
+		   const struct sp_buf *b)
+{
+	char *path;
+	int rc;
+
+	/* A file that would fill the bound would only evict the rest. */
+	if (c->failed || b->len > c->max / 4)
+		return 0;
+	if (make_dirs(c->dir))
+		return 0;
+	if (asprintf(&path, "%s/%s", c->dir, name) < 0)
+		return -ENOMEM;
+	rc = replace_file(path, b);
+	free(path);
 	return rc;
 }
 

@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 
+#include "common/buf.h"
 #include "sp-symbolize/cachefile.h"
 #include "sp-symbolize/warn.h"
 
@@ -56,5 +57,19 @@ struct sym_cset *sym_cache_set(struct sym_cache *c, const char *buildid,
  * nothing and return 0, so a live run warns once.
  */
 int sym_cache_save(struct sym_cache *c);
+
+/*
+ * A whole file of the cache under a caller's `name` (not BUILDID-CTX),
+ * for data that is not a set of frames.  get reads it into `out` and
+ * touches it (0, -ENOENT when absent, or another negative errno); put
+ * replaces it atomically, creating the directory, and counts with the
+ * other files for the size bound (a file over a quarter of the bound is
+ * not written).  put returns 0 (also when there is no cache to write)
+ * or a negative errno.
+ */
+int sym_cache_get_file(struct sym_cache *c, const char *name,
+		       struct sp_buf *out);
+int sym_cache_put_file(struct sym_cache *c, const char *name,
+		       const struct sp_buf *b);
 
 #endif

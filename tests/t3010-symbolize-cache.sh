@@ -311,6 +311,38 @@ if [ -n "$vfs" ]; then
 	# The unresolved address is not cached: it may name a BPF program
 	# or a module later in this boot.
 	stats k2 "2 hits, 0 misses, 0 files opened, 0 cache files written"
+	# The first run kept a copy of the kernel image's symbols for this
+	# boot; a later run that needs symbols of the image reads the copy,
+	# not /proc/kallsyms, and names frames the same.  (k2's address
+	# past every symbol still needs /proc/kallsyms: the copy does not
+	# know what modules or BPF programs are there now.)
+	ks() { sed -n 's/.*kernel symbols read from //p' "$TMP/$1.err"; }
+	[ "$(ks k1)" = "/proc/kallsyms 1, from the cache 0" ] ||
+		fail "k1: $(ks k1)"
+	copy=$(ls "$XDG_CACHE_HOME"/stackpulse/*.kallsyms1) ||
+		fail "no kallsyms copy in $XDG_CACHE_HOME/stackpulse"
+	{
+		printf 'spool\t1\t0\t1000\n'
+		printf 'frame\t0\tkernel\t0x%s%08x\t-\t-\n' "$hi" $((0x$lo + 13))
+	} >"$TMP/k4.in"
+	run k4ref --no-cache "$TMP/k4.in"
+	run k4 "$TMP/k4.in"
+	same k4ref k4
+	quiet k4
+	[ "$(ks k4)" = "/proc/kallsyms 0, from the cache 1" ] ||
+		fail "k4: $(ks k4)"
+	# A damaged copy: one warning, the right names, rebuilt.
+	printf 'ffffffff81000000 T a\nnot kallsyms\n' >"$copy"
+	printf 'spool\t1\t0\t1000\nframe\t0\tkernel\t0x%s%08x\t-\t-\n' \
+		"$hi" $((0x$lo + 17)) >"$TMP/k5.in"
+	run k5ref --no-cache "$TMP/k5.in"
+	run k5 "$TMP/k5.in"
+	same k5ref k5
+	grep -q "corrupt copy of the kernel's symbols ignored" "$TMP/k5.err" ||
+		fail "k5: no warning: $(cat "$TMP/k5.err")"
+	[ "$(ks k5)" = "/proc/kallsyms 1, from the cache 0" ] ||
+		fail "k5: $(ks k5)"
+	grep -q ' vfs_read$' "$copy" || fail "the copy was not rebuilt"
 	# A recording from another kernel does not use this one's cache.
 	sed '1a host\trelease=0.0.0-elsewhere' "$TMP/k.in" >"$TMP/k2.in"
 	run k3ref --no-cache "$TMP/k2.in"

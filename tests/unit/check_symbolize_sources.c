@@ -110,6 +110,61 @@ START_TEST(kallsyms_unsorted_modules)
 }
 END_TEST
 
+/*
+ * The image's copy (what sp-symbolize keeps per boot) finds, for every
+ * address, the whole table's symbol when that is the image's, and a
+ * module symbol otherwise: never another image symbol.  Here a module
+ * sits between image symbols, as where modules load near the image.
+ */
+static const char kallsyms_mixed[] = "ffffffff81000000 T _stext\n"
+				     "ffffffff81000100 t a_local\n"
+				     "ffffffff81000200 T b_global\n"
+				     "ffffffff81000300 t m1\t[one]\n"
+				     "ffffffff81000380 t m2\t[one]\n"
+				     "ffffffff81000400 T c_after\n"
+				     "ffffffffc0020000 t m3\t[two]\n"
+				     "ffffffffc0020100 t m4\t[bpf]\n";
+
+START_TEST(kallsyms_image_copy)
+{
+	FILE *f = text(kallsyms_mixed);
+	struct sym_kallsyms *k = sym_kallsyms_read(f, NULL), *img;
+	struct sp_buf b = SP_BUF_INIT;
+	const char *n1, *m1, *n2, *m2;
+	uint64_t s1, s2, a;
+	bool f1, f2;
+
+	fclose(f);
+	ck_assert_ptr_nonnull(k);
+	ck_assert_int_eq(sym_kallsyms_write_image(k, &b), 0);
+	/* The image's 4 symbols and the first of each module run. */
+	img = sym_kallsyms_parse(&b, NULL);
+	ck_assert_ptr_nonnull(img);
+	ck_assert_ptr_null(b.data);
+	ck_assert_uint_eq(sym_kallsyms_count(img), 6);
+	for (a = 0xffffffff80fffff0; a < 0xffffffff81000500; a += 4) {
+		f1 = sym_kallsyms_lookup(k, a, &n1, &m1, &s1);
+		f2 = sym_kallsyms_lookup(img, a, &n2, &m2, &s2);
+		ck_assert_int_eq(f1, f2);
+		if (!f1)
+			continue;
+		ck_assert_int_eq(m1 == NULL, m2 == NULL);
+		if (!m1) {
+			ck_assert_str_eq(n1, n2);
+			ck_assert_uint_eq(s1, s2);
+		}
+	}
+	ck_assert(sym_kallsyms_lookup(img, 0xffffffffc0020104, &n2, &m2, &s2));
+	ck_assert_ptr_nonnull(m2);
+	sym_kallsyms_free(img);
+	sym_kallsyms_free(k);
+	/* A damaged copy is refused with its line. */
+	sp_buf_adds(&b, "ffffffff81000000 T a\nffffffff81 garbage\n");
+	ck_assert_ptr_null(sym_kallsyms_parse(&b, NULL));
+	ck_assert_int_eq(errno, EBADMSG);
+}
+END_TEST
+
 START_TEST(kallsyms_hidden_addresses_and_bad_lines)
 {
 	FILE *f = text("0000000000000000 T a\n0000000000000000 t b\n");
@@ -478,6 +533,7 @@ sources_suite(void)
 	tcase_add_test(k, kallsyms_lookup_with_modules);
 	tcase_add_test(k, kallsyms_unsorted_modules);
 	tcase_add_test(k, kallsyms_hidden_addresses_and_bad_lines);
+	tcase_add_test(k, kallsyms_image_copy);
 	tcase_add_test(p, perf_map_ranges_and_gaps);
 	tcase_add_test(p, perf_map_python_entries);
 	tcase_add_test(p, perf_map_override_rules);
