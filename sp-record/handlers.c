@@ -28,20 +28,39 @@ ensure_thread(struct recorder *r, struct rec_proc *p, int32_t tid, uint64_t ts)
 	return rec_write_comm(r, ts, p->pid, tid, false, comm, strlen(comm));
 }
 
-/* A pc no module covers: the maps may have changed unseen; once a page. */
+/*
+ * A pc no module covers: the maps may have changed unseen; read them,
+ * once a page.  Returns 1 for a sample to drop: one taken inside the
+ * exec that replaced the program, whose user registers are still the
+ * old program's (the kernel has announced the new one), so that its pc
+ * lies in no mapping of the new image; 0 to write it, or an error.
+ */
 static int
 cover_pc(struct recorder *r, struct rec_proc *p, const struct rec_sample *s)
 {
 	struct sp_frame f;
 	uint64_t pc;
+	int rc;
 
 	if (!rec_sample_user_pc(&r->stk, s, &pc))
 		return 0;
 	sp_modtab_resolve(r->mods, p->pid, pc, SP_FRAME_USER, &f);
-	if (f.module_id != SP_NONE || !rec_proc_first_uncovered(p, pc))
+	if (f.module_id != SP_NONE)
 		return 0;
-	r->st.maps_refreshes++;
-	return rec_snapshot_maps(r, p, s->time);
+	if (rec_proc_first_uncovered(p, pc)) {
+		r->st.maps_refreshes++;
+		rc = rec_snapshot_maps(r, p, s->time);
+		if (rc < 0)
+			return rc;
+		sp_modtab_resolve(r->mods, p->pid, pc, SP_FRAME_USER, &f);
+		if (f.module_id != SP_NONE)
+			return 0;
+	}
+	if (!p->exec_time || s->time < p->exec_time ||
+	    s->time - p->exec_time > REC_EXEC_STALE_NS)
+		return 0;
+	r->st.stale_exec++;
+	return 1;
 }
 
 /*
@@ -88,8 +107,8 @@ rec_write_sample(struct recorder *r, struct rec_proc *p,
 	rc = ensure_thread(r, p, (int32_t)s->tid, s->time);
 	if (rc == 0)
 		rc = cover_pc(r, p, s);
-	if (rc < 0)
-		return rc;
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
 	n = rec_stack_build(&r->stk, r->mods, p->pid, s, r->frames);
 	rc = cover_missed(r, p, s->time);
 	if (rc < 0)
@@ -223,6 +242,7 @@ rec_exec_epoch(struct recorder *r, struct rec_proc *p, uint64_t ts)
 	int rc;
 
 	r->st.execs++;
+	p->exec_time = ts;
 	rc = rec_wr(r, sp_spool_writer_exec(r->w, ts, p->pid, false));
 	if (rc == 0)
 		rc = rec_wr(r, sp_modtab_deactivate(r->mods, p->pid, r->w));

@@ -29,6 +29,7 @@ struct rec_proc {
 	bool python_runtime;        /* the Python runtime marker is written */
 	struct sp_htab *refreshed;  /* pages that triggered a maps read */
 	uint64_t missed_refresh_ns; /* last read for an unwinder miss */
+	uint64_t exec_time;         /* its last exec's time; 0: none seen */
 	uint64_t samples;
 	struct rec_thread *threads; /* its registered threads, a list */
 };

@@ -294,6 +294,7 @@ write_stats(struct recorder *r)
 	rc |= sp_ext_counter_encode(b, "untracked_samples", s->untracked);
 	rc |= sp_ext_counter_encode(b, "idle_samples", s->idle);
 	rc |= sp_ext_counter_encode(b, "empty_stacks", s->empty_stacks);
+	rc |= sp_ext_counter_encode(b, "stale_exec_samples", s->stale_exec);
 	rc |= sp_ext_counter_encode(b, "bad_records", s->bad_records);
 	rc |= sp_ext_counter_encode(b, "throttles", s->throttles);
 	rc |= sp_ext_counter_encode(b, "truncated_markers",

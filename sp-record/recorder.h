@@ -47,6 +47,7 @@ struct rec_stats {
 	uint64_t sample_events; /* PERF_RECORD_SAMPLE seen */
 	uint64_t samples;       /* samples written */
 	uint64_t empty_stacks;
+	uint64_t stale_exec;  /* samples with the old program's registers */
 	uint64_t untracked;   /* samples of processes not recorded */
 	uint64_t idle;        /* samples of pid/tid 0 */
 	uint64_t bad_records; /* records that did not decode */

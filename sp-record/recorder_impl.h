@@ -41,7 +41,12 @@ struct retire {
 
 #define HOUSEKEEPING_NS 100000000ULL   /* liveness checks and flushes */
 #define MISSED_REFRESH_NS 100000000ULL /* maps reads for unwinder misses */
-#define PTRACE_MAPS_NS 250000000ULL    /* --ptrace: maps re-read period */
+/*
+ * How long after an exec's announcement a sample may still carry the old
+ * program's registers (the kernel maps the new one, then switches).
+ */
+#define REC_EXEC_STALE_NS 50000000ULL
+#define PTRACE_MAPS_NS 250000000ULL /* --ptrace: maps re-read period */
 
 struct recorder {
 	struct rec_config cfg;

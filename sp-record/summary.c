@@ -123,7 +123,8 @@ rec_summary(const struct recorder *r, FILE *out, double seconds)
 	uint64_t bytes = r->werr ? sp_spool_writer_delivered(r->w)
 				 : sp_spool_writer_bytes(r->w);
 	uint64_t procs = r->procs.procs_seen, threads = r->procs.threads_seen;
-	uint64_t dropped = s->untracked + s->idle + s->empty_stacks;
+	uint64_t dropped =
+	    s->untracked + s->idle + s->empty_stacks + s->stale_exec;
 	uint32_t nmods = sp_modtab_count(r->mods);
 
 	fprintf(out,
@@ -157,13 +158,18 @@ rec_summary(const struct recorder *r, FILE *out, double seconds)
 		    "ring filled before sp-record read it: use larger rings "
 		    "(-m), a lower rate (-F) or a smaller --stack-size\n",
 		    r->ev.opts.pages * (size_t)sysconf(_SC_PAGESIZE) / 1024);
-	if (dropped)
+	if (dropped) {
 		fprintf(out,
 			"sp-record: dropped %" PRIu64 " sample%s: %" PRIu64
 			" idle, %" PRIu64 " of other processes, %" PRIu64
-			" empty\n",
+			" empty",
 			dropped, s_(dropped), s->idle, s->untracked,
 			s->empty_stacks);
+		if (s->stale_exec)
+			fprintf(out, ", %" PRIu64 " inside an exec",
+				s->stale_exec);
+		fputc('\n', out);
+	}
 	fprintf(out,
 		"sp-record: %" PRIu64 " exec%s, %" PRIu64 " fork%s, %" PRIu64
 		" exited, %u module%s, %" PRIu64 " maps refresh%s, %" PRIu64

@@ -37,7 +37,8 @@ awk -F'\t' -v m="$libmod" '$1 == "sample" { s++ }
 # announced the exec but before the new image's registers are in place,
 # carries the old image's pc (seen in about one run in four under load:
 # a user pc in no module of the new image, a millisecond after the exec
-# record) and costs one refresh; it is no sample of the library.
+# record) and costs one refresh; it is no sample of the library, and is
+# dropped (check_record_recorder's samples_inside_an_exec_are_dropped).
 grep -Eq "$(printf '^stats\t.*maps_refreshes=[01]\t')" "$TMP/dump" ||
 	fail "samples needed maps refreshes: records came out of order"
 exit 0

@@ -336,6 +336,34 @@ START_TEST(modules_precede_samples_and_exec_starts_an_epoch)
 }
 END_TEST
 
+/*
+ * A sample taken inside an exec, after the kernel announced the new
+ * program but with the old one's registers: its pc is in no mapping of
+ * the new image, and it is dropped and counted, not written with an
+ * unresolved frame.  Long after the exec, such a pc is written.
+ */
+START_TEST(samples_inside_an_exec_are_dropped)
+{
+	start(false);
+	mmap2(P, 10, 0x1000, 0x1000, "/bin/a");
+	sample(P, P, 20, 0x1010);
+	comm(P, P, 40, "b", true);
+	mmap2(P, 41, 0x5000, 0x1000, "/bin/b");
+	sample(P, P, 42, 0x1010);         /* the old program's pc */
+	sample(P, P, 43, 0x5010);         /* the new program */
+	sample(P, P, 2000000040, 0x9010); /* no mapping, 2 s later */
+	finish();
+	IN_ORDER("module 5000001 /bin/a", "sample 5000001 5000001 /bin/a",
+		 "comm 5000001 5000001 exec b", "module 5000001 /bin/b",
+		 "sample 5000001 5000001 /bin/b", "sample 5000001 5000001 -",
+		 "stats stale_exec_samples=1");
+	/* Only the late one has no module. */
+	ck_assert_int_eq(find(find(0, "sample 5000001 5000001 -") + 1,
+			      "sample 5000001 5000001 -"),
+			 -1);
+}
+END_TEST
+
 START_TEST(no_kernel_frame_without_kernel_stacks)
 {
 	start(false);
@@ -438,6 +466,7 @@ main(void)
 	int failed;
 
 	tcase_add_test(tc, modules_precede_samples_and_exec_starts_an_epoch);
+	tcase_add_test(tc, samples_inside_an_exec_are_dropped);
 	tcase_add_test(tc, fork_clones_and_reused_pid_starts_over);
 	tcase_add_test(tc, no_kernel_frame_without_kernel_stacks);
 	tcase_add_test(tc, leader_exit_keeps_the_process);
