@@ -326,8 +326,7 @@ same_kernel(struct sym_resolver *r)
 	       fact_matches(r->bootid, sym_host_bootid);
 }
 
-/* Closes least recently used images other than `keep` while too many are open.
- */
+/* Closes the least recently used images but `keep` while over the bound. */
 static void
 close_images(struct sym_resolver *r, const struct rimg *keep)
 {

@@ -205,29 +205,17 @@ symbolize(struct sym_resolver *r, const char *path)
 	return rc ? 1 : 0;
 }
 
+/* A number of at least `min`, or a usage error naming `what` it is. */
 static int32_t
-parse_pid(const char *s)
+parse_i32(const char *s, int32_t min, const char *what)
 {
-	int32_t pid;
+	int32_t v;
 
-	if (sp_parse_i32(s, &pid) || pid < 0) {
-		warnx("bad process id '%s'", s);
+	if (sp_parse_i32(s, &v) || v < min) {
+		warnx("bad %s '%s'", what, s);
 		usage();
 	}
-	return pid;
-}
-
-/* A count of at least 1. */
-static int32_t
-parse_count(const char *s)
-{
-	int32_t n;
-
-	if (sp_parse_i32(s, &n) || n < 1) {
-		warnx("bad count '%s'", s);
-		usage();
-	}
-	return n;
+	return v;
 }
 
 /*
@@ -386,7 +374,7 @@ main(int argc, char *argv[])
 			o.kallsyms = optarg;
 			break;
 		case OPT_MAX_OPEN:
-			o.max_open = (size_t)parse_count(optarg);
+			o.max_open = (size_t)parse_i32(optarg, 1, "count");
 			break;
 		case 'h':
 			help();
@@ -422,7 +410,7 @@ main(int argc, char *argv[])
 			o.perf_map_dir = optarg;
 			break;
 		case OPT_PERF_MAP_PID:
-			pid = parse_pid(optarg);
+			pid = parse_i32(optarg, 0, "process id");
 			pids = push(pids, &npids, sizeof(*pids), &pid);
 			break;
 		case OPT_RAW_NAMES:
