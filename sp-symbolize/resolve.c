@@ -25,80 +25,7 @@
 #include "sp-symbolize/warn.h"
 #include "common/banned.h"
 
-/*
- * kallsyms has no sizes: an address this far past the symbol below it is
- * in no function of the table (a JIT area, a gap before the modules).
- */
-#define SYM_KERNEL_MAX_OFFSET 0x100000
-
-enum { MOD_UNCHECKED, MOD_OK, MOD_BAD };
-
-/* A module as the stream declared it. */
-struct rmod {
-	bool defined;
-	struct sp_module m; /* m.path is owned */
-	char *buildid;      /* from a buildid record, or NULL */
-	int state;
-	struct rimg *ri;        /* its file in the image table, or NULL */
-	struct sym_image *vdso; /* [vdso]: borrowed from the resolver */
-	bool pyruntime;
-	bool overridable; /* a perf map may override it */
-	int cstate;
-	struct sym_cset *cset; /* borrowed from the cache, or NULL */
-	char cache_id[sizeof(((struct sym_fileid *)0)->buildid)];
-};
-
-/*
- * One file on disk, shared by the modules that map it.  Its image is
- * closed when it is the least recently used of more than the open
- * bound, and opened again at its next use.
- */
-struct rimg {
-	char *path;
-	struct sym_image *img; /* NULL when closed or failed */
-	bool failed;           /* it did not open: do not try again */
-	uint64_t used;         /* the resolver's tick at its last use */
-	bool have_ino;
-	uint64_t ino;
-	bool warned;
-};
-
-/* A file's cache identity, read once per path like its image. */
-struct rfid {
-	int rc; /* of sym_fileid_read() */
-	struct sym_fileid id;
-};
-
-enum { KS_UNLOADED, KS_READY };
-
-struct sym_resolver {
-	struct sym_resolver_opts o;
-	struct rmod *mods;
-	size_t nmods, amods;
-	struct rimg **imgs;
-	size_t nimgs, aimgs;
-	size_t nopen;  /* images open now */
-	uint64_t tick; /* counts image uses, for least recently used */
-	struct sp_htab *img_by_path; /* path -> index into imgs */
-	struct sym_jitsyms *jit;
-	struct sym_kallsyms *ks;
-	int ks_state;
-	char *release;
-	char *bootid;
-	struct sym_image *vdso;
-	bool vdso_tried;
-	struct sym_resolver_stats stats;
-	time_t last_save;            /* CLOCK_MONOTONIC seconds */
-	struct sp_htab *fid_by_path; /* path -> index into fids */
-	struct rfid *fids;
-	size_t nfids, afids;
-	bool kid_tried, kid_ok;
-	struct sym_fileid kid; /* this boot's kernel, for the cache */
-	bool kcs_tried;
-	struct sym_cset *kcs; /* cached core kernel frames, or NULL */
-	bool kimg_tried;
-	struct sym_kallsyms *kimg; /* the cache's copy of the image's symbols */
-};
+#include "sp-symbolize/resolver_impl.h"
 
 static time_t
 now_seconds(void)
@@ -319,8 +246,8 @@ fact_matches(const char *recorded, char *(*get)(void))
 }
 
 /* Whether the recording comes from this boot of this kernel. */
-static bool
-same_kernel(struct sym_resolver *r)
+bool
+sym_same_kernel(struct sym_resolver *r)
 {
 	return fact_matches(r->release, sym_host_release) &&
 	       fact_matches(r->bootid, sym_host_bootid);
@@ -480,7 +407,7 @@ vdso_image(struct sym_resolver *r, const struct rmod *rm)
 
 	if (rm->buildid)
 		return have && strcmp(have, rm->buildid) == 0 ? v : NULL;
-	return same_kernel(r) ? v : NULL;
+	return sym_same_kernel(r) ? v : NULL;
 }
 
 /* Checks that the file on disk is the one recorded; warns once if not. */
@@ -651,115 +578,9 @@ perf_map_frame(struct sym_resolver *r, const char *name, uint64_t offset,
 	return rc;
 }
 
-/*
- * This boot's kernel as the cache files it, when kernel frames resolve
- * from this host's /proc/kallsyms (a recording of this boot, no
- * --kallsyms file); NULL otherwise.
- */
-static const struct sym_fileid *
-kernel_id(struct sym_resolver *r)
-{
-	if (!r->kid_tried) {
-		r->kid_tried = true;
-		r->kid_ok =
-		    r->o.cache && !r->o.no_kallsyms && !r->o.kallsyms &&
-		    same_kernel(r) &&
-		    sym_fileid_kernel(r->o.cache_tool ? r->o.cache_tool : "",
-				      &r->kid) == 0;
-	}
-	return r->kid_ok ? &r->kid : NULL;
-}
-
-/* The cache file of the kernel image's symbols for this boot. */
-static void
-image_copy_name(const struct sym_fileid *id, char *name, size_t len)
-{
-	snprintf(name, len, "%s.kallsyms1", id->buildid);
-}
-
-/*
- * The kernel image's symbols from the cache's copy for this boot (read
- * in a few ms, where /proc/kallsyms takes tens), or NULL.
- */
-static struct sym_kallsyms *
-kernel_image_table(struct sym_resolver *r)
-{
-	const struct sym_fileid *id = kernel_id(r);
-	struct sp_buf b = SP_BUF_INIT;
-	char name[sizeof(id->buildid) + 16];
-
-	if (r->kimg_tried || !id)
-		return r->kimg;
-	r->kimg_tried = true;
-	image_copy_name(id, name, sizeof(name));
-	if (sym_cache_get_file(r->o.cache, name, &b) == 0) {
-		r->kimg = sym_kallsyms_parse(&b, NULL);
-		if (r->kimg && sym_kallsyms_count(r->kimg) == 0) {
-			sym_kallsyms_free(r->kimg);
-			r->kimg = NULL;
-		}
-		if (!r->kimg)
-			sym_warnf(
-			    r->o.warn, r->o.warn_ctx,
-			    "cache file '%s': corrupt copy of the kernel's "
-			    "symbols ignored; it is rebuilt",
-			    name);
-	}
-	sp_buf_release(&b);
-	if (r->kimg)
-		r->stats.kallsyms_copies++;
-	return r->kimg;
-}
-
-/* Saves the kernel image's symbols of `ks` for later runs of this boot. */
-static void
-save_kernel_image(struct sym_resolver *r, const struct sym_kallsyms *ks)
-{
-	const struct sym_fileid *id = kernel_id(r);
-	struct sp_buf b = SP_BUF_INIT;
-	char name[sizeof(id->buildid) + 16];
-
-	if (!id || r->kimg || sym_kallsyms_count(ks) == 0)
-		return;
-	image_copy_name(id, name, sizeof(name));
-	if (sym_kallsyms_write_image(ks, &b) == 0)
-		sym_cache_put_file(r->o.cache, name, &b);
-	sp_buf_release(&b);
-}
-
-/* The kernel symbol table, loaded on first use; NULL when unusable. */
-static struct sym_kallsyms *
-kernel_table(struct sym_resolver *r)
-{
-	if (r->ks_state == KS_READY)
-		return r->ks;
-	r->ks_state = KS_READY;
-	if (r->o.no_kallsyms)
-		return NULL;
-	if (!same_kernel(r)) {
-		sym_warnf(r->o.warn, r->o.warn_ctx,
-			  "the recording comes from another kernel (%s); "
-			  "kernel frames keep their address names unless "
-			  "--kallsyms gives its symbols",
-			  r->release ? r->release : "another boot");
-		return NULL;
-	}
-	r->ks = sym_kallsyms_load("/proc/kallsyms", NULL);
-	r->stats.kallsyms_reads++;
-	if (r->ks)
-		save_kernel_image(r, r->ks);
-	if (!r->ks || sym_kallsyms_count(r->ks) == 0)
-		sym_warnf(r->o.warn, r->o.warn_ctx,
-			  "'/proc/kallsyms': %s; kernel frames keep their "
-			  "address names",
-			  r->ks ? "addresses hidden (kptr_restrict)"
-				: strerror(errno));
-	return r->ks;
-}
-
-static int
-fallback(const struct sp_frame *f, const char *path, unsigned flags,
-	 struct sym_res *out)
+int
+sym_fallback_frame(const struct sp_frame *f, const char *path, unsigned flags,
+		   struct sym_res *out)
 {
 	struct sp_buf name = SP_BUF_INIT;
 	struct sym_entry *s = NULL;
@@ -771,91 +592,6 @@ fallback(const struct sp_frame *f, const char *path, unsigned flags,
 		return -ENOMEM;
 	s->flags |= flags;
 	return 0;
-}
-
-/*
- * A kernel frame from kallsyms, or its fallback name; *core tells
- * whether it named a symbol of the kernel's core text (no module).
- */
-static int
-kallsyms_frame(struct sym_resolver *r, const struct sp_frame *f,
-	       struct sym_res *out, bool *core)
-{
-	struct sym_kallsyms *ks = kernel_image_table(r);
-	const char *name, *module = NULL;
-	uint64_t start;
-	struct sp_frame kf = *f;
-	struct sym_entry *s;
-	char *full;
-	bool found = false;
-
-	kf.mode = SP_FRAME_KERNEL;
-	*core = false;
-	/* The image's copy answers for its own symbols only. */
-	if (ks)
-		found = sym_kallsyms_lookup(ks, f->abs_ip, &name, &module,
-					    &start) &&
-			!module;
-	if (!found && (ks = kernel_table(r)) != NULL)
-		found =
-		    sym_kallsyms_lookup(ks, f->abs_ip, &name, &module, &start);
-	if (!found || f->abs_ip - start > SYM_KERNEL_MAX_OFFSET)
-		return fallback(&kf, NULL, SP_SYM_KERNEL | SP_SYM_UNRESOLVED,
-				out);
-	if (asprintf(&full, "%s+0x%" PRIx64 "%s%s", name, f->abs_ip - start,
-		     module ? " " : "", module ? module : "") < 0)
-		return -ENOMEM;
-	s = sym_res_add(out, full);
-	free(full);
-	if (!s)
-		return -ENOMEM;
-	s->flags |= SP_SYM_KERNEL;
-	s->offset = f->abs_ip - start;
-	s->has_offset = true;
-	*core = module == NULL;
-	return 0;
-}
-
-/*
- * The cached frames of this boot's kernel, when kernel frames resolve
- * from this host's /proc/kallsyms (a recording of this boot, no
- * --kallsyms file).  Only core kernel text goes in: module, BPF and
- * unresolved addresses can change meaning within a boot.
- */
-static struct sym_cset *
-kernel_cset(struct sym_resolver *r)
-{
-	const struct sym_fileid *id;
-
-	if (r->kcs_tried)
-		return r->kcs;
-	r->kcs_tried = true;
-	if (!(id = kernel_id(r)))
-		return NULL;
-	r->kcs = sym_cache_set(r->o.cache, id->buildid, id->ctx);
-	return r->kcs;
-}
-
-/* A kernel frame from the cache, or else from kallsyms (cached then). */
-static int
-kernel_frame(struct sym_resolver *r, const struct sp_frame *f,
-	     struct sym_res *out)
-{
-	struct sym_cset *kcs = kernel_cset(r);
-	const struct sym_res *hit = kcs ? sym_cset_find(kcs, f->abs_ip) : NULL;
-	size_t first = out->n;
-	bool core;
-	int rc;
-
-	if (hit) {
-		r->stats.cache_hits++;
-		return sym_res_append(out, hit) ? -ENOMEM : 0;
-	}
-	rc = kallsyms_frame(r, f, out, &core);
-	if (rc || !kcs || !core)
-		return rc;
-	r->stats.cache_misses++;
-	return sym_cset_add(kcs, f->abs_ip, out, first) ? -ENOMEM : 0;
 }
 
 /*
@@ -977,9 +713,9 @@ native_frame(struct sym_resolver *r, const struct sp_frame *f, struct rmod *rm,
 	int n;
 
 	if (f->mode == SP_FRAME_KERNEL || (rm && rm->m.is_kernel))
-		return kernel_frame(r, f, out);
+		return sym_kernel_frame(r, f, out);
 	if (!rm)
-		return fallback(f, NULL, SP_SYM_UNRESOLVED, out);
+		return sym_fallback_frame(f, NULL, SP_SYM_UNRESOLVED, out);
 	py = rm->pyruntime ? SP_SYM_PYRUNTIME : 0;
 
 	n = image_frames(r, rm, f->rel_ip, out);
@@ -994,8 +730,8 @@ native_frame(struct sym_resolver *r, const struct sp_frame *f, struct rmod *rm,
 	if (py)
 		py |= SP_SYM_HIDDEN;
 	/* An anonymous mapping has no path to name it after. */
-	return fallback(f, rm->m.path[0] ? rm->m.path : "[anon]",
-			SP_SYM_UNRESOLVED | py, out);
+	return sym_fallback_frame(f, rm->m.path[0] ? rm->m.path : "[anon]",
+				  SP_SYM_UNRESOLVED | py, out);
 }
 
 int
