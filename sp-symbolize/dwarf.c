@@ -15,6 +15,7 @@
 #include "common/htab.h"
 #include "sp-symbolize/dwarf.h"
 #include "sp-symbolize/dwindex.h"
+#include "sp-symbolize/dwline.h"
 #include "sp-symbolize/inflate.h"
 #include "common/banned.h"
 
@@ -36,14 +37,21 @@ struct curange {
 	Dwarf_Die cu;
 };
 
+/* What a unit keeps, built on its first lookup. */
+struct unit {
+	struct sym_dwindex *scopes; /* NULL where indexing failed */
+	struct sym_dwline *lines;   /* NULL: libdw's line table answers */
+};
+
 struct sym_dwarf {
 	Dwarf *dw;
+	struct sym_dwsects sects;      /* for dwline.c; empty when unusable */
 	struct sym_inflated *inflated; /* sections libdw reads, or NULL */
 	struct curange *cus;           /* sorted by lo, built on demand */
 	size_t ncus;
 	bool cus_built;
-	struct sp_htab *by_cu;      /* unit offset -> index into units */
-	struct sym_dwindex **units; /* NULL where indexing failed */
+	struct sp_htab *by_cu; /* unit offset -> index into units */
+	struct unit *units;
 	size_t nunits, aunits;
 };
 
@@ -163,6 +171,70 @@ sym_dwarf_bomb(Elf *elf)
 	return false;
 }
 
+/* Which of dwline.c's sections `name` is: 1 to 3, or 0 for none. */
+static int
+line_section(const char *name)
+{
+	static const char *const names[] = { "line", "str", "line_str" };
+	int i;
+
+	if (strncmp(name, ".debug_", 7) == 0)
+		name += 7;
+	else if (strncmp(name, ".zdebug_", 8) == 0)
+		name += 8;
+	else
+		return 0;
+	for (i = 0; i < 3; i++)
+		if (strcmp(name, names[i]) == 0)
+			return i + 1;
+	return 0;
+}
+
+/*
+ * The line program's sections, once dwarf_begin_elf() has inflated
+ * them: dwline.c reads the bytes libdw reads.  A section still
+ * compressed, or a big-endian file, leaves the lines to libdw.
+ */
+static void
+find_line_sections(struct sym_dwarf *d, Elf *elf)
+{
+	const unsigned char *id =
+	    (const unsigned char *)elf_getident(elf, NULL);
+	struct sym_dwsects s = { 0 };
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	const char *name;
+	int which;
+	GElf_Shdr sh;
+	Elf_Data *data;
+
+	if (!id || id[EI_DATA] != ELFDATA2LSB ||
+	    __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__ ||
+	    elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    !(which = line_section(name)))
+			continue;
+		if ((sh.sh_flags & SHF_COMPRESSED) ||
+		    !(data = elf_getdata(scn, NULL)) || !data->d_buf ||
+		    (data->d_size >= 4 && memcmp(data->d_buf, "ZLIB", 4) == 0))
+			return;
+		if (which == 1) {
+			s.line = data->d_buf;
+			s.line_len = data->d_size;
+		} else if (which == 2) {
+			s.str = data->d_buf;
+			s.str_len = data->d_size;
+		} else {
+			s.line_str = data->d_buf;
+			s.line_str_len = data->d_size;
+		}
+	}
+	d->sects = s;
+}
+
 struct sym_dwarf *
 sym_dwarf_open(Elf *elf)
 {
@@ -177,6 +249,7 @@ sym_dwarf_open(Elf *elf)
 		sym_dwarf_free(d);
 		return NULL;
 	}
+	find_line_sections(d, elf);
 	return d;
 }
 
@@ -187,8 +260,10 @@ sym_dwarf_free(struct sym_dwarf *d)
 
 	if (!d)
 		return;
-	for (i = 0; i < d->nunits; i++)
-		sym_dwindex_free(d->units[i]);
+	for (i = 0; i < d->nunits; i++) {
+		sym_dwindex_free(d->units[i].scopes);
+		sym_dwline_free(d->units[i].lines);
+	}
 	free(d->units);
 	free(d->cus);
 	sp_htab_free(d->by_cu);
@@ -231,9 +306,13 @@ add_frame(struct sym_res *out, const char *name,
 	return 0;
 }
 
-/* The call site of an inlined subroutine, as a file name and line. */
+/*
+ * The call site of an inlined subroutine, as a file name and line; the
+ * unit's file names from `lines`, or from libdw when it is NULL.
+ */
 static void
-call_site(Dwarf_Die *cu, Dwarf_Die *die, const char **file, int *line)
+call_site(Dwarf_Die *cu, const struct sym_dwline *lines, Dwarf_Die *die,
+	  const char **file, int *line)
 {
 	Dwarf_Attribute a;
 	Dwarf_Word idx, ln;
@@ -242,17 +321,22 @@ call_site(Dwarf_Die *cu, Dwarf_Die *die, const char **file, int *line)
 
 	*file = NULL;
 	*line = 0;
-	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &idx) ||
-	    dwarf_getsrcfiles(cu, &files, &nfiles) || idx >= nfiles)
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &idx))
 		return;
-	*file = dwarf_filesrc(files, idx, NULL, NULL);
+	if (lines)
+		*file = sym_dwline_file(lines, idx);
+	else if (dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && idx < nfiles)
+		*file = dwarf_filesrc(files, idx, NULL, NULL);
+	if (!*file)
+		return;
 	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &a), &ln) == 0)
 		*line = (int)ln;
 }
 
 static int
-emit_chain(Dwarf_Die *cu, struct chain *c, const char *outer, const char *file,
-	   int line, const struct sym_nameopts *names, struct sym_res *out)
+emit_chain(Dwarf_Die *cu, const struct sym_dwline *lines, struct chain *c,
+	   const char *outer, const char *file, int line,
+	   const struct sym_nameopts *names, struct sym_res *out)
 {
 	size_t j;
 	int rc;
@@ -264,7 +348,7 @@ emit_chain(Dwarf_Die *cu, struct chain *c, const char *outer, const char *file,
 		int l = line, start = 0;
 
 		if (j > 0)
-			call_site(cu, &c->die[j - 1], &f, &l);
+			call_site(cu, lines, &c->die[j - 1], &f, &l);
 		/* pprof's Function.start_line; an inlined instance has it
 		 * through its abstract origin. */
 		if (dwarf_decl_line(&c->die[j], &start))
@@ -352,21 +436,62 @@ unit_for(struct sym_dwarf *d, uint64_t vaddr, Dwarf_Die *cu)
 	return true;
 }
 
-/* The scope index of unit `cu`, built on first use; NULL on ENOMEM. */
-static struct sym_dwindex *
-unit_index(struct sym_dwarf *d, Dwarf_Die *cu)
+/*
+ * The unit's line table from dwline.c, or NULL to leave it to libdw: a
+ * unit of another kind (split, type), or a program dwline.c refuses.
+ */
+static struct sym_dwline *
+read_lines(const struct sym_dwarf *d, Dwarf_Die *cu)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word off;
+	uint8_t type, asize;
+
+	if (!d->sects.line ||
+	    dwarf_cu_info(cu->cu, NULL, &type, NULL, NULL, NULL, &asize,
+			  NULL) ||
+	    type != DW_UT_compile ||
+	    dwarf_formudata(dwarf_attr(cu, DW_AT_stmt_list, &a), &off))
+		return NULL;
+	return sym_dwline_read(
+	    &d->sects, off, asize,
+	    dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a)));
+}
+
+/* Unit `cu`'s scope index and lines, built on first use; NULL on ENOMEM. */
+static struct unit *
+unit_of(struct sym_dwarf *d, Dwarf_Die *cu)
 {
 	Dwarf_Off off = dwarf_dieoffset(cu);
+	struct unit *u;
 	uint64_t idx;
 
 	if (sp_htab_get(d->by_cu, &off, sizeof(off), &idx))
-		return d->units[idx];
+		return &d->units[idx];
 	if (SP_GROW(d->units, d->aunits, d->nunits + 1))
 		return NULL;
 	if (sp_htab_put(d->by_cu, &off, sizeof(off), d->nunits))
 		return NULL;
-	d->units[d->nunits] = sym_dwindex_build(cu);
-	return d->units[d->nunits++];
+	u = &d->units[d->nunits++];
+	u->scopes = sym_dwindex_build(cu);
+	u->lines = read_lines(d, cu);
+	return u;
+}
+
+/* The file and line of `vaddr` in `cu`; false when no row covers it. */
+static bool
+source_line(struct unit *u, Dwarf_Die *cu, uint64_t vaddr, const char **file,
+	    int *line)
+{
+	Dwarf_Line *ln;
+
+	if (u && u->lines)
+		return sym_dwline_find(u->lines, vaddr, file, line);
+	if (!(ln = dwarf_getsrc_die(cu, vaddr)))
+		return false;
+	*file = dwarf_linesrc(ln, NULL, NULL);
+	dwarf_lineno(ln, line);
+	return true;
 }
 
 int
@@ -375,28 +500,27 @@ sym_dwarf_frames(struct sym_dwarf *d, uint64_t vaddr, const char *outer,
 		 struct sym_res *out)
 {
 	Dwarf_Die cu;
-	Dwarf_Line *ln;
 	const char *file = NULL;
 	int line = 0, rc;
-	struct sym_dwindex *x;
+	struct unit *u;
 	struct chain c;
 
 	if (!unit_for(d, vaddr, &cu))
 		return 0;
-	ln = dwarf_getsrc_die(&cu, vaddr);
-	if (ln) {
-		file = dwarf_linesrc(ln, NULL, NULL);
-		dwarf_lineno(ln, &line);
+	u = unit_of(d, &cu);
+	if (!source_line(u, &cu, vaddr, &file, &line)) {
+		file = NULL;
+		line = 0;
 	}
-	x = unit_index(d, &cu);
-	c.n =
-	    x ? sym_dwindex_chain(x, vaddr, inlines, c.die, SYM_DWARF_MAX_DEPTH)
-	      : 0;
+	c.n = u && u->scopes ? sym_dwindex_chain(u->scopes, vaddr, inlines,
+						 c.die, SYM_DWARF_MAX_DEPTH)
+			     : 0;
 	if (c.n == 0) {
 		if (!outer)
 			return 0;
 		rc = add_frame(out, outer, NULL, file, line, 0, false);
 		return rc ? rc : 1;
 	}
-	return emit_chain(&cu, &c, outer, file, line, names, out);
+	return emit_chain(&cu, u ? u->lines : NULL, &c, outer, file, line,
+			  names, out);
 }
