@@ -607,19 +607,43 @@ cmp_seq(const void *pa, const void *pb)
 }
 
 /*
+ * A sequence's end often shares its address with the row before it
+ * (and maybe more): libdw puts the end first, so that those rows cover
+ * the address.  Moves the end at `i` before the rows at its address,
+ * from `start` on; returns false when a row before it is out of order
+ * in another way.
+ */
+static bool
+end_before_rows(struct row *rows, size_t start, size_t i)
+{
+	struct row end = rows[i];
+	size_t k = i;
+
+	while (k > start && rows[k - 1].addr == end.addr &&
+	       !row_end(&rows[k - 1]))
+		k--;
+	if (k == i || (k > start && rows[k - 1].addr > end.addr))
+		return false;
+	memmove(rows + k + 1, rows + k, (i - k) * sizeof(*rows));
+	rows[k] = end;
+	return true;
+}
+
+/*
  * Splits the rows into ordered runs; returns their count, or 0 when a
  * run is out of order or memory ran out (the rows are then sorted one
  * by one).
  */
 static size_t
-split_runs(const struct sym_dwline *l, struct seq **out)
+split_runs(struct sym_dwline *l, struct seq **out)
 {
 	struct seq *v = NULL;
 	size_t n = 0, a = 0, i, start = 0;
 
 	for (i = 0; i < l->nrows; i++) {
 		if (i > start &&
-		    cmp_rows(&l->rows[i - 1], i - 1, &l->rows[i], i) > 0)
+		    cmp_rows(&l->rows[i - 1], i - 1, &l->rows[i], i) > 0 &&
+		    !end_before_rows(l->rows, start, i))
 			goto unordered;
 		if (!row_end(&l->rows[i]) && i + 1 < l->nrows)
 			continue;

@@ -448,6 +448,34 @@ START_TEST(overlapping_sequences)
 }
 END_TEST
 
+/*
+ * A sequence that ends at the address of its last row: libdw sorts the
+ * end first, so that row covers everything up to the next sequence.
+ */
+START_TEST(end_at_a_row_address)
+{
+	struct mk prog = { .n = 0 }, m;
+	struct sym_dwline *l;
+
+	set_addr(&prog, 0x500);
+	row(&prog, 4, 0x10); /* 0x500: line 5 */
+	row(&prog, 1, 0);    /* 0x510: line 6 */
+	end_seq(&prog);      /* 0x510 */
+	set_addr(&prog, 0x600);
+	row(&prog, 8, 0x10); /* 0x600: line 9 */
+	end_seq(&prog);      /* 0x610 */
+	unit_v4(&m, &prog);
+	l = read_unit(&m);
+	ck_assert_ptr_nonnull(l);
+	expect(l, 0x50f, "/cu/a.c", 5);
+	expect(l, 0x510, "/cu/a.c", 6);
+	expect(l, 0x5ff, "/cu/a.c", 6);
+	expect(l, 0x600, "/cu/a.c", 9);
+	expect(l, 0x610, NULL, 0);
+	sym_dwline_free(l);
+}
+END_TEST
+
 /* A program that never ends its sequence: its last row ends it. */
 START_TEST(unended_program)
 {
@@ -550,6 +578,7 @@ suite(void)
 	tcase_add_test(h, sequences_out_of_order);
 	tcase_add_test(h, overlapping_sequences);
 	tcase_add_test(h, unended_program);
+	tcase_add_test(h, end_at_a_row_address);
 	tcase_add_test(h, rows_at_one_address);
 	tcase_add_test(h, every_truncation);
 	suite_add_tcase(s, h);
