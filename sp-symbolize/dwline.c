@@ -75,6 +75,9 @@ get_uleb(struct cur *c)
 {
 	uint64_t v = 0;
 
+	/* Most operands are one byte: no call for them. */
+	if (!c->err && c->p < c->end && *c->p < 0x80)
+		return *c->p++;
 	if (c->err || sp_varint_get_u64(&c->p, c->end, &v)) {
 		c->err = EBADMSG;
 		c->p = c->end;
@@ -411,14 +414,14 @@ advance(struct state *st, const struct hdr *h, uint64_t ops)
 	st->op_index = (st->op_index + ops) % h->max_ops;
 }
 
-static int
+static inline int
 emit(struct sym_dwline *l, const struct state *st, bool end)
 {
 	struct row *r;
 
 	if (st->line < INT_MIN || st->line > INT_MAX)
 		return -EBADMSG;
-	if (SP_GROW(l->rows, l->arows, l->nrows + 1))
+	if (l->nrows == l->arows && SP_GROW(l->rows, l->arows, l->nrows + 1))
 		return -ENOMEM;
 	r = &l->rows[l->nrows++];
 	r->addr = st->addr;
