@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,36 +21,9 @@
 #include <elfutils/libdw.h>
 
 #include "sp-symbolize/dwline.h"
+#include "tests/unit/fixture.h"
 
 static char dir[] = "/tmp/sp-dwline.XXXXXX";
-
-static int
-sh(const char *fmt, ...)
-{
-	va_list ap;
-	char *cmd;
-	int rc;
-
-	va_start(ap, fmt);
-	ck_assert_int_ge(vasprintf(&cmd, fmt, ap), 0);
-	va_end(ap);
-	rc = system(cmd);
-	free(cmd);
-	return rc;
-}
-
-static const char *
-programs(void)
-{
-	const char *top = getenv("SP_TOP");
-	static char buf[4096], cwd[2048];
-
-	if (!top)
-		top = getcwd(cwd, sizeof(cwd));
-	ck_assert_ptr_nonnull(top);
-	snprintf(buf, sizeof(buf), "%s/tests/programs", top);
-	return buf;
-}
 
 static void
 build_fixtures(void)
@@ -355,6 +327,19 @@ read_unit(const struct mk *m)
 	return sym_dwline_read(&s, 0, 8, "/cu");
 }
 
+/* The version 4 unit of `prog`, which must be read. */
+static struct sym_dwline *
+read_prog(const struct mk *prog)
+{
+	struct sym_dwline *l;
+	struct mk m;
+
+	unit_v4(&m, prog);
+	l = read_unit(&m);
+	ck_assert_ptr_nonnull(l);
+	return l;
+}
+
 static void
 expect(const struct sym_dwline *l, uint64_t a, const char *file, int line)
 {
@@ -374,13 +359,11 @@ expect(const struct sym_dwline *l, uint64_t a, const char *file, int line)
 
 START_TEST(files_of_a_version_4_unit)
 {
-	struct mk prog = { .n = 0 }, m;
+	struct mk prog = { .n = 0 };
 	struct sym_dwline *l;
 
 	end_seq(&prog);
-	unit_v4(&m, &prog);
-	l = read_unit(&m);
-	ck_assert_ptr_nonnull(l);
+	l = read_prog(&prog);
 	ck_assert_str_eq(sym_dwline_file(l, 0), "???");
 	ck_assert_str_eq(sym_dwline_file(l, 1), "/cu/a.c");
 	ck_assert_str_eq(sym_dwline_file(l, 2), "/abs/b.h");
@@ -392,7 +375,7 @@ END_TEST
 /* Sequences written high address first come out in address order. */
 START_TEST(sequences_out_of_order)
 {
-	struct mk prog = { .n = 0 }, m;
+	struct mk prog = { .n = 0 };
 	struct sym_dwline *l;
 
 	set_addr(&prog, 0x2000);
@@ -403,9 +386,7 @@ START_TEST(sequences_out_of_order)
 	row(&prog, 19, 0x10); /* 0x1000: line 20 */
 	row(&prog, 1, 0x10);  /* 0x1010: line 21 */
 	end_seq(&prog);       /* 0x1020 */
-	unit_v4(&m, &prog);
-	l = read_unit(&m);
-	ck_assert_ptr_nonnull(l);
+	l = read_prog(&prog);
 	expect(l, 0xfff, NULL, 0);
 	expect(l, 0x1000, "/cu/a.c", 20);
 	expect(l, 0x100f, "/cu/a.c", 20);
@@ -426,7 +407,7 @@ END_TEST
  */
 START_TEST(overlapping_sequences)
 {
-	struct mk prog = { .n = 0 }, m;
+	struct mk prog = { .n = 0 };
 	struct sym_dwline *l;
 
 	set_addr(&prog, 0x1010);
@@ -436,9 +417,7 @@ START_TEST(overlapping_sequences)
 	row(&prog, 19, 0x20); /* 0x1000: line 20 */
 	row(&prog, 1, 0x10);  /* 0x1020: line 21 */
 	end_seq(&prog);       /* 0x1030 */
-	unit_v4(&m, &prog);
-	l = read_unit(&m);
-	ck_assert_ptr_nonnull(l);
+	l = read_prog(&prog);
 	expect(l, 0x1000, "/cu/a.c", 20);
 	expect(l, 0x1015, "/cu/a.c", 10);
 	expect(l, 0x1020, "/cu/a.c", 21);
@@ -454,7 +433,7 @@ END_TEST
  */
 START_TEST(end_at_a_row_address)
 {
-	struct mk prog = { .n = 0 }, m;
+	struct mk prog = { .n = 0 };
 	struct sym_dwline *l;
 
 	set_addr(&prog, 0x500);
@@ -464,9 +443,7 @@ START_TEST(end_at_a_row_address)
 	set_addr(&prog, 0x600);
 	row(&prog, 8, 0x10); /* 0x600: line 9 */
 	end_seq(&prog);      /* 0x610 */
-	unit_v4(&m, &prog);
-	l = read_unit(&m);
-	ck_assert_ptr_nonnull(l);
+	l = read_prog(&prog);
 	expect(l, 0x50f, "/cu/a.c", 5);
 	expect(l, 0x510, "/cu/a.c", 6);
 	expect(l, 0x5ff, "/cu/a.c", 6);
@@ -479,15 +456,13 @@ END_TEST
 /* A program that never ends its sequence: its last row ends it. */
 START_TEST(unended_program)
 {
-	struct mk prog = { .n = 0 }, m;
+	struct mk prog = { .n = 0 };
 	struct sym_dwline *l;
 
 	set_addr(&prog, 0x3000);
 	row(&prog, 4, 0x10); /* 0x3000: line 5 */
 	row(&prog, 1, 0);    /* 0x3010: line 6, the end */
-	unit_v4(&m, &prog);
-	l = read_unit(&m);
-	ck_assert_ptr_nonnull(l);
+	l = read_prog(&prog);
 	expect(l, 0x300f, "/cu/a.c", 5);
 	expect(l, 0x3010, NULL, 0);
 	sym_dwline_free(l);
@@ -497,16 +472,14 @@ END_TEST
 /* Two rows at one address: the one written last answers. */
 START_TEST(rows_at_one_address)
 {
-	struct mk prog = { .n = 0 }, m;
+	struct mk prog = { .n = 0 };
 	struct sym_dwline *l;
 
 	set_addr(&prog, 0x400);
 	row(&prog, 4, 0);   /* 0x400: line 5 */
 	row(&prog, 2, 0x8); /* 0x400: line 7 */
 	end_seq(&prog);     /* 0x408 */
-	unit_v4(&m, &prog);
-	l = read_unit(&m);
-	ck_assert_ptr_nonnull(l);
+	l = read_prog(&prog);
 	expect(l, 0x400, "/cu/a.c", 7);
 	expect(l, 0x407, "/cu/a.c", 7);
 	expect(l, 0x408, NULL, 0);

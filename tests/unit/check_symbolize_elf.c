@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,38 +17,11 @@
 
 #include "sp-symbolize/image.h"
 #include "sp-symbolize/symres.h"
+#include "tests/unit/fixture.h"
 
 static char dir[] = "/tmp/sp-symelf.XXXXXX";
 static bool have_cxx;
 static bool have_clang;
-
-static int
-sh(const char *fmt, ...)
-{
-	va_list ap;
-	char *cmd;
-	int rc;
-
-	va_start(ap, fmt);
-	ck_assert_int_ge(vasprintf(&cmd, fmt, ap), 0);
-	va_end(ap);
-	rc = system(cmd);
-	free(cmd);
-	return rc;
-}
-
-static const char *
-programs(void)
-{
-	const char *top = getenv("SP_TOP");
-	static char buf[4096], cwd[2048];
-
-	if (!top)
-		top = getcwd(cwd, sizeof(cwd));
-	ck_assert_ptr_nonnull(top);
-	snprintf(buf, sizeof(buf), "%s/tests/programs", top);
-	return buf;
-}
 
 /* Builds every fixture once, before the tests fork. */
 static void
