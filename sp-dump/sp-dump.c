@@ -15,6 +15,7 @@
 
 #include "common/buf.h"
 #include "common/ext.h"
+#include "common/heap.h"
 #include "common/htab.h"
 #include "common/names.h"
 #include "common/records.h"
@@ -474,6 +475,8 @@ main(int argc, char **argv)
 	bool follow = false, stacks = false;
 	int c, fd = 0, status;
 
+	/* Its tables and text buffers: a few MiB on a real spool. */
+	sp_heap_tune(8 << 20);
 	argv[0] = (char *)"sp-dump"; /* getopt's messages name the tool */
 	while ((c = getopt_long(argc, argv, "fho:s", opts, NULL)) != -1) {
 		switch (c) {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/heap.h"
 #include "sp-fold/chart.h"
 #include "sp-fold/args.h"
 #include "sp-fold/diff.h"
@@ -306,6 +307,8 @@ main(int argc, char *argv[])
 	struct fold_opts o;
 	int first, rc;
 
+	/* Its model of the stream and the folded lines: a few MiB. */
+	sp_heap_tune(8 << 20);
 	first = fold_args_parse(argc, argv, &o);
 	argc -= first;
 	argv += first;

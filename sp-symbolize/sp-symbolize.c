@@ -5,17 +5,16 @@
 #include <err.h>
 #include <errno.h>
 #include <getopt.h>
-#include <malloc.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "common/heap.h"
 #include "common/records.h"
 #include "common/version.h"
 #include "sp-symbolize/fileid.h"
@@ -136,36 +135,6 @@ push(void *v, size_t *n, size_t size, const void *item)
 	memcpy(nv + *n * size, item, size);
 	(*n)++;
 	return nv;
-}
-
-/*
- * libdw builds line tables and its caches in many small heap blocks, and
- * libelf reads and decompresses debug sections into large ones: with
- * glibc's defaults each new page of heap costs a page fault, the larger
- * part of a run on a real profile.  Keep freed memory for reuse, serve
- * blocks up to 32 MiB from the heap, grow it in 128 MiB steps (address
- * space only), and ask for transparent huge pages on the first step,
- * which holds a typical run (a hint: where the system declines, or past
- * the first step, pages fault in one by one as before).
- */
-static void
-tune_heap(void)
-{
-	/* Volatile: the compiler must not drop the malloc and free pair. */
-	static void *volatile grow;
-	const uintptr_t huge = 2u << 20;
-	uintptr_t lo, hi;
-
-	mallopt(M_TRIM_THRESHOLD, 1 << 30);
-	mallopt(M_MMAP_THRESHOLD, 32 << 20);
-	mallopt(M_TOP_PAD, 128 << 20);
-	lo = (uintptr_t)sbrk(0);
-	grow = malloc(16 << 20);
-	hi = (uintptr_t)sbrk(0);
-	free(grow);
-	lo = (lo + huge - 1) & ~(huge - 1);
-	if (lo != (uintptr_t)-1 && hi > lo)
-		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 }
 
 /* Output goes to a live consumer: flush it record by record. */
@@ -357,7 +326,11 @@ main(int argc, char *argv[])
 	struct sym_resolver *r;
 	int ch, status;
 
-	tune_heap();
+	/*
+	 * libdw's tables and the sections libelf reads and inflates take
+	 * tens of MiB on a real profile: one step holds a typical run.
+	 */
+	sp_heap_tune(128 << 20);
 	argv[0] = (char *)"sp-symbolize"; /* getopt's messages name the tool */
 	while ((ch = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		switch (ch) {

@@ -1,6 +1,7 @@
 /*
  * check_basics.c: the small building blocks of common/: varints, the hash
- * table, escaping and field parsing, extension payloads, fallback names.
+ * table, escaping and field parsing, extension payloads, fallback names,
+ * the heap tuning.
  */
 #include <check.h>
 #include <errno.h>
@@ -10,6 +11,7 @@
 
 #include "common/buf.h"
 #include "common/ext.h"
+#include "common/heap.h"
 #include "common/htab.h"
 #include "common/names.h"
 #include "common/records.h"
@@ -300,6 +302,64 @@ START_TEST(fallback_names_match_the_reference)
 }
 END_TEST
 
+/* The [heap] mappings' VmFlags (joined) and AnonHugePages in KiB. */
+static long
+heap_mappings(char *flags, size_t size)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	bool heap = false;
+	long huge = 0, kb;
+
+	ck_assert_ptr_nonnull(f);
+	flags[0] = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, "[heap]"))
+			heap = true;
+		else if (heap && sscanf(line, "AnonHugePages: %ld", &kb) == 1)
+			huge += kb;
+		else if (heap && strncmp(line, "VmFlags:", 8) == 0) {
+			strncat(flags, line, size - strlen(flags) - 1);
+			heap = false;
+		}
+	}
+	fclose(f);
+	return huge;
+}
+
+/*
+ * The tuned heap starts on a 2 MiB boundary with huge pages asked for,
+ * and (where the system grants them) its first blocks lie in one.
+ * Under ASan the allocator is ASan's: the call must only be harmless.
+ */
+START_TEST(heap_starts_on_huge_pages)
+{
+	char flags[4096], mode[128] = "";
+	FILE *f;
+	char *p;
+	long huge;
+
+	sp_heap_tune(8 << 20);
+	p = malloc(3 << 20);
+	ck_assert_ptr_nonnull(p);
+	memset(p, 1, 3 << 20);
+	huge = heap_mappings(flags, sizeof(flags));
+#ifndef __SANITIZE_ADDRESS__
+	ck_assert_msg(strstr(flags, " hg"), "no huge page advice: %s", flags);
+	f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+	if (f && fgets(mode, sizeof(mode), f) && !strstr(mode, "[never]"))
+		ck_assert_int_ge(huge, 2048);
+	if (f)
+		fclose(f);
+#else
+	(void)huge;
+	(void)f;
+	(void)mode;
+#endif
+	free(p);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -307,6 +367,7 @@ main(void)
 	TCase *enc = tcase_create("encoding");
 	TCase *tab = tcase_create("hash table");
 	TCase *txt = tcase_create("text records");
+	TCase *heap = tcase_create("heap");
 	SRunner *sr;
 	int failed;
 
@@ -323,6 +384,8 @@ main(void)
 	tcase_add_test(txt, field_parsers_are_strict);
 	tcase_add_test(txt, fallback_names_match_the_reference);
 	suite_add_tcase(s, txt);
+	tcase_add_test(heap, heap_starts_on_huge_pages);
+	suite_add_tcase(s, heap);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
