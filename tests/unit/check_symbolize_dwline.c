@@ -1,9 +1,9 @@
 /*
  * check_symbolize_dwline.c: sp-symbolize's line-program decoder against
- * libdw on real files: programs compiled at test time (DWARF 5 and 4,
- * GCC and clang, C and C++, a debug file with compressed sections) and
- * the system's libc debug file and libpython where installed.  Every
- * unit's file names and the lines at, before and after every row's
+ * libdw on real files: programs compiled at test time (DWARF 2 to 5,
+ * 64-bit DWARF, GCC and clang, C and C++, a debug file with compressed
+ * sections) and the system's libc debug file and libpython where installed.
+ * Every unit's file names and the lines at, before and after every row's
  * address must be libdw's.  Hand-made programs cover the orders libdw
  * sorts (sequences out of order, overlapping, rows at one address) and
  * every truncation of a program.
@@ -36,8 +36,9 @@ build_fixtures(void)
 	       "-o v4 %s/sym_elf.c && cc -O0 -g -o o0 %s/sym_elf.c && cc -O2 "
 	       "-g -ffunction-sections -Wl,--gc-sections -o gc %s/rec_chain.c"
 	       " -pthread && cc -O2 -g -Wl,--compress-debug-sections=zlib "
-	       "-o z %s/sym_elf.c",
-	       dir, p, p, p, p, p),
+	       "-o z %s/sym_elf.c && cc -O2 -gdwarf-2 -o v2 %s/sym_elf.c && cc "
+	       "-O2 -g -gdwarf64 -o d64 %s/sym_elf.c",
+	       dir, p, p, p, p, p, p, p),
 	    0);
 	sh("cd %s && c++ -O2 -g -o cxx %s/sym_cxx.cc 2>/dev/null", dir, p);
 	sh("cd %s && clang -O2 -g -o clang %s/sym_elf.c 2>/dev/null", dir, p);
@@ -203,12 +204,14 @@ check_built(const char *name, bool required)
 	free(p);
 }
 
-START_TEST(gcc_dwarf5_and_4)
+START_TEST(gcc_dwarf2_to_5)
 {
 	check_built("v5", true);
 	check_built("v4", true);
 	check_built("o0", true);
 	check_built("z", true);
+	check_built("v2", true);
+	check_built("d64", true);
 }
 END_TEST
 
@@ -542,7 +545,7 @@ suite(void)
 
 	tcase_add_unchecked_fixture(t, build_fixtures, remove_fixtures);
 	tcase_set_timeout(t, 120);
-	tcase_add_test(t, gcc_dwarf5_and_4);
+	tcase_add_test(t, gcc_dwarf2_to_5);
 	tcase_add_test(t, gc_sections_and_cxx);
 	tcase_add_test(t, clang_dwarf5_and_4);
 	tcase_add_test(t, system_libraries);
