@@ -28,6 +28,10 @@ chmod +x "$bin/perf"
 "$bin/app" &
 app=$!
 trap 'kill $app 2>/dev/null; rm -rf "$TMP"' EXIT
+# pidof app names this test's app only, not one of another test run's.
+printf '#!/bin/sh\n[ "$1" = app ] && echo %s || exec %s "$@"\n' "$app" \
+	"$(command -v pidof || echo false)" >"$bin/pidof"
+chmod +x "$bin/pidof"
 
 # The indented lines of a README section, comments cut.
 commands() {
