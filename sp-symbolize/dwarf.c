@@ -61,6 +61,17 @@ struct chain {
 	size_t n;
 };
 
+/* What follows ".debug_" or ".zdebug_" in a section name, or NULL. */
+static const char *
+debug_suffix(const char *name)
+{
+	if (strncmp(name, ".debug_", 7) == 0)
+		return name + 7;
+	if (strncmp(name, ".zdebug_", 8) == 0)
+		return name + 8;
+	return NULL;
+}
+
 /*
  * Whether `name` is a DWARF section that lines and inline chains never
  * read: location lists, call frame information, macros, name indexes.
@@ -76,11 +87,7 @@ unused_section(const char *name)
 	};
 	size_t i, n;
 
-	if (strncmp(name, ".debug_", 7) == 0)
-		name += 7;
-	else if (strncmp(name, ".zdebug_", 8) == 0)
-		name += 8;
-	else
+	if (!(name = debug_suffix(name)))
 		return false;
 	n = strlen(name);
 	if (n > 4 && strcmp(name + n - 4, ".dwo") == 0)
@@ -160,8 +167,7 @@ sym_dwarf_bomb(Elf *elf)
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
 		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
-		    (strncmp(name, ".debug_", 7) != 0 &&
-		     strncmp(name, ".zdebug_", 8) != 0))
+		    !debug_suffix(name))
 			continue;
 		full = inflated_size(scn, &sh, name);
 		if (full > SYM_DWARF_INFLATE_MIN &&
@@ -178,11 +184,7 @@ line_section(const char *name)
 	static const char *const names[] = { "line", "str", "line_str" };
 	int i;
 
-	if (strncmp(name, ".debug_", 7) == 0)
-		name += 7;
-	else if (strncmp(name, ".zdebug_", 8) == 0)
-		name += 8;
-	else
+	if (!(name = debug_suffix(name)))
 		return 0;
 	for (i = 0; i < 3; i++)
 		if (strcmp(name, names[i]) == 0)
