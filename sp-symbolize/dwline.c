@@ -39,7 +39,7 @@ emit(struct sym_dwline *l, const struct state *st, bool end)
 
 	if (st->line < INT_MIN || st->line > INT_MAX)
 		return -EBADMSG;
-	if (l->nrows == l->arows && SP_GROW(l->rows, l->arows, l->nrows + 1))
+	if (SP_GROW(l->rows, l->arows, l->nrows + 1))
 		return -ENOMEM;
 	r = &l->rows[l->nrows++];
 	r->addr = st->addr;
@@ -89,13 +89,6 @@ extended(struct cur *c, struct hdr *h, struct sym_dwline *l, struct state *st)
 	return rc;
 }
 
-/* Standard opcode `op`, whose argument count must be `n`. */
-static bool
-std_args(const struct hdr *h, unsigned op, unsigned n)
-{
-	return h->std_len[op] == n;
-}
-
 static int
 standard(struct cur *c, struct hdr *h, struct sym_dwline *l, struct state *st,
 	 unsigned op)
@@ -116,7 +109,8 @@ standard(struct cur *c, struct hdr *h, struct sym_dwline *l, struct state *st,
 	};
 	unsigned i;
 
-	if (op < sizeof(args) && !std_args(h, op, args[op]))
+	/* The header must give a known opcode its argument count. */
+	if (op < sizeof(args) && h->std_len[op] != args[op])
 		return -EBADMSG;
 	switch (op) {
 	case DW_LNS_copy:
@@ -235,7 +229,7 @@ sym_dwline_find(const struct sym_dwline *l, uint64_t vaddr, const char **file,
 	if (lo == 0 || row_end(r = &l->rows[lo - 1]))
 		return false;
 	f = r->file_end & ~ROW_END;
-	*file = f < l->nfiles ? l->files[f] : NULL;
+	*file = sym_dwline_file(l, f);
 	*line = r->line;
 	return true;
 }

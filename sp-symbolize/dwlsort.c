@@ -35,21 +35,17 @@ cmp_srow(const void *pa, const void *pb)
 
 /* A run of rows in order (a sequence, as the program wrote it). */
 struct seq {
-	uint64_t addr; /* of its first row */
 	size_t start, n;
-	bool end; /* its first row ends it */
 };
 
+/* Runs in the order of their first rows; `rows` is the unit's. */
 static int
-cmp_seq(const void *pa, const void *pb)
+cmp_seq(const void *pa, const void *pb, void *rows)
 {
 	const struct seq *a = pa, *b = pb;
+	const struct row *r = rows;
 
-	if (a->addr != b->addr)
-		return a->addr < b->addr ? -1 : 1;
-	if (a->end != b->end)
-		return a->end ? -1 : 1;
-	return a->start < b->start ? -1 : a->start > b->start;
+	return cmp_rows(&r[a->start], a->start, &r[b->start], b->start);
 }
 
 /*
@@ -87,17 +83,18 @@ split_runs(struct sym_dwline *l, struct seq **out)
 	size_t n = 0, a = 0, i, start = 0;
 
 	for (i = 0; i < l->nrows; i++) {
+		/* Before end_before_rows() moves the end away from i. */
+		bool ends = row_end(&l->rows[i]);
+
 		if (i > start &&
 		    cmp_rows(&l->rows[i - 1], i - 1, &l->rows[i], i) > 0 &&
 		    !end_before_rows(l->rows, start, i))
 			goto unordered;
-		if (!row_end(&l->rows[i]) && i + 1 < l->nrows)
+		if (!ends && i + 1 < l->nrows)
 			continue;
 		if (SP_GROW(v, a, n + 1))
 			goto unordered;
-		v[n++] =
-		    (struct seq){ l->rows[start].addr, start, i + 1 - start,
-				  row_end(&l->rows[start]) };
+		v[n++] = (struct seq){ start, i + 1 - start };
 		start = i + 1;
 	}
 	*out = v;
@@ -118,7 +115,7 @@ concat_runs(struct sym_dwline *l, struct seq *v, size_t n)
 	size_t i, last, at = 0;
 	bool moved = false;
 
-	qsort(v, n, sizeof(*v), cmp_seq);
+	qsort_r(v, n, sizeof(*v), cmp_seq, l->rows);
 	for (i = 1; i < n; i++) {
 		last = v[i - 1].start + v[i - 1].n - 1;
 		if (cmp_rows(&l->rows[last], last, &l->rows[v[i].start],
