@@ -111,8 +111,13 @@ struct fmt {
 	unsigned n;
 };
 
-static void
-read_fmt(struct cur *c, struct fmt *f)
+/*
+ * Reads an entry format and the number of entries that follow it into
+ * *n; returns 0 or -EBADMSG (entries without a format, or more than the
+ * bytes left could hold).
+ */
+static int
+read_fmt(struct cur *c, struct fmt *f, uint64_t *n)
 {
 	unsigned i;
 
@@ -121,6 +126,11 @@ read_fmt(struct cur *c, struct fmt *f)
 		f->type[i] = get_uleb(c);
 		f->form[i] = get_uleb(c);
 	}
+	*n = get_uleb(c);
+	if (c->err || (f->n == 0 && *n) ||
+	    (f->n && *n > (size_t)(c->end - c->p) / f->n))
+		return -EBADMSG;
+	return 0;
 }
 
 /* One version 5 entry: its path and directory index. */
@@ -157,11 +167,8 @@ read_tables_v5(struct cur *c, struct hdr *h, struct sym_dwline *l)
 	uint64_t n, i, dir;
 	int rc;
 
-	read_fmt(c, &f);
-	n = get_uleb(c);
-	if (c->err || (f.n == 0 && n) ||
-	    (f.n && n > (size_t)(c->end - c->p) / f.n))
-		return -EBADMSG;
+	if ((rc = read_fmt(c, &f, &n)))
+		return rc;
 	if (!(h->dirs = calloc(n ? n : 1, sizeof(*h->dirs))))
 		return -ENOMEM;
 	for (h->ndirs = 0; h->ndirs < n; h->ndirs++) {
@@ -169,11 +176,8 @@ read_tables_v5(struct cur *c, struct hdr *h, struct sym_dwline *l)
 			return rc;
 		h->dirs[h->ndirs] = path;
 	}
-	read_fmt(c, &f);
-	n = get_uleb(c);
-	if (c->err || (f.n == 0 && n) ||
-	    (f.n && n > (size_t)(c->end - c->p) / f.n))
-		return -EBADMSG;
+	if ((rc = read_fmt(c, &f, &n)))
+		return rc;
 	for (i = 0; i < n; i++) {
 		if ((rc = read_entry(c, h, &f, &path, &dir)))
 			return rc;
@@ -188,21 +192,23 @@ static int
 read_tables_v4(struct cur *c, struct hdr *h, struct sym_dwline *l,
 	       const char *comp_dir)
 {
-	struct cur scan = *c;
 	const char *name;
+	size_t adirs = 0;
 	uint64_t dir;
-	size_t n = 1;
 	int rc;
 
-	while (need(&scan, 1) && *scan.p && get_cstr(&scan))
-		n++;
-	if (scan.err || !(h->dirs = calloc(n, sizeof(*h->dirs))))
-		return scan.err ? -EBADMSG : -ENOMEM;
-	h->dirs[0] = comp_dir;
+	if (SP_GROW(h->dirs, adirs, 1))
+		return -ENOMEM;
+	h->dirs[h->ndirs++] = comp_dir;
+	while (need(c, 1) && *c->p) {
+		if (SP_GROW(h->dirs, adirs, h->ndirs + 1))
+			return -ENOMEM;
+		h->dirs[h->ndirs++] = get_cstr(c);
+	}
+	if (c->err)
+		return -EBADMSG;
 	if ((rc = push_name(l, strdup(UNNAMED))))
 		return rc;
-	for (h->ndirs = 1; h->ndirs < n; h->ndirs++)
-		h->dirs[h->ndirs] = get_cstr(c);
 	c->p++;
 	while (need(c, 1) && *c->p) {
 		name = get_cstr(c);
