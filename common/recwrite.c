@@ -92,13 +92,19 @@ add_id(struct line *l, uint32_t id)
 		add_u64(l, id);
 }
 
-/* "\t" and `s` escaped (records.h). */
+/* `pre`, then `s` escaped (records.h). */
+static void
+add_escaped(struct line *l, const char *pre, const char *s, size_t n)
+{
+	adds(l, pre);
+	flush_line(l);
+	sp_escape_file(l->f, s, n);
+}
+
 static void
 add_text(struct line *l, const char *s, size_t n)
 {
-	add(l, "\t", 1);
-	flush_line(l);
-	sp_escape_file(l->f, s, n);
+	add_escaped(l, "\t", s, n);
 }
 
 /* "MODULE REL_IP", or "- -" without a module. */
@@ -137,9 +143,7 @@ put_pairs(struct line *l, const char *kind, const struct sp_rec *rec)
 		const struct sp_rec_pair *p = &rec->u.pairs.v[i];
 
 		add_text(l, p->key, p->key_len);
-		add(l, "=", 1);
-		flush_line(l);
-		sp_escape_file(l->f, p->val, p->val_len);
+		add_escaped(l, "=", p->val, p->val_len);
 	}
 }
 
