@@ -34,11 +34,12 @@ cc_prog() {
 		fail "cannot build $_src"
 }
 
-# need_perf: perf_event_open must work; under CI=true its absence fails.
-need_perf() {
-	_why=""
+# have_perf: whether perf_event_open works here; when not, $perf_why says
+# why.
+have_perf() {
+	perf_why=""
 	if [ ! -e /proc/sys/kernel/perf_event_paranoid ]; then
-		_why="no perf_event_open support in this kernel"
+		perf_why="no perf_event_open support in this kernel"
 	elif ! command -v python3 >/dev/null 2>&1; then
 		:	# no prober: assume it works and let the test say
 	elif ! python3 - <<'PY' 2>/dev/null; then
@@ -52,13 +53,19 @@ buf = ctypes.create_string_buffer(bytes(attr))
 fd = libc.syscall(298, buf, 0, -1, -1, 0)
 raise SystemExit(0 if fd >= 0 else 1)
 PY
-		_why="perf_event_open refused (perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid))"
+		perf_why="perf_event_open refused (perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid))"
 	fi
-	[ -z "$_why" ] && return 0
+	[ -z "$perf_why" ]
+}
+
+# need_perf: perf_event_open must work; under CI=true its absence fails,
+# elsewhere the test is skipped.
+need_perf() {
+	have_perf && return 0
 	if [ "${CI:-}" = true ]; then
-		fail "$_why (CI=true: tests that need perf_event_open must run)"
+		fail "$perf_why (CI=true: tests that need perf_event_open must run)"
 	fi
-	skip "$_why"
+	skip "$perf_why"
 }
 
 # field N: prints field N of tab-separated stdin lines.
@@ -86,4 +93,33 @@ unw_syms() {
 			'NF == 4 && ($3 == "t" || $3 == "T") {
 				printf "%s\t%s\t%s\t%s\t%s\n", p, d, $1, $2, $4 }'
 	done
+}
+
+# pipeline CMD ARGS \| CMD ARGS ...: runs the stages as one pipeline (the
+# caller's redirections apply to its ends) and fails, naming the stage,
+# when any stage exits non-zero: sh has no pipefail, and a sanitizer
+# abort in sp-dump must not hide behind a downstream stage's success.
+pipeline() {
+	_pl_rc=$(mktemp "$TMP/pipeline.XXXXXX")
+	_pl_cmd="" _pl_stage="" _pl_n=1
+	for _pl_a in "$@"; do
+		if [ "$_pl_a" = "|" ]; then
+			[ -n "$_pl_stage" ] || fail "pipeline: an empty stage in: $*"
+			_pl_cmd="$_pl_cmd{ $_pl_stage; echo \"$_pl_n \$?\" >>\"\$_pl_rc\"; } | "
+			_pl_n=$((_pl_n + 1)) _pl_stage=""
+			continue
+		fi
+		# Single-quote the argument; the dot keeps trailing newlines.
+		_pl_q=$(printf '%s.' "$_pl_a" | sed "s/'/'\\\\''/g")
+		_pl_stage="$_pl_stage '${_pl_q%.}'"
+	done
+	# A trailing \| at a line's end ends the command, not the line.
+	[ -n "$_pl_stage" ] || fail "pipeline: an empty last stage in: $*"
+	eval "$_pl_cmd{ $_pl_stage; echo \"$_pl_n \$?\" >>\"\$_pl_rc\"; }"
+	_pl_bad=$(awk '$2 != 0 { printf " stage %d exited %d;", $1, $2 }' \
+		"$_pl_rc")
+	rm -f "$_pl_rc"
+	[ -z "$_pl_bad" ] && return 0
+	echo "pipeline:$_pl_bad in: $*" >&2
+	return 1
 }

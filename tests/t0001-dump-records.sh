@@ -63,7 +63,7 @@ diff -u "$TMP/expected" "$TMP/stacks" || fail "unexpected --stacks output"
 
 # The same spool through a pipe gives the same output.
 "$SP_DUMP" <"$TMP/x.spool" >"$TMP/piped" || fail "stdin exited $?"
-cat "$TMP/x.spool" | "$SP_DUMP" - >"$TMP/piped2" || fail "pipe exited $?"
+pipeline cat "$TMP/x.spool" \| "$SP_DUMP" - >"$TMP/piped2" || fail "pipe failed"
 cmp -s "$TMP/out" "$TMP/piped" && cmp -s "$TMP/out" "$TMP/piped2" ||
 	fail "pipe output differs"
 exit 0

@@ -41,6 +41,7 @@ rc=$?
 wait "$pid"
 cat "$TMP/err" >&2
 [ $rc -eq 0 ] || fail "sp-record did not stop when its target exited ($rc)"
-"$SP_DUMP" "$TMP/y.spool" | grep -q "$(printf '^exit\t.*\t%s\t%s$' \
-	"$pid" "$pid")" || fail "no exit record"
+"$SP_DUMP" "$TMP/y.spool" >"$TMP/y.dump" || fail "sp-dump exited $?"
+grep -q "$(printf '^exit\t.*\t%s\t%s$' "$pid" "$pid")" "$TMP/y.dump" ||
+	fail "no exit record"
 exit 0

@@ -91,7 +91,8 @@ rec=$!
 sleep 1
 # Flushed as it goes: samples are already in the file while recording.
 cp "$TMP/x.spool" "$TMP/partial.spool"
-"$SP_DUMP" "$TMP/partial.spool" 2>/dev/null | grep -q '^sample' ||
+"$SP_DUMP" "$TMP/partial.spool" >"$TMP/partial.dump" 2>/dev/null
+grep -q '^sample' "$TMP/partial.dump" ||
 	fail "no samples in the spool after a second of recording"
 kill -TERM "$rec"
 wait "$rec"

@@ -26,11 +26,13 @@ sleep 0.3
 rc=$?
 wait "$ppid"
 [ $rc -eq 0 ] || { cat "$TMP/err" >&2; fail "attaching to python failed"; }
-"$SP_DUMP" "$TMP/y.spool" | grep -q "$(printf '^exec\t[0-9]*\t%s\tpython$' \
-	"$ppid")" || fail "no Python runtime marker for PYTHONPERFSUPPORT=1"
+"$SP_DUMP" "$TMP/y.spool" >"$TMP/y.dump" || fail "sp-dump exited $?"
+grep -q "$(printf '^exec\t[0-9]*\t%s\tpython$' "$ppid")" "$TMP/y.dump" ||
+	fail "no Python runtime marker for PYTHONPERFSUPPORT=1"
 
 "$SP_RECORD" -d 10 -o "$TMP/z.spool" -- "$py" -c "$loop" 0.2 \
 	2>"$TMP/err" || fail "recording plain python failed"
-"$SP_DUMP" "$TMP/z.spool" | grep -q "$(printf '^exec\t.*\tpython$')" &&
+"$SP_DUMP" "$TMP/z.spool" >"$TMP/z.dump" || fail "sp-dump exited $?"
+grep -q "$(printf '^exec\t.*\tpython$')" "$TMP/z.dump" &&
 	fail "a Python runtime marker without perf support"
 exit 0

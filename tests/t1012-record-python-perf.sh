@@ -23,7 +23,7 @@ check() {
 	"$SP_RECORD" -g dwarf -d 10 -o "$TMP/py.spool" -- "$1" -X "$2" \
 		"$PROGRAMS/py_work.py" 1 2>"$TMP/err" ||
 		fail "sp-record $1 -X $2 exited $?: $(cat "$TMP/err")"
-	"$SP_DUMP" "$TMP/py.spool" | "$SP_SYMBOLIZE" | "$SP_FOLD" \
+	pipeline "$SP_DUMP" "$TMP/py.spool" \| "$SP_SYMBOLIZE" \| "$SP_FOLD" \
 		>"$TMP/folded" || fail "pipeline failed on $1 -X $2"
 	awk -v what="$1 -X $2" '{ n = $NF; t += n; s = $0; sub(/ [0-9]+$/, "", s)
 		split(s, f, ";"); if (f[2] == "_start") ok += n }

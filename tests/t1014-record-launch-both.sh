@@ -8,9 +8,16 @@
 
 cmd='echo hi-from-command; grep -E "^Sig(Ign|Blk)" /proc/self/status'
 OWN=0x15003	# bits of signals 1, 2, 13, 15 and 17
+# Without perf_event_open the ptrace half still runs; the test then ends
+# as skipped (77), or fails under CI=true.
+skipped=""
 for mode in perf ptrace; do
 	if [ $mode = perf ]; then
-		need_perf
+		if ! have_perf; then
+			[ "${CI:-}" = true ] && fail "$perf_why (CI=true)"
+			skipped=$perf_why
+			continue
+		fi
 		set --
 	else
 		set -- --ptrace
@@ -29,4 +36,5 @@ for mode in perf ptrace; do
 			fail "$mode: the command ran with $s $v"
 	done
 done
+[ -n "$skipped" ] && skip "perf half: $skipped (the ptrace half passed)"
 exit 0

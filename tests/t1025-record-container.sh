@@ -40,8 +40,8 @@ got=$(awk -F'\t' -v m="$mid" '$1 == "buildid" && $2 == m { print $3 }' \
 dir=$(printf '%s' "$id" | cut -c1-2) rest=$(printf '%s' "$id" | cut -c3-)
 mkdir -p "$TMP/debug/.build-id/$dir"
 cp "$TMP/rec_chain" "$TMP/debug/.build-id/$dir/$rest.debug"
-"$SP_SYMBOLIZE" --debug-dir "$TMP/debug" <"$TMP/dump" 2>"$TMP/err" |
-	"$SP_FOLD" >"$TMP/folded" || fail "pipeline: $(cat "$TMP/err")"
+pipeline "$SP_SYMBOLIZE" --debug-dir "$TMP/debug" \| "$SP_FOLD" \
+	<"$TMP/dump" >"$TMP/folded" 2>"$TMP/err" || fail "pipeline: $(cat "$TMP/err")"
 grep -q ';main;run;chain_a;chain_b;chain_c;spin ' "$TMP/folded" ||
 	fail "not named by build id: $(sort -t' ' -k2n "$TMP/folded" | tail -3)"
 exit 0

@@ -20,7 +20,7 @@ awk -F'\t' '
 	END { for (f in loose) { print "frame " f " at " loose[f]; bad++ }
 	      exit bad > 0 }' "$TMP/dump" >"$TMP/loose" ||
 	fail "frames outside every executable mapping: $(cat "$TMP/loose")"
-"$SP_SYMBOLIZE" <"$TMP/dump" | "$SP_FOLD" >"$TMP/folded" ||
+pipeline "$SP_SYMBOLIZE" \| "$SP_FOLD" <"$TMP/dump" >"$TMP/folded" ||
 	fail "sp-symbolize | sp-fold failed"
 # Every sample in spin_nocfi: the marker, then the leaf.
 awk '/spin_nocfi/ { n += $NF; s = $0; sub(/ [0-9]+$/, "", s)

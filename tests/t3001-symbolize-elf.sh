@@ -70,7 +70,8 @@ done
 # A shared object whose text is mapped from file offset 0x1000 at an
 # arbitrary address: the module's file offset places it.
 stream "$TMP/libsym.so" 0x7f1234561000 0x1000 sym_leaf 2 >"$TMP/in"
-"$SP_SYMBOLIZE" "$TMP/in" | grep '^symbol' | cut -f 6,8 >"$TMP/got"
+pipeline "$SP_SYMBOLIZE" "$TMP/in" \| grep '^symbol' \| cut -f 6,8 \
+	>"$TMP/got" || fail "sp-symbolize at an offset"
 printf '0x2\t%s\n' sym_leaf | diff -u - "$TMP/got" || fail "mapped at offset"
 
 # Inlined frames: some address of sym_outer is inside sym_inl.
@@ -85,8 +86,8 @@ grep -q "	1	i	-	.*sym_elf.c:[0-9]*	sym_inl\$" "$TMP/out" ||
 	fail "no inlined sym_inl: $(grep symbol "$TMP/out")"
 grep -q "	0	-	0x[0-9a-f]*	.*sym_elf.c:$call_line	sym_outer\$" \
 	"$TMP/out" || fail "no call site line $call_line for sym_outer"
-"$SP_SYMBOLIZE" --no-inline "$TMP/in" | grep -q '	sym_inl$' &&
-	fail "--no-inline printed an inlined frame"
+"$SP_SYMBOLIZE" --no-inline "$TMP/in" >"$TMP/noinl" || fail "--no-inline"
+grep -q '	sym_inl$' "$TMP/noinl" && fail "--no-inline printed an inlined frame"
 # --no-lines: the same function names and offsets, from the symbol
 # table alone: one record per frame, no source, no inlined frame.
 grep '^symbol' "$TMP/out" | awk -F '\t' '$4 == 0' | cut -f 2,4,6,8 |
@@ -134,7 +135,8 @@ objcopy --only-keep-debug "$TMP/pie" "$d/$(echo "$id" | cut -c3-).debug"
 strip --strip-all "$TMP/stripped"
 ORACLE=$TMP/pie stream "$TMP/stripped" 0x555555554000 0 sym_local 0 \
 	>"$TMP/in"
-"$SP_SYMBOLIZE" "$TMP/in" | grep -q '	sym_local$' &&
+"$SP_SYMBOLIZE" "$TMP/in" >"$TMP/nodbg" || fail "sp-symbolize, stripped"
+grep -q '	sym_local$' "$TMP/nodbg" &&
 	fail "stripped file resolved sym_local without its debug file"
 "$SP_SYMBOLIZE" --debug-dir "$TMP/dbg" "$TMP/in" >"$TMP/out"
 grep -q '	0x0	.*sym_elf.c:[0-9]*	sym_local$' "$TMP/out" ||
@@ -144,9 +146,11 @@ grep -q '	0x0	.*sym_elf.c:[0-9]*	sym_local$' "$TMP/out" ||
 if command -v c++ >/dev/null 2>&1; then
 	c++ -O2 -g -o "$TMP/cxx" "$PROGRAMS/sym_cxx.cc" || fail "c++"
 	stream "$TMP/cxx" 0x555555554000 0 _ZN3sym6Widget4spinEi 1 >"$TMP/in"
-	"$SP_SYMBOLIZE" "$TMP/in" | grep -q '	sym::Widget::spin(int)$' ||
+	"$SP_SYMBOLIZE" "$TMP/in" >"$TMP/cxx.out" || fail "sp-symbolize, C++"
+	grep -q '	sym::Widget::spin(int)$' "$TMP/cxx.out" ||
 		fail "C++ name not demangled"
-	"$SP_SYMBOLIZE" --no-demangle "$TMP/in" |
-		grep -q '	_ZN3sym6Widget4spinEi$' || fail "--no-demangle"
+	"$SP_SYMBOLIZE" --no-demangle "$TMP/in" >"$TMP/cxx.out" ||
+		fail "--no-demangle exited $?"
+	grep -q '	_ZN3sym6Widget4spinEi$' "$TMP/cxx.out" || fail "--no-demangle"
 fi
 exit 0

@@ -46,14 +46,17 @@ grep -q "^symbol${T}0${T}-${T}0${T}u${T}-${T}-${T}<0x1010>\$" "$TMP/out" ||
 printf 'spool\t1\t0\t1\nframe\t0\tuser\t0x1010\t-\t-\npframe\t0\t77\t-\t-\npframe\t0\t78\t-\t-\n' \
 	>"$TMP/in"
 cp "$maps/perf-77.map" "$maps/perf-78.map"
-"$SP_SYMBOLIZE" --perf-map-dir "$maps" --perf-map-pid 78 "$TMP/in" |
-	grep "^symbol${T}0${T}7" | cut -f 3,8 >"$TMP/got"
+pipeline "$SP_SYMBOLIZE" --perf-map-dir "$maps" --perf-map-pid 78 "$TMP/in" \
+	\| grep "^symbol${T}0${T}7" \| cut -f 3,8 >"$TMP/got" || fail "--perf-map-pid"
 printf '77\t<0x1010>\n78\tafter_exec\n' | diff -u - "$TMP/got" ||
 	fail "--perf-map-pid"
-"$SP_SYMBOLIZE" --perf-map-dir "$maps" --no-perf-maps "$TMP/in" |
-	grep -q after_exec && fail "--no-perf-maps"
+"$SP_SYMBOLIZE" --perf-map-dir "$maps" --no-perf-maps "$TMP/in" >"$TMP/out" ||
+	fail "--no-perf-maps exited $?"
+grep -q after_exec "$TMP/out" && fail "--no-perf-maps"
 # A file-backed module is never overridden by a perf map.
-printf 'spool\t1\t0\t1\nmodule\t0\t77\t0x1000\t0x2000\t0x0\t0\tuser\t/no/such/bash\nframe\t0\tuser\t0x1010\t0\t0x10\n' |
-	"$SP_SYMBOLIZE" --perf-map-dir "$maps" 2>/dev/null |
-	grep -q "${T}bash+0x10\$" || fail "perf map overrode a file-backed module"
+printf 'spool\t1\t0\t1\nmodule\t0\t77\t0x1000\t0x2000\t0x0\t0\tuser\t/no/such/bash\nframe\t0\tuser\t0x1010\t0\t0x10\n' \
+	>"$TMP/in.file"
+"$SP_SYMBOLIZE" --perf-map-dir "$maps" "$TMP/in.file" >"$TMP/out" 2>/dev/null ||
+	fail "file-backed module: exit $?"
+grep -q "${T}bash+0x10\$" "$TMP/out" || fail "perf map overrode a file-backed module"
 exit 0

@@ -32,6 +32,7 @@ grep -q "^symbol${T}[0-9]*${T}-${T}1${T}i${T}-${T}[^$T]*/sym_spin.c:$line${T}sym
 	"$TMP/x.sym" || fail "no inlined frame for sym_spin_inlined (its body is
 	about half of the loop: thousands of samples land there)"
 # Piped straight through, as a live pipeline would be.
-"$SP_DUMP" "$TMP/x.spool" | "$SP_SYMBOLIZE" | grep -q "${T}sym_spin_hot\$" ||
+pipeline "$SP_DUMP" "$TMP/x.spool" \| "$SP_SYMBOLIZE" >"$TMP/x.rec" ||
 	fail "pipeline"
+grep -q "${T}sym_spin_hot\$" "$TMP/x.rec" || fail "no sym_spin_hot"
 exit 0

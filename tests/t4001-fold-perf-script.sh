@@ -289,10 +289,10 @@ a.out;__libc_start_main:libc-2.33.so;main:file.cpp:137;some_method_name:uniform_
 a.out;up_write 247984
 EOF_OUT
 cat "$TMP/src.txt" "$TMP/src.txt" >"$TMP/src2.txt"  # the cached path too
-"$SP_FOLD" --from perf-script --srcline "$TMP/src.txt" | diff -u "$TMP/exp.src" - ||
-	fail "--srcline differs"
-"$SP_FOLD" --from perf-script --srcline "$TMP/src2.txt" |
-	awk '{ $NF = $NF / 2; print }' | diff -u "$TMP/exp.src" - ||
+pipeline "$SP_FOLD" --from perf-script --srcline "$TMP/src.txt" \
+	\| diff -u "$TMP/exp.src" - || fail "--srcline differs"
+pipeline "$SP_FOLD" --from perf-script --srcline "$TMP/src2.txt" \
+	\| awk '{ $NF = $NF / 2; print }' \| diff -u "$TMP/exp.src" - ||
 	fail "--srcline differs on repeated blocks"
 
 # With STACKCOLLAPSE=path/to/stackcollapse-perf.pl, the script itself is

@@ -209,11 +209,13 @@ grep -q '<title>main ([0-9]* nanoseconds, ' "$TMP/w.svg" ||
 # --max-depth cuts perf script output as it cuts folded stacks, inside
 # an inline chain too (issue 13).  (Not "worker 1": perf script text
 # cannot tell a thread name with a space and digits from its pid.)
-"$SP_FOLD" --format perf-script --max-depth 2 "$TMP/a.rec" 2>/dev/null |
-	"$SP_FOLD" --from perf-script --weight samples |
-	grep -v '^worker' >"$TMP/ps.depth" || fail "perf-script --max-depth"
-"$SP_FOLD" --max-depth 2 "$TMP/a.rec" 2>/dev/null | grep -v '^worker' \
-	>"$TMP/f.depth" || fail "folded --max-depth"
+pipeline "$SP_FOLD" --format perf-script --max-depth 2 "$TMP/a.rec" \
+	\| "$SP_FOLD" --from perf-script --weight samples >"$TMP/ps.all" \
+	2>/dev/null || fail "perf-script --max-depth"
+grep -v '^worker' "$TMP/ps.all" >"$TMP/ps.depth"
+"$SP_FOLD" --max-depth 2 "$TMP/a.rec" >"$TMP/f.all" 2>/dev/null ||
+	fail "folded --max-depth"
+grep -v '^worker' "$TMP/f.all" >"$TMP/f.depth"
 grep -q '^app;main;work 2$' "$TMP/f.depth" || fail "depth 2: $(cat "$TMP/f.depth")"
 diff -u "$TMP/f.depth" "$TMP/ps.depth" || fail "perf script depth differs"
 
@@ -258,8 +260,9 @@ assert fr["main"].get("file") == "app.c" and "line" not in fr["main"], fr["main"
 assert "file" not in fr["[libc.so.6]"], fr["[libc.so.6]"]
 assert at["worker 1 (7/8)"] == [2 * ms, 3 * ms], at
 PY
-"$SP_FOLD" --format perf-script --exclude work "$TMP/a.rec" 2>/dev/null |
-	grep -c 'cpu-clock: $' >"$TMP/n" || true
+"$SP_FOLD" --format perf-script --exclude work "$TMP/a.rec" >"$TMP/ps.ex" \
+	2>/dev/null || fail "--exclude on perf-script exited $?"
+grep -c 'cpu-clock: $' "$TMP/ps.ex" >"$TMP/n"
 [ "$(cat "$TMP/n")" = 3 ] || fail "--exclude on perf-script kept $(cat "$TMP/n")"
 
 # A 20000-frame stack folds whole (its id tables grow geometrically,

@@ -17,8 +17,9 @@ grep -q "b.folded': line 3: .*also;bad x" "$TMP/err" ||
 	fail "no warning for b: $(cat "$TMP/err")"
 
 # Standard input, filters, and the other formats.
-"$SP_FOLD" --from folded --exclude '^work$' <"$TMP/a.folded" 2>/dev/null |
-	grep -q 'work' && fail "--exclude kept work"
+"$SP_FOLD" --from folded --exclude '^work$' <"$TMP/a.folded" >"$TMP/ex" \
+	2>/dev/null || fail "--exclude exited $?"
+grep -q 'work' "$TMP/ex" && fail "--exclude kept work"
 "$SP_FOLD" --from folded --max-depth 1 <"$TMP/a.folded" 2>/dev/null >"$TMP/d"
 [ "$(cat "$TMP/d")" = "app;main 5" ] || fail "--max-depth: $(cat "$TMP/d")"
 "$SP_FOLD" --from folded --format top "$TMP/a.folded" 2>/dev/null >"$TMP/top" ||

@@ -37,7 +37,7 @@ trap 'kill $app $server 2>/dev/null; rm -rf "$TMP"' EXIT
 
 "$SP_RECORD" -o "$work/x.spool" -- "$work/program" 2>/dev/null ||
 	fail "fixture recording"
-"$SP_DUMP" "$work/x.spool" | "$SP_SYMBOLIZE" >"$work/x.rec" 2>/dev/null ||
+pipeline "$SP_DUMP" "$work/x.spool" \| "$SP_SYMBOLIZE" >"$work/x.rec" 2>/dev/null ||
 	fail "fixture records"
 cp /proc/kallsyms "$work/kallsyms.saved"
 printf 'app;main;work 3\napp;main 2\n' >"$work/before.folded"

@@ -5,7 +5,9 @@
  *   rec_chain SECONDS [THREADS [LATE [DELAY]]]
  *
  * The main thread runs main -> chain_a -> chain_b -> chain_c -> spin for
- * SECONDS; THREADS more threads ("worker") run worker_main -> chain_a...
+ * SECONDS (wall time; "0.5c" means until the thread has used 0.5 s of CPU,
+ * so that a test gets its samples however loaded the machine is);
+ * THREADS more threads ("worker") run worker_main -> chain_a...
  * from the start, and LATE threads ("late") run late_main -> chain_a...
  * from DELAY seconds on.  Exits with status 7 so tests can check that
  * sp-record passes the status on.
@@ -17,15 +19,22 @@
 #include <time.h>
 
 static double end_time;
+static double cpu_budget; /* > 0: run() spins this much thread CPU time */
 static volatile unsigned long sink;
+
+static double
+clock_secs(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static double
 now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return clock_secs(CLOCK_MONOTONIC);
 }
 
 __attribute__((noinline)) void
@@ -61,6 +70,13 @@ chain_a(void)
 static void
 run(void)
 {
+	double start = clock_secs(CLOCK_THREAD_CPUTIME_ID);
+
+	if (cpu_budget > 0) {
+		while (clock_secs(CLOCK_THREAD_CPUTIME_ID) - start < cpu_budget)
+			chain_a();
+		return;
+	}
 	while (now() < end_time)
 		chain_a();
 }
@@ -86,7 +102,8 @@ late_main(void *arg)
 int
 main(int argc, char **argv)
 {
-	double secs = argc > 1 ? atof(argv[1]) : 1;
+	char *unit = NULL;
+	double secs = argc > 1 ? strtod(argv[1], &unit) : 1;
 	int threads = argc > 2 ? atoi(argv[2]) : 0;
 	int late = argc > 3 ? atoi(argv[3]) : 0;
 	double delay = argc > 4 ? atof(argv[4]) : 0.5;
@@ -94,6 +111,8 @@ main(int argc, char **argv)
 	double start = now();
 	int i, n = 0;
 
+	if (unit && *unit == 'c')
+		cpu_budget = secs;
 	end_time = start + secs;
 	for (i = 0; i < threads && n < 64; i++)
 		pthread_create(&t[n++], NULL, worker_main, NULL);
