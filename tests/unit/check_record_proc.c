@@ -4,8 +4,11 @@
  * perf-support probes.
  */
 #include <check.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "sp-record/proc.h"
@@ -133,12 +136,46 @@ START_TEST(uncovered_pc_refresh_is_once_per_page)
 }
 END_TEST
 
+/* A second thread for proc_readers_on_ourselves: tells its tid, waits. */
+struct side_thread {
+	pthread_barrier_t told;
+	int release[2];
+	pid_t tid;
+};
+
+static void *
+side_thread_main(void *arg)
+{
+	struct side_thread *st = arg;
+	char c;
+
+	st->tid = (pid_t)syscall(SYS_gettid);
+	pthread_barrier_wait(&st->told);
+	if (read(st->release[0], &c, 1) < 0)
+		return NULL;
+	return NULL;
+}
+
+/* Whether `tid` is one of the `n` entries of `tids`. */
+static bool
+has_tid(const int32_t *tids, long n, pid_t tid)
+{
+	long i;
+
+	for (i = 0; i < n; i++)
+		if (tids[i] == tid)
+			return true;
+	return false;
+}
+
 START_TEST(proc_readers_on_ourselves)
 {
 	char state, comm[REC_COMM_MAX];
 	uint64_t start, again;
 	int32_t tgid;
 	int32_t *tids;
+	struct side_thread st;
+	pthread_t side;
 	long n;
 
 	ck_assert_int_eq(rec_proc_stat(getpid(), &state, &start), 0);
@@ -150,10 +187,22 @@ START_TEST(proc_readers_on_ourselves)
 	ck_assert_int_eq(rec_proc_tgid(getpid(), &tgid), 0);
 	ck_assert_int_eq(tgid, getpid());
 	ck_assert_int_lt(rec_proc_tgid(-3, &tgid), 0);
+	/* The task list names this thread and the one it started. */
+	ck_assert_int_eq(pthread_barrier_init(&st.told, NULL, 2), 0);
+	ck_assert_int_eq(pipe(st.release), 0);
+	ck_assert_int_eq(pthread_create(&side, NULL, side_thread_main, &st), 0);
+	pthread_barrier_wait(&st.told);
 	n = rec_proc_tasks(getpid(), &tids);
-	ck_assert_int_ge(n, 1);
-	ck_assert_int_eq(tids[0] == getpid() || n > 1, 1);
+	ck_assert_int_ge(n, 2);
+	ck_assert(has_tid(tids, n, getpid()));
+	ck_assert(has_tid(tids, n, st.tid));
+	ck_assert_int_ne(st.tid, getpid());
 	free(tids);
+	ck_assert_int_eq(write(st.release[1], "x", 1), 1);
+	ck_assert_int_eq(pthread_join(side, NULL), 0);
+	close(st.release[0]);
+	close(st.release[1]);
+	pthread_barrier_destroy(&st.told);
 	ck_assert_int_eq(rec_proc_comm(getpid(), getpid(), comm, sizeof(comm)),
 			 0);
 	ck_assert_uint_gt(strlen(comm), 0);

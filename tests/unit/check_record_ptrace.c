@@ -4,8 +4,8 @@
  * the target keeps running untraced after the sampler detaches, is
  * killed, or is told to stop with SIGTERM.
  *
- * Without ptrace (e.g. a container without CAP_SYS_PTRACE) the tests print
- * SKIP and pass, unless CI=true.
+ * Without ptrace (e.g. a container without CAP_SYS_PTRACE) the tests are
+ * skipped (exit 77), unless CI=true.
  */
 #include <check.h>
 #include <errno.h>
@@ -24,6 +24,7 @@
 #include "common/spool.h"
 #include "sp-record/ptrace.h"
 #include "sp-record/unwind.h"
+#include "tests/unit/skip.h"
 
 #define MAX_SAMPLES 4096
 #define STACK 32768
@@ -66,7 +67,7 @@ skip(int err)
 
 	ck_assert_msg(!ci || strcmp(ci, "true") != 0,
 		      "ptrace refused under CI=true: %s", strerror(-err));
-	printf("SKIP: ptrace: %s\n", strerror(-err));
+	unit_skip("ptrace: %s", strerror(-err));
 }
 
 /* Interns the executable mappings of `pid` from /proc/PID/maps. */
@@ -474,10 +475,6 @@ int
 main(void)
 {
 	SRunner *sr = srunner_create(ptrace_suite());
-	int failed;
 
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(sr);
 }

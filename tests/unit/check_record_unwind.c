@@ -19,6 +19,7 @@
 #include "common/spool.h"
 #include "sp-record/elfcfi.h"
 #include "sp-record/unwind.h"
+#include "tests/unit/skip.h"
 
 #define NOINLINE __attribute__((noinline))
 #define DEPTH 10
@@ -516,7 +517,7 @@ START_TEST(test_elfcfi_map_files)
 	struct sp_frame fr;
 
 	if (geteuid() != 0) {
-		printf("SKIP: map_files needs root\n");
+		unit_skip("map_files needs root");
 	} else {
 		sp_modtab_resolve(t, getpid(), pc, SP_FRAME_USER, &fr);
 		m = *sp_modtab_get(t, fr.module_id);
@@ -641,10 +642,6 @@ int
 main(void)
 {
 	SRunner *sr = srunner_create(unwind_suite());
-	int failed;
 
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(sr);
 }
