@@ -1,0 +1,34 @@
+#!/bin/sh
+# tests/check-layout.sh: fails when the README's Layout list and the
+# source tree disagree: a file of common/ or a tool's folder that the list
+# does not name, or a name in the list with no file.  Names like
+# "buf.[ch]" stand for buf.c and buf.h.
+#   sh tests/check-layout.sh
+cd "$(dirname "$0")/.." || exit 1
+listed=$(mktemp) present=$(mktemp)
+trap 'rm -f "$listed" "$present"' EXIT
+# The indented block after "## Layout": a folder line, then its files.
+awk '/^## / { in_layout = ($2 == "Layout") ; next }
+     !in_layout { next }
+     /^    [a-z][-a-z]*\/$/ { dir = $1; next }
+     /^        [^ ]/ && dir != "" {
+	n = $1
+	if (n ~ /\.\[ch\]$/) {
+		sub(/\.\[ch\]$/, "", n)
+		print dir n ".c"; print dir n ".h"
+	} else
+		print dir n
+	next }
+     /^    [^ ]/ { dir = "" }' README.md | sort >"$listed"
+ls common/*.[ch] sp-*/*.[ch] 2>/dev/null | sort >"$present"
+bad=0
+for f in $(comm -13 "$listed" "$present"); do
+	echo "in the tree, not in README.md's Layout: $f"
+	bad=1
+done
+for f in $(comm -23 "$listed" "$present"); do
+	echo "in README.md's Layout, not in the tree: $f"
+	bad=1
+done
+[ -s "$listed" ] || { echo "README.md has no Layout list"; bad=1; }
+exit $bad
