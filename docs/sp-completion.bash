@@ -1,5 +1,5 @@
-# sp-completion.bash: bash completion for sp-record, sp-dump, sp-symbolize
-# and sp-fold: their options, -p with the running processes (ids and
+# sp-completion.bash: bash completion for sp-record, sp-dump, sp-symbolize,
+# sp-fold and sp-profile: their options, -p with the running processes (ids and
 # names), --format and --from values, and files elsewhere.
 # `make install` puts it where bash-completion finds it; or source it.
 
@@ -36,7 +36,7 @@ _sp_complete()
 
 	case $prev in
 	-p | --pid)
-		[ "$tool" = sp-record ] &&
+		[ "$tool" = sp-record ] || [ "$tool" = sp-profile ] &&
 			COMPREPLY=($(_sp_pids "$cur")) && return
 		;;
 	--format)
@@ -61,7 +61,7 @@ _sp_complete()
 			red green blue aqua yellow purple orange" -- "$cur"))
 		return
 		;;
-	-o | --output | --kallsyms | --debug-dir)
+	-o | --output | --kallsyms | --debug-dir | --keep)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
@@ -73,4 +73,5 @@ _sp_complete()
 	COMPREPLY=($(compgen -f -- "$cur"))
 }
 
-complete -o filenames -F _sp_complete sp-record sp-dump sp-symbolize sp-fold
+complete -o filenames -F _sp_complete sp-record sp-dump sp-symbolize sp-fold \
+	sp-profile

@@ -14,14 +14,17 @@ make -s -C "$TOP" $san B="$B" DESTDIR="$TMP/d" PREFIX=/opt/sp install \
 cat >"$TMP/want" <<'EOF_OUT'
 ./opt/sp/bin/sp-dump
 ./opt/sp/bin/sp-fold
+./opt/sp/bin/sp-profile
 ./opt/sp/bin/sp-record
 ./opt/sp/bin/sp-symbolize
 ./opt/sp/share/bash-completion/completions/sp-dump
 ./opt/sp/share/bash-completion/completions/sp-fold
+./opt/sp/share/bash-completion/completions/sp-profile
 ./opt/sp/share/bash-completion/completions/sp-record
 ./opt/sp/share/bash-completion/completions/sp-symbolize
 ./opt/sp/share/man/man1/sp-dump.1
 ./opt/sp/share/man/man1/sp-fold.1
+./opt/sp/share/man/man1/sp-profile.1
 ./opt/sp/share/man/man1/sp-record.1
 ./opt/sp/share/man/man1/sp-symbolize.1
 ./opt/sp/share/man/man5/sp-records.5

@@ -9,7 +9,7 @@ need_perf
 
 work=$TMP/work bin=$TMP/bin
 mkdir -p "$work" "$bin"
-for t in sp-record sp-dump sp-symbolize sp-fold; do
+for t in sp-record sp-dump sp-symbolize sp-fold sp-profile; do
 	eval "ln -s \"\$SP_$(echo "${t#sp-}" | tr a-z A-Z)\" \"$bin/$t\""
 done
 ln -s "$bin" "$work/build"

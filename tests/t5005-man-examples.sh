@@ -11,7 +11,7 @@ need_perf
 
 work=$TMP/work bin=$TMP/bin
 mkdir -p "$work/maps" "$bin"
-for t in sp-record sp-dump sp-symbolize sp-fold; do
+for t in sp-record sp-dump sp-symbolize sp-fold sp-profile; do
 	eval "ln -s \"\$SP_$(echo "${t#sp-}" | tr a-z A-Z)\" \"$bin/$t\""
 done
 cc_prog app live_spin.c -O1 -g
@@ -20,6 +20,8 @@ cp "$TMP/app" "$bin/server"
 printf '#!/bin/sh\ni=0; while [ $i -lt 50000 ]; do i=$((i+1)); done\n' \
 	>"$work/program"
 chmod +x "$work/program"
+cp "$work/program" "$work/prog"
+printf 'all:\n\t@./prog\n' >"$work/Makefile"
 # Stand-ins: each reads what it is given and succeeds.
 printf '#!/bin/sh\nprintf "app 7/7 1.0: 1000 cpu-clock:\\n\\t1 main (/bin/app)\\n\\n"\n' \
 	>"$bin/perf"
@@ -34,6 +36,10 @@ app=$!
 "$bin/server" &
 server=$!
 trap 'kill $app $server 2>/dev/null; rm -rf "$TMP"' EXIT
+# pidof app names this test's app only, not another test's.
+printf '#!/bin/sh\n[ "$1" = app ] && echo %s || exec %s "$@"\n' "$app" \
+	"$(command -v pidof || echo false)" >"$bin/pidof"
+chmod +x "$bin/pidof"
 
 "$SP_RECORD" -o "$work/x.spool" -- "$work/program" 2>/dev/null ||
 	fail "fixture recording"
