@@ -13,49 +13,15 @@ spin=$!
 trap 'kill $spin 2>/dev/null; rm -rf "$TMP"' EXIT
 
 ctrl_c() {	# TEE-OPTIONS: records through tee in a pty, then Ctrl-C
-	python3 - "$SP_RECORD" "$spin" "$TMP" "$1" <<'PY' || fail "pty run"
-import os, pty, signal, subprocess, sys, time
-rec, spin, tmp, teeopt = sys.argv[1:]
-child, fd = pty.fork()
-if child == 0:
-    # The job a shell would run, in the terminal's foreground group; this
-    # process only waits (it ignores the interrupt, its children do not).
-    def dfl():
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    err = open(tmp + "/rec.err", "w")
-    r = subprocess.Popen([rec, "-F", "499", "-p", spin], stdout=subprocess.PIPE,
-                         stderr=err, preexec_fn=dfl)
-    t = subprocess.Popen(["tee"] + ([teeopt] if teeopt else []) +
-                         [tmp + "/x.spool"], stdin=r.stdout,
-                         stdout=subprocess.DEVNULL, preexec_fn=dfl)
-    r.stdout.close()
-    rc = r.wait()
-    t.wait()
-    open(tmp + "/rec.rc", "w").write("%d\n" % rc)
-    os._exit(0)
-# The interrupt comes once the target has spent 2 s of CPU time while
-# recorded (not after a wall-clock time: a loaded machine gives it less).
-def cpu(pid):
-    f = open("/proc/%s/stat" % pid).read().rsplit(")", 1)[1].split()
-    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
-begin = cpu(spin)
-t = time.time()
-while cpu(spin) - begin < 2.0 and time.time() - t < 120:
-    time.sleep(0.05)
-os.write(fd, b"\x03")  # the terminal sends SIGINT to the whole job
-t = time.time()
-while time.time() - t < 15:
-    if os.waitpid(child, os.WNOHANG)[0]:
-        break
-    try:
-        os.read(fd, 4096)
-    except OSError:
-        time.sleep(0.1)
-else:
-    sys.exit("the pipeline did not end after Ctrl-C")
-PY
+	# The job a shell would run; its shells wait with a handler (not
+	# ignoring the interrupt, which their children would inherit).
+	# Ctrl-C comes once the target has spent 2 s of CPU time.
+	python3 "$TOP/tests/ctrl_c.py" --pid "$spin" --cpu 2 -- \
+		'trap : INT
+		{ trap : INT; "$0" -F 499 -p "$1" 2>"$2/rec.err"
+		  echo $? >"$2/rec.rc"; } |
+			tee $3 "$2/x.spool" >/dev/null' \
+		"$SP_RECORD" "$spin" "$TMP" "$1" || fail "pty run"
 }
 
 ctrl_c ""

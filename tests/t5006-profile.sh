@@ -73,44 +73,9 @@ grep -q "$CHAIN [0-9]*\$" "$TMP/p.folded" || fail "-p: $(head -n 3 "$TMP/p.folde
 
 # Ctrl-C in a terminal: the recording ends, the flame graph is written.
 # The interrupt comes once the workload has spent 0.5 s of CPU time.
-python3 - "$SP_PROFILE" "$TMP" <<'PY' || fail "Ctrl-C run"
-import os, pty, signal, sys, time
-prof, tmp = sys.argv[1:]
-child, fd = pty.fork()
-if child == 0:
-    err = os.open(tmp + "/cc.err", os.O_WRONLY | os.O_CREAT, 0o644)
-    os.dup2(err, 2)
-    os.execv("/bin/sh", ["sh", "-c", 'exec "$0" -o "$1"/cc.svg -- "$1"/rec_chain 60',
-                         prof, tmp])
-def cpu_of(exe):
-    """CPU seconds of the process running exe (this test's own copy)."""
-    for p in os.listdir("/proc"):
-        try:
-            if p.isdigit() and open("/proc/%s/cmdline" % p).read().startswith(exe + "\0"):
-                f = open("/proc/%s/stat" % p).read().rsplit(")", 1)[1].split()
-                return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
-        except OSError:
-            pass
-    return 0
-start = time.time()
-while time.time() - start < 120:
-    if cpu_of(tmp + "/rec_chain") >= 0.5:
-        break
-    time.sleep(0.05)
-else:
-    sys.exit("the workload did not run")
-os.write(fd, b"\x03")  # the terminal sends SIGINT to the whole job
-start = time.time()
-while time.time() - start < 120:
-    if os.waitpid(child, os.WNOHANG)[0]:
-        break
-    try:
-        os.read(fd, 4096)
-    except OSError:
-        time.sleep(0.05)
-else:
-    sys.exit("sp-profile did not end after Ctrl-C")
-PY
+python3 "$TOP/tests/ctrl_c.py" --exe "$TMP/rec_chain" --cpu 0.5 -- \
+	'exec "$0" -o "$1/cc.svg" -- "$1/rec_chain" 60 2>"$1/cc.err"' \
+	"$SP_PROFILE" "$TMP" || fail "Ctrl-C run"
 grep -q 'stopped by signal 2' "$TMP/cc.err" || fail "Ctrl-C: $(cat "$TMP/cc.err")"
 python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' \
 	"$TMP/cc.svg" 2>/dev/null || fail "Ctrl-C: no SVG written: $(cat "$TMP/cc.err")"
