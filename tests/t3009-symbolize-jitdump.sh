@@ -42,8 +42,8 @@ for p in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.13*/bin/python3.13 \
 done
 [ -n "$py" ] || { echo "no python3.13: real dump not checked" >&2; exit 0; }
 need_perf
-"$SP_RECORD" -g dwarf -d 10 -o "$TMP/py.spool" -- "$py" -X perf_jit \
-	"$PROGRAMS/py_work.py" 1 2>"$TMP/rec.err" ||
+"$SP_RECORD" -g dwarf -o "$TMP/py.spool" -- "$py" -X perf_jit \
+	"$PROGRAMS/py_work.py" 1c 2>"$TMP/rec.err" ||
 	fail "sp-record: exit $?: $(cat "$TMP/rec.err")"
 "$SP_DUMP" "$TMP/py.spool" >"$TMP/py.txt" || fail "sp-dump: exit $?"
 pid=$(awk -F "$T" '$1 == "module" { print $3; exit }' "$TMP/py.txt")

@@ -2,6 +2,9 @@
 
     python3.12 -X perf py_work.py SECONDS
 
+SECONDS is wall time; "1c" runs until the process has used 1 s of CPU,
+so that a test gets its samples however loaded the machine is.
+
 main -> work_a (a generator summed in C) and main -> work_b -> fib
 (recursive Python calls), so a sample's stack crosses the interpreter
 and CPython's perf trampolines many times.
@@ -22,11 +25,12 @@ def work_b():
     return fib(18)
 
 
-def main(secs):
-    end = time.monotonic() + secs
-    while time.monotonic() < end:
+def main(arg):
+    clock = time.process_time if arg.endswith("c") else time.monotonic
+    end = clock() + float(arg.rstrip("c"))
+    while clock() < end:
         work_a()
         work_b()
 
 
-main(float(sys.argv[1]))
+main(sys.argv[1])
