@@ -157,6 +157,8 @@ rec_adopt_forked(struct recorder *r, int32_t pid)
 
 	/* Its own children (-a -- CMD) are recorded; a child of another
 	 * user's process may have changed users. */
+	if (pid == r->self)
+		return NULL;
 	if (r->cfg.only_uid &&
 	    (rec_proc_uid(pid, &uid) < 0 || uid != r->cfg.uid))
 		return NULL;
@@ -270,6 +272,10 @@ rec_adopt_children(struct recorder *r, uint64_t now)
 			if (rec_ptab_get(&r->procs, pid) ||
 			    rec_proc_ppid(pid, &ppid) < 0 ||
 			    !rec_ptab_get(&r->procs, ppid))
+				continue;
+			/* -a records the shell that started us: we are its
+			 * child, and never recorded. */
+			if (r->cfg.system_wide && !wanted(r, pid))
 				continue;
 			p = rec_track_process(r, pid, false);
 			if (!p)
