@@ -8,7 +8,7 @@ cc_prog rec_dlopen rec_dlopen.c -O0 -fno-omit-frame-pointer -ldl
 cc_prog librec_dllib.so rec_dllib.c -O0 -fno-omit-frame-pointer -shared -fPIC
 lib=$TMP/librec_dllib.so
 
-"$SP_RECORD" -d 10 -o "$TMP/x.spool" -- "$TMP/rec_dlopen" 1 "$lib" \
+"$SP_RECORD" -o "$TMP/x.spool" -- "$TMP/rec_dlopen" 1c "$lib" \
 	2>"$TMP/err"
 rc=$?
 cat "$TMP/err" >&2

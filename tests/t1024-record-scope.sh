@@ -44,7 +44,9 @@ folded "$TMP/a.spool" >"$TMP/a.folded"
 for n in before after1 after2; do
 	c=$(count "$TMP/a.folded" "$n")
 	echo "$n: $c samples" >&2
-	[ "$c" -ge 100 ] || fail "-a: $c samples of $n's stack"
+	# (0.3 s of CPU is about 300 samples; the kernel may drop some when
+	# other tests' processes fill the rings, and the summary says so)
+	[ "$c" -ge 50 ] || fail "-a: $c samples of $n's stack"
 done
 # (Other tests' recorders may run beside this one: look for this pid.)
 "$SP_DUMP" "$TMP/a.spool" >"$TMP/a.dump" || fail "sp-dump exited $?"

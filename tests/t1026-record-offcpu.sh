@@ -4,9 +4,9 @@
 # (within 5% of what the program's own clock measured, so that a loaded
 # machine, where every wake-up waits for a CPU, changes both alike); the
 # wall view of a thread that computes 20 ms and sleeps 80 ms at a time
-# shows the split the program measured; every output names its unit.  Each wait says why, as the kernel said: sleeping, in an
-# uninterruptible wait (vfork's parent) or preempted (two spinning threads
-# on one CPU).
+# shows the split the program measured; every output names its unit.
+# Each wait says why, as the kernel said: sleeping, in an uninterruptible
+# wait (vfork's parent) or preempted (two spinning threads on one CPU).
 . "$(dirname "$0")/lib.sh"
 need_perf
 cc_prog rec_offcpu rec_offcpu.c -O1 -g -pthread

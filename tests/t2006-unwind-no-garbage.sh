@@ -8,7 +8,7 @@
 need_perf
 
 cc_prog unw_baddata unw_baddata.c -O2 -g -fno-omit-frame-pointer
-"$SP_RECORD" -g dwarf -d 5 -o "$TMP/x.spool" -- "$TMP/unw_baddata" 1 \
+"$SP_RECORD" -g dwarf -o "$TMP/x.spool" -- "$TMP/unw_baddata" 1c \
 	2>"$TMP/err" || fail "sp-record exited $?: $(cat "$TMP/err")"
 grep -q 'return_address_not_code' "$TMP/err" ||
 	fail "no step was refused as not code: $(cat "$TMP/err")"

@@ -7,7 +7,7 @@
 need_perf
 
 cc_prog fold_ratio fold_ratio.c -O1 -g -pthread
-"$SP_RECORD" -F 499 -g dwarf -o "$TMP/x.spool" -- "$TMP/fold_ratio" 1.5 \
+"$SP_RECORD" -F 499 -g dwarf -o "$TMP/x.spool" -- "$TMP/fold_ratio" 1.5c \
 	>"$TMP/rec.out" 2>"$TMP/rec.err" || fail "sp-record: $(cat "$TMP/rec.err")"
 grep -q 'fold_ratio: done' "$TMP/rec.out" || fail "the program did not finish"
 "$SP_DUMP" "$TMP/x.spool" >"$TMP/records" || fail "sp-dump failed"

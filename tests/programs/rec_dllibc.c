@@ -24,17 +24,20 @@ static void *(*volatile fill)(void *, int, size_t) = memset;
 
 void lib_spin(double secs);
 
+/* Spins for `secs` of wall time, or for -secs of this thread's CPU time. */
 void
 lib_spin(double secs)
 {
+	clockid_t id = secs < 0 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
 	struct timespec ts;
 	double end;
 	int i = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	end = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 + secs;
+	clock_gettime(id, &ts);
+	end = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 +
+	      (secs < 0 ? -secs : secs);
 	do {
 		fill(buf, i++, sizeof(buf));
-		clock_gettime(CLOCK_MONOTONIC, &ts);
+		clock_gettime(id, &ts);
 	} while ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9 < end);
 }

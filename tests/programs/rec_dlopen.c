@@ -7,7 +7,9 @@
  * Spins in main_spin for the first half, then calls lib_spin(SECONDS/2)
  * from LIBRARY (built from rec_dllib.c or rec_dllibc.c).  With LIBRARY2,
  * each part takes a third: after LIBRARY's lib_spin it closes LIBRARY and
- * calls LIBRARY2's, which is likely mapped where LIBRARY was.
+ * calls LIBRARY2's, which is likely mapped where LIBRARY was.  SECONDS
+ * is wall time; "2.4c" is CPU time (lib_spin gets it negated), so that a
+ * test gets its samples however loaded the machine is.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -16,12 +18,15 @@
 
 static volatile unsigned long sink;
 
+/* Wall time, or this thread's CPU time for a SECONDS like "2.4c". */
+static clockid_t clock_id = CLOCK_MONOTONIC;
+
 static double
 now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock_id, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
@@ -50,19 +55,23 @@ run_lib(const char *lib, double secs)
 	*(void **)&fn = dlsym(h, "lib_spin");
 	if (!fn)
 		exit(1);
-	fn(secs);
+	/* lib_spin takes CPU seconds as a negative number */
+	fn(clock_id == CLOCK_MONOTONIC ? secs : -secs);
 	return h;
 }
 
 int
 main(int argc, char **argv)
 {
-	double secs = argc > 1 ? atof(argv[1]) : 1;
+	char *unit = NULL;
+	double secs = argc > 1 ? strtod(argv[1], &unit) : 1;
 	double part = secs / (argc > 3 ? 3 : 2);
 	void *h;
 
 	if (argc < 3)
 		return 2;
+	if (unit && *unit == 'c')
+		clock_id = CLOCK_THREAD_CPUTIME_ID;
 	main_spin(part);
 	h = run_lib(argv[2], part);
 	if (argc > 3) {

@@ -12,7 +12,9 @@
  * truncate: spins in the library for SECONDS/2, cuts LIBRARY's file right
  * after its code (what the recorder reads of it, the CFI, is gone; what
  * this process runs is not), spins SECONDS/2 more in other functions.
- * LIBRARY is built from rec_intlib.c.
+ * LIBRARY is built from rec_intlib.c.  SECONDS is wall time; "3c" is
+ * 3 s of CPU time, so that a test gets its samples however loaded the
+ * machine is.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -29,12 +31,15 @@
 static void (*lib_work)(void);
 static void (*lib_late)(void);
 
+/* Wall time, or this thread's CPU time for a SECONDS like "3c". */
+static clockid_t clock_id = CLOCK_MONOTONIC;
+
 static double
 now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock_id, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
@@ -82,6 +87,8 @@ main(int argc, char **argv)
 	if (argc < 4)
 		return 2;
 	secs = atof(argv[2]);
+	if (argv[2][strlen(argv[2]) - 1] == 'c')
+		clock_id = CLOCK_THREAD_CPUTIME_ID;
 	if (!(h = dlopen(argv[3], RTLD_NOW))) {
 		fprintf(stderr, "rec_libswap: %s\n", dlerror());
 		return 1;

@@ -2,7 +2,7 @@
  * unw_baddata.c: a leaf function without CFI whose frame pointer points
  * at data, for the test that no impossible address is written as a frame.
  *
- *   unw_baddata [SECONDS]        (default 1)
+ *   unw_baddata [SECONDS]    (default 1; "1c": 1 s of CPU time)
  *
  * spin_nocfi is written in assembly with no .cfi directives, so no FDE
  * covers it and an unwinder can only follow its frame pointer, which
@@ -39,7 +39,11 @@ static void __attribute__((noinline)) run(unsigned long ra)
 int
 main(int argc, char **argv)
 {
-	double secs = argc > 1 ? atof(argv[1]) : 1;
+	char *unit = NULL;
+	double secs = argc > 1 ? strtod(argv[1], &unit) : 1;
+	/* "1c": 1 s of CPU time, however loaded the machine */
+	clockid_t id =
+	    unit && *unit == 'c' ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
 	unsigned long local = 0;
 	const unsigned long ras[5] = {
 		0x7fffffffffffffffUL,
@@ -51,10 +55,10 @@ main(int argc, char **argv)
 	struct timespec t0, t;
 	unsigned i = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(id, &t0);
 	do {
 		run(ras[i++ % 5]);
-		clock_gettime(CLOCK_MONOTONIC, &t);
+		clock_gettime(id, &t);
 	} while ((double)(t.tv_sec - t0.tv_sec) +
 		     (double)(t.tv_nsec - t0.tv_nsec) / 1e9 <
 		 secs);

@@ -22,6 +22,7 @@
 
 #include "common/modtab.h"
 #include "common/spool.h"
+#include "sp-record/proc.h"
 #include "sp-record/ptrace.h"
 #include "sp-record/unwind.h"
 #include "tests/unit/skip.h"
@@ -168,6 +169,7 @@ struct capture {
 	struct sp_modtab *mods;
 	pid_t pid;
 	size_t n, execs;
+	size_t want; /* stop the run after this many samples (0: never) */
 	uint64_t regs[MAX_SAMPLES][24];
 	uint8_t *stacks[MAX_SAMPLES];
 	size_t lens[MAX_SAMPLES];
@@ -190,7 +192,7 @@ on_event(const struct rec_ptracer_event *ev, void *arg)
 	ck_assert_ptr_nonnull(c->stacks[c->n]);
 	memcpy(c->stacks[c->n], ev->stack, ev->stack_len);
 	c->lens[c->n++] = ev->stack_len;
-	return 0;
+	return c->want && c->n >= c->want;
 }
 
 /* Unwinds every captured sample; returns how many reached a root. */
@@ -217,6 +219,30 @@ unwind_all(struct capture *c)
 	return ok;
 }
 
+/*
+ * Waits until `pid` has `n` threads, however loaded the machine, not for
+ * a fixed time: unw_chains with a second thread has run main, so the
+ * loader has mapped its libraries.  (Its other threads wait for the
+ * tracer, which stops each new thread until it runs.)  Ten seconds at
+ * most.
+ */
+static void
+wait_threads(pid_t pid, long n)
+{
+	int32_t *tids;
+	long have = 0;
+	int i;
+
+	for (i = 0; i < 1000 && have < n; i++) {
+		have = rec_proc_tasks(pid, &tids);
+		if (have > 0)
+			free(tids);
+		if (have < n)
+			usleep(10 * 1000);
+	}
+	ck_assert_int_ge(have, n);
+}
+
 START_TEST(test_spawn_sample_detach)
 {
 	char *argv[] = { exe, "30", NULL };
@@ -235,9 +261,12 @@ START_TEST(test_spawn_sample_detach)
 	}
 	c->pid = rec_ptracer_pid(t);
 	c->mods = sp_modtab_new();
-	usleep(100 * 1000); /* let the threads start: stable maps */
+	wait_threads(c->pid, 2); /* main runs: its libraries are mapped */
 	load_maps(c->mods, c->pid);
-	ck_assert_int_eq(rec_ptracer_run(t, 0.7, NULL, on_event, c), 0);
+	/* 150 samples, however long a loaded machine takes (a minute at most)
+	 */
+	c->want = 150;
+	ck_assert_int_eq(rec_ptracer_run(t, 60, NULL, on_event, c), 0);
 	rec_ptracer_summary(t, &s);
 	printf("ptrace: %" PRIu64 " samples, pause median %" PRIu64
 	       " us, p99 %" PRIu64 " us\n",
