@@ -49,7 +49,17 @@ _sp_complete()
 		return
 		;;
 	--weight)
-		COMPREPLY=($(compgen -W "samples time" -- "$cur"))
+		COMPREPLY=($(compgen -W "samples time period" -- "$cur"))
+		return
+		;;
+	--view)
+		COMPREPLY=($(compgen -W "cpu off-cpu wall" -- "$cur"))
+		return
+		;;
+	-e | --event | --event-filter)
+		# the events this machine offers, as sp-record -l lists them
+		COMPREPLY=($(compgen -W "$(sp-record -l 2>/dev/null |
+			awk '{ print $1; if ($2 == "OR") print $3 }')" -- "$cur"))
 		return
 		;;
 	-g | --call-graph)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # make install writes the binaries, the man pages and the bash completion
 # under DESTDIR/PREFIX and nothing else; make uninstall removes exactly
-# that.  The completion completes options, --format values and -p with
+# that, and the folders install made when they are left empty.  The completion completes options, --format values and -p with
 # running processes.
 . "$(dirname "$0")/lib.sh"
 
@@ -44,6 +44,9 @@ if command -v bash >/dev/null; then
 	comp 1 sp-fold --form | grep -qx -- --format || fail "no --format"
 	comp 1 sp-dump --fol | grep -qx -- --follow || fail "no --follow"
 	comp 2 sp-fold --format sv | grep -qx svg || fail "no svg format"
+	comp 2 sp-fold --view off | grep -qx off-cpu || fail "no --view values"
+	comp 2 sp-record -e page- | grep -qx page-faults ||
+		fail "no event names for -e"
 	comp 2 sp-record -p "$$" | grep -qx "$$" || fail "no pid completion"
 	comp 2 sp-record -p "$(cat /proc/$$/comm)" | grep -qx "$$" ||
 		fail "no pid completion by name"
@@ -54,6 +57,12 @@ fi
 # shellcheck disable=SC2086
 make -s -C "$TOP" $san B="$B" DESTDIR="$TMP/d" PREFIX=/opt/sp uninstall \
 	>"$TMP/log" 2>&1 || fail "make uninstall: $(cat "$TMP/log")"
-left=$(cd "$TMP/d" && find . -type f -o -type l)
+left=$(cd "$TMP/d" && find . -mindepth 1 ! -path ./opt)
 [ -z "$left" ] || fail "uninstall left: $left"
+# A folder that holds someone else's file stays, with that file.
+mkdir -p "$TMP/d/opt/sp/bin" && : >"$TMP/d/opt/sp/bin/theirs"
+# shellcheck disable=SC2086
+make -s -C "$TOP" $san B="$B" DESTDIR="$TMP/d" PREFIX=/opt/sp install \
+	uninstall >"$TMP/log" 2>&1 || fail "make install uninstall: $(cat "$TMP/log")"
+[ -f "$TMP/d/opt/sp/bin/theirs" ] || fail "uninstall removed a file not its own"
 exit 0
