@@ -13,6 +13,7 @@
 #include "common/grow.h"
 #include "common/version.h"
 #include "sp-fold/args.h"
+#include "sp-fold/outname.h"
 #include "sp-fold/svgcolor.h"
 #include "common/banned.h"
 
@@ -338,6 +339,7 @@ set_option(int c, struct fold_opts *o)
 	switch (c) {
 	case 'f':
 		o->format = parse_format(optarg);
+		o->format_given = true;
 		break;
 	case 'o':
 		o->output = optarg;
@@ -579,6 +581,30 @@ check_view(struct fold_opts *o)
 	o->weight_time = true;
 }
 
+/*
+ * -o's name picks the format unless --format says otherwise (then a
+ * name that says another format is worth a warning); pprof, which is
+ * binary, is not written to a terminal.
+ */
+static void
+check_output(struct fold_opts *o)
+{
+	enum fold_format named;
+
+	if (o->output && fold_format_of_name(o->output, &named)) {
+		if (!o->format_given)
+			o->format = named;
+		else if (o->format != named && o->format != FOLD_TOP &&
+			 o->format != FOLD_PERF_SCRIPT)
+			warnx("warning: writing %s to '%s', whose name says %s",
+			      format_names[o->format], o->output,
+			      format_names[named]);
+	}
+	if (!o->output && o->format == FOLD_PPROF && isatty(STDOUT_FILENO))
+		usage_error("pprof is binary: not to a terminal (-o x.pb.gz, "
+			    "or a pipe)");
+}
+
 /* The checks of options that go together, once all are read. */
 static void
 check_combinations(struct fold_opts *o, int nfiles)
@@ -658,6 +684,7 @@ fold_args_parse(int argc, char **argv, struct fold_opts *o)
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1)
 		set_option(c, o);
 	check_operands(o, argv + optind, argc - optind);
+	check_output(o);
 	check_combinations(o, argc - optind);
 	return optind;
 }

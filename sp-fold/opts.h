@@ -42,6 +42,7 @@ struct fold_ids {
 
 struct fold_opts {
 	enum fold_format format;
+	bool format_given; /* --format, not from -o's name */
 	enum fold_input from;
 	bool pid, tid;         /* append -PID or -PID/TID to the comm */
 	bool process_name;     /* the process name, not the thread's */
