@@ -14,6 +14,7 @@
 
 #include "common/grow.h"
 #include "common/htab.h"
+#include "sp-record/cpus.h"
 #include "sp-record/events.h"
 #include "sp-record/proc.h"
 #include "common/banned.h"
@@ -38,71 +39,6 @@ read_sysctl(const char *path, long dflt)
 		v = strtol(buf, NULL, 10);
 	fclose(f);
 	return v;
-}
-
-/* Parses a CPU list such as "0-3,6"; returns the count or -1. */
-static int
-parse_cpus(const char *s, int **out)
-{
-	int *v = NULL, *nv, n = 0, alloc = 0, a, b, c;
-	char *end;
-
-	while (*s && *s != '\n') {
-		a = (int)strtol(s, &end, 10);
-		if (end == s)
-			goto bad;
-		b = a;
-		if (*end == '-') {
-			s = end + 1;
-			b = (int)strtol(s, &end, 10);
-			if (end == s || b < a)
-				goto bad;
-		}
-		for (c = a; c <= b; c++) {
-			if (n == alloc) {
-				alloc = alloc ? 2 * alloc : 8;
-				nv = reallocarray(v, (size_t)alloc, sizeof(*v));
-				if (!nv)
-					goto bad;
-				v = nv;
-			}
-			v[n++] = c;
-		}
-		s = end;
-		if (*s == ',')
-			s++;
-	}
-	*out = v;
-	return n;
-bad:
-	free(v);
-	return -1;
-}
-
-static int
-online_cpus(int **cpus)
-{
-	char buf[256];
-	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	long i, n;
-	int got = -1;
-
-	if (f) {
-		if (fgets(buf, sizeof(buf), f))
-			got = parse_cpus(buf, cpus);
-		fclose(f);
-	}
-	if (got > 0)
-		return got;
-	n = sysconf(_SC_NPROCESSORS_ONLN);
-	if (n < 1)
-		n = 1;
-	*cpus = calloc((size_t)n, sizeof(**cpus));
-	if (!*cpus)
-		return -1;
-	for (i = 0; i < n; i++)
-		(*cpus)[i] = (int)i;
-	return (int)n;
 }
 
 /* Event `i` and how often it is sampled. */
@@ -173,7 +109,7 @@ rec_events_init(struct rec_events *ev, const struct rec_evopts *o)
 
 	memset(ev, 0, sizeof(*ev));
 	ev->opts = *o;
-	ev->ncpus = online_cpus(&ev->cpus);
+	ev->ncpus = rec_cpus_online(&ev->cpus);
 	if (ev->ncpus < 1)
 		return -ENOMEM;
 	ev->rings = calloc((size_t)ev->ncpus, sizeof(*ev->rings));
@@ -543,8 +479,9 @@ int
 rec_events_select_cpus(struct rec_events *ev, const char *list)
 {
 	int *want, n, i, c, kept = 0;
+	const char *bad;
 
-	n = parse_cpus(list, &want);
+	n = rec_cpus_parse(list, rec_cpus_possible(), &want, &bad);
 	if (n <= 0) {
 		snprintf(ev->errmsg, sizeof(ev->errmsg),
 			 "invalid CPU list '%s' (as 0-3,6)", list);

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sp-record/cpus.h"
 #include "sp-record/ptrace.h"
 #include "sp-record/recorder.h"
 #include "sp-record/stopreq.h"
@@ -358,6 +359,33 @@ drop_empty_output(int fd, const char *path)
 		unlink(path);
 }
 
+/*
+ * -C: a CPU list whose every CPU this machine can have (offline ones are
+ * refused later, when recording starts).
+ */
+static const char *
+cpus_arg(const char *s)
+{
+	int *cpus, n, limit = rec_cpus_possible();
+	const char *bad;
+
+	n = rec_cpus_parse(s, limit, &cpus, &bad);
+	if (n == -ERANGE) {
+		warnx("-C: CPU %.*s is out of range: this machine's CPUs are "
+		      "0-%d",
+		      (int)strspn(bad, "0123456789"), bad, limit - 1);
+		usage();
+	}
+	if (n == -ENOMEM)
+		errx(1, "-C: %s", strerror(ENOMEM));
+	if (n < 0) {
+		warnx("invalid CPU list '%s' (as 0-3,6)", s);
+		usage();
+	}
+	free(cpus);
+	return s;
+}
+
 static double
 duration_arg(const char *s)
 {
@@ -525,7 +553,7 @@ main(int argc, char **argv)
 			cfg.system_wide = true;
 			break;
 		case 'C':
-			cfg.cpu_list = optarg;
+			cfg.cpu_list = cpus_arg(optarg);
 			break;
 		case 'c':
 			cfg.ev.period = number(optarg, "period", UINT64_MAX);
