@@ -333,9 +333,13 @@ explain(struct rec_events *ev, int err, int32_t pid, bool attach)
 	case EMFILE:
 	case ENFILE:
 		snprintf(m, n,
-			 "perf_event_open: %s: raise the open file "
-			 "limit (ulimit -n)",
-			 strerror(err));
+			 "too many open files%s: %zu descriptors open for "
+			 "%zu threads, each thread needs %zu (one per CPU "
+			 "and event); raise ulimit -n (now %ld)",
+			 err == ENFILE ? " in the system" : "", ev->nfds,
+			 ev->tids ? sp_htab_count(ev->tids) : 0,
+			 (size_t)ev->ncpus * ev->opts.nevents,
+			 sysconf(_SC_OPEN_MAX));
 		break;
 	case ENOENT:
 	case EOPNOTSUPP:

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/htab.h"
 #include "sp-record/cpus.h"
 #include "sp-record/ptrace.h"
 #include "sp-record/recorder.h"
@@ -202,6 +203,30 @@ add_pids(const char *list, int32_t **pids, size_t *n)
 		warnx("invalid pid list '%s': no pid in it", list);
 		usage();
 	}
+}
+
+/*
+ * Drops the ids named more than once, keeping the first: `-t T` given
+ * 20,000 times opened 20,000 sets of events on one thread, `-p 1` given
+ * 2,000 times named its threads 2,000 times.
+ */
+static void
+unique_ids(int32_t *v, size_t *n)
+{
+	struct sp_htab *seen = sp_htab_new();
+	size_t i, k;
+	bool fresh;
+
+	if (!seen)
+		err(1, "sp_htab_new");
+	for (i = k = 0; i < *n; i++) {
+		if (!sp_htab_slot(seen, &v[i], sizeof(v[i]), 1, &fresh))
+			errx(1, "sp_htab_slot: %s", strerror(ENOMEM));
+		if (fresh)
+			v[k++] = v[i];
+	}
+	*n = k;
+	sp_htab_free(seen);
 }
 
 /* -u: a user name or number. */
@@ -621,6 +646,8 @@ main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
+	unique_ids(pids, &npids);
+	unique_ids(tids, &ntids);
 	check_scope(&cfg, npids, ntids, argc);
 	if (cfg.ev.nevents == 0) {
 		rec_evspec_default(&cfg.ev.events[0]);
