@@ -638,7 +638,7 @@ main(int argc, char **argv)
 		case 'h':
 			help();
 		case 'V':
-			sp_print_version("sp-record");
+			printf("sp-record %s\n", sp_version());
 			return 0;
 		default:
 			usage();
