@@ -17,6 +17,7 @@
 #include "sp-record/cpus.h"
 #include "sp-record/events.h"
 #include "sp-record/proc.h"
+#include "sp-record/sysctl.h"
 #include "common/banned.h"
 
 #ifndef PERF_FORMAT_LOST
@@ -25,21 +26,6 @@
 
 /* Rings never shrink below this many pages when mmap hits a limit. */
 #define MIN_PAGES 8
-
-static long
-read_sysctl(const char *path, long dflt)
-{
-	char buf[64];
-	long v = dflt;
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		return dflt;
-	if (fgets(buf, sizeof(buf), f))
-		v = strtol(buf, NULL, 10);
-	fclose(f);
-	return v;
-}
 
 /* Event `i` and how often it is sampled. */
 static void
@@ -143,7 +129,8 @@ rec_events_init(struct rec_events *ev, const struct rec_evopts *o)
 	a->exclude_kernel = 0;
 	a->exclude_hv = 1;
 	a->exclude_callchain_kernel = !o->kernel;
-	max_stack = read_sysctl("/proc/sys/kernel/perf_event_max_stack", 127);
+	if (rec_sysctl_long("kernel.perf_event_max_stack", &max_stack) < 0)
+		max_stack = 127;
 	a->sample_max_stack = (uint16_t)(max_stack < 127 ? max_stack : 127);
 	a->read_format = PERF_FORMAT_LOST;
 	a->mmap = 1;
@@ -282,12 +269,11 @@ foreign_process(int32_t pid)
 static void
 explain(struct rec_events *ev, int err, int32_t pid, bool attach)
 {
-	long paranoid = read_sysctl("/proc/sys/kernel/perf_event_paranoid", 2);
-	long maxrate =
-	    read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", 0);
+	long paranoid = rec_perf_paranoid(), maxrate = 0;
 	char *m = ev->errmsg, sw[200];
 	size_t n = sizeof(ev->errmsg);
 
+	rec_sysctl_long("kernel.perf_event_max_sample_rate", &maxrate);
 	switch (err) {
 	case EACCES:
 	case EPERM:

@@ -24,6 +24,7 @@
 #include "sp-record/ptrace.h"
 #include "sp-record/recorder.h"
 #include "sp-record/stopreq.h"
+#include "sp-record/sysctl.h"
 #include "sp-record/unwind.h"
 #include "common/version.h"
 #include "common/banned.h"
@@ -169,16 +170,12 @@ stack_size_arg(const char *s)
 static uint64_t
 max_sample_rate(void)
 {
-	unsigned long long v = 0;
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	long v;
 
-	if (!f || fscanf(f, "%llu", &v) != 1 || v == 0) {
-		if (f)
-			fclose(f);
+	if (rec_sysctl_long("kernel.perf_event_max_sample_rate", &v) < 0 ||
+	    v <= 0)
 		errx(1, "cannot read kernel.perf_event_max_sample_rate");
-	}
-	fclose(f);
-	return v;
+	return (uint64_t)v;
 }
 
 /* Appends the pids of a -p list ("12,34") to *pids. */

@@ -9,17 +9,9 @@
 
 #include "common/htab.h"
 #include "sp-record/launch.h"
+#include "sp-record/sysctl.h"
 #include "sp-record/recorder_impl.h"
 #include "common/banned.h"
-
-static const char *
-paranoid(void)
-{
-	static char v[32];
-
-	rec_read_line("/proc/sys/kernel/perf_event_paranoid", v, sizeof(v));
-	return v[0] ? v : "unknown";
-}
 
 /* Says once what the kernel made us change. */
 static void
@@ -30,9 +22,9 @@ announce(struct recorder *r)
 		      "cpu-clock");
 	if (r->ev.kernel_denied)
 		warnx("kernel stacks are not permitted (kernel."
-		      "perf_event_paranoid is %s; run as root or grant "
+		      "perf_event_paranoid is %ld; run as root or grant "
 		      "CAP_PERFMON): recording user stacks only",
-		      paranoid());
+		      rec_perf_paranoid());
 	r->stk.max_chain = r->ev.attr.sample_max_stack;
 	r->stk.kernel = r->ev.kernel_stacks;
 	rec_write_events(r);

@@ -1,7 +1,8 @@
 /*
  * check_record_events.c: the default ring size: a quarter second of
  * samples at the requested rate, within its bounds; CPU lists (cpus.c)
- * parsed within the machine's CPUs, numbers that do not fit refused.
+ * parsed within the machine's CPUs, numbers that do not fit refused;
+ * kernel settings read one way (sysctl.c).
  */
 #include <check.h>
 #include <errno.h>
@@ -10,6 +11,7 @@
 
 #include "sp-record/cpus.h"
 #include "sp-record/events.h"
+#include "sp-record/sysctl.h"
 
 static struct rec_evopts
 opts(uint64_t freq, bool dwarf, uint32_t stack)
@@ -138,6 +140,26 @@ START_TEST(possible_covers_online)
 }
 END_TEST
 
+START_TEST(sysctl_reads)
+{
+	long v = 12345, want;
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fscanf(f, "%ld", &want), 1);
+	fclose(f);
+	ck_assert_int_eq(rec_sysctl_long("kernel.pid_max", &v), 0);
+	ck_assert_int_eq(v, want);
+	v = 12345;
+	ck_assert_int_eq(rec_sysctl_long("kernel.no_such_setting", &v),
+			 -ENOENT);
+	ck_assert_int_eq(rec_sysctl_long("kernel.ostype", &v), -EBADMSG);
+	ck_assert_int_eq(rec_sysctl_long("kernel.random.boot_id", &v),
+			 -EBADMSG);
+	ck_assert_int_eq(v, 12345);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -155,6 +177,7 @@ main(void)
 	tcase_add_test(tc, cpu_lists_out_of_range);
 	tcase_add_test(tc, cpu_lists_malformed);
 	tcase_add_test(tc, possible_covers_online);
+	tcase_add_test(tc, sysctl_reads);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
