@@ -1,5 +1,6 @@
 /*
- * events.c: perf_event_open layouts for launch and attach (see events.h).
+ * events.c: perf_event_open layouts for launch and attach (see events.h);
+ * what a refused open tells the user is events_why.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -7,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -255,110 +255,6 @@ adapt(struct rec_events *ev, int err)
 	return false;
 }
 
-/* Whether /proc/PID belongs to another user than us. */
-static bool
-foreign_process(int32_t pid)
-{
-	char path[64];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
-	return stat(path, &st) == 0 && st.st_uid != geteuid();
-}
-
-static void
-explain(struct rec_events *ev, int err, int32_t pid, bool attach)
-{
-	long paranoid = rec_perf_paranoid(), maxrate = 0;
-	char *m = ev->errmsg, sw[200];
-	size_t n = sizeof(ev->errmsg);
-
-	rec_sysctl_long("kernel.perf_event_max_sample_rate", &maxrate);
-	switch (err) {
-	case EACCES:
-	case EPERM:
-		if (ev->offcpu_denied && geteuid() != 0)
-			snprintf(m, n,
-				 "--off-cpu samples threads as the kernel "
-				 "switches them out, which "
-				 "kernel.perf_event_paranoid %ld forbids; run "
-				 "as root, grant CAP_PERFMON, or lower it with "
-				 "'sysctl kernel.perf_event_paranoid=1'",
-				 paranoid);
-		else if (attach && geteuid() != 0 && foreign_process(pid))
-			snprintf(m, n,
-				 "pid '%d': cannot attach to another "
-				 "user's process; run as root or with "
-				 "CAP_SYS_PTRACE and CAP_PERFMON",
-				 (int)pid);
-		else if (geteuid() == 0)
-			snprintf(m, n,
-				 "perf_event_open: %s even as root: a "
-				 "seccomp filter or container policy blocks "
-				 "perf events (allow perf_event_open, e.g. "
-				 "docker --cap-add PERFMON --security-opt "
-				 "seccomp=unconfined)",
-				 strerror(err));
-		else
-			snprintf(m, n,
-				 "perf_event_open: %s: "
-				 "kernel.perf_event_paranoid is %ld; run as "
-				 "root, grant CAP_PERFMON (and CAP_SYS_PTRACE "
-				 "to attach), or lower it with 'sysctl "
-				 "kernel.perf_event_paranoid=%d'",
-				 strerror(err), paranoid, pid < 0 ? 0 : 1);
-		break;
-	case ENOSYS:
-		snprintf(m, n,
-			 "perf_event_open is not available: the kernel "
-			 "has no perf events or a seccomp filter blocks them");
-		break;
-	case ESRCH:
-		snprintf(m, n, "pid '%d': no such process", (int)pid);
-		break;
-	case EMFILE:
-	case ENFILE:
-		snprintf(m, n,
-			 "too many open files%s: %zu descriptors open for "
-			 "%zu threads, each thread needs %zu (one per CPU "
-			 "and event); raise ulimit -n (now %ld)",
-			 err == ENFILE ? " in the system" : "", ev->nfds,
-			 ev->tids ? sp_htab_count(ev->tids) : 0,
-			 (size_t)ev->ncpus * ev->opts.nevents,
-			 sysconf(_SC_OPEN_MAX));
-		break;
-	case ENOENT:
-	case EOPNOTSUPP:
-	case ENODEV:
-		rec_evspec_software_names(sw, sizeof(sw));
-		snprintf(m, n,
-			 "event '%s' is not supported here (%s); "
-			 "available: %s, tracepoints (sp-record -l lists "
-			 "them all)",
-			 rec_events_name(ev, ev->failed),
-			 ev->opts.events[ev->failed].tracepoint
-			     ? "the kernel refused the tracepoint"
-			     : "no hardware PMU, as in most virtual machines",
-			 sw);
-		break;
-	case EINVAL:
-		if (maxrate > 0 && ev->attr.freq &&
-		    ev->attr.sample_freq > (uint64_t)maxrate) {
-			snprintf(m, n,
-				 "sampling frequency %llu Hz is above "
-				 "kernel.perf_event_max_sample_rate (%ld); use "
-				 "a lower -F or -F max",
-				 (unsigned long long)ev->attr.sample_freq,
-				 maxrate);
-			break;
-		}
-		/* fall through */
-	default:
-		snprintf(m, n, "perf_event_open: %s", strerror(err));
-		break;
-	}
-}
-
 /* Opens event `i`; with several events, learns its id. */
 static int
 open_one(struct rec_events *ev, size_t i, int32_t pid, int cpu)
@@ -433,7 +329,7 @@ open_routed(struct rec_events *ev, size_t i, int c, int32_t pid, bool attach)
 	int fd = open_one(ev, i, pid, ev->cpus[c]), rc;
 
 	if (fd < 0) {
-		explain(ev, -fd, pid, attach);
+		rec_events_explain(ev, -fd, pid, attach);
 		return fd;
 	}
 	if (keep_fd(ev, fd) < 0) {
@@ -541,7 +437,8 @@ rec_events_open_attach(struct rec_events *ev, int32_t pid)
 	for (pass = 0; pass < 32; pass++) {
 		n = rec_proc_tasks(pid, &tids);
 		if (n < 0 && opened == 0) {
-			explain(ev, n == -ENOENT ? ESRCH : (int)-n, pid, true);
+			rec_events_explain(ev, n == -ENOENT ? ESRCH : (int)-n,
+					   pid, true);
 			return n == -ENOENT ? -ESRCH : n;
 		}
 		if (n < 0)
