@@ -12,9 +12,3 @@ sp_version(void)
 {
 	return SP_VERSION;
 }
-
-void
-sp_print_version(const char *tool)
-{
-	printf("%s %s\n", tool, SP_VERSION);
-}

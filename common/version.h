@@ -5,11 +5,10 @@
 #ifndef SP_VERSION_H
 #define SP_VERSION_H
 
-#include <stdio.h>
-
-/* The version string, e.g. "0.6.0" or "v0.6.0-12-gabc1234-dirty". */
+/*
+ * The version string, e.g. "0.6.0" or "v0.6.0-12-gabc1234-dirty": static,
+ * never freed.  Each tool prints "TOOL VERSION" for --version itself.
+ */
 const char *sp_version(void);
-/* Prints "TOOL VERSION" on stdout, for --version. */
-void sp_print_version(const char *tool);
 
 #endif

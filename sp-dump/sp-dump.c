@@ -493,7 +493,7 @@ main(int argc, char **argv)
 			stacks = true;
 			break;
 		case 'V':
-			sp_print_version("sp-dump");
+			printf("sp-dump %s\n", sp_version());
 			return 0;
 		default:
 			usage();

@@ -348,7 +348,7 @@ set_option(int c, struct fold_opts *o)
 		help();
 		break;
 	case OPT_VERSION:
-		sp_print_version("sp-fold");
+		printf("sp-fold %s\n", sp_version());
 		exit(0);
 	case OPT_ADDRS:
 		o->addrs = true;

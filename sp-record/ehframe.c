@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/varint.h"
 #include "sp-record/ehframe.h"
 #include "common/banned.h"
 
@@ -32,20 +33,26 @@ get_bytes(struct cur *c, void *out, size_t n)
 	return true;
 }
 
+/* LEB128 numbers as every reader of them reads them (varint.h). */
 static bool
 get_uleb(struct cur *c, uint64_t *v)
 {
-	unsigned shift = 0;
-	uint8_t b;
+	const uint8_t *p = c->sec + c->pos;
 
-	*v = 0;
-	do {
-		if (c->pos >= c->end || shift > 63)
-			return false;
-		b = c->sec[c->pos++];
-		*v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
+	if (sp_leb_get_u64(&p, c->sec + c->end, v) < 0)
+		return false;
+	c->pos = (size_t)(p - c->sec);
+	return true;
+}
+
+static bool
+get_sleb(struct cur *c, int64_t *v)
+{
+	const uint8_t *p = c->sec + c->pos;
+
+	if (sp_leb_get_s64(&p, c->sec + c->end, v) < 0)
+		return false;
+	c->pos = (size_t)(p - c->sec);
 	return true;
 }
 
@@ -58,6 +65,7 @@ static bool
 get_pointer(struct cur *c, uint8_t enc, uint64_t *v)
 {
 	uint64_t at = c->vaddr + c->pos, raw = 0;
+	int64_t s64;
 	uint16_t u16;
 	uint32_t u32;
 
@@ -71,9 +79,13 @@ get_pointer(struct cur *c, uint8_t enc, uint64_t *v)
 			return false;
 		break;
 	case 0x01:
-	case 0x09:
 		if (!get_uleb(c, &raw))
 			return false;
+		break;
+	case 0x09: /* DW_EH_PE_sleb128: a pc-relative one may be negative */
+		if (!get_sleb(c, &s64))
+			return false;
+		raw = (uint64_t)s64;
 		break;
 	case 0x02:
 		if (!get_bytes(c, &u16, 2))

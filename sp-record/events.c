@@ -1,5 +1,6 @@
 /*
- * events.c: perf_event_open layouts for launch and attach (see events.h).
+ * events.c: perf_event_open layouts for launch and attach (see events.h);
+ * what a refused open tells the user is events_why.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -7,15 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/grow.h"
 #include "common/htab.h"
+#include "sp-record/cpus.h"
 #include "sp-record/events.h"
 #include "sp-record/proc.h"
+#include "sp-record/sysctl.h"
 #include "common/banned.h"
 
 #ifndef PERF_FORMAT_LOST
@@ -24,86 +26,6 @@
 
 /* Rings never shrink below this many pages when mmap hits a limit. */
 #define MIN_PAGES 8
-
-static long
-read_sysctl(const char *path, long dflt)
-{
-	char buf[64];
-	long v = dflt;
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		return dflt;
-	if (fgets(buf, sizeof(buf), f))
-		v = strtol(buf, NULL, 10);
-	fclose(f);
-	return v;
-}
-
-/* Parses a CPU list such as "0-3,6"; returns the count or -1. */
-static int
-parse_cpus(const char *s, int **out)
-{
-	int *v = NULL, *nv, n = 0, alloc = 0, a, b, c;
-	char *end;
-
-	while (*s && *s != '\n') {
-		a = (int)strtol(s, &end, 10);
-		if (end == s)
-			goto bad;
-		b = a;
-		if (*end == '-') {
-			s = end + 1;
-			b = (int)strtol(s, &end, 10);
-			if (end == s || b < a)
-				goto bad;
-		}
-		for (c = a; c <= b; c++) {
-			if (n == alloc) {
-				alloc = alloc ? 2 * alloc : 8;
-				nv = reallocarray(v, (size_t)alloc, sizeof(*v));
-				if (!nv)
-					goto bad;
-				v = nv;
-			}
-			v[n++] = c;
-		}
-		s = end;
-		if (*s == ',')
-			s++;
-	}
-	*out = v;
-	return n;
-bad:
-	free(v);
-	return -1;
-}
-
-static int
-online_cpus(int **cpus)
-{
-	char buf[256];
-	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	long i, n;
-	int got = -1;
-
-	if (f) {
-		if (fgets(buf, sizeof(buf), f))
-			got = parse_cpus(buf, cpus);
-		fclose(f);
-	}
-	if (got > 0)
-		return got;
-	n = sysconf(_SC_NPROCESSORS_ONLN);
-	if (n < 1)
-		n = 1;
-	*cpus = calloc((size_t)n, sizeof(**cpus));
-	if (!*cpus)
-		return -1;
-	for (i = 0; i < n; i++)
-		(*cpus)[i] = (int)i;
-	return (int)n;
-}
 
 /* Event `i` and how often it is sampled. */
 static void
@@ -173,7 +95,7 @@ rec_events_init(struct rec_events *ev, const struct rec_evopts *o)
 
 	memset(ev, 0, sizeof(*ev));
 	ev->opts = *o;
-	ev->ncpus = online_cpus(&ev->cpus);
+	ev->ncpus = rec_cpus_online(&ev->cpus);
 	if (ev->ncpus < 1)
 		return -ENOMEM;
 	ev->rings = calloc((size_t)ev->ncpus, sizeof(*ev->rings));
@@ -207,7 +129,8 @@ rec_events_init(struct rec_events *ev, const struct rec_evopts *o)
 	a->exclude_kernel = 0;
 	a->exclude_hv = 1;
 	a->exclude_callchain_kernel = !o->kernel;
-	max_stack = read_sysctl("/proc/sys/kernel/perf_event_max_stack", 127);
+	if (rec_sysctl_long("kernel.perf_event_max_stack", &max_stack) < 0)
+		max_stack = 127;
 	a->sample_max_stack = (uint16_t)(max_stack < 127 ? max_stack : 127);
 	a->read_format = PERF_FORMAT_LOST;
 	a->mmap = 1;
@@ -332,107 +255,6 @@ adapt(struct rec_events *ev, int err)
 	return false;
 }
 
-/* Whether /proc/PID belongs to another user than us. */
-static bool
-foreign_process(int32_t pid)
-{
-	char path[64];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
-	return stat(path, &st) == 0 && st.st_uid != geteuid();
-}
-
-static void
-explain(struct rec_events *ev, int err, int32_t pid, bool attach)
-{
-	long paranoid = read_sysctl("/proc/sys/kernel/perf_event_paranoid", 2);
-	long maxrate =
-	    read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", 0);
-	char *m = ev->errmsg, sw[200];
-	size_t n = sizeof(ev->errmsg);
-
-	switch (err) {
-	case EACCES:
-	case EPERM:
-		if (ev->offcpu_denied && geteuid() != 0)
-			snprintf(m, n,
-				 "--off-cpu samples threads as the kernel "
-				 "switches them out, which "
-				 "kernel.perf_event_paranoid %ld forbids; run "
-				 "as root, grant CAP_PERFMON, or lower it with "
-				 "'sysctl kernel.perf_event_paranoid=1'",
-				 paranoid);
-		else if (attach && geteuid() != 0 && foreign_process(pid))
-			snprintf(m, n,
-				 "pid '%d': cannot attach to another "
-				 "user's process; run as root or with "
-				 "CAP_SYS_PTRACE and CAP_PERFMON",
-				 (int)pid);
-		else if (geteuid() == 0)
-			snprintf(m, n,
-				 "perf_event_open: %s even as root: a "
-				 "seccomp filter or container policy blocks "
-				 "perf events (allow perf_event_open, e.g. "
-				 "docker --cap-add PERFMON --security-opt "
-				 "seccomp=unconfined)",
-				 strerror(err));
-		else
-			snprintf(m, n,
-				 "perf_event_open: %s: "
-				 "kernel.perf_event_paranoid is %ld; run as "
-				 "root, grant CAP_PERFMON (and CAP_SYS_PTRACE "
-				 "to attach), or lower it with 'sysctl "
-				 "kernel.perf_event_paranoid=%d'",
-				 strerror(err), paranoid, pid < 0 ? 0 : 1);
-		break;
-	case ENOSYS:
-		snprintf(m, n,
-			 "perf_event_open is not available: the kernel "
-			 "has no perf events or a seccomp filter blocks them");
-		break;
-	case ESRCH:
-		snprintf(m, n, "pid '%d': no such process", (int)pid);
-		break;
-	case EMFILE:
-	case ENFILE:
-		snprintf(m, n,
-			 "perf_event_open: %s: raise the open file "
-			 "limit (ulimit -n)",
-			 strerror(err));
-		break;
-	case ENOENT:
-	case EOPNOTSUPP:
-	case ENODEV:
-		rec_evspec_software_names(sw, sizeof(sw));
-		snprintf(m, n,
-			 "event '%s' is not supported here (%s); "
-			 "available: %s, tracepoints (sp-record -l lists "
-			 "them all)",
-			 rec_events_name(ev, ev->failed),
-			 ev->opts.events[ev->failed].tracepoint
-			     ? "the kernel refused the tracepoint"
-			     : "no hardware PMU, as in most virtual machines",
-			 sw);
-		break;
-	case EINVAL:
-		if (maxrate > 0 && ev->attr.freq &&
-		    ev->attr.sample_freq > (uint64_t)maxrate) {
-			snprintf(m, n,
-				 "sampling frequency %llu Hz is above "
-				 "kernel.perf_event_max_sample_rate (%ld); use "
-				 "a lower -F or -F max",
-				 (unsigned long long)ev->attr.sample_freq,
-				 maxrate);
-			break;
-		}
-		/* fall through */
-	default:
-		snprintf(m, n, "perf_event_open: %s", strerror(err));
-		break;
-	}
-}
-
 /* Opens event `i`; with several events, learns its id. */
 static int
 open_one(struct rec_events *ev, size_t i, int32_t pid, int cpu)
@@ -507,7 +329,7 @@ open_routed(struct rec_events *ev, size_t i, int c, int32_t pid, bool attach)
 	int fd = open_one(ev, i, pid, ev->cpus[c]), rc;
 
 	if (fd < 0) {
-		explain(ev, -fd, pid, attach);
+		rec_events_explain(ev, -fd, pid, attach);
 		return fd;
 	}
 	if (keep_fd(ev, fd) < 0) {
@@ -543,8 +365,9 @@ int
 rec_events_select_cpus(struct rec_events *ev, const char *list)
 {
 	int *want, n, i, c, kept = 0;
+	const char *bad;
 
-	n = parse_cpus(list, &want);
+	n = rec_cpus_parse(list, rec_cpus_possible(), &want, &bad);
 	if (n <= 0) {
 		snprintf(ev->errmsg, sizeof(ev->errmsg),
 			 "invalid CPU list '%s' (as 0-3,6)", list);
@@ -614,7 +437,8 @@ rec_events_open_attach(struct rec_events *ev, int32_t pid)
 	for (pass = 0; pass < 32; pass++) {
 		n = rec_proc_tasks(pid, &tids);
 		if (n < 0 && opened == 0) {
-			explain(ev, n == -ENOENT ? ESRCH : (int)-n, pid, true);
+			rec_events_explain(ev, n == -ENOENT ? ESRCH : (int)-n,
+					   pid, true);
 			return n == -ENOENT ? -ESRCH : n;
 		}
 		if (n < 0)

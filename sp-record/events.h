@@ -89,6 +89,14 @@ int rec_events_open_launch(struct rec_events *ev, int32_t pid);
 long rec_events_open_attach(struct rec_events *ev, int32_t pid);
 
 /*
+ * Writes into ev->errmsg why opening an event of `pid` failed with errno
+ * `err` (attach: `pid` is an existing process, not one sp-record
+ * launched), naming what to change.  For events.c (events_why.c).
+ */
+void rec_events_explain(struct rec_events *ev, int err, int32_t pid,
+			bool attach);
+
+/*
  * -C: keeps only the online CPUs of `list` ("0-3,6").  Returns 0 or
  * -EINVAL (ev->errmsg says why).
  */

@@ -14,6 +14,7 @@
 #include <linux/perf_event.h>
 
 #include "sp-record/evname.h"
+#include "sp-record/sysctl.h"
 #include "common/banned.h"
 
 struct known {
@@ -198,17 +199,7 @@ tracepoint_field(const char *sys, const char *name, const char *field,
 static bool
 may_read_raw(void)
 {
-	FILE *f;
-	int level = 2;
-
-	if (geteuid() == 0)
-		return true;
-	if ((f = fopen("/proc/sys/kernel/perf_event_paranoid", "re"))) {
-		if (fscanf(f, "%d", &level) != 1)
-			level = 2;
-		fclose(f);
-	}
-	return level <= -1;
+	return geteuid() == 0 || rec_perf_paranoid() <= -1;
 }
 
 void

@@ -9,6 +9,7 @@
 #include <asm/perf_regs.h>
 
 #include "sp-record/recorder_impl.h"
+#include "sp-record/sysctl.h"
 #include "common/banned.h"
 
 static int
@@ -106,7 +107,8 @@ on_ptrace(const struct rec_ptracer_event *ev, void *arg)
 static int
 ptrace_failed(char **argv, int32_t pid, int rc)
 {
-	char scope[32], who[64];
+	char who[64];
+	long scope = 0;
 
 	if (argv)
 		snprintf(who, sizeof(who), "'%.60s'", argv[0]);
@@ -119,11 +121,10 @@ ptrace_failed(char **argv, int32_t pid, int rc)
 	if (!argv && rec_ptrace_explain(who, pid, rc))
 		return 1;
 	if (rc == -EPERM || (!argv && rc == -EACCES)) {
-		rec_read_line("/proc/sys/kernel/yama/ptrace_scope", scope,
-			      sizeof(scope));
-		if (scope[0] && strcmp(scope, "0") != 0)
+		rec_sysctl_long("kernel.yama.ptrace_scope", &scope);
+		if (scope != 0)
 			warnx("%s: ptrace: %s (kernel.yama.ptrace_scope is "
-			      "%s); run as root or with CAP_SYS_PTRACE",
+			      "%ld); run as root or with CAP_SYS_PTRACE",
 			      who, strerror(-rc), scope);
 		else
 			warnx("%s: ptrace: %s; run as root or with "

@@ -40,6 +40,7 @@ rec_new(const struct rec_config *cfg, int fd)
 	}
 	r->cfg = *cfg;
 	r->out_fd = fd;
+	r->out_start = rec_spool_start(fd);
 	rc = rec_stacker_init(&r->stk, cfg->callgraph, cfg->ev.regs_mask, 0);
 	if (rc < 0 && cfg->callgraph == REC_CG_DWARF) {
 		warnx("DWARF unwinding is not available (%s): recording "
@@ -323,7 +324,7 @@ write_stats(struct recorder *r)
 static void
 trim_output(struct recorder *r)
 {
-	int rc = rec_spool_trim(r->out_fd, &r->kept_bytes);
+	int rc = rec_spool_trim(r->out_fd, r->out_start, &r->kept_bytes);
 
 	if (rc < 0)
 		warnx("'%s': cannot cut the spool back to its last whole "

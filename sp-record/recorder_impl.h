@@ -66,6 +66,7 @@ struct recorder {
 	bool *hup;              /* ring fd reported POLLHUP */
 	int werr;               /* sticky write error */
 	int out_fd;             /* the spool's descriptor, not owned */
+	uint64_t out_start;     /* where the spool starts in it (`>>`) */
 	bool trimmed;           /* the spool was cut back to kept_bytes */
 	bool closed_after_stop; /* the reader went away with the interrupt */
 	uint64_t kept_bytes;

@@ -19,9 +19,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/htab.h"
+#include "sp-record/cpus.h"
 #include "sp-record/ptrace.h"
 #include "sp-record/recorder.h"
 #include "sp-record/stopreq.h"
+#include "sp-record/sysctl.h"
 #include "sp-record/unwind.h"
 #include "common/version.h"
 #include "common/banned.h"
@@ -167,16 +170,12 @@ stack_size_arg(const char *s)
 static uint64_t
 max_sample_rate(void)
 {
-	unsigned long long v = 0;
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	long v;
 
-	if (!f || fscanf(f, "%llu", &v) != 1 || v == 0) {
-		if (f)
-			fclose(f);
+	if (rec_sysctl_long("kernel.perf_event_max_sample_rate", &v) < 0 ||
+	    v <= 0)
 		errx(1, "cannot read kernel.perf_event_max_sample_rate");
-	}
-	fclose(f);
-	return v;
+	return (uint64_t)v;
 }
 
 /* Appends the pids of a -p list ("12,34") to *pids. */
@@ -201,6 +200,30 @@ add_pids(const char *list, int32_t **pids, size_t *n)
 		warnx("invalid pid list '%s': no pid in it", list);
 		usage();
 	}
+}
+
+/*
+ * Drops the ids named more than once, keeping the first: `-t T` given
+ * 20,000 times opened 20,000 sets of events on one thread, `-p 1` given
+ * 2,000 times named its threads 2,000 times.
+ */
+static void
+unique_ids(int32_t *v, size_t *n)
+{
+	struct sp_htab *seen = sp_htab_new();
+	size_t i, k;
+	bool fresh;
+
+	if (!seen)
+		err(1, "sp_htab_new");
+	for (i = k = 0; i < *n; i++) {
+		if (!sp_htab_slot(seen, &v[i], sizeof(v[i]), 1, &fresh))
+			errx(1, "sp_htab_slot: %s", strerror(ENOMEM));
+		if (fresh)
+			v[k++] = v[i];
+	}
+	*n = k;
+	sp_htab_free(seen);
 }
 
 /* -u: a user name or number. */
@@ -356,6 +379,33 @@ drop_empty_output(int fd, const char *path)
 
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
 		unlink(path);
+}
+
+/*
+ * -C: a CPU list whose every CPU this machine can have (offline ones are
+ * refused later, when recording starts).
+ */
+static const char *
+cpus_arg(const char *s)
+{
+	int *cpus, n, limit = rec_cpus_possible();
+	const char *bad;
+
+	n = rec_cpus_parse(s, limit, &cpus, &bad);
+	if (n == -ERANGE) {
+		warnx("-C: CPU %.*s is out of range: this machine's CPUs are "
+		      "0-%d",
+		      (int)strspn(bad, "0123456789"), bad, limit - 1);
+		usage();
+	}
+	if (n == -ENOMEM)
+		errx(1, "-C: %s", strerror(ENOMEM));
+	if (n < 0) {
+		warnx("invalid CPU list '%s' (as 0-3,6)", s);
+		usage();
+	}
+	free(cpus);
+	return s;
 }
 
 static double
@@ -525,7 +575,7 @@ main(int argc, char **argv)
 			cfg.system_wide = true;
 			break;
 		case 'C':
-			cfg.cpu_list = optarg;
+			cfg.cpu_list = cpus_arg(optarg);
 			break;
 		case 'c':
 			cfg.ev.period = number(optarg, "period", UINT64_MAX);
@@ -585,7 +635,7 @@ main(int argc, char **argv)
 		case 'h':
 			help();
 		case 'V':
-			sp_print_version("sp-record");
+			printf("sp-record %s\n", sp_version());
 			return 0;
 		default:
 			usage();
@@ -593,6 +643,8 @@ main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
+	unique_ids(pids, &npids);
+	unique_ids(tids, &ntids);
 	check_scope(&cfg, npids, ntids, argc);
 	if (cfg.ev.nevents == 0) {
 		rec_evspec_default(&cfg.ev.events[0]);

@@ -1,10 +1,12 @@
 /*
  * spooltrim.c: a spool cut back to a record boundary (spooltrim.h).  The
- * file is read back through /proc/self/fd with the ordinary reader, which
- * returns every whole record before a fault.
+ * file is read back through /proc/self/fd, from where this spool started,
+ * with the ordinary reader, which returns every whole record before a
+ * fault.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -57,24 +59,44 @@ boundary(int fd)
 	return last >= 0 ? last : header_len(start_us, interval_us);
 }
 
+uint64_t
+rec_spool_start(int fd)
+{
+	struct stat st;
+	int fl = fcntl(fd, F_GETFL);
+	off_t off;
+
+	if (fl >= 0 && (fl & O_APPEND))
+		return fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
+			   ? (uint64_t)st.st_size
+			   : 0;
+	off = lseek(fd, 0, SEEK_CUR);
+	return off > 0 ? (uint64_t)off : 0;
+}
+
 int
-rec_spool_trim(int fd, uint64_t *kept)
+rec_spool_trim(int fd, uint64_t start, uint64_t *kept)
 {
 	char path[64];
 	struct stat st;
-	int64_t end;
+	int64_t end, size;
 	int rfd;
 
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return 0;
+	if ((uint64_t)st.st_size <= start) {
+		*kept = 0;
+		return 1;
+	}
+	size = (int64_t)((uint64_t)st.st_size - start);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	if ((rfd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -errno;
-	end = boundary(rfd);
+	end = lseek(rfd, (off_t)start, SEEK_SET) < 0 ? -1 : boundary(rfd);
 	close(rfd);
-	if (end < 0 || end >= (int64_t)st.st_size)
-		end = (int64_t)st.st_size;
-	else if (ftruncate(fd, (off_t)end) < 0)
+	if (end < 0 || end >= size)
+		end = size;
+	else if (ftruncate(fd, (off_t)(start + (uint64_t)end)) < 0)
 		return -errno;
 	*kept = (uint64_t)end;
 	return 1;

@@ -5,19 +5,13 @@
 #include <err.h>
 #include <errno.h>
 #include <string.h>
+#include <sys/resource.h>
 
+#include "common/htab.h"
 #include "sp-record/launch.h"
+#include "sp-record/sysctl.h"
 #include "sp-record/recorder_impl.h"
 #include "common/banned.h"
-
-static const char *
-paranoid(void)
-{
-	static char v[32];
-
-	rec_read_line("/proc/sys/kernel/perf_event_paranoid", v, sizeof(v));
-	return v[0] ? v : "unknown";
-}
 
 /* Says once what the kernel made us change. */
 static void
@@ -28,9 +22,9 @@ announce(struct recorder *r)
 		      "cpu-clock");
 	if (r->ev.kernel_denied)
 		warnx("kernel stacks are not permitted (kernel."
-		      "perf_event_paranoid is %s; run as root or grant "
+		      "perf_event_paranoid is %ld; run as root or grant "
 		      "CAP_PERFMON): recording user stacks only",
-		      paranoid());
+		      rec_perf_paranoid());
 	r->stk.max_chain = r->ev.attr.sample_max_stack;
 	r->stk.kernel = r->ev.kernel_stacks;
 	rec_write_events(r);
@@ -90,10 +84,11 @@ rec_attach(struct recorder *r, int32_t *pids, size_t n)
 	struct rec_proc *p;
 	int32_t tgid;
 	uint64_t ts;
-	size_t i;
+	size_t i, k;
 	long rc;
 
-	for (i = 0; i < n; i++) {
+	/* k processes kept: a thread's process named twice is one. */
+	for (i = k = 0; i < n; i++) {
 		if (rec_proc_tgid(pids[i], &tgid) == 0 && tgid != pids[i]) {
 			warnx("pid '%d' is a thread of process %d: recording "
 			      "the process",
@@ -101,7 +96,7 @@ rec_attach(struct recorder *r, int32_t *pids, size_t n)
 			pids[i] = tgid;
 		}
 		if (rec_ptab_get(&r->procs, pids[i]))
-			continue; /* named twice */
+			continue;
 		rc = rec_events_open_attach(&r->ev, pids[i]);
 		if (rc < 0) {
 			warnx("%s", r->ev.errmsg);
@@ -109,6 +104,7 @@ rec_attach(struct recorder *r, int32_t *pids, size_t n)
 		}
 		if (!rec_track_process(r, pids[i], true))
 			return 1;
+		pids[k++] = pids[i];
 	}
 	announce(r);
 	rec_write_kernel_module(r);
@@ -122,7 +118,7 @@ rec_attach(struct recorder *r, int32_t *pids, size_t n)
 		return 1;
 	}
 	ts = rec_now_ns();
-	for (i = 0; i < n && !r->werr; i++) {
+	for (i = 0; i < k && !r->werr; i++) {
 		p = rec_ptab_get(&r->procs, pids[i]);
 		if (!p || rec_snapshot_maps(r, p, ts) < 0 ||
 		    rec_name_threads(r, pids[i], ts) < 0)
@@ -183,22 +179,80 @@ rec_system_wide(struct recorder *r, char **argv)
 	return r->werr ? 1 : 0;
 }
 
+/*
+ * Says why thread `tid` could not be recorded (rc < 0): out of file
+ * descriptors, each of the n threads needing one per CPU and event, is
+ * not "no such thread".
+ */
+static void
+thread_failed(struct recorder *r, int32_t tid, int rc, size_t n)
+{
+	struct rlimit rl;
+
+	if (rc == -EMFILE || rc == -ENFILE) {
+		if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+			rl.rlim_cur = 0;
+		warnx("too many open files%s: %zu threads need %zu "
+		      "descriptors (one per CPU and event); raise ulimit -n "
+		      "(now %llu)",
+		      rc == -ENFILE ? " in the system" : "", n,
+		      n * (size_t)r->ev.ncpus * r->ev.opts.nevents,
+		      (unsigned long long)rl.rlim_cur);
+	} else if (rc == -ENOENT || rc == -ESRCH) {
+		warnx("thread '%d': no such thread", (int)tid);
+	} else if (r->ev.errmsg[0]) {
+		warnx("%s", r->ev.errmsg);
+	} else {
+		warnx("thread '%d': %s", (int)tid, strerror(-rc));
+	}
+}
+
+/*
+ * Reads the maps and names the threads of each process of tids[] once,
+ * however many of its threads were named.
+ */
+static void
+snapshot_processes(struct recorder *r, const int32_t *tids, size_t n)
+{
+	struct sp_htab *done = sp_htab_new();
+	struct rec_proc *p;
+	bool fresh;
+	int32_t pid;
+	size_t i;
+
+	if (!done) {
+		rec_wr(r, -ENOMEM);
+		return;
+	}
+	for (i = 0; i < n && !r->werr; i++) {
+		if (rec_proc_tgid(tids[i], &pid) < 0 ||
+		    !(p = rec_ptab_get(&r->procs, pid)))
+			continue;
+		if (!sp_htab_slot(done, &pid, sizeof(pid), 1, &fresh)) {
+			rec_wr(r, -ENOMEM);
+			break;
+		}
+		if (fresh && (rec_snapshot_maps(r, p, rec_now_ns()) < 0 ||
+			      rec_name_threads(r, pid, rec_now_ns()) < 0))
+			break;
+	}
+	sp_htab_free(done);
+}
+
 int
 rec_attach_threads(struct recorder *r, const int32_t *tids, size_t n)
 {
-	struct rec_proc *p;
 	int32_t pid;
 	size_t i;
 	int rc;
 
 	for (i = 0; i < n; i++) {
-		if (rec_proc_tgid(tids[i], &pid) < 0) {
-			warnx("thread '%d': no such thread", (int)tids[i]);
-			return 1;
-		}
-		rc = rec_events_open_thread(&r->ev, tids[i]);
+		r->ev.errmsg[0] = '\0';
+		rc = rec_proc_tgid(tids[i], &pid);
+		if (rc == 0)
+			rc = rec_events_open_thread(&r->ev, tids[i]);
 		if (rc < 0) {
-			warnx("%s", r->ev.errmsg);
+			thread_failed(r, tids[i], rc, n);
 			return 1;
 		}
 		if (!rec_ptab_get(&r->procs, pid) &&
@@ -212,14 +266,7 @@ rec_attach_threads(struct recorder *r, const int32_t *tids, size_t n)
 		warnx("cannot enable the events: %s", strerror(-rc));
 		return 1;
 	}
-	for (i = 0; i < n && !r->werr; i++) {
-		if (rec_proc_tgid(tids[i], &pid) < 0 ||
-		    !(p = rec_ptab_get(&r->procs, pid)))
-			continue;
-		if (rec_snapshot_maps(r, p, rec_now_ns()) < 0 ||
-		    rec_name_threads(r, pid, rec_now_ns()) < 0)
-			break;
-	}
+	snapshot_processes(r, tids, n);
 	if (!r->werr)
 		rec_wr(r, sp_spool_writer_flush(r->w));
 	return r->werr ? 1 : 0;

@@ -77,6 +77,7 @@ get_fixed(struct cur *c, size_t n)
 	return v;
 }
 
+/* LEB128 operands, read as every reader of them reads them (varint.h). */
 static inline uint64_t
 get_uleb(struct cur *c)
 {
@@ -85,7 +86,7 @@ get_uleb(struct cur *c)
 	/* Most operands are one byte: no call for them. */
 	if (!c->err && c->p < c->end && *c->p < 0x80)
 		return *c->p++;
-	if (c->err || sp_varint_get_u64(&c->p, c->end, &v)) {
+	if (c->err || sp_leb_get_u64(&c->p, c->end, &v)) {
 		c->err = EBADMSG;
 		c->p = c->end;
 		return 0;
@@ -96,22 +97,14 @@ get_uleb(struct cur *c)
 static inline int64_t
 get_sleb(struct cur *c)
 {
-	uint64_t v = 0;
-	unsigned shift = 0;
-	uint8_t b;
+	int64_t v = 0;
 
-	do {
-		if (!need(c, 1) || shift > 63) {
-			c->err = EBADMSG;
-			return 0;
-		}
-		b = *c->p++;
-		v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
-		v |= ~(uint64_t)0 << shift;
-	return (int64_t)v;
+	if (c->err || sp_leb_get_s64(&c->p, c->end, &v)) {
+		c->err = EBADMSG;
+		c->p = c->end;
+		return 0;
+	}
+	return v;
 }
 
 static inline const char *

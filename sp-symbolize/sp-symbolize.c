@@ -356,7 +356,7 @@ main(int argc, char *argv[])
 			output = optarg;
 			break;
 		case OPT_VERSION:
-			sp_print_version("sp-symbolize");
+			printf("sp-symbolize %s\n", sp_version());
 			return 0;
 		case OPT_NO_CACHE:
 			no_cache = true;

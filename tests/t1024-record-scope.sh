@@ -16,8 +16,10 @@ done
 CHAIN=';main;run;chain_a;chain_b;chain_c;spin'
 
 folded() { # SPOOL: its folded stacks
-	pipeline "$SP_DUMP" "$1" \| "$SP_SYMBOLIZE" \| "$SP_FOLD" 2>/dev/null ||
-		fail "the pipeline failed on $1"
+	pipeline "$SP_DUMP" "$1" \| "$SP_SYMBOLIZE" \| "$SP_FOLD" \
+		2>"$TMP/fold.err" ||
+		fail "the pipeline failed on $1: $(grep -v '^sp-symbolize: ' \
+			"$TMP/fold.err" | tail -n 3)"
 }
 # count FOLDED COMM: samples of COMM's main-thread chain
 count() {
@@ -107,14 +109,15 @@ awk -F'\t' -v w="$wtid" '$1 == "sample" { n++; if ($4 != w) bad++ }
 folded "$TMP/t.spool" | grep -q "^worker;.*;worker_main;run;chain_a;chain_b" ||
 	fail "-t: no worker_main stack"
 
-# Scope errors are usage errors.
+# Scope errors are usage errors; so is a CPU the machine cannot have
+# (t1041 tries more).
 for args in "-C 0 -- true" "-u root -- true" "-a -p 1" "-t 1 -- true" \
-	"-a --ptrace" "-a -C 999 -d 0.1"; do
+	"-a --ptrace" "-a -C 99999 -d 0.1"; do
 	# shellcheck disable=SC2086
 	"$SP_RECORD" $args -o "$TMP/x" 2>"$TMP/err"
 	rc=$?
 	case "$args" in
-	*999*) [ $rc -eq 1 ] && grep -q "CPU 999 is not online" "$TMP/err" ||
+	*99999*) [ $rc -eq 2 ] && grep -q "CPU 99999 is out of range" "$TMP/err" ||
 		fail "'$args': exit $rc: $(cat "$TMP/err")" ;;
 	*) [ $rc -eq 2 ] || fail "'$args': exit $rc, not 2" ;;
 	esac

@@ -76,6 +76,206 @@ START_TEST(varints_reject_overlong_and_cut_input)
 }
 END_TEST
 
+/* One LEB128 case: bytes (a hex string), how many, the expected answer. */
+struct leb_case {
+	const char *hex;
+	int rc;
+	uint64_t v;
+};
+
+/* Decodes a hex string such as "ff 7f" into b; its length. */
+static size_t
+unhex(const char *hex, uint8_t *b)
+{
+	size_t n = 0;
+	unsigned x;
+	int used;
+
+	while (sscanf(hex, " %2x%n", &x, &used) == 1) {
+		b[n++] = (uint8_t)x;
+		hex += used;
+	}
+	return n;
+}
+
+/*
+ * Checks a reader on each case: the answer, the value, and that the
+ * cursor moved over the whole number on success and not at all on error.
+ */
+static void
+check_leb(const struct leb_case *cases, size_t ncases, int is_signed)
+{
+	const uint8_t *p;
+	uint8_t b[32];
+	uint64_t u;
+	int64_t s;
+	size_t i, n;
+	int rc;
+
+	for (i = 0; i < ncases; i++) {
+		n = unhex(cases[i].hex, b);
+		p = b;
+		u = 12345;
+		s = 12345;
+		rc = is_signed ? sp_leb_get_s64(&p, b + n, &s)
+			       : sp_leb_get_u64(&p, b + n, &u);
+		ck_assert_msg(rc == cases[i].rc, "%s: rc %d, want %d",
+			      cases[i].hex, rc, cases[i].rc);
+		if (rc == 0) {
+			ck_assert_msg(
+			    (is_signed ? (uint64_t)s : u) == cases[i].v,
+			    "%s: 0x%llx", cases[i].hex,
+			    (unsigned long long)(is_signed ? (uint64_t)s : u));
+			ck_assert_ptr_eq(p, b + n);
+		} else {
+			ck_assert_ptr_eq(p, b);
+			ck_assert(is_signed ? s == 12345 : u == 12345);
+		}
+	}
+}
+
+/*
+ * Issue 25: ff ff ff ff ff ff ff ff ff 7f got three answers (ehframe.c
+ * all ones, dwline_impl.h's signed reader all ones, the spool an error).
+ * Unsigned it is 2^70 - 1: refused.  A value that fits is accepted however
+ * long its padding.
+ */
+START_TEST(uleb_one_answer)
+{
+	static const struct leb_case cases[] = {
+		{ "ff ff ff ff ff ff ff ff ff 7f", -EOVERFLOW, 0 },
+		{ "00", 0, 0 },
+		{ "7f", 0, 127 },
+		{ "80 01", 0, 128 },
+		{ "e5 8e 26", 0, 624485 },
+		{ "ff ff ff ff ff ff ff ff ff 01", 0, UINT64_MAX },
+		{ "80 80 80 80 80 80 80 80 80 01", 0, 1ULL << 63 },
+		{ "ff ff ff ff ff ff ff ff 7f", 0, INT64_MAX },
+		{ "ff ff ff ff ff ff ff ff ff 02", -EOVERFLOW, 0 },
+		{ "80 80 80 80 80 80 80 80 80 40", -EOVERFLOW, 0 },
+		{ "80 80 80 80 80 80 80 80 80 80 01", -EOVERFLOW, 0 },
+		{ "ff ff ff ff ff ff ff ff ff 81 01", -EOVERFLOW, 0 },
+		/* Padding: a value that fits, in more bytes than it needs. */
+		{ "80 00", 0, 0 },
+		{ "85 80 80 80 00", 0, 5 },
+		{ "ff ff ff ff ff ff ff ff ff 81 80 80 00", 0, UINT64_MAX },
+		{ "80 80 80 80 80 80 80 80 80 80 80 80 80 80 80 00", 0, 0 },
+		/* Cut inside the number. */
+		{ "", -EAGAIN, 0 },
+		{ "80", -EAGAIN, 0 },
+		{ "ff ff ff ff ff ff ff ff ff 81", -EAGAIN, 0 },
+	};
+
+	check_leb(cases, sizeof(cases) / sizeof(cases[0]), 0);
+}
+END_TEST
+
+START_TEST(sleb_one_answer)
+{
+	static const struct leb_case cases[] = {
+		/* The same ten bytes, signed: an over-long -1, which fits. */
+		{ "ff ff ff ff ff ff ff ff ff 7f", 0, UINT64_MAX },
+		{ "00", 0, 0 },
+		{ "3f", 0, 63 },
+		{ "40", 0, (uint64_t)-64 },
+		{ "7f", 0, (uint64_t)-1 },
+		{ "c0 00", 0, 64 },
+		{ "bf 7f", 0, (uint64_t)-65 },
+		{ "80 80 80 80 80 80 80 80 80 7f", 0, (uint64_t)INT64_MIN },
+		{ "ff ff ff ff ff ff ff ff ff 00", 0, (uint64_t)INT64_MAX },
+		{ "ff ff ff ff ff ff ff ff 3f", 0, (uint64_t)INT64_MAX >> 1 },
+		{ "80 80 80 80 80 80 80 80 40", 0,
+		  (uint64_t)INT64_MIN >> 1 | 1ULL << 63 },
+		/* Bits beyond 64 that are not bit 63's copies. */
+		{ "80 80 80 80 80 80 80 80 80 01", -EOVERFLOW, 0 },
+		{ "ff ff ff ff ff ff ff ff ff 7e", -EOVERFLOW, 0 },
+		{ "ff ff ff ff ff ff ff ff ff 40", -EOVERFLOW, 0 },
+		{ "ff ff ff ff ff ff ff ff ff ff 00", -EOVERFLOW, 0 },
+		{ "80 80 80 80 80 80 80 80 80 80 7f", -EOVERFLOW, 0 },
+		/* Padding. */
+		{ "80 80 00", 0, 0 },
+		{ "85 80 80 00", 0, 5 },
+		{ "ff ff 7f", 0, (uint64_t)-1 },
+		{ "ff ff ff ff ff ff ff ff ff ff ff 7f", 0, (uint64_t)-1 },
+		{ "80 80 80 80 80 80 80 80 80 80 80 00", 0, 0 },
+		{ "80 80 80 80 80 80 80 80 80 ff 7f", 0, (uint64_t)INT64_MIN },
+		{ "", -EAGAIN, 0 },
+		{ "ff ff", -EAGAIN, 0 },
+	};
+
+	check_leb(cases, sizeof(cases) / sizeof(cases[0]), 1);
+}
+END_TEST
+
+/* Every value round-trips, as the writer spells it and padded to 10. */
+START_TEST(leb_round_trips)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ULL, u, v;
+	const uint8_t *p;
+	uint8_t b[16];
+	size_t n, i;
+	int64_t s;
+	int k;
+
+	for (k = 0; k < 20000; k++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		v = x >> (k % 64);
+		for (n = 0, u = v; n == 0 || u; n++, u >>= 7)
+			b[n] = (uint8_t)(u & 0x7f) | (u >> 7 ? 0x80 : 0);
+		for (i = n; i < 10; i++) { /* pad: 0x80 ... 0x00 */
+			b[i - 1] |= 0x80;
+			b[i] = 0;
+		}
+		p = b;
+		ck_assert_int_eq(sp_leb_get_u64(&p, b + 10, &u), 0);
+		ck_assert_uint_eq(u, v);
+		ck_assert_ptr_eq(p, b + 10);
+		/* The same value as SLEB128, 7 bits at a time. */
+		s = (int64_t)v;
+		for (n = 0;; n++) {
+			b[n] = (uint8_t)(s & 0x7f);
+			s >>= 7; /* arithmetic on every compiler we use */
+			if ((s == 0 && !(b[n] & 0x40)) ||
+			    (s == -1 && (b[n] & 0x40)))
+				break;
+			b[n] |= 0x80;
+		}
+		p = b;
+		ck_assert_int_eq(sp_leb_get_s64(&p, b + n + 1, &s), 0);
+		ck_assert_uint_eq((uint64_t)s, v);
+		ck_assert_ptr_eq(p, b + n + 1);
+	}
+}
+END_TEST
+
+/*
+ * The spool's varints give the same answer, and refuse more than 10
+ * bytes, as the format's writer never writes them.
+ */
+START_TEST(spool_varints_agree)
+{
+	static const uint8_t ten[] = { 0xff, 0xff, 0xff, 0xff, 0xff,
+				       0xff, 0xff, 0xff, 0xff, 0x7f };
+	static const uint8_t padded[] = { 0x85, 0x80, 0x80, 0x80, 0x80, 0x80,
+					  0x80, 0x80, 0x80, 0x80, 0x00 };
+	const uint8_t *p = ten;
+	uint64_t v;
+
+	ck_assert_int_eq(sp_varint_get_u64(&p, ten + 10, &v), -EBADMSG);
+	ck_assert_ptr_eq(p, ten);
+	p = padded + 1;
+	ck_assert_int_eq(sp_varint_get_u64(&p, padded + 11, &v), 0);
+	ck_assert_uint_eq(v, 0);
+	p = padded;
+	ck_assert_int_eq(sp_leb_get_u64(&p, padded + 11, &v), 0);
+	ck_assert_uint_eq(v, 5);
+	p = padded;
+	ck_assert_int_eq(sp_varint_get_u64(&p, padded + 11, &v), -EBADMSG);
+	p = padded;
+	ck_assert_int_eq(sp_varint_get_u64(&p, padded + 10, &v), -EAGAIN);
+}
+END_TEST
+
 /*
  * Random inserts and deletes of variable-length keys against a plain
  * array model: every key's presence and value must agree after each step,
@@ -374,6 +574,10 @@ main(void)
 	tcase_add_test(enc, varints_round_trip);
 	tcase_add_test(enc, varint_encoding_matches_leb128);
 	tcase_add_test(enc, varints_reject_overlong_and_cut_input);
+	tcase_add_test(enc, uleb_one_answer);
+	tcase_add_test(enc, sleb_one_answer);
+	tcase_add_test(enc, leb_round_trips);
+	tcase_add_test(enc, spool_varints_agree);
 	tcase_add_test(enc, extension_payloads_round_trip);
 	tcase_add_test(enc, wait_states_round_trip);
 	suite_add_tcase(s, enc);

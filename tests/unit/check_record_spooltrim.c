@@ -1,9 +1,11 @@
 /*
  * check_record_spooltrim.c: a spool cut at every byte is trimmed by
  * sp-record/spooltrim.c to a size the reader takes to its end without a
- * fault; a whole spool and a pipe are left alone.
+ * fault, also when it was appended after other data, which stays; a
+ * whole spool and a pipe are left alone.
  */
 #include <check.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,16 +44,19 @@ write_spool(int fd)
 	return lseek(fd, 0, SEEK_CUR);
 }
 
-/* Whether the spool in `fd` reads to a clean end; its record count. */
+/*
+ * Whether the spool in `fd` from byte `start` reads to a clean end; its
+ * record count.
+ */
 static int
-reads_cleanly(int fd)
+reads_cleanly_from(int fd, off_t start)
 {
 	struct sp_spool_reader *r;
 	struct sp_spool_record rec;
 	uint64_t a, b;
 	int rc, n = 0;
 
-	lseek(fd, 0, SEEK_SET);
+	lseek(fd, start, SEEK_SET);
 	r = sp_spool_reader_new(fd);
 	ck_assert_ptr_nonnull(r);
 	ck_assert_int_eq(sp_spool_reader_header(r, &a, &b), 0);
@@ -64,6 +69,12 @@ reads_cleanly(int fd)
 	return n;
 }
 
+static int
+reads_cleanly(int fd)
+{
+	return reads_cleanly_from(fd, 0);
+}
+
 START_TEST(every_cut_is_trimmed_to_a_boundary)
 {
 	char path[] = "/tmp/sp-trim-XXXXXX";
@@ -74,11 +85,11 @@ START_TEST(every_cut_is_trimmed_to_a_boundary)
 
 	whole_records = reads_cleanly(fd);
 	ck_assert_int_ge(whole_records, 20);
-	ck_assert_int_eq(rec_spool_trim(fd, &kept), 1);
+	ck_assert_int_eq(rec_spool_trim(fd, 0, &kept), 1);
 	ck_assert_uint_eq(kept, (uint64_t)size);
 	for (cut = size - 1; cut >= 12; cut--) {
 		ck_assert_int_eq(ftruncate(fd, cut), 0);
-		ck_assert_int_eq(rec_spool_trim(fd, &kept), 1);
+		ck_assert_int_eq(rec_spool_trim(fd, 0, &kept), 1);
 		ck_assert_int_eq(fstat(fd, &st), 0);
 		ck_assert_uint_eq(kept, (uint64_t)st.st_size);
 		ck_assert_int_le(st.st_size, cut);
@@ -94,13 +105,99 @@ START_TEST(every_cut_is_trimmed_to_a_boundary)
 }
 END_TEST
 
+/* Bytes 0..n-1 of what came before the spool: not a spool themselves. */
+static void
+write_prior(int fd, size_t n)
+{
+	unsigned char b[1000];
+	size_t i;
+
+	ck_assert_uint_le(n, sizeof(b));
+	for (i = 0; i < n; i++)
+		b[i] = (unsigned char)(0x80 | (i * 7));
+	ck_assert_int_eq(write(fd, b, n), (ssize_t)n);
+}
+
+/* The prior bytes are still there, unchanged. */
+static void
+assert_prior(int fd, size_t n)
+{
+	unsigned char b[1000];
+	size_t i;
+
+	ck_assert_int_eq(pread(fd, b, n, 0), (ssize_t)n);
+	for (i = 0; i < n; i++)
+		ck_assert_uint_eq(b[i], (unsigned char)(0x80 | (i * 7)));
+}
+
+/*
+ * `sp-record >> file` (issue 24 item 2): the spool starts after what the
+ * file held, and a cut is trimmed from there, not from byte 0; the bytes
+ * before it stay.
+ */
+START_TEST(appended_cut_is_trimmed_from_its_start)
+{
+	char path[] = "/tmp/sp-trim-XXXXXX";
+	int tmp = mkstemp(path), fd, whole_records, n;
+	const size_t prior = 777;
+	off_t size, cut;
+	uint64_t start, kept;
+	struct stat st;
+
+	close(tmp);
+	fd = open(path, O_RDWR | O_APPEND);
+	ck_assert_int_ge(fd, 0);
+	write_prior(fd, prior);
+	/* Like the shell's `>>`: a fresh descriptor, its offset still 0. */
+	close(fd);
+	fd = open(path, O_RDWR | O_APPEND);
+	start = rec_spool_start(fd);
+	ck_assert_uint_eq(start, prior);
+	size = write_spool(fd);
+	whole_records = reads_cleanly_from(fd, (off_t)prior);
+	ck_assert_int_eq(rec_spool_trim(fd, start, &kept), 1);
+	ck_assert_uint_eq(kept, (uint64_t)size - prior);
+	for (cut = size - 1; cut >= (off_t)prior + 12; cut--) {
+		ck_assert_int_eq(ftruncate(fd, cut), 0);
+		ck_assert_int_eq(rec_spool_trim(fd, start, &kept), 1);
+		ck_assert_int_eq(fstat(fd, &st), 0);
+		ck_assert_uint_eq(kept, (uint64_t)st.st_size - prior);
+		ck_assert_int_le(st.st_size, cut);
+		ck_assert_int_gt(st.st_size, (off_t)prior);
+		n = reads_cleanly_from(fd, (off_t)prior);
+		ck_assert_int_lt(n, whole_records);
+		assert_prior(fd, prior);
+		ck_assert_int_eq(ftruncate(fd, (off_t)prior), 0);
+		write_spool(fd);
+	}
+	close(fd);
+	unlink(path);
+}
+END_TEST
+
+/* A descriptor that does not append starts the spool at its offset. */
+START_TEST(start_is_the_offset_without_append)
+{
+	char path[] = "/tmp/sp-trim-XXXXXX";
+	int fd = mkstemp(path);
+
+	write_prior(fd, 100);
+	ck_assert_uint_eq(rec_spool_start(fd), 100);
+	lseek(fd, 40, SEEK_SET);
+	ck_assert_uint_eq(rec_spool_start(fd), 40);
+	close(fd);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(pipe_is_left_alone)
 {
 	uint64_t kept = 99;
 	int p[2];
 
 	ck_assert_int_eq(pipe(p), 0);
-	ck_assert_int_eq(rec_spool_trim(p[1], &kept), 0);
+	ck_assert_uint_eq(rec_spool_start(p[1]), 0);
+	ck_assert_int_eq(rec_spool_trim(p[1], 0, &kept), 0);
 	ck_assert_uint_eq(kept, 99);
 	close(p[0]);
 	close(p[1]);
@@ -116,6 +213,8 @@ main(void)
 	int failed;
 
 	tcase_add_test(tc, every_cut_is_trimmed_to_a_boundary);
+	tcase_add_test(tc, appended_cut_is_trimmed_from_its_start);
+	tcase_add_test(tc, start_is_the_offset_without_append);
 	tcase_add_test(tc, pipe_is_left_alone);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

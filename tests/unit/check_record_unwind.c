@@ -3,9 +3,11 @@
  * module files (sp-record/elfcfi.c) without perf_event_open: the test
  * captures its own registers and stack, then unwinds them as if they came
  * from a sample, and checks the pcs against the return addresses each
- * function recorded.
+ * function recorded.  The .eh_frame index (sp-record/ehframe.c) reads
+ * FDE locations with the one LEB128 reader.
  */
 #include <check.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@
 
 #include "common/modtab.h"
 #include "common/spool.h"
+#include "sp-record/ehframe.h"
 #include "sp-record/elfcfi.h"
 #include "sp-record/unwind.h"
 #include "tests/unit/skip.h"
@@ -614,6 +617,66 @@ START_TEST(test_elfcfi_truncated)
 }
 END_TEST
 
+/*
+ * An .eh_frame of one CIE ("zR", FDE pointers in encoding `enc`) and one
+ * FDE whose initial location is the `n` bytes `loc`; its length.
+ */
+static size_t
+eh_section(uint8_t *b, uint8_t enc, const uint8_t *loc, size_t n)
+{
+	static const uint8_t cie[] = {
+		0x10, 0,   0,   0,                   /* length */
+		0,    0,   0,   0,                   /* CIE id */
+		1,    'z', 'R', 0, 1, 0x78, 0x10, 1, /* ... augmentation 1 */
+	};
+	uint32_t len = (uint32_t)(4 + n + 1), ptr = 0x18;
+	size_t at = sizeof(cie) + 4;
+
+	memcpy(b, cie, sizeof(cie));
+	b[sizeof(cie)] = enc;
+	b[sizeof(cie) + 1] = b[sizeof(cie) + 2] = b[sizeof(cie) + 3] = 0;
+	memcpy(b + at, &len, 4);
+	memcpy(b + at + 4, &ptr, 4); /* back to the CIE at 0 */
+	memcpy(b + at + 8, loc, n);
+	b[at + 8 + n] = 0;            /* address range */
+	memset(b + at + 9 + n, 0, 4); /* terminator */
+	return at + 13 + n;
+}
+
+/*
+ * Issue 25: FDE locations as LEB128, read by varint.h's reader: ten bytes
+ * that do not fit 64 bits are refused (ehframe.c took them as all ones),
+ * padding past ten bytes is accepted, DW_EH_PE_sleb128 is signed (it was
+ * read as unsigned).
+ */
+START_TEST(test_ehframe_leb_locations)
+{
+	static const uint8_t ten[] = { 0xff, 0xff, 0xff, 0xff, 0xff,
+				       0xff, 0xff, 0xff, 0xff, 0x7f };
+	static const uint8_t padded[] = { 0x90, 0xa0, 0x80, 0x80, 0x80, 0x80,
+					  0x80, 0x80, 0x80, 0x80, 0x80, 0x00 };
+	static const uint8_t minus16[] = { 0x70 };
+	uint8_t b[64];
+	int32_t *t = NULL;
+	size_t len, n;
+
+	len = eh_section(b, 0x01, ten, sizeof(ten));
+	ck_assert_int_eq(rec_ehframe_index(b, len, 0x1000, &t, &n), -ENOENT);
+	len = eh_section(b, 0x01, padded, sizeof(padded));
+	ck_assert_int_eq(rec_ehframe_index(b, len, 0x1000, &t, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(t[0], 0x1010 - 0x1000);
+	ck_assert_int_eq(t[1], 0x14);
+	free(t);
+	/* pc-relative sleb128: -16 from the field at offset 0x1c */
+	len = eh_section(b, 0x19, minus16, sizeof(minus16));
+	ck_assert_int_eq(rec_ehframe_index(b, len, 0x1000, &t, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(t[0], 0x1c - 16);
+	free(t);
+}
+END_TEST
+
 static Suite *
 unwind_suite(void)
 {
@@ -634,6 +697,7 @@ unwind_suite(void)
 	tcase_add_test(te, test_elfcfi_map_files);
 	tcase_add_test(te, test_elfcfi_not_elf);
 	tcase_add_test(te, test_elfcfi_truncated);
+	tcase_add_test(te, test_ehframe_leb_locations);
 	suite_add_tcase(s, te);
 	return s;
 }
