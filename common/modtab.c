@@ -24,7 +24,7 @@ struct entry {
 };
 
 struct group {
-	uint32_t *ids; /* its modules, ascending ids */
+	struct entry *mods; /* its modules, ascending ids */
 	size_t n, alloc;
 	struct entry *index; /* sorted by (start, id) unless overlaps */
 	size_t nindex;
@@ -65,7 +65,7 @@ module_free(struct sp_module *m)
 static void
 group_free(struct group *g)
 {
-	free(g->ids);
+	free(g->mods);
 	free(g->index);
 }
 
@@ -150,7 +150,7 @@ add_module(struct sp_modtab *t, const struct sp_module *m, struct group *g)
 	*copy = *m;
 	copy->id = id;
 	copy->path = strndup(m->path ? m->path : "", m->path_len);
-	if (!copy->path || SP_GROW(g->ids, g->alloc, g->n + 1) ||
+	if (!copy->path || SP_GROW(g->mods, g->alloc, g->n + 1) ||
 	    sp_htab_put(t->by_id, &id, sizeof(id), (uintptr_t)copy)) {
 		module_free(copy);
 		return -ENOMEM;
@@ -161,9 +161,70 @@ add_module(struct sp_modtab *t, const struct sp_module *m, struct group *g)
 		return -ENOMEM;
 	}
 	t->next_id++;
-	g->ids[g->n++] = id;
+	g->mods[g->n++] =
+	    (struct entry){ m->start, m->end, m->file_offset, id };
 	g->dirty = true;
 	return 0;
+}
+
+/*
+ * Module `m` no longer answers to its identity: an identical module
+ * interned later gets a new id.  A newer module of the same identity may
+ * own the key by now; it keeps it.
+ */
+static void
+forget_identity(struct sp_modtab *t, const struct sp_module *m)
+{
+	uint64_t val;
+
+	if (!identity_key(t, m) &&
+	    sp_htab_get(t->dedup, t->key.data, t->key.len, &val) &&
+	    val == m->id)
+		sp_htab_del(t->dedup, t->key.data, t->key.len);
+}
+
+/* Forgets module `id` entirely: it is no longer active. */
+static void
+drop_module(struct sp_modtab *t, uint32_t id)
+{
+	struct sp_module *m = module_of(t, id);
+
+	if (!m)
+		return;
+	forget_identity(t, m);
+	sp_htab_del(t->by_id, &id, sizeof(id));
+	module_free(m);
+}
+
+/*
+ * The newest module `e` of `g` was mapped over older ones: an address it
+ * covers no longer resolves to them, and a mapping that comes back later
+ * (dlclose, dlopen) is a new module, not the one it replaced.  Older
+ * modules it covers wholly are dropped; one it covers in part keeps the
+ * rest of its range but not its identity.
+ */
+static void
+supersede(struct sp_modtab *t, struct group *g, struct entry e)
+{
+	struct sp_module *m;
+	size_t i, kept = 0;
+
+	for (i = 0; i < g->n; i++) {
+		struct entry o = g->mods[i];
+
+		if (o.id == e.id || o.end <= e.start || e.end <= o.start) {
+			g->mods[kept++] = o;
+			continue;
+		}
+		if (e.start <= o.start && o.end <= e.end) {
+			drop_module(t, o.id);
+			continue;
+		}
+		if ((m = module_of(t, o.id)))
+			forget_identity(t, m);
+		g->mods[kept++] = o;
+	}
+	g->n = kept;
 }
 
 int
@@ -186,21 +247,8 @@ sp_modtab_intern(struct sp_modtab *t, const struct sp_module *m,
 	if (!g || add_module(t, m, g))
 		return -ENOMEM;
 	*id = t->next_id - 1;
+	supersede(t, g, g->mods[g->n - 1]);
 	return w ? sp_spool_writer_module(w, module_of(t, *id)) : 0;
-}
-
-/* Forgets module `id` entirely: it is no longer active. */
-static void
-drop_module(struct sp_modtab *t, uint32_t id)
-{
-	struct sp_module *m = module_of(t, id);
-
-	if (!m)
-		return;
-	if (!identity_key(t, m))
-		sp_htab_del(t->dedup, t->key.data, t->key.len);
-	sp_htab_del(t->by_id, &id, sizeof(id));
-	module_free(m);
 }
 
 int
@@ -215,7 +263,7 @@ sp_modtab_deactivate(struct sp_modtab *t, int32_t pid,
 		return 0;
 	n = g->n;
 	for (i = 0; i < n; i++)
-		drop_module(t, g->ids[i]);
+		drop_module(t, g->mods[i].id);
 	sp_htab_del(t->owners, &key, sizeof(key));
 	group_free(g);
 	free(g);
@@ -227,14 +275,14 @@ sp_modtab_clone(struct sp_modtab *t, int32_t parent, int32_t child,
 		struct sp_spool_writer *w)
 {
 	struct group *g = group_of(t, false, parent, false);
-	size_t i, n = g ? g->n : 0;
+	size_t i, n = g && parent != child ? g->n : 0;
 	uint32_t id;
 	int rc;
 
-	/* Interning for the child may grow the parent's ids when
-	 * parent == child; index by i and copy the module first. */
+	/* The parent's modules in id order, so that the newer of two
+	 * overlapping ones is newer in the child too. */
 	for (i = 0; i < n; i++) {
-		struct sp_module m = *module_of(t, g->ids[i]);
+		struct sp_module m = *module_of(t, g->mods[i].id);
 
 		m.pid = child;
 		rc = sp_modtab_intern(t, &m, w, &id);
@@ -254,20 +302,9 @@ cmp_entry(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static void
-fill_entry(const struct sp_modtab *t, struct entry *e, uint32_t id)
-{
-	const struct sp_module *m = module_of(t, id);
-
-	e->start = m->start;
-	e->end = m->end;
-	e->file_offset = m->file_offset;
-	e->id = id;
-}
-
 /* Rebuilds a group's index; an allocation failure leaves it dirty. */
 static void
-rebuild(struct sp_modtab *t, struct group *g)
+rebuild(struct group *g)
 {
 	struct entry *e = reallocarray(g->index, g->n ? g->n : 1, sizeof(*e));
 	size_t i;
@@ -275,8 +312,7 @@ rebuild(struct sp_modtab *t, struct group *g)
 	if (!e)
 		return;
 	g->index = e;
-	for (i = 0; i < g->n; i++)
-		fill_entry(t, &e[i], g->ids[i]);
+	memcpy(e, g->mods, g->n * sizeof(*e));
 	g->nindex = g->n;
 	qsort(e, g->n, sizeof(*e), cmp_entry);
 	g->overlaps = false;
@@ -285,8 +321,7 @@ rebuild(struct sp_modtab *t, struct group *g)
 			g->overlaps = true;
 	/* With overlaps the newest covering module wins: keep id order. */
 	if (g->overlaps)
-		for (i = 0; i < g->n; i++)
-			fill_entry(t, &e[i], g->ids[i]);
+		memcpy(e, g->mods, g->n * sizeof(*e));
 	g->dirty = false;
 }
 
@@ -327,7 +362,7 @@ sp_modtab_resolve(struct sp_modtab *t, int32_t pid, uint64_t abs_ip,
 	else if (mode == SP_FRAME_KERNEL)
 		g = &t->kernel;
 	if (g && g->dirty)
-		rebuild(t, g);
+		rebuild(g);
 	if (g && !g->dirty)
 		e = group_find(g, abs_ip);
 	out->mode = mode;

@@ -6,7 +6,9 @@
  *
  * Resolution uses a per-process index sorted by start address, rebuilt
  * lazily for a process whose modules changed.  Where a process's modules
- * overlap, the newest one that covers the address wins.
+ * overlap, the newest one that covers the address wins: a mapping
+ * replaces what it was mapped over, for the samples after it (the perf
+ * records arrive in time order; nothing reports an unmap).
  *
  * Only active modules are kept: deactivation (exec, exit) frees them, so
  * memory follows the live processes, not every process that ever lived.
@@ -27,10 +29,14 @@ void sp_modtab_free(struct sp_modtab *t);
 
 /*
  * Interns `m` (its id is ignored).  An identical active module of the same
- * process keeps its id; otherwise the module gets the next id and, when
- * `w` is not NULL, a module record is written.  A module with end <= start
- * is not interned and gets SP_NONE.  The path is copied.  Returns 0 or a
- * negative errno (from the writer, or -ENOMEM).
+ * process keeps its id, unless a newer module was mapped over part of it
+ * since; otherwise the module gets the next id and, when `w` is not NULL,
+ * a module record is written.  So a library that comes back where others
+ * were in between (dlclose, dlopen) is a new module of its own.  Older
+ * modules of the process that the new one covers wholly are dropped
+ * (pointers from sp_modtab_get to them become invalid).  A module with
+ * end <= start is not interned and gets SP_NONE.  The path is copied.
+ * Returns 0 or a negative errno (from the writer, or -ENOMEM).
  */
 int sp_modtab_intern(struct sp_modtab *t, const struct sp_module *m,
 		     struct sp_spool_writer *w, uint32_t *id);
@@ -41,7 +47,10 @@ int sp_modtab_intern(struct sp_modtab *t, const struct sp_module *m,
  */
 int sp_modtab_deactivate(struct sp_modtab *t, int32_t pid,
 			 struct sp_spool_writer *w);
-/* Interns a copy of each active user module of `parent` for `child`. */
+/*
+ * Interns a copy of each active user module of `parent` for `child`, in
+ * the parent's order (nothing when they are the same process).
+ */
 int sp_modtab_clone(struct sp_modtab *t, int32_t parent, int32_t child,
 		    struct sp_spool_writer *w);
 /*

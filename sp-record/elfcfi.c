@@ -2,9 +2,14 @@
  * elfcfi.c: module files mapped for the unwinder (elfcfi.h).
  *
  * Files are keyed by path and inode, so a file replaced on disk under the
- * same path is a new entry; the cache lives as long as the recording.
- * Headers are copied out with memcpy before use because nothing promises
- * their alignment inside a file.
+ * same path is a new entry.  A file stays mapped while a process's
+ * module holds it (a reference); released, it waits on a short idle list
+ * for the next process that runs it, oldest unmapped first, unless its
+ * path no longer names it (deleted or replaced: nothing will run it
+ * again, and its mapping would pin the disk space).  So what stays mapped
+ * follows the live processes, not every binary that ever ran.  Headers
+ * are copied out with memcpy before use because nothing promises their
+ * alignment inside a file.
  */
 #include <elf.h>
 #include <errno.h>
@@ -28,16 +33,25 @@
 
 #define VDSO_MAX_BYTES (1u << 20)
 
+/* The first member is what rec_elfcfi_get returns: put() casts back. */
 struct entry {
 	struct rec_elfcfi f;
 	bool ok;
 	bool mapped; /* img came from mmap, else from malloc */
 	volatile sig_atomic_t changed; /* raised by mapguard.c */
+	dev_t dev;                     /* the mapped file's */
+	ino_t ino;
+	uint32_t refs;             /* gets not yet put; ok entries only */
+	struct entry *prev, *next; /* on the idle list when refs == 0 */
+	size_t klen;
+	char key[]; /* path NUL inode: its key in `files` */
 };
 
 struct rec_elfcfi_cache {
-	struct sp_htab *files; /* path NUL inode -> struct entry * */
-	uint64_t seen_faults;  /* rec_mapguard_faults() at the last sweep */
+	struct sp_htab *files;     /* path NUL inode -> struct entry * */
+	struct entry *idle, *last; /* unreferenced, least recently used first */
+	size_t nidle, nmapped;
+	uint64_t seen_faults; /* rec_mapguard_faults() at the last sweep */
 	uint64_t dropped;
 };
 
@@ -55,11 +69,10 @@ rec_elfcfi_cache_new(void)
 	return c;
 }
 
+/* Gives up the entry's image and table; it reads as a failed file. */
 static void
-entry_free(struct entry *e)
+unmap(struct rec_elfcfi_cache *c, struct entry *e)
 {
-	if (!e)
-		return;
 	free(e->f.built_table);
 	if (e->f.img && e->mapped) {
 		rec_mapguard_remove(e->f.img);
@@ -67,7 +80,63 @@ entry_free(struct entry *e)
 	} else {
 		free((void *)e->f.img);
 	}
+	if (e->f.img)
+		c->nmapped--;
+	memset(&e->f, 0, sizeof(e->f));
+	e->ok = false;
+}
+
+static void
+entry_free(struct rec_elfcfi_cache *c, struct entry *e)
+{
+	if (!e)
+		return;
+	unmap(c, e);
 	free(e);
+}
+
+static void
+idle_unlink(struct rec_elfcfi_cache *c, struct entry *e)
+{
+	if (e->prev)
+		e->prev->next = e->next;
+	else
+		c->idle = e->next;
+	if (e->next)
+		e->next->prev = e->prev;
+	else
+		c->last = e->prev;
+	e->prev = e->next = NULL;
+	c->nidle--;
+}
+
+static void
+idle_push(struct rec_elfcfi_cache *c, struct entry *e)
+{
+	e->prev = c->last;
+	e->next = NULL;
+	if (c->last)
+		c->last->next = e;
+	else
+		c->idle = e;
+	c->last = e;
+	c->nidle++;
+}
+
+/* Forgets an idle entry: a later get opens its file again. */
+static void
+evict(struct rec_elfcfi_cache *c, struct entry *e)
+{
+	idle_unlink(c, e);
+	sp_htab_del(c->files, e->key, e->klen);
+	entry_free(c, e);
+}
+
+static void
+trim(struct rec_elfcfi_cache *c)
+{
+	while (c->nidle > REC_ELFCFI_IDLE_MAX)
+		evict(c, c->idle);
 }
 
 void
@@ -80,7 +149,7 @@ rec_elfcfi_cache_free(struct rec_elfcfi_cache *c)
 	if (!c)
 		return;
 	while (sp_htab_next(c->files, &pos, &key, &klen, &val))
-		entry_free((struct entry *)(uintptr_t)val);
+		entry_free(c, (struct entry *)(uintptr_t)val);
 	sp_htab_free(c->files);
 	free(c);
 }
@@ -235,7 +304,8 @@ parse_elf(struct rec_elfcfi *f)
 }
 
 static int
-map_file(struct entry *e, const struct sp_module *m, int32_t pid)
+map_file(struct rec_elfcfi_cache *c, struct entry *e, const struct sp_module *m,
+	 int32_t pid)
 {
 	struct stat st;
 	void *p;
@@ -258,12 +328,16 @@ map_file(struct entry *e, const struct sp_module *m, int32_t pid)
 	e->f.img = p;
 	e->f.size = (size_t)st.st_size;
 	e->mapped = true;
+	e->dev = st.st_dev;
+	e->ino = st.st_ino;
+	c->nmapped++;
 	return 0;
 }
 
 /* [vdso] has no file: copy its image out of the process. */
 static int
-copy_vdso(struct entry *e, const struct sp_module *m, int32_t pid)
+copy_vdso(struct rec_elfcfi_cache *c, struct entry *e,
+	  const struct sp_module *m, int32_t pid)
 {
 	char path[64];
 	uint8_t *buf;
@@ -288,6 +362,7 @@ copy_vdso(struct entry *e, const struct sp_module *m, int32_t pid)
 	}
 	e->f.img = buf;
 	e->f.size = len;
+	c->nmapped++;
 	return 0;
 }
 
@@ -297,35 +372,88 @@ is_vdso(const struct sp_module *m)
 	return strcmp(m->path, "[vdso]") == 0;
 }
 
+/* An entry found again: referenced, or moved to the idle list's end. */
+static const struct rec_elfcfi *
+reuse(struct rec_elfcfi_cache *c, struct entry *e)
+{
+	if (e->refs == 0) {
+		idle_unlink(c, e);
+		if (!e->ok) {
+			idle_push(c, e);
+			return NULL;
+		}
+	}
+	if (!e->ok)
+		return NULL;
+	e->refs++;
+	return &e->f;
+}
+
 const struct rec_elfcfi *
 rec_elfcfi_get(struct rec_elfcfi_cache *c, const struct sp_module *m,
 	       int32_t pid)
 {
-	char key[4200];
 	size_t plen = strlen(m->path), klen;
 	struct entry *e;
 	uint64_t val, inode = is_vdso(m) ? 0 : m->inode;
 	int r;
 
-	if (plen + 1 + sizeof(inode) > sizeof(key))
-		return NULL;
-	memcpy(key, m->path, plen + 1);
-	memcpy(key + plen + 1, &inode, sizeof(inode));
 	klen = plen + 1 + sizeof(inode);
-	if (sp_htab_get(c->files, key, klen, &val)) {
-		e = (struct entry *)(uintptr_t)val;
-		return e->ok ? &e->f : NULL;
-	}
-	if (!(e = calloc(1, sizeof(*e))))
+	if (klen > 4200 || !(e = calloc(1, sizeof(*e) + klen)))
 		return NULL;
-	r = is_vdso(m) ? copy_vdso(e, m, pid) : map_file(e, m, pid);
+	memcpy(e->key, m->path, plen + 1);
+	memcpy(e->key + plen + 1, &inode, sizeof(inode));
+	e->klen = klen;
+	if (sp_htab_get(c->files, e->key, klen, &val)) {
+		free(e);
+		return reuse(c, (struct entry *)(uintptr_t)val);
+	}
+	r = is_vdso(m) ? copy_vdso(c, e, m, pid) : map_file(c, e, m, pid);
 	if (r == 0)
 		e->ok = parse_elf(&e->f) == 0;
-	if (sp_htab_put(c->files, key, klen, (uint64_t)(uintptr_t)e) < 0) {
-		entry_free(e);
+	if (!e->ok)
+		unmap(c, e);
+	if (sp_htab_put(c->files, e->key, klen, (uint64_t)(uintptr_t)e) < 0) {
+		entry_free(c, e);
 		return NULL;
 	}
-	return e->ok ? &e->f : NULL;
+	if (!e->ok) {
+		idle_push(c, e);
+		trim(c);
+		return NULL;
+	}
+	e->refs = 1;
+	return &e->f;
+}
+
+/* Whether the entry's path no longer names its file: deleted, replaced. */
+static bool
+gone(const struct entry *e)
+{
+	struct stat st;
+
+	return e->mapped && (stat(e->key, &st) < 0 || st.st_dev != e->dev ||
+			     st.st_ino != e->ino);
+}
+
+void
+rec_elfcfi_put(struct rec_elfcfi_cache *c, const struct rec_elfcfi *f)
+{
+	struct entry *e = (struct entry *)(uintptr_t)f;
+
+	if (!f || e->refs == 0 || --e->refs > 0)
+		return;
+	idle_push(c, e);
+	if (!e->ok || gone(e))
+		evict(c, e);
+	else
+		trim(c);
+}
+
+size_t
+rec_elfcfi_mapped(const struct rec_elfcfi_cache *c)
+{
+	return c->nmapped;
 }
 
 uint64_t

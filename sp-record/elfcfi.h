@@ -5,6 +5,10 @@
  * address of the file's image) and where the .eh_frame_hdr binary search
  * table lies, which is all the DWARF unwinder needs from disk.  ELF64
  * little-endian only; every read is checked against the file's size.
+ *
+ * Files are counted out and back (get, put): a file nobody holds stays
+ * mapped on an idle list of at most REC_ELFCFI_IDLE_MAX files, for the
+ * next process that runs it, unless its path no longer names it.
  */
 #ifndef SP_RECORD_ELFCFI_H
 #define SP_RECORD_ELFCFI_H
@@ -17,13 +21,14 @@ struct sp_module;
 struct rec_elfcfi_cache;
 
 #define REC_ELFCFI_MAX_LOADS 16
+#define REC_ELFCFI_IDLE_MAX 32
 
 struct rec_elfcfi_seg {
 	uint64_t vaddr, memsz, offset, filesz;
 	bool exec; /* PF_X */
 };
 
-/* One mapped ELF file; owned by the cache, valid until the cache is freed. */
+/* One mapped ELF file; owned by the cache, valid until put back. */
 struct rec_elfcfi {
 	const uint8_t *img; /* the whole file, read-only */
 	size_t size;
@@ -52,11 +57,22 @@ void rec_elfcfi_cache_free(struct rec_elfcfi_cache *c);
  * first use: from m->path when its inode matches (or m->inode is 0), else
  * /proc/PID/map_files/START-END, else /proc/PID/root/PATH; "[vdso]" is
  * copied from /proc/PID/mem.  Returns NULL when it cannot be read or is
- * not an ELF64 file; failures are cached too, so each file costs at most
- * one attempt.
+ * not an ELF64 file; failures are cached too, on the idle list, so a
+ * file costs one attempt while it is there.  Each file returned is held
+ * until given back with rec_elfcfi_put (or the cache is freed).
  */
 const struct rec_elfcfi *rec_elfcfi_get(struct rec_elfcfi_cache *c,
 					const struct sp_module *m, int32_t pid);
+/*
+ * Gives back a file rec_elfcfi_get returned (NULL is allowed); `f` is not
+ * to be used after.  The last holder's put moves it to the idle list,
+ * whose least recently used file is unmapped when the list is full; a
+ * file whose path no longer names it (deleted, replaced), or that
+ * changed under its mapping, is unmapped at once.
+ */
+void rec_elfcfi_put(struct rec_elfcfi_cache *c, const struct rec_elfcfi *f);
+/* How many files the cache holds mapped (or copied, the vdso) now. */
+size_t rec_elfcfi_mapped(const struct rec_elfcfi_cache *c);
 
 /*
  * Notices the files that shrank under their mapping since the last call

@@ -6,11 +6,48 @@
 #include <err.h>
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 #include <asm/perf_regs.h>
 
 #include "sp-record/recorder_impl.h"
 #include "sp-record/sysctl.h"
 #include "common/banned.h"
+
+static uint64_t
+cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Nothing tells ptrace mode that a library was unmapped and another
+ * mapped in its place (dlclose, dlopen, the same address each time): its
+ * pcs would resolve to the old module.  So the maps are read again
+ * before a sample and interned when they changed, and each sample
+ * resolves through the mappings of its time.  For a process with
+ * thousands of mappings a read costs about a millisecond: reads are
+ * spaced by PTRACE_MAPS_COST times what the last one cost.
+ */
+static int
+refresh_maps(struct recorder *r, struct rec_proc *p, uint64_t ts)
+{
+	uint64_t t0, cost;
+	int rc;
+
+	if (ts - r->last_maps_ns < r->maps_gap_ns)
+		return 0;
+	t0 = cpu_ns();
+	r->last_maps_ns = ts;
+	rc = rec_refresh_maps(r, p, ts);
+	if (rc > 0)
+		r->st.maps_refreshes++;
+	cost = (cpu_ns() - t0) * PTRACE_MAPS_COST;
+	r->maps_gap_ns = cost < PTRACE_MAPS_NS ? cost : PTRACE_MAPS_NS;
+	return rc < 0 ? rc : 0;
+}
 
 static int
 ptrace_sample(struct recorder *r, const struct rec_ptracer_event *ev)
@@ -24,17 +61,8 @@ ptrace_sample(struct recorder *r, const struct rec_ptracer_event *ev)
 		r->st.untracked++;
 		return 0;
 	}
-	/*
-	 * Nothing tells ptrace mode that a library was unmapped and another
-	 * mapped in its place (dlclose, dlopen): its pcs would resolve to
-	 * the old module.  Re-reading the maps now and then bounds that.
-	 */
-	if (ev->timestamp_ns - r->last_maps_ns >= PTRACE_MAPS_NS) {
-		r->last_maps_ns = ev->timestamp_ns;
-		r->st.maps_refreshes++;
-		if (rec_snapshot_maps(r, p, ev->timestamp_ns) < 0)
-			return r->werr;
-	}
+	if (refresh_maps(r, p, ev->timestamp_ns) < 0)
+		return r->werr;
 	memset(&s, 0, sizeof(s));
 	s.pid = (uint32_t)ev->pid;
 	s.tid = (uint32_t)ev->tid;

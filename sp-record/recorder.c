@@ -109,6 +109,7 @@ rec_free(struct recorder *r)
 	rec_offcpu_free(r->offcpu);
 	sp_buf_release(&r->ext);
 	sp_buf_release(&r->maps);
+	sp_buf_release(&r->maps_seen);
 	free(r->frames);
 	free(r->pfd);
 	free(r->hup);

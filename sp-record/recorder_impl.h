@@ -46,7 +46,13 @@ struct retire {
  * program's registers (the kernel maps the new one, then switches).
  */
 #define REC_EXEC_STALE_NS 50000000ULL
-#define PTRACE_MAPS_NS 250000000ULL /* --ptrace: maps re-read period */
+/*
+ * --ptrace re-reads the maps before samples, spaced so that the reads
+ * take at most 1/PTRACE_MAPS_COST of the recorder's time, and at most
+ * PTRACE_MAPS_NS apart.
+ */
+#define PTRACE_MAPS_NS 250000000ULL
+#define PTRACE_MAPS_COST 20
 
 struct recorder {
 	struct rec_config cfg;
@@ -60,6 +66,8 @@ struct recorder {
 	struct rec_stats st;
 	struct sp_buf ext;       /* extension payload scratch */
 	struct sp_buf maps;      /* /proc/PID/maps scratch */
+	struct sp_buf maps_seen; /* the text rec_refresh_maps() last read */
+	int32_t maps_seen_pid;
 	struct sp_frame *frames; /* REC_STACK_MAX */
 	struct rec_buildids *buildids;
 	struct pollfd *pfd;
@@ -82,6 +90,7 @@ struct recorder {
 	uint64_t last_check_ns;
 	uint64_t last_flush_ns;
 	uint64_t last_maps_ns;  /* --ptrace: last periodic maps read */
+	uint64_t maps_gap_ns;   /* --ptrace: from that one to the next */
 	struct rec_ptracer *pt; /* --ptrace sampler, or NULL */
 	struct rec_ptracer_summary ptsum;
 };
@@ -120,6 +129,7 @@ bool rec_python_support(struct rec_proc *p);
 bool rec_replaces(const struct sp_frame *lo, const struct sp_frame *hi,
 		  uint32_t id);
 int rec_snapshot_maps(struct recorder *r, struct rec_proc *p, uint64_t ts);
+int rec_refresh_maps(struct recorder *r, struct rec_proc *p, uint64_t ts);
 struct rec_proc *rec_track_process(struct recorder *r, int32_t pid,
 				   bool target);
 int rec_retire(struct recorder *r, int32_t pid, uint64_t ts);

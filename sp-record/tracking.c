@@ -102,6 +102,30 @@ rec_snapshot_maps(struct recorder *r, struct rec_proc *p, uint64_t ts)
 	return register_maps(r, p, ts);
 }
 
+/*
+ * Reads /proc/PID/maps of `p` again and interns its modules when the
+ * text differs from what the last call read (of any process).  Returns
+ * 1 when it did, 0 when nothing changed or the process is gone, or a
+ * negative errno.
+ */
+int
+rec_refresh_maps(struct recorder *r, struct rec_proc *p, uint64_t ts)
+{
+	int rc;
+
+	if (rec_maps_read(p->pid, &r->maps) < 0)
+		return 0;
+	if (r->maps_seen_pid == p->pid && r->maps_seen.len == r->maps.len &&
+	    !memcmp(r->maps_seen.data, r->maps.data, r->maps.len))
+		return 0;
+	sp_buf_reset(&r->maps_seen);
+	r->maps_seen_pid = 0;
+	if (sp_buf_add(&r->maps_seen, r->maps.data, r->maps.len) == 0)
+		r->maps_seen_pid = p->pid;
+	rc = register_maps(r, p, ts);
+	return rc < 0 ? rc : 1;
+}
+
 /* Starts tracking `pid`; its start time tells generations apart. */
 struct rec_proc *
 rec_track_process(struct recorder *r, int32_t pid, bool target)

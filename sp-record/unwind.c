@@ -656,14 +656,20 @@ static unw_accessors_t accessors = {
 
 /* ------------------------------------------------------------ processes */
 
+/* Frees `p` and gives back the module files it held. */
 static void
-proc_free(struct proc *p)
+proc_free(struct rec_unwinder *u, struct proc *p)
 {
+	size_t i;
+
 	if (!p)
 		return;
 	in_unwind = 1;
 	unw_destroy_addr_space(p->as);
 	in_unwind = 0;
+	for (i = 0; i < p->nmods; i++)
+		if (p->mods[i].state == 1)
+			rec_elfcfi_put(u->files, p->mods[i].f);
 	if (p->memfd >= 0)
 		close(p->memfd);
 	sp_htab_free(p->tramps);
@@ -714,7 +720,7 @@ rec_unwinder_forget_process(struct rec_unwinder *u, int32_t pid)
 		return;
 	if (u->last_proc == (struct proc *)(uintptr_t)val)
 		u->last_proc = NULL;
-	proc_free((struct proc *)(uintptr_t)val);
+	proc_free(u, (struct proc *)(uintptr_t)val);
 	sp_htab_del(u->procs, &pid, sizeof(pid));
 }
 
@@ -786,7 +792,7 @@ rec_unwinder_free(struct rec_unwinder *u)
 	if (!u)
 		return;
 	while (u->procs && sp_htab_next(u->procs, &pos, &key, &klen, &val))
-		proc_free((struct proc *)(uintptr_t)val);
+		proc_free(u, (struct proc *)(uintptr_t)val);
 	sp_htab_free(u->procs);
 	pos = 0;
 	while (u->code && sp_htab_next(u->code, &pos, &key, &klen, &val))

@@ -1,7 +1,8 @@
 /*
  * check_modtab.c: the recorder's module table: interning, index with
  * latest-overlap-wins, inode-distinct mappings, rebuild after
- * deactivation (which frees), user/kernel separation and clone-on-fork.
+ * deactivation (which frees), user/kernel separation, clone-on-fork, and
+ * mappings that come back after others replaced them.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -179,6 +180,80 @@ START_TEST(many_modules_resolve_by_binary_search)
 }
 END_TEST
 
+/*
+ * Libraries loaded and closed in turn at one address (issue 24): each
+ * return is a new module that resolves its own samples, and the one it
+ * replaced is dropped.  The old table handed the first identity's id
+ * back and resolved everything to the newest id: the last library.
+ */
+START_TEST(a_mapping_that_comes_back_is_a_new_module)
+{
+	static const char *const libs[] = { "/v1.so", "/v2.so", "/v3.so" };
+	uint32_t id, prev = SP_NONE, first[3];
+	int round, i;
+
+	for (round = 0; round < 4; round++)
+		for (i = 0; i < 3; i++) {
+			id = add(7, 0x7000, 0x9000, libs[i], false, 0);
+			if (round == 0)
+				first[i] = id;
+			else
+				ck_assert_uint_ne(id, first[i]);
+			ck_assert_uint_eq(
+			    resolve(7, 0x7100, SP_FRAME_USER, NULL), id);
+			ck_assert_str_eq(sp_modtab_get(t, id)->path, libs[i]);
+			if (prev != SP_NONE) {
+				ck_assert_uint_eq(id, prev + 1);
+				ck_assert(!sp_modtab_is_active(t, prev));
+			}
+			prev = id;
+		}
+	ck_assert_uint_eq(sp_modtab_count(t), 12);
+	/* The same mapping seen again with nothing in between keeps its id. */
+	ck_assert_uint_eq(add(7, 0x7000, 0x9000, "/v3.so", false, 0), prev);
+}
+END_TEST
+
+/* A mapping over part of an older one leaves it the rest of its range. */
+START_TEST(a_partial_overlap_keeps_the_rest)
+{
+	uint32_t a = add(7, 0x1000, 0x5000, "/a", false, 0);
+	uint32_t b = add(7, 0x2000, 0x3000, "/b", false, 0);
+	uint32_t again;
+
+	ck_assert_uint_eq(resolve(7, 0x1800, SP_FRAME_USER, NULL), a);
+	ck_assert_uint_eq(resolve(7, 0x2800, SP_FRAME_USER, NULL), b);
+	ck_assert_uint_eq(resolve(7, 0x4800, SP_FRAME_USER, NULL), a);
+	ck_assert(sp_modtab_is_active(t, a));
+	/* /a mapped again over /b: not the old /a, which /b overlaid. */
+	again = add(7, 0x1000, 0x5000, "/a", false, 0);
+	ck_assert_uint_ne(again, a);
+	ck_assert_uint_eq(resolve(7, 0x2800, SP_FRAME_USER, NULL), again);
+	ck_assert(!sp_modtab_is_active(t, a));
+	ck_assert(!sp_modtab_is_active(t, b));
+	/* Other processes' and kernel modules are not touched. */
+	ck_assert_uint_eq(resolve(8, 0x2800, SP_FRAME_USER, NULL), SP_NONE);
+}
+END_TEST
+
+/* A child gets the parent's overlapping modules in the parent's order. */
+START_TEST(a_clone_keeps_the_newer_on_top)
+{
+	uint32_t b;
+
+	add(7, 0x1000, 0x5000, "/a", false, 0);
+	add(7, 0x2000, 0x3000, "/b", false, 0);
+	ck_assert_int_eq(sp_modtab_clone(t, 7, 8, NULL), 0);
+	b = resolve(8, 0x2800, SP_FRAME_USER, NULL);
+	ck_assert_str_eq(sp_modtab_get(t, b)->path, "/b");
+	ck_assert_str_eq(
+	    sp_modtab_get(t, resolve(8, 0x4800, SP_FRAME_USER, NULL))->path,
+	    "/a");
+	ck_assert_int_eq(sp_modtab_clone(t, 8, 8, NULL), 0);
+	ck_assert_uint_eq(sp_modtab_count(t), 4);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -196,6 +271,9 @@ main(void)
 	tcase_add_test(tc, modes_are_resolved_separately);
 	tcase_add_test(tc, fork_clones_active_modules);
 	tcase_add_test(tc, many_modules_resolve_by_binary_search);
+	tcase_add_test(tc, a_mapping_that_comes_back_is_a_new_module);
+	tcase_add_test(tc, a_partial_overlap_keeps_the_rest);
+	tcase_add_test(tc, a_clone_keeps_the_newer_on_top);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -8,6 +8,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <elf.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -677,6 +678,91 @@ START_TEST(test_ehframe_leb_locations)
 }
 END_TEST
 
+/* A module of the file at `path`, with its inode. */
+static void
+module_at(const char *path, struct sp_module *m)
+{
+	struct stat st;
+
+	ck_assert_int_eq(stat(path, &st), 0);
+	memset(m, 0, sizeof(*m));
+	m->end = 0x1000;
+	m->inode = st.st_ino;
+	m->path = path;
+	m->path_len = strlen(path);
+}
+
+/* Writes the smallest ELF file the cache accepts: one PT_LOAD. */
+static void
+tiny_elf(const char *path)
+{
+	struct {
+		Elf64_Ehdr eh;
+		Elf64_Phdr ph;
+	} img;
+	FILE *f = fopen(path, "wb");
+
+	memset(&img, 0, sizeof(img));
+	memcpy(img.eh.e_ident, ELFMAG, SELFMAG);
+	img.eh.e_ident[EI_CLASS] = ELFCLASS64;
+	img.eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	img.eh.e_phoff = sizeof(img.eh);
+	img.eh.e_phentsize = sizeof(img.ph);
+	img.eh.e_phnum = 1;
+	img.ph.p_type = PT_LOAD;
+	img.ph.p_flags = PF_R | PF_X;
+	img.ph.p_filesz = img.ph.p_memsz = sizeof(img);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(&img, sizeof(img), 1, f), 1);
+	fclose(f);
+}
+
+/*
+ * Files are held while a process holds them, then wait on a bounded idle
+ * list; a file deleted meanwhile is unmapped as soon as it is given back
+ * (issue 24: sp-record -f kept every binary that ever ran mapped, deleted
+ * ones too).
+ */
+START_TEST(test_elfcfi_bounded)
+{
+	enum { N = REC_ELFCFI_IDLE_MAX + 8 };
+	struct rec_elfcfi_cache *c = rec_elfcfi_cache_new();
+	const struct rec_elfcfi *f[N], *again;
+	char dir[] = "/tmp/sp-unw-XXXXXX", path[N][64];
+	struct sp_module m;
+	size_t i;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	for (i = 0; i < N; i++) {
+		snprintf(path[i], sizeof(path[i]), "%s/bin%zu", dir, i);
+		tiny_elf(path[i]);
+		module_at(path[i], &m);
+		ck_assert_ptr_nonnull(f[i] = rec_elfcfi_get(c, &m, 0));
+		ck_assert_uint_eq(rec_elfcfi_mapped(c), i + 1);
+	}
+	/* Two holders: the first put keeps it. */
+	module_at(path[0], &m);
+	ck_assert_ptr_eq(rec_elfcfi_get(c, &m, 0), f[0]);
+	rec_elfcfi_put(c, f[0]);
+	for (i = 0; i < N; i++)
+		rec_elfcfi_put(c, f[i]);
+	ck_assert_uint_eq(rec_elfcfi_mapped(c), REC_ELFCFI_IDLE_MAX);
+	/* The most recent is still mapped on the idle list: found, not mapped
+	 * anew. */
+	module_at(path[N - 1], &m);
+	ck_assert_ptr_nonnull(again = rec_elfcfi_get(c, &m, 0));
+	ck_assert_uint_eq(rec_elfcfi_mapped(c), REC_ELFCFI_IDLE_MAX);
+	/* Deleted while held: unmapped when given back. */
+	ck_assert_int_eq(unlink(path[N - 1]), 0);
+	rec_elfcfi_put(c, again);
+	ck_assert_uint_eq(rec_elfcfi_mapped(c), REC_ELFCFI_IDLE_MAX - 1);
+	for (i = 0; i < N - 1; i++)
+		unlink(path[i]);
+	rmdir(dir);
+	rec_elfcfi_cache_free(c);
+}
+END_TEST
+
 static Suite *
 unwind_suite(void)
 {
@@ -698,6 +784,7 @@ unwind_suite(void)
 	tcase_add_test(te, test_elfcfi_not_elf);
 	tcase_add_test(te, test_elfcfi_truncated);
 	tcase_add_test(te, test_ehframe_leb_locations);
+	tcase_add_test(te, test_elfcfi_bounded);
 	suite_add_tcase(s, te);
 	return s;
 }
