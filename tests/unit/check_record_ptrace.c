@@ -169,11 +169,24 @@ struct capture {
 	struct sp_modtab *mods;
 	pid_t pid;
 	size_t n, execs;
-	size_t want; /* stop the run after this many samples (0: never) */
+	size_t want;  /* stop the run after this many samples (0: never) */
+	long threads; /* count samples once the target has this many */
 	uint64_t regs[MAX_SAMPLES][24];
 	uint8_t *stacks[MAX_SAMPLES];
 	size_t lens[MAX_SAMPLES];
 };
+
+/* Whether `pid` has at least `n` threads now. */
+static bool
+has_threads(pid_t pid, long n)
+{
+	int32_t *tids;
+	long have = rec_proc_tasks(pid, &tids);
+
+	if (have > 0)
+		free(tids);
+	return have >= n;
+}
 
 static int
 on_event(const struct rec_ptracer_event *ev, void *arg)
@@ -185,6 +198,9 @@ on_event(const struct rec_ptracer_event *ev, void *arg)
 		c->execs++;
 	if (ev->kind != REC_PTRACER_SAMPLE || c->n == MAX_SAMPLES)
 		return 0;
+	if (c->threads && !has_threads(c->pid, c->threads))
+		return 0;
+	c->threads = 0; /* all started: no need to look again */
 	ck_assert_uint_eq(ev->regs_mask, REC_UNWIND_REGS_MASK);
 	ck_assert_uint_gt(ev->pause_ns, 0);
 	memcpy(c->regs[c->n], ev->regs, nregs * sizeof(uint64_t));
@@ -263,8 +279,12 @@ START_TEST(test_spawn_sample_detach)
 	c->mods = sp_modtab_new();
 	wait_threads(c->pid, 2); /* main runs: its libraries are mapped */
 	load_maps(c->mods, c->pid);
-	/* 150 samples, however long a loaded machine takes (a minute at most)
+	/*
+	 * 150 samples once all four threads run (a loaded machine is slow to
+	 * start them, and a thread being born has no root to unwind to),
+	 * however long that takes (a minute at most).
 	 */
+	c->threads = 4;
 	c->want = 150;
 	ck_assert_int_eq(rec_ptracer_run(t, 60, NULL, on_event, c), 0);
 	rec_ptracer_summary(t, &s);
