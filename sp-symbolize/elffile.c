@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "sp-symbolize/elffile.h"
+#include "sp-symbolize/openreg.h"
 #include "common/banned.h"
 
 #define SYM_DEFAULT_DEBUG_ROOT "/usr/lib/debug"
@@ -29,21 +30,15 @@ int
 sym_elffile_open(struct sym_elffile *f, const char *path)
 {
 	struct stat st;
+	int fd;
 
 	*f = (struct sym_elffile)SYM_ELFFILE_INIT;
 	elf_version(EV_CURRENT);
-	/*
-	 * Never wait on a FIFO or a device a record or a debug link names:
-	 * O_NONBLOCK makes open(2) return at once, and only a regular file
-	 * is read.
-	 */
-	f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (f->fd < 0)
-		return -errno;
-	if (fstat(f->fd, &st) || !S_ISREG(st.st_mode)) {
-		sym_elffile_close(f);
-		return -EINVAL;
-	}
+	/* A FIFO or a device a record or a debug link names is not opened. */
+	fd = sym_open_regular(AT_FDCWD, path, false, &st);
+	if (fd < 0)
+		return fd;
+	f->fd = fd;
 	/* Not mapped: a file truncated under us must not raise SIGBUS. */
 	f->elf = elf_begin(f->fd, ELF_C_READ, NULL);
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {

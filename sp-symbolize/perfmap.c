@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/grow.h"
+#include "sp-symbolize/openreg.h"
 #include "sp-symbolize/perfmap.h"
 #include "common/buf.h"
 #include "common/banned.h"
@@ -168,16 +169,16 @@ sym_perfmap_id_equal(const struct sym_perfmap_id *a,
 int
 sym_perfmap_open(const char *path, uid_t owner, struct stat *st)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
-				O_NOCTTY);
+	int fd = sym_open_regular(AT_FDCWD, path, true, st);
 
-	memset(st, 0, sizeof(*st));
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, st) || !S_ISREG(st->st_mode) ||
-	    (st->st_uid != owner && st->st_uid != 0)) {
-		close(fd);
-		errno = EPERM;
+	if (fd == -EINVAL ||
+	    (fd >= 0 && st->st_uid != owner && st->st_uid != 0)) {
+		if (fd >= 0)
+			close(fd);
+		fd = -EPERM;
+	}
+	if (fd < 0) {
+		errno = -fd;
 		return -1;
 	}
 	return fd;
