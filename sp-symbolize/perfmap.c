@@ -113,12 +113,18 @@ sym_perfmap_read(FILE *f)
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
+	uint64_t total = 0;
 	int rc = 0;
 
 	if (!m)
 		return NULL;
-	while (rc == 0 && (len = getline(&line, &cap, f)) > 0)
-		rc = pm_parse_line(m, line, (size_t)len);
+	while (rc == 0 && (len = getline(&line, &cap, f)) > 0) {
+		/* A file that grew past the bound after it was checked. */
+		if ((total += (uint64_t)len) > SYM_PERFMAP_MAX_SIZE)
+			rc = -EFBIG;
+		else
+			rc = pm_parse_line(m, line, (size_t)len);
+	}
 	free(line);
 	if (rc == 0 && ferror(f))
 		rc = -EIO;
@@ -190,8 +196,14 @@ sym_perfmap_load(const char *path, uid_t owner, struct sym_perfmap_id *id)
 	struct sym_perfmap *m;
 	struct stat st;
 	int fd = sym_perfmap_open(path, owner, &st), saved;
-	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	FILE *f;
 
+	if (fd >= 0 && (uint64_t)st.st_size > SYM_PERFMAP_MAX_SIZE) {
+		close(fd);
+		fd = -1;
+		errno = EFBIG;
+	}
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (id)
 		sym_perfmap_id_of(&st, id);
 	if (!f) {
