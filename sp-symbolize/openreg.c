@@ -18,17 +18,20 @@
  * and kept only when it is still the file checked.
  */
 static int
-reopen(int pfd, int dirfd, const char *name, int flags, const struct stat *st)
+reopen(int pfd, int dirfd, const char *name, bool nofollow,
+       const struct stat *st)
 {
 	char proc[40];
 	struct stat now;
 	int fd;
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
-	fd = open(proc, flags);
+	fd = open(proc, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0 || errno != ENOENT)
 		return fd >= 0 ? fd : -errno;
-	fd = openat(dirfd, name, flags | O_NONBLOCK | O_NOCTTY);
+	fd = openat(dirfd, name,
+		    O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY |
+			(nofollow ? O_NOFOLLOW : 0));
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &now) || now.st_dev != st->st_dev ||
@@ -56,7 +59,7 @@ sym_open_regular(int dirfd, const char *name, bool nofollow, struct stat *st)
 	else if (!S_ISREG(st->st_mode))
 		fd = -EINVAL;
 	else
-		fd = reopen(pfd, dirfd, name, O_RDONLY | O_CLOEXEC, st);
+		fd = reopen(pfd, dirfd, name, nofollow, st);
 	close(pfd);
 	return fd;
 }

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,8 +144,11 @@ open_dir(struct sym_cache *c, bool create)
 						     : "not a directory");
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) || st.st_uid != geteuid() ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+	if (fstat(fd, &st)) {
+		close(fd);
+		return -EIO;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
 		close(fd);
 		return refuse(c, st.st_uid != geteuid()
 				     ? "not owned by this user"
