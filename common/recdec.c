@@ -589,26 +589,81 @@ split(struct sp_recdec *d)
 	}
 }
 
+/*
+ * Reads a line into d->line, its newline kept, and its length into *len:
+ * 1, 0 at the end of input, or an error for line d->lineno + 1.  Unlike
+ * getline(3), it stops at SP_RECORDS_MAX_LINE, and a read that fails
+ * is an error (glibc's getline takes ENOMEM for the end).  A line with a
+ * NUL byte is cut at it (*len may be 0); read_line() then finds no
+ * newline.
+ */
+static int
+get_line(struct sp_recdec *d, size_t *len)
+{
+	size_t n = 0, cap;
+	bool any = false;
+	char *p;
+
+	for (;;) {
+		if (d->cap - n < 2) {
+			if (d->cap > SP_RECORDS_MAX_LINE) {
+				d->lineno++;
+				return bad(
+				    d,
+				    "line longer than %u bytes, which no "
+				    "record is",
+				    SP_RECORDS_MAX_LINE);
+			}
+			cap = d->cap ? 2 * d->cap : 256;
+			/* Room for the longest line and fgets()'s NUL. */
+			if (cap > SP_RECORDS_MAX_LINE + 1)
+				cap = SP_RECORDS_MAX_LINE + 1;
+			if (!(p = realloc(d->line, cap))) {
+				d->lineno++;
+				return bad(d, "out of memory");
+			}
+			d->line = p;
+			d->cap = cap;
+		}
+		errno = 0;
+		if (!fgets(d->line + n, (int)(d->cap - n), d->f)) {
+			if (ferror(d->f)) {
+				d->lineno++;
+				bad(d, "read error: %s",
+				    strerror(errno ? errno : EIO));
+				return -EIO;
+			}
+			break; /* the end, after n bytes */
+		}
+		any = true;
+		p = d->line + n;
+		n += strlen(p);
+		/* A newline, a NUL byte or the end stopped fgets(). */
+		if (n + 1 < d->cap || d->line[n - 1] == '\n')
+			break;
+	}
+	*len = n;
+	return any;
+}
+
 /* Reads the next non-empty line: 1, 0 at the end, or an error. */
 static int
 read_line(struct sp_recdec *d)
 {
-	ssize_t n;
+	size_t n;
+	int rc;
 
 	do {
-		n = getline(&d->line, &d->cap, d->f);
-		if (n < 0 && ferror(d->f)) {
-			bad(d, "read error: %s", strerror(errno));
-			return -EIO;
-		}
-		if (n < 0)
-			return 0;
+		rc = get_line(d, &n);
+		if (rc <= 0)
+			return rc;
 		d->lineno++;
-		if (d->lineno == 1 && sp_spool_magic(d->line, (size_t)n))
+		/* The magic's NUL cut the line: d->line[n] is that NUL. */
+		if (d->lineno == 1 && sp_spool_magic(d->line, n + 1))
 			return bad(d, "this is a spool, not a record stream: "
 				      "read it with sp-dump first "
 				      "(sp-dump FILE | ...)");
-		if (memchr(d->line, 0, (size_t)n) || d->line[n - 1] != '\n')
+		if (n == 0 || d->line[n - 1] != '\n')
 			return bad(d, "cut or binary line (no newline at the "
 				      "end, or a NUL byte)");
 		d->line[--n] = 0;

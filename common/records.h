@@ -21,6 +21,13 @@
 #include "common/spool.h"
 
 #define SP_RECORDS_VERSION 1
+/*
+ * The longest line a decoder reads, its newline included: twice the
+ * longest sp-dump writes (an ext record of 16 MiB, 32 MiB as hex), so
+ * that a line without end (a 300 MB one, /dev/zero) is an error rather
+ * than all the memory there is.
+ */
+#define SP_RECORDS_MAX_LINE (64u << 20)
 
 /* Appends `s` escaped; returns 0 or -ENOMEM. */
 int sp_escape(struct sp_buf *out, const char *s, size_t n);
@@ -181,8 +188,10 @@ struct sp_recdec *sp_recdec_new(FILE *f);
 void sp_recdec_free(struct sp_recdec *d);
 /*
  * Decodes the next non-empty line into *rec.  Returns 1, 0 at the end of
- * input, or -EBADMSG (malformed or cut line), -EIO, -ENOMEM, with the
- * reason in sp_recdec_errmsg().  Every earlier record was returned.
+ * input, or -EBADMSG (malformed or cut line, or one longer than
+ * SP_RECORDS_MAX_LINE), -EIO (a failed read: never taken for the end),
+ * -ENOMEM, with the reason in sp_recdec_errmsg().  Every earlier record
+ * was returned.
  */
 int sp_recdec_next(struct sp_recdec *d, struct sp_rec *rec);
 /* "line N: reason" for the last failure. */

@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "sp-symbolize/elffile.h"
+#include "sp-symbolize/openreg.h"
 #include "common/banned.h"
 
 #define SYM_DEFAULT_DEBUG_ROOT "/usr/lib/debug"
@@ -25,31 +26,109 @@
  */
 #define SYM_DEBUGLINK_MAX_SIZE (4ull << 30)
 
+/* A section at least this large is checked for holes. */
+#define SYM_SECTION_SPARSE_MIN (1u << 20)
+
+/*
+ * The bytes of [off, end) of `fd` that are data, not holes; all of them
+ * where the file system cannot tell.
+ */
+static uint64_t
+data_bytes(int fd, uint64_t off, uint64_t end)
+{
+	uint64_t n = 0;
+	off_t d, h;
+
+	while (off < end) {
+		d = lseek(fd, (off_t)off, SEEK_DATA);
+		if (d < 0)
+			return errno == ENXIO ? n : n + (end - off);
+		if ((uint64_t)d >= end)
+			break;
+		h = lseek(fd, d, SEEK_HOLE);
+		if (h <= d || (uint64_t)h > end)
+			h = (off_t)end;
+		n += (uint64_t)(h - d);
+		off = (uint64_t)h;
+	}
+	return n;
+}
+
+/* Whether the file of `f`, `size` bytes long, holds the data of `sh`. */
+static bool
+plausible(const struct sym_elffile *f, const GElf_Shdr *sh, uint64_t size)
+{
+	if (sh->sh_type == SHT_NOBITS || sh->sh_size == 0)
+		return true;
+	if (sh->sh_offset > size || sh->sh_size > size - sh->sh_offset)
+		return false;
+	return sh->sh_size < SYM_SECTION_SPARSE_MIN ||
+	       data_bytes(f->fd, sh->sh_offset, sh->sh_offset + sh->sh_size) >=
+		   sh->sh_size / 2;
+}
+
+/* Hides section `scn` (header `sh`), noting the first one hidden. */
+static void
+hide(struct sym_elffile *f, Elf_Scn *scn, GElf_Shdr *sh, const char *name)
+{
+	if (f->nhidden++ == 0) {
+		snprintf(f->hidden_name, sizeof(f->hidden_name), "%s",
+			 name ? name : "?");
+		f->hidden_size = sh->sh_size;
+	}
+	sh->sh_type = SHT_NOBITS;
+	sh->sh_size = 0;
+	gelf_update_shdr(scn, sh);
+}
+
+/* Hides the sections whose data is not in the file (elffile.h). */
+static void
+hide_implausible(struct sym_elffile *f, uint64_t size)
+{
+	Elf_Scn *scn = NULL, *str = NULL;
+	size_t shstrndx = 0;
+	GElf_Shdr sh, lsh;
+
+	/* The section names first: naming the others reads them. */
+	if (elf_getshdrstrndx(f->elf, &shstrndx) == 0 &&
+	    (str = elf_getscn(f->elf, shstrndx)) && gelf_getshdr(str, &sh) &&
+	    !plausible(f, &sh, size))
+		hide(f, str, &sh, ".shstrtab");
+	while ((scn = elf_nextscn(f->elf, scn)) != NULL)
+		if (scn != str && gelf_getshdr(scn, &sh) &&
+		    !plausible(f, &sh, size))
+			hide(f, scn, &sh,
+			     elf_strptr(f->elf, shstrndx, sh.sh_name));
+	while (f->nhidden && (scn = elf_nextscn(f->elf, scn)) != NULL)
+		if (gelf_getshdr(scn, &sh) &&
+		    (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) &&
+		    (str = elf_getscn(f->elf, sh.sh_link)) &&
+		    gelf_getshdr(str, &lsh) && lsh.sh_type == SHT_NOBITS &&
+		    lsh.sh_size == 0)
+			hide(f, scn, &sh,
+			     elf_strptr(f->elf, shstrndx, sh.sh_name));
+}
+
 int
 sym_elffile_open(struct sym_elffile *f, const char *path)
 {
 	struct stat st;
+	int fd;
 
 	*f = (struct sym_elffile)SYM_ELFFILE_INIT;
 	elf_version(EV_CURRENT);
-	/*
-	 * Never wait on a FIFO or a device a record or a debug link names:
-	 * O_NONBLOCK makes open(2) return at once, and only a regular file
-	 * is read.
-	 */
-	f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (f->fd < 0)
-		return -errno;
-	if (fstat(f->fd, &st) || !S_ISREG(st.st_mode)) {
-		sym_elffile_close(f);
-		return -EINVAL;
-	}
+	/* A FIFO or a device a record or a debug link names is not opened. */
+	fd = sym_open_regular(AT_FDCWD, path, false, &st);
+	if (fd < 0)
+		return fd;
+	f->fd = fd;
 	/* Not mapped: a file truncated under us must not raise SIGBUS. */
 	f->elf = elf_begin(f->fd, ELF_C_READ, NULL);
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
 		sym_elffile_close(f);
 		return -ENOEXEC;
 	}
+	hide_implausible(f, (uint64_t)st.st_size);
 	return 0;
 }
 

@@ -16,17 +16,31 @@ struct sym_elffile {
 	Elf *elf;  /* NULL when not open */
 	void *mem; /* owned image bytes, or NULL */
 	size_t memlen;
+	/* Sections hidden as implausible (see sym_elffile_open), and the
+	 * first one's name and claimed size. */
+	unsigned nhidden;
+	char hidden_name[32];
+	uint64_t hidden_size;
 };
 
 #define SYM_ELFFILE_INIT                                                       \
 	{                                                                      \
-		-1, NULL, NULL, 0                                              \
+		-1, NULL, NULL, 0, 0, "", 0                                    \
 	}
 
 /*
  * Opens `path`.  Returns 0, a negative errno from open(2), -EINVAL when
- * it is not a regular file (a FIFO is never waited on), or -ENOEXEC
- * when the file is not an ELF object.  On failure `f` stays closed.
+ * it is not a regular file (a FIFO or a device is never opened), or
+ * -ENOEXEC when the file is not an ELF object.  On failure `f` stays
+ * closed.
+ *
+ * libelf allocates and reads the whole size a section header claims.  A
+ * section whose data the file does not hold, past its end or (over
+ * 1 MiB) more than half of it holes of a sparse file, which no linker
+ * writes, is hidden: this handle's copy of its header says SHT_NOBITS
+ * and size 0, so nothing reads it (the file is never written).  A symbol
+ * table whose string table is hidden is hidden too.  nhidden counts
+ * them.
  */
 int sym_elffile_open(struct sym_elffile *f, const char *path);
 /*

@@ -6,6 +6,8 @@
  * MiniDebugInfo.  DWARF comes from the debug file, else the file itself.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,7 +36,8 @@ struct sym_image {
 	struct sym_elfsyms *syms;
 	struct sym_dwarf *dw;
 	char *buildid;
-	const char *warning;   /* static, or NULL */
+	const char *warning; /* static, `note`, or NULL */
+	char note[200];
 	struct sp_htab *cache; /* vaddr -> index into results */
 	struct sym_res *results;
 	size_t nresults;
@@ -138,6 +141,24 @@ open_dwarf(struct sym_image *img, Elf *elf)
 	return dw;
 }
 
+/* Says which section of the file or its debug file was not read. */
+static void
+note_hidden(struct sym_image *img)
+{
+	const struct sym_elffile *f =
+	    img->file.nhidden ? &img->file : &img->debug;
+	unsigned more = img->file.nhidden + img->debug.nhidden - 1;
+
+	if (!f->nhidden)
+		return;
+	snprintf(img->note, sizeof(img->note),
+		 "%ssection '%s' claims %" PRIu64 " bytes the file does not "
+		 "hold (past its end, or holes of a sparse file)%s: not read",
+		 f == &img->debug ? "the debug file's " : "", f->hidden_name,
+		 f->hidden_size, more ? ", nor are others like it" : "");
+	img->warning = img->note;
+}
+
 static struct sym_image *
 setup(struct sym_image *img, const char *path, const char **why)
 {
@@ -157,6 +178,7 @@ setup(struct sym_image *img, const char *path, const char **why)
 		img->dw = open_dwarf(img, img->debug.elf);
 	if (!img->opts.names_only && !img->dw)
 		img->dw = open_dwarf(img, img->file.elf);
+	note_hidden(img);
 	if (rc || (sym_elfsyms_count(img->syms) == 0 && !img->dw)) {
 		*why = rc == -ENOMEM  ? "out of memory"
 		       : rc           ? "corrupt symbol table"

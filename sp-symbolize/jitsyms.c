@@ -140,7 +140,8 @@ static void
 src_reload(struct sym_jitsyms *r, struct rsrc *src, int kind, int32_t pid)
 {
 	uid_t owner = perf_map_owner(r, pid);
-	bool link;
+	const char *why;
+	bool big;
 
 	sym_perfmap_free(src->map);
 	src->map = kind == SRC_JITDUMP
@@ -148,16 +149,21 @@ src_reload(struct sym_jitsyms *r, struct rsrc *src, int kind, int32_t pid)
 		       : sym_perfmap_load(src->path, owner, &src->id);
 	src->exists = src->map != NULL;
 	src->loaded = true;
-	if (src->map || (errno != EPERM && errno != ELOOP))
+	if (src->map || (errno != EPERM && errno != ELOOP && errno != EFBIG))
 		return;
-	link = errno == ELOOP;
+	big = errno == EFBIG;
+	why = errno == ELOOP ? "a symbolic link"
+			     : "not a regular file owned by the process's "
+			       "user or root";
 	/* Refused: not read again until it changes, and said once. */
 	src->exists = sym_perfmap_stat(src->path, &src->id);
-	if (!src->warned)
+	if (!src->warned && big)
+		sym_warnf(r->warn, r->ctx,
+			  "'%s': larger than the cap of %llu MiB; not read",
+			  src->path, SYM_PERFMAP_MAX_SIZE >> 20);
+	else if (!src->warned)
 		sym_warnf(r->warn, r->ctx, "'%s': %s; not read", src->path,
-			  link ? "a symbolic link"
-			       : "not a regular file owned by the "
-				 "process's user or root");
+			  why);
 	src->warned = true;
 }
 

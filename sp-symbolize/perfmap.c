@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/grow.h"
+#include "sp-symbolize/openreg.h"
 #include "sp-symbolize/perfmap.h"
 #include "common/buf.h"
 #include "common/banned.h"
@@ -112,12 +113,18 @@ sym_perfmap_read(FILE *f)
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
+	uint64_t total = 0;
 	int rc = 0;
 
 	if (!m)
 		return NULL;
-	while (rc == 0 && (len = getline(&line, &cap, f)) > 0)
-		rc = pm_parse_line(m, line, (size_t)len);
+	while (rc == 0 && (len = getline(&line, &cap, f)) > 0) {
+		/* A file that grew past the bound after it was checked. */
+		if ((total += (uint64_t)len) > SYM_PERFMAP_MAX_SIZE)
+			rc = -EFBIG;
+		else
+			rc = pm_parse_line(m, line, (size_t)len);
+	}
 	free(line);
 	if (rc == 0 && ferror(f))
 		rc = -EIO;
@@ -168,16 +175,16 @@ sym_perfmap_id_equal(const struct sym_perfmap_id *a,
 int
 sym_perfmap_open(const char *path, uid_t owner, struct stat *st)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
-				O_NOCTTY);
+	int fd = sym_open_regular(AT_FDCWD, path, true, st);
 
-	memset(st, 0, sizeof(*st));
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, st) || !S_ISREG(st->st_mode) ||
-	    (st->st_uid != owner && st->st_uid != 0)) {
-		close(fd);
-		errno = EPERM;
+	if (fd == -EINVAL ||
+	    (fd >= 0 && st->st_uid != owner && st->st_uid != 0)) {
+		if (fd >= 0)
+			close(fd);
+		fd = -EPERM;
+	}
+	if (fd < 0) {
+		errno = -fd;
 		return -1;
 	}
 	return fd;
@@ -189,8 +196,14 @@ sym_perfmap_load(const char *path, uid_t owner, struct sym_perfmap_id *id)
 	struct sym_perfmap *m;
 	struct stat st;
 	int fd = sym_perfmap_open(path, owner, &st), saved;
-	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	FILE *f;
 
+	if (fd >= 0 && (uint64_t)st.st_size > SYM_PERFMAP_MAX_SIZE) {
+		close(fd);
+		fd = -1;
+		errno = EFBIG;
+	}
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (id)
 		sym_perfmap_id_of(&st, id);
 	if (!f) {

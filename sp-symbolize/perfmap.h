@@ -18,6 +18,13 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+/*
+ * A perf map holds a line of about 60 bytes per JIT-compiled function:
+ * one larger than this is no map (a sparse file of 8 GiB took half a
+ * minute and 2 GB to read), and is not read.
+ */
+#define SYM_PERFMAP_MAX_SIZE (512ull << 20)
+
 struct sym_perfmap;
 
 /* What identifies one version of a map file: a change means reload. */
@@ -38,14 +45,18 @@ int sym_perfmap_add(struct sym_perfmap *m, uint64_t start, uint64_t size,
 		    const char *name, size_t len);
 /* Orders the entries for lookups (the last added wins an overlap). */
 void sym_perfmap_sort(struct sym_perfmap *m);
-/* Reads a map from `f`; NULL with errno set on failure. */
+/*
+ * Reads a map from `f`; NULL with errno set on failure (EFBIG past
+ * SYM_PERFMAP_MAX_SIZE bytes).
+ */
 struct sym_perfmap *sym_perfmap_read(FILE *f);
 /*
  * Loads `path`, as perf does only when it is a regular file (not a
  * symlink, never waiting on a FIFO) owned by `owner` or root; fills *id
  * (when not NULL) with the identity of the file read.  NULL with errno
  * set: ENOENT when there is no map, ELOOP for a symlink, EPERM for a
- * file of another kind or owner.
+ * file of another kind or owner, EFBIG for a file larger than
+ * SYM_PERFMAP_MAX_SIZE.
  */
 struct sym_perfmap *sym_perfmap_load(const char *path, uid_t owner,
 				     struct sym_perfmap_id *id);

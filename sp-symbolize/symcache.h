@@ -12,6 +12,12 @@
  * truncated file is ignored (corrupt ones with one warning) and
  * replaced at the save.  The cache never fails a run: problems are
  * warnings.
+ *
+ * Only files named the way the cache names them are read or evicted;
+ * a file is read only when it is a regular file of the running user
+ * that no one else may write.  A directory that is a symbolic link, not
+ * the running user's or writable by others is refused with one warning
+ * and the run goes on without a cache, as with --no-cache.
  */
 #ifndef SYM_SYMCACHE_H
 #define SYM_SYMCACHE_H
@@ -29,8 +35,9 @@ struct sym_cache;
 
 /*
  * A cache in `dir` (copied; created with its parents at the first save)
- * holding at most `max_bytes`.  Warnings go to `warn` (may be NULL).
- * Returns NULL with errno set on allocation failure.
+ * holding at most `max_bytes`.  Warnings go to `warn` (may be NULL); an
+ * existing directory is checked at once.  Returns NULL with errno set
+ * on allocation failure.
  */
 struct sym_cache *sym_cache_new(const char *dir, uint64_t max_bytes,
 				sym_warn_fn *warn, void *warn_ctx);
@@ -42,7 +49,8 @@ void sym_cache_free(struct sym_cache *c);
  * its file at the first call (empty when there is none, or it is
  * unusable).  Results added to it are saved by sym_cache_save().  The
  * set is owned by the cache and lives until sym_cache_free().  Returns
- * NULL for a build id that is not 4 to 128 hex digits, or on ENOMEM.
+ * NULL for a build id that is not 4 to 128 hex digits, when the
+ * directory was refused, or on ENOMEM.
  */
 struct sym_cset *sym_cache_set(struct sym_cache *c, const char *buildid,
 			       uint64_t ctx);
@@ -59,13 +67,15 @@ struct sym_cset *sym_cache_set(struct sym_cache *c, const char *buildid,
 int sym_cache_save(struct sym_cache *c);
 
 /*
- * A whole file of the cache under a caller's `name` (not BUILDID-CTX),
- * for data that is not a set of frames.  get reads it into `out` and
- * touches it (0, -ENOENT when absent, or another negative errno); put
- * replaces it atomically, creating the directory, and counts with the
- * other files for the size bound (a file over a quarter of the bound is
- * not written).  put returns 0 (also when there is no cache to write)
- * or a negative errno.
+ * A whole file of the cache under a caller's `name`, BUILDID.KIND
+ * (BUILDID 4 to 128 hex digits, KIND lowercase letters and digits, not
+ * "tmp"), for data that is not a set of frames.  get reads it into
+ * `out` and touches it (0, -ENOENT when absent, -EPERM when refused, or
+ * another negative errno); put replaces it atomically, creating the
+ * directory, and counts with the other files for the size bound (a
+ * file over a quarter of the bound is not written).  put returns 0
+ * (also when there is no cache to write) or a negative errno.  Both
+ * return -EINVAL for another name.
  */
 int sym_cache_get_file(struct sym_cache *c, const char *name,
 		       struct sp_buf *out);

@@ -293,6 +293,73 @@ START_TEST(records_before_a_fault_come_first)
 }
 END_TEST
 
+/* Decodes the `len` bytes of `text`; the last status, its message. */
+static int
+decode_bytes(const char *text, size_t len, char *msg, size_t size)
+{
+	FILE *in = fmemopen((void *)text, len, "r");
+	struct sp_recdec *d;
+	struct sp_rec r;
+	int rc;
+
+	ck_assert_ptr_nonnull(in);
+	d = sp_recdec_new(in);
+	while ((rc = sp_recdec_next(d, &r)) == 1)
+		;
+	snprintf(msg, size, "%s", sp_recdec_errmsg(d));
+	sp_recdec_free(d);
+	fclose(in);
+	return rc;
+}
+
+START_TEST(lines_are_bounded_and_reads_checked)
+{
+	const size_t max = SP_RECORDS_MAX_LINE, head = strlen(HEAD);
+	char *text = malloc(head + max + 2), msg[300];
+	FILE *dir;
+	struct sp_recdec *d;
+	struct sp_rec r;
+
+	/* The longest line, its newline included, is read (an unknown
+	 * kind passes); one byte more is refused. */
+	ck_assert_ptr_nonnull(text);
+	memcpy(text, HEAD, head);
+	memset(text + head, 'x', max + 1);
+	text[head + max - 1] = '\n';
+	ck_assert_int_eq(decode_bytes(text, head + max, msg, sizeof(msg)), 0);
+	text[head + max - 1] = 'x';
+	text[head + max] = '\n';
+	ck_assert_int_eq(decode_bytes(text, head + max + 1, msg, sizeof(msg)),
+			 -EBADMSG);
+	ck_assert_str_eq(msg, "line 2: line longer than 67108864 bytes, "
+			      "which no record is");
+	free(text);
+	/* NUL bytes anywhere in a line, the first one included. */
+	ck_assert_int_eq(
+	    decode_bytes(HEAD "\0lost\t1\t2\n", head + 10, msg, sizeof(msg)),
+	    -EBADMSG);
+	ck_assert_str_eq(msg, "line 2: cut or binary line (no newline at the "
+			      "end, or a NUL byte)");
+	ck_assert_int_eq(
+	    decode_bytes(HEAD "lost\t1\0\t2\n", head + 10, msg, sizeof(msg)),
+	    -EBADMSG);
+	ck_assert_str_eq(msg, "line 2: cut or binary line (no newline at the "
+			      "end, or a NUL byte)");
+	ck_assert_int_eq(decode_bytes("SPULSE1\0\1\2\n", 11, msg, sizeof(msg)),
+			 -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(msg, "line 1: this is a spool"));
+	/* A read that fails is no end of input. */
+	dir = fopen("/", "r");
+	ck_assert_ptr_nonnull(dir);
+	d = sp_recdec_new(dir);
+	ck_assert_int_eq(sp_recdec_next(d, &r), -EIO);
+	ck_assert_str_eq(sp_recdec_errmsg(d), "line 1: read error: Is a "
+					      "directory");
+	sp_recdec_free(d);
+	fclose(dir);
+}
+END_TEST
+
 START_TEST(unknown_kinds_and_empty_lines_pass)
 {
 	static const char text[] = HEAD "\nfuture\tx\ty\n";
@@ -344,6 +411,11 @@ main(void)
 	tcase_add_test(tc, records_before_a_fault_come_first);
 	tcase_add_test(tc, unknown_kinds_and_empty_lines_pass);
 	tcase_add_test(tc, flag_letters_round_trip);
+	suite_add_tcase(s, tc);
+	/* Two lines of 64 MiB: seconds under the sanitizers on a busy host. */
+	tc = tcase_create("bounds");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, lines_are_bounded_and_reads_checked);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

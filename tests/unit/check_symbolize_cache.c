@@ -3,7 +3,9 @@
  * (round trip, every truncation and every flipped byte refused, sound
  * checksums over malformed bodies refused, another context refused)
  * and the store (save and load, corrupt files rebuilt with one warning,
- * merging with another run's save, least recently used eviction).
+ * merging with another run's save, least recently used eviction) and
+ * what it refuses (a linked, shared or another user's directory, files
+ * not named as its own, entries others could have planted).
  */
 #include <check.h>
 #include <errno.h>
@@ -436,6 +438,235 @@ START_TEST(no_directory_means_no_cache)
 }
 END_TEST
 
+/* -------------------------------------------------------------- hostile */
+
+/* Writes `len` bytes to `path`, dated a year 2001 day. */
+static void
+old_file(const char *path, size_t len)
+{
+	static const struct timespec when[2] = { { 978307200, 0 },
+						 { 978307200, 0 } };
+	char *zeros = calloc(1, len ? len : 1);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	ck_assert_ptr_nonnull(zeros);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, zeros, len), (ssize_t)len);
+	close(fd);
+	free(zeros);
+	ck_assert_int_eq(utimensat(AT_FDCWD, path, when, 0), 0);
+}
+
+/* A path under the test's directory. */
+static const char *
+in_dir(const char *name)
+{
+	static char p[4][PATH_MAX];
+	static int k;
+
+	k = (k + 1) % 4;
+	snprintf(p[k], sizeof(p[k]), "%s/%s", dir, name);
+	return p[k];
+}
+
+/* Adds one result to the set of `id` and saves; returns what save did. */
+static int
+save_one(struct sym_cache *c, const char *id)
+{
+	struct sym_res r = SYM_RES_INIT;
+	struct sym_cset *s = sym_cache_set(c, id, CTX);
+	int rc;
+
+	if (!s)
+		return -1000;
+	ck_assert_ptr_nonnull(sym_res_add(&r, "f"));
+	ck_assert_int_eq(sym_cset_add(s, 7, &r, 0), 0);
+	sym_res_release(&r);
+	rc = sym_cache_save(c);
+	return rc;
+}
+
+START_TEST(linked_directory_is_refused)
+{
+	const char *names[] = { "photo.jpg", "notes", ID_A "-1122334455667788",
+				"0123.kallsyms1" };
+	struct sym_cache *c;
+	char other[PATH_MAX];
+	size_t i;
+
+	/* Another directory's files, the cache directory a link to it. */
+	ck_assert_int_eq(mkdir(in_dir("c"), 0700), 0);
+	ck_assert_int_eq(mkdir(in_dir("other"), 0700), 0);
+	for (i = 0; i < 4; i++) {
+		snprintf(other, sizeof(other), "%s/%s", in_dir("other"),
+			 names[i]);
+		old_file(other, 4096);
+	}
+	ck_assert_int_eq(symlink(in_dir("other"), cdir()), 0);
+	c = sym_cache_new(cdir(), 100, count_warning, NULL);
+	ck_assert_int_eq(nwarnings, 1);
+	ck_assert_ptr_null(sym_cache_set(c, ID_B, CTX));
+	ck_assert_int_eq(sym_cache_save(c), 0);
+	sym_cache_free(c);
+	/* Every file is still there, and no new one. */
+	for (i = 0; i < 4; i++) {
+		snprintf(other, sizeof(other), "%s/%s", in_dir("other"),
+			 names[i]);
+		ck_assert_int_eq(size_of(other), 4096);
+	}
+	snprintf(other, sizeof(other), "ls %s | wc -l | grep -qx 4",
+		 in_dir("other"));
+	ck_assert_int_eq(system(other), 0);
+	ck_assert_int_eq(nwarnings, 1);
+}
+END_TEST
+
+START_TEST(only_cache_files_are_evicted)
+{
+	const char *foreign[] = { "notes.txt",
+				  ID_A,
+				  ID_A "-11",
+				  ID_A ".tmp.abcdef",
+				  ID_A "-1122334455667788x",
+				  "0123.KALLSYMS" };
+	struct sym_cache *c;
+	char path[PATH_MAX];
+	off_t one;
+	size_t i;
+
+	save_sample(ID_B, SYM_CACHE_DEFAULT_MAX);
+	one = size_of(cfile(ID_B));
+	/* Old, large files whose names are not the cache's own. */
+	for (i = 0; i < 6; i++) {
+		snprintf(path, sizeof(path), "%s/%s", cdir(), foreign[i]);
+		old_file(path, 100000);
+	}
+	snprintf(path, sizeof(path), "%s/0123.kallsyms1", cdir());
+	old_file(path, 100000);
+	/* Room for one cache file: the old one of ours goes, not theirs. */
+	c = sym_cache_new(cdir(), (uint64_t)one + 10, count_warning, NULL);
+	ck_assert_int_eq(save_one(c, ID_A), 1);
+	sym_cache_free(c);
+	for (i = 0; i < 6; i++) {
+		snprintf(path, sizeof(path), "%s/%s", cdir(), foreign[i]);
+		ck_assert_int_eq(size_of(path), 100000);
+	}
+	snprintf(path, sizeof(path), "%s/0123.kallsyms1", cdir());
+	ck_assert_int_eq(size_of(path), -1);
+	ck_assert_int_eq(size_of(cfile(ID_B)), -1);
+	ck_assert_int_gt(size_of(cfile(ID_A)), 0);
+	ck_assert_int_eq(nwarnings, 0);
+	/* A caller's file must have a name of the cache's own. */
+	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
+	{
+		struct sp_buf b = SP_BUF_INIT;
+
+		ck_assert_int_eq(sp_buf_adds(&b, "x"), 0);
+		ck_assert_int_eq(sym_cache_put_file(c, "../x.kallsyms1", &b),
+				 -EINVAL);
+		ck_assert_int_eq(sym_cache_put_file(c, "0123.tmp", &b),
+				 -EINVAL);
+		ck_assert_int_eq(sym_cache_get_file(c, "notes.txt", &b),
+				 -EINVAL);
+		sp_buf_release(&b);
+	}
+	sym_cache_free(c);
+}
+END_TEST
+
+/* A cache file for ID_A whose one result names `name`, sealed. */
+static void
+plant(const char *name, uid_t uid, mode_t mode)
+{
+	struct sym_cset *s = sym_cset_new();
+	struct sym_res r = SYM_RES_INIT;
+	struct sp_buf b = SP_BUF_INIT;
+	int fd;
+
+	ck_assert_ptr_nonnull(sym_res_add(&r, name));
+	ck_assert_int_eq(sym_cset_add(s, 0x1234, &r, 0), 0);
+	ck_assert_int_eq(sym_cset_encode(s, CTX, &b), 0);
+	unlink(cfile(ID_A));
+	fd = open(cfile(ID_A), O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, b.data, b.len), (ssize_t)b.len);
+	ck_assert_int_eq(fchmod(fd, mode), 0);
+	if (uid != geteuid())
+		ck_assert_int_eq(fchown(fd, uid, (gid_t)-1), 0);
+	close(fd);
+	sp_buf_release(&b);
+	sym_res_release(&r);
+	sym_cset_free(s);
+}
+
+/* The name the cache gives for 0x1234 of ID_A, or "" (static). */
+static const char *
+cached_name(void)
+{
+	static char name[64];
+	struct sym_cache *c;
+	const struct sym_res *r;
+
+	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
+	r = sym_cache_set(c, ID_A, CTX)
+		? sym_cset_find(sym_cache_set(c, ID_A, CTX), 0x1234)
+		: NULL;
+	snprintf(name, sizeof(name), "%s", r && r->n ? r->v[0].name : "");
+	sym_cache_free(c);
+	return name;
+}
+
+START_TEST(planted_files_are_not_trusted)
+{
+	save_sample(ID_B, SYM_CACHE_DEFAULT_MAX);
+	/* This user's own sealed file is believed... */
+	plant("mine", geteuid(), 0600);
+	ck_assert_str_eq(cached_name(), "mine");
+	ck_assert_int_eq(nwarnings, 0);
+	/* ...one others may write is not, */
+	plant("planted", geteuid(), 0620);
+	ck_assert_str_eq(cached_name(), "");
+	ck_assert_int_eq(nwarnings, 1);
+	plant("planted", geteuid(), 0602);
+	ck_assert_str_eq(cached_name(), "");
+	ck_assert_int_eq(nwarnings, 2);
+	/* nor a link to a file that would be. */
+	plant("mine", geteuid(), 0600);
+	ck_assert_int_eq(rename(cfile(ID_A), in_dir("elsewhere")), 0);
+	ck_assert_int_eq(symlink(in_dir("elsewhere"), cfile(ID_A)), 0);
+	ck_assert_str_eq(cached_name(), "");
+	ck_assert_int_eq(nwarnings, 3);
+	if (geteuid() != 0)
+		return; /* the rest needs chown */
+	/* Another user's file in this user's directory. */
+	plant("planted", 65534, 0600);
+	ck_assert_str_eq(cached_name(), "");
+	ck_assert_int_eq(nwarnings, 4);
+	/* Another user's directory: refused whole, the file not read. */
+	plant("planted", 65534, 0600);
+	ck_assert_int_eq(chown(cdir(), 65534, (gid_t)-1), 0);
+	ck_assert_str_eq(cached_name(), "");
+	ck_assert_int_eq(nwarnings, 5);
+}
+END_TEST
+
+START_TEST(shared_directory_is_refused)
+{
+	struct sym_cache *c;
+
+	save_sample(ID_A, SYM_CACHE_DEFAULT_MAX);
+	ck_assert_int_eq(chmod(cdir(), 0770), 0);
+	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
+	ck_assert_int_eq(nwarnings, 1);
+	ck_assert_ptr_null(sym_cache_set(c, ID_A, CTX));
+	ck_assert_int_eq(save_one(c, ID_B), -1000);
+	ck_assert_int_eq(sym_cache_save(c), 0);
+	sym_cache_free(c);
+	ck_assert_int_eq(nwarnings, 1);
+	ck_assert_int_eq(size_of(cfile(ID_B)), -1);
+}
+END_TEST
+
 static Suite *
 cache_suite(void)
 {
@@ -455,6 +686,13 @@ cache_suite(void)
 	tcase_add_test(t, saves_merge_with_another_runs);
 	tcase_add_test(t, least_recently_used_files_go);
 	tcase_add_test(t, no_directory_means_no_cache);
+	suite_add_tcase(s, t);
+	t = tcase_create("hostile");
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_test(t, linked_directory_is_refused);
+	tcase_add_test(t, only_cache_files_are_evicted);
+	tcase_add_test(t, planted_files_are_not_trusted);
+	tcase_add_test(t, shared_directory_is_refused);
 	suite_add_tcase(s, t);
 	return s;
 }
