@@ -178,17 +178,21 @@ max_sample_rate(void)
 	return (uint64_t)v;
 }
 
-/* Appends the pids of a -p list ("12,34") to *pids. */
+/*
+ * Appends the pids of a -p list to *pids: "12,34", or "12 34" as
+ * `-p "$(pidof app)"` writes it when two processes match.
+ */
 static void
 add_pids(const char *list, int32_t **pids, size_t *n)
 {
+	static const char sep[] = ", \t\n";
 	char *copy = strdup(list), *tok, *save = NULL;
 	int32_t *v;
 
 	if (!copy)
 		err(1, "strdup");
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
+	for (tok = strtok_r(copy, sep, &save); tok;
+	     tok = strtok_r(NULL, sep, &save)) {
 		v = reallocarray(*pids, *n + 1, sizeof(**pids));
 		if (!v)
 			err(1, "reallocarray");
@@ -197,7 +201,10 @@ add_pids(const char *list, int32_t **pids, size_t *n)
 	}
 	free(copy);
 	if (*n == 0) {
-		warnx("invalid pid list '%s': no pid in it", list);
+		warnx("invalid pid list '%s': no pid in it%s", list,
+		      strspn(list, sep) == strlen(list)
+			  ? " (did pidof or pgrep find nothing?)"
+			  : "");
 		usage();
 	}
 }

@@ -7,6 +7,7 @@
 # item 17).
 . "$(dirname "$0")/lib.sh"
 need_perf
+T='	'
 cc_prog rec_idlers rec_idlers.c -O0 -pthread
 "$TMP/rec_idlers" 120 5 &
 idlers=$!
@@ -58,6 +59,23 @@ while [ "$(ls /proc/$idlers/task 2>/dev/null | wc -l)" -lt 301 ]; do
 	[ $i -lt 100 ] || fail "rec_idlers did not start its threads"
 	sleep 0.1
 done
+# -p "$(pidof app)" with two matches: pidof separates them with a space
+# (issue 26); nothing found is said so.
+sleep 30 &
+other=$!
+"$SP_RECORD" -p "$idlers $other" -d 0.2 -o "$TMP/two.spool" 2>"$TMP/err" ||
+	fail "-p 'A B': exit $?: $(cat "$TMP/err")"
+"$SP_DUMP" "$TMP/two.spool" >"$TMP/two.dump" || fail "sp-dump: exit $?"
+for p in "$idlers" "$other"; do
+	grep -q "^comm${T}[0-9]*${T}$p${T}" "$TMP/two.dump" ||
+		fail "-p 'A B': no comm record of $p"
+done
+kill "$other"
+"$SP_RECORD" -p "" -d 0.2 -o "$TMP/none.spool" 2>"$TMP/err"
+[ $? -eq 2 ] || fail "-p '': exit status"
+grep -q "no pid in it (did pidof or pgrep find nothing?)" "$TMP/err" ||
+	fail "-p '': $(cat "$TMP/err")"
+
 list=$(ls /proc/$idlers/task | paste -sd, -)
 ncpus=$(getconf _NPROCESSORS_ONLN)
 (
