@@ -13,13 +13,14 @@
 #include "sp-record/recorder_impl.h"
 #include "common/banned.h"
 
-/* Says once what the kernel made us change. */
+/*
+ * Says what the kernel made us change that the user must act on.  (A
+ * fall back from cycles to cpu-clock, which every VM without a PMU makes,
+ * is said in the summary.)
+ */
 static void
 announce(struct recorder *r)
 {
-	if (r->ev.fell_back)
-		warnx("hardware cycles are not supported here: sampling "
-		      "cpu-clock");
 	if (r->ev.kernel_denied)
 		warnx("kernel stacks are not permitted (kernel."
 		      "perf_event_paranoid is %ld; run as root or grant "

@@ -113,6 +113,9 @@ print_events(const struct recorder *r, FILE *out)
 		else
 			fprintf(out, " at %" PRIu64 " Hz", r->ev.opts.freq);
 	}
+	/* Said here, once, not as a warning on every run of such a VM. */
+	if (r->ev.fell_back)
+		fputs(" (no hardware cycles here)", out);
 }
 
 void
