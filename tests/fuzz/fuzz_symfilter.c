@@ -21,6 +21,7 @@
 #include "sp-symbolize/jitsyms.c"
 #include "sp-symbolize/kallsyms.c"
 #include "sp-symbolize/kernframe.c"
+#include "sp-symbolize/openreg.c"
 #include "sp-symbolize/perfmap.c"
 #include "sp-symbolize/resolve.c"
 #include "sp-symbolize/symcache.c"
