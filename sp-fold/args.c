@@ -13,7 +13,6 @@
 #include "common/grow.h"
 #include "common/version.h"
 #include "sp-fold/args.h"
-#include "sp-fold/outname.h"
 #include "sp-fold/svgcolor.h"
 #include "common/banned.h"
 
@@ -128,7 +127,7 @@ static const char synopsis[] = "usage: sp-fold [options] [FILE...]\n"
 			       "       sp-fold --diff [options] BEFORE AFTER\n";
 
 /* A usage error: the synopsis on stderr, exit 2. */
-static void
+__attribute__((noreturn)) static void
 usage(void)
 {
 	fputs(synopsis, stderr);
@@ -196,10 +195,32 @@ help(void)
 	exit(fflush(stdout) || ferror(stdout) ? 1 : 0);
 }
 
+void
+fold_usage_error(const char *why)
+{
+	if (why)
+		warnx("%s", why);
+	usage();
+}
+
+const char *
+fold_format_name(enum fold_format f)
+{
+	return format_names[f];
+}
+
 static void
 bad_value(const char *opt, const char *val)
 {
 	warnx("invalid %s value '%s'", opt, val);
+	usage();
+}
+
+/* A value not among an option's words: the message lists them. */
+static void
+bad_choice(const char *opt, const char *val, const char *choices)
+{
+	warnx("invalid %s value '%s' (one of: %s)", opt, val, choices);
 	usage();
 }
 
@@ -212,7 +233,7 @@ parse_input(const char *s)
 		return FOLD_IN_PERF_SCRIPT;
 	if (!strcmp(s, "folded"))
 		return FOLD_IN_FOLDED;
-	bad_value("--from", s);
+	bad_choice("--from", s, "records, perf-script, folded");
 	return FOLD_IN_RECORDS;
 }
 
@@ -224,7 +245,8 @@ parse_format(const char *s)
 	for (i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++)
 		if (!strcmp(s, format_names[i]))
 			return (enum fold_format)i;
-	bad_value("--format", s);
+	bad_choice("--format", s,
+		   "folded, top, svg, pprof, speedscope, perf-script");
 	return FOLD_FOLDED;
 }
 
@@ -358,7 +380,11 @@ set_option(int c, struct fold_opts *o)
 		break;
 	case OPT_COLORS:
 		if (!fold_svg_palette_ok(optarg))
-			bad_value("--colors", optarg);
+			bad_choice(
+			    "--colors", optarg,
+			    "hot, mem, io, wakeup, chain, java, js, perl, "
+			    "red, green, blue, aqua, yellow, purple, "
+			    "orange");
 		o->colors = optarg;
 		break;
 	case OPT_COMM:
@@ -481,7 +507,7 @@ set_option(int c, struct fold_opts *o)
 		else if (!strcmp(optarg, "wall"))
 			o->view = FOLD_VIEW_WALL;
 		else if (strcmp(optarg, "cpu"))
-			bad_value("--view", optarg);
+			bad_choice("--view", optarg, "cpu, off-cpu, wall");
 		break;
 	case OPT_WAITSTATE:
 		o->no_wait_state = true;
@@ -489,7 +515,7 @@ set_option(int c, struct fold_opts *o)
 	case OPT_WEIGHT:
 		if (strcmp(optarg, "time") && strcmp(optarg, "samples") &&
 		    strcmp(optarg, "period"))
-			bad_value("--weight", optarg);
+			bad_choice("--weight", optarg, "samples, time, period");
 		o->weight_time = !strcmp(optarg, "time");
 		o->weight_period = !strcmp(optarg, "period");
 		o->weight_samples = !strcmp(optarg, "samples");
@@ -502,52 +528,6 @@ set_option(int c, struct fold_opts *o)
 	}
 }
 
-static void
-usage_error(const char *why)
-{
-	warnx("%s", why);
-	usage();
-}
-
-static void
-bad_combination(const char *why)
-{
-	usage_error(why);
-}
-
-/* Options that need a record stream are usage errors with text input. */
-static void
-check_text_options(const struct fold_opts *o, enum fold_input from)
-{
-	const char *bad = NULL;
-
-	if (o->format == FOLD_SPEEDSCOPE || o->format == FOLD_PERF_SCRIPT)
-		bad = format_names[o->format];
-	else if (o->pids.n || o->tids.n)
-		bad = "--pid=LIST or --tid=LIST";
-	else if (o->ncomms)
-		bad = "--comm";
-	else if (o->has_time)
-		bad = "--time";
-	else if (o->weight_time)
-		bad = "--weight time (perf script samples count their period "
-		      "unless --weight samples)";
-	else if (o->process_name || o->no_comm || o->show_hidden)
-		bad = "--process-name, --no-comm or --show-hidden";
-	if (bad) {
-		warnx("%s needs a record stream, not %s", bad,
-		      from == FOLD_IN_FOLDED ? "folded stacks" : "perf script");
-		usage();
-	}
-	if (from == FOLD_IN_FOLDED &&
-	    (o->pid || o->tid || o->kernel || o->jit || o->inl || o->addrs ||
-	     o->event_filter || o->weight_samples || o->srcline || o->context))
-		usage_error("folded stacks are folded already: --pid, --tid, "
-			    "--kernel, --jit, --inline, --context, --all, "
-			    "--addrs, --event-filter and --weight do not "
-			    "apply");
-}
-
 void
 fold_args_release(struct fold_opts *o)
 {
@@ -558,116 +538,6 @@ fold_args_release(struct fold_opts *o)
 		regfree(&o->include);
 	if (o->has_exclude)
 		regfree(&o->exclude);
-}
-
-/*
- * --view off-cpu and wall count time: nanoseconds, whatever --weight;
- * they choose their events themselves.
- */
-static void
-check_view(struct fold_opts *o)
-{
-	if (o->view == FOLD_VIEW_CPU) {
-		if (o->weight_period && o->from == FOLD_IN_FOLDED)
-			usage_error("folded stacks are folded already: "
-				    "--weight does not apply");
-		return;
-	}
-	if (o->from != FOLD_IN_RECORDS || o->diff)
-		usage_error("--view off-cpu and wall read a record stream");
-	if (o->event_filter || o->weight_period || o->weight_samples)
-		usage_error("--view off-cpu and wall count nanoseconds of "
-			    "their own events: no --event-filter or --weight");
-	o->weight_time = true;
-}
-
-/*
- * -o's name picks the format unless --format says otherwise (then a
- * name that says another format is worth a warning); pprof, which is
- * binary, is not written to a terminal.
- */
-static void
-check_output(struct fold_opts *o)
-{
-	enum fold_format named;
-
-	if (o->output && fold_format_of_name(o->output, &named)) {
-		if (!o->format_given)
-			o->format = named;
-		else if (o->format != named && o->format != FOLD_TOP &&
-			 o->format != FOLD_PERF_SCRIPT)
-			warnx("warning: writing %s to '%s', whose name says %s",
-			      format_names[o->format], o->output,
-			      format_names[named]);
-	}
-	if (!o->output && o->format == FOLD_PPROF && isatty(STDOUT_FILENO))
-		usage_error("pprof is binary: not to a terminal (-o x.pb.gz, "
-			    "or a pipe)");
-}
-
-/* The checks of options that go together, once all are read. */
-static void
-check_combinations(struct fold_opts *o, int nfiles)
-{
-	if (o->diff && nfiles != 2)
-		usage_error("--diff takes two files: BEFORE AFTER");
-	if (o->diff && o->format != FOLD_FOLDED && o->format != FOLD_SVG)
-		usage_error("--diff writes folded stacks or svg");
-	if (!o->diff && (o->normalize || o->strip_hex || o->negate))
-		usage_error("--normalize, --strip-hex and --negate go with "
-			    "--diff");
-	if (nfiles > 1 && o->from == FOLD_IN_RECORDS && !o->diff)
-		usage_error("one record stream at a time (several files are "
-			    "for --from perf-script or folded)");
-	if (o->interval_ns && (!o->output || !strstr(o->output, "%t") ||
-			       o->from != FOLD_IN_RECORDS || o->diff ||
-			       o->format == FOLD_PERF_SCRIPT))
-		usage_error("--interval reads a record stream and needs -o "
-			    "PATTERN with %t (the interval's start), e.g. -o "
-			    "prof-%t.pb.gz; not with --diff or perf-script");
-	if (o->flamechart &&
-	    (o->from != FOLD_IN_RECORDS || o->format != FOLD_SVG || o->diff))
-		usage_error("--flamechart draws a record stream's samples in "
-			    "time order: --format svg only, no --from");
-	if (o->live && (o->from != FOLD_IN_RECORDS || o->diff ||
-			o->interval_ns || o->output || nfiles > 1))
-		usage_error("--live reads one record stream and draws on the "
-			    "terminal: not with --from, --diff, --interval or "
-			    "-o");
-	if (!o->window_ns)
-		o->window_ns = 10000000000;
-	if (o->all && o->from == FOLD_IN_RECORDS)
-		o->inl = true;
-	if (o->from != FOLD_IN_RECORDS)
-		check_text_options(o, o->from);
-	else if (o->srcline || o->context)
-		bad_combination("--srcline and --context need --from "
-				"perf-script");
-	check_view(o);
-}
-
-/*
- * `--pid 17031 x.txt` means --pid (append pids) and two files; when an
- * operand is a number and no file, say how to write the list.
- */
-static void
-check_operands(const struct fold_opts *o, char **files, int n)
-{
-	char *msg;
-	int i;
-
-	for (i = 0; (o->pid || o->tid) && i < n; i++) {
-		if (strspn(files[i], "0123456789,") != strlen(files[i]) ||
-		    access(files[i], F_OK) == 0)
-			continue;
-		if (asprintf(&msg,
-			     "'%s' is no file: to keep only these write "
-			     "--%s=%s (--%s alone appends ids to names)",
-			     files[i], o->tid ? "tid" : "pid", files[i],
-			     o->tid ? "tid" : "pid") < 0)
-			msg = NULL;
-		usage_error(msg ? msg : "a number where a file should be");
-	}
 }
 
 int
@@ -683,8 +553,6 @@ fold_args_parse(int argc, char **argv, struct fold_opts *o)
 	o->minwidth = 0.1;
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1)
 		set_option(c, o);
-	check_operands(o, argv + optind, argc - optind);
-	check_output(o);
-	check_combinations(o, argc - optind);
+	fold_args_check(o, argv + optind, argc - optind);
 	return optind;
 }

@@ -3,7 +3,7 @@
 # .svg an SVG flame graph, .pb.gz/.pprof/.pb pprof, .json speedscope,
 # .folded and any other name folded stacks; --format wins over the name,
 # with a warning when they disagree; pprof, which is binary, is refused
-# on a terminal.
+# on a terminal; an unknown --format lists the known ones.
 . "$(dirname "$0")/lib.sh"
 T='	'
 {
@@ -76,4 +76,10 @@ grep -q 'sp-fold: pprof is binary: not to a terminal' "$TMP/tty" ||
 pipeline "$SP_FOLD" --format pprof "$TMP/a.rec" \| cat >"$TMP/p.pb.gz" ||
 	fail "pprof into a pipe"
 gzip -t "$TMP/p.pb.gz" || fail "pprof into a pipe is not gzip"
+
+# A format that does not exist: the message lists the ones that do.
+"$SP_FOLD" --format flamegraph "$TMP/a.rec" >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] || fail "--format flamegraph: not a usage error"
+grep -q "^sp-fold: invalid --format value 'flamegraph' (one of: folded, top, svg, pprof, speedscope, perf-script)\$" \
+	"$TMP/err" || fail "--format flamegraph: $(cat "$TMP/err")"
 exit 0
