@@ -126,6 +126,17 @@ write_interval(const struct fold_reader *r, void *ctx)
 	return rc;
 }
 
+/*
+ * An input without samples still gives a well-formed (empty) output, but
+ * says so, as flamegraph.pl's "No stack counts found" does: an empty
+ * flame graph otherwise looks like a broken one.
+ */
+static void
+no_samples(const char *name)
+{
+	warnx("%sno samples: the output is empty", name);
+}
+
 /* Reads a record stream and writes it with the writer --format picks. */
 static int
 fold_records(FILE *in, const char *name, const struct fold_opts *o)
@@ -147,6 +158,8 @@ fold_records(FILE *in, const char *name, const struct fold_opts *o)
 		r.ctx = (void *)o;
 	}
 	rc = fold_reader_read(&r, in);
+	if (!rc && !r.samples)
+		no_samples(name);
 	if (!rc && o->interval_ns)
 		rc = r.nents || r.nticks ? write_interval(&r, (void *)o) : 0;
 	else if (!rc)
@@ -206,6 +219,10 @@ fold_text(char **paths, int n, enum fold_input from, const struct fold_opts *o)
 		free(name);
 		name = NULL;
 	}
+	if (!rc && !fold_set_total(set) && n == 1 && strcmp(paths[0], "-"))
+		warnx("'%s': no samples: the output is empty", paths[0]);
+	else if (!rc && !fold_set_total(set))
+		no_samples("");
 	if (!rc)
 		rc = write_set(stdout, set, o, &meta);
 	fold_set_free(set);

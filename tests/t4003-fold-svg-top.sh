@@ -229,10 +229,13 @@ cat >"$TMP/top.exp" <<'EOF_OUT'
 EOF_OUT
 diff -u "$TMP/top.exp" "$TMP/top" || fail "top table differs"
 
-# A stream without samples is no error in any format.
+# A stream without samples is no error in any format ...
 for f in folded top svg pprof speedscope perf-script; do
-	printf 'spool\t1\t0\t1000\n' | "$SP_FOLD" --format $f >"$TMP/empty.$f" ||
-		fail "empty input, -f $f: exit $?"
+	printf 'spool\t1\t0\t1000\n' | "$SP_FOLD" --format $f >"$TMP/empty.$f" \
+		2>"$TMP/err" || fail "empty input, -f $f: exit $?"
+	# ... but says so, as flamegraph.pl's "No stack counts found" does
+	grep -qx 'sp-fold: no samples: the output is empty' "$TMP/err" ||
+		fail "empty input, -f $f: $(cat "$TMP/err")"
 done
 python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' \
 	"$TMP/empty.svg" || fail "empty svg is not well-formed"
