@@ -6,6 +6,7 @@
 #include <err.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,18 +105,26 @@ print_top(FILE *out, const struct top *t, uint64_t all,
 	  const struct fold_opts *o)
 {
 	double scale = all ? 100.0 / (double)all : 0;
+	/* Times read as milliseconds: nine-digit nanoseconds do not. */
+	bool ms = strstr(unit_of(o), "nanoseconds") != NULL;
 	size_t i;
 
-	fprintf(out, "# %" PRIu64 " %s, %zu functions\n", all, unit_of(o),
-		t->n);
-	fprintf(out, "%8s %8s %12s %12s  %s\n", "self%", "total%", "self",
-		"total", "function");
-	for (i = 0; i < t->n; i++)
-		fprintf(out,
-			"%7.2f%% %7.2f%% %12" PRIu64 " %12" PRIu64 "  %.*s\n",
-			(double)t->v[i].self * scale,
-			(double)t->v[i].total * scale, t->v[i].self,
-			t->v[i].total, (int)t->v[i].len, t->v[i].name);
+	fprintf(out, "# %" PRIu64 " %s, %zu functions%s\n", all, unit_of(o),
+		t->n, ms ? "; self and total in milliseconds" : "");
+	fprintf(out, "%8s %8s %12s %12s  %s\n", "self%", "total%",
+		ms ? "self ms" : "self", ms ? "total ms" : "total", "function");
+	for (i = 0; i < t->n; i++) {
+		fprintf(out, "%7.2f%% %7.2f%% ", (double)t->v[i].self * scale,
+			(double)t->v[i].total * scale);
+		if (ms)
+			fprintf(out, "%12.1f %12.1f",
+				(double)t->v[i].self / 1e6,
+				(double)t->v[i].total / 1e6);
+		else
+			fprintf(out, "%12" PRIu64 " %12" PRIu64, t->v[i].self,
+				t->v[i].total);
+		fprintf(out, "  %.*s\n", (int)t->v[i].len, t->v[i].name);
+	}
 }
 
 int

@@ -88,6 +88,11 @@ pct=$((comp * 100 / (comp + rest))) want=$((wc_ * 100 / (wc_ + wr)))
 	fail "top exited $?"
 head -n 1 "$TMP/top" | grep -q '^# [0-9]* nanoseconds off-CPU, ' ||
 	fail "top header"
+# (its columns in milliseconds: nine-digit nanoseconds do not read)
+sed -n 2p "$TMP/top" | grep -q ' self ms  *total ms  function$' ||
+	fail "top columns: $(sed -n 2p "$TMP/top")"
+sed -n 3p "$TMP/top" | grep -Eq '%  *[0-9]+\.[0-9]  *[0-9]+\.[0-9]  ' ||
+	fail "top row: $(sed -n 3p "$TMP/top")"
 "$SP_FOLD" --view wall --format svg <"$TMP/x.rec" >"$TMP/wall.svg" ||
 	fail "svg exited $?"
 grep -q 'nanoseconds' "$TMP/wall.svg" || fail "svg unit"
