@@ -274,7 +274,7 @@ parse_tracepoint(const char *s, const char *colon, struct rec_evspec *out,
 			 "tracepoint '%s': tracefs is not readable (mount it "
 			 "on /sys/kernel/tracing, as root)",
 			 s);
-		return -EINVAL;
+		return -EACCES;
 	}
 	if (rc < 0) {
 		snprintf(err, errlen,

@@ -31,8 +31,10 @@ struct rec_evspec {
 };
 
 /*
- * Parses an -e argument.  Returns 0, or -EINVAL with a one-line reason in
- * err (which names the event and says where to look for valid ones).
+ * Parses an -e argument.  Returns 0, or -EINVAL (no such event) or
+ * -EACCES (tracefs is not readable here: a matter of permission, not of
+ * spelling) with a one-line reason in err (which names the event and
+ * says where to look for valid ones, or what to change).
  */
 int rec_evspec_parse(const char *s, struct rec_evspec *out, char *err,
 		     size_t errlen);

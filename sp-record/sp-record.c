@@ -123,6 +123,7 @@ static void
 event_arg(const char *list, struct rec_evopts *o)
 {
 	char why[256], *copy = strdup(list), *tok, *save = NULL;
+	int rc;
 
 	if (!copy)
 		err(1, "strdup");
@@ -132,8 +133,11 @@ event_arg(const char *list, struct rec_evopts *o)
 			warnx("at most %d events", REC_EVENTS_MAX);
 			usage();
 		}
-		if (rec_evspec_parse(tok, &o->events[o->nevents], why,
-				     sizeof(why)) < 0) {
+		rc = rec_evspec_parse(tok, &o->events[o->nevents], why,
+				      sizeof(why));
+		if (rc == -EACCES) /* the machine's, not the command line's */
+			errx(1, "%s", why);
+		if (rc < 0) {
 			warnx("%s", why);
 			usage();
 		}

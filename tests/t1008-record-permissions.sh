@@ -62,4 +62,17 @@ if [ "$paranoid" -ge 2 ]; then
 fi
 "$SP_DUMP" "$TMP/nobody/y.spool" >"$TMP/dump" || fail "unreadable spool"
 [ "$(grep -c '^sample' "$TMP/dump")" -gt 10 ] || fail "no user samples"
+
+# A tracepoint where tracefs is root's: a matter of permission, said in
+# one line with exit 1, not a usage error with the synopsis (issue 26).
+if [ ! -r /sys/kernel/tracing/events ] ||
+	! asnobody test -r /sys/kernel/tracing/events/sched; then
+	asnobody "$SP_RECORD" -e sched:sched_switch -o "$TMP/nobody/t" -- true \
+		2>"$TMP/err"
+	rc=$?
+	[ $rc -eq 1 ] || fail "tracefs not readable: exit $rc, want 1"
+	one_error sp-record "$TMP/err"
+	grep -q "tracefs is not readable" "$TMP/err" ||
+		fail "tracefs not readable: $(cat "$TMP/err")"
+fi
 exit 0
