@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/ext.h"
 #include "common/grow.h"
 #include "common/htab.h"
 #include "common/spool.h"
@@ -80,6 +81,7 @@ struct sp_spool_reader {
 	size_t nowners, aowners;
 	struct idlist kernel;
 	uint64_t last_ts;
+	struct sp_ext_bounds ext; /* events defined, for the extensions */
 };
 
 /* A bounded decoding cursor over the unparsed input. */
@@ -476,6 +478,7 @@ read_deactivate(struct cur *c, struct sp_spool_record *rec)
 static int
 read_ext(struct cur *c, struct sp_spool_record *rec)
 {
+	const char *why;
 	uint64_t len;
 	int rc = get_u(c, &len);
 
@@ -486,6 +489,13 @@ read_ext(struct cur *c, struct sp_spool_record *rec)
 			   len);
 	if (len > (uint64_t)(c->end - c->p))
 		return -EAGAIN;
+	/* Refused here as every text reader would refuse its line. */
+	c->r->ext.nmodules = (uint32_t)c->r->nmodules;
+	rc = sp_ext_check(rec->tag, c->p, len, &c->r->ext, &why);
+	if (rc == -EBADMSG)
+		return bad(c, "malformed extension record %u", rec->tag);
+	if (rc)
+		return bad(c, "extension record %u: %s", rec->tag, why);
 	rec->u.ext.data = c->p;
 	rec->u.ext.len = len;
 	c->p += len;
