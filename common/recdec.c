@@ -15,9 +15,9 @@
 
 struct sp_recdec {
 	FILE *f;
-	char *line; /* getline's buffer, split in place */
-	size_t cap;
-	char *raw; /* the line as read, for pass-through */
+	struct sp_buf lb; /* the line read, split in place */
+	char *line;       /* lb's bytes */
+	char *raw;        /* the line as read, for pass-through */
 	size_t rawcap, rawlen;
 	char **fields;
 	size_t nfields, afields;
@@ -563,7 +563,7 @@ sp_recdec_free(struct sp_recdec *d)
 {
 	if (!d)
 		return;
-	free(d->line);
+	sp_buf_release(&d->lb);
 	free(d->raw);
 	free(d->fields);
 	free(d->pairs);
@@ -594,15 +594,25 @@ static int
 read_line(struct sp_recdec *d)
 {
 	ssize_t n;
+	int rc;
 
 	do {
-		n = getline(&d->line, &d->cap, d->f);
-		if (n < 0 && ferror(d->f)) {
+		rc = sp_buf_getline(&d->lb, d->f, SP_RECORD_LINE_MAX);
+		if (rc == -ENOMEM)
+			return bad(d, "out of memory");
+		if (rc == -EIO) {
 			bad(d, "read error: %s", strerror(errno));
-			return -EIO;
+			return rc;
 		}
-		if (n < 0)
+		if (rc == -E2BIG) {
+			d->lineno++;
+			return bad(d, "longer than %u MiB, not a record",
+				   SP_RECORD_LINE_MAX >> 20);
+		}
+		if (rc == 0)
 			return 0;
+		d->line = (char *)d->lb.data;
+		n = (ssize_t)d->lb.len;
 		d->lineno++;
 		if (d->lineno == 1 && sp_spool_magic(d->line, (size_t)n))
 			return bad(d, "this is a spool, not a record stream: "

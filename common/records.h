@@ -170,6 +170,9 @@ struct sp_rec {
 
 struct sp_recdec;
 
+/* The longest line the decoder reads: longer ones are -EBADMSG. */
+#define SP_RECORD_LINE_MAX (64u << 20)
+
 /*
  * Creates a decoder reading `f` (not owned).  NULL with errno on failure.
  * It checks each line's syntax and the ids across lines: the first
@@ -181,8 +184,9 @@ struct sp_recdec *sp_recdec_new(FILE *f);
 void sp_recdec_free(struct sp_recdec *d);
 /*
  * Decodes the next non-empty line into *rec.  Returns 1, 0 at the end of
- * input, or -EBADMSG (malformed or cut line), -EIO, -ENOMEM, with the
- * reason in sp_recdec_errmsg().  Every earlier record was returned.
+ * input, or -EBADMSG (malformed, cut or too long a line), -EIO, -ENOMEM,
+ * with the reason in sp_recdec_errmsg(); a failed read is never taken
+ * for the end of the input.  Every earlier record was returned.
  */
 int sp_recdec_next(struct sp_recdec *d, struct sp_rec *rec);
 /* "line N: reason" for the last failure. */

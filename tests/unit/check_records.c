@@ -312,6 +312,28 @@ START_TEST(unknown_kinds_and_empty_lines_pass)
 }
 END_TEST
 
+/* Issue 24: an endless line is an error, and so is a failed read. */
+START_TEST(long_lines_and_read_errors_are_errors)
+{
+	FILE *in = fopen("/dev/zero", "r");
+	struct sp_recdec *d = sp_recdec_new(in);
+	struct sp_rec r;
+
+	ck_assert_int_eq(sp_recdec_next(d, &r), -EBADMSG);
+	ck_assert_str_eq(sp_recdec_errmsg(d),
+			 "line 1: longer than 64 MiB, not a record");
+	sp_recdec_free(d);
+	fclose(in);
+	/* A directory opens, and each read of it fails (EISDIR). */
+	in = fopen(".", "r");
+	d = sp_recdec_new(in);
+	ck_assert_int_eq(sp_recdec_next(d, &r), -EIO);
+	ck_assert_ptr_nonnull(strstr(sp_recdec_errmsg(d), "read error"));
+	sp_recdec_free(d);
+	fclose(in);
+}
+END_TEST
+
 START_TEST(flag_letters_round_trip)
 {
 	char buf[8];
@@ -344,6 +366,7 @@ main(void)
 	tcase_add_test(tc, records_before_a_fault_come_first);
 	tcase_add_test(tc, unknown_kinds_and_empty_lines_pass);
 	tcase_add_test(tc, flag_letters_round_trip);
+	tcase_add_test(tc, long_lines_and_read_errors_are_errors);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
