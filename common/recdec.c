@@ -43,6 +43,26 @@ struct kind {
 static int bad(struct sp_recdec *d, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/*
+ * Appends `msg` with its control bytes as \xHH, C1 controls of UTF-8
+ * included: a message quotes the input, which may hold terminal escapes,
+ * and the tools print it on a terminal.
+ */
+static void
+add_shown(struct sp_buf *b, const char *msg)
+{
+	const uint8_t *p = (const uint8_t *)msg;
+
+	for (; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			sp_buf_addf(b, "\\x%02x", *p);
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0)
+			sp_buf_addf(b, "\\xc2\\x%02x", *++p);
+		else
+			sp_buf_addc(b, *p);
+	}
+}
+
 static int
 bad(struct sp_recdec *d, const char *fmt, ...)
 {
@@ -54,8 +74,8 @@ bad(struct sp_recdec *d, const char *fmt, ...)
 		msg = NULL;
 	va_end(ap);
 	sp_buf_reset(&d->err);
-	sp_buf_addf(&d->err, "line %" PRIu64 ": %s", d->lineno,
-		    msg ? msg : "out of memory");
+	sp_buf_addf(&d->err, "line %" PRIu64 ": ", d->lineno);
+	add_shown(&d->err, msg ? msg : "out of memory");
 	free(msg);
 	return msg ? -EBADMSG : -ENOMEM;
 }

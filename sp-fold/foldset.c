@@ -32,31 +32,44 @@ control_at(const uint8_t *b, size_t i, size_t n)
 	return 0;
 }
 
+static size_t
+first_control(const uint8_t *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && !control_at(b, i, n); i++)
+		;
+	return i;
+}
+
+void
+fold_clean_controls(uint8_t *b, size_t n)
+{
+	size_t i, k;
+
+	for (i = first_control(b, n); i < n; i++) {
+		k = control_at(b, i, n);
+		if (k == 2)
+			b[i++] = '?';
+		if (k)
+			b[i] = '?';
+	}
+}
+
 /*
- * The stack with each control as '?', as sp-fold(1) promises: the
- * names come from the profiled processes, which choose them.  Returns
- * `stack` itself when it holds none, or NULL when out of memory.
+ * The stack with each control as '?', as sp-fold(1) promises: the names
+ * come from the profiled processes, which choose them.  Returns `stack`
+ * itself when it holds none, or NULL when out of memory.
  */
 static const char *
 cleaned(struct fold_set *s, const char *stack, size_t len)
 {
-	const uint8_t *p = (const uint8_t *)stack;
-	size_t i, k;
-
-	for (i = 0; i < len && !control_at(p, i, len); i++)
-		;
-	if (i == len)
+	if (first_control((const uint8_t *)stack, len) == len)
 		return stack;
 	sp_buf_reset(&s->clean);
 	if (sp_buf_add(&s->clean, stack, len))
 		return NULL;
-	for (; i < len; i++) {
-		k = control_at(s->clean.data, i, len);
-		if (k == 2)
-			s->clean.data[i++] = '?';
-		if (k)
-			s->clean.data[i] = '?';
-	}
+	fold_clean_controls(s->clean.data, len);
 	return (const char *)s->clean.data;
 }
 

@@ -18,6 +18,12 @@ struct fold_line {
 	uint64_t count;
 };
 
+/*
+ * Turns each control in b[0..n) into '?': C0 bytes, DEL, and the C1
+ * controls of UTF-8 (C2 80 to C2 9F, both bytes), which terminals obey.
+ */
+void fold_clean_controls(uint8_t *b, size_t n);
+
 /* Returns a new empty set, or NULL. */
 struct fold_set *fold_set_new(void);
 /* Frees the set and every string it holds; NULL is a no-op. */

@@ -282,7 +282,8 @@ to_live(void *ctx, const struct fold_reader *r, const struct fold_sample *s)
  * Issue 24: the call-stack view showed one stack in several rows, one
  * per (stack id, thread), where the folded output has one line.  Two
  * threads, and two stack ids whose frames fall in one function, make one
- * row of four samples.
+ * row of four samples.  The process named itself with a terminal
+ * escape: the row shows '?' for its control bytes (item 9).
  */
 START_TEST(live_stacks_are_rows_of_folded_lines)
 {
@@ -294,7 +295,8 @@ START_TEST(live_stacks_are_rows_of_folded_lines)
 	    "symbol\t0\t-\t0\t-\t0x0\t-\twork\n"
 	    "symbol\t1\t-\t0\t-\t0x10\t-\twork\n"
 	    "stack\t0\t-\t0\nstack\t1\t-\t1\n"
-	    "comm\t1\t7\t7\tname\tapp\ncomm\t1\t7\t8\tname\tapp\n"
+	    "comm\t1\t7\t7\tname\t\\x1b]0;X\\x07pp\n"
+	    "comm\t1\t7\t8\tname\t\\x1b]0;X\\x07pp\n"
 	    "sample\t10\t7\t7\t0\nsample\t20\t7\t8\t0\n"
 	    "sample\t30\t7\t7\t1\nsample\t40\t7\t8\t1\n";
 	struct fold_opts o = { 0 };
@@ -313,9 +315,9 @@ START_TEST(live_stacks_are_rows_of_folded_lines)
 	ck_assert_int_eq(fold_reader_read(&r, in), 0);
 	live_tab_print(&t, &r, f, 40, &show);
 	fclose(f);
-	ck_assert_msg(strstr(out, "\n   100.00%        4  app;work\n"), "%s",
-		      out);
-	ck_assert_ptr_null(strstr(strstr(out, "app;work") + 1, "app;work"));
+	ck_assert_msg(strstr(out, "\n   100.00%        4  ?]0:X?pp;work\n"),
+		      "%s", out);
+	ck_assert_ptr_null(strstr(strstr(out, "pp;work") + 1, "pp;work"));
 	free(out);
 	live_tab_release(&t);
 	fold_reader_release(&r);
