@@ -410,6 +410,11 @@ read_thread(struct cur *c, struct sp_spool_record *rec)
 	    (rc = get_pid(c, &rec->u.thread.pid)) ||
 	    (rc = get_u(c, &rec->u.thread.tid)))
 		return rc;
+	/* Its samples' module-less frames name it in pframe records, which
+	 * the text readers refuse with a negative process id. */
+	if (rec->u.thread.pid < 0)
+		return bad(c, "thread process id %" PRId32 " is negative",
+			   rec->u.thread.pid);
 	if (SP_GROW(r->threads, r->athreads, r->nthreads + 1))
 		return -ENOMEM;
 	rec->u.thread.id = (uint32_t)r->nthreads;

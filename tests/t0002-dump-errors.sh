@@ -91,6 +91,7 @@ bad24 'event 0 cyc\x00les 1000 0' "extension record 22: event name holds a NUL b
 bad24 'event 0 cycles 0 0' "extension record 22: event with neither period nor frequency"
 bad24 'stats a=b 1' "extension record 19: a key holds a NUL byte or '='"
 bad24 'weight 0 100' "extension record 23: undefined event"
+bad24 'thread 0 -5 5' "thread process id -5 is negative"
 # The same records when good: printed, and sp-fold reads all of them.
 printf 'header 0 0\nmodule 0 7 0x1000 0x2000 0 1 0 /m\nbuildid 0 abcd\ncomm 1 7 7 0 app\nhost hostname h\nstats samples 1\nevent 0 cycles 1000 0\nevent 1 instructions 0 99\nframe 0 0 0x10\nstack 0 - 0\nthread 0 7 7\nweight 1 5\nsample 1 0 0\n' | gen
 "$SP_DUMP" "$TMP/bad.spool" >"$TMP/out" 2>"$TMP/err" || fail "good extensions: $(cat "$TMP/err")"

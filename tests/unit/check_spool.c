@@ -447,6 +447,14 @@ START_TEST(rejects_out_of_range_process_ids)
 	sp_varint_put_i64(&raw, (int64_t)INT32_MAX + 1);
 	sp_varint_put_u64(&raw, 99);
 	ck_assert_ptr_nonnull(strstr(raw_error(), "process id"));
+	/* Issue 24: the pframes of a negative pid are refused as text. */
+	raw_begin();
+	sp_buf_addc(&raw, 4);
+	sp_varint_put_u64(&raw, 0);
+	sp_varint_put_i64(&raw, -5);
+	sp_varint_put_u64(&raw, 5);
+	ck_assert_str_eq(raw_error(),
+			 "thread process id -5 is negative at byte 10");
 }
 END_TEST
 
