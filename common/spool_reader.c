@@ -1,7 +1,9 @@
 /*
  * spool_reader.c: the streaming SPULSE1 reader.  It reads with read(2) as
  * records are needed, so pipes and growing files work, validates every
- * record as the reference reader does, and keeps only the interning
+ * record as the reference reader does (and the project's extension
+ * records as the text readers would, through sp_ext_check()), and keeps
+ * only the interning
  * tables (modules, frames, stack nodes, threads), never the samples.
  *
  * A record is decoded into locals first and committed only when complete:
