@@ -3,8 +3,8 @@
  * records are needed, so pipes and growing files work, validates every
  * record as the reference reader does (and the project's extension
  * records as the text readers would, through sp_ext_check()), and keeps
- * only the interning
- * tables (modules, frames, stack nodes, threads), never the samples.
+ * only the interning tables (modules, frames, stack nodes, threads),
+ * never the samples.
  *
  * A record is decoded into locals first and committed only when complete:
  * when the input ends inside it, more is read and decoding restarts at
