@@ -106,3 +106,22 @@ sp_buf_release(struct sp_buf *b)
 	b->len = 0;
 	b->alloc = 0;
 }
+
+int
+sp_buf_getline(struct sp_buf *b, FILE *f, size_t max)
+{
+	int c = 0;
+
+	sp_buf_reset(b);
+	while (c != '\n' && (c = getc_unlocked(f)) != EOF) {
+		if (b->len == max)
+			return -E2BIG;
+		if (b->len + 1 >= b->alloc && sp_buf_grow(b, 4096))
+			return -ENOMEM;
+		b->data[b->len++] = (uint8_t)c;
+		b->data[b->len] = 0;
+	}
+	if (c == EOF && ferror(f))
+		return -EIO;
+	return b->len > 0;
+}

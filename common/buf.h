@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct sp_buf {
 	uint8_t *data;
@@ -32,6 +33,14 @@ int sp_buf_adds(struct sp_buf *b, const char *s);
 /* printf-style append; returns 0 or -ENOMEM. */
 int sp_buf_addf(struct sp_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/*
+ * Reads one line of `f`, its newline included when it has one, into `b`
+ * (emptied first).  Returns 1 for a line, 0 at the end of the input with
+ * nothing read, -E2BIG when the line passes `max` bytes (b then holds the
+ * first `max`), -EIO for a read error (errno tells which) or -ENOMEM.  A
+ * failed read is never taken for the end of the input.
+ */
+int sp_buf_getline(struct sp_buf *b, FILE *f, size_t max);
 /* Removes the first `n` bytes, moving the rest to the front. */
 void sp_buf_consume(struct sp_buf *b, size_t n);
 /* Empties the buffer but keeps its memory. */

@@ -1,5 +1,6 @@
 /* ext.c: encoders and decoders of the extension records (ext.h). */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "common/ext.h"
@@ -288,4 +289,100 @@ sp_wait_state_parse(const char *word)
 		if (!strcmp(word, wait_names[i]))
 			return (enum sp_wait_state)i;
 	return SP_WAIT_NONE;
+}
+
+/* check()'s answer for a payload that does not decode. */
+static const char MALFORMED[] = "malformed payload";
+
+/* Whether a host or stats key holds neither a NUL nor the '=' that ends it
+ * in a text record. */
+static bool
+good_key(const char *k, size_t n)
+{
+	return !memchr(k, 0, n) && !memchr(k, '=', n);
+}
+
+static const char *
+check_pairs(const uint8_t *p, size_t n, bool counters)
+{
+	struct sp_ext_iter it = { p, p + n };
+	const char *k, *v = "";
+	size_t kn, vn = 0;
+	uint64_t val;
+	int rc;
+
+	while ((rc = counters ? sp_ext_counter_next(&it, &k, &kn, &val)
+			      : sp_ext_pair_next(&it, &k, &kn, &v, &vn)) > 0) {
+		if (!good_key(k, kn))
+			return "a key holds a NUL byte or '='";
+		if (memchr(v, 0, vn))
+			return "a value holds a NUL byte";
+	}
+	return rc ? MALFORMED : NULL;
+}
+
+static const char *
+check_event(const uint8_t *p, size_t n, struct sp_ext_bounds *b)
+{
+	struct sp_ext_event e;
+
+	if (sp_ext_event_decode(p, n, &e))
+		return MALFORMED;
+	if (e.index != b->nevents)
+		return "event index out of order";
+	if (memchr(e.name, 0, e.name_len))
+		return "event name holds a NUL byte";
+	if (!e.period && !e.freq)
+		return "event with neither period nor frequency";
+	b->nevents++;
+	return NULL;
+}
+
+static const char *
+check(uint8_t tag, const uint8_t *p, size_t n, struct sp_ext_bounds *b)
+{
+	struct sp_ext_comm c;
+	struct sp_ext_lost l;
+	struct sp_ext_exit e;
+	struct sp_ext_buildid id;
+	struct sp_ext_weight w;
+	enum sp_wait_state s;
+
+	switch (tag) {
+	case SP_EXT_HOST:
+	case SP_EXT_STATS:
+		return check_pairs(p, n, tag == SP_EXT_STATS);
+	case SP_EXT_COMM:
+		if (sp_ext_comm_decode(p, n, &c))
+			return MALFORMED;
+		return memchr(c.name, 0, c.name_len) ? "name holds a NUL byte"
+						     : NULL;
+	case SP_EXT_LOST:
+		return sp_ext_lost_decode(p, n, &l) ? MALFORMED : NULL;
+	case SP_EXT_EXIT:
+		return sp_ext_exit_decode(p, n, &e) ? MALFORMED : NULL;
+	case SP_EXT_BUILDID:
+		if (sp_ext_buildid_decode(p, n, &id))
+			return MALFORMED;
+		return id.module_id >= b->nmodules ? "undefined module" : NULL;
+	case SP_EXT_EVENT:
+		return check_event(p, n, b);
+	case SP_EXT_WEIGHT:
+		if (sp_ext_weight_decode(p, n, &w))
+			return MALFORMED;
+		return w.event >= b->nevents ? "undefined event" : NULL;
+	case SP_EXT_WAIT:
+		return sp_ext_wait_decode(p, n, &s) ? MALFORMED : NULL;
+	}
+	return NULL;
+}
+
+int
+sp_ext_check(uint8_t tag, const uint8_t *p, size_t n, struct sp_ext_bounds *b,
+	     const char **why)
+{
+	*why = check(tag, p, n, b);
+	if (!*why)
+		return 0;
+	return *why == MALFORMED ? -EBADMSG : -EINVAL;
 }

@@ -119,6 +119,24 @@ int sp_ext_weight_decode(const uint8_t *p, size_t n, struct sp_ext_weight *w);
 /* A state of SP_WAIT_NONE or past the known ones is -EBADMSG. */
 int sp_ext_wait_decode(const uint8_t *p, size_t n, enum sp_wait_state *state);
 
+/* What a reader has defined so far, for sp_ext_check(). */
+struct sp_ext_bounds {
+	uint32_t nmodules; /* set by the reader before each call */
+	uint32_t nevents;  /* counted by sp_ext_check() */
+};
+
+/*
+ * Checks an extension record as every reader of the text records would
+ * (recdec.c): a payload that decodes, no NUL in names, keys or values, no
+ * '=' in a key, event indexes 0, 1, 2... in order, a buildid of a defined
+ * module and a weight of a defined event.  Returns 0 when it is good,
+ * -EBADMSG when the payload does not decode, -EINVAL when it decodes but
+ * is refused; *why is then a static reason.  Counts an accepted event in
+ * b->nevents; tags it does not know are good.
+ */
+int sp_ext_check(uint8_t tag, const uint8_t *p, size_t n,
+		 struct sp_ext_bounds *b, const char **why);
+
 /* A wait state's word in text records ("preempted"...), NULL for none. */
 const char *sp_wait_state_name(enum sp_wait_state state);
 /* The state a word names: SP_WAIT_NONE when it names none. */

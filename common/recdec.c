@@ -15,9 +15,9 @@
 
 struct sp_recdec {
 	FILE *f;
-	char *line; /* getline's buffer, split in place */
-	size_t cap;
-	char *raw; /* the line as read, for pass-through */
+	struct sp_buf lb; /* the line read, split in place */
+	char *line;       /* lb's bytes */
+	char *raw;        /* the line as read, for pass-through */
 	size_t rawcap, rawlen;
 	char **fields;
 	size_t nfields, afields;
@@ -43,6 +43,26 @@ struct kind {
 static int bad(struct sp_recdec *d, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/*
+ * Appends `msg` with its control bytes as \xHH, C1 controls of UTF-8
+ * included: a message quotes the input, which may hold terminal escapes,
+ * and the tools print it on a terminal.
+ */
+static void
+add_shown(struct sp_buf *b, const char *msg)
+{
+	const uint8_t *p = (const uint8_t *)msg;
+
+	for (; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			sp_buf_addf(b, "\\x%02x", *p);
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0)
+			sp_buf_addf(b, "\\xc2\\x%02x", *++p);
+		else
+			sp_buf_addc(b, *p);
+	}
+}
+
 static int
 bad(struct sp_recdec *d, const char *fmt, ...)
 {
@@ -54,8 +74,8 @@ bad(struct sp_recdec *d, const char *fmt, ...)
 		msg = NULL;
 	va_end(ap);
 	sp_buf_reset(&d->err);
-	sp_buf_addf(&d->err, "line %" PRIu64 ": %s", d->lineno,
-		    msg ? msg : "out of memory");
+	sp_buf_addf(&d->err, "line %" PRIu64 ": ", d->lineno);
+	add_shown(&d->err, msg ? msg : "out of memory");
 	free(msg);
 	return msg ? -EBADMSG : -ENOMEM;
 }
@@ -563,7 +583,7 @@ sp_recdec_free(struct sp_recdec *d)
 {
 	if (!d)
 		return;
-	free(d->line);
+	sp_buf_release(&d->lb);
 	free(d->raw);
 	free(d->fields);
 	free(d->pairs);
@@ -590,80 +610,40 @@ split(struct sp_recdec *d)
 }
 
 /*
- * Reads a line into d->line, its newline kept, and its length into *len:
- * 1, 0 at the end of input, or an error for line d->lineno + 1.  Unlike
- * getline(3), it stops at SP_RECORDS_MAX_LINE, and a read that fails
- * is an error (glibc's getline takes ENOMEM for the end).  A line with a
- * NUL byte is cut at it (*len may be 0); read_line() then finds no
- * newline.
+ * Reads the next non-empty line: 1, 0 at the end, or an error for the
+ * line it was reading.  Lines are capped (SP_RECORDS_MAX_LINE), and a
+ * read that fails is an error, never the end (glibc's getline takes
+ * ENOMEM for the end).
  */
-static int
-get_line(struct sp_recdec *d, size_t *len)
-{
-	size_t n = 0, cap;
-	bool any = false;
-	char *p;
-
-	for (;;) {
-		if (d->cap - n < 2) {
-			if (d->cap > SP_RECORDS_MAX_LINE) {
-				d->lineno++;
-				return bad(
-				    d,
-				    "line longer than %u bytes, which no "
-				    "record is",
-				    SP_RECORDS_MAX_LINE);
-			}
-			cap = d->cap ? 2 * d->cap : 256;
-			/* Room for the longest line and fgets()'s NUL. */
-			if (cap > SP_RECORDS_MAX_LINE + 1)
-				cap = SP_RECORDS_MAX_LINE + 1;
-			if (!(p = realloc(d->line, cap))) {
-				d->lineno++;
-				return bad(d, "out of memory");
-			}
-			d->line = p;
-			d->cap = cap;
-		}
-		errno = 0;
-		if (!fgets(d->line + n, (int)(d->cap - n), d->f)) {
-			if (ferror(d->f)) {
-				d->lineno++;
-				bad(d, "read error: %s",
-				    strerror(errno ? errno : EIO));
-				return -EIO;
-			}
-			break; /* the end, after n bytes */
-		}
-		any = true;
-		p = d->line + n;
-		n += strlen(p);
-		/* A newline, a NUL byte or the end stopped fgets(). */
-		if (n + 1 < d->cap || d->line[n - 1] == '\n')
-			break;
-	}
-	*len = n;
-	return any;
-}
-
-/* Reads the next non-empty line: 1, 0 at the end, or an error. */
 static int
 read_line(struct sp_recdec *d)
 {
-	size_t n;
+	ssize_t n;
 	int rc;
 
 	do {
-		rc = get_line(d, &n);
-		if (rc <= 0)
+		rc = sp_buf_getline(&d->lb, d->f, SP_RECORDS_MAX_LINE);
+		if (rc < 0)
+			d->lineno++;
+		if (rc == -ENOMEM)
+			return bad(d, "out of memory");
+		if (rc == -EIO) {
+			bad(d, "read error: %s", strerror(errno ? errno : EIO));
 			return rc;
+		}
+		if (rc == -E2BIG)
+			return bad(d, "longer than %u MiB, not a record",
+				   SP_RECORDS_MAX_LINE >> 20);
+		if (rc == 0)
+			return 0;
+		d->line = (char *)d->lb.data;
+		n = (ssize_t)d->lb.len;
 		d->lineno++;
-		/* The magic's NUL cut the line: d->line[n] is that NUL. */
-		if (d->lineno == 1 && sp_spool_magic(d->line, n + 1))
+		if (d->lineno == 1 && sp_spool_magic(d->line, (size_t)n))
 			return bad(d, "this is a spool, not a record stream: "
 				      "read it with sp-dump first "
 				      "(sp-dump FILE | ...)");
-		if (n == 0 || d->line[n - 1] != '\n')
+		if (d->line[n - 1] != '\n' || memchr(d->line, 0, (size_t)n))
 			return bad(d, "cut or binary line (no newline at the "
 				      "end, or a NUL byte)");
 		d->line[--n] = 0;

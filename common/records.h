@@ -39,6 +39,14 @@ void sp_escape_file(FILE *f, const char *s, size_t n);
  */
 long sp_unescape(char *s);
 
+/*
+ * The length (1 to 4) of the well-formed UTF-8 character at p[0..n), or
+ * 0 when none starts there: a stray or cut byte, an overlong form, a
+ * surrogate or a code point past U+10FFFF, which JSON and XML readers
+ * refuse.
+ */
+size_t sp_utf8_len(const void *p, size_t n);
+
 /* Symbol flags: bit i is the i-th letter of SP_SYM_LETTERS. */
 #define SP_SYM_LETTERS "kjiphtu"
 enum sp_sym_flag {

@@ -1,8 +1,10 @@
 /*
  * spool_reader.c: the streaming SPULSE1 reader.  It reads with read(2) as
  * records are needed, so pipes and growing files work, validates every
- * record as the reference reader does, and keeps only the interning
- * tables (modules, frames, stack nodes, threads), never the samples.
+ * record as the reference reader does (and the project's extension
+ * records as the text readers would, through sp_ext_check()), and keeps
+ * only the interning tables (modules, frames, stack nodes, threads),
+ * never the samples.
  *
  * A record is decoded into locals first and committed only when complete:
  * when the input ends inside it, more is read and decoding restarts at
@@ -21,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/ext.h"
 #include "common/grow.h"
 #include "common/htab.h"
 #include "common/spool.h"
@@ -80,6 +83,7 @@ struct sp_spool_reader {
 	size_t nowners, aowners;
 	struct idlist kernel;
 	uint64_t last_ts;
+	struct sp_ext_bounds ext; /* events defined, for the extensions */
 };
 
 /* A bounded decoding cursor over the unparsed input. */
@@ -408,6 +412,11 @@ read_thread(struct cur *c, struct sp_spool_record *rec)
 	    (rc = get_pid(c, &rec->u.thread.pid)) ||
 	    (rc = get_u(c, &rec->u.thread.tid)))
 		return rc;
+	/* Its samples' module-less frames name it in pframe records, which
+	 * the text readers refuse with a negative process id. */
+	if (rec->u.thread.pid < 0)
+		return bad(c, "thread process id %" PRId32 " is negative",
+			   rec->u.thread.pid);
 	if (SP_GROW(r->threads, r->athreads, r->nthreads + 1))
 		return -ENOMEM;
 	rec->u.thread.id = (uint32_t)r->nthreads;
@@ -476,6 +485,7 @@ read_deactivate(struct cur *c, struct sp_spool_record *rec)
 static int
 read_ext(struct cur *c, struct sp_spool_record *rec)
 {
+	const char *why;
 	uint64_t len;
 	int rc = get_u(c, &len);
 
@@ -486,6 +496,13 @@ read_ext(struct cur *c, struct sp_spool_record *rec)
 			   len);
 	if (len > (uint64_t)(c->end - c->p))
 		return -EAGAIN;
+	/* Refused here as every text reader would refuse its line. */
+	c->r->ext.nmodules = (uint32_t)c->r->nmodules;
+	rc = sp_ext_check(rec->tag, c->p, len, &c->r->ext, &why);
+	if (rc == -EBADMSG)
+		return bad(c, "malformed extension record %u", rec->tag);
+	if (rc)
+		return bad(c, "extension record %u: %s", rec->tag, why);
 	rec->u.ext.data = c->p;
 	rec->u.ext.len = len;
 	c->p += len;

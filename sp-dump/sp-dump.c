@@ -30,7 +30,6 @@ struct dump {
 	bool follow;             /* --follow: wait at end of input */
 	struct sp_htab *seen;    /* (stack, pid) already handled */
 	struct sp_htab *pframes; /* (frame, pid) pframe written */
-	struct sp_buf text;      /* --stacks: rendered stacks, '\0'-separated */
 	struct sp_buf tmp;
 	struct sp_buf pairs; /* host and stats fields (struct sp_rec_pair) */
 	struct sp_ext_weight weight; /* for the next sample, when pending */
@@ -243,22 +242,33 @@ print_ext(struct dump *d, const struct sp_spool_record *rec)
 	return 0;
 }
 
-/* Writes a pframe for each module-less user frame of the stack, once
- * per (frame, pid). */
+/*
+ * Writes a pframe for each module-less user frame of the stack, once per
+ * (frame, pid).  Each (stack node, pid) is walked once: the walk stops at
+ * a node already walked, whose frames all have their pframes, so a deep
+ * chain of stacks costs its length, not its length squared.
+ */
 static int
 emit_pframes(struct dump *d, uint32_t stack, int32_t pid)
 {
 	struct sp_rec out = { .kind = SP_REC_PFRAME };
 	uint32_t prefix, frame;
 	uint64_t key[2];
+	bool first = true;
 
 	while (stack != SP_NONE &&
 	       sp_spool_reader_stack(d->r, stack, &prefix, &frame)) {
+		key[0] = stack;
+		key[1] = (uint64_t)(int64_t)pid;
+		if (!first && sp_htab_get(d->seen, key, sizeof(key), NULL))
+			break;
+		if (!first && sp_htab_put(d->seen, key, sizeof(key), 0))
+			return -ENOMEM;
+		first = false;
 		stack = prefix;
 		if (!sp_spool_reader_frame_needs_pid(d->r, frame))
 			continue;
 		key[0] = frame;
-		key[1] = (uint64_t)(int64_t)pid;
 		if (sp_htab_get(d->pframes, key, sizeof(key), NULL))
 			continue;
 		if (sp_htab_put(d->pframes, key, sizeof(key), 1))
@@ -272,16 +282,19 @@ emit_pframes(struct dump *d, uint32_t stack, int32_t pid)
 	return 0;
 }
 
-/* Renders a stack leaf first as tab-separated fallback names. */
+/*
+ * Prints a stack leaf first as tab-separated fallback names.  Nothing is
+ * kept: the time is that of the output, the memory that of one name.
+ */
 static int
-render_stack(struct dump *d, uint32_t stack, int32_t pid)
+print_stack(struct dump *d, uint32_t stack, int32_t pid)
 {
 	uint32_t prefix, frame, mod;
 	const struct sp_module *m;
 	uint64_t rel = 0;
-	int rc = 0;
+	int rc;
 
-	while (!rc && stack != SP_NONE &&
+	while (stack != SP_NONE &&
 	       sp_spool_reader_stack(d->r, stack, &prefix, &frame)) {
 		const struct sp_frame *f = sp_spool_reader_frame(d->r, frame);
 
@@ -290,43 +303,40 @@ render_stack(struct dump *d, uint32_t stack, int32_t pid)
 		sp_buf_reset(&d->tmp);
 		rc = sp_fallback_name(&d->tmp, f->mode, m ? m->path : NULL, rel,
 				      f->abs_ip);
-		rc = rc ? rc : sp_buf_addc(&d->text, '\t');
-		rc = rc ? rc
-			: sp_escape(&d->text, (char *)d->tmp.data, d->tmp.len);
+		if (rc)
+			return rc;
+		putchar('\t');
+		sp_escape_file(stdout, (char *)d->tmp.data, d->tmp.len);
 		stack = prefix;
 	}
-	return rc ? rc : sp_buf_addc(&d->text, 0);
+	return 0;
 }
 
 static int
 print_sample(struct dump *d, const struct sp_spool_record *rec)
 {
 	uint64_t key[2] = { rec->u.sample.stack_id,
-			    (uint64_t)(int64_t)rec->u.sample.pid },
-		 off;
-	bool fresh = !sp_htab_get(d->seen, key, sizeof(key), &off);
+			    (uint64_t)(int64_t)rec->u.sample.pid };
 	struct sp_rec out = { .kind = SP_REC_SAMPLE };
-	int rc = 0;
+	int rc;
 
-	if (fresh) {
-		off = d->text.len;
-		if (sp_htab_put(d->seen, key, sizeof(key), off))
-			return -ENOMEM;
-		rc = d->stacks ? render_stack(d, rec->u.sample.stack_id,
-					      rec->u.sample.pid)
-			       : emit_pframes(d, rec->u.sample.stack_id,
-					      rec->u.sample.pid);
-		if (rc)
-			return rc;
-	}
 	if (d->stacks) {
 		/* --stacks lines are no sp-records(5) records. */
-		printf("sample\t%" PRIu64 "\t%d\t%" PRIu64 "%s\n",
+		printf("sample\t%" PRIu64 "\t%d\t%" PRIu64,
 		       rec->u.sample.timestamp_ns, rec->u.sample.pid,
-		       rec->u.sample.tid, (char *)d->text.data + off);
+		       rec->u.sample.tid);
+		rc = print_stack(d, rec->u.sample.stack_id, rec->u.sample.pid);
+		putchar('\n');
 		d->weight_pending = false;
 		d->wait = SP_WAIT_NONE;
-		return 0;
+		return rc;
+	}
+	if (!sp_htab_get(d->seen, key, sizeof(key), NULL)) {
+		if (sp_htab_put(d->seen, key, sizeof(key), 0))
+			return -ENOMEM;
+		rc = emit_pframes(d, rec->u.sample.stack_id, rec->u.sample.pid);
+		if (rc)
+			return rc;
 	}
 	out.u.sample.ts = rec->u.sample.timestamp_ns;
 	out.u.sample.pid = rec->u.sample.pid;
@@ -454,7 +464,6 @@ dump_fd(int fd, const char *name, bool stacks, bool follow)
 	sp_spool_reader_free(d.r);
 	sp_htab_free(d.seen);
 	sp_htab_free(d.pframes);
-	sp_buf_release(&d.text);
 	sp_buf_release(&d.tmp);
 	sp_buf_release(&d.pairs);
 	return status;

@@ -122,21 +122,47 @@ run(char *const argv[], int fd, bool in, pid_t *pid)
 	return rc;
 }
 
+/*
+ * The module as an argument: a name that starts with '@' would be read
+ * as a response file of options (binutils reads "@FILE" anywhere on the
+ * command line, "-e @/etc/shadow" too), one with '-' as an option; perf
+ * script text is input, so such a name gets "./" before it.  Returns
+ * `mod` or b's text, or NULL when out of memory.
+ */
+static char *
+path_arg(struct sp_buf *b, const char *mod)
+{
+	if (mod[0] != '@' && mod[0] != '-')
+		return (char *)mod;
+	sp_buf_reset(b);
+	if (sp_buf_adds(b, "./") || sp_buf_adds(b, mod))
+		return NULL;
+	return (char *)b->data;
+}
+
 /* Starts addr2line on a module: a socket is its input and output, so a
  * write to it after it ended fails (MSG_NOSIGNAL) rather than kill us. */
 static void
 a2l_start(struct fold_a2l *a, struct proc *p, const char *mod)
 {
-	char *argv[] = { "addr2line", "-a", "-i",        "-f", "-s",
-			 "-C",        "-e", (char *)mod, NULL };
+	struct sp_buf arg = SP_BUF_INIT;
+	char *argv[] = { "addr2line", "-a", "-i", "-f",
+			 "-s",        "-C", "-e", path_arg(&arg, mod),
+			 NULL };
 	int sv[2], dupfd, rc;
 
 	p->tried = true;
+	if (!argv[7]) {
+		warnx("out of memory");
+		return;
+	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
 		warn("socketpair");
+		sp_buf_release(&arg);
 		return;
 	}
 	rc = run(argv, sv[1], true, &p->pid);
+	sp_buf_release(&arg);
 	close(sv[1]);
 	if (rc) {
 		if (!a->warned_a2l)
@@ -267,19 +293,24 @@ nm_line(struct sp_htab *syms, const char *s, size_t n)
 static int
 nm_read(struct fold_a2l *a, struct proc *p, const char *mod)
 {
-	char *argv[] = { "nm", (char *)mod, NULL };
+	struct sp_buf arg = SP_BUF_INIT;
+	char *argv[] = { "nm", path_arg(&arg, mod), NULL };
 	int fds[2], rc = 0;
 	pid_t pid;
 	FILE *f;
 	ssize_t n;
 
-	if (!(p->syms = sp_htab_new()))
+	if (!argv[1] || !(p->syms = sp_htab_new())) {
+		sp_buf_release(&arg);
 		return -ENOMEM;
+	}
 	if (pipe2(fds, O_CLOEXEC)) {
 		warn("pipe");
+		sp_buf_release(&arg);
 		return 0;
 	}
 	rc = run(argv, fds[1], false, &pid);
+	sp_buf_release(&arg);
 	close(fds[1]);
 	if (rc) {
 		if (!a->warned_nm)

@@ -223,6 +223,8 @@ fold_model_sourced(const struct fold_model *m, const struct fold_opts *o,
 	if (o->no_comm && out->len)
 		skip = 1;
 	sp_buf_consume(out, skip);
+	/* The comm is the process's to choose: --live prints this line. */
+	fold_clean_controls(out->data, out->len);
 	*keep = out->len && fold_filter_frames(o, (char *)out->data, &out->len);
 	return 0;
 }

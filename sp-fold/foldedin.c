@@ -4,7 +4,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
 
 #include "common/buf.h"
 #include "common/records.h"
@@ -12,6 +11,10 @@
 #include "sp-fold/filter.h"
 #include "sp-fold/foldedin.h"
 #include "common/banned.h"
+
+/* A longer line is refused: no stack is that deep, and /dev/zero or a
+ * binary file would otherwise be read into memory whole. */
+#define MAX_LINE (64u << 20)
 
 /* Splits "STACK COUNT" at its last space; false when it is no such line. */
 static bool
@@ -44,44 +47,63 @@ warn_skipped(const char *name, uint64_t first, const char *line,
 	sp_buf_release(&b);
 }
 
+/* Says why reading stopped at line `lineno`; returns 1. */
+static int
+read_failed(const char *name, uint64_t lineno, int rc)
+{
+	if (rc == -E2BIG)
+		warnx("%sline %" PRIu64 ": longer than %u MiB, not a folded "
+		      "stack",
+		      name, lineno, MAX_LINE >> 20);
+	else if (rc == -EIO)
+		warnx("%sread error: %s", name, strerror(errno));
+	else if (rc == -EOVERFLOW)
+		warnx("%sline %" PRIu64 ": the counts add up past 2^64-1", name,
+		      lineno);
+	else
+		warnx("%sline %" PRIu64 ": out of memory", name, lineno);
+	return 1;
+}
+
 int
 fold_read_folded(FILE *in, const char *name, const struct fold_opts *o,
 		 struct fold_set *set)
 {
-	char *line = NULL, *first = NULL;
-	size_t cap = 0, len;
+	struct sp_buf b = SP_BUF_INIT;
+	char *line, *first = NULL;
+	size_t len;
 	uint64_t lineno = 0, skipped = 0, at = 0, count;
-	ssize_t n;
-	int rc = 0;
+	int rc;
 
-	while (!rc && (n = getline(&line, &cap, in)) >= 0) {
+	while ((rc = sp_buf_getline(&b, in, MAX_LINE)) > 0) {
+		line = (char *)b.data;
 		lineno++;
-		if (lineno == 1 && sp_spool_magic(line, (size_t)n)) {
+		if (lineno == 1 && sp_spool_magic(line, b.len)) {
 			warnx("%sthis is a spool, not folded stacks: read it "
 			      "with sp-dump first (sp-dump FILE | sp-fold)",
 			      name);
-			free(line);
-			return 1;
+			rc = 1;
+			break;
 		}
-		if (n == 0 || line[0] == '\n' || line[0] == '#')
+		if (line[0] == '\n' || line[0] == '#')
 			continue;
-		if (!split_line(line, (size_t)n, &len, &count)) {
-			if (!skipped++ && !(first = strdup(line)))
+		if (!split_line(line, b.len, &len, &count)) {
+			if (!skipped++ && !(first = strdup(line))) {
 				rc = -ENOMEM;
+				break;
+			}
 			at = at ? at : lineno;
 			continue;
 		}
-		if (fold_filter_frames(o, line, &len))
-			rc = fold_set_add(set, line, len, count);
+		if (fold_filter_frames(o, line, &len) &&
+		    (rc = fold_set_add(set, line, len, count)))
+			break;
 	}
-	if (!rc && ferror(in))
-		rc = -EIO;
 	if (skipped && first)
 		warn_skipped(name, at, first, skipped);
-	if (rc)
-		warnx("%s%s", name,
-		      rc == -EIO ? "read error" : "out of memory");
-	free(line);
+	if (rc < 0)
+		rc = read_failed(name, lineno + (rc == -E2BIG), rc);
+	sp_buf_release(&b);
 	free(first);
 	return rc ? 1 : 0;
 }

@@ -18,11 +18,21 @@ struct fold_line {
 	uint64_t count;
 };
 
+/*
+ * Turns each control in b[0..n) into '?': C0 bytes, DEL, and the C1
+ * controls of UTF-8 (C2 80 to C2 9F, both bytes), which terminals obey.
+ */
+void fold_clean_controls(uint8_t *b, size_t n);
+
 /* Returns a new empty set, or NULL. */
 struct fold_set *fold_set_new(void);
 /* Frees the set and every string it holds; NULL is a no-op. */
 void fold_set_free(struct fold_set *s);
-/* Adds `n` to the count of a stack (copied); returns 0 or -ENOMEM. */
+/*
+ * Adds `n` to the count of a stack (copied, its control bytes as '?').
+ * Returns 0, -EOVERFLOW when the total of all counts would pass
+ * UINT64_MAX (nothing is added then), or -ENOMEM.
+ */
 int fold_set_add(struct fold_set *s, const char *stack, size_t len, uint64_t n);
 /*
  * Sets *lines to the stacks sorted bytewise, as `sort` in the C locale

@@ -15,7 +15,8 @@ live_tab_init(struct live_tab *t)
 	memset(t, 0, sizeof(*t));
 	t->keys = sp_htab_new();
 	t->fidx = sp_htab_new();
-	return t->keys && t->fidx ? 0 : -ENOMEM;
+	t->lidx = sp_htab_new();
+	return t->keys && t->fidx && t->lidx ? 0 : -ENOMEM;
 }
 
 void
@@ -23,36 +24,47 @@ live_tab_release(struct live_tab *t)
 {
 	size_t i;
 
-	for (i = 0; i < t->nnames; i++) {
+	for (i = 0; i < t->nnames; i++)
 		free(t->names[i].funcs);
-		free(t->names[i].folded);
-	}
 	for (i = 0; i < t->nfuncs; i++)
 		free(t->funcs[i]);
+	for (i = 0; i < t->nlines; i++)
+		free(t->lines[i]);
 	free(t->names);
 	free(t->funcs);
+	free(t->lines);
+	sp_htab_free(t->lidx);
 	free(t->ring);
 	sp_htab_free(t->keys);
 	sp_htab_free(t->fidx);
 	sp_buf_release(&t->tmp);
 }
 
+/* The id of string s[0..n) in the table `idx` of strings `v`. */
+static int64_t
+intern(struct sp_htab *idx, char ***v, size_t *nv, size_t *av, const char *s,
+       size_t n)
+{
+	uint64_t *slot;
+	char *copy;
+	bool inserted = false;
+
+	if (SP_GROW(*v, *av, *nv + 1) || !(copy = strndup(s, n)))
+		return -ENOMEM;
+	slot = sp_htab_slot(idx, s, n, *nv, &inserted);
+	if (!slot || !inserted)
+		free(copy);
+	if (!slot)
+		return -ENOMEM;
+	if (inserted)
+		(*v)[(*nv)++] = copy;
+	return (int64_t)*slot;
+}
+
 static int64_t
 func_id(struct live_tab *t, const char *s, size_t n)
 {
-	uint64_t *slot;
-	bool inserted = false;
-
-	slot = sp_htab_slot(t->fidx, s, n, t->nfuncs, &inserted);
-	if (!slot)
-		return -ENOMEM;
-	if (inserted) {
-		if (SP_GROW(t->funcs, t->afuncs, t->nfuncs + 1) ||
-		    !(t->funcs[t->nfuncs] = strndup(s, n)))
-			return -ENOMEM;
-		t->nfuncs++;
-	}
-	return (int64_t)*slot;
+	return intern(t->fidx, &t->funcs, &t->nfuncs, &t->afuncs, s, n);
 }
 
 /* The names of a sample's stack, split from its folded line. */
@@ -68,11 +80,13 @@ make_names(struct live_tab *t, const struct fold_reader *r,
 			      &t->tmp, &keep))
 		return -ENOMEM;
 	memset(ln, 0, sizeof(*ln));
-	ln->folded = strndup(t->tmp.len ? (char *)t->tmp.data : "", t->tmp.len);
+	id = intern(t->lidx, &t->lines, &t->nlines, &t->alines,
+		    t->tmp.len ? (char *)t->tmp.data : "", t->tmp.len);
 	ln->funcs = calloc(t->tmp.len + 1, sizeof(*ln->funcs));
-	if (!ln->folded || !ln->funcs)
+	if (id < 0 || !ln->funcs)
 		return -ENOMEM;
-	p = ln->folded;
+	ln->row = (uint32_t)id;
+	p = t->lines[id];
 	end = p + t->tmp.len;
 	for (; p < end; p = semi + 1, first = false) {
 		semi = memchr(p, ';', (size_t)(end - p));
@@ -177,7 +191,7 @@ row_cmp(const void *a, const void *b, void *by_total)
 static struct row *
 count(const struct live_tab *t, bool stacks, uint64_t tid, size_t *nrows)
 {
-	size_t n = stacks ? t->nnames : t->nfuncs, i, j;
+	size_t n = stacks ? t->nlines : t->nfuncs, i, j;
 	struct row *v = calloc(n + 1, sizeof(*v));
 	size_t *seen = calloc(n + 1, sizeof(*seen));
 
@@ -188,7 +202,7 @@ count(const struct live_tab *t, bool stacks, uint64_t tid, size_t *nrows)
 		if (tid && t->ring[(t->head + i) % t->cap].tid != tid)
 			continue;
 		if (stacks) {
-			v[t->ring[(t->head + i) % t->cap].names].self++;
+			v[ln->row].self++;
 			continue;
 		}
 		for (j = 0; j < ln->n; j++) {
@@ -323,7 +337,7 @@ live_tab_print(const struct live_tab *t, const struct fold_reader *r, FILE *out,
 		if (stacks)
 			fprintf(out, "  %7.2f%%  %7" PRIu64 "  %.*s\n",
 				100.0 * (double)v[i].self / all, v[i].self, 200,
-				t->names[v[i].id].folded);
+				t->lines[v[i].id]);
 		else
 			fprintf(out,
 				"  %6.2f%%  %6.2f%%  %6" PRIu64 "  %6" PRIu64

@@ -15,11 +15,16 @@
 #include "common/htab.h"
 #include "sp-fold/stream.h"
 
-/* The names of one (stack, process, thread): function ids, root first. */
+/*
+ * The names of one (stack, process, thread): function ids, root first,
+ * and the row of its folded line "comm;frame;...;leaf" in the stacks
+ * view.  Stacks of other ids, threads or processes that name the same
+ * line share its row, as they share the line of folded output.
+ */
 struct live_names {
 	uint32_t *funcs;
 	size_t n;
-	char *folded; /* "comm;frame;...;leaf" */
+	uint32_t row; /* index in live_tab.lines */
 };
 
 struct live_sample {
@@ -36,6 +41,9 @@ struct live_tab {
 	struct sp_htab *fidx; /* function name -> id */
 	char **funcs;
 	size_t nfuncs, afuncs;
+	struct sp_htab *lidx; /* folded line -> id */
+	char **lines;
+	size_t nlines, alines;
 	struct live_sample *ring; /* the window, oldest at head */
 	size_t head, len, cap;
 	uint64_t latest; /* the latest sample's time */

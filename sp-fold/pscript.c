@@ -16,12 +16,35 @@
 #include "sp-fold/pscript.h"
 #include "common/banned.h"
 
-/* Writes a name with newlines and other control bytes as '?'. */
+/*
+ * Writes a name, path or event with newlines and other controls as '?'
+ * (fold_clean_controls): the profiled processes choose them.
+ */
 static void
 put_clean(FILE *out, const char *s)
 {
-	for (; *s; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
+	uint8_t buf[256];
+	size_t n;
+
+	while (*s) {
+		n = strnlen(s, sizeof(buf));
+		/* Never split a two-byte C1 control between chunks. */
+		if (n == sizeof(buf) && (uint8_t)s[n - 1] == 0xc2)
+			n--;
+		memcpy(buf, s, n);
+		fold_clean_controls(buf, n);
+		fwrite(buf, 1, n, out);
+		s += n;
+	}
+}
+
+/* " (DSO)" and the line's end. */
+static void
+put_dso(FILE *out, const char *dso)
+{
+	fputs(" (", out);
+	put_clean(out, dso);
+	fputs(")\n", out);
 }
 
 /* The dso perf would name: JIT code without a module as its perf map. */
@@ -53,7 +76,7 @@ put_bare(FILE *out, const struct fold_reader *r, const struct fold_view *v,
 		fputs("[unknown]", out);
 	else
 		put_clean(out, (const char *)b.data);
-	fprintf(out, " (%s)\n", dso_of(r, v, 0, pid, map, sizeof(map)));
+	put_dso(out, dso_of(r, v, 0, pid, map, sizeof(map)));
 	sp_buf_release(&b);
 }
 
@@ -93,9 +116,11 @@ put_frame(FILE *out, const struct fold_reader *r, const struct fold_view *v,
 		if (i > 0 || sym->flags & SP_SYM_INLINED)
 			fputs(" (inlined)\n", out);
 		else if (sym->flags & SP_SYM_UNRESOLVED)
-			fprintf(out, " (%s)\n", dso);
-		else
-			fprintf(out, "+0x%" PRIx64 " (%s)\n", sym->offset, dso);
+			put_dso(out, dso);
+		else {
+			fprintf(out, "+0x%" PRIx64, sym->offset);
+			put_dso(out, dso);
+		}
 	}
 }
 
@@ -117,11 +142,12 @@ fold_pscript_sample(void *ctx, const struct fold_reader *r,
 	 * events (stackcollapse-perf.pl weighs samples by it). */
 	fprintf(out,
 		" %" PRId32 "/%" PRIu64 " %" PRIu64 ".%06" PRIu64 ": %" PRIu64
-		" %s: \n",
+		" ",
 		s->pid, s->tid, s->ts / 1000000000, s->ts % 1000000000 / 1000,
 		r->o->weight_time || r->o->weight_period ? s->weight
-							 : fold_period_ns(r),
-		s->event ? s->event : "cpu-clock");
+							 : fold_period_ns(r));
+	put_clean(out, s->event ? s->event : "cpu-clock");
+	fputs(": \n", out);
 	if (s->stack != SP_NONE && fold_model_walk(&r->m, s->stack, &ids)) {
 		warnx("out of memory");
 		return -1;

@@ -146,6 +146,9 @@ fold_perf_script(FILE *in, const char *name, const struct fold_opts *o,
 	} else if (rc == -ENOMEM) {
 		warnx("%sline %llu: out of memory", name,
 		      (unsigned long long)st.lineno);
+	} else if (rc == -EOVERFLOW) {
+		warnx("%sline %llu: the sample weights add up past 2^64-1",
+		      name, (unsigned long long)st.lineno);
 	}
 	if (st.unrecognized > MAX_WARN)
 		warnx("%s%llu unrecognized lines in all", name,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/records.h"
 #include "sp-fold/expand.h"
 #include "sp-fold/speedscope.h"
 #include "common/banned.h"
@@ -25,10 +26,14 @@ struct ss {
 	struct sp_buf slots; /* one thread's struct slot */
 };
 
+/*
+ * Writes a JSON string.  JSON is UTF-8: a byte that starts no well-formed
+ * character (a Latin-1 symbol name, a cut one) becomes U+FFFD.
+ */
 static void
 put_json(FILE *out, const char *s, size_t n)
 {
-	size_t i;
+	size_t i, len;
 
 	fputc('"', out);
 	for (i = 0; i < n; i++) {
@@ -38,8 +43,14 @@ put_json(FILE *out, const char *s, size_t n)
 			fprintf(out, "\\%c", c);
 		else if (c < 0x20 || c == 0x7f)
 			fprintf(out, "\\u%04x", c);
-		else
+		else if (c < 0x80)
 			fputc(c, out);
+		else if (!(len = sp_utf8_len(s + i, n - i)))
+			fputs("\\ufffd", out);
+		else {
+			fwrite(s + i, 1, len, out);
+			i += len - 1;
+		}
 	}
 	fputc('"', out);
 }

@@ -411,6 +411,10 @@ on_sample(struct fold_reader *r, const struct sp_rec *rec)
 
 	if (!fold_events_weight(&r->events, r->o, rec, fold_period_ns(r), &add))
 		return 0;
+	/* Every count and sum of the output is at most this one. */
+	if (add > UINT64_MAX - r->weight_sum)
+		return -EOVERFLOW;
+	r->weight_sum += add;
 	smp.weight = add;
 	smp.event = fold_events_name(&r->events, rec);
 	/* Off-CPU stacks show why they waited, as a frame on top. */
@@ -510,6 +514,10 @@ fold_reader_step(struct fold_reader *r, struct sp_recdec *d)
 	rc = one_record(r, &rec, sp_recdec_lineno(d));
 	if (rc == -ENOMEM)
 		oom(r, sp_recdec_lineno(d));
+	if (rc == -EOVERFLOW)
+		warnx("%sline %" PRIu64 ": the sample weights add up past "
+		      "2^64-1",
+		      r->name, sp_recdec_lineno(d));
 	return rc < 0 ? rc : 1;
 }
 

@@ -16,6 +16,7 @@
 #include "common/grow.h"
 #include "common/buf.h"
 #include "common/htab.h"
+#include "common/records.h"
 #include "sp-fold/model.h"
 #include "sp-fold/svg.h"
 #include "sp-fold/svgcolor.h"
@@ -239,22 +240,19 @@ build_diff(struct tree *t, const struct fold_diff_line *l, size_t n,
 	return 0;
 }
 
-/* Writes bytes as XML text: markup escaped, bad UTF-8 and controls '?'. */
+/*
+ * Writes bytes as XML text: markup escaped, controls and each byte that
+ * starts no well-formed UTF-8 character (overlong forms and surrogates
+ * too, which XML parsers refuse) as '?'.
+ */
 static void
 put_xml(FILE *out, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + n;
-	size_t len, i;
+	size_t len;
 
 	while (p < end) {
-		len = *p < 0x80             ? 1
-		      : (*p & 0xe0) == 0xc0 ? 2
-		      : (*p & 0xf0) == 0xe0 ? 3
-		      : (*p & 0xf8) == 0xf0 ? 4
-					    : 0;
-		for (i = 1; len && i < len; i++)
-			if (p + i >= end || (p[i] & 0xc0) != 0x80)
-				len = 0;
+		len = sp_utf8_len(p, (size_t)(end - p));
 		if (len > 1) {
 			fwrite(p, 1, len, out);
 			p += len;

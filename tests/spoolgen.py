@@ -15,8 +15,15 @@ validates nothing.
     exec TS PID PYTHON
     deactivate PID
     ext TAG HEXPAYLOAD
+    host KEY VALUE ...              (extension 16: string pairs)
+    comm TS PID TID EXEC NAME       (17)
+    stats KEY COUNT ...             (19: counters)
+    buildid MODULE HEXBYTES         (21)
+    event INDEX NAME PERIOD FREQ    (22)
+    weight EVENT WEIGHT             (23)
     raw HEXBYTES
-Numbers may be decimal or 0x-hex; PID and DELTA are signed.
+Numbers may be decimal or 0x-hex; PID and DELTA are signed.  Names, keys
+and values take Python byte escapes (\x00, \x1b) for any byte.
 """
 import codecs
 import sys
@@ -42,6 +49,37 @@ def num(s):
     if s == "-":
         return 0xFFFFFFFF
     return int(s, 0)
+
+
+def text(s):
+    return codecs.escape_decode(s.encode())[0]
+
+
+def lenbytes(b):
+    return uvar(len(b)) + b
+
+
+def ext(tag, payload):
+    return bytes([tag]) + uvar(len(payload)) + payload
+
+
+def encode_ext(kind, a):
+    if kind == "host":
+        return ext(16, b"".join(lenbytes(text(x)) for x in a))
+    if kind == "stats":
+        return ext(19, b"".join(lenbytes(text(a[i])) + uvar(num(a[i + 1]))
+                               for i in range(0, len(a), 2)))
+    if kind == "comm":
+        return ext(17, uvar(num(a[0])) + svar(num(a[1])) + uvar(num(a[2])) +
+                   bytes([num(a[3])]) + lenbytes(text(a[4])))
+    if kind == "buildid":
+        return ext(21, uvar(num(a[0])) + lenbytes(bytes.fromhex(a[1])))
+    if kind == "event":
+        return ext(22, uvar(num(a[0])) + lenbytes(text(a[1])) +
+                   uvar(num(a[2])) + uvar(num(a[3])))
+    if kind == "weight":
+        return ext(23, uvar(num(a[0])) + uvar(num(a[1])))
+    return None
 
 
 def encode(words):
@@ -71,6 +109,8 @@ def encode(words):
         return bytes([num(a[0])]) + uvar(len(payload)) + payload
     if kind == "raw":
         return bytes.fromhex("".join(a))
+    if encode_ext(kind, a) is not None:
+        return encode_ext(kind, a)
     raise SystemExit("spoolgen: unknown record kind %r" % kind)
 
 

@@ -74,6 +74,30 @@ expect_error "malformed extension record 19 at byte 14"
 grep -q '^frame	0' "$TMP/out" || fail "the record before the fault was lost"
 grep -q '^stats' "$TMP/out" && fail "a malformed stats record was half printed"
 
+# Issue 24: what the text readers refuse, sp-dump refuses too, at the
+# record's byte, after printing every record before it.
+bad24() {
+	printf 'header 0 0\nframe 0 1 0x10\n%s\n' "$1" | gen
+	expect_error "$2 at byte 14"
+	grep -q '^frame	0' "$TMP/out" || fail "'$1': the frame before was lost"
+	[ "$(wc -l <"$TMP/out")" -eq 2 ] || fail "'$1': printed $(cat "$TMP/out")"
+}
+bad24 'buildid 0 abcd' "extension record 21: undefined module"
+bad24 'comm 1 2 2 0 a\x00b' "extension record 17: name holds a NUL byte"
+bad24 'host host\x00name x' "extension record 16: a key holds a NUL byte or '='"
+bad24 'host hostname a\x00b' "extension record 16: a value holds a NUL byte"
+bad24 'event 1 cycles 1000 0' "extension record 22: event index out of order"
+bad24 'event 0 cyc\x00les 1000 0' "extension record 22: event name holds a NUL byte"
+bad24 'event 0 cycles 0 0' "extension record 22: event with neither period nor frequency"
+bad24 'stats a=b 1' "extension record 19: a key holds a NUL byte or '='"
+bad24 'weight 0 100' "extension record 23: undefined event"
+bad24 'thread 0 -5 5' "thread process id -5 is negative"
+# The same records when good: printed, and sp-fold reads all of them.
+printf 'header 0 0\nmodule 0 7 0x1000 0x2000 0 1 0 /m\nbuildid 0 abcd\ncomm 1 7 7 0 app\nhost hostname h\nstats samples 1\nevent 0 cycles 1000 0\nevent 1 instructions 0 99\nframe 0 0 0x10\nstack 0 - 0\nthread 0 7 7\nweight 1 5\nsample 1 0 0\n' | gen
+"$SP_DUMP" "$TMP/bad.spool" >"$TMP/out" 2>"$TMP/err" || fail "good extensions: $(cat "$TMP/err")"
+"$SP_FOLD" --weight period --event-filter instructions "$TMP/out" >"$TMP/folded" 2>"$TMP/err" || fail "sp-fold: $(cat "$TMP/err")"
+grep -qx "app;\[m\] 5" "$TMP/folded" || fail "weighted sample lost: $(cat "$TMP/folded")"
+
 # Every cut of a small spool: a clean error or a clean shorter spool,
 # never a crash, and only whole lines on stdout.
 python3 "$TOP/tests/spoolgen.py" >"$TMP/full.spool" <<'EOF2'

@@ -18,7 +18,7 @@ T='	'
 rc=$?
 [ $rc -eq 1 ] || fail "exit $rc, want 1: $(cat "$TMP/err")"
 one_error sp-symbolize "$TMP/err"
-grep -q "^sp-symbolize: '$TMP/in': line 4: line longer than 67108864 bytes" \
+grep -q "^sp-symbolize: '$TMP/in': line 4: longer than 64 MiB, not a record" \
 	"$TMP/err" || fail "error: $(cat "$TMP/err")"
 [ "$(grep -c '^frame' "$TMP/out")" -eq 2 ] ||
 	fail "not the two frames before it: $(cat "$TMP/out")"
@@ -28,7 +28,7 @@ grep -q "^frame${T}2" "$TMP/out" && fail "a frame after the long line"
 # The same from standard input.
 "$SP_SYMBOLIZE" --no-cache <"$TMP/in" >"$TMP/out2" 2>"$TMP/err2"
 [ $? -eq 1 ] || fail "stdin: not exit 1"
-grep -q "^sp-symbolize: line 4: line longer than" "$TMP/err2" ||
+grep -q "^sp-symbolize: line 4: longer than 64 MiB" "$TMP/err2" ||
 	fail "stdin: $(cat "$TMP/err2")"
 cmp -s "$TMP/out" "$TMP/out2" || fail "stdin: other output"
 exit 0

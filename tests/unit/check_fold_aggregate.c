@@ -11,6 +11,7 @@
 
 #include "sp-fold/filter.h"
 #include "sp-fold/foldset.h"
+#include "sp-fold/livetab.h"
 #include "sp-fold/perfscript.h"
 #include "sp-fold/stream.h"
 
@@ -270,6 +271,60 @@ START_TEST(records_group_frames_by_function)
 }
 END_TEST
 
+/* --live's table, fed by the reader as live.c feeds it. */
+static int
+to_live(void *ctx, const struct fold_reader *r, const struct fold_sample *s)
+{
+	return live_tab_add(ctx, r, s);
+}
+
+/*
+ * Issue 24: the call-stack view showed one stack in several rows, one
+ * per (stack id, thread), where the folded output has one line.  Two
+ * threads, and two stack ids whose frames fall in one function, make one
+ * row of four samples.  The process named itself with a terminal
+ * escape: the row shows '?' for its control bytes (item 9).
+ */
+START_TEST(live_stacks_are_rows_of_folded_lines)
+{
+	static const char text[] =
+	    "spool\t1\t0\t10\n"
+	    "module\t0\t7\t0x1000\t0x2000\t0x0\t1\tuser\t/bin/app\n"
+	    "frame\t0\tuser\t0x1010\t0\t0x10\n"
+	    "frame\t1\tuser\t0x1020\t0\t0x20\n"
+	    "symbol\t0\t-\t0\t-\t0x0\t-\twork\n"
+	    "symbol\t1\t-\t0\t-\t0x10\t-\twork\n"
+	    "stack\t0\t-\t0\nstack\t1\t-\t1\n"
+	    "comm\t1\t7\t7\tname\t\\x1b]0;X\\x07pp\n"
+	    "comm\t1\t7\t8\tname\t\\x1b]0;X\\x07pp\n"
+	    "sample\t10\t7\t7\t0\nsample\t20\t7\t8\t0\n"
+	    "sample\t30\t7\t7\t1\nsample\t40\t7\t8\t1\n";
+	struct fold_opts o = { 0 };
+	struct live_show show = { .stacks = true };
+	struct fold_reader r;
+	struct live_tab t;
+	FILE *in = fmemopen((void *)text, strlen(text), "r");
+	char *out = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&out, &n);
+
+	ck_assert_int_eq(fold_reader_init(&r, "", &o), 0);
+	ck_assert_int_eq(live_tab_init(&t), 0);
+	r.on_sample = to_live;
+	r.ctx = &t;
+	ck_assert_int_eq(fold_reader_read(&r, in), 0);
+	live_tab_print(&t, &r, f, 40, &show);
+	fclose(f);
+	ck_assert_msg(strstr(out, "\n   100.00%        4  ?]0:X?pp;work\n"),
+		      "%s", out);
+	ck_assert_ptr_null(strstr(strstr(out, "pp;work") + 1, "pp;work"));
+	free(out);
+	live_tab_release(&t);
+	fold_reader_release(&r);
+	fclose(in);
+}
+END_TEST
+
 START_TEST(records_reject_bad_input)
 {
 	static const char *const bad[] = {
@@ -315,6 +370,7 @@ main(void)
 	tcase_add_test(rec, records_name_frames_and_threads);
 	tcase_add_test(rec, records_group_frames_by_function);
 	tcase_add_test(rec, records_reject_bad_input);
+	tcase_add_test(rec, live_stacks_are_rows_of_folded_lines);
 	suite_add_tcase(s, rec);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -331,8 +331,7 @@ START_TEST(lines_are_bounded_and_reads_checked)
 	text[head + max] = '\n';
 	ck_assert_int_eq(decode_bytes(text, head + max + 1, msg, sizeof(msg)),
 			 -EBADMSG);
-	ck_assert_str_eq(msg, "line 2: line longer than 67108864 bytes, "
-			      "which no record is");
+	ck_assert_str_eq(msg, "line 2: longer than 64 MiB, not a record");
 	free(text);
 	/* NUL bytes anywhere in a line, the first one included. */
 	ck_assert_int_eq(
@@ -379,6 +378,28 @@ START_TEST(unknown_kinds_and_empty_lines_pass)
 }
 END_TEST
 
+/* Issue 24: an endless line is an error, and so is a failed read. */
+START_TEST(long_lines_and_read_errors_are_errors)
+{
+	FILE *in = fopen("/dev/zero", "r");
+	struct sp_recdec *d = sp_recdec_new(in);
+	struct sp_rec r;
+
+	ck_assert_int_eq(sp_recdec_next(d, &r), -EBADMSG);
+	ck_assert_str_eq(sp_recdec_errmsg(d),
+			 "line 1: longer than 64 MiB, not a record");
+	sp_recdec_free(d);
+	fclose(in);
+	/* A directory opens, and each read of it fails (EISDIR). */
+	in = fopen(".", "r");
+	d = sp_recdec_new(in);
+	ck_assert_int_eq(sp_recdec_next(d, &r), -EIO);
+	ck_assert_ptr_nonnull(strstr(sp_recdec_errmsg(d), "read error"));
+	sp_recdec_free(d);
+	fclose(in);
+}
+END_TEST
+
 START_TEST(flag_letters_round_trip)
 {
 	char buf[8];
@@ -411,6 +432,7 @@ main(void)
 	tcase_add_test(tc, records_before_a_fault_come_first);
 	tcase_add_test(tc, unknown_kinds_and_empty_lines_pass);
 	tcase_add_test(tc, flag_letters_round_trip);
+	tcase_add_test(tc, long_lines_and_read_errors_are_errors);
 	suite_add_tcase(s, tc);
 	/* Two lines of 64 MiB: seconds under the sanitizers on a busy host. */
 	tc = tcase_create("bounds");

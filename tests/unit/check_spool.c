@@ -447,6 +447,14 @@ START_TEST(rejects_out_of_range_process_ids)
 	sp_varint_put_i64(&raw, (int64_t)INT32_MAX + 1);
 	sp_varint_put_u64(&raw, 99);
 	ck_assert_ptr_nonnull(strstr(raw_error(), "process id"));
+	/* Issue 24: the pframes of a negative pid are refused as text. */
+	raw_begin();
+	sp_buf_addc(&raw, 4);
+	sp_varint_put_u64(&raw, 0);
+	sp_varint_put_i64(&raw, -5);
+	sp_varint_put_u64(&raw, 5);
+	ck_assert_str_eq(raw_error(),
+			 "thread process id -5 is negative at byte 10");
 }
 END_TEST
 
@@ -541,6 +549,68 @@ START_TEST(rejects_unknown_tags_and_skips_extensions)
 }
 END_TEST
 
+/* Appends extension `tag` with the payload `p` (n bytes) to `raw`. */
+static void
+raw_ext(uint8_t tag, const void *p, size_t n)
+{
+	sp_buf_addc(&raw, tag);
+	sp_varint_put_u64(&raw, n);
+	sp_buf_add(&raw, p, n);
+}
+
+/* Issue 24: what recdec.c refuses in text, the spool reader refuses. */
+START_TEST(rejects_extensions_the_text_readers_refuse)
+{
+	static const struct {
+		uint8_t tag;
+		const char *payload;
+		size_t n;
+		const char *error;
+	} cases[] = {
+		{ 21, "\x00\x02\xab\xcd", 4, "21: undefined module" },
+		{ 17,
+		  "\x01\x04\x02\x00\x03"
+		  "a\x00b",
+		  8, "17: name holds a NUL byte" },
+		{ 16, "\x02k=\x01v", 5, "16: a key holds a NUL byte or '='" },
+		{ 16, "\x01k\x02\x00v", 5, "16: a value holds a NUL byte" },
+		{ 19, "\x02k\x00\x01", 4, "19: a key holds a NUL byte or '='" },
+		{ 22,
+		  "\x01\x01"
+		  "c\x01\x00",
+		  5, "22: event index out of order" },
+		{ 22,
+		  "\x00\x01"
+		  "c\x00\x00",
+		  5, "22: event with neither period nor frequency" },
+		{ 23, "\x00\x05", 2, "23: undefined event" },
+		{ 17, "\x01\x04", 2, "malformed extension record 17" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[96];
+
+		raw_begin();
+		raw_frame(1, 0x10);
+		raw_ext(cases[i].tag, cases[i].payload, cases[i].n);
+		snprintf(buf, sizeof(buf), "%s at byte 14", cases[i].error);
+		ck_assert_msg(strstr(raw_error(), buf), "case %zu: %s", i,
+			      sp_spool_reader_errmsg(r));
+	}
+	/* The good forms pass: event 0, then its weight. */
+	raw_begin();
+	raw_ext(22,
+		"\x00\x01"
+		"c\x00\x63",
+		5);
+	raw_ext(23, "\x00\x05", 2);
+	raw_ext(21, "\x00\x01\xab", 3);
+	ck_assert_str_eq(raw_error(), "extension record 21: undefined module "
+				      "at byte 21");
+}
+END_TEST
+
 /* Every cut of a valid spool yields its complete records, then an error. */
 START_TEST(every_truncation_is_a_clean_error)
 {
@@ -556,7 +626,7 @@ START_TEST(every_truncation_is_a_clean_error)
 	sp_spool_writer_module(w, &m);
 	sp_spool_writer_sample(w, 10, 7, 11, f, 3, NULL);
 	sp_spool_writer_exec(w, 11, 7, true);
-	sp_spool_writer_ext(w, 17, "xyz", 3);
+	sp_spool_writer_ext(w, 200, "xyz", 3);
 	sp_spool_writer_deactivate(w, 7);
 	ck_assert_int_eq(sp_spool_writer_flush(w), 0);
 	all.len = 0;
@@ -625,6 +695,7 @@ spool_suite(void)
 	tcase_add_test(val, rejects_timestamp_underflow_and_overflow);
 	tcase_add_test(val, rejects_missing_references);
 	tcase_add_test(val, rejects_unknown_tags_and_skips_extensions);
+	tcase_add_test(val, rejects_extensions_the_text_readers_refuse);
 	tcase_add_test(val, every_truncation_is_a_clean_error);
 	suite_add_tcase(s, val);
 	return s;
