@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/grow.h"
+#include "common/inkind.h"
 #include "common/records.h"
 #include "common/banned.h"
 
@@ -534,6 +535,23 @@ static const struct kind kinds[] = {
 	{ "event", SP_REC_EVENT, 5, 0, dec_event },
 };
 
+/* A first line that is no spool record: says what it is when it can. */
+static int
+not_records(struct sp_recdec *d)
+{
+	switch (sp_input_kind(d->raw, d->rawlen)) {
+	case SP_IN_FOLDED:
+		return bad(d, "folded stacks, not a record stream: sp-fold "
+			      "reads them (sp-fold --from folded FILE)");
+	case SP_IN_PERF_SCRIPT:
+		return bad(d, "perf script output, not a record stream: "
+			      "sp-fold reads it (sp-fold --from perf-script "
+			      "FILE)");
+	default:
+		return bad(d, "not a record stream (no spool record first)");
+	}
+}
+
 static int
 decode(struct sp_recdec *d, struct sp_rec *rec)
 {
@@ -544,7 +562,7 @@ decode(struct sp_recdec *d, struct sp_rec *rec)
 		if (!strcmp(d->fields[0], kinds[i].name))
 			k = &kinds[i];
 	if (!d->have_spool && (!k || k->kind != SP_REC_SPOOL))
-		return bad(d, "not a record stream (no spool record first)");
+		return not_records(d);
 	memset(rec, 0, sizeof(*rec));
 	if (!k)
 		return 1; /* SP_REC_UNKNOWN */

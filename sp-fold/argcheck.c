@@ -136,7 +136,7 @@ check_combinations(struct fold_opts *o, int nfiles)
 		o->inl = true;
 	if (o->from != FOLD_IN_RECORDS)
 		check_text_options(o, o->from);
-	else if (o->srcline || o->context)
+	else if ((o->srcline || o->context) && o->from_given)
 		fold_usage_error("--srcline and --context need --from "
 				 "perf-script");
 	check_view(o);
@@ -164,6 +164,22 @@ check_operands(const struct fold_opts *o, char **files, int n)
 			msg = NULL;
 		fold_usage_error(msg ? msg : "a number where a file should be");
 	}
+}
+
+void
+fold_args_check_text(const struct fold_opts *o, enum fold_input from)
+{
+	const char *what =
+	    from == FOLD_IN_FOLDED ? "folded stacks" : "perf script output";
+
+	if (o->view != FOLD_VIEW_CPU || o->interval_ns || o->flamechart ||
+	    o->live) {
+		warnx("the input is %s: --view off-cpu or wall, --interval, "
+		      "--flamechart and --live read a record stream",
+		      what);
+		fold_usage_error(NULL);
+	}
+	check_text_options(o, from);
 }
 
 void

@@ -448,6 +448,7 @@ set_option(int c, struct fold_opts *o)
 		break;
 	case OPT_FROM:
 		o->from = parse_input(optarg);
+		o->from_given = true;
 		break;
 	case OPT_INCLUDE:
 		parse_regex("--include", optarg, &o->include, &o->has_include);

@@ -43,6 +43,7 @@ struct fold_ids {
 struct fold_opts {
 	enum fold_format format;
 	bool format_given; /* --format, not from -o's name */
+	bool from_given;   /* --from: the input's kind is not told */
 	enum fold_input from;
 	bool pid, tid;         /* append -PID or -PID/TID to the comm */
 	bool process_name;     /* the process name, not the thread's */

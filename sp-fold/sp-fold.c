@@ -22,6 +22,7 @@
 #include "sp-fold/pprof_fold.h"
 #include "sp-fold/pprof_rec.h"
 #include "sp-fold/pscript.h"
+#include "sp-fold/sniff.h"
 #include "sp-fold/speedscope.h"
 #include "sp-fold/stream.h"
 #include "sp-fold/svg.h"
@@ -229,17 +230,79 @@ fold_text(char **paths, int n, enum fold_input from, const struct fold_opts *o)
 	return rc;
 }
 
+/*
+ * The stream to read `in` through and, in *from, what it holds: --from's
+ * word, or else told from its first line (folded stacks and perf script
+ * text are read as such, as `sp-fold a.folded` means).  NULL after a
+ * message; a stream other than `in` is closed first.
+ */
+static FILE *
+told(FILE *in, const char *name, const struct fold_opts *o,
+     enum fold_input *from)
+{
+	struct sp_buf head = SP_BUF_INIT; /* on the stack: an exit below
+					     leaves nothing unreachable */
+	enum sp_input_kind k;
+	FILE *f;
+
+	*from = o->from;
+	if (o->from_given || o->live)
+		return in;
+	k = fold_sniff(in, &head);
+	if (k == SP_IN_FOLDED)
+		*from = FOLD_IN_FOLDED;
+	else if (k == SP_IN_PERF_SCRIPT)
+		*from = FOLD_IN_PERF_SCRIPT;
+	if (*from != FOLD_IN_RECORDS)
+		fold_args_check_text(o, *from);
+	else if (o->srcline || o->context)
+		fold_usage_error("--srcline and --context read perf script "
+				 "text");
+	if (!(f = fold_replay(in, &head)))
+		warnx("%sout of memory", name);
+	return f;
+}
+
+/* Folded stacks or perf script text told from one input's first line. */
+static int
+fold_text_stream(FILE *in, const char *name, enum fold_input from,
+		 const struct fold_opts *o)
+{
+	struct fold_meta meta = { 0 };
+	struct fold_set *set = fold_set_new();
+	int rc;
+
+	if (!set) {
+		warnx("out of memory");
+		return 1;
+	}
+	rc = read_text(in, name, from, o, set);
+	if (!rc && !fold_set_total(set))
+		no_samples(name);
+	if (!rc)
+		rc = write_set(stdout, set, o, &meta);
+	fold_set_free(set);
+	return rc;
+}
+
 /* A record stream is one file: its ids are its own. */
 static int
 fold_stream(const char *path, const struct fold_opts *o)
 {
 	char *name = NULL;
-	FILE *in = open_input(path, &name);
-	int rc;
+	FILE *in = open_input(path, &name), *f;
+	enum fold_input from;
+	int rc = 1;
 
 	if (!in)
 		return 1;
-	rc = o->live ? fold_live(in, name, o) : fold_records(in, name, o);
+	f = told(in, name, o, &from);
+	if (f && from != FOLD_IN_RECORDS)
+		rc = fold_text_stream(f, name, from, o);
+	else if (f)
+		rc = o->live ? fold_live(f, name, o) : fold_records(f, name, o);
+	if (f && f != in)
+		fclose(f);
 	free(name);
 	if (in != stdin)
 		fclose(in);
@@ -253,20 +316,22 @@ read_set(const char *path, enum fold_input from, const struct fold_opts *o,
 {
 	struct fold_reader r;
 	char *name = NULL;
-	FILE *in = open_input(path, &name);
-	int rc;
+	FILE *in = open_input(path, &name), *f;
+	int rc = 1;
 
 	if (!in)
 		return 1;
-	if (from != FOLD_IN_RECORDS) {
-		rc = read_text(in, name, from, o, set);
-	} else if (fold_reader_init(&r, name, o)) {
+	f = from == FOLD_IN_RECORDS ? told(in, name, o, &from) : in;
+	if (f && from != FOLD_IN_RECORDS) {
+		rc = read_text(f, name, from, o, set);
+	} else if (f && fold_reader_init(&r, name, o)) {
 		warnx("out of memory");
-		rc = 1;
-	} else {
-		rc = fold_reader_read(&r, in) || fold_reader_fold(&r, set);
+	} else if (f) {
+		rc = fold_reader_read(&r, f) || fold_reader_fold(&r, set);
 		fold_reader_release(&r);
 	}
+	if (f && f != in)
+		fclose(f);
 	free(name);
 	if (in != stdin)
 		fclose(in);

@@ -91,6 +91,7 @@ on_frame(struct fold_reader *r, const struct sp_rec *rec)
 	fr = &r->m.frames[r->m.nframes++];
 	memset(fr, 0, sizeof(*fr));
 	fr->mode = rec->u.frame.f.mode;
+	r->code_frames += fr->mode != SP_FRAME_TRUNCATED;
 	fr->abs_ip = rec->u.frame.f.abs_ip;
 	fr->module = rec->u.frame.f.module_id;
 	fr->rel_ip = rec->u.frame.f.rel_ip;
@@ -462,6 +463,7 @@ one_record(struct fold_reader *r, const struct sp_rec *rec, uint64_t lineno)
 	case SP_REC_FRAME:
 		return on_frame(r, rec);
 	case SP_REC_SYMBOL:
+		r->symbols++;
 		return on_symbol(r, rec, lineno);
 	case SP_REC_FUNCLINE:
 		return on_funcline(r, rec);
@@ -534,6 +536,11 @@ fold_reader_read(struct fold_reader *r, FILE *in)
 	while ((rc = fold_reader_step(r, d)) == 1)
 		;
 	sp_recdec_free(d);
+	/* sp-dump | sp-fold, a step forgotten: say so, once. */
+	if (!rc && r->code_frames && !r->symbols)
+		warnx("%sframes are not symbolized: put sp-symbolize before "
+		      "sp-fold (sp-dump FILE | sp-symbolize | sp-fold)",
+		      r->name);
 	if (r->lost)
 		warnx("%s%" PRIu64 " samples lost by the kernel or the "
 		      "recorder; %" PRIu64 " samples read",

@@ -78,6 +78,7 @@ struct fold_reader {
 	struct fold_tick *ticks;
 	size_t nticks, aticks;
 	uint64_t lost, samples;
+	uint64_t code_frames, symbols; /* to tell an unsymbolized stream */
 	uint64_t weight_sum; /* of every sample read: kept under 2^64 */
 	bool have_first;
 	uint64_t first_ts, last_ts;

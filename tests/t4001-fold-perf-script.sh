@@ -245,9 +245,14 @@ for opt in --time=0,1 --pid=1 --format=speedscope --no-comm '--weight time'; do
 	"$SP_FOLD" --from perf-script $opt "$TMP/in.txt" >/dev/null 2>&1
 	[ $? -eq 2 ] || fail "--from perf-script $opt is not a usage error"
 done
-"$SP_FOLD" --srcline "$TMP/in.txt" >/dev/null 2>&1
-[ $? -eq 2 ] ||
-	fail "--srcline without --from perf-script is not a usage error"
+# Without --from, perf script text is told from its first line (issue
+# 26): --srcline reads it the same; on a record stream it is a usage error.
+"$SP_FOLD" --srcline "$TMP/in.txt" >"$TMP/auto" 2>&1 ||
+	fail "--srcline on perf script text without --from: exit $?"
+"$SP_FOLD" --from perf-script --srcline "$TMP/in.txt" >"$TMP/forced" 2>&1
+cmp -s "$TMP/auto" "$TMP/forced" || fail "--srcline: told and forced differ"
+printf 'spool\t1\t0\t1000\n' | "$SP_FOLD" --srcline >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--srcline on a record stream is not a usage error"
 
 # Issue 11: text saved with CR LF folds as the same text; lines from the
 # input reach stderr escaped, never as raw terminal escapes.

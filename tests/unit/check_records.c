@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/inkind.h"
 #include "common/records.h"
 
 /* One line of every kind, as sp-dump and sp-symbolize write them. */
@@ -416,6 +417,39 @@ START_TEST(flag_letters_round_trip)
 }
 END_TEST
 
+/* Issue 26: what an input holds, from its first line alone. */
+START_TEST(input_kinds_from_first_line)
+{
+	static const struct {
+		const char *line;
+		enum sp_input_kind kind;
+	} cases[] = {
+		{ "spool\t1\t0\t1000\n", SP_IN_RECORDS },
+		{ "app;main;work 3\n", SP_IN_FOLDED },
+		{ "app;main 1", SP_IN_FOLDED }, /* no newline: the last line */
+		{ "[unknown] 12\n", SP_IN_FOLDED },
+		{ "app 7/7 1.000000: 1000 cpu-clock:\n", SP_IN_PERF_SCRIPT },
+		{ "python3 12345 [001] 1234.567890: 1 cycles:u:\n",
+		  SP_IN_PERF_SCRIPT },
+		{ "# ========\n", SP_IN_PERF_SCRIPT },
+		{ "app;main;work\n", SP_IN_UNKNOWN },      /* no count */
+		{ "app;main  3\n", SP_IN_UNKNOWN },        /* two spaces */
+		{ "sample\t1\t2\t3\t4\n", SP_IN_UNKNOWN }, /* a record */
+		{ "3\n", SP_IN_UNKNOWN },
+		{ "", SP_IN_UNKNOWN },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_msg(
+		    sp_input_kind(cases[i].line, strlen(cases[i].line)) ==
+			cases[i].kind,
+		    "'%s'", cases[i].line);
+	ck_assert_int_eq(sp_input_kind("SPULSE1\0\1\2", 10), SP_IN_SPOOL);
+	ck_assert_str_eq(sp_input_kind_name(SP_IN_FOLDED), "folded stacks");
+}
+END_TEST
+
 int
 main(void)
 {
@@ -433,6 +467,7 @@ main(void)
 	tcase_add_test(tc, unknown_kinds_and_empty_lines_pass);
 	tcase_add_test(tc, flag_letters_round_trip);
 	tcase_add_test(tc, long_lines_and_read_errors_are_errors);
+	tcase_add_test(tc, input_kinds_from_first_line);
 	suite_add_tcase(s, tc);
 	/* Two lines of 64 MiB: seconds under the sanitizers on a busy host. */
 	tc = tcase_create("bounds");
