@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/records.h"
 #include "common/spool.h"
 #include "sp-fold/perfscript.h"
 #include "sp-fold/psstate.h"
@@ -115,6 +116,10 @@ feed_read(struct fold_ps *st, FILE *in)
 			strip_crlf(buf.data, from, &buf.len);
 		eof = got == 0;
 		rc = feed(st, (char *)buf.data, buf.len, eof, &used);
+		/* A line (or a sample's block) without end, /dev/zero's:
+		 * the record stream's cap, not all the memory there is. */
+		if (!rc && !used && !eof && buf.len >= SP_RECORDS_MAX_LINE)
+			rc = -E2BIG;
 		sp_buf_consume(&buf, used);
 	}
 	sp_buf_release(&buf);
@@ -146,6 +151,10 @@ fold_perf_script(FILE *in, const char *name, const struct fold_opts *o,
 	} else if (rc == -ENOMEM) {
 		warnx("%sline %llu: out of memory", name,
 		      (unsigned long long)st.lineno);
+	} else if (rc == -E2BIG) {
+		warnx("%sline %llu: longer than %u MiB, not perf script text",
+		      name, (unsigned long long)st.lineno + 1,
+		      SP_RECORDS_MAX_LINE >> 20);
 	} else if (rc == -EOVERFLOW) {
 		warnx("%sline %llu: the sample weights add up past 2^64-1",
 		      name, (unsigned long long)st.lineno);

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Issue 24, items 3 and 5: sp-fold never ends in a silent partial success.
 # A line longer than the cap (/dev/zero is one endless line) is an error
-# with its line number, in the record stream and in folded input, diff
-# too; counts whose sum would pass 2^64-1 are an error with the line
+# with its line number, in the record stream, in folded input (diff too)
+# and in perf script text; counts whose sum would pass 2^64-1 are an error with the line
 # number, never a wrapped total ("0 samples", an empty flame graph).
 . "$(dirname "$0")/lib.sh"
 
@@ -22,6 +22,9 @@ expect_fail "records from /dev/zero" \
 expect_fail "folded from /dev/zero" \
 	"sp-fold: '/dev/zero': line 1: longer than 64 MiB, not a folded stack" \
 	--from folded /dev/zero
+expect_fail "perf script from /dev/zero" \
+	"sp-fold: '/dev/zero': line 1: longer than 64 MiB, not perf script text" \
+	--from perf-script /dev/zero
 printf 'a;b 1\n' >"$TMP/ok.folded"
 expect_fail "diff from /dev/zero" "'/dev/zero': line 1: longer than 64 MiB" \
 	--from folded --diff "$TMP/ok.folded" /dev/zero
