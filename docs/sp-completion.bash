@@ -56,6 +56,10 @@ _sp_complete()
 		COMPREPLY=($(compgen -W "cpu off-cpu wall" -- "$cur"))
 		return
 		;;
+	--sort)
+		COMPREPLY=($(compgen -W "self total" -- "$cur"))
+		return
+		;;
 	-e | --event | --event-filter)
 		# the events this machine offers, as sp-record -l lists them
 		COMPREPLY=($(compgen -W "$(sp-record -l 2>/dev/null |

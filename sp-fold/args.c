@@ -53,6 +53,7 @@ enum {
 	OPT_PID,
 	OPT_PNAME,
 	OPT_REVERSE,
+	OPT_SORT,
 	OPT_HIDDEN,
 	OPT_TID,
 	OPT_TIME,
@@ -100,6 +101,7 @@ static const struct option longopts[] = {
 	{ "process-name", no_argument, NULL, OPT_PNAME },
 	{ "reverse", no_argument, NULL, OPT_REVERSE },
 	{ "show-hidden", no_argument, NULL, OPT_HIDDEN },
+	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "srcline", no_argument, NULL, OPT_SRCLINE },
 	{ "strip-hex", no_argument, NULL, OPT_STRIPHEX },
 	{ "subtitle", required_argument, NULL, OPT_SUBTITLE },
@@ -144,6 +146,7 @@ static const char help_text[] =
     "  --from records|perf-script|folded  what FILE holds (records)\n"
     "  --format folded|top|svg|pprof|speedscope|perf-script  output\n"
     "  -o, --output FILE     write to FILE instead of standard output\n"
+    "  --sort self|total     --format top's order (self)\n"
     "  --live                a top view on the terminal, redrawn each\n"
     "                        second (keys: s self, t total, c stacks, q)\n"
     "  --window SECONDS      what --live counts: the last 10 s\n"
@@ -486,6 +489,11 @@ set_option(int c, struct fold_opts *o)
 		break;
 	case OPT_REVERSE:
 		o->reverse = true;
+		break;
+	case OPT_SORT:
+		if (strcmp(optarg, "self") && strcmp(optarg, "total"))
+			bad_choice("--sort", optarg, "self, total");
+		o->sort_total = !strcmp(optarg, "total");
 		break;
 	case OPT_HIDDEN:
 		o->show_hidden = true;

@@ -84,6 +84,7 @@ struct fold_opts {
 	double minwidth_pct; /* or a percentage of the width, when > 0 */
 	const char *colors;
 	bool reverse, inverted;
+	bool sort_total; /* --format top by total, not self */
 	bool flamechart; /* records: samples in time order, x is time */
 	int width;
 };

@@ -72,17 +72,22 @@ count_line(struct top *t, const struct fold_line *l, size_t line,
 	return 0;
 }
 
+/* By self count (or total, with --sort total), the other next, then name. */
 static int
-fn_cmp(const void *a, const void *b)
+fn_cmp(const void *a, const void *b, void *by_total)
 {
 	const struct fn *x = a, *y = b;
 	size_t n = x->len < y->len ? x->len : y->len;
+	uint64_t xk = *(bool *)by_total ? x->total : x->self;
+	uint64_t yk = *(bool *)by_total ? y->total : y->self;
+	uint64_t xo = *(bool *)by_total ? x->self : x->total;
+	uint64_t yo = *(bool *)by_total ? y->self : y->total;
 	int c;
 
-	if (x->self != y->self)
-		return x->self > y->self ? -1 : 1;
-	if (x->total != y->total)
-		return x->total > y->total ? -1 : 1;
+	if (xk != yk)
+		return xk > yk ? -1 : 1;
+	if (xo != yo)
+		return xo > yo ? -1 : 1;
 	c = memcmp(x->name, y->name, n);
 	return c ? c : (x->len > y->len) - (x->len < y->len);
 }
@@ -142,7 +147,8 @@ fold_write_top(FILE *out, struct fold_set *set, const struct fold_opts *o)
 	}
 	if (!rc) {
 		if (t.n)
-			qsort(t.v, t.n, sizeof(*t.v), fn_cmp);
+			qsort_r(t.v, t.n, sizeof(*t.v), fn_cmp,
+				(void *)&o->sort_total);
 		print_top(out, &t, fold_set_total(set), o);
 	} else {
 		warnx("out of memory");

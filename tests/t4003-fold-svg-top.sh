@@ -229,6 +229,17 @@ cat >"$TMP/top.exp" <<'EOF_OUT'
 EOF_OUT
 diff -u "$TMP/top.exp" "$TMP/top" || fail "top table differs"
 
+# --sort total: the top table by total count (issue 26), self next.
+printf 'app;main;a 3\napp;main;b;c 4\napp;main;b 1\n' |
+	"$SP_FOLD" --format top --sort total >"$TMP/bytotal" ||
+	fail "--sort total: exit $?"
+sed -n '3,6p' "$TMP/bytotal" | awk '{ print $NF }' | tr '\n' ' ' >"$TMP/order"
+[ "$(cat "$TMP/order")" = "main b c a " ] ||
+	fail "--sort total: $(cat "$TMP/bytotal")"
+printf 'a;b 1\n' | "$SP_FOLD" --format top --sort size >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q "(one of: self, total)" "$TMP/err" ||
+	fail "--sort size: $(cat "$TMP/err")"
+
 # A stream without samples is no error in any format ...
 for f in folded top svg pprof speedscope perf-script; do
 	printf 'spool\t1\t0\t1000\n' | "$SP_FOLD" --format $f >"$TMP/empty.$f" \
