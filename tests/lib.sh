@@ -124,3 +124,19 @@ pipeline() {
 	echo "pipeline:$_pl_bad in: $*" >&2
 	return 1
 }
+
+# rooted FOLDED ROOTS WHAT MIN PCT: folded stacks whose first frame after
+# the comm matches the awk regex ROOTS and that hold no truncated marker
+# must be PCT% of at least MIN samples (fewer samples is a fault of its
+# own, said as such, not as a low share).
+rooted() {
+	awk -v r="^($2)\$" '{ n = $NF; t += n; s = $0; sub(/ [0-9]+$/, "", s)
+		split(s, f, ";")
+		if (f[2] ~ r && s !~ /<stack truncated>/) ok += n }
+		END { printf "%d %d\n", ok, t }' "$1" >"$1.n"
+	read -r _ok _total <"$1.n"
+	echo "$3: $_ok of $_total samples reach the root" >&2
+	[ "$_total" -ge "$4" ] || fail "$3: only $_total samples, want $4"
+	[ $((_ok * 100)) -ge $((_total * $5)) ] ||
+		fail "$3: $_ok of $_total stacks reach the root, fewer than $5%"
+}

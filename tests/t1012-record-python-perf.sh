@@ -26,14 +26,7 @@ check() {
 		fail "sp-record $1 -X $2 exited $?: $(cat "$TMP/err")"
 	pipeline "$SP_DUMP" "$TMP/py.spool" \| "$SP_SYMBOLIZE" \| "$SP_FOLD" \
 		>"$TMP/folded" || fail "pipeline failed on $1 -X $2"
-	awk '{ n = $NF; t += n; s = $0; sub(/ [0-9]+$/, "", s)
-		split(s, f, ";"); if (f[2] == "_start") ok += n }
-		END { printf "%d %d\n", ok, t }' "$TMP/folded" >"$TMP/n"
-	read -r ok total <"$TMP/n"
-	echo "$1 -X $2: $ok of $total samples reach _start" >&2
-	[ "$total" -ge 300 ] || fail "$1 -X $2: only $total samples for 1 s of CPU"
-	[ $((ok * 100)) -ge $((total * 95)) ] ||
-		fail "$1 -X $2: $ok of $total stacks reach _start, fewer than 95%"
+	rooted "$TMP/folded" _start "$1 -X $2" 300 95
 }
 
 found=$(pythons)

@@ -19,17 +19,8 @@ judge() {
 		fail "sp-record $1 exited $?: $(cat "$TMP/err")"
 	pipeline "$SP_DUMP" "$TMP/rs.spool" \| "$SP_SYMBOLIZE" \| "$SP_FOLD" \
 		>"$TMP/folded" || fail "pipeline failed on $1"
-	awk '{ n = $NF; t += n; s = $0; sub(/ [0-9]+$/, "", s)
-		split(s, f, ";")
-		if (f[2] ~ /^(_start|__clone3)$/ && s !~ /<stack truncated>/)
-			ok += n }
-		END { printf "%d %d\n", ok, t }' "$TMP/folded" >"$TMP/n"
-	read -r ok total <"$TMP/n"
-	echo "$1: $ok of $total samples reach the root" >&2
 	# 2 s of CPU at 999 Hz: far fewer samples is a recorder fault.
-	[ "$total" -ge 1000 ] || fail "$1: only $total samples for 2 s of CPU"
-	[ $((ok * 100)) -ge $((total * 99)) ] ||
-		fail "$1: $ok of $total stacks reach the root, fewer than 99%"
+	rooted "$TMP/folded" '_start|__clone3' "$1" 1000 99
 }
 
 rustc -O -g -o "$TMP/rs_work" "$PROGRAMS/rs_work.rs" 2>"$TMP/err" ||
