@@ -196,13 +196,30 @@ read_text(FILE *in, const char *name, enum fold_input from,
 }
 
 /*
+ * After text input was read into `set` (with `rc`): says when it held no
+ * samples (`name` names the one input, or is ""), writes it, frees it.
+ */
+static int
+write_text_set(struct fold_set *set, int rc, const char *name,
+	       const struct fold_opts *o)
+{
+	struct fold_meta meta = { 0 };
+
+	if (!rc && !fold_set_total(set))
+		no_samples(name);
+	if (!rc)
+		rc = write_set(stdout, set, o, &meta);
+	fold_set_free(set);
+	return rc;
+}
+
+/*
  * Reads perf script text or folded stacks from each file (standard input
  * when none) into one set, and writes it.
  */
 static int
 fold_text(char **paths, int n, enum fold_input from, const struct fold_opts *o)
 {
-	struct fold_meta meta = { 0 };
 	struct fold_set *set = fold_set_new();
 	char *name = NULL;
 	FILE *in;
@@ -213,20 +230,16 @@ fold_text(char **paths, int n, enum fold_input from, const struct fold_opts *o)
 		return 1;
 	}
 	for (i = 0; !rc && i < (n ? n : 1); i++) {
+		free(name);
+		name = NULL;
 		in = open_input(n ? paths[i] : NULL, &name);
 		rc = in ? read_text(in, name, from, o, set) : 1;
 		if (in && in != stdin)
 			fclose(in);
-		free(name);
-		name = NULL;
 	}
-	if (!rc && !fold_set_total(set) && n == 1 && strcmp(paths[0], "-"))
-		warnx("'%s': no samples: the output is empty", paths[0]);
-	else if (!rc && !fold_set_total(set))
-		no_samples("");
-	if (!rc)
-		rc = write_set(stdout, set, o, &meta);
-	fold_set_free(set);
+	/* The last input's name is the input's when there is one. */
+	rc = write_text_set(set, rc, n <= 1 && name ? name : "", o);
+	free(name);
 	return rc;
 }
 
@@ -268,21 +281,13 @@ static int
 fold_text_stream(FILE *in, const char *name, enum fold_input from,
 		 const struct fold_opts *o)
 {
-	struct fold_meta meta = { 0 };
 	struct fold_set *set = fold_set_new();
-	int rc;
 
 	if (!set) {
 		warnx("out of memory");
 		return 1;
 	}
-	rc = read_text(in, name, from, o, set);
-	if (!rc && !fold_set_total(set))
-		no_samples(name);
-	if (!rc)
-		rc = write_set(stdout, set, o, &meta);
-	fold_set_free(set);
-	return rc;
+	return write_text_set(set, read_text(in, name, from, o, set), name, o);
 }
 
 /* A record stream is one file: its ids are its own. */
