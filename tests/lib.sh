@@ -140,3 +140,13 @@ rooted() {
 	[ $((_ok * 100)) -ge $((_total * $5)) ] ||
 		fail "$3: $_ok of $_total stacks reach the root, fewer than $5%"
 }
+
+# full_disk DIR: mounts a 64 KiB tmpfs on DIR (made here) for the tests of
+# a disk that fills, unmounted at exit; skips where mounting needs root.
+full_disk() {
+	mkdir "$1" || fail "mkdir $1"
+	mount -t tmpfs -o size=64k sp-test "$1" 2>/dev/null ||
+		skip "cannot mount a small tmpfs (needs root): no full disk to test"
+	# (DIR expanded now: at exit $1 is the script's, not ours)
+	trap "umount '$1'; rm -rf '$TMP'" EXIT
+}

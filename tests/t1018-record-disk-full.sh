@@ -6,10 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 need_perf
 cc_prog rec_chain rec_chain.c -O0 -fno-omit-frame-pointer -pthread
-mkdir "$TMP/full"
-mount -t tmpfs -o size=64k sp-test "$TMP/full" 2>/dev/null ||
-	skip "cannot mount a small tmpfs (needs root): no full disk to test"
-trap 'umount "$TMP/full"; rm -rf "$TMP"' EXIT
+full_disk "$TMP/full"
 
 "$SP_RECORD" -F 5000 -o "$TMP/full/x.spool" -- "$TMP/rec_chain" 20 1 \
 	2>"$TMP/err"

@@ -8,10 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 need_perf
 cc_prog rec_chain rec_chain.c -O0 -fno-omit-frame-pointer -pthread
-mkdir "$TMP/full"
-mount -t tmpfs -o size=64k sp-test "$TMP/full" 2>/dev/null ||
-	skip "cannot mount a small tmpfs (needs root): no full disk to test"
-trap 'umount "$TMP/full"; rm -rf "$TMP"' EXIT
+full_disk "$TMP/full"
 
 # append_full PRIOR: appends a recording that fills the disk to a file
 # holding PRIOR; checks the prior bytes, the new spool and the summary.

@@ -9,15 +9,19 @@
 need_perf
 T='	'
 cc_prog rec_idlers rec_idlers.c -O0 -pthread
+# wait_tasks PID N: until PID has N threads (ten seconds at most).
+wait_tasks() {
+	_i=0
+	while [ "$(ls /proc/$1/task 2>/dev/null | wc -l)" -lt "$2" ]; do
+		_i=$((_i + 1))
+		[ $_i -lt 100 ] || fail "rec_idlers did not start its threads"
+		sleep 0.1
+	done
+}
 "$TMP/rec_idlers" 120 5 &
 idlers=$!
 trap 'kill $idlers 2>/dev/null; rm -rf "$TMP"' EXIT
-i=0
-while [ "$(ls /proc/$idlers/task 2>/dev/null | wc -l)" -lt 6 ]; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || fail "rec_idlers did not start its threads"
-	sleep 0.1
-done
+wait_tasks "$idlers" 6
 tid=$(ls /proc/$idlers/task | grep -vx "$idlers" | head -n 1)
 
 # comms SPOOL: its comm records.
@@ -53,12 +57,7 @@ kill $idlers
 # event), under a limit of 256 that sp-record cannot raise.
 "$TMP/rec_idlers" 120 300 &
 idlers=$!
-i=0
-while [ "$(ls /proc/$idlers/task 2>/dev/null | wc -l)" -lt 301 ]; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || fail "rec_idlers did not start its threads"
-	sleep 0.1
-done
+wait_tasks "$idlers" 301
 # -p "$(pidof app)" with two matches: pidof separates them with a space
 # (issue 26); nothing found is said so.
 sleep 30 &
