@@ -13,8 +13,6 @@ B=${B:-build/san}
 export B
 cd "$(dirname "$0")/.." || exit 1
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-log=$(mktemp -d "${TMPDIR:-/tmp}/sp-run.XXXXXX")
-trap 'rm -rf "$log"' EXIT
 # Check's per-test timeout guards against hangs; on a loaded machine
 # under ASan its 4 s default is reached by tests that are merely slow.
 export CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-10}
@@ -59,12 +57,15 @@ $(tail -n 40 "$out" | sed 's/^/    /')" ;;
 	rm -f "$out"
 }
 
+# A job, run by xargs below: the parent's log directory is $2.
 if [ "${1:-}" = --one ]; then
 	log=$2 FUZZ_SECONDS=$3
-	trap - EXIT
 	run_one "$4"
 	exit 0
 fi
+
+log=$(mktemp -d "${TMPDIR:-/tmp}/sp-run.XXXXXX")
+trap 'rm -rf "$log"' EXIT
 
 jobs=$log/jobs
 if [ $# -gt 0 ]; then
