@@ -177,14 +177,9 @@ rec_adopt_sampled(struct recorder *r, int32_t pid, uint64_t ts)
 struct rec_proc *
 rec_adopt_forked(struct recorder *r, int32_t pid)
 {
-	uid_t uid;
-
 	/* Its own children (-a -- CMD) are recorded; a child of another
 	 * user's process may have changed users. */
-	if (pid == r->self)
-		return NULL;
-	if (r->cfg.only_uid &&
-	    (rec_proc_uid(pid, &uid) < 0 || uid != r->cfg.uid))
+	if (!wanted(r, pid))
 		return NULL;
 	return rec_track_process(r, pid, false);
 }
