@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "common/cli.h"
 #include "common/ext.h"
 #include "common/heap.h"
 #include "common/htab.h"
@@ -62,7 +63,7 @@ help(void)
 	      "      --version     the version\n"
 	      "See sp-dump(1).\n",
 	      stdout);
-	exit(fflush(stdout) || ferror(stdout) ? 1 : 0);
+	exit(sp_cli_close_stdout() ? 1 : 0);
 }
 
 static void
@@ -482,7 +483,7 @@ main(int argc, char **argv)
 	};
 	const char *name = "-", *output = NULL;
 	bool follow = false, stacks = false;
-	int c, fd = 0, status;
+	int c, fd = 0, status, rc;
 
 	/* Its tables and text buffers: a few MiB on a real spool. */
 	sp_heap_tune(8 << 20);
@@ -527,8 +528,9 @@ main(int argc, char **argv)
 		errx(2, "refusing to read a spool from a terminal; "
 			"give a FILE or a pipe");
 	status = dump_fd(fd, fd == 0 ? "stdin" : name, stacks, follow);
-	if (fclose(stdout) != 0 && errno != EPIPE) {
-		warn("write error");
+	rc = sp_cli_close_stdout();
+	if (rc) {
+		warnx("write error on standard output: %s", strerror(-rc));
 		status = 1;
 	}
 	return status;
