@@ -1,0 +1,396 @@
+/*
+ * check_record_py.c: the CPython frame reader (sp-record/pystack.c) on
+ * live processes of every CPython 3.8-3.13 under ~/.pyenv/versions (or
+ * $PYENV_ROOT) and /usr/bin/python3, running tests/programs/py_frames.py.
+ *
+ * Each interpreter's threads are read 50 times while they run: every
+ * frame read must be one of the script's functions in an order the
+ * script can be in, and most reads must reach the module.  Then 5 times
+ * while the process is stopped, when every read must be complete and
+ * every caller's line the one marked "# at:NAME" in the script.  Versions
+ * missing here are skipped, and said so; a process that is not CPython
+ * or is too old must be refused with its reason.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <glob.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "sp-record/pystack.h"
+#include "tests/unit/skip.h"
+
+extern char **environ;
+
+#define LIVE_READS 50
+#define STOPPED_READS 5
+#define MAX_TIDS 16
+
+/* The interpreters tried: pyenv's 3.N, then Debian's python3. */
+static const char *const versions[] = { "3.8",  "3.9",  "3.10",  "3.11",
+					"3.12", "3.13", "system" };
+#define NVERSIONS (sizeof(versions) / sizeof(versions[0]))
+
+/* tests/programs/py_frames.py under $SP_TOP or the working directory. */
+static void
+script_path(char *out, size_t len)
+{
+	const char *top = getenv("SP_TOP");
+	char cwd[PATH_MAX - 64], path[PATH_MAX];
+
+	if (!top)
+		top = getcwd(cwd, sizeof(cwd));
+	ck_assert_ptr_nonnull(top);
+	snprintf(path, sizeof(path), "%s/tests/programs/py_frames.py", top);
+	ck_assert_ptr_nonnull(realpath(path, out));
+	(void)len;
+}
+
+/* Finds the interpreter for versions[i] into `out`; false if missing. */
+static bool
+find_python(const char *v, char *out, size_t len)
+{
+	const char *root = getenv("PYENV_ROOT"), *home = getenv("HOME");
+	char pat[PATH_MAX];
+	glob_t g;
+	bool ok;
+
+	if (strcmp(v, "system") == 0) {
+		snprintf(out, len, "/usr/bin/python3");
+		return access(out, X_OK) == 0;
+	}
+	if (root)
+		snprintf(pat, sizeof(pat), "%s/versions/%s.*/bin/python%s",
+			 root, v, v);
+	else
+		snprintf(pat, sizeof(pat),
+			 "%s/.pyenv/versions/%s.*/bin/python%s",
+			 home ? home : "/root", v, v);
+	if (glob(pat, 0, NULL, &g) != 0)
+		return false;
+	ok = g.gl_pathc > 0 && access(g.gl_pathv[g.gl_pathc - 1], X_OK) == 0;
+	if (ok)
+		snprintf(out, len, "%s", g.gl_pathv[g.gl_pathc - 1]);
+	globfree(&g);
+	return ok;
+}
+
+/* A running workload: its pid, and its stdout to wait for "ready". */
+struct workload {
+	pid_t pid;
+	FILE *out;
+};
+
+static bool
+start(const char *python, const char *script, struct workload *w)
+{
+	char *argv[] = { (char *)python, (char *)script, NULL };
+	posix_spawn_file_actions_t fa;
+	char line[64];
+	int p[2];
+
+	ck_assert_int_eq(pipe(p), 0);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+	posix_spawn_file_actions_addclose(&fa, p[0]);
+	ck_assert_int_eq(posix_spawn(&w->pid, python, &fa, NULL, argv, environ),
+			 0);
+	posix_spawn_file_actions_destroy(&fa);
+	close(p[1]);
+	w->out = fdopen(p[0], "r");
+	ck_assert_ptr_nonnull(w->out);
+	return fgets(line, sizeof(line), w->out) &&
+	       strcmp(line, "ready\n") == 0;
+}
+
+static void
+stop_workload(struct workload *w)
+{
+	kill(w->pid, SIGKILL);
+	waitpid(w->pid, NULL, 0);
+	fclose(w->out);
+}
+
+/* The thread ids of `pid`, main first; returns how many. */
+static size_t
+tids_of(pid_t pid, int32_t *tids)
+{
+	char path[64];
+	struct dirent *d;
+	size_t n = 1;
+	DIR *dir;
+
+	tids[0] = pid;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	ck_assert_ptr_nonnull(dir);
+	while ((d = readdir(dir)) != NULL && n < MAX_TIDS)
+		if (d->d_name[0] != '.' && atoi(d->d_name) != pid)
+			tids[n++] = atoi(d->d_name);
+	closedir(dir);
+	return n;
+}
+
+/* The line marked "# at:NAME" in the script; 0 if none (or two). */
+static int
+marked_line(const char *script, const char *name, int nth)
+{
+	char line[256], mark[80];
+	FILE *f = fopen(script, "r");
+	int n = 0, seen = 0;
+
+	ck_assert_ptr_nonnull(f);
+	snprintf(mark, sizeof(mark), "# at:%s\n", name);
+	while (fgets(line, sizeof(line), f)) {
+		n++;
+		if (strstr(line, mark) && seen++ == nth) {
+			fclose(f);
+			return n;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+/* One function of the script: its name before 3.11 and after. */
+struct fn {
+	const char *name, *qualname;
+};
+
+static const struct fn main_chain[] = {
+	{ "<module>", "<module>" },
+	{ "level1", "level1" },
+	{ "level2", "level2" },
+	{ "level3", "level3" },
+	{ "spin", "Spinner.spin" },
+	{ "recurse", "recurse" },
+	{ "recurse", "recurse" },
+	{ "recurse", "recurse" },
+	{ "recurse", "recurse" },
+	{ "gen_values", "gen_values" },
+	{ "<lambda>", "gen_values.<locals>.<lambda>" },
+};
+static const struct fn worker_chain[] = {
+	{ "worker", "worker" },
+	{ "busy_thread", "busy_thread" },
+};
+
+/*
+ * Whether frames f[n-1] (outermost) .. f[0] are a prefix of `chain`:
+ * the only stacks the script has.  The recursion may be cut short only
+ * where the script is between calls, so any prefix is one.
+ */
+static bool
+follows(const struct rec_py_frame *f, size_t n, const struct fn *chain,
+	size_t nchain, bool qual, const char *script, char *bad, size_t blen)
+{
+	size_t i;
+
+	if (n > nchain) {
+		snprintf(bad, blen, "%zu frames", n);
+		return false;
+	}
+	for (i = 0; i < n; i++) {
+		const struct rec_py_frame *fr = &f[n - 1 - i];
+		const char *want = qual ? chain[i].qualname : chain[i].name;
+
+		if (strcmp(fr->code->name, want) != 0 ||
+		    strcmp(fr->code->filename, script) != 0) {
+			snprintf(bad, blen, "frame %zu is %s in %s, not %s", i,
+				 fr->code->name, fr->code->filename, want);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The callers' lines (every frame but the innermost) are the marked. */
+static void
+check_lines(const struct rec_py_frame *f, size_t n, const char *script,
+	    unsigned minor)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++) {
+		const char *name = f[i].code->name;
+		/* the marks name methods as 3.11+ do */
+		const char *qual =
+		    strcmp(name, "spin") == 0 ? "Spinner.spin" : name;
+		int a, b;
+
+		a = marked_line(script, qual, 0);
+		b = marked_line(script, qual, 1);
+		ck_assert_msg(a > 0 && (f[i].line == a || f[i].line == b),
+			      "python3.%u: %s at line %d, marked %d or %d",
+			      minor, name, f[i].line, a, b);
+	}
+	if (n > 0)
+		ck_assert_msg(f[0].line >= f[0].code->firstlineno &&
+				  f[0].line <= f[0].code->firstlineno + 10,
+			      "python3.%u: leaf %s at line %d (starts %d)",
+			      minor, f[0].code->name, f[0].line,
+			      f[0].code->firstlineno);
+}
+
+/* Reads every thread once; returns how many reads were complete. */
+static int
+read_all(struct rec_py *py, pid_t pid, const char *script, bool exact)
+{
+	struct rec_py_frame f[REC_PY_MAX_DEPTH];
+	unsigned minor = rec_py_minor(py);
+	int32_t tids[MAX_TIDS];
+	size_t ntids = tids_of(pid, tids), t;
+	int complete = 0, n;
+	bool truncated;
+	char bad[256];
+
+	ck_assert_uint_ge(ntids, 2);
+	for (t = 0; t < ntids; t++) {
+		const struct fn *chain = t == 0 ? main_chain : worker_chain;
+		size_t nchain = t == 0 ? sizeof(main_chain) / sizeof(*chain)
+				       : sizeof(worker_chain) / sizeof(*chain);
+
+		n = rec_py_read_stack(py, tids[t], f, REC_PY_MAX_DEPTH,
+				      &truncated);
+		ck_assert_msg(n >= 0 || !exact, "python3.%u: tid %d: %s", minor,
+			      tids[t], rec_py_why(py));
+		if (n < 0)
+			continue;
+		ck_assert_msg(follows(f, (size_t)n, chain, nchain, minor >= 11,
+				      script, bad, sizeof(bad)),
+			      "python3.%u: thread %zu: %s", minor, t, bad);
+		if (!truncated && n > 0)
+			complete++;
+		if (exact) {
+			ck_assert_msg(!truncated && n > 0,
+				      "python3.%u: thread %zu: %d frames%s",
+				      minor, t, n, truncated ? ", cut" : "");
+			check_lines(f, (size_t)n, script, minor);
+		}
+	}
+	return complete;
+}
+
+/* Stops `pid` and waits until every thread shows it. */
+static void
+stop_all(pid_t pid)
+{
+	int32_t tids[MAX_TIDS];
+	size_t n, i, stopped = 0;
+	char path[64], buf[512], *p;
+	int tries;
+	FILE *f;
+
+	kill(pid, SIGSTOP);
+	for (tries = 0; tries < 5000 && stopped == 0; tries++) {
+		n = tids_of(pid, tids);
+		for (i = 0, stopped = 1; i < n; i++) {
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/stat",
+				 (int)pid, (int)tids[i]);
+			f = fopen(path, "r");
+			buf[0] = '\0';
+			if (f && !fgets(buf, sizeof(buf), f))
+				buf[0] = '\0';
+			if (f)
+				fclose(f);
+			p = strrchr(buf, ')');
+			if (!p || p[2] != 'T')
+				stopped = 0;
+		}
+		if (!stopped)
+			usleep(1000);
+	}
+	ck_assert_msg(stopped, "pid %d did not stop", (int)pid);
+}
+
+START_TEST(live_stacks)
+{
+	const char *v = versions[_i];
+	char python[PATH_MAX], real[PATH_MAX];
+	struct sp_buf why = SP_BUF_INIT;
+	struct workload w;
+	struct rec_py *py;
+	int i, complete = 0;
+
+	if (!find_python(v, python, sizeof(python))) {
+		unit_skip("python %s: not installed", v);
+		return;
+	}
+	script_path(real, sizeof(real));
+	ck_assert_msg(start(python, real, &w), "%s did not start", python);
+	py = rec_py_attach(w.pid, &why);
+	ck_assert_msg(py, "%s: %s", python, why.data);
+	for (i = 0; i < LIVE_READS; i++)
+		complete += read_all(py, w.pid, real, false);
+	/* two threads a read; a running chain may cut some, never most */
+	ck_assert_msg(complete >= LIVE_READS, "%s: %d of %d reads complete",
+		      python, complete, 2 * LIVE_READS);
+	stop_all(w.pid);
+	for (i = 0; i < STOPPED_READS; i++)
+		read_all(py, w.pid, real, true);
+	printf("%s: python3.%u, %" PRIu64 " bytes read, %d of %d live reads "
+	       "complete\n",
+	       python, rec_py_minor(py), rec_py_bytes_read(py), complete,
+	       2 * LIVE_READS);
+	rec_py_free(py);
+	stop_workload(&w);
+	sp_buf_release(&why);
+}
+END_TEST
+
+/* A process that is no CPython, and one too old, are refused. */
+START_TEST(refusals)
+{
+	struct sp_buf why = SP_BUF_INIT;
+	char python[PATH_MAX], script[PATH_MAX];
+	struct workload w;
+
+	errno = 0;
+	ck_assert_ptr_null(rec_py_attach(getpid(), &why));
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_str_eq((char *)why.data, "not CPython");
+	if (!find_python("3.7", python, sizeof(python))) {
+		unit_skip("python 3.7: not installed (refusal untested)");
+		sp_buf_release(&why);
+		return;
+	}
+	script_path(script, sizeof(script));
+	ck_assert(start(python, script, &w));
+	sp_buf_reset(&why);
+	ck_assert_ptr_null(rec_py_attach(w.pid, &why));
+	ck_assert_int_eq(errno, ENOTSUP);
+	ck_assert_str_eq((char *)why.data, "python3.7: not supported");
+	stop_workload(&w);
+	sp_buf_release(&why);
+}
+END_TEST
+
+static Suite *
+py_suite(void)
+{
+	Suite *s = suite_create("record_py");
+	TCase *tc = tcase_create("live");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, live_stacks, 0, NVERSIONS);
+	tcase_add_test(tc, refusals);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return unit_run(srunner_create(py_suite()));
+}
