@@ -15,10 +15,14 @@
 /* The header bytes read of a code object, at most. */
 #define CO_HDR_MAX 512
 
+/* CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR (Include/code.h). */
+#define RESUMABLE (0x20 | 0x80 | 0x200)
+
 /* What identifies a code object besides its address. */
 struct fingerprint {
 	uint64_t name, qualname, filename, lines;
 	int64_t firstlineno;
+	uint64_t flags;
 };
 
 struct code {
@@ -189,6 +193,7 @@ make(struct rec_pycode_cache *c, struct rec_pymem *mem, uint64_t addr,
 	}
 	k->pub.addr = addr;
 	k->pub.firstlineno = (int32_t)fp->firstlineno;
+	k->pub.resumable = (fp->flags & RESUMABLE) != 0;
 	k->fp = *fp;
 	*err = load(c, mem, k);
 	if (*err == 0)
@@ -229,6 +234,10 @@ rec_pycode_get(struct rec_pycode_cache *c, struct rec_pymem *mem, uint64_t addr,
 	fp.lines = u64_at(hdr, l->co_lines);
 	memcpy(&first, hdr + l->co_firstlineno, 4);
 	fp.firstlineno = first;
+	if (l->co_flags != REC_PYLAYOUT_NONE) {
+		memcpy(&first, hdr + l->co_flags, 4);
+		fp.flags = (uint32_t)first;
+	}
 	if (sp_htab_get(c->by_addr, &addr, 8, &idx) &&
 	    memcmp(&c->codes[idx]->fp, &fp, sizeof(fp)) == 0)
 		return &c->codes[idx]->pub;

@@ -11,6 +11,7 @@
 #ifndef SP_RECORD_PYCODE_H
 #define SP_RECORD_PYCODE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "sp-record/pylayout.h"
@@ -25,6 +26,8 @@ struct rec_py_code {
 	const char *name;     /* co_qualname (3.11+), else co_name; UTF-8 */
 	const char *filename; /* co_filename, UTF-8 */
 	int32_t firstlineno;
+	/* a generator's or coroutine's (known in 3.8-3.10 only) */
+	bool resumable;
 };
 
 /* The longest names and file names kept, in characters. */

@@ -47,6 +47,7 @@ static const struct rec_pylayout py38 = {
 	.co_firstlineno = 40,
 	.co_lines = 120, /* co_lnotab */
 	.co_code = NONE,
+	.co_flags = 36,
 	.str = { .length = 16,
 		 .state = 32,
 		 .ascii_size = 48,
@@ -76,6 +77,7 @@ static const struct rec_pylayout py311 = {
 	.co_firstlineno = 72,
 	.co_lines = 136, /* co_linetable */
 	.co_code = 184,  /* co_code_adaptive */
+	.co_flags = NONE,
 	.str = { .length = 16,
 		 .state = 32,
 		 .ascii_size = 48,
@@ -106,6 +108,7 @@ static const struct rec_pylayout py312 = {
 	.co_firstlineno = 68,
 	.co_lines = 136,
 	.co_code = 192,
+	.co_flags = NONE,
 	.str = { .length = 16,
 		 .state = 32,
 		 .ascii_size = 40,
@@ -132,8 +135,13 @@ set_spans(struct rec_pylayout *l)
 			  l->ts_frame };
 	uint32_t fr[] = { l->fr_back, l->fr_code, l->fr_instr, l->fr_owner,
 			  l->fr_is_entry };
-	uint32_t co[] = { l->co_name,        l->co_qualname, l->co_filename,
-			  l->co_firstlineno, l->co_lines,    8 /* ob_type */ };
+	uint32_t co[] = { l->co_name,
+			  l->co_qualname,
+			  l->co_filename,
+			  l->co_firstlineno,
+			  l->co_lines,
+			  l->co_flags,
+			  8 /* ob_type */ };
 
 	l->ts_span = span(ts, sizeof(ts) / sizeof(ts[0]));
 	l->fr_span = span(fr, sizeof(fr) / sizeof(fr[0]));
@@ -267,6 +275,7 @@ rec_pylayout_debug(const uint8_t *raw, size_t len, struct rec_pylayout *l,
 	l->lines = REC_PY_LOCATIONS;
 	l->cf_current_frame = NONE;
 	l->fr_is_entry = NONE;
+	l->co_flags = NONE;
 	if (debug_offsets(raw, l) < 0) {
 		sp_buf_adds(why, "python3.13: _Py_DebugOffsets out of range");
 		return -EBADMSG;

@@ -40,9 +40,10 @@ struct rec_pylayout {
 	/* frames: f_back or previous, f_code or f_executable, f_lasti or
 	 * the instruction pointer, owner and is_entry (3.11+) */
 	uint32_t fr_back, fr_code, fr_instr, fr_owner, fr_is_entry;
-	/* code objects; co_lines is co_lnotab or co_linetable */
+	/* code objects; co_lines is co_lnotab or co_linetable; co_flags
+	 * only where frames do not say who owns them (3.8-3.10) */
 	uint32_t co_name, co_qualname, co_filename, co_firstlineno;
-	uint32_t co_lines, co_code;
+	uint32_t co_lines, co_code, co_flags;
 	/* the bytes read of each: every offset above plus its field */
 	uint32_t ts_span, fr_span, co_span;
 	struct rec_py_strlayout str;

@@ -20,8 +20,12 @@
 /* Interpreters and thread states walked at most, against loops. */
 #define MAX_INTERPS 64
 #define MAX_THREADS 4096
+/* Walks of a stack that changes under them, before giving it up. */
+#define WALK_TRIES 3
 /* glibc's struct pthread keeps the kernel id here on x86-64 (2.x). */
 #define PTHREAD_TID_GUESS 0x2d0
+/* A frame owner (3.11+, Include/internal/pycore_frame.h). */
+#define OWNED_BY_THREAD 0
 
 struct rec_py {
 	struct rec_pytarget t;
@@ -30,6 +34,7 @@ struct rec_py {
 	struct rec_pycode_cache *codes;
 	struct sp_htab *tstates; /* tid -> its thread state, last found */
 	int pthread_tid;         /* offset of the tid in struct pthread, -1 */
+	uint64_t unstable;       /* stacks given up as changing */
 	struct sp_buf why;
 };
 
@@ -210,20 +215,6 @@ find_tstate(struct rec_py *py, int32_t tid, uint8_t *b, uint64_t *ts)
 	return rc < 0 ? rc : -ENOENT;
 }
 
-/* The innermost frame's address, from the thread state's bytes. */
-static int
-first_frame(struct rec_py *py, const uint8_t *ts, uint64_t *f)
-{
-	uint64_t v;
-
-	memcpy(&v, ts + py->l.ts_frame, 8);
-	if (py->l.cf_current_frame == REC_PYLAYOUT_NONE || v == 0) {
-		*f = v;
-		return 0;
-	}
-	return read_u64(py, v + py->l.cf_current_frame, f); /* _PyCFrame */
-}
-
 /* What one frame's bytes say. */
 struct rawframe {
 	uint64_t back, code;
@@ -277,6 +268,23 @@ seen(const uint64_t *v, size_t n, uint64_t a)
 	return false;
 }
 
+/*
+ * Whether the last frame read, `r` (`code` its last function's), can
+ * end a thread's chain.  A generator's frame is unlinked from its caller
+ * when it yields, so a chain read across a yield ends at a generator;
+ * 3.12+ chains end at the shim of the outermost evaluator call.
+ */
+static bool
+is_root(const struct rec_py *py, const struct rawframe *r,
+	const struct rec_py_code *code)
+{
+	if (py->l.frames == REC_PY_FRAMEOBJ)
+		return !code->resumable;
+	if (py->l.minor == 11)
+		return r->owner == OWNED_BY_THREAD;
+	return r->owner == REC_PY_OWNED_BY_CSTACK;
+}
+
 /* Walks the chain from `f`; returns the frames read, or -errno. */
 static int
 walk(struct rec_py *py, uint64_t f, struct rec_py_frame *out, size_t max,
@@ -284,7 +292,7 @@ walk(struct rec_py *py, uint64_t f, struct rec_py_frame *out, size_t max,
 {
 	uint64_t visited[2 * REC_PY_MAX_DEPTH];
 	const struct rec_py_code *code;
-	struct rawframe r;
+	struct rawframe r = { 0 };
 	size_t n = 0, nv = 0;
 	int rc = 0;
 
@@ -312,10 +320,63 @@ walk(struct rec_py *py, uint64_t f, struct rec_py_frame *out, size_t max,
 				    : 0;
 		out[n++].entry = r.entry;
 	}
-	*truncated = f != 0;
+	*truncated = f != 0 || (n > 0 && !is_root(py, &r, out[n - 1].code));
 	if (rc == -ENOMEM || rc == -ESRCH)
 		return rc;
 	return (int)n;
+}
+
+/* The thread's innermost frame, as much as tells it from another. */
+struct leaf {
+	uint64_t f, code, back;
+};
+
+/* Reads the leaf of thread state `ts` now; false if it cannot. */
+static bool
+leaf_now(struct rec_py *py, uint64_t ts, struct leaf *lf)
+{
+	struct rawframe r;
+	uint64_t v;
+
+	memset(lf, 0, sizeof(*lf));
+	if (read_u64(py, ts + py->l.ts_frame, &v) < 0)
+		return false;
+	if (v && py->l.cf_current_frame != REC_PYLAYOUT_NONE &&
+	    read_u64(py, v + py->l.cf_current_frame, &v) < 0)
+		return false;
+	lf->f = v;
+	if (v && decode_frame(py, v, &r) < 0)
+		return false;
+	lf->code = v ? r.code : 0;
+	lf->back = v ? r.back : 0;
+	return true;
+}
+
+/*
+ * Walks tid's chain between two reads of its leaf, and again while they
+ * differ: a frame returned or called during the walk may have linked
+ * the walk into another stack's frames.
+ */
+static int
+walk_stable(struct rec_py *py, uint64_t ts, struct rec_py_frame *out,
+	    size_t max, bool *truncated)
+{
+	struct leaf before, after;
+	int rc, try;
+
+	for (try = 0; try < WALK_TRIES; try++) {
+		if (!leaf_now(py, ts, &before))
+			continue;
+		rc = walk(py, before.f, out, max, truncated);
+		if (rc < 0)
+			return rc;
+		if (leaf_now(py, ts, &after) &&
+		    memcmp(&before, &after, sizeof(before)) == 0)
+			return rc;
+	}
+	py->unstable++;
+	*truncated = true;
+	return 0;
 }
 
 int
@@ -323,7 +384,7 @@ rec_py_read_stack(struct rec_py *py, int32_t tid, struct rec_py_frame *out,
 		  size_t max, bool *truncated)
 {
 	uint8_t ts[1024];
-	uint64_t at, f;
+	uint64_t at;
 	int rc;
 
 	*truncated = false;
@@ -337,12 +398,16 @@ rec_py_read_stack(struct rec_py *py, int32_t tid, struct rec_py_frame *out,
 		max = REC_PY_MAX_DEPTH;
 	rc = find_tstate(py, tid, ts, &at);
 	if (rc == 0)
-		rc = first_frame(py, ts, &f);
-	if (rc == 0)
-		rc = walk(py, f, out, max, truncated);
+		rc = walk_stable(py, at, out, max, truncated);
 	if (rc < 0)
 		sp_buf_addf(&py->why, "thread %d: %s", (int)tid,
 			    rc == -ENOENT ? "no Python thread state"
 					  : strerror(-rc));
 	return rc;
+}
+
+uint64_t
+rec_py_unstable(const struct rec_py *py)
+{
+	return py->unstable;
 }

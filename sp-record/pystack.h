@@ -15,8 +15,12 @@
  *
  * The chain is read while the target runs, so it may change under the
  * reader: a frame seen twice, an address outside the writable mappings,
- * a code object whose type is not PyCode_Type or a read past the byte
- * budget ends the stack with *truncated set; frames are never made up.
+ * a code object whose type is not PyCode_Type, a chain ending at a
+ * generator or a read past the byte budget ends the stack with
+ * *truncated set.  The innermost frame is read before and after each
+ * walk, and a walk during which it changed (a call or a return, whose
+ * frame memory is soon reused) is done again, then given up; this
+ * narrows the window for mixed stacks without closing it.
  * Code objects are read once each and kept by address (checked on every
  * use by their fields' pointers), so the cost of a sample is a read per
  * frame plus one per code object not seen before.
@@ -79,6 +83,9 @@ unsigned rec_py_minor(const struct rec_py *py);
 
 /* Bytes read from the target so far, for cost accounting. */
 uint64_t rec_py_bytes_read(const struct rec_py *py);
+
+/* Stacks given up (0 frames, truncated) because they kept changing. */
+uint64_t rec_py_unstable(const struct rec_py *py);
 
 /* Frees the reader and every code it made; NULL is allowed. */
 void rec_py_free(struct rec_py *py);

@@ -4,8 +4,9 @@
  * $PYENV_ROOT) and /usr/bin/python3, running tests/programs/py_frames.py.
  *
  * Each interpreter's threads are read 50 times while they run: every
- * frame read must be one of the script's functions in an order the
- * script can be in, and most reads must reach the module.  Then 5 times
+ * frame read must be one of the script's functions, a fifth of the reads
+ * must reach the module in an order the script can be in, and at most a
+ * tenth be in another order (read across a change).  Then 5 times
  * while the process is stopped, when every read must be complete and
  * every caller's line the one marked "# at:NAME" in the script.  Versions
  * missing here are skipped, and said so; a process that is not CPython
@@ -186,14 +187,44 @@ static const struct fn worker_chain[] = {
 	{ "busy_thread", "busy_thread" },
 };
 
+/* Whether `name` is one of chain's functions. */
+static bool
+known(const char *name, const struct fn *chain, size_t nchain, bool qual)
+{
+	size_t i;
+
+	for (i = 0; i < nchain; i++)
+		if (strcmp(name, qual ? chain[i].qualname : chain[i].name) == 0)
+			return true;
+	return false;
+}
+
+/* Whether every frame is one of chain's functions, in the script. */
+static bool
+all_known(const struct rec_py_frame *f, size_t n, const struct fn *chain,
+	  size_t nchain, bool qual, const char *script, char *bad, size_t blen)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!known(f[i].code->name, chain, nchain, qual) ||
+		    strcmp(f[i].code->filename, script) != 0) {
+			snprintf(bad, blen, "frame %s in %s", f[i].code->name,
+				 f[i].code->filename);
+			return false;
+		}
+	}
+	return true;
+}
+
 /*
  * Whether frames f[n-1] (outermost) .. f[0] are a prefix of `chain`:
- * the only stacks the script has.  The recursion may be cut short only
- * where the script is between calls, so any prefix is one.
+ * the only stacks the script has (any prefix is one: the script is
+ * sometimes between calls).
  */
 static bool
 follows(const struct rec_py_frame *f, size_t n, const struct fn *chain,
-	size_t nchain, bool qual, const char *script, char *bad, size_t blen)
+	size_t nchain, bool qual, char *bad, size_t blen)
 {
 	size_t i;
 
@@ -202,13 +233,11 @@ follows(const struct rec_py_frame *f, size_t n, const struct fn *chain,
 		return false;
 	}
 	for (i = 0; i < n; i++) {
-		const struct rec_py_frame *fr = &f[n - 1 - i];
 		const char *want = qual ? chain[i].qualname : chain[i].name;
 
-		if (strcmp(fr->code->name, want) != 0 ||
-		    strcmp(fr->code->filename, script) != 0) {
-			snprintf(bad, blen, "frame %zu is %s in %s, not %s", i,
-				 fr->code->name, fr->code->filename, want);
+		if (strcmp(f[n - 1 - i].code->name, want) != 0) {
+			snprintf(bad, blen, "frame %zu is %s, not %s", i,
+				 f[n - 1 - i].code->name, want);
 			return false;
 		}
 	}
@@ -243,17 +272,28 @@ check_lines(const struct rec_py_frame *f, size_t n, const char *script,
 			      f[0].code->firstlineno);
 }
 
-/* Reads every thread once; returns how many reads were complete. */
-static int
-read_all(struct rec_py *py, pid_t pid, const char *script, bool exact)
+/* What the reads of a workload found. */
+struct tally {
+	int complete; /* reached the outermost frame, in the script's order */
+	int mixed;    /* reached it, out of order: read across a change */
+};
+
+/*
+ * Reads every thread once.  Any frame not in the script fails; a stack
+ * out of order is counted, and fails when `exact` (the process stopped),
+ * as does a cut one.
+ */
+static void
+read_all(struct rec_py *py, pid_t pid, const char *script, bool exact,
+	 struct tally *tl)
 {
 	struct rec_py_frame f[REC_PY_MAX_DEPTH];
 	unsigned minor = rec_py_minor(py);
 	int32_t tids[MAX_TIDS];
 	size_t ntids = tids_of(pid, tids), t;
-	int complete = 0, n;
-	bool truncated;
+	bool truncated, q = minor >= 11;
 	char bad[256];
+	int n;
 
 	ck_assert_uint_ge(ntids, 2);
 	for (t = 0; t < ntids; t++) {
@@ -267,19 +307,26 @@ read_all(struct rec_py *py, pid_t pid, const char *script, bool exact)
 			      tids[t], rec_py_why(py));
 		if (n < 0)
 			continue;
-		ck_assert_msg(follows(f, (size_t)n, chain, nchain, minor >= 11,
-				      script, bad, sizeof(bad)),
+		ck_assert_msg(all_known(f, (size_t)n, chain, nchain, q, script,
+					bad, sizeof(bad)),
 			      "python3.%u: thread %zu: %s", minor, t, bad);
-		if (!truncated && n > 0)
-			complete++;
-		if (exact) {
-			ck_assert_msg(!truncated && n > 0,
-				      "python3.%u: thread %zu: %d frames%s",
+		if (truncated || n == 0) {
+			ck_assert_msg(!exact,
+				      "python3.%u: thread %zu: %d "
+				      "frames%s",
 				      minor, t, n, truncated ? ", cut" : "");
-			check_lines(f, (size_t)n, script, minor);
+			continue;
 		}
+		if (follows(f, (size_t)n, chain, nchain, q, bad, sizeof(bad))) {
+			tl->complete++;
+		} else {
+			ck_assert_msg(!exact, "python3.%u: thread %zu: %s",
+				      minor, t, bad);
+			tl->mixed++;
+		}
+		if (exact)
+			check_lines(f, (size_t)n, script, minor);
 	}
-	return complete;
 }
 
 /* Stops `pid` and waits until every thread shows it. */
@@ -321,7 +368,8 @@ START_TEST(live_stacks)
 	struct sp_buf why = SP_BUF_INIT;
 	struct workload w;
 	struct rec_py *py;
-	int i, complete = 0;
+	struct tally live = { 0, 0 }, stopped = { 0, 0 };
+	int i;
 
 	if (!find_python(v, python, sizeof(python))) {
 		unit_skip("python %s: not installed", v);
@@ -332,17 +380,24 @@ START_TEST(live_stacks)
 	py = rec_py_attach(w.pid, &why);
 	ck_assert_msg(py, "%s: %s", python, why.data);
 	for (i = 0; i < LIVE_READS; i++)
-		complete += read_all(py, w.pid, real, false);
-	/* two threads a read; a running chain may cut some, never most */
-	ck_assert_msg(complete >= LIVE_READS, "%s: %d of %d reads complete",
-		      python, complete, 2 * LIVE_READS);
+		read_all(py, w.pid, real, false, &live);
+	printf("%s: python3.%u: of %d live reads, %d complete, %d mixed, "
+	       "%" PRIu64 " given up; %" PRIu64 " bytes read\n",
+	       python, rec_py_minor(py), 2 * LIVE_READS, live.complete,
+	       live.mixed, rec_py_unstable(py), rec_py_bytes_read(py));
+	/*
+	 * Two threads a read.  A running chain cuts reads that cross a
+	 * call or return (a slow reader on a loaded machine crosses more),
+	 * so only a fifth must be whole; a read across calls that left the
+	 * innermost frame as it was (frame memory reused) can mix two
+	 * moments' frames, which the reader cannot see: rare, not never.
+	 */
+	ck_assert_int_ge(live.complete, 2 * LIVE_READS / 5);
+	ck_assert_int_le(live.mixed, 2 * LIVE_READS / 10);
 	stop_all(w.pid);
 	for (i = 0; i < STOPPED_READS; i++)
-		read_all(py, w.pid, real, true);
-	printf("%s: python3.%u, %" PRIu64 " bytes read, %d of %d live reads "
-	       "complete\n",
-	       python, rec_py_minor(py), rec_py_bytes_read(py), complete,
-	       2 * LIVE_READS);
+		read_all(py, w.pid, real, true, &stopped);
+	ck_assert_int_eq(stopped.complete, 2 * STOPPED_READS);
 	rec_py_free(py);
 	stop_workload(&w);
 	sp_buf_release(&why);
