@@ -2,7 +2,8 @@
 # CPython frame reader's unit test (tests/unit/check_record_py.c): a
 # module calling three levels, a method of a class, a recursive
 # function, a generator and a lambda on the main thread, and a second
-# thread of two functions.  Each line marked "# at:NAME" is the line
+# thread of four functions, two with names not in ASCII (a str of one
+# byte a character and one of two).  Each line marked "# at:NAME" is the line
 # that function NAME's frame executes while it waits on its callee; the
 # test reads these marks.  Runs on CPython 3.7-3.13; prints "ready" once
 # both threads spin, and dies after 60 s of CPU time if nobody kills it.
@@ -43,12 +44,20 @@ def level1():
     level2()  # at:level1
 
 
+def naïve_函数(x):
+    return x + 1
+
+
+def café(x):
+    return naïve_函数(x)  # at:café
+
+
 def busy_thread(started):
     if started.locked():
         started.release()
     x = 0
     for i in range(1000):
-        x += i
+        x += café(i)  # at:busy_thread
     return x
 
 

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "sp-record/pydecode.h"
 #include "sp-record/pystack.h"
 #include "tests/unit/skip.h"
 
@@ -185,6 +186,8 @@ static const struct fn main_chain[] = {
 static const struct fn worker_chain[] = {
 	{ "worker", "worker" },
 	{ "busy_thread", "busy_thread" },
+	{ "caf\u00e9", "caf\u00e9" },
+	{ "na\u00efve_\u51fd\u6570", "na\u00efve_\u51fd\u6570" },
 };
 
 /* Whether `name` is one of chain's functions. */
@@ -404,6 +407,71 @@ START_TEST(live_stacks)
 }
 END_TEST
 
+/* Parses a line of py_lines.py and checks every code unit's line. */
+static int
+check_code_lines(const char *python, unsigned minor, char *line)
+{
+	enum rec_py_lines fmt = minor >= 11   ? REC_PY_LOCATIONS
+				: minor == 10 ? REC_PY_LINES310
+					      : REC_PY_LNOTAB;
+	char *save, *first = strtok_r(line, " \n", &save);
+	char *hex = strtok_r(NULL, " \n", &save), *tok;
+	uint8_t tab[65536];
+	size_t n = 0, i;
+	int32_t got;
+	uint32_t at;
+
+	ck_assert_ptr_nonnull(hex);
+	for (i = 0; hex[0] != '-' && hex[i] && hex[i + 1]; i += 2) {
+		ck_assert_uint_lt(n, sizeof(tab));
+		ck_assert_int_eq(sscanf(hex + i, "%2hhx", &tab[n]), 1);
+		n++;
+	}
+	for (at = 0; (tok = strtok_r(NULL, " \n", &save)) != NULL; at += 2) {
+		got = rec_py_line(fmt, tab, n, atoi(first), at);
+		ck_assert_msg(got == atoi(tok),
+			      "%s: code at line %s, offset %u: line %d, "
+			      "CPython says %s",
+			      python, first, at, got, tok);
+	}
+	return (int)at / 2;
+}
+
+/* The line tables decode as CPython does, every instruction of them. */
+START_TEST(line_tables)
+{
+	char python[PATH_MAX], real[PATH_MAX], dir[PATH_MAX], cmd[4 * PATH_MAX];
+	unsigned minor = 0;
+	int codes = 0, units = 0;
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	if (!find_python(versions[_i], python, sizeof(python))) {
+		unit_skip("python %s: not installed", versions[_i]);
+		return;
+	}
+	script_path(real, sizeof(real));
+	snprintf(dir, sizeof(dir), "%s", real);
+	*strrchr(dir, '/') = '\0';
+	snprintf(cmd, sizeof(cmd), "'%s' '%s/py_lines.py' '%s'", python, dir,
+		 real);
+	f = popen(cmd, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_gt(getline(&line, &cap, f), 0);
+	ck_assert_int_eq(sscanf(line, "minor %u", &minor), 1);
+	while (getline(&line, &cap, f) > 0) {
+		units += check_code_lines(python, minor, line);
+		codes++;
+	}
+	free(line);
+	ck_assert_int_eq(pclose(f), 0);
+	ck_assert_int_gt(codes, 20);
+	printf("%s: %d code objects, %d code units: lines as CPython's\n",
+	       python, codes, units);
+}
+END_TEST
+
 /* A process that is no CPython, and one too old, are refused. */
 START_TEST(refusals)
 {
@@ -440,6 +508,10 @@ py_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, live_stacks, 0, NVERSIONS);
 	tcase_add_test(tc, refusals);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("lines");
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, line_tables, 0, NVERSIONS);
 	suite_add_tcase(s, tc);
 	return s;
 }
