@@ -218,8 +218,9 @@ load_bias(Elf *e, const struct pymod *mod, uint64_t *bias)
 	for (i = 0; i < n; i++) {
 		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		if (mod->offset + 4096 <= ph.p_offset ||
-		    mod->offset >= ph.p_offset + ph.p_filesz + 4096)
+		/* the mapping starts at the page holding p_offset */
+		if (mod->offset < (ph.p_offset & ~(uint64_t)4095) ||
+		    mod->offset >= ph.p_offset + ph.p_filesz)
 			continue;
 		*bias = mod->start - (ph.p_vaddr - ph.p_offset + mod->offset);
 		return 0;

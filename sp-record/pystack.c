@@ -320,7 +320,8 @@ walk(struct rec_py *py, uint64_t f, struct rec_py_frame *out, size_t max,
 				    : 0;
 		out[n++].entry = r.entry;
 	}
-	*truncated = f != 0 || (n > 0 && !is_root(py, &r, out[n - 1].code));
+	*truncated =
+	    rc != 0 || f != 0 || (n > 0 && !is_root(py, &r, out[n - 1].code));
 	if (rc == -ENOMEM || rc == -ESRCH)
 		return rc;
 	return (int)n;

@@ -46,7 +46,7 @@ static const char *const versions[] = { "3.8",  "3.9",  "3.10",  "3.11",
 
 /* tests/programs/py_frames.py under $SP_TOP or the working directory. */
 static void
-script_path(char *out, size_t len)
+script_path(char out[PATH_MAX])
 {
 	const char *top = getenv("SP_TOP");
 	char cwd[PATH_MAX - 64], path[PATH_MAX];
@@ -56,7 +56,6 @@ script_path(char *out, size_t len)
 	ck_assert_ptr_nonnull(top);
 	snprintf(path, sizeof(path), "%s/tests/programs/py_frames.py", top);
 	ck_assert_ptr_nonnull(realpath(path, out));
-	(void)len;
 }
 
 /* Finds the interpreter for versions[i] into `out`; false if missing. */
@@ -378,7 +377,7 @@ START_TEST(live_stacks)
 		unit_skip("python %s: not installed", v);
 		return;
 	}
-	script_path(real, sizeof(real));
+	script_path(real);
 	ck_assert_msg(start(python, real, &w), "%s did not start", python);
 	py = rec_py_attach(w.pid, &why);
 	ck_assert_msg(py, "%s: %s", python, why.data);
@@ -451,7 +450,7 @@ START_TEST(line_tables)
 		unit_skip("python %s: not installed", versions[_i]);
 		return;
 	}
-	script_path(real, sizeof(real));
+	script_path(real);
 	snprintf(dir, sizeof(dir), "%s", real);
 	*strrchr(dir, '/') = '\0';
 	snprintf(cmd, sizeof(cmd), "'%s' '%s/py_lines.py' '%s'", python, dir,
@@ -488,7 +487,7 @@ START_TEST(refusals)
 		sp_buf_release(&why);
 		return;
 	}
-	script_path(script, sizeof(script));
+	script_path(script);
 	ck_assert(start(python, script, &w));
 	sp_buf_reset(&why);
 	ck_assert_ptr_null(rec_py_attach(w.pid, &why));
