@@ -8,9 +8,12 @@
  * must reach the module in an order the script can be in, and at most a
  * tenth be in another order (read across a change).  Then 5 times
  * while the process is stopped, when every read must be complete and
- * every caller's line the one marked "# at:NAME" in the script.  Versions
- * missing here are skipped, and said so; a process that is not CPython
- * or is too old must be refused with its reason.
+ * every caller's line the one marked "# at:NAME" in the script.  The
+ * line table decoders must give every instruction of py_lines.py's code
+ * objects the line CPython gives it.  Versions missing here are skipped,
+ * and said so; a process that is not CPython or is too old, and a 3.13
+ * self-description that is not 3.13's, must be refused with a reason;
+ * reads outside the writable mappings or past the budget fail.
  */
 #include <check.h>
 #include <dirent.h>
@@ -30,6 +33,9 @@
 
 #include "common/buf.h"
 #include "sp-record/pydecode.h"
+#include "sp-record/pyfind.h"
+#include "sp-record/pylayout.h"
+#include "sp-record/pymem.h"
 #include "sp-record/pystack.h"
 #include "tests/unit/skip.h"
 
@@ -38,6 +44,8 @@ extern char **environ;
 #define LIVE_READS 50
 #define STOPPED_READS 5
 #define MAX_TIDS 16
+
+static Suite *py_suite(void);
 
 /* The interpreters tried: pyenv's 3.N, then Debian's python3. */
 static const char *const versions[] = { "3.8",  "3.9",  "3.10",  "3.11",
@@ -498,6 +506,89 @@ START_TEST(refusals)
 }
 END_TEST
 
+/* 3.13's self-description: refused unless it is 3.13's, with reasons. */
+START_TEST(debug_offsets)
+{
+	uint8_t raw[REC_PYLAYOUT_DEBUG_SIZE];
+	struct sp_buf why = SP_BUF_INIT;
+	struct rec_pylayout l;
+	uint64_t v;
+
+	memset(raw, 0, sizeof(raw));
+	ck_assert_int_eq(rec_pylayout_debug(raw, sizeof(raw), &l, &why),
+			 -EBADMSG);
+	memcpy(raw, "xdebugpy", 8);
+	v = 0x030e00a1; /* 3.14.0a1 */
+	memcpy(raw + 8, &v, 8);
+	sp_buf_reset(&why);
+	ck_assert_int_eq(rec_pylayout_debug(raw, sizeof(raw), &l, &why),
+			 -ENOTSUP);
+	ck_assert_str_eq((char *)why.data, "python3.14: layout unknown");
+	v = 0x030d00f0; /* 3.13.0, free-threaded */
+	memcpy(raw + 8, &v, 8);
+	v = 1;
+	memcpy(raw + 16, &v, 8);
+	sp_buf_reset(&why);
+	ck_assert_int_eq(rec_pylayout_debug(raw, sizeof(raw), &l, &why),
+			 -ENOTSUP);
+	v = 0;
+	memcpy(raw + 16, &v, 8);
+	v = 1 << 20; /* a wild offset */
+	memcpy(raw + 8 * 5, &v, 8);
+	sp_buf_reset(&why);
+	ck_assert_int_eq(rec_pylayout_debug(raw, sizeof(raw), &l, &why),
+			 -EBADMSG);
+	ck_assert_int_eq(rec_pylayout_table(7, &l), -ENOTSUP);
+	ck_assert_int_eq(rec_pylayout_table(13, &l), -ENOTSUP);
+	sp_buf_release(&why);
+}
+END_TEST
+
+START_TEST(module_names)
+{
+	static const struct {
+		const char *path;
+		int minor;
+	} t[] = {
+		{ "/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0", 11 },
+		{ "/root/.pyenv/versions/3.8.18/bin/python3.8", 8 },
+		{ "/opt/libpython3.7m.so", 7 },
+		{ "python3.13t", 13 },
+		{ "/usr/bin/python3", -1 },
+		{ "/usr/bin/python2.7", -1 },
+		{ "/x/python3.11/bin/sleep", -1 },
+		{ "python3.", -1 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		ck_assert_msg(rec_pyfind_name_minor(
+				  t[i].path, strlen(t[i].path)) == t[i].minor,
+			      "%s", t[i].path);
+}
+END_TEST
+
+/* Reads outside the writable mappings and past the budget are refused. */
+START_TEST(bounded_reads)
+{
+	static uint64_t data[64] = { 42 };
+	struct rec_pymem m;
+	uint64_t v[64];
+
+	ck_assert_int_eq(rec_pymem_init(&m, getpid()), 0);
+	rec_pymem_begin(&m, 3 * 8);
+	ck_assert_int_eq(rec_pymem_read(&m, (uintptr_t)data, v, 8), 0);
+	ck_assert_uint_eq(v[0], 42);
+	ck_assert_int_eq(rec_pymem_read(&m, (uintptr_t)&py_suite, v, 8),
+			 -EFAULT); /* code is not writable */
+	ck_assert_int_eq(rec_pymem_read(&m, 8, v, 8), -EFAULT);
+	ck_assert_int_eq(rec_pymem_read(&m, (uintptr_t)data, v, 24), -E2BIG);
+	ck_assert_int_eq(rec_pymem_read(&m, (uintptr_t)data, v, 16), 0);
+	ck_assert_int_eq(rec_pymem_read(&m, (uintptr_t)data, v, 8), -E2BIG);
+	rec_pymem_release(&m);
+}
+END_TEST
+
 static Suite *
 py_suite(void)
 {
@@ -507,6 +598,11 @@ py_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, live_stacks, 0, NVERSIONS);
 	tcase_add_test(tc, refusals);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("parts");
+	tcase_add_test(tc, debug_offsets);
+	tcase_add_test(tc, module_names);
+	tcase_add_test(tc, bounded_reads);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("lines");
 	tcase_set_timeout(tc, 60);
