@@ -29,6 +29,7 @@ struct pymod {
 /* What the module's symbols say, as ELF addresses. */
 struct pysyms {
 	uint64_t runtime, code_type, frame_type, py_version;
+	uint64_t eval, eval_size;
 	bool has_version;
 };
 
@@ -180,7 +181,11 @@ scan_symbols(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct pysyms *s)
 			s->code_type = sym.st_value;
 		else if (strcmp(name, "PyFrame_Type") == 0)
 			s->frame_type = sym.st_value;
-		else if (strcmp(name, "Py_Version") == 0 && !s->has_version)
+		else if (strcmp(name, "_PyEval_EvalFrameDefault") == 0 &&
+			 GELF_ST_TYPE(sym.st_info) == STT_FUNC) {
+			s->eval = sym.st_value;
+			s->eval_size = sym.st_size;
+		} else if (strcmp(name, "Py_Version") == 0 && !s->has_version)
 			s->has_version = read_const(
 			    e, sym.st_shndx, sym.st_value, &s->py_version);
 	}
@@ -340,5 +345,7 @@ rec_pyfind(int32_t pid, struct rec_pytarget *t, struct sp_buf *why)
 	t->runtime = s.runtime + bias;
 	t->code_type = s.code_type + bias;
 	t->frame_type = s.frame_type ? s.frame_type + bias : 0;
+	t->eval_start = s.eval && s.eval_size ? s.eval + bias : 0;
+	t->eval_end = t->eval_start ? t->eval_start + s.eval_size : 0;
 	return 0;
 }

@@ -5,7 +5,8 @@
  * The interpreter is a mapped libpython3.X.so or, when none is mapped,
  * the executable itself (a static build such as Debian's python3).  The
  * module's ELF symbols (.dynsym, then .symtab) give _PyRuntime,
- * PyCode_Type and PyFrame_Type, moved by the module's load bias; the
+ * PyCode_Type, PyFrame_Type and the evaluator's code, moved by the
+ * module's load bias; the
  * version is the Py_Version constant (3.11+) read from the file, else the
  * module's name (libpython3.9.so, python3.10).
  */
@@ -21,6 +22,12 @@ struct rec_pytarget {
 	uint64_t runtime;    /* &_PyRuntime in the target */
 	uint64_t code_type;  /* &PyCode_Type */
 	uint64_t frame_type; /* &PyFrame_Type, 0 if absent */
+	/*
+	 * _PyEval_EvalFrameDefault's code, [eval_start, eval_end): the
+	 * native frames Python frames belong to; 0, 0 if not found.  A
+	 * compiler's split-off ".cold" part is not included.
+	 */
+	uint64_t eval_start, eval_end;
 };
 
 /*

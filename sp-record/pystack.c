@@ -143,6 +143,12 @@ rec_py_minor(const struct rec_py *py)
 	return py->t.minor;
 }
 
+const struct rec_pytarget *
+rec_py_target(const struct rec_py *py)
+{
+	return &py->t;
+}
+
 uint64_t
 rec_py_bytes_read(const struct rec_py *py)
 {

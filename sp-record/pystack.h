@@ -34,6 +34,7 @@
 
 #include "common/buf.h"
 #include "sp-record/pycode.h"
+#include "sp-record/pyfind.h"
 
 struct rec_py;
 
@@ -80,6 +81,9 @@ const char *rec_py_why(const struct rec_py *py);
 
 /* The target's CPython minor version (3.minor). */
 unsigned rec_py_minor(const struct rec_py *py);
+
+/* What rec_pyfind found: the runtime, the types, the evaluator's code. */
+const struct rec_pytarget *rec_py_target(const struct rec_py *py);
 
 /* Bytes read from the target so far, for cost accounting. */
 uint64_t rec_py_bytes_read(const struct rec_py *py);

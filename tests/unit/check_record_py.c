@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "sp-record/maps.h"
 #include "sp-record/pydecode.h"
 #include "sp-record/pyfind.h"
 #include "sp-record/pylayout.h"
@@ -93,6 +94,24 @@ find_python(const char *v, char *out, size_t len)
 		snprintf(out, len, "%s", g.gl_pathv[g.gl_pathc - 1]);
 	globfree(&g);
 	return ok;
+}
+
+/* Whether [start, end) lies in one executable mapping of `pid`. */
+static bool
+in_code(pid_t pid, uint64_t start, uint64_t end)
+{
+	struct sp_buf text = SP_BUF_INIT;
+	struct rec_map m;
+	size_t pos = 0;
+	bool in = false;
+
+	ck_assert_int_eq(rec_maps_read(pid, &text), 0);
+	while (rec_maps_next((const char *)text.data, text.len, &pos, &m,
+			     NULL) == 1)
+		if (m.perms[2] == 'x' && m.start <= start && end <= m.end)
+			in = true;
+	sp_buf_release(&text);
+	return start < end && in;
 }
 
 /* A running workload: its pid, and its stdout to wait for "ready". */
@@ -389,6 +408,8 @@ START_TEST(live_stacks)
 	ck_assert_msg(start(python, real, &w), "%s did not start", python);
 	py = rec_py_attach(w.pid, &why);
 	ck_assert_msg(py, "%s: %s", python, why.data);
+	ck_assert(in_code(w.pid, rec_py_target(py)->eval_start,
+			  rec_py_target(py)->eval_end));
 	for (i = 0; i < LIVE_READS; i++)
 		read_all(py, w.pid, real, false, &live);
 	printf("%s: python3.%u: of %d live reads, %d complete, %d mixed, "
