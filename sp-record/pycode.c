@@ -13,7 +13,7 @@
 #include "common/banned.h"
 
 /* The header bytes read of a code object, at most. */
-#define CO_HDR_MAX 512
+#define CO_HDR_MAX REC_PYLAYOUT_SPAN_MAX
 
 /* CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR (Include/code.h). */
 #define RESUMABLE (0x20 | 0x80 | 0x200)
@@ -209,19 +209,27 @@ const struct rec_py_code *
 rec_pycode_get(struct rec_pycode_cache *c, struct rec_pymem *mem, uint64_t addr,
 	       int *err)
 {
-	const struct rec_pylayout *l = c->l;
 	uint8_t hdr[CO_HDR_MAX];
+
+	if (c->l->co_span > sizeof(hdr)) {
+		*err = -EBADMSG;
+		return NULL;
+	}
+	*err = rec_pymem_read(mem, addr, hdr, c->l->co_span);
+	if (*err < 0)
+		return NULL;
+	return rec_pycode_from_header(c, mem, addr, hdr, err);
+}
+
+const struct rec_py_code *
+rec_pycode_from_header(struct rec_pycode_cache *c, struct rec_pymem *mem,
+		       uint64_t addr, const uint8_t *hdr, int *err)
+{
+	const struct rec_pylayout *l = c->l;
 	struct fingerprint fp;
 	uint64_t idx;
 	int32_t first;
 
-	if (l->co_span > sizeof(hdr)) {
-		*err = -EBADMSG;
-		return NULL;
-	}
-	*err = rec_pymem_read(mem, addr, hdr, l->co_span);
-	if (*err < 0)
-		return NULL;
 	if (u64_at(hdr, 8) != c->code_type) { /* ob_type */
 		*err = -EBADMSG;
 		return NULL;

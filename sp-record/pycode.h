@@ -53,6 +53,15 @@ const struct rec_py_code *rec_pycode_get(struct rec_pycode_cache *c,
 					 int *err);
 
 /*
+ * The same, from the first c->l->co_span bytes of the object, `hdr`,
+ * already read (many at once: rec_pymem_read_many).
+ */
+const struct rec_py_code *rec_pycode_from_header(struct rec_pycode_cache *c,
+						 struct rec_pymem *mem,
+						 uint64_t addr,
+						 const uint8_t *hdr, int *err);
+
+/*
  * The line code `code` executes at byte offset `offset` (negative: not
  * started, its first line), or -1.
  */

@@ -281,5 +281,11 @@ rec_pylayout_debug(const uint8_t *raw, size_t len, struct rec_pylayout *l,
 		return -EBADMSG;
 	}
 	set_spans(l);
+	if (l->ts_span > REC_PYLAYOUT_SPAN_MAX ||
+	    l->fr_span > REC_PYLAYOUT_SPAN_MAX ||
+	    l->co_span > REC_PYLAYOUT_SPAN_MAX) {
+		sp_buf_adds(why, "python3.13: _Py_DebugOffsets out of range");
+		return -EBADMSG;
+	}
 	return 0;
 }

@@ -49,6 +49,9 @@ struct rec_pylayout {
 	struct rec_py_strlayout str;
 };
 
+/* The most bytes read of any one struct (ts_span, fr_span, co_span). */
+#define REC_PYLAYOUT_SPAN_MAX 1024
+
 /* The frame owner of C-stack shim frames (3.12+), never a function. */
 #define REC_PY_OWNED_BY_CSTACK 3
 

@@ -34,7 +34,11 @@ struct rec_py {
 	struct rec_pycode_cache *codes;
 	struct sp_htab *tstates; /* tid -> its thread state, last found */
 	int pthread_tid;         /* offset of the tid in struct pthread, -1 */
-	uint64_t unstable;       /* stacks given up as changing */
+	uint64_t unstable;
+	bool now; /* reads bypass the pages kept (pymem.h) */
+	uint8_t *hdrs;
+	/* code object headers, REC_PY_MAX_DEPTH of them */ /* stacks given
+						  up as changing */
 	struct sp_buf why;
 };
 
@@ -64,9 +68,17 @@ pthread_tid_offset(void)
 }
 
 static int
+py_read(struct rec_py *py, uint64_t addr, void *buf, size_t len)
+{
+	if (py->now)
+		return rec_pymem_read_now(&py->mem, addr, buf, len);
+	return rec_pymem_read(&py->mem, addr, buf, len);
+}
+
+static int
 read_u64(struct rec_py *py, uint64_t addr, uint64_t *v)
 {
-	return rec_pymem_read(&py->mem, addr, v, 8);
+	return py_read(py, addr, v, 8);
 }
 
 /* 3.13 says where its fields are; older versions have tables. */
@@ -79,7 +91,7 @@ get_layout(struct rec_py *py, struct sp_buf *why)
 	if (py->t.minor < 13)
 		return rec_pylayout_table(py->t.minor, &py->l);
 	rec_pymem_begin(&py->mem, sizeof(raw));
-	rc = rec_pymem_read(&py->mem, py->t.runtime, raw, sizeof(raw));
+	rc = rec_pymem_read_now(&py->mem, py->t.runtime, raw, sizeof(raw));
 	if (rc < 0) {
 		sp_buf_addf(why, "python3.13: _PyRuntime unreadable: %s",
 			    strerror(-rc));
@@ -107,7 +119,8 @@ rec_py_attach(int32_t pid, struct sp_buf *why)
 	if (rc == 0) {
 		py->codes = rec_pycode_new(&py->l, py->t.code_type);
 		py->tstates = sp_htab_new();
-		if (!py->codes || !py->tstates)
+		py->hdrs = calloc(REC_PY_MAX_DEPTH, py->l.co_span);
+		if (!py->codes || !py->tstates || !py->hdrs)
 			rc = -ENOMEM;
 	}
 	if (rc < 0) {
@@ -126,6 +139,7 @@ rec_py_free(struct rec_py *py)
 		return;
 	rec_pycode_free(py->codes);
 	sp_htab_free(py->tstates);
+	free(py->hdrs);
 	rec_pymem_release(&py->mem);
 	sp_buf_release(&py->why);
 	free(py);
@@ -233,14 +247,14 @@ static int
 decode_frame(struct rec_py *py, uint64_t f, struct rawframe *r)
 {
 	const struct rec_pylayout *l = &py->l;
-	uint8_t b[256];
+	uint8_t b[REC_PYLAYOUT_SPAN_MAX];
 	uint64_t v;
 	int32_t lasti;
 	int rc;
 
 	if (l->fr_span > sizeof(b))
 		return -EBADMSG;
-	rc = rec_pymem_read(&py->mem, f, b, l->fr_span);
+	rc = py_read(py, f, b, l->fr_span);
 	if (rc < 0)
 		return rc;
 	memcpy(&r->back, b + l->fr_back, 8);
@@ -291,15 +305,64 @@ is_root(const struct rec_py *py, const struct rawframe *r,
 	return r->owner == REC_PY_OWNED_BY_CSTACK;
 }
 
-/* Walks the chain from `f`; returns the frames read, or -errno. */
+/*
+ * Fills out[0..n) with the functions of frames raw[0..n), reading the
+ * headers of their distinct code objects in one call; *good is how many
+ * frames got theirs before one that could not.  Returns 0 or -errno.
+ */
+static int
+resolve_codes(struct rec_py *py, const struct rawframe *raw, size_t n,
+	      struct rec_py_frame *out, size_t *good)
+{
+	uint64_t addrs[REC_PY_MAX_DEPTH];
+	bool ok[REC_PY_MAX_DEPTH];
+	uint32_t span = py->l.co_span;
+	const struct rec_py_code *code;
+	size_t na = 0, i, j;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < na && addrs[j] != raw[i].code; j++)
+			;
+		if (j == na)
+			addrs[na++] = raw[i].code;
+	}
+	*good = 0;
+	rc = rec_pymem_read_many(&py->mem, addrs, na, span, py->hdrs, ok);
+	if (rc < 0)
+		return rc == -E2BIG ? 0 : rc;
+	for (i = 0; i < n; i++) {
+		for (j = 0; addrs[j] != raw[i].code; j++)
+			;
+		if (!ok[j])
+			break;
+		code = rec_pycode_from_header(py->codes, &py->mem, addrs[j],
+					      py->hdrs + (size_t)j * span, &rc);
+		if (!code)
+			return rc == -ENOMEM ? rc : 0;
+		out[i].code = code;
+		out[i].line = rec_pycode_line(py->codes, code, raw[i].offset);
+		out[i].offset = raw[i].offset > 0 && raw[i].offset <= UINT32_MAX
+				    ? (uint32_t)raw[i].offset
+				    : 0;
+		out[i].entry = raw[i].entry;
+		*good = i + 1;
+	}
+	return 0;
+}
+
+/*
+ * Walks the chain from `f`: the frames first, each read depending on the
+ * one before, then their code objects all at once.  Returns the frames
+ * read, or -errno.
+ */
 static int
 walk(struct rec_py *py, uint64_t f, struct rec_py_frame *out, size_t max,
      bool *truncated)
 {
 	uint64_t visited[2 * REC_PY_MAX_DEPTH];
-	const struct rec_py_code *code;
-	struct rawframe r = { 0 };
-	size_t n = 0, nv = 0;
+	struct rawframe raw[REC_PY_MAX_DEPTH], r = { 0 };
+	size_t n = 0, nv = 0, good;
 	int rc = 0;
 
 	while (f && rc == 0) {
@@ -313,24 +376,20 @@ walk(struct rec_py *py, uint64_t f, struct rec_py_frame *out, size_t max,
 		f = r.back;
 		if (py->l.minor >= 12 && r.owner == REC_PY_OWNED_BY_CSTACK) {
 			if (n > 0) /* the shim an evaluator call starts with */
-				out[n - 1].entry = true;
+				raw[n - 1].entry = true;
 			continue;
 		}
-		code = rec_pycode_get(py->codes, &py->mem, r.code, &rc);
-		if (!code)
-			break;
-		out[n].code = code;
-		out[n].line = rec_pycode_line(py->codes, code, r.offset);
-		out[n].offset = r.offset > 0 && r.offset <= UINT32_MAX
-				    ? (uint32_t)r.offset
-				    : 0;
-		out[n++].entry = r.entry;
+		raw[n++] = r;
 	}
-	*truncated =
-	    rc != 0 || f != 0 || (n > 0 && !is_root(py, &r, out[n - 1].code));
-	if (rc == -ENOMEM || rc == -ESRCH)
+	if (rc == -ESRCH)
 		return rc;
-	return (int)n;
+	*truncated = rc != 0 || f != 0;
+	rc = resolve_codes(py, raw, n, out, &good);
+	if (rc < 0)
+		return rc;
+	if (good < n || (good > 0 && !is_root(py, &r, out[good - 1].code)))
+		*truncated = true;
+	return (int)good;
 }
 
 /* The thread's innermost frame, as much as tells it from another. */
@@ -370,15 +429,20 @@ walk_stable(struct rec_py *py, uint64_t ts, struct rec_py_frame *out,
 {
 	struct leaf before, after;
 	int rc, try;
+	bool ok;
 
 	for (try = 0; try < WALK_TRIES; try++) {
+		if (try > 0) /* a walk again sees the process as it is now */
+			rec_pymem_forget(&py->mem);
 		if (!leaf_now(py, ts, &before))
 			continue;
 		rc = walk(py, before.f, out, max, truncated);
 		if (rc < 0)
 			return rc;
-		if (leaf_now(py, ts, &after) &&
-		    memcmp(&before, &after, sizeof(before)) == 0)
+		py->now = true;
+		ok = leaf_now(py, ts, &after);
+		py->now = false;
+		if (ok && memcmp(&before, &after, sizeof(before)) == 0)
 			return rc;
 	}
 	py->unstable++;
@@ -390,7 +454,7 @@ int
 rec_py_read_stack(struct rec_py *py, int32_t tid, struct rec_py_frame *out,
 		  size_t max, bool *truncated)
 {
-	uint8_t ts[1024];
+	uint8_t ts[REC_PYLAYOUT_SPAN_MAX];
 	uint64_t at;
 	int rc;
 

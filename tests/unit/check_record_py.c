@@ -589,23 +589,43 @@ START_TEST(module_names)
 }
 END_TEST
 
-/* Reads outside the writable mappings and past the budget are refused. */
+/*
+ * Reads outside the writable mappings and past the budget are refused;
+ * a page read once serves the sample's later reads in it.
+ */
 START_TEST(bounded_reads)
 {
-	static uint64_t data[64] = { 42 };
+	static uint64_t data[64] = { 42, 43, 44 };
+	uint64_t v[64], addrs[3];
 	struct rec_pymem m;
-	uint64_t v[64];
+	bool ok[3];
 
 	ck_assert_int_eq(rec_pymem_init(&m, getpid()), 0);
-	rec_pymem_begin(&m, 3 * 8);
+	rec_pymem_begin(&m, REC_PYMEM_PAGE + 24);
 	ck_assert_int_eq(rec_pymem_read(&m, (uintptr_t)data, v, 8), 0);
 	ck_assert_uint_eq(v[0], 42);
+	data[0] = 41; /* the page kept still says 42 */
+	ck_assert_int_eq(rec_pymem_read(&m, (uintptr_t)data, v, 8), 0);
+	ck_assert_uint_eq(v[0], 42);
+	ck_assert_int_eq(rec_pymem_read_now(&m, (uintptr_t)data, v, 16), 0);
+	ck_assert_uint_eq(v[0], 41);
+	ck_assert_int_eq(rec_pymem_read_now(&m, (uintptr_t)data, v, 16),
+			 -E2BIG);
+	rec_pymem_begin(&m, 2 * REC_PYMEM_PAGE);
 	ck_assert_int_eq(rec_pymem_read(&m, (uintptr_t)&py_suite, v, 8),
 			 -EFAULT); /* code is not writable */
 	ck_assert_int_eq(rec_pymem_read(&m, 8, v, 8), -EFAULT);
-	ck_assert_int_eq(rec_pymem_read(&m, (uintptr_t)data, v, 24), -E2BIG);
-	ck_assert_int_eq(rec_pymem_read(&m, (uintptr_t)data, v, 16), 0);
-	ck_assert_int_eq(rec_pymem_read(&m, (uintptr_t)data, v, 8), -E2BIG);
+	rec_pymem_begin(&m, 24);
+	addrs[0] = (uintptr_t)&data[2];
+	addrs[1] = 8;
+	addrs[2] = (uintptr_t)&data[1];
+	ck_assert_int_eq(rec_pymem_read_many(&m, addrs, 3, 8, (uint8_t *)v, ok),
+			 0);
+	ck_assert(ok[0] && !ok[1] && ok[2]);
+	ck_assert_uint_eq(v[0], 44);
+	ck_assert_uint_eq(v[2], 43);
+	ck_assert_int_eq(rec_pymem_read_many(&m, addrs, 3, 8, (uint8_t *)v, ok),
+			 -E2BIG);
 	rec_pymem_release(&m);
 }
 END_TEST
