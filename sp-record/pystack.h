@@ -22,8 +22,10 @@
  * frame memory is soon reused) is done again, then given up; this
  * narrows the window for mixed stacks without closing it.
  * Code objects are read once each and kept by address (checked on every
- * use by their fields' pointers), so the cost of a sample is a read per
- * frame plus one per code object not seen before.
+ * use by their fields' pointers).  A sample costs a system call per page
+ * of frames, one for the headers of all its code objects, three for the
+ * leaf read again, and the names and line tables of code objects not
+ * seen before.
  */
 #ifndef SP_RECORD_PYSTACK_H
 #define SP_RECORD_PYSTACK_H
