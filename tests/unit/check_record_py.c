@@ -13,7 +13,8 @@
  * objects the line CPython gives it.  Versions missing here are skipped,
  * and said so; a process that is not CPython or is too old, and a 3.13
  * self-description that is not 3.13's, must be refused with a reason;
- * reads outside the writable mappings or past the budget fail.
+ * reads outside the writable mappings or past the budget fail; threads
+ * torn down while read (py_churn.py) never give a function not there.
  */
 #include <check.h>
 #include <dirent.h>
@@ -500,6 +501,61 @@ START_TEST(line_tables)
 }
 END_TEST
 
+/*
+ * Threads that end while their states and frames are read: reads may
+ * fail or be cut, but never name a function the script does not have.
+ */
+START_TEST(churning_threads)
+{
+	static const struct fn churn[] = {
+		{ "<module>", "<module>" },
+		{ "spawn_loop", "spawn_loop" },
+		{ "short_lived", "short_lived" },
+		{ "inner", "inner" },
+	};
+	char python[PATH_MAX], script[PATH_MAX], *slash;
+	struct rec_py_frame f[REC_PY_MAX_DEPTH];
+	struct sp_buf why = SP_BUF_INIT;
+	int32_t tids[MAX_TIDS];
+	int i, n, read = 0;
+	struct workload w;
+	struct rec_py *py;
+	bool truncated;
+	char bad[256];
+	size_t t, nt;
+
+	if (!find_python(versions[_i], python, sizeof(python))) {
+		unit_skip("python %s: not installed", versions[_i]);
+		return;
+	}
+	script_path(script);
+	slash = strrchr(script, '/');
+	snprintf(slash + 1, sizeof(script) - (size_t)(slash + 1 - script),
+		 "py_churn.py");
+	ck_assert_msg(start(python, script, &w), "%s did not start", python);
+	py = rec_py_attach(w.pid, &why);
+	ck_assert_msg(py, "%s: %s", python, why.data);
+	for (i = 0; i < 200; i++) {
+		nt = tids_of(w.pid, tids);
+		for (t = 0; t < nt; t++) {
+			n = rec_py_read_stack(py, tids[t], f, REC_PY_MAX_DEPTH,
+					      &truncated);
+			if (n <= 0)
+				continue;
+			read++;
+			ck_assert_msg(all_known(f, (size_t)n, churn, 4,
+						rec_py_minor(py) >= 11, script,
+						bad, sizeof(bad)),
+				      "%s: %s", python, bad);
+		}
+	}
+	ck_assert_int_gt(read, 0);
+	rec_py_free(py);
+	stop_workload(&w);
+	sp_buf_release(&why);
+}
+END_TEST
+
 /* A process that is no CPython, and one too old, are refused. */
 START_TEST(refusals)
 {
@@ -639,6 +695,7 @@ py_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, live_stacks, 0, NVERSIONS);
 	tcase_add_test(tc, refusals);
+	tcase_add_loop_test(tc, churning_threads, 0, NVERSIONS);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("parts");
 	tcase_add_test(tc, debug_offsets);
