@@ -1,0 +1,267 @@
+/*
+ * pycode.c: code objects read from a CPython process and kept by address
+ * (see pycode.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/grow.h"
+#include "common/htab.h"
+#include "sp-record/pycode.h"
+#include "sp-record/pydecode.h"
+#include "common/banned.h"
+
+/* The header bytes read of a code object, at most. */
+#define CO_HDR_MAX REC_PYLAYOUT_SPAN_MAX
+
+/* CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR (Include/code.h). */
+#define RESUMABLE (0x20 | 0x80 | 0x200)
+
+/* What identifies a code object besides its address. */
+struct fingerprint {
+	uint64_t name, qualname, filename, lines;
+	int64_t firstlineno;
+	uint64_t flags;
+};
+
+struct code {
+	struct rec_py_code pub; /* first: a rec_py_code is a struct code */
+	struct fingerprint fp;
+	uint8_t *lines;
+	size_t nlines;
+};
+
+struct rec_pycode_cache {
+	const struct rec_pylayout *l;
+	uint64_t code_type;
+	struct sp_htab *by_addr; /* address -> index into codes */
+	struct code **codes;
+	size_t ncodes, alloc;
+};
+
+struct rec_pycode_cache *
+rec_pycode_new(const struct rec_pylayout *l, uint64_t code_type)
+{
+	struct rec_pycode_cache *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->l = l;
+	c->code_type = code_type;
+	c->by_addr = sp_htab_new();
+	if (!c->by_addr) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static void
+code_free(struct code *k)
+{
+	if (!k)
+		return;
+	free((char *)k->pub.name);
+	free((char *)k->pub.filename);
+	free(k->lines);
+	free(k);
+}
+
+void
+rec_pycode_free(struct rec_pycode_cache *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->ncodes; i++)
+		code_free(c->codes[i]);
+	free(c->codes);
+	sp_htab_free(c->by_addr);
+	free(c);
+}
+
+static uint64_t
+u64_at(const uint8_t *p, uint32_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, p + off, 8);
+	return v;
+}
+
+/* Reads the str object at `addr` as a new UTF-8 C string. */
+static int
+read_str(struct rec_pymem *mem, const struct rec_py_strlayout *sl,
+	 uint64_t addr, uint32_t max_chars, char **out)
+{
+	struct sp_buf b = SP_BUF_INIT;
+	struct rec_py_strshape s;
+	uint8_t hdr[CO_HDR_MAX], *data;
+	int rc;
+
+	if (sl->ascii_size > sizeof(hdr))
+		return -EBADMSG;
+	rc = rec_pymem_read(mem, addr, hdr, sl->ascii_size);
+	if (rc == 0)
+		rc = rec_py_str_shape(hdr, sl->ascii_size, sl, max_chars, &s);
+	if (rc < 0)
+		return rc;
+	data = malloc(s.nbytes ? s.nbytes : 1);
+	if (!data)
+		return -ENOMEM;
+	rc = rec_pymem_read(mem, addr + s.data_off, data, s.nbytes);
+	if (rc == 0)
+		rc = rec_py_str_utf8(data, s.nbytes, s.kind, &b);
+	if (rc == 0)
+		rc = sp_buf_add(&b, "", 0); /* a C string even when empty */
+	free(data);
+	if (rc < 0) {
+		sp_buf_release(&b);
+		return rc;
+	}
+	*out = (char *)b.data; /* taken over from the buffer */
+	return 0;
+}
+
+/* Reads the bytes object at `addr` (a line table); a long one is left. */
+static int
+read_lines(struct rec_pymem *mem, uint64_t addr, struct code *k)
+{
+	uint8_t hdr[32]; /* PyBytesObject: ob_size at 16, ob_sval at 32 */
+	int64_t n;
+	int rc;
+
+	rc = rec_pymem_read(mem, addr, hdr, sizeof(hdr));
+	if (rc < 0)
+		return rc;
+	memcpy(&n, hdr + 16, 8);
+	if (n < 0)
+		return -EBADMSG;
+	if (n > REC_PYCODE_LINES_MAX)
+		return 0;
+	k->lines = malloc(n ? (size_t)n : 1);
+	if (!k->lines)
+		return -ENOMEM;
+	k->nlines = (size_t)n;
+	return rec_pymem_read(mem, addr + 32, k->lines, k->nlines);
+}
+
+static int
+load(struct rec_pycode_cache *c, struct rec_pymem *mem, struct code *k)
+{
+	const struct rec_pylayout *l = c->l;
+	char *s = NULL;
+	int rc;
+
+	rc =
+	    read_str(mem, &l->str, k->fp.qualname ? k->fp.qualname : k->fp.name,
+		     REC_PYCODE_NAME_MAX, &s);
+	if (rc < 0)
+		return rc;
+	k->pub.name = s;
+	rc = read_str(mem, &l->str, k->fp.filename, REC_PYCODE_FILE_MAX, &s);
+	if (rc < 0)
+		return rc;
+	k->pub.filename = s;
+	return read_lines(mem, k->fp.lines, k);
+}
+
+/* Keeps the new code `k` as the one at its address. */
+static int
+keep(struct rec_pycode_cache *c, struct code *k)
+{
+	if (SP_GROW(c->codes, c->alloc, c->ncodes + 1) < 0)
+		return -ENOMEM;
+	k->pub.id = (uint32_t)c->ncodes;
+	if (sp_htab_put(c->by_addr, &k->pub.addr, 8, c->ncodes) < 0)
+		return -ENOMEM;
+	c->codes[c->ncodes++] = k;
+	return 0;
+}
+
+static const struct rec_py_code *
+make(struct rec_pycode_cache *c, struct rec_pymem *mem, uint64_t addr,
+     const struct fingerprint *fp, int *err)
+{
+	struct code *k = calloc(1, sizeof(*k));
+
+	if (!k) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	k->pub.addr = addr;
+	k->pub.firstlineno = (int32_t)fp->firstlineno;
+	k->pub.resumable = (fp->flags & RESUMABLE) != 0;
+	k->fp = *fp;
+	*err = load(c, mem, k);
+	if (*err == 0)
+		*err = keep(c, k);
+	if (*err < 0) {
+		code_free(k);
+		return NULL;
+	}
+	return &k->pub;
+}
+
+const struct rec_py_code *
+rec_pycode_get(struct rec_pycode_cache *c, struct rec_pymem *mem, uint64_t addr,
+	       int *err)
+{
+	uint8_t hdr[CO_HDR_MAX];
+
+	if (c->l->co_span > sizeof(hdr)) {
+		*err = -EBADMSG;
+		return NULL;
+	}
+	*err = rec_pymem_read(mem, addr, hdr, c->l->co_span);
+	if (*err < 0)
+		return NULL;
+	return rec_pycode_from_header(c, mem, addr, hdr, err);
+}
+
+const struct rec_py_code *
+rec_pycode_from_header(struct rec_pycode_cache *c, struct rec_pymem *mem,
+		       uint64_t addr, const uint8_t *hdr, int *err)
+{
+	const struct rec_pylayout *l = c->l;
+	struct fingerprint fp;
+	uint64_t idx;
+	int32_t first;
+
+	if (u64_at(hdr, 8) != c->code_type) { /* ob_type */
+		*err = -EBADMSG;
+		return NULL;
+	}
+	memset(&fp, 0, sizeof(fp));
+	fp.name = u64_at(hdr, l->co_name);
+	if (l->co_qualname != REC_PYLAYOUT_NONE)
+		fp.qualname = u64_at(hdr, l->co_qualname);
+	fp.filename = u64_at(hdr, l->co_filename);
+	fp.lines = u64_at(hdr, l->co_lines);
+	memcpy(&first, hdr + l->co_firstlineno, 4);
+	fp.firstlineno = first;
+	if (l->co_flags != REC_PYLAYOUT_NONE) {
+		memcpy(&first, hdr + l->co_flags, 4);
+		fp.flags = (uint32_t)first;
+	}
+	if (sp_htab_get(c->by_addr, &addr, 8, &idx) &&
+	    memcmp(&c->codes[idx]->fp, &fp, sizeof(fp)) == 0)
+		return &c->codes[idx]->pub;
+	return make(c, mem, addr, &fp, err);
+}
+
+int32_t
+rec_pycode_line(const struct rec_pycode_cache *c,
+		const struct rec_py_code *code, int64_t offset)
+{
+	const struct code *k = (const struct code *)code;
+
+	if (offset < 0)
+		return code->firstlineno;
+	if (offset > UINT32_MAX || !k->lines)
+		return -1;
+	return rec_py_line(c->l->lines, k->lines, k->nlines, code->firstlineno,
+			   (uint32_t)offset);
+}

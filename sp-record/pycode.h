@@ -1,0 +1,71 @@
+/*
+ * pycode.h: the code objects of a CPython process, read once each and
+ * kept by address.
+ *
+ * A code object's address may be reused by another once the first is
+ * freed, so every lookup reads the object's header again (the reader
+ * reads it anyway to check its type) and compares the pointers to its
+ * name, file name and line table and its first line with the kept
+ * ones; a difference makes a new code with a new id.
+ */
+#ifndef SP_RECORD_PYCODE_H
+#define SP_RECORD_PYCODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sp-record/pylayout.h"
+#include "sp-record/pymem.h"
+
+struct rec_pycode_cache;
+
+/* A code object as first read; never changes once made. */
+struct rec_py_code {
+	uint32_t id;          /* 0, 1, 2, ... in the order first read */
+	uint64_t addr;        /* where it was */
+	const char *name;     /* co_qualname (3.11+), else co_name; UTF-8 */
+	const char *filename; /* co_filename, UTF-8 */
+	int32_t firstlineno;
+	/* a generator's or coroutine's (known in 3.8-3.10 only) */
+	bool resumable;
+};
+
+/* The longest names and file names kept, in characters. */
+#define REC_PYCODE_NAME_MAX 1024
+#define REC_PYCODE_FILE_MAX 4096
+/* The longest line table kept; a longer one gives no lines. */
+#define REC_PYCODE_LINES_MAX (64 * 1024)
+
+/* Returns an empty cache for layout `l` (kept by pointer), or NULL. */
+struct rec_pycode_cache *rec_pycode_new(const struct rec_pylayout *l,
+					uint64_t code_type);
+/* Frees the cache and every code; NULL is allowed. */
+void rec_pycode_free(struct rec_pycode_cache *c);
+
+/*
+ * The code object at `addr`, read through `mem` when not kept.  Returns
+ * it (valid until rec_pycode_free), or NULL with *err set: -EFAULT or
+ * -E2BIG from the reads, -EBADMSG when it is not a code object or its
+ * strings are not compact str objects, -ENOMEM.
+ */
+const struct rec_py_code *rec_pycode_get(struct rec_pycode_cache *c,
+					 struct rec_pymem *mem, uint64_t addr,
+					 int *err);
+
+/*
+ * The same, from the first c->l->co_span bytes of the object, `hdr`,
+ * already read (many at once: rec_pymem_read_many).
+ */
+const struct rec_py_code *rec_pycode_from_header(struct rec_pycode_cache *c,
+						 struct rec_pymem *mem,
+						 uint64_t addr,
+						 const uint8_t *hdr, int *err);
+
+/*
+ * The line code `code` executes at byte offset `offset` (negative: not
+ * started, its first line), or -1.
+ */
+int32_t rec_pycode_line(const struct rec_pycode_cache *c,
+			const struct rec_py_code *code, int64_t offset);
+
+#endif

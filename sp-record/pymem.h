@@ -1,0 +1,86 @@
+/*
+ * pymem.h: bounded reads of another process's writable memory, for the
+ * CPython frame reader.
+ *
+ * Reads go through process_vm_readv, so the target never stops.  Every
+ * read must lie inside one run of the target's writable mappings (a
+ * frame, thread state or code object anywhere else is a pointer gone
+ * stale), and a sample's reads share a byte budget, so a chain that
+ * changes under the reader costs a bounded amount.  The mappings are
+ * reread at most once per sample, when an address misses them.
+ *
+ * A system call costs more than copying a page (several microseconds
+ * in a VM), so reads of up to a page are served from whole pages read
+ * once per sample: frames that share a page (3.11+ keep a thread's
+ * frames side by side) cost one call, and are seen at one moment.
+ */
+#ifndef SP_RECORD_PYMEM_H
+#define SP_RECORD_PYMEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Blocks rec_pymem_read_many reads at most. */
+#define REC_PYMEM_MANY 256
+
+/* Pages kept for one sample. */
+#define REC_PYMEM_PAGES 16
+#define REC_PYMEM_PAGE 4096
+
+struct rec_pymem_page;
+
+struct rec_pymem_range {
+	uint64_t start, end; /* end exclusive */
+};
+
+/* Embedded in its user; start with rec_pymem_init. */
+struct rec_pymem {
+	int32_t pid;
+	struct rec_pymem_range *ranges; /* sorted, adjacent ones merged */
+	size_t nranges, alloc;
+	struct rec_pymem_page *pages; /* REC_PYMEM_PAGES of them */
+	size_t npages, next;          /* kept; the next to replace */
+	size_t budget;                /* bytes this sample may still read */
+	bool reread; /* the maps were reread during this sample */
+	uint64_t bytes_read, maps_reads; /* totals, for tests and costs */
+};
+
+/* Sets up reads of `pid` and reads its maps.  Returns 0 or -errno. */
+int rec_pymem_init(struct rec_pymem *m, int32_t pid);
+/* Frees the mappings; `m` may then be initialized again. */
+void rec_pymem_release(struct rec_pymem *m);
+
+/*
+ * Starts a sample: `budget` bytes may be read until the next start, and
+ * pages kept are dropped.
+ */
+void rec_pymem_begin(struct rec_pymem *m, size_t budget);
+
+/*
+ * Reads `len` bytes at `addr` into `buf`.  Returns 0; -EFAULT when the
+ * range is not inside the writable mappings or the read came back short;
+ * -E2BIG when the sample's budget would be passed (nothing is read);
+ * -ESRCH when the process is gone; -ENOMEM.  A read of up to a page may
+ * come from a page read earlier in the sample (and costs its page).
+ */
+int rec_pymem_read(struct rec_pymem *m, uint64_t addr, void *buf, size_t len);
+
+/*
+ * Reads `n` blocks of `len` bytes, block i from addrs[i] into
+ * out[i * len], in one system call, from the process now; ok[i] tells
+ * whether block i was read (inside the writable mappings, and before any
+ * block that failed).  Returns 0, -E2BIG when the blocks would pass the
+ * budget (nothing is read), -ESRCH when the process is gone.
+ */
+int rec_pymem_read_many(struct rec_pymem *m, const uint64_t *addrs, size_t n,
+			size_t len, uint8_t *out, bool *ok);
+
+/* Drops the pages kept, so that the next reads see the process now. */
+void rec_pymem_forget(struct rec_pymem *m);
+
+/* The same, always from the process now (a change is to be seen). */
+int rec_pymem_read_now(struct rec_pymem *m, uint64_t addr, void *buf,
+		       size_t len);
+
+#endif

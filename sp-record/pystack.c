@@ -1,0 +1,484 @@
+/*
+ * pystack.c: a CPython thread's frame chain read from its memory (see
+ * pystack.h): the thread's state found from _PyRuntime, then the frames
+ * walked from the innermost out.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/htab.h"
+#include "sp-record/pycode.h"
+#include "sp-record/pyfind.h"
+#include "sp-record/pylayout.h"
+#include "sp-record/pymem.h"
+#include "sp-record/pystack.h"
+#include "common/banned.h"
+
+/* Interpreters and thread states walked at most, against loops. */
+#define MAX_INTERPS 64
+#define MAX_THREADS 4096
+/* Walks of a stack that changes under them, before giving it up. */
+#define WALK_TRIES 3
+/* glibc's struct pthread keeps the kernel id here on x86-64 (2.x). */
+#define PTHREAD_TID_GUESS 0x2d0
+/* A frame owner (3.11+, Include/internal/pycore_frame.h). */
+#define OWNED_BY_THREAD 0
+
+struct rec_py {
+	struct rec_pytarget t;
+	struct rec_pylayout l;
+	struct rec_pymem mem;
+	struct rec_pycode_cache *codes;
+	struct sp_htab *tstates; /* tid -> its thread state, last found */
+	int pthread_tid;         /* offset of the tid in struct pthread, -1 */
+	uint64_t unstable;
+	bool now; /* reads bypass the pages kept (pymem.h) */
+	uint8_t *hdrs;
+	/* code object headers, REC_PY_MAX_DEPTH of them */ /* stacks given
+						  up as changing */
+	struct sp_buf why;
+};
+
+/*
+ * Where our own glibc keeps a thread's kernel id in struct pthread
+ * (pthread_self() points to it), taken to be where the target's does.
+ */
+static int
+pthread_tid_offset(void)
+{
+	const uint8_t *self = (const uint8_t *)pthread_self();
+	pid_t tid = gettid(), v;
+	int off, found = -1;
+
+	memcpy(&v, self + PTHREAD_TID_GUESS, sizeof(v));
+	if (v == tid)
+		return PTHREAD_TID_GUESS;
+	for (off = 0; off < 2048; off += 4) {
+		memcpy(&v, self + off, sizeof(v));
+		if (v == tid) {
+			if (found >= 0)
+				return -1; /* ambiguous */
+			found = off;
+		}
+	}
+	return found;
+}
+
+static int
+py_read(struct rec_py *py, uint64_t addr, void *buf, size_t len)
+{
+	if (py->now)
+		return rec_pymem_read_now(&py->mem, addr, buf, len);
+	return rec_pymem_read(&py->mem, addr, buf, len);
+}
+
+static int
+read_u64(struct rec_py *py, uint64_t addr, uint64_t *v)
+{
+	return py_read(py, addr, v, 8);
+}
+
+/* 3.13 says where its fields are; older versions have tables. */
+static int
+get_layout(struct rec_py *py, struct sp_buf *why)
+{
+	uint8_t raw[REC_PYLAYOUT_DEBUG_SIZE];
+	int rc;
+
+	if (py->t.minor < 13)
+		return rec_pylayout_table(py->t.minor, &py->l);
+	rec_pymem_begin(&py->mem, sizeof(raw));
+	rc = rec_pymem_read_now(&py->mem, py->t.runtime, raw, sizeof(raw));
+	if (rc < 0) {
+		sp_buf_addf(why, "python3.13: _PyRuntime unreadable: %s",
+			    strerror(-rc));
+		return rc;
+	}
+	return rec_pylayout_debug(raw, sizeof(raw), &py->l, why);
+}
+
+struct rec_py *
+rec_py_attach(int32_t pid, struct sp_buf *why)
+{
+	struct rec_py *py = calloc(1, sizeof(*py));
+	int rc;
+
+	if (!py)
+		return NULL;
+	rc = rec_pyfind(pid, &py->t, why);
+	if (rc == 0) {
+		rc = rec_pymem_init(&py->mem, pid);
+		if (rc < 0)
+			sp_buf_addf(why, "pid %d: %s", (int)pid, strerror(-rc));
+	}
+	if (rc == 0)
+		rc = get_layout(py, why);
+	if (rc == 0) {
+		py->codes = rec_pycode_new(&py->l, py->t.code_type);
+		py->tstates = sp_htab_new();
+		py->hdrs = calloc(REC_PY_MAX_DEPTH, py->l.co_span);
+		if (!py->codes || !py->tstates || !py->hdrs)
+			rc = -ENOMEM;
+	}
+	if (rc < 0) {
+		rec_py_free(py);
+		errno = -rc;
+		return NULL;
+	}
+	py->pthread_tid = pthread_tid_offset();
+	return py;
+}
+
+void
+rec_py_free(struct rec_py *py)
+{
+	if (!py)
+		return;
+	rec_pycode_free(py->codes);
+	sp_htab_free(py->tstates);
+	free(py->hdrs);
+	rec_pymem_release(&py->mem);
+	sp_buf_release(&py->why);
+	free(py);
+}
+
+const char *
+rec_py_why(const struct rec_py *py)
+{
+	return py->why.len ? (const char *)py->why.data : "";
+}
+
+unsigned
+rec_py_minor(const struct rec_py *py)
+{
+	return py->t.minor;
+}
+
+const struct rec_pytarget *
+rec_py_target(const struct rec_py *py)
+{
+	return &py->t;
+}
+
+uint64_t
+rec_py_bytes_read(const struct rec_py *py)
+{
+	return py->mem.bytes_read;
+}
+
+/* Whether the thread state at `ts` (its first bytes in `b`) is tid's. */
+static int
+tstate_is(struct rec_py *py, const uint8_t *b, int32_t tid)
+{
+	uint64_t v;
+	int32_t t;
+
+	if (py->l.ts_native_tid != REC_PYLAYOUT_NONE) {
+		memcpy(&v, b + py->l.ts_native_tid, 8);
+		return v == (uint64_t)(uint32_t)tid;
+	}
+	if (py->pthread_tid < 0)
+		return -ENOTSUP;
+	memcpy(&v, b + py->l.ts_thread_id, 8);
+	if (rec_pymem_read(&py->mem, v + (uint64_t)py->pthread_tid, &t, 4))
+		return 0; /* a thread going away */
+	return t == tid;
+}
+
+/* Walks the thread states of interpreter `is` for tid's. */
+static int
+walk_tstates(struct rec_py *py, uint64_t is, int32_t tid, uint8_t *b,
+	     uint64_t *ts, size_t *budget)
+{
+	uint64_t at;
+	int rc;
+
+	rc = read_u64(py, is + py->l.is_threads_head, &at);
+	for (; rc == 0 && at && *budget > 0; (*budget)--) {
+		rc = rec_pymem_read(&py->mem, at, b, py->l.ts_span);
+		if (rc < 0)
+			break;
+		rc = tstate_is(py, b, tid);
+		if (rc != 0) {
+			*ts = at;
+			return rc;
+		}
+		memcpy(&at, b + py->l.ts_next, 8);
+	}
+	return rc < 0 ? rc : 0;
+}
+
+/* Finds tid's thread state into *ts, its first bytes into `b`. */
+static int
+find_tstate(struct rec_py *py, int32_t tid, uint8_t *b, uint64_t *ts)
+{
+	size_t threads = MAX_THREADS, n;
+	uint64_t is;
+	int rc;
+
+	if (sp_htab_get(py->tstates, &tid, sizeof(tid), ts) &&
+	    rec_pymem_read(&py->mem, *ts, b, py->l.ts_span) == 0 &&
+	    tstate_is(py, b, tid) == 1)
+		return 0;
+	rc = read_u64(py, py->t.runtime + py->l.rt_interp_head, &is);
+	for (n = 0; rc == 0 && is && n < MAX_INTERPS; n++) {
+		rc = walk_tstates(py, is, tid, b, ts, &threads);
+		if (rc == 1)
+			return sp_htab_put(py->tstates, &tid, sizeof(tid), *ts);
+		if (rc == 0)
+			rc = read_u64(py, is + py->l.is_next, &is);
+	}
+	sp_htab_del(py->tstates, &tid, sizeof(tid));
+	return rc < 0 ? rc : -ENOENT;
+}
+
+/* What one frame's bytes say. */
+struct rawframe {
+	uint64_t back, code;
+	int64_t offset; /* of the instruction in the code; <0 not started */
+	uint8_t owner;
+	bool entry;
+};
+
+static int
+decode_frame(struct rec_py *py, uint64_t f, struct rawframe *r)
+{
+	const struct rec_pylayout *l = &py->l;
+	uint8_t b[REC_PYLAYOUT_SPAN_MAX];
+	uint64_t v;
+	int32_t lasti;
+	int rc;
+
+	if (l->fr_span > sizeof(b))
+		return -EBADMSG;
+	rc = py_read(py, f, b, l->fr_span);
+	if (rc < 0)
+		return rc;
+	memcpy(&r->back, b + l->fr_back, 8);
+	memcpy(&r->code, b + l->fr_code, 8);
+	r->owner = l->fr_owner != REC_PYLAYOUT_NONE ? b[l->fr_owner] : 0;
+	r->entry = l->fr_is_entry != REC_PYLAYOUT_NONE
+		       ? b[l->fr_is_entry]
+		       : l->frames == REC_PY_FRAMEOBJ;
+	if (l->frames == REC_PY_FRAMEOBJ) {
+		memcpy(&v, b + 8, 8); /* ob_type */
+		if (py->t.frame_type && v != py->t.frame_type)
+			return -EBADMSG;
+		memcpy(&lasti, b + l->fr_instr, 4);
+		/* 3.10 counts code units, 3.8 and 3.9 bytes */
+		r->offset = l->minor == 10 ? 2 * (int64_t)lasti : lasti;
+		return 0;
+	}
+	memcpy(&v, b + l->fr_instr, 8);
+	r->offset = (int64_t)(v - (r->code + l->co_code));
+	return 0;
+}
+
+static bool
+seen(const uint64_t *v, size_t n, uint64_t a)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == a)
+			return true;
+	return false;
+}
+
+/*
+ * Whether the last frame read, `r` (`code` its last function's), can
+ * end a thread's chain.  A generator's frame is unlinked from its caller
+ * when it yields, so a chain read across a yield ends at a generator;
+ * 3.12+ chains end at the shim of the outermost evaluator call.
+ */
+static bool
+is_root(const struct rec_py *py, const struct rawframe *r,
+	const struct rec_py_code *code)
+{
+	if (py->l.frames == REC_PY_FRAMEOBJ)
+		return !code->resumable;
+	if (py->l.minor == 11)
+		return r->owner == OWNED_BY_THREAD;
+	return r->owner == REC_PY_OWNED_BY_CSTACK;
+}
+
+/*
+ * Fills out[0..n) with the functions of frames raw[0..n), reading the
+ * headers of their distinct code objects in one call; *good is how many
+ * frames got theirs before one that could not.  Returns 0 or -errno.
+ */
+static int
+resolve_codes(struct rec_py *py, const struct rawframe *raw, size_t n,
+	      struct rec_py_frame *out, size_t *good)
+{
+	uint64_t addrs[REC_PY_MAX_DEPTH];
+	bool ok[REC_PY_MAX_DEPTH];
+	uint32_t span = py->l.co_span;
+	const struct rec_py_code *code;
+	size_t na = 0, i, j;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < na && addrs[j] != raw[i].code; j++)
+			;
+		if (j == na)
+			addrs[na++] = raw[i].code;
+	}
+	*good = 0;
+	rc = rec_pymem_read_many(&py->mem, addrs, na, span, py->hdrs, ok);
+	if (rc < 0)
+		return rc == -E2BIG ? 0 : rc;
+	for (i = 0; i < n; i++) {
+		for (j = 0; addrs[j] != raw[i].code; j++)
+			;
+		if (!ok[j])
+			break;
+		code = rec_pycode_from_header(py->codes, &py->mem, addrs[j],
+					      py->hdrs + (size_t)j * span, &rc);
+		if (!code)
+			return rc == -ENOMEM ? rc : 0;
+		out[i].code = code;
+		out[i].line = rec_pycode_line(py->codes, code, raw[i].offset);
+		out[i].offset = raw[i].offset > 0 && raw[i].offset <= UINT32_MAX
+				    ? (uint32_t)raw[i].offset
+				    : 0;
+		out[i].entry = raw[i].entry;
+		*good = i + 1;
+	}
+	return 0;
+}
+
+/*
+ * Walks the chain from `f`: the frames first, each read depending on the
+ * one before, then their code objects all at once.  Returns the frames
+ * read, or -errno.
+ */
+static int
+walk(struct rec_py *py, uint64_t f, struct rec_py_frame *out, size_t max,
+     bool *truncated)
+{
+	uint64_t visited[2 * REC_PY_MAX_DEPTH];
+	struct rawframe raw[REC_PY_MAX_DEPTH], r = { 0 };
+	size_t n = 0, nv = 0, good;
+	int rc = 0;
+
+	while (f && rc == 0) {
+		if (n == max || nv == sizeof(visited) / sizeof(visited[0]) ||
+		    seen(visited, nv, f))
+			break;
+		visited[nv++] = f;
+		rc = decode_frame(py, f, &r);
+		if (rc < 0)
+			break;
+		f = r.back;
+		if (py->l.minor >= 12 && r.owner == REC_PY_OWNED_BY_CSTACK) {
+			if (n > 0) /* the shim an evaluator call starts with */
+				raw[n - 1].entry = true;
+			continue;
+		}
+		raw[n++] = r;
+	}
+	if (rc == -ESRCH)
+		return rc;
+	*truncated = rc != 0 || f != 0;
+	rc = resolve_codes(py, raw, n, out, &good);
+	if (rc < 0)
+		return rc;
+	if (good < n || (good > 0 && !is_root(py, &r, out[good - 1].code)))
+		*truncated = true;
+	return (int)good;
+}
+
+/* The thread's innermost frame, as much as tells it from another. */
+struct leaf {
+	uint64_t f, code, back;
+};
+
+/* Reads the leaf of thread state `ts` now; false if it cannot. */
+static bool
+leaf_now(struct rec_py *py, uint64_t ts, struct leaf *lf)
+{
+	struct rawframe r;
+	uint64_t v;
+
+	memset(lf, 0, sizeof(*lf));
+	if (read_u64(py, ts + py->l.ts_frame, &v) < 0)
+		return false;
+	if (v && py->l.cf_current_frame != REC_PYLAYOUT_NONE &&
+	    read_u64(py, v + py->l.cf_current_frame, &v) < 0)
+		return false;
+	lf->f = v;
+	if (v && decode_frame(py, v, &r) < 0)
+		return false;
+	lf->code = v ? r.code : 0;
+	lf->back = v ? r.back : 0;
+	return true;
+}
+
+/*
+ * Walks tid's chain between two reads of its leaf, and again while they
+ * differ: a frame returned or called during the walk may have linked
+ * the walk into another stack's frames.
+ */
+static int
+walk_stable(struct rec_py *py, uint64_t ts, struct rec_py_frame *out,
+	    size_t max, bool *truncated)
+{
+	struct leaf before, after;
+	int rc, try;
+	bool ok;
+
+	for (try = 0; try < WALK_TRIES; try++) {
+		if (try > 0) /* a walk again sees the process as it is now */
+			rec_pymem_forget(&py->mem);
+		if (!leaf_now(py, ts, &before))
+			continue;
+		rc = walk(py, before.f, out, max, truncated);
+		if (rc < 0)
+			return rc;
+		py->now = true;
+		ok = leaf_now(py, ts, &after);
+		py->now = false;
+		if (ok && memcmp(&before, &after, sizeof(before)) == 0)
+			return rc;
+	}
+	py->unstable++;
+	*truncated = true;
+	return 0;
+}
+
+int
+rec_py_read_stack(struct rec_py *py, int32_t tid, struct rec_py_frame *out,
+		  size_t max, bool *truncated)
+{
+	uint8_t ts[REC_PYLAYOUT_SPAN_MAX];
+	uint64_t at;
+	int rc;
+
+	*truncated = false;
+	sp_buf_reset(&py->why);
+	rec_pymem_begin(&py->mem, REC_PY_SAMPLE_BYTES);
+	if (py->l.ts_span > sizeof(ts)) {
+		sp_buf_adds(&py->why, "thread state layout too large");
+		return -ENOTSUP;
+	}
+	if (max > REC_PY_MAX_DEPTH)
+		max = REC_PY_MAX_DEPTH;
+	rc = find_tstate(py, tid, ts, &at);
+	if (rc == 0)
+		rc = walk_stable(py, at, out, max, truncated);
+	if (rc < 0)
+		sp_buf_addf(&py->why, "thread %d: %s", (int)tid,
+			    rc == -ENOENT ? "no Python thread state"
+					  : strerror(-rc));
+	return rc;
+}
+
+uint64_t
+rec_py_unstable(const struct rec_py *py)
+{
+	return py->unstable;
+}

@@ -1,0 +1,99 @@
+/*
+ * pystack.h: the Python stacks of a running CPython 3.8-3.13 process,
+ * read from its memory without stopping it or asking it anything.
+ *
+ *   struct rec_py *py = rec_py_attach(pid, &why);
+ *   n = rec_py_read_stack(py, tid, frames, REC_PY_MAX_DEPTH, &truncated);
+ *   ... frames[0] is the innermost Python frame, frames[n-1] the module
+ *   rec_py_free(py);
+ *
+ * A thread is found through _PyRuntime's interpreters and their thread
+ * states.  3.11+ keep the thread's kernel id; 3.8-3.10 keep only its
+ * pthread_t, and the kernel id is read from glibc's struct pthread at the
+ * offset where this process's own glibc keeps it (a target with another
+ * libc has no stacks: -ENOTSUP).
+ *
+ * The chain is read while the target runs, so it may change under the
+ * reader: a frame seen twice, an address outside the writable mappings,
+ * a code object whose type is not PyCode_Type, a chain ending at a
+ * generator or a read past the byte budget ends the stack with
+ * *truncated set.  The innermost frame is read before and after each
+ * walk, and a walk during which it changed (a call or a return, whose
+ * frame memory is soon reused) is done again, then given up; this
+ * narrows the window for mixed stacks without closing it.
+ * Code objects are read once each and kept by address (checked on every
+ * use by their fields' pointers).  A sample costs a system call per page
+ * of frames, one for the headers of all its code objects, three for the
+ * leaf read again, and the names and line tables of code objects not
+ * seen before.
+ */
+#ifndef SP_RECORD_PYSTACK_H
+#define SP_RECORD_PYSTACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "sp-record/pycode.h"
+#include "sp-record/pyfind.h"
+
+struct rec_py;
+
+/* At most this many frames are walked (C-stack shims included: twice). */
+#define REC_PY_MAX_DEPTH 128
+/* What one rec_py_read_stack call may read, code objects included. */
+#define REC_PY_SAMPLE_BYTES (256 * 1024)
+
+struct rec_py_frame {
+	const struct rec_py_code *code; /* valid until rec_py_free */
+	int32_t line;                   /* the line executing, -1 unknown */
+	uint32_t offset; /* byte offset of the instruction in the code */
+	/*
+	 * The frame is the outermost one of its evaluator call: the
+	 * native _PyEval_EvalFrameDefault frame that ran it ran no frame
+	 * beneath it.  Always true for 3.8-3.10, where every call has
+	 * its own evaluator frame.
+	 */
+	bool entry;
+};
+
+/*
+ * Finds the CPython runtime of `pid` (pyfind.h) and its layout.  Returns
+ * the reader, or NULL with errno set and the reason appended to `why`
+ * (ENOENT: not CPython; ENOTSUP: a version outside 3.8-3.13, e.g.
+ * "python3.14: layout unknown"; ESRCH: gone; EACCES; ENOMEM).
+ */
+struct rec_py *rec_py_attach(int32_t pid, struct sp_buf *why);
+
+/*
+ * Reads the Python stack of thread `tid` into out[0..max), innermost
+ * first, and returns how many frames it read; *truncated tells whether
+ * the stack goes on (its read stopped at max, or at an inconsistency).
+ * Returns -ENOENT when the thread has no Python thread state (a native
+ * thread, or Python not started), -ESRCH when the process is gone,
+ * -ENOTSUP when the thread cannot be told (3.8-3.10 without the pthread
+ * offset), -ENOMEM; rec_py_why() then says what happened.
+ */
+int rec_py_read_stack(struct rec_py *py, int32_t tid, struct rec_py_frame *out,
+		      size_t max, bool *truncated);
+
+/* The last failure's message, or "" (valid until the next call). */
+const char *rec_py_why(const struct rec_py *py);
+
+/* The target's CPython minor version (3.minor). */
+unsigned rec_py_minor(const struct rec_py *py);
+
+/* What rec_pyfind found: the runtime, the types, the evaluator's code. */
+const struct rec_pytarget *rec_py_target(const struct rec_py *py);
+
+/* Bytes read from the target so far, for cost accounting. */
+uint64_t rec_py_bytes_read(const struct rec_py *py);
+
+/* Stacks given up (0 frames, truncated) because they kept changing. */
+uint64_t rec_py_unstable(const struct rec_py *py);
+
+/* Frees the reader and every code it made; NULL is allowed. */
+void rec_py_free(struct rec_py *py);
+
+#endif
