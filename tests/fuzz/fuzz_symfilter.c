@@ -17,6 +17,7 @@
 #include "sp-symbolize/cachefile.c"
 #include "sp-symbolize/filter.c"
 #include "sp-symbolize/hostinfo.c"
+#include "sp-symbolize/imgtab.c"
 #include "sp-symbolize/jitdump.c"
 #include "sp-symbolize/jitsyms.c"
 #include "sp-symbolize/kallsyms.c"
