@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/buf.h"
 #include "common/grow.h"
 #include "common/htab.h"
 #include "sp-symbolize/imgtab.h"
@@ -88,7 +89,7 @@ close_images(struct sym_imgtab *t, const struct sym_imgent *keep)
 struct sym_image *
 sym_imgtab_image(struct sym_imgtab *t, struct sym_imgent *e)
 {
-	const char *why = NULL;
+	struct sp_buf why = SP_BUF_INIT;
 	bool again = e->used != 0;
 
 	e->used = ++t->tick;
@@ -100,7 +101,8 @@ sym_imgtab_image(struct sym_imgtab *t, struct sym_imgent *e)
 		e->open_errno = errno;
 		sym_warnf(t->warn, t->warn_ctx,
 			  "'%s': %s; frames keep their address names", e->path,
-			  why);
+			  why.len ? (const char *)why.data : "out of memory");
+		sp_buf_release(&why);
 		e->warned = true;
 		return NULL;
 	}

@@ -239,14 +239,14 @@ vdso_file(struct sym_resolver *r, const struct sym_image *mem)
 		"/lib/modules/%s/vdso/vdso64.so",
 		"/usr/lib/debug/lib/modules/%s/vdso/vdso64.so",
 	};
-	const char *id = sym_image_buildid(mem), *why;
+	const char *id = sym_image_buildid(mem);
 	struct sym_image *img;
 	char *rel = sym_host_release(), path[PATH_MAX];
 	size_t i;
 
 	for (i = 0; id && rel && i < sizeof(fmts) / sizeof(fmts[0]); i++) {
 		snprintf(path, sizeof(path), fmts[i], rel);
-		img = sym_image_open(path, &r->o.sym, &why);
+		img = sym_image_open(path, &r->o.sym, NULL);
 		if (img && sym_image_buildid(img) &&
 		    strcmp(sym_image_buildid(img), id) == 0) {
 			free(rel);
@@ -263,7 +263,6 @@ static struct sym_image *
 host_vdso(struct sym_resolver *r)
 {
 	struct sym_image *file;
-	const char *why;
 	size_t len = 0;
 	void *mem;
 
@@ -272,7 +271,7 @@ host_vdso(struct sym_resolver *r)
 	r->vdso_tried = true;
 	mem = sym_host_vdso(&len);
 	if (mem)
-		r->vdso = sym_image_open_mem(mem, len, &r->o.sym, &why);
+		r->vdso = sym_image_open_mem(mem, len, &r->o.sym, NULL);
 	file = r->vdso ? vdso_file(r, r->vdso) : NULL;
 	if (file) {
 		sym_image_free(r->vdso);

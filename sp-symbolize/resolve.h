@@ -27,6 +27,7 @@
 #include "sp-symbolize/image.h"
 #include "sp-symbolize/symcache.h"
 #include "sp-symbolize/symres.h"
+#include "sp-symbolize/warn.h"
 
 struct sym_resolver;
 
@@ -55,7 +56,7 @@ struct sym_resolver_opts {
 	/* What makes the results, for the cache (fileid.h); "" will do. */
 	const char *cache_tool;
 	/* Receives each warning (without the program name); may be NULL. */
-	void (*warn)(void *ctx, const char *msg);
+	sym_warn_fn *warn;
 	void *warn_ctx;
 	/* The most module files kept open; 0 for SYM_RESOLVER_MAX_OPEN. */
 	size_t max_open;
