@@ -38,6 +38,7 @@ struct sym_image {
 	struct sym_dwarf *dw;
 	char *buildid;
 	const char *warning; /* static, `note`, or NULL */
+	bool stripped;       /* names from the dynamic symbols only */
 	char note[200];
 	struct sp_htab *cache; /* vaddr -> index into results */
 	struct sym_res *results;
@@ -200,6 +201,8 @@ setup(struct sym_image *img, const char *path, struct sp_buf *err)
 	if (sym_elfsyms_count(img->syms) == 0 && !img->dw)
 		return img->warning ? fail(img, EFBIG, img->warning, err)
 				    : fail(img, ENODATA, "no symbols", err);
+	img->stripped = !img->debug.elf && !img->mini.elf && !img->dw &&
+			!sym_elf_has_symbols(img->file.elf, SHT_SYMTAB);
 	return img;
 }
 
@@ -270,6 +273,12 @@ sym_image_free(struct sym_image *img)
 	sym_elffile_close(&img->debug);
 	sym_elffile_close(&img->file);
 	free(img);
+}
+
+bool
+sym_image_stripped(const struct sym_image *img)
+{
+	return img->stripped;
 }
 
 const char *

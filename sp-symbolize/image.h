@@ -56,6 +56,13 @@ void sym_image_free(struct sym_image *img);
  * NULL: DWARF that would decompress to an implausible size.
  */
 const char *sym_image_warning(const struct sym_image *img);
+/*
+ * Whether the image names functions from its dynamic symbols only: the
+ * file has no .symtab and no DWARF, and neither a debug file (by build
+ * id or debuglink) nor MiniDebugInfo was found.  DWARF is not looked
+ * for with opts->names_only.
+ */
+bool sym_image_stripped(const struct sym_image *img);
 /* The image's GNU build id as lowercase hex, or NULL when it has none. */
 const char *sym_image_buildid(const struct sym_image *img);
 /*

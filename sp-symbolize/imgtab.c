@@ -99,6 +99,8 @@ sym_imgtab_image(struct sym_imgtab *t, struct sym_imgent *e)
 	if (!e->img) {
 		e->failed = true;
 		e->open_errno = errno;
+		if (!again)
+			e->stripped = e->open_errno == ENODATA;
 		sym_warnf(t->warn, t->warn_ctx,
 			  "'%s': %s; frames keep their address names", e->path,
 			  why.len ? (const char *)why.data : "out of memory");
@@ -108,6 +110,8 @@ sym_imgtab_image(struct sym_imgtab *t, struct sym_imgent *e)
 	}
 	t->stats.opened++;
 	t->nopen++;
+	if (!again)
+		e->stripped = sym_image_stripped(e->img);
 	if (!again && sym_image_warning(e->img))
 		sym_warnf(t->warn, t->warn_ctx, "'%s': %s", e->path,
 			  sym_image_warning(e->img));
@@ -145,6 +149,12 @@ sym_imgtab_get(struct sym_imgtab *t, const char *path)
 	}
 	sym_imgtab_image(t, e);
 	return e;
+}
+
+struct sym_imgent *
+sym_imgtab_at(const struct sym_imgtab *t, size_t i)
+{
+	return i < t->n ? t->v[i] : NULL;
 }
 
 void

@@ -18,10 +18,11 @@
 struct sym_imgtab;
 
 /*
- * One file on disk.  Callers read the fields and may set `warned`; the
- * table owns the rest.  An entry stays at its address until the table
- * is freed; `img` only until the next sym_imgtab_image() or
- * sym_imgtab_get() on the table (it may close it).
+ * One file on disk.  Callers read the fields and may set `warned` and
+ * `unnamed`; the table owns the rest.  An entry stays at its address
+ * until the table is freed; `img` only until the next
+ * sym_imgtab_image() or sym_imgtab_get() on the table (it may close
+ * it).
  */
 struct sym_imgent {
 	char *path;
@@ -32,6 +33,13 @@ struct sym_imgent {
 	bool have_ino;         /* the file's inode, from stat at creation */
 	uint64_t ino;
 	bool warned; /* one warning said about the file: say no other */
+	/*
+	 * No names but the dynamic symbols' and no debug file
+	 * (sym_image_stripped()), or not even those (ENODATA): set when
+	 * the image is first opened.
+	 */
+	bool stripped;
+	size_t unnamed; /* the caller's count of frames left unnamed */
 };
 
 /* What the table did, for the resolver's statistics. */
@@ -63,6 +71,8 @@ struct sym_imgent *sym_imgtab_get(struct sym_imgtab *t, const char *path);
  * not open.  Counts as a use for the least recently used order.
  */
 struct sym_image *sym_imgtab_image(struct sym_imgtab *t, struct sym_imgent *e);
+/* The i-th entry in the order they were created, or NULL past the last. */
+struct sym_imgent *sym_imgtab_at(const struct sym_imgtab *t, size_t i);
 /* Copies the table's statistics into *st. */
 void sym_imgtab_stats(const struct sym_imgtab *t, struct sym_imgtab_stats *st);
 

@@ -202,6 +202,7 @@ sym_resolver_buildid(struct sym_resolver *r, uint32_t module_id,
 	/* Check the file again, against the build id, at the next frame. */
 	r->mods[module_id].state = MOD_UNCHECKED;
 	r->mods[module_id].ri = NULL;
+	r->mods[module_id].bare = NULL;
 	r->mods[module_id].vdso = NULL;
 	r->mods[module_id].cstate = MOD_UNCHECKED;
 	r->mods[module_id].cset = NULL;
@@ -405,6 +406,12 @@ module_image(struct sym_resolver *r, struct rmod *rm)
 		ri = rm->ri ? NULL : sym_imgtab_get(r->imgs, pick);
 		if (ri && ri->img && same_file(r, ri, rm))
 			rm->ri = ri;
+		else if (ri && ri->failed && ri->stripped &&
+			 !(rm->m.inode && ri->have_ino &&
+			   rm->m.inode != ri->ino))
+			rm->bare = ri;
+		if (rm->ri && rm->ri->stripped)
+			rm->bare = rm->ri;
 	}
 	if (rm->ri || rm->vdso)
 		rm->state = MOD_OK;
@@ -579,6 +586,32 @@ sym_resolver_stats(const struct sym_resolver *r, struct sym_resolver_stats *st)
 	st->images_peak = is.peak;
 }
 
+/*
+ * Counts a frame of `rm` left unnamed against its file when that is
+ * stripped.  A cache hit that named nothing opened no file: it is
+ * opened now, once, to tell.
+ */
+static void
+note_unnamed(struct sym_resolver *r, struct rmod *rm)
+{
+	if (rm->state == MOD_UNCHECKED)
+		module_image(r, rm);
+	if (rm->bare)
+		rm->bare->unnamed++;
+}
+
+void
+sym_resolver_unnamed(const struct sym_resolver *r, sym_unnamed_fn *fn,
+		     void *ctx)
+{
+	struct sym_imgent *e;
+	size_t i;
+
+	for (i = 0; (e = sym_imgtab_at(r->imgs, i)) != NULL; i++)
+		if (e->unnamed)
+			fn(ctx, e->path, e->unnamed);
+}
+
 /* A frame resolved from its module's file, or its fallback name. */
 static int
 native_frame(struct sym_resolver *r, const struct sp_frame *f, struct rmod *rm,
@@ -602,6 +635,7 @@ native_frame(struct sym_resolver *r, const struct sp_frame *f, struct rmod *rm,
 			out->v[first].flags |= py;
 		return 0;
 	}
+	note_unnamed(r, rm);
 	/* As the reference does, only address names of a runtime hide. */
 	if (py)
 		py |= SP_SYM_HIDDEN;

@@ -117,6 +117,16 @@ struct sym_resolver_stats {
 void sym_resolver_stats(const struct sym_resolver *r,
 			struct sym_resolver_stats *st);
 
+/*
+ * Calls `fn` for each module file, in the order first opened, some of
+ * whose frames kept their address names because it is stripped and no
+ * debug file was found (image.h's sym_image_stripped(), or no symbols
+ * at all), with the number of such frames.
+ */
+typedef void sym_unnamed_fn(void *ctx, const char *path, size_t frames);
+void sym_resolver_unnamed(const struct sym_resolver *r, sym_unnamed_fn *fn,
+			  void *ctx);
+
 /* True for the basename of a Python interpreter or libpython. */
 bool sym_is_python_runtime(const char *base, size_t len);
 /* True for a mapping a perf map may override (anonymous code). */

@@ -32,8 +32,9 @@ struct rmod {
 	struct sp_module m; /* m.path is owned */
 	char *buildid;      /* from a buildid record, or NULL */
 	int state;
-	struct sym_imgent *ri;  /* its file in the image table, or NULL */
-	struct sym_image *vdso; /* [vdso]: borrowed from the resolver */
+	struct sym_imgent *ri;   /* its file in the image table, or NULL */
+	struct sym_imgent *bare; /* its file, stripped (imgtab.h), or NULL */
+	struct sym_image *vdso;  /* [vdso]: borrowed from the resolver */
 	bool pyruntime;
 	bool overridable; /* a perf map may override it */
 	int cstate;
