@@ -78,6 +78,13 @@ sym_image_warning(const struct sym_image *img)
 	return NULL;
 }
 
+bool
+sym_image_stripped(const struct sym_image *img)
+{
+	(void)img;
+	return false;
+}
+
 int
 sym_image_resolve(struct sym_image *img, uint64_t rel_ip, struct sym_res *out)
 {
