@@ -75,3 +75,25 @@ sym_host_vdso(size_t *len)
 	*len = size;
 	return copy;
 }
+
+/* Whether a recorded host fact matches this host (true when unknown). */
+static bool
+fact_matches(const char *recorded, char *(*get)(void))
+{
+	char *here;
+	bool same;
+
+	if (!recorded)
+		return true;
+	here = get();
+	same = here && strcmp(here, recorded) == 0;
+	free(here);
+	return same;
+}
+
+bool
+sym_host_same_kernel(const char *release, const char *bootid)
+{
+	return fact_matches(release, sym_host_release) &&
+	       fact_matches(bootid, sym_host_bootid);
+}

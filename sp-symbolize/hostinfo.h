@@ -5,12 +5,18 @@
 #ifndef SYM_HOSTINFO_H
 #define SYM_HOSTINFO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The running kernel's release (uname -r), malloc'ed; NULL on error. */
 char *sym_host_release(void);
 /* The boot id, malloc'ed without its newline; NULL on error. */
 char *sym_host_bootid(void);
+/*
+ * Whether a recording with this kernel release and boot id (each NULL
+ * when unknown, which matches) comes from this boot of this kernel.
+ */
+bool sym_host_same_kernel(const char *release, const char *bootid);
 /*
  * A malloc'ed copy of this process's vdso image, the same in every
  * process of this boot; NULL when there is none.

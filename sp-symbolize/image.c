@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/grow.h"
 #include "sp-symbolize/dwarf.h"
 #include "sp-symbolize/elffile.h"
@@ -37,6 +38,7 @@ struct sym_image {
 	struct sym_dwarf *dw;
 	char *buildid;
 	const char *warning; /* static, `note`, or NULL */
+	bool stripped;       /* names from the dynamic symbols only */
 	char note[200];
 	struct sp_htab *cache; /* vaddr -> index into results */
 	struct sym_res *results;
@@ -159,17 +161,30 @@ note_hidden(struct sym_image *img)
 	img->warning = img->note;
 }
 
+/*
+ * Fails with `e` (a positive errno) and `msg`, which may point into
+ * `img`: it is copied before `img` is freed.
+ */
 static struct sym_image *
-setup(struct sym_image *img, const char *path, const char **why)
+fail(struct sym_image *img, int e, const char *msg, struct sp_buf *err)
+{
+	if (err)
+		sp_buf_adds(err, msg);
+	sym_image_free(img);
+	errno = e;
+	return NULL;
+}
+
+static struct sym_image *
+setup(struct sym_image *img, const char *path, struct sp_buf *err)
 {
 	int rc;
 
 	img->cache = sp_htab_new();
-	if (!img->cache || read_loads(img)) {
-		*why = img->cache ? "corrupt program headers" : "out of memory";
-		sym_image_free(img);
-		return NULL;
-	}
+	if (!img->cache)
+		return fail(img, ENOMEM, "out of memory", err);
+	if (read_loads(img))
+		return fail(img, EBADMSG, "corrupt program headers", err);
 	read_buildid(img);
 	sym_debug_find(path, img->file.elf, img->opts.debug_dirs,
 		       img->opts.ndebug_dirs, &img->debug);
@@ -179,14 +194,15 @@ setup(struct sym_image *img, const char *path, const char **why)
 	if (!img->opts.names_only && !img->dw)
 		img->dw = open_dwarf(img, img->file.elf);
 	note_hidden(img);
-	if (rc || (sym_elfsyms_count(img->syms) == 0 && !img->dw)) {
-		*why = rc == -ENOMEM  ? "out of memory"
-		       : rc           ? "corrupt symbol table"
-		       : img->warning ? img->warning
-				      : "no symbols";
-		sym_image_free(img);
-		return NULL;
-	}
+	if (rc == -ENOMEM)
+		return fail(img, ENOMEM, "out of memory", err);
+	if (rc)
+		return fail(img, EBADMSG, "corrupt symbol table", err);
+	if (sym_elfsyms_count(img->syms) == 0 && !img->dw)
+		return img->warning ? fail(img, EFBIG, img->warning, err)
+				    : fail(img, ENODATA, "no symbols", err);
+	img->stripped = !img->debug.elf && !img->mini.elf && !img->dw &&
+			!sym_elf_has_symbols(img->file.elf, SHT_SYMTAB);
 	return img;
 }
 
@@ -206,43 +222,36 @@ new_image(const struct sym_symopts *opts)
 
 struct sym_image *
 sym_image_open(const char *path, const struct sym_symopts *opts,
-	       const char **why)
+	       struct sp_buf *err)
 {
 	struct sym_image *img = new_image(opts);
 	int rc;
 
-	if (!img) {
-		*why = "out of memory";
-		return NULL;
-	}
+	if (!img)
+		return fail(NULL, ENOMEM, "out of memory", err);
 	rc = sym_elffile_open(&img->file, path);
-	if (rc) {
-		*why = rc == -ENOEXEC  ? "not an ELF file"
-		       : rc == -EINVAL ? "not a regular file"
-				       : strerror(-rc);
-		sym_image_free(img);
-		return NULL;
-	}
-	return setup(img, path, why);
+	if (rc)
+		return fail(img, -rc,
+			    rc == -ENOEXEC  ? "not an ELF file"
+			    : rc == -EINVAL ? "not a regular file"
+					    : strerror(-rc),
+			    err);
+	return setup(img, path, err);
 }
 
 struct sym_image *
 sym_image_open_mem(void *mem, size_t len, const struct sym_symopts *opts,
-		   const char **why)
+		   struct sp_buf *err)
 {
 	struct sym_image *img = new_image(opts);
 
 	if (!img) {
 		free(mem);
-		*why = "out of memory";
-		return NULL;
+		return fail(NULL, ENOMEM, "out of memory", err);
 	}
-	if (sym_elffile_open_mem(&img->file, mem, len)) {
-		*why = "not an ELF file";
-		sym_image_free(img);
-		return NULL;
-	}
-	return setup(img, NULL, why);
+	if (sym_elffile_open_mem(&img->file, mem, len))
+		return fail(img, ENOEXEC, "not an ELF file", err);
+	return setup(img, NULL, err);
 }
 
 void
@@ -264,6 +273,12 @@ sym_image_free(struct sym_image *img)
 	sym_elffile_close(&img->debug);
 	sym_elffile_close(&img->file);
 	free(img);
+}
+
+bool
+sym_image_stripped(const struct sym_image *img)
+{
+	return img->stripped;
 }
 
 const char *

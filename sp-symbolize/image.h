@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/buf.h"
 #include "sp-symbolize/symres.h"
 
 struct sym_image;
@@ -28,22 +29,25 @@ struct sym_symopts {
 };
 
 /*
- * Opens the ELF file `path`.  Returns the image, or NULL with *why set
- * to a static description ("No such file or directory", "not an ELF
- * file", "no symbols") on failure.  Images with neither symbols nor
- * DWARF fail with "no symbols".  With opts->names_only, DWARF is never
- * opened.
+ * Opens the ELF file `path`.  Returns the image, or NULL with errno set
+ * and, when `err` is not NULL, why appended to it: open(2)'s error
+ * ("No such file or directory"), EINVAL "not a regular file", ENOEXEC
+ * "not an ELF file", EBADMSG "corrupt program headers" or "corrupt
+ * symbol table", ENOMEM "out of memory".  An image with neither symbols
+ * nor DWARF fails with ENODATA "no symbols", or EFBIG and the warning
+ * below when what it had was not read.  With opts->names_only, DWARF is
+ * never opened.
  */
 struct sym_image *sym_image_open(const char *path,
 				 const struct sym_symopts *opts,
-				 const char **why);
+				 struct sp_buf *err);
 /*
  * Same for an ELF image in memory (malloc'ed, taken over); its debug
  * file is looked up by build id only.
  */
 struct sym_image *sym_image_open_mem(void *mem, size_t len,
 				     const struct sym_symopts *opts,
-				     const char **why);
+				     struct sp_buf *err);
 /* NULL is allowed. */
 void sym_image_free(struct sym_image *img);
 
@@ -52,6 +56,13 @@ void sym_image_free(struct sym_image *img);
  * NULL: DWARF that would decompress to an implausible size.
  */
 const char *sym_image_warning(const struct sym_image *img);
+/*
+ * Whether the image names functions from its dynamic symbols only: the
+ * file has no .symtab and no DWARF, and neither a debug file (by build
+ * id or debuglink) nor MiniDebugInfo was found.  DWARF is not looked
+ * for with opts->names_only.
+ */
+bool sym_image_stripped(const struct sym_image *img);
 /* The image's GNU build id as lowercase hex, or NULL when it has none. */
 const char *sym_image_buildid(const struct sym_image *img);
 /*

@@ -40,7 +40,7 @@ struct sym_jitsyms {
 	struct sp_htab *pm_by_pid; /* pid -> index into pms */
 	struct rpm **pms;
 	size_t npms, apms;
-	void (*warn)(void *ctx, const char *msg);
+	sym_warn_fn *warn;
 	void *ctx;
 };
 
@@ -59,8 +59,7 @@ free_rpm(struct rpm *pm)
 }
 
 struct sym_jitsyms *
-sym_jitsyms_new(const char *dir, void (*warn)(void *ctx, const char *msg),
-		void *ctx)
+sym_jitsyms_new(const char *dir, sym_warn_fn *warn, void *ctx)
 {
 	struct sym_jitsyms *j = calloc(1, sizeof(*j));
 

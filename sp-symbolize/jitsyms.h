@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sp-symbolize/warn.h"
+
 struct sym_jitsyms;
 
 /*
@@ -21,8 +23,7 @@ struct sym_jitsyms;
  * root), not the process's user.  `warn` (may be NULL) gets each warning
  * without the program name.
  */
-struct sym_jitsyms *sym_jitsyms_new(const char *dir,
-				    void (*warn)(void *ctx, const char *msg),
+struct sym_jitsyms *sym_jitsyms_new(const char *dir, sym_warn_fn *warn,
 				    void *ctx);
 /* NULL is allowed. */
 void sym_jitsyms_free(struct sym_jitsyms *j);

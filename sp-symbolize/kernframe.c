@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "sp-symbolize/hostinfo.h"
 #include "sp-symbolize/resolver_impl.h"
 #include "sp-symbolize/warn.h"
 #include "common/banned.h"
@@ -26,7 +27,7 @@ kernel_id(struct sym_resolver *r)
 		r->kid_tried = true;
 		r->kid_ok =
 		    r->o.cache && !r->o.no_kallsyms && !r->o.kallsyms &&
-		    sym_same_kernel(r) &&
+		    sym_host_same_kernel(r->release, r->bootid) &&
 		    sym_fileid_kernel(r->o.cache_tool ? r->o.cache_tool : "",
 				      &r->kid) == 0;
 	}
@@ -99,7 +100,7 @@ kernel_table(struct sym_resolver *r)
 	r->ks_state = KS_READY;
 	if (r->o.no_kallsyms)
 		return NULL;
-	if (!sym_same_kernel(r)) {
+	if (!sym_host_same_kernel(r->release, r->bootid)) {
 		sym_warnf(r->o.warn, r->o.warn_ctx,
 			  "the recording comes from another kernel (%s); "
 			  "kernel frames keep their address names unless "
@@ -147,8 +148,8 @@ kallsyms_frame(struct sym_resolver *r, const struct sp_frame *f,
 		found =
 		    sym_kallsyms_lookup(ks, f->abs_ip, &name, &module, &start);
 	if (!found || f->abs_ip - start > SYM_KERNEL_MAX_OFFSET)
-		return sym_fallback_frame(
-		    &kf, NULL, SP_SYM_KERNEL | SP_SYM_UNRESOLVED, out);
+		return sym_res_add_fallback(out, &kf, NULL,
+					    SP_SYM_KERNEL | SP_SYM_UNRESOLVED);
 	if (asprintf(&full, "%s+0x%" PRIx64 "%s%s", name, f->abs_ip - start,
 		     module ? " " : "", module ? module : "") < 0)
 		return -ENOMEM;

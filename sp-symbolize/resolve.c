@@ -18,6 +18,7 @@
 #include "sp-symbolize/demangle.h"
 #include "sp-symbolize/fileid.h"
 #include "sp-symbolize/hostinfo.h"
+#include "sp-symbolize/imgtab.h"
 #include "sp-symbolize/jitsyms.h"
 #include "sp-symbolize/kallsyms.h"
 #include "sp-symbolize/perfmap.h"
@@ -48,10 +49,11 @@ sym_resolver_new(const struct sym_resolver_opts *o, struct sp_buf *err)
 	if (!r->o.max_open)
 		r->o.max_open = SYM_RESOLVER_MAX_OPEN;
 	r->last_save = now_seconds();
-	r->img_by_path = sp_htab_new();
+	r->imgs =
+	    sym_imgtab_new(&r->o.sym, r->o.max_open, o->warn, o->warn_ctx);
 	r->fid_by_path = sp_htab_new();
 	r->jit = sym_jitsyms_new(o->perf_map_dir, o->warn, o->warn_ctx);
-	if (!r->img_by_path || !r->fid_by_path || !r->jit) {
+	if (!r->imgs || !r->fid_by_path || !r->jit) {
 		sym_resolver_free(r);
 		errno = ENOMEM;
 		return NULL;
@@ -93,15 +95,9 @@ sym_resolver_free(struct sym_resolver *r)
 		free(r->mods[i].buildid);
 	}
 	free(r->mods);
-	for (i = 0; i < r->nimgs; i++) {
-		sym_image_free(r->imgs[i]->img);
-		free(r->imgs[i]->path);
-		free(r->imgs[i]);
-	}
-	free(r->imgs);
+	sym_imgtab_free(r->imgs);
 	sym_jitsyms_free(r->jit);
 	sym_image_free(r->vdso);
-	sp_htab_free(r->img_by_path);
 	sp_htab_free(r->fid_by_path);
 	free(r->fids);
 	sym_kallsyms_free(r->ks);
@@ -206,6 +202,7 @@ sym_resolver_buildid(struct sym_resolver *r, uint32_t module_id,
 	/* Check the file again, against the build id, at the next frame. */
 	r->mods[module_id].state = MOD_UNCHECKED;
 	r->mods[module_id].ri = NULL;
+	r->mods[module_id].bare = NULL;
 	r->mods[module_id].vdso = NULL;
 	r->mods[module_id].cstate = MOD_UNCHECKED;
 	r->mods[module_id].cset = NULL;
@@ -230,115 +227,6 @@ sym_resolver_host(struct sym_resolver *r, const char *key, const char *value)
 	return 0;
 }
 
-/* Whether a recorded host fact matches this host (true when unknown). */
-static bool
-fact_matches(const char *recorded, char *(*get)(void))
-{
-	char *here;
-	bool same;
-
-	if (!recorded)
-		return true;
-	here = get();
-	same = here && strcmp(here, recorded) == 0;
-	free(here);
-	return same;
-}
-
-/* Whether the recording comes from this boot of this kernel. */
-bool
-sym_same_kernel(struct sym_resolver *r)
-{
-	return fact_matches(r->release, sym_host_release) &&
-	       fact_matches(r->bootid, sym_host_bootid);
-}
-
-/* Closes the least recently used images but `keep` while over the bound. */
-static void
-close_images(struct sym_resolver *r, const struct rimg *keep)
-{
-	struct rimg *lru;
-	size_t i;
-
-	while (r->nopen > r->o.max_open) {
-		lru = NULL;
-		for (i = 0; i < r->nimgs; i++)
-			if (r->imgs[i]->img && r->imgs[i] != keep &&
-			    (!lru || r->imgs[i]->used < lru->used))
-				lru = r->imgs[i];
-		if (!lru)
-			return;
-		sym_image_free(lru->img);
-		lru->img = NULL;
-		r->nopen--;
-		r->stats.images_closed++;
-	}
-}
-
-/*
- * The image of `ri`, opened at its first use (warning if it cannot be)
- * or again after it was closed; NULL when it does not open.
- */
-static struct sym_image *
-rimg_image(struct sym_resolver *r, struct rimg *ri)
-{
-	const char *why = NULL;
-	bool again = ri->used != 0;
-
-	ri->used = ++r->tick;
-	if (ri->img || ri->failed)
-		return ri->img;
-	ri->img = sym_image_open(ri->path, &r->o.sym, &why);
-	if (!ri->img) {
-		ri->failed = true;
-		sym_warnf(r->o.warn, r->o.warn_ctx,
-			  "'%s': %s; frames keep their address names", ri->path,
-			  why);
-		ri->warned = true;
-		return NULL;
-	}
-	r->stats.images++;
-	r->nopen++;
-	if (!again && sym_image_warning(ri->img))
-		sym_warnf(r->o.warn, r->o.warn_ctx, "'%s': %s", ri->path,
-			  sym_image_warning(ri->img));
-	close_images(r, ri);
-	if (r->nopen > r->stats.images_peak)
-		r->stats.images_peak = r->nopen;
-	return ri->img;
-}
-
-/* The image table entry of `path`, its image opened (or NULL). */
-static struct rimg *
-image_for_path(struct sym_resolver *r, const char *path)
-{
-	uint64_t idx;
-	struct rimg *ri;
-	struct stat st;
-
-	if (sp_htab_get(r->img_by_path, path, strlen(path), &idx)) {
-		rimg_image(r, r->imgs[idx]);
-		return r->imgs[idx];
-	}
-	if (SP_GROW(r->imgs, r->aimgs, r->nimgs + 1))
-		return NULL;
-	ri = calloc(1, sizeof(*ri));
-	if (!ri || !(ri->path = strdup(path)) ||
-	    sp_htab_put(r->img_by_path, path, strlen(path), r->nimgs)) {
-		if (ri)
-			free(ri->path);
-		free(ri);
-		return NULL;
-	}
-	r->imgs[r->nimgs++] = ri;
-	if (stat(path, &st) == 0) {
-		ri->have_ino = true;
-		ri->ino = st.st_ino;
-	}
-	rimg_image(r, ri);
-	return ri;
-}
-
 /*
  * The kernel's unstripped vdso, which kernel packages install, when it
  * is the one in memory (same build id).  The image in memory exports
@@ -352,14 +240,14 @@ vdso_file(struct sym_resolver *r, const struct sym_image *mem)
 		"/lib/modules/%s/vdso/vdso64.so",
 		"/usr/lib/debug/lib/modules/%s/vdso/vdso64.so",
 	};
-	const char *id = sym_image_buildid(mem), *why;
+	const char *id = sym_image_buildid(mem);
 	struct sym_image *img;
 	char *rel = sym_host_release(), path[PATH_MAX];
 	size_t i;
 
 	for (i = 0; id && rel && i < sizeof(fmts) / sizeof(fmts[0]); i++) {
 		snprintf(path, sizeof(path), fmts[i], rel);
-		img = sym_image_open(path, &r->o.sym, &why);
+		img = sym_image_open(path, &r->o.sym, NULL);
 		if (img && sym_image_buildid(img) &&
 		    strcmp(sym_image_buildid(img), id) == 0) {
 			free(rel);
@@ -376,7 +264,6 @@ static struct sym_image *
 host_vdso(struct sym_resolver *r)
 {
 	struct sym_image *file;
-	const char *why;
 	size_t len = 0;
 	void *mem;
 
@@ -385,7 +272,7 @@ host_vdso(struct sym_resolver *r)
 	r->vdso_tried = true;
 	mem = sym_host_vdso(&len);
 	if (mem)
-		r->vdso = sym_image_open_mem(mem, len, &r->o.sym, &why);
+		r->vdso = sym_image_open_mem(mem, len, &r->o.sym, NULL);
 	file = r->vdso ? vdso_file(r, r->vdso) : NULL;
 	if (file) {
 		sym_image_free(r->vdso);
@@ -407,12 +294,12 @@ vdso_image(struct sym_resolver *r, const struct rmod *rm)
 
 	if (rm->buildid)
 		return have && strcmp(have, rm->buildid) == 0 ? v : NULL;
-	return sym_same_kernel(r) ? v : NULL;
+	return sym_host_same_kernel(r->release, r->bootid) ? v : NULL;
 }
 
 /* Checks that the file on disk is the one recorded; warns once if not. */
 static bool
-same_file(struct sym_resolver *r, struct rimg *ri, const struct rmod *rm)
+same_file(struct sym_resolver *r, struct sym_imgent *ri, const struct rmod *rm)
 {
 	const char *have = sym_image_buildid(ri->img);
 
@@ -473,11 +360,11 @@ path_lost(const struct rmod *rm, const char *path)
  * id names in a --debug-dir, .build-id/xx/rest.debug: a kept copy of the
  * binary or its debug file.  NULL when there is none that matches.
  */
-static struct rimg *
+static struct sym_imgent *
 image_by_buildid(struct sym_resolver *r, const char *id)
 {
 	char path[PATH_MAX];
-	struct rimg *ri;
+	struct sym_imgent *ri;
 	const char *have;
 	size_t i;
 
@@ -486,8 +373,8 @@ image_by_buildid(struct sym_resolver *r, const char *id)
 	for (i = 0; i < r->o.sym.ndebug_dirs; i++) {
 		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug",
 			 r->o.sym.debug_dirs[i], id, id + 2);
-		if (access(path, F_OK) < 0 || !(ri = image_for_path(r, path)) ||
-		    !ri->img)
+		if (access(path, F_OK) < 0 ||
+		    !(ri = sym_imgtab_get(r->imgs, path)) || !ri->img)
 			continue;
 		have = sym_image_buildid(ri->img);
 		if (have && strcmp(have, id) == 0)
@@ -505,10 +392,10 @@ module_image(struct sym_resolver *r, struct rmod *rm)
 {
 	const char *path = rm->m.path, *pick;
 	char buf[PATH_MAX];
-	struct rimg *ri;
+	struct sym_imgent *ri;
 
 	if (rm->state != MOD_UNCHECKED)
-		return rm->ri ? rimg_image(r, rm->ri) : rm->vdso;
+		return rm->ri ? sym_imgtab_image(r->imgs, rm->ri) : rm->vdso;
 	rm->state = MOD_BAD;
 	if (strcmp(path, "[vdso]") == 0) {
 		rm->vdso = vdso_image(r, rm);
@@ -516,9 +403,15 @@ module_image(struct sym_resolver *r, struct rmod *rm)
 		pick = pick_path(rm, buf, sizeof(buf));
 		if (rm->buildid && path_lost(rm, pick))
 			rm->ri = image_by_buildid(r, rm->buildid);
-		ri = rm->ri ? NULL : image_for_path(r, pick);
+		ri = rm->ri ? NULL : sym_imgtab_get(r->imgs, pick);
 		if (ri && ri->img && same_file(r, ri, rm))
 			rm->ri = ri;
+		else if (ri && ri->failed && ri->stripped &&
+			 !(rm->m.inode && ri->have_ino &&
+			   rm->m.inode != ri->ino))
+			rm->bare = ri;
+		if (rm->ri && rm->ri->stripped)
+			rm->bare = rm->ri;
 	}
 	if (rm->ri || rm->vdso)
 		rm->state = MOD_OK;
@@ -576,22 +469,6 @@ perf_map_frame(struct sym_resolver *r, const char *name, uint64_t offset,
 		s->has_offset = true;
 	}
 	return rc;
-}
-
-int
-sym_fallback_frame(const struct sp_frame *f, const char *path, unsigned flags,
-		   struct sym_res *out)
-{
-	struct sp_buf name = SP_BUF_INIT;
-	struct sym_entry *s = NULL;
-
-	if (sp_fallback_name(&name, f->mode, path, f->rel_ip, f->abs_ip) == 0)
-		s = sym_res_add(out, (const char *)name.data);
-	sp_buf_release(&name);
-	if (!s)
-		return -ENOMEM;
-	s->flags |= flags;
-	return 0;
 }
 
 /*
@@ -700,7 +577,39 @@ sym_resolver_idle(struct sym_resolver *r)
 void
 sym_resolver_stats(const struct sym_resolver *r, struct sym_resolver_stats *st)
 {
+	struct sym_imgtab_stats is;
+
 	*st = r->stats;
+	sym_imgtab_stats(r->imgs, &is);
+	st->images = is.opened;
+	st->images_closed = is.closed;
+	st->images_peak = is.peak;
+}
+
+/*
+ * Counts a frame of `rm` left unnamed against its file when that is
+ * stripped.  A cache hit that named nothing opened no file: it is
+ * opened now, once, to tell.
+ */
+static void
+note_unnamed(struct sym_resolver *r, struct rmod *rm)
+{
+	if (rm->state == MOD_UNCHECKED)
+		module_image(r, rm);
+	if (rm->bare)
+		rm->bare->unnamed++;
+}
+
+void
+sym_resolver_unnamed(const struct sym_resolver *r, sym_unnamed_fn *fn,
+		     void *ctx)
+{
+	struct sym_imgent *e;
+	size_t i;
+
+	for (i = 0; (e = sym_imgtab_at(r->imgs, i)) != NULL; i++)
+		if (e->unnamed)
+			fn(ctx, e->path, e->unnamed);
 }
 
 /* A frame resolved from its module's file, or its fallback name. */
@@ -715,7 +624,7 @@ native_frame(struct sym_resolver *r, const struct sp_frame *f, struct rmod *rm,
 	if (f->mode == SP_FRAME_KERNEL || (rm && rm->m.is_kernel))
 		return sym_kernel_frame(r, f, out);
 	if (!rm)
-		return sym_fallback_frame(f, NULL, SP_SYM_UNRESOLVED, out);
+		return sym_res_add_fallback(out, f, NULL, SP_SYM_UNRESOLVED);
 	py = rm->pyruntime ? SP_SYM_PYRUNTIME : 0;
 
 	n = image_frames(r, rm, f->rel_ip, out);
@@ -726,12 +635,14 @@ native_frame(struct sym_resolver *r, const struct sp_frame *f, struct rmod *rm,
 			out->v[first].flags |= py;
 		return 0;
 	}
+	note_unnamed(r, rm);
 	/* As the reference does, only address names of a runtime hide. */
 	if (py)
 		py |= SP_SYM_HIDDEN;
 	/* An anonymous mapping has no path to name it after. */
-	return sym_fallback_frame(f, rm->m.path[0] ? rm->m.path : "[anon]",
-				  SP_SYM_UNRESOLVED | py, out);
+	return sym_res_add_fallback(out, f,
+				    rm->m.path[0] ? rm->m.path : "[anon]",
+				    SP_SYM_UNRESOLVED | py);
 }
 
 int

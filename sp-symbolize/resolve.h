@@ -27,6 +27,7 @@
 #include "sp-symbolize/image.h"
 #include "sp-symbolize/symcache.h"
 #include "sp-symbolize/symres.h"
+#include "sp-symbolize/warn.h"
 
 struct sym_resolver;
 
@@ -55,7 +56,7 @@ struct sym_resolver_opts {
 	/* What makes the results, for the cache (fileid.h); "" will do. */
 	const char *cache_tool;
 	/* Receives each warning (without the program name); may be NULL. */
-	void (*warn)(void *ctx, const char *msg);
+	sym_warn_fn *warn;
 	void *warn_ctx;
 	/* The most module files kept open; 0 for SYM_RESOLVER_MAX_OPEN. */
 	size_t max_open;
@@ -115,6 +116,16 @@ struct sym_resolver_stats {
 };
 void sym_resolver_stats(const struct sym_resolver *r,
 			struct sym_resolver_stats *st);
+
+/*
+ * Calls `fn` for each module file, in the order first opened, some of
+ * whose frames kept their address names because it is stripped and no
+ * debug file was found (image.h's sym_image_stripped(), or no symbols
+ * at all), with the number of such frames.
+ */
+typedef void sym_unnamed_fn(void *ctx, const char *path, size_t frames);
+void sym_resolver_unnamed(const struct sym_resolver *r, sym_unnamed_fn *fn,
+			  void *ctx);
 
 /* True for the basename of a Python interpreter or libpython. */
 bool sym_is_python_runtime(const char *base, size_t len);

@@ -1,7 +1,8 @@
 /*
  * resolver_impl.h: the resolver's state, shared by resolve.c (modules,
- * images, perf maps, the cache) and kernframe.c (kernel frames); not
- * for other files.
+ * perf maps, the cache) and kernframe.c (kernel frames); not for other
+ * files.  Module files are in imgtab.h's table, kernel frames call only
+ * down (kallsyms.h, hostinfo.h, symres.h), never back into resolve.c.
  */
 #ifndef SYM_RESOLVER_IMPL_H
 #define SYM_RESOLVER_IMPL_H
@@ -12,6 +13,7 @@
 
 #include "common/htab.h"
 #include "sp-symbolize/fileid.h"
+#include "sp-symbolize/imgtab.h"
 #include "sp-symbolize/jitsyms.h"
 #include "sp-symbolize/kallsyms.h"
 #include "sp-symbolize/resolve.h"
@@ -30,28 +32,14 @@ struct rmod {
 	struct sp_module m; /* m.path is owned */
 	char *buildid;      /* from a buildid record, or NULL */
 	int state;
-	struct rimg *ri;        /* its file in the image table, or NULL */
-	struct sym_image *vdso; /* [vdso]: borrowed from the resolver */
+	struct sym_imgent *ri;   /* its file in the image table, or NULL */
+	struct sym_imgent *bare; /* its file, stripped (imgtab.h), or NULL */
+	struct sym_image *vdso;  /* [vdso]: borrowed from the resolver */
 	bool pyruntime;
 	bool overridable; /* a perf map may override it */
 	int cstate;
 	struct sym_cset *cset; /* borrowed from the cache, or NULL */
 	char cache_id[sizeof(((struct sym_fileid *)0)->buildid)];
-};
-
-/*
- * One file on disk, shared by the modules that map it.  Its image is
- * closed when it is the least recently used of more than the open
- * bound, and opened again at its next use.
- */
-struct rimg {
-	char *path;
-	struct sym_image *img; /* NULL when closed or failed */
-	bool failed;           /* it did not open: do not try again */
-	uint64_t used;         /* the resolver's tick at its last use */
-	bool have_ino;
-	uint64_t ino;
-	bool warned;
 };
 
 /* A file's cache identity, read once per path like its image. */
@@ -66,11 +54,7 @@ struct sym_resolver {
 	struct sym_resolver_opts o;
 	struct rmod *mods;
 	size_t nmods, amods;
-	struct rimg **imgs;
-	size_t nimgs, aimgs;
-	size_t nopen;  /* images open now */
-	uint64_t tick; /* counts image uses, for least recently used */
-	struct sp_htab *img_by_path; /* path -> index into imgs */
+	struct sym_imgtab *imgs;
 	struct sym_jitsyms *jit;
 	struct sym_kallsyms *ks;
 	int ks_state;
@@ -91,11 +75,6 @@ struct sym_resolver {
 	struct sym_kallsyms *kimg; /* the cache's copy of the image's symbols */
 };
 
-/* Whether the recording comes from this boot of this kernel. */
-bool sym_same_kernel(struct sym_resolver *r);
-/* Appends the fallback name of `f` (records.h) with `flags`. */
-int sym_fallback_frame(const struct sp_frame *f, const char *path,
-		       unsigned flags, struct sym_res *out);
 /* A kernel frame from the cache, or else from kallsyms (cached then). */
 int sym_kernel_frame(struct sym_resolver *r, const struct sp_frame *f,
 		     struct sym_res *out);

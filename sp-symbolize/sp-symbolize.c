@@ -17,6 +17,7 @@
 #include "common/heap.h"
 #include "common/records.h"
 #include "common/version.h"
+#include "sp-symbolize/dpkgown.h"
 #include "sp-symbolize/fileid.h"
 #include "sp-symbolize/filter.h"
 #include "sp-symbolize/resolve.h"
@@ -287,6 +288,83 @@ cache_tool(const struct sym_symopts *o)
 	return s;
 }
 
+/* The most files the summary of unnamed frames gives a line each. */
+#define MAX_UNNAMED 10
+
+/* The files whose frames went unnamed, the first MAX_UNNAMED of them. */
+struct unnamed {
+	const char *paths[MAX_UNNAMED]; /* the resolver's */
+	size_t frames[MAX_UNNAMED];
+	size_t n, more;
+};
+
+static void
+add_unnamed(void *ctx, const char *path, size_t frames)
+{
+	struct unnamed *u = ctx;
+
+	if (u->n == MAX_UNNAMED) {
+		u->more++;
+		return;
+	}
+	u->paths[u->n] = path;
+	u->frames[u->n++] = frames;
+}
+
+/* One summary line: what would name the frames `path` left unnamed. */
+static void
+explain_file(const char *path, size_t frames, const char *pkg)
+{
+	char *msg;
+	int n;
+
+	if (pkg)
+		n = asprintf(&msg,
+			     "'%s': %zu frame%s without names: stripped, and "
+			     "no debug file found; install %s-dbgsym (the "
+			     "debian-debug archive must be in the apt "
+			     "sources) or give --debug-dir DIR",
+			     path, frames, frames == 1 ? "" : "s", pkg);
+	else
+		n = asprintf(&msg,
+			     "'%s': %zu frame%s without names: stripped, and "
+			     "no debug file found; give --debug-dir DIR with "
+			     "its debug file",
+			     path, frames, frames == 1 ? "" : "s");
+	if (n < 0)
+		errx(1, "out of memory");
+	print_warning(NULL, msg);
+	free(msg);
+}
+
+/*
+ * Says, once per file, which stripped files left frames unnamed and
+ * what would name them: the package of their debug symbols when dpkg
+ * owns the file, else a debug directory.
+ */
+static void
+explain_unnamed(const struct sym_resolver *r)
+{
+	struct unnamed u = { .n = 0 };
+	char *owners[MAX_UNNAMED];
+	size_t i;
+
+	sym_resolver_unnamed(r, add_unnamed, &u);
+	if (!u.n)
+		return;
+	if (sym_dpkg_owners(NULL, u.paths, u.n, owners) == -ENOMEM)
+		errx(1, "out of memory");
+	for (i = 0; i < u.n; i++) {
+		explain_file(u.paths[i], u.frames[i], owners[i]);
+		free(owners[i]);
+	}
+	if (u.more)
+		fprintf(stderr,
+			"sp-symbolize: and %zu more stripped file%s without "
+			"debug files\n",
+			u.more, u.more == 1 ? "" : "s");
+}
+
 /* Saves the cache; with SP_SYMBOLIZE_CACHE_STATS set, says what it did. */
 static void
 close_cache(struct sym_cache *c, const struct sym_resolver *r)
@@ -420,6 +498,8 @@ main(int argc, char *argv[])
 		warn("cannot start");
 	sp_buf_release(&emsg);
 	status = r ? symbolize(r, argc ? argv[0] : NULL) : 1;
+	if (r)
+		explain_unnamed(r);
 	close_cache(o.cache, r);
 	sym_resolver_free(r);
 	free(tool);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
+#include "common/names.h"
 #include "sp-symbolize/symres.h"
 #include "common/banned.h"
 
@@ -98,4 +100,20 @@ sym_res_release(struct sym_res *r)
 	free(r->v);
 	r->v = NULL;
 	r->n = r->alloc = 0;
+}
+
+int
+sym_res_add_fallback(struct sym_res *r, const struct sp_frame *f,
+		     const char *path, unsigned flags)
+{
+	struct sp_buf name = SP_BUF_INIT;
+	struct sym_entry *s = NULL;
+
+	if (sp_fallback_name(&name, f->mode, path, f->rel_ip, f->abs_ip) == 0)
+		s = sym_res_add(r, (const char *)name.data);
+	sp_buf_release(&name);
+	if (!s)
+		return -ENOMEM;
+	s->flags |= flags;
+	return 0;
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "common/records.h"
+#include "common/spool.h"
 
 /* One logical frame. */
 struct sym_entry {
@@ -44,6 +45,12 @@ struct sym_entry *sym_res_add(struct sym_res *r, const char *name);
 /* Appends a frame named "PREFIX+0xHEX". */
 struct sym_entry *sym_res_addhex(struct sym_res *r, const char *prefix,
 				 uint64_t value);
+/*
+ * Appends the fallback name of `f` (common/names.h), named after `path`
+ * (NULL: none), with `flags`; returns 0 or -ENOMEM.
+ */
+int sym_res_add_fallback(struct sym_res *r, const struct sp_frame *f,
+			 const char *path, unsigned flags);
 /* Sets the source file of `s` (copied); returns 0 or -ENOMEM. */
 int sym_sym_set_file(struct sym_entry *s, const char *file, unsigned line);
 /* Appends deep copies of the frames of `src`; returns 0 or -ENOMEM. */

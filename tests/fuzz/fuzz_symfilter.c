@@ -9,6 +9,7 @@
  * stubbed out as missing files, since the tool's objects need libelf,
  * libdw and libiberty, which this harness does not link.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "sp-symbolize/cachefile.c"
 #include "sp-symbolize/filter.c"
 #include "sp-symbolize/hostinfo.c"
+#include "sp-symbolize/imgtab.c"
 #include "sp-symbolize/jitdump.c"
 #include "sp-symbolize/jitsyms.c"
 #include "sp-symbolize/kallsyms.c"
@@ -33,22 +35,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Stubs: every file is missing, no name is mangled. */
 struct sym_image *
 sym_image_open(const char *path, const struct sym_symopts *opts,
-	       const char **why)
+	       struct sp_buf *err)
 {
 	(void)path;
 	(void)opts;
-	*why = "No such file or directory";
+	if (err)
+		sp_buf_adds(err, "No such file or directory");
+	errno = ENOENT;
 	return NULL;
 }
 
 struct sym_image *
 sym_image_open_mem(void *mem, size_t len, const struct sym_symopts *opts,
-		   const char **why)
+		   struct sp_buf *err)
 {
 	(void)len;
 	(void)opts;
 	free(mem);
-	*why = "not an ELF file";
+	if (err)
+		sp_buf_adds(err, "not an ELF file");
+	errno = ENOEXEC;
 	return NULL;
 }
 
@@ -70,6 +76,13 @@ sym_image_warning(const struct sym_image *img)
 {
 	(void)img;
 	return NULL;
+}
+
+bool
+sym_image_stripped(const struct sym_image *img)
+{
+	(void)img;
+	return false;
 }
 
 int

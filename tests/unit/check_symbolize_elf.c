@@ -7,6 +7,7 @@
  * addresses.
  */
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
@@ -165,12 +166,13 @@ open_image(const char *file, bool inlines, bool demangle)
 	struct sym_symopts o = {
 		demangle, inlines, dirs, 1, false, false, true
 	};
-	const char *why = NULL;
+	struct sp_buf why = SP_BUF_INIT;
 	struct sym_image *img;
 
 	snprintf(dbg, sizeof(dbg), "%s/dbg", dir);
 	img = sym_image_open(file, &o, &why);
-	ck_assert_msg(img != NULL, "%s: %s", file, why);
+	ck_assert_msg(img != NULL, "%s: %s", file, (char *)why.data);
+	sp_buf_release(&why);
 	return img;
 }
 
@@ -476,7 +478,6 @@ START_TEST(debug_file_with_another_build_id_is_not_used)
 	FILE *f;
 	struct sym_image *img;
 	struct sym_res r = SYM_RES_INIT;
-	const char *why;
 	struct sym_symopts o = { true, true, NULL, 0, false, false, true };
 	char *dirs[1];
 
@@ -499,7 +500,7 @@ START_TEST(debug_file_with_another_build_id_is_not_used)
 	dirs[0] = path("bad");
 	o.debug_dirs = dirs;
 	o.ndebug_dirs = 1;
-	img = sym_image_open(path("sbid"), &o, &why);
+	img = sym_image_open(path("sbid"), &o, NULL);
 	/* Only .dynsym is left, which has no sym_local. */
 	if (img) {
 		uint64_t a = nm_addr(path("pie"), "sym_local", NULL);
@@ -518,13 +519,12 @@ START_TEST(minidebuginfo_gives_local_functions)
 	struct sym_symopts o = { true, true, NULL, 0, false, false, true };
 	struct sym_image *img;
 	struct sym_res r = SYM_RES_INIT;
-	const char *why;
 
 	/* No debug roots: mini has pie's build id, whose debug file is in
 	 * the fixtures' dbg/. */
 	snprintf(mini, sizeof(mini), "%s", path("mini"));
 	snprintf(pie, sizeof(pie), "%s", path("pie"));
-	img = sym_image_open(mini, &o, &why);
+	img = sym_image_open(mini, &o, NULL);
 	ck_assert_ptr_nonnull(img);
 	ck_assert_str_eq(name_at(img, mini, pie, "sym_local", &r), "sym_local");
 	ck_assert_ptr_null(r.v[0].file);
@@ -537,10 +537,12 @@ END_TEST
 START_TEST(broken_files_fail_cleanly)
 {
 	struct sym_symopts o = { true, true, NULL, 0, false, false, true };
-	const char *why = NULL;
+	struct sp_buf why = SP_BUF_INIT;
 
 	ck_assert_ptr_null(sym_image_open(path("missing"), &o, &why));
-	ck_assert_str_eq(why, "No such file or directory");
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_str_eq((char *)why.data, "No such file or directory");
+	sp_buf_reset(&why);
 	ck_assert_int_eq(
 	    sh("cd %s && echo 'not an elf' > text && "
 	       "head -c 300 pie > cut && cp pie junk && "
@@ -549,10 +551,14 @@ START_TEST(broken_files_fail_cleanly)
 	       dir),
 	    0);
 	ck_assert_ptr_null(sym_image_open(path("text"), &o, &why));
-	ck_assert_str_eq(why, "not an ELF file");
+	ck_assert_int_eq(errno, ENOEXEC);
+	ck_assert_str_eq((char *)why.data, "not an ELF file");
+	sp_buf_reset(&why);
 	ck_assert_ptr_null(sym_image_open(path("cut"), &o, &why));
+	ck_assert_uint_gt(why.len, 0);
 	/* Garbage headers: either refused or harmless. */
-	sym_image_free(sym_image_open(path("junk"), &o, &why));
+	sym_image_free(sym_image_open(path("junk"), &o, NULL));
+	sp_buf_release(&why);
 }
 END_TEST
 
