@@ -15,8 +15,8 @@
  * debug files; fileid.h).  NFRAMES 0 records that nothing in the file
  * covers KEY.  Names and files hold no NUL byte.
  */
-#ifndef SYM_CACHEFILE_H
-#define SYM_CACHEFILE_H
+#ifndef SP_SYMBOLIZE_CACHEFILE_H
+#define SP_SYMBOLIZE_CACHEFILE_H
 
 #include <stddef.h>
 #include <stdint.h>

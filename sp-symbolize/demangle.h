@@ -1,8 +1,8 @@
 /*
  * demangle.h: C++ and Rust symbol demangling through libiberty.
  */
-#ifndef SYM_DEMANGLE_H
-#define SYM_DEMANGLE_H
+#ifndef SP_SYMBOLIZE_DEMANGLE_H
+#define SP_SYMBOLIZE_DEMANGLE_H
 
 #include <stdbool.h>
 

@@ -1,8 +1,8 @@
 /*
  * dwarf.h: source lines and inlined-call chains from DWARF, via libdw.
  */
-#ifndef SYM_DWARF_H
-#define SYM_DWARF_H
+#ifndef SP_SYMBOLIZE_DWARF_H
+#define SP_SYMBOLIZE_DWARF_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -6,8 +6,8 @@
  * Building it walks the unit's top level only; a function's subtree is
  * indexed the first time an address falls in it.
  */
-#ifndef SYM_DWINDEX_H
-#define SYM_DWINDEX_H
+#ifndef SP_SYMBOLIZE_DWINDEX_H
+#define SP_SYMBOLIZE_DWINDEX_H
 
 #include <stdbool.h>
 #include <stddef.h>

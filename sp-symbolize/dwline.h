@@ -13,8 +13,8 @@
  * unit's offsets table or a supplementary file, big-endian data,
  * headers of unexpected length) it refuses, and the caller asks libdw.
  */
-#ifndef SYM_DWLINE_H
-#define SYM_DWLINE_H
+#ifndef SP_SYMBOLIZE_DWLINE_H
+#define SP_SYMBOLIZE_DWLINE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -4,8 +4,8 @@
  * dwlsort.c libdw's row order): the decoded unit, the bounded reader,
  * the header's fields.  Private to those files.
  */
-#ifndef SYM_DWLINE_IMPL_H
-#define SYM_DWLINE_IMPL_H
+#ifndef SP_SYMBOLIZE_DWLINE_IMPL_H
+#define SP_SYMBOLIZE_DWLINE_IMPL_H
 
 #include <errno.h>
 #include <stdbool.h>

@@ -2,8 +2,8 @@
  * elffile.h: an ELF file opened for reading, from disk or from memory,
  * and the lookups that find its separate debug information.
  */
-#ifndef SYM_ELFFILE_H
-#define SYM_ELFFILE_H
+#ifndef SP_SYMBOLIZE_ELFFILE_H
+#define SP_SYMBOLIZE_ELFFILE_H
 
 #include <stdbool.h>
 #include <stddef.h>

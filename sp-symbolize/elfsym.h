@@ -6,8 +6,8 @@
  * call sym_elfsyms_finish() once before any lookup.  The table copies the
  * names, so the Elf handles may be closed afterwards.
  */
-#ifndef SYM_ELFSYM_H
-#define SYM_ELFSYM_H
+#ifndef SP_SYMBOLIZE_ELFSYM_H
+#define SP_SYMBOLIZE_ELFSYM_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -4,8 +4,8 @@
  * depend on, read without loading its symbols or DWARF; and the same
  * for the running kernel's symbols.
  */
-#ifndef SYM_FILEID_H
-#define SYM_FILEID_H
+#ifndef SP_SYMBOLIZE_FILEID_H
+#define SP_SYMBOLIZE_FILEID_H
 
 #include <stdint.h>
 

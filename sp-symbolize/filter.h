@@ -5,8 +5,8 @@
  * records already in the input (a stream symbolized twice) are dropped,
  * so each frame has one set.
  */
-#ifndef SYM_FILTER_H
-#define SYM_FILTER_H
+#ifndef SP_SYMBOLIZE_FILTER_H
+#define SP_SYMBOLIZE_FILTER_H
 
 #include <stdbool.h>
 #include <stdio.h>

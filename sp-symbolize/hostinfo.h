@@ -2,8 +2,8 @@
  * hostinfo.h: facts about the host sp-symbolize runs on, to decide
  * whether its kernel symbols and vdso apply to a recording.
  */
-#ifndef SYM_HOSTINFO_H
-#define SYM_HOSTINFO_H
+#ifndef SP_SYMBOLIZE_HOSTINFO_H
+#define SP_SYMBOLIZE_HOSTINFO_H
 
 #include <stdbool.h>
 #include <stddef.h>

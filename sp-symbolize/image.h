@@ -5,8 +5,8 @@
  * Images are opened once per path and shared by every module (process
  * mapping) of that file.
  */
-#ifndef SYM_IMAGE_H
-#define SYM_IMAGE_H
+#ifndef SP_SYMBOLIZE_IMAGE_H
+#define SP_SYMBOLIZE_IMAGE_H
 
 #include <stdbool.h>
 #include <stddef.h>

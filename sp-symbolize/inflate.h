@@ -6,8 +6,8 @@
  * never written), so libdw finds them as if they had never been
  * compressed.  Sections already marked SHT_NOBITS are left alone.
  */
-#ifndef SYM_INFLATE_H
-#define SYM_INFLATE_H
+#ifndef SP_SYMBOLIZE_INFLATE_H
+#define SP_SYMBOLIZE_INFLATE_H
 
 #include <gelf.h>
 

@@ -8,8 +8,8 @@
  * against the bytes read, parsing stops at the first record that does
  * not fit, and the code loads before it are kept.
  */
-#ifndef SYM_JITDUMP_H
-#define SYM_JITDUMP_H
+#ifndef SP_SYMBOLIZE_JITDUMP_H
+#define SP_SYMBOLIZE_JITDUMP_H
 
 #include <stddef.h>
 #include <stdint.h>

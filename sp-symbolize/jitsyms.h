@@ -6,8 +6,8 @@
  * live JIT appends to it); a file refused as untrusted is warned about
  * once.
  */
-#ifndef SYM_JITSYMS_H
-#define SYM_JITSYMS_H
+#ifndef SP_SYMBOLIZE_JITSYMS_H
+#define SP_SYMBOLIZE_JITSYMS_H
 
 #include <stdbool.h>
 #include <stdint.h>

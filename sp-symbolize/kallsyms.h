@@ -3,8 +3,8 @@
  * sorted for address lookups.  Lines are "ADDR TYPE NAME[\t[MODULE]]";
  * only text symbols (t, T, w, W) are kept.
  */
-#ifndef SYM_KALLSYMS_H
-#define SYM_KALLSYMS_H
+#ifndef SP_SYMBOLIZE_KALLSYMS_H
+#define SP_SYMBOLIZE_KALLSYMS_H
 
 #include <stdbool.h>
 #include <stdint.h>

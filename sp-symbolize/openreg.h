@@ -6,8 +6,8 @@
  * of its own, so the type is checked before the file is opened for
  * reading.
  */
-#ifndef SYM_OPENREG_H
-#define SYM_OPENREG_H
+#ifndef SP_SYMBOLIZE_OPENREG_H
+#define SP_SYMBOLIZE_OPENREG_H
 
 #include <stdbool.h>
 

@@ -9,8 +9,8 @@
  * entry when they recompile code.  Malformed lines are skipped, as perf
  * does.
  */
-#ifndef SYM_PERFMAP_H
-#define SYM_PERFMAP_H
+#ifndef SP_SYMBOLIZE_PERFMAP_H
+#define SP_SYMBOLIZE_PERFMAP_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -15,8 +15,8 @@
  * Problems with a module's file are warned about once per file through
  * the warn callback, never fatal.
  */
-#ifndef SYM_RESOLVE_H
-#define SYM_RESOLVE_H
+#ifndef SP_SYMBOLIZE_RESOLVE_H
+#define SP_SYMBOLIZE_RESOLVE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -4,8 +4,8 @@
  * files.  Module files are in imgtab.h's table, kernel frames call only
  * down (kallsyms.h, hostinfo.h, symres.h), never back into resolve.c.
  */
-#ifndef SYM_RESOLVER_IMPL_H
-#define SYM_RESOLVER_IMPL_H
+#ifndef SP_SYMBOLIZE_RESOLVER_IMPL_H
+#define SP_SYMBOLIZE_RESOLVER_IMPL_H
 
 #include <stdbool.h>
 #include <stdint.h>

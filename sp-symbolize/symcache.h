@@ -19,8 +19,8 @@
  * the running user's or writable by others is refused with one warning
  * and the run goes on without a cache, as with --no-cache.
  */
-#ifndef SYM_SYMCACHE_H
-#define SYM_SYMCACHE_H
+#ifndef SP_SYMBOLIZE_SYMCACHE_H
+#define SP_SYMBOLIZE_SYMCACHE_H
 
 #include <stdint.h>
 

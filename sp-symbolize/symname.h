@@ -5,8 +5,8 @@
  * ".constprop.1", ".part.0", ".lto_priv.0", ".cold", ".localalias" and
  * their combinations), then demangled (demangle.h).
  */
-#ifndef SYM_SYMNAME_H
-#define SYM_SYMNAME_H
+#ifndef SP_SYMBOLIZE_SYMNAME_H
+#define SP_SYMBOLIZE_SYMNAME_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -4,8 +4,8 @@
  *
  * A result owns every string in it; sym_res_release() frees them.
  */
-#ifndef SYM_SYMRES_H
-#define SYM_SYMRES_H
+#ifndef SP_SYMBOLIZE_SYMRES_H
+#define SP_SYMBOLIZE_SYMRES_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,8 +3,8 @@
  * through a caller's callback rather than print, so that the tool decides
  * the prefix and the fuzz harness can stay quiet.
  */
-#ifndef SYM_WARN_H
-#define SYM_WARN_H
+#ifndef SP_SYMBOLIZE_WARN_H
+#define SP_SYMBOLIZE_WARN_H
 
 /* Receives one warning without the program name. */
 typedef void sym_warn_fn(void *ctx, const char *msg);
