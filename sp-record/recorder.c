@@ -17,15 +17,6 @@
 #include "sp-record/spooltrim.h"
 #include "common/banned.h"
 
-uint64_t
-rec_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 struct recorder *
 rec_new(const struct rec_config *cfg, int fd)
 {

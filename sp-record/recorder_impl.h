@@ -15,10 +15,10 @@
 #include <sys/types.h>
 
 #include "common/buf.h"
-#include "common/buf.h"
 #include "common/modtab.h"
 #include "common/spool.h"
 #include "sp-record/buildid.h"
+#include "sp-record/clock.h"
 #include "sp-record/maps.h"
 #include "sp-record/offcpu.h"
 #include "sp-record/perfrec.h"
@@ -102,9 +102,6 @@ struct recorder {
  * the spool go through rec_wr(), so the first write error sticks in
  * r->werr.
  */
-
-/* recorder.c */
-uint64_t rec_now_ns(void);
 
 /* spoolout.c */
 int rec_wr(struct recorder *r, int rc);
