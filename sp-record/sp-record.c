@@ -122,7 +122,8 @@ number(const char *s, const char *what, unsigned long long max)
 static void
 event_arg(const char *list, struct rec_evopts *o)
 {
-	char why[256], *copy = strdup(list), *tok, *save = NULL;
+	struct sp_buf why = SP_BUF_INIT;
+	char *copy = strdup(list), *tok, *save = NULL;
 	int rc;
 
 	if (!copy)
@@ -133,17 +134,18 @@ event_arg(const char *list, struct rec_evopts *o)
 			warnx("at most %d events", REC_EVENTS_MAX);
 			usage();
 		}
-		rc = rec_evspec_parse(tok, &o->events[o->nevents], why,
-				      sizeof(why));
+		rc = rec_evspec_parse(tok, &o->events[o->nevents], &why);
 		if (rc == -EACCES) /* the machine's, not the command line's */
-			errx(1, "%s", why);
+			errx(1, "%s",
+			     why.len ? (char *)why.data : strerror(-rc));
 		if (rc < 0) {
-			warnx("%s", why);
+			warnx("%s", why.len ? (char *)why.data : strerror(-rc));
 			usage();
 		}
 		o->nevents++;
 	}
 	free(copy);
+	sp_buf_release(&why);
 	o->source_explicit = true;
 }
 

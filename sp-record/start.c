@@ -51,6 +51,7 @@ rec_launch(struct recorder *r, char **argv)
 {
 	struct rec_child c;
 	struct rec_proc *p;
+	const char *msg;
 	int e, rc;
 
 	if ((rc = rec_child_fork(&c, argv, r->cfg.spool_on_stdout)) < 0) {
@@ -61,7 +62,8 @@ rec_launch(struct recorder *r, char **argv)
 	p = rec_track_process(r, c.pid, true);
 	rc = p ? rec_events_open_launch(&r->ev, c.pid) : -ENOMEM;
 	if (rc < 0) {
-		warnx("%s", r->ev.errmsg[0] ? r->ev.errmsg : strerror(-rc));
+		msg = rec_events_errmsg(&r->ev);
+		warnx("%s", msg[0] ? msg : strerror(-rc));
 		rec_child_abort(&c);
 		rec_reap(r, true, NULL);
 		return 1;
@@ -100,7 +102,7 @@ rec_attach(struct recorder *r, int32_t *pids, size_t n)
 			continue;
 		rc = rec_events_open_attach(&r->ev, pids[i]);
 		if (rc < 0) {
-			warnx("%s", r->ev.errmsg);
+			warnx("%s", rec_events_errmsg(&r->ev));
 			return 1;
 		}
 		if (!rec_track_process(r, pids[i], true))
@@ -154,16 +156,18 @@ launch_plain(struct recorder *r, char **argv)
 int
 rec_system_wide(struct recorder *r, char **argv)
 {
+	const char *msg;
 	int rc;
 
 	if (r->cfg.cpu_list &&
 	    rec_events_select_cpus(&r->ev, r->cfg.cpu_list) < 0) {
-		warnx("%s", r->ev.errmsg);
+		warnx("%s", rec_events_errmsg(&r->ev));
 		return 1;
 	}
 	rc = rec_events_open_cpus(&r->ev);
 	if (rc < 0) {
-		warnx("%s", r->ev.errmsg[0] ? r->ev.errmsg : strerror(-rc));
+		msg = rec_events_errmsg(&r->ev);
+		warnx("%s", msg[0] ? msg : strerror(-rc));
 		return 1;
 	}
 	announce(r);
@@ -201,8 +205,8 @@ thread_failed(struct recorder *r, int32_t tid, int rc, size_t n)
 		      (unsigned long long)rl.rlim_cur);
 	} else if (rc == -ENOENT || rc == -ESRCH) {
 		warnx("thread '%d': no such thread", (int)tid);
-	} else if (r->ev.errmsg[0]) {
-		warnx("%s", r->ev.errmsg);
+	} else if (rec_events_errmsg(&r->ev)[0]) {
+		warnx("%s", rec_events_errmsg(&r->ev));
 	} else {
 		warnx("thread '%d': %s", (int)tid, strerror(-rc));
 	}
@@ -248,7 +252,6 @@ rec_attach_threads(struct recorder *r, const int32_t *tids, size_t n)
 	int rc;
 
 	for (i = 0; i < n; i++) {
-		r->ev.errmsg[0] = '\0';
 		rc = rec_proc_tgid(tids[i], &pid);
 		if (rc == 0)
 			rc = rec_events_open_thread(&r->ev, tids[i]);
