@@ -85,7 +85,7 @@ setup(struct recorder *r)
 	return rc;
 }
 
-/* The spool and the parts that write to it; returns 0 or -errno. */
+/* The spool: its header and host record; returns 0 or -errno. */
 static int
 open_output(struct recorder *r, int fd)
 {
@@ -99,8 +99,13 @@ open_output(struct recorder *r, int fd)
 			  ? (1000000 + r->cfg.ev.freq / 2) / r->cfg.ev.freq
 			  : 0;
 	r->out = rec_out_new(fd, r->cfg.output_name, start_us, interval_us);
-	if (!r->out)
-		return -errno;
+	return r->out ? 0 : -errno;
+}
+
+/* The parts that write through the output; returns 0 or -errno. */
+static int
+connect_parts(struct recorder *r)
+{
 	r->trk = rec_tracker_new(&r->cfg, r->out, &r->stk);
 	if (!r->trk)
 		return -errno;
@@ -133,6 +138,12 @@ rec_new(const struct rec_config *cfg, int fd)
 	rc = open_output(r, fd);
 	if (rc < 0) {
 		warnx("cannot create the spool writer: %s", strerror(-rc));
+		rec_free(r);
+		return NULL;
+	}
+	rc = connect_parts(r);
+	if (rc < 0) {
+		warnx("cannot set up the recorder: %s", strerror(-rc));
 		rec_free(r);
 		return NULL;
 	}

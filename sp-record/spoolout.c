@@ -47,7 +47,10 @@ rec_out_new(int fd, const char *name, uint64_t start_us, uint64_t interval_us)
 	if (o->buildids)
 		o->w = sp_spool_writer_new(fd, start_us, interval_us);
 	if (!o->w) {
+		int e = errno;
+
 		rec_out_free(o);
+		errno = e;
 		return NULL;
 	}
 	write_host(o);
