@@ -63,6 +63,12 @@ event_attr(const struct rec_events *ev, size_t i, struct perf_event_attr *a)
 }
 
 const char *
+rec_events_errmsg(const struct rec_events *ev)
+{
+	return ev->msg.len ? (const char *)ev->msg.data : "";
+}
+
+const char *
 rec_events_name(const struct rec_events *ev, size_t i)
 {
 	return ev->opts.events[i < ev->opts.nevents ? i : 0].name;
@@ -182,6 +188,7 @@ rec_events_release(struct rec_events *ev)
 	int c;
 
 	rec_events_disable(ev);
+	sp_buf_release(&ev->msg);
 	for (c = 0; ev->rings && c < ev->ncpus; c++)
 		rec_ring_release(&ev->rings[c]);
 	for (i = 0; i < ev->nfds; i++)
@@ -306,11 +313,13 @@ map_ring(struct rec_events *ev, int c, int fd)
 		if (rc == 0)
 			break;
 		if ((rc != -EPERM && rc != -ENOMEM) || pages / 2 < MIN_PAGES) {
-			snprintf(ev->errmsg, sizeof(ev->errmsg),
-				 "mmap of a %zu KiB perf ring: %s (limits: "
-				 "ulimit -l, kernel.perf_event_mlock_kb)",
-				 pages * (size_t)sysconf(_SC_PAGESIZE) / 1024,
-				 strerror(-rc));
+			sp_buf_reset(&ev->msg);
+			sp_buf_addf(&ev->msg,
+				    "mmap of a %zu KiB perf ring: %s (limits: "
+				    "ulimit -l, kernel.perf_event_mlock_kb)",
+				    pages * (size_t)sysconf(_SC_PAGESIZE) /
+					1024,
+				    strerror(-rc));
 			ev->rings[c].fd = -1;
 			return rc;
 		}
@@ -329,7 +338,7 @@ open_routed(struct rec_events *ev, size_t i, int c, int32_t pid, bool attach)
 	int fd = open_one(ev, i, pid, ev->cpus[c]), rc;
 
 	if (fd < 0) {
-		rec_events_explain(ev, -fd, pid, attach);
+		rec_events_explain(&ev->msg, ev, -fd, pid, attach);
 		return fd;
 	}
 	if (keep_fd(ev, fd) < 0) {
@@ -340,8 +349,9 @@ open_routed(struct rec_events *ev, size_t i, int c, int32_t pid, bool attach)
 		return map_ring(ev, c, fd);
 	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ev->rings[c].fd) < 0) {
 		rc = -errno;
-		snprintf(ev->errmsg, sizeof(ev->errmsg),
-			 "PERF_EVENT_IOC_SET_OUTPUT: %s", strerror(-rc));
+		sp_buf_reset(&ev->msg);
+		sp_buf_addf(&ev->msg, "PERF_EVENT_IOC_SET_OUTPUT: %s",
+			    strerror(-rc));
 		return rc;
 	}
 	return 0;
@@ -367,18 +377,19 @@ rec_events_select_cpus(struct rec_events *ev, const char *list)
 	int *want, n, i, c, kept = 0;
 	const char *bad;
 
+	sp_buf_reset(&ev->msg);
 	n = rec_cpus_parse(list, rec_cpus_possible(), &want, &bad);
 	if (n <= 0) {
-		snprintf(ev->errmsg, sizeof(ev->errmsg),
-			 "invalid CPU list '%s' (as 0-3,6)", list);
+		sp_buf_reset(&ev->msg);
+		sp_buf_addf(&ev->msg, "invalid CPU list '%s' (as 0-3,6)", list);
 		return -EINVAL;
 	}
 	for (i = 0; i < n; i++) {
 		for (c = 0; c < ev->ncpus && ev->cpus[c] != want[i]; c++)
 			;
 		if (c == ev->ncpus) {
-			snprintf(ev->errmsg, sizeof(ev->errmsg),
-				 "CPU %d is not online", want[i]);
+			sp_buf_reset(&ev->msg);
+			sp_buf_addf(&ev->msg, "CPU %d is not online", want[i]);
 			free(want);
 			return -EINVAL;
 		}
@@ -399,6 +410,7 @@ int
 rec_events_open_cpus(struct rec_events *ev)
 {
 	/* A CPU-wide event sees every task: nothing to inherit. */
+	sp_buf_reset(&ev->msg);
 	ev->attr.inherit = 0;
 	return open_task(ev, -1, false);
 }
@@ -409,6 +421,7 @@ rec_events_open_thread(struct rec_events *ev, int32_t tid)
 	int rc;
 
 	/* -t: that thread only, not the threads it creates. */
+	sp_buf_reset(&ev->msg);
 	ev->attr.inherit = 0;
 	rc = open_task(ev, tid, true);
 	ev->attr.inherit = 1;
@@ -420,6 +433,7 @@ rec_events_open_launch(struct rec_events *ev, int32_t pid)
 {
 	int rc;
 
+	sp_buf_reset(&ev->msg);
 	ev->attr.enable_on_exec = 1;
 	rc = open_task(ev, pid, false);
 	ev->attr.enable_on_exec = 0;
@@ -434,11 +448,13 @@ rec_events_open_attach(struct rec_events *ev, int32_t pid)
 	int pass, rc;
 	bool fresh;
 
+	sp_buf_reset(&ev->msg);
 	for (pass = 0; pass < 32; pass++) {
 		n = rec_proc_tasks(pid, &tids);
 		if (n < 0 && opened == 0) {
-			rec_events_explain(ev, n == -ENOENT ? ESRCH : (int)-n,
-					   pid, true);
+			rec_events_explain(&ev->msg, ev,
+					   n == -ENOENT ? ESRCH : (int)-n, pid,
+					   true);
 			return n == -ENOENT ? -ESRCH : n;
 		}
 		if (n < 0)
@@ -469,8 +485,9 @@ rec_events_open_attach(struct rec_events *ev, int32_t pid)
 			break;
 	}
 	if (opened == 0) {
-		snprintf(ev->errmsg, sizeof(ev->errmsg),
-			 "process %d exited during attach", (int)pid);
+		sp_buf_reset(&ev->msg);
+		sp_buf_addf(&ev->msg, "process %d exited during attach",
+			    (int)pid);
 		return -ESRCH;
 	}
 	return opened;

@@ -22,6 +22,7 @@
 
 #include <linux/perf_event.h>
 
+#include "common/buf.h"
 #include "sp-record/evname.h"
 #include "sp-record/ring.h"
 
@@ -57,7 +58,7 @@ struct rec_events {
 	bool fell_back;       /* cycles -> cpu-clock happened */
 	bool kernel_denied;   /* kernel sampling refused by the kernel */
 	bool offcpu_denied;   /* ... where --off-cpu needs it */
-	char errmsg[512];     /* why the last open failed */
+	struct sp_buf msg;    /* see rec_events_errmsg() */
 };
 
 /*
@@ -77,8 +78,16 @@ int rec_events_init(struct rec_events *ev, const struct rec_evopts *o);
 void rec_events_release(struct rec_events *ev);
 
 /*
+ * Why the last failed open or CPU selection failed, naming what to
+ * change; "" when it said nothing (then the errno is the message).  Each
+ * open and selection starts with an empty message.  The string stays
+ * valid until the next call on `ev`.
+ */
+const char *rec_events_errmsg(const struct rec_events *ev);
+
+/*
  * Opens one event per CPU on `pid` (not yet running its command) with
- * enable_on_exec.  Returns 0 or a negative errno (ev->errmsg says why).
+ * enable_on_exec.  Returns 0 or a negative errno (rec_events_errmsg()).
  */
 int rec_events_open_launch(struct rec_events *ev, int32_t pid);
 /*
@@ -89,26 +98,27 @@ int rec_events_open_launch(struct rec_events *ev, int32_t pid);
 long rec_events_open_attach(struct rec_events *ev, int32_t pid);
 
 /*
- * Writes into ev->errmsg why opening an event of `pid` failed with errno
- * `err` (attach: `pid` is an existing process, not one sp-record
- * launched), naming what to change.  For events.c (events_why.c).
+ * Puts in `msg` (emptied first) why opening event ev->failed of `pid`
+ * failed with errno `err` (attach: `pid` is an existing process, not one
+ * sp-record launched), naming what to change.  For events.c
+ * (events_why.c); it reads `ev` and calls nothing of events.c.
  */
-void rec_events_explain(struct rec_events *ev, int err, int32_t pid,
-			bool attach);
+void rec_events_explain(struct sp_buf *msg, const struct rec_events *ev,
+			int err, int32_t pid, bool attach);
 
 /*
  * -C: keeps only the online CPUs of `list` ("0-3,6").  Returns 0 or
- * -EINVAL (ev->errmsg says why).
+ * -EINVAL (rec_events_errmsg() says why).
  */
 int rec_events_select_cpus(struct rec_events *ev, const char *list);
 /*
  * -a: opens one event per selected CPU for every task on it, each with
- * its own ring.  Returns 0 or a negative errno (ev->errmsg says why).
+ * its own ring.  Returns 0 or a negative errno (rec_events_errmsg()).
  */
 int rec_events_open_cpus(struct rec_events *ev);
 /*
  * -t: opens events on thread `tid` alone (threads it creates later are
- * not sampled).  Returns 0 or a negative errno (ev->errmsg says why).
+ * not sampled).  Returns 0 or a negative errno (rec_events_errmsg()).
  */
 int rec_events_open_thread(struct rec_events *ev, int32_t tid);
 

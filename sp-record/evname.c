@@ -255,14 +255,14 @@ rec_evspec_wait_state(const struct rec_evspec *spec, const uint8_t *raw,
 
 static int
 parse_tracepoint(const char *s, const char *colon, struct rec_evspec *out,
-		 char *err, size_t errlen)
+		 struct sp_buf *err)
 {
 	char sys[REC_EVNAME_MAX];
 	int rc;
 
 	if ((size_t)(colon - s) >= sizeof(sys) || !colon[1] ||
 	    strlen(s) >= sizeof(out->name)) {
-		snprintf(err, errlen, "unknown event '%s'", s);
+		sp_buf_addf(err, "unknown event '%s'", s);
 		return -EINVAL;
 	}
 	memcpy(sys, s, (size_t)(colon - s));
@@ -270,16 +270,17 @@ parse_tracepoint(const char *s, const char *colon, struct rec_evspec *out,
 	memset(out, 0, sizeof(*out));
 	rc = tracepoint_id(sys, colon + 1, &out->config);
 	if (rc == -EACCES) {
-		snprintf(err, errlen,
-			 "tracepoint '%s': tracefs is not readable (mount it "
-			 "on /sys/kernel/tracing, as root)",
-			 s);
+		sp_buf_addf(
+		    err,
+		    "tracepoint '%s': tracefs is not readable (mount it "
+		    "on /sys/kernel/tracing, as root)",
+		    s);
 		return -EACCES;
 	}
 	if (rc < 0) {
-		snprintf(err, errlen,
-			 "unknown tracepoint '%s' (sp-record -l lists them)",
-			 s);
+		sp_buf_addf(err,
+			    "unknown tracepoint '%s' (sp-record -l lists them)",
+			    s);
 		return -EINVAL;
 	}
 	snprintf(out->name, sizeof(out->name), "%s", s);
@@ -325,8 +326,7 @@ parse_raw(const char *s, size_t len, struct rec_evspec *out)
 }
 
 int
-rec_evspec_parse(const char *s, struct rec_evspec *out, char *err,
-		 size_t errlen)
+rec_evspec_parse(const char *s, struct rec_evspec *out, struct sp_buf *err)
 {
 	const char *colon = strchr(s, ':');
 	size_t len = colon ? (size_t)(colon - s) : strlen(s);
@@ -334,24 +334,24 @@ rec_evspec_parse(const char *s, struct rec_evspec *out, char *err,
 
 	if (!k && parse_raw(s, len, out) < 0) {
 		if (colon)
-			return parse_tracepoint(s, colon, out, err, errlen);
-		snprintf(err, errlen,
-			 "unknown event '%s' (sp-record -l lists the events "
-			 "this machine offers)",
-			 s);
+			return parse_tracepoint(s, colon, out, err);
+		sp_buf_addf(err,
+			    "unknown event '%s' (sp-record -l lists the events "
+			    "this machine offers)",
+			    s);
 		return -EINVAL;
 	}
 	if (k)
 		set_known(out, k);
 	if (colon && modifiers(colon + 1, out) < 0) {
-		snprintf(err, errlen,
-			 "event '%s': the modifiers are :u (user), :k "
-			 "(kernel) or :uk",
-			 s);
+		sp_buf_addf(err,
+			    "event '%s': the modifiers are :u (user), :k "
+			    "(kernel) or :uk",
+			    s);
 		return -EINVAL;
 	}
 	if (strlen(s) >= sizeof(out->name)) {
-		snprintf(err, errlen, "event name '%.40s...' is too long", s);
+		sp_buf_addf(err, "event name '%.40s...' is too long", s);
 		return -EINVAL;
 	}
 	snprintf(out->name, sizeof(out->name), "%s", s);

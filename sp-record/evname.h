@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/buf.h"
 #include "common/ext.h"
 
 #define REC_EVNAME_MAX 128
@@ -33,11 +34,10 @@ struct rec_evspec {
 /*
  * Parses an -e argument.  Returns 0, or -EINVAL (no such event) or
  * -EACCES (tracefs is not readable here: a matter of permission, not of
- * spelling) with a one-line reason in err (which names the event and
- * says where to look for valid ones, or what to change).
+ * spelling) with a one-line reason appended to `err` (it names the event
+ * and says where to look for valid ones, or what to change).
  */
-int rec_evspec_parse(const char *s, struct rec_evspec *out, char *err,
-		     size_t errlen);
+int rec_evspec_parse(const char *s, struct rec_evspec *out, struct sp_buf *err);
 /* The default event: hardware cycles (cpu-clock where there are none). */
 void rec_evspec_default(struct rec_evspec *out);
 /* Turns the spec into cpu-clock (the fallback for a missing PMU). */

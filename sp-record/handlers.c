@@ -7,25 +7,74 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "sp-record/recorder_impl.h"
+#include "sp-record/clock.h"
+#include "sp-record/handlers.h"
 #include "common/banned.h"
+
+#define MISSED_REFRESH_NS 100000000ULL /* maps reads for unwinder misses */
+
+static struct rec_ptab *
+procs(struct rec_handlers *h)
+{
+	return rec_tracker_procs(h->trk);
+}
+
+static struct sp_modtab *
+mods(struct rec_handlers *h)
+{
+	return rec_tracker_mods(h->trk);
+}
+
+int
+rec_handlers_init(struct rec_handlers *h, const struct rec_config *cfg)
+{
+	memset(h, 0, sizeof(*h));
+	h->system_wide = cfg->system_wide;
+	h->follow = cfg->follow;
+	h->off_cpu_min_ns = cfg->off_cpu_min_ns;
+	h->frames = calloc(REC_STACK_MAX, sizeof(*h->frames));
+	if (cfg->off_cpu)
+		h->offcpu = rec_offcpu_new();
+	return h->frames && (!cfg->off_cpu || h->offcpu) ? 0 : -ENOMEM;
+}
+
+void
+rec_handlers_release(struct rec_handlers *h)
+{
+	rec_offcpu_free(h->offcpu);
+	free(h->frames);
+	h->offcpu = NULL;
+	h->frames = NULL;
+}
+
+/*
+ * Whether samples carry their event and weight: a recording of several
+ * events, or of one event counted at a frequency (its period varies).
+ */
+static bool
+needs_weight(const struct rec_events *ev)
+{
+	return ev->opts.nevents > 1 ||
+	       (!ev->opts.events[0].is_time && !rec_events_period(ev, 0));
+}
 
 /* Names a thread first seen in a sample, from /proc. */
 static int
-ensure_thread(struct recorder *r, struct rec_proc *p, int32_t tid, uint64_t ts)
+ensure_thread(struct rec_handlers *h, struct rec_proc *p, int32_t tid,
+	      uint64_t ts)
 {
-	struct rec_thread *th = rec_ptab_thread(&r->procs, tid);
+	struct rec_thread *th = rec_ptab_thread(procs(h), tid);
 	char comm[REC_COMM_MAX];
 
 	if (th && th->pid == p->pid)
 		return 0;
 	if (rec_proc_comm(p->pid, tid, comm, sizeof(comm)) < 0)
 		comm[0] = '\0';
-	if (!rec_ptab_add_thread(&r->procs, p->pid, tid, comm, strlen(comm)))
-		return rec_wr(r, -ENOMEM);
+	if (!rec_ptab_add_thread(procs(h), p->pid, tid, comm, strlen(comm)))
+		return rec_out_wr(h->out, -ENOMEM);
 	if (!comm[0])
 		return 0;
-	return rec_write_comm(r, ts, p->pid, tid, false, comm, strlen(comm));
+	return rec_out_comm(h->out, ts, p->pid, tid, false, comm, strlen(comm));
 }
 
 /*
@@ -36,30 +85,30 @@ ensure_thread(struct recorder *r, struct rec_proc *p, int32_t tid, uint64_t ts)
  * lies in no mapping of the new image; 0 to write it, or an error.
  */
 static int
-cover_pc(struct recorder *r, struct rec_proc *p, const struct rec_sample *s)
+cover_pc(struct rec_handlers *h, struct rec_proc *p, const struct rec_sample *s)
 {
 	struct sp_frame f;
 	uint64_t pc;
 	int rc;
 
-	if (!rec_sample_user_pc(&r->stk, s, &pc))
+	if (!rec_sample_user_pc(h->stk, s, &pc))
 		return 0;
-	sp_modtab_resolve(r->mods, p->pid, pc, SP_FRAME_USER, &f);
+	sp_modtab_resolve(mods(h), p->pid, pc, SP_FRAME_USER, &f);
 	if (f.module_id != SP_NONE)
 		return 0;
 	if (rec_proc_first_uncovered(p, pc)) {
-		r->st.maps_refreshes++;
-		rc = rec_snapshot_maps(r, p, s->time);
+		h->st->maps_refreshes++;
+		rc = rec_snapshot_maps(h->trk, p, s->time);
 		if (rc < 0)
 			return rc;
-		sp_modtab_resolve(r->mods, p->pid, pc, SP_FRAME_USER, &f);
+		sp_modtab_resolve(mods(h), p->pid, pc, SP_FRAME_USER, &f);
 		if (f.module_id != SP_NONE)
 			return 0;
 	}
 	if (!p->exec_time || s->time < p->exec_time ||
 	    s->time - p->exec_time > REC_EXEC_STALE_NS)
 		return 0;
-	r->st.stale_exec++;
+	h->st->stale_exec++;
 	return 1;
 }
 
@@ -71,12 +120,12 @@ cover_pc(struct recorder *r, struct rec_proc *p, const struct rec_sample *s)
  * did (the sample is worth unwinding again), 0 when not, or the error.
  */
 static int
-cover_missed(struct recorder *r, struct rec_proc *p, uint64_t ts)
+cover_missed(struct rec_handlers *h, struct rec_proc *p, uint64_t ts)
 {
 	uint64_t pc, now;
 	int rc;
 
-	if (!r->pt || !rec_stacker_missed_module(&r->stk, &pc))
+	if (!h->ptrace || !rec_stacker_missed_module(h->stk, &pc))
 		return 0;
 	now = rec_now_ns();
 	if (p->missed_refresh_ns &&
@@ -85,8 +134,8 @@ cover_missed(struct recorder *r, struct rec_proc *p, uint64_t ts)
 	if (!rec_proc_first_uncovered(p, pc))
 		return 0;
 	p->missed_refresh_ns = now;
-	r->st.maps_refreshes++;
-	rc = rec_snapshot_maps(r, p, ts);
+	h->st->maps_refreshes++;
+	rc = rec_snapshot_maps(h->trk, p, ts);
 	return rc < 0 ? rc : 1;
 }
 
@@ -96,76 +145,77 @@ cover_missed(struct recorder *r, struct rec_proc *p, uint64_t ts)
  * counters count both passes; the truncation count only the second).
  */
 int
-rec_write_sample(struct recorder *r, struct rec_proc *p,
+rec_write_sample(struct rec_handlers *h, struct rec_proc *p,
 		 const struct rec_sample *s)
 {
-	struct rec_stack_stats before = r->stk.stats;
-	size_t n, event = r->pt ? 0 : rec_events_index(&r->ev, s->id);
+	struct rec_stack_stats before = h->stk->stats;
+	size_t n, event = h->ptrace ? 0 : rec_events_index(h->ev, s->id);
 	uint32_t stack_id;
 	int rc;
 
-	rc = ensure_thread(r, p, (int32_t)s->tid, s->time);
+	rc = ensure_thread(h, p, (int32_t)s->tid, s->time);
 	if (rc == 0)
-		rc = cover_pc(r, p, s);
+		rc = cover_pc(h, p, s);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
-	n = rec_stack_build(&r->stk, r->mods, p->pid, s, r->frames);
-	rc = cover_missed(r, p, s->time);
+	n = rec_stack_build(h->stk, mods(h), p->pid, s, h->frames);
+	rc = cover_missed(h, p, s->time);
 	if (rc < 0)
 		return rc;
 	if (rc > 0) {
-		r->stk.stats = before;
-		n = rec_stack_build(&r->stk, r->mods, p->pid, s, r->frames);
+		h->stk->stats = before;
+		n = rec_stack_build(h->stk, mods(h), p->pid, s, h->frames);
 	}
 	/* --off-cpu: a switch-out's stack waits for its thread to run. */
-	if (n > 0 && r->offcpu && event == r->ev.opts.nevents - 1)
-		return rec_wr(
-		    r, rec_offcpu_put(
-			   r->offcpu, p->pid, s->tid, s->time,
-			   rec_evspec_wait_state(&r->ev.opts.events[event],
-						 s->raw, s->raw_len),
-			   r->frames, n));
+	if (n > 0 && h->offcpu && event == h->ev->opts.nevents - 1)
+		return rec_out_wr(
+		    h->out, rec_offcpu_put(h->offcpu, p->pid, s->tid, s->time,
+					   rec_evspec_wait_state(
+					       &h->ev->opts.events[event],
+					       s->raw, s->raw_len),
+					   h->frames, n));
 	/* The weight goes with a sample that will be written: one with
 	 * frames (the ptrace sampler has no event of its own). */
-	if (n > 0 && !r->pt && rec_needs_weight(r) &&
-	    (rc = rec_write_weight(r, (uint32_t)event, s->period)) < 0)
+	if (n > 0 && !h->ptrace && needs_weight(h->ev) &&
+	    (rc = rec_out_weight(h->out, (uint32_t)event, s->period)) < 0)
 		return rc;
-	rc = rec_wr(r, sp_spool_writer_sample(r->w, s->time, p->pid, s->tid,
-					      r->frames, n, &stack_id));
+	rc = rec_out_wr(h->out, sp_spool_writer_sample(
+				    rec_out_writer(h->out), s->time, p->pid,
+				    s->tid, h->frames, n, &stack_id));
 	if (rc < 0)
 		return rc;
 	if (stack_id == SP_NONE) {
-		r->st.empty_stacks++;
+		h->st->empty_stacks++;
 	} else {
-		r->st.samples++;
+		h->st->samples++;
 		p->samples++;
 	}
 	return 0;
 }
 
 static int
-on_sample(struct recorder *r, const struct rec_event *e)
+on_sample(struct rec_handlers *h, const struct rec_event *e)
 {
 	struct rec_sample s;
 	struct rec_proc *p;
 
-	if (rec_sample_parse(&r->layout, e->data, e->len, &s) < 0) {
-		r->st.bad_records++;
+	if (rec_sample_parse(h->layout, e->data, e->len, &s) < 0) {
+		h->st->bad_records++;
 		return 0;
 	}
-	r->st.sample_events++;
+	h->st->sample_events++;
 	if (s.pid == 0 || s.tid == 0 || s.tid > INT32_MAX) {
-		r->st.idle++;
+		h->st->idle++;
 		return 0;
 	}
-	p = s.pid <= INT32_MAX ? rec_ptab_get(&r->procs, (int32_t)s.pid) : NULL;
-	if (!p && r->cfg.system_wide && s.pid <= INT32_MAX)
-		p = rec_adopt_sampled(r, (int32_t)s.pid, s.time);
+	p = s.pid <= INT32_MAX ? rec_ptab_get(procs(h), (int32_t)s.pid) : NULL;
+	if (!p && h->system_wide && s.pid <= INT32_MAX)
+		p = rec_adopt_sampled(h->trk, (int32_t)s.pid, s.time);
 	if (!p) {
-		r->st.untracked++;
+		h->st->untracked++;
 		return 0;
 	}
-	return rec_write_sample(r, p, &s);
+	return rec_write_sample(h, p, &s);
 }
 
 static bool
@@ -187,28 +237,26 @@ mmap_is_anon_code(const struct rec_mmap2 *m)
 }
 
 static int
-on_mmap2(struct recorder *r, const struct rec_event *e, uint64_t ts)
+on_mmap2(struct rec_handlers *h, const struct rec_event *e, uint64_t ts)
 {
-	struct sp_frame lo, hi;
 	struct rec_mmap2 mm;
 	struct sp_module m;
 	struct rec_proc *p;
-	uint32_t id;
 	int rc;
 
-	if (rec_mmap2_parse(&r->layout, e->data, e->len, &mm) < 0) {
-		r->st.bad_records++;
+	if (rec_mmap2_parse(h->layout, e->data, e->len, &mm) < 0) {
+		h->st->bad_records++;
 		return 0;
 	}
 	if (mm.pid > INT32_MAX)
 		return 0;
-	p = rec_ptab_get(&r->procs, (int32_t)mm.pid);
+	p = rec_ptab_get(procs(h), (int32_t)mm.pid);
 	if (!p)
 		return 0;
 	/* Out of memory, a missing range only ends some stacks early. */
 	if (!mmap_is_module(&mm)) {
 		if (mmap_is_anon_code(&mm))
-			(void)rec_stacker_add_code(&r->stk, p->pid, mm.addr,
+			(void)rec_stacker_add_code(h->stk, p->pid, mm.addr,
 						   mm.addr + mm.len);
 		return 0;
 	}
@@ -220,97 +268,70 @@ on_mmap2(struct recorder *r, const struct rec_event *e, uint64_t ts)
 	m.inode = mm.has_build_id ? 0 : mm.ino;
 	m.path = mm.path;
 	m.path_len = mm.path_len;
-	/* A mapping over an older one replaces code the unwinder knows. */
-	sp_modtab_resolve(r->mods, p->pid, m.start, SP_FRAME_USER, &lo);
-	sp_modtab_resolve(r->mods, p->pid, m.end - 1, SP_FRAME_USER, &hi);
-	rc = rec_intern(r, &m, &id);
-	if (rc < 0)
-		return rc;
-	r->st.mmaps++;
-	if (rec_replaces(&lo, &hi, id))
-		rec_stacker_forget(&r->stk, p->pid);
-	if (rec_is_python_runtime_path(mm.path, mm.path_len) &&
-	    rec_python_support(p))
-		return rec_mark_python(r, p, ts);
-	return 0;
-}
-
-/* A new program: the process's old modules no longer apply. */
-int
-rec_exec_epoch(struct recorder *r, struct rec_proc *p, uint64_t ts)
-{
-	int rc;
-
-	r->st.execs++;
-	p->exec_time = ts;
-	rc = rec_wr(r, sp_spool_writer_exec(r->w, ts, p->pid, false));
+	rc = rec_map_module(h->trk, p, &m, ts);
 	if (rc == 0)
-		rc = rec_wr(r, sp_modtab_deactivate(r->mods, p->pid, r->w));
-	p->python_runtime = false;
-	p->python_support = -1;
-	rec_proc_clear_uncovered(p);
-	rec_stacker_end(&r->stk, p->pid);
+		h->st->mmaps++;
 	return rc;
 }
 
 static int
-on_comm(struct recorder *r, const struct rec_event *e, uint64_t ts)
+on_comm(struct rec_handlers *h, const struct rec_event *e, uint64_t ts)
 {
 	struct rec_comm c;
 	struct rec_proc *p;
 	int rc;
 
-	if (rec_comm_parse(&r->layout, e->data, e->len, &c) < 0) {
-		r->st.bad_records++;
+	if (rec_comm_parse(h->layout, e->data, e->len, &c) < 0) {
+		h->st->bad_records++;
 		return 0;
 	}
 	if (c.pid > INT32_MAX || c.tid > INT32_MAX)
 		return 0;
-	p = rec_ptab_get(&r->procs, (int32_t)c.pid);
+	p = rec_ptab_get(procs(h), (int32_t)c.pid);
 	if (!p)
 		return 0;
 	if (c.is_exec) {
-		rc = rec_exec_epoch(r, p, ts);
+		h->st->execs++;
+		rc = rec_exec_epoch(h->trk, p, ts);
 		if (rc < 0)
 			return rc;
 	}
-	if (!rec_ptab_add_thread(&r->procs, p->pid, (int32_t)c.tid, c.name,
+	if (!rec_ptab_add_thread(procs(h), p->pid, (int32_t)c.tid, c.name,
 				 c.name_len))
-		return rec_wr(r, -ENOMEM);
-	return rec_write_comm(r, ts, p->pid, (int32_t)c.tid, c.is_exec, c.name,
-			      c.name_len);
+		return rec_out_wr(h->out, -ENOMEM);
+	return rec_out_comm(h->out, ts, p->pid, (int32_t)c.tid, c.is_exec,
+			    c.name, c.name_len);
 }
 
 /* Names a new thread after the thread that created it, as the kernel. */
 static int
-new_thread(struct recorder *r, int32_t pid, int32_t tid, int32_t ptid,
+new_thread(struct rec_handlers *h, int32_t pid, int32_t tid, int32_t ptid,
 	   uint64_t ts)
 {
-	struct rec_thread *parent = rec_ptab_thread(&r->procs, ptid);
+	struct rec_thread *parent = rec_ptab_thread(procs(h), ptid);
 	char comm[REC_COMM_MAX] = "";
 
 	if (parent)
 		memcpy(comm, parent->comm, sizeof(comm));
 	else if (rec_proc_comm(pid, tid, comm, sizeof(comm)) < 0)
 		comm[0] = '\0';
-	if (!rec_ptab_add_thread(&r->procs, pid, tid, comm, strlen(comm)))
-		return rec_wr(r, -ENOMEM);
+	if (!rec_ptab_add_thread(procs(h), pid, tid, comm, strlen(comm)))
+		return rec_out_wr(h->out, -ENOMEM);
 	if (!comm[0])
 		return 0;
-	return rec_write_comm(r, ts, pid, tid, false, comm, strlen(comm));
+	return rec_out_comm(h->out, ts, pid, tid, false, comm, strlen(comm));
 }
 
 static int
-on_fork(struct recorder *r, const struct rec_event *e, uint64_t ts)
+on_fork(struct rec_handlers *h, const struct rec_event *e, uint64_t ts)
 {
 	struct rec_proc *parent, *child;
 	struct rec_task t;
 	int32_t pid, ppid;
-	uint32_t first;
 	int rc;
 
 	if (rec_task_parse(e->data, e->len, &t) < 0) {
-		r->st.bad_records++;
+		h->st->bad_records++;
 		return 0;
 	}
 	if (t.pid > INT32_MAX || t.ppid > INT32_MAX || t.tid > INT32_MAX ||
@@ -319,193 +340,187 @@ on_fork(struct recorder *r, const struct rec_event *e, uint64_t ts)
 	pid = (int32_t)t.pid;
 	ppid = (int32_t)t.ppid;
 	if (pid == ppid) {
-		if (t.tid == t.ptid || !rec_ptab_get(&r->procs, pid))
+		if (t.tid == t.ptid || !rec_ptab_get(procs(h), pid))
 			return 0;
-		return new_thread(r, pid, (int32_t)t.tid, (int32_t)t.ptid, ts);
+		return new_thread(h, pid, (int32_t)t.tid, (int32_t)t.ptid, ts);
 	}
-	parent = rec_ptab_get(&r->procs, ppid);
-	if (!parent && r->cfg.system_wide) {
-		r->st.forks++;
-		if (!rec_ptab_get(&r->procs, pid) && !rec_adopt_forked(r, pid))
-			return r->werr;
-		return new_thread(r, pid, (int32_t)t.tid, (int32_t)t.ptid, ts);
+	parent = rec_ptab_get(procs(h), ppid);
+	if (!parent && h->system_wide) {
+		h->st->forks++;
+		if (!rec_ptab_get(procs(h), pid) &&
+		    !rec_adopt_forked(h->trk, pid))
+			return rec_out_error(h->out);
+		return new_thread(h, pid, (int32_t)t.tid, (int32_t)t.ptid, ts);
 	}
 	if (!parent)
 		return 0;
-	r->st.forks++;
-	if (!r->cfg.follow)
+	h->st->forks++;
+	if (!h->follow)
 		return 0;
 	/* Still tracked under this pid: an older process that went away. */
-	if (rec_ptab_get(&r->procs, pid)) {
-		rc = rec_retire(r, pid, ts);
+	if (rec_ptab_get(procs(h), pid)) {
+		rc = rec_retire(h->trk, pid, ts);
 		if (rc < 0)
 			return rc;
 	}
-	child = rec_track_process(r, pid, false);
+	child = rec_track_process(h->trk, pid, false);
 	if (!child)
-		return r->werr;
-	parent = rec_ptab_get(&r->procs, ppid);
-	child->python_support = parent->python_support;
-	if (parent->python_runtime) {
-		rc = rec_mark_python(r, child, ts);
-		if (rc < 0)
-			return rc;
-	}
-	first = sp_modtab_count(r->mods);
-	rc = rec_wr(r, sp_modtab_clone(r->mods, ppid, pid, r->w));
-	if (rc == 0)
-		rc = rec_write_buildids(r, first);
+		return rec_out_error(h->out);
+	parent = rec_ptab_get(procs(h), ppid);
+	rc = rec_inherit(h->trk, parent, child, ts);
 	if (rc < 0)
 		return rc;
-	return new_thread(r, pid, (int32_t)t.tid, (int32_t)t.ptid, ts);
+	return new_thread(h, pid, (int32_t)t.tid, (int32_t)t.ptid, ts);
 }
 
 static int
-on_exit_record(struct recorder *r, const struct rec_event *e, uint64_t ts)
+on_exit_record(struct rec_handlers *h, const struct rec_event *e, uint64_t ts)
 {
 	struct rec_proc *p;
 	struct rec_task t;
 	int rc;
 
 	if (rec_task_parse(e->data, e->len, &t) < 0) {
-		r->st.bad_records++;
+		h->st->bad_records++;
 		return 0;
 	}
 	if (t.pid > INT32_MAX || t.tid > INT32_MAX)
 		return 0;
 	if (t.pid == t.tid)
-		rec_forget_ignored(r, (int32_t)t.pid);
-	if (!rec_ptab_get(&r->procs, (int32_t)t.pid))
+		rec_forget_ignored(h->trk, (int32_t)t.pid);
+	if (!rec_ptab_get(procs(h), (int32_t)t.pid))
 		return 0;
-	rec_ptab_remove_thread(&r->procs, (int32_t)t.tid);
-	if (r->offcpu)
-		free(rec_offcpu_take(r->offcpu, t.tid));
-	sp_spool_writer_forget_thread(r->w, (int32_t)t.pid, t.tid);
-	rc = rec_write_exit(r, ts, (int32_t)t.pid, (int32_t)t.tid);
+	rec_ptab_remove_thread(procs(h), (int32_t)t.tid);
+	if (h->offcpu)
+		free(rec_offcpu_take(h->offcpu, t.tid));
+	sp_spool_writer_forget_thread(rec_out_writer(h->out), (int32_t)t.pid,
+				      t.tid);
+	rc = rec_out_exit(h->out, ts, (int32_t)t.pid, (int32_t)t.tid);
 	/* -a sees every thread come and go: the last one out ends the
 	 * process now, not at the next liveness check. */
-	p = rec_ptab_get(&r->procs, (int32_t)t.pid);
-	if (rc == 0 && r->cfg.system_wide && p && !p->threads)
-		rc = rec_retire(r, (int32_t)t.pid, ts);
+	p = rec_ptab_get(procs(h), (int32_t)t.pid);
+	if (rc == 0 && h->system_wide && p && !p->threads)
+		rc = rec_retire(h->trk, (int32_t)t.pid, ts);
 	return rc;
 }
 
 /* Writes a waiting stack with the time its thread spent off the CPU. */
 static int
-write_wait(struct recorder *r, struct rec_offcpu_wait *w, uint64_t in_ns)
+write_wait(struct rec_handlers *h, struct rec_offcpu_wait *w, uint64_t in_ns)
 {
 	uint64_t ns = in_ns > w->out_ns ? in_ns - w->out_ns : 0;
 	uint32_t stack_id;
 	int rc = 0;
 
-	if (ns < r->cfg.off_cpu_min_ns || ns == 0)
-		r->offcpu_short++;
-	else if ((!w->state || (rc = rec_write_wait(r, w->state)) == 0) &&
-		 (rc = rec_write_weight(r, (uint32_t)(r->ev.opts.nevents - 1),
-					ns)) == 0)
-		rc = rec_wr(r, sp_spool_writer_sample(r->w, w->out_ns, w->pid,
-						      w->tid, w->frames,
-						      w->nframes, &stack_id));
-	if (rc == 0 && ns >= r->cfg.off_cpu_min_ns && ns)
-		r->st.samples++;
+	if (ns < h->off_cpu_min_ns || ns == 0)
+		h->offcpu_short++;
+	else if ((!w->state || (rc = rec_out_wait(h->out, w->state)) == 0) &&
+		 (rc = rec_out_weight(
+		      h->out, (uint32_t)(h->ev->opts.nevents - 1), ns)) == 0)
+		rc = rec_out_wr(h->out,
+				sp_spool_writer_sample(
+				    rec_out_writer(h->out), w->out_ns, w->pid,
+				    w->tid, w->frames, w->nframes, &stack_id));
+	if (rc == 0 && ns >= h->off_cpu_min_ns && ns)
+		h->st->samples++;
 	free(w);
 	return rc;
 }
 
 int
-rec_offcpu_flush(struct recorder *r, uint64_t now)
+rec_offcpu_flush(struct rec_handlers *h, uint64_t now)
 {
 	struct rec_offcpu_wait *w;
 	int rc = 0;
 
-	while (r->offcpu && rc == 0 && (w = rec_offcpu_take_any(r->offcpu)))
-		rc = write_wait(r, w, now);
+	while (h->offcpu && rc == 0 && (w = rec_offcpu_take_any(h->offcpu)))
+		rc = write_wait(h, w, now);
 	return rc;
 }
 
 /* --off-cpu: a thread back on a CPU ends its wait. */
 static int
-on_switch(struct recorder *r, const struct rec_event *e)
+on_switch(struct rec_handlers *h, const struct rec_event *e)
 {
 	struct rec_offcpu_wait *w;
 	struct rec_switch sw;
 
-	if (!r->offcpu)
+	if (!h->offcpu)
 		return 0;
-	if (rec_switch_parse(&r->layout, e->data, e->len, &sw) < 0) {
-		r->st.bad_records++;
+	if (rec_switch_parse(h->layout, e->data, e->len, &sw) < 0) {
+		h->st->bad_records++;
 		return 0;
 	}
 	/* The switch-out record follows its sample and says whether the
 	 * thread was still runnable (preempted) or went to wait. */
 	if (sw.out) {
-		if ((w = rec_offcpu_peek(r->offcpu, sw.tid)) && !w->state)
+		if ((w = rec_offcpu_peek(h->offcpu, sw.tid)) && !w->state)
 			w->state =
 			    sw.preempt ? SP_WAIT_PREEMPTED : SP_WAIT_BLOCKED;
 		return 0;
 	}
-	if (!(w = rec_offcpu_take(r->offcpu, sw.tid)))
+	if (!(w = rec_offcpu_take(h->offcpu, sw.tid)))
 		return 0;
-	return write_wait(r, w, sw.time);
+	return write_wait(h, w, sw.time);
 }
 
 static int
-on_lost(struct recorder *r, const struct rec_event *e, uint64_t ts)
+on_lost(struct rec_handlers *h, const struct rec_event *e, uint64_t ts)
 {
 	uint64_t n;
 
 	if (rec_lost_parse(e->data, e->len, &n) < 0) {
-		r->st.bad_records++;
+		h->st->bad_records++;
 		return 0;
 	}
-	r->st.lost += n;
-	r->gap = n > 0;
-	return rec_write_lost(r, ts, n);
+	h->st->lost += n;
+	h->gap = n > 0;
+	return rec_out_lost(h->out, ts, n);
 }
 
 static int
-on_retire(struct recorder *r, const struct rec_event *e)
+on_retire(struct rec_handlers *h, const struct rec_event *e)
 {
 	struct rec_proc *p;
-	struct retire rt;
+	struct rec_retire rt;
 
 	if (e->len != sizeof(rt))
 		return 0;
 	memcpy(&rt, e->data, sizeof(rt));
-	p = rec_ptab_get(&r->procs, rt.pid);
+	p = rec_ptab_get(procs(h), rt.pid);
 	/* Only the generation that was found dead. */
 	if (!p || !p->retiring || p->start_time != rt.start_time)
 		return 0;
-	return rec_retire(r, rt.pid, e->ts);
+	return rec_retire(h->trk, rt.pid, e->ts);
 }
 
 int
-rec_handle(struct recorder *r, const struct rec_event *e)
+rec_handle(struct rec_handlers *h, const struct rec_event *e)
 {
-	const struct perf_event_header *h = (const void *)e->data;
+	const struct perf_event_header *hdr = (const void *)e->data;
 
-	if (e->kind == KIND_RETIRE)
-		return on_retire(r, e);
-	switch (h->type) {
+	if (e->kind == REC_KIND_RETIRE)
+		return on_retire(h, e);
+	switch (hdr->type) {
 	case PERF_RECORD_SAMPLE:
-		return on_sample(r, e);
+		return on_sample(h, e);
 	case PERF_RECORD_MMAP2:
-		return on_mmap2(r, e, e->ts);
+		return on_mmap2(h, e, e->ts);
 	case PERF_RECORD_COMM:
-		return on_comm(r, e, e->ts);
+		return on_comm(h, e, e->ts);
 	case PERF_RECORD_FORK:
-		return on_fork(r, e, e->ts);
+		return on_fork(h, e, e->ts);
 	case PERF_RECORD_EXIT:
-		return on_exit_record(r, e, e->ts);
+		return on_exit_record(h, e, e->ts);
 	case PERF_RECORD_LOST:
 	case PERF_RECORD_LOST_SAMPLES:
-		return on_lost(r, e, e->ts);
+		return on_lost(h, e, e->ts);
 	case PERF_RECORD_THROTTLE:
-		r->st.throttles++;
+		h->st->throttles++;
 		return 0;
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
-		return on_switch(r, e);
+		return on_switch(h, e);
 	default:
 		return 0;
 	}

@@ -497,3 +497,17 @@ rec_proc_python_perf(int32_t pid)
 	free(buf);
 	return found;
 }
+
+void
+rec_read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+
+	buf[0] = '\0';
+	if (f) {
+		if (!fgets(buf, (int)size, f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+}

@@ -115,6 +115,8 @@ int rec_proc_uid(int32_t pid, uid_t *uid);
 int rec_proc_ppid(int32_t pid, int32_t *ppid);
 /* Reads /proc/PID/task/TID/comm without its newline. */
 int rec_proc_comm(int32_t pid, int32_t tid, char *buf, size_t size);
+/* Reads a one-line file without its newline; "" when unreadable. */
+void rec_read_line(const char *path, char *buf, size_t size);
 /*
  * Lists the thread ids in /proc/PID/task into a malloc'ed array.
  * Returns the count (>= 0) or a negative errno.

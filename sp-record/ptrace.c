@@ -7,6 +7,13 @@
  * for (a signal, a clone, an exec, the late report of an interrupt that
  * another stop overtook) is handled and resumed as soon as it is seen:
  * between ticks the sampler waits for SIGCHLD rather than sleeping.
+ *
+ * At about 710 lines it is longer than the other files: it is one state
+ * machine over one table of threads, and each section below (threads,
+ * capture, stops, attach, ticks, detach) moves threads between those
+ * states.  Splitting it would mean a private header sharing struct
+ * rec_ptracer and its threads among several files, the kind of struct
+ * the recorder's parts no longer share.
  */
 #include <dirent.h>
 #include <errno.h>

@@ -1,17 +1,81 @@
 /*
  * ptrace_run.c: the --ptrace driver: spawns or attaches through
  * ptrace.h and turns its samples and exec reports into spool records
- * (recorder.h).
+ * (ptrace_run.h).
  */
 #include <err.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <asm/perf_regs.h>
 
-#include "sp-record/recorder_impl.h"
+#include "sp-record/clock.h"
+#include "sp-record/ptrace_run.h"
+#include "sp-record/start.h"
 #include "sp-record/sysctl.h"
 #include "common/banned.h"
+
+#define FLUSH_NS 100000000ULL /* the spool is flushed this often */
+/*
+ * --ptrace re-reads the maps before samples, spaced so that the reads
+ * take at most 1/PTRACE_MAPS_COST of the recorder's time, and at most
+ * PTRACE_MAPS_NS apart.
+ */
+#define PTRACE_MAPS_NS 250000000ULL
+#define PTRACE_MAPS_COST 20
+
+struct rec_ptdriver {
+	struct rec_ptracer *pt;
+	struct rec_handlers *h; /* borrowed */
+	bool spool_on_stdout;   /* a launched command writes to stderr */
+	pid_t child;            /* the launched command, or 0 */
+	bool child_exited;
+	int child_status;
+	uint64_t last_flush_ns;
+	uint64_t last_maps_ns; /* last periodic maps read */
+	uint64_t maps_gap_ns;  /* from that one to the next */
+	struct rec_ptracer_summary sum;
+};
+
+struct rec_ptdriver *
+rec_ptdriver_new(const struct rec_config *cfg, struct rec_handlers *h)
+{
+	struct rec_ptdriver *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->h = h;
+	d->spool_on_stdout = cfg->spool_on_stdout;
+	d->pt = rec_ptracer_new((unsigned)cfg->ev.freq, cfg->ev.stack_size);
+	if (!d->pt) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void
+rec_ptdriver_free(struct rec_ptdriver *d)
+{
+	if (!d)
+		return;
+	rec_ptracer_free(d->pt);
+	free(d);
+}
+
+bool
+rec_ptdriver_child_exited(const struct rec_ptdriver *d, int *status)
+{
+	*status = d->child_status;
+	return d->child_exited;
+}
+
+const struct rec_ptracer_summary *
+rec_ptdriver_summary(const struct rec_ptdriver *d)
+{
+	return &d->sum;
+}
 
 static uint64_t
 cpu_ns(void)
@@ -32,37 +96,38 @@ cpu_ns(void)
  * spaced by PTRACE_MAPS_COST times what the last one cost.
  */
 static int
-refresh_maps(struct recorder *r, struct rec_proc *p, uint64_t ts)
+refresh_maps(struct rec_ptdriver *d, struct rec_proc *p, uint64_t ts)
 {
 	uint64_t t0, cost;
 	int rc;
 
-	if (ts - r->last_maps_ns < r->maps_gap_ns)
+	if (ts - d->last_maps_ns < d->maps_gap_ns)
 		return 0;
 	t0 = cpu_ns();
-	r->last_maps_ns = ts;
-	rc = rec_refresh_maps(r, p, ts);
+	d->last_maps_ns = ts;
+	rc = rec_refresh_maps(d->h->trk, p, ts);
 	if (rc > 0)
-		r->st.maps_refreshes++;
+		d->h->st->maps_refreshes++;
 	cost = (cpu_ns() - t0) * PTRACE_MAPS_COST;
-	r->maps_gap_ns = cost < PTRACE_MAPS_NS ? cost : PTRACE_MAPS_NS;
+	d->maps_gap_ns = cost < PTRACE_MAPS_NS ? cost : PTRACE_MAPS_NS;
 	return rc < 0 ? rc : 0;
 }
 
 static int
-ptrace_sample(struct recorder *r, const struct rec_ptracer_event *ev)
+ptrace_sample(struct rec_ptdriver *d, const struct rec_ptracer_event *ev)
 {
-	struct rec_proc *p = rec_ptab_get(&r->procs, ev->pid);
+	struct rec_handlers *h = d->h;
+	struct rec_proc *p = rec_ptab_get(rec_tracker_procs(h->trk), ev->pid);
 	uint64_t mask = ev->regs_mask, below;
 	struct rec_sample s;
 
-	r->st.sample_events++;
+	h->st->sample_events++;
 	if (!p) {
-		r->st.untracked++;
+		h->st->untracked++;
 		return 0;
 	}
-	if (refresh_maps(r, p, ev->timestamp_ns) < 0)
-		return r->werr;
+	if (refresh_maps(d, p, ev->timestamp_ns) < 0)
+		return rec_out_error(h->out);
 	memset(&s, 0, sizeof(s));
 	s.pid = (uint32_t)ev->pid;
 	s.tid = (uint32_t)ev->tid;
@@ -75,57 +140,61 @@ ptrace_sample(struct recorder *r, const struct rec_ptracer_event *ev)
 	below = mask & ((1ULL << PERF_REG_X86_IP) - 1);
 	if (ev->regs && (mask & (1ULL << PERF_REG_X86_IP)))
 		s.ip = ev->regs[__builtin_popcountll(below)];
-	r->stk.regs_mask = mask;
-	return rec_write_sample(r, p, &s);
+	h->stk->regs_mask = mask;
+	return rec_write_sample(h, p, &s);
 }
 
 static int
-ptrace_exec(struct recorder *r, const struct rec_ptracer_event *ev)
+ptrace_exec(struct rec_ptdriver *d, const struct rec_ptracer_event *ev)
 {
-	struct rec_proc *p = rec_ptab_get(&r->procs, ev->pid);
+	struct rec_handlers *h = d->h;
+	struct rec_proc *p = rec_ptab_get(rec_tracker_procs(h->trk), ev->pid);
 	char comm[REC_COMM_MAX];
 	int rc;
 
 	if (!p)
 		return 0;
-	rc = rec_exec_epoch(r, p, ev->timestamp_ns);
+	h->st->execs++;
+	rc = rec_exec_epoch(h->trk, p, ev->timestamp_ns);
 	if (rc == 0)
-		rc = rec_snapshot_maps(r, p, ev->timestamp_ns);
+		rc = rec_snapshot_maps(h->trk, p, ev->timestamp_ns);
 	if (rc == 0 && rec_proc_comm(p->pid, ev->tid, comm, sizeof(comm)) == 0)
-		rc = rec_write_comm(r, ev->timestamp_ns, p->pid, ev->tid, true,
-				    comm, strlen(comm));
+		rc = rec_out_comm(h->out, ev->timestamp_ns, p->pid, ev->tid,
+				  true, comm, strlen(comm));
 	return rc;
 }
 
 static int
 on_ptrace(const struct rec_ptracer_event *ev, void *arg)
 {
-	struct recorder *r = arg;
+	struct rec_ptdriver *d = arg;
+	struct rec_out *out = d->h->out;
 
 	switch (ev->kind) {
 	case REC_PTRACER_SAMPLE:
-		ptrace_sample(r, ev);
+		ptrace_sample(d, ev);
 		break;
 	case REC_PTRACER_EXEC:
-		ptrace_exec(r, ev);
+		ptrace_exec(d, ev);
 		break;
 	case REC_PTRACER_THREAD_EXIT:
-		rec_write_exit(r, ev->timestamp_ns, ev->pid, ev->tid);
+		rec_out_exit(out, ev->timestamp_ns, ev->pid, ev->tid);
 		break;
 	case REC_PTRACER_EXIT:
-		rec_write_exit(r, ev->timestamp_ns, ev->pid, ev->pid);
-		rec_retire(r, ev->pid, ev->timestamp_ns);
-		if (r->child == ev->pid) {
-			r->child_reaped = true;
-			r->child_status = ev->status;
+		rec_out_exit(out, ev->timestamp_ns, ev->pid, ev->pid);
+		rec_retire(d->h->trk, ev->pid, ev->timestamp_ns);
+		if (d->child == ev->pid) {
+			d->child_exited = true;
+			d->child_status = ev->status;
 		}
 		break;
 	}
-	if (!r->werr && rec_now_ns() - r->last_flush_ns >= HOUSEKEEPING_NS) {
-		r->last_flush_ns = rec_now_ns();
-		rec_wr(r, sp_spool_writer_flush(r->w));
+	if (!rec_out_error(out) &&
+	    rec_now_ns() - d->last_flush_ns >= FLUSH_NS) {
+		d->last_flush_ns = rec_now_ns();
+		rec_out_flush(out);
 	}
-	return r->werr ? 1 : 0;
+	return rec_out_error(out) ? 1 : 0;
 }
 
 /*
@@ -168,46 +237,44 @@ ptrace_failed(char **argv, int32_t pid, int rc)
 }
 
 int
-rec_ptrace_start(struct recorder *r, char **argv, int32_t pid)
+rec_ptdriver_start(struct rec_ptdriver *d, char **argv, int32_t pid,
+		   pid_t *child)
 {
+	struct rec_tracker *trk = d->h->trk;
+	struct rec_out *out = d->h->out;
 	struct rec_proc *p;
 	uint64_t ts;
 	int rc;
 
-	r->pt = rec_ptracer_new((unsigned)r->cfg.ev.freq, r->cfg.ev.stack_size);
-	if (!r->pt) {
-		warn("cannot set up ptrace sampling");
-		return 1;
-	}
-	rc = argv ? rec_ptracer_spawn(r->pt, argv, r->cfg.spool_on_stdout)
-		  : rec_ptracer_attach(r->pt, pid);
+	rc = argv ? rec_ptracer_spawn(d->pt, argv, d->spool_on_stdout)
+		  : rec_ptracer_attach(d->pt, pid);
 	if (rc < 0)
 		return ptrace_failed(argv, pid, rc);
-	pid = rec_ptracer_pid(r->pt);
+	pid = rec_ptracer_pid(d->pt);
 	if (argv)
-		r->child = pid;
-	p = rec_track_process(r, pid, true);
+		*child = d->child = pid;
+	p = rec_track_process(trk, pid, true);
 	if (!p)
 		return 1;
 	ts = rec_now_ns();
-	r->last_maps_ns = ts;
-	if (rec_snapshot_maps(r, p, ts) == 0)
-		rec_name_threads(r, pid, ts);
-	if (!r->werr)
-		rec_wr(r, sp_spool_writer_flush(r->w));
-	r->last_flush_ns = rec_now_ns();
-	return r->werr ? 1 : 0;
+	d->last_maps_ns = ts;
+	if (rec_snapshot_maps(trk, p, ts) == 0)
+		rec_name_threads(trk, pid, ts);
+	rec_out_flush(out);
+	d->last_flush_ns = rec_now_ns();
+	return rec_out_error(out) ? 1 : 0;
 }
 
 int
-rec_ptrace_run(struct recorder *r, double seconds, volatile sig_atomic_t *stop)
+rec_ptdriver_run(struct rec_ptdriver *d, double seconds,
+		 volatile sig_atomic_t *stop)
 {
-	int rc = rec_ptracer_run(r->pt, seconds, stop, on_ptrace, r);
+	int rc = rec_ptracer_run(d->pt, seconds, stop, on_ptrace, d);
 
-	if (rc < 0 && !r->werr)
+	if (rc < 0 && !rec_out_error(d->h->out))
 		warnx("ptrace: %s", strerror(-rc));
-	rec_ptracer_summary(r->pt, &r->ptsum);
+	rec_ptracer_summary(d->pt, &d->sum);
 	/* Detached now, so a launched command can be ended normally. */
-	rec_ptracer_detach(r->pt);
-	return r->werr;
+	rec_ptracer_detach(d->pt);
+	return rec_out_error(d->h->out);
 }

@@ -1,6 +1,6 @@
 /*
  * ptrace_why.c: why the kernel refused to let --ptrace attach, when
- * privilege is not the answer (recorder_impl.h).  "Run as root" is only
+ * privilege is not the answer (ptrace_run.h).  "Run as root" is only
  * advice for a recorder that lacks CAP_SYS_PTRACE; a recorder that has it
  * was refused for something it can name: a zombie, a kernel thread, a
  * process already traced, or one holding capabilities the recorder lacks.
@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-record/recorder_impl.h"
+#include "sp-record/proc.h"
+#include "sp-record/ptrace_run.h"
 #include "common/banned.h"
 
 #define CAP_SYS_PTRACE_BIT 19

@@ -2,45 +2,63 @@
  * recorder.c: the recorder's life (rec_new, rec_free), its drain
  * loop (rings -> event sorter -> handlers), the end of a recording and
  * the test seams (recorder.h).
+ *
+ * The recorder is owned in parts, and this is the one file that sees
+ * them all: the output (spoolout.h), the tracked processes and modules
+ * (tracking.h), the handlers and what they own (handlers.h), the
+ * sampling events, the sorter and the stacker.  Every other file gets
+ * only the parts it uses.
  */
 #include <err.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "common/ext.h"
-#include "common/htab.h"
-#include "sp-record/recorder_impl.h"
-#include "sp-record/spooltrim.h"
+#include "sp-record/clock.h"
+#include "sp-record/handlers.h"
+#include "sp-record/ptrace_run.h"
+#include "sp-record/recorder.h"
+#include "sp-record/sorter.h"
+#include "sp-record/spoolout.h"
+#include "sp-record/start.h"
+#include "sp-record/summary.h"
+#include "sp-record/tracking.h"
 #include "common/banned.h"
 
-uint64_t
-rec_now_ns(void)
-{
-	struct timespec ts;
+#define HOUSEKEEPING_NS 100000000ULL /* liveness checks and flushes */
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
+struct recorder {
+	struct rec_config cfg;
+	struct rec_events ev;
+	struct rec_layout layout;
+	struct rec_sorter *sorter;
+	struct rec_stacker stk;
+	struct rec_stats st;
+	struct rec_out *out;
+	struct rec_tracker *trk;
+	struct rec_handlers h;
+	struct rec_ptdriver *ptd; /* --ptrace sampler, or NULL */
+	struct pollfd *pfd;
+	bool *hup; /* ring fd reported POLLHUP */
+	bool stopped;
+	pid_t child;
+	bool child_reaped;
+	int child_status;
+	uint64_t last_check_ns;
+	uint64_t last_flush_ns;
+};
 
-struct recorder *
-rec_new(const struct rec_config *cfg, int fd)
+/* Sets up the parts that write nothing yet; returns 0 or -errno. */
+static int
+setup(struct recorder *r)
 {
-	struct recorder *r = calloc(1, sizeof(*r));
-	struct timespec wall;
-	uint64_t start_us, interval_us;
+	const struct rec_config *cfg = &r->cfg;
 	int rc;
 
-	if (!r) {
-		warn("calloc");
-		return NULL;
-	}
-	r->cfg = *cfg;
-	r->out_fd = fd;
-	r->out_start = rec_spool_start(fd);
 	rc = rec_stacker_init(&r->stk, cfg->callgraph, cfg->ev.regs_mask, 0);
 	if (rc < 0 && cfg->callgraph == REC_CG_DWARF) {
 		warnx("DWARF unwinding is not available (%s): recording "
@@ -58,36 +76,77 @@ rec_new(const struct rec_config *cfg, int fd)
 	r->stk.max_chain = r->ev.attr.sample_max_stack;
 	r->stk.kernel = r->ev.kernel_stacks;
 	if (rc == 0)
-		rc = rec_ptab_init(&r->procs);
+		rc = rec_handlers_init(&r->h, cfg);
 	r->sorter = rec_sorter_new();
-	r->mods = sp_modtab_new();
-	r->buildids = rec_buildids_new();
-	r->ignored = sp_htab_new();
-	if (cfg->off_cpu && !(r->offcpu = rec_offcpu_new()))
-		rc = rc ? rc : -ENOMEM;
-	r->self = (int32_t)getpid();
-	r->frames = calloc(REC_STACK_MAX, sizeof(*r->frames));
 	r->pfd = calloc((size_t)r->ev.ncpus + 1, sizeof(*r->pfd));
 	r->hup = calloc((size_t)r->ev.ncpus + 1, sizeof(*r->hup));
-	if (rc < 0 || !r->sorter || !r->mods || !r->frames || !r->pfd ||
-	    !r->hup || !r->buildids || !r->ignored) {
-		warnx("cannot set up the recorder: %s",
-		      strerror(rc < 0 ? -rc : ENOMEM));
-		rec_free(r);
-		return NULL;
-	}
+	if (rc == 0 && (!r->sorter || !r->pfd || !r->hup))
+		rc = -ENOMEM;
+	return rc;
+}
+
+/* The spool: its header and host record; returns 0 or -errno. */
+static int
+open_output(struct recorder *r, int fd)
+{
+	struct timespec wall;
+	uint64_t start_us, interval_us;
+
 	clock_gettime(CLOCK_REALTIME, &wall);
 	start_us =
 	    (uint64_t)wall.tv_sec * 1000000 + (uint64_t)wall.tv_nsec / 1000;
-	interval_us =
-	    cfg->ev.freq ? (1000000 + cfg->ev.freq / 2) / cfg->ev.freq : 0;
-	r->w = sp_spool_writer_new(fd, start_us, interval_us);
-	if (!r->w) {
-		warn("cannot create the spool writer");
+	interval_us = r->cfg.ev.freq
+			  ? (1000000 + r->cfg.ev.freq / 2) / r->cfg.ev.freq
+			  : 0;
+	r->out = rec_out_new(fd, r->cfg.output_name, start_us, interval_us);
+	return r->out ? 0 : -errno;
+}
+
+/* The parts that write through the output; returns 0 or -errno. */
+static int
+connect_parts(struct recorder *r)
+{
+	r->trk = rec_tracker_new(&r->cfg, r->out, &r->stk);
+	if (!r->trk)
+		return -errno;
+	r->h.trk = r->trk;
+	r->h.out = r->out;
+	r->h.stk = &r->stk;
+	r->h.layout = &r->layout;
+	r->h.ev = &r->ev;
+	r->h.st = &r->st;
+	return 0;
+}
+
+struct recorder *
+rec_new(const struct rec_config *cfg, int fd)
+{
+	struct recorder *r = calloc(1, sizeof(*r));
+	int rc;
+
+	if (!r) {
+		warn("calloc");
+		return NULL;
+	}
+	r->cfg = *cfg;
+	rc = setup(r);
+	if (rc < 0) {
+		warnx("cannot set up the recorder: %s", strerror(-rc));
 		rec_free(r);
 		return NULL;
 	}
-	rec_write_host(r);
+	rc = open_output(r, fd);
+	if (rc < 0) {
+		warnx("cannot create the spool writer: %s", strerror(-rc));
+		rec_free(r);
+		return NULL;
+	}
+	rc = connect_parts(r);
+	if (rc < 0) {
+		warnx("cannot set up the recorder: %s", strerror(-rc));
+		rec_free(r);
+		return NULL;
+	}
 	r->last_check_ns = r->last_flush_ns = rec_now_ns();
 	return r;
 }
@@ -97,20 +156,13 @@ rec_free(struct recorder *r)
 {
 	if (!r)
 		return;
-	rec_ptracer_free(r->pt);
+	rec_ptdriver_free(r->ptd);
 	rec_events_release(&r->ev);
+	rec_tracker_free(r->trk);
 	rec_stacker_release(&r->stk);
-	rec_ptab_release(&r->procs);
 	rec_sorter_free(r->sorter);
-	sp_spool_writer_free(r->w);
-	sp_modtab_free(r->mods);
-	rec_buildids_free(r->buildids);
-	sp_htab_free(r->ignored);
-	rec_offcpu_free(r->offcpu);
-	sp_buf_release(&r->ext);
-	sp_buf_release(&r->maps);
-	sp_buf_release(&r->maps_seen);
-	free(r->frames);
+	rec_handlers_release(&r->h);
+	rec_out_free(r->out);
 	free(r->pfd);
 	free(r->hup);
 	free(r);
@@ -141,7 +193,8 @@ queue_record(struct recorder *r, const struct perf_event_header *h)
 		rec_sample_compact_write(h, &s, n, e->data);
 	else
 		memcpy(e->data, h, h->size);
-	return rec_sorter_queue(r->sorter, e, ts, KIND_PERF, n ? n : h->size);
+	return rec_sorter_queue(r->sorter, e, ts, REC_KIND_PERF,
+				n ? n : h->size);
 }
 
 /* Reads every ring once, queueing its records: one sorter round. */
@@ -160,7 +213,7 @@ drain_rings(struct recorder *r)
 		while ((rc = rec_ring_next(ring, &h)) == 1) {
 			if (queue_record(r, h) < 0) {
 				rec_ring_end(ring);
-				return rec_wr(r, -ENOMEM);
+				return rec_out_wr(r->out, -ENOMEM);
 			}
 		}
 		if (rc < 0)
@@ -177,11 +230,23 @@ process_ready(struct recorder *r, bool force)
 {
 	struct rec_event *e;
 
-	while (!r->werr && (e = rec_sorter_pop(r->sorter, force))) {
-		rec_handle(r, e);
+	while (!rec_out_error(r->out) &&
+	       (e = rec_sorter_pop(r->sorter, force))) {
+		rec_handle(&r->h, e);
 		rec_sorter_release(r->sorter, e);
 	}
-	return r->werr;
+	return rec_out_error(r->out);
+}
+
+/* Queues the retirement of a process found dead, after earlier events. */
+static bool
+queue_retire(const struct rec_proc *p, void *arg)
+{
+	struct recorder *r = arg;
+	struct rec_retire rt = { p->pid, 0, p->start_time };
+
+	return rec_sorter_push(r->sorter, r->last_check_ns, REC_KIND_RETIRE,
+			       &rt, sizeof(rt)) == 0;
 }
 
 int
@@ -190,8 +255,8 @@ rec_step(struct recorder *r, int timeout_ms)
 	int c, n = 0, rc;
 	uint64_t now;
 
-	if (r->werr)
-		return r->werr;
+	if (rec_out_error(r->out))
+		return rec_out_error(r->out);
 	for (c = 0; c < r->ev.ncpus; c++) {
 		if (r->ev.rings[c].fd < 0 || r->hup[c])
 			continue;
@@ -220,16 +285,17 @@ rec_step(struct recorder *r, int timeout_ms)
 	if (now - r->last_check_ns >=
 	    (r->cfg.system_wide ? 20 : 1) * HOUSEKEEPING_NS) {
 		r->last_check_ns = now;
-		rec_check_processes(r, now);
-		if (r->gap && r->cfg.follow)
-			rec_adopt_children(r, now);
-		r->gap = false;
+		rec_check_processes(r->trk, queue_retire, r);
+		if (r->h.gap && r->cfg.follow)
+			r->st.adopted += rec_adopt_children(r->trk, now);
+		r->h.gap = false;
 	}
-	if (!r->werr && now - r->last_flush_ns >= HOUSEKEEPING_NS) {
+	if (!rec_out_error(r->out) &&
+	    now - r->last_flush_ns >= HOUSEKEEPING_NS) {
 		r->last_flush_ns = now;
-		rec_wr(r, sp_spool_writer_flush(r->w));
+		rec_out_flush(r->out);
 	}
-	return r->werr;
+	return rec_out_error(r->out);
 }
 
 bool
@@ -237,13 +303,14 @@ rec_targets_gone(struct recorder *r)
 {
 	if (r->cfg.system_wide) /* until -d, a signal, or its command */
 		return r->child > 0 && r->child_reaped;
-	return r->procs.nprocs == 0 && (r->child <= 0 || r->child_reaped);
+	return rec_tracker_procs(r->trk)->nprocs == 0 &&
+	       (r->child <= 0 || r->child_reaped);
 }
 
 int
 rec_failed(const struct recorder *r)
 {
-	return r->werr;
+	return rec_out_error(r->out);
 }
 
 pid_t
@@ -286,10 +353,10 @@ static int
 write_stats(struct recorder *r)
 {
 	const struct rec_stats *s = &r->st;
-	struct sp_buf *b = &r->ext;
+	const struct rec_ptab *procs = rec_tracker_procs(r->trk);
+	struct sp_buf *b = rec_out_scratch(r->out);
 	int rc = 0;
 
-	sp_buf_reset(b);
 	rc |= sp_ext_counter_encode(b, "sample_events", s->sample_events);
 	rc |= sp_ext_counter_encode(b, "samples", s->samples);
 	rc |= sp_ext_counter_encode(b, "lost", s->lost);
@@ -309,29 +376,20 @@ write_stats(struct recorder *r)
 	rc |= sp_ext_counter_encode(b, "execs", s->execs);
 	rc |= sp_ext_counter_encode(b, "forks", s->forks);
 	rc |= sp_ext_counter_encode(b, "adopted_children", s->adopted);
-	rc |= sp_ext_counter_encode(b, "processes", r->procs.procs_seen);
-	rc |= sp_ext_counter_encode(b, "threads", r->procs.threads_seen);
+	rc |= sp_ext_counter_encode(b, "processes", procs->procs_seen);
+	rc |= sp_ext_counter_encode(b, "threads", procs->threads_seen);
 	rc |= sp_ext_counter_encode(b, "wrapped_records", s->wrapped);
 	if (rc)
-		return rec_wr(r, -ENOMEM);
+		return rec_out_wr(r->out, -ENOMEM);
 	rec_stacker_counters(&r->stk, add_counter, b);
-	return rec_write_ext(r, SP_EXT_STATS);
+	return rec_out_ext(r->out, SP_EXT_STATS);
 }
 
-/*
- * A write error (a full disk) can leave the spool ending inside a record:
- * cut it back to a record boundary so readers take what was written.
- */
-static void
-trim_output(struct recorder *r)
+/* What rec_stop() returns: an output closed by the interrupt is no error. */
+static int
+stop_status(const struct recorder *r)
 {
-	int rc = rec_spool_trim(r->out_fd, r->out_start, &r->kept_bytes);
-
-	if (rc < 0)
-		warnx("'%s': cannot cut the spool back to its last whole "
-		      "record: %s",
-		      r->cfg.output_name, strerror(-rc));
-	r->trimmed = rc > 0;
+	return rec_out_closed_after_stop(r->out) ? 0 : rec_out_error(r->out);
 }
 
 int
@@ -341,37 +399,113 @@ rec_stop(struct recorder *r)
 	int c;
 
 	if (r->stopped)
-		return r->closed_after_stop ? 0 : r->werr;
+		return stop_status(r);
 	r->stopped = true;
 	rec_events_disable(&r->ev);
-	if (!r->werr) {
+	if (!rec_out_error(r->out)) {
 		drain_rings(r);
 		process_ready(r, true);
 	}
 	/* Threads still waiting have waited until now. */
-	if (!r->werr)
-		rec_offcpu_flush(r, rec_now_ns());
+	if (!rec_out_error(r->out))
+		rec_offcpu_flush(&r->h, rec_now_ns());
 	for (c = 0; c < r->ev.ncpus; c++)
 		r->st.wrapped += r->ev.rings[c].wrapped;
 	/* The per-event counters also see losses no LOST record told. */
 	if (rec_events_lost(&r->ev, &counted) && counted > r->st.lost &&
-	    !r->werr) {
-		rec_write_lost(r, rec_now_ns(), counted - r->st.lost);
+	    !rec_out_error(r->out)) {
+		rec_out_lost(r->out, rec_now_ns(), counted - r->st.lost);
 		r->st.lost = counted;
 	}
-	if (!r->werr)
+	if (!rec_out_error(r->out))
 		write_stats(r);
-	if (!r->werr)
-		rec_wr(r, sp_spool_writer_flush(r->w));
-	if (r->werr && !r->closed_after_stop)
-		trim_output(r);
-	return r->closed_after_stop ? 0 : r->werr;
+	rec_out_flush(r->out);
+	rec_out_trim(r->out);
+	return stop_status(r);
+}
+
+/* The parts starting a recording uses. */
+static struct rec_start
+starter(struct recorder *r)
+{
+	struct rec_start s = { &r->cfg, &r->ev, &r->stk, r->trk,
+			       r->out,  0,      false,   0 };
+
+	return s;
+}
+
+/* Takes what a start learnt of the launched command. */
+static int
+started(struct recorder *r, const struct rec_start *s, int rc)
+{
+	if (s->child > 0) {
+		r->child = s->child;
+		r->child_reaped = s->reaped;
+		r->child_status = s->status;
+	}
+	return rc;
+}
+
+int
+rec_launch(struct recorder *r, char **argv)
+{
+	struct rec_start s = starter(r);
+
+	return started(r, &s, rec_start_launch(&s, argv));
+}
+
+int
+rec_attach(struct recorder *r, int32_t *pids, size_t n)
+{
+	struct rec_start s = starter(r);
+
+	return started(r, &s, rec_start_attach(&s, pids, n));
+}
+
+int
+rec_system_wide(struct recorder *r, char **argv)
+{
+	struct rec_start s = starter(r);
+
+	return started(r, &s, rec_start_system_wide(&s, argv));
+}
+
+int
+rec_attach_threads(struct recorder *r, const int32_t *tids, size_t n)
+{
+	struct rec_start s = starter(r);
+
+	return started(r, &s, rec_start_threads(&s, tids, n));
+}
+
+int
+rec_ptrace_start(struct recorder *r, char **argv, int32_t pid)
+{
+	r->ptd = rec_ptdriver_new(&r->cfg, &r->h);
+	if (!r->ptd) {
+		warn("cannot set up ptrace sampling");
+		return 1;
+	}
+	r->h.ptrace = true;
+	return rec_ptdriver_start(r->ptd, argv, pid, &r->child);
+}
+
+int
+rec_ptrace_run(struct recorder *r, double seconds, volatile sig_atomic_t *stop)
+{
+	int rc = rec_ptdriver_run(r->ptd, seconds, stop), status;
+
+	if (!r->child_reaped && rec_ptdriver_child_exited(r->ptd, &status)) {
+		r->child_reaped = true;
+		r->child_status = status;
+	}
+	return rc;
 }
 
 int
 rec_track(struct recorder *r, int32_t pid)
 {
-	return rec_track_process(r, pid, true) ? 0 : -ENOMEM;
+	return rec_track_process(r->trk, pid, true) ? 0 : -ENOMEM;
 }
 
 int
@@ -380,7 +514,7 @@ rec_inject(struct recorder *r, const void *rec, size_t len)
 	uint64_t ts;
 
 	rec_record_time(&r->layout, rec, len, &ts);
-	return rec_sorter_push(r->sorter, ts, KIND_PERF, rec, len);
+	return rec_sorter_push(r->sorter, ts, REC_KIND_PERF, rec, len);
 }
 
 int
@@ -393,4 +527,46 @@ uint64_t
 rec_sample_type(const struct recorder *r)
 {
 	return r->layout.sample_type;
+}
+
+/* The parts the summary and the status line read. */
+static struct rec_report
+report(const struct recorder *r)
+{
+	struct rec_report rp = {
+		&r->cfg,
+		&r->ev,
+		&r->st,
+		&r->stk,
+		rec_tracker_procs_const(r->trk),
+		rec_tracker_nmodules(r->trk),
+		r->out,
+		r->ptd ? rec_ptdriver_summary(r->ptd) : NULL,
+		r->h.offcpu_short,
+	};
+
+	return rp;
+}
+
+void
+rec_summary(const struct recorder *r, FILE *out, double seconds)
+{
+	struct rec_report rp = report(r);
+
+	rec_report_summary(&rp, out, seconds);
+}
+
+void
+rec_status_line(const struct recorder *r, FILE *out, double seconds)
+{
+	struct rec_report rp = report(r);
+
+	rec_report_status(&rp, out, seconds);
+}
+
+void
+rec_status_clear(FILE *out)
+{
+	fputs("\r\033[K", out);
+	fflush(out);
 }

@@ -23,43 +23,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "sp-record/events.h"
-#include "sp-record/stack.h"
-
-struct rec_config {
-	struct rec_evopts ev;
-	enum rec_callgraph callgraph;
-	bool follow;          /* -f: record processes forked later */
-	bool system_wide;     /* -a: every process on the chosen CPUs */
-	const char *cpu_list; /* -C: those CPUs only (with -a) */
-	bool only_uid;        /* -u: one user's processes (with -a) */
-	uid_t uid;
-	bool off_cpu;            /* --off-cpu: the last event is "off-cpu" */
-	uint64_t off_cpu_min_ns; /* shorter waits are not written */
-	bool ptrace;             /* --ptrace: sample with ptrace, not perf */
-	bool spool_on_stdout;    /* a launched command writes to stderr */
-	bool quiet;              /* -q: no status line */
-	const char *output_name; /* for messages */
-};
-
-/* Counters for the summary and the stats extension record. */
-struct rec_stats {
-	uint64_t sample_events; /* PERF_RECORD_SAMPLE seen */
-	uint64_t samples;       /* samples written */
-	uint64_t empty_stacks;
-	uint64_t stale_exec;  /* samples with the old program's registers */
-	uint64_t untracked;   /* samples of processes not recorded */
-	uint64_t idle;        /* samples of pid/tid 0 */
-	uint64_t bad_records; /* records that did not decode */
-	uint64_t lost;        /* events the kernel lost */
-	uint64_t throttles;
-	uint64_t mmaps;          /* module mappings seen */
-	uint64_t maps_refreshes; /* /proc/PID/maps reads for a pc */
-	uint64_t execs;
-	uint64_t forks;
-	uint64_t adopted; /* children found in /proc after losses */
-	uint64_t wrapped; /* ring records copied out */
-};
+#include "sp-record/opts.h"
+#include "sp-record/stats.h"
 
 struct recorder;
 

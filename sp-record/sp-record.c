@@ -2,13 +2,13 @@
  * sp-record: samples the call stacks of running processes with
  * perf_event_open(2) (or, with --ptrace, by interrupting their threads)
  * and writes them as a SPULSE1 spool (sp-spool(5)).  docs/sp-record.1
- * describes the options; recorder.c does the work.
+ * describes the options, args.c reads their values; recorder.c does the
+ * work.
  */
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/htab.h"
-#include "sp-record/cpus.h"
+#include "sp-record/args.h"
 #include "sp-record/ptrace.h"
 #include "sp-record/recorder.h"
 #include "sp-record/stopreq.h"
@@ -31,66 +30,6 @@
 
 #define DEFAULT_FREQ 999
 #define DEFAULT_STACK_SIZE 32768
-#define MAX_STACK_SIZE 65528 /* the kernel's limit, a multiple of 8 */
-
-static const char synopsis[] =
-    "usage: sp-record [options] -p pid[,pid...] | -t tid[,tid...]\n"
-    "       sp-record [options] -a [-C cpus] [-u user] [[--] command ...]\n"
-    "       sp-record [options] [--] command [arg ...]\n"
-    "       sp-record -l\n";
-
-/* A usage error: the synopsis on stderr, exit 2. */
-static void __attribute__((noreturn)) usage(void)
-{
-	fputs(synopsis, stderr);
-	fputs("Try 'sp-record --help' for the options.\n", stderr);
-	exit(2);
-}
-
-static void __attribute__((noreturn)) help(void)
-{
-	fputs(synopsis, stdout);
-	fputs("Samples the stacks of processes (and, with -f, their "
-	      "children) and writes a\nspool: to -o FILE or a pipe, never "
-	      "a terminal.\n\n"
-	      "  -p, --pid PID[,PID...]  attach to running processes\n"
-	      "  -t, --tid TID[,TID...]  attach to those threads only\n"
-	      "  -a, --all-cpus          every process on every CPU "
-	      "(system-wide)\n"
-	      "  -C, --cpu CPUS          with -a: only these CPUs (0-3,6)\n"
-	      "  -u, --uid USER          with -a: only this user's "
-	      "processes\n"
-	      "  -f, --children          follow the children a command "
-	      "creates\n"
-	      "  -d, --duration SECONDS  stop after this long\n"
-	      "  -F, --freq HZ|max       samples per second (999)\n"
-	      "  -e, --event EVENT       what to sample: cycles (default), "
-	      "cpu-clock,\n"
-	      "                          page-faults, sched:sched_switch... "
-	      "(see -l)\n"
-	      "  -c, --count N           one sample every N events (instead "
-	      "of -F)\n"
-	      "  -l, --list-events       list the events this machine "
-	      "offers\n"
-	      "  -g, --call-graph fp|dwarf  how user stacks are unwound "
-	      "(dwarf)\n"
-	      "  -k, --kernel            kernel stacks too\n"
-	      "  -m, --mmap-pages N      ring size per CPU, in pages\n"
-	      "  -o, --output FILE       the spool (standard output: a pipe)\n"
-	      "      --ptrace            sample by ptrace where perf events "
-	      "are refused\n"
-	      "      --off-cpu           also where threads wait, and how "
-	      "long\n"
-	      "      --off-cpu-min US    shorter waits are left out (0)\n"
-	      "  -q, --quiet             no status line on a terminal\n"
-	      "      --stack-size BYTES  user stack copied per sample "
-	      "(32768)\n"
-	      "  -h, --help              this help\n"
-	      "      --version           the version\n"
-	      "See sp-record(1).\n",
-	      stdout);
-	exit(fflush(stdout) || ferror(stdout) ? 1 : 0);
-}
 
 static double
 now_s(void)
@@ -99,76 +38,6 @@ now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Parses a positive integer option; exits with usage on a bad one. */
-static unsigned long long
-number(const char *s, const char *what, unsigned long long max)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || v == 0 || v > max || *s == '-') {
-		warnx("invalid %s '%s': not a whole number from 1 to %llu",
-		      what, s, max);
-		usage();
-	}
-	return v;
-}
-
-/* -e: events perf would name, comma-separated; a usage error otherwise. */
-static void
-event_arg(const char *list, struct rec_evopts *o)
-{
-	char why[256], *copy = strdup(list), *tok, *save = NULL;
-	int rc;
-
-	if (!copy)
-		err(1, "strdup");
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (o->nevents == REC_EVENTS_MAX) {
-			warnx("at most %d events", REC_EVENTS_MAX);
-			usage();
-		}
-		rc = rec_evspec_parse(tok, &o->events[o->nevents], why,
-				      sizeof(why));
-		if (rc == -EACCES) /* the machine's, not the command line's */
-			errx(1, "%s", why);
-		if (rc < 0) {
-			warnx("%s", why);
-			usage();
-		}
-		o->nevents++;
-	}
-	free(copy);
-	o->source_explicit = true;
-}
-
-/* --stack-size: what PERF_SAMPLE_STACK_USER accepts. */
-static uint32_t
-stack_size_arg(const char *s)
-{
-	unsigned long long v;
-	const char *why = NULL;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno == ERANGE ||
-	    (!errno && end != s && !*end && *s != '-' && v > MAX_STACK_SIZE))
-		why = "above the kernel's limit of 65528 bytes";
-	else if (errno || end == s || *end || *s == '-' || v == 0)
-		why = "not a multiple of 8 from 8 to 65528";
-	else if (v % 8)
-		why = "not a multiple of 8";
-	if (why) {
-		warnx("invalid stack size '%s': %s", s, why);
-		usage();
-	}
-	return (uint32_t)v;
 }
 
 static uint64_t
@@ -182,80 +51,6 @@ max_sample_rate(void)
 	return (uint64_t)v;
 }
 
-/*
- * Appends the pids of a -p list to *pids: "12,34", or "12 34" as
- * `-p "$(pidof app)"` writes it when two processes match.
- */
-static void
-add_pids(const char *list, int32_t **pids, size_t *n)
-{
-	static const char sep[] = ", \t\n";
-	char *copy = strdup(list), *tok, *save = NULL;
-	int32_t *v;
-
-	if (!copy)
-		err(1, "strdup");
-	for (tok = strtok_r(copy, sep, &save); tok;
-	     tok = strtok_r(NULL, sep, &save)) {
-		v = reallocarray(*pids, *n + 1, sizeof(**pids));
-		if (!v)
-			err(1, "reallocarray");
-		*pids = v;
-		(*pids)[(*n)++] = (int32_t)number(tok, "pid", INT32_MAX);
-	}
-	free(copy);
-	if (*n == 0) {
-		warnx("invalid pid list '%s': no pid in it%s", list,
-		      strspn(list, sep) == strlen(list)
-			  ? " (did pidof or pgrep find nothing?)"
-			  : "");
-		usage();
-	}
-}
-
-/*
- * Drops the ids named more than once, keeping the first: `-t T` given
- * 20,000 times opened 20,000 sets of events on one thread, `-p 1` given
- * 2,000 times named its threads 2,000 times.
- */
-static void
-unique_ids(int32_t *v, size_t *n)
-{
-	struct sp_htab *seen = sp_htab_new();
-	size_t i, k;
-	bool fresh;
-
-	if (!seen)
-		err(1, "sp_htab_new");
-	for (i = k = 0; i < *n; i++) {
-		if (!sp_htab_slot(seen, &v[i], sizeof(v[i]), 1, &fresh))
-			errx(1, "sp_htab_slot: %s", strerror(ENOMEM));
-		if (fresh)
-			v[k++] = v[i];
-	}
-	*n = k;
-	sp_htab_free(seen);
-}
-
-/* -u: a user name or number. */
-static uid_t
-user_arg(const char *s)
-{
-	struct passwd *pw = getpwnam(s);
-	char *end;
-	unsigned long v;
-
-	if (pw)
-		return pw->pw_uid;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || v >= (uid_t)-1) {
-		warnx("unknown user '%s'", s);
-		usage();
-	}
-	return (uid_t)v;
-}
-
 /* What to record: exactly one of -p, -t, -a (with or without a command)
  * and a command; -C and -u only with -a. */
 static void
@@ -266,20 +61,20 @@ check_scope(const struct rec_config *cfg, size_t npids, size_t ntids, int argc)
 	if (modes > 1 || (argc && (npids || ntids))) {
 		warnx("-p, -t, -a and a command: one of them (a command may "
 		      "go with -a)");
-		usage();
+		rec_usage();
 	}
 	if (!modes && !argc) {
 		warnx("nothing to record: give -p PID, -t TID, -a or a "
 		      "command");
-		usage();
+		rec_usage();
 	}
 	if ((cfg->cpu_list || cfg->only_uid) && !cfg->system_wide) {
 		warnx("-C and -u go with -a");
-		usage();
+		rec_usage();
 	}
 	if (cfg->ptrace && (cfg->system_wide || ntids)) {
 		warnx("--ptrace records one process: no -a, no -t");
-		usage();
+		rec_usage();
 	}
 }
 
@@ -295,7 +90,7 @@ off_cpu_options(struct rec_config *cfg)
 
 	if (cfg->ptrace) {
 		warnx("--off-cpu needs perf events, not --ptrace");
-		usage();
+		rec_usage();
 	}
 	if (!o->source_explicit)
 		rec_evspec_cpu_clock(&o->events[0]);
@@ -303,11 +98,11 @@ off_cpu_options(struct rec_config *cfg)
 		if (!o->events[i].is_time || o->period) {
 			warnx("--off-cpu goes with time: -e cpu-clock or "
 			      "task-clock, no -c");
-			usage();
+			rec_usage();
 		}
 	if (o->nevents == REC_EVENTS_MAX) {
 		warnx("at most %d events with --off-cpu", REC_EVENTS_MAX - 1);
-		usage();
+		rec_usage();
 	}
 	rec_evspec_off_cpu(&o->events[o->nevents++]);
 	o->switches = true;
@@ -393,71 +188,6 @@ drop_empty_output(int fd, const char *path)
 }
 
 /*
- * -C: a CPU list whose every CPU this machine can have (offline ones are
- * refused later, when recording starts).
- */
-static const char *
-cpus_arg(const char *s)
-{
-	int *cpus, n, limit = rec_cpus_possible();
-	const char *bad;
-
-	n = rec_cpus_parse(s, limit, &cpus, &bad);
-	if (n == -ERANGE) {
-		warnx("-C: CPU %.*s is out of range: this machine's CPUs are "
-		      "0-%d",
-		      (int)strspn(bad, "0123456789"), bad, limit - 1);
-		usage();
-	}
-	if (n == -ENOMEM)
-		errx(1, "-C: %s", strerror(ENOMEM));
-	if (n < 0) {
-		warnx("invalid CPU list '%s' (as 0-3,6)", s);
-		usage();
-	}
-	free(cpus);
-	return s;
-}
-
-static double
-duration_arg(const char *s)
-{
-	double d;
-	char *end;
-
-	errno = 0;
-	d = strtod(s, &end);
-	if (errno || end == s || *end || !(d > 0)) {
-		warnx("invalid duration '%s'", s);
-		usage();
-	}
-	return d;
-}
-
-static enum rec_callgraph
-callgraph_arg(const char *s)
-{
-	if (!strcmp(s, "fp"))
-		return REC_CG_FP;
-	if (!strcmp(s, "dwarf"))
-		return REC_CG_DWARF;
-	warnx("invalid call graph '%s' (fp, dwarf)", s);
-	usage();
-}
-
-static size_t
-pages_arg(const char *s)
-{
-	size_t n = number(s, "page count", 1 << 20);
-
-	if (n & (n - 1)) {
-		warnx("page count must be a power of two");
-		usage();
-	}
-	return n;
-}
-
-/*
  * --ptrace samples one process and its threads, with DWARF unwinding of
  * the copied stacks; children and kernel frames are out of its reach.
  */
@@ -466,20 +196,20 @@ ptrace_options(struct rec_config *cfg, size_t npids)
 {
 	if (npids > 1) {
 		warnx("--ptrace records one process");
-		usage();
+		rec_usage();
 	}
 	if ((cfg->ev.source_explicit &&
 	     (cfg->ev.nevents > 1 || !cfg->ev.events[0].is_time)) ||
 	    cfg->ev.period) {
 		warnx("--ptrace samples time only: one -e cpu-clock or "
 		      "task-clock at most, no -c");
-		usage();
+		rec_usage();
 	}
 	if (cfg->ev.freq > REC_PTRACE_MAX_HZ) {
 		warnx("invalid frequency '%llu' for --ptrace: at most %d "
 		      "samples a second",
 		      (unsigned long long)cfg->ev.freq, REC_PTRACE_MAX_HZ);
-		usage();
+		rec_usage();
 	}
 	if (cfg->follow || cfg->ev.kernel)
 		warnx("--ptrace records neither children (-f) nor kernel "
@@ -580,31 +310,32 @@ main(int argc, char **argv)
 				 longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
-			duration = duration_arg(optarg);
+			duration = rec_duration_arg(optarg);
 			break;
 		case 'a':
 			cfg.system_wide = true;
 			break;
 		case 'C':
-			cfg.cpu_list = cpus_arg(optarg);
+			cfg.cpu_list = rec_cpus_arg(optarg);
 			break;
 		case 'c':
-			cfg.ev.period = number(optarg, "period", UINT64_MAX);
+			cfg.ev.period =
+			    rec_number_arg(optarg, "period", UINT64_MAX);
 			break;
 		case 'e':
-			event_arg(optarg, &cfg.ev);
+			rec_event_arg(optarg, &cfg.ev);
 			break;
 		case 'F':
 			freq_max = strcmp(optarg, "max") == 0;
 			if (!freq_max)
-				cfg.ev.freq =
-				    number(optarg, "frequency", 10000000);
+				cfg.ev.freq = rec_number_arg(
+				    optarg, "frequency", 10000000);
 			break;
 		case 'f':
 			cfg.follow = true;
 			break;
 		case 'g':
-			cfg.callgraph = callgraph_arg(optarg);
+			cfg.callgraph = rec_callgraph_arg(optarg);
 			break;
 		case 'k':
 			cfg.ev.kernel = true;
@@ -612,14 +343,15 @@ main(int argc, char **argv)
 		case 'l':
 			return rec_evspec_list(stdout) < 0;
 		case 'm':
-			cfg.ev.pages = pages_arg(optarg);
+			cfg.ev.pages = rec_pages_arg(optarg);
 			break;
 		case 'O':
 			cfg.off_cpu = true;
 			break;
 		case 'M':
 			cfg.off_cpu_min_ns =
-			    number(optarg, "--off-cpu-min", 60000000) * 1000;
+			    rec_number_arg(optarg, "--off-cpu-min", 60000000) *
+			    1000;
 			break;
 		case 'o':
 			output = optarg;
@@ -631,31 +363,31 @@ main(int argc, char **argv)
 			cfg.quiet = true;
 			break;
 		case 'p':
-			add_pids(optarg, &pids, &npids);
+			rec_add_pids(optarg, &pids, &npids);
 			break;
 		case 'S':
-			cfg.ev.stack_size = stack_size_arg(optarg);
+			cfg.ev.stack_size = rec_stack_size_arg(optarg);
 			break;
 		case 't':
-			add_pids(optarg, &tids, &ntids);
+			rec_add_pids(optarg, &tids, &ntids);
 			break;
 		case 'u':
 			cfg.only_uid = true;
-			cfg.uid = user_arg(optarg);
+			cfg.uid = rec_user_arg(optarg);
 			break;
 		case 'h':
-			help();
+			rec_help();
 		case 'V':
 			printf("sp-record %s\n", sp_version());
 			return 0;
 		default:
-			usage();
+			rec_usage();
 		}
 	}
 	argc -= optind;
 	argv += optind;
-	unique_ids(pids, &npids);
-	unique_ids(tids, &ntids);
+	rec_unique_ids(pids, &npids);
+	rec_unique_ids(tids, &ntids);
 	check_scope(&cfg, npids, ntids, argc);
 	if (cfg.ev.nevents == 0) {
 		rec_evspec_default(&cfg.ev.events[0]);

@@ -1,198 +1,242 @@
 /*
- * spoolout.c: the spool records the recorder writes of its own (comm,
- * exit, lost, build ids, host, the kernel module), module interning, and
- * the sticky write error every writer goes through (recorder.h).
+ * spoolout.c: the recorder's output part (spoolout.h): the spool writer,
+ * the sticky write error, and the records the recorder writes of its own.
  */
 #include <err.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "common/ext.h"
-#include "sp-record/recorder_impl.h"
+#include "sp-record/buildid.h"
+#include "sp-record/proc.h"
+#include "sp-record/spooltrim.h"
+#include "sp-record/spoolout.h"
 #include "sp-record/stopreq.h"
 #include "common/banned.h"
 
-/*
- * Remembers the first write error; returns rc.  A pipe closed after a
- * stop request is the end of `sp-record | tee x.spool` under Ctrl-C,
- * whose reader the interrupt ended too: no error, a note in the summary.
- */
-int
-rec_wr(struct recorder *r, int rc)
+struct rec_out {
+	struct sp_spool_writer *w;
+	const char *name;  /* for messages */
+	int werr;          /* sticky write error */
+	struct sp_buf ext; /* extension payload scratch */
+	struct rec_buildids *buildids;
+	int fd;                 /* the spool's descriptor, not owned */
+	uint64_t start;         /* where the spool starts in it (`>>`) */
+	bool trimmed;           /* the spool was cut back to kept_bytes */
+	bool closed_after_stop; /* the reader went away with the interrupt */
+	uint64_t kept_bytes;
+};
+
+static int write_host(struct rec_out *o);
+
+struct rec_out *
+rec_out_new(int fd, const char *name, uint64_t start_us, uint64_t interval_us)
 {
-	if (rc == -EPIPE && !r->werr && rec_stop_signal) {
-		r->werr = rc;
-		r->closed_after_stop = true;
-	} else if (rc < 0 && !r->werr) {
-		r->werr = rc;
-		warnx("'%s': %s", r->cfg.output_name,
+	struct rec_out *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return NULL;
+	o->name = name;
+	o->fd = fd;
+	o->start = rec_spool_start(fd);
+	o->buildids = rec_buildids_new();
+	if (o->buildids)
+		o->w = sp_spool_writer_new(fd, start_us, interval_us);
+	if (!o->w) {
+		int e = errno;
+
+		rec_out_free(o);
+		errno = e;
+		return NULL;
+	}
+	write_host(o);
+	return o;
+}
+
+void
+rec_out_free(struct rec_out *o)
+{
+	if (!o)
+		return;
+	sp_spool_writer_free(o->w);
+	rec_buildids_free(o->buildids);
+	sp_buf_release(&o->ext);
+	free(o);
+}
+
+int
+rec_out_wr(struct rec_out *o, int rc)
+{
+	if (rc == -EPIPE && !o->werr && rec_stop_signal) {
+		o->werr = rc;
+		o->closed_after_stop = true;
+	} else if (rc < 0 && !o->werr) {
+		o->werr = rc;
+		warnx("'%s': %s", o->name,
 		      rc == -ENOMEM ? strerror(ENOMEM)
-				    : sp_spool_writer_errmsg(r->w));
+				    : sp_spool_writer_errmsg(o->w));
 	}
 	return rc < 0 ? rc : 0;
 }
 
 int
-rec_write_ext(struct recorder *r, uint8_t tag)
+rec_out_error(const struct rec_out *o)
 {
-	if (r->werr)
-		return r->werr;
-	return rec_wr(r,
-		      sp_spool_writer_ext(r->w, tag, r->ext.data, r->ext.len));
+	return o->werr;
+}
+
+bool
+rec_out_closed_after_stop(const struct rec_out *o)
+{
+	return o->closed_after_stop;
+}
+
+struct sp_spool_writer *
+rec_out_writer(struct rec_out *o)
+{
+	return o->w;
+}
+
+struct sp_buf *
+rec_out_scratch(struct rec_out *o)
+{
+	sp_buf_reset(&o->ext);
+	return &o->ext;
 }
 
 int
-rec_write_comm(struct recorder *r, uint64_t ts, int32_t pid, int32_t tid,
-	       bool is_exec, const char *name, size_t len)
+rec_out_ext(struct rec_out *o, uint8_t tag)
+{
+	if (o->werr)
+		return o->werr;
+	return rec_out_wr(
+	    o, sp_spool_writer_ext(o->w, tag, o->ext.data, o->ext.len));
+}
+
+int
+rec_out_comm(struct rec_out *o, uint64_t ts, int32_t pid, int32_t tid,
+	     bool is_exec, const char *name, size_t len)
 {
 	struct sp_ext_comm c = { ts, pid, (uint64_t)tid, is_exec, name, len };
 
-	sp_buf_reset(&r->ext);
-	if (sp_ext_comm_encode(&r->ext, &c) < 0)
-		return rec_wr(r, -ENOMEM);
-	return rec_write_ext(r, SP_EXT_COMM);
+	if (sp_ext_comm_encode(rec_out_scratch(o), &c) < 0)
+		return rec_out_wr(o, -ENOMEM);
+	return rec_out_ext(o, SP_EXT_COMM);
 }
 
 int
-rec_write_lost(struct recorder *r, uint64_t ts, uint64_t count)
+rec_out_lost(struct rec_out *o, uint64_t ts, uint64_t count)
 {
 	struct sp_ext_lost l = { ts, count };
 
-	sp_buf_reset(&r->ext);
-	if (sp_ext_lost_encode(&r->ext, &l) < 0)
-		return rec_wr(r, -ENOMEM);
-	return rec_write_ext(r, SP_EXT_LOST);
+	if (sp_ext_lost_encode(rec_out_scratch(o), &l) < 0)
+		return rec_out_wr(o, -ENOMEM);
+	return rec_out_ext(o, SP_EXT_LOST);
 }
 
 int
-rec_write_exit(struct recorder *r, uint64_t ts, int32_t pid, int32_t tid)
+rec_out_exit(struct rec_out *o, uint64_t ts, int32_t pid, int32_t tid)
 {
 	struct sp_ext_exit x = { ts, pid, (uint64_t)tid };
 
-	sp_buf_reset(&r->ext);
-	if (sp_ext_exit_encode(&r->ext, &x) < 0)
-		return rec_wr(r, -ENOMEM);
-	return rec_write_ext(r, SP_EXT_EXIT);
+	if (sp_ext_exit_encode(rec_out_scratch(o), &x) < 0)
+		return rec_out_wr(o, -ENOMEM);
+	return rec_out_ext(o, SP_EXT_EXIT);
 }
 
-/* Writes one event record per event: the spool names what it sampled. */
 int
-rec_write_events(struct recorder *r)
+rec_out_weight(struct rec_out *o, uint32_t event, uint64_t weight)
+{
+	struct sp_ext_weight w = { event, weight };
+
+	if (sp_ext_weight_encode(rec_out_scratch(o), &w) < 0)
+		return rec_out_wr(o, -ENOMEM);
+	return rec_out_ext(o, SP_EXT_WEIGHT);
+}
+
+int
+rec_out_wait(struct rec_out *o, enum sp_wait_state state)
+{
+	if (sp_ext_wait_encode(rec_out_scratch(o), state) < 0)
+		return rec_out_wr(o, -ENOMEM);
+	return rec_out_ext(o, SP_EXT_WAIT);
+}
+
+int
+rec_out_events(struct rec_out *o, const struct rec_events *ev)
 {
 	struct sp_ext_event e;
 	const char *name;
 	size_t i;
 
-	for (i = 0; i < r->ev.opts.nevents && !r->werr; i++) {
-		name = rec_events_name(&r->ev, i);
+	for (i = 0; i < ev->opts.nevents && !o->werr; i++) {
+		name = rec_events_name(ev, i);
 		e.index = (uint32_t)i;
 		e.name = name;
 		e.name_len = strlen(name);
-		e.period = rec_events_period(&r->ev, i);
-		e.freq = e.period ? 0 : r->ev.opts.freq;
-		sp_buf_reset(&r->ext);
-		if (sp_ext_event_encode(&r->ext, &e) < 0)
-			return rec_wr(r, -ENOMEM);
-		rec_write_ext(r, SP_EXT_EVENT);
+		e.period = rec_events_period(ev, i);
+		e.freq = e.period ? 0 : ev->opts.freq;
+		if (sp_ext_event_encode(rec_out_scratch(o), &e) < 0)
+			return rec_out_wr(o, -ENOMEM);
+		rec_out_ext(o, SP_EXT_EVENT);
 	}
-	return r->werr;
+	return o->werr;
 }
 
-/*
- * Whether samples carry their event and weight: a recording of several
- * events, or of one event counted at a frequency (its period varies).
- */
-bool
-rec_needs_weight(const struct recorder *r)
-{
-	return r->ev.opts.nevents > 1 ||
-	       (!r->ev.opts.events[0].is_time && !rec_events_period(&r->ev, 0));
-}
-
-/* Writes the event and weight of the sample written next. */
 int
-rec_write_weight(struct recorder *r, uint32_t event, uint64_t weight)
+rec_out_flush(struct rec_out *o)
 {
-	struct sp_ext_weight w = { event, weight };
-
-	sp_buf_reset(&r->ext);
-	if (sp_ext_weight_encode(&r->ext, &w) < 0)
-		return rec_wr(r, -ENOMEM);
-	return rec_write_ext(r, SP_EXT_WEIGHT);
+	if (o->werr)
+		return o->werr;
+	return rec_out_wr(o, sp_spool_writer_flush(o->w));
 }
 
-/* Writes why the thread of the sample written next was off the CPU. */
 int
-rec_write_wait(struct recorder *r, enum sp_wait_state state)
-{
-	sp_buf_reset(&r->ext);
-	if (sp_ext_wait_encode(&r->ext, state) < 0)
-		return rec_wr(r, -ENOMEM);
-	return rec_write_ext(r, SP_EXT_WAIT);
-}
-
-/*
- * Writes the build ids of the modules interned since id `first` (new
- * files or clones): one note read per file, cached.
- */
-int
-rec_write_buildids(struct recorder *r, uint32_t first)
+rec_out_buildids(struct rec_out *o, const struct sp_modtab *mods,
+		 uint32_t first)
 {
 	uint8_t id[REC_BUILDID_MAX];
 	const struct sp_module *m;
 	struct sp_ext_buildid b;
-	uint32_t i, n = sp_modtab_count(r->mods);
+	uint32_t i, n = sp_modtab_count(mods);
 	size_t len;
 
-	for (i = first; i < n && !r->werr; i++) {
-		m = sp_modtab_get(r->mods, i);
+	for (i = first; i < n && !o->werr; i++) {
+		m = sp_modtab_get(mods, i);
 		if (!m || m->is_kernel)
 			continue;
-		len = rec_buildids_get(r->buildids, m, id);
+		len = rec_buildids_get(o->buildids, m, id);
 		if (!len)
 			continue;
 		b.module_id = i;
 		b.id = id;
 		b.id_len = len;
-		sp_buf_reset(&r->ext);
-		if (sp_ext_buildid_encode(&r->ext, &b) < 0)
-			return rec_wr(r, -ENOMEM);
-		rec_write_ext(r, SP_EXT_BUILDID);
+		if (sp_ext_buildid_encode(rec_out_scratch(o), &b) < 0)
+			return rec_out_wr(o, -ENOMEM);
+		rec_out_ext(o, SP_EXT_BUILDID);
 	}
-	return r->werr;
-}
-
-/* Interns a module and writes its record and build id when new. */
-int
-rec_intern(struct recorder *r, const struct sp_module *m, uint32_t *id)
-{
-	uint32_t first = sp_modtab_count(r->mods);
-	int rc = rec_wr(r, sp_modtab_intern(r->mods, m, r->w, id));
-
-	return rc < 0 ? rc : rec_write_buildids(r, first);
-}
-
-/* Reads a one-line file without its newline; "" when unreadable. */
-void
-rec_read_line(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "re");
-
-	buf[0] = '\0';
-	if (f) {
-		if (!fgets(buf, (int)size, f))
-			buf[0] = '\0';
-		fclose(f);
-	}
-	buf[strcspn(buf, "\n")] = '\0';
+	return o->werr;
 }
 
 int
-rec_write_host(struct recorder *r)
+rec_out_intern(struct rec_out *o, struct sp_modtab *mods,
+	       const struct sp_module *m, uint32_t *id)
+{
+	uint32_t first = sp_modtab_count(mods);
+	int rc = rec_out_wr(o, sp_modtab_intern(mods, m, o->w, id));
+
+	return rc < 0 ? rc : rec_out_buildids(o, mods, first);
+}
+
+static int
+write_host(struct rec_out *o)
 {
 	char boot[64], host[256], page[32];
+	struct sp_buf *b = rec_out_scratch(o);
 	struct utsname u;
 	int rc = 0;
 
@@ -203,25 +247,19 @@ rec_write_host(struct recorder *r)
 		host[0] = '\0';
 	host[sizeof(host) - 1] = '\0';
 	snprintf(page, sizeof(page), "%ld", sysconf(_SC_PAGESIZE));
-	sp_buf_reset(&r->ext);
-	rc |= sp_ext_pair_encode(&r->ext, "release", u.release);
-	rc |= sp_ext_pair_encode(&r->ext, "bootid", boot);
-	rc |= sp_ext_pair_encode(&r->ext, "hostname", host);
-	rc |= sp_ext_pair_encode(&r->ext, "arch", u.machine);
-	rc |= sp_ext_pair_encode(&r->ext, "pagesize", page);
-	rc |= sp_ext_pair_encode(&r->ext, "clock", "monotonic");
+	rc |= sp_ext_pair_encode(b, "release", u.release);
+	rc |= sp_ext_pair_encode(b, "bootid", boot);
+	rc |= sp_ext_pair_encode(b, "hostname", host);
+	rc |= sp_ext_pair_encode(b, "arch", u.machine);
+	rc |= sp_ext_pair_encode(b, "pagesize", page);
+	rc |= sp_ext_pair_encode(b, "clock", "monotonic");
 	if (rc)
-		return rec_wr(r, -ENOMEM);
-	return rec_write_ext(r, SP_EXT_HOST);
+		return rec_out_wr(o, -ENOMEM);
+	return rec_out_ext(o, SP_EXT_HOST);
 }
 
-/*
- * Kernel frames resolve against one module spanning the kernel's text,
- * from /proc/kallsyms; when the addresses are hidden they stay
- * module-less, which readers accept.
- */
 int
-rec_write_kernel_module(struct recorder *r)
+rec_out_kernel_module(struct rec_out *o, struct sp_modtab *mods)
 {
 	static const char path[] = "[kernel.kallsyms]";
 	uint64_t stext = 0, etext = 0, a;
@@ -230,8 +268,6 @@ rec_write_kernel_module(struct recorder *r)
 	uint32_t id;
 	FILE *f;
 
-	if (!r->ev.kernel_stacks)
-		return 0;
 	f = fopen("/proc/kallsyms", "re");
 	if (!f)
 		return 0;
@@ -253,5 +289,34 @@ rec_write_kernel_module(struct recorder *r)
 	m.is_kernel = true;
 	m.path = path;
 	m.path_len = sizeof(path) - 1;
-	return rec_wr(r, sp_modtab_intern(r->mods, &m, r->w, &id));
+	return rec_out_wr(o, sp_modtab_intern(mods, &m, o->w, &id));
+}
+
+void
+rec_out_trim(struct rec_out *o)
+{
+	int rc;
+
+	if (!o->werr || o->closed_after_stop)
+		return;
+	rc = rec_spool_trim(o->fd, o->start, &o->kept_bytes);
+	if (rc < 0)
+		warnx("'%s': cannot cut the spool back to its last whole "
+		      "record: %s",
+		      o->name, strerror(-rc));
+	o->trimmed = rc > 0;
+}
+
+bool
+rec_out_trimmed(const struct rec_out *o, uint64_t *kept)
+{
+	*kept = o->kept_bytes;
+	return o->trimmed;
+}
+
+uint64_t
+rec_out_bytes(const struct rec_out *o)
+{
+	return o->werr ? sp_spool_writer_delivered(o->w)
+		       : sp_spool_writer_bytes(o->w);
 }

@@ -1,17 +1,45 @@
 /*
  * start.c: starting a recording: launching a command, attaching to processes,
- * and what sp-record says when the kernel made it change plans (recorder.h).
+ * and what sp-record says when the kernel made it change plans (start.h).
  */
 #include <err.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 
 #include "common/htab.h"
+#include "sp-record/clock.h"
 #include "sp-record/launch.h"
+#include "sp-record/start.h"
 #include "sp-record/sysctl.h"
-#include "sp-record/recorder_impl.h"
 #include "common/banned.h"
+
+/* Waits for the launched command, whose start failed. */
+static void
+reap(struct rec_start *s)
+{
+	pid_t rc;
+	int st;
+
+	if (s->child <= 0 || s->reaped)
+		return;
+	do
+		rc = waitpid(s->child, &st, 0);
+	while (rc < 0 && errno == EINTR);
+	if (rc == s->child) {
+		s->reaped = true;
+		s->status = st;
+	}
+}
+
+/* The kernel's text, as a module, when kernel frames are recorded. */
+static void
+kernel_module(struct rec_start *s)
+{
+	if (s->ev->kernel_stacks)
+		rec_out_kernel_module(s->out, rec_tracker_mods(s->trk));
+}
 
 /*
  * Says what the kernel made us change that the user must act on.  (A
@@ -19,16 +47,16 @@
  * is said in the summary.)
  */
 static void
-announce(struct recorder *r)
+announce(struct rec_start *s)
 {
-	if (r->ev.kernel_denied)
+	if (s->ev->kernel_denied)
 		warnx("kernel stacks are not permitted (kernel."
 		      "perf_event_paranoid is %ld; run as root or grant "
 		      "CAP_PERFMON): recording user stacks only",
 		      rec_perf_paranoid());
-	r->stk.max_chain = r->ev.attr.sample_max_stack;
-	r->stk.kernel = r->ev.kernel_stacks;
-	rec_write_events(r);
+	s->stk->max_chain = s->ev->attr.sample_max_stack;
+	s->stk->kernel = s->ev->kernel_stacks;
+	rec_out_events(s->out, s->ev);
 }
 
 /*
@@ -47,40 +75,42 @@ rec_exec_failed(const char *cmd, int e)
 }
 
 int
-rec_launch(struct recorder *r, char **argv)
+rec_start_launch(struct rec_start *s, char **argv)
 {
 	struct rec_child c;
 	struct rec_proc *p;
+	const char *msg;
 	int e, rc;
 
-	if ((rc = rec_child_fork(&c, argv, r->cfg.spool_on_stdout)) < 0) {
+	if ((rc = rec_child_fork(&c, argv, s->cfg->spool_on_stdout)) < 0) {
 		warnx("cannot start '%s': %s", argv[0], strerror(-rc));
 		return 1;
 	}
-	r->child = c.pid;
-	p = rec_track_process(r, c.pid, true);
-	rc = p ? rec_events_open_launch(&r->ev, c.pid) : -ENOMEM;
+	s->child = c.pid;
+	p = rec_track_process(s->trk, c.pid, true);
+	rc = p ? rec_events_open_launch(s->ev, c.pid) : -ENOMEM;
 	if (rc < 0) {
-		warnx("%s", r->ev.errmsg[0] ? r->ev.errmsg : strerror(-rc));
+		msg = rec_events_errmsg(s->ev);
+		warnx("%s", msg[0] ? msg : strerror(-rc));
 		rec_child_abort(&c);
-		rec_reap(r, true, NULL);
+		reap(s);
 		return 1;
 	}
-	rec_write_kernel_module(r);
+	kernel_module(s);
 	/* Events are in place: let the child execute the command. */
 	if (rec_child_start(&c) < 0)
 		warn("cannot start '%s'", argv[0]);
 	if ((e = rec_child_exec_errno(&c)) != 0) {
-		rec_reap(r, true, NULL);
+		reap(s);
 		return rec_exec_failed(argv[0], e);
 	}
 	/* Notices only once the command runs: not before its error. */
-	announce(r);
-	return r->werr ? 1 : 0;
+	announce(s);
+	return rec_out_error(s->out) ? 1 : 0;
 }
 
 int
-rec_attach(struct recorder *r, int32_t *pids, size_t n)
+rec_start_attach(struct rec_start *s, int32_t *pids, size_t n)
 {
 	struct rec_proc *p;
 	int32_t tgid;
@@ -96,88 +126,90 @@ rec_attach(struct recorder *r, int32_t *pids, size_t n)
 			      (int)pids[i], (int)tgid);
 			pids[i] = tgid;
 		}
-		if (rec_ptab_get(&r->procs, pids[i]))
+		if (rec_ptab_get(rec_tracker_procs(s->trk), pids[i]))
 			continue;
-		rc = rec_events_open_attach(&r->ev, pids[i]);
+		rc = rec_events_open_attach(s->ev, pids[i]);
 		if (rc < 0) {
-			warnx("%s", r->ev.errmsg);
+			warnx("%s", rec_events_errmsg(s->ev));
 			return 1;
 		}
-		if (!rec_track_process(r, pids[i], true))
+		if (!rec_track_process(s->trk, pids[i], true))
 			return 1;
 		pids[k++] = pids[i];
 	}
-	announce(r);
-	rec_write_kernel_module(r);
+	announce(s);
+	kernel_module(s);
 	/*
 	 * Enable first, then read the maps: a mapping made in between shows
 	 * up twice (interning merges it) rather than not at all.
 	 */
-	rc = rec_events_enable(&r->ev);
+	rc = rec_events_enable(s->ev);
 	if (rc < 0) {
 		warnx("cannot enable the events: %s", strerror((int)-rc));
 		return 1;
 	}
 	ts = rec_now_ns();
-	for (i = 0; i < k && !r->werr; i++) {
-		p = rec_ptab_get(&r->procs, pids[i]);
-		if (!p || rec_snapshot_maps(r, p, ts) < 0 ||
-		    rec_name_threads(r, pids[i], ts) < 0)
+	for (i = 0; i < k && !rec_out_error(s->out); i++) {
+		p = rec_ptab_get(rec_tracker_procs(s->trk), pids[i]);
+		if (!p || rec_snapshot_maps(s->trk, p, ts) < 0 ||
+		    rec_name_threads(s->trk, pids[i], ts) < 0)
 			break;
 	}
-	if (!r->werr)
-		rec_wr(r, sp_spool_writer_flush(r->w));
-	return r->werr ? 1 : 0;
+	if (!rec_out_error(s->out))
+		rec_out_flush(s->out);
+	return rec_out_error(s->out) ? 1 : 0;
 }
 
 /* Launches the command of -a -- CMD: sampled as any other process. */
 static int
-launch_plain(struct recorder *r, char **argv)
+launch_plain(struct rec_start *s, char **argv)
 {
 	struct rec_child c;
 	int e, rc;
 
-	if ((rc = rec_child_fork(&c, argv, r->cfg.spool_on_stdout)) < 0) {
+	if ((rc = rec_child_fork(&c, argv, s->cfg->spool_on_stdout)) < 0) {
 		warnx("cannot start '%s': %s", argv[0], strerror(-rc));
 		return 1;
 	}
-	r->child = c.pid;
+	s->child = c.pid;
 	if (rec_child_start(&c) < 0)
 		warn("cannot start '%s'", argv[0]);
 	if ((e = rec_child_exec_errno(&c)) != 0) {
-		rec_reap(r, true, NULL);
+		reap(s);
 		return rec_exec_failed(argv[0], e);
 	}
 	return 0;
 }
 
 int
-rec_system_wide(struct recorder *r, char **argv)
+rec_start_system_wide(struct rec_start *s, char **argv)
 {
+	const char *msg;
 	int rc;
 
-	if (r->cfg.cpu_list &&
-	    rec_events_select_cpus(&r->ev, r->cfg.cpu_list) < 0) {
-		warnx("%s", r->ev.errmsg);
+	if (s->cfg->cpu_list &&
+	    rec_events_select_cpus(s->ev, s->cfg->cpu_list) < 0) {
+		warnx("%s", rec_events_errmsg(s->ev));
 		return 1;
 	}
-	rc = rec_events_open_cpus(&r->ev);
+	rc = rec_events_open_cpus(s->ev);
 	if (rc < 0) {
-		warnx("%s", r->ev.errmsg[0] ? r->ev.errmsg : strerror(-rc));
+		msg = rec_events_errmsg(s->ev);
+		warnx("%s", msg[0] ? msg : strerror(-rc));
 		return 1;
 	}
-	announce(r);
-	rec_write_kernel_module(r);
-	rc = rec_events_enable(&r->ev);
+	announce(s);
+	kernel_module(s);
+	rc = rec_events_enable(s->ev);
 	if (rc < 0) {
 		warnx("cannot enable the events: %s", strerror(-rc));
 		return 1;
 	}
-	if (argv && (rc = launch_plain(r, argv)) != 0)
+	if (argv && (rc = launch_plain(s, argv)) != 0)
 		return rc;
-	if (!r->werr)
-		rec_wr(r, sp_spool_writer_flush(r->w));
-	return r->werr ? 1 : 0;
+	if (!rec_out_error(s->out))
+		rec_out_flush(s->out);
+	return rec_out_error(s->out) ? 1 : 0;
 }
 
 /*
@@ -186,7 +218,7 @@ rec_system_wide(struct recorder *r, char **argv)
  * not "no such thread".
  */
 static void
-thread_failed(struct recorder *r, int32_t tid, int rc, size_t n)
+thread_failed(struct rec_start *s, int32_t tid, int rc, size_t n)
 {
 	struct rlimit rl;
 
@@ -197,12 +229,12 @@ thread_failed(struct recorder *r, int32_t tid, int rc, size_t n)
 		      "descriptors (one per CPU and event); raise ulimit -n "
 		      "(now %llu)",
 		      rc == -ENFILE ? " in the system" : "", n,
-		      n * (size_t)r->ev.ncpus * r->ev.opts.nevents,
+		      n * (size_t)s->ev->ncpus * s->ev->opts.nevents,
 		      (unsigned long long)rl.rlim_cur);
 	} else if (rc == -ENOENT || rc == -ESRCH) {
 		warnx("thread '%d': no such thread", (int)tid);
-	} else if (r->ev.errmsg[0]) {
-		warnx("%s", r->ev.errmsg);
+	} else if (rec_events_errmsg(s->ev)[0]) {
+		warnx("%s", rec_events_errmsg(s->ev));
 	} else {
 		warnx("thread '%d': %s", (int)tid, strerror(-rc));
 	}
@@ -213,7 +245,7 @@ thread_failed(struct recorder *r, int32_t tid, int rc, size_t n)
  * however many of its threads were named.
  */
 static void
-snapshot_processes(struct recorder *r, const int32_t *tids, size_t n)
+snapshot_processes(struct rec_start *s, const int32_t *tids, size_t n)
 {
 	struct sp_htab *done = sp_htab_new();
 	struct rec_proc *p;
@@ -222,53 +254,52 @@ snapshot_processes(struct recorder *r, const int32_t *tids, size_t n)
 	size_t i;
 
 	if (!done) {
-		rec_wr(r, -ENOMEM);
+		rec_out_wr(s->out, -ENOMEM);
 		return;
 	}
-	for (i = 0; i < n && !r->werr; i++) {
+	for (i = 0; i < n && !rec_out_error(s->out); i++) {
 		if (rec_proc_tgid(tids[i], &pid) < 0 ||
-		    !(p = rec_ptab_get(&r->procs, pid)))
+		    !(p = rec_ptab_get(rec_tracker_procs(s->trk), pid)))
 			continue;
 		if (!sp_htab_slot(done, &pid, sizeof(pid), 1, &fresh)) {
-			rec_wr(r, -ENOMEM);
+			rec_out_wr(s->out, -ENOMEM);
 			break;
 		}
-		if (fresh && (rec_snapshot_maps(r, p, rec_now_ns()) < 0 ||
-			      rec_name_threads(r, pid, rec_now_ns()) < 0))
+		if (fresh && (rec_snapshot_maps(s->trk, p, rec_now_ns()) < 0 ||
+			      rec_name_threads(s->trk, pid, rec_now_ns()) < 0))
 			break;
 	}
 	sp_htab_free(done);
 }
 
 int
-rec_attach_threads(struct recorder *r, const int32_t *tids, size_t n)
+rec_start_threads(struct rec_start *s, const int32_t *tids, size_t n)
 {
 	int32_t pid;
 	size_t i;
 	int rc;
 
 	for (i = 0; i < n; i++) {
-		r->ev.errmsg[0] = '\0';
 		rc = rec_proc_tgid(tids[i], &pid);
 		if (rc == 0)
-			rc = rec_events_open_thread(&r->ev, tids[i]);
+			rc = rec_events_open_thread(s->ev, tids[i]);
 		if (rc < 0) {
-			thread_failed(r, tids[i], rc, n);
+			thread_failed(s, tids[i], rc, n);
 			return 1;
 		}
-		if (!rec_ptab_get(&r->procs, pid) &&
-		    !rec_track_process(r, pid, true))
+		if (!rec_ptab_get(rec_tracker_procs(s->trk), pid) &&
+		    !rec_track_process(s->trk, pid, true))
 			return 1;
 	}
-	announce(r);
-	rec_write_kernel_module(r);
-	rc = rec_events_enable(&r->ev);
+	announce(s);
+	kernel_module(s);
+	rc = rec_events_enable(s->ev);
 	if (rc < 0) {
 		warnx("cannot enable the events: %s", strerror(-rc));
 		return 1;
 	}
-	snapshot_processes(r, tids, n);
-	if (!r->werr)
-		rec_wr(r, sp_spool_writer_flush(r->w));
-	return r->werr ? 1 : 0;
+	snapshot_processes(s, tids, n);
+	if (!rec_out_error(s->out))
+		rec_out_flush(s->out);
+	return rec_out_error(s->out) ? 1 : 0;
 }

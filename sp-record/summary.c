@@ -1,10 +1,11 @@
 /*
- * summary.c: the summary sp-record prints on stderr at the end (recorder.h).
+ * summary.c: the summary sp-record prints on stderr at the end, and its
+ * status line (summary.h).
  */
 #include <inttypes.h>
 #include <string.h>
 
-#include "sp-record/recorder_impl.h"
+#include "sp-record/summary.h"
 #include "common/banned.h"
 
 /*
@@ -64,11 +65,11 @@ sort_counter(const char *key, uint64_t value, void *arg)
 }
 
 static void
-print_unwinding(const struct recorder *r, FILE *out)
+print_unwinding(const struct rec_report *rp, FILE *out)
 {
 	struct unwind_lines u = { 0, 0, 0, SP_BUF_INIT, SP_BUF_INIT };
 
-	rec_stacker_counters(&r->stk, sort_counter, &u);
+	rec_stacker_counters(rp->stk, sort_counter, &u);
 	if (u.samples)
 		fprintf(out,
 			"sp-record: unwound %" PRIu64 " stack%s, %.1f "
@@ -99,36 +100,36 @@ s_(uint64_t n)
 
 /* "cpu-clock at 999 Hz, sched:sched_switch every 1 event" */
 static void
-print_events(const struct recorder *r, FILE *out)
+print_events(const struct rec_events *ev, FILE *out)
 {
 	uint64_t period;
 	size_t i;
 
-	for (i = 0; i < r->ev.opts.nevents; i++) {
-		period = rec_events_period(&r->ev, i);
-		fprintf(out, "%s%s", i ? ", " : "", rec_events_name(&r->ev, i));
+	for (i = 0; i < ev->opts.nevents; i++) {
+		period = rec_events_period(ev, i);
+		fprintf(out, "%s%s", i ? ", " : "", rec_events_name(ev, i));
 		if (period)
 			fprintf(out, " every %" PRIu64 " event%s", period,
 				s_(period));
 		else
-			fprintf(out, " at %" PRIu64 " Hz", r->ev.opts.freq);
+			fprintf(out, " at %" PRIu64 " Hz", ev->opts.freq);
 	}
 	/* Said here, once, not as a warning on every run of such a VM. */
-	if (r->ev.fell_back)
+	if (ev->fell_back)
 		fputs(" (no hardware cycles here)", out);
 }
 
 void
-rec_summary(const struct recorder *r, FILE *out, double seconds)
+rec_report_summary(const struct rec_report *rp, FILE *out, double seconds)
 {
-	const struct rec_stats *s = &r->st;
+	const struct rec_stats *s = rp->st;
 	/* After a write error, what reached the output, not what was made. */
-	uint64_t bytes = r->werr ? sp_spool_writer_delivered(r->w)
-				 : sp_spool_writer_bytes(r->w);
-	uint64_t procs = r->procs.procs_seen, threads = r->procs.threads_seen;
+	uint64_t bytes = rec_out_bytes(rp->out), kept;
+	uint64_t procs = rp->procs->procs_seen;
+	uint64_t threads = rp->procs->threads_seen;
 	uint64_t dropped =
 	    s->untracked + s->idle + s->empty_stacks + s->stale_exec;
-	uint32_t nmods = sp_modtab_count(r->mods);
+	uint32_t nmods = rp->nmodules;
 
 	fprintf(out,
 		"sp-record: %" PRIu64 " sample%s in %.2f s from %" PRIu64
@@ -136,31 +137,31 @@ rec_summary(const struct recorder *r, FILE *out, double seconds)
 		s->samples, s_(s->samples), seconds, procs,
 		procs == 1 ? "" : "es", threads, s_(threads));
 	fputs("sp-record: ", out);
-	if (r->pt)
-		fprintf(out, "ptrace at %" PRIu64 " Hz", r->cfg.ev.freq);
+	if (rp->ptsum)
+		fprintf(out, "ptrace at %" PRIu64 " Hz", rp->cfg->ev.freq);
 	else
-		print_events(r, out);
+		print_events(rp->ev, out);
 	fprintf(out, ", %s stacks%s\n",
-		r->cfg.callgraph == REC_CG_DWARF ? "dwarf" : "frame-pointer",
-		r->ev.kernel_stacks ? " with kernel frames" : "");
-	if (r->offcpu_short)
+		rp->cfg->callgraph == REC_CG_DWARF ? "dwarf" : "frame-pointer",
+		rp->ev->kernel_stacks ? " with kernel frames" : "");
+	if (rp->offcpu_short)
 		fprintf(out,
 			"sp-record: %" PRIu64 " wait%s under --off-cpu-min "
 			"left out\n",
-			r->offcpu_short, s_(r->offcpu_short));
+			rp->offcpu_short, s_(rp->offcpu_short));
 	fprintf(out, "sp-record: lost %" PRIu64 " event%s", s->lost,
 		s_(s->lost));
 	if (s->bad_records)
 		fprintf(out, ", %" PRIu64 " undecodable record%s",
 			s->bad_records, s_(s->bad_records));
 	fputc('\n', out);
-	if (s->lost && !r->pt)
+	if (s->lost && !rp->ptsum)
 		fprintf(
 		    out,
 		    "sp-record: the kernel dropped them when a %zu KiB "
 		    "ring filled before sp-record read it: use larger rings "
 		    "(-m), a lower rate (-F) or a smaller --stack-size\n",
-		    r->ev.opts.pages * (size_t)sysconf(_SC_PAGESIZE) / 1024);
+		    rp->ev->opts.pages * (size_t)sysconf(_SC_PAGESIZE) / 1024);
 	if (dropped) {
 		fprintf(out,
 			"sp-record: dropped %" PRIu64 " sample%s: %" PRIu64
@@ -178,28 +179,28 @@ rec_summary(const struct recorder *r, FILE *out, double seconds)
 		" exited, %u module%s, %" PRIu64 " maps refresh%s, %" PRIu64
 		" truncated stack%s\n",
 		s->execs, s_(s->execs), s->forks, s_(s->forks),
-		r->procs.procs_exited, nmods, s_(nmods), s->maps_refreshes,
-		s->maps_refreshes == 1 ? "" : "es", r->stk.stats.truncated,
-		s_(r->stk.stats.truncated));
-	print_unwinding(r, out);
-	if (r->pt)
+		rp->procs->procs_exited, nmods, s_(nmods), s->maps_refreshes,
+		s->maps_refreshes == 1 ? "" : "es", rp->stk->stats.truncated,
+		s_(rp->stk->stats.truncated));
+	print_unwinding(rp, out);
+	if (rp->ptsum)
 		fprintf(out,
 			"sp-record: ptrace pauses: median %.0f us, p99 "
 			"%.0f us, max %.0f us; %" PRIu64 " stack read%s "
 			"failed\n",
-			(double)r->ptsum.pause_median_ns / 1e3,
-			(double)r->ptsum.pause_p99_ns / 1e3,
-			(double)r->ptsum.pause_max_ns / 1e3,
-			r->ptsum.stack_read_errors,
-			s_(r->ptsum.stack_read_errors));
-	if (r->trimmed) {
+			(double)rp->ptsum->pause_median_ns / 1e3,
+			(double)rp->ptsum->pause_p99_ns / 1e3,
+			(double)rp->ptsum->pause_max_ns / 1e3,
+			rp->ptsum->stack_read_errors,
+			s_(rp->ptsum->stack_read_errors));
+	if (rec_out_trimmed(rp->out, &kept)) {
 		fprintf(out,
 			"sp-record: kept %" PRIu64 " bytes of '%s', up to "
 			"the last whole record before the write error\n",
-			r->kept_bytes, r->cfg.output_name);
+			kept, rp->cfg->output_name);
 		return;
 	}
-	if (r->closed_after_stop) {
+	if (rec_out_closed_after_stop(rp->out)) {
 		fprintf(out,
 			"sp-record: the output closed after the interrupt (its "
 			"reader ended too): %" PRIu64 " bytes reached it, all "
@@ -212,24 +213,17 @@ rec_summary(const struct recorder *r, FILE *out, double seconds)
 		"sp-record: wrote %" PRIu64 " bytes (%.1f per sample) "
 		"to '%s'\n",
 		bytes, s->samples ? (double)bytes / (double)s->samples : 0.0,
-		r->cfg.output_name);
+		rp->cfg->output_name);
 }
 
 void
-rec_status_line(const struct recorder *r, FILE *out, double seconds)
+rec_report_status(const struct rec_report *rp, FILE *out, double seconds)
 {
 	fprintf(out,
 		"\r\033[Ksp-record: %.0f s, %" PRIu64 " samples, %" PRIu64
 		" process%s, %" PRIu64 " thread%s, lost %" PRIu64,
-		seconds, r->st.samples, r->procs.procs_seen,
-		r->procs.procs_seen == 1 ? "" : "es", r->procs.threads_seen,
-		s_(r->procs.threads_seen), r->st.lost);
-	fflush(out);
-}
-
-void
-rec_status_clear(FILE *out)
-{
-	fputs("\r\033[K", out);
+		seconds, rp->st->samples, rp->procs->procs_seen,
+		rp->procs->procs_seen == 1 ? "" : "es", rp->procs->threads_seen,
+		s_(rp->procs->threads_seen), rp->st->lost);
 	fflush(out);
 }

@@ -1,31 +1,112 @@
 /*
- * tracking.c: which processes are recorded: tracking and retiring them, their
- * modules from /proc/PID/maps, the Python runtime marker, the liveness
- * checks and the adoption of children found late (recorder.h).
+ * tracking.c: the recorder's tracking part (tracking.h): which processes
+ * are recorded, their modules from perf records and /proc/PID/maps, the
+ * Python runtime marker, the liveness checks and the adoption of
+ * processes found late.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/htab.h"
-#include "sp-record/recorder_impl.h"
+#include "sp-record/maps.h"
+#include "sp-record/tracking.h"
 #include "common/banned.h"
 
+struct rec_tracker {
+	struct rec_ptab procs;
+	struct sp_modtab *mods;
+	struct rec_out *out;     /* borrowed */
+	struct rec_stacker *stk; /* borrowed */
+	struct sp_buf maps;      /* /proc/PID/maps scratch */
+	struct sp_buf maps_seen; /* the text rec_refresh_maps() last read */
+	int32_t maps_seen_pid;
+	int32_t self;            /* our pid: -a does not record us */
+	struct sp_htab *ignored; /* -a: pids not recorded (-u, us) */
+	bool system_wide, only_uid;
+	uid_t uid;
+};
+
+struct rec_tracker *
+rec_tracker_new(const struct rec_config *cfg, struct rec_out *out,
+		struct rec_stacker *stk)
+{
+	struct rec_tracker *t = calloc(1, sizeof(*t));
+	int rc;
+
+	if (!t)
+		return NULL;
+	t->out = out;
+	t->stk = stk;
+	t->self = (int32_t)getpid();
+	t->system_wide = cfg->system_wide;
+	t->only_uid = cfg->only_uid;
+	t->uid = cfg->uid;
+	rc = rec_ptab_init(&t->procs);
+	t->mods = sp_modtab_new();
+	t->ignored = sp_htab_new();
+	if (rc < 0 || !t->mods || !t->ignored) {
+		rec_tracker_free(t);
+		errno = rc < 0 ? -rc : ENOMEM;
+		return NULL;
+	}
+	return t;
+}
+
+void
+rec_tracker_free(struct rec_tracker *t)
+{
+	if (!t)
+		return;
+	rec_ptab_release(&t->procs);
+	sp_modtab_free(t->mods);
+	sp_htab_free(t->ignored);
+	sp_buf_release(&t->maps);
+	sp_buf_release(&t->maps_seen);
+	free(t);
+}
+
+struct rec_ptab *
+rec_tracker_procs(struct rec_tracker *t)
+{
+	return &t->procs;
+}
+
+const struct rec_ptab *
+rec_tracker_procs_const(const struct rec_tracker *t)
+{
+	return &t->procs;
+}
+
+struct sp_modtab *
+rec_tracker_mods(struct rec_tracker *t)
+{
+	return t->mods;
+}
+
+uint32_t
+rec_tracker_nmodules(const struct rec_tracker *t)
+{
+	return sp_modtab_count(t->mods);
+}
+
 /* Writes the runtime marker the first time a Python runtime shows up. */
-int
-rec_mark_python(struct recorder *r, struct rec_proc *p, uint64_t ts)
+static int
+mark_python(struct rec_tracker *t, struct rec_proc *p, uint64_t ts)
 {
 	if (p->python_runtime)
 		return 0;
 	p->python_runtime = true;
-	if (r->werr)
-		return r->werr;
-	return rec_wr(r, sp_spool_writer_exec(r->w, ts, p->pid, true));
+	if (rec_out_error(t->out))
+		return rec_out_error(t->out);
+	return rec_out_wr(t->out, sp_spool_writer_exec(rec_out_writer(t->out),
+						       ts, p->pid, true));
 }
 
-bool
-rec_python_support(struct rec_proc *p)
+static bool
+python_support(struct rec_proc *p)
 {
 	if (p->python_support < 0)
 		p->python_support = rec_proc_python_perf(p->pid);
@@ -37,11 +118,44 @@ rec_python_support(struct rec_proc *p)
  * another module, as read just before (lo, hi: what the ends resolved
  * to): the unwinder must then forget what it learnt of the process.
  */
-bool
-rec_replaces(const struct sp_frame *lo, const struct sp_frame *hi, uint32_t id)
+static bool
+replaces(const struct sp_frame *lo, const struct sp_frame *hi, uint32_t id)
 {
 	return (lo->module_id != SP_NONE && lo->module_id != id) ||
 	       (hi->module_id != SP_NONE && hi->module_id != id);
+}
+
+/* Interns `m`; *replaced tells whether it took another module's place. */
+static int
+intern(struct rec_tracker *t, const struct sp_module *m, bool *replaced)
+{
+	struct sp_frame lo, hi;
+	uint32_t id;
+	int rc;
+
+	sp_modtab_resolve(t->mods, m->pid, m->start, SP_FRAME_USER, &lo);
+	sp_modtab_resolve(t->mods, m->pid, m->end - 1, SP_FRAME_USER, &hi);
+	rc = rec_out_intern(t->out, t->mods, m, &id);
+	if (rc == 0)
+		*replaced = replaces(&lo, &hi, id);
+	return rc;
+}
+
+int
+rec_map_module(struct rec_tracker *t, struct rec_proc *p,
+	       const struct sp_module *m, uint64_t ts)
+{
+	bool replaced;
+	int rc = intern(t, m, &replaced);
+
+	if (rc < 0)
+		return rc;
+	if (replaced)
+		rec_stacker_forget(t->stk, p->pid);
+	if (rec_is_python_runtime_path(m->path, m->path_len) &&
+	    python_support(p))
+		return mark_python(t, p, ts);
+	return 0;
 }
 
 /*
@@ -51,21 +165,19 @@ rec_replaces(const struct sp_frame *lo, const struct sp_frame *hi, uint32_t id)
  * --ptrace sees only this way) resets the unwinder's view of `p`.
  */
 static int
-register_maps(struct recorder *r, struct rec_proc *p, uint64_t ts)
+register_maps(struct rec_tracker *t, struct rec_proc *p, uint64_t ts)
 {
-	const char *text = (const char *)r->maps.data;
-	bool python = false, replaced = false;
-	struct sp_frame lo, hi;
+	const char *text = (const char *)t->maps.data;
+	bool python = false, replaced = false, one;
 	struct sp_module m;
 	struct rec_map map;
 	size_t pos = 0;
-	uint32_t id;
 	int rc;
 
-	while (rec_maps_next(text, r->maps.len, &pos, &map, NULL) == 1) {
+	while (rec_maps_next(text, t->maps.len, &pos, &map, NULL) == 1) {
 		if (!rec_map_is_module(&map)) {
 			if (map.perms[2] == 'x') /* anonymous code */
-				(void)rec_stacker_add_code(&r->stk, p->pid,
+				(void)rec_stacker_add_code(t->stk, p->pid,
 							   map.start, map.end);
 			continue;
 		}
@@ -77,64 +189,53 @@ register_maps(struct recorder *r, struct rec_proc *p, uint64_t ts)
 		m.inode = map.inode;
 		m.path = map.path;
 		m.path_len = map.path_len;
-		sp_modtab_resolve(r->mods, p->pid, m.start, SP_FRAME_USER, &lo);
-		sp_modtab_resolve(r->mods, p->pid, m.end - 1, SP_FRAME_USER,
-				  &hi);
-		rc = rec_intern(r, &m, &id);
+		rc = intern(t, &m, &one);
 		if (rc < 0)
 			return rc;
-		replaced |= rec_replaces(&lo, &hi, id);
+		replaced |= one;
 		python |= rec_is_python_runtime_path(map.path, map.path_len);
 	}
 	if (replaced)
-		rec_stacker_forget(&r->stk, p->pid);
-	if (python && rec_python_support(p))
-		return rec_mark_python(r, p, ts);
+		rec_stacker_forget(t->stk, p->pid);
+	if (python && python_support(p))
+		return mark_python(t, p, ts);
 	return 0;
 }
 
-/* Reads /proc/PID/maps of `p` and interns its modules. */
 int
-rec_snapshot_maps(struct recorder *r, struct rec_proc *p, uint64_t ts)
+rec_snapshot_maps(struct rec_tracker *t, struct rec_proc *p, uint64_t ts)
 {
-	if (rec_maps_read(p->pid, &r->maps) < 0)
+	if (rec_maps_read(p->pid, &t->maps) < 0)
 		return 0; /* gone: its EXIT is on its way */
-	return register_maps(r, p, ts);
+	return register_maps(t, p, ts);
 }
 
-/*
- * Reads /proc/PID/maps of `p` again and interns its modules when the
- * text differs from what the last call read (of any process).  Returns
- * 1 when it did, 0 when nothing changed or the process is gone, or a
- * negative errno.
- */
 int
-rec_refresh_maps(struct recorder *r, struct rec_proc *p, uint64_t ts)
+rec_refresh_maps(struct rec_tracker *t, struct rec_proc *p, uint64_t ts)
 {
 	int rc;
 
-	if (rec_maps_read(p->pid, &r->maps) < 0)
+	if (rec_maps_read(p->pid, &t->maps) < 0)
 		return 0;
-	if (r->maps_seen_pid == p->pid && r->maps_seen.len == r->maps.len &&
-	    !memcmp(r->maps_seen.data, r->maps.data, r->maps.len))
+	if (t->maps_seen_pid == p->pid && t->maps_seen.len == t->maps.len &&
+	    !memcmp(t->maps_seen.data, t->maps.data, t->maps.len))
 		return 0;
-	sp_buf_reset(&r->maps_seen);
-	r->maps_seen_pid = 0;
-	if (sp_buf_add(&r->maps_seen, r->maps.data, r->maps.len) == 0)
-		r->maps_seen_pid = p->pid;
-	rc = register_maps(r, p, ts);
+	sp_buf_reset(&t->maps_seen);
+	t->maps_seen_pid = 0;
+	if (sp_buf_add(&t->maps_seen, t->maps.data, t->maps.len) == 0)
+		t->maps_seen_pid = p->pid;
+	rc = register_maps(t, p, ts);
 	return rc < 0 ? rc : 1;
 }
 
-/* Starts tracking `pid`; its start time tells generations apart. */
 struct rec_proc *
-rec_track_process(struct recorder *r, int32_t pid, bool target)
+rec_track_process(struct rec_tracker *t, int32_t pid, bool target)
 {
-	struct rec_proc *p = rec_ptab_add(&r->procs, pid);
+	struct rec_proc *p = rec_ptab_add(&t->procs, pid);
 	char state;
 
 	if (!p) {
-		rec_wr(r, -ENOMEM);
+		rec_out_wr(t->out, -ENOMEM);
 		return NULL;
 	}
 	p->target = target;
@@ -143,75 +244,117 @@ rec_track_process(struct recorder *r, int32_t pid, bool target)
 	return p;
 }
 
+int
+rec_exec_epoch(struct rec_tracker *t, struct rec_proc *p, uint64_t ts)
+{
+	struct rec_out *o = t->out;
+	int rc;
+
+	p->exec_time = ts;
+	rc = rec_out_wr(
+	    o, sp_spool_writer_exec(rec_out_writer(o), ts, p->pid, false));
+	if (rc == 0)
+		rc = rec_out_wr(o, sp_modtab_deactivate(t->mods, p->pid,
+							rec_out_writer(o)));
+	p->python_runtime = false;
+	p->python_support = -1;
+	rec_proc_clear_uncovered(p);
+	rec_stacker_end(t->stk, p->pid);
+	return rc;
+}
+
+int
+rec_inherit(struct rec_tracker *t, struct rec_proc *parent,
+	    struct rec_proc *child, uint64_t ts)
+{
+	uint32_t first;
+	int rc;
+
+	child->python_support = parent->python_support;
+	if (parent->python_runtime) {
+		rc = mark_python(t, child, ts);
+		if (rc < 0)
+			return rc;
+	}
+	first = sp_modtab_count(t->mods);
+	rc =
+	    rec_out_wr(t->out, sp_modtab_clone(t->mods, parent->pid, child->pid,
+					       rec_out_writer(t->out)));
+	if (rc == 0)
+		rc = rec_out_buildids(t->out, t->mods, first);
+	return rc;
+}
+
 /* -a: whether `pid` is to be recorded (not us; the -u user's). */
 static bool
-wanted(struct recorder *r, int32_t pid)
+wanted(struct rec_tracker *t, int32_t pid)
 {
 	uid_t uid;
 
-	if (pid == r->self)
+	if (pid == t->self)
 		return false;
-	return !r->cfg.only_uid ||
-	       (rec_proc_uid(pid, &uid) == 0 && uid == r->cfg.uid);
+	return !t->only_uid || (rec_proc_uid(pid, &uid) == 0 && uid == t->uid);
 }
 
 struct rec_proc *
-rec_adopt_sampled(struct recorder *r, int32_t pid, uint64_t ts)
+rec_adopt_sampled(struct rec_tracker *t, int32_t pid, uint64_t ts)
 {
 	struct rec_proc *p;
 
-	if (sp_htab_get(r->ignored, &pid, sizeof(pid), NULL))
+	if (sp_htab_get(t->ignored, &pid, sizeof(pid), NULL))
 		return NULL;
-	if (!wanted(r, pid)) {
-		if (sp_htab_put(r->ignored, &pid, sizeof(pid), 1) < 0)
-			rec_wr(r, -ENOMEM);
+	if (!wanted(t, pid)) {
+		if (sp_htab_put(t->ignored, &pid, sizeof(pid), 1) < 0)
+			rec_out_wr(t->out, -ENOMEM);
 		return NULL;
 	}
-	p = rec_track_process(r, pid, false);
-	if (!p || rec_snapshot_maps(r, p, ts) < 0 ||
-	    rec_name_threads(r, pid, ts) < 0)
+	p = rec_track_process(t, pid, false);
+	if (!p || rec_snapshot_maps(t, p, ts) < 0 ||
+	    rec_name_threads(t, pid, ts) < 0)
 		return NULL;
 	return p;
 }
 
 struct rec_proc *
-rec_adopt_forked(struct recorder *r, int32_t pid)
+rec_adopt_forked(struct rec_tracker *t, int32_t pid)
 {
 	/* Its own children (-a -- CMD) are recorded; a child of another
 	 * user's process may have changed users. */
-	if (!wanted(r, pid))
+	if (!wanted(t, pid))
 		return NULL;
-	return rec_track_process(r, pid, false);
+	return rec_track_process(t, pid, false);
 }
 
 void
-rec_forget_ignored(struct recorder *r, int32_t pid)
+rec_forget_ignored(struct rec_tracker *t, int32_t pid)
 {
-	sp_htab_del(r->ignored, &pid, sizeof(pid));
+	sp_htab_del(t->ignored, &pid, sizeof(pid));
 }
 
-/* A process ended (or its pid was reused): close its module epoch. */
 int
-rec_retire(struct recorder *r, int32_t pid, uint64_t ts)
+rec_retire(struct rec_tracker *t, int32_t pid, uint64_t ts)
 {
-	struct rec_proc *p = rec_ptab_get(&r->procs, pid);
+	struct rec_proc *p = rec_ptab_get(&t->procs, pid);
+	struct rec_out *o = t->out;
 	int rc = 0;
 
 	if (!p)
 		return 0;
-	if (p->python_runtime && !r->werr)
-		rc = rec_wr(r, sp_spool_writer_exec(r->w, ts, pid, false));
-	if (!rc && !r->werr)
-		rc = rec_wr(r, sp_modtab_deactivate(r->mods, pid, r->w));
-	rec_stacker_end(&r->stk, pid);
-	rec_ptab_remove(&r->procs, pid);
-	r->procs.procs_exited++;
+	if (p->python_runtime && !rec_out_error(o))
+		rc = rec_out_wr(
+		    o, sp_spool_writer_exec(rec_out_writer(o), ts, pid, false));
+	if (!rc && !rec_out_error(o))
+		rc = rec_out_wr(
+		    o, sp_modtab_deactivate(t->mods, pid, rec_out_writer(o)));
+	rec_stacker_end(t->stk, pid);
+	rec_ptab_remove(&t->procs, pid);
+	t->procs.procs_exited++;
 	return rc;
 }
 
 struct check_ctx {
-	struct recorder *r;
-	uint64_t now;
+	bool (*dead)(const struct rec_proc *p, void *arg);
+	void *arg;
 };
 
 /* A zombie leader may still have live threads (it called pthread_exit). */
@@ -229,7 +372,6 @@ static void
 check_one(struct rec_proc *p, void *arg)
 {
 	struct check_ctx *cc = arg;
-	struct retire rt = { p->pid, 0, p->start_time };
 	uint64_t start;
 	bool dead;
 	char state;
@@ -246,71 +388,66 @@ check_one(struct rec_proc *p, void *arg)
 		dead = true;
 	else
 		dead = (state == 'Z' || state == 'X') && !group_alive(p->pid);
-	if (!dead)
-		return;
-	/* Retire after every event already written before its death. */
-	if (rec_sorter_push(cc->r->sorter, cc->now, KIND_RETIRE, &rt,
-			    sizeof(rt)) == 0)
+	if (dead && cc->dead(p, cc->arg))
 		p->retiring = true;
 }
 
 void
-rec_check_processes(struct recorder *r, uint64_t now)
+rec_check_processes(struct rec_tracker *t,
+		    bool (*dead)(const struct rec_proc *p, void *arg),
+		    void *arg)
 {
-	struct check_ctx cc = { r, now };
+	struct check_ctx cc = { dead, arg };
 
-	rec_ptab_each(&r->procs, check_one, &cc);
+	rec_ptab_each(&t->procs, check_one, &cc);
 }
 
-/*
- * Lost events may include the FORK of a child -f should follow: adopt
- * every untracked process whose parent is tracked, with its maps and
- * thread names, until none is left (grandchildren come in later passes).
- */
-void
-rec_adopt_children(struct recorder *r, uint64_t now)
+uint64_t
+rec_adopt_children(struct rec_tracker *t, uint64_t now)
 {
 	struct rec_proc *p;
 	struct dirent *e;
 	int32_t pid, ppid;
 	int pass, found;
+	uint64_t adopted = 0;
 	char *end;
 	long v;
 	DIR *d;
 
-	for (pass = 0, found = 1; pass < 8 && found && !r->werr; pass++) {
+	for (pass = 0, found = 1; pass < 8 && found && !rec_out_error(t->out);
+	     pass++) {
 		d = opendir("/proc");
 		if (!d)
-			return;
+			return adopted;
 		found = 0;
-		while ((e = readdir(d)) && !r->werr) {
+		while ((e = readdir(d)) && !rec_out_error(t->out)) {
 			v = strtol(e->d_name, &end, 10);
 			if (*end || v <= 0 || v > INT32_MAX)
 				continue;
 			pid = (int32_t)v;
-			if (rec_ptab_get(&r->procs, pid) ||
+			if (rec_ptab_get(&t->procs, pid) ||
 			    rec_proc_ppid(pid, &ppid) < 0 ||
-			    !rec_ptab_get(&r->procs, ppid))
+			    !rec_ptab_get(&t->procs, ppid))
 				continue;
 			/* -a records the shell that started us: we are its
 			 * child, and never recorded. */
-			if (r->cfg.system_wide && !wanted(r, pid))
+			if (t->system_wide && !wanted(t, pid))
 				continue;
-			p = rec_track_process(r, pid, false);
+			p = rec_track_process(t, pid, false);
 			if (!p)
 				break;
-			r->st.adopted++;
+			adopted++;
 			found = 1;
-			if (rec_snapshot_maps(r, p, now) == 0)
-				rec_name_threads(r, pid, now);
+			if (rec_snapshot_maps(t, p, now) == 0)
+				rec_name_threads(t, pid, now);
 		}
 		closedir(d);
 	}
+	return adopted;
 }
 
-/* Names every thread of a freshly attached process. */
 int
-rec_name_threads(struct recorder *r, int32_t pid, uint64_t ts)
+rec_name_threads(struct rec_tracker *t, int32_t pid, uint64_t ts)
 {
 	char comm[REC_COMM_MAX];
 	int32_t *tids;
@@ -321,13 +458,13 @@ rec_name_threads(struct recorder *r, int32_t pid, uint64_t ts)
 	for (i = 0; i < n && rc == 0; i++) {
 		if (rec_proc_comm(pid, tids[i], comm, sizeof(comm)) < 0)
 			continue;
-		if (!rec_ptab_add_thread(&r->procs, pid, tids[i], comm,
+		if (!rec_ptab_add_thread(&t->procs, pid, tids[i], comm,
 					 strlen(comm))) {
-			rc = rec_wr(r, -ENOMEM);
+			rc = rec_out_wr(t->out, -ENOMEM);
 			break;
 		}
-		rc = rec_write_comm(r, ts, pid, tids[i], false, comm,
-				    strlen(comm));
+		rc = rec_out_comm(t->out, ts, pid, tids[i], false, comm,
+				  strlen(comm));
 	}
 	free(tids);
 	return rc;

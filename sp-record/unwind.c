@@ -9,19 +9,18 @@
  * the module files for everything else.  docs/bench-unwind.md says why this
  * backend and what it costs.
  *
- * At about 980 lines it is longer than the other files: libunwind calls
+ * At about 820 lines it is longer than the other files: libunwind calls
  * back into the accessors with one context (struct uctx) that ties the
- * per-process regions, the module information, the trampoline CFI and
- * the sample's registers and stack together, and each section below
- * (modules, anonymous code, accessors, processes, the unwind loop) reads
- * that context's private types.  Splitting it means a private header for
- * them, as recorder_impl.h does for the recorder.
+ * process, the module table, the trampoline CFI and the sample's
+ * registers and stack together, and each section below (anonymous code,
+ * accessors, processes, the unwind loop) reads that context's private
+ * types.  Where module files lie in a process is regcache.c's; the
+ * sigprocmask() that keeps libunwind fast is sigmask.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libunwind.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,6 +35,8 @@
 #include "sp-record/coderange.h"
 #include "sp-record/elfcfi.h"
 #include "sp-record/pytramp.h"
+#include "sp-record/regcache.h"
+#include "sp-record/sigmask.h"
 #include "sp-record/unwind.h"
 #include "common/banned.h"
 
@@ -44,11 +45,6 @@
 extern int dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip,
 				     unw_dyn_info_t *di, unw_proc_info_t *pi,
 				     int need_unwind_info, void *arg);
-
-/*
- * Set while this thread is inside libunwind; see sigprocmask() below.
- */
-static __thread int in_unwind;
 
 /*
  * Where libunwind reads the one-entry search table of a lookup: a
@@ -104,31 +100,12 @@ static const char *const fallback_keys[FB_COUNT] = {
 	"unwind_fallback.dwarf_fde_read",
 };
 
-/* What the unwinder knows about a module id; state 0 means not looked at. */
-struct modinfo {
-	const struct rec_elfcfi *f;
-	uint64_t bias;
-	uint8_t state; /* 0 unknown, 1 usable file, 2 no file */
-};
-
-/* A module file as placed in one process: runtime = bias + vaddr. */
-struct region {
-	uint64_t lo, hi, bias;
-	const struct rec_elfcfi *f;
-};
-
 struct proc {
 	int32_t pid;
 	unw_addr_space_t as;
-	struct region *regions;
-	size_t nregions, aregions, last;
+	struct rec_regcache regions;
 	int memfd;              /* /proc/PID/mem, -1 until needed */
 	struct sp_htab *tramps; /* pc -> start << 1 | endbr, 0: none */
-	/* Per process, as module ids are: freed with it, however many
-	 * processes come and go. */
-	struct sp_htab *modids; /* module id -> index into mods */
-	struct modinfo *mods;
-	size_t nmods, amods;
 };
 
 /* One unwind call: everything the accessors need. */
@@ -169,155 +146,22 @@ struct rec_unwinder {
 	uint64_t missed_pc;     /* the first such pc */
 };
 
-/*
- * Debian builds libunwind to block all signals around each cache and
- * memory-pool lock: two rt_sigprocmask calls per lock, about 96% of its
- * unwinding time.  The recorder never unwinds from a signal handler, so
- * while this thread is inside libunwind the calls are skipped; every other
- * caller gets the ordinary behaviour.
- */
-int
-sigprocmask(int how, const sigset_t *set, sigset_t *old)
-{
-	int r;
-
-	if (in_unwind)
-		return 0;
-	if ((r = pthread_sigmask(how, set, old)) != 0) {
-		errno = r;
-		return -1;
-	}
-	return 0;
-}
-
 /* ------------------------------------------------------------ modules */
-
-static struct modinfo *
-modinfo_get(struct uctx *c, uint32_t id)
-{
-	struct proc *p = c->p;
-	const struct sp_module *m;
-	struct modinfo *mi;
-	uint64_t *slot;
-	bool fresh;
-
-	if (!p->modids && !(p->modids = sp_htab_new()))
-		return NULL;
-	if (SP_GROW(p->mods, p->amods, p->nmods + 1) ||
-	    !(slot =
-		  sp_htab_slot(p->modids, &id, sizeof(id), p->nmods, &fresh)))
-		return NULL;
-	mi = &p->mods[*slot];
-	if (fresh) {
-		memset(mi, 0, sizeof(*mi));
-		p->nmods++;
-	}
-	if (mi->state == 0) {
-		mi->state = 2;
-		m = sp_modtab_get(c->mods, id);
-		if (m && !m->is_kernel &&
-		    (mi->f = rec_elfcfi_get(c->u->files, m, p->pid))) {
-			mi->bias = rec_elfcfi_bias(mi->f, m);
-			mi->state = 1;
-		}
-	}
-	return mi;
-}
-
-/*
- * The region holding `addr`.  Regions are kept sorted by address and do
- * not overlap, so a lookup costs log(modules), not one step per module;
- * consecutive reads mostly hit the same region, which is tried first.
- */
-static struct region *
-region_find(struct proc *p, uint64_t addr)
-{
-	struct region *r;
-	size_t lo = 0, hi = p->nregions, mid;
-
-	if (p->last < p->nregions) {
-		r = &p->regions[p->last];
-		if (addr >= r->lo && addr < r->hi)
-			return r;
-	}
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		r = &p->regions[mid];
-		if (addr < r->lo) {
-			hi = mid;
-		} else if (addr >= r->hi) {
-			lo = mid + 1;
-		} else {
-			p->last = mid;
-			return r;
-		}
-	}
-	return NULL;
-}
-
-/*
- * Adds the region of module `mi` in its place by address.  A region that
- * would overlap one already known is not added (the module table said
- * the address is in this module, so the old one is stale: the caller
- * forgets the process when mappings are replaced); NULL then.
- */
-static struct region *
-region_add(struct proc *p, const struct modinfo *mi)
-{
-	struct region *r;
-	uint64_t lo = mi->bias + mi->f->min_vaddr;
-	uint64_t hi = mi->bias + mi->f->max_vaddr;
-	size_t at = 0, first = 0, last = p->nregions;
-
-	while (first < last) {
-		at = first + (last - first) / 2;
-		if (p->regions[at].lo < lo)
-			first = at + 1;
-		else
-			last = at;
-	}
-	at = first;
-	if ((at > 0 && p->regions[at - 1].hi > lo) ||
-	    (at < p->nregions && p->regions[at].lo < hi) || lo >= hi)
-		return NULL;
-	if (SP_GROW(p->regions, p->aregions, p->nregions + 1))
-		return NULL;
-	memmove(&p->regions[at + 1], &p->regions[at],
-		(p->nregions - at) * sizeof(*p->regions));
-	p->nregions++;
-	p->last = at;
-	r = &p->regions[at];
-	r->lo = lo;
-	r->hi = hi;
-	r->bias = mi->bias;
-	r->f = mi->f;
-	return r;
-}
 
 /*
  * The file region of this process that holds `addr`, learning it from the
  * module table the first time; sets *why when there is none.
  */
-static struct region *
+static const struct rec_region *
 region_for(struct uctx *c, uint64_t addr, int *why)
 {
-	struct region *r = region_find(c->p, addr);
-	struct sp_frame fr;
-	struct modinfo *mi;
+	const struct rec_region *r;
+	int miss;
 
-	if (r)
-		return r;
-	sp_modtab_resolve(c->mods, c->p->pid, addr, SP_FRAME_USER, &fr);
-	if (fr.module_id == SP_NONE) {
-		*why = FB_NO_MODULE;
-		return NULL;
-	}
-	if (!(mi = modinfo_get(c, fr.module_id)) || mi->state != 1) {
-		*why = FB_NO_FILE;
-		return NULL;
-	}
-	*why = FB_NO_FILE;
-	return region_add(c->p, mi);
+	r = rec_regcache_get(&c->p->regions, c->u->files, c->mods, addr, &miss);
+	if (!r)
+		*why = miss == REC_REGION_NO_MODULE ? FB_NO_MODULE : FB_NO_FILE;
+	return r;
 }
 
 /* ------------------------------------------- anonymous code, trampolines */
@@ -417,7 +261,7 @@ is_code(struct uctx *c, uint64_t addr)
 	const struct rec_ranges *rs;
 	struct sp_frame fr;
 
-	/* Not region_find: a file's region spans its data segments too. */
+	/* Not the region cache: a file's region spans its data segments too. */
 	sp_modtab_resolve(c->mods, c->p->pid, addr, SP_FRAME_USER, &fr);
 	if (fr.module_id != SP_NONE)
 		return true;
@@ -458,7 +302,7 @@ find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 {
 	struct uctx *c = arg;
 	unw_dyn_info_t di;
-	struct region *r;
+	const struct rec_region *r;
 	int why = FB_NO_MODULE, ret;
 
 	if (!(r = region_for(c, ip, &why))) {
@@ -525,7 +369,7 @@ access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write,
 	   void *arg)
 {
 	struct uctx *c = arg;
-	struct region *r;
+	const struct rec_region *r;
 	int why;
 
 	(void)as;
@@ -660,22 +504,15 @@ static unw_accessors_t accessors = {
 static void
 proc_free(struct rec_unwinder *u, struct proc *p)
 {
-	size_t i;
-
 	if (!p)
 		return;
-	in_unwind = 1;
+	rec_in_libunwind = 1;
 	unw_destroy_addr_space(p->as);
-	in_unwind = 0;
-	for (i = 0; i < p->nmods; i++)
-		if (p->mods[i].state == 1)
-			rec_elfcfi_put(u->files, p->mods[i].f);
+	rec_in_libunwind = 0;
+	rec_regcache_release(&p->regions, u->files);
 	if (p->memfd >= 0)
 		close(p->memfd);
 	sp_htab_free(p->tramps);
-	sp_htab_free(p->modids);
-	free(p->mods);
-	free(p->regions);
 	free(p);
 }
 
@@ -695,12 +532,13 @@ proc_get(struct rec_unwinder *u, int32_t pid)
 		if (!(p = calloc(1, sizeof(*p))))
 			return NULL;
 		p->pid = pid;
+		rec_regcache_init(&p->regions, pid);
 		p->memfd = -1;
-		in_unwind = 1;
+		rec_in_libunwind = 1;
 		p->as = unw_create_addr_space(&accessors, 0);
 		if (p->as)
 			unw_set_caching_policy(p->as, UNW_CACHE_GLOBAL);
-		in_unwind = 0;
+		rec_in_libunwind = 0;
 		if (!p->as) {
 			free(p);
 			return NULL;
@@ -811,7 +649,7 @@ is_trampoline(struct uctx *c, uint64_t addr)
 	static const uint8_t tramp[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00,
 					  0x00, 0x00, 0x0f, 0x05 };
 	uint8_t code[sizeof(tramp)];
-	struct region *r;
+	const struct rec_region *r;
 	int why;
 
 	return (r = region_for(c, addr, &why)) &&
@@ -935,7 +773,7 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 	}
 	pcs[n++] = ip;
 	c.ip_override = sigreturn_start(&c, ip);
-	in_unwind = 1;
+	rec_in_libunwind = 1;
 	if (unw_init_remote(&cur, c.p->as, &c) < 0) {
 		u->errors[ERR_INIT]++;
 		*truncated = true;
@@ -950,7 +788,7 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 			*truncated = true;
 		}
 	}
-	in_unwind = 0;
+	rec_in_libunwind = 0;
 	u->changed_files = rec_elfcfi_changed(u->files);
 	u->frames += n;
 	return n;

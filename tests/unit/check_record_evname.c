@@ -12,13 +12,19 @@
 #include "sp-record/evname.h"
 
 static struct rec_evspec e;
-static char err[256];
+static struct sp_buf msg = SP_BUF_INIT;
+static const char *err = "";
 
+/* err: the message of the last parse ("" when none). */
 static int
 parse(const char *s)
 {
-	err[0] = 0;
-	return rec_evspec_parse(s, &e, err, sizeof(err));
+	int rc;
+
+	sp_buf_reset(&msg);
+	rc = rec_evspec_parse(s, &e, &msg);
+	err = msg.len ? (const char *)msg.data : "";
+	return rc;
 }
 
 START_TEST(names_and_aliases)

@@ -1,0 +1,290 @@
+/*
+ * args.c: the values of sp-record's options, each parsed and checked
+ * (args.h); a bad one is a usage error, as it is in main.
+ */
+#include <err.h>
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/htab.h"
+#include "sp-record/args.h"
+#include "sp-record/cpus.h"
+#include "common/banned.h"
+
+#define MAX_STACK_SIZE 65528 /* the kernel's limit, a multiple of 8 */
+
+static const char synopsis[] =
+    "usage: sp-record [options] -p pid[,pid...] | -t tid[,tid...]\n"
+    "       sp-record [options] -a [-C cpus] [-u user] [[--] command ...]\n"
+    "       sp-record [options] [--] command [arg ...]\n"
+    "       sp-record -l\n";
+
+/* A usage error: the synopsis on stderr, exit 2. */
+void
+rec_usage(void)
+{
+	fputs(synopsis, stderr);
+	fputs("Try 'sp-record --help' for the options.\n", stderr);
+	exit(2);
+}
+
+void
+rec_help(void)
+{
+	fputs(synopsis, stdout);
+	fputs("Samples the stacks of processes (and, with -f, their "
+	      "children) and writes a\nspool: to -o FILE or a pipe, never "
+	      "a terminal.\n\n"
+	      "  -p, --pid PID[,PID...]  attach to running processes\n"
+	      "  -t, --tid TID[,TID...]  attach to those threads only\n"
+	      "  -a, --all-cpus          every process on every CPU "
+	      "(system-wide)\n"
+	      "  -C, --cpu CPUS          with -a: only these CPUs (0-3,6)\n"
+	      "  -u, --uid USER          with -a: only this user's "
+	      "processes\n"
+	      "  -f, --children          follow the children a command "
+	      "creates\n"
+	      "  -d, --duration SECONDS  stop after this long\n"
+	      "  -F, --freq HZ|max       samples per second (999)\n"
+	      "  -e, --event EVENT       what to sample: cycles (default), "
+	      "cpu-clock,\n"
+	      "                          page-faults, sched:sched_switch... "
+	      "(see -l)\n"
+	      "  -c, --count N           one sample every N events (instead "
+	      "of -F)\n"
+	      "  -l, --list-events       list the events this machine "
+	      "offers\n"
+	      "  -g, --call-graph fp|dwarf  how user stacks are unwound "
+	      "(dwarf)\n"
+	      "  -k, --kernel            kernel stacks too\n"
+	      "  -m, --mmap-pages N      ring size per CPU, in pages\n"
+	      "  -o, --output FILE       the spool (standard output: a pipe)\n"
+	      "      --ptrace            sample by ptrace where perf events "
+	      "are refused\n"
+	      "      --off-cpu           also where threads wait, and how "
+	      "long\n"
+	      "      --off-cpu-min US    shorter waits are left out (0)\n"
+	      "  -q, --quiet             no status line on a terminal\n"
+	      "      --stack-size BYTES  user stack copied per sample "
+	      "(32768)\n"
+	      "  -h, --help              this help\n"
+	      "      --version           the version\n"
+	      "See sp-record(1).\n",
+	      stdout);
+	exit(fflush(stdout) || ferror(stdout) ? 1 : 0);
+}
+
+/* Parses a positive integer option; exits with usage on a bad one. */
+unsigned long long
+rec_number_arg(const char *s, const char *what, unsigned long long max)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || v == 0 || v > max || *s == '-') {
+		warnx("invalid %s '%s': not a whole number from 1 to %llu",
+		      what, s, max);
+		rec_usage();
+	}
+	return v;
+}
+
+/* -e: events perf would name, comma-separated; a usage error otherwise. */
+void
+rec_event_arg(const char *list, struct rec_evopts *o)
+{
+	struct sp_buf why = SP_BUF_INIT;
+	char *copy = strdup(list), *tok, *save = NULL;
+	int rc;
+
+	if (!copy)
+		err(1, "strdup");
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (o->nevents == REC_EVENTS_MAX) {
+			warnx("at most %d events", REC_EVENTS_MAX);
+			rec_usage();
+		}
+		rc = rec_evspec_parse(tok, &o->events[o->nevents], &why);
+		if (rc == -EACCES) /* the machine's, not the command line's */
+			errx(1, "%s",
+			     why.len ? (char *)why.data : strerror(-rc));
+		if (rc < 0) {
+			warnx("%s", why.len ? (char *)why.data : strerror(-rc));
+			rec_usage();
+		}
+		o->nevents++;
+	}
+	free(copy);
+	sp_buf_release(&why);
+	o->source_explicit = true;
+}
+
+/* --stack-size: what PERF_SAMPLE_STACK_USER accepts. */
+uint32_t
+rec_stack_size_arg(const char *s)
+{
+	unsigned long long v;
+	const char *why = NULL;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE ||
+	    (!errno && end != s && !*end && *s != '-' && v > MAX_STACK_SIZE))
+		why = "above the kernel's limit of 65528 bytes";
+	else if (errno || end == s || *end || *s == '-' || v == 0)
+		why = "not a multiple of 8 from 8 to 65528";
+	else if (v % 8)
+		why = "not a multiple of 8";
+	if (why) {
+		warnx("invalid stack size '%s': %s", s, why);
+		rec_usage();
+	}
+	return (uint32_t)v;
+}
+
+/*
+ * Appends the pids of a -p list to *pids: "12,34", or "12 34" as
+ * `-p "$(pidof app)"` writes it when two processes match.
+ */
+void
+rec_add_pids(const char *list, int32_t **pids, size_t *n)
+{
+	static const char sep[] = ", \t\n";
+	char *copy = strdup(list), *tok, *save = NULL;
+	int32_t *v;
+
+	if (!copy)
+		err(1, "strdup");
+	for (tok = strtok_r(copy, sep, &save); tok;
+	     tok = strtok_r(NULL, sep, &save)) {
+		v = reallocarray(*pids, *n + 1, sizeof(**pids));
+		if (!v)
+			err(1, "reallocarray");
+		*pids = v;
+		(*pids)[(*n)++] =
+		    (int32_t)rec_number_arg(tok, "pid", INT32_MAX);
+	}
+	free(copy);
+	if (*n == 0) {
+		warnx("invalid pid list '%s': no pid in it%s", list,
+		      strspn(list, sep) == strlen(list)
+			  ? " (did pidof or pgrep find nothing?)"
+			  : "");
+		rec_usage();
+	}
+}
+
+/*
+ * Drops the ids named more than once, keeping the first: `-t T` given
+ * 20,000 times opened 20,000 sets of events on one thread, `-p 1` given
+ * 2,000 times named its threads 2,000 times.
+ */
+void
+rec_unique_ids(int32_t *v, size_t *n)
+{
+	struct sp_htab *seen = sp_htab_new();
+	size_t i, k;
+	bool fresh;
+
+	if (!seen)
+		err(1, "sp_htab_new");
+	for (i = k = 0; i < *n; i++) {
+		if (!sp_htab_slot(seen, &v[i], sizeof(v[i]), 1, &fresh))
+			errx(1, "sp_htab_slot: %s", strerror(ENOMEM));
+		if (fresh)
+			v[k++] = v[i];
+	}
+	*n = k;
+	sp_htab_free(seen);
+}
+
+/* -u: a user name or number. */
+uid_t
+rec_user_arg(const char *s)
+{
+	struct passwd *pw = getpwnam(s);
+	char *end;
+	unsigned long v;
+
+	if (pw)
+		return pw->pw_uid;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v >= (uid_t)-1) {
+		warnx("unknown user '%s'", s);
+		rec_usage();
+	}
+	return (uid_t)v;
+}
+
+/*
+ * -C: a CPU list whose every CPU this machine can have (offline ones are
+ * refused later, when recording starts).
+ */
+const char *
+rec_cpus_arg(const char *s)
+{
+	int *cpus, n, limit = rec_cpus_possible();
+	const char *bad;
+
+	n = rec_cpus_parse(s, limit, &cpus, &bad);
+	if (n == -ERANGE) {
+		warnx("-C: CPU %.*s is out of range: this machine's CPUs are "
+		      "0-%d",
+		      (int)strspn(bad, "0123456789"), bad, limit - 1);
+		rec_usage();
+	}
+	if (n == -ENOMEM)
+		errx(1, "-C: %s", strerror(ENOMEM));
+	if (n < 0) {
+		warnx("invalid CPU list '%s' (as 0-3,6)", s);
+		rec_usage();
+	}
+	free(cpus);
+	return s;
+}
+
+double
+rec_duration_arg(const char *s)
+{
+	double d;
+	char *end;
+
+	errno = 0;
+	d = strtod(s, &end);
+	if (errno || end == s || *end || !(d > 0)) {
+		warnx("invalid duration '%s'", s);
+		rec_usage();
+	}
+	return d;
+}
+
+enum rec_callgraph
+rec_callgraph_arg(const char *s)
+{
+	if (!strcmp(s, "fp"))
+		return REC_CG_FP;
+	if (!strcmp(s, "dwarf"))
+		return REC_CG_DWARF;
+	warnx("invalid call graph '%s' (fp, dwarf)", s);
+	rec_usage();
+}
+
+size_t
+rec_pages_arg(const char *s)
+{
+	size_t n = rec_number_arg(s, "page count", 1 << 20);
+
+	if (n & (n - 1)) {
+		warnx("page count must be a power of two");
+		rec_usage();
+	}
+	return n;
+}

@@ -1,0 +1,31 @@
+/*
+ * opts.h: what the command line asks of the recorder (struct rec_config),
+ * for the recorder and each of its parts.
+ */
+#ifndef SP_RECORD_OPTS_H
+#define SP_RECORD_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sp-record/events.h"
+#include "sp-record/stack.h"
+
+struct rec_config {
+	struct rec_evopts ev;
+	enum rec_callgraph callgraph;
+	bool follow;          /* -f: record processes forked later */
+	bool system_wide;     /* -a: every process on the chosen CPUs */
+	const char *cpu_list; /* -C: those CPUs only (with -a) */
+	bool only_uid;        /* -u: one user's processes (with -a) */
+	uid_t uid;
+	bool off_cpu;            /* --off-cpu: the last event is "off-cpu" */
+	uint64_t off_cpu_min_ns; /* shorter waits are not written */
+	bool ptrace;             /* --ptrace: sample with ptrace, not perf */
+	bool spool_on_stdout;    /* a launched command writes to stderr */
+	bool quiet;              /* -q: no status line */
+	const char *output_name; /* for messages */
+};
+
+#endif

@@ -1,0 +1,38 @@
+/*
+ * summary.h: what sp-record prints on stderr about a recording: the
+ * one-screen summary at the end and the status line while it runs.
+ *
+ * struct rec_report lends the printers the parts they read; nothing is
+ * kept.
+ */
+#ifndef SP_RECORD_SUMMARY_H
+#define SP_RECORD_SUMMARY_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sp-record/events.h"
+#include "sp-record/proc.h"
+#include "sp-record/ptrace.h"
+#include "sp-record/opts.h"
+#include "sp-record/stats.h"
+#include "sp-record/spoolout.h"
+#include "sp-record/stack.h"
+
+struct rec_report {
+	const struct rec_config *cfg;
+	const struct rec_events *ev;
+	const struct rec_stats *st;
+	const struct rec_stacker *stk;
+	const struct rec_ptab *procs;
+	uint32_t nmodules;
+	const struct rec_out *out;
+	const struct rec_ptracer_summary *ptsum; /* --ptrace, else NULL */
+	uint64_t offcpu_short;                   /* waits left out */
+};
+
+/* As rec_summary() and rec_status_line() (recorder.h). */
+void rec_report_summary(const struct rec_report *rp, FILE *out, double seconds);
+void rec_report_status(const struct rec_report *rp, FILE *out, double seconds);
+
+#endif

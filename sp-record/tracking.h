@@ -1,0 +1,111 @@
+/*
+ * tracking.h: the recorder's tracking part: which processes are recorded
+ * (the process and thread table), their modules (the module table, fed
+ * from perf records and /proc/PID/maps), the Python runtime marker, the
+ * pids -a leaves out, liveness checks and the adoption of processes found
+ * late.
+ *
+ * A tracker borrows the output part (spoolout.h), through which it
+ * writes module, comm, exec and deactivation records, and the stacker
+ * (stack.h), which it tells when a process's code changed or ended; both
+ * must outlive it.  Functions returning int return 0 or the output's
+ * negative errno; those returning a process return NULL on error (the
+ * error is the output's) or when the process is not to be recorded.
+ */
+#ifndef SP_RECORD_TRACKING_H
+#define SP_RECORD_TRACKING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/modtab.h"
+#include "sp-record/proc.h"
+#include "sp-record/opts.h"
+#include "sp-record/spoolout.h"
+#include "sp-record/stack.h"
+
+struct rec_tracker;
+
+/*
+ * A tracker of the processes `cfg` names (its -a scope: -u's user, never
+ * us).  Returns NULL with errno set.
+ */
+struct rec_tracker *rec_tracker_new(const struct rec_config *cfg,
+				    struct rec_out *out,
+				    struct rec_stacker *stk);
+void rec_tracker_free(struct rec_tracker *t);
+
+/* The process and thread table; valid as long as the tracker. */
+struct rec_ptab *rec_tracker_procs(struct rec_tracker *t);
+const struct rec_ptab *rec_tracker_procs_const(const struct rec_tracker *t);
+/* The module table every sample resolves against. */
+struct sp_modtab *rec_tracker_mods(struct rec_tracker *t);
+uint32_t rec_tracker_nmodules(const struct rec_tracker *t);
+
+/* Starts tracking `pid`; its start time tells generations apart. */
+struct rec_proc *rec_track_process(struct rec_tracker *t, int32_t pid,
+				   bool target);
+/* A process ended (or its pid was reused): closes its module epoch. */
+int rec_retire(struct rec_tracker *t, int32_t pid, uint64_t ts);
+/*
+ * A new program in `p` at `ts`: its old modules no longer apply (the
+ * exec record and a deactivation are written).
+ */
+int rec_exec_epoch(struct rec_tracker *t, struct rec_proc *p, uint64_t ts);
+/*
+ * -f: `child` (just tracked) starts with a copy of `parent`'s modules
+ * and Python state.
+ */
+int rec_inherit(struct rec_tracker *t, struct rec_proc *parent,
+		struct rec_proc *child, uint64_t ts);
+
+/*
+ * Interns module `m` of process `p` (from an MMAP2 record): a mapping
+ * over an older one makes the stacker forget what it knew of `p`, and a
+ * Python runtime gets its marker when perf support is on.
+ */
+int rec_map_module(struct rec_tracker *t, struct rec_proc *p,
+		   const struct sp_module *m, uint64_t ts);
+/* Reads /proc/PID/maps of `p` and interns its modules. */
+int rec_snapshot_maps(struct rec_tracker *t, struct rec_proc *p, uint64_t ts);
+/*
+ * Reads /proc/PID/maps of `p` again and interns its modules when the
+ * text differs from what the last call read (of any process).  Returns
+ * 1 when it did, 0 when nothing changed or the process is gone, or a
+ * negative errno.
+ */
+int rec_refresh_maps(struct rec_tracker *t, struct rec_proc *p, uint64_t ts);
+/* Names every thread of a freshly attached process (comm records). */
+int rec_name_threads(struct rec_tracker *t, int32_t pid, uint64_t ts);
+/*
+ * -a: starts tracking a process first seen in a sample, with its maps and
+ * thread names; NULL when it is not recorded (us, another user's under
+ * -u: remembered until its exit) or on error.
+ */
+struct rec_proc *rec_adopt_sampled(struct rec_tracker *t, int32_t pid,
+				   uint64_t ts);
+/*
+ * -a: starts tracking a child forked by a process not tracked (its
+ * modules come from its exec's records, or a maps read on a miss); NULL
+ * when not recorded.
+ */
+struct rec_proc *rec_adopt_forked(struct rec_tracker *t, int32_t pid);
+/* -a: an exited process's pid may be reused by a process to record. */
+void rec_forget_ignored(struct rec_tracker *t, int32_t pid);
+
+/*
+ * Calls `dead` for each tracked process found dead and not yet retiring;
+ * when it returns true (it queued the retirement) the process is marked
+ * retiring.
+ */
+void rec_check_processes(struct rec_tracker *t,
+			 bool (*dead)(const struct rec_proc *p, void *arg),
+			 void *arg);
+/*
+ * Lost events may include the FORK of a child -f should follow: adopts
+ * every untracked process whose parent is tracked, with its maps and
+ * thread names, until none is left.  Returns how many it adopted.
+ */
+uint64_t rec_adopt_children(struct rec_tracker *t, uint64_t now);
+
+#endif
