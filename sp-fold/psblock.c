@@ -174,7 +174,8 @@ fold_ps_flush_hits(struct fold_ps *st)
 /*
  * After a header: folds the block at once when the same frame lines were
  * seen before, else marks them to be remembered.  Sets *next to the
- * first byte not consumed.
+ * first byte not consumed.  Returns 1 when the block was folded (the
+ * caller then ends the sample), 0 when not, or -ENOMEM.
  */
 int
 fold_ps_cached_block(struct fold_ps *st, const char *p, const char *blank,
@@ -198,7 +199,6 @@ fold_ps_cached_block(struct fold_ps *st, const char *p, const char *blank,
 	memcpy(hdr, st->cdata.data + at, sizeof(hdr));
 	rc = count_hit(st, at);
 	st->lineno += hdr[0] + 1;
-	fold_ps_sample_done(st);
 	*next = blank + 1;
-	return rc;
+	return rc ? rc : 1;
 }

@@ -33,8 +33,11 @@ feed(struct fold_ps *st, const char *buf, size_t len, bool eof, size_t *used)
 		st->lineno++;
 		rc = fold_ps_line(st, p, (size_t)((nl ? nl : end) - p));
 		p = nl ? nl + 1 : end;
-		if (!rc && blk == 1 && st->have_pname && !st->nmarks)
-			rc = fold_ps_cached_block(st, p, blank, &p);
+		if (!rc && blk == 1 && st->have_pname && !st->nmarks &&
+		    (rc = fold_ps_cached_block(st, p, blank, &p)) == 1) {
+			fold_ps_sample_done(st);
+			rc = 0;
+		}
 	}
 	*used = (size_t)(p - buf);
 	return rc;

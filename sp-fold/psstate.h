@@ -82,6 +82,8 @@ int fold_ps_block_end(const char *p, const char *end, const char **blank);
 /*
  * After a header: folds the block from the cache when it was seen before,
  * else marks it to be remembered; sets *next to the first byte not used.
+ * Returns 1 when it folded the block (the sample is done: the caller
+ * calls fold_ps_sample_done), 0 when not, or -ENOMEM.
  */
 int fold_ps_cached_block(struct fold_ps *st, const char *p, const char *blank,
 			 const char **next);

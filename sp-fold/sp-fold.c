@@ -12,6 +12,7 @@
 #include "common/buf.h"
 #include "common/heap.h"
 #include "sp-fold/chart.h"
+#include "sp-fold/argcheck.h"
 #include "sp-fold/args.h"
 #include "sp-fold/diff.h"
 #include "sp-fold/foldedin.h"
@@ -28,6 +29,7 @@
 #include "sp-fold/svg.h"
 #include "sp-fold/svgrec.h"
 #include "sp-fold/top.h"
+#include "sp-fold/usage.h"
 #include "common/banned.h"
 
 /* Writes the aggregated set in the chosen format. */
