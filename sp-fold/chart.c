@@ -1,5 +1,5 @@
 /* chart.c: --flamechart (chart.h). */
-#include <err.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -9,14 +9,14 @@
 
 /* The ticks as lines, a run of one entry's ticks as one line. */
 static size_t
-runs(const struct fold_reader *r, const uint32_t *order,
+runs(const struct fold_profile *p, const uint32_t *order,
      const struct fold_svgrec *s, struct fold_svg_line *lines)
 {
 	size_t i, n = 0;
 	uint32_t e, last = UINT32_MAX;
 
-	for (i = 0; i < r->nticks; i++) {
-		e = r->ticks[order[i]].entry;
+	for (i = 0; i < p->nticks; i++) {
+		e = p->ticks[order[i]].entry;
 		if (!s->lines[e].stack)
 			continue;
 		if (e == last) {
@@ -31,23 +31,22 @@ runs(const struct fold_reader *r, const uint32_t *order,
 }
 
 int
-fold_write_chart(FILE *out, const struct fold_reader *r)
+fold_write_chart(FILE *out, const struct fold_profile *p,
+		 const struct fold_opts *o)
 {
 	struct fold_svgrec s;
-	uint32_t *order = calloc(r->nticks + 1, sizeof(*order));
-	struct fold_svg_line *lines = calloc(r->nticks + 1, sizeof(*lines));
+	uint32_t *order = calloc(p->nticks + 1, sizeof(*order));
+	struct fold_svg_line *lines = calloc(p->nticks + 1, sizeof(*lines));
 	size_t i, n;
-	int rc = 1;
+	int rc = -ENOMEM;
 
-	if (!fold_svgrec_build(&s, r) && order && lines) {
-		for (i = 0; i < r->nticks; i++)
+	if (!fold_svgrec_build(&s, p, o) && order && lines) {
+		for (i = 0; i < p->nticks; i++)
 			order[i] = (uint32_t)i;
-		qsort_r(order, r->nticks, sizeof(*order), fold_tick_cmp,
-			(void *)r);
-		n = runs(r, order, &s, lines);
-		rc = fold_write_svg_chart(out, lines, n, r->o);
-	} else {
-		warnx("out of memory");
+		qsort_r(order, p->nticks, sizeof(*order), fold_profile_tick_cmp,
+			(void *)p);
+		n = runs(p, order, &s, lines);
+		rc = fold_svg_draw_chart(out, lines, n, o);
 	}
 	free(order);
 	free(lines);

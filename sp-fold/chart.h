@@ -7,9 +7,14 @@
 
 #include <stdio.h>
 
-#include "sp-fold/stream.h"
+#include "sp-fold/opts.h"
+#include "sp-fold/profile.h"
 
-/* Needs a reader that kept ticks; returns 0, or 1 after a message. */
-int fold_write_chart(FILE *out, const struct fold_reader *r);
+/*
+ * Needs a record stream's profile with ticks; returns 0 or -ENOMEM.
+ * Write errors are left to the caller's check of `out`.
+ */
+int fold_write_chart(FILE *out, const struct fold_profile *p,
+		     const struct fold_opts *o);
 
 #endif

@@ -36,11 +36,12 @@ struct live {
 };
 
 static int
-on_sample(void *ctx, const struct fold_reader *r, const struct fold_sample *s)
+on_sample(void *ctx, const struct fold_model *m, const struct fold_sample *s)
 {
 	struct live *lv = ctx;
 
-	return live_tab_add(&lv->tab, r, s);
+	(void)m; /* the table reads the reader's own */
+	return live_tab_add(&lv->tab, &lv->r, s);
 }
 
 static uint64_t

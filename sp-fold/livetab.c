@@ -292,7 +292,8 @@ header(const struct live_tab *t, const struct fold_reader *r, FILE *out,
 	bool by_total = show->by_total, stacks = show->stacks;
 
 	uint64_t span = t->len ? t->latest - t->ring[t->head].ts : 0;
-	double secs = (double)span / 1e9 + (double)fold_period_ns(r) / 1e9;
+	double secs =
+	    (double)span / 1e9 + (double)fold_model_period_ns(&r->m) / 1e9;
 	size_t procs, threads;
 
 	census(t, &procs, &threads);

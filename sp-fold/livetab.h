@@ -53,7 +53,11 @@ struct live_tab {
 /* Both return 0 or -ENOMEM; release is due after init either way. */
 int live_tab_init(struct live_tab *t);
 void live_tab_release(struct live_tab *t);
-/* Adds a sample the reader streamed. */
+/*
+ * Adds a sample the reader streamed.  --live draws while it reads, so
+ * the table takes the reader itself, whose model and counts (samples
+ * lost) move on under it, rather than a fold_profile made once.
+ */
 int live_tab_add(struct live_tab *t, const struct fold_reader *r,
 		 const struct fold_sample *s);
 /* Drops the samples older than `window` before the latest one. */

@@ -59,9 +59,11 @@ reverse_ids(struct sp_buf *ids)
 }
 
 int
-fold_write_pprof(FILE *out, struct fold_set *set, const struct fold_opts *o,
-		 const struct fold_meta *meta)
+fold_write_pprof(FILE *out, const struct fold_profile *prof,
+		 const struct fold_opts *o)
 {
+	const struct fold_meta *meta = &prof->meta;
+	struct fold_set *set = prof->set;
 	struct sp_buf ids = SP_BUF_INIT, comm = SP_BUF_INIT;
 	const struct fold_line *l;
 	struct pprof p;
@@ -87,10 +89,8 @@ fold_write_pprof(FILE *out, struct fold_set *set, const struct fold_opts *o,
 	}
 	if (!rc)
 		rc = pprof_write(&p, out);
-	if (rc)
-		warnx("%s", rc == -EIO ? "write error" : "out of memory");
 	pprof_release(&p);
 	sp_buf_release(&ids);
 	sp_buf_release(&comm);
-	return rc ? 1 : 0;
+	return rc;
 }

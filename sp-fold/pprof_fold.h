@@ -4,16 +4,15 @@
 
 #include <stdio.h>
 
-#include "sp-fold/foldset.h"
-#include "sp-fold/meta.h"
 #include "sp-fold/opts.h"
+#include "sp-fold/profile.h"
 
 /*
- * Writes the gzip-compressed profile to `out`: a second value, the
- * time, when meta->period_ns is known.  Returns 0, or 1 after a
- * diagnostic (a write error or out of memory).
+ * Writes the gzip-compressed profile of the profile's folded set to
+ * `out`: a second value, the time, when p->meta.period_ns is known.
+ * Returns 0, -EIO on a write error, or -ENOMEM.
  */
-int fold_write_pprof(FILE *out, struct fold_set *set, const struct fold_opts *o,
-		     const struct fold_meta *meta);
+int fold_write_pprof(FILE *out, const struct fold_profile *p,
+		     const struct fold_opts *o);
 
 #endif

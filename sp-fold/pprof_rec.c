@@ -7,11 +7,11 @@
  * thread, pid and tid labels.  Hidden frames are left out as in folded
  * output.
  */
-#include <err.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sp-fold/events.h"
 #include "sp-fold/expand.h"
 #include "sp-fold/group.h"
 #include "sp-fold/pprof.h"
@@ -70,8 +70,8 @@ lines_reserve(struct lines *ls, size_t n)
 
 /* The lines of a view, innermost first; none when all are hidden. */
 static int
-view_lines(const struct fold_reader *r, const struct fold_view *v, size_t upto,
-	   struct lines *ls)
+view_lines(const struct fold_profile *prof, const struct fold_opts *o,
+	   const struct fold_view *v, size_t upto, struct lines *ls)
 {
 	const struct fold_syms *s = v->syms;
 	size_t i;
@@ -82,20 +82,20 @@ view_lines(const struct fold_reader *r, const struct fold_view *v, size_t upto,
 		return -ENOMEM;
 	if (!s->n) {
 		sp_buf_reset(&ls->name);
-		if (fold_view_fallback(v, &r->m, r->o->addrs, &ls->name))
+		if (fold_view_fallback(v, prof->m, o->addrs, &ls->name))
 			return -ENOMEM;
 		ls->v[ls->n++] =
 		    (struct pprof_line){ .name = (char *)ls->name.data };
 		return 0;
 	}
 	for (i = upto < s->n ? upto : s->n; i-- > 0;) {
-		if (s->v[i].flags & SP_SYM_HIDDEN && !r->o->show_hidden)
+		if (s->v[i].flags & SP_SYM_HIDDEN && !o->show_hidden)
 			continue;
 		line = split_source(s->v[i].source, &ls->files[ls->n]);
 		if (line < 0)
 			return -ENOMEM;
 		ls->v[ls->n] = (struct pprof_line){
-			.name = fold_sym_shown(&s->v[i], r->o),
+			.name = fold_sym_shown(&s->v[i], o),
 			.file = ls->files[ls->n].data
 				    ? (char *)ls->files[ls->n].data
 				    : NULL,
@@ -109,9 +109,9 @@ view_lines(const struct fold_reader *r, const struct fold_view *v, size_t upto,
 }
 
 static int64_t
-mapping_of(struct pprof *p, const struct fold_reader *r, uint32_t module)
+mapping_of(struct pprof *p, const struct fold_profile *prof, uint32_t module)
 {
-	const struct fold_module *m = &r->m.mods[module];
+	const struct fold_module *m = &prof->m->mods[module];
 	struct pprof_mapping pm = { m->start, m->end, m->file_offset, m->path,
 				    m->buildid };
 
@@ -131,22 +131,22 @@ not_main(const struct fold_module *m)
 
 /* The process with the most samples (the first one on a tie). */
 static int32_t
-busiest_pid(const struct fold_reader *r)
+busiest_pid(const struct fold_profile *prof)
 {
 	struct sp_htab *per = sp_htab_new();
 	uint64_t best = 0, *slot;
 	int32_t pid = -1;
 	size_t i;
 
-	for (i = 0; per && i < r->nents; i++) {
-		slot = sp_htab_slot(per, &r->ents[i].pid, sizeof(int32_t), 0,
+	for (i = 0; per && i < prof->nents; i++) {
+		slot = sp_htab_slot(per, &prof->ents[i].pid, sizeof(int32_t), 0,
 				    NULL);
 		if (!slot)
 			break;
-		*slot += r->ents[i].count;
+		*slot += prof->ents[i].count;
 		if (*slot > best) {
 			best = *slot;
-			pid = r->ents[i].pid;
+			pid = prof->ents[i].pid;
 		}
 	}
 	sp_htab_free(per);
@@ -158,18 +158,18 @@ busiest_pid(const struct fold_reader *r)
  * main binary: the lowest one of the busiest process that is no library.
  */
 static uint32_t
-main_module(const struct fold_reader *r)
+main_module(const struct fold_profile *prof)
 {
-	int32_t pid = busiest_pid(r);
+	int32_t pid = busiest_pid(prof);
 	uint32_t best = SP_NONE;
 	size_t i;
 
-	for (i = 0; i < r->m.nmods; i++) {
-		const struct fold_module *m = &r->m.mods[i];
+	for (i = 0; i < prof->m->nmods; i++) {
+		const struct fold_module *m = &prof->m->mods[i];
 
 		if (m->pid != pid || not_main(m))
 			continue;
-		if (best == SP_NONE || m->start < r->m.mods[best].start)
+		if (best == SP_NONE || m->start < prof->m->mods[best].start)
 			best = (uint32_t)i;
 	}
 	return best;
@@ -180,8 +180,9 @@ main_module(const struct fold_reader *r)
  * (--max-depth cut the rest); 0 when all its lines are hidden.
  */
 static int64_t
-location_of(struct pprof *p, const struct fold_reader *r, uint32_t frame,
-	    int32_t pid, size_t upto, struct lines *ls)
+location_of(struct pprof *p, const struct fold_profile *prof,
+	    const struct fold_opts *o, uint32_t frame, int32_t pid, size_t upto,
+	    struct lines *ls)
 {
 	struct {
 		uint32_t frame;
@@ -194,15 +195,15 @@ location_of(struct pprof *p, const struct fold_reader *r, uint32_t frame,
 
 	if (sp_htab_get(p->locs, &key, sizeof(key), &id))
 		return (int64_t)id;
-	fold_model_view(&r->m, frame, pid, &v);
-	if (view_lines(r, &v, upto, ls))
+	fold_model_view(prof->m, frame, pid, &v);
+	if (view_lines(prof, o, &v, upto, ls))
 		return -ENOMEM;
 	if (!ls->n) {
 		if (sp_htab_put(p->locs, &key, sizeof(key), 0))
 			return -ENOMEM;
 		return 0;
 	}
-	if (v.module != SP_NONE && (map = mapping_of(p, r, v.module)) < 0)
+	if (v.module != SP_NONE && (map = mapping_of(p, prof, v.module)) < 0)
 		return -ENOMEM;
 	return pprof_location(p, &key, sizeof(key), (uint64_t)map, v.abs_ip,
 			      ls->v, ls->n);
@@ -210,38 +211,38 @@ location_of(struct pprof *p, const struct fold_reader *r, uint32_t frame,
 
 /* Adds the sample of one entry, its frames leaf first. */
 static int
-entry_sample(struct pprof *p, const struct fold_reader *r,
-	     const struct fold_entry *e, struct lines *ls, struct sp_buf *ids,
-	     struct sp_buf *locs)
+entry_sample(struct pprof *p, const struct fold_profile *prof,
+	     const struct fold_opts *o, const struct fold_entry *e,
+	     struct lines *ls, struct sp_buf *ids, struct sp_buf *locs)
 {
-	uint64_t period = fold_period_ns(r), id;
+	uint64_t period = fold_model_period_ns(prof->m), id;
 	const uint32_t *f;
 	int64_t v[2], loc;
 	size_t n, i, upto;
 
 	sp_buf_reset(ids);
 	sp_buf_reset(locs);
-	if (e->stack != SP_NONE && fold_model_walk(&r->m, e->stack, ids))
+	if (e->stack != SP_NONE && fold_model_walk(prof->m, e->stack, ids))
 		return -ENOMEM;
 	f = (const uint32_t *)ids->data;
 	n = ids->len / sizeof(*f);
 	/* --max-depth keeps the frames nearest the root. */
-	n = fold_depth_keep(&r->m, r->o, f, n, e->pid, &upto);
+	n = fold_depth_keep(prof->m, o, f, n, e->pid, &upto);
 	for (i = n + !!upto; i-- > 0;) {
-		loc = location_of(p, r, f[i], e->pid, i == n ? upto : SIZE_MAX,
-				  ls);
+		loc = location_of(p, prof, o, f[i], e->pid,
+				  i == n ? upto : SIZE_MAX, ls);
 		if (loc < 0)
 			return -ENOMEM;
 		id = (uint64_t)loc;
 		if (loc && sp_buf_add(locs, &id, sizeof(id)))
 			return -ENOMEM;
 	}
-	v[0] = (int64_t)(r->o->weight_time ? e->count / period : e->count);
-	v[1] = (int64_t)(r->o->weight_time ? e->count : e->count * period);
-	return pprof_sample(p, (const uint64_t *)locs->data,
-			    locs->len / sizeof(uint64_t), v, 2,
-			    e->name == UINT32_MAX ? NULL : r->m.strs[e->name],
-			    e->pid, r->o->tid ? (int64_t)e->tid : -1);
+	v[0] = (int64_t)(o->weight_time ? e->count / period : e->count);
+	v[1] = (int64_t)(o->weight_time ? e->count : e->count * period);
+	return pprof_sample(
+	    p, (const uint64_t *)locs->data, locs->len / sizeof(uint64_t), v, 2,
+	    e->name == UINT32_MAX ? NULL : prof->m->strs[e->name], e->pid,
+	    o->tid ? (int64_t)e->tid : -1);
 }
 
 static void
@@ -257,7 +258,8 @@ lines_release(struct lines *ls)
 }
 
 int
-fold_pprof_records(FILE *out, const struct fold_reader *r)
+fold_write_pprof_records(FILE *out, const struct fold_profile *prof,
+			 const struct fold_opts *o)
 {
 	struct sp_buf ids = SP_BUF_INIT, locs = SP_BUF_INIT, tmp = SP_BUF_INIT;
 	struct lines ls = { .name = SP_BUF_INIT };
@@ -268,24 +270,22 @@ fold_pprof_records(FILE *out, const struct fold_reader *r)
 	bool keep;
 	int rc;
 
-	rc = pprof_init(&p, fold_events_kind(r->o), fold_period_ns(r),
-			r->meta.start_ns, r->meta.duration_ns);
-	main = rc ? SP_NONE : main_module(r);
-	if (main != SP_NONE && mapping_of(&p, r, main) < 0)
+	rc = pprof_init(&p, fold_events_kind(o), fold_model_period_ns(prof->m),
+			prof->meta.start_ns, prof->meta.duration_ns);
+	main = rc ? SP_NONE : main_module(prof);
+	if (main != SP_NONE && mapping_of(&p, prof, main) < 0)
 		rc = -ENOMEM;
-	for (i = 0; !rc && i < r->nents; i++) {
-		e = &r->ents[i];
+	for (i = 0; !rc && i < prof->nents; i++) {
+		e = &prof->ents[i];
 		rc = fold_model_folded(
-		    &r->m, r->o,
-		    e->name == UINT32_MAX ? NULL : r->m.strs[e->name], e->pid,
-		    e->tid, e->stack, &tmp, &keep);
+		    prof->m, o,
+		    e->name == UINT32_MAX ? NULL : prof->m->strs[e->name],
+		    e->pid, e->tid, e->stack, &tmp, &keep);
 		if (!rc && keep)
-			rc = entry_sample(&p, r, e, &ls, &ids, &locs);
+			rc = entry_sample(&p, prof, o, e, &ls, &ids, &locs);
 	}
 	if (!rc)
 		rc = pprof_write(&p, out);
-	if (rc)
-		warnx("%s", rc == -EIO ? "write error" : "out of memory");
 	pprof_release(&p);
 	lines_release(&ls);
 	sp_buf_release(&ids);

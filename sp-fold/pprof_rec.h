@@ -8,9 +8,14 @@
 
 #include <stdio.h>
 
-#include "sp-fold/stream.h"
+#include "sp-fold/opts.h"
+#include "sp-fold/profile.h"
 
-/* Returns 0 or < 0 after a message. */
-int fold_pprof_records(FILE *out, const struct fold_reader *r);
+/*
+ * Writes the profile of a record stream to `out`, gzip-compressed;
+ * returns 0, -EIO on a write error, or -ENOMEM.
+ */
+int fold_write_pprof_records(FILE *out, const struct fold_profile *p,
+			     const struct fold_opts *o);
 
 #endif

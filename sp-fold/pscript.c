@@ -6,7 +6,7 @@
  * Frames are named as folded output groups them ("[libc.so.6]" for an
  * unresolved address in libc), so the text folds back to the same stacks.
  */
-#include <err.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -49,13 +49,13 @@ put_dso(FILE *out, const char *dso)
 
 /* The dso perf would name: JIT code without a module as its perf map. */
 static const char *
-dso_of(const struct fold_reader *r, const struct fold_view *v, unsigned flags,
+dso_of(const struct fold_model *m, const struct fold_view *v, unsigned flags,
        int32_t pid, char *buf, size_t size)
 {
 	if (v->mode == SP_FRAME_KERNEL)
 		return "[kernel.kallsyms]";
-	if (v->module != SP_NONE && r->m.mods[v->module].path[0])
-		return r->m.mods[v->module].path;
+	if (v->module != SP_NONE && m->mods[v->module].path[0])
+		return m->mods[v->module].path;
 	if (flags & SP_SYM_JIT) {
 		snprintf(buf, size, "/tmp/perf-%" PRId32 ".map", pid);
 		return buf;
@@ -65,18 +65,18 @@ dso_of(const struct fold_reader *r, const struct fold_view *v, unsigned flags,
 
 /* A frame without symbols, named as a frame no symbol resolves. */
 static void
-put_bare(FILE *out, const struct fold_reader *r, const struct fold_view *v,
+put_bare(FILE *out, const struct fold_model *m, const struct fold_view *v,
 	 int32_t pid, uint64_t ip)
 {
 	struct sp_buf b = SP_BUF_INIT;
 	char map[64];
 
 	fprintf(out, "\t%16" PRIx64 " ", ip);
-	if (fold_view_fallback(v, &r->m, false, &b) || !b.len)
+	if (fold_view_fallback(v, m, false, &b) || !b.len)
 		fputs("[unknown]", out);
 	else
 		put_clean(out, (const char *)b.data);
-	put_dso(out, dso_of(r, v, 0, pid, map, sizeof(map)));
+	put_dso(out, dso_of(m, v, 0, pid, map, sizeof(map)));
 	sp_buf_release(&b);
 }
 
@@ -87,9 +87,10 @@ put_bare(FILE *out, const struct fold_reader *r, const struct fold_view *v,
  */
 /* Writes a frame's symbols below index `upto`, innermost first. */
 static void
-put_frame(FILE *out, const struct fold_reader *r, const struct fold_view *v,
-	  int32_t pid, size_t upto)
+put_frame(const struct fold_perfscript_out *po, const struct fold_model *m,
+	  const struct fold_view *v, int32_t pid, size_t upto)
 {
+	FILE *out = po->out;
 	char map[64];
 	const struct fold_syms *s = v->syms;
 	const struct fold_sym *sym;
@@ -105,14 +106,14 @@ put_frame(FILE *out, const struct fold_reader *r, const struct fold_view *v,
 		return;
 	}
 	if (!s->n)
-		put_bare(out, r, v, pid, ip);
+		put_bare(out, m, v, pid, ip);
 	for (i = upto < s->n ? upto : s->n; i-- > 0;) {
 		sym = &s->v[i];
-		if (sym->flags & SP_SYM_HIDDEN && !r->o->show_hidden)
+		if (sym->flags & SP_SYM_HIDDEN && !po->o->show_hidden)
 			continue;
 		fprintf(out, "\t%16" PRIx64 " ", ip);
 		put_clean(out, sym->group ? sym->group : sym->name);
-		dso = dso_of(r, v, sym->flags, pid, map, sizeof(map));
+		dso = dso_of(m, v, sym->flags, pid, map, sizeof(map));
 		if (i > 0 || sym->flags & SP_SYM_INLINED)
 			fputs(" (inlined)\n", out);
 		else if (sym->flags & SP_SYM_UNRESOLVED)
@@ -125,10 +126,11 @@ put_frame(FILE *out, const struct fold_reader *r, const struct fold_view *v,
 }
 
 int
-fold_pscript_sample(void *ctx, const struct fold_reader *r,
-		    const struct fold_sample *s)
+fold_write_perfscript_sample(void *ctx, const struct fold_model *m,
+			     const struct fold_sample *s)
 {
-	FILE *out = ctx;
+	const struct fold_perfscript_out *po = ctx;
+	FILE *out = po->out;
 	struct sp_buf ids = SP_BUF_INIT;
 	struct fold_view v;
 	const uint32_t *id;
@@ -144,25 +146,24 @@ fold_pscript_sample(void *ctx, const struct fold_reader *r,
 		" %" PRId32 "/%" PRIu64 " %" PRIu64 ".%06" PRIu64 ": %" PRIu64
 		" ",
 		s->pid, s->tid, s->ts / 1000000000, s->ts % 1000000000 / 1000,
-		r->o->weight_time || r->o->weight_period ? s->weight
-							 : fold_period_ns(r));
+		po->o->weight_time || po->o->weight_period
+		    ? s->weight
+		    : fold_model_period_ns(m));
 	put_clean(out, s->event ? s->event : "cpu-clock");
 	fputs(": \n", out);
-	if (s->stack != SP_NONE && fold_model_walk(&r->m, s->stack, &ids)) {
-		warnx("out of memory");
-		return -1;
-	}
+	if (s->stack != SP_NONE && fold_model_walk(m, s->stack, &ids))
+		return -ENOMEM; /* the reader says so, with the line */
 	id = (const uint32_t *)ids.data;
 	n = ids.len / sizeof(uint32_t);
 	/* --max-depth keeps the frames nearest the root. */
-	n = fold_depth_keep(&r->m, r->o, id, n, s->pid, &upto);
+	n = fold_depth_keep(m, po->o, id, n, s->pid, &upto);
 	if (upto) {
-		fold_model_view(&r->m, id[n], s->pid, &v);
-		put_frame(out, r, &v, s->pid, upto);
+		fold_model_view(m, id[n], s->pid, &v);
+		put_frame(po, m, &v, s->pid, upto);
 	}
 	while (n-- > 0) {
-		fold_model_view(&r->m, id[n], s->pid, &v);
-		put_frame(out, r, &v, s->pid, SIZE_MAX);
+		fold_model_view(m, id[n], s->pid, &v);
+		put_frame(po, m, &v, s->pid, SIZE_MAX);
 	}
 	fputc('\n', out);
 	sp_buf_release(&ids);

@@ -3,7 +3,6 @@
  * one sampled profile per thread in time order, so its timeline view
  * shows what each thread did when.
  */
-#include <err.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -16,7 +15,8 @@
 
 struct ss {
 	FILE *out;
-	const struct fold_reader *r;
+	const struct fold_profile *prof;
+	const struct fold_opts *o;
 	struct sp_htab *names; /* frame name -> index */
 	struct sp_buf order;   /* frame names in index order, NUL-separated */
 	uint32_t **ents;       /* entry -> frame indexes, [0] = count */
@@ -86,8 +86,8 @@ frame_index(struct ss *ss, const char *s, size_t n, const char *source)
 static const uint32_t *
 entry_frames(struct ss *ss, uint32_t e)
 {
-	const struct fold_reader *r = ss->r;
-	const struct fold_entry *en = &r->ents[e];
+	const struct fold_profile *prof = ss->prof;
+	const struct fold_entry *en = &prof->ents[e];
 	const char *comm, *p, *end, *semi, *src, *const *srcs;
 	size_t nsrc;
 	uint32_t *v;
@@ -97,9 +97,9 @@ entry_frames(struct ss *ss, uint32_t e)
 
 	if (ss->ents[e])
 		return ss->ents[e];
-	comm = en->name == UINT32_MAX ? NULL : r->m.strs[en->name];
-	if (fold_model_sourced(&r->m, r->o, comm, en->pid, en->tid, en->stack,
-			       &ss->tmp, &ss->srcs, &keep))
+	comm = en->name == UINT32_MAX ? NULL : prof->m->strs[en->name];
+	if (fold_model_sourced(prof->m, ss->o, comm, en->pid, en->tid,
+			       en->stack, &ss->tmp, &ss->srcs, &keep))
 		return NULL;
 	if (!keep) {
 		ss->tmp.len = 0;
@@ -116,7 +116,7 @@ entry_frames(struct ss *ss, uint32_t e)
 		semi = memchr(p, ';', (size_t)(end - p));
 		semi = semi ? semi : end;
 		src = n - 1 < nsrc ? srcs[n - 1] : NULL;
-		if (n++ == 1 && !r->o->no_comm)
+		if (n++ == 1 && !ss->o->no_comm)
 			continue; /* the thread names the profile */
 		if ((ix = frame_index(ss, p, (size_t)(semi - p), src)) < 0) {
 			free(v);
@@ -128,10 +128,10 @@ entry_frames(struct ss *ss, uint32_t e)
 }
 
 static bool
-same_thread(const struct fold_reader *r, uint32_t a, uint32_t b)
+same_thread(const struct fold_profile *prof, uint32_t a, uint32_t b)
 {
-	const struct fold_entry *x = &r->ents[r->ticks[a].entry];
-	const struct fold_entry *y = &r->ents[r->ticks[b].entry];
+	const struct fold_entry *x = &prof->ents[prof->ticks[a].entry];
+	const struct fold_entry *y = &prof->ents[prof->ticks[b].entry];
 
 	return x->pid == y->pid && x->tid == y->tid;
 }
@@ -149,13 +149,13 @@ static void
 profile_head(struct ss *ss, const struct fold_entry *e, uint64_t start,
 	     uint64_t end)
 {
-	const struct fold_reader *r = ss->r;
+	const struct fold_profile *prof = ss->prof;
 	FILE *out = ss->out;
 	char *name;
 
 	if (asprintf(&name, "%s (%" PRId32 "/%" PRIu64 ")",
-		     e->name == UINT32_MAX ? "?" : r->m.strs[e->name], e->pid,
-		     e->tid) < 0)
+		     e->name == UINT32_MAX ? "?" : prof->m->strs[e->name],
+		     e->pid, e->tid) < 0)
 		name = NULL;
 	fputs("{\"type\":\"sampled\",\"name\":", out);
 	put_json(out, name ? name : "?", name ? strlen(name) : 1);
@@ -176,15 +176,15 @@ static int
 lay_out(struct ss *ss, const uint32_t *order, size_t from, size_t to,
 	uint64_t *start)
 {
-	const struct fold_reader *r = ss->r;
-	uint64_t period = fold_period_ns(r), prev = 0, gap;
+	const struct fold_profile *prof = ss->prof;
+	uint64_t period = fold_model_period_ns(prof->m), prev = 0, gap;
 	struct slot sl;
 	size_t i;
 	bool any = false;
 
 	sp_buf_reset(&ss->slots);
 	for (i = from; i < to; i++) {
-		const struct fold_tick *t = &r->ticks[order[i]];
+		const struct fold_tick *t = &prof->ticks[order[i]];
 
 		if (!entry_frames(ss, t->entry))
 			return -ENOMEM;
@@ -201,14 +201,14 @@ lay_out(struct ss *ss, const uint32_t *order, size_t from, size_t to,
 			    sp_buf_add(&ss->slots, &sl, sizeof(sl)))
 				return -ENOMEM;
 		} else {
-			*start = t->ts - r->first_ts;
+			*start = t->ts - prof->first_ts;
 		}
 		any = true;
 		prev = t->ts;
 		/* A sample lasts its period, or the time it counts (an
 		 * off-CPU wait) in a view of time. */
 		sl = (struct slot){ t->entry,
-				    r->o->weight_time ? t->weight : period };
+				    ss->o->weight_time ? t->weight : period };
 		if (sp_buf_add(&ss->slots, &sl, sizeof(sl)))
 			return -ENOMEM;
 	}
@@ -219,7 +219,7 @@ lay_out(struct ss *ss, const uint32_t *order, size_t from, size_t to,
 static int
 profile(struct ss *ss, const uint32_t *order, size_t from, size_t to)
 {
-	const struct fold_reader *r = ss->r;
+	const struct fold_profile *prof = ss->prof;
 	const struct slot *sl;
 	const uint32_t *v;
 	uint64_t start = 0, end;
@@ -231,7 +231,8 @@ profile(struct ss *ss, const uint32_t *order, size_t from, size_t to)
 	n = ss->slots.len / sizeof(*sl);
 	for (end = start, i = 0; i < n; i++)
 		end += sl[i].weight;
-	profile_head(ss, &r->ents[r->ticks[order[to - 1]].entry], start, end);
+	profile_head(ss, &prof->ents[prof->ticks[order[to - 1]].entry], start,
+		     end);
 	for (i = 0; i < n; i++) {
 		fputs(i ? ",[" : "[", ss->out);
 		v = sl[i].entry == IDLE ? NULL : ss->ents[sl[i].entry];
@@ -278,7 +279,7 @@ put_frames(struct ss *ss)
 static int
 write_profiles(struct ss *ss, uint32_t *order)
 {
-	const struct fold_reader *r = ss->r;
+	const struct fold_profile *prof = ss->prof;
 	size_t i, from = 0;
 
 	fputs("{\"$schema\":\"https://www.speedscope.app/"
@@ -287,8 +288,9 @@ write_profiles(struct ss *ss, uint32_t *order)
 	      ss->out);
 	put_json(ss->out, "sp-fold", 7);
 	fputs(",\"activeProfileIndex\":0,\"profiles\":[", ss->out);
-	for (i = 1; i <= r->nticks; i++) {
-		if (i < r->nticks && same_thread(r, order[i - 1], order[i]))
+	for (i = 1; i <= prof->nticks; i++) {
+		if (i < prof->nticks &&
+		    same_thread(prof, order[i - 1], order[i]))
 			continue;
 		if (from)
 			fputc(',', ss->out);
@@ -301,26 +303,25 @@ write_profiles(struct ss *ss, uint32_t *order)
 }
 
 int
-fold_speedscope_write(FILE *out, const struct fold_reader *r)
+fold_write_speedscope(FILE *out, const struct fold_profile *prof,
+		      const struct fold_opts *o)
 {
-	struct ss ss = { .out = out, .r = r };
-	uint32_t *order = calloc(r->nticks + 1, sizeof(*order));
+	struct ss ss = { .out = out, .prof = prof, .o = o };
+	uint32_t *order = calloc(prof->nticks + 1, sizeof(*order));
 	size_t i;
 	int rc = -ENOMEM;
 
 	ss.names = sp_htab_new();
-	ss.ents = calloc(r->nents + 1, sizeof(*ss.ents));
-	ss.dropped = calloc(r->nents + 1, sizeof(*ss.dropped));
+	ss.ents = calloc(prof->nents + 1, sizeof(*ss.ents));
+	ss.dropped = calloc(prof->nents + 1, sizeof(*ss.dropped));
 	if (order && ss.names && ss.ents && ss.dropped) {
-		for (i = 0; i < r->nticks; i++)
+		for (i = 0; i < prof->nticks; i++)
 			order[i] = (uint32_t)i;
-		qsort_r(order, r->nticks, sizeof(*order), fold_tick_cmp,
-			(void *)r);
+		qsort_r(order, prof->nticks, sizeof(*order),
+			fold_profile_tick_cmp, (void *)prof);
 		rc = write_profiles(&ss, order);
 	}
-	if (rc)
-		warnx("out of memory");
-	for (i = 0; ss.ents && i < r->nents; i++)
+	for (i = 0; ss.ents && i < prof->nents; i++)
 		free(ss.ents[i]);
 	free(ss.ents);
 	free(ss.dropped);

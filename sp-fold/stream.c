@@ -57,7 +57,7 @@ on_spool(struct fold_reader *r, const struct sp_rec *rec)
 	r->m.start_us = rec->u.spool.start_us;
 	r->m.interval_us = rec->u.spool.interval_us;
 	r->meta.start_ns = r->m.start_us * 1000;
-	r->meta.period_ns = fold_period_ns(r);
+	r->meta.period_ns = fold_model_period_ns(&r->m);
 	return 0;
 }
 
@@ -265,12 +265,6 @@ on_buildid(struct fold_reader *r, const struct sp_rec *rec)
 	return mod->buildid ? 0 : -ENOMEM;
 }
 
-uint64_t
-fold_period_ns(const struct fold_reader *r)
-{
-	return r->m.interval_us ? r->m.interval_us * 1000 : 1000000;
-}
-
 static bool
 in_ids(const struct fold_ids *ids, int64_t v)
 {
@@ -360,7 +354,7 @@ stream_sample(struct fold_reader *r, const struct fold_sample *smp)
 				      smp->tid, smp->stack, &r->tmp, &keep))
 			return -ENOMEM;
 	}
-	return keep ? r->on_sample(r->ctx, r, smp) : 0;
+	return keep ? r->on_sample(r->ctx, &r->m, smp) : 0;
 }
 
 /* Forgets the samples aggregated so far; the model stays. */
@@ -386,7 +380,10 @@ next_interval(struct fold_reader *r, uint64_t ts)
 	if (k == r->interval && r->meta.duration_ns)
 		return 0;
 	if ((r->nents || r->nticks) && r->meta.duration_ns) {
-		if (r->on_interval(r, r->ctx))
+		struct fold_profile p;
+
+		fold_reader_profile(r, &p);
+		if (r->on_interval(r->ctx, &p))
 			return -EBADMSG; /* reported */
 		if (forget_samples(r))
 			return -ENOMEM;
@@ -410,7 +407,8 @@ on_sample(struct fold_reader *r, const struct sp_rec *rec)
 	uint32_t entry;
 	int64_t name;
 
-	if (!fold_events_weight(&r->events, r->o, rec, fold_period_ns(r), &add))
+	if (!fold_events_weight(&r->events, r->o, rec,
+				fold_model_period_ns(&r->m), &add))
 		return 0;
 	/* Every count and sum of the output is at most this one. */
 	if (add > UINT64_MAX - r->weight_sum)
@@ -494,7 +492,7 @@ fold_reader_init(struct fold_reader *r, const char *name,
 	memset(r, 0, sizeof(*r));
 	r->name = name;
 	r->o = o;
-	r->meta.period_ns = fold_period_ns(r);
+	r->meta.period_ns = fold_model_period_ns(&r->m);
 	if (fold_model_init(&r->m) || !(r->agg = sp_htab_new())) {
 		fold_reader_release(r);
 		return -ENOMEM;
@@ -550,41 +548,18 @@ fold_reader_read(struct fold_reader *r, FILE *in)
 	return rc < 0 ? 1 : 0;
 }
 
-int
-fold_tick_cmp(const void *a, const void *b, void *reader)
+void
+fold_reader_profile(const struct fold_reader *r, struct fold_profile *p)
 {
-	const struct fold_reader *r = reader;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	const struct fold_entry *ex = &r->ents[r->ticks[x].entry];
-	const struct fold_entry *ey = &r->ents[r->ticks[y].entry];
-
-	if (ex->pid != ey->pid)
-		return ex->pid < ey->pid ? -1 : 1;
-	if (ex->tid != ey->tid)
-		return ex->tid < ey->tid ? -1 : 1;
-	return (x > y) - (x < y);
-}
-
-/* Expands each entry once into the folded set. */
-int
-fold_reader_fold(const struct fold_reader *r, struct fold_set *set)
-{
-	struct sp_buf tmp = SP_BUF_INIT;
-	const struct fold_entry *e;
-	const char *comm;
-	size_t i;
-	int rc = 0;
-
-	for (i = 0; i < r->nents && !rc; i++) {
-		e = &r->ents[i];
-		comm = e->name == UINT32_MAX ? NULL : r->m.strs[e->name];
-		rc = fold_model_add(&r->m, r->o, set, comm, e->pid, e->tid,
-				    e->stack, e->count, &tmp);
-	}
-	sp_buf_release(&tmp);
-	if (rc)
-		warnx("%sout of memory", r->name);
-	return rc != 0;
+	*p = (struct fold_profile){
+		.m = &r->m,
+		.ents = r->ents,
+		.nents = r->nents,
+		.ticks = r->ticks,
+		.nticks = r->nticks,
+		.first_ts = r->first_ts,
+		.meta = r->meta,
+	};
 }
 
 void

@@ -1,8 +1,8 @@
 /*
- * stream.h: sp-fold's reader of the record stream (docs/sp-records.5),
- * and what it read, which the writers that need more than folded stacks
- * take: perf script text (pscript.h), speedscope (speedscope.h) and
- * pprof with mappings (pprof_rec.h).  The reader calls no writer.
+ * stream.h: sp-fold's reader of the record stream (docs/sp-records.5).
+ * It calls no writer: what it read becomes a fold_profile (profile.h)
+ * that main hands to one, or each sample goes to a callback as it is
+ * read (perf script text, --live).
  */
 #ifndef SP_FOLD_STREAM_H
 #define SP_FOLD_STREAM_H
@@ -17,22 +17,7 @@
 #include "sp-fold/model.h"
 #include "sp-fold/opts.h"
 #include "sp-fold/events.h"
-
-/* Samples of one thread name, process, thread and stack. */
-struct fold_entry {
-	uint32_t name; /* interned comm */
-	int32_t pid;
-	uint64_t tid;
-	uint32_t stack; /* SP_NONE for an empty stack */
-	uint64_t count; /* samples, or nanoseconds with --weight */
-};
-
-/* One sample for a timeline: its entry and time. */
-struct fold_tick {
-	uint32_t entry;
-	uint64_t ts;
-	uint64_t weight; /* what it counts, as fold_sample's */
-};
+#include "sp-fold/profile.h"
 
 /* One sample as the streaming writers see it. */
 struct fold_sample {
@@ -44,22 +29,26 @@ struct fold_sample {
 	const char *event; /* its event's name, or NULL when unnamed */
 };
 
-struct fold_reader;
-/* A streaming writer: called for each sample kept; returns 0 or < 0. */
-typedef int fold_sample_fn(void *ctx, const struct fold_reader *r,
+/*
+ * A streaming writer: called for each sample kept, with the model the
+ * sample's ids index (as read so far); returns 0 or < 0 after a message.
+ */
+typedef int fold_sample_fn(void *ctx, const struct fold_model *m,
 			   const struct fold_sample *s);
 
 /*
  * Called when a sample falls in a later interval than the samples before
- * it (--interval): writes what was aggregated, which the reader then
- * forgets.  Returns 0, or 1 after a message (reading stops).
+ * it (--interval), with the interval's profile: writes it, and the reader
+ * then forgets its samples.  Returns 0, or 1 after a message (reading
+ * stops).
  */
-typedef int fold_interval_fn(const struct fold_reader *r, void *ctx);
+typedef int fold_interval_fn(void *ctx, const struct fold_profile *p);
 
 /*
  * What the reader keeps of a stream: the model, and either the samples
  * aggregated per entry (and in time order when `keep_ticks`), or nothing
- * when `on_sample` takes each sample as it is read.  The writers read it.
+ * when `on_sample` takes each sample as it is read.  Writers never see
+ * it: they take a fold_profile.
  */
 struct fold_reader {
 	const char *name; /* "'FILE': " or "" for messages */
@@ -104,14 +93,10 @@ int fold_reader_read(struct fold_reader *r, FILE *in);
  * work between records (--live).
  */
 int fold_reader_step(struct fold_reader *r, struct sp_recdec *d);
-/* Adds the aggregated entries to `set`; returns 0, or 1 after a message. */
-int fold_reader_fold(const struct fold_reader *r, struct fold_set *set);
 /*
- * A qsort_r order of tick indexes: by thread, then in the stream's order
- * (time).  `reader` is the fold_reader the ticks are of.
+ * Sets *p to what `r` read: its model, entries, ticks and meta, which
+ * stay `r`'s (valid until it reads on or is released); no set.
  */
-int fold_tick_cmp(const void *a, const void *b, void *reader);
-/* The period of one sample in nanoseconds (1 ms when unknown). */
-uint64_t fold_period_ns(const struct fold_reader *r);
+void fold_reader_profile(const struct fold_reader *r, struct fold_profile *p);
 
 #endif

@@ -7,7 +7,6 @@
  * stream has one).  --inverted draws an icicle graph from the top, --reverse
  * merges stacks from the leaf, --colors picks the palette.
  */
-#include <err.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -560,29 +559,31 @@ tree_release(struct tree *t)
 	sp_buf_release(&t->spans);
 }
 
-/* Draws a tree built with `rc` (0 or -ENOMEM), then frees it. */
+/*
+ * Draws a tree built with `rc` (0 or -ENOMEM), then frees it; returns 0
+ * or -ENOMEM.
+ */
 static int
 finish(FILE *out, const struct fold_opts *o, struct tree *t, int rc)
 {
 	if (!rc)
 		rc = draw(out, o, t);
-	if (rc)
-		warnx("out of memory");
 	tree_release(t);
-	return rc ? 1 : 0;
+	return rc;
 }
 
 int
-fold_write_svg(FILE *out, struct fold_set *set, const struct fold_opts *o)
+fold_write_svg(FILE *out, const struct fold_profile *p,
+	       const struct fold_opts *o)
 {
 	struct tree t = { .key = SP_BUF_INIT };
 
-	return finish(out, o, &t, build(&t, set, o->reverse));
+	return finish(out, o, &t, build(&t, p->set, o->reverse));
 }
 
 int
-fold_write_svg_lines(FILE *out, const struct fold_svg_line *lines, size_t n,
-		     const struct fold_opts *o)
+fold_svg_draw_lines(FILE *out, const struct fold_svg_line *lines, size_t n,
+		    const struct fold_opts *o)
 {
 	struct tree t = { .key = SP_BUF_INIT };
 
@@ -590,8 +591,8 @@ fold_write_svg_lines(FILE *out, const struct fold_svg_line *lines, size_t n,
 }
 
 int
-fold_write_svg_chart(FILE *out, const struct fold_svg_line *lines, size_t n,
-		     const struct fold_opts *o)
+fold_svg_draw_chart(FILE *out, const struct fold_svg_line *lines, size_t n,
+		    const struct fold_opts *o)
 {
 	struct tree t = { .key = SP_BUF_INIT };
 
@@ -599,10 +600,11 @@ fold_write_svg_chart(FILE *out, const struct fold_svg_line *lines, size_t n,
 }
 
 int
-fold_write_svg_diff(FILE *out, const struct fold_diff_line *lines, size_t n,
+fold_write_diff_svg(FILE *out, const struct fold_profile *p,
 		    const struct fold_opts *o)
 {
 	struct tree t = { .key = SP_BUF_INIT };
 
-	return finish(out, o, &t, build_diff(&t, lines, n, o->reverse));
+	return finish(out, o, &t,
+		      build_diff(&t, p->diff, p->ndiff, o->reverse));
 }

@@ -9,6 +9,7 @@
 #include "sp-fold/diff.h"
 #include "sp-fold/foldset.h"
 #include "sp-fold/opts.h"
+#include "sp-fold/profile.h"
 
 /*
  * A folded stack to draw, `count` wide, and the source of each of its
@@ -24,26 +25,29 @@ struct fold_svg_line {
 };
 
 /*
- * Writes the SVG document to `out`, drawn as --title, --colors, --width,
- * --reverse and --inverted say.  Returns 0, or 1 after a diagnostic;
- * write errors are left to the caller's check of `out`.
+ * Each function here writes an SVG document to `out`, drawn as --title,
+ * --colors, --width, --reverse and --inverted say, and returns 0 or
+ * -ENOMEM; write errors are left to the caller's check of `out`.
  */
-int fold_write_svg(FILE *out, struct fold_set *set, const struct fold_opts *o);
-/* fold_write_svg of `lines` (any order), with their sources. */
-int fold_write_svg_lines(FILE *out, const struct fold_svg_line *lines, size_t n,
-			 const struct fold_opts *o);
+/* The flame graph of the profile's folded set. */
+int fold_write_svg(FILE *out, const struct fold_profile *p,
+		   const struct fold_opts *o);
+/* The flame graph of `lines` (any order), with their sources. */
+int fold_svg_draw_lines(FILE *out, const struct fold_svg_line *lines, size_t n,
+			const struct fold_opts *o);
 /*
- * Writes a flame chart: `lines` in time order, each merged into the one
- * before where their stacks begin alike, so x is time (--flamechart).
+ * A flame chart: `lines` in time order, each merged into the one before
+ * where their stacks begin alike, so x is time (--flamechart).
  */
-int fold_write_svg_chart(FILE *out, const struct fold_svg_line *lines, size_t n,
-			 const struct fold_opts *o);
+int fold_svg_draw_chart(FILE *out, const struct fold_svg_line *lines, size_t n,
+			const struct fold_opts *o);
 /*
- * Writes a differential flame graph, as flamegraph.pl draws two-column
- * input: frames as wide as their after counts, colored by the change of
- * the stacks that end in them (red grew, blue shrank; --negate swaps).
+ * A differential flame graph of the profile's diff lines, as
+ * flamegraph.pl draws two-column input: frames as wide as their after
+ * counts, colored by the change of the stacks that end in them (red
+ * grew, blue shrank; --negate swaps).
  */
-int fold_write_svg_diff(FILE *out, const struct fold_diff_line *lines, size_t n,
+int fold_write_diff_svg(FILE *out, const struct fold_profile *p,
 			const struct fold_opts *o);
 
 #endif

@@ -1,5 +1,4 @@
 /* svgrec.c: the SVG flame graph of a record stream (svgrec.h). */
-#include <err.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,14 +18,15 @@ struct at {
  * but for its pointers, which wait for the arenas to stop moving.
  */
 static int
-add_entry(struct fold_svgrec *s, const struct fold_reader *r, size_t i,
-	  struct sp_buf *tmp, struct sp_buf *srcs, struct at *at)
+add_entry(struct fold_svgrec *s, const struct fold_profile *p,
+	  const struct fold_opts *o, size_t i, struct sp_buf *tmp,
+	  struct sp_buf *srcs, struct at *at)
 {
-	const struct fold_entry *e = &r->ents[i];
+	const struct fold_entry *e = &p->ents[i];
 	bool keep;
 
 	if (fold_model_sourced(
-		&r->m, r->o, e->name == UINT32_MAX ? NULL : r->m.strs[e->name],
+		p->m, o, e->name == UINT32_MAX ? NULL : p->m->strs[e->name],
 		e->pid, e->tid, e->stack, tmp, srcs, &keep))
 		return -ENOMEM;
 	if (!keep)
@@ -46,21 +46,22 @@ add_entry(struct fold_svgrec *s, const struct fold_reader *r, size_t i,
 }
 
 int
-fold_svgrec_build(struct fold_svgrec *s, const struct fold_reader *r)
+fold_svgrec_build(struct fold_svgrec *s, const struct fold_profile *p,
+		  const struct fold_opts *o)
 {
 	struct sp_buf tmp = SP_BUF_INIT, srcs = SP_BUF_INIT;
-	struct at *at = calloc(r->nents + 1, sizeof(*at));
+	struct at *at = calloc(p->nents + 1, sizeof(*at));
 	struct fold_svg_line *l;
 	size_t i;
 	int rc = 0;
 
 	*s = (struct fold_svgrec){ .names = SP_BUF_INIT, .srcs = SP_BUF_INIT };
-	s->lines = calloc(r->nents + 1, sizeof(*s->lines));
+	s->lines = calloc(p->nents + 1, sizeof(*s->lines));
 	if (!s->lines || !at)
 		rc = -ENOMEM;
-	for (i = 0; !rc && i < r->nents; i++)
-		rc = add_entry(s, r, i, &tmp, &srcs, at);
-	for (i = 0; !rc && i < r->nents; i++) {
+	for (i = 0; !rc && i < p->nents; i++)
+		rc = add_entry(s, p, o, i, &tmp, &srcs, at);
+	for (i = 0; !rc && i < p->nents; i++) {
 		l = &s->lines[i];
 		if (!l->stack)
 			continue;
@@ -84,21 +85,20 @@ fold_svgrec_release(struct fold_svgrec *s)
 }
 
 int
-fold_write_svg_records(FILE *out, const struct fold_reader *r)
+fold_write_svg_records(FILE *out, const struct fold_profile *p,
+		       const struct fold_opts *o)
 {
 	struct fold_svgrec s;
 	struct fold_svg_line *kept = NULL;
 	size_t i, n = 0;
-	int rc = 1;
+	int rc = -ENOMEM;
 
-	if (!fold_svgrec_build(&s, r) &&
-	    (kept = calloc(r->nents + 1, sizeof(*kept)))) {
-		for (i = 0; i < r->nents; i++)
+	if (!fold_svgrec_build(&s, p, o) &&
+	    (kept = calloc(p->nents + 1, sizeof(*kept)))) {
+		for (i = 0; i < p->nents; i++)
 			if (s.lines[i].stack)
 				kept[n++] = s.lines[i];
-		rc = fold_write_svg_lines(out, kept, n, r->o);
-	} else {
-		warnx("%sout of memory", r->name);
+		rc = fold_svg_draw_lines(out, kept, n, o);
 	}
 	free(kept);
 	fold_svgrec_release(&s);

@@ -9,14 +9,15 @@
 #include <stdio.h>
 
 #include "common/buf.h"
-#include "sp-fold/stream.h"
+#include "sp-fold/opts.h"
+#include "sp-fold/profile.h"
 #include "sp-fold/svg.h"
 
 /*
- * Each entry of a reader as a line to draw: lines[i] is entry i, with
- * stack NULL when the frame filters drop it.  The names are in `names`,
+ * Each entry of a record stream's profile as a line to draw: lines[i] is entry
+ * i, with stack NULL when the frame filters drop it.  The names are in `names`,
  * the source pointers in `srcs`; the sources themselves belong to the
- * reader's model, which must outlive the lines.
+ * profile's model, which must outlive the lines.
  */
 struct fold_svgrec {
 	struct fold_svg_line *lines;
@@ -24,12 +25,17 @@ struct fold_svgrec {
 };
 
 /*
- * Fills `s` from the reader's entries; returns 0 or -ENOMEM.
+ * Fills `s` from the profile's entries; returns 0 or -ENOMEM.
  * fold_svgrec_release is due after either.
  */
-int fold_svgrec_build(struct fold_svgrec *s, const struct fold_reader *r);
+int fold_svgrec_build(struct fold_svgrec *s, const struct fold_profile *p,
+		      const struct fold_opts *o);
 void fold_svgrec_release(struct fold_svgrec *s);
-/* --format svg of a record stream; returns 0, or 1 after a message. */
-int fold_write_svg_records(FILE *out, const struct fold_reader *r);
+/*
+ * --format svg of a record stream's profile; returns 0 or -ENOMEM.
+ * Write errors are left to the caller's check of `out`.
+ */
+int fold_write_svg_records(FILE *out, const struct fold_profile *p,
+			   const struct fold_opts *o);
 
 #endif

@@ -3,7 +3,6 @@
  * total count with percentages, like the flat views of `perf report
  * --no-children` and `--children` in one table, sorted by self.
  */
-#include <err.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -133,8 +132,10 @@ print_top(FILE *out, const struct top *t, uint64_t all,
 }
 
 int
-fold_write_top(FILE *out, struct fold_set *set, const struct fold_opts *o)
+fold_write_top(FILE *out, const struct fold_profile *p,
+	       const struct fold_opts *o)
 {
+	struct fold_set *set = p->set;
 	struct top t = { 0 };
 	const struct fold_line *l;
 	size_t n, i;
@@ -150,10 +151,8 @@ fold_write_top(FILE *out, struct fold_set *set, const struct fold_opts *o)
 			qsort_r(t.v, t.n, sizeof(*t.v), fn_cmp,
 				(void *)&o->sort_total);
 		print_top(out, &t, fold_set_total(set), o);
-	} else {
-		warnx("out of memory");
 	}
 	sp_htab_free(t.idx);
 	free(t.v);
-	return rc ? 1 : 0;
+	return rc ? -ENOMEM : 0;
 }

@@ -4,13 +4,14 @@
 
 #include <stdio.h>
 
-#include "sp-fold/foldset.h"
 #include "sp-fold/opts.h"
+#include "sp-fold/profile.h"
 
 /*
- * Writes the table to `out`.  Returns 0, or 1 after a diagnostic; write
- * errors are left to the caller's check of `out`.
+ * Writes the table of the profile's folded set to `out`.  Returns 0 or
+ * -ENOMEM; write errors are left to the caller's check of `out`.
  */
-int fold_write_top(FILE *out, struct fold_set *set, const struct fold_opts *o);
+int fold_write_top(FILE *out, const struct fold_profile *p,
+		   const struct fold_opts *o);
 
 #endif
