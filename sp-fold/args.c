@@ -15,7 +15,7 @@
 #include "sp-fold/argcheck.h"
 #include "sp-fold/args.h"
 #include "sp-fold/usage.h"
-#include "sp-fold/svgcolor.h"
+#include "sp-fold/write_svg_color.h"
 #include "common/banned.h"
 
 enum {

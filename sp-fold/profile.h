@@ -1,9 +1,11 @@
 /*
- * profile.h: what the writers take: a value a reader made, read only.
- * A record stream gives its model with the samples per entry (and in
- * time order when kept); text input and the writers of folded stacks
- * give a folded set; --diff gives the lines of both sides.  What a
- * profile points to belongs to whoever made it and must outlive it.
+ * profile.h: what the writers take, a value the readers make and no
+ * writer changes.  A record stream gives its model and its samples per
+ * entry (in time order too when kept), which the *_records writers,
+ * speedscope and the flame chart read; main folds the entries into a set
+ * for the folded and top writers.  Text input gives only a folded set;
+ * --diff gives the lines of both sides.  What a profile points to
+ * belongs to whoever made it and must outlive it.
  */
 #ifndef SP_FOLD_PROFILE_H
 #define SP_FOLD_PROFILE_H
@@ -49,6 +51,27 @@ struct fold_profile {
 	const struct fold_diff_line *diff;
 	size_t ndiff;
 };
+
+/*
+ * One sample as the streaming writers see it, for the formats and views
+ * whose reader keeps no samples (perf script text, --live).
+ */
+struct fold_sample {
+	const char *comm; /* NULL when unknown */
+	int32_t pid;
+	uint64_t tid, ts;
+	uint32_t stack;    /* SP_NONE for an empty stack */
+	uint64_t weight;   /* what it counts in the view: 1, events or ns */
+	const char *event; /* its event's name, or NULL when unnamed */
+};
+
+/*
+ * A streaming writer: called for each sample kept, with the model the
+ * sample's ids index (as read so far).  Returns 0 or -ENOMEM, which the
+ * reader reports with the input's line.
+ */
+typedef int fold_sample_fn(void *ctx, const struct fold_model *m,
+			   const struct fold_sample *s);
 
 /*
  * Every writer of a profile has this shape: it writes `p` to `out` as `o`

@@ -11,25 +11,25 @@
 
 #include "common/buf.h"
 #include "common/heap.h"
-#include "sp-fold/chart.h"
+#include "sp-fold/write_chart.h"
 #include "sp-fold/argcheck.h"
 #include "sp-fold/args.h"
 #include "sp-fold/diff.h"
-#include "sp-fold/foldedin.h"
+#include "sp-fold/read_folded.h"
 #include "sp-fold/foldset.h"
 #include "sp-fold/profile.h"
 #include "sp-fold/live.h"
 #include "sp-fold/opts.h"
-#include "sp-fold/perfscript.h"
-#include "sp-fold/pprof_fold.h"
-#include "sp-fold/pprof_rec.h"
-#include "sp-fold/pscript.h"
+#include "sp-fold/read_perfscript.h"
+#include "sp-fold/write_pprof.h"
+#include "sp-fold/write_pprof_records.h"
+#include "sp-fold/write_perfscript.h"
 #include "sp-fold/sniff.h"
-#include "sp-fold/speedscope.h"
-#include "sp-fold/stream.h"
-#include "sp-fold/svg.h"
-#include "sp-fold/svgrec.h"
-#include "sp-fold/top.h"
+#include "sp-fold/write_speedscope.h"
+#include "sp-fold/read_records.h"
+#include "sp-fold/write_svg.h"
+#include "sp-fold/write_svg_records.h"
+#include "sp-fold/write_top.h"
 #include "sp-fold/write_folded.h"
 #include "sp-fold/usage.h"
 #include "common/banned.h"
@@ -230,7 +230,7 @@ read_text(FILE *in, const char *name, enum fold_input from,
 	  const struct fold_opts *o, struct fold_set *set)
 {
 	return from == FOLD_IN_FOLDED ? fold_read_folded(in, name, o, set)
-				      : fold_perf_script(in, name, o, set);
+				      : fold_read_perfscript(in, name, o, set);
 }
 
 /*

@@ -14,14 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-fold/foldedin.h"
+#include "sp-fold/read_folded.h"
 #include "sp-fold/foldset.h"
-#include "sp-fold/perfscript.h"
-#include "sp-fold/pprof_fold.h"
-#include "sp-fold/stream.h"
-#include "sp-fold/svg.h"
-#include "sp-fold/svgrec.h"
-#include "sp-fold/top.h"
+#include "sp-fold/read_perfscript.h"
+#include "sp-fold/write_pprof.h"
+#include "sp-fold/read_records.h"
+#include "sp-fold/write_svg.h"
+#include "sp-fold/write_svg_records.h"
+#include "sp-fold/write_top.h"
 #include "sp-fold/write_folded.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -85,7 +85,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if ((mode & 129) == 129)
 			fold_read_folded(in, "", &o, set);
 		else if (mode & 1)
-			fold_perf_script(in, "", &o, set);
+			fold_read_perfscript(in, "", &o, set);
 		else if (!fold_reader_init(&r, "", &o)) {
 			if (!fold_reader_read(&r, in)) {
 				fold_reader_profile(&r, &p);

@@ -12,9 +12,9 @@
 #include "sp-fold/filter.h"
 #include "sp-fold/foldset.h"
 #include "sp-fold/livetab.h"
-#include "sp-fold/perfscript.h"
+#include "sp-fold/read_perfscript.h"
 #include "sp-fold/profile.h"
-#include "sp-fold/stream.h"
+#include "sp-fold/read_records.h"
 #include "sp-fold/write_folded.h"
 
 /* The folded output of a set, as one string the caller frees. */
@@ -60,7 +60,8 @@ run(const char *text, const struct fold_opts *o, bool perf, char **out)
 
 	ck_assert_ptr_nonnull(set);
 	ck_assert_ptr_nonnull(in);
-	rc = perf ? fold_perf_script(in, "", o, set) : read_records(in, o, set);
+	rc = perf ? fold_read_perfscript(in, "", o, set)
+		  : read_records(in, o, set);
 	fclose(in);
 	*out = folded(set);
 	fold_set_free(set);
@@ -279,7 +280,7 @@ END_TEST
 
 /* --live's table and its reader, as live.c holds them. */
 struct live_ctx {
-	struct live_tab t;
+	struct fold_live_tab t;
 	struct fold_reader r;
 };
 
@@ -290,7 +291,7 @@ to_live(void *ctx, const struct fold_model *m, const struct fold_sample *s)
 	struct live_ctx *lc = ctx;
 
 	(void)m;
-	return live_tab_add(&lc->t, &lc->r, s);
+	return fold_live_tab_add(&lc->t, &lc->r, s);
 }
 
 /*
@@ -315,7 +316,7 @@ START_TEST(live_stacks_are_rows_of_folded_lines)
 	    "sample\t10\t7\t7\t0\nsample\t20\t7\t8\t0\n"
 	    "sample\t30\t7\t7\t1\nsample\t40\t7\t8\t1\n";
 	struct fold_opts o = { 0 };
-	struct live_show show = { .stacks = true };
+	struct fold_live_show show = { .stacks = true };
 	struct live_ctx lc;
 	FILE *in = fmemopen((void *)text, strlen(text), "r");
 	char *out = NULL;
@@ -323,17 +324,17 @@ START_TEST(live_stacks_are_rows_of_folded_lines)
 	FILE *f = open_memstream(&out, &n);
 
 	ck_assert_int_eq(fold_reader_init(&lc.r, "", &o), 0);
-	ck_assert_int_eq(live_tab_init(&lc.t), 0);
+	ck_assert_int_eq(fold_live_tab_init(&lc.t), 0);
 	lc.r.on_sample = to_live;
 	lc.r.ctx = &lc;
 	ck_assert_int_eq(fold_reader_read(&lc.r, in), 0);
-	live_tab_print(&lc.t, &lc.r, f, 40, &show);
+	fold_live_tab_print(&lc.t, &lc.r, f, 40, &show);
 	fclose(f);
 	ck_assert_msg(strstr(out, "\n   100.00%        4  ?]0:X?pp;work\n"),
 		      "%s", out);
 	ck_assert_ptr_null(strstr(strstr(out, "pp;work") + 1, "pp;work"));
 	free(out);
-	live_tab_release(&lc.t);
+	fold_live_tab_release(&lc.t);
 	fold_reader_release(&lc.r);
 	fclose(in);
 }

@@ -13,11 +13,11 @@
 #include <zlib.h>
 
 #include "sp-fold/foldset.h"
-#include "sp-fold/pprof_fold.h"
-#include "sp-fold/pprof_rec.h"
-#include "sp-fold/stream.h"
-#include "sp-fold/svg.h"
-#include "sp-fold/top.h"
+#include "sp-fold/write_pprof.h"
+#include "sp-fold/write_pprof_records.h"
+#include "sp-fold/read_records.h"
+#include "sp-fold/write_svg.h"
+#include "sp-fold/write_top.h"
 #include "sp-fold/write_folded.h"
 
 static const char *const lines[] = {
