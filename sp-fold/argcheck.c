@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "sp-fold/argcheck.h"
-#include "sp-fold/usage.h"
 #include "sp-fold/outname.h"
+#include "sp-fold/usage.h"
 #include "common/banned.h"
 
 /* Options that need a record stream are usage errors with text input. */

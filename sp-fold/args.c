@@ -151,7 +151,7 @@ parse_format(const char *s)
 {
 	enum fold_format f;
 
-	if (fold_format_of(s, &f))
+	if (fold_format_of_word(s, &f))
 		return f;
 	bad_choice("--format", s,
 		   "folded, top, svg, pprof, speedscope, perf-script");

@@ -17,8 +17,8 @@
 #include "common/records.h"
 #include "sp-fold/filter.h"
 #include "sp-fold/read_perfscript.h"
-#include "sp-fold/read_ps_state.h"
 #include "sp-fold/read_ps_match.h"
+#include "sp-fold/read_ps_state.h"
 #include "common/banned.h"
 
 static int

@@ -12,11 +12,11 @@
 
 #include "common/htab.h"
 #include "common/records.h"
+#include "sp-fold/events.h"
 #include "sp-fold/foldset.h"
 #include "sp-fold/meta.h"
 #include "sp-fold/model.h"
 #include "sp-fold/opts.h"
-#include "sp-fold/events.h"
 #include "sp-fold/profile.h"
 
 /*

@@ -107,7 +107,7 @@ fold_format_name(enum fold_format f)
 }
 
 bool
-fold_format_of(const char *word, enum fold_format *f)
+fold_format_of_word(const char *word, enum fold_format *f)
 {
 	size_t i;
 

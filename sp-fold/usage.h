@@ -17,6 +17,6 @@ __attribute__((noreturn)) void fold_help(void);
 /* "folded", "svg", ...: the --format word of `f`. */
 const char *fold_format_name(enum fold_format f);
 /* Sets *f to the format of --format's `word`; false when none is. */
-bool fold_format_of(const char *word, enum fold_format *f);
+bool fold_format_of_word(const char *word, enum fold_format *f);
 
 #endif

@@ -10,7 +10,7 @@
 /* The ticks as lines, a run of one entry's ticks as one line. */
 static size_t
 runs(const struct fold_profile *p, const uint32_t *order,
-     const struct fold_svgrec *s, struct fold_svg_line *lines)
+     const struct fold_svg_records *s, struct fold_svg_line *lines)
 {
 	size_t i, n = 0;
 	uint32_t e, last = UINT32_MAX;
@@ -34,13 +34,13 @@ int
 fold_write_chart(FILE *out, const struct fold_profile *p,
 		 const struct fold_opts *o)
 {
-	struct fold_svgrec s;
+	struct fold_svg_records s;
 	uint32_t *order = calloc(p->nticks + 1, sizeof(*order));
 	struct fold_svg_line *lines = calloc(p->nticks + 1, sizeof(*lines));
 	size_t i, n;
 	int rc = -ENOMEM;
 
-	if (!fold_svgrec_build(&s, p, o) && order && lines) {
+	if (!fold_svg_records_build(&s, p, o) && order && lines) {
 		for (i = 0; i < p->nticks; i++)
 			order[i] = (uint32_t)i;
 		qsort_r(order, p->nticks, sizeof(*order), fold_profile_tick_cmp,
@@ -50,6 +50,6 @@ fold_write_chart(FILE *out, const struct fold_profile *p,
 	}
 	free(order);
 	free(lines);
-	fold_svgrec_release(&s);
+	fold_svg_records_release(&s);
 	return rc;
 }

@@ -9,8 +9,8 @@
 
 #include <stdio.h>
 
-#include "sp-fold/opts.h"
 #include "sp-fold/model.h"
+#include "sp-fold/opts.h"
 #include "sp-fold/profile.h"
 
 /* What fold_write_perfscript_sample writes to, and how. */

@@ -3,7 +3,6 @@
  * one function and location per frame name, the comm as a thread label,
  * no addresses or mappings since folded stacks have none.
  */
-#include <err.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

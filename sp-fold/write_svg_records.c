@@ -19,7 +19,7 @@ struct at {
  * but for its pointers, which wait for the arenas to stop moving.
  */
 static int
-add_entry(struct fold_svgrec *s, const struct fold_profile *p,
+add_entry(struct fold_svg_records *s, const struct fold_profile *p,
 	  const struct fold_opts *o, size_t i, struct sp_buf *tmp,
 	  struct sp_buf *srcs, struct at *at)
 {
@@ -47,8 +47,8 @@ add_entry(struct fold_svgrec *s, const struct fold_profile *p,
 }
 
 int
-fold_svgrec_build(struct fold_svgrec *s, const struct fold_profile *p,
-		  const struct fold_opts *o)
+fold_svg_records_build(struct fold_svg_records *s, const struct fold_profile *p,
+		       const struct fold_opts *o)
 {
 	struct sp_buf tmp = SP_BUF_INIT, srcs = SP_BUF_INIT;
 	struct at *at = calloc(p->nents + 1, sizeof(*at));
@@ -56,7 +56,8 @@ fold_svgrec_build(struct fold_svgrec *s, const struct fold_profile *p,
 	size_t i;
 	int rc = 0;
 
-	*s = (struct fold_svgrec){ .names = SP_BUF_INIT, .srcs = SP_BUF_INIT };
+	*s = (struct fold_svg_records){ .names = SP_BUF_INIT,
+					.srcs = SP_BUF_INIT };
 	s->lines = calloc(p->nents + 1, sizeof(*s->lines));
 	if (!s->lines || !at)
 		rc = -ENOMEM;
@@ -78,7 +79,7 @@ fold_svgrec_build(struct fold_svgrec *s, const struct fold_profile *p,
 }
 
 void
-fold_svgrec_release(struct fold_svgrec *s)
+fold_svg_records_release(struct fold_svg_records *s)
 {
 	free(s->lines);
 	sp_buf_release(&s->names);
@@ -89,12 +90,12 @@ int
 fold_write_svg_records(FILE *out, const struct fold_profile *p,
 		       const struct fold_opts *o)
 {
-	struct fold_svgrec s;
+	struct fold_svg_records s;
 	struct fold_svg_line *kept = NULL;
 	size_t i, n = 0;
 	int rc = -ENOMEM;
 
-	if (!fold_svgrec_build(&s, p, o) &&
+	if (!fold_svg_records_build(&s, p, o) &&
 	    (kept = calloc(p->nents + 1, sizeof(*kept)))) {
 		for (i = 0; i < p->nents; i++)
 			if (s.lines[i].stack)
@@ -102,6 +103,6 @@ fold_write_svg_records(FILE *out, const struct fold_profile *p,
 		rc = fold_svg_draw_lines(out, kept, n, o);
 	}
 	free(kept);
-	fold_svgrec_release(&s);
+	fold_svg_records_release(&s);
 	return rc;
 }

@@ -19,18 +19,19 @@
  * the source pointers in `srcs`; the sources themselves belong to the
  * profile's model, which must outlive the lines.
  */
-struct fold_svgrec {
+struct fold_svg_records {
 	struct fold_svg_line *lines;
 	struct sp_buf names, srcs;
 };
 
 /*
  * Fills `s` from the profile's entries; returns 0 or -ENOMEM.
- * fold_svgrec_release is due after either.
+ * fold_svg_records_release is due after either.
  */
-int fold_svgrec_build(struct fold_svgrec *s, const struct fold_profile *p,
-		      const struct fold_opts *o);
-void fold_svgrec_release(struct fold_svgrec *s);
+int fold_svg_records_build(struct fold_svg_records *s,
+			   const struct fold_profile *p,
+			   const struct fold_opts *o);
+void fold_svg_records_release(struct fold_svg_records *s);
 /*
  * --format svg of a record stream's profile; returns 0 or -ENOMEM.
  * Write errors are left to the caller's check of `out`.

@@ -14,15 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-fold/read_folded.h"
 #include "sp-fold/foldset.h"
+#include "sp-fold/read_folded.h"
 #include "sp-fold/read_perfscript.h"
-#include "sp-fold/write_pprof.h"
 #include "sp-fold/read_records.h"
+#include "sp-fold/write_folded.h"
+#include "sp-fold/write_pprof.h"
 #include "sp-fold/write_svg.h"
 #include "sp-fold/write_svg_records.h"
 #include "sp-fold/write_top.h"
-#include "sp-fold/write_folded.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,8 +12,8 @@
 #include "sp-fold/filter.h"
 #include "sp-fold/foldset.h"
 #include "sp-fold/livetab.h"
-#include "sp-fold/read_perfscript.h"
 #include "sp-fold/profile.h"
+#include "sp-fold/read_perfscript.h"
 #include "sp-fold/read_records.h"
 #include "sp-fold/write_folded.h"
 
