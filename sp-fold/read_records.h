@@ -31,7 +31,8 @@ typedef int fold_interval_fn(void *ctx, const struct fold_profile *p);
  * What the reader keeps of a stream: the model, and either the samples
  * aggregated per entry (and in time order when `keep_ticks`), or nothing
  * when `on_sample` takes each sample as it is read.  Writers never see
- * it: they take a fold_profile.
+ * it: they take a fold_profile.  --live's table, drawn while the reader
+ * reads, is the one part that reads it (livetab.h).
  */
 struct fold_reader {
 	const char *name; /* "'FILE': " or "" for messages */
