@@ -1,6 +1,6 @@
 /*
  * argcheck.c: the checks of sp-fold's options that go together, made once
- * all are read (see args.h): what needs a record stream, what --diff,
+ * all are read (argcheck.h): what needs a record stream, what --diff,
  * --interval, --live and --flamechart allow, the format -o's name asks
  * for, and numbers given where files should be.
  */
@@ -10,8 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sp-fold/args.h"
+#include "sp-fold/argcheck.h"
 #include "sp-fold/outname.h"
+#include "sp-fold/usage.h"
 #include "common/banned.h"
 
 /* Options that need a record stream are usage errors with text input. */

@@ -1,6 +1,5 @@
 /* diff.c: differential profiles (diff.h). */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,16 +117,4 @@ fold_set_strip_hex(struct fold_set *s)
 		return NULL;
 	}
 	return out;
-}
-
-void
-fold_write_diff_folded(FILE *out, const struct fold_diff_line *lines, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		fwrite(lines[i].stack, 1, lines[i].len, out);
-		fprintf(out, " %" PRIu64 " %" PRIu64 "\n", lines[i].before,
-			lines[i].after);
-	}
 }

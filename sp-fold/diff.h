@@ -33,8 +33,5 @@ int fold_diff(struct fold_set *before, struct fold_set *after, bool normalize,
  * hex digits) replaced by "0x...", counts added; NULL when out of memory.
  */
 struct fold_set *fold_set_strip_hex(struct fold_set *s);
-/* Writes "STACK BEFORE AFTER" lines, as flamegraph.pl reads them. */
-void fold_write_diff_folded(FILE *out, const struct fold_diff_line *lines,
-			    size_t n);
 
 #endif

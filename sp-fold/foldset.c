@@ -1,5 +1,4 @@
 /* foldset.c: the set of folded stacks and their counts (foldset.h). */
-#include <err.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,22 +154,5 @@ fold_set_lines(struct fold_set *s, const struct fold_line **lines, size_t *n)
 	qsort(s->lines, s->nlines, sizeof(*s->lines), line_cmp);
 	*lines = s->lines;
 	*n = s->nlines;
-	return 0;
-}
-
-int
-fold_write_folded(FILE *out, struct fold_set *set)
-{
-	const struct fold_line *l;
-	size_t n, i;
-
-	if (fold_set_lines(set, &l, &n)) {
-		warnx("out of memory");
-		return 1;
-	}
-	for (i = 0; i < n; i++) {
-		fwrite(l[i].stack, 1, l[i].len, out);
-		fprintf(out, " %llu\n", (unsigned long long)l[i].count);
-	}
 	return 0;
 }

@@ -1,7 +1,6 @@
 /*
  * foldset.h: the set of folded stacks, "frame;frame;leaf" -> count, that
- * the readers fill and the folded, top, svg and pprof writers read, and
- * its folded text.
+ * the readers fill and the folded, top, svg and pprof writers read.
  */
 #ifndef SP_FOLD_FOLDSET_H
 #define SP_FOLD_FOLDSET_H
@@ -43,11 +42,5 @@ int fold_set_lines(struct fold_set *s, const struct fold_line **lines,
 		   size_t *n);
 /* The sum of all counts. */
 uint64_t fold_set_total(const struct fold_set *s);
-
-/*
- * Writes "STACK COUNT" lines sorted bytewise.  Returns 0, or 1 after a
- * diagnostic; write errors are left to the caller's check of `out`.
- */
-int fold_write_folded(FILE *out, struct fold_set *set);
 
 #endif

@@ -23,24 +23,25 @@
 #include "sp-fold/expand.h"
 #include "sp-fold/live.h"
 #include "sp-fold/livetab.h"
-#include "sp-fold/stream.h"
+#include "sp-fold/read_records.h"
 #include "common/banned.h"
 
 struct live {
 	struct fold_reader r;
-	struct live_tab tab;
+	struct fold_live_tab tab;
 	int tty;
 	struct termios saved;
-	struct live_show show;
+	struct fold_live_show show;
 	uint64_t window_ns;
 };
 
 static int
-on_sample(void *ctx, const struct fold_reader *r, const struct fold_sample *s)
+on_sample(void *ctx, const struct fold_model *m, const struct fold_sample *s)
 {
 	struct live *lv = ctx;
 
-	return live_tab_add(&lv->tab, r, s);
+	(void)m; /* the table reads the reader's own */
+	return fold_live_tab_add(&lv->tab, &lv->r, s);
 }
 
 static uint64_t
@@ -66,7 +67,7 @@ static void
 draw(struct live *lv)
 {
 	fputs("\033[H\033[2J", stdout);
-	live_tab_print(&lv->tab, &lv->r, stdout, rows() - 1, &lv->show);
+	fold_live_tab_print(&lv->tab, &lv->r, stdout, rows() - 1, &lv->show);
 	fflush(stdout);
 }
 
@@ -90,7 +91,8 @@ key(struct live *lv)
 	else if (c == 'c')
 		lv->show.stacks = !lv->show.stacks;
 	else if (c == 'f')
-		lv->show.tid = live_tab_next_thread(&lv->tab, lv->show.tid);
+		lv->show.tid =
+		    fold_live_tab_next_thread(&lv->tab, lv->show.tid);
 	draw(lv);
 	return true;
 }
@@ -130,7 +132,7 @@ loop(struct live *lv, FILE *in)
 		if (n > 0 && p[1].revents && !key(lv))
 			break;
 		if (now_ns() >= next) {
-			live_tab_expire(&lv->tab, lv->window_ns);
+			fold_live_tab_expire(&lv->tab, lv->window_ns);
 			draw(lv);
 			next = now_ns() + 1000000000;
 		}
@@ -200,7 +202,7 @@ fold_live(FILE *in, const char *name, const struct fold_opts *o)
 		warn("/dev/tty");
 		return 1;
 	}
-	if (fold_reader_init(&lv.r, name, o) || live_tab_init(&lv.tab)) {
+	if (fold_reader_init(&lv.r, name, o) || fold_live_tab_init(&lv.tab)) {
 		warnx("out of memory");
 		return 1;
 	}
@@ -210,7 +212,7 @@ fold_live(FILE *in, const char *name, const struct fold_opts *o)
 	draw(&lv);
 	rc = loop(&lv, in);
 	fputs("\033[H\033[2J", stdout);
-	live_tab_release(&lv.tab);
+	fold_live_tab_release(&lv.tab);
 	fold_reader_release(&lv.r);
 	return rc < 0 ? 1 : 0;
 }

@@ -10,7 +10,7 @@
 #include "common/banned.h"
 
 int
-live_tab_init(struct live_tab *t)
+fold_live_tab_init(struct fold_live_tab *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->keys = sp_htab_new();
@@ -20,7 +20,7 @@ live_tab_init(struct live_tab *t)
 }
 
 void
-live_tab_release(struct live_tab *t)
+fold_live_tab_release(struct fold_live_tab *t)
 {
 	size_t i;
 
@@ -62,15 +62,15 @@ intern(struct sp_htab *idx, char ***v, size_t *nv, size_t *av, const char *s,
 }
 
 static int64_t
-func_id(struct live_tab *t, const char *s, size_t n)
+func_id(struct fold_live_tab *t, const char *s, size_t n)
 {
 	return intern(t->fidx, &t->funcs, &t->nfuncs, &t->afuncs, s, n);
 }
 
 /* The names of a sample's stack, split from its folded line. */
 static int
-make_names(struct live_tab *t, const struct fold_reader *r,
-	   const struct fold_sample *s, struct live_names *ln)
+make_names(struct fold_live_tab *t, const struct fold_reader *r,
+	   const struct fold_sample *s, struct fold_live_names *ln)
 {
 	const char *p, *end, *semi;
 	bool keep, first = !r->o->no_comm;
@@ -101,7 +101,7 @@ make_names(struct live_tab *t, const struct fold_reader *r,
 }
 
 static int64_t
-names_of(struct live_tab *t, const struct fold_reader *r,
+names_of(struct fold_live_tab *t, const struct fold_reader *r,
 	 const struct fold_sample *s)
 {
 	struct {
@@ -126,9 +126,9 @@ names_of(struct live_tab *t, const struct fold_reader *r,
 
 /* Makes room for one more sample in the ring, unwrapped when it grows. */
 static int
-ring_room(struct live_tab *t)
+ring_room(struct fold_live_tab *t)
 {
-	struct live_sample *v;
+	struct fold_live_sample *v;
 	size_t cap, i;
 
 	if (t->len < t->cap)
@@ -147,21 +147,21 @@ ring_room(struct live_tab *t)
 }
 
 int
-live_tab_add(struct live_tab *t, const struct fold_reader *r,
-	     const struct fold_sample *s)
+fold_live_tab_add(struct fold_live_tab *t, const struct fold_reader *r,
+		  const struct fold_sample *s)
 {
 	int64_t n = names_of(t, r, s);
 
 	if (n < 0 || ring_room(t))
 		return -ENOMEM;
 	t->ring[(t->head + t->len++) % t->cap] =
-	    (struct live_sample){ s->ts, (uint32_t)n, s->pid, s->tid };
+	    (struct fold_live_sample){ s->ts, (uint32_t)n, s->pid, s->tid };
 	t->latest = s->ts > t->latest ? s->ts : t->latest;
 	return 0;
 }
 
 void
-live_tab_expire(struct live_tab *t, uint64_t window)
+fold_live_tab_expire(struct fold_live_tab *t, uint64_t window)
 {
 	while (t->len && t->ring[t->head].ts + window < t->latest) {
 		t->head = (t->head + 1) % t->cap;
@@ -189,14 +189,14 @@ row_cmp(const void *a, const void *b, void *by_total)
 
 /* Counts the window: per function (self, total) or per stack (self). */
 static struct row *
-count(const struct live_tab *t, bool stacks, uint64_t tid, size_t *nrows)
+count(const struct fold_live_tab *t, bool stacks, uint64_t tid, size_t *nrows)
 {
 	size_t n = stacks ? t->nlines : t->nfuncs, i, j;
 	struct row *v = calloc(n + 1, sizeof(*v));
 	size_t *seen = calloc(n + 1, sizeof(*seen));
 
 	for (i = 0; v && seen && i < t->len; i++) {
-		const struct live_names *ln =
+		const struct fold_live_names *ln =
 		    &t->names[t->ring[(t->head + i) % t->cap].names];
 
 		if (tid && t->ring[(t->head + i) % t->cap].tid != tid)
@@ -224,13 +224,14 @@ count(const struct live_tab *t, bool stacks, uint64_t tid, size_t *nrows)
 
 /* Distinct processes and threads in the window. */
 static void
-census(const struct live_tab *t, size_t *procs, size_t *threads)
+census(const struct fold_live_tab *t, size_t *procs, size_t *threads)
 {
 	struct sp_htab *p = sp_htab_new(), *th = sp_htab_new();
 	size_t i;
 
 	for (i = 0; p && th && i < t->len; i++) {
-		const struct live_sample *s = &t->ring[(t->head + i) % t->cap];
+		const struct fold_live_sample *s =
+		    &t->ring[(t->head + i) % t->cap];
 
 		sp_htab_put(p, &s->pid, sizeof(s->pid), 1);
 		sp_htab_put(th, &s->tid, sizeof(s->tid), 1);
@@ -243,7 +244,7 @@ census(const struct live_tab *t, size_t *procs, size_t *threads)
 
 /* Samples of `tid` in the window. */
 static uint64_t
-thread_samples(const struct live_tab *t, uint64_t tid)
+thread_samples(const struct fold_live_tab *t, uint64_t tid)
 {
 	uint64_t n = 0;
 	size_t i;
@@ -254,7 +255,7 @@ thread_samples(const struct live_tab *t, uint64_t tid)
 }
 
 uint64_t
-live_tab_next_thread(const struct live_tab *t, uint64_t tid)
+fold_live_tab_next_thread(const struct fold_live_tab *t, uint64_t tid)
 {
 	struct sp_htab *counts = sp_htab_new();
 	uint64_t cur = 0, best = 0, best_n = 0, n, cand, *slot;
@@ -286,13 +287,14 @@ live_tab_next_thread(const struct live_tab *t, uint64_t tid)
 }
 
 static void
-header(const struct live_tab *t, const struct fold_reader *r, FILE *out,
-       const struct live_show *show)
+header(const struct fold_live_tab *t, const struct fold_reader *r, FILE *out,
+       const struct fold_live_show *show)
 {
 	bool by_total = show->by_total, stacks = show->stacks;
 
 	uint64_t span = t->len ? t->latest - t->ring[t->head].ts : 0;
-	double secs = (double)span / 1e9 + (double)fold_period_ns(r) / 1e9;
+	double secs =
+	    (double)span / 1e9 + (double)fold_model_period_ns(&r->m) / 1e9;
 	size_t procs, threads;
 
 	census(t, &procs, &threads);
@@ -319,8 +321,8 @@ header(const struct live_tab *t, const struct fold_reader *r, FILE *out,
 }
 
 void
-live_tab_print(const struct live_tab *t, const struct fold_reader *r, FILE *out,
-	       int rows, const struct live_show *show)
+fold_live_tab_print(const struct fold_live_tab *t, const struct fold_reader *r,
+		    FILE *out, int rows, const struct fold_live_show *show)
 {
 	bool by_total = show->by_total, stacks = show->stacks;
 	size_t n, i;

@@ -13,7 +13,7 @@
 
 #include "common/buf.h"
 #include "common/htab.h"
-#include "sp-fold/stream.h"
+#include "sp-fold/read_records.h"
 
 /*
  * The names of one (stack, process, thread): function ids, root first,
@@ -21,22 +21,22 @@
  * view.  Stacks of other ids, threads or processes that name the same
  * line share its row, as they share the line of folded output.
  */
-struct live_names {
+struct fold_live_names {
 	uint32_t *funcs;
 	size_t n;
-	uint32_t row; /* index in live_tab.lines */
+	uint32_t row; /* index in fold_live_tab.lines */
 };
 
-struct live_sample {
+struct fold_live_sample {
 	uint64_t ts;
 	uint32_t names; /* index in names */
 	int32_t pid;
 	uint64_t tid;
 };
 
-struct live_tab {
+struct fold_live_tab {
 	struct sp_htab *keys; /* (stack, pid, tid) -> names index */
-	struct live_names *names;
+	struct fold_live_names *names;
 	size_t nnames, anames;
 	struct sp_htab *fidx; /* function name -> id */
 	char **funcs;
@@ -44,22 +44,26 @@ struct live_tab {
 	struct sp_htab *lidx; /* folded line -> id */
 	char **lines;
 	size_t nlines, alines;
-	struct live_sample *ring; /* the window, oldest at head */
+	struct fold_live_sample *ring; /* the window, oldest at head */
 	size_t head, len, cap;
 	uint64_t latest; /* the latest sample's time */
 	struct sp_buf tmp;
 };
 
 /* Both return 0 or -ENOMEM; release is due after init either way. */
-int live_tab_init(struct live_tab *t);
-void live_tab_release(struct live_tab *t);
-/* Adds a sample the reader streamed. */
-int live_tab_add(struct live_tab *t, const struct fold_reader *r,
-		 const struct fold_sample *s);
+int fold_live_tab_init(struct fold_live_tab *t);
+void fold_live_tab_release(struct fold_live_tab *t);
+/*
+ * Adds a sample the reader streamed.  --live draws while it reads, so
+ * the table takes the reader itself, whose model and counts (samples
+ * lost) move on under it, rather than a fold_profile made once.
+ */
+int fold_live_tab_add(struct fold_live_tab *t, const struct fold_reader *r,
+		      const struct fold_sample *s);
 /* Drops the samples older than `window` before the latest one. */
-void live_tab_expire(struct live_tab *t, uint64_t window);
+void fold_live_tab_expire(struct fold_live_tab *t, uint64_t window);
 /* What the table shows: how rows sort, what they are, whose samples. */
-struct live_show {
+struct fold_live_show {
 	bool by_total; /* functions by total samples, not self */
 	bool stacks;   /* whole stacks, not functions */
 	uint64_t tid;  /* that thread's samples only; 0: every thread */
@@ -69,12 +73,13 @@ struct live_show {
  * Prints a header line and at most `rows` - 1 rows: functions by self or
  * total samples, or whole stacks by samples.
  */
-void live_tab_print(const struct live_tab *t, const struct fold_reader *r,
-		    FILE *out, int rows, const struct live_show *show);
+void fold_live_tab_print(const struct fold_live_tab *t,
+			 const struct fold_reader *r, FILE *out, int rows,
+			 const struct fold_live_show *show);
 /*
  * The thread to show after `tid` (0: every thread): the threads of the
  * window from the busiest down, then 0 again.
  */
-uint64_t live_tab_next_thread(const struct live_tab *t, uint64_t tid);
+uint64_t fold_live_tab_next_thread(const struct fold_live_tab *t, uint64_t tid);
 
 #endif

@@ -235,3 +235,9 @@ fold_source_file_len(const char *source)
 		return (size_t)(colon - source);
 	return n;
 }
+
+uint64_t
+fold_model_period_ns(const struct fold_model *m)
+{
+	return m->interval_us ? m->interval_us * 1000 : 1000000;
+}

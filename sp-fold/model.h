@@ -123,6 +123,8 @@ int fold_model_walk(const struct fold_model *m, uint32_t stack,
  * the whole of one without a line; 0 for NULL.
  */
 size_t fold_source_file_len(const char *source);
+/* The period of one sample in nanoseconds (1 ms when unknown). */
+uint64_t fold_model_period_ns(const struct fold_model *m);
 /* The name of the thread, or of its process with --process-name. */
 const char *fold_model_comm(const struct fold_model *m, int32_t pid,
 			    uint64_t tid, bool process);

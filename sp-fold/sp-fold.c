@@ -11,71 +11,105 @@
 
 #include "common/buf.h"
 #include "common/heap.h"
-#include "sp-fold/chart.h"
+#include "sp-fold/argcheck.h"
 #include "sp-fold/args.h"
 #include "sp-fold/diff.h"
-#include "sp-fold/foldedin.h"
 #include "sp-fold/foldset.h"
 #include "sp-fold/live.h"
 #include "sp-fold/opts.h"
-#include "sp-fold/perfscript.h"
-#include "sp-fold/pprof_fold.h"
-#include "sp-fold/pprof_rec.h"
-#include "sp-fold/pscript.h"
+#include "sp-fold/profile.h"
+#include "sp-fold/read_folded.h"
+#include "sp-fold/read_perfscript.h"
+#include "sp-fold/read_records.h"
 #include "sp-fold/sniff.h"
-#include "sp-fold/speedscope.h"
-#include "sp-fold/stream.h"
-#include "sp-fold/svg.h"
-#include "sp-fold/svgrec.h"
-#include "sp-fold/top.h"
+#include "sp-fold/usage.h"
+#include "sp-fold/write_chart.h"
+#include "sp-fold/write_folded.h"
+#include "sp-fold/write_perfscript.h"
+#include "sp-fold/write_pprof.h"
+#include "sp-fold/write_pprof_records.h"
+#include "sp-fold/write_speedscope.h"
+#include "sp-fold/write_svg.h"
+#include "sp-fold/write_svg_records.h"
+#include "sp-fold/write_top.h"
 #include "common/banned.h"
 
-/* Writes the aggregated set in the chosen format. */
-static int
-write_set(FILE *out, struct fold_set *set, const struct fold_opts *o,
-	  const struct fold_meta *meta)
+/*
+ * The writer --format (and --diff, --flamechart) picks for the profile of
+ * a record stream (`records`) or of folded stacks.  NULL for perf script
+ * text, which is written while the stream is read.
+ */
+static fold_writer_fn *
+writer_of(const struct fold_opts *o, bool records)
 {
+	if (o->diff)
+		return o->format == FOLD_SVG ? fold_write_diff_svg
+					     : fold_write_diff_folded;
+	if (records && o->flamechart)
+		return fold_write_chart;
 	switch (o->format) {
 	case FOLD_TOP:
-		return fold_write_top(out, set, o);
+		return fold_write_top;
 	case FOLD_SVG:
-		return fold_write_svg(out, set, o);
+		return records ? fold_write_svg_records : fold_write_svg;
 	case FOLD_PPROF:
-		return fold_write_pprof(out, set, o, meta);
+		return records ? fold_write_pprof_records : fold_write_pprof;
+	case FOLD_SPEEDSCOPE:
+		return fold_write_speedscope;
+	case FOLD_PERF_SCRIPT:
+		return NULL;
 	default:
-		return fold_write_folded(out, set);
+		return fold_write_folded;
 	}
 }
 
-/* Writes what the reader aggregated, as --format says. */
-static int
-write_records(FILE *out, const struct fold_reader *r, const struct fold_opts *o)
+/* Says what went wrong when a writer returned `rc` < 0. */
+static void
+report(int rc)
 {
-	struct fold_set *set;
+	if (rc == -EIO)
+		warnx("write error");
+	else if (rc == -ENOMEM)
+		warnx("out of memory");
+	else
+		warnx("%s", strerror(-rc));
+}
+
+/* Writes `p` as `o` says; returns 0, or 1 after the one message. */
+static int
+write_profile(FILE *out, const struct fold_profile *p,
+	      const struct fold_opts *o, bool records)
+{
+	fold_writer_fn *w = writer_of(o, records);
+	int rc = w ? w(out, p, o) : 0;
+
+	if (rc < 0)
+		report(rc);
+	return rc < 0;
+}
+
+/*
+ * Writes what a record stream's reader read.  The top table and folded
+ * lines are of the folded set, made here from the entries.
+ */
+static int
+write_records(FILE *out, const struct fold_profile *read,
+	      const struct fold_opts *o)
+{
+	struct fold_profile p = *read;
 	int rc;
 
-	if (o->flamechart)
-		return fold_write_chart(out, r);
-	switch (o->format) {
-	case FOLD_PERF_SCRIPT:
-		return 0; /* written while reading */
-	case FOLD_SPEEDSCOPE:
-		return fold_speedscope_write(out, r) < 0;
-	case FOLD_PPROF:
-		return fold_pprof_records(out, r) < 0;
-	case FOLD_SVG:
-		return fold_write_svg_records(out, r);
-	default:
-		break;
-	}
-	set = fold_set_new();
-	if (!set) {
-		warnx("out of memory");
-		return 1;
-	}
-	rc = fold_reader_fold(r, set) || write_set(out, set, o, &r->meta);
-	fold_set_free(set);
-	return rc;
+	if (o->flamechart ||
+	    (o->format != FOLD_FOLDED && o->format != FOLD_TOP))
+		return write_profile(out, &p, o, true);
+	p.set = fold_set_new();
+	rc = p.set ? fold_profile_fold(&p, o, p.set) : -ENOMEM;
+	if (rc)
+		report(rc);
+	else
+		rc = write_profile(out, &p, o, true);
+	fold_set_free(p.set);
+	return rc != 0;
 }
 
 /* Unix seconds, with milliseconds when intervals are not whole seconds. */
@@ -96,7 +130,7 @@ add_time(struct sp_buf *b, uint64_t ns, uint64_t interval_ns)
  * time in seconds, "%%": a percent sign).
  */
 static int
-write_interval(const struct fold_reader *r, void *ctx)
+write_interval(void *ctx, const struct fold_profile *prof)
 {
 	const struct fold_opts *o = ctx;
 	struct sp_buf path = SP_BUF_INIT;
@@ -106,7 +140,8 @@ write_interval(const struct fold_reader *r, void *ctx)
 
 	for (p = o->output; !rc && *p; p++) {
 		if (p[0] == '%' && p[1] == 't' && ++p)
-			rc = add_time(&path, r->meta.start_ns, o->interval_ns);
+			rc = add_time(&path, prof->meta.start_ns,
+				      o->interval_ns);
 		else if (p[0] == '%' && p[1] == '%' && ++p)
 			rc = sp_buf_addc(&path, '%');
 		else
@@ -118,7 +153,7 @@ write_interval(const struct fold_reader *r, void *ctx)
 		sp_buf_release(&path);
 		return 1;
 	}
-	rc = write_records(out, r, o);
+	rc = write_records(out, prof, o);
 	if (fclose(out) && !rc) {
 		warn("'%s'", (char *)path.data);
 		rc = 1;
@@ -142,6 +177,8 @@ no_samples(const char *name)
 static int
 fold_records(FILE *in, const char *name, const struct fold_opts *o)
 {
+	struct fold_perfscript_out ps = { stdout, o };
+	struct fold_profile p;
 	struct fold_reader r;
 	int rc;
 
@@ -150,8 +187,8 @@ fold_records(FILE *in, const char *name, const struct fold_opts *o)
 		return 1;
 	}
 	if (o->format == FOLD_PERF_SCRIPT) {
-		r.on_sample = fold_pscript_sample;
-		r.ctx = stdout;
+		r.on_sample = fold_write_perfscript_sample;
+		r.ctx = &ps;
 	}
 	r.keep_ticks = o->format == FOLD_SPEEDSCOPE || o->flamechart;
 	if (o->interval_ns) {
@@ -161,10 +198,11 @@ fold_records(FILE *in, const char *name, const struct fold_opts *o)
 	rc = fold_reader_read(&r, in);
 	if (!rc && !r.samples)
 		no_samples(name);
+	fold_reader_profile(&r, &p);
 	if (!rc && o->interval_ns)
-		rc = r.nents || r.nticks ? write_interval(&r, (void *)o) : 0;
+		rc = p.nents || p.nticks ? write_interval((void *)o, &p) : 0;
 	else if (!rc)
-		rc = write_records(stdout, &r, o);
+		rc = write_records(stdout, &p, o);
 	fold_reader_release(&r);
 	return rc;
 }
@@ -192,7 +230,7 @@ read_text(FILE *in, const char *name, enum fold_input from,
 	  const struct fold_opts *o, struct fold_set *set)
 {
 	return from == FOLD_IN_FOLDED ? fold_read_folded(in, name, o, set)
-				      : fold_perf_script(in, name, o, set);
+				      : fold_read_perfscript(in, name, o, set);
 }
 
 /*
@@ -203,12 +241,12 @@ static int
 write_text_set(struct fold_set *set, int rc, const char *name,
 	       const struct fold_opts *o)
 {
-	struct fold_meta meta = { 0 };
+	struct fold_profile p = { .set = set };
 
 	if (!rc && !fold_set_total(set))
 		no_samples(name);
 	if (!rc)
-		rc = write_set(stdout, set, o, &meta);
+		rc = write_profile(stdout, &p, o, false);
 	fold_set_free(set);
 	return rc;
 }
@@ -319,6 +357,7 @@ static int
 read_set(const char *path, enum fold_input from, const struct fold_opts *o,
 	 struct fold_set *set)
 {
+	struct fold_profile p;
 	struct fold_reader r;
 	char *name = NULL;
 	FILE *in = open_input(path, &name), *f;
@@ -332,7 +371,12 @@ read_set(const char *path, enum fold_input from, const struct fold_opts *o,
 	} else if (f && fold_reader_init(&r, name, o)) {
 		warnx("out of memory");
 	} else if (f) {
-		rc = fold_reader_read(&r, f) || fold_reader_fold(&r, set);
+		rc = fold_reader_read(&r, f);
+		fold_reader_profile(&r, &p);
+		if (!rc && fold_profile_fold(&p, o, set)) {
+			warnx("%sout of memory", name);
+			rc = 1;
+		}
 		fold_reader_release(&r);
 	}
 	if (f && f != in)
@@ -371,16 +415,14 @@ fold_diff_files(char **paths, enum fold_input from, const struct fold_opts *o)
 	struct fold_set *a = diff_side(paths[0], from, o);
 	struct fold_set *b = a ? diff_side(paths[1], from, o) : NULL;
 	struct fold_diff_line *lines = NULL;
-	size_t n;
+	struct fold_profile p = { 0 };
 	int rc = 1;
 
-	if (b && fold_diff(a, b, o->normalize, &lines, &n))
+	if (b && fold_diff(a, b, o->normalize, &lines, &p.ndiff))
 		warnx("out of memory");
-	else if (b && o->format == FOLD_SVG)
-		rc = fold_write_svg_diff(stdout, lines, n, o);
 	else if (b) {
-		fold_write_diff_folded(stdout, lines, n);
-		rc = 0;
+		p.diff = lines;
+		rc = write_profile(stdout, &p, o, false);
 	}
 	free(lines);
 	fold_set_free(a);

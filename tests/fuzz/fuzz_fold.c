@@ -14,14 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-fold/foldedin.h"
 #include "sp-fold/foldset.h"
-#include "sp-fold/perfscript.h"
-#include "sp-fold/pprof_fold.h"
-#include "sp-fold/stream.h"
-#include "sp-fold/svg.h"
-#include "sp-fold/svgrec.h"
-#include "sp-fold/top.h"
+#include "sp-fold/read_folded.h"
+#include "sp-fold/read_perfscript.h"
+#include "sp-fold/read_records.h"
+#include "sp-fold/write_folded.h"
+#include "sp-fold/write_pprof.h"
+#include "sp-fold/write_svg.h"
+#include "sp-fold/write_svg_records.h"
+#include "sp-fold/write_top.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -29,26 +30,27 @@ static void
 write_all(struct fold_set *set, const struct fold_opts *o,
 	  const struct fold_meta *meta)
 {
+	struct fold_profile p = { .set = set, .meta = *meta };
 	FILE *null = fopen("/dev/null", "w");
 
 	if (!null)
 		return;
-	fold_write_folded(null, set);
-	fold_write_top(null, set, o);
-	fold_write_svg(null, set, o);
-	fold_write_pprof(null, set, o, meta);
+	fold_write_folded(null, &p, o);
+	fold_write_top(null, &p, o);
+	fold_write_svg(null, &p, o);
+	fold_write_pprof(null, &p, o);
 	fclose(null);
 }
 
 /* The svg of a record stream, which carries sources to the tooltips. */
 static void
-svg_records(const struct fold_reader *r)
+svg_records(const struct fold_profile *p, const struct fold_opts *o)
 {
 	FILE *null = fopen("/dev/null", "w");
 
 	if (!null)
 		return;
-	fold_write_svg_records(null, r);
+	fold_write_svg_records(null, p, o);
 	fclose(null);
 }
 
@@ -57,6 +59,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fold_opts o = { .format = FOLD_FOLDED };
 	struct fold_meta meta = { 0 };
+	struct fold_profile p;
 	struct fold_reader r;
 	struct fold_set *set;
 	FILE *in;
@@ -82,11 +85,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if ((mode & 129) == 129)
 			fold_read_folded(in, "", &o, set);
 		else if (mode & 1)
-			fold_perf_script(in, "", &o, set);
+			fold_read_perfscript(in, "", &o, set);
 		else if (!fold_reader_init(&r, "", &o)) {
 			if (!fold_reader_read(&r, in)) {
-				fold_reader_fold(&r, set);
-				svg_records(&r);
+				fold_reader_profile(&r, &p);
+				fold_profile_fold(&p, &o, set);
+				svg_records(&p, &o);
 			}
 			meta = r.meta;
 			fold_reader_release(&r);

@@ -12,8 +12,10 @@
 #include "sp-fold/filter.h"
 #include "sp-fold/foldset.h"
 #include "sp-fold/livetab.h"
-#include "sp-fold/perfscript.h"
-#include "sp-fold/stream.h"
+#include "sp-fold/profile.h"
+#include "sp-fold/read_perfscript.h"
+#include "sp-fold/read_records.h"
+#include "sp-fold/write_folded.h"
 
 /* The folded output of a set, as one string the caller frees. */
 static char *
@@ -24,7 +26,9 @@ folded(struct fold_set *set)
 	FILE *f = open_memstream(&s, &n);
 
 	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(fold_write_folded(f, set), 0);
+	ck_assert_int_eq(
+	    fold_write_folded(f, &(struct fold_profile){ .set = set }, NULL),
+	    0);
 	fclose(f);
 	return s;
 }
@@ -33,13 +37,15 @@ folded(struct fold_set *set)
 static int
 read_records(FILE *in, const struct fold_opts *o, struct fold_set *set)
 {
+	struct fold_profile p;
 	struct fold_reader r;
 	int rc;
 
 	ck_assert_int_eq(fold_reader_init(&r, "", o), 0);
 	rc = fold_reader_read(&r, in);
+	fold_reader_profile(&r, &p);
 	if (!rc)
-		rc = fold_reader_fold(&r, set);
+		rc = fold_profile_fold(&p, o, set) != 0;
 	fold_reader_release(&r);
 	return rc;
 }
@@ -54,7 +60,8 @@ run(const char *text, const struct fold_opts *o, bool perf, char **out)
 
 	ck_assert_ptr_nonnull(set);
 	ck_assert_ptr_nonnull(in);
-	rc = perf ? fold_perf_script(in, "", o, set) : read_records(in, o, set);
+	rc = perf ? fold_read_perfscript(in, "", o, set)
+		  : read_records(in, o, set);
 	fclose(in);
 	*out = folded(set);
 	fold_set_free(set);
@@ -271,11 +278,20 @@ START_TEST(records_group_frames_by_function)
 }
 END_TEST
 
-/* --live's table, fed by the reader as live.c feeds it. */
+/* --live's table and its reader, as live.c holds them. */
+struct live_ctx {
+	struct fold_live_tab t;
+	struct fold_reader r;
+};
+
+/* Feeds the table as live.c does. */
 static int
-to_live(void *ctx, const struct fold_reader *r, const struct fold_sample *s)
+to_live(void *ctx, const struct fold_model *m, const struct fold_sample *s)
 {
-	return live_tab_add(ctx, r, s);
+	struct live_ctx *lc = ctx;
+
+	(void)m;
+	return fold_live_tab_add(&lc->t, &lc->r, s);
 }
 
 /*
@@ -300,27 +316,26 @@ START_TEST(live_stacks_are_rows_of_folded_lines)
 	    "sample\t10\t7\t7\t0\nsample\t20\t7\t8\t0\n"
 	    "sample\t30\t7\t7\t1\nsample\t40\t7\t8\t1\n";
 	struct fold_opts o = { 0 };
-	struct live_show show = { .stacks = true };
-	struct fold_reader r;
-	struct live_tab t;
+	struct fold_live_show show = { .stacks = true };
+	struct live_ctx lc;
 	FILE *in = fmemopen((void *)text, strlen(text), "r");
 	char *out = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&out, &n);
 
-	ck_assert_int_eq(fold_reader_init(&r, "", &o), 0);
-	ck_assert_int_eq(live_tab_init(&t), 0);
-	r.on_sample = to_live;
-	r.ctx = &t;
-	ck_assert_int_eq(fold_reader_read(&r, in), 0);
-	live_tab_print(&t, &r, f, 40, &show);
+	ck_assert_int_eq(fold_reader_init(&lc.r, "", &o), 0);
+	ck_assert_int_eq(fold_live_tab_init(&lc.t), 0);
+	lc.r.on_sample = to_live;
+	lc.r.ctx = &lc;
+	ck_assert_int_eq(fold_reader_read(&lc.r, in), 0);
+	fold_live_tab_print(&lc.t, &lc.r, f, 40, &show);
 	fclose(f);
 	ck_assert_msg(strstr(out, "\n   100.00%        4  ?]0:X?pp;work\n"),
 		      "%s", out);
 	ck_assert_ptr_null(strstr(strstr(out, "pp;work") + 1, "pp;work"));
 	free(out);
-	live_tab_release(&t);
-	fold_reader_release(&r);
+	fold_live_tab_release(&lc.t);
+	fold_reader_release(&lc.r);
 	fclose(in);
 }
 END_TEST

@@ -13,11 +13,12 @@
 #include <zlib.h>
 
 #include "sp-fold/foldset.h"
-#include "sp-fold/pprof_fold.h"
-#include "sp-fold/pprof_rec.h"
-#include "sp-fold/stream.h"
-#include "sp-fold/svg.h"
-#include "sp-fold/top.h"
+#include "sp-fold/read_records.h"
+#include "sp-fold/write_folded.h"
+#include "sp-fold/write_pprof.h"
+#include "sp-fold/write_pprof_records.h"
+#include "sp-fold/write_svg.h"
+#include "sp-fold/write_top.h"
 
 static const char *const lines[] = {
 	"app;main;work;leaf",
@@ -57,7 +58,8 @@ START_TEST(top_counts_self_and_total_once_per_stack)
 	char *out = NULL;
 	size_t len = 0;
 
-	CAPTURE(out, len, fold_write_top(f_, s, &o));
+	CAPTURE(out, len,
+		fold_write_top(f_, &(struct fold_profile){ .set = s }, &o));
 	ck_assert_str_eq(
 	    out, "# 6 samples, 5 functions\n"
 		 "   self%   total%         self        total  function\n"
@@ -90,7 +92,8 @@ START_TEST(svg_has_a_rect_per_frame_and_escapes)
 	char *out = NULL;
 	size_t len = 0;
 
-	CAPTURE(out, len, fold_write_svg(f_, s, &o));
+	CAPTURE(out, len,
+		fold_write_svg(f_, &(struct fold_profile){ .set = s }, &o));
 	/* all app main work leaf a<b> rec rec sh main */
 	ck_assert_uint_eq(count(out, "<g><title>"), 10);
 	ck_assert_uint_eq(count(out, "<rect"), 11);
@@ -270,16 +273,17 @@ START_TEST(pprof_decodes_to_the_folded_stacks)
 {
 	struct fold_set *s = sample_set();
 	struct fold_opts o = { 0 };
-	struct fold_meta meta = { .period_ns = 1000000,
-				  .start_ns = 5,
-				  .duration_ns = 7 };
+	struct fold_profile p = { .set = s,
+				  .meta = { .period_ns = 1000000,
+					    .start_ns = 5,
+					    .duration_ns = 7 } };
 	struct profile pr;
 	char *out = NULL, *fold = NULL;
 	const unsigned char *raw;
 	size_t len = 0, flen = 0, rawlen, i;
 
-	CAPTURE(out, len, fold_write_pprof(f_, s, &o, &meta));
-	CAPTURE(fold, flen, fold_write_folded(f_, s));
+	CAPTURE(out, len, fold_write_pprof(f_, &p, &o));
+	CAPTURE(fold, flen, fold_write_folded(f_, &p, &o));
 	raw = gunzip(out, len, &rawlen);
 	read_profile(&pr, raw, rawlen);
 	ck_assert_str_eq(pr.strs[0], "");
@@ -300,13 +304,15 @@ records_pprof(const char *text, const struct fold_opts *o, size_t *len)
 {
 	FILE *in = fmemopen((void *)text, strlen(text), "r");
 	FILE *tmp = tmpfile();
+	struct fold_profile p;
 	struct fold_reader r;
 	char *out;
 
 	ck_assert(in && tmp);
 	ck_assert_int_eq(fold_reader_init(&r, "", o), 0);
 	ck_assert_int_eq(fold_reader_read(&r, in), 0);
-	ck_assert_int_eq(fold_pprof_records(tmp, &r), 0);
+	fold_reader_profile(&r, &p);
+	ck_assert_int_eq(fold_write_pprof_records(tmp, &p, o), 0);
 	fold_reader_release(&r);
 	*len = (size_t)ftell(tmp);
 	out = malloc(*len ? *len : 1);
