@@ -6,8 +6,8 @@
  * off-CPU view (the "off-cpu" event, weighted by the time waited); or the
  * wall-clock view (CPU time and off-CPU time together, in nanoseconds).
  */
-#ifndef FOLD_EVENTS_H
-#define FOLD_EVENTS_H
+#ifndef SP_FOLD_EVENTS_H
+#define SP_FOLD_EVENTS_H
 
 #include <stdbool.h>
 #include <stddef.h>

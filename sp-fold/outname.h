@@ -3,8 +3,8 @@
  * `sp-fold -o x.svg` writes an SVG flame graph as `perf report`-era
  * users expect of a file name, not folded text under an .svg name.
  */
-#ifndef FOLD_OUTNAME_H
-#define FOLD_OUTNAME_H
+#ifndef SP_FOLD_OUTNAME_H
+#define SP_FOLD_OUTNAME_H
 
 #include <stdbool.h>
 

@@ -3,8 +3,8 @@
  * every collapser writes them), so files made by other tools get every
  * output format.
  */
-#ifndef SP_FOLD_FOLDEDIN_H
-#define SP_FOLD_FOLDEDIN_H
+#ifndef SP_FOLD_READ_FOLDED_H
+#define SP_FOLD_READ_FOLDED_H
 
 #include <stdio.h>
 

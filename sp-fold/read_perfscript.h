@@ -2,8 +2,8 @@
  * read_perfscript.h: the reader of `perf script` text, folded with the rules
  * of FlameGraph's stackcollapse-perf.pl.
  */
-#ifndef SP_FOLD_PERFSCRIPT_H
-#define SP_FOLD_PERFSCRIPT_H
+#ifndef SP_FOLD_READ_PERFSCRIPT_H
+#define SP_FOLD_READ_PERFSCRIPT_H
 
 #include <stdio.h>
 

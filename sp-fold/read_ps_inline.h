@@ -4,8 +4,8 @@
  * to addr2line, whose inlining chain replaces the frame's name.  Each
  * distinct (module, address) is resolved once.
  */
-#ifndef SP_FOLD_PSINLINE_H
-#define SP_FOLD_PSINLINE_H
+#ifndef SP_FOLD_READ_PS_INLINE_H
+#define SP_FOLD_READ_PS_INLINE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,8 +3,8 @@
  * frame line, module) and the name tidying of stackcollapse-perf.pl, for
  * read_ps_lines.c.  Spans point into the caller's line.
  */
-#ifndef SP_FOLD_PSMATCH_H
-#define SP_FOLD_PSMATCH_H
+#ifndef SP_FOLD_READ_PS_MATCH_H
+#define SP_FOLD_READ_PS_MATCH_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -4,8 +4,8 @@
  * read_ps_blocks.c (the cache of repeated blocks of frame lines) and
  * read_perfscript.c (reading).
  */
-#ifndef SP_FOLD_PSSTATE_H
-#define SP_FOLD_PSSTATE_H
+#ifndef SP_FOLD_READ_PS_STATE_H
+#define SP_FOLD_READ_PS_STATE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -4,8 +4,8 @@
  * that main hands to one, or each sample goes to a callback as it is
  * read (perf script text, --live).
  */
-#ifndef SP_FOLD_STREAM_H
-#define SP_FOLD_STREAM_H
+#ifndef SP_FOLD_READ_RECORDS_H
+#define SP_FOLD_READ_RECORDS_H
 
 #include <stdint.h>
 #include <stdio.h>

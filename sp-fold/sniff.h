@@ -4,8 +4,8 @@
  * such (as flamegraph.pl and difffolded.pl users type `sp-fold
  * a.folded`), a record stream as one.  The line read to tell is kept.
  */
-#ifndef FOLD_SNIFF_H
-#define FOLD_SNIFF_H
+#ifndef SP_FOLD_SNIFF_H
+#define SP_FOLD_SNIFF_H
 
 #include <stdio.h>
 

@@ -2,8 +2,8 @@
  * write_chart.h: --flamechart, the samples of a record stream in time order,
  * thread by thread, drawn as a flame chart (x is time, not a sum).
  */
-#ifndef SP_FOLD_CHART_H
-#define SP_FOLD_CHART_H
+#ifndef SP_FOLD_WRITE_CHART_H
+#define SP_FOLD_WRITE_CHART_H
 
 #include <stdio.h>
 

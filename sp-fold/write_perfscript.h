@@ -4,8 +4,8 @@
  * writer, not one of a fold_profile: the reader keeps no samples for
  * this format, so memory does not grow with the recording.
  */
-#ifndef SP_FOLD_PSCRIPT_H
-#define SP_FOLD_PSCRIPT_H
+#ifndef SP_FOLD_WRITE_PERFSCRIPT_H
+#define SP_FOLD_WRITE_PERFSCRIPT_H
 
 #include <stdio.h>
 

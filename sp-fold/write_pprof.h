@@ -1,6 +1,6 @@
 /* write_pprof.h: --format pprof from a folded set (perf script input). */
-#ifndef SP_FOLD_PPROF_FOLD_H
-#define SP_FOLD_PPROF_FOLD_H
+#ifndef SP_FOLD_WRITE_PPROF_H
+#define SP_FOLD_WRITE_PPROF_H
 
 #include <stdio.h>
 

@@ -6,8 +6,8 @@
  * last, in the order they were made, so what they say of their locations
  * (has_filenames, has_line_numbers...) is known when they are written.
  */
-#ifndef SP_FOLD_PPROF_H
-#define SP_FOLD_PPROF_H
+#ifndef SP_FOLD_WRITE_PPROF_PROTO_H
+#define SP_FOLD_WRITE_PPROF_PROTO_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -3,8 +3,8 @@
  * mappings (modules, build ids) and source lines, which folded stacks do
  * not carry.
  */
-#ifndef SP_FOLD_PPROF_REC_H
-#define SP_FOLD_PPROF_REC_H
+#ifndef SP_FOLD_WRITE_PPROF_RECORDS_H
+#define SP_FOLD_WRITE_PPROF_RECORDS_H
 
 #include <stdio.h>
 

@@ -2,8 +2,8 @@
  * write_speedscope.h: writes a speedscope JSON file of a record stream: one
  * sampled profile per thread, samples in time order.
  */
-#ifndef SP_FOLD_SPEEDSCOPE_H
-#define SP_FOLD_SPEEDSCOPE_H
+#ifndef SP_FOLD_WRITE_SPEEDSCOPE_H
+#define SP_FOLD_WRITE_SPEEDSCOPE_H
 
 #include <stdio.h>
 

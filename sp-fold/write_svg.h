@@ -1,6 +1,6 @@
 /* write_svg.h: --format svg, a flame graph of a folded set. */
-#ifndef SP_FOLD_SVG_H
-#define SP_FOLD_SVG_H
+#ifndef SP_FOLD_WRITE_SVG_H
+#define SP_FOLD_WRITE_SVG_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -4,8 +4,8 @@
  * colors), each frame's shade stable for its name, and the red and blue
  * of differential graphs.
  */
-#ifndef SP_FOLD_SVGCOLOR_H
-#define SP_FOLD_SVGCOLOR_H
+#ifndef SP_FOLD_WRITE_SVG_COLOR_H
+#define SP_FOLD_WRITE_SVG_COLOR_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -6,8 +6,8 @@
  * Geometry comes from the document: FG_W, FG_PAD, FG_FH, FG_FS, FG_H,
  * FG_Y0 and FG_INV are set by write_svg.c before this script.
  */
-#ifndef SP_FOLD_SVG_JS_H
-#define SP_FOLD_SVG_JS_H
+#ifndef SP_FOLD_WRITE_SVG_JS_H
+#define SP_FOLD_WRITE_SVG_JS_H
 
 static const char svg_style[] =
     "text { font-family: Verdana, sans-serif; font-size: 12px;"

@@ -3,8 +3,8 @@
  * folded stack with the sources of its names, so tooltips show file:line, for
  * the graph here and the flame chart of write_chart.h.
  */
-#ifndef SP_FOLD_SVGREC_H
-#define SP_FOLD_SVGREC_H
+#ifndef SP_FOLD_WRITE_SVG_RECORDS_H
+#define SP_FOLD_WRITE_SVG_RECORDS_H
 
 #include <stdio.h>
 

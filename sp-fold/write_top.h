@@ -1,6 +1,6 @@
 /* write_top.h: --format top, the functions of a folded set in a table. */
-#ifndef SP_FOLD_TOP_H
-#define SP_FOLD_TOP_H
+#ifndef SP_FOLD_WRITE_TOP_H
+#define SP_FOLD_WRITE_TOP_H
 
 #include <stdio.h>
 

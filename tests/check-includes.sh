@@ -23,6 +23,25 @@ for d in "$@"; do
 	done
 done
 [ -n "$files" ] || exit 0
+# Header guards are spelled one way: SP_NAME_H in common/, SP_TOOL_NAME_H
+# in a tool's folder (sp-fold/read_folded.h: SP_FOLD_READ_FOLDED_H).
+bad_guard=0
+for f in $files; do
+	case $f in *.h) ;; *) continue ;; esac
+	d=${f%/*} n=${f##*/}
+	case ${d##*/} in
+	common) want=SP_ ;;
+	*) want=SP_$(echo "${d##*/sp-}" | sed 's/^sp-//' | tr 'a-z-' 'A-Z_')_ ;;
+	esac
+	want=$want$(echo "${n%.h}" | tr 'a-z.-' 'A-Z__')_H
+	have=$(awk '/^#ifndef /{ print $2; exit }' "$f")
+	if [ "$have" != "$want" ] ||
+		! grep -qx "#define $want" "$f"; then
+		echo "check-includes: $f: guard '$have', not '$want'"
+		bad_guard=1
+	fi
+done
+[ $bad_guard -eq 0 ] || exit 1
 # shellcheck disable=SC2086 # one word per file on purpose
 exec awk '
 function part(f) {

@@ -22,7 +22,8 @@ name_of() {
 	case $1 in
 	*/tests/unit/check_*) echo "unit/${1##*/}" ;;
 	tests/check-format.sh) echo "source: clang-format" ;;
-	tests/check-includes.sh) echo "source: no #include circle" ;;
+	tests/check-includes.sh) echo "source: no #include circle, one guard spelling" ;;
+	tests/check-calls.sh) echo "source: no circle of calls between files" ;;
 	tests/check-layout.sh) echo "docs: README layout matches the tree" ;;
 	tests/check-man.sh) echo "docs: man pages lint clean" ;;
 	fuzz/*) echo "$1 for ${FUZZ_SECONDS}s" ;;
@@ -77,6 +78,7 @@ else
 		done
 		echo tests/check-format.sh
 		echo tests/check-includes.sh
+		echo tests/check-calls.sh
 		echo tests/check-layout.sh
 		echo tests/check-man.sh
 		for t in tests/t[0-9]*.sh; do
