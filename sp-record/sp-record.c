@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -220,6 +221,19 @@ ptrace_options(struct rec_config *cfg, size_t npids)
 }
 
 /*
+ * Whether a full-screen program (sp-fold --live down the pipe) has the
+ * terminal: it turns line editing off, which a shell running a pipeline
+ * never does, and a status line drawn there would land on its view.
+ */
+static bool
+terminal_taken(int fd)
+{
+	struct termios t;
+
+	return tcgetattr(fd, &t) == 0 && !(t.c_lflag & ICANON);
+}
+
+/*
  * Records until the duration ends, a signal comes, every target exited or
  * the output failed; returns sp-record's exit status.
  */
@@ -227,7 +241,7 @@ static int
 record(struct recorder *r, const struct rec_config *cfg, double duration)
 {
 	double start = now_s(), left, elapsed, shown = start;
-	bool status_line = !cfg->quiet && isatty(STDERR_FILENO);
+	bool status_line = !cfg->quiet && isatty(STDERR_FILENO), drawn = false;
 	int status, wst;
 	bool killed;
 
@@ -244,10 +258,12 @@ record(struct recorder *r, const struct rec_config *cfg, double duration)
 		rec_step(r, left < 0.05 ? (int)(left * 1000) + 1 : 50);
 		if (status_line && now_s() - shown >= 1) {
 			shown = now_s();
-			rec_status_line(r, stderr, shown - start);
+			drawn = !terminal_taken(STDERR_FILENO);
+			if (drawn)
+				rec_status_line(r, stderr, shown - start);
 		}
 	}
-	if (status_line && shown > start)
+	if (drawn)
 		rec_status_clear(stderr);
 	elapsed = now_s() - start;
 	rec_stopreq_disarm();
