@@ -234,6 +234,34 @@ terminal_taken(int fd)
 }
 
 /*
+ * Waits, while a full-screen view down the pipe has the terminal, until
+ * it gives the terminal back (its q), so that the summary lands on the
+ * shell's screen and not on the view's, which vanishes with it.  The
+ * spool's end reaches the view first: standard output is let go.  A
+ * signal ends the wait after a moment for the view to leave; ten minutes
+ * end it in any case.
+ */
+static void
+wait_for_terminal(const struct rec_config *cfg)
+{
+	int i, fd, after_signal = 0;
+
+	if (!cfg->spool_on_stdout || !isatty(STDERR_FILENO) ||
+	    !terminal_taken(STDERR_FILENO))
+		return;
+	/* /dev/null, not a closed descriptor a later open() would reuse. */
+	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0)
+		return;
+	close(fd);
+	for (i = 0; i < 6000 && terminal_taken(STDERR_FILENO); i++) {
+		if (rec_stop_signal && ++after_signal > 5)
+			break;
+		usleep(100000);
+	}
+}
+
+/*
  * Records until the duration ends, a signal comes, every target exited or
  * the output failed; returns sp-record's exit status.
  */
@@ -269,6 +297,7 @@ record(struct recorder *r, const struct rec_config *cfg, double duration)
 	rec_stopreq_disarm();
 	status = rec_stop(r) ? 1 : 0;
 	killed = end_child(r);
+	wait_for_terminal(cfg);
 	if (rec_stop_signal)
 		warnx("stopped by signal %d", (int)rec_stop_signal);
 	rec_summary(r, stderr, elapsed);
