@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cli.h"
 #include "sp-fold/usage.h"
 #include "common/banned.h"
 
@@ -90,7 +91,7 @@ fold_help(void)
 {
 	fputs(synopsis, stdout);
 	fputs(help_text, stdout);
-	exit(fflush(stdout) || ferror(stdout) ? 1 : 0);
+	exit(sp_cli_close_stdout() ? 1 : 0);
 }
 
 void
