@@ -645,6 +645,20 @@ native_frame(struct sym_resolver *r, const struct sp_frame *f, struct rmod *rm,
 				    SP_SYM_UNRESOLVED | py);
 }
 
+/*
+ * The JIT entry of `addr`, or of the byte after it when no entry holds
+ * it: a call site (return address - 1) before the first byte of the
+ * function it returns to, as image.c's lookup() explains.
+ */
+static bool
+jit_find(struct sym_resolver *r, int32_t pid, uint64_t addr, const char **name,
+	 uint64_t *start)
+{
+	return sym_jitsyms_find(r->jit, pid, addr, name, start) ||
+	       (addr < UINT64_MAX &&
+		sym_jitsyms_find(r->jit, pid, addr + 1, name, start));
+}
+
 int
 sym_resolver_frame(struct sym_resolver *r, const struct sp_frame *f,
 		   int32_t pid, struct sym_res *out)
@@ -669,7 +683,8 @@ sym_resolver_frame(struct sym_resolver *r, const struct sp_frame *f,
 	if (rm && !rm->overridable)
 		return native_frame(r, f, rm, out);
 	if (f->mode == SP_FRAME_USER && perf_maps_for(r, pid) &&
-	    sym_jitsyms_find(r->jit, pid, f->abs_ip, &name, &start))
-		return perf_map_frame(r, name, f->abs_ip - start, out);
+	    jit_find(r, pid, f->abs_ip, &name, &start))
+		return perf_map_frame(
+		    r, name, f->abs_ip >= start ? f->abs_ip - start : 0, out);
 	return native_frame(r, f, rm, out);
 }
