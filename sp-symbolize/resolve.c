@@ -19,6 +19,7 @@
 #include "sp-symbolize/fileid.h"
 #include "sp-symbolize/hostinfo.h"
 #include "sp-symbolize/imgtab.h"
+#include "sp-symbolize/jitpath.h"
 #include "sp-symbolize/jitsyms.h"
 #include "sp-symbolize/kallsyms.h"
 #include "sp-symbolize/perfmap.h"
@@ -183,6 +184,10 @@ sym_resolver_module(struct sym_resolver *r, const struct sp_module *m)
 	rm->pyruntime = !m->is_kernel && sym_is_python_runtime(base, blen);
 	rm->overridable =
 	    !m->is_kernel && sym_perf_map_may_override(rm->m.path);
+	/* A JIT maps its jitdump for perf to find: so does this. */
+	if (!m->is_kernel &&
+	    sym_jitpath_is_dump(rm->m.path, strlen(rm->m.path), m->pid))
+		return sym_jitsyms_mapped(r->jit, m->pid, rm->m.path);
 	return 0;
 }
 
