@@ -1,9 +1,10 @@
 /*
  * sym_retstart.c: a call that returns to the first byte of a function,
  * as V8's builtins do.  ret_tramp pushes the address of ret_resume as a
- * return address and jumps to ret_spin; int3 padding, in no symbol, sits
- * between the two, so the caller's call site (return address - 1) lands
- * in it.  The stack while ret_spin runs is main, ret_resume, ret_spin.
+ * return address and jumps to ret_spin; int3 padding (two bytes at
+ * least), in no symbol, sits between the two, so the caller's call site
+ * (return address - 1) lands in it.  The stack while ret_spin runs is
+ * main, ret_resume, ret_spin.
  * x86-64 only; build with -fno-omit-frame-pointer (t3012).
  */
 #include <stdlib.h>
@@ -32,6 +33,7 @@ __asm__(".text\n"
 	"	push %rax\n"
 	"	jmp ret_spin\n"
 	".size ret_tramp, .-ret_tramp\n"
+	"	int3\n"
 	"	int3\n"
 	".p2align 4, 0xcc\n"
 	".globl ret_resume\n"
