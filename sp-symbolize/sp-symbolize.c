@@ -102,7 +102,7 @@ help(void)
 	      "kept\n"
 	      "  --no-perf-maps       no JIT names from perf maps or "
 	      "jitdumps\n"
-	      "  --perf-map-dir DIR   where perf-PID.map files are (/tmp)\n"
+	      "  --perf-map-dir DIR   where perf maps and jitdumps are (/tmp)\n"
 	      "  --perf-map-pid PID   use this process's map for every "
 	      "process\n"
 	      "  -o, --output FILE    write to FILE instead of standard "
