@@ -296,6 +296,7 @@ kallsyms() {
 write_bundle() {
 	spool=$1
 	[ -n "$out" ] || out=$spool.tar.gz
+	[ -e "$spool" ] || die 1 "'$spool': no such file"
 	[ -f "$spool" ] || die 1 "'$spool': not a regular file"
 	name=$(basename "$spool")
 	case $name in
@@ -364,8 +365,8 @@ member() {
 check_listing() {
 	if ! tar -tzf "$extract" >"$work/names" 2>"$work/tar.err"; then
 		_last=$(tail -n 1 "$work/names")
-		[ -n "$_last" ] || die 1 "'$extract': not a bundle: $(head -n 1 "$work/tar.err")"
-		refuse "$_last" "$(head -n 1 "$work/tar.err")"
+		[ -n "$_last" ] || die 1 "'$extract': not a bundle: $(grep -m 1 . "$work/tar.err")"
+		refuse "$_last" "$(grep -m 1 . "$work/tar.err")"
 	fi
 	tar -tvzf "$extract" 2>/dev/null | cut -c1 | paste - "$work/names" |
 		while IFS='	' read -r _t _n; do
@@ -412,6 +413,7 @@ check_members() {
 
 read_bundle() {
 	[ -n "$dir" ] || dir=.
+	[ -e "$extract" ] || die 1 "'$extract': no such file"
 	[ -f "$extract" ] || die 1 "'$extract': not a regular file"
 	mkdir -p "$dir" || die 1 "cannot make '$dir'"
 	work=$(mktemp -d "$dir/.sp-archive.XXXXXX") ||
@@ -424,7 +426,7 @@ read_bundle() {
 	check_listing
 	tar -xzf "$extract" -C "$stage" --no-same-owner --no-same-permissions \
 		2>"$work/tar.err" ||
-		die 1 "'$extract': damaged: $(head -n 1 "$work/tar.err")"
+		die 1 "'$extract': damaged: $(grep -m 1 . "$work/tar.err")"
 	check_members
 	# In place only once every member is checked.
 	while IFS= read -r _m; do
