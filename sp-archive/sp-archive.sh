@@ -143,7 +143,7 @@ sha() {
 used_modules() {
 	awk -F'\t' '
 	$1 == "host" { host = $0; sub(/^host\t/, "", host) }
-	$1 == "module" { mpath[$2] = $9; mkind[$2] = $8 }
+	$1 == "module" { mpath[$2] = $9; mkind[$2] = $8; nmod = $2 + 1 }
 	$1 == "buildid" { mbid[$2] = $3 }
 	$1 == "frame" { fmod[$2] = $5; ftype[$2] = $3 }
 	$1 == "pframe" && $4 != "-" { pmod[$2] = pmod[$2] " " $4 }
@@ -166,8 +166,8 @@ used_modules() {
 		}
 		if (kernel)
 			print "kernel\t" host
-		for (m in mod) {
-			if (mkind[m] == "kernel" || mpath[m] ~ /^\[/ ||
+		for (m = 0; m < nmod; m++) {
+			if (!(m in mod) || mkind[m] == "kernel" || mpath[m] ~ /^\[/ ||
 			    mpath[m] == "")
 				continue
 			if (!(m in mbid))
