@@ -185,16 +185,16 @@ used_modules() {
 # --max-total; returns 1 after a warning when it will not.
 total=0
 take() {
+	if [ ! -e "$1" ] && [ ! -L "$1" ]; then
+		warn "'$1': no such file; not stored"
+		return 1
+	fi
 	if [ -L "$1" ] || [ "$(readlink -f -- "$1")" != "$1" ]; then
 		warn "'$1': a symbolic link on its path; not stored"
 		return 1
 	fi
 	if [ ! -f "$1" ]; then
-		if [ -e "$1" ]; then
-			warn "'$1': not a regular file; not stored"
-		else
-			warn "'$1': no such file; not stored"
-		fi
+		warn "'$1': not a regular file; not stored"
 		return 1
 	fi
 	# nonblock: a FIFO put there since the test is not waited on.

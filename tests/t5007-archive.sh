@@ -73,7 +73,9 @@ cmp "$app/libarc.so.debug" "$TMP/s/$lib_rel.debug" || fail "its debug file"
 # Damage: a flipped byte, a member under another build id's name (with
 # MANIFEST made to agree), a symbolic link member, a cut bundle.
 repack() {	# NAME: $TMP/s as the bundle $TMP/NAME.tar.gz
-	(cd "$TMP/s" && tar -czf "$TMP/$1.tar.gz" MANIFEST $(ls -A | grep -vx MANIFEST))
+	(cd "$TMP/s" && set -- "$TMP/$1.tar.gz" MANIFEST x.spool .build-id &&
+		{ [ ! -e kallsyms ] && [ ! -L kallsyms ] || set -- "$@" kallsyms; } &&
+		tar -czf "$@")
 }
 refused() {	# NAME MEMBER: -x refuses $TMP/NAME.tar.gz naming MEMBER
 	"$SP_ARCHIVE" -x "$TMP/$1.tar.gz" -C "$TMP/x-$1" >"$TMP/out" 2>"$TMP/err"
@@ -116,8 +118,8 @@ grep -q "cut.tar.gz'" "$TMP/err" || fail "cut: $(cat "$TMP/err")"
 # symbolic link, another build at the path, a file over --max-file.
 mv "$app/libarc.so" "$TMP/libarc.so"
 mkfifo "$app/libarc.so"
-timeout 60 "$SP_ARCHIVE" -o "$TMP/h.tar.gz" "$TMP/x.spool" 2>"$TMP/err"
-[ $? -eq 0 ] || fail "FIFO: exit $?: $(cat "$TMP/err")"
+timeout 60 "$SP_ARCHIVE" -o "$TMP/h.tar.gz" "$TMP/x.spool" 2>"$TMP/err" ||
+	fail "FIFO: exit $?: $(cat "$TMP/err")"
 grep -q "^sp-archive: '$app/libarc.so': not a regular file; not stored" \
 	"$TMP/err" || fail "FIFO: $(cat "$TMP/err")"
 tar -tzf "$TMP/h.tar.gz" | grep -q "$lib_rel" && fail "FIFO: stored"
