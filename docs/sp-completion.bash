@@ -42,7 +42,7 @@ _sp_complete()
 		;;
 	--format)
 		COMPREPLY=($(compgen -W "folded top svg pprof speedscope
-			perf-script" -- "$cur"))
+			perf-script threads" -- "$cur"))
 		return
 		;;
 	--from)

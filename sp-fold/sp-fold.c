@@ -32,6 +32,7 @@
 #include "sp-fold/write_speedscope.h"
 #include "sp-fold/write_svg.h"
 #include "sp-fold/write_svg_records.h"
+#include "sp-fold/write_threads.h"
 #include "sp-fold/write_top.h"
 #include "common/banned.h"
 
@@ -59,6 +60,8 @@ writer_of(const struct fold_opts *o, bool records)
 		return fold_write_speedscope;
 	case FOLD_PERF_SCRIPT:
 		return NULL;
+	case FOLD_THREADS:
+		return fold_write_threads;
 	default:
 		return fold_write_folded;
 	}

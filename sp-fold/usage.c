@@ -18,6 +18,7 @@ static const char *const format_names[] = {
 	[FOLD_PPROF] = "pprof",
 	[FOLD_SPEEDSCOPE] = "speedscope",
 	[FOLD_PERF_SCRIPT] = "perf-script",
+	[FOLD_THREADS] = "threads",
 };
 
 static const char synopsis[] = "usage: sp-fold [options] [FILE...]\n"
@@ -39,7 +40,8 @@ static const char help_text[] =
     "\n"
     "Input and output:\n"
     "  --from records|perf-script|folded  what FILE holds (records)\n"
-    "  --format folded|top|svg|pprof|speedscope|perf-script  output\n"
+    "  --format folded|top|svg|pprof|speedscope|perf-script|threads\n"
+    "                        the output (threads: samples per thread)\n"
     "  -o, --output FILE     write to FILE instead of standard output\n"
     "  --sort self|total     --format top's order (self)\n"
     "  --live                a top view on the terminal, redrawn each\n"
