@@ -207,7 +207,10 @@ void sp_spool_reader_follow(struct sp_spool_reader *r, bool follow);
 /* What went wrong, with the byte offset where it applies. */
 const char *sp_spool_reader_errmsg(const struct sp_spool_reader *r);
 
-/* Lookups into what has been read so far.  NULL/false for unknown ids. */
+/*
+ * Lookups into what has been read so far.  NULL/false for unknown ids and
+ * for ids a forget record retired.
+ */
 const struct sp_module *sp_spool_reader_module(const struct sp_spool_reader *r,
 					       uint32_t id);
 const struct sp_frame *sp_spool_reader_frame(const struct sp_spool_reader *r,
@@ -216,6 +219,11 @@ const struct sp_frame *sp_spool_reader_frame(const struct sp_spool_reader *r,
 bool sp_spool_reader_stack(const struct sp_spool_reader *r, uint32_t id,
 			   uint32_t *prefix, uint32_t *frame_id);
 uint32_t sp_spool_reader_nmodules(const struct sp_spool_reader *r);
+/*
+ * What the reader keeps: its live ids of every kind and the processes
+ * whose modules it tracks.  A forget record lowers it; tests bound it.
+ */
+size_t sp_spool_reader_live(const struct sp_spool_reader *r);
 
 /*
  * The module context of frame `frame_id` as seen by process `pid`: the
