@@ -112,6 +112,16 @@ int sp_spool_writer_sample(struct sp_spool_writer *w, uint64_t timestamp_ns,
 int sp_spool_writer_exec(struct sp_spool_writer *w, uint64_t timestamp_ns,
 			 int32_t pid, bool is_python);
 int sp_spool_writer_deactivate(struct sp_spool_writer *w, int32_t pid);
+/*
+ * Writes a forget record (sp-spool(5)): process `pid` is gone, and its
+ * threads, its modules, their frames and the stack nodes that hold them
+ * are retired.  The writer drops its own state of the process: a later
+ * sample with that pid (a new process) gets new thread, frame and stack
+ * ids.  The caller must not write frames of the process's modules after
+ * this (new modules, with new ids, are fine).  -EINVAL for a negative
+ * pid.
+ */
+int sp_spool_writer_forget(struct sp_spool_writer *w, int32_t pid);
 /* Writes an extension record; `tag` must be >= SP_TAG_EXT_FIRST. */
 int sp_spool_writer_ext(struct sp_spool_writer *w, uint8_t tag,
 			const void *payload, size_t len);

@@ -23,13 +23,23 @@
 #include "common/version.h"
 #include "common/banned.h"
 
+/*
+ * What was written for one process, dropped when it is forgotten: a new
+ * process with its pid gets its pframes again.
+ */
+struct proc {
+	struct sp_htab *seen;    /* stack ids already handled */
+	struct sp_htab *pframes; /* frame ids whose pframe was written */
+};
+
 struct dump {
 	const char *name; /* input name for messages */
 	struct sp_spool_reader *r;
-	bool stacks;             /* --stacks: one line per sample */
-	bool follow;             /* --follow: wait at end of input */
-	struct sp_htab *seen;    /* (stack, pid) already handled */
-	struct sp_htab *pframes; /* (frame, pid) pframe written */
+	bool stacks;           /* --stacks: one line per sample */
+	bool follow;           /* --follow: wait at end of input */
+	struct sp_htab *procs; /* pid -> struct proc * */
+	int32_t last_pid;      /* the process `last` is, when set */
+	struct proc *last;
 	struct sp_buf tmp;
 	struct sp_buf pairs; /* host and stats fields (struct sp_rec_pair) */
 	struct sp_ext_weight weight; /* for the next sample, when pending */
@@ -70,6 +80,63 @@ flush_stdout(void *ctx)
 {
 	(void)ctx;
 	fflush(stdout);
+}
+
+static void
+proc_free(struct proc *p)
+{
+	if (!p)
+		return;
+	sp_htab_free(p->seen);
+	sp_htab_free(p->pframes);
+	free(p);
+}
+
+/* The tables of process `pid`, made on first use; NULL without memory. */
+static struct proc *
+get_proc(struct dump *d, int32_t pid)
+{
+	uint64_t key = (uint64_t)(int64_t)pid, val;
+	struct proc *p;
+
+	if (d->last && d->last_pid == pid)
+		return d->last;
+	if (sp_htab_get(d->procs, &key, sizeof(key), &val)) {
+		p = (struct proc *)(uintptr_t)val;
+	} else {
+		p = calloc(1, sizeof(*p));
+		if (!p || !(p->seen = sp_htab_new()) ||
+		    !(p->pframes = sp_htab_new()) ||
+		    sp_htab_put(d->procs, &key, sizeof(key), (uintptr_t)p)) {
+			proc_free(p);
+			return NULL;
+		}
+	}
+	d->last_pid = pid;
+	return d->last = p;
+}
+
+static void
+forget_proc(struct dump *d, int32_t pid)
+{
+	uint64_t key = (uint64_t)(int64_t)pid, val;
+
+	if (!sp_htab_get(d->procs, &key, sizeof(key), &val))
+		return;
+	sp_htab_del(d->procs, &key, sizeof(key));
+	proc_free((struct proc *)(uintptr_t)val);
+	d->last = NULL;
+}
+
+static void
+free_procs(struct dump *d)
+{
+	size_t pos = 0;
+	uint64_t val;
+
+	while (d->procs && sp_htab_next(d->procs, &pos, NULL, NULL, &val))
+		proc_free((struct proc *)(uintptr_t)val);
+	sp_htab_free(d->procs);
 }
 
 static void
@@ -179,6 +246,7 @@ print_ext(struct dump *d, const struct sp_spool_record *rec)
 	struct sp_ext_exit e;
 	struct sp_ext_buildid b;
 	struct sp_ext_event ev;
+	int32_t pid;
 
 	switch (rec->tag) {
 	case SP_EXT_HOST:
@@ -235,6 +303,13 @@ print_ext(struct dump *d, const struct sp_spool_record *rec)
 	case SP_EXT_WAIT:
 		/* Printed with the sample it belongs to, like the weight. */
 		return sp_ext_wait_decode(p, n, &d->wait) ? -EBADMSG : 0;
+	case SP_EXT_FORGET:
+		if (sp_ext_forget_decode(p, n, &pid))
+			return -EBADMSG;
+		forget_proc(d, pid);
+		out.kind = SP_REC_FORGET;
+		out.u.forget.pid = pid;
+		break;
 	default:
 		return print_hex(d, SP_REC_EXT, rec->tag, p, n);
 	}
@@ -249,29 +324,25 @@ print_ext(struct dump *d, const struct sp_spool_record *rec)
  * chain of stacks costs its length, not its length squared.
  */
 static int
-emit_pframes(struct dump *d, uint32_t stack, int32_t pid)
+emit_pframes(struct dump *d, struct proc *p, uint32_t stack, int32_t pid)
 {
 	struct sp_rec out = { .kind = SP_REC_PFRAME };
 	uint32_t prefix, frame;
-	uint64_t key[2];
 	bool first = true;
 
 	while (stack != SP_NONE &&
 	       sp_spool_reader_stack(d->r, stack, &prefix, &frame)) {
-		key[0] = stack;
-		key[1] = (uint64_t)(int64_t)pid;
-		if (!first && sp_htab_get(d->seen, key, sizeof(key), NULL))
+		if (!first && sp_htab_get(p->seen, &stack, sizeof(stack), NULL))
 			break;
-		if (!first && sp_htab_put(d->seen, key, sizeof(key), 0))
+		if (!first && sp_htab_put(p->seen, &stack, sizeof(stack), 0))
 			return -ENOMEM;
 		first = false;
 		stack = prefix;
 		if (!sp_spool_reader_frame_needs_pid(d->r, frame))
 			continue;
-		key[0] = frame;
-		if (sp_htab_get(d->pframes, key, sizeof(key), NULL))
+		if (sp_htab_get(p->pframes, &frame, sizeof(frame), NULL))
 			continue;
-		if (sp_htab_put(d->pframes, key, sizeof(key), 1))
+		if (sp_htab_put(p->pframes, &frame, sizeof(frame), 1))
 			return -ENOMEM;
 		out.u.pframe.frame = frame;
 		out.u.pframe.pid = pid;
@@ -315,9 +386,9 @@ print_stack(struct dump *d, uint32_t stack, int32_t pid)
 static int
 print_sample(struct dump *d, const struct sp_spool_record *rec)
 {
-	uint64_t key[2] = { rec->u.sample.stack_id,
-			    (uint64_t)(int64_t)rec->u.sample.pid };
+	uint32_t stack = rec->u.sample.stack_id;
 	struct sp_rec out = { .kind = SP_REC_SAMPLE };
+	struct proc *p;
 	int rc;
 
 	if (d->stacks) {
@@ -331,10 +402,13 @@ print_sample(struct dump *d, const struct sp_spool_record *rec)
 		d->wait = SP_WAIT_NONE;
 		return rc;
 	}
-	if (!sp_htab_get(d->seen, key, sizeof(key), NULL)) {
-		if (sp_htab_put(d->seen, key, sizeof(key), 0))
+	p = get_proc(d, rec->u.sample.pid);
+	if (!p)
+		return -ENOMEM;
+	if (!sp_htab_get(p->seen, &stack, sizeof(stack), NULL)) {
+		if (sp_htab_put(p->seen, &stack, sizeof(stack), 0))
 			return -ENOMEM;
-		rc = emit_pframes(d, rec->u.sample.stack_id, rec->u.sample.pid);
+		rc = emit_pframes(d, p, stack, rec->u.sample.pid);
 		if (rc)
 			return rc;
 	}
@@ -452,9 +526,8 @@ dump_fd(int fd, const char *name, bool stacks, bool follow)
 	int status = 1;
 
 	d.r = sp_spool_reader_new(fd);
-	d.seen = sp_htab_new();
-	d.pframes = sp_htab_new();
-	if (!d.r || !d.seen || !d.pframes)
+	d.procs = sp_htab_new();
+	if (!d.r || !d.procs)
 		warnx("out of memory");
 	else {
 		sp_spool_reader_on_wait(d.r, flush_stdout, NULL);
@@ -462,8 +535,7 @@ dump_fd(int fd, const char *name, bool stacks, bool follow)
 		status = dump_records(&d);
 	}
 	sp_spool_reader_free(d.r);
-	sp_htab_free(d.seen);
-	sp_htab_free(d.pframes);
+	free_procs(&d);
 	sp_buf_release(&d.tmp);
 	sp_buf_release(&d.pairs);
 	return status;
