@@ -17,7 +17,10 @@
 
 enum own { OWN_SHARED, OWN_PID, OWN_MULTI };
 
-/* What every entry starts with; the caller's data follows. */
+/*
+ * Who owns an id.  Heads live in tables of their own, apart from the
+ * caller's data, so a reader's lookups touch only its data.
+ */
 struct head {
 	int32_t pid; /* with OWN_PID */
 	uint32_t own;
@@ -39,8 +42,9 @@ struct multi {
 };
 
 struct sp_ids {
-	struct sp_idtab *tab[SP_ID_NKINDS];
-	struct sp_htab *owner_index; /* pid -> index into owners */
+	struct sp_idtab *head[SP_ID_NKINDS]; /* struct head by id */
+	struct sp_idtab *tab[SP_ID_NKINDS];  /* the caller's data, or NULL */
+	struct sp_htab *owner_index;         /* pid -> index into owners */
 	struct owner *owners;
 	size_t nowners, aowners;
 	struct multi *multi;
@@ -63,10 +67,12 @@ sp_ids_new(const size_t extra[SP_ID_NKINDS], sp_ids_release_fn *release,
 	ids->owner_index = sp_htab_new();
 	if (!ids->owner_index)
 		goto nomem;
-	for (k = 0; k < SP_ID_NKINDS; k++)
-		if (!(ids->tab[k] =
-			  sp_idtab_new(sizeof(struct head) + extra[k])))
+	for (k = 0; k < SP_ID_NKINDS; k++) {
+		ids->head[k] = sp_idtab_new(sizeof(struct head));
+		if (!ids->head[k] ||
+		    (extra[k] && !(ids->tab[k] = sp_idtab_new(extra[k]))))
 			goto nomem;
+	}
 	return ids;
 nomem:
 	sp_ids_free(ids);
@@ -91,8 +97,10 @@ sp_ids_free(struct sp_ids *ids)
 
 	if (!ids)
 		return;
-	for (k = 0; k < SP_ID_NKINDS; k++)
+	for (k = 0; k < SP_ID_NKINDS; k++) {
+		sp_idtab_free(ids->head[k]);
 		sp_idtab_free(ids->tab[k]);
+	}
 	for (i = 0; i < ids->nowners; i++)
 		owner_release(&ids->owners[i]);
 	free(ids->owners);
@@ -134,6 +142,7 @@ get_owner(struct sp_ids *ids, int32_t pid)
 static void *
 define(struct sp_ids *ids, enum sp_id_kind kind, enum own own, int32_t pid)
 {
+	uint32_t id = sp_idtab_count(ids->head[kind]);
 	struct owner *o = NULL;
 	struct idvec *l = NULL;
 	struct head *h;
@@ -146,14 +155,19 @@ define(struct sp_ids *ids, enum sp_id_kind kind, enum own own, int32_t pid)
 			return NULL;
 		}
 	}
-	h = sp_idtab_add(ids->tab[kind]);
+	/* The data grows first; should the head then fail, the zeroed
+	 * data entry waits for the next try. */
+	if (ids->tab[kind] && sp_idtab_count(ids->tab[kind]) == id &&
+	    !sp_idtab_add(ids->tab[kind]))
+		return NULL;
+	h = sp_idtab_add(ids->head[kind]);
 	if (!h)
 		return NULL;
 	h->own = own;
 	h->pid = pid;
 	if (l)
-		l->v[l->n++] = sp_idtab_count(ids->tab[kind]) - 1;
-	return h + 1;
+		l->v[l->n++] = id;
+	return ids->tab[kind] ? sp_idtab_get(ids->tab[kind], id) : h;
 }
 
 void *
@@ -171,7 +185,7 @@ sp_ids_thread(struct sp_ids *ids, int32_t pid)
 static const struct head *
 head_of(const struct sp_ids *ids, enum sp_id_kind kind, uint32_t id)
 {
-	return sp_idtab_get(ids->tab[kind], id);
+	return sp_idtab_get(ids->head[kind], id);
 }
 
 void *
@@ -222,33 +236,41 @@ sp_ids_stack(struct sp_ids *ids, uint32_t prefix, uint32_t frame_id)
 void *
 sp_ids_get(const struct sp_ids *ids, enum sp_id_kind kind, uint32_t id)
 {
-	struct head *h = sp_idtab_get(ids->tab[kind], id);
+	if (!ids->tab[kind])
+		return sp_idtab_get(ids->head[kind], id);
+	return sp_idtab_get(ids->tab[kind], id);
+}
 
-	return h ? h + 1 : NULL;
+const struct sp_idtab *
+sp_ids_table(const struct sp_ids *ids, enum sp_id_kind kind)
+{
+	return ids->tab[kind];
 }
 
 uint32_t
 sp_ids_count(const struct sp_ids *ids, enum sp_id_kind kind)
 {
-	return sp_idtab_count(ids->tab[kind]);
+	return sp_idtab_count(ids->head[kind]);
 }
 
 size_t
 sp_ids_live(const struct sp_ids *ids, enum sp_id_kind kind)
 {
-	return sp_idtab_live(ids->tab[kind]);
+	return sp_idtab_live(ids->head[kind]);
 }
 
 static void
 retire(struct sp_ids *ids, enum sp_id_kind kind, uint32_t id)
 {
-	struct head *h = sp_idtab_get(ids->tab[kind], id);
+	void *data = sp_ids_get(ids, kind, id);
 
-	if (!h)
+	if (!data)
 		return;
-	if (ids->release)
-		ids->release(ids->ctx, kind, id, h + 1);
-	sp_idtab_retire(ids->tab[kind], id);
+	if (ids->release && ids->tab[kind])
+		ids->release(ids->ctx, kind, id, data);
+	sp_idtab_retire(ids->head[kind], id);
+	if (ids->tab[kind])
+		sp_idtab_retire(ids->tab[kind], id);
 }
 
 /*

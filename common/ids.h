@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/idtab.h"
+
 enum sp_id_kind {
 	SP_ID_MODULE,
 	SP_ID_FRAME,
@@ -38,7 +40,9 @@ struct sp_ids;
 
 /*
  * Creates the tables; each id of kind k carries extra[k] bytes of the
- * caller's data (0 for none).  `release` may be NULL.  NULL with errno.
+ * caller's data, aligned as malloc's.  With 0 there is none (and no
+ * release call), but the define and get calls still return non-NULL for
+ * a live id.  `release` may be NULL.  NULL with errno.
  */
 struct sp_ids *sp_ids_new(const size_t extra[SP_ID_NKINDS],
 			  sp_ids_release_fn *release, void *ctx);
@@ -58,6 +62,13 @@ void *sp_ids_thread(struct sp_ids *ids, int32_t pid);
 
 /* The data of a live id; NULL for an id retired or not defined. */
 void *sp_ids_get(const struct sp_ids *ids, enum sp_id_kind kind, uint32_t id);
+/*
+ * The table of a kind's data (NULL where extra[kind] was 0), for lookups
+ * in a reader's hot path: sp_idtab_get() on it gives what sp_ids_get()
+ * gives, inline.  It stays the same table for the life of `ids`.
+ */
+const struct sp_idtab *sp_ids_table(const struct sp_ids *ids,
+				    enum sp_id_kind kind);
 /* The ids of a kind defined so far: the next id. */
 uint32_t sp_ids_count(const struct sp_ids *ids, enum sp_id_kind kind);
 /* The live ids of a kind, for tests and memory checks. */

@@ -78,7 +78,8 @@ struct sp_spool_reader {
 	void *wait_ctx;
 
 	struct sp_ids *ids; /* modules, frames, stacks, threads: r* structs */
-	struct sp_htab *owner_index; /* pid -> index into owners */
+	const struct sp_idtab *tab[SP_ID_NKINDS]; /* its tables, for lookups */
+	struct sp_htab *owner_index;              /* pid -> index into owners */
 	struct idlist *owners;
 	size_t nowners, aowners;
 	struct idlist kernel;
@@ -172,36 +173,36 @@ get_seq_id(struct cur *c, size_t expected, const char *kind)
 static uint32_t
 count(const struct sp_spool_reader *r, enum sp_id_kind kind)
 {
-	return sp_ids_count(r->ids, kind);
+	return sp_idtab_count(r->tab[kind]);
 }
 
 static struct rmodule *
 rmodule(const struct sp_spool_reader *r, uint32_t id)
 {
-	return sp_ids_get(r->ids, SP_ID_MODULE, id);
+	return sp_idtab_get(r->tab[SP_ID_MODULE], id);
 }
 
 static struct rframe *
 rframe(const struct sp_spool_reader *r, uint32_t id)
 {
-	return sp_ids_get(r->ids, SP_ID_FRAME, id);
+	return sp_idtab_get(r->tab[SP_ID_FRAME], id);
 }
 
 static struct rstack *
 rstack(const struct sp_spool_reader *r, uint32_t id)
 {
-	return sp_ids_get(r->ids, SP_ID_STACK, id);
+	return sp_idtab_get(r->tab[SP_ID_STACK], id);
 }
 
 /* A reference must name a defined id that was not forgotten since. */
 static int
 check_ref(struct cur *c, enum sp_id_kind kind, const char *what, uint64_t id)
 {
+	if (id <= UINT32_MAX && sp_idtab_get(c->r->tab[kind], (uint32_t)id))
+		return 0;
 	if (id >= count(c->r, kind))
 		return bad(c, "%s references missing id %" PRIu64, what, id);
-	if (!sp_ids_get(c->r->ids, kind, (uint32_t)id))
-		return bad(c, "%s references forgotten id %" PRIu64, what, id);
-	return 0;
+	return bad(c, "%s references forgotten id %" PRIu64, what, id);
 }
 
 /* Reads a reference to an existing id of `kind`. */
@@ -215,7 +216,9 @@ get_ref(struct cur *c, enum sp_id_kind kind, const char *what, uint32_t *out)
 		return rc;
 	if (id > UINT32_MAX)
 		return bad(c, "%s id too large", what);
-	if ((rc = check_ref(c, kind, what, id)))
+	/* A live id, the common case, costs the lookup alone. */
+	if (!sp_idtab_get(c->r->tab[kind], (uint32_t)id) &&
+	    (rc = check_ref(c, kind, what, id)))
 		return rc;
 	*out = (uint32_t)id;
 	return 0;
@@ -508,7 +511,7 @@ read_sample(struct cur *c, struct sp_spool_record *rec)
 	if ((rc = get_ref(c, SP_ID_THREAD, "sample thread", &tid_ref)) ||
 	    (rc = get_ref(c, SP_ID_STACK, "sample stack", &stack)))
 		return rc;
-	rt = sp_ids_get(r->ids, SP_ID_THREAD, tid_ref);
+	rt = sp_idtab_get(r->tab[SP_ID_THREAD], tid_ref);
 	r->last_ts = ts;
 	rec->u.sample.timestamp_ns = ts;
 	rec->u.sample.thread_id = tid_ref;
@@ -744,6 +747,7 @@ sp_spool_reader_new(int fd)
 		[SP_ID_THREAD] = sizeof(struct rthread),
 	};
 	struct sp_spool_reader *r = calloc(1, sizeof(*r));
+	int k;
 
 	if (!r || !(r->owner_index = sp_htab_new()) ||
 	    !(r->ids = sp_ids_new(extra, release_id, NULL))) {
@@ -753,6 +757,8 @@ sp_spool_reader_new(int fd)
 		errno = ENOMEM;
 		return NULL;
 	}
+	for (k = 0; k < SP_ID_NKINDS; k++)
+		r->tab[k] = sp_ids_table(r->ids, (enum sp_id_kind)k);
 	r->ext.ids = r->ids;
 	r->fd = fd;
 	return r;

@@ -15,6 +15,7 @@
 
 #include "common/buf.h"
 #include "common/ext.h"
+#include "common/grow.h"
 #include "common/heap.h"
 #include "common/htab.h"
 #include "common/names.h"
@@ -24,22 +25,25 @@
 #include "common/banned.h"
 
 /*
- * What was written for one process, dropped when it is forgotten: a new
- * process with its pid gets its pframes again.
+ * The keys one process added to `seen` and `pframes`, dropped when it is
+ * forgotten: a new process with its pid gets its pframes again.  Kept
+ * apart from the tables so a sample still costs one lookup.
  */
 struct proc {
-	struct sp_htab *seen;    /* stack ids already handled */
-	struct sp_htab *pframes; /* frame ids whose pframe was written */
+	uint32_t *stacks, *frames;
+	size_t nstacks, astacks, nframes, aframes;
 };
 
 struct dump {
 	const char *name; /* input name for messages */
 	struct sp_spool_reader *r;
-	bool stacks;           /* --stacks: one line per sample */
-	bool follow;           /* --follow: wait at end of input */
-	struct sp_htab *procs; /* pid -> struct proc * */
-	int32_t last_pid;      /* the process `last` is, when set */
-	struct proc *last;
+	bool stacks;             /* --stacks: one line per sample */
+	bool follow;             /* --follow: wait at end of input */
+	struct sp_htab *seen;    /* (stack, pid) already handled */
+	struct sp_htab *pframes; /* (frame, pid) pframe written */
+	struct sp_htab *procs;   /* pid -> struct proc *: what it added */
+	struct proc *last;       /* the process last added to, or NULL */
+	int32_t last_pid;
 	struct sp_buf tmp;
 	struct sp_buf pairs; /* host and stats fields (struct sp_rec_pair) */
 	struct sp_ext_weight weight; /* for the next sample, when pending */
@@ -87,44 +91,67 @@ proc_free(struct proc *p)
 {
 	if (!p)
 		return;
-	sp_htab_free(p->seen);
-	sp_htab_free(p->pframes);
+	free(p->stacks);
+	free(p->frames);
 	free(p);
 }
 
-/* The tables of process `pid`, made on first use; NULL without memory. */
-static struct proc *
-get_proc(struct dump *d, int32_t pid)
+/*
+ * Adds (id, pid) to `seen` or `pframes` (`frames` tells which) and notes
+ * it for the process; returns 0 or -ENOMEM.
+ */
+static int
+add_key(struct dump *d, uint32_t id, int32_t pid, bool frames)
 {
-	uint64_t key = (uint64_t)(int64_t)pid, val;
+	uint64_t key[2] = { id, (uint64_t)(int64_t)pid }, pkey = key[1], val;
 	struct proc *p;
 
-	if (d->last && d->last_pid == pid)
-		return d->last;
-	if (sp_htab_get(d->procs, &key, sizeof(key), &val)) {
+	if (d->last && d->last_pid == pid) {
+		p = d->last;
+	} else if (sp_htab_get(d->procs, &pkey, sizeof(pkey), &val)) {
 		p = (struct proc *)(uintptr_t)val;
 	} else {
 		p = calloc(1, sizeof(*p));
-		if (!p || !(p->seen = sp_htab_new()) ||
-		    !(p->pframes = sp_htab_new()) ||
-		    sp_htab_put(d->procs, &key, sizeof(key), (uintptr_t)p)) {
-			proc_free(p);
-			return NULL;
+		if (!p ||
+		    sp_htab_put(d->procs, &pkey, sizeof(pkey), (uintptr_t)p)) {
+			free(p);
+			return -ENOMEM;
 		}
 	}
+	d->last = p;
 	d->last_pid = pid;
-	return d->last = p;
+	if (frames ? SP_GROW(p->frames, p->aframes, p->nframes + 1)
+		   : SP_GROW(p->stacks, p->astacks, p->nstacks + 1))
+		return -ENOMEM;
+	if (sp_htab_put(frames ? d->pframes : d->seen, key, sizeof(key), 0))
+		return -ENOMEM;
+	if (frames)
+		p->frames[p->nframes++] = id;
+	else
+		p->stacks[p->nstacks++] = id;
+	return 0;
 }
 
 static void
 forget_proc(struct dump *d, int32_t pid)
 {
-	uint64_t key = (uint64_t)(int64_t)pid, val;
+	uint64_t key[2] = { 0, (uint64_t)(int64_t)pid }, val;
+	struct proc *p;
+	size_t i;
 
-	if (!sp_htab_get(d->procs, &key, sizeof(key), &val))
+	if (!sp_htab_get(d->procs, &key[1], sizeof(key[1]), &val))
 		return;
-	sp_htab_del(d->procs, &key, sizeof(key));
-	proc_free((struct proc *)(uintptr_t)val);
+	p = (struct proc *)(uintptr_t)val;
+	for (i = 0; i < p->nstacks; i++) {
+		key[0] = p->stacks[i];
+		sp_htab_del(d->seen, key, sizeof(key));
+	}
+	for (i = 0; i < p->nframes; i++) {
+		key[0] = p->frames[i];
+		sp_htab_del(d->pframes, key, sizeof(key));
+	}
+	sp_htab_del(d->procs, &key[1], sizeof(key[1]));
+	proc_free(p);
 	d->last = NULL;
 }
 
@@ -324,25 +351,29 @@ print_ext(struct dump *d, const struct sp_spool_record *rec)
  * chain of stacks costs its length, not its length squared.
  */
 static int
-emit_pframes(struct dump *d, struct proc *p, uint32_t stack, int32_t pid)
+emit_pframes(struct dump *d, uint32_t stack, int32_t pid)
 {
 	struct sp_rec out = { .kind = SP_REC_PFRAME };
 	uint32_t prefix, frame;
+	uint64_t key[2];
 	bool first = true;
 
 	while (stack != SP_NONE &&
 	       sp_spool_reader_stack(d->r, stack, &prefix, &frame)) {
-		if (!first && sp_htab_get(p->seen, &stack, sizeof(stack), NULL))
+		key[0] = stack;
+		key[1] = (uint64_t)(int64_t)pid;
+		if (!first && sp_htab_get(d->seen, key, sizeof(key), NULL))
 			break;
-		if (!first && sp_htab_put(p->seen, &stack, sizeof(stack), 0))
+		if (!first && add_key(d, stack, pid, false))
 			return -ENOMEM;
 		first = false;
 		stack = prefix;
 		if (!sp_spool_reader_frame_needs_pid(d->r, frame))
 			continue;
-		if (sp_htab_get(p->pframes, &frame, sizeof(frame), NULL))
+		key[0] = frame;
+		if (sp_htab_get(d->pframes, key, sizeof(key), NULL))
 			continue;
-		if (sp_htab_put(p->pframes, &frame, sizeof(frame), 1))
+		if (add_key(d, frame, pid, true))
 			return -ENOMEM;
 		out.u.pframe.frame = frame;
 		out.u.pframe.pid = pid;
@@ -386,9 +417,9 @@ print_stack(struct dump *d, uint32_t stack, int32_t pid)
 static int
 print_sample(struct dump *d, const struct sp_spool_record *rec)
 {
-	uint32_t stack = rec->u.sample.stack_id;
+	uint64_t key[2] = { rec->u.sample.stack_id,
+			    (uint64_t)(int64_t)rec->u.sample.pid };
 	struct sp_rec out = { .kind = SP_REC_SAMPLE };
-	struct proc *p;
 	int rc;
 
 	if (d->stacks) {
@@ -402,13 +433,11 @@ print_sample(struct dump *d, const struct sp_spool_record *rec)
 		d->wait = SP_WAIT_NONE;
 		return rc;
 	}
-	p = get_proc(d, rec->u.sample.pid);
-	if (!p)
-		return -ENOMEM;
-	if (!sp_htab_get(p->seen, &stack, sizeof(stack), NULL)) {
-		if (sp_htab_put(p->seen, &stack, sizeof(stack), 0))
+	if (!sp_htab_get(d->seen, key, sizeof(key), NULL)) {
+		if (add_key(d, rec->u.sample.stack_id, rec->u.sample.pid,
+			    false))
 			return -ENOMEM;
-		rc = emit_pframes(d, p, stack, rec->u.sample.pid);
+		rc = emit_pframes(d, rec->u.sample.stack_id, rec->u.sample.pid);
 		if (rc)
 			return rc;
 	}
@@ -526,8 +555,10 @@ dump_fd(int fd, const char *name, bool stacks, bool follow)
 	int status = 1;
 
 	d.r = sp_spool_reader_new(fd);
+	d.seen = sp_htab_new();
+	d.pframes = sp_htab_new();
 	d.procs = sp_htab_new();
-	if (!d.r || !d.procs)
+	if (!d.r || !d.seen || !d.pframes || !d.procs)
 		warnx("out of memory");
 	else {
 		sp_spool_reader_on_wait(d.r, flush_stdout, NULL);
@@ -535,6 +566,8 @@ dump_fd(int fd, const char *name, bool stacks, bool follow)
 		status = dump_records(&d);
 	}
 	sp_spool_reader_free(d.r);
+	sp_htab_free(d.seen);
+	sp_htab_free(d.pframes);
 	free_procs(&d);
 	sp_buf_release(&d.tmp);
 	sp_buf_release(&d.pairs);
