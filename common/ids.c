@@ -226,7 +226,7 @@ sp_ids_stack(struct sp_ids *ids, uint32_t prefix, uint32_t frame_id)
 	if (data && own == OWN_MULTI) {
 		struct multi *m = &ids->multi[ids->nmulti++];
 
-		m->id = sp_idtab_count(ids->tab[SP_ID_STACK]) - 1;
+		m->id = sp_idtab_count(ids->head[SP_ID_STACK]) - 1;
 		m->prefix = prefix;
 		m->frame_id = frame_id;
 	}
