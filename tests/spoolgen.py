@@ -21,6 +21,7 @@ validates nothing.
     buildid MODULE HEXBYTES         (21)
     event INDEX NAME PERIOD FREQ    (22)
     weight EVENT WEIGHT             (23)
+    forget PID                      (25: the process is gone)
     raw HEXBYTES
 Numbers may be decimal or 0x-hex; PID and DELTA are signed.  Names, keys
 and values take Python byte escapes (\x00, \x1b) for any byte.
@@ -79,6 +80,8 @@ def encode_ext(kind, a):
                    uvar(num(a[2])) + uvar(num(a[3])))
     if kind == "weight":
         return ext(23, uvar(num(a[0])) + uvar(num(a[1])))
+    if kind == "forget":
+        return ext(25, svar(num(a[0])))
     return None
 
 
