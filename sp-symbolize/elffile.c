@@ -17,8 +17,6 @@
 #include "sp-symbolize/openreg.h"
 #include "common/banned.h"
 
-#define SYM_DEFAULT_DEBUG_ROOT "/usr/lib/debug"
-
 /*
  * A .gnu_debuglink candidate is checked by the CRC of all its bytes; one
  * larger than this is no debug file (the largest real ones are a few
@@ -183,6 +181,46 @@ sym_buildid_hex(const uint8_t *id, size_t len, char *out)
 	out[2 * len] = '\0';
 }
 
+bool
+sym_elf_has_code(Elf *elf)
+{
+	size_t i, n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return false;
+	for (i = 0; i < n; i++)
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+		    (ph.p_flags & PF_X) && ph.p_filesz > 0)
+			return true;
+	return false;
+}
+
+/* Whether `elf` has a symbol table or DWARF to lend a module. */
+static bool
+has_debug_data(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	const char *name;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    sh.sh_size == 0)
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			return true;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && (strcmp(name, ".debug_info") == 0 ||
+			     strcmp(name, ".zdebug_info") == 0))
+			return true;
+	}
+	return false;
+}
+
 /* CRC-32 of a whole file, as .gnu_debuglink records it. */
 static bool
 file_crc(int fd, uint32_t *crc)
@@ -237,15 +275,30 @@ struct want {
 	size_t idlen;
 	uint32_t crc;
 	struct sym_elffile *out;
+	struct sym_elffile copy; /* the first module file's copy with names */
 };
 
+/*
+ * A build id candidate with code is a module file's copy, not a debug
+ * file: it is kept aside, and the walk goes on for a real one.
+ */
 static bool
 try_want(void *ctx, const char *cand, bool by_id)
 {
-	const struct want *w = ctx;
+	struct want *w = ctx;
 
-	return try_candidate(cand, by_id ? NULL : w->self, w->id, w->idlen,
-			     !by_id, w->crc, w->out);
+	if (!try_candidate(cand, by_id ? NULL : w->self, w->id, w->idlen,
+			   !by_id, w->crc, w->out))
+		return false;
+	if (!by_id || !sym_elf_has_code(w->out->elf))
+		return true;
+	if (!w->copy.elf && has_debug_data(w->out->elf)) {
+		w->copy = *w->out;
+		*w->out = (struct sym_elffile)SYM_ELFFILE_INIT;
+	} else {
+		sym_elffile_close(w->out);
+	}
+	return false;
 }
 
 /* Formats a candidate and hands it to `fn`; false when out of memory. */
@@ -321,10 +374,15 @@ sym_debug_find(const char *path, Elf *elf, char *const *roots, size_t nroots,
 	GElf_Word crc = 0;
 
 	*out = (struct sym_elffile)SYM_ELFFILE_INIT;
+	w.copy = (struct sym_elffile)SYM_ELFFILE_INIT;
 	w.idlen = sym_elf_buildid(elf, &w.id);
 	if (path)
 		dwelf_elf_gnu_debuglink(elf, &crc);
 	w.crc = crc;
-	return sym_debug_each(path, elf, roots, nroots, try_want, &w) ? 0
-								      : -ENOENT;
+	if (sym_debug_each(path, elf, roots, nroots, try_want, &w)) {
+		sym_elffile_close(&w.copy);
+		return 0;
+	}
+	*out = w.copy;
+	return out->elf ? 0 : -ENOENT;
 }

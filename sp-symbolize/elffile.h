@@ -11,6 +11,9 @@
 
 #include <gelf.h>
 
+/* Where distributions install debug files, searched after --debug-dir. */
+#define SYM_DEFAULT_DEBUG_ROOT "/usr/lib/debug"
+
 struct sym_elffile {
 	int fd;    /* -1 for an in-memory image */
 	Elf *elf;  /* NULL when not open */
@@ -55,6 +58,12 @@ void sym_elffile_close(struct sym_elffile *f);
 size_t sym_elf_buildid(Elf *elf, const uint8_t **id);
 /* Formats a build id as lowercase hex into `out` (2 * len + 1 bytes). */
 void sym_buildid_hex(const uint8_t *id, size_t len, char *out);
+/*
+ * Whether `elf` holds code: an executable PT_LOAD segment with bytes in
+ * the file.  A separate debug file keeps the segment but not its bytes
+ * (p_filesz 0), so it cannot stand in for the module it describes.
+ */
+bool sym_elf_has_code(Elf *elf);
 
 /*
  * Finds the separate debug file of the ELF file `path` (open as `elf`),
@@ -64,8 +73,13 @@ void sym_buildid_hex(const uint8_t *id, size_t len, char *out);
  * the file's directory, then directly).  A candidate whose build id
  * differs from the file's, or (without build ids) whose CRC differs
  * from the debuglink's, is skipped; so is a debuglink candidate larger
- * than 4 GiB, whose CRC would take minutes to compute.  `path` is NULL for an
- * image in memory (the vdso): then only the build id is looked up.  Returns 0
+ * than 4 GiB, whose CRC would take minutes to compute.  A build id
+ * candidate that holds code (sym_elf_has_code(): a copy of a module file
+ * kept where its debug file would be, as sp-archive does when it found
+ * none) is taken only when no real debug file follows, and only when it
+ * has a symbol table or DWARF: such a copy in a --debug-dir must not hide
+ * the debug file of /usr/lib/debug.  `path` is NULL for an image in
+ * memory (the vdso): then only the build id is looked up.  Returns 0
  * with *out open, or -ENOENT.
  */
 int sym_debug_find(const char *path, Elf *elf, char *const *roots,

@@ -6,8 +6,8 @@
  * perf's build-id directory ($PERF_BUILDID_DIR/jit/NAME/), or /tmp
  * (CPython 3.13's -X perf_jit).
  */
-#ifndef SYM_JITPATH_H
-#define SYM_JITPATH_H
+#ifndef SP_SYMBOLIZE_JITPATH_H
+#define SP_SYMBOLIZE_JITPATH_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "common/grow.h"
 #include "common/buf.h"
@@ -52,9 +51,13 @@ sym_resolver_new(const struct sym_resolver_opts *o, struct sp_buf *err)
 	r->last_save = now_seconds();
 	r->imgs =
 	    sym_imgtab_new(&r->o.sym, r->o.max_open, o->warn, o->warn_ctx);
+	r->ids =
+	    r->imgs ? sym_idtree_new(r->imgs, r->o.sym.debug_dirs,
+				     r->o.sym.ndebug_dirs, o->warn, o->warn_ctx)
+		    : NULL;
 	r->fid_by_path = sp_htab_new();
 	r->jit = sym_jitsyms_new(o->perf_map_dir, o->warn, o->warn_ctx);
-	if (!r->imgs || !r->fid_by_path || !r->jit) {
+	if (!r->imgs || !r->ids || !r->fid_by_path || !r->jit) {
 		sym_resolver_free(r);
 		errno = ENOMEM;
 		return NULL;
@@ -96,6 +99,7 @@ sym_resolver_free(struct sym_resolver *r)
 		free(r->mods[i].buildid);
 	}
 	free(r->mods);
+	sym_idtree_free(r->ids);
 	sym_imgtab_free(r->imgs);
 	sym_jitsyms_free(r->jit);
 	sym_image_free(r->vdso);
@@ -360,32 +364,45 @@ path_lost(const struct rmod *rm, const char *path)
 }
 
 /*
- * A module whose file is gone or replaced (a container's binary, a
- * package upgraded since) resolves against the file its recorded build
- * id names in a --debug-dir, .build-id/xx/rest.debug: a kept copy of the
- * binary or its debug file.  NULL when there is none that matches.
+ * The cache identity of the file at `path`, read at its first use by
+ * any module (a whole-system recording maps libc in every process).
+ * Returns what sym_fileid_read() did.
  */
-static struct sym_imgent *
-image_by_buildid(struct sym_resolver *r, const char *id)
+static int
+fileid_for_path(struct sym_resolver *r, const char *path, struct sym_fileid *id)
 {
-	char path[PATH_MAX];
-	struct sym_imgent *ri;
-	const char *have;
-	size_t i;
+	size_t len = strlen(path);
+	struct rfid *f;
+	uint64_t idx;
 
-	if (strlen(id) < 3 || strchr(id, '/'))
-		return NULL;
-	for (i = 0; i < r->o.sym.ndebug_dirs; i++) {
-		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug",
-			 r->o.sym.debug_dirs[i], id, id + 2);
-		if (access(path, F_OK) < 0 ||
-		    !(ri = sym_imgtab_get(r->imgs, path)) || !ri->img)
-			continue;
-		have = sym_image_buildid(ri->img);
-		if (have && strcmp(have, id) == 0)
-			return ri;
+	if (!sp_htab_get(r->fid_by_path, path, len, &idx)) {
+		if (SP_GROW(r->fids, r->afids, r->nfids + 1) ||
+		    sp_htab_put(r->fid_by_path, path, len, r->nfids))
+			return -ENOMEM;
+		idx = r->nfids++;
+		f = &r->fids[idx];
+		f->rc = sym_fileid_read(path, &r->o.sym,
+					r->o.cache_tool ? r->o.cache_tool : "",
+					&f->id);
 	}
-	return NULL;
+	f = &r->fids[idx];
+	if (f->rc == 0)
+		*id = f->id;
+	return f->rc;
+}
+
+/*
+ * Whether the file at `path` is not the recorded module's: gone, another
+ * inode, unreadable, without a build id or with another than the
+ * recorded one (`rm` has one).
+ */
+static bool
+host_lost(struct sym_resolver *r, const struct rmod *rm, const char *path)
+{
+	struct sym_fileid id;
+
+	return path_lost(rm, path) || fileid_for_path(r, path, &id) != 0 ||
+	       strcmp(id.buildid, rm->buildid) != 0;
 }
 
 /*
@@ -403,11 +420,14 @@ module_image(struct sym_resolver *r, struct rmod *rm)
 		return rm->ri ? sym_imgtab_image(r->imgs, rm->ri) : rm->vdso;
 	rm->state = MOD_BAD;
 	if (strcmp(path, "[vdso]") == 0) {
+		/* Another kernel's vdso: the one its build id names. */
 		rm->vdso = vdso_image(r, rm);
+		if (!rm->vdso && rm->buildid)
+			rm->ri = sym_idtree_find(r->ids, rm->buildid);
 	} else if (!rm->overridable && path[0] != '\0' && path[0] != '[') {
 		pick = pick_path(rm, buf, sizeof(buf));
-		if (rm->buildid && path_lost(rm, pick))
-			rm->ri = image_by_buildid(r, rm->buildid);
+		if (rm->buildid && host_lost(r, rm, pick))
+			rm->ri = sym_idtree_find(r->ids, rm->buildid);
 		ri = rm->ri ? NULL : sym_imgtab_get(r->imgs, pick);
 		if (ri && ri->img && same_file(r, ri, rm))
 			rm->ri = ri;
@@ -474,34 +494,6 @@ perf_map_frame(struct sym_resolver *r, const char *name, uint64_t offset,
 		s->has_offset = true;
 	}
 	return rc;
-}
-
-/*
- * The cache identity of the file at `path`, read at its first use by
- * any module (a whole-system recording maps libc in every process).
- * Returns what sym_fileid_read() did.
- */
-static int
-fileid_for_path(struct sym_resolver *r, const char *path, struct sym_fileid *id)
-{
-	size_t len = strlen(path);
-	struct rfid *f;
-	uint64_t idx;
-
-	if (!sp_htab_get(r->fid_by_path, path, len, &idx)) {
-		if (SP_GROW(r->fids, r->afids, r->nfids + 1) ||
-		    sp_htab_put(r->fid_by_path, path, len, r->nfids))
-			return -ENOMEM;
-		idx = r->nfids++;
-		f = &r->fids[idx];
-		f->rc = sym_fileid_read(path, &r->o.sym,
-					r->o.cache_tool ? r->o.cache_tool : "",
-					&f->id);
-	}
-	f = &r->fids[idx];
-	if (f->rc == 0)
-		*id = f->id;
-	return f->rc;
 }
 
 /*

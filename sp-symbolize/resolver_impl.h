@@ -13,6 +13,7 @@
 
 #include "common/htab.h"
 #include "sp-symbolize/fileid.h"
+#include "sp-symbolize/idtree.h"
 #include "sp-symbolize/imgtab.h"
 #include "sp-symbolize/jitsyms.h"
 #include "sp-symbolize/kallsyms.h"
@@ -55,6 +56,7 @@ struct sym_resolver {
 	struct rmod *mods;
 	size_t nmods, amods;
 	struct sym_imgtab *imgs;
+	struct sym_idtree *ids; /* files of lost modules, by build id */
 	struct sym_jitsyms *jit;
 	struct sym_kallsyms *ks;
 	int ks_state;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # sp-archive (issue 29): a spool bundled with its module files symbolizes
 # after the program and its library are gone, with the same names as
-# before; a stripped library's debug file travels beside it; a damaged,
+# before; a stripped library's debug file travels beside it, and names
+# its static function once the library is gone too; a damaged,
 # renamed or foreign member makes -x refuse the bundle, naming the
 # member; a module path that is a FIFO, a symbolic link, another build
 # or too big is never stored (and the FIFO never opened).
@@ -69,6 +70,14 @@ lib_rel=.build-id/$(echo "$lib_id" | cut -c1-2)/$(echo "$lib_id" | cut -c3-)
 mkdir "$TMP/s" && tar -xzf "$TMP/s.tar.gz" -C "$TMP/s" || fail "tar -x"
 cmp "$app/libarc.so" "$TMP/s/$lib_rel" || fail "the stripped library"
 cmp "$app/libarc.so.debug" "$TMP/s/$lib_rel.debug" || fail "its debug file"
+# With the files gone, the library resolves from its stored ELF and its
+# static function is named from the debug file beside it.
+mv "$app" "$TMP/gone"
+fold "$TMP/s/x.spool" --debug-dir "$TMP/s" >"$TMP/after-s" ||
+	fail "folding the stripped bundle: $(cat "$TMP/fold.err")"
+diff -u "$TMP/before" "$TMP/after-s" ||
+	fail "the stripped bundle names differently: $(cat "$TMP/fold.err")"
+mv "$TMP/gone" "$app"
 
 # Damage: a flipped byte, a member under another build id's name (with
 # MANIFEST made to agree), a symbolic link member, a cut bundle.

@@ -18,6 +18,7 @@
 #include "sp-symbolize/cachefile.c"
 #include "sp-symbolize/filter.c"
 #include "sp-symbolize/hostinfo.c"
+#include "sp-symbolize/idtree.c"
 #include "sp-symbolize/imgtab.c"
 #include "sp-symbolize/jitdump.c"
 #include "sp-symbolize/jitpath.c"
@@ -93,6 +94,43 @@ sym_image_resolve(struct sym_image *img, uint64_t rel_ip, struct sym_res *out)
 	(void)rel_ip;
 	(void)out;
 	return 0;
+}
+
+int
+sym_elffile_open(struct sym_elffile *f, const char *path)
+{
+	(void)path;
+	*f = (struct sym_elffile)SYM_ELFFILE_INIT;
+	return -ENOENT;
+}
+
+void
+sym_elffile_close(struct sym_elffile *f)
+{
+	*f = (struct sym_elffile)SYM_ELFFILE_INIT;
+}
+
+size_t
+sym_elf_buildid(Elf *elf, const uint8_t **id)
+{
+	(void)elf;
+	(void)id;
+	return 0;
+}
+
+void
+sym_buildid_hex(const uint8_t *id, size_t len, char *out)
+{
+	(void)id;
+	(void)len;
+	out[0] = '\0';
+}
+
+bool
+sym_elf_has_code(Elf *elf)
+{
+	(void)elf;
+	return false;
 }
 
 int

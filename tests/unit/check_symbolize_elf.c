@@ -558,6 +558,35 @@ START_TEST(stripped_with_debug_file_by_debuglink)
 }
 END_TEST
 
+/*
+ * A copy of the module file (code, .symtab, no DWARF) kept where its
+ * debug file would be, in the first debug root, gives way to the real
+ * debug file in the next: the inline frames come from its DWARF.
+ */
+START_TEST(module_copy_does_not_hide_the_debug_file)
+{
+	static char copy[4096], dbg[4096];
+	char file[4096], *dirs[2] = { copy, dbg };
+	struct sym_symopts o = { true, true, dirs, 2, false, false, true };
+	struct sym_image *img;
+
+	snprintf(copy, sizeof(copy), "%s/copy", dir);
+	snprintf(dbg, sizeof(dbg), "%s/dbg", dir);
+	ck_assert_int_eq(sh("cd %s && id=$(readelf -n sbid | sed -n 's/.*Build "
+			    "ID: //p') && d=copy/.build-id/$(echo $id | cut "
+			    "-c1-2) && mkdir -p $d && strip -g -o $d/$(echo "
+			    "$id | cut -c3-).debug pie",
+			    dir),
+			 0);
+	snprintf(file, sizeof(file), "%s", path("sbid"));
+	img = sym_image_open(file, &o, NULL);
+	ck_assert_ptr_nonnull(img);
+	ck_assert_uint_eq(check_function(img, file, path("pie"), "sym_outer"),
+			  2);
+	sym_image_free(img);
+}
+END_TEST
+
 START_TEST(debug_file_with_another_build_id_is_not_used)
 {
 	char id[128], sub[8], *dbg;
@@ -669,6 +698,7 @@ elf_suite(void)
 	tcase_add_test(t, call_site_in_padding_takes_the_next_function);
 	tcase_add_test(t, stripped_with_debug_file_by_build_id);
 	tcase_add_test(t, stripped_with_debug_file_by_debuglink);
+	tcase_add_test(t, module_copy_does_not_hide_the_debug_file);
 	tcase_add_test(t, debug_file_with_another_build_id_is_not_used);
 	tcase_add_test(t, minidebuginfo_gives_local_functions);
 	tcase_add_test(t, broken_files_fail_cleanly);
