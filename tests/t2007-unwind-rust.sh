@@ -2,8 +2,9 @@
 # t2007-unwind-rust.sh: a Rust program, linked by rustc's default linker
 # (rust-lld, which lays the code segment out as LLD does), built with
 # plain `rustc -O -g` and with `cargo build --release`: at least 99% of
-# the samples must reach _start or the thread start (__clone3) without a
-# truncated marker.  Each thread runs for 1 s of its own CPU time, so the
+# the samples must reach _start or the thread start (clone3, which perf
+# calls __clone3) without a truncated marker.  Each thread runs for 1 s
+# of its own CPU time, so the
 # sample count does not depend on how loaded the machine is.
 . "$(dirname "$0")/lib.sh"
 need_perf
@@ -20,7 +21,7 @@ judge() {
 	pipeline "$SP_DUMP" "$TMP/rs.spool" \| "$SP_SYMBOLIZE" \| "$SP_FOLD" \
 		>"$TMP/folded" || fail "pipeline failed on $1"
 	# 2 s of CPU at 999 Hz: far fewer samples is a recorder fault.
-	rooted "$TMP/folded" '_start|__clone3' "$1" 1000 99
+	rooted "$TMP/folded" '_start|clone3|__clone3' "$1" 1000 99
 }
 
 rustc -O -g -o "$TMP/rs_work" "$PROGRAMS/rs_work.rs" 2>"$TMP/err" ||
