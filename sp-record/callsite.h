@@ -6,9 +6,11 @@
  *
  * Only direct calls (e8 rel32) name their target; an indirect call, or
  * a target that is a PLT entry (whose jump the call went through), says
- * nothing.  A tail call (A calls B, B jumps to C) also makes a direct
- * call name another function than the frame's: checks with these
- * functions refuse such frames, which costs completeness, not truth.
+ * nothing.  A tail call (A calls B, B jumps to C) makes a direct call
+ * name another function than the frame's: rec_callsite_jumps() lists
+ * B's direct jumps out of it, where C may be found.  Indirect tail calls
+ * cannot be followed: checks with these functions refuse such frames,
+ * which costs completeness, not truth.
  */
 #ifndef SP_RECORD_CALLSITE_H
 #define SP_RECORD_CALLSITE_H
@@ -35,5 +37,17 @@ bool rec_callsite_target(const uint8_t before[REC_CALLSITE_BEFORE], uint64_t ra,
  * bnd prefix (f2), as .plt and .plt.sec entries start.
  */
 bool rec_callsite_is_plt(const uint8_t code[REC_CALLSITE_PLT]);
+
+/*
+ * Writes into out[0..max) the destinations outside [at, at + len) of the
+ * direct jumps (e9 rel32, or conditional: 0f 8x rel32) in the `len`
+ * bytes of code at `at`: the functions it may tail-call.  Returns how
+ * many there are (more than max when some were left out).  The bytes are
+ * scanned, not decoded: a false destination needs the four bytes after an
+ * e9 or 0f 8x to name an address outside the function, and costs only a
+ * frame accepted where it may have been refused.
+ */
+size_t rec_callsite_jumps(const uint8_t *code, size_t len, uint64_t at,
+			  uint64_t *out, size_t max);
 
 #endif

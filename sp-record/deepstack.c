@@ -77,7 +77,8 @@ rec_deepstack_begin(struct rec_deepstack *d, int32_t pid,
 	d->sp = sp;
 	d->copy_end = sp + copy_len;
 	d->limit = 0;
-	memset(d->words, 0, (d->top / 8 + 63) / 64 * sizeof(*d->words));
+	if (d->top)
+		memset(d->words, 0, (d->top / 8 + 63) / 64 * sizeof(*d->words));
 	d->have = d->top = 0;
 	d->chunk = PAGE;
 	d->used = false;

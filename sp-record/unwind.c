@@ -54,6 +54,15 @@ extern int dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip,
  */
 #define BUILT_TABLE_ADDR 0xfff8000000000000ULL
 
+/*
+ * Tail calls followed from a call's target to the callee: at most
+ * TAIL_DEPTH jumps, among the first TAIL_FANOUT jumps out of each
+ * function, in its first TAIL_SCAN_MAX bytes.
+ */
+#define TAIL_SCAN_MAX (16u << 10)
+#define TAIL_DEPTH 2
+#define TAIL_FANOUT 16
+
 /* How far above the copy a read still counts as "the copy ran out". */
 #define STACK_SPAN_MAX (64u << 20)
 
@@ -125,6 +134,7 @@ struct proc {
 	int memfd; /* /proc/PID/mem, -1 until needed */
 	struct rec_stackmaps stacks;
 	struct sp_htab *tramps; /* pc -> start << 1 | endbr, 0: none */
+	struct sp_htab *tails;  /* (function, dest) -> 1: it jumps there */
 };
 
 /* One unwind call: everything the accessors need. */
@@ -165,6 +175,7 @@ struct rec_unwinder {
 	uint64_t changed_files;    /* module files cut under their mapping */
 	struct rec_deepstack live; /* the stack above the copy, read live */
 	uint64_t deep[DEEP_COUNT];
+	uint8_t tail_code[TAIL_SCAN_MAX]; /* code scanned for a tail call */
 	bool missed_module; /* the last unwind met a pc without module */
 	uint64_t missed_pc; /* the first such pc */
 };
@@ -294,12 +305,12 @@ is_code(struct uctx *c, uint64_t addr)
 /* ----------------------------------------------------------- accessors */
 
 /*
- * Finds the entry of f's search table for ELF address `vaddr`: the last
- * one whose initial location is at or below it.  False when there is
- * none (below the first FDE, or out of the table's 32-bit reach).
+ * Finds the index of f's search table entry for ELF address `vaddr`: the
+ * last one whose initial location is at or below it.  False when there
+ * is none (below the first FDE, or out of the table's 32-bit reach).
  */
 static bool
-fde_lookup(const struct rec_elfcfi *f, uint64_t vaddr, int32_t entry[2])
+fde_index(const struct rec_elfcfi *f, uint64_t vaddr, size_t *index)
 {
 	int64_t rel = (int64_t)(vaddr - f->table_base);
 	size_t lo = 0, hi = f->fde_count, mid;
@@ -315,8 +326,22 @@ fde_lookup(const struct rec_elfcfi *f, uint64_t vaddr, int32_t entry[2])
 		else
 			hi = mid;
 	}
-	memcpy(entry, f->table + lo * 8, 8);
-	return entry[0] <= rel;
+	memcpy(&loc, f->table + lo * 8, sizeof(loc));
+	*index = lo;
+	return loc <= rel;
+}
+
+/*
+ * Finds the entry of f's search table for ELF address `vaddr`: the last
+ * one whose initial location is at or below it.  False when there is
+ * none (below the first FDE, or out of the table's 32-bit reach).
+ */
+static bool
+fde_lookup(const struct rec_elfcfi *f, uint64_t vaddr, int32_t entry[2])
+{
+	size_t i;
+
+	return fde_index(f, vaddr, &i) && (memcpy(entry, f->table + i * 8, 8));
 }
 
 static int
@@ -541,6 +566,7 @@ proc_free(struct rec_unwinder *u, struct proc *p)
 	if (p->memfd >= 0)
 		close(p->memfd);
 	sp_htab_free(p->tramps);
+	sp_htab_free(p->tails);
 	free(p);
 }
 
@@ -817,6 +843,67 @@ step(struct rec_unwinder *u, struct uctx *c, unw_cursor_t *cur, int *sig,
 }
 
 /*
+ * The start of the function (FDE) holding `pc` and the start of the
+ * next, or false when no search table covers it.
+ */
+static bool
+function_at(struct uctx *c, uint64_t pc, uint64_t *start, uint64_t *next)
+{
+	const struct rec_region *r;
+	int32_t loc;
+	size_t i;
+	int why;
+
+	if (!(r = region_for(c, pc, &why)) || !r->f->table ||
+	    !fde_index(r->f, pc - r->bias, &i))
+		return false;
+	memcpy(&loc, r->f->table + i * 8, sizeof(loc));
+	*start = r->bias + r->f->table_base + (uint64_t)(int64_t)loc;
+	*next = *start + TAIL_SCAN_MAX;
+	if (i + 1 < r->f->fde_count) {
+		memcpy(&loc, r->f->table + (i + 1) * 8, sizeof(loc));
+		*next = r->bias + r->f->table_base + (uint64_t)(int64_t)loc;
+	}
+	return true;
+}
+
+/*
+ * Whether function `fn` reaches `dest` through at most `depth` direct
+ * jumps out of functions (tail calls), their code read from their module
+ * files; each answer is kept per process.
+ */
+static bool
+tail_calls(struct uctx *c, uint64_t fn, uint64_t dest, int depth)
+{
+	uint64_t key[3] = { fn, dest, (uint64_t)depth }, jumps[TAIL_FANOUT];
+	uint64_t start, next, *slot, v = 0;
+	const struct rec_region *r;
+	size_t len = 0, n, i;
+	bool inserted;
+	int why;
+
+	if (!c->p->tails && !(c->p->tails = sp_htab_new()))
+		return false;
+	if (sp_htab_get(c->p->tails, key, sizeof(key), &v))
+		return v != 0;
+	if (function_at(c, fn, &start, &next) && start == fn &&
+	    (r = region_for(c, fn, &why))) {
+		len = next - fn < TAIL_SCAN_MAX ? next - fn : TAIL_SCAN_MAX;
+		while (len && rec_elfcfi_read(r->f, fn - r->bias,
+					      c->u->tail_code, len) < 0)
+			len /= 2; /* the module's end: read less */
+	}
+	n = rec_callsite_jumps(c->u->tail_code, len, fn, jumps, TAIL_FANOUT);
+	for (i = 0; i < n && i < TAIL_FANOUT && !v; i++)
+		v = jumps[i] == dest;
+	for (i = 0; i < n && i < TAIL_FANOUT && !v && depth > 1; i++)
+		v = tail_calls(c, jumps[i], dest, depth - 1);
+	if ((slot = sp_htab_slot(c->p->tails, key, sizeof(key), 0, &inserted)))
+		*slot = v;
+	return v != 0;
+}
+
+/*
  * Whether the caller at return address `ra` may be the one the frame at
  * `callee_pc` returns to: false only when its call instruction is a
  * direct call to another function than the callee's (callsite.h).
@@ -826,8 +913,7 @@ call_matches(struct uctx *c, uint64_t callee_pc, uint64_t ra)
 {
 	uint8_t before[REC_CALLSITE_BEFORE], code[REC_CALLSITE_PLT];
 	const struct rec_region *r;
-	uint64_t target, start;
-	int32_t entry[2];
+	uint64_t target, start, next;
 	int why;
 
 	if (!(r = region_for(c, ra - 1, &why)) ||
@@ -835,16 +921,13 @@ call_matches(struct uctx *c, uint64_t callee_pc, uint64_t ra)
 			    sizeof(before)) < 0 ||
 	    !rec_callsite_target(before, ra, &target))
 		return true;
-	if (!(r = region_for(c, callee_pc, &why)) || !r->f->table ||
-	    !fde_lookup(r->f, callee_pc - r->bias, entry))
+	if (!function_at(c, callee_pc, &start, &next) || target == start)
 		return true;
-	start = r->bias + r->f->table_base + (uint64_t)(int64_t)entry[0];
-	if (target == start)
+	if ((r = region_for(c, target, &why)) &&
+	    rec_elfcfi_read(r->f, target - r->bias, code, sizeof(code)) == 0 &&
+	    rec_callsite_is_plt(code))
 		return true;
-	return (r = region_for(c, target, &why)) &&
-	       rec_elfcfi_read(r->f, target - r->bias, code, sizeof(code)) ==
-		   0 &&
-	       rec_callsite_is_plt(code);
+	return tail_calls(c, target, start, TAIL_DEPTH);
 }
 
 /*
