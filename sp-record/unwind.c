@@ -5,16 +5,19 @@
  * Each process gets one libunwind address space with a global cache of
  * register-state records keyed by pc; unwind tables are found by our own
  * find_proc_info from the module's .eh_frame_hdr, read from the file on
- * disk (elfcfi.h).  Memory reads come from the sample's stack copy, or from
- * the module files for everything else.  docs/bench-unwind.md says why this
- * backend and what it costs.
+ * disk (elfcfi.h).  Memory reads come from the sample's stack copy, from
+ * the module files, and above the copy from the live process
+ * (deepstack.h), whose frames the unwind loop verifies before keeping
+ * them.  docs/bench-unwind.md says why this backend and what it costs.
  *
- * At about 820 lines it is longer than the other files: libunwind calls
+ * At about 1,100 lines it is longer than the other files: libunwind calls
  * back into the accessors with one context (struct uctx) that ties the
  * process, the module table, the trampoline CFI and the sample's
  * registers and stack together, and each section below (anonymous code,
- * accessors, processes, the unwind loop) reads that context's private
- * types.  Where module files lie in a process is regcache.c's; the
+ * accessors, processes, the unwind loop and its checks of live frames)
+ * reads that context's private types.  Where module files lie in a
+ * process is regcache.c's; reading and re-reading the live stack is
+ * deepstack.c's; decoding call instructions is callsite.c's; the
  * sigprocmask() that keeps libunwind fast is sigmask.c's.
  */
 #include <errno.h>
