@@ -10,8 +10,9 @@
  * jitter: from MIN_DEPTH to MAX_DEPTH levels (about 40 to 400 KiB of
  * stack) in the first second, back in the next two, and so on; only the
  * innermost levels return and call again.  At the end the thread sleeps
- * a second at the bottom, so that the recorder's last reads of its stack
- * still find it.
+ * two seconds at the bottom, so that the recorder's last reads of its
+ * stack, which come after the samples (by the drain loop's lag, bounded
+ * by its rings), still find it.
  *
  * With "switch", each round of about 50 us returns to walk and starts
  * again at a random depth in one of six orders of the three functions
@@ -107,7 +108,7 @@ bottom(const char *buf)
 	sink += s;
 	steer();
 	if (done) {
-		struct timespec rest = { 1, 0 };
+		struct timespec rest = { 2, 0 };
 
 		nanosleep(&rest, NULL);
 	}
