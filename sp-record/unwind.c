@@ -5,16 +5,19 @@
  * Each process gets one libunwind address space with a global cache of
  * register-state records keyed by pc; unwind tables are found by our own
  * find_proc_info from the module's .eh_frame_hdr, read from the file on
- * disk (elfcfi.h).  Memory reads come from the sample's stack copy, or from
- * the module files for everything else.  docs/bench-unwind.md says why this
- * backend and what it costs.
+ * disk (elfcfi.h).  Memory reads come from the sample's stack copy, from
+ * the module files, and above the copy from the live process
+ * (deepstack.h), whose frames the unwind loop verifies before keeping
+ * them.  docs/bench-unwind.md says why this backend and what it costs.
  *
- * At about 820 lines it is longer than the other files: libunwind calls
+ * At about 1,100 lines it is longer than the other files: libunwind calls
  * back into the accessors with one context (struct uctx) that ties the
  * process, the module table, the trampoline CFI and the sample's
  * registers and stack together, and each section below (anonymous code,
- * accessors, processes, the unwind loop) reads that context's private
- * types.  Where module files lie in a process is regcache.c's; the
+ * accessors, processes, the unwind loop and its checks of live frames)
+ * reads that context's private types.  Where module files lie in a
+ * process is regcache.c's; reading and re-reading the live stack is
+ * deepstack.c's; decoding call instructions is callsite.c's; the
  * sigprocmask() that keeps libunwind fast is sigmask.c's.
  */
 #include <errno.h>
@@ -32,7 +35,9 @@
 #include "common/htab.h"
 #include "common/modtab.h"
 #include "common/spool.h"
+#include "sp-record/callsite.h"
 #include "sp-record/coderange.h"
+#include "sp-record/deepstack.h"
 #include "sp-record/elfcfi.h"
 #include "sp-record/pytramp.h"
 #include "sp-record/regcache.h"
@@ -52,6 +57,15 @@ extern int dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip,
  */
 #define BUILT_TABLE_ADDR 0xfff8000000000000ULL
 
+/*
+ * Tail calls followed from a call's target to the callee: at most
+ * TAIL_DEPTH jumps, among the first TAIL_FANOUT jumps out of each
+ * function, in its first TAIL_SCAN_MAX bytes.
+ */
+#define TAIL_SCAN_MAX (16u << 10)
+#define TAIL_DEPTH 2
+#define TAIL_FANOUT 16
+
 /* How far above the copy a read still counts as "the copy ran out". */
 #define STACK_SPAN_MAX (64u << 20)
 
@@ -67,6 +81,22 @@ enum unwind_error {
 	ERR_SP_BACKWARDS,
 	ERR_NOT_CODE,
 	ERR_COUNT
+};
+
+/* What became of samples whose unwinding read the stack above the copy. */
+enum deep_outcome {
+	DEEP_SAMPLES,
+	DEEP_COMPLETED,
+	DEEP_CHANGED,
+	DEEP_CALL,
+	DEEP_UNVERIFIED,
+	DEEP_COUNT
+};
+
+static const char *const deep_keys[DEEP_COUNT] = {
+	"unwind_deep.samples",       "unwind_deep.completed",
+	"unwind_deep.stack_changed", "unwind_deep.call_mismatch",
+	"unwind_deep.unverified",
 };
 
 static const char *const error_keys[ERR_COUNT] = {
@@ -104,8 +134,10 @@ struct proc {
 	int32_t pid;
 	unw_addr_space_t as;
 	struct rec_regcache regions;
-	int memfd;              /* /proc/PID/mem, -1 until needed */
+	int memfd; /* /proc/PID/mem, -1 until needed */
+	struct rec_stackmaps stacks;
 	struct sp_htab *tramps; /* pc -> start << 1 | endbr, 0: none */
+	struct sp_htab *tails;  /* (function, dest) -> 1: it jumps there */
 };
 
 /* One unwind call: everything the accessors need. */
@@ -131,6 +163,8 @@ struct uctx {
 	uint8_t tramp_cfi[REC_PYTRAMP_CFI_MAX];
 	int32_t fde_entry[2]; /* the search table entry of a lookup */
 	bool ran_out;         /* a read just above the copy failed */
+	int err;              /* enum unwind_error of a failed step */
+	bool call_mismatch;   /* a live frame's caller called another */
 };
 
 struct rec_unwinder {
@@ -141,9 +175,12 @@ struct rec_unwinder {
 	uint64_t errors[ERR_COUNT];
 	uint64_t fallbacks[FB_COUNT];
 	uint64_t samples, frames;
-	uint64_t changed_files; /* module files cut under their mapping */
-	bool missed_module;     /* the last unwind met a pc without module */
-	uint64_t missed_pc;     /* the first such pc */
+	uint64_t changed_files;    /* module files cut under their mapping */
+	struct rec_deepstack live; /* the stack above the copy, read live */
+	uint64_t deep[DEEP_COUNT];
+	uint8_t tail_code[TAIL_SCAN_MAX]; /* code scanned for a tail call */
+	bool missed_module; /* the last unwind met a pc without module */
+	uint64_t missed_pc; /* the first such pc */
 };
 
 /* ------------------------------------------------------------ modules */
@@ -271,12 +308,12 @@ is_code(struct uctx *c, uint64_t addr)
 /* ----------------------------------------------------------- accessors */
 
 /*
- * Finds the entry of f's search table for ELF address `vaddr`: the last
- * one whose initial location is at or below it.  False when there is
- * none (below the first FDE, or out of the table's 32-bit reach).
+ * Finds the index of f's search table entry for ELF address `vaddr`: the
+ * last one whose initial location is at or below it.  False when there
+ * is none (below the first FDE, or out of the table's 32-bit reach).
  */
 static bool
-fde_lookup(const struct rec_elfcfi *f, uint64_t vaddr, int32_t entry[2])
+fde_index(const struct rec_elfcfi *f, uint64_t vaddr, size_t *index)
 {
 	int64_t rel = (int64_t)(vaddr - f->table_base);
 	size_t lo = 0, hi = f->fde_count, mid;
@@ -292,8 +329,22 @@ fde_lookup(const struct rec_elfcfi *f, uint64_t vaddr, int32_t entry[2])
 		else
 			hi = mid;
 	}
-	memcpy(entry, f->table + lo * 8, 8);
-	return entry[0] <= rel;
+	memcpy(&loc, f->table + lo * 8, sizeof(loc));
+	*index = lo;
+	return loc <= rel;
+}
+
+/*
+ * Finds the entry of f's search table for ELF address `vaddr`: the last
+ * one whose initial location is at or below it.  False when there is
+ * none (below the first FDE, or out of the table's 32-bit reach).
+ */
+static bool
+fde_lookup(const struct rec_elfcfi *f, uint64_t vaddr, int32_t entry[2])
+{
+	size_t i;
+
+	return fde_index(f, vaddr, &i) && (memcpy(entry, f->table + i * 8, 8));
 }
 
 static int
@@ -377,6 +428,7 @@ access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write,
 		return -UNW_EINVAL;
 	if (addr >= c->sp && addr - c->sp <= c->stack_len - sizeof(*valp)) {
 		memcpy(valp, c->stack + (addr - c->sp), sizeof(*valp));
+		rec_deepstack_saw(&c->u->live, addr);
 		return 0;
 	}
 	if (c->built && addr >= c->built_addr &&
@@ -389,8 +441,11 @@ access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write,
 	if (r &&
 	    rec_elfcfi_read(r->f, addr - r->bias, valp, sizeof(*valp)) == 0)
 		return 0;
-	if (!r && addr >= c->sp && addr - c->sp < STACK_SPAN_MAX)
+	if (!r && addr >= c->sp && addr - c->sp < STACK_SPAN_MAX) {
+		if (rec_deepstack_read(&c->u->live, addr, valp))
+			return 0;
 		c->ran_out = true;
+	}
 	return -UNW_EINVAL;
 }
 
@@ -510,9 +565,11 @@ proc_free(struct rec_unwinder *u, struct proc *p)
 	unw_destroy_addr_space(p->as);
 	rec_in_libunwind = 0;
 	rec_regcache_release(&p->regions, u->files);
+	rec_stackmaps_release(&p->stacks);
 	if (p->memfd >= 0)
 		close(p->memfd);
 	sp_htab_free(p->tramps);
+	sp_htab_free(p->tails);
 	free(p);
 }
 
@@ -602,6 +659,27 @@ rec_unwinder_end_process(struct rec_unwinder *u, int32_t pid)
 	sp_htab_del(u->code, &pid, sizeof(pid));
 }
 
+/*
+ * How far past the copy to read: SP_RECORD_STACK_READ bytes when set (0
+ * turns the live reads off, for measuring what they cost), else the
+ * default.
+ */
+static size_t
+deep_budget(void)
+{
+	const char *s = getenv("SP_RECORD_STACK_READ");
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s)
+		return REC_DEEPSTACK_BUDGET;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v > (64u << 20))
+		return REC_DEEPSTACK_BUDGET;
+	return (size_t)v;
+}
+
 struct rec_unwinder *
 rec_unwinder_new(void)
 {
@@ -612,7 +690,8 @@ rec_unwinder_new(void)
 	u->files = rec_elfcfi_cache_new();
 	u->procs = sp_htab_new();
 	u->code = sp_htab_new();
-	if (!u->files || !u->procs || !u->code) {
+	if (!u->files || !u->procs || !u->code ||
+	    rec_deepstack_init(&u->live, deep_budget()) < 0) {
 		rec_unwinder_free(u);
 		errno = ENOMEM;
 		return NULL;
@@ -637,7 +716,15 @@ rec_unwinder_free(struct rec_unwinder *u)
 		ranges_free((struct rec_ranges *)(uintptr_t)val);
 	sp_htab_free(u->code);
 	rec_elfcfi_cache_free(u->files);
+	rec_deepstack_release(&u->live);
 	free(u);
+}
+
+int
+rec_unwinder_set_stack_read(struct rec_unwinder *u, size_t bytes)
+{
+	rec_deepstack_release(&u->live);
+	return rec_deepstack_init(&u->live, bytes);
 }
 
 /* ------------------------------------------------------------ unwinding */
@@ -671,20 +758,37 @@ sigreturn_start(struct uctx *c, uint64_t ip)
 }
 
 /*
+ * Whether a step that read the live stack above the copy (deepstack.h)
+ * can be taken as it is: CFI only (a frame-pointer step over live memory
+ * proves nothing), the CFA strictly above the last, and the end only
+ * where CFI marks the outermost frame (_start, the thread start).  The
+ * return address is checked like any other, in step().
+ */
+static bool
+live_step_ok(const struct uctx *c, int r, uint64_t sp, uint64_t new_ip,
+	     uint64_t new_sp)
+{
+	if (c->fallback != FB_NONE || c->ran_out)
+		return false;
+	return r == 0 || (new_ip != 0 && new_sp > sp);
+}
+
+/*
  * Steps from the frame at cur to its caller.  *sig says whether the frame
  * at cur is a signal trampoline's, and is updated for the caller's.
  * Returns 1 with *pc set to the caller's pc, 0 at the outermost frame, or
- * -1 when the stack is truncated (the error is counted).  The pc is the
- * call site (return address - 1) unless there was no call: the frame a
- * signal interrupted, and the trampoline itself (the handler "returns" to
- * its first instruction).
+ * -1 when the stack is truncated (c->err says why).  The pc is the call
+ * site (return address - 1) unless there was no call: the frame a signal
+ * interrupted, and the trampoline itself (the handler "returns" to its
+ * first instruction).
  */
 static int
 step(struct rec_unwinder *u, struct uctx *c, unw_cursor_t *cur, int *sig,
      uint64_t *pc)
 {
-	unw_word_t ip, sp, bp, new_ip, new_sp;
+	unw_word_t ip, sp, bp, new_ip = 0, new_sp = 0;
 	int r, new_sig;
+	bool live;
 
 	unw_get_reg(cur, UNW_REG_IP, &ip);
 	unw_get_reg(cur, UNW_REG_SP, &sp);
@@ -695,6 +799,15 @@ step(struct rec_unwinder *u, struct uctx *c, unw_cursor_t *cur, int *sig,
 	r = unw_step(cur);
 	if (c->fallback != FB_NONE)
 		u->fallbacks[c->fallback]++;
+	live = rec_deepstack_used(&u->live);
+	if (r > 0) {
+		unw_get_reg(cur, UNW_REG_IP, &new_ip);
+		unw_get_reg(cur, UNW_REG_SP, &new_sp);
+	}
+	if (live && r >= 0 && !live_step_ok(c, r, sp, new_ip, new_sp)) {
+		c->err = ERR_STACK_TRUNCATED;
+		return -1;
+	}
 	/*
 	 * The end: CFI said so, or, without CFI, a zero frame pointer (the
 	 * ABI's outermost-frame marker, as in ld.so's _start).
@@ -702,26 +815,25 @@ step(struct rec_unwinder *u, struct uctx *c, unw_cursor_t *cur, int *sig,
 	if (r == 0 && !c->ran_out && (c->fallback == FB_NONE || bp == 0))
 		return 0;
 	if (r <= 0) {
-		u->errors[c->ran_out ? ERR_STACK_TRUNCATED
-			  : r < 0    ? ERR_STEP
-				     : ERR_FALLBACK_FAILED]++;
+		c->err = c->ran_out ? ERR_STACK_TRUNCATED
+			 : r < 0    ? ERR_STEP
+				    : ERR_FALLBACK_FAILED;
 		return -1;
 	}
-	if (unw_get_reg(cur, UNW_REG_IP, &new_ip) < 0 || new_ip == 0)
+	if (new_ip == 0)
 		return 0;
-	unw_get_reg(cur, UNW_REG_SP, &new_sp);
 	if (new_ip == ip && new_sp == sp) {
-		u->errors[ERR_DID_NOT_ADVANCE]++;
+		c->err = ERR_DID_NOT_ADVANCE;
 		return -1;
 	}
 	if (new_sp < sp && !*sig) {
-		u->errors[ERR_SP_BACKWARDS]++;
+		c->err = ERR_SP_BACKWARDS;
 		return -1;
 	}
 	if (!is_code(c, new_ip)) {
 		/* garbage from a failed CFI or frame-pointer step */
-		u->errors[ERR_NOT_CODE]++;
-		if (!u->missed_module) {
+		c->err = ERR_NOT_CODE;
+		if (!u->missed_module && !live) {
 			u->missed_module = true;
 			u->missed_pc = new_ip;
 		}
@@ -733,6 +845,163 @@ step(struct rec_unwinder *u, struct uctx *c, unw_cursor_t *cur, int *sig,
 	return 1;
 }
 
+/*
+ * The start of the function (FDE) holding `pc` and the start of the
+ * next, or false when no search table covers it.
+ */
+static bool
+function_at(struct uctx *c, uint64_t pc, uint64_t *start, uint64_t *next)
+{
+	const struct rec_region *r;
+	int32_t loc;
+	size_t i;
+	int why;
+
+	if (!(r = region_for(c, pc, &why)) || !r->f->table ||
+	    !fde_index(r->f, pc - r->bias, &i))
+		return false;
+	memcpy(&loc, r->f->table + i * 8, sizeof(loc));
+	*start = r->bias + r->f->table_base + (uint64_t)(int64_t)loc;
+	*next = *start + TAIL_SCAN_MAX;
+	if (i + 1 < r->f->fde_count) {
+		memcpy(&loc, r->f->table + (i + 1) * 8, sizeof(loc));
+		*next = r->bias + r->f->table_base + (uint64_t)(int64_t)loc;
+	}
+	return true;
+}
+
+/*
+ * Whether function `fn` reaches `dest` through at most `depth` direct
+ * jumps out of functions (tail calls), their code read from their module
+ * files; each answer is kept per process.
+ */
+static bool
+tail_calls(struct uctx *c, uint64_t fn, uint64_t dest, int depth)
+{
+	uint64_t key[3] = { fn, dest, (uint64_t)depth }, jumps[TAIL_FANOUT];
+	uint64_t start, next, *slot, v = 0;
+	const struct rec_region *r;
+	size_t len = 0, n, i;
+	bool inserted;
+	int why;
+
+	if (!c->p->tails && !(c->p->tails = sp_htab_new()))
+		return false;
+	if (sp_htab_get(c->p->tails, key, sizeof(key), &v))
+		return v != 0;
+	if (function_at(c, fn, &start, &next) && start == fn &&
+	    (r = region_for(c, fn, &why))) {
+		len = next - fn < TAIL_SCAN_MAX ? next - fn : TAIL_SCAN_MAX;
+		while (len && rec_elfcfi_read(r->f, fn - r->bias,
+					      c->u->tail_code, len) < 0)
+			len /= 2; /* the module's end: read less */
+	}
+	n = rec_callsite_jumps(c->u->tail_code, len, fn, jumps, TAIL_FANOUT);
+	for (i = 0; i < n && i < TAIL_FANOUT && !v; i++)
+		v = jumps[i] == dest;
+	for (i = 0; i < n && i < TAIL_FANOUT && !v && depth > 1; i++)
+		v = tail_calls(c, jumps[i], dest, depth - 1);
+	if ((slot = sp_htab_slot(c->p->tails, key, sizeof(key), 0, &inserted)))
+		*slot = v;
+	return v != 0;
+}
+
+/*
+ * Whether the caller at return address `ra` may be the one the frame at
+ * `callee_pc` returns to: false only when its call instruction is a
+ * direct call to another function than the callee's (callsite.h).
+ */
+static bool
+call_matches(struct uctx *c, uint64_t callee_pc, uint64_t ra)
+{
+	uint8_t before[REC_CALLSITE_BEFORE], code[REC_CALLSITE_PLT];
+	const struct rec_region *r;
+	uint64_t target, start, next;
+	int why;
+
+	if (!(r = region_for(c, ra - 1, &why)) ||
+	    rec_elfcfi_read(r->f, ra - sizeof(before) - r->bias, before,
+			    sizeof(before)) < 0 ||
+	    !rec_callsite_target(before, ra, &target))
+		return true;
+	if (!function_at(c, callee_pc, &start, &next) || target == start)
+		return true;
+	if ((r = region_for(c, target, &why)) &&
+	    rec_elfcfi_read(r->f, target - r->bias, code, sizeof(code)) == 0 &&
+	    rec_callsite_is_plt(code))
+		return true;
+	return tail_calls(c, target, start, TAIL_DEPTH);
+}
+
+/*
+ * Walks the frames from cur into pcs[*n..max).  Returns what the last
+ * step returned (0: the outermost frame was reached), with *first_live
+ * set to the index of the first pc found with live reads (deepstack.h),
+ * or to max when there is none.
+ */
+static int
+walk(struct rec_unwinder *u, struct uctx *c, unw_cursor_t *cur, int sig,
+     uint64_t *pcs, size_t *n, size_t max, size_t *first_live)
+{
+	uint64_t ip;
+	int r, callee_sig = sig;
+
+	*first_live = max;
+	while ((r = step(u, c, cur, &sig, &ip)) > 0 && *n < max) {
+		if (rec_deepstack_used(&u->live)) {
+			if (*first_live == max)
+				*first_live = *n;
+			/* no call where a signal frame is on either side */
+			if (!callee_sig && !sig &&
+			    !call_matches(c, pcs[*n - 1], ip + 1)) {
+				c->call_mismatch = true;
+				r = -1;
+				break;
+			}
+		}
+		callee_sig = sig;
+		pcs[(*n)++] = ip;
+	}
+	if (r > 0)
+		c->err = ERR_DEPTH;
+	if (r != 0 && *first_live == max && rec_deepstack_used(&u->live))
+		*first_live = *n; /* the failed step read live memory */
+	return r;
+}
+
+/*
+ * Keeps the frames found with live reads only when the chain reached its
+ * outermost frame and the stack did not change under the reads; else
+ * cuts them off.  Returns the number of pcs kept; *truncated is set when
+ * frames were cut or the walk ended early.
+ */
+static size_t
+settle(struct rec_unwinder *u, struct uctx *c, int r, size_t n,
+       size_t first_live, bool *truncated)
+{
+	int v;
+
+	if (!rec_deepstack_used(&u->live)) {
+		if (r != 0) {
+			u->errors[c->err]++;
+			*truncated = true;
+		}
+		return n;
+	}
+	u->deep[DEEP_SAMPLES]++;
+	v = r == 0 ? rec_deepstack_verify(&u->live) : -EPROTO;
+	if (v == 0) {
+		u->deep[DEEP_COMPLETED]++;
+		return n;
+	}
+	u->deep[c->call_mismatch ? DEEP_CALL
+		: v == -ESTALE   ? DEEP_CHANGED
+				 : DEEP_UNVERIFIED]++;
+	u->errors[ERR_STACK_TRUNCATED]++;
+	*truncated = true;
+	return first_live < n ? first_live : n;
+}
+
 size_t
 rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 		    const uint64_t *regs, uint64_t regs_mask,
@@ -742,8 +1011,8 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 	struct uctx c;
 	unw_cursor_t cur;
 	uint64_t ip, sp;
-	size_t n = 0;
-	int r, sig;
+	size_t n = 0, first_live;
+	int r;
 
 	*truncated = false;
 	u->missed_module = false;
@@ -771,6 +1040,7 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 		u->errors[ERR_INIT]++;
 		return 0;
 	}
+	rec_deepstack_begin(&u->live, pid, &c.p->stacks, sp, stack, stack_len);
 	pcs[n++] = ip;
 	c.ip_override = sigreturn_start(&c, ip);
 	rec_in_libunwind = 1;
@@ -778,15 +1048,10 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 		u->errors[ERR_INIT]++;
 		*truncated = true;
 	} else {
-		sig = is_trampoline(&c, c.ip_override ? c.ip_override : ip);
-		while ((r = step(u, &c, &cur, &sig, &ip)) > 0 && n < max)
-			pcs[n++] = ip;
-		if (r > 0) {
-			u->errors[ERR_DEPTH]++;
-			*truncated = true;
-		} else if (r < 0) {
-			*truncated = true;
-		}
+		r = walk(u, &c, &cur,
+			 is_trampoline(&c, c.ip_override ? c.ip_override : ip),
+			 pcs, &n, max, &first_live);
+		n = settle(u, &c, r, n, first_live, truncated);
 	}
 	rec_in_libunwind = 0;
 	u->changed_files = rec_elfcfi_changed(u->files);
@@ -813,6 +1078,15 @@ rec_unwinder_counters(const struct rec_unwinder *u,
 	for (i = 0; i < FB_COUNT; i++)
 		if (u->fallbacks[i])
 			fn(fallback_keys[i], u->fallbacks[i], arg);
+	for (i = 0; i < DEEP_COUNT; i++)
+		if (u->deep[i])
+			fn(deep_keys[i], u->deep[i], arg);
+	if (u->live.syscalls)
+		fn("unwind_deep.reads", u->live.syscalls, arg);
+	if (u->live.bytes)
+		fn("unwind_deep.bytes", u->live.bytes, arg);
+	if (u->live.maps_reads)
+		fn("unwind_deep.maps_reads", u->live.maps_reads, arg);
 }
 
 bool

@@ -11,6 +11,14 @@
  * by reason.  A module without .eh_frame_hdr (one with only .debug_frame)
  * is stepped that way too: "unwind_fallback.no_module_unwind_data".
  *
+ * A stack deeper than the copy is read on from the live process
+ * (deepstack.h: within the SP's mapping, 512 KiB past the copy at most).
+ * Frames found that way are kept only when every such step used CFI, each
+ * CFA lies above the last, each return address is code, the chain ends
+ * where CFI marks the outermost frame, and the copy's last words read the
+ * same in the live stack afterwards; otherwise they are dropped and the
+ * stack is truncated as if the copy had simply run out.
+ *
  * How sp-record calls it (one unwinder for the whole recording):
  *
  *   u = rec_unwinder_new();                        at start-up
@@ -93,6 +101,15 @@ size_t rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods,
 			   bool *truncated);
 
 /*
+ * Sets how many bytes past each sample's stack copy may be read from the
+ * live process (0: none, the stack is truncated where the copy ends).
+ * The default is REC_DEEPSTACK_BUDGET, or the environment's
+ * SP_RECORD_STACK_READ (bytes) when set.  Returns 0 or -ENOMEM (reads
+ * are off then).
+ */
+int rec_unwinder_set_stack_read(struct rec_unwinder *u, size_t bytes);
+
+/*
  * Whether the last rec_unwinder_unwind met a code address that no module
  * of the process covers (that step fell back to the frame pointer); the
  * first such address goes to *pc (pc may be NULL).  The module table may
@@ -135,7 +152,12 @@ void rec_unwinder_end_process(struct rec_unwinder *u, int32_t pid);
  * Keys are "unwind_error.KIND" (samples whose unwinding stopped early or
  * could not start) and "unwind_fallback.KIND" (frames stepped with the
  * frame pointer because CFI was missing or failed), plus "unwind.samples"
- * and "unwind.frames".  Keys are static strings.
+ * and "unwind.frames", and "unwind_deep.KIND" for the reads past the copy:
+ * samples (that read any), completed (their live frames kept),
+ * stack_changed and unverified (dropped: also counted as
+ * unwind_error.stack_truncated), reads (system calls), bytes, maps_reads
+ * (/proc/PID/maps reads to find a stack's mapping).  Keys are static
+ * strings.
  */
 void rec_unwinder_counters(const struct rec_unwinder *u,
 			   void (*fn)(const char *key, uint64_t value,

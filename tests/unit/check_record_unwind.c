@@ -34,8 +34,10 @@ static uint64_t cap_regs[24];
 static size_t cap_nregs;
 static uint8_t cap_stack[COPY_MAX];
 static size_t cap_len;
-static uintptr_t cap_ra, ras[DEPTH + 1];
+static uintptr_t cap_ra, ras[DEPTH + 1], fps[DEPTH + 1];
 static ucontext_t cap_uc;
+/* Called by capture() once the stack is copied, while it still stands. */
+static void (*cap_hook)(void);
 
 /* The end of the [stack] mapping, from /proc/self/maps. */
 static uint64_t
@@ -91,6 +93,8 @@ capture(void)
 	ck_assert_uint_gt(top, sp);
 	cap_len = top - sp < COPY_MAX ? top - sp : COPY_MAX;
 	copy_stack(sp, cap_len);
+	if (cap_hook)
+		cap_hook();
 }
 
 NOINLINE static int
@@ -99,6 +103,7 @@ level(int d)
 	int r;
 
 	ras[d] = (uintptr_t)__builtin_return_address(0);
+	fps[d] = (uintptr_t)__builtin_frame_address(0);
 	if (d == 0) {
 		capture();
 		r = 0;
@@ -160,7 +165,7 @@ self_modules(const char *skip)
 
 struct counters {
 	uint64_t fallback_no_module, stack_truncated, no_regs, no_stack;
-	uint64_t too_many;
+	uint64_t too_many, deep_completed;
 };
 
 static void
@@ -178,6 +183,8 @@ count(const char *key, uint64_t v, void *arg)
 		c->no_stack = v;
 	else if (strcmp(key, "unwind_error.too_many_frames") == 0)
 		c->too_many = v;
+	else if (strcmp(key, "unwind_deep.completed") == 0)
+		c->deep_completed = v;
 }
 
 /* pcs[1] must be capture's call site, then one per level, in order. */
@@ -296,6 +303,7 @@ START_TEST(test_short_copy_is_truncated)
 	bool trunc;
 	size_t n;
 
+	ck_assert_int_eq(rec_unwinder_set_stack_read(u, 0), 0);
 	level(DEPTH);
 	n = unwind_self(u, t, 32, pcs, &trunc);
 	ck_assert_uint_ge(n, 1);
@@ -305,6 +313,56 @@ START_TEST(test_short_copy_is_truncated)
 	ck_assert_uint_eq(c.stack_truncated, 1);
 	rec_unwinder_free(u);
 	sp_modtab_free(t);
+}
+END_TEST
+
+/* What unwind_short() found, unwinding from inside capture(). */
+static struct rec_unwinder *short_u;
+static struct sp_modtab *short_t;
+static uint64_t short_pcs[REC_UNWIND_MAX_FRAMES];
+static size_t short_n;
+static bool short_trunc;
+
+/* Unwinds a copy that ends halfway up the recursion. */
+static void
+unwind_short(void)
+{
+	uint64_t sp = (uint64_t)cap_uc.uc_mcontext.gregs[REG_RSP];
+	size_t len = (size_t)(fps[DEPTH / 2] - sp) & ~(size_t)7;
+
+	ck_assert_uint_lt(len, cap_len);
+	short_n = unwind_self(short_u, short_t, len, short_pcs, &short_trunc);
+}
+
+/*
+ * The copy ends halfway up the recursion, whose frames still stand: the
+ * unwinder reads on from this process's stack and finds every frame.
+ */
+START_TEST(test_reads_past_the_copy)
+{
+	struct counters c = { 0 };
+
+	short_u = rec_unwinder_new();
+	short_t = self_modules(NULL);
+	ck_assert_ptr_nonnull(short_u);
+	cap_hook = unwind_short;
+	level(DEPTH);
+	cap_hook = NULL;
+	rec_unwinder_counters(short_u, count, &c);
+	check_chain(short_pcs, short_n);
+	ck_assert(!short_trunc);
+	ck_assert_uint_eq(c.deep_completed, 1);
+	ck_assert_uint_eq(c.stack_truncated, 0);
+	/* the same with the reads turned off: truncated halfway */
+	ck_assert_int_eq(rec_unwinder_set_stack_read(short_u, 0), 0);
+	cap_hook = unwind_short;
+	level(DEPTH);
+	cap_hook = NULL;
+	ck_assert(short_trunc);
+	ck_assert_uint_lt(short_n, DEPTH + 3);
+	ck_assert_uint_gt(short_n, DEPTH / 2);
+	rec_unwinder_free(short_u);
+	sp_modtab_free(short_t);
 }
 END_TEST
 
@@ -773,6 +831,7 @@ unwind_suite(void)
 	tcase_add_test(tc, test_self_unwind);
 	tcase_add_test(tc, test_signal_frame);
 	tcase_add_test(tc, test_short_copy_is_truncated);
+	tcase_add_test(tc, test_reads_past_the_copy);
 	tcase_add_test(tc, test_max_frames);
 	tcase_add_test(tc, test_fallback_counted);
 	tcase_add_test(tc, test_missing_input);

@@ -1,0 +1,115 @@
+/*
+ * deepstack.h: the part of a sampled thread's stack above the copy, read
+ * from the live process for the unwinder (issue 28).
+ *
+ * A sample carries the registers and the stack's first bytes (up to
+ * 64 KiB).  A deeper stack makes the unwinder read past the copy; those
+ * reads come here, from the process's memory (process_vm_readv), within
+ * the mapping that holds the sample's SP and at most `budget` bytes past
+ * the copy.  The read happens after the sample was taken, so the caller
+ * must verify what it built from it: rec_deepstack_verify() checks that
+ * the words the unwinder last read from the copy still hold the same
+ * values in the live stack, and that the live words it read did not
+ * change while it read them (see deepstack.c for what that proves).
+ *
+ *   struct rec_deepstack d;
+ *   rec_deepstack_init(&d, REC_DEEPSTACK_BUDGET);     once
+ *   per sample:
+ *       rec_deepstack_begin(&d, pid, maps, sp, copy, copy_len);
+ *       during the unwind: rec_deepstack_saw(&d, addr) for each word read
+ *       from the copy, rec_deepstack_read(&d, addr, &v) above it;
+ *       after it, when rec_deepstack_used(&d): rec_deepstack_verify(&d)
+ *   rec_deepstack_release(&d);
+ *
+ * A process's stack mappings (struct rec_stackmaps) are learnt from
+ * /proc/PID/maps the first time a sample's SP lies in one, and kept until
+ * rec_stackmaps_release().
+ */
+#ifndef SP_RECORD_DEEPSTACK_H
+#define SP_RECORD_DEEPSTACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sp-record/coderange.h"
+
+/* Bytes read past the copy at most, per sample, by default. */
+#define REC_DEEPSTACK_BUDGET (512u << 10)
+
+/* How many of the last words read from the copy are verified. */
+#define REC_DEEPSTACK_SEEN 2
+
+/* The mappings of one process that held a sampled SP. */
+struct rec_stackmaps {
+	struct rec_ranges maps;
+	uint64_t miss_page; /* an SP page /proc/PID/maps did not cover */
+};
+
+#define REC_STACKMAPS_INIT                                                     \
+	{                                                                      \
+		REC_RANGES_INIT, 0                                             \
+	}
+
+/* Frees what the set holds; it is empty and reusable afterwards. */
+void rec_stackmaps_release(struct rec_stackmaps *m);
+
+/* One per unwinder; fields are private to deepstack.c. */
+struct rec_deepstack {
+	size_t budget;   /* 0: reads past the copy are refused */
+	uint8_t *buf;    /* budget bytes: the live stack from copy_end */
+	uint8_t *again;  /* budget bytes: the same, read again to verify */
+	uint64_t *words; /* a bit per word of buf the unwinder read */
+	int32_t pid;
+	struct rec_stackmaps *maps;
+	const uint8_t *copy;
+	uint64_t sp, copy_end, limit; /* limit 0: not looked up yet */
+	size_t have, chunk, top; /* top: end of the words read, from copy_end */
+	bool used, failed;
+	uint64_t seen[REC_DEEPSTACK_SEEN]; /* a ring: nseen % SEEN is next */
+	size_t nseen;
+	uint64_t syscalls, bytes, maps_reads; /* for the counters */
+};
+
+/*
+ * Sets `d` up to read at most `budget` bytes past each copy (0: none).
+ * Returns 0 or -ENOMEM.
+ */
+int rec_deepstack_init(struct rec_deepstack *d, size_t budget);
+void rec_deepstack_release(struct rec_deepstack *d);
+
+/*
+ * Starts a sample of `pid` whose stack copy is `copy_len` bytes from
+ * `sp`.  `maps` (the process's) and `copy` must stay valid until the
+ * next begin.
+ */
+void rec_deepstack_begin(struct rec_deepstack *d, int32_t pid,
+			 struct rec_stackmaps *maps, uint64_t sp,
+			 const uint8_t *copy, size_t copy_len);
+
+/*
+ * Notes that the unwinder read the copy's word at `addr`.  Only reads
+ * before the first live one are kept (the last REC_DEEPSTACK_SEEN).
+ */
+void rec_deepstack_saw(struct rec_deepstack *d, uint64_t addr);
+
+/*
+ * Reads the live word at `addr`, which lies at or above the copy's end.
+ * False when it is outside the SP's mapping, past the budget, or the
+ * process could not be read.
+ */
+bool rec_deepstack_read(struct rec_deepstack *d, uint64_t addr, uint64_t *val);
+
+/* Whether this sample read anything live. */
+bool rec_deepstack_used(const struct rec_deepstack *d);
+
+/*
+ * Whether the stack above the copy is still the one sampled: the words
+ * noted by rec_deepstack_saw() must read the same from the live process
+ * now, and so must every live word rec_deepstack_read() returned.
+ * Returns 0, -ESTALE when one changed, -EIO when they could not be read,
+ * -ENODATA when no copy word was noted.
+ */
+int rec_deepstack_verify(struct rec_deepstack *d);
+
+#endif

@@ -1,0 +1,56 @@
+#!/bin/sh
+# t2008-unwind-deep.sh: stacks deeper than the stack copy (issue 28).
+# unw_deep recurses 40 to 400 KiB deep, its depth following a sawtooth of
+# CPU time: at least 99% of its samples must be complete and every stack
+# must follow the program's own call structure (unw_deep.awk), which
+# takes the reads past the copy: without them (SP_RECORD_STACK_READ=0)
+# most stacks end in the truncated marker.  With "switch" the whole stack
+# changes every 50 us, faster than the recorder reads it: the frames read
+# live must be refused (counted as unwind_deep.call_mismatch or
+# stack_changed), and still no stack may be wrong.  CPU-time bounded.
+. "$(dirname "$0")/lib.sh"
+need_perf
+cc_prog unw_deep unw_deep.c -O2 -fomit-frame-pointer
+
+# record NAME ARGS...: records unw_deep ARGS into $TMP/NAME.{dump,folded}.
+record() {
+	_n=$1
+	shift
+	"$SP_RECORD" -g dwarf -o "$TMP/$_n.spool" -- "$TMP/unw_deep" "$@" \
+		2>"$TMP/err" || fail "sp-record ($_n) exited $?: $(cat "$TMP/err")"
+	"$SP_DUMP" "$TMP/$_n.spool" >"$TMP/$_n.dump" || fail "sp-dump exited $?"
+	pipeline "$SP_SYMBOLIZE" \| "$SP_FOLD" <"$TMP/$_n.dump" \
+		>"$TMP/$_n.folded" || fail "pipeline failed on $_n"
+}
+
+# counter NAME KEY: the value of a stats counter of $TMP/NAME.dump, or 0.
+counter() {
+	grep '^stats' "$TMP/$1.dump" | tr '\t' '\n' |
+		awk -F= -v k="$2" '$1 == k { v = $2 } END { print v + 0 }'
+}
+
+record deep 3c
+echo "-- reads past the copy"
+awk -v stable=1 -f "$PROGRAMS/unw_deep.awk" "$TMP/deep.folded" ||
+	fail "deep stacks: too few complete, or a wrong frame"
+[ "$(counter deep unwind_deep.completed)" -gt 0 ] ||
+	fail "no unwind_deep.completed counter in the stats record"
+
+SP_RECORD_STACK_READ=0 record off 1c
+echo "-- no reads past the copy"
+awk -v stable=1 -v min_pct=0 -f "$PROGRAMS/unw_deep.awk" "$TMP/off.folded" \
+	>"$TMP/off.out" || fail "without reads: a wrong frame"
+cat "$TMP/off.out"
+awk '{ sub(/%.*/, "", $5); sub(/\(/, "", $5); exit !($5 < 50) }' \
+	"$TMP/off.out" || fail "without reads, half the stacks are complete"
+[ "$(counter off unwind_deep.samples)" -eq 0 ] ||
+	fail "SP_RECORD_STACK_READ=0 still read past the copy"
+
+record switch 1c switch
+echo "-- a stack replaced faster than it is read"
+awk -v min_pct=0 -f "$PROGRAMS/unw_deep.awk" "$TMP/switch.folded" ||
+	fail "a stack read while it changed has a wrong frame"
+refused=$(($(counter switch unwind_deep.call_mismatch) + \
+	$(counter switch unwind_deep.stack_changed)))
+[ "$refused" -gt 0 ] || fail "no frames read live were refused"
+exit 0

@@ -1,0 +1,260 @@
+/*
+ * check_record_deepstack.c: reading the stack above a sample's copy
+ * (sp-record/deepstack.c) and the call-site checks of its frames
+ * (sp-record/callsite.c).  The "stack" is an anonymous mapping of this
+ * process, read through process_vm_readv as the recorder reads another's;
+ * each test changes it under the reader and asserts what verify says.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sp-record/callsite.h"
+#include "sp-record/deepstack.h"
+#include "tests/unit/skip.h"
+
+#define MAP_LEN (64u << 10)
+#define COPY_LEN 4096u
+
+/* The mapping standing for a thread's stack, and the sample's copy. */
+static uint8_t *stk;
+static uint8_t copy[COPY_LEN];
+static struct rec_stackmaps maps = REC_STACKMAPS_INIT;
+static struct rec_deepstack d;
+
+static uint64_t
+addr(size_t off)
+{
+	return (uint64_t)(uintptr_t)(stk + off);
+}
+
+/* A sample whose SP is `sp_off` into the mapping, copied COPY_LEN bytes. */
+static void
+sample(size_t sp_off)
+{
+	size_t i;
+
+	for (i = 0; i < MAP_LEN / 8; i++)
+		memcpy(stk + i * 8, &(uint64_t){ i * 0x1001 }, 8);
+	memcpy(copy, stk + sp_off, COPY_LEN);
+	rec_deepstack_begin(&d, getpid(), &maps, addr(sp_off), copy, COPY_LEN);
+}
+
+/* The mapping between two inaccessible pages, so that it merges with none. */
+static void
+setup(void)
+{
+	uint8_t *m = mmap(NULL, MAP_LEN + 8192, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ck_assert_ptr_ne(m, MAP_FAILED);
+	stk = m + 4096;
+	ck_assert_int_eq(mprotect(stk, MAP_LEN, PROT_READ | PROT_WRITE), 0);
+	ck_assert_int_eq(rec_deepstack_init(&d, 16u << 10), 0);
+}
+
+static void
+teardown(void)
+{
+	rec_deepstack_release(&d);
+	rec_stackmaps_release(&maps);
+	munmap(stk - 4096, MAP_LEN + 8192);
+}
+
+/* What was read live is what the mapping holds, and it verifies. */
+START_TEST(test_read_and_verify)
+{
+	struct iovec l = { &(uint64_t){ 0 }, 8 }, r = { stk, 8 };
+	uint64_t v, want;
+
+	if (process_vm_readv(getpid(), &l, 1, &r, 1, 0) != 8) {
+		unit_skip("process_vm_readv: %s", strerror(errno));
+		return;
+	}
+	sample(1024);
+	ck_assert(!rec_deepstack_used(&d));
+	rec_deepstack_saw(&d, addr(1024 + COPY_LEN - 8));
+	ck_assert(rec_deepstack_read(&d, addr(1024 + COPY_LEN + 9000), &v));
+	memcpy(&want, stk + 1024 + COPY_LEN + 9000, 8);
+	ck_assert_uint_eq(v, want);
+	ck_assert(rec_deepstack_used(&d));
+	ck_assert_int_eq(rec_deepstack_verify(&d), 0);
+}
+END_TEST
+
+/* A word of the copy that the unwinder read changed: not the sample's. */
+START_TEST(test_copy_word_changed)
+{
+	uint64_t v;
+
+	sample(0);
+	rec_deepstack_saw(&d, addr(COPY_LEN - 16));
+	ck_assert(rec_deepstack_read(&d, addr(COPY_LEN + 64), &v));
+	stk[COPY_LEN - 16] ^= 1;
+	ck_assert_int_eq(rec_deepstack_verify(&d), -ESTALE);
+}
+END_TEST
+
+/* A live word read changed before verify: the stack moved under us. */
+START_TEST(test_live_word_changed)
+{
+	uint64_t v;
+
+	sample(0);
+	rec_deepstack_saw(&d, addr(COPY_LEN - 8));
+	ck_assert(rec_deepstack_read(&d, addr(COPY_LEN + 4096), &v));
+	ck_assert(rec_deepstack_read(&d, addr(COPY_LEN + 64), &v));
+	stk[COPY_LEN + 4096 + 3] ^= 0x40;
+	ck_assert_int_eq(rec_deepstack_verify(&d), -ESTALE);
+	/* a word that was not read may change: locals do */
+	sample(0);
+	rec_deepstack_saw(&d, addr(COPY_LEN - 8));
+	ck_assert(rec_deepstack_read(&d, addr(COPY_LEN + 64), &v));
+	stk[COPY_LEN + 72] ^= 0x40;
+	ck_assert_int_eq(rec_deepstack_verify(&d), 0);
+}
+END_TEST
+
+/* Nothing noted from the copy: nothing ties the live part to it. */
+START_TEST(test_nothing_seen)
+{
+	uint64_t v;
+
+	sample(0);
+	ck_assert(rec_deepstack_read(&d, addr(COPY_LEN), &v));
+	ck_assert_int_eq(rec_deepstack_verify(&d), -ENODATA);
+}
+END_TEST
+
+/* Reads stay within the mapping, the budget, and whole words. */
+START_TEST(test_bounds)
+{
+	uint64_t v;
+
+	sample(MAP_LEN - COPY_LEN - 4096);
+	ck_assert(rec_deepstack_read(&d, addr(MAP_LEN - 8), &v));
+	ck_assert(!rec_deepstack_read(&d, addr(MAP_LEN), &v));
+	sample(0);
+	ck_assert(!rec_deepstack_read(&d, addr(COPY_LEN + 3), &v));
+	sample(0);
+	ck_assert(!rec_deepstack_read(&d, addr(COPY_LEN - 8), &v));
+	sample(0);
+	ck_assert(rec_deepstack_read(&d, addr(COPY_LEN + (16u << 10) - 8), &v));
+	ck_assert(!rec_deepstack_read(&d, addr(COPY_LEN + (16u << 10)), &v));
+}
+END_TEST
+
+/* A budget of 0 reads nothing. */
+START_TEST(test_off)
+{
+	struct rec_deepstack off;
+	uint64_t v;
+
+	ck_assert_int_eq(rec_deepstack_init(&off, 0), 0);
+	rec_deepstack_begin(&off, getpid(), &maps, addr(0), copy, COPY_LEN);
+	ck_assert(!rec_deepstack_read(&off, addr(COPY_LEN), &v));
+	ck_assert(!rec_deepstack_used(&off));
+	rec_deepstack_release(&off);
+}
+END_TEST
+
+/* A process that is gone reads nothing, and verifies nothing. */
+START_TEST(test_gone)
+{
+	uint64_t v;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	memcpy(copy, stk, COPY_LEN);
+	rec_deepstack_begin(&d, pid, &maps, addr(0), copy, COPY_LEN);
+	ck_assert(!rec_deepstack_read(&d, addr(COPY_LEN), &v));
+}
+END_TEST
+
+START_TEST(test_callsite_direct)
+{
+	/* call rel32 -16: from ra 0x1005, the target is 0x0ff5 */
+	static const uint8_t call[5] = { 0xe8, 0xf0, 0xff, 0xff, 0xff };
+	static const uint8_t indirect[5] = { 0x00, 0x00, 0x00, 0xff, 0xd0 };
+	uint64_t t = 0;
+
+	ck_assert(rec_callsite_target(call, 0x1005, &t));
+	ck_assert_uint_eq(t, 0x0ff5);
+	ck_assert(!rec_callsite_target(indirect, 0x1005, &t));
+}
+END_TEST
+
+START_TEST(test_callsite_plt)
+{
+	static const uint8_t plt[7] = { 0xff, 0x25, 1, 2, 3, 4, 0x68 };
+	static const uint8_t plt_sec[7] = { 0xf3, 0x0f, 0x1e, 0xfa,
+					    0xf2, 0xff, 0x25 };
+	static const uint8_t ibt[7] = { 0xf3, 0x0f, 0x1e, 0xfa, 0xff, 0x25, 0 };
+	static const uint8_t fn[7] = {
+		0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89
+	};
+
+	ck_assert(rec_callsite_is_plt(plt));
+	ck_assert(rec_callsite_is_plt(plt_sec));
+	ck_assert(rec_callsite_is_plt(ibt));
+	ck_assert(!rec_callsite_is_plt(fn));
+}
+END_TEST
+
+/* Jumps out of a function are its possible tail calls; jumps inside not. */
+START_TEST(test_callsite_jumps)
+{
+	/* at 0x1000: jmp +0x100 (out); jne -8 (in); jmp -0x2000 (out) */
+	static const uint8_t code[] = { 0xe9, 0x00, 0x01, 0x00, 0x00, 0x0f,
+					0x85, 0xf8, 0xff, 0xff, 0xff, 0xe9,
+					0x00, 0xe0, 0xff, 0xff };
+	uint64_t out[4];
+
+	ck_assert_uint_eq(
+	    rec_callsite_jumps(code, sizeof(code), 0x1000, out, 4), 2);
+	ck_assert_uint_eq(out[0], 0x1105);
+	ck_assert_uint_eq(out[1], 0x1010 - 0x2000);
+	ck_assert_uint_eq(
+	    rec_callsite_jumps(code, sizeof(code), 0x1000, out, 1), 2);
+	ck_assert_uint_eq(rec_callsite_jumps(code, 4, 0x1000, out, 4), 0);
+}
+END_TEST
+
+static Suite *
+deepstack_suite(void)
+{
+	Suite *s = suite_create("record_deepstack");
+	TCase *tr = tcase_create("reads");
+	TCase *tc = tcase_create("callsite");
+
+	tcase_add_checked_fixture(tr, setup, teardown);
+	tcase_add_test(tr, test_read_and_verify);
+	tcase_add_test(tr, test_copy_word_changed);
+	tcase_add_test(tr, test_live_word_changed);
+	tcase_add_test(tr, test_nothing_seen);
+	tcase_add_test(tr, test_bounds);
+	tcase_add_test(tr, test_off);
+	tcase_add_test(tr, test_gone);
+	suite_add_tcase(s, tr);
+	tcase_add_test(tc, test_callsite_direct);
+	tcase_add_test(tc, test_callsite_plt);
+	tcase_add_test(tc, test_callsite_jumps);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(deepstack_suite());
+
+	return unit_run(sr);
+}
