@@ -13,24 +13,9 @@
 #include <string.h>
 
 #include "sp-symbolize/dpkgown.h"
+#include "tests/unit/fixture.h"
 
 static char dir[] = "/tmp/sp-dpkg.XXXXXX";
-
-/* Runs the formatted command with sh; returns system(3)'s status. */
-static int
-sh(const char *fmt, ...)
-{
-	va_list ap;
-	char *cmd;
-	int rc;
-
-	va_start(ap, fmt);
-	ck_assert_int_ge(vasprintf(&cmd, fmt, ap), 0);
-	va_end(ap);
-	rc = system(cmd);
-	free(cmd);
-	return rc;
-}
 
 static void
 setup(void)

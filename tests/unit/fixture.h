@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 /* Runs the formatted command with sh; returns system(3)'s status. */
-static int
+static __attribute__((unused)) int
 sh(const char *fmt, ...)
 {
 	va_list ap;
@@ -29,7 +29,7 @@ sh(const char *fmt, ...)
 }
 
 /* tests/programs under $SP_TOP, or under the working directory. */
-static const char *
+static __attribute__((unused)) const char *
 programs(void)
 {
 	const char *top = getenv("SP_TOP");
