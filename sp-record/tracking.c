@@ -346,6 +346,13 @@ rec_retire(struct rec_tracker *t, int32_t pid, uint64_t ts)
 	if (!rc && !rec_out_error(o))
 		rc = rec_out_wr(
 		    o, sp_modtab_deactivate(t->mods, pid, rec_out_writer(o)));
+	/*
+	 * -a runs for hours while processes come and go: a forget record
+	 * lets every reader down the pipe free what was only this one's.
+	 */
+	if (!rc && t->system_wide && !rec_out_error(o))
+		rc = rec_out_wr(o,
+				sp_spool_writer_forget(rec_out_writer(o), pid));
 	rec_stacker_end(t->stk, pid);
 	rec_ptab_remove(&t->procs, pid);
 	t->procs.procs_exited++;

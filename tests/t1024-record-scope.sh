@@ -56,6 +56,18 @@ awk -F'\t' -v p="$rec" '$1 == "sample" && $3 == p { n++ } END { exit n > 0 }' \
 	"$TMP/a.dump" || fail "-a recorded itself"
 grep -q "^comm${T}.*${T}after2\$" "$TMP/a.dump" ||
 	fail "-a: no comm record for after2"
+# Processes that ended are forgotten (issue 24): a forget record after
+# their exit, and nothing of theirs after it; the pipeline above read it.
+for n in after1 after2; do
+	pid=$(awk -F'\t' -v n="$n" '$1 == "comm" && $6 == n { print $3; exit }' \
+		"$TMP/a.dump")
+	awk -F'\t' -v p="$pid" '
+		$1 == "exit" && $3 == p && $4 == p { ex = NR }
+		$1 == "forget" && $2 == p { fg = NR }
+		fg && ($1 == "sample" || $1 == "thread") && $3 == p { late++ }
+		END { exit !(ex && fg > ex && !late) }' "$TMP/a.dump" ||
+		fail "-a: $n (pid $pid) not forgotten after its exit"
+done
 
 # -a -C 0: a process pinned to CPU 1 is not seen.
 if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
