@@ -279,6 +279,7 @@ main(int argc, char **argv)
 		{ "list-events", no_argument, NULL, 'l' },
 		{ "kernel", no_argument, NULL, 'k' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "no-python", no_argument, NULL, 'N' },
 		{ "off-cpu", no_argument, NULL, 'O' },
 		{ "off-cpu-min", required_argument, NULL, 'M' },
 		{ "output", required_argument, NULL, 'o' },
@@ -344,6 +345,9 @@ main(int argc, char **argv)
 			return rec_evspec_list(stdout) < 0;
 		case 'm':
 			cfg.ev.pages = rec_pages_arg(optarg);
+			break;
+		case 'N':
+			cfg.no_python = true;
 			break;
 		case 'O':
 			cfg.off_cpu = true;
