@@ -193,6 +193,8 @@ sp_py_check_stack(struct sp_py_bounds *b, const struct sp_ext_pystack *s)
 {
 	uint32_t want = 0, i;
 
+	if (b->stack_pending)
+		return "a second pystack before its sample";
 	if (s->leaf != SP_NONE && s->leaf >= b->nnodes)
 		return "pystack leaf not defined before";
 	if (s->leaf != SP_NONE && !(s->flags & SP_PYSTACK_INCONSISTENT))
@@ -204,7 +206,19 @@ sp_py_check_stack(struct sp_py_bounds *b, const struct sp_ext_pystack *s)
 		if (s->index[i] >= s->index[i - 1])
 			return "pystack indexes not strictly decreasing";
 	b->need_depth = s->ngroups ? s->index[0] + 1 : 0;
+	b->stack_pending = true;
 	return NULL;
+}
+
+const char *
+sp_py_check_sample(struct sp_py_bounds *b, uint32_t depth)
+{
+	bool fits = depth >= b->need_depth;
+
+	b->stack_pending = false;
+	b->need_depth = 0;
+	return fits ? NULL : "the pystack's deepest index lies past its "
+			     "sample's frames";
 }
 
 const char *

@@ -90,10 +90,10 @@ struct sp_py_bounds {
 	size_t anodes;
 	uint32_t *entries; /* [nnodes] */
 	/*
-	 * The last pystack's deepest index + 1 (0 for none): the next
-	 * sample's stack must be at least this deep.  The reader clears
-	 * it at that sample.
+	 * A pystack waits for its sample, whose stack must be at least
+	 * need_depth frames deep (its deepest index + 1).
 	 */
+	bool stack_pending;
 	uint32_t need_depth;
 };
 
@@ -114,6 +114,12 @@ const char *sp_py_check_node(struct sp_py_bounds *b,
 			     const struct sp_ext_pynode *nd);
 const char *sp_py_check_stack(struct sp_py_bounds *b,
 			      const struct sp_ext_pystack *s);
+/*
+ * A sample of a stack `depth` frames deep: refuses one too shallow for
+ * the pystack before it (an index past its frames); then no pystack is
+ * pending.  A second pystack before a sample is refused by the above.
+ */
+const char *sp_py_check_sample(struct sp_py_bounds *b, uint32_t depth);
 
 /*
  * The same for a spool payload of tag 26-28: NULL when good, `malformed`

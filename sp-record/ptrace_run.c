@@ -119,6 +119,8 @@ refresh_maps(struct rec_ptdriver *d, struct rec_proc *p, uint64_t ts)
 	rc = rec_refresh_maps(d->h->trk, p, ts);
 	if (rc > 0)
 		d->h->st->maps_refreshes++;
+	if (rc > 0 && d->h->py)
+		rec_pyann_mapped(d->h->py, p->pid);
 	cost = (cpu_ns() - t0) * PTRACE_MAPS_COST;
 	d->maps_gap_ns = cost < PTRACE_MAPS_NS ? cost : PTRACE_MAPS_NS;
 	return rc < 0 ? rc : 0;

@@ -22,6 +22,12 @@ struct pyproc {
 	size_t amap;
 };
 
+/* What procs holds for a process without a reader. */
+#define NOT_PYTHON 0     /* refused: a version outside the list, ... */
+#define NOT_PYTHON_YET 1 /* no interpreter mapped (yet) */
+#define READER(v)                                                              \
+	((v) > NOT_PYTHON_YET ? (struct pyproc *)(uintptr_t)(v) : NULL)
+
 struct pending_key {
 	int32_t tid;
 	uint32_t pad;
@@ -38,7 +44,7 @@ struct pending_key {
 struct rec_pyann {
 	struct rec_out *out;
 	struct rec_pyids *ids;
-	struct sp_htab *procs;       /* pid -> struct pyproc *, 0: not Python */
+	struct sp_htab *procs;       /* pid -> struct pyproc *, or a NOT_* */
 	struct sp_htab *pending;     /* struct pending_key -> P_PACK */
 	struct sp_htab *why;         /* reason -> processes */
 	struct rec_py_frame *frames; /* REC_PY_MAX_DEPTH */
@@ -87,7 +93,7 @@ rec_pyann_free(struct rec_pyann *a)
 	if (!a)
 		return;
 	while (a->procs && sp_htab_next(a->procs, &pos, &k, &len, &v))
-		free_proc((struct pyproc *)(uintptr_t)v);
+		free_proc(READER(v));
 	sp_htab_free(a->procs);
 	sp_htab_free(a->pending);
 	sp_htab_free(a->why);
@@ -119,11 +125,11 @@ proc(struct rec_pyann *a, int32_t pid)
 {
 	struct sp_buf why = SP_BUF_INIT;
 	struct pyproc *pp;
-	uint64_t v;
+	uint64_t v, not = NOT_PYTHON;
 	int err;
 
 	if (sp_htab_get(a->procs, &pid, sizeof(pid), &v))
-		return (struct pyproc *)(uintptr_t)v;
+		return READER(v);
 	pp = calloc(1, sizeof(*pp));
 	if (pp && !(pp->py = rec_py_attach(pid, &why))) {
 		err = errno;
@@ -134,14 +140,17 @@ proc(struct rec_pyann *a, int32_t pid)
 			sp_buf_release(&why);
 			return NULL;
 		}
-		/* Quiet for what is plainly not Python. */
-		if (err != ENOENT && sp_buf_addc(&why, 0) == 0)
+		/* Quiet for what is plainly not Python (yet). */
+		if (err == ENOENT)
+			not = NOT_PYTHON_YET;
+		else if (sp_buf_addc(&why, 0) == 0)
 			note(a, (const char *)why.data);
 	}
 	sp_buf_release(&why);
 	if (pp)
 		a->st.processes++;
-	if (sp_htab_put(a->procs, &pid, sizeof(pid), (uintptr_t)pp) < 0) {
+	if (sp_htab_put(a->procs, &pid, sizeof(pid),
+			pp ? (uintptr_t)pp : not ) < 0) {
 		free_proc(pp);
 		return NULL;
 	}
@@ -155,8 +164,17 @@ rec_pyann_forget(struct rec_pyann *a, int32_t pid)
 
 	if (!sp_htab_get(a->procs, &pid, sizeof(pid), &v))
 		return;
-	free_proc((struct pyproc *)(uintptr_t)v);
+	free_proc(READER(v));
 	sp_htab_del(a->procs, &pid, sizeof(pid));
+}
+
+void
+rec_pyann_mapped(struct rec_pyann *a, int32_t pid)
+{
+	uint64_t v;
+
+	if (sp_htab_get(a->procs, &pid, sizeof(pid), &v) && v == NOT_PYTHON_YET)
+		sp_htab_del(a->procs, &pid, sizeof(pid));
 }
 
 /* Our pycode id of the reader's code `c`; 0 or the output's errno. */
@@ -244,7 +262,7 @@ rec_pyann_read(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts)
 			note(a, rec_py_why(pp->py));
 		free_proc(pp);
 		/* Its samples go out as a process without Python. */
-		sp_htab_put(a->procs, &pid, sizeof(pid), 0);
+		sp_htab_put(a->procs, &pid, sizeof(pid), NOT_PYTHON);
 		return 0;
 	}
 	if (n < 0) {
@@ -326,9 +344,9 @@ rec_pyann_write(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts,
 
 	if (!take(a, tid, ts, &v))
 		return 0;
-	if (!sp_htab_get(a->procs, &pid, sizeof(pid), &pv) || !pv)
+	if (!sp_htab_get(a->procs, &pid, sizeof(pid), &pv) ||
+	    !(pp = READER(pv)))
 		return 0;
-	pp = (struct pyproc *)(uintptr_t)pv;
 	s.leaf = P_LEAF(v);
 	s.flags = P_FLAGS(v);
 	tie(rec_py_target(pp->py), frames, n, P_ENTRIES(v), &s);

@@ -6,6 +6,7 @@
  *   a = rec_pyann_new(out);
  *   drain:   rec_pyann_read(a, pid, tid, ts)    a sample just out of a ring
  *            rec_pyann_forget(a, pid)           its exec or its end
+ *            rec_pyann_mapped(a, pid)           a libpython mapped
  *   handle:  rec_pyann_write(a, pid, tid, ts, frames, n)  before it
  *
  * Reading at the drain, not when the sorter hands the sample on, narrows
@@ -52,6 +53,11 @@ void rec_pyann_free(struct rec_pyann *a);
 int rec_pyann_read(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts);
 /* `pid` ran exec or ended: its reader no longer applies. */
 void rec_pyann_forget(struct rec_pyann *a, int32_t pid);
+/*
+ * `pid` mapped an interpreter (its modules changed): if it was found
+ * without one, it is probed again at its next sample.
+ */
+void rec_pyann_mapped(struct rec_pyann *a, int32_t pid);
 /*
  * Writes the pystack kept for sample (tid, ts) of `pid` (or for tid, read with
  * ts 0), given its native frames[0..n), leaf first; nothing when none was kept.
