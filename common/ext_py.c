@@ -217,8 +217,9 @@ sp_py_check_sample(struct sp_py_bounds *b, uint32_t depth)
 
 	b->stack_pending = false;
 	b->need_depth = 0;
-	return fits ? NULL : "the pystack's deepest index lies past its "
-			     "sample's frames";
+	return fits ? NULL
+		    : "the pystack's deepest index lies past its "
+		      "sample's frames";
 }
 
 const char *

@@ -17,8 +17,7 @@
 
 /* Sets *why to "bad WHAT 'FIELD'" and returns -EBADMSG. */
 static int
-bad_field(struct sp_buf *why, const char *kind, const char *what,
-	  const char *s)
+bad_field(struct sp_buf *why, const char *kind, const char *what, const char *s)
 {
 	sp_buf_reset(why);
 	sp_buf_addf(why, "malformed %s record: bad %s '", kind, what);
@@ -39,7 +38,7 @@ static int
 get_id(const char *s, bool none_ok, uint32_t *id)
 {
 	return sp_parse_id(s, id) || (*id == SP_NONE && !none_ok) ? -EBADMSG
-								     : 0;
+								  : 0;
 }
 
 /* A line number: decimal, "-1" for unknown. */
