@@ -267,6 +267,22 @@ sp_ext_wait_decode(const uint8_t *p, size_t n, enum sp_wait_state *state)
 	return finish(&cu);
 }
 
+int
+sp_ext_forget_encode(struct sp_buf *out, int32_t pid)
+{
+	return sp_varint_put_i64(out, pid);
+}
+
+int
+sp_ext_forget_decode(const uint8_t *p, size_t n, int32_t *pid)
+{
+	struct cur cu = { p, p + n };
+
+	if (get_pid(&cu, pid))
+		return -EBADMSG;
+	return finish(&cu);
+}
+
 static const char *const wait_names[SP_WAIT_NSTATES] = {
 	[SP_WAIT_PREEMPTED] = "preempted",
 	[SP_WAIT_SLEEP] = "sleep",
@@ -347,6 +363,7 @@ check(uint8_t tag, const uint8_t *p, size_t n, struct sp_ext_bounds *b)
 	struct sp_ext_buildid id;
 	struct sp_ext_weight w;
 	enum sp_wait_state s;
+	int32_t pid;
 
 	switch (tag) {
 	case SP_EXT_HOST:
@@ -364,7 +381,11 @@ check(uint8_t tag, const uint8_t *p, size_t n, struct sp_ext_bounds *b)
 	case SP_EXT_BUILDID:
 		if (sp_ext_buildid_decode(p, n, &id))
 			return MALFORMED;
-		return id.module_id >= b->nmodules ? "undefined module" : NULL;
+		if (id.module_id >= b->nmodules)
+			return "undefined module";
+		if (b->ids && !sp_ids_get(b->ids, SP_ID_MODULE, id.module_id))
+			return "module of a forgotten process";
+		return NULL;
 	case SP_EXT_EVENT:
 		return check_event(p, n, b);
 	case SP_EXT_WEIGHT:
@@ -373,6 +394,10 @@ check(uint8_t tag, const uint8_t *p, size_t n, struct sp_ext_bounds *b)
 		return w.event >= b->nevents ? "undefined event" : NULL;
 	case SP_EXT_WAIT:
 		return sp_ext_wait_decode(p, n, &s) ? MALFORMED : NULL;
+	case SP_EXT_FORGET:
+		if (sp_ext_forget_decode(p, n, &pid))
+			return MALFORMED;
+		return pid < 0 ? "negative process id" : NULL;
 	case SP_EXT_PYCODE:
 	case SP_EXT_PYNODE:
 	case SP_EXT_PYSTACK:

@@ -16,6 +16,9 @@
  *               and how many events it stands for (the period)
  *   24 wait     state               of the next sample: why its thread was
  *               off the CPU (enum sp_wait_state), for --off-cpu stacks
+ *   25 forget   pid(s)              the process is gone: its threads,
+ *               modules, their frames and the stack nodes holding them
+ *               are retired (ids.h), and no later record names them
  *   26-28       the Python frame records: ext_py.h
  * Decoders return 0 or -EBADMSG; strings point into the payload (not
  * NUL-terminated) and live as long as it does.
@@ -28,6 +31,7 @@
 #include <stdint.h>
 
 #include "common/buf.h"
+#include "common/ids.h"
 #include "common/ext_py.h"
 
 enum sp_ext_tag {
@@ -40,6 +44,7 @@ enum sp_ext_tag {
 	SP_EXT_EVENT = 22,
 	SP_EXT_WEIGHT = 23,
 	SP_EXT_WAIT = 24,
+	SP_EXT_FORGET = 25,
 };
 
 /*
@@ -107,6 +112,7 @@ int sp_ext_buildid_encode(struct sp_buf *out, const struct sp_ext_buildid *b);
 int sp_ext_event_encode(struct sp_buf *out, const struct sp_ext_event *e);
 int sp_ext_weight_encode(struct sp_buf *out, const struct sp_ext_weight *w);
 int sp_ext_wait_encode(struct sp_buf *out, enum sp_wait_state state);
+int sp_ext_forget_encode(struct sp_buf *out, int32_t pid);
 /* Appends one string pair (host) or one counter (stats). */
 int sp_ext_pair_encode(struct sp_buf *out, const char *key, const char *val);
 int sp_ext_counter_encode(struct sp_buf *out, const char *key, uint64_t val);
@@ -120,11 +126,15 @@ int sp_ext_event_decode(const uint8_t *p, size_t n, struct sp_ext_event *e);
 int sp_ext_weight_decode(const uint8_t *p, size_t n, struct sp_ext_weight *w);
 /* A state of SP_WAIT_NONE or past the known ones is -EBADMSG. */
 int sp_ext_wait_decode(const uint8_t *p, size_t n, enum sp_wait_state *state);
+/* Any process id decodes; sp_ext_check() refuses a negative one. */
+int sp_ext_forget_decode(const uint8_t *p, size_t n, int32_t *pid);
 
 /* What a reader has defined so far, for sp_ext_check(). */
 struct sp_ext_bounds {
 	uint32_t nmodules; /* set by the reader before each call */
 	uint32_t nevents;  /* counted by sp_ext_check() */
+	/* When set, a buildid's module must be live in it (not forgotten). */
+	const struct sp_ids *ids;
 	/* Python records; sp_py_bounds_release() it at the end. */
 	struct sp_py_bounds py;
 };
@@ -133,8 +143,9 @@ struct sp_ext_bounds {
  * Checks an extension record as every reader of the text records would
  * (recdec.c): a payload that decodes, no NUL in names, keys or values, no
  * '=' in a key, event indexes 0, 1, 2... in order, a buildid of a defined
- * module, a weight of a defined event, and the Python records' checks
- * (ext_py.h).  Returns 0 when it is good,
+ * module (not forgotten), a weight of a defined event, a forget of a
+ * process id not negative, and the Python records' checks (ext_py.h).
+ * Returns 0 when it is good,
  * -EBADMSG when the payload does not decode, -EINVAL when it decodes but
  * is refused; *why is then a static reason.  Counts an accepted event in
  * b->nevents; tags it does not know are good.

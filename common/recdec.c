@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/grow.h"
+#include "common/ids.h"
 #include "common/inkind.h"
 #include "common/records.h"
 #include "common/banned.h"
@@ -26,7 +27,8 @@ struct sp_recdec {
 	size_t apairs;
 	uint64_t lineno;
 	bool have_spool;
-	uint32_t nmods, nframes, nstacks, nthreads, nevents;
+	struct sp_ids *ids; /* modules, frames, stacks, threads */
+	uint32_t nevents;
 	struct sp_buf err;
 	/* Python records: what they defined, a pystack for its sample. */
 	struct sp_py_bounds py;
@@ -126,9 +128,9 @@ one_of(struct sp_recdec *d, const char *what, const char *s, const char *a,
 	return *is_a || !strcmp(s, b) ? 0 : bad_field(d, what, s);
 }
 
-/* An id that defines the next element of its kind; counts it. */
+/* An id that must be the next of `count`; counts it. */
 static int
-new_id(struct sp_recdec *d, const char *s, uint32_t *count, uint32_t *id)
+next_id(struct sp_recdec *d, const char *s, uint32_t *count, uint32_t *id)
 {
 	if (sp_parse_id(s, id) || *id == SP_NONE)
 		return bad_field(d, "ID", s);
@@ -140,15 +142,51 @@ new_id(struct sp_recdec *d, const char *s, uint32_t *count, uint32_t *id)
 	return 0;
 }
 
-/* A reference to an id already defined, or "-" when `none_ok`. */
+/*
+ * An id that must be the next of `kind`.  It is only checked: the
+ * decoder defines it (define()) once the whole record parsed.
+ */
 static int
-ref_id(struct sp_recdec *d, const char *what, const char *s, uint32_t count,
-       bool none_ok, uint32_t *id)
+new_id(struct sp_recdec *d, const char *s, enum sp_id_kind kind, uint32_t *id)
+{
+	uint32_t count = sp_ids_count(d->ids, kind);
+
+	return next_id(d, s, &count, id);
+}
+
+/* Takes the result of an sp_ids_*() definition. */
+static int
+define(struct sp_recdec *d, const void *data)
+{
+	if (data)
+		return 0;
+	if (errno == EOVERFLOW)
+		return bad(d, "too many %s ids", d->fields[0]);
+	return bad(d, "out of memory");
+}
+
+/* A reference to one of `count` ids, or "-" when `none_ok`. */
+static int
+ref_count(struct sp_recdec *d, const char *what, const char *s, uint32_t count,
+	  bool none_ok, uint32_t *id)
 {
 	if (sp_parse_id(s, id) || (*id == SP_NONE && !none_ok))
 		return bad_field(d, what, s);
 	if (*id != SP_NONE && *id >= count)
 		return bad(d, "unknown %s id '%s'", what, s);
+	return 0;
+}
+
+/* A reference to a live id of `kind`, or "-" when `none_ok`. */
+static int
+ref_id(struct sp_recdec *d, const char *what, const char *s,
+       enum sp_id_kind kind, bool none_ok, uint32_t *id)
+{
+	if (ref_count(d, what, s, sp_ids_count(d->ids, kind), none_ok, id))
+		return -EBADMSG;
+	if (*id != SP_NONE && !sp_ids_get(d->ids, kind, *id))
+		return bad(d, "%s id '%s' belongs to a forgotten process", what,
+			   s);
 	return 0;
 }
 
@@ -231,11 +269,11 @@ dec_module(struct sp_recdec *d, char **f, struct sp_rec *rec)
 	    num(d, "INODE", f[6], &m->inode) ||
 	    one_of(d, "mode", f[7], "kernel", "user", &kernel) ||
 	    text(d, "PATH", f[8], &m->path_len) ||
-	    new_id(d, f[1], &d->nmods, &m->id))
+	    new_id(d, f[1], SP_ID_MODULE, &m->id))
 		return -EBADMSG;
 	m->is_kernel = kernel;
 	m->path = f[8];
-	return 0;
+	return define(d, sp_ids_module(d->ids, m->pid, kernel));
 }
 
 /* "MODULE REL_IP": both an id and an address, or both "-". */
@@ -250,7 +288,7 @@ context(struct sp_recdec *d, char **f, uint32_t *mod, uint64_t *rel)
 	if (!strcmp(f[0], "-") || !strcmp(f[1], "-"))
 		return bad(d, "malformed %s record: module context '%s' '%s'",
 			   d->fields[0], f[0], f[1]);
-	return ref_id(d, "module", f[0], d->nmods, false, mod) ||
+	return ref_id(d, "module", f[0], SP_ID_MODULE, false, mod) ||
 		       hex(d, "REL_IP", f[1], rel)
 		   ? -EBADMSG
 		   : 0;
@@ -265,17 +303,18 @@ dec_frame(struct sp_recdec *d, char **f, struct sp_rec *rec)
 		return bad_field(d, "mode", f[2]);
 	if (hex(d, "ABS_IP", f[3], &fr->abs_ip) ||
 	    context(d, f + 4, &fr->module_id, &fr->rel_ip) ||
-	    new_id(d, f[1], &d->nframes, &rec->u.frame.id))
+	    new_id(d, f[1], SP_ID_FRAME, &rec->u.frame.id))
 		return -EBADMSG;
 	if (fr->module_id == SP_NONE)
 		fr->rel_ip = fr->abs_ip;
-	return 0;
+	return define(d, sp_ids_frame(d->ids, fr->module_id));
 }
 
 static int
 dec_pframe(struct sp_recdec *d, char **f, struct sp_rec *rec)
 {
-	if (ref_id(d, "frame", f[1], d->nframes, false, &rec->u.pframe.frame) ||
+	if (ref_id(d, "frame", f[1], SP_ID_FRAME, false,
+		   &rec->u.pframe.frame) ||
 	    pid(d, f[2], &rec->u.pframe.pid))
 		return -EBADMSG;
 	if (rec->u.pframe.pid < 0)
@@ -286,22 +325,22 @@ dec_pframe(struct sp_recdec *d, char **f, struct sp_rec *rec)
 static int
 dec_stack(struct sp_recdec *d, char **f, struct sp_rec *rec)
 {
-	uint32_t id = d->nstacks;
-
-	if (ref_id(d, "stack", f[2], id, true, &rec->u.stack.prefix) ||
-	    ref_id(d, "frame", f[3], d->nframes, false, &rec->u.stack.frame))
+	if (ref_id(d, "stack", f[2], SP_ID_STACK, true, &rec->u.stack.prefix) ||
+	    ref_id(d, "frame", f[3], SP_ID_FRAME, false, &rec->u.stack.frame) ||
+	    new_id(d, f[1], SP_ID_STACK, &rec->u.stack.id))
 		return -EBADMSG;
-	return new_id(d, f[1], &d->nstacks, &rec->u.stack.id);
+	return define(
+	    d, sp_ids_stack(d->ids, rec->u.stack.prefix, rec->u.stack.frame));
 }
 
 static int
 dec_thread(struct sp_recdec *d, char **f, struct sp_rec *rec)
 {
-	return pid(d, f[2], &rec->u.thread.pid) ||
-		       num(d, "TID", f[3], &rec->u.thread.tid) ||
-		       new_id(d, f[1], &d->nthreads, &rec->u.thread.id)
-		   ? -EBADMSG
-		   : 0;
+	if (pid(d, f[2], &rec->u.thread.pid) ||
+	    num(d, "TID", f[3], &rec->u.thread.tid) ||
+	    new_id(d, f[1], SP_ID_THREAD, &rec->u.thread.id))
+		return -EBADMSG;
+	return define(d, sp_ids_thread(d->ids, rec->u.thread.pid));
 }
 
 static int
@@ -310,14 +349,15 @@ dec_sample(struct sp_recdec *d, char **f, struct sp_rec *rec)
 	if (num(d, "TIMESTAMP_NS", f[1], &rec->u.sample.ts) ||
 	    pid(d, f[2], &rec->u.sample.pid) ||
 	    num(d, "TID", f[3], &rec->u.sample.tid) ||
-	    ref_id(d, "stack", f[4], d->nstacks, true, &rec->u.sample.stack))
+	    ref_id(d, "stack", f[4], SP_ID_STACK, true, &rec->u.sample.stack))
 		return -EBADMSG;
 	if (d->nfields == 5)
 		return 0;
 	if (d->nfields == 6)
 		return bad(d, "sample record with 6 fields, not 5, 7 or 8");
 	rec->u.sample.has_event = true;
-	if (ref_id(d, "event", f[5], d->nevents, false, &rec->u.sample.event) ||
+	if (ref_count(d, "event", f[5], d->nevents, false,
+		      &rec->u.sample.event) ||
 	    num(d, "WEIGHT", f[6], &rec->u.sample.weight))
 		return -EBADMSG;
 	if (d->nfields == 8 &&
@@ -332,7 +372,7 @@ dec_event(struct sp_recdec *d, char **f, struct sp_rec *rec)
 	bool period;
 	uint64_t v;
 
-	if (new_id(d, f[1], &d->nevents, &rec->u.event.index) ||
+	if (next_id(d, f[1], &d->nevents, &rec->u.event.index) ||
 	    text(d, "NAME", f[2], &rec->u.event.name_len) ||
 	    one_of(d, "mode", f[3], "period", "freq", &period) ||
 	    num(d, "VALUE", f[4], &v))
@@ -360,6 +400,18 @@ static int
 dec_deactivate(struct sp_recdec *d, char **f, struct sp_rec *rec)
 {
 	return pid(d, f[1], &rec->u.deactivate.pid);
+}
+
+/* Retires what the process owned: later lines may not name it. */
+static int
+dec_forget(struct sp_recdec *d, char **f, struct sp_rec *rec)
+{
+	if (pid(d, f[1], &rec->u.forget.pid))
+		return -EBADMSG;
+	if (rec->u.forget.pid < 0)
+		return bad_field(d, "PID", f[1]);
+	sp_ids_forget(d->ids, rec->u.forget.pid);
+	return 0;
 }
 
 static int
@@ -438,7 +490,8 @@ static int
 dec_buildid(struct sp_recdec *d, char **f, struct sp_rec *rec)
 {
 	rec->u.hex.hex = f[2];
-	return ref_id(d, "module", f[1], d->nmods, false, &rec->u.hex.tag) ||
+	return ref_id(d, "module", f[1], SP_ID_MODULE, false,
+		      &rec->u.hex.tag) ||
 		       lower_hex(d, "HEX", f[2])
 		   ? -EBADMSG
 		   : 0;
@@ -506,7 +559,8 @@ dec_symbol(struct sp_recdec *d, char **f, struct sp_rec *rec)
 	rec->u.symbol.pid = -1;
 	rec->u.symbol.offset = 0;
 	rec->u.symbol.name = f[7];
-	if (ref_id(d, "frame", f[1], d->nframes, false, &rec->u.symbol.frame) ||
+	if (ref_id(d, "frame", f[1], SP_ID_FRAME, false,
+		   &rec->u.symbol.frame) ||
 	    (rec->u.symbol.has_pid && pid(d, f[2], &rec->u.symbol.pid)) ||
 	    num(d, "INDEX", f[3], &index) ||
 	    sym_flags(d, f[4], &rec->u.symbol.flags) ||
@@ -529,7 +583,8 @@ dec_funcline(struct sp_recdec *d, char **f, struct sp_rec *rec)
 
 	rec->u.symbol.has_pid = strcmp(f[2], "-") != 0;
 	rec->u.symbol.pid = -1;
-	if (ref_id(d, "frame", f[1], d->nframes, false, &rec->u.symbol.frame) ||
+	if (ref_id(d, "frame", f[1], SP_ID_FRAME, false,
+		   &rec->u.symbol.frame) ||
 	    (rec->u.symbol.has_pid && pid(d, f[2], &rec->u.symbol.pid)) ||
 	    num(d, "INDEX", f[3], &index) || num(d, "LINE", f[4], &line))
 		return -EBADMSG;
@@ -560,6 +615,7 @@ static const struct kind kinds[] = {
 	{ "pynode", SP_REC_PYNODE, 6, 0, dec_py },
 	{ "pycode", SP_REC_PYCODE, 5, 0, dec_py },
 	{ "deactivate", SP_REC_DEACTIVATE, 2, 0, dec_deactivate },
+	{ "forget", SP_REC_FORGET, 2, 0, dec_forget },
 	{ "lost", SP_REC_LOST, 3, 0, dec_lost },
 	{ "buildid", SP_REC_BUILDID, 3, 0, dec_buildid },
 	{ "host", SP_REC_HOST, 0, 0, dec_pairs },
@@ -622,9 +678,11 @@ decode(struct sp_recdec *d, struct sp_rec *rec)
 struct sp_recdec *
 sp_recdec_new(FILE *f)
 {
+	static const size_t extra[SP_ID_NKINDS];
 	struct sp_recdec *d = calloc(1, sizeof(*d));
 
-	if (!d) {
+	if (!d || !(d->ids = sp_ids_new(extra, NULL, NULL))) {
+		free(d);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -641,6 +699,7 @@ sp_recdec_free(struct sp_recdec *d)
 	free(d->raw);
 	free(d->fields);
 	free(d->pairs);
+	sp_ids_free(d->ids);
 	sp_buf_release(&d->err);
 	sp_py_bounds_release(&d->py);
 	free(d);
@@ -725,6 +784,17 @@ const char *
 sp_recdec_errmsg(const struct sp_recdec *d)
 {
 	return d->err.len ? (const char *)d->err.data : "no error";
+}
+
+size_t
+sp_recdec_live(const struct sp_recdec *d)
+{
+	size_t n = 0;
+	int k;
+
+	for (k = 0; k < SP_ID_NKINDS; k++)
+		n += sp_ids_live(d->ids, (enum sp_id_kind)k);
+	return n;
 }
 
 uint64_t

@@ -81,7 +81,8 @@ enum sp_rec_kind {
 	SP_REC_SYMBOL,
 	SP_REC_EVENT,
 	SP_REC_FUNCLINE, /* a symbol's function start line (in u.symbol) */
-	SP_REC_PYCODE,   /* Python records (ext_py.h) */
+	SP_REC_FORGET,
+	SP_REC_PYCODE, /* Python records (ext_py.h) */
 	SP_REC_PYNODE,
 	SP_REC_PYSTACK,
 };
@@ -154,6 +155,9 @@ struct sp_rec {
 		struct {
 			int32_t pid;
 		} deactivate;
+		struct { /* the process is gone: see ids.h */
+			int32_t pid;
+		} forget;
 		struct { /* host, stats */
 			const struct sp_rec_pair *v;
 			size_t n;
@@ -202,7 +206,8 @@ struct sp_recdec;
  * It checks each line's syntax and the ids across lines: the first
  * record is `spool` of version SP_RECORDS_VERSION, module, frame, stack
  * and thread ids count from 0 in order, and every id a record refers to
- * is defined before it.
+ * is defined before it and not retired by a `forget` record since.  It
+ * keeps per id only what forgetting needs (ids.h), freed with the ids.
  */
 struct sp_recdec *sp_recdec_new(FILE *f);
 void sp_recdec_free(struct sp_recdec *d);
@@ -216,6 +221,8 @@ void sp_recdec_free(struct sp_recdec *d);
 int sp_recdec_next(struct sp_recdec *d, struct sp_rec *rec);
 /* "line N: reason" for the last failure. */
 const char *sp_recdec_errmsg(const struct sp_recdec *d);
+/* The ids the decoder keeps (live ones of every kind), for tests. */
+size_t sp_recdec_live(const struct sp_recdec *d);
 /* The number of the line last read, from 1. */
 uint64_t sp_recdec_lineno(const struct sp_recdec *d);
 /*

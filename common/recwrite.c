@@ -297,6 +297,10 @@ put_process(struct line *l, const struct sp_rec *rec)
 		adds(l, "deactivate");
 		add_i64(l, u->deactivate.pid);
 		break;
+	case SP_REC_FORGET:
+		adds(l, "forget");
+		add_i64(l, u->forget.pid);
+		break;
 	case SP_REC_COMM:
 		add_task(l, "comm", u->comm.ts, u->comm.pid, u->comm.tid);
 		adds(l, u->comm.exec ? "\texec" : "\tname");
@@ -366,6 +370,7 @@ sp_rec_write(FILE *f, const struct sp_rec *rec)
 		break;
 	case SP_REC_EXEC:
 	case SP_REC_DEACTIVATE:
+	case SP_REC_FORGET:
 	case SP_REC_COMM:
 	case SP_REC_LOST:
 	case SP_REC_EXIT:

@@ -112,6 +112,16 @@ int sp_spool_writer_sample(struct sp_spool_writer *w, uint64_t timestamp_ns,
 int sp_spool_writer_exec(struct sp_spool_writer *w, uint64_t timestamp_ns,
 			 int32_t pid, bool is_python);
 int sp_spool_writer_deactivate(struct sp_spool_writer *w, int32_t pid);
+/*
+ * Writes a forget record (sp-spool(5)): process `pid` is gone, and its
+ * threads, its modules, their frames and the stack nodes that hold them
+ * are retired.  The writer drops its own state of the process: a later
+ * sample with that pid (a new process) gets new thread, frame and stack
+ * ids.  The caller must not write frames of the process's modules after
+ * this (new modules, with new ids, are fine).  -EINVAL for a negative
+ * pid.
+ */
+int sp_spool_writer_forget(struct sp_spool_writer *w, int32_t pid);
 /* Writes an extension record; `tag` must be >= SP_TAG_EXT_FIRST. */
 int sp_spool_writer_ext(struct sp_spool_writer *w, uint8_t tag,
 			const void *payload, size_t len);
@@ -207,7 +217,10 @@ void sp_spool_reader_follow(struct sp_spool_reader *r, bool follow);
 /* What went wrong, with the byte offset where it applies. */
 const char *sp_spool_reader_errmsg(const struct sp_spool_reader *r);
 
-/* Lookups into what has been read so far.  NULL/false for unknown ids. */
+/*
+ * Lookups into what has been read so far.  NULL/false for unknown ids and
+ * for ids a forget record retired.
+ */
 const struct sp_module *sp_spool_reader_module(const struct sp_spool_reader *r,
 					       uint32_t id);
 const struct sp_frame *sp_spool_reader_frame(const struct sp_spool_reader *r,
@@ -216,6 +229,11 @@ const struct sp_frame *sp_spool_reader_frame(const struct sp_spool_reader *r,
 bool sp_spool_reader_stack(const struct sp_spool_reader *r, uint32_t id,
 			   uint32_t *prefix, uint32_t *frame_id);
 uint32_t sp_spool_reader_nmodules(const struct sp_spool_reader *r);
+/*
+ * What the reader keeps: its live ids of every kind and the processes
+ * whose modules it tracks.  A forget record lowers it; tests bound it.
+ */
+size_t sp_spool_reader_live(const struct sp_spool_reader *r);
 
 /*
  * The module context of frame `frame_id` as seen by process `pid`: the

@@ -4,7 +4,8 @@
  * record as the reference reader does (and the project's extension
  * records as the text readers would, through sp_ext_check()), and keeps
  * only the interning tables (modules, frames, stack nodes, threads),
- * never the samples.
+ * never the samples.  They live in ids.h's tables, so what a forget
+ * record retires is freed and refused from then on.
  *
  * A record is decoded into locals first and committed only when complete:
  * when the input ends inside it, more is read and decoding restarts at
@@ -26,6 +27,7 @@
 #include "common/ext.h"
 #include "common/grow.h"
 #include "common/htab.h"
+#include "common/ids.h"
 #include "common/spool.h"
 #include "common/varint.h"
 #include "common/banned.h"
@@ -35,6 +37,11 @@
 #define MAX_EXT_LEN (16u << 20)
 #define MARKER_TAG 5
 #define NO_DEACT UINT64_MAX
+
+struct rmodule {
+	struct sp_module m; /* its path owned */
+	uint64_t deact_at;  /* frame count at deactivation, or NO_DEACT */
+};
 
 struct rframe {
 	struct sp_frame f;
@@ -56,6 +63,7 @@ struct rthread {
 struct idlist {
 	uint32_t *ids;
 	size_t n, alloc, ndeact;
+	int32_t pid;
 };
 
 struct sp_spool_reader {
@@ -69,16 +77,9 @@ struct sp_spool_reader {
 	void (*on_wait)(void *);
 	void *wait_ctx;
 
-	struct sp_module *modules;
-	uint64_t *deact_at; /* frame count at deactivation, or NO_DEACT */
-	size_t nmodules, amodules, adeact;
-	struct rframe *frames;
-	size_t nframes, aframes;
-	struct rstack *stacks;
-	size_t nstacks, astacks;
-	struct rthread *threads;
-	size_t nthreads, athreads;
-	struct sp_htab *owner_index; /* pid -> index into owners */
+	struct sp_ids *ids; /* modules, frames, stacks, threads: r* structs */
+	const struct sp_idtab *tab[SP_ID_NKINDS]; /* its tables, for lookups */
+	struct sp_htab *owner_index;              /* pid -> index into owners */
 	struct idlist *owners;
 	size_t nowners, aowners;
 	struct idlist kernel;
@@ -169,9 +170,44 @@ get_seq_id(struct cur *c, size_t expected, const char *kind)
 	return 0;
 }
 
-/* Reads a reference that must name one of the `limit` existing ids. */
+static uint32_t
+count(const struct sp_spool_reader *r, enum sp_id_kind kind)
+{
+	return sp_idtab_count(r->tab[kind]);
+}
+
+static struct rmodule *
+rmodule(const struct sp_spool_reader *r, uint32_t id)
+{
+	return sp_idtab_get(r->tab[SP_ID_MODULE], id);
+}
+
+static struct rframe *
+rframe(const struct sp_spool_reader *r, uint32_t id)
+{
+	return sp_idtab_get(r->tab[SP_ID_FRAME], id);
+}
+
+static struct rstack *
+rstack(const struct sp_spool_reader *r, uint32_t id)
+{
+	return sp_idtab_get(r->tab[SP_ID_STACK], id);
+}
+
+/* A reference must name a defined id that was not forgotten since. */
 static int
-get_ref(struct cur *c, size_t limit, const char *kind, uint32_t *out)
+check_ref(struct cur *c, enum sp_id_kind kind, const char *what, uint64_t id)
+{
+	if (id <= UINT32_MAX && sp_idtab_get(c->r->tab[kind], (uint32_t)id))
+		return 0;
+	if (id >= count(c->r, kind))
+		return bad(c, "%s references missing id %" PRIu64, what, id);
+	return bad(c, "%s references forgotten id %" PRIu64, what, id);
+}
+
+/* Reads a reference to an existing id of `kind`. */
+static int
+get_ref(struct cur *c, enum sp_id_kind kind, const char *what, uint32_t *out)
 {
 	uint64_t id;
 	int rc = get_u(c, &id);
@@ -179,11 +215,22 @@ get_ref(struct cur *c, size_t limit, const char *kind, uint32_t *out)
 	if (rc)
 		return rc;
 	if (id > UINT32_MAX)
-		return bad(c, "%s id too large", kind);
-	if (id >= limit)
-		return bad(c, "%s references missing id %" PRIu64, kind, id);
+		return bad(c, "%s id too large", what);
+	/* A live id, the common case, costs the lookup alone. */
+	if (!sp_idtab_get(c->r->tab[kind], (uint32_t)id) &&
+	    (rc = check_ref(c, kind, what, id)))
+		return rc;
 	*out = (uint32_t)id;
 	return 0;
+}
+
+/* An id that could not be defined: out of memory, or of ids. */
+static int
+define_failed(struct cur *c, const char *kind)
+{
+	if (errno == EOVERFLOW)
+		return bad(c, "too many %s ids", kind);
+	return -ENOMEM;
 }
 
 static bool
@@ -243,28 +290,52 @@ owner_list(struct sp_spool_reader *r, int32_t pid, bool create)
 	    sp_htab_slot(r->owner_index, &key, sizeof(key), r->nowners, &fresh);
 	if (!slot)
 		return NULL;
-	if (fresh)
-		memset(&r->owners[r->nowners++], 0, sizeof(*r->owners));
+	if (fresh) {
+		memset(&r->owners[r->nowners], 0, sizeof(*r->owners));
+		r->owners[r->nowners++].pid = pid;
+	}
 	return &r->owners[*slot];
 }
 
-static int
-commit_module(struct sp_spool_reader *r, struct sp_module *m)
+/* Drops the process's module list; the last list moves into its place. */
+static void
+drop_owner(struct sp_spool_reader *r, int32_t pid)
 {
+	uint64_t key = (uint64_t)(int64_t)pid, idx;
+
+	if (!sp_htab_get(r->owner_index, &key, sizeof(key), &idx))
+		return;
+	sp_htab_del(r->owner_index, &key, sizeof(key));
+	free(r->owners[idx].ids);
+	if (idx != --r->nowners) {
+		r->owners[idx] = r->owners[r->nowners];
+		key = (uint64_t)(int64_t)r->owners[r->nowners].pid;
+		sp_htab_put(r->owner_index, &key, sizeof(key), idx);
+	}
+}
+
+static int
+commit_module(struct cur *c, struct sp_module *m)
+{
+	struct sp_spool_reader *r = c->r;
 	struct idlist *l = m->is_kernel ? &r->kernel : owner_list(r, m->pid, 1);
+	struct rmodule *rm;
 	char *path;
 
-	if (!l || SP_GROW(l->ids, l->alloc, l->n + 1) ||
-	    SP_GROW(r->modules, r->amodules, r->nmodules + 1) ||
-	    SP_GROW(r->deact_at, r->adeact, r->nmodules + 1))
+	if (!l || SP_GROW(l->ids, l->alloc, l->n + 1))
 		return -ENOMEM;
 	path = strndup(m->path, m->path_len);
 	if (!path)
 		return -ENOMEM;
+	rm = sp_ids_module(r->ids, m->pid, m->is_kernel);
+	if (!rm) {
+		free(path);
+		return define_failed(c, "module");
+	}
 	m->path = path;
-	l->ids[l->n++] = (uint32_t)r->nmodules;
-	r->deact_at[r->nmodules] = NO_DEACT;
-	r->modules[r->nmodules++] = *m;
+	l->ids[l->n++] = m->id;
+	rm->deact_at = NO_DEACT;
+	rm->m = *m;
 	return 0;
 }
 
@@ -277,7 +348,7 @@ read_module(struct cur *c, struct sp_spool_record *rec)
 	int rc;
 
 	memset(m, 0, sizeof(*m));
-	if ((rc = get_seq_id(c, c->r->nmodules, "module")) ||
+	if ((rc = get_seq_id(c, count(c->r, SP_ID_MODULE), "module")) ||
 	    (rc = get_pid(c, &m->pid)) || (rc = get_u(c, &m->start)) ||
 	    (rc = get_u(c, &m->end)) || (rc = get_u(c, &m->file_offset)) ||
 	    (rc = get_u(c, &m->inode)) || (rc = get_byte(c, &flag)) ||
@@ -292,23 +363,19 @@ read_module(struct cur *c, struct sp_spool_record *rec)
 	/* No file path holds a NUL, and the path is kept NUL-terminated. */
 	if (memchr(c->p, 0, len))
 		return bad(c, "module path holds a NUL byte");
-	m->id = (uint32_t)c->r->nmodules;
+	m->id = count(c->r, SP_ID_MODULE);
 	m->is_kernel = flag != 0;
 	m->path = (const char *)c->p;
 	m->path_len = len;
 	c->p += len;
-	rc = commit_module(c->r, m);
-	if (rc)
-		return rc;
-	m->path = c->r->modules[m->id].path;
-	return 0;
+	return commit_module(c, m);
 }
 
 /* The frame of a module: its address must fall inside the module. */
 static int
 module_frame(struct cur *c, uint32_t mid, uint64_t addr, struct sp_frame *f)
 {
-	const struct sp_module *m = &c->r->modules[mid];
+	const struct sp_module *m = &rmodule(c->r, mid)->m;
 	uint64_t off;
 
 	if (addr < m->file_offset)
@@ -332,10 +399,11 @@ read_frame(struct cur *c, struct sp_spool_record *rec)
 {
 	struct sp_spool_reader *r = c->r;
 	struct sp_frame *f = &rec->u.frame.frame;
+	struct rframe *rf;
 	uint64_t tag, addr;
 	int rc;
 
-	if ((rc = get_seq_id(c, r->nframes, "frame")) ||
+	if ((rc = get_seq_id(c, count(r, SP_ID_FRAME), "frame")) ||
 	    (rc = get_u(c, &tag)) || (rc = get_u(c, &addr)))
 		return rc;
 	if (tag == MARKER_TAG) {
@@ -346,23 +414,21 @@ read_frame(struct cur *c, struct sp_spool_record *rec)
 	} else if (!(tag & 1)) {
 		if ((tag >> 1) > UINT32_MAX)
 			return bad(c, "frame module id too large");
-		if ((tag >> 1) >= r->nmodules)
-			return bad(
-			    c, "frame module references missing id %" PRIu64,
-			    tag >> 1);
-		rc = module_frame(c, (uint32_t)(tag >> 1), addr, f);
-		if (rc)
+		if ((rc = check_ref(c, SP_ID_MODULE, "frame module",
+				    tag >> 1)) ||
+		    (rc = module_frame(c, (uint32_t)(tag >> 1), addr, f)))
 			return rc;
 	} else {
 		f->module_id = SP_NONE;
 		f->rel_ip = f->abs_ip = addr;
 		f->mode = tag & 2 ? SP_FRAME_KERNEL : SP_FRAME_USER;
 	}
-	if (SP_GROW(r->frames, r->aframes, r->nframes + 1))
-		return -ENOMEM;
-	rec->u.frame.id = (uint32_t)r->nframes;
-	r->frames[r->nframes].f = *f;
-	r->frames[r->nframes++].module_limit = (uint32_t)r->nmodules;
+	rf = sp_ids_frame(r->ids, f->module_id);
+	if (!rf)
+		return define_failed(c, "frame");
+	rec->u.frame.id = count(r, SP_ID_FRAME) - 1;
+	rf->f = *f;
+	rf->module_limit = count(r, SP_ID_MODULE);
 	return 0;
 }
 
@@ -372,33 +438,31 @@ read_stack(struct cur *c, struct sp_spool_record *rec)
 	struct sp_spool_reader *r = c->r;
 	uint64_t raw;
 	uint32_t prefix = SP_NONE, frame_id, depth = 1;
+	struct rstack *rs;
 	int rc;
 
-	if ((rc = get_seq_id(c, r->nstacks, "stack")) || (rc = get_u(c, &raw)))
+	if ((rc = get_seq_id(c, count(r, SP_ID_STACK), "stack")) ||
+	    (rc = get_u(c, &raw)))
 		return rc;
 	if (raw != SP_NONE) {
 		if (raw > UINT32_MAX)
 			return bad(c, "stack prefix id too large");
-		if (raw >= r->nstacks)
-			return bad(
-			    c, "stack prefix references missing id %" PRIu64,
-			    raw);
+		if ((rc = check_ref(c, SP_ID_STACK, "stack prefix", raw)))
+			return rc;
 		prefix = (uint32_t)raw;
-		depth = r->stacks[prefix].depth;
+		depth = rstack(r, prefix)->depth;
 		depth += depth < UINT32_MAX;
 	}
-	rc = get_ref(c, r->nframes, "stack frame", &frame_id);
+	rc = get_ref(c, SP_ID_FRAME, "stack frame", &frame_id);
 	if (rc)
 		return rc;
-	if (SP_GROW(r->stacks, r->astacks, r->nstacks + 1))
-		return -ENOMEM;
-	rec->u.stack.id = (uint32_t)r->nstacks;
-	rec->u.stack.prefix = prefix;
-	rec->u.stack.frame_id = frame_id;
-	rec->u.stack.depth = depth;
-	r->stacks[r->nstacks].prefix = prefix;
-	r->stacks[r->nstacks].frame_id = frame_id;
-	r->stacks[r->nstacks++].depth = depth;
+	rs = sp_ids_stack(r->ids, prefix, frame_id);
+	if (!rs)
+		return define_failed(c, "stack");
+	rec->u.stack.id = count(r, SP_ID_STACK) - 1;
+	rec->u.stack.prefix = rs->prefix = prefix;
+	rec->u.stack.frame_id = rs->frame_id = frame_id;
+	rec->u.stack.depth = rs->depth = depth;
 	return 0;
 }
 
@@ -406,9 +470,10 @@ static int
 read_thread(struct cur *c, struct sp_spool_record *rec)
 {
 	struct sp_spool_reader *r = c->r;
+	struct rthread *rt;
 	int rc;
 
-	if ((rc = get_seq_id(c, r->nthreads, "thread")) ||
+	if ((rc = get_seq_id(c, count(r, SP_ID_THREAD), "thread")) ||
 	    (rc = get_pid(c, &rec->u.thread.pid)) ||
 	    (rc = get_u(c, &rec->u.thread.tid)))
 		return rc;
@@ -417,11 +482,12 @@ read_thread(struct cur *c, struct sp_spool_record *rec)
 	if (rec->u.thread.pid < 0)
 		return bad(c, "thread process id %" PRId32 " is negative",
 			   rec->u.thread.pid);
-	if (SP_GROW(r->threads, r->athreads, r->nthreads + 1))
-		return -ENOMEM;
-	rec->u.thread.id = (uint32_t)r->nthreads;
-	r->threads[r->nthreads].pid = rec->u.thread.pid;
-	r->threads[r->nthreads++].tid = rec->u.thread.tid;
+	rt = sp_ids_thread(r->ids, rec->u.thread.pid);
+	if (!rt)
+		return define_failed(c, "thread");
+	rec->u.thread.id = count(r, SP_ID_THREAD) - 1;
+	rt->pid = rec->u.thread.pid;
+	rt->tid = rec->u.thread.tid;
 	return 0;
 }
 
@@ -432,6 +498,7 @@ read_sample(struct cur *c, struct sp_spool_record *rec)
 	int64_t delta;
 	uint64_t ts;
 	uint32_t tid_ref, stack;
+	const struct rthread *rt;
 	int rc;
 
 	if ((rc = get_s(c, &delta)))
@@ -441,14 +508,15 @@ read_sample(struct cur *c, struct sp_spool_record *rec)
 		return bad(c, "sample timestamp delta %" PRId64 " out of range",
 			   delta);
 	ts = r->last_ts + (uint64_t)delta;
-	if ((rc = get_ref(c, r->nthreads, "sample thread", &tid_ref)) ||
-	    (rc = get_ref(c, r->nstacks, "sample stack", &stack)))
+	if ((rc = get_ref(c, SP_ID_THREAD, "sample thread", &tid_ref)) ||
+	    (rc = get_ref(c, SP_ID_STACK, "sample stack", &stack)))
 		return rc;
+	rt = sp_idtab_get(r->tab[SP_ID_THREAD], tid_ref);
 	r->last_ts = ts;
 	rec->u.sample.timestamp_ns = ts;
 	rec->u.sample.thread_id = tid_ref;
-	rec->u.sample.pid = r->threads[tid_ref].pid;
-	rec->u.sample.tid = r->threads[tid_ref].tid;
+	rec->u.sample.pid = rt->pid;
+	rec->u.sample.tid = rt->tid;
 	rec->u.sample.stack_id = stack;
 	return 0;
 }
@@ -478,8 +546,20 @@ read_deactivate(struct cur *c, struct sp_spool_record *rec)
 		return rc;
 	l = owner_list(r, rec->u.deactivate.pid, 0);
 	for (; l && l->ndeact < l->n; l->ndeact++)
-		r->deact_at[l->ids[l->ndeact]] = r->nframes;
+		rmodule(r, l->ids[l->ndeact])->deact_at = count(r, SP_ID_FRAME);
 	return 0;
+}
+
+/* Retires what the process owned, its modules' contexts included. */
+static void
+forget(struct sp_spool_reader *r, const uint8_t *p, size_t n)
+{
+	int32_t pid;
+
+	if (sp_ext_forget_decode(p, n, &pid))
+		return; /* sp_ext_check() refused it already */
+	sp_ids_forget(r->ids, pid);
+	drop_owner(r, pid);
 }
 
 static int
@@ -497,12 +577,14 @@ read_ext(struct cur *c, struct sp_spool_record *rec)
 	if (len > (uint64_t)(c->end - c->p))
 		return -EAGAIN;
 	/* Refused here as every text reader would refuse its line. */
-	c->r->ext.nmodules = (uint32_t)c->r->nmodules;
+	c->r->ext.nmodules = count(c->r, SP_ID_MODULE);
 	rc = sp_ext_check(rec->tag, c->p, len, &c->r->ext, &why);
 	if (rc == -EBADMSG)
 		return bad(c, "malformed extension record %u", rec->tag);
 	if (rc)
 		return bad(c, "extension record %u: %s", rec->tag, why);
+	if (rec->tag == SP_EXT_FORGET)
+		forget(c->r, c->p, len);
 	rec->u.ext.data = c->p;
 	rec->u.ext.len = len;
 	c->p += len;
@@ -647,16 +729,39 @@ sp_spool_reader_next(struct sp_spool_reader *r, struct sp_spool_record *rec)
 	}
 }
 
+/* A retired module's path goes with it. */
+static void
+release_id(void *ctx, enum sp_id_kind kind, uint32_t id, void *data)
+{
+	(void)ctx;
+	(void)id;
+	if (kind == SP_ID_MODULE)
+		free((char *)((struct rmodule *)data)->m.path);
+}
+
 struct sp_spool_reader *
 sp_spool_reader_new(int fd)
 {
+	static const size_t extra[SP_ID_NKINDS] = {
+		[SP_ID_MODULE] = sizeof(struct rmodule),
+		[SP_ID_FRAME] = sizeof(struct rframe),
+		[SP_ID_STACK] = sizeof(struct rstack),
+		[SP_ID_THREAD] = sizeof(struct rthread),
+	};
 	struct sp_spool_reader *r = calloc(1, sizeof(*r));
+	int k;
 
-	if (!r || !(r->owner_index = sp_htab_new())) {
+	if (!r || !(r->owner_index = sp_htab_new()) ||
+	    !(r->ids = sp_ids_new(extra, release_id, NULL))) {
+		if (r)
+			sp_htab_free(r->owner_index);
 		free(r);
 		errno = ENOMEM;
 		return NULL;
 	}
+	for (k = 0; k < SP_ID_NKINDS; k++)
+		r->tab[k] = sp_ids_table(r->ids, (enum sp_id_kind)k);
+	r->ext.ids = r->ids;
 	r->fd = fd;
 	return r;
 }
@@ -664,22 +769,21 @@ sp_spool_reader_new(int fd)
 void
 sp_spool_reader_free(struct sp_spool_reader *r)
 {
+	struct rmodule *rm;
+	uint32_t id;
 	size_t i;
 
 	if (!r)
 		return;
-	for (i = 0; i < r->nmodules; i++)
-		free((char *)r->modules[i].path);
+	for (id = 0; id < count(r, SP_ID_MODULE); id++)
+		if ((rm = rmodule(r, id)))
+			free((char *)rm->m.path);
 	for (i = 0; i < r->nowners; i++)
 		free(r->owners[i].ids);
 	free(r->kernel.ids);
 	free(r->owners);
 	sp_htab_free(r->owner_index);
-	free(r->modules);
-	free(r->deact_at);
-	free(r->frames);
-	free(r->stacks);
-	free(r->threads);
+	sp_ids_free(r->ids);
 	sp_buf_release(&r->in);
 	sp_py_bounds_release(&r->ext.py);
 	free(r);
@@ -708,30 +812,47 @@ sp_spool_reader_errmsg(const struct sp_spool_reader *r)
 const struct sp_module *
 sp_spool_reader_module(const struct sp_spool_reader *r, uint32_t id)
 {
-	return id < r->nmodules ? &r->modules[id] : NULL;
+	const struct rmodule *rm = rmodule(r, id);
+
+	return rm ? &rm->m : NULL;
 }
 
 const struct sp_frame *
 sp_spool_reader_frame(const struct sp_spool_reader *r, uint32_t id)
 {
-	return id < r->nframes ? &r->frames[id].f : NULL;
+	const struct rframe *rf = rframe(r, id);
+
+	return rf ? &rf->f : NULL;
 }
 
 bool
 sp_spool_reader_stack(const struct sp_spool_reader *r, uint32_t id,
 		      uint32_t *prefix, uint32_t *frame_id)
 {
-	if (id >= r->nstacks)
+	const struct rstack *rs = rstack(r, id);
+
+	if (!rs)
 		return false;
-	*prefix = r->stacks[id].prefix;
-	*frame_id = r->stacks[id].frame_id;
+	*prefix = rs->prefix;
+	*frame_id = rs->frame_id;
 	return true;
 }
 
 uint32_t
 sp_spool_reader_nmodules(const struct sp_spool_reader *r)
 {
-	return (uint32_t)r->nmodules;
+	return count(r, SP_ID_MODULE);
+}
+
+size_t
+sp_spool_reader_live(const struct sp_spool_reader *r)
+{
+	size_t n = 0;
+	int k;
+
+	for (k = 0; k < SP_ID_NKINDS; k++)
+		n += sp_ids_live(r->ids, (enum sp_id_kind)k);
+	return n + r->nowners;
 }
 
 bool
@@ -748,16 +869,17 @@ static uint32_t
 search_owner(const struct sp_spool_reader *r, const struct idlist *l,
 	     uint32_t frame_id)
 {
-	const struct rframe *fr = &r->frames[frame_id];
+	const struct rframe *fr = rframe(r, frame_id);
 	size_t i;
 
 	for (i = l->n; i-- > 0;) {
 		uint32_t id = l->ids[i];
-		const struct sp_module *m = &r->modules[id];
+		const struct rmodule *rm = rmodule(r, id);
+		const struct sp_module *m = &rm->m;
 
 		if (id >= fr->module_limit)
 			continue;
-		if (r->deact_at[id] != NO_DEACT && frame_id >= r->deact_at[id])
+		if (rm->deact_at != NO_DEACT && frame_id >= rm->deact_at)
 			continue;
 		if (m->start <= fr->f.abs_ip && fr->f.abs_ip < m->end)
 			return id;
@@ -787,7 +909,7 @@ sp_spool_reader_frame_context(const struct sp_spool_reader *r,
 	id = l ? search_owner(r, l, frame_id) : SP_NONE;
 	if (id == SP_NONE)
 		return SP_NONE;
-	m = &r->modules[id];
+	m = &rmodule(r, id)->m;
 	*rel_ip = f->abs_ip - m->start + m->file_offset;
 	return id;
 }

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/ext.h"
+#include "common/grow.h"
 #include "common/htab.h"
 #include "common/spool.h"
 #include "common/varint.h"
@@ -384,6 +386,56 @@ sp_spool_writer_deactivate(struct sp_spool_writer *w, int32_t pid)
 		return w->error;
 	rc = sp_buf_addc(&w->out, SP_TAG_DEACTIVATE);
 	rc = rc ? rc : put_s(w, pid);
+	w->epoch++;
+	w->stale = true;
+	return maybe_flush(w, rc);
+}
+
+/* Drops the threads of `pid` from the intern table. */
+static int
+forget_threads(struct sp_spool_writer *w, int32_t pid)
+{
+	uint64_t(*keys)[2] = NULL;
+	size_t pos = 0, n = 0, alloc = 0, len, i;
+	const void *key;
+	int rc = 0;
+
+	/* Collected first: a deletion ends the iteration. */
+	while (sp_htab_next(w->threads, &pos, &key, &len, NULL)) {
+		const uint64_t *k = key;
+
+		if (k[0] != (uint64_t)(int64_t)pid)
+			continue;
+		if (SP_GROW(keys, alloc, n + 1)) {
+			rc = -ENOMEM;
+			break;
+		}
+		memcpy(keys[n++], k, sizeof(keys[0]));
+	}
+	for (i = 0; !rc && i < n; i++)
+		sp_htab_del(w->threads, keys[i], sizeof(keys[i]));
+	free(keys);
+	return rc;
+}
+
+int
+sp_spool_writer_forget(struct sp_spool_writer *w, int32_t pid)
+{
+	struct sp_buf payload = SP_BUF_INIT;
+	int rc;
+
+	if (w->error)
+		return w->error;
+	if (pid < 0)
+		return fail(w, -EINVAL, "forget of process id %" PRId32, pid);
+	rc = forget_threads(w, pid);
+	rc = rc ? rc : sp_ext_forget_encode(&payload, pid);
+	rc = rc ? rc : sp_buf_addc(&w->out, SP_EXT_FORGET);
+	rc = rc ? rc : put_u(w, payload.len);
+	rc = rc ? rc : sp_buf_add(&w->out, payload.data, payload.len);
+	sp_buf_release(&payload);
+	/* Its frames and the stacks that hold them are retired: a new epoch
+	 * interns every frame afresh, as after a new module. */
 	w->epoch++;
 	w->stale = true;
 	return maybe_flush(w, rc);

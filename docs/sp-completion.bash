@@ -1,6 +1,7 @@
 # sp-completion.bash: bash completion for sp-record, sp-dump, sp-symbolize,
-# sp-fold and sp-profile: their options, -p with the running processes (ids and
-# names), --format and --from values, and files elsewhere.
+# sp-fold, sp-profile and sp-archive: their options, -p with the running
+# processes (ids and names), --format and --from values, sp-archive's -C
+# with folders, and files elsewhere.
 # `make install` puts it where bash-completion finds it; or source it.
 
 # The long options a tool lists in its --help, once per shell.
@@ -41,7 +42,7 @@ _sp_complete()
 		;;
 	--format)
 		COMPREPLY=($(compgen -W "folded top svg pprof speedscope
-			perf-script" -- "$cur"))
+			perf-script threads" -- "$cur"))
 		return
 		;;
 	--from)
@@ -75,7 +76,11 @@ _sp_complete()
 			red green blue aqua yellow purple orange" -- "$cur"))
 		return
 		;;
-	-o | --output | --kallsyms | --debug-dir | --keep)
+	-C | --directory)
+		[ "$tool" = sp-archive ] &&
+			COMPREPLY=($(compgen -d -- "$cur")) && return
+		;;
+	-o | --output | --kallsyms | --debug-dir | --keep | -x | --extract)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
@@ -88,4 +93,4 @@ _sp_complete()
 }
 
 complete -o filenames -F _sp_complete sp-record sp-dump sp-symbolize sp-fold \
-	sp-profile
+	sp-profile sp-archive

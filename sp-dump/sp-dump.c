@@ -16,6 +16,7 @@
 #include "common/buf.h"
 #include "common/cli.h"
 #include "common/ext.h"
+#include "common/grow.h"
 #include "common/heap.h"
 #include "common/htab.h"
 #include "common/names.h"
@@ -24,6 +25,16 @@
 #include "common/version.h"
 #include "common/banned.h"
 
+/*
+ * The keys one process added to `seen` and `pframes`, dropped when it is
+ * forgotten: a new process with its pid gets its pframes again.  Kept
+ * apart from the tables so a sample still costs one lookup.
+ */
+struct proc {
+	uint32_t *stacks, *frames;
+	size_t nstacks, astacks, nframes, aframes;
+};
+
 struct dump {
 	const char *name; /* input name for messages */
 	struct sp_spool_reader *r;
@@ -31,6 +42,9 @@ struct dump {
 	bool follow;             /* --follow: wait at end of input */
 	struct sp_htab *seen;    /* (stack, pid) already handled */
 	struct sp_htab *pframes; /* (frame, pid) pframe written */
+	struct sp_htab *procs;   /* pid -> struct proc *: what it added */
+	struct proc *last;       /* the process last added to, or NULL */
+	int32_t last_pid;
 	struct sp_buf tmp;
 	struct sp_buf pairs; /* host and stats fields (struct sp_rec_pair) */
 	struct sp_ext_weight weight; /* for the next sample, when pending */
@@ -73,6 +87,86 @@ flush_stdout(void *ctx)
 {
 	(void)ctx;
 	fflush(stdout);
+}
+
+static void
+proc_free(struct proc *p)
+{
+	if (!p)
+		return;
+	free(p->stacks);
+	free(p->frames);
+	free(p);
+}
+
+/*
+ * Adds (id, pid) to `seen` or `pframes` (`frames` tells which) and notes
+ * it for the process; returns 0 or -ENOMEM.
+ */
+static int
+add_key(struct dump *d, uint32_t id, int32_t pid, bool frames)
+{
+	uint64_t key[2] = { id, (uint64_t)(int64_t)pid }, pkey = key[1], val;
+	struct proc *p;
+
+	if (d->last && d->last_pid == pid) {
+		p = d->last;
+	} else if (sp_htab_get(d->procs, &pkey, sizeof(pkey), &val)) {
+		p = (struct proc *)(uintptr_t)val;
+	} else {
+		p = calloc(1, sizeof(*p));
+		if (!p ||
+		    sp_htab_put(d->procs, &pkey, sizeof(pkey), (uintptr_t)p)) {
+			free(p);
+			return -ENOMEM;
+		}
+	}
+	d->last = p;
+	d->last_pid = pid;
+	if (frames ? SP_GROW(p->frames, p->aframes, p->nframes + 1)
+		   : SP_GROW(p->stacks, p->astacks, p->nstacks + 1))
+		return -ENOMEM;
+	if (sp_htab_put(frames ? d->pframes : d->seen, key, sizeof(key), 0))
+		return -ENOMEM;
+	if (frames)
+		p->frames[p->nframes++] = id;
+	else
+		p->stacks[p->nstacks++] = id;
+	return 0;
+}
+
+static void
+forget_proc(struct dump *d, int32_t pid)
+{
+	uint64_t key[2] = { 0, (uint64_t)(int64_t)pid }, val;
+	struct proc *p;
+	size_t i;
+
+	if (!sp_htab_get(d->procs, &key[1], sizeof(key[1]), &val))
+		return;
+	p = (struct proc *)(uintptr_t)val;
+	for (i = 0; i < p->nstacks; i++) {
+		key[0] = p->stacks[i];
+		sp_htab_del(d->seen, key, sizeof(key));
+	}
+	for (i = 0; i < p->nframes; i++) {
+		key[0] = p->frames[i];
+		sp_htab_del(d->pframes, key, sizeof(key));
+	}
+	sp_htab_del(d->procs, &key[1], sizeof(key[1]));
+	proc_free(p);
+	d->last = NULL;
+}
+
+static void
+free_procs(struct dump *d)
+{
+	size_t pos = 0;
+	uint64_t val;
+
+	while (d->procs && sp_htab_next(d->procs, &pos, NULL, NULL, &val))
+		proc_free((struct proc *)(uintptr_t)val);
+	sp_htab_free(d->procs);
 }
 
 static void
@@ -182,6 +276,7 @@ print_ext(struct dump *d, const struct sp_spool_record *rec)
 	struct sp_ext_exit e;
 	struct sp_ext_buildid b;
 	struct sp_ext_event ev;
+	int32_t pid;
 
 	switch (rec->tag) {
 	case SP_EXT_PYCODE:
@@ -254,6 +349,13 @@ print_ext(struct dump *d, const struct sp_spool_record *rec)
 	case SP_EXT_WAIT:
 		/* Printed with the sample it belongs to, like the weight. */
 		return sp_ext_wait_decode(p, n, &d->wait) ? -EBADMSG : 0;
+	case SP_EXT_FORGET:
+		if (sp_ext_forget_decode(p, n, &pid))
+			return -EBADMSG;
+		forget_proc(d, pid);
+		out.kind = SP_REC_FORGET;
+		out.u.forget.pid = pid;
+		break;
 	default:
 		return print_hex(d, SP_REC_EXT, rec->tag, p, n);
 	}
@@ -281,7 +383,7 @@ emit_pframes(struct dump *d, uint32_t stack, int32_t pid)
 		key[1] = (uint64_t)(int64_t)pid;
 		if (!first && sp_htab_get(d->seen, key, sizeof(key), NULL))
 			break;
-		if (!first && sp_htab_put(d->seen, key, sizeof(key), 0))
+		if (!first && add_key(d, stack, pid, false))
 			return -ENOMEM;
 		first = false;
 		stack = prefix;
@@ -290,7 +392,7 @@ emit_pframes(struct dump *d, uint32_t stack, int32_t pid)
 		key[0] = frame;
 		if (sp_htab_get(d->pframes, key, sizeof(key), NULL))
 			continue;
-		if (sp_htab_put(d->pframes, key, sizeof(key), 1))
+		if (add_key(d, frame, pid, true))
 			return -ENOMEM;
 		out.u.pframe.frame = frame;
 		out.u.pframe.pid = pid;
@@ -352,7 +454,8 @@ print_sample(struct dump *d, const struct sp_spool_record *rec)
 		return rc;
 	}
 	if (!sp_htab_get(d->seen, key, sizeof(key), NULL)) {
-		if (sp_htab_put(d->seen, key, sizeof(key), 0))
+		if (add_key(d, rec->u.sample.stack_id, rec->u.sample.pid,
+			    false))
 			return -ENOMEM;
 		rc = emit_pframes(d, rec->u.sample.stack_id, rec->u.sample.pid);
 		if (rc)
@@ -481,7 +584,8 @@ dump_fd(int fd, const char *name, bool stacks, bool follow)
 	d.r = sp_spool_reader_new(fd);
 	d.seen = sp_htab_new();
 	d.pframes = sp_htab_new();
-	if (!d.r || !d.seen || !d.pframes)
+	d.procs = sp_htab_new();
+	if (!d.r || !d.seen || !d.pframes || !d.procs)
 		warnx("out of memory");
 	else {
 		sp_spool_reader_on_wait(d.r, flush_stdout, NULL);
@@ -491,6 +595,7 @@ dump_fd(int fd, const char *name, bool stacks, bool follow)
 	sp_spool_reader_free(d.r);
 	sp_htab_free(d.seen);
 	sp_htab_free(d.pframes);
+	free_procs(&d);
 	sp_buf_release(&d.tmp);
 	sp_buf_release(&d.pairs);
 	return status;

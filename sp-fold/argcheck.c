@@ -21,7 +21,8 @@ check_text_options(const struct fold_opts *o, enum fold_input from)
 {
 	const char *bad = NULL;
 
-	if (o->format == FOLD_SPEEDSCOPE || o->format == FOLD_PERF_SCRIPT)
+	if (o->format == FOLD_SPEEDSCOPE || o->format == FOLD_PERF_SCRIPT ||
+	    o->format == FOLD_THREADS)
 		bad = fold_format_name(o->format);
 	else if (o->pids.n || o->tids.n)
 		bad = "--pid=LIST or --tid=LIST";

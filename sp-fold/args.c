@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/cli.h"
 #include "common/grow.h"
 #include "common/version.h"
 #include "sp-fold/argcheck.h"
@@ -162,12 +163,9 @@ parse_format(const char *s)
 static uint64_t
 parse_seconds(const char *opt, const char *s)
 {
-	char *end;
 	double v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= 0.001) || v > 1e6)
+	if (sp_cli_real(s, 0.001, 1e6, &v))
 		bad_value(opt, s);
 	return (uint64_t)(v * 1e9);
 }
@@ -192,14 +190,11 @@ parse_minwidth(const char *s, struct fold_opts *o)
 static unsigned long
 parse_num(const char *opt, const char *s, unsigned long max)
 {
-	char *end;
-	unsigned long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || v > max)
+	if (sp_cli_uint(s, 0, max, &v))
 		bad_value(opt, s);
-	return v;
+	return (unsigned long)v;
 }
 
 /* PIDS: comma-separated numbers. */

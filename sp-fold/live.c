@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,6 +34,8 @@ struct live {
 	struct termios saved;
 	struct fold_live_show show;
 	uint64_t window_ns;
+	bool on_screen; /* the terminal is ours: the first sample came */
+	bool ended;     /* the input ended; the view stays until q */
 };
 
 static int
@@ -53,21 +56,31 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
 }
 
-static int
-rows(void)
+/* The terminal's size; 24x80 when it cannot tell. */
+static struct fold_live_screen
+screen(void)
 {
+	struct fold_live_screen sc = { 24, 80 };
 	struct winsize ws;
 
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) || ws.ws_row < 5)
-		return 24;
-	return ws.ws_row;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row >= 5 &&
+	    ws.ws_col >= 20) {
+		sc.rows = ws.ws_row;
+		sc.cols = ws.ws_col;
+	}
+	return sc;
 }
 
 static void
 draw(struct live *lv)
 {
+	struct fold_live_screen sc = screen();
+
 	fputs("\033[H\033[2J", stdout);
-	fold_live_tab_print(&lv->tab, &lv->r, stdout, rows() - 1, &lv->show);
+	fold_live_tab_print(&lv->tab, &lv->r, stdout, &sc, &lv->show);
+	if (lv->ended) /* on the last row, where the table leaves room */
+		printf("\033[%d;1H\033[7m%.*s\033[m", sc.rows, sc.cols - 1,
+		       "the input ended (the recording stopped): q to quit");
 	fflush(stdout);
 }
 
@@ -109,6 +122,98 @@ read_some(struct live *lv, struct sp_recdec *d)
 	return rc;
 }
 
+/*
+ * The terminal's settings and the screen, for the exit and signal
+ * handlers that put them back: a handler reaches nothing but globals, so
+ * these are the one exception to "no global state" in sp-fold, set by
+ * take_terminal() and cleared by give_back().
+ */
+static struct termios *restore_at_exit;
+static int restore_fd = -1;
+/* Standard error while the view is up, and the real one to show it on. */
+static int held_err = -1, real_err = -1;
+
+/* Shows what was said on standard error while the view was up. */
+static void
+replay_stderr(void)
+{
+	char buf[4096];
+	ssize_t n;
+
+	if (held_err < 0 || dup2(real_err, STDERR_FILENO) < 0)
+		return;
+	lseek(held_err, 0, SEEK_SET);
+	while ((n = read(held_err, buf, sizeof(buf))) > 0)
+		if (write(STDERR_FILENO, buf, (size_t)n) != n)
+			break;
+	held_err = -1; /* left open: the handler may run once more */
+}
+
+/* Leaves the alternate screen and puts the terminal's modes back. */
+static void
+give_back(void)
+{
+	static const char leave[] = "\033[?25h\033[?1049l";
+
+	if (!restore_at_exit)
+		return;
+	/* write(2), not stdio: this also runs in a signal handler. */
+	if (write(STDOUT_FILENO, leave, sizeof(leave) - 1) < 0) {
+		/* nothing to do about it: the terminal is going away */
+	}
+	tcsetattr(restore_fd, TCSANOW, restore_at_exit);
+	restore_at_exit = NULL;
+	replay_stderr();
+}
+
+static void
+on_signal(int sig)
+{
+	give_back();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* SIGWINCH only interrupts poll(), which then redraws. */
+static void
+on_winch(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Keys one at a time, unechoed, on the alternate screen (the shell's
+ * screen comes back as it was); every way out puts both back.  Done at
+ * the first sample, so that what the pipeline printed before (a
+ * recorder's error) stays on the shell's screen.
+ */
+static int
+take_terminal(struct live *lv)
+{
+	struct sigaction sa = { .sa_handler = on_winch };
+	struct termios raw = lv->saved;
+
+	raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+	raw.c_cc[VMIN] = 1;
+	raw.c_cc[VTIME] = 0;
+	fflush(stdout);
+	restore_at_exit = &lv->saved;
+	restore_fd = lv->tty;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGWINCH, &sa, NULL); /* no SA_RESTART: poll returns */
+	/* Messages said on the alternate screen would vanish with it. */
+	held_err = memfd_create("sp-fold-live-stderr", MFD_CLOEXEC);
+	real_err = held_err < 0 ? -1 : fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (real_err < 0 || dup2(held_err, STDERR_FILENO) < 0)
+		held_err = -1;
+	fputs("\033[?1049h\033[?25l", stdout); /* no cursor over the table */
+	lv->on_screen = true;
+	return tcsetattr(lv->tty, TCSANOW, &raw);
+}
+
 static int
 loop(struct live *lv, FILE *in)
 {
@@ -116,7 +221,6 @@ loop(struct live *lv, FILE *in)
 	struct pollfd p[2] = { { fileno(in), POLLIN, 0 },
 			       { lv->tty, POLLIN, 0 } };
 	uint64_t next = now_ns() + 1000000000;
-	bool eof = false;
 	int rc = 0, n;
 
 	if (!d)
@@ -125,13 +229,21 @@ loop(struct live *lv, FILE *in)
 		int wait =
 		    (int)((next > now_ns() ? next - now_ns() : 0) / 1000000);
 
-		p[0].fd = eof ? -1 : fileno(in);
+		p[0].fd = lv->ended ? -1 : fileno(in);
+		p[1].fd = lv->on_screen ? lv->tty : -1;
 		n = poll(p, 2, wait);
-		if (n > 0 && p[0].revents && (rc = read_some(lv, d)) == 0)
-			eof = true;
+		if (n > 0 && p[0].revents && (rc = read_some(lv, d)) == 0) {
+			lv->ended = true;
+			if (!lv->on_screen) /* not one sample: nothing to see */
+				break;
+			draw(lv);
+		}
+		if (rc >= 0 && !lv->on_screen && lv->tab.len &&
+		    take_terminal(lv))
+			rc = -errno;
 		if (n > 0 && p[1].revents && !key(lv))
 			break;
-		if (now_ns() >= next) {
+		if (lv->on_screen && (now_ns() >= next || n < 0)) {
 			fold_live_tab_expire(&lv->tab, lv->window_ns);
 			draw(lv);
 			next = now_ns() + 1000000000;
@@ -139,53 +251,6 @@ loop(struct live *lv, FILE *in)
 	}
 	sp_recdec_free(d);
 	return rc < 0 ? rc : 0;
-}
-
-/*
- * The terminal's settings, for the exit and signal handlers that put them
- * back: a handler reaches nothing but globals, so these two are the one
- * exception to "no global state" in sp-fold, set once by open_tty.
- */
-static struct termios *restore_at_exit;
-static int restore_fd = -1;
-
-static void
-restore_tty(void)
-{
-	if (restore_at_exit)
-		tcsetattr(restore_fd, TCSANOW, restore_at_exit);
-	fputs("\033[?25h", stdout); /* the cursor back */
-	fflush(stdout);
-}
-
-static void
-on_signal(int sig)
-{
-	restore_tty();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-/* Keys one at a time, unechoed; the terminal is put back at exit. */
-static int
-open_tty(struct live *lv)
-{
-	struct termios raw;
-
-	lv->tty = open("/dev/tty", O_RDONLY | O_CLOEXEC);
-	if (lv->tty < 0 || tcgetattr(lv->tty, &lv->saved))
-		return -1;
-	raw = lv->saved;
-	raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
-	raw.c_cc[VMIN] = 1;
-	raw.c_cc[VTIME] = 0;
-	restore_at_exit = &lv->saved;
-	restore_fd = lv->tty;
-	atexit(restore_tty);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
-	return tcsetattr(lv->tty, TCSANOW, &raw);
 }
 
 int
@@ -198,7 +263,8 @@ fold_live(FILE *in, const char *name, const struct fold_opts *o)
 		warnx("--live draws on a terminal: standard output is none");
 		return 1;
 	}
-	if (open_tty(&lv)) {
+	lv.tty = open("/dev/tty", O_RDONLY | O_CLOEXEC);
+	if (lv.tty < 0 || tcgetattr(lv.tty, &lv.saved)) {
 		warn("/dev/tty");
 		return 1;
 	}
@@ -208,11 +274,13 @@ fold_live(FILE *in, const char *name, const struct fold_opts *o)
 	}
 	lv.r.on_sample = on_sample;
 	lv.r.ctx = &lv;
-	fputs("\033[?25l", stdout); /* no cursor blinking over the table */
-	draw(&lv);
+	atexit(give_back);
 	rc = loop(&lv, in);
-	fputs("\033[H\033[2J", stdout);
+	give_back();
+	if (rc == 0 && !lv.on_screen)
+		warnx("%s: the input ended before any sample", name);
 	fold_live_tab_release(&lv.tab);
 	fold_reader_release(&lv.r);
-	return rc < 0 ? 1 : 0;
+	close(lv.tty);
+	return rc < 0 || !lv.on_screen ? 1 : 0;
 }

@@ -1,6 +1,7 @@
 /* livetab.c: the sliding window of --live (livetab.h). */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -286,67 +287,139 @@ fold_live_tab_next_thread(const struct fold_live_tab *t, uint64_t tid)
 	return best;
 }
 
+/* Characters of UTF-8 text `s` (n bytes): its lead bytes. */
+static size_t
+chars(const char *s, size_t n)
+{
+	size_t i, c = 0;
+
+	for (i = 0; i < n; i++)
+		c += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return c;
+}
+
+/* Where the last `keep` characters of `s` (n bytes) start. */
+static size_t
+tail_start(const char *s, size_t n, size_t keep)
+{
+	size_t i = n, c = 0;
+
+	while (i > 0 && c < keep)
+		c += ((unsigned char)s[--i] & 0xc0) != 0x80;
+	return i;
+}
+
+/* Where the first `keep` characters of `s` (n bytes) end. */
+static size_t
+head_end(const char *s, size_t n, size_t keep)
+{
+	size_t i = 0, c = 0;
+
+	while (i < n && (c < keep || ((unsigned char)s[i] & 0xc0) == 0x80))
+		c += ((unsigned char)s[i++] & 0xc0) != 0x80;
+	return i;
+}
+
+/*
+ * Prints one line of at most `cols` characters: `fixed` (printf-style)
+ * then `text`, which is cut at its end, or at its start when `keep_end`,
+ * with "..." where it was cut.
+ */
+static void __attribute__((format(printf, 5, 6)))
+put_line(FILE *out, int cols, const char *text, bool keep_end,
+	 const char *fixed, ...)
+{
+	char head[256];
+	size_t n = text ? strlen(text) : 0, room, hn;
+	va_list ap;
+
+	va_start(ap, fixed);
+	vsnprintf(head, sizeof(head), fixed, ap);
+	va_end(ap);
+	hn = strlen(head);
+	hn = head_end(head, hn, cols > 0 ? (size_t)cols : 0);
+	fwrite(head, 1, hn, out);
+	room =
+	    (size_t)cols > chars(head, hn) ? (size_t)cols - chars(head, hn) : 0;
+	if (chars(text ? text : "", n) <= room) {
+		fwrite(text ? text : "", 1, n, out);
+	} else if (room > 3 && keep_end) {
+		size_t from = tail_start(text, n, room - 3);
+
+		fputs("...", out);
+		fwrite(text + from, 1, n - from, out);
+	} else if (room > 3) {
+		fwrite(text, 1, head_end(text, n, room - 3), out);
+		fputs("...", out);
+	}
+	fputc('\n', out);
+}
+
 static void
 header(const struct fold_live_tab *t, const struct fold_reader *r, FILE *out,
-       const struct fold_live_show *show)
+       int cols, const struct fold_live_show *show)
 {
 	bool by_total = show->by_total, stacks = show->stacks;
-
 	uint64_t span = t->len ? t->latest - t->ring[t->head].ts : 0;
 	double secs =
 	    (double)span / 1e9 + (double)fold_model_period_ns(&r->m) / 1e9;
 	size_t procs, threads;
+	char tid[32] = "";
 
 	census(t, &procs, &threads);
-	fprintf(
-	    out,
-	    "sp-fold --live  %zu samples in %.1f s (%.0f/s)  %zu process%s, "
-	    "%zu thread%s  lost %" PRIu64 "\n",
-	    t->len, secs, t->len ? (double)t->len / secs : 0.0, procs,
-	    procs == 1 ? "" : "es", threads, threads == 1 ? "" : "s", r->lost);
-	fprintf(out,
-		"keys: s self  t total  c %s  f thread  q quit    sorted by "
-		"%s",
-		stacks ? "functions" : "call stacks",
-		stacks     ? "samples"
-		: by_total ? "total"
-			   : "self");
+	put_line(out, cols, NULL, false,
+		 "sp-fold --live  %zu samples in %.1f s (%.0f/s)  %zu "
+		 "process%s, %zu thread%s  lost %" PRIu64,
+		 t->len, secs, t->len ? (double)t->len / secs : 0.0, procs,
+		 procs == 1 ? "" : "es", threads, threads == 1 ? "" : "s",
+		 r->lost);
 	if (show->tid)
-		fprintf(out, "    thread %" PRIu64, show->tid);
-	fputs("\n\n", out);
-	if (stacks)
-		fputs("  samples%  samples  call stack (root first)\n", out);
-	else
-		fputs("   self%   total%    self   total  function\n", out);
+		snprintf(tid, sizeof(tid), ", thread %" PRIu64, show->tid);
+	/* What is shown first: a narrow terminal cuts the keys. */
+	put_line(out, cols, NULL, false,
+		 "sorted by %s%s    keys: s self  t total  c %s  f thread  "
+		 "q quit",
+		 stacks     ? "samples"
+		 : by_total ? "total"
+			    : "self",
+		 tid, stacks ? "functions" : "call stacks");
+	fputc('\n', out);
+	put_line(out, cols, NULL, false, "%s",
+		 stacks ? "  samples%  samples  call stack (root first)"
+			: "   self%   total%    self   total  function");
 }
 
 void
 fold_live_tab_print(const struct fold_live_tab *t, const struct fold_reader *r,
-		    FILE *out, int rows, const struct fold_live_show *show)
+		    FILE *out, const struct fold_live_screen *screen,
+		    const struct fold_live_show *show)
 {
 	bool by_total = show->by_total, stacks = show->stacks;
+	int cols = screen->cols;
 	size_t n, i;
 	struct row *v = count(t, stacks, show->tid, &n);
 	uint64_t in = show->tid ? thread_samples(t, show->tid) : t->len;
 	double all = in ? (double)in : 1;
 
-	header(t, r, out, show);
+	header(t, r, out, cols, show);
 	if (!v)
 		return;
 	qsort_r(v, n, sizeof(*v), row_cmp, &by_total);
-	for (i = 0; i < n && (int)i < rows - 5 && (v[i].self || v[i].total);
+	/* Four header lines, and the last row left for live.c's state. */
+	for (i = 0;
+	     i < n && (int)i < screen->rows - 5 && (v[i].self || v[i].total);
 	     i++) {
 		if (stacks)
-			fprintf(out, "  %7.2f%%  %7" PRIu64 "  %.*s\n",
-				100.0 * (double)v[i].self / all, v[i].self, 200,
-				t->lines[v[i].id]);
+			put_line(out, cols, t->lines[v[i].id], true,
+				 "  %7.2f%%  %7" PRIu64 "  ",
+				 100.0 * (double)v[i].self / all, v[i].self);
 		else
-			fprintf(out,
-				"  %6.2f%%  %6.2f%%  %6" PRIu64 "  %6" PRIu64
-				"  %s\n",
-				100.0 * (double)v[i].self / all,
-				100.0 * (double)v[i].total / all, v[i].self,
-				v[i].total, t->funcs[v[i].id]);
+			put_line(out, cols, t->funcs[v[i].id], false,
+				 "  %6.2f%%  %6.2f%%  %6" PRIu64 "  %6" PRIu64
+				 "  ",
+				 100.0 * (double)v[i].self / all,
+				 100.0 * (double)v[i].total / all, v[i].self,
+				 v[i].total);
 	}
 	free(v);
 }

@@ -69,12 +69,20 @@ struct fold_live_show {
 	uint64_t tid;  /* that thread's samples only; 0: every thread */
 };
 
+/* The terminal the table is drawn on. */
+struct fold_live_screen {
+	int rows, cols;
+};
+
 /*
- * Prints a header line and at most `rows` - 1 rows: functions by self or
- * total samples, or whole stacks by samples.
+ * Prints a header and rows to fill `screen`, each cut to its width (a
+ * line that wraps would scroll the header away): functions by self or
+ * total samples, cut at the end, or whole stacks by samples, cut at the
+ * root end so that the leaf stays in view.
  */
 void fold_live_tab_print(const struct fold_live_tab *t,
-			 const struct fold_reader *r, FILE *out, int rows,
+			 const struct fold_reader *r, FILE *out,
+			 const struct fold_live_screen *screen,
 			 const struct fold_live_show *show);
 /*
  * The thread to show after `tid` (0: every thread): the threads of the

@@ -18,6 +18,7 @@ enum fold_format {
 	FOLD_PPROF,
 	FOLD_SPEEDSCOPE,
 	FOLD_PERF_SCRIPT,
+	FOLD_THREADS,
 };
 
 /* What sp-fold reads. */

@@ -442,7 +442,9 @@ on_sample(struct fold_reader *r, const struct sp_rec *rec)
 			: -1;
 	if (smp.comm && name < 0)
 		return -ENOMEM;
-	if (!r->o->tid && !r->keep_ticks && smp.comm)
+	/* Threads of one name fold together, unless told apart. */
+	if (!r->o->tid && !r->keep_ticks && smp.comm &&
+	    r->o->format != FOLD_THREADS)
 		smp.tid = 0;
 	if (aggregate(r, (uint32_t)name, smp.pid, smp.tid, smp.stack, add,
 		      &entry))
@@ -535,7 +537,8 @@ fold_reader_read(struct fold_reader *r, FILE *in)
 		;
 	sp_recdec_free(d);
 	/* sp-dump | sp-fold, a step forgotten: say so, once. */
-	if (!rc && r->code_frames && !r->symbols)
+	if (!rc && r->code_frames && !r->symbols &&
+	    r->o->format != FOLD_THREADS)
 		warnx("%sframes are not symbolized: put sp-symbolize before "
 		      "sp-fold (sp-dump FILE | sp-symbolize | sp-fold)",
 		      r->name);

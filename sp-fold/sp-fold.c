@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/cli.h"
 #include "common/heap.h"
 #include "sp-fold/argcheck.h"
 #include "sp-fold/args.h"
@@ -31,6 +32,7 @@
 #include "sp-fold/write_speedscope.h"
 #include "sp-fold/write_svg.h"
 #include "sp-fold/write_svg_records.h"
+#include "sp-fold/write_threads.h"
 #include "sp-fold/write_top.h"
 #include "common/banned.h"
 
@@ -58,6 +60,8 @@ writer_of(const struct fold_opts *o, bool records)
 		return fold_write_speedscope;
 	case FOLD_PERF_SCRIPT:
 		return NULL;
+	case FOLD_THREADS:
+		return fold_write_threads;
 	default:
 		return fold_write_folded;
 	}
@@ -434,7 +438,7 @@ int
 main(int argc, char *argv[])
 {
 	struct fold_opts o;
-	int first, rc;
+	int first, rc, wrc;
 
 	/* Its model of the stream and the folded lines: a few MiB. */
 	sp_heap_tune(8 << 20);
@@ -449,8 +453,9 @@ main(int argc, char *argv[])
 		rc = fold_stream(argc ? argv[0] : NULL, &o);
 	else
 		rc = fold_text(argv, argc, o.from, &o);
-	if (fflush(stdout) || ferror(stdout)) {
-		warn("write error on standard output");
+	wrc = sp_cli_close_stdout();
+	if (wrc) {
+		warnx("write error on standard output: %s", strerror(-wrc));
 		rc = 1;
 	}
 	fold_args_release(&o);

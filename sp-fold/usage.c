@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cli.h"
 #include "sp-fold/usage.h"
 #include "common/banned.h"
 
@@ -17,6 +18,7 @@ static const char *const format_names[] = {
 	[FOLD_PPROF] = "pprof",
 	[FOLD_SPEEDSCOPE] = "speedscope",
 	[FOLD_PERF_SCRIPT] = "perf-script",
+	[FOLD_THREADS] = "threads",
 };
 
 static const char synopsis[] = "usage: sp-fold [options] [FILE...]\n"
@@ -38,11 +40,13 @@ static const char help_text[] =
     "\n"
     "Input and output:\n"
     "  --from records|perf-script|folded  what FILE holds (records)\n"
-    "  --format folded|top|svg|pprof|speedscope|perf-script  output\n"
+    "  --format folded|top|svg|pprof|speedscope|perf-script|threads\n"
+    "                        the output (threads: samples per thread)\n"
     "  -o, --output FILE     write to FILE instead of standard output\n"
     "  --sort self|total     --format top's order (self)\n"
     "  --live                a top view on the terminal, redrawn each\n"
-    "                        second (keys: s self, t total, c stacks, q)\n"
+    "                        second; keys: s by self, t by total, c call\n"
+    "                        stacks or functions, f next thread, q quit\n"
     "  --window SECONDS      what --live counts: the last 10 s\n"
     "  --interval SECONDS    one output per interval, to -o PATTERN whose\n"
     "                        %t is the interval's start (Unix seconds)\n"
@@ -89,7 +93,7 @@ fold_help(void)
 {
 	fputs(synopsis, stdout);
 	fputs(help_text, stdout);
-	exit(fflush(stdout) || ferror(stdout) ? 1 : 0);
+	exit(sp_cli_close_stdout() ? 1 : 0);
 }
 
 void

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cli.h"
 #include "common/htab.h"
 #include "sp-record/args.h"
 #include "sp-record/cpus.h"
@@ -76,19 +77,16 @@ rec_help(void)
 	      "      --version           the version\n"
 	      "See sp-record(1).\n",
 	      stdout);
-	exit(fflush(stdout) || ferror(stdout) ? 1 : 0);
+	exit(sp_cli_close_stdout() ? 1 : 0);
 }
 
 /* Parses a positive integer option; exits with usage on a bad one. */
 unsigned long long
 rec_number_arg(const char *s, const char *what, unsigned long long max)
 {
-	unsigned long long v;
-	char *end;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || v == 0 || v > max || *s == '-') {
+	if (sp_cli_uint(s, 1, max, &v)) {
 		warnx("invalid %s '%s': not a whole number from 1 to %llu",
 		      what, s, max);
 		rec_usage();
@@ -131,16 +129,13 @@ rec_event_arg(const char *list, struct rec_evopts *o)
 uint32_t
 rec_stack_size_arg(const char *s)
 {
-	unsigned long long v;
 	const char *why = NULL;
-	char *end;
+	uint64_t v;
+	int rc = sp_cli_uint(s, 1, MAX_STACK_SIZE, &v);
 
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno == ERANGE ||
-	    (!errno && end != s && !*end && *s != '-' && v > MAX_STACK_SIZE))
+	if (rc == -ERANGE && *s != '0')
 		why = "above the kernel's limit of 65528 bytes";
-	else if (errno || end == s || *end || *s == '-' || v == 0)
+	else if (rc)
 		why = "not a multiple of 8 from 8 to 65528";
 	else if (v % 8)
 		why = "not a multiple of 8";
@@ -155,26 +150,34 @@ rec_stack_size_arg(const char *s)
  * Appends the pids of a -p list to *pids: "12,34", or "12 34" as
  * `-p "$(pidof app)"` writes it when two processes match.
  */
+struct pid_list {
+	int32_t **pids;
+	size_t *n;
+};
+
+static int
+add_pid(const char *tok, void *ctx)
+{
+	struct pid_list *l = ctx;
+	int32_t *v = reallocarray(*l->pids, *l->n + 1, sizeof(**l->pids));
+
+	if (!v)
+		return -ENOMEM;
+	*l->pids = v;
+	v[(*l->n)++] = (int32_t)rec_number_arg(tok, "pid", INT32_MAX);
+	return 0;
+}
+
 void
 rec_add_pids(const char *list, int32_t **pids, size_t *n)
 {
 	static const char sep[] = ", \t\n";
-	char *copy = strdup(list), *tok, *save = NULL;
-	int32_t *v;
+	struct pid_list l = { pids, n };
+	int rc = sp_cli_each(list, sep, add_pid, &l);
 
-	if (!copy)
-		err(1, "strdup");
-	for (tok = strtok_r(copy, sep, &save); tok;
-	     tok = strtok_r(NULL, sep, &save)) {
-		v = reallocarray(*pids, *n + 1, sizeof(**pids));
-		if (!v)
-			err(1, "reallocarray");
-		*pids = v;
-		(*pids)[(*n)++] =
-		    (int32_t)rec_number_arg(tok, "pid", INT32_MAX);
-	}
-	free(copy);
-	if (*n == 0) {
+	if (rc == -ENOMEM)
+		errx(1, "-p: %s", strerror(ENOMEM));
+	if (rc == -ENODATA) {
 		warnx("invalid pid list '%s': no pid in it%s", list,
 		      strspn(list, sep) == strlen(list)
 			  ? " (did pidof or pgrep find nothing?)"
@@ -212,14 +215,11 @@ uid_t
 rec_user_arg(const char *s)
 {
 	struct passwd *pw = getpwnam(s);
-	char *end;
-	unsigned long v;
+	uint64_t v;
 
 	if (pw)
 		return pw->pw_uid;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || v >= (uid_t)-1) {
+	if (sp_cli_uint(s, 0, (uid_t)-2, &v)) {
 		warnx("unknown user '%s'", s);
 		rec_usage();
 	}
@@ -257,11 +257,8 @@ double
 rec_duration_arg(const char *s)
 {
 	double d;
-	char *end;
 
-	errno = 0;
-	d = strtod(s, &end);
-	if (errno || end == s || *end || !(d > 0)) {
+	if (sp_cli_real(s, 0, 1e9, &d) || !(d > 0)) {
 		warnx("invalid duration '%s'", s);
 		rec_usage();
 	}

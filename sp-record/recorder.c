@@ -447,11 +447,11 @@ write_stats(struct recorder *r)
 	return rec_out_ext(r->out, SP_EXT_STATS);
 }
 
-/* What rec_stop() returns: an output closed by the interrupt is no error. */
+/* What rec_stop() returns: a reader that went away is no error. */
 static int
 stop_status(const struct recorder *r)
 {
-	return rec_out_closed_after_stop(r->out) ? 0 : rec_out_error(r->out);
+	return rec_out_reader_gone(r->out, NULL) ? 0 : rec_out_error(r->out);
 }
 
 int

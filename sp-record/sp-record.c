@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -243,6 +244,47 @@ ptrace_options(struct rec_config *cfg, size_t npids)
 }
 
 /*
+ * Whether a full-screen program (sp-fold --live down the pipe) has the
+ * terminal: it turns line editing off, which a shell running a pipeline
+ * never does, and a status line drawn there would land on its view.
+ */
+static bool
+terminal_taken(int fd)
+{
+	struct termios t;
+
+	return tcgetattr(fd, &t) == 0 && !(t.c_lflag & ICANON);
+}
+
+/*
+ * Waits, while a full-screen view down the pipe has the terminal, until
+ * it gives the terminal back (its q), so that the summary lands on the
+ * shell's screen and not on the view's, which vanishes with it.  The
+ * spool's end reaches the view first: standard output is let go.  A
+ * signal ends the wait after a moment for the view to leave; ten minutes
+ * end it in any case.
+ */
+static void
+wait_for_terminal(const struct rec_config *cfg)
+{
+	int i, fd, after_signal = 0;
+
+	if (!cfg->spool_on_stdout || !isatty(STDERR_FILENO) ||
+	    !terminal_taken(STDERR_FILENO))
+		return;
+	/* /dev/null, not a closed descriptor a later open() would reuse. */
+	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0)
+		return;
+	close(fd);
+	for (i = 0; i < 6000 && terminal_taken(STDERR_FILENO); i++) {
+		if (rec_stop_signal && ++after_signal > 5)
+			break;
+		usleep(100000);
+	}
+}
+
+/*
  * Records until the duration ends, a signal comes, every target exited or
  * the output failed; returns sp-record's exit status.
  */
@@ -250,7 +292,7 @@ static int
 record(struct recorder *r, const struct rec_config *cfg, double duration)
 {
 	double start = now_s(), left, elapsed, shown = start;
-	bool status_line = !cfg->quiet && isatty(STDERR_FILENO);
+	bool status_line = !cfg->quiet && isatty(STDERR_FILENO), drawn = false;
 	int status, wst;
 	bool killed;
 
@@ -267,15 +309,18 @@ record(struct recorder *r, const struct rec_config *cfg, double duration)
 		rec_step(r, left < 0.05 ? (int)(left * 1000) + 1 : 50);
 		if (status_line && now_s() - shown >= 1) {
 			shown = now_s();
-			rec_status_line(r, stderr, shown - start);
+			drawn = !terminal_taken(STDERR_FILENO);
+			if (drawn)
+				rec_status_line(r, stderr, shown - start);
 		}
 	}
-	if (status_line && shown > start)
+	if (drawn)
 		rec_status_clear(stderr);
 	elapsed = now_s() - start;
 	rec_stopreq_disarm();
 	status = rec_stop(r) ? 1 : 0;
 	killed = end_child(r);
+	wait_for_terminal(cfg);
 	if (rec_stop_signal)
 		warnx("stopped by signal %d", (int)rec_stop_signal);
 	rec_summary(r, stderr, elapsed);

@@ -24,10 +24,11 @@ struct rec_out {
 	int werr;          /* sticky write error */
 	struct sp_buf ext; /* extension payload scratch */
 	struct rec_buildids *buildids;
-	int fd;                 /* the spool's descriptor, not owned */
-	uint64_t start;         /* where the spool starts in it (`>>`) */
-	bool trimmed;           /* the spool was cut back to kept_bytes */
-	bool closed_after_stop; /* the reader went away with the interrupt */
+	int fd;            /* the spool's descriptor, not owned */
+	uint64_t start;    /* where the spool starts in it (`>>`) */
+	bool trimmed;      /* the spool was cut back to kept_bytes */
+	bool reader_gone;  /* EPIPE: the output's reader went away */
+	bool gone_at_stop; /* ... with the interrupt, which ended it too */
 	uint64_t kept_bytes;
 };
 
@@ -71,9 +72,10 @@ rec_out_free(struct rec_out *o)
 int
 rec_out_wr(struct rec_out *o, int rc)
 {
-	if (rc == -EPIPE && !o->werr && rec_stop_signal) {
+	if (rc == -EPIPE && !o->werr) {
 		o->werr = rc;
-		o->closed_after_stop = true;
+		o->reader_gone = true;
+		o->gone_at_stop = rec_stop_signal != 0;
 	} else if (rc < 0 && !o->werr) {
 		o->werr = rc;
 		warnx("'%s': %s", o->name,
@@ -90,9 +92,11 @@ rec_out_error(const struct rec_out *o)
 }
 
 bool
-rec_out_closed_after_stop(const struct rec_out *o)
+rec_out_reader_gone(const struct rec_out *o, bool *at_stop)
 {
-	return o->closed_after_stop;
+	if (at_stop)
+		*at_stop = o->gone_at_stop;
+	return o->reader_gone;
 }
 
 struct sp_spool_writer *
@@ -297,7 +301,7 @@ rec_out_trim(struct rec_out *o)
 {
 	int rc;
 
-	if (!o->werr || o->closed_after_stop)
+	if (!o->werr || o->reader_gone)
 		return;
 	rc = rec_spool_trim(o->fd, o->start, &o->kept_bytes);
 	if (rc < 0)

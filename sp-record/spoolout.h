@@ -37,15 +37,16 @@ void rec_out_free(struct rec_out *o);
 
 /*
  * Keeps `rc` as the output's error when it is the first; returns rc when
- * negative, else 0.  A pipe closed after a stop request is the end of
- * `sp-record | tee x.spool` under Ctrl-C, whose reader the interrupt
- * ended too: kept without a message, and rec_out_closed_after_stop()
- * then says so.
+ * negative, else 0.  A pipe whose reader went away (EPIPE) is no error:
+ * the reader chose to stop (`| head`, the live view's q), or the
+ * interrupt that stops us ended it too (`| tee x.spool` under Ctrl-C).
+ * It is kept without a message, and rec_out_reader_gone() says so.
  */
 int rec_out_wr(struct rec_out *o, int rc);
 /* The first write error, or 0. */
 int rec_out_error(const struct rec_out *o);
-bool rec_out_closed_after_stop(const struct rec_out *o);
+/* Whether the reader went away; *at_stop: with the interrupt. */
+bool rec_out_reader_gone(const struct rec_out *o, bool *at_stop);
 
 /*
  * The writer, for parts that write through it (sp_modtab_intern(), a

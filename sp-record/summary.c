@@ -152,6 +152,7 @@ rec_report_summary(const struct rec_report *rp, FILE *out, double seconds)
 	const struct rec_stats *s = rp->st;
 	/* After a write error, what reached the output, not what was made. */
 	uint64_t bytes = rec_out_bytes(rp->out), kept;
+	bool at_stop;
 	uint64_t procs = rp->procs->procs_seen;
 	uint64_t threads = rp->procs->threads_seen;
 	uint64_t dropped =
@@ -228,13 +229,21 @@ rec_report_summary(const struct rec_report *rp, FILE *out, double seconds)
 			kept, rp->cfg->output_name);
 		return;
 	}
-	if (rec_out_closed_after_stop(rp->out)) {
+	if (rec_out_reader_gone(rp->out, &at_stop) && at_stop) {
 		fprintf(out,
 			"sp-record: the output closed after the interrupt (its "
 			"reader ended too): %" PRIu64 " bytes reached it, all "
-			"but the last tenth of a second; `| tee -i FILE` keeps "
+			"but the last tenth of a second; -o FILE keeps "
 			"everything\n",
 			bytes);
+		return;
+	}
+	if (rec_out_reader_gone(rp->out, NULL)) {
+		fprintf(
+		    out,
+		    "sp-record: the output's reader went away after %" PRIu64
+		    " bytes; recording stopped\n",
+		    bytes);
 		return;
 	}
 	fprintf(out,

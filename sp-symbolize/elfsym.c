@@ -8,6 +8,7 @@
 
 #include "common/grow.h"
 #include "sp-symbolize/elfsym.h"
+#include "sp-symbolize/symname.h"
 #include "common/buf.h"
 #include "common/banned.h"
 
@@ -19,7 +20,10 @@ struct sym_elfsym {
 	uint64_t end;    /* exclusive; start when the size is 0 */
 	uint64_t secend; /* end of its section: caps a size-0 symbol */
 	size_t name;     /* offset into names */
+	const char *str; /* the name itself, set once the names are all in */
 	unsigned rank;   /* binding preference: higher wins */
+	unsigned under;  /* leading underscores of the name */
+	size_t len;      /* the name's length without its version */
 	bool label;      /* STT_NOTYPE */
 	size_t seq;      /* insertion order, for a stable sort */
 };
@@ -88,6 +92,8 @@ push_sym(struct sym_elfsyms *t, const GElf_Sym *sym, const char *name,
 	s->rank = sym_rank(sym);
 	s->label = GELF_ST_TYPE(sym->st_info) == STT_NOTYPE;
 	s->seq = t->n;
+	s->under = (unsigned)strspn(name, "_");
+	s->len = sym_name_unversioned(name);
 	s->name = t->names.len;
 	if (sp_buf_add(&t->names, name, strlen(name) + 1))
 		return -ENOMEM;
@@ -263,18 +269,35 @@ sym_elf_has_symbols(Elf *elf, GElf_Word sh_type)
 	return false;
 }
 
-/* Orders by address; at one address the preferred alias comes first. */
+/*
+ * Orders by address; at one address the preferred alias comes first:
+ * the name a user knows the function by.  glibc gives a function
+ * several (malloc, __libc_malloc, __GI___libc_malloc; puts, _IO_puts);
+ * its internal ones start with underscores, so fewer leading
+ * underscores win, then global over weak over local binding, then a
+ * sized symbol, a shorter name, and the byte order of names: the table's
+ * order never decides.  See elfsym.h.
+ */
 static int
 cmp_sym(const void *pa, const void *pb)
 {
 	const struct sym_elfsym *a = pa, *b = pb;
+	int c;
 
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
+	if (a->label != b->label)
+		return a->label ? 1 : -1;
+	if (a->under != b->under)
+		return a->under < b->under ? -1 : 1;
 	if (a->rank != b->rank)
 		return a->rank > b->rank ? -1 : 1;
 	if ((a->end > a->start) != (b->end > b->start))
 		return a->end > a->start ? -1 : 1;
+	if (a->len != b->len)
+		return a->len < b->len ? -1 : 1;
+	if ((c = strcmp(a->str, b->str)) != 0)
+		return c;
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
@@ -313,11 +336,14 @@ sym_elfsyms_finish(struct sym_elfsyms *t)
 
 	if (t->n == 0)
 		return;
+	for (i = 0; i < t->n; i++)
+		t->v[i].str = (const char *)t->names.data + t->v[i].name;
 	qsort(t->v, t->n, sizeof(*t->v), cmp_sym);
 	for (i = 0; i < t->n; i++) {
 		if (n > 0 && t->v[n - 1].start == t->v[i].start) {
+			/* An alias bound as strongly says the size too. */
 			if (t->v[n - 1].end < t->v[i].end &&
-			    (t->v[n - 1].rank == t->v[i].rank ||
+			    (t->v[n - 1].rank <= t->v[i].rank ||
 			     t->v[n - 1].end == t->v[n - 1].start))
 				t->v[n - 1].end = t->v[i].end;
 			continue;

@@ -36,11 +36,16 @@ long sym_elfsyms_add(struct sym_elfsyms *t, Elf *elf, GElf_Word sh_type);
  */
 long sym_elfsyms_add_plt(struct sym_elfsyms *t, Elf *elf);
 /*
- * Sorts the table and merges aliases: at one address a function wins
- * over a label, a global symbol over a weak one, a weak one over a local
- * one.  Labels inside a function are dropped.  A symbol of size 0
- * extends to the next symbol or the end of its section, whichever comes
- * first.
+ * Sorts the table and merges aliases.  At one address the name kept is
+ * the one a user recognises: a function over a label, then the name
+ * with the fewest leading underscores (malloc over __libc_malloc and
+ * __GI___libc_malloc, puts over _IO_puts), then a global symbol over a
+ * weak one over a local one (__libc_start_main over the local
+ * __libc_start_main_impl), then a sized symbol, the shorter name (its
+ * version left out) and the smaller name in byte order, so that the
+ * order of the symbol tables never decides.  Labels inside a function
+ * are dropped.  A symbol of size 0 extends to the next symbol or the
+ * end of its section, whichever comes first.
  */
 void sym_elfsyms_finish(struct sym_elfsyms *t);
 size_t sym_elfsyms_count(const struct sym_elfsyms *t);

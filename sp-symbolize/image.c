@@ -311,7 +311,7 @@ sym_image_vaddr(const struct sym_image *img, uint64_t rel_ip, uint64_t *vaddr)
 
 /* Resolves `vaddr` from symbols and DWARF into `out` (empty: none). */
 static int
-lookup(struct sym_image *img, uint64_t vaddr, struct sym_res *out)
+lookup_at(struct sym_image *img, uint64_t vaddr, struct sym_res *out)
 {
 	const struct sym_nameopts no = {
 		img->opts.raw_names,
@@ -338,6 +338,26 @@ lookup(struct sym_image *img, uint64_t vaddr, struct sym_res *out)
 		out->v[0].has_offset = true;
 	}
 	return n < 0 ? n : 0;
+}
+
+/*
+ * A caller's address is its call site, the return address - 1.  When
+ * nothing covers it but the byte after it does, that byte starts a
+ * function and the call returned to its first byte: V8 pushes such
+ * return addresses (Builtins_InterpreterEnterAtNextBytecode), and the
+ * byte before is padding between two functions.  The frame is named
+ * from the return address.  A frame does not say whether it is a leaf
+ * (the stream shares frames between stacks), but a leaf never runs in
+ * padding, so the rule holds for every frame.
+ */
+static int
+lookup(struct sym_image *img, uint64_t vaddr, struct sym_res *out)
+{
+	int rc = lookup_at(img, vaddr, out);
+
+	if (rc == 0 && out->n == 0 && vaddr < UINT64_MAX)
+		rc = lookup_at(img, vaddr + 1, out);
+	return rc;
 }
 
 static struct sym_res *

@@ -12,6 +12,7 @@
 #include "common/grow.h"
 #include "common/htab.h"
 #include "sp-symbolize/jitdump.h"
+#include "sp-symbolize/jitpath.h"
 #include "sp-symbolize/jitsyms.h"
 #include "sp-symbolize/perfmap.h"
 #include "sp-symbolize/warn.h"
@@ -29,9 +30,13 @@ struct rsrc {
 
 enum { SRC_PERFMAP, SRC_JITDUMP, NSRC };
 
-/* The JIT symbol files of one process. */
+/*
+ * The JIT symbol files of one process.  The jitdump's path is chosen on
+ * its first read (jitpath.h), and again after a forget or a new mapping.
+ */
 struct rpm {
 	int32_t pid;
+	char *mapped; /* the jitdump the process mapped, or NULL */
 	struct rsrc src[NSRC];
 };
 
@@ -55,6 +60,7 @@ free_rpm(struct rpm *pm)
 		sym_perfmap_free(pm->src[i].map);
 		free(pm->src[i].path);
 	}
+	free(pm->mapped);
 	free(pm);
 }
 
@@ -106,8 +112,6 @@ perf_map_state(struct sym_jitsyms *r, int32_t pid)
 	if (!pm ||
 	    asprintf(&pm->src[SRC_PERFMAP].path, "%s/perf-%d.map", dir, pid) <
 		0 ||
-	    asprintf(&pm->src[SRC_JITDUMP].path, "%s/jit-%d.dump", dir, pid) <
-		0 ||
 	    sp_htab_put(r->pm_by_pid, &pid, sizeof(pid), r->npms)) {
 		free_rpm(pm);
 		return NULL;
@@ -136,18 +140,26 @@ perf_map_owner(const struct sym_jitsyms *r, int32_t pid)
 }
 
 static void
-src_reload(struct sym_jitsyms *r, struct rsrc *src, int kind, int32_t pid)
+src_reload(struct sym_jitsyms *r, struct rpm *pm, int kind)
 {
-	uid_t owner = perf_map_owner(r, pid);
+	struct rsrc *src = &pm->src[kind];
+	uid_t owner = perf_map_owner(r, pm->pid);
 	const char *why;
 	bool big;
 
+	if (!src->path && kind == SRC_JITDUMP)
+		src->path = sym_jitpath_find(pm->mapped, r->dir, pm->pid);
 	sym_perfmap_free(src->map);
+	src->map = NULL;
+	src->loaded = true;
+	if (!src->path) {
+		src->exists = false;
+		return;
+	}
 	src->map = kind == SRC_JITDUMP
 		       ? sym_jitdump_load(src->path, owner, &src->id)
 		       : sym_perfmap_load(src->path, owner, &src->id);
 	src->exists = src->map != NULL;
-	src->loaded = true;
 	if (src->map || (errno != EPERM && errno != ELOOP && errno != EFBIG))
 		return;
 	big = errno == EFBIG;
@@ -168,18 +180,19 @@ src_reload(struct sym_jitsyms *r, struct rsrc *src, int kind, int32_t pid)
 
 /* Looks `addr` up in one file, reading it again if it changed. */
 static bool
-src_find(struct sym_jitsyms *r, struct rsrc *src, int kind, int32_t pid,
-	 uint64_t addr, const char **name, uint64_t *start)
+src_find(struct sym_jitsyms *r, struct rpm *pm, int kind, uint64_t addr,
+	 const char **name, uint64_t *start)
 {
+	struct rsrc *src = &pm->src[kind];
 	struct sym_perfmap_id id;
 
 	if (!src->loaded)
-		src_reload(r, src, kind, pid);
+		src_reload(r, pm, kind);
 	else if (!(src->map &&
 		   sym_perfmap_lookup(src->map, addr, name, start)) &&
-		 sym_perfmap_stat(src->path, &id) &&
+		 src->path && sym_perfmap_stat(src->path, &id) &&
 		 !(src->exists && sym_perfmap_id_equal(&id, &src->id)))
-		src_reload(r, src, kind, pid);
+		src_reload(r, pm, kind);
 	return src->map && sym_perfmap_lookup(src->map, addr, name, start);
 }
 
@@ -192,9 +205,24 @@ sym_jitsyms_find(struct sym_jitsyms *r, int32_t pid, uint64_t addr,
 	int i;
 
 	for (i = 0; pm && i < NSRC; i++)
-		if (src_find(r, &pm->src[i], i, pid, addr, name, start))
+		if (src_find(r, pm, i, addr, name, start))
 			return true;
 	return false;
+}
+
+/* Drops what was read of one file; the jitdump's path is chosen again. */
+static void
+src_forget(struct rpm *pm, int kind)
+{
+	struct rsrc *src = &pm->src[kind];
+
+	sym_perfmap_free(src->map);
+	src->map = NULL;
+	src->loaded = src->exists = false;
+	if (kind == SRC_JITDUMP) {
+		free(src->path);
+		src->path = NULL;
+	}
 }
 
 void
@@ -207,9 +235,22 @@ sym_jitsyms_forget(struct sym_jitsyms *r, int32_t pid)
 	if (!sp_htab_get(r->pm_by_pid, &pid, sizeof(pid), &idx))
 		return;
 	pm = r->pms[idx];
-	for (i = 0; i < NSRC; i++) {
-		sym_perfmap_free(pm->src[i].map);
-		pm->src[i].map = NULL;
-		pm->src[i].loaded = pm->src[i].exists = false;
-	}
+	for (i = 0; i < NSRC; i++)
+		src_forget(pm, i);
+	free(pm->mapped);
+	pm->mapped = NULL;
+}
+
+int
+sym_jitsyms_mapped(struct sym_jitsyms *r, int32_t pid, const char *path)
+{
+	struct rpm *pm = perf_map_state(r, pid);
+	char *copy = pm ? strdup(path) : NULL;
+
+	if (!copy)
+		return -ENOMEM;
+	free(pm->mapped);
+	pm->mapped = copy;
+	src_forget(pm, SRC_JITDUMP);
+	return 0;
 }

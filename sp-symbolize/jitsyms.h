@@ -1,10 +1,9 @@
 /*
  * jitsyms.h: the files that name the JIT code of each process, by pid:
  * its perf map (DIR/perf-PID.map, perfmap.h) and then its jitdump
- * (DIR/jit-PID.dump, jitdump.h).  A process's files are read on first
- * use and again when a lookup misses and the file changed since (a
- * live JIT appends to it); a file refused as untrusted is warned about
- * once.
+ * (jit-PID.dump, jitdump.h, where jitpath.h finds it).  A process's files are
+ * read on first use and again when a lookup misses and the file changed since
+ * (a live JIT appends to it); a file refused as untrusted is warned about once.
  */
 #ifndef SP_SYMBOLIZE_JITSYMS_H
 #define SP_SYMBOLIZE_JITSYMS_H
@@ -33,7 +32,16 @@ void sym_jitsyms_free(struct sym_jitsyms *j);
  */
 bool sym_jitsyms_find(struct sym_jitsyms *j, int32_t pid, uint64_t addr,
 		      const char **name, uint64_t *start);
-/* Drops what was read for `pid` (an exec or exit); read again on use. */
+/*
+ * Drops what was read for `pid` (an exec or exit), and the jitdump it
+ * mapped; read again on use.
+ */
 void sym_jitsyms_forget(struct sym_jitsyms *j, int32_t pid);
+/*
+ * Says that process `pid` mapped its jitdump at `path` (copied): that
+ * file is read first (jitpath.h), from the next lookup on.  Returns 0
+ * or -ENOMEM.
+ */
+int sym_jitsyms_mapped(struct sym_jitsyms *j, int32_t pid, const char *path);
 
 #endif

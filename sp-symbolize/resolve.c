@@ -19,6 +19,7 @@
 #include "sp-symbolize/fileid.h"
 #include "sp-symbolize/hostinfo.h"
 #include "sp-symbolize/imgtab.h"
+#include "sp-symbolize/jitpath.h"
 #include "sp-symbolize/jitsyms.h"
 #include "sp-symbolize/kallsyms.h"
 #include "sp-symbolize/perfmap.h"
@@ -183,6 +184,10 @@ sym_resolver_module(struct sym_resolver *r, const struct sp_module *m)
 	rm->pyruntime = !m->is_kernel && sym_is_python_runtime(base, blen);
 	rm->overridable =
 	    !m->is_kernel && sym_perf_map_may_override(rm->m.path);
+	/* A JIT maps its jitdump for perf to find: so does this. */
+	if (!m->is_kernel &&
+	    sym_jitpath_is_dump(rm->m.path, strlen(rm->m.path), m->pid))
+		return sym_jitsyms_mapped(r->jit, m->pid, rm->m.path);
 	return 0;
 }
 
@@ -645,6 +650,20 @@ native_frame(struct sym_resolver *r, const struct sp_frame *f, struct rmod *rm,
 				    SP_SYM_UNRESOLVED | py);
 }
 
+/*
+ * The JIT entry of `addr`, or of the byte after it when no entry holds
+ * it: a call site (return address - 1) before the first byte of the
+ * function it returns to, as image.c's lookup() explains.
+ */
+static bool
+jit_find(struct sym_resolver *r, int32_t pid, uint64_t addr, const char **name,
+	 uint64_t *start)
+{
+	return sym_jitsyms_find(r->jit, pid, addr, name, start) ||
+	       (addr < UINT64_MAX &&
+		sym_jitsyms_find(r->jit, pid, addr + 1, name, start));
+}
+
 int
 sym_resolver_frame(struct sym_resolver *r, const struct sp_frame *f,
 		   int32_t pid, struct sym_res *out)
@@ -669,7 +688,8 @@ sym_resolver_frame(struct sym_resolver *r, const struct sp_frame *f,
 	if (rm && !rm->overridable)
 		return native_frame(r, f, rm, out);
 	if (f->mode == SP_FRAME_USER && perf_maps_for(r, pid) &&
-	    sym_jitsyms_find(r->jit, pid, f->abs_ip, &name, &start))
-		return perf_map_frame(r, name, f->abs_ip - start, out);
+	    jit_find(r, pid, f->abs_ip, &name, &start))
+		return perf_map_frame(
+		    r, name, f->abs_ip >= start ? f->abs_ip - start : 0, out);
 	return native_frame(r, f, rm, out);
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "common/cli.h"
 #include "common/heap.h"
 #include "common/records.h"
 #include "common/version.h"
@@ -101,7 +102,7 @@ help(void)
 	      "kept\n"
 	      "  --no-perf-maps       no JIT names from perf maps or "
 	      "jitdumps\n"
-	      "  --perf-map-dir DIR   where perf-PID.map files are (/tmp)\n"
+	      "  --perf-map-dir DIR   where perf maps and jitdumps are (/tmp)\n"
 	      "  --perf-map-pid PID   use this process's map for every "
 	      "process\n"
 	      "  -o, --output FILE    write to FILE instead of standard "
@@ -112,7 +113,7 @@ help(void)
 	      "stackpulse;\nrm -r that directory to clear it.  "
 	      "See sp-symbolize(1).\n",
 	      stdout);
-	exit(fflush(stdout) || ferror(stdout) ? 1 : 0);
+	exit(sp_cli_close_stdout() ? 1 : 0);
 }
 
 static void
@@ -189,35 +190,6 @@ parse_i32(const char *s, int32_t min, const char *what)
 }
 
 /*
- * A size in bytes, with an optional K, M or G suffix (powers of 1024).
- * Returns 0, or -1 for anything else.
- */
-static int
-parse_size(const char *s, uint64_t *out)
-{
-	static const char units[] = "KMG";
-	const char *u;
-	char *end;
-	unsigned long long v;
-	int shift = 0;
-
-	errno = 0;
-	if (*s < '0' || *s > '9')
-		return -1;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -1;
-	if (*end && (u = strchr(units, *end)) && end[1] == '\0')
-		shift = 10 * (int)(u - units + 1);
-	else if (*end)
-		return -1;
-	if (v > (UINT64_MAX >> shift))
-		return -1;
-	*out = (uint64_t)v << shift;
-	return 0;
-}
-
-/*
  * The cache directory, ${XDG_CACHE_HOME:-$HOME/.cache}/stackpulse, or
  * NULL when there is no home to put it in (malloc'ed).  A relative
  * XDG_CACHE_HOME is ignored, as the XDG base directory spec says.
@@ -248,7 +220,7 @@ open_cache(bool disabled, uint64_t max)
 	struct sym_cache *c;
 	char *dir;
 
-	if (!max && env && parse_size(env, &max))
+	if (!max && env && sp_cli_size(env, &max))
 		warnx("bad SP_SYMBOLIZE_CACHE_SIZE '%s' ignored", env);
 	if (!max)
 		max = SYM_CACHE_DEFAULT_MAX;
@@ -402,7 +374,7 @@ main(int argc, char *argv[])
 	size_t ndirs = 0, npids = 0;
 	struct sp_buf emsg = SP_BUF_INIT;
 	struct sym_resolver *r;
-	int ch, status;
+	int ch, status, rc;
 
 	/*
 	 * libdw's tables and the sections libelf reads and inflates take
@@ -413,7 +385,7 @@ main(int argc, char *argv[])
 	while ((ch = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case OPT_CACHE_SIZE:
-			if (parse_size(optarg, &cache_size) || !cache_size) {
+			if (sp_cli_size(optarg, &cache_size) || !cache_size) {
 				warnx("bad cache size '%s'", optarg);
 				usage();
 			}
@@ -505,8 +477,9 @@ main(int argc, char *argv[])
 	free(tool);
 	free(dirs);
 	free(pids);
-	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
-		warn("write error on standard output");
+	rc = sp_cli_close_stdout();
+	if (rc) {
+		warnx("write error on standard output: %s", strerror(-rc));
 		status = 1;
 	}
 	return status;

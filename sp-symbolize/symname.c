@@ -33,14 +33,15 @@ number_suffix(const char *name, size_t len)
 /*
  * The length of one trailing clone suffix of name[0..len) (".isra" or
  * ".isra.0"), or 0.  GCC appends one per transformation, so they repeat:
- * "f.constprop.0.isra.0", "f.part.0.cold".
+ * "f.constprop.0.isra.0", "f.part.0.cold".  BOLT names the fragments it
+ * splits off "f.cold" (or "f.cold.1") and "f.warm".
  */
 static size_t
 clone_suffix(const char *name, size_t len)
 {
 	static const char *const kinds[] = {
 		".isra", ".constprop",  ".part", ".lto_priv",
-		".cold", ".localalias", ".llvm",
+		".cold", ".localalias", ".llvm", ".warm",
 	};
 	size_t num = number_suffix(name, len), i, k;
 

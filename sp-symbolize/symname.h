@@ -3,7 +3,8 @@
  * it: without the symbol version ("memcpy@@GLIBC_2.14" is "memcpy") and
  * with GCC's clone suffixes folded into the function (".isra.0",
  * ".constprop.1", ".part.0", ".lto_priv.0", ".cold", ".localalias" and
- * their combinations), then demangled (demangle.h).
+ * their combinations) and BOLT's split fragments (".cold", ".warm"),
+ * then demangled (demangle.h).
  */
 #ifndef SP_SYMBOLIZE_SYMNAME_H
 #define SP_SYMBOLIZE_SYMNAME_H

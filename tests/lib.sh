@@ -10,6 +10,7 @@ SP_RECORD=${SP_RECORD:-$B/sp-record}
 SP_SYMBOLIZE=${SP_SYMBOLIZE:-$B/sp-symbolize}
 SP_FOLD=${SP_FOLD:-$B/sp-fold}
 SP_PROFILE=${SP_PROFILE:-$B/sp-profile}
+SP_ARCHIVE=${SP_ARCHIVE:-$B/sp-archive}
 PROGRAMS=$TOP/tests/programs
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/sp-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT

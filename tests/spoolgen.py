@@ -21,6 +21,7 @@ validates nothing.
     buildid MODULE HEXBYTES         (21)
     event INDEX NAME PERIOD FREQ    (22)
     weight EVENT WEIGHT             (23)
+    forget PID                      (25: the process is gone)
     pycode ID FIRSTLINE NAME FILE   (26)
     pynode ID PREFIX CODE LINE FLAGS  (27; PREFIX "-" = root)
     pystack LEAF FLAGS INDEX ...    (28; LEAF "-" = none; the count is put)
@@ -82,6 +83,8 @@ def encode_ext(kind, a):
                    uvar(num(a[2])) + uvar(num(a[3])))
     if kind == "weight":
         return ext(23, uvar(num(a[0])) + uvar(num(a[1])))
+    if kind == "forget":
+        return ext(25, svar(num(a[0])))
     if kind == "pycode":
         return ext(26, uvar(num(a[0])) + svar(num(a[1])) +
                    lenbytes(text(a[2])) + lenbytes(text(a[3])))

@@ -64,6 +64,52 @@ else:
     sys.exit("the pipeline did not end after q")
 print("pipeline ended %.1f s after q" % (time.time() - t1))
 PY
+grep -q "the output's reader went away after" "$TMP/rec.err" ||
+	fail "sp-record did not say its reader went away: $(cat "$TMP/rec.err")"
+grep -q 'Broken pipe' "$TMP/rec.err" && fail "q gave: $(cat "$TMP/rec.err")"
+
+# A 70-column terminal whose recording ends (-d 2): every line of the view
+# fits, the view says the input ended and stays until q, and after q the
+# terminal is as it was (line editing on, the shell's screen back) with
+# sp-record's summary on it, not on the vanished view.
+python3 - "$spin" "$SP_RECORD" "$SP_DUMP" "$SP_SYMBOLIZE" "$SP_FOLD" \
+	<<'PY' || fail "live view in a narrow terminal"
+import fcntl, os, pty, re, select, signal, struct, sys, termios, time
+spin, rec, dump, sym, fold = sys.argv[1:]
+cmd = ("%s -F 499 -d 2 -p %s | %s | %s | %s --live" % (rec, spin, dump, sym, fold))
+child, fd = pty.fork()
+if child == 0:
+    fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 70, 0, 0))
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    os.execvp("sh", ["sh", "-c", cmd])
+def read_for(secs, until=None):
+    out, t0 = b"", time.time()
+    while time.time() - t0 < secs:
+        try:
+            if select.select([fd], [], [], 0.2)[0]:
+                out += os.read(fd, 65536)
+        except OSError:
+            break
+        if until and until in out:
+            break
+    return out
+screen = read_for(60, b"the input ended")
+assert b"the input ended" in screen, screen[-800:]
+assert b"\x1b[?1049h" in screen, "no alternate screen"
+frame = screen.split(b"\x1b[H\x1b[2J")[-1].decode("utf-8", "replace")
+for line in re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "\n", frame).split("\n"):
+    assert len(line.rstrip("\r")) <= 70, "wider than 70: %r" % line
+assert "call stack" in frame or "function" in frame, frame
+assert termios.tcgetattr(fd)[3] & termios.ICANON == 0, "not in key mode"
+os.write(fd, b"q")
+rest = read_for(10, b"per sample")
+assert b"\x1b[?1049l" in rest, rest
+after = rest.split(b"\x1b[?1049l")[-1]
+assert b"sp-record: wrote" in after, "summary not on the shell's screen: %r" % rest
+assert termios.tcgetattr(fd)[3] & termios.ICANON, "line editing not back"
+os.waitpid(child, 0)
+print("narrow view ended, terminal restored, summary shown")
+PY
 kill -0 "$spin" || fail "the program died with the pipeline"
 grep -q '^TracerPid:	0$' "/proc/$spin/status" || fail "the program is traced"
 exit 0

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 version=""
-for t in dump fold record symbolize profile; do
+for t in dump fold record symbolize profile archive; do
 	eval "bin=\$SP_$(echo "$t" | tr a-z A-Z)"
 	for h in --help -h; do
 		"$bin" $h >"$TMP/help" 2>"$TMP/help.err" ||

@@ -12,16 +12,19 @@ make -s -C "$TOP" $san B="$B" DESTDIR="$TMP/d" PREFIX=/opt/sp install \
 	>"$TMP/log" 2>&1 || fail "make install: $(tail -n 5 "$TMP/log")"
 (cd "$TMP/d" && find . -type f -o -type l | sort) >"$TMP/files"
 cat >"$TMP/want" <<'EOF_OUT'
+./opt/sp/bin/sp-archive
 ./opt/sp/bin/sp-dump
 ./opt/sp/bin/sp-fold
 ./opt/sp/bin/sp-profile
 ./opt/sp/bin/sp-record
 ./opt/sp/bin/sp-symbolize
+./opt/sp/share/bash-completion/completions/sp-archive
 ./opt/sp/share/bash-completion/completions/sp-dump
 ./opt/sp/share/bash-completion/completions/sp-fold
 ./opt/sp/share/bash-completion/completions/sp-profile
 ./opt/sp/share/bash-completion/completions/sp-record
 ./opt/sp/share/bash-completion/completions/sp-symbolize
+./opt/sp/share/man/man1/sp-archive.1
 ./opt/sp/share/man/man1/sp-dump.1
 ./opt/sp/share/man/man1/sp-fold.1
 ./opt/sp/share/man/man1/sp-profile.1
@@ -48,6 +51,8 @@ if command -v bash >/dev/null; then
 	comp 2 sp-record -e page- | grep -qx page-faults ||
 		fail "no event names for -e"
 	comp 2 sp-record -p "$$" | grep -qx "$$" || fail "no pid completion"
+	comp 1 sp-archive --max-t | grep -qx -- --max-total ||
+		fail "no sp-archive --max-total"
 	comp 2 sp-record -p "$(cat /proc/$$/comm)" | grep -qx "$$" ||
 		fail "no pid completion by name"
 else

@@ -11,7 +11,7 @@ need_perf
 
 work=$TMP/work bin=$TMP/bin
 mkdir -p "$work/maps" "$bin"
-for t in sp-record sp-dump sp-symbolize sp-fold sp-profile; do
+for t in sp-record sp-dump sp-symbolize sp-fold sp-profile sp-archive; do
 	eval "ln -s \"\$SP_$(echo "${t#sp-}" | tr a-z A-Z)\" \"$bin/$t\""
 done
 cc_prog app live_spin.c -O1 -g

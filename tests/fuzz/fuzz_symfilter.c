@@ -20,6 +20,7 @@
 #include "sp-symbolize/hostinfo.c"
 #include "sp-symbolize/imgtab.c"
 #include "sp-symbolize/jitdump.c"
+#include "sp-symbolize/jitpath.c"
 #include "sp-symbolize/jitsyms.c"
 #include "sp-symbolize/kallsyms.c"
 #include "sp-symbolize/kernframe.c"

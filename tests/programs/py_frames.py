@@ -78,5 +78,5 @@ started = _thread.allocate_lock()
 started.acquire()
 _thread.start_new_thread(worker, (started,))
 started.acquire()
-print("ready", flush=True)
+print("ready", flush=True)  # at:<module>
 level1()  # at:<module>

@@ -317,6 +317,8 @@ START_TEST(live_stacks_are_rows_of_folded_lines)
 	    "sample\t30\t7\t7\t1\nsample\t40\t7\t8\t1\n";
 	struct fold_opts o = { 0 };
 	struct fold_live_show show = { .stacks = true };
+	struct fold_live_screen wide = { 40, 200 }, narrow = { 40, 30 };
+	char *line, *eol;
 	struct live_ctx lc;
 	FILE *in = fmemopen((void *)text, strlen(text), "r");
 	char *out = NULL;
@@ -328,11 +330,24 @@ START_TEST(live_stacks_are_rows_of_folded_lines)
 	lc.r.on_sample = to_live;
 	lc.r.ctx = &lc;
 	ck_assert_int_eq(fold_reader_read(&lc.r, in), 0);
-	fold_live_tab_print(&lc.t, &lc.r, f, 40, &show);
+	fold_live_tab_print(&lc.t, &lc.r, f, &wide, &show);
 	fclose(f);
 	ck_assert_msg(strstr(out, "\n   100.00%        4  ?]0:X?pp;work\n"),
 		      "%s", out);
 	ck_assert_ptr_null(strstr(strstr(out, "pp;work") + 1, "pp;work"));
+	free(out);
+	/* 30 columns: every line fits, and a stack keeps its leaf end. */
+	f = open_memstream(&out, &n);
+	fold_live_tab_print(&lc.t, &lc.r, f, &narrow, &show);
+	fclose(f);
+	ck_assert_msg(strstr(out, "\n   100.00%        4  ...p;work\n"), "%s",
+		      out);
+	for (line = out; *line; line = eol + 1) {
+		eol = strchr(line, '\n');
+		ck_assert_ptr_nonnull(eol);
+		ck_assert_msg(eol - line <= 30, "too wide: %.*s",
+			      (int)(eol - line), line);
+	}
 	free(out);
 	fold_live_tab_release(&lc.t);
 	fold_reader_release(&lc.r);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/inkind.h"
 #include "common/records.h"
 
@@ -45,6 +46,7 @@ static const char every_kind[] =
     "lost\t7\t3\n"
     "stats\tsamples=2\tlost=0\n"
     "exit\t8\t42\t43\n"
+    "forget\t42\n"
     "ext\t99\t00ff\n";
 
 static FILE *
@@ -74,7 +76,7 @@ START_TEST(every_kind_decodes_and_writes_back)
 	}
 	ck_assert_str_eq(sp_recdec_errmsg(d), "no error");
 	fclose(w);
-	ck_assert_int_eq(n, 30);
+	ck_assert_int_eq(n, 31);
 	ck_assert_str_eq(out, every_kind);
 	free(out);
 	sp_recdec_free(d);
@@ -450,6 +452,96 @@ START_TEST(input_kinds_from_first_line)
 }
 END_TEST
 
+/* Process 42 (module 0, frame 0, stacks 1-2, thread 0) is forgotten. */
+static const char forgotten[] =
+    "spool\t1\t0\t1000\n"
+    "module\t0\t42\t0x400000\t0x401000\t0x0\t7\tuser\t/a\n"
+    "frame\t0\tuser\t0x400010\t0\t0x10\n"
+    "frame\t1\tuser\t0x7f00\t-\t-\n"
+    "stack\t0\t-\t1\n"
+    "stack\t1\t0\t0\n"
+    "stack\t2\t1\t1\n"
+    "thread\t0\t42\t42\n"
+    "sample\t1\t42\t42\t2\n"
+    "forget\t42\n";
+
+START_TEST(forgotten_ids_are_refused)
+{
+	static const struct {
+		const char *line, *msg;
+	} cases[] = {
+		{ "sample\t2\t42\t42\t2\n",
+		  "line 11: stack id '2' belongs to a forgotten process" },
+		{ "stack\t3\t1\t1\n",
+		  "line 11: stack id '1' belongs to a forgotten process" },
+		{ "stack\t3\t-\t0\n",
+		  "line 11: frame id '0' belongs to a forgotten process" },
+		{ "frame\t2\tuser\t0x400010\t0\t0x10\n",
+		  "line 11: module id '0' belongs to a forgotten process" },
+		{ "symbol\t0\t-\t0\t-\t-\t-\tf\n",
+		  "line 11: frame id '0' belongs to a forgotten process" },
+		{ "buildid\t0\tab\n",
+		  "line 11: module id '0' belongs to a forgotten process" },
+		{ "forget\t-1\n",
+		  "line 11: malformed forget record: bad PID '-1'" },
+	};
+	char text[1024], msg[256];
+	struct sp_rec rec;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), "%s%s", forgotten, cases[i].line);
+		ck_assert_int_eq(decode_all(text, &rec, msg, sizeof(msg)),
+				 -EBADMSG);
+		ck_assert_str_eq(msg, cases[i].msg);
+	}
+	/* The shared node and frame stay; ids keep counting. */
+	snprintf(text, sizeof(text),
+		 "%sstack\t3\t0\t1\nthread\t1\t42\t42\n"
+		 "sample\t3\t42\t42\t3\n",
+		 forgotten);
+	ck_assert_int_eq(decode_all(text, &rec, msg, sizeof(msg)), 0);
+	ck_assert_str_eq(msg, "no error");
+}
+END_TEST
+
+/* Processes that come and go leave the decoder what the live ones own. */
+START_TEST(churn_keeps_the_decoder_bounded)
+{
+	enum { N = 20000 };
+	struct sp_buf text = SP_BUF_INIT;
+	struct sp_recdec *d;
+	struct sp_rec rec;
+	size_t most = 0;
+	FILE *in;
+	int i, pid, rc;
+
+	sp_buf_addf(&text, "spool\t1\t0\t1000\n");
+	for (i = 0; i < N; i++) {
+		pid = 100 + i % 500;
+		sp_buf_addf(&text,
+			    "module\t%d\t%d\t0x1000\t0x2000\t0x0\t1\tuser\t/p\n"
+			    "frame\t%d\tuser\t0x1010\t%d\t0x10\n"
+			    "stack\t%d\t-\t%d\n"
+			    "thread\t%d\t%d\t%d\n",
+			    i, pid, i, i, i, i, i, pid, pid);
+		sp_buf_addf(&text, "sample\t%d\t%d\t%d\t%d\nforget\t%d\n", i,
+			    pid, pid, i, pid);
+	}
+	in = fmemopen(text.data, text.len, "r");
+	ck_assert_ptr_nonnull(in);
+	d = sp_recdec_new(in);
+	while ((rc = sp_recdec_next(d, &rec)) == 1)
+		most = sp_recdec_live(d) > most ? sp_recdec_live(d) : most;
+	ck_assert_int_eq(rc, 0);
+	ck_assert_uint_le(most, 4);
+	ck_assert_uint_eq(sp_recdec_live(d), 0);
+	sp_recdec_free(d);
+	fclose(in);
+	sp_buf_release(&text);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -468,6 +560,8 @@ main(void)
 	tcase_add_test(tc, flag_letters_round_trip);
 	tcase_add_test(tc, long_lines_and_read_errors_are_errors);
 	tcase_add_test(tc, input_kinds_from_first_line);
+	tcase_add_test(tc, forgotten_ids_are_refused);
+	tcase_add_test(tc, churn_keeps_the_decoder_bounded);
 	suite_add_tcase(s, tc);
 	/* Two lines of 64 MiB: seconds under the sanitizers on a busy host. */
 	tc = tcase_create("bounds");

@@ -4,6 +4,8 @@
  * (future, deactivated, re-interned), validation errors and truncation.
  */
 #include <check.h>
+#include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,8 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "common/ext.h"
+#include "common/ids.h"
 #include "common/modtab.h"
 #include "common/spool.h"
 #include "common/varint.h"
@@ -662,6 +666,215 @@ START_TEST(every_truncation_is_a_clean_error)
 }
 END_TEST
 
+/* A frame of module `id` mapped at `start`, `off` bytes in. */
+static struct sp_frame
+mfr(uint32_t id, uint64_t start, uint64_t off)
+{
+	struct sp_frame f = { id, off, start + off, SP_FRAME_USER };
+
+	return f;
+}
+
+/*
+ * 100k processes come and go, each with its module, frames, stacks, a
+ * thread and a sample, then a forget: what the reader keeps stays what
+ * one process needs, and ids keep counting.
+ */
+START_TEST(churn_keeps_the_reader_bounded)
+{
+	enum { N = 100000 };
+	struct sp_spool_record rec;
+	size_t live, most = 0;
+	uint64_t s, t;
+	uint32_t i, sid;
+	int rc;
+
+	for (i = 0; i < N; i++) {
+		int32_t pid = 1000 + (int32_t)(i % 30000); /* pids come back */
+		struct sp_module m = mod(pid, 0x400000, 0x401000, "/p", 0);
+		struct sp_frame f[2] = { mfr(i, 0x400000, 0x10),
+					 mfr(i, 0x400000, 0x20) };
+
+		m.id = i;
+		ck_assert_int_eq(sp_spool_writer_module(w, &m), 0);
+		ck_assert_int_eq(sp_spool_writer_sample(
+				     w, i, pid, (uint64_t)pid, f, 2, &sid),
+				 0);
+		ck_assert_int_eq(sp_spool_writer_forget(w, pid), 0);
+	}
+	ck_assert_int_eq(sp_spool_writer_flush(w), 0);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	r = sp_spool_reader_new(fd);
+	ck_assert_int_eq(sp_spool_reader_header(r, &s, &t), 0);
+	while ((rc = sp_spool_reader_next(r, &rec)) > 0) {
+		live = sp_spool_reader_live(r);
+		most = live > most ? live : most;
+	}
+	ck_assert_int_eq(rc, 0);
+	/* A module, 2 frames, 2 stacks, a thread and the module list. */
+	ck_assert_uint_le(most, 7);
+	ck_assert_uint_eq(sp_spool_reader_live(r), 0);
+	ck_assert_uint_eq(sp_spool_reader_nmodules(r), N);
+	ck_assert_ptr_null(sp_spool_reader_module(r, N - 1));
+}
+END_TEST
+
+/*
+ * Process 7 runs /a and is forgotten; a new process 7 runs /b.  The new
+ * one gets new ids, its module-less frames resolve against /b only, and
+ * the kernel frame and its one-frame stack stay.
+ */
+START_TEST(a_new_process_with_the_pid_gets_new_ids)
+{
+	struct sp_module a = mod(7, 0x1000, 0x2000, "/a", 0);
+	struct sp_module k = mod(-1, 0xff000, 0xff100, "[kernel]", 1);
+	struct sp_module b = mod(7, 0x1000, 0x2000, "/b", 0);
+	struct sp_frame fa[2] = { mfr(0, 0x1000, 0x10), mfr(1, 0xff000, 4) };
+	struct sp_frame fb[2] = { ufr(0x1010), mfr(1, 0xff000, 4) };
+	struct sp_spool_record rec;
+	uint32_t sa, sb, frames[4], prefix, frame;
+	uint64_t rel = 0, s, t;
+	int threads = 0, rc;
+
+	k.id = 1;
+	b.id = 2;
+	ck_assert_int_eq(sp_spool_writer_module(w, &a), 0);
+	ck_assert_int_eq(sp_spool_writer_module(w, &k), 0);
+	ck_assert_int_eq(sp_spool_writer_sample(w, 1, 7, 7, fa, 2, &sa), 0);
+	ck_assert_int_eq(sp_spool_writer_forget(w, 7), 0);
+	ck_assert_int_eq(sp_spool_writer_forget(w, -1), -EINVAL);
+	ck_assert_int_eq(sp_spool_writer_module(w, &b), 0);
+	ck_assert_int_eq(sp_spool_writer_sample(w, 2, 7, 7, fb, 2, &sb), 0);
+	ck_assert_uint_eq(sa, 1);
+	ck_assert_uint_eq(sb, 3);
+	ck_assert_int_eq(sp_spool_writer_flush(w), 0);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	r = sp_spool_reader_new(fd);
+	ck_assert_int_eq(sp_spool_reader_header(r, &s, &t), 0);
+	while ((rc = sp_spool_reader_next(r, &rec)) > 0)
+		if (rec.tag == SP_TAG_THREAD)
+			ck_assert_uint_eq(rec.u.thread.id, threads++);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_eq(threads, 2);
+	ck_assert_ptr_null(sp_spool_reader_module(r, 0));
+	ck_assert_ptr_nonnull(sp_spool_reader_module(r, 1));
+	/* /a's frame and the node holding it are gone; the kernel's stay. */
+	ck_assert_ptr_null(sp_spool_reader_frame(r, 1));
+	ck_assert(!sp_spool_reader_stack(r, 1, &prefix, &frame));
+	ck_assert_ptr_nonnull(sp_spool_reader_frame(r, 0));
+	ck_assert(sp_spool_reader_stack(r, 0, &prefix, &frame));
+	ck_assert_uint_eq(stack_frames(sb, frames), 2);
+	ck_assert_uint_eq(sp_spool_reader_frame_context(r, frames[0], 7, &rel),
+			  2);
+	ck_assert_uint_eq(rel, 0x10);
+}
+END_TEST
+
+/*
+ * The reader's error for `tail` appended after process 5 (module 0,
+ * frames 0-1, stacks 0-1, thread 0) was forgotten; *at is where the
+ * tail starts.
+ */
+static const char *
+after_forget(const void *tail, size_t n, uint64_t *at)
+{
+	struct sp_module m = mod(5, 0x1000, 0x2000, "/a", 0);
+	struct sp_frame f[2] = { mfr(0, 0x1000, 0x10), mfr(0, 0x1000, 0x20) };
+	struct sp_spool_record rec;
+	uint64_t s, t;
+	int rc;
+
+	ck_assert_int_eq(sp_spool_writer_module(w, &m), 0);
+	ck_assert_int_eq(sp_spool_writer_sample(w, 1, 5, 5, f, 2, NULL), 0);
+	ck_assert_int_eq(sp_spool_writer_forget(w, 5), 0);
+	ck_assert_int_eq(sp_spool_writer_flush(w), 0);
+	*at = sp_spool_writer_bytes(w);
+	ck_assert_int_eq(write(fd, tail, n), (ssize_t)n);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	r = sp_spool_reader_new(fd);
+	ck_assert_int_eq(sp_spool_reader_header(r, &s, &t), 0);
+	while ((rc = sp_spool_reader_next(r, &rec)) > 0)
+		;
+	ck_assert_int_eq(rc, -EBADMSG);
+	return sp_spool_reader_errmsg(r);
+}
+
+START_TEST(references_to_forgotten_ids_are_refused)
+{
+	static const struct {
+		const char *tail; /* hex bytes */
+		unsigned skip;    /* bytes before the refused record */
+		const char *msg;
+	} cases[] = {
+		{ "05000000", 0, "sample thread references forgotten id 0" },
+		{ "0401060605000101", 4,
+		  "sample stack references forgotten id 1" },
+		{ "03020100", 0, "stack prefix references forgotten id 1" },
+		{ "0302ffffffff0f01", 0,
+		  "stack frame references forgotten id 1" },
+		{ "02020010", 0, "frame module references forgotten id 0" },
+		{ "15020000", 0,
+		  "extension record 21: module of a forgotten process" },
+	};
+	char want[160];
+	const char *got;
+	uint8_t bytes[32];
+	uint64_t at;
+	size_t i, j;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (j = 0; cases[i].tail[2 * j]; j++)
+			sscanf(cases[i].tail + 2 * j, "%2hhx", &bytes[j]);
+		got = after_forget(bytes, j, &at);
+		snprintf(want, sizeof(want), "%s at byte %" PRIu64,
+			 cases[i].msg, at + cases[i].skip);
+		ck_assert_str_eq(got, want);
+		teardown();
+		setup();
+	}
+}
+END_TEST
+
+/* Owners: a node of two processes goes with either; shared ones stay. */
+START_TEST(forgetting_retires_what_the_process_owned)
+{
+	static const size_t none[SP_ID_NKINDS];
+	struct sp_ids *ids = sp_ids_new(none, NULL, NULL);
+
+	ck_assert_ptr_nonnull(sp_ids_module(ids, 1, false));  /* m0 */
+	ck_assert_ptr_nonnull(sp_ids_module(ids, 2, false));  /* m1 */
+	ck_assert_ptr_nonnull(sp_ids_module(ids, 2, true));   /* m2 kernel */
+	ck_assert_ptr_nonnull(sp_ids_frame(ids, 0));          /* f0: 1 */
+	ck_assert_ptr_nonnull(sp_ids_frame(ids, 1));          /* f1: 2 */
+	ck_assert_ptr_nonnull(sp_ids_frame(ids, 2));          /* f2: kernel */
+	ck_assert_ptr_nonnull(sp_ids_frame(ids, SP_NONE));    /* f3 */
+	ck_assert_ptr_nonnull(sp_ids_stack(ids, SP_NONE, 2)); /* s0 shared */
+	ck_assert_ptr_nonnull(sp_ids_stack(ids, 0, 3));       /* s1 shared */
+	ck_assert_ptr_nonnull(sp_ids_stack(ids, 1, 0));       /* s2: 1 */
+	ck_assert_ptr_nonnull(sp_ids_stack(ids, 2, 1));       /* s3: 1, 2 */
+	ck_assert_ptr_nonnull(sp_ids_stack(ids, 3, 3));       /* s4: 1, 2 */
+	ck_assert_ptr_nonnull(sp_ids_stack(ids, 1, 1));       /* s5: 2 */
+	ck_assert_ptr_nonnull(sp_ids_thread(ids, 2));
+	sp_ids_forget(ids, 2);
+	sp_ids_forget(ids, 99); /* owns nothing */
+	ck_assert_ptr_null(sp_ids_get(ids, SP_ID_MODULE, 1));
+	ck_assert_ptr_nonnull(sp_ids_get(ids, SP_ID_MODULE, 2));
+	ck_assert_ptr_null(sp_ids_get(ids, SP_ID_FRAME, 1));
+	ck_assert_ptr_null(sp_ids_get(ids, SP_ID_THREAD, 0));
+	ck_assert_ptr_null(sp_ids_get(ids, SP_ID_STACK, 3));
+	ck_assert_ptr_null(sp_ids_get(ids, SP_ID_STACK, 4));
+	ck_assert_ptr_null(sp_ids_get(ids, SP_ID_STACK, 5));
+	ck_assert_ptr_nonnull(sp_ids_get(ids, SP_ID_STACK, 2));
+	ck_assert_uint_eq(sp_ids_live(ids, SP_ID_STACK), 3);
+	sp_ids_forget(ids, 1);
+	ck_assert_uint_eq(sp_ids_live(ids, SP_ID_STACK), 2);
+	ck_assert_uint_eq(sp_ids_live(ids, SP_ID_FRAME), 2);
+	ck_assert_uint_eq(sp_ids_live(ids, SP_ID_MODULE), 1);
+	ck_assert_uint_eq(sp_ids_count(ids, SP_ID_STACK), 6);
+	sp_ids_free(ids);
+}
+END_TEST
+
 static Suite *
 spool_suite(void)
 {
@@ -669,6 +882,7 @@ spool_suite(void)
 	TCase *wr = tcase_create("writer");
 	TCase *ctx = tcase_create("module context");
 	TCase *val = tcase_create("validation");
+	TCase *fg = tcase_create("forget");
 
 	tcase_add_checked_fixture(wr, setup, teardown);
 	tcase_add_test(wr, marker_round_trips);
@@ -698,6 +912,13 @@ spool_suite(void)
 	tcase_add_test(val, rejects_extensions_the_text_readers_refuse);
 	tcase_add_test(val, every_truncation_is_a_clean_error);
 	suite_add_tcase(s, val);
+	tcase_add_checked_fixture(fg, setup, teardown);
+	tcase_set_timeout(fg, 60);
+	tcase_add_test(fg, churn_keeps_the_reader_bounded);
+	tcase_add_test(fg, a_new_process_with_the_pid_gets_new_ids);
+	tcase_add_test(fg, references_to_forgotten_ids_are_refused);
+	tcase_add_test(fg, forgetting_retires_what_the_process_owned);
+	suite_add_tcase(s, fg);
 	return s;
 }
 

@@ -23,6 +23,7 @@
 static char dir[] = "/tmp/sp-symelf.XXXXXX";
 static bool have_cxx;
 static bool have_clang;
+static bool have_x86; /* the fixtures written in x86-64 assembly */
 
 /* Builds every fixture once, before the tests fork. */
 static void
@@ -43,6 +44,11 @@ build_fixtures(void)
 	have_clang = sh("cd %s && clang -O2 -g -o clang %s/sym_elf.c "
 			"2>/dev/null",
 			dir, p) == 0;
+	/* Aliases, a BOLT fragment, a return to a function's first byte. */
+	have_x86 = sh("cd %s && uname -m | grep -qx x86_64 && cc -O1 -g "
+		      "-fPIC -shared -o libalias.so %s/sym_aliases.c && cc "
+		      "-O0 -g -o retstart %s/sym_retstart.c",
+		      dir, p, p) == 0;
 	/* Lazy binding keeps a PLT stub per imported function. */
 	ck_assert_int_eq(sh("cd %s && cc -O2 -g -Wl,-z,lazy -o spin "
 			    "%s/sym_spin.c",
@@ -443,6 +449,86 @@ START_TEST(labels_and_sizeless_symbols)
 }
 END_TEST
 
+/* Opens `file` with DWARF (or, with `names_only`, ELF symbols only). */
+static struct sym_image *
+open_names(const char *file, bool names_only)
+{
+	struct sym_symopts o = { true, true, NULL, 0, names_only, false, true };
+	struct sym_image *img = sym_image_open(file, &o, NULL);
+
+	ck_assert_msg(img != NULL, "%s", file);
+	return img;
+}
+
+/* The outermost name at the address of `sym` + `delta`, or NULL. */
+static const char *
+name_near(struct sym_image *img, const char *file, const char *sym, int delta,
+	  struct sym_res *r)
+{
+	uint64_t a = nm_addr(file, sym, NULL);
+
+	sym_res_release(r);
+	ck_assert_msg(a != 0, "%s not in %s", sym, file);
+	if (sym_image_resolve(img, file_offset(file, a + delta), r) < 1)
+		return NULL;
+	return r->v[0].name;
+}
+
+START_TEST(aliases_show_the_known_name)
+{
+	static const char *const cases[][2] = {
+		{ "__GI___libc_work", "work" },          { "_IO_emit", "emit" },
+		{ "__start_main_impl", "__start_main" }, { "tie_b", "tie_a" },
+		{ "split_fn.warm", "split_fn" },
+	};
+	struct sym_res r = SYM_RES_INIT;
+	struct sym_image *img;
+	char f[4096];
+	size_t i;
+	int k;
+
+	if (!have_x86)
+		return; /* the fixture is x86-64 assembly */
+	snprintf(f, sizeof(f), "%s", path("libalias.so"));
+	/* The same name from the symbol table alone and with DWARF. */
+	for (k = 0; k < 2; k++) {
+		img = open_names(f, k == 0);
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			const char *got = name_near(img, f, cases[i][0], 0, &r);
+
+			ck_assert_msg(got && strcmp(got, cases[i][1]) == 0,
+				      "%s: %s, want %s (%s)", cases[i][0],
+				      got ? got : "nothing", cases[i][1],
+				      k == 0 ? "symbols" : "DWARF");
+		}
+		sym_image_free(img);
+	}
+	sym_res_release(&r);
+}
+END_TEST
+
+START_TEST(call_site_in_padding_takes_the_next_function)
+{
+	struct sym_res r = SYM_RES_INIT;
+	struct sym_image *img;
+	const char *got;
+	char f[4096];
+
+	if (!have_x86)
+		return;
+	snprintf(f, sizeof(f), "%s", path("retstart"));
+	img = open_names(f, false);
+	/* ret_resume - 1 is int3 padding: the call returned to its start. */
+	got = name_near(img, f, "ret_resume", -1, &r);
+	ck_assert_str_eq(got ? got : "nothing", "ret_resume");
+	ck_assert_uint_eq(r.v[0].offset, 0);
+	/* Two bytes before, the next byte is padding too: no name. */
+	ck_assert_ptr_null(name_near(img, f, "ret_resume", -2, &r));
+	sym_res_release(&r);
+	sym_image_free(img);
+}
+END_TEST
+
 START_TEST(stripped_with_debug_file_by_build_id)
 {
 	char file[4096];
@@ -579,6 +665,8 @@ elf_suite(void)
 	tcase_add_test(t, cxx_names_are_demangled);
 	tcase_add_test(t, rust_names_are_demangled);
 	tcase_add_test(t, labels_and_sizeless_symbols);
+	tcase_add_test(t, aliases_show_the_known_name);
+	tcase_add_test(t, call_site_in_padding_takes_the_next_function);
 	tcase_add_test(t, stripped_with_debug_file_by_build_id);
 	tcase_add_test(t, stripped_with_debug_file_by_debuglink);
 	tcase_add_test(t, debug_file_with_another_build_id_is_not_used);

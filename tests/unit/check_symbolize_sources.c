@@ -434,10 +434,16 @@ START_TEST(names_as_perf_shows_them)
 		{ "f.cold", "f" },
 		{ "f.constprop.0.isra.0", "f" },
 		{ "f.part.0.cold", "f" },
+		/* BOLT's split fragments. */
+		{ "f.warm", "f" },
+		{ "f.cold.1", "f" },
+		{ "f.isra.0.warm", "f" },
 		{ "f.isra.0@@V2", "f" },
 		/* Not clone suffixes: a whole name, other words, no dot. */
 		{ ".cold", ".cold" },
 		{ "f.coldish", "f.coldish" },
+		{ ".warm", ".warm" },
+		{ "f.warmer", "f.warmer" },
 		{ "f.0", "f.0" },
 		{ "fisra.0", "fisra.0" },
 		/* C++: no return type, the clone folded before demangling. */
@@ -446,6 +452,9 @@ START_TEST(names_as_perf_shows_them)
 		  "vl_embed>*&, unsigned int, bool)" },
 		{ "_ZN3foo3barEi.isra.0", "foo::bar(int)" },
 		{ "_ZN3foo3barEi.cold", "foo::bar(int)" },
+		{ "_ZN3foo3barEi.warm", "foo::bar(int)" },
+		{ "_ZN4core3fmt5write17h0123456789abcdefE.warm",
+		  "core::fmt::write" },
 	};
 	const struct sym_nameopts o = { false, true, true };
 	const struct sym_nameopts noparams = { false, true, false };

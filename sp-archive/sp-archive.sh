@@ -1,0 +1,447 @@
+#!/bin/sh
+# sp-archive: a spool and the module files its samples need, in one file
+# that symbolizes on a machine without those files (perf archive's job):
+#
+#   sp-archive [-o BUNDLE] SPOOL         writes BUNDLE (SPOOL.tar.gz)
+#   sp-archive -x BUNDLE [-C DIR]        checks and extracts it, then says
+#   sp-dump DIR/SPOOL | sp-symbolize --debug-dir DIR | sp-fold
+#
+# A bundle is a gzip'd tar of plain files: MANIFEST (what each member is
+# and its SHA-256), the spool, kallsyms when kernel frames were sampled,
+# .build-id/xx/rest.debug for build id xxrest: the module's separate debug
+# file when one was found, with the module file as .build-id/xx/rest (as
+# gdb and perf lay them out), else the module file itself, which is where
+# sp-symbolize's --debug-dir looks for a module whose file is gone.  Files
+# are copied before they are checked, so what is checked is what is
+# stored; the tools stay the interface.
+me=sp-archive
+version="@VERSION@"
+
+usage() {
+	cat <<'EOF'
+usage: sp-archive [-o BUNDLE] [--max-file SIZE] [--max-total SIZE] SPOOL
+       sp-archive -x BUNDLE [-C DIR]
+Bundles a spool with the module files, debug files and kernel symbols
+its samples need, keyed by build id, so that it symbolizes elsewhere;
+-x checks and extracts a bundle and prints the command that symbolizes
+it.
+
+  -o, --output BUNDLE   where the bundle goes (SPOOL.tar.gz)
+      --max-file SIZE   store no file larger than SIZE (1G; K, M, G)
+      --max-total SIZE  store at most SIZE of files in all (4G)
+  -x, --extract BUNDLE  check BUNDLE's members and extract them
+  -C, --directory DIR   extract into DIR (made if missing; .)
+  -h, --help            this help
+      --version         the version
+A file is stored only when it is a regular file, no symbolic link, and
+its build id is the one recorded.  See sp-archive(1).
+EOF
+}
+
+die() {		# STATUS MESSAGE
+	echo "$me: $2" >&2
+	exit "$1"
+}
+
+warn() {
+	echo "$me: $1" >&2
+}
+
+usage_error() {
+	echo "$me: $1" >&2
+	echo "usage: sp-archive [-o BUNDLE] [--max-file SIZE] [--max-total SIZE] SPOOL" >&2
+	echo "       sp-archive -x BUNDLE [-C DIR]" >&2
+	echo "Try 'sp-archive --help'." >&2
+	exit 2
+}
+
+need_value() {	# OPTION ARGC
+	[ "$2" -ge 2 ] || usage_error "option '$1' requires an argument"
+}
+
+# bytes OPTION SIZE: SIZE in bytes (K, M, G are powers of 1024).
+bytes() {
+	case $2 in
+	"" | *[!0-9KMG]* | [KMG]* | *[KMG]?*)
+		usage_error "bad size for $1: '$2' (a number, with K, M or G)" ;;
+	*K) echo $((${2%K} * 1024)) ;;
+	*M) echo $((${2%M} * 1048576)) ;;
+	*G) echo $((${2%G} * 1073741824)) ;;
+	*) echo $(($2)) ;;
+	esac
+}
+
+# The tools beside this script (build/ or an installed bin/), else PATH.
+here=$(dirname "$0")
+tool() {
+	if [ -x "$here/$1" ]; then echo "$here/$1"; else echo "$1"; fi
+}
+SP_DUMP=${SP_DUMP:-$(tool sp-dump)}
+
+out="" extract="" dir="" max_file=1073741824 max_total=4294967296
+while [ $# -gt 0 ]; do
+	case $1 in
+	-h | --help) usage; exit 0 ;;
+	--version) echo "sp-archive $version"; exit 0 ;;
+	-o | --output) need_value "$1" $#; out=$2; shift 2 ;;
+	--output=*) out=${1#*=}; shift ;;
+	-o?*) out=${1#-o}; shift ;;
+	-x | --extract) need_value "$1" $#; extract=$2; shift 2 ;;
+	--extract=*) extract=${1#*=}; shift ;;
+	-x?*) extract=${1#-x}; shift ;;
+	-C | --directory) need_value "$1" $#; dir=$2; shift 2 ;;
+	--directory=*) dir=${1#*=}; shift ;;
+	-C?*) dir=${1#-C}; shift ;;
+	--max-file) need_value "$1" $#; max_file=$(bytes "$1" "$2") || exit 2
+		shift 2 ;;
+	--max-file=*) max_file=$(bytes --max-file "${1#*=}") || exit 2; shift ;;
+	--max-total) need_value "$1" $#
+		max_total=$(bytes "$1" "$2") || exit 2; shift 2 ;;
+	--max-total=*) max_total=$(bytes --max-total "${1#*=}") || exit 2
+		shift ;;
+	--) shift; break ;;
+	-?*) usage_error "unrecognized option '$1'" ;;
+	*) break ;;
+	esac
+done
+if [ -n "$extract" ]; then
+	[ $# -eq 0 ] || usage_error "-x takes no spool: '$1'"
+	[ -z "$out" ] || usage_error "-o is for writing a bundle, not -x"
+else
+	[ -z "$dir" ] || usage_error "-C is for -x"
+	[ $# -eq 1 ] || usage_error "give one spool"
+fi
+
+# quote WORD: WORD as the shell reads it back, quoted only when needed.
+quote() {
+	case $1 in
+	"" | *[!A-Za-z0-9_./:=+-]*)
+		_q=$(printf '%s.' "$1" | sed "s/'/'\\\\''/g")
+		printf "'%s'" "${_q%.}" ;;
+	*) printf '%s' "$1" ;;
+	esac
+}
+
+# buildid FILE: the GNU build id of ELF file FILE in hex, or nothing.
+buildid() {
+	LC_ALL=C readelf -n "$1" 2>/dev/null |
+		awk '$1 == "Build" && $2 == "ID:" { print $3; exit }'
+}
+
+# sha FILE: FILE's SHA-256 in hex.
+sha() {
+	sha256sum <"$1" | cut -d' ' -f1
+}
+
+# ------------------------------------------------------------ writing
+
+# The modules the samples' frames use, from sp-dump's text on stdin: one
+# "BUILDID<tab>PATH" line each (paths escaped as sp-records(5) says), and
+# "kernel<tab>HOST" when a kernel frame was sampled, HOST the fields of
+# the spool's host record.  Stacks are followed from the
+# samples, so modules whose code no sample ran are left out.
+used_modules() {
+	awk -F'\t' '
+	$1 == "host" { host = $0; sub(/^host\t/, "", host) }
+	$1 == "module" { mpath[$2] = $9; mkind[$2] = $8; nmod = $2 + 1 }
+	$1 == "buildid" { mbid[$2] = $3 }
+	$1 == "frame" { fmod[$2] = $5; ftype[$2] = $3 }
+	$1 == "pframe" && $4 != "-" { pmod[$2] = pmod[$2] " " $4 }
+	$1 == "stack" { prefix[$2] = $3; sframe[$2] = $4 }
+	$1 == "sample" {
+		for (s = $5; s != "-" && !(s in seen); s = prefix[s]) {
+			seen[s] = 1
+			used[sframe[s]] = 1
+		}
+	}
+	END {
+		for (f in used) {
+			if (ftype[f] == "kernel")
+				kernel = 1
+			if (fmod[f] != "-" && fmod[f] != "")
+				mod[fmod[f]] = 1
+			n = split(pmod[f], p, " ")
+			for (i = 1; i <= n; i++)
+				mod[p[i]] = 1
+		}
+		if (kernel)
+			print "kernel\t" host
+		for (m = 0; m < nmod; m++) {
+			if (!(m in mod) || mkind[m] == "kernel" || mpath[m] ~ /^\[/ ||
+			    mpath[m] == "")
+				continue
+			if (!(m in mbid))
+				print "-\t" mpath[m]
+			else if (!((mbid[m] "\t" mpath[m]) in out)) {
+				out[mbid[m] "\t" mpath[m]] = 1
+				print mbid[m] "\t" mpath[m]
+			}
+		}
+	}'
+}
+
+# take SRC DEST: copies regular file SRC to DEST (never a link, a FIFO,
+# a device: those are not opened), at most --max-file bytes and within
+# --max-total; returns 1 after a warning when it will not.
+total=0
+take() {
+	if [ ! -e "$1" ] && [ ! -L "$1" ]; then
+		warn "'$1': no such file; not stored"
+		return 1
+	fi
+	if [ -L "$1" ] || [ "$(readlink -f -- "$1")" != "$1" ]; then
+		warn "'$1': a symbolic link on its path; not stored"
+		return 1
+	fi
+	if [ ! -f "$1" ]; then
+		warn "'$1': not a regular file; not stored"
+		return 1
+	fi
+	# nonblock: a FIFO put there since the test is not waited on.
+	if ! dd if="$1" of="$2" bs=65536 iflag=nofollow,nonblock,count_bytes \
+		count=$((max_file + 1)) status=none 2>"$work/dd.err"; then
+		warn "'$1': $(sed 's/^dd: //' "$work/dd.err" | head -n 1); not stored"
+		rm -f "$2"
+		return 1
+	fi
+	_n=$(wc -c <"$2")
+	if [ "$_n" -gt "$max_file" ]; then
+		warn "'$1': larger than --max-file ($max_file bytes); not stored"
+		rm -f "$2"
+		return 1
+	fi
+	if [ $((total + _n)) -gt "$max_total" ]; then
+		warn "'$1': $_n bytes more would pass --max-total ($max_total bytes); not stored"
+		rm -f "$2"
+		return 1
+	fi
+	total=$((total + _n))
+}
+
+# debug_candidates FILE ID: where FILE's separate debug file may be, as
+# sp-symbolize looks: by build id, then by FILE's .gnu_debuglink.
+debug_candidates() {
+	echo "/usr/lib/debug/.build-id/$(echo "$2" | cut -c1-2)/$(echo "$2" | cut -c3-).debug"
+	_link=$(LC_ALL=C readelf -p .gnu_debuglink "$work/copy" 2>/dev/null |
+		awk '/^ *\[ *0\]  / { sub(/^ *\[ *0\]  /, ""); print; exit }')
+	case $_link in "" | */* | *[![:print:]]*) return ;; esac
+	_d=$(dirname "$1")
+	echo "$_d/$_link"
+	echo "$_d/.debug/$_link"
+	echo "/usr/lib/debug$_d/$_link"
+}
+
+# store ID PATH: puts the module file PATH of build id ID, and its debug
+# file if there is one, under .build-id/; returns 1 when nothing went in.
+nfiles=0 ndebug=0
+store() {
+	_id=$1 _path=$2
+	_rel=.build-id/$(echo "$_id" | cut -c1-2)/$(echo "$_id" | cut -c3-).debug
+	take "$_path" "$work/copy" || return 1
+	_have=$(buildid "$work/copy")
+	if [ "$_have" != "$_id" ]; then
+		warn "'$_path': build id ${_have:-(none)} differs from recorded $_id; not stored"
+		total=$((total - $(wc -c <"$work/copy")))
+		rm -f "$work/copy"
+		return 1
+	fi
+	mkdir -p "$stage/${_rel%/*}" || die 1 "cannot write in '$stage'"
+	debug_candidates "$_path" "$_id" >"$work/cands"
+	while IFS= read -r _c; do
+		[ "$_c" != "$_path" ] && [ -e "$_c" ] || continue
+		# /usr/lib/debug's build-id links point into /usr/lib/debug
+		case $_c in /usr/lib/debug/*)
+			_r=$(readlink -f -- "$_c")
+			case $_r in /usr/lib/debug/*) _c=$_r ;; esac ;;
+		esac
+		take "$_c" "$stage/$_rel" || continue
+		if [ "$(buildid "$stage/$_rel")" = "$_id" ]; then
+			printf 'debug\t%s\t%s\t%s\n' "$(sha "$stage/$_rel")" \
+				"$_rel" "$_c" >>"$stage/MANIFEST"
+			ndebug=$((ndebug + 1))
+			break
+		fi
+		warn "'$_c': not the debug file of build id $_id; not stored"
+		total=$((total - $(wc -c <"$stage/$_rel")))
+		rm -f "$stage/$_rel"
+	done <"$work/cands"
+	[ -f "$stage/$_rel" ] && _rel=${_rel%.debug}
+	mv "$work/copy" "$stage/$_rel" || die 1 "cannot write in '$stage'"
+	printf 'elf\t%s\t%s\t%s\n' "$(sha "$stage/$_rel")" "$_rel" "$_path" \
+		>>"$stage/MANIFEST"
+	nfiles=$((nfiles + 1))
+}
+
+# kallsyms HOST: stores /proc/kallsyms when this is the recording's
+# kernel (release and boot id of HOST, the spool's host record) and its
+# addresses are shown.
+kallsyms() {
+	_rel=$(printf '%s\n' "$1" | tr '\t' '\n' | sed -n 's/^release=//p')
+	_boot=$(printf '%s\n' "$1" | tr '\t' '\n' | sed -n 's/^bootid=//p')
+	if [ "$_rel" != "$(uname -r)" ] ||
+		[ "$_boot" != "$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)" ]; then
+		warn "kernel frames: the spool comes from another kernel or boot; kallsyms not stored"
+		return
+	fi
+	if ! cat /proc/kallsyms >"$stage/kallsyms" 2>/dev/null ||
+		! grep -q -v '^0000000000000000 ' "$stage/kallsyms"; then
+		warn "kernel frames: /proc/kallsyms shows no addresses here (kernel.kptr_restrict); not stored"
+		rm -f "$stage/kallsyms"
+		return
+	fi
+	printf 'kallsyms\t%s\tkallsyms\t/proc/kallsyms\n' \
+		"$(sha "$stage/kallsyms")" >>"$stage/MANIFEST"
+}
+
+write_bundle() {
+	spool=$1
+	[ -n "$out" ] || out=$spool.tar.gz
+	[ -e "$spool" ] || die 1 "'$spool': no such file"
+	[ -f "$spool" ] || die 1 "'$spool': not a regular file"
+	name=$(basename "$spool")
+	case $name in
+	MANIFEST | kallsyms | .* | *[!A-Za-z0-9._+-]*) name=x.spool ;;
+	esac
+	work=$(mktemp -d "$(dirname "$out")/.sp-archive.XXXXXX") ||
+		die 1 "cannot make a directory beside '$out'"
+	trap 'rm -rf "$work"' EXIT
+	trap 'exit 1' INT TERM HUP
+	work=$(cd "$work" && pwd) || die 1 "cannot enter '$work'"
+	stage=$work/b
+	mkdir "$stage" || die 1 "cannot write in '$work'"
+	{ "$SP_DUMP" "$spool"; echo $? >"$work/dump.rc"; } |
+		used_modules >"$work/mods"
+	[ "$(cat "$work/dump.rc")" = 0 ] ||
+		die 1 "'$spool': sp-dump cannot read it"
+	printf 'sp-archive\t1\n' >"$stage/MANIFEST"
+	cat "$spool" >"$stage/$name" || die 1 "cannot write in '$stage'"
+	printf 'spool\t%s\t%s\t%s\n' "$(sha "$stage/$name")" "$name" "$spool" \
+		>>"$stage/MANIFEST"
+	if grep -q '^kernel	' "$work/mods"; then
+		kallsyms "$(sed -n 's/^kernel	//p' "$work/mods")"
+	fi
+	: >"$work/done"
+	while IFS='	' read -r id path; do
+		[ "$id" != kernel ] || continue
+		case $id in
+		-) warn "'$path': no build id recorded; not stored"; continue ;;
+		*[!0-9a-f]* | ? | ??) warn "'$path': bad build id '$id'"; continue ;;
+		esac
+		case $path in *\\*)
+			warn "'$path': an escaped path; not stored"; continue ;;
+		esac
+		grep -qx "$id" "$work/done" && continue
+		store "$id" "$path" && echo "$id" >>"$work/done"
+	done <"$work/mods"
+	(cd "$stage" && find . -type f ! -name MANIFEST | sed 's|^\./||' | sort |
+		tar -czf "$work/bundle" --owner=0 --group=0 --numeric-owner \
+			--mode=u=rw,go=r,a+X MANIFEST -T -) ||
+		die 1 "cannot write the bundle"
+	mv "$work/bundle" "$out" || die 1 "cannot write '$out'"
+	warn "wrote '$out': the spool, $nfiles module files, $ndebug debug files$( [ -f "$stage/kallsyms" ] && echo ", kallsyms"), $(wc -c <"$out") bytes"
+}
+
+# ------------------------------------------------------------ reading
+
+# refuse MEMBER WHAT: the bundle is refused for MEMBER, nothing extracted.
+refuse() {
+	die 1 "'$extract': member '$1' is damaged: $2; nothing extracted"
+}
+
+# member NAME: whether NAME may be a member of a bundle.
+member() {
+	case $1 in
+	.build-id/ | .build-id/[0-9a-f][0-9a-f]/) return 0 ;;
+	.build-id/[0-9a-f][0-9a-f]/*)
+		_h=${1#.build-id/??/}; _h=${_h%.debug}
+		case $_h in "" | *[!0-9a-f]*) return 1 ;; esac
+		return 0 ;;
+	*/* | .* | *[!A-Za-z0-9._+-]*) return 1 ;;
+	*) return 0 ;;
+	esac
+}
+
+# Checks what tar says is in the bundle: names, kinds, no name twice.
+check_listing() {
+	if ! tar -tzf "$extract" >"$work/names" 2>"$work/tar.err"; then
+		_last=$(tail -n 1 "$work/names")
+		[ -n "$_last" ] || die 1 "'$extract': not a bundle: $(grep -m 1 . "$work/tar.err")"
+		refuse "$_last" "$(grep -m 1 . "$work/tar.err")"
+	fi
+	tar -tvzf "$extract" 2>/dev/null | cut -c1 | paste - "$work/names" |
+		while IFS='	' read -r _t _n; do
+			case $_t in -|d) ;;
+			*) refuse "$_n" "not a plain file or folder ('$_t')" ;; esac
+			member "$_n" || refuse "$_n" "not a name a bundle holds"
+		done || exit 1
+	_dup=$(sort "$work/names" | uniq -d | head -n 1)
+	[ -z "$_dup" ] || refuse "$_dup" "stored twice"
+	grep -qx MANIFEST "$work/names" || die 1 "'$extract': not a bundle: no MANIFEST"
+}
+
+# Checks each extracted member against MANIFEST: its SHA-256, and for
+# .build-id members the build id its name says.
+check_members() {
+	[ "$(head -n 1 "$stage/MANIFEST")" = "sp-archive	1" ] ||
+		refuse MANIFEST "not an sp-archive 1 manifest"
+	tail -n +2 "$stage/MANIFEST" | while IFS='	' read -r _k _sum _m _from; do
+		case $_k in
+		spool | kallsyms | elf | debug) ;;
+		*) refuse MANIFEST "unknown entry '$_k'" ;;
+		esac
+		member "$_m" || refuse MANIFEST "names '$_m'"
+		[ -f "$stage/$_m" ] && [ ! -L "$stage/$_m" ] ||
+			refuse "$_m" "missing"
+		[ "$(sha "$stage/$_m")" = "$_sum" ] ||
+			refuse "$_m" "its SHA-256 is not the one MANIFEST gives"
+		case $_m in .build-id/*)
+			_h=${_m#.build-id/}; _h=$(echo "${_h%.debug}" | tr -d /)
+			_have=$(buildid "$stage/$_m")
+			[ "$_have" = "$_h" ] ||
+				refuse "$_m" "build id ${_have:-(none)} does not match its name"
+			;;
+		esac
+		echo "$_m"
+	done >"$work/listed" || exit 1
+	(cd "$stage" && find . -type f ! -name MANIFEST) | sed 's|^\./||' |
+		while IFS= read -r _m; do
+			grep -qxF "$_m" "$work/listed" || refuse "$_m" "not in MANIFEST"
+		done || exit 1
+	spool=$(awk -F'\t' '$1 == "spool" { print $3; exit }' "$stage/MANIFEST")
+	[ -n "$spool" ] || refuse MANIFEST "no spool"
+}
+
+read_bundle() {
+	[ -n "$dir" ] || dir=.
+	[ -e "$extract" ] || die 1 "'$extract': no such file"
+	[ -f "$extract" ] || die 1 "'$extract': not a regular file"
+	mkdir -p "$dir" || die 1 "cannot make '$dir'"
+	work=$(mktemp -d "$dir/.sp-archive.XXXXXX") ||
+		die 1 "cannot write in '$dir'"
+	trap 'rm -rf "$work"' EXIT
+	trap 'exit 1' INT TERM HUP
+	work=$(cd "$work" && pwd) || die 1 "cannot enter '$work'"
+	stage=$work/b
+	mkdir "$stage" || die 1 "cannot write in '$work'"
+	check_listing
+	tar -xzf "$extract" -C "$stage" --no-same-owner --no-same-permissions \
+		2>"$work/tar.err" ||
+		die 1 "'$extract': damaged: $(grep -m 1 . "$work/tar.err")"
+	check_members
+	# In place only once every member is checked.
+	while IFS= read -r _m; do
+		mkdir -p "$dir/$(dirname "$_m")" && mv -f "$stage/$_m" "$dir/$_m" ||
+			die 1 "cannot write '$dir/$_m'"
+	done <"$work/listed"
+	mv -f "$stage/MANIFEST" "$dir/MANIFEST" || die 1 "cannot write '$dir/MANIFEST'"
+	_k=""
+	grep -qx kallsyms "$work/listed" && _k=" --kallsyms $(quote "$dir/kallsyms")"
+	echo "sp-dump $(quote "$dir/$spool") | sp-symbolize --debug-dir $(quote "$dir")$_k | sp-fold"
+}
+
+if [ -n "$extract" ]; then
+	read_bundle
+else
+	write_bundle "$1"
+fi
+exit 0
