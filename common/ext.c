@@ -398,6 +398,10 @@ check(uint8_t tag, const uint8_t *p, size_t n, struct sp_ext_bounds *b)
 		if (sp_ext_forget_decode(p, n, &pid))
 			return MALFORMED;
 		return pid < 0 ? "negative process id" : NULL;
+	case SP_EXT_PYCODE:
+	case SP_EXT_PYNODE:
+	case SP_EXT_PYSTACK:
+		return sp_py_check_ext(&b->py, tag, p, n, MALFORMED);
 	}
 	return NULL;
 }

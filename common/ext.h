@@ -19,6 +19,7 @@
  *   25 forget   pid(s)              the process is gone: its threads,
  *               modules, their frames and the stack nodes holding them
  *               are retired (ids.h), and no later record names them
+ *   26-28       the Python frame records: ext_py.h
  * Decoders return 0 or -EBADMSG; strings point into the payload (not
  * NUL-terminated) and live as long as it does.
  */
@@ -31,6 +32,7 @@
 
 #include "common/buf.h"
 #include "common/ids.h"
+#include "common/ext_py.h"
 
 enum sp_ext_tag {
 	SP_EXT_HOST = 16,
@@ -133,14 +135,17 @@ struct sp_ext_bounds {
 	uint32_t nevents;  /* counted by sp_ext_check() */
 	/* When set, a buildid's module must be live in it (not forgotten). */
 	const struct sp_ids *ids;
+	/* Python records; sp_py_bounds_release() it at the end. */
+	struct sp_py_bounds py;
 };
 
 /*
  * Checks an extension record as every reader of the text records would
  * (recdec.c): a payload that decodes, no NUL in names, keys or values, no
  * '=' in a key, event indexes 0, 1, 2... in order, a buildid of a defined
- * module (not forgotten), a weight of a defined event and a forget of a
- * process id not negative.  Returns 0 when it is good,
+ * module (not forgotten), a weight of a defined event, a forget of a
+ * process id not negative, and the Python records' checks (ext_py.h).
+ * Returns 0 when it is good,
  * -EBADMSG when the payload does not decode, -EINVAL when it decodes but
  * is refused; *why is then a static reason.  Counts an accepted event in
  * b->nevents; tags it does not know are good.
