@@ -86,7 +86,9 @@ on_frame(struct fold_reader *r, const struct sp_rec *rec)
 {
 	struct fold_frame *fr;
 
-	if (SP_GROW(r->m.frames, r->m.aframes, r->m.nframes + 1))
+	/* Ids from FOLD_X_FRAME0 are sp-fold's own (model.h). */
+	if (r->m.nframes >= FOLD_X_FRAME0 ||
+	    SP_GROW(r->m.frames, r->m.aframes, r->m.nframes + 1))
 		return -ENOMEM;
 	fr = &r->m.frames[r->m.nframes++];
 	memset(fr, 0, sizeof(*fr));
@@ -144,9 +146,8 @@ on_stack(struct fold_reader *r, const struct sp_rec *rec)
 {
 	size_t id = r->m.nstacks;
 
-	/* Ids from FOLD_WAIT_STACK0 are sp-fold's own (model.h). */
-	if (id >= FOLD_WAIT_STACK0 ||
-	    SP_GROW(r->m.prefix, r->m.aprefix, id + 1) ||
+	/* Ids from FOLD_X_STACK0 are sp-fold's own (model.h). */
+	if (id >= FOLD_X_STACK0 || SP_GROW(r->m.prefix, r->m.aprefix, id + 1) ||
 	    SP_GROW(r->m.sframe, r->m.asframe, id + 1))
 		return -ENOMEM;
 	r->m.prefix[id] = rec->u.stack.prefix;
@@ -216,6 +217,7 @@ on_symbol(struct fold_reader *r, const struct sp_rec *rec, uint64_t lineno)
 		return -ENOMEM;
 	}
 	syms->n++;
+	fold_pymerge_note_symbol(&r->pm, s->name);
 	return fold_sym_group(s) ? -ENOMEM : 0;
 }
 
@@ -406,10 +408,17 @@ on_sample(struct fold_reader *r, const struct sp_rec *rec)
 	uint64_t add;
 	uint32_t entry;
 	int64_t name;
+	bool had_py = r->has_pystack, native_only;
 
+	r->has_pystack = false;
 	if (!fold_events_weight(&r->events, r->o, rec,
 				fold_model_period_ns(&r->m), &add))
 		return 0;
+	if (fold_pymerge_stack(&r->pm, &r->m, r->o, smp.pid, smp.stack,
+			       had_py ? &r->pystack : NULL, &smp.stack,
+			       &native_only))
+		return -ENOMEM;
+	r->py_native_only += native_only;
 	/* Every count and sum of the output is at most this one. */
 	if (add > UINT64_MAX - r->weight_sum)
 		return -EOVERFLOW;
@@ -486,6 +495,14 @@ one_record(struct fold_reader *r, const struct sp_rec *rec, uint64_t lineno)
 }
 
 int
+fold_reader_pystack(struct fold_reader *r, const struct fold_pystack *ps)
+{
+	r->pystack = *ps;
+	r->has_pystack = true;
+	return 0;
+}
+
+int
 fold_reader_init(struct fold_reader *r, const char *name,
 		 const struct fold_opts *o)
 {
@@ -493,7 +510,8 @@ fold_reader_init(struct fold_reader *r, const char *name,
 	r->name = name;
 	r->o = o;
 	r->meta.period_ns = fold_model_period_ns(&r->m);
-	if (fold_model_init(&r->m) || !(r->agg = sp_htab_new())) {
+	if (fold_model_init(&r->m) || fold_pymerge_init(&r->pm) ||
+	    !(r->agg = sp_htab_new())) {
 		fold_reader_release(r);
 		return -ENOMEM;
 	}
@@ -543,6 +561,10 @@ fold_reader_read(struct fold_reader *r, FILE *in)
 		warnx("%s%" PRIu64 " samples lost by the kernel or the "
 		      "recorder; %" PRIu64 " samples read",
 		      r->name, r->lost, r->samples);
+	if (r->py_native_only)
+		warnx("%s%" PRIu64 " samples whose Python frames did not fit "
+		      "their native stacks are shown native only",
+		      r->name, r->py_native_only);
 	if (!r->on_interval)
 		r->meta.duration_ns = r->last_ts - r->first_ts;
 	return rc < 0 ? 1 : 0;
@@ -566,6 +588,7 @@ void
 fold_reader_release(struct fold_reader *r)
 {
 	fold_model_release(&r->m);
+	fold_pymerge_release(&r->pm);
 	fold_events_release(&r->events);
 	sp_htab_free(r->agg);
 	free(r->ents);
