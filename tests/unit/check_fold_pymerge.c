@@ -1,0 +1,444 @@
+/*
+ * check_fold_pymerge.c: Python frames merged into native stacks
+ * (sp-fold/pymerge.h) on hand-written record streams: evaluator frames
+ * replaced by their Python frames, the call glue between them hidden,
+ * C extension frames above and start-up frames below kept, a truncated
+ * Python part under the marker, an inconsistent one native only and
+ * counted, --interpreter-frames keeping all, and -X perf stacks.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/records.h"
+#include "sp-fold/expand.h"
+#include "sp-fold/foldset.h"
+#include "sp-fold/profile.h"
+#include "sp-fold/pymerge.h"
+#include "sp-fold/read_records.h"
+#include "sp-fold/write_folded.h"
+
+/*
+ * One Python process: start-up, three evaluator calls (the second
+ * reached through call glue, the third through builtin_sorted calling a
+ * key function) and a C extension above the innermost.  Frame i of the
+ * stack is frame record i; n = 12, so the evaluators at 3, 6 and 9 from
+ * the root are 8, 5 and 2 from the leaf.
+ */
+static const char native[] =
+    "spool\t1\t1700000000000000\t1000\n"
+    "module\t0\t7\t0x400000\t0x500000\t0x0\t11\tuser\t/usr/bin/python3\n"
+    "comm\t100\t7\t7\texec\tpython3\n"
+    "frame\t0\tuser\t0x400000\t0\t0x0\n"
+    "symbol\t0\t-\t0\t-\t0x0\t-\t_start\n"
+    "frame\t1\tuser\t0x400010\t0\t0x10\n"
+    "symbol\t1\t-\t0\tp\t0x0\t-\tPy_RunMain\n"
+    "frame\t2\tuser\t0x400020\t0\t0x20\n"
+    "symbol\t2\t-\t0\tp\t0x0\t-\tPyEval_EvalCode\n"
+    "frame\t3\tuser\t0x400030\t0\t0x30\n"
+    "symbol\t3\t-\t0\tp\t0x0\t-\t_PyEval_EvalFrameDefault\n"
+    "frame\t4\tuser\t0x400040\t0\t0x40\n"
+    "symbol\t4\t-\t0\tp\t0x0\t-\tPyObject_Vectorcall\n"
+    "frame\t5\tuser\t0x400050\t0\t0x50\n"
+    "symbol\t5\t-\t0\tp\t0x0\t-\t_PyFunction_Vectorcall\n"
+    "symbol\t5\t-\t1\tpi\t-\t-\t_PyEval_Vector\n"
+    "frame\t6\tuser\t0x400060\t0\t0x60\n"
+    "symbol\t6\t-\t0\tp\t0x0\t-\t_PyEval_EvalFrameDefault.cold\n"
+    "frame\t7\tuser\t0x400070\t0\t0x70\n"
+    "symbol\t7\t-\t0\tp\t0x0\t-\tbuiltin_sorted\n"
+    "frame\t8\tuser\t0x400080\t0\t0x80\n"
+    "symbol\t8\t-\t0\tp\t0x0\t-\tcfunction_call\n"
+    "frame\t9\tuser\t0x400090\t0\t0x90\n"
+    "symbol\t9\t-\t0\tp\t0x0\t-\t_PyEval_EvalFrameDefault\n"
+    "frame\t10\tuser\t0x4000a0\t0\t0xa0\n"
+    "symbol\t10\t-\t0\tp\t0x0\t-\tcfunction_vectorcall_O\n"
+    "frame\t11\tuser\t0x4000b0\t0\t0xb0\n"
+    "symbol\t11\t-\t0\t-\t0x0\text.c:5\text_hash\n"
+    "stack\t0\t-\t0\n"
+    "stack\t1\t0\t1\n"
+    "stack\t2\t1\t2\n"
+    "stack\t3\t2\t3\n"
+    "stack\t4\t3\t4\n"
+    "stack\t5\t4\t5\n"
+    "stack\t6\t5\t6\n"
+    "stack\t7\t6\t7\n"
+    "stack\t8\t7\t8\n"
+    "stack\t9\t8\t9\n"
+    "stack\t10\t9\t10\n"
+    "stack\t11\t10\t11\n"
+    "pycode\t0\t1\t<module>\t/app/main.py\n"
+    "pycode\t1\t10\tmain\t/app/main.py\n"
+    "pycode\t2\t20\tWorker.run\t/app/main.py\n"
+    "pycode\t3\t30\t<lambda>\t/app/main.py\n"
+    "pynode\t0\t-\t0\t40\tentry\n"
+    "pynode\t1\t0\t1\t12\t-\n"
+    "pynode\t2\t1\t2\t22\tentry\n"
+    "pynode\t3\t2\t3\t31\tentry\n"
+    /* The chain cut above main: its group lost its entry frame. */
+    "pynode\t4\t-\t1\t13\t-\n"
+    "pynode\t5\t4\t2\t23\tentry\n"
+    "pynode\t6\t5\t3\t32\tentry\n";
+
+static const char merged[] =
+    "python3;_start;Py_RunMain;PyEval_EvalCode;<module>;main;Worker.run;"
+    "builtin_sorted;<lambda>;cfunction_vectorcall_O;ext_hash";
+static const char all_native[] =
+    "python3;_start;Py_RunMain;PyEval_EvalCode;_PyEval_EvalFrameDefault;"
+    "PyObject_Vectorcall;_PyFunction_Vectorcall;_PyEval_Vector;"
+    "_PyEval_EvalFrameDefault.cold;builtin_sorted;cfunction_call;"
+    "_PyEval_EvalFrameDefault;cfunction_vectorcall_O;ext_hash";
+
+/* Parses "A,B,C" or "-" into ps; the decoder's job once it knows them. */
+static void
+parse_indexes(const char *s, struct fold_pystack *ps)
+{
+	char *end;
+
+	ps->n = 0;
+	if (!strcmp(s, "-"))
+		return;
+	for (;;) {
+		ps->idx[ps->n++] = (uint32_t)strtoul(s, &end, 10);
+		if (*end != ',')
+			break;
+		s = end + 1;
+	}
+}
+
+/*
+ * Acts on a Python record line the decoder skips as unknown: pycode and
+ * pynode go to the reader's tables, pystack to the next sample.
+ */
+static void
+python_line(struct fold_reader *r, char *line)
+{
+	char *f[6] = { 0 }, *save = NULL;
+	struct fold_pystack ps;
+	size_t n = 0;
+
+	for (char *t = strtok_r(line, "\t", &save); t && n < 6;
+	     t = strtok_r(NULL, "\t", &save))
+		f[n++] = t;
+	if (!strcmp(f[0], "pycode"))
+		ck_assert_int_eq(fold_pytab_code(&r->m.py, f[3], strlen(f[3]),
+						 f[4], strlen(f[4]),
+						 (uint32_t)atoi(f[2])),
+				 0);
+	else if (!strcmp(f[0], "pynode"))
+		ck_assert_int_eq(
+		    fold_pytab_node(
+			&r->m.py, *f[2] == '-' ? SP_NONE : (uint32_t)atoi(f[2]),
+			(uint32_t)atoi(f[3]), atoi(f[4]),
+			!strcmp(f[5], "entry")),
+		    0);
+	else if (!strcmp(f[0], "pystack")) {
+		memset(&ps, 0, sizeof(ps));
+		ps.leaf = *f[1] == '-' ? SP_NONE : (uint32_t)atoi(f[1]);
+		ps.flags = !strcmp(f[2], "truncated") ? FOLD_PY_TRUNCATED
+			   : !strcmp(f[2], "inconsistent")
+			       ? FOLD_PY_INCONSISTENT
+			       : 0;
+		parse_indexes(f[3], &ps);
+		fold_reader_pystack(r, &ps);
+	}
+}
+
+/*
+ * Reads `text` record by record, as sp-fold does, and returns its folded
+ * lines (the caller frees them); *native_only gets the reader's count.
+ */
+static char *
+fold_text(const char *text, const struct fold_opts *o, uint64_t *native_only)
+{
+	char *copy = strdup(text), *line, *save = NULL, *s = NULL;
+	FILE *in = fmemopen((void *)text, strlen(text), "r"), *out;
+	struct fold_set *set = fold_set_new();
+	struct sp_recdec *d = sp_recdec_new(in);
+	struct fold_reader r;
+	struct fold_profile p;
+	size_t n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	ck_assert_int_eq(fold_reader_init(&r, "", o), 0);
+	for (line = strtok_r(copy, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "py", 2))
+			python_line(&r, line);
+		ck_assert_int_eq(fold_reader_step(&r, d), 1);
+	}
+	ck_assert_int_eq(fold_reader_step(&r, d), 0);
+	fold_reader_profile(&r, &p);
+	ck_assert_int_eq(fold_profile_fold(&p, o, set), 0);
+	out = open_memstream(&s, &n);
+	ck_assert_int_eq(
+	    fold_write_folded(out, &(struct fold_profile){ .set = set }, NULL),
+	    0);
+	fclose(out);
+	if (native_only)
+		*native_only = r.py_native_only;
+	fold_reader_release(&r);
+	sp_recdec_free(d);
+	fold_set_free(set);
+	fclose(in);
+	free(copy);
+	return s;
+}
+
+/* Folds native + `tail` with default options and compares. */
+static void
+expect(const char *tail, const struct fold_opts *o, const char *want,
+       uint64_t want_native_only)
+{
+	char *text = NULL, *got;
+	uint64_t native_only = 0;
+
+	ck_assert_int_ge(asprintf(&text, "%s%s", native, tail), 0);
+	got = fold_text(text, o, &native_only);
+	ck_assert_str_eq(got, want);
+	ck_assert_uint_eq(native_only, want_native_only);
+	free(got);
+	free(text);
+}
+
+static char *
+line1(const char *stack)
+{
+	char *s = NULL;
+
+	ck_assert_int_ge(asprintf(&s, "%s 1\n", stack), 0);
+	return s;
+}
+
+START_TEST(glue_is_hidden_extensions_and_startup_kept)
+{
+	struct fold_opts o = { 0 };
+	char *want = line1(merged);
+
+	expect("pystack\t3\tok\t8,5,2\nsample\t1000\t7\t7\t11\n", &o, want, 0);
+	free(want);
+}
+END_TEST
+
+START_TEST(interpreter_frames_keep_everything)
+{
+	struct fold_opts o = { .interpreter_frames = true };
+	char *want =
+	    line1("python3;_start;Py_RunMain;PyEval_EvalCode;"
+		  "_PyEval_EvalFrameDefault;<module>;main;PyObject_Vectorcall;"
+		  "_PyFunction_Vectorcall;_PyEval_Vector;"
+		  "_PyEval_EvalFrameDefault.cold;Worker.run;builtin_sorted;"
+		  "cfunction_call;_PyEval_EvalFrameDefault;<lambda>;"
+		  "cfunction_vectorcall_O;ext_hash");
+
+	expect("pystack\t3\tok\t8,5,2\nsample\t1000\t7\t7\t11\n", &o, want, 0);
+	free(want);
+}
+END_TEST
+
+START_TEST(inconsistent_is_native_only_and_counted)
+{
+	struct fold_opts o = { 0 };
+	char *want = NULL;
+
+	ck_assert_int_ge(asprintf(&want, "%s 3\n", all_native), 0);
+	/* Flagged so; groups that are too few; an index past the stack. */
+	expect("pystack\t-\tinconsistent\t-\nsample\t1000\t7\t7\t11\n"
+	       "pystack\t3\tok\t8,5\nsample\t1001\t7\t7\t11\n"
+	       "pystack\t3\tok\t12,5,2\nsample\t1002\t7\t7\t11\n",
+	       &o, want, 3);
+	free(want);
+}
+END_TEST
+
+START_TEST(truncated_goes_under_the_marker)
+{
+	struct fold_opts o = { 0 };
+	char *want =
+	    line1("python3;<stack truncated>;_start;Py_RunMain;PyEval_EvalCode;"
+		  "_PyEval_EvalFrameDefault;PyObject_Vectorcall;"
+		  "_PyFunction_Vectorcall;_PyEval_Vector;main;Worker.run;"
+		  "builtin_sorted;<lambda>;cfunction_vectorcall_O;ext_hash");
+
+	expect("pystack\t6\ttruncated\t5,2\nsample\t1000\t7\t7\t11\n", &o, want,
+	       0);
+	free(want);
+}
+END_TEST
+
+START_TEST(no_python_is_native_as_before)
+{
+	struct fold_opts o = { 0 };
+	char *want = NULL;
+
+	ck_assert_int_ge(asprintf(&want, "%s 2\n", all_native), 0);
+	expect("pystack\t-\tok\t-\nsample\t1000\t7\t7\t11\n"
+	       "sample\t1001\t7\t7\t11\n",
+	       &o, want, 0);
+	free(want);
+}
+END_TEST
+
+START_TEST(python_frames_carry_file_and_line)
+{
+	struct fold_opts o = { .no_comm = true };
+	struct fold_reader r;
+	struct fold_view v;
+	struct sp_buf ids = SP_BUF_INIT;
+	struct fold_pystack ps = { .leaf = 3, .idx = { 8, 5, 2 }, .n = 3 };
+	char *text = strdup(native), *line, *save = NULL;
+	FILE *in = fmemopen((void *)native, strlen(native), "r");
+	struct sp_recdec *d = sp_recdec_new(in);
+	const uint32_t *f;
+	uint32_t stack, again;
+	bool native_only;
+
+	ck_assert_int_eq(fold_reader_init(&r, "", &o), 0);
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "py", 2))
+			python_line(&r, line);
+		ck_assert_int_eq(fold_reader_step(&r, d), 1);
+	}
+	ck_assert_int_eq(fold_pymerge_stack(&r.pm, &r.m, &o, 7, 11, &ps, &stack,
+					    &native_only),
+			 0);
+	ck_assert(!native_only);
+	ck_assert_int_eq(fold_model_walk(&r.m, stack, &ids), 0);
+	f = (const uint32_t *)ids.data;
+	ck_assert_uint_eq(ids.len / sizeof(*f), 10);
+	/* Root first: _start, Py_RunMain, PyEval_EvalCode, <module>, main. */
+	fold_model_view(&r.m, f[4], 7, &v);
+	ck_assert_uint_eq(v.syms->n, 1);
+	ck_assert_str_eq(v.syms->v[0].name, "main");
+	ck_assert_str_eq(v.syms->v[0].source, "/app/main.py:12");
+	ck_assert_uint_eq(v.syms->v[0].start_line, 10);
+	ck_assert(v.syms->v[0].flags & FOLD_SYM_PYTHON);
+	ck_assert_uint_eq(v.module, SP_NONE);
+	/* The same node twice is one frame, one stack. */
+	ck_assert_int_eq(fold_pymerge_stack(&r.pm, &r.m, &o, 7, 11, &ps, &again,
+					    &native_only),
+			 0);
+	ck_assert_uint_eq(again, stack);
+	sp_buf_release(&ids);
+	fold_reader_release(&r);
+	sp_recdec_free(d);
+	fclose(in);
+	free(text);
+}
+END_TEST
+
+/* A CPython 3.12 -X perf stack: trampolines called by the evaluator. */
+static const char perf[] =
+    "spool\t1\t1700000000000000\t1000\n"
+    "module\t0\t7\t0x400000\t0x500000\t0x0\t11\tuser\t/usr/bin/python3\n"
+    "module\t1\t7\t0x7f0000000000\t0x7f0000001000\t0x0\t0\tuser\t//anon\n"
+    "comm\t100\t7\t7\texec\tpython3\n"
+    "frame\t0\tuser\t0x400000\t0\t0x0\n"
+    "symbol\t0\t-\t0\t-\t0x0\t-\t_start\n"
+    "frame\t1\tuser\t0x400010\t0\t0x10\n"
+    "symbol\t1\t-\t0\tp\t0x0\t-\tPyEval_EvalCode\n"
+    "frame\t2\tuser\t0x400020\t0\t0x20\n"
+    "symbol\t2\t-\t0\tp\t0x0\t-\t_PyEval_Vector\n"
+    "symbol\t2\t-\t1\tpi\t-\t-\t_PyEval_EvalFrame\n"
+    "frame\t3\tuser\t0x400030\t0\t0x30\n"
+    "symbol\t3\t-\t0\tp\t0x0\t-\tpy_trampoline_evaluator\n"
+    "frame\t4\tuser\t0x7f0000000010\t1\t0x7f0000000010\n"
+    "symbol\t4\t-\t0\t-\t0x5\t/app/x.py\t<module>\n"
+    "frame\t5\tuser\t0x400050\t0\t0x50\n"
+    "symbol\t5\t-\t0\tp\t0x0\t-\t_PyEval_EvalFrameDefault\n"
+    "frame\t6\tuser\t0x400060\t0\t0x60\n"
+    "symbol\t6\t-\t0\tp\t0x0\t-\tPyObject_Vectorcall\n"
+    "symbol\t6\t-\t1\tpi\t-\t-\t_PyObject_VectorcallTstate\n"
+    "frame\t7\tuser\t0x400070\t0\t0x70\n"
+    "symbol\t7\t-\t0\tp\t0x0\t-\tpy_trampoline_evaluator\n"
+    "frame\t8\tuser\t0x7f0000000020\t1\t0x7f0000000020\n"
+    "symbol\t8\t-\t0\t-\t0x5\t/app/x.py\twork\n"
+    "frame\t9\tuser\t0x400090\t0\t0x90\n"
+    "symbol\t9\t-\t0\tp\t0x0\t-\t_PyEval_EvalFrameDefault\n"
+    "frame\t10\tuser\t0x4000a0\t0\t0xa0\n"
+    "symbol\t10\t-\t0\tp\t0x0\t-\tcfunction_vectorcall_O\n"
+    "frame\t11\tuser\t0x4000b0\t0\t0xb0\n"
+    "symbol\t11\t-\t0\t-\t0x0\t-\text_fn\n"
+    "stack\t0\t-\t0\n"
+    "stack\t1\t0\t1\n"
+    "stack\t2\t1\t2\n"
+    "stack\t3\t2\t3\n"
+    "stack\t4\t3\t4\n"
+    "stack\t5\t4\t5\n"
+    "stack\t6\t5\t6\n"
+    "stack\t7\t6\t7\n"
+    "stack\t8\t7\t8\n"
+    "stack\t9\t8\t9\n"
+    "stack\t10\t9\t10\n"
+    "stack\t11\t10\t11\n"
+    "sample\t1000\t7\t7\t11\n"
+    "sample\t1001\t7\t7\t9\n"
+    "sample\t1002\t7\t7\t2\n";
+
+START_TEST(perf_trampoline_glue_is_hidden)
+{
+	struct fold_opts o = { 0 };
+	char *got = fold_text(perf, &o, NULL);
+
+	ck_assert_str_eq(got, "python3;_start;PyEval_EvalCode;_PyEval_Vector;"
+			      "_PyEval_EvalFrame 1\n"
+			      "python3;_start;PyEval_EvalCode;_PyEval_Vector;"
+			      "_PyEval_EvalFrame;<module>;work 1\n"
+			      "python3;_start;PyEval_EvalCode;_PyEval_Vector;"
+			      "_PyEval_EvalFrame;<module>;work;"
+			      "cfunction_vectorcall_O;ext_fn 1\n");
+	free(got);
+	o.interpreter_frames = true;
+	got = fold_text(perf, &o, NULL);
+	ck_assert_ptr_nonnull(strstr(
+	    got, ";py_trampoline_evaluator;<module>;_PyEval_EvalFrameDefault;"
+		 "PyObject_Vectorcall;_PyObject_VectorcallTstate;"
+		 "py_trampoline_evaluator;work;_PyEval_EvalFrameDefault;"
+		 "cfunction_vectorcall_O;ext_fn 1\n"));
+	free(got);
+}
+END_TEST
+
+START_TEST(glue_names_match_clones_only)
+{
+	ck_assert(fold_pymerge_glue("_PyEval_EvalFrameDefault"));
+	ck_assert(fold_pymerge_glue("_PyEval_EvalFrameDefault.cold"));
+	ck_assert(fold_pymerge_glue("PyObject_Vectorcall.constprop.0"));
+	ck_assert(!fold_pymerge_glue("PyObject_Vectorcallx"));
+	ck_assert(!fold_pymerge_glue("builtin_sorted"));
+	ck_assert(!fold_pymerge_glue("_PyEval"));
+}
+END_TEST
+
+static Suite *
+pymerge_suite(void)
+{
+	Suite *s = suite_create("fold_pymerge");
+	TCase *merge = tcase_create("merge");
+	TCase *perf_tc = tcase_create("perf");
+
+	tcase_add_test(merge, glue_is_hidden_extensions_and_startup_kept);
+	tcase_add_test(merge, interpreter_frames_keep_everything);
+	tcase_add_test(merge, inconsistent_is_native_only_and_counted);
+	tcase_add_test(merge, truncated_goes_under_the_marker);
+	tcase_add_test(merge, no_python_is_native_as_before);
+	tcase_add_test(merge, python_frames_carry_file_and_line);
+	tcase_add_test(perf_tc, perf_trampoline_glue_is_hidden);
+	tcase_add_test(perf_tc, glue_names_match_clones_only);
+	suite_add_tcase(s, merge);
+	suite_add_tcase(s, perf_tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(pymerge_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
