@@ -44,20 +44,14 @@ static const char *const glue[] = {
 	"_PyObject_VectorcallTstate",
 	"call_function",
 	"cfunction_call",
-	"cfunction_vectorcall_FASTCALL",
-	"cfunction_vectorcall_FASTCALL_KEYWORDS",
-	"cfunction_vectorcall_NOARGS",
-	"cfunction_vectorcall_O",
+	"cfunction_vectorcall_*",
 	"do_call_core",
 	"function_code_fastcall",
 	"gen_iternext",
 	"gen_send_ex",
 	"gen_send_ex2",
 	"method_vectorcall",
-	"method_vectorcall_FASTCALL",
-	"method_vectorcall_FASTCALL_KEYWORDS",
-	"method_vectorcall_NOARGS",
-	"method_vectorcall_O",
+	"method_vectorcall_*",
 	"py_trampoline_evaluator",
 	"slot_tp_call",
 	"vectorcall_method",
@@ -67,12 +61,18 @@ static const char *const glue[] = {
 #define EVALUATOR "_PyEval_EvalFrameDefault"
 #define TRAMPOLINE "py_trampoline_evaluator"
 
-/* Whether `name` is `want`, up to a clone suffix (".cold", ".isra.0"). */
+/*
+ * Whether `name` is `want`, up to a clone suffix (".cold", ".isra.0");
+ * a `want` ending in '*' is a prefix of C identifiers.
+ */
 static bool
 same_function(const char *name, const char *want)
 {
 	size_t n = strlen(want);
 
+	if (n && want[n - 1] == '*')
+		return !strncmp(name, want, n - 1) &&
+		       strcspn(name + n - 1, ".") > 0;
 	return !strncmp(name, want, n) && (name[n] == '\0' || name[n] == '.');
 }
 
