@@ -260,6 +260,21 @@ emit_py(struct fold_pymerge *pm, struct fold_model *m, const struct groups *g,
 }
 
 /*
+ * Whether frame i is one of a -X perf process's two frames under the
+ * evaluator frame at `at` (py_trampoline_evaluator, then the trampoline
+ * named after the Python function): the Python frames say it already.
+ */
+static bool
+under_trampoline(const struct fold_model *m, int32_t pid, const uint32_t *ids,
+		 size_t i, size_t at)
+{
+	if (at < 2 || i + 2 < at || i >= at ||
+	    !is_named(m, ids[at - 2], pid, TRAMPOLINE))
+		return false;
+	return !is_glue(m, ids[at - 1], pid);
+}
+
+/*
  * The merge of native frames ids[0, n) (root first) with `ps`: 0, -ENOMEM,
  * or -EBADMSG when its groups do not fit the stack (shown native only).
  */
@@ -288,6 +303,9 @@ merge_py(struct fold_pymerge *pm, struct fold_model *m,
 	    !(n && is_truncated(m, ids[0], pid)))
 		rc = marker_frame(m, &marker) || emit(pm, marker);
 	for (i = 0; !rc && i < n; i++) {
+		if (!o->interpreter_frames && k < g.ng &&
+		    under_trampoline(m, pid, ids, i, pos[k]))
+			continue;
 		if (k < g.ng && i == pos[k]) {
 			if (o->interpreter_frames)
 				rc = emit(pm, ids[i]);

@@ -400,11 +400,38 @@ START_TEST(perf_trampoline_glue_is_hidden)
 }
 END_TEST
 
+START_TEST(perf_trampolines_give_way_to_python_frames)
+{
+	struct fold_opts o = { 0 };
+	char *text = NULL, *got;
+
+	/* A -X perf process whose Python stacks were read too. */
+	ck_assert_int_ge(asprintf(&text,
+				  "%spycode\t0\t1\t<module>\t/app/x.py\n"
+				  "pycode\t1\t5\twork\t/app/x.py\n"
+				  "pynode\t0\t-\t0\t3\tentry\n"
+				  "pynode\t1\t0\t1\t6\tentry\n"
+				  "pystack\t1\tok\t6,2\n"
+				  "sample\t1003\t7\t7\t11\n",
+				  perf),
+			 0);
+	got = fold_text(text, &o, NULL);
+	ck_assert_ptr_nonnull(strstr(got, "python3;_start;PyEval_EvalCode;"
+					  "_PyEval_Vector;_PyEval_EvalFrame;"
+					  "<module>;work;"
+					  "cfunction_vectorcall_O;ext_fn 2\n"));
+	free(got);
+	free(text);
+}
+END_TEST
+
 START_TEST(glue_names_match_clones_only)
 {
 	ck_assert(fold_pymerge_glue("_PyEval_EvalFrameDefault"));
 	ck_assert(fold_pymerge_glue("_PyEval_EvalFrameDefault.cold"));
 	ck_assert(fold_pymerge_glue("PyObject_Vectorcall.constprop.0"));
+	ck_assert(fold_pymerge_glue("method_vectorcall_VARARGS"));
+	ck_assert(!fold_pymerge_glue("method_vectorcall_"));
 	ck_assert(!fold_pymerge_glue("PyObject_Vectorcallx"));
 	ck_assert(!fold_pymerge_glue("builtin_sorted"));
 	ck_assert(!fold_pymerge_glue("_PyEval"));
@@ -425,6 +452,7 @@ pymerge_suite(void)
 	tcase_add_test(merge, no_python_is_native_as_before);
 	tcase_add_test(merge, python_frames_carry_file_and_line);
 	tcase_add_test(perf_tc, perf_trampoline_glue_is_hidden);
+	tcase_add_test(perf_tc, perf_trampolines_give_way_to_python_frames);
 	tcase_add_test(perf_tc, glue_names_match_clones_only);
 	suite_add_tcase(s, merge);
 	suite_add_tcase(s, perf_tc);
