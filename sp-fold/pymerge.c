@@ -300,8 +300,9 @@ merge_py(struct fold_pymerge *pm, struct fold_model *m,
 	lo = g.ng ? pos[0] : n;
 	hi = g.ng ? pos[g.ng - 1] : 0;
 	if (ps->flags & FOLD_PY_TRUNCATED &&
-	    !(n && is_truncated(m, ids[0], pid)))
-		rc = marker_frame(m, &marker) || emit(pm, marker);
+	    !(n && is_truncated(m, ids[0], pid)) &&
+	    (marker_frame(m, &marker) || emit(pm, marker)))
+		return -ENOMEM;
 	for (i = 0; !rc && i < n; i++) {
 		if (!o->interpreter_frames && k < g.ng &&
 		    under_trampoline(m, pid, ids, i, pos[k]))
