@@ -18,6 +18,7 @@
 
 #include "common/buf.h"
 #include "common/ext.h"
+#include "common/ext_py.h"
 #include "common/spool.h"
 
 #define SP_RECORDS_VERSION 1
@@ -80,6 +81,9 @@ enum sp_rec_kind {
 	SP_REC_SYMBOL,
 	SP_REC_EVENT,
 	SP_REC_FUNCLINE, /* a symbol's function start line (in u.symbol) */
+	SP_REC_PYCODE,   /* Python records (ext_py.h) */
+	SP_REC_PYNODE,
+	SP_REC_PYSTACK,
 };
 
 /* A KEY=VALUE field of host and stats records (value decimal in stats). */
@@ -131,6 +135,9 @@ struct sp_rec {
 			/* Why an off-CPU sample's thread waited (only with
 			 * has_event); SP_WAIT_NONE when not said. */
 			enum sp_wait_state state;
+			/* Its Python stack: the pystack line before it, or
+			 * NULL (decoded only; writers ignore it). */
+			const struct sp_ext_pystack *py;
 		} sample;
 		struct {
 			uint32_t index;
@@ -180,6 +187,11 @@ struct sp_rec {
 			const char *name;
 			unsigned start_line; /* funcline: the function's */
 		} symbol;
+		/* Strings NUL-terminated when decoded. */
+		struct sp_ext_pycode pycode;
+		struct sp_ext_pynode pynode;
+		/* Points into the decoder, or the writer's caller. */
+		const struct sp_ext_pystack *pystack;
 	} u;
 };
 
@@ -213,6 +225,17 @@ uint64_t sp_recdec_lineno(const struct sp_recdec *d);
 bool sp_recdec_drained(const struct sp_recdec *d);
 /* The last line as read, without its newline; *len its length. */
 const char *sp_recdec_line(const struct sp_recdec *d, size_t *len);
+
+/*
+ * The Python records' text forms (recpy.c), for recdec.c and recwrite.c:
+ * decodes fields f[1..] of a line of kind rec->kind (the field count
+ * checked) into rec, checked against and counted in `b`, the pystack
+ * into `s`; returns 0 or -EBADMSG with the reason in `why`.  Writes one
+ * line.
+ */
+int sp_recpy_decode(char **f, struct sp_rec *rec, struct sp_py_bounds *b,
+		    struct sp_ext_pystack *s, struct sp_buf *why);
+void sp_recpy_write(FILE *f, const struct sp_rec *rec);
 
 /* Writes `rec` as one line; stdio errors are left to the stream. */
 void sp_rec_write(FILE *f, const struct sp_rec *rec);

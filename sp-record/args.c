@@ -62,6 +62,8 @@ rec_help(void)
 	      "  -k, --kernel            kernel stacks too\n"
 	      "  -m, --mmap-pages N      ring size per CPU, in pages\n"
 	      "  -o, --output FILE       the spool (standard output: a pipe)\n"
+	      "      --no-python         no Python frames read from CPython "
+	      "targets\n"
 	      "      --ptrace            sample by ptrace where perf events "
 	      "are refused\n"
 	      "      --off-cpu           also where threads wait, and how "

@@ -153,7 +153,7 @@ rec_events_init(struct rec_events *ev, const struct rec_evopts *o)
 	/* Wake the reader when a quarter of the ring is used. */
 	bytes = o->pages * (size_t)sysconf(_SC_PAGESIZE);
 	a->watermark = 1;
-	a->wakeup_watermark = (uint32_t)(bytes / 4);
+	a->wakeup_watermark = o->wake_each ? 1 : (uint32_t)(bytes / 4);
 	/* Several events: each sample says which (IOC_ID ids). */
 	if (o->nevents > 1) {
 		a->sample_type |= PERF_SAMPLE_IDENTIFIER;

@@ -40,6 +40,11 @@ struct rec_evopts {
 	uint64_t regs_mask;
 	uint32_t stack_size; /* bytes of user stack per sample */
 	size_t pages;        /* ring data pages per CPU, 2^n */
+	/*
+	 * Wake the reader at every record, not at a quarter of the ring:
+	 * a Python stack is read the sooner after its sample.
+	 */
+	bool wake_each;
 };
 
 struct rec_events {

@@ -174,8 +174,12 @@ rec_write_sample(struct rec_handlers *h, struct rec_proc *p,
 					       &h->ev->opts.events[event],
 					       s->raw, s->raw_len),
 					   h->frames, n));
-	/* The weight goes with a sample that will be written: one with
-	 * frames (the ptrace sampler has no event of its own). */
+	/* The Python stack, then the weight, go with a sample that will be
+	 * written: one with frames (the ptrace sampler has no event). */
+	if (n > 0 && h->py &&
+	    (rc = rec_pyann_write(h->py, p->pid, (int32_t)s->tid, s->time,
+				  h->frames, n)) < 0)
+		return rc;
 	if (n > 0 && !h->ptrace && needs_weight(h->ev) &&
 	    (rc = rec_out_weight(h->out, (uint32_t)event, s->period)) < 0)
 		return rc;

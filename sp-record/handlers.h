@@ -10,11 +10,10 @@
  * returns 0 or the output's negative errno; a record that does not
  * decode is counted (bad_records) and skipped.
  *
- * A per-sample annotator (one that reads a sampled thread's memory, as a
- * Python frame reader would, and writes records of its own before the
- * sample) plugs in as one more borrowed part, called from
- * rec_write_sample() with the tracker (the process table), the sample
- * (its pid, tid and registers) and the output.
+ * The Python annotator (pyann.h), a borrowed part, reads a sampled
+ * thread's Python stack before the sample reaches the handlers; here
+ * rec_write_sample() writes it, tied to the unwound stack, before the
+ * sample.
  */
 #ifndef SP_RECORD_HANDLERS_H
 #define SP_RECORD_HANDLERS_H
@@ -26,6 +25,7 @@
 #include "sp-record/offcpu.h"
 #include "sp-record/perfrec.h"
 #include "sp-record/opts.h"
+#include "sp-record/pyann.h"
 #include "sp-record/stats.h"
 #include "sp-record/sorter.h"
 #include "sp-record/spoolout.h"
@@ -56,6 +56,7 @@ struct rec_handlers {
 	const struct rec_layout *layout;
 	const struct rec_events *ev;
 	struct rec_stats *st;
+	struct rec_pyann *py; /* Python stacks, or NULL (--no-python) */
 	bool ptrace; /* samples come from --ptrace: no event, no MMAP2 */
 	/* Options, from rec_handlers_init(). */
 	bool system_wide, follow;

@@ -23,6 +23,7 @@ struct rec_config {
 	bool off_cpu;            /* --off-cpu: the last event is "off-cpu" */
 	uint64_t off_cpu_min_ns; /* shorter waits are not written */
 	bool ptrace;             /* --ptrace: sample with ptrace, not perf */
+	bool no_python;          /* --no-python: no Python stacks read */
 	bool spool_on_stdout;    /* a launched command writes to stderr */
 	bool quiet;              /* -q: no status line */
 	const char *output_name; /* for messages */

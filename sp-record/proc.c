@@ -417,6 +417,17 @@ rec_is_python_runtime_path(const char *path, size_t len)
 }
 
 bool
+rec_proc_exe_python(int32_t pid)
+{
+	char path[64], exe[PATH_MAX];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, exe, sizeof(exe));
+	return n > 0 && rec_is_python_runtime_path(exe, (size_t)n);
+}
+
+bool
 rec_cmdline_has_python_perf(const char *cmdline, size_t len)
 {
 	const char *p = cmdline, *end = cmdline + len, *nul, *next;

@@ -71,6 +71,8 @@ struct rec_ptracer {
 	uint64_t samples, stack_errors, max_pause;
 	rec_ptracer_fn fn;
 	void *arg;
+	void (*stopped_fn)(pid_t pid, pid_t tid, void *arg);
+	void *stopped_arg;
 };
 
 static uint64_t
@@ -314,6 +316,8 @@ sample_and_resume(struct rec_ptracer *t, pid_t tid, int sig, uint64_t t0)
 
 	if (ok)
 		len = read_stack(t, tid, t->regs[7]);
+	if (ok && t->stopped_fn)
+		t->stopped_fn(t->pid, tid, t->stopped_arg);
 	ptrace(PTRACE_CONT, tid, NULL, (void *)(uintptr_t)sig);
 	if (!ok)
 		return;
@@ -623,6 +627,14 @@ rec_ptracer_run(struct rec_ptracer *t, double seconds,
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	t->fn = NULL;
 	return 0;
+}
+
+void
+rec_ptracer_on_stopped(struct rec_ptracer *t,
+		       void (*fn)(pid_t pid, pid_t tid, void *arg), void *arg)
+{
+	t->stopped_fn = fn;
+	t->stopped_arg = arg;
 }
 
 /* ------------------------------------------------------------ detach */

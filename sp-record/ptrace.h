@@ -137,6 +137,16 @@ void rec_ptracer_detach(struct rec_ptracer *t);
 void rec_ptracer_summary(const struct rec_ptracer *t,
 			 struct rec_ptracer_summary *s);
 
+/*
+ * Has `fn` called for each sampled thread while it is still stopped,
+ * after its registers and stack are copied and before it resumes (its
+ * time counts as pause): for readers of the thread's memory that need
+ * it to stand still.  NULL turns it off.
+ */
+void rec_ptracer_on_stopped(struct rec_ptracer *t,
+			    void (*fn)(pid_t pid, pid_t tid, void *arg),
+			    void *arg);
+
 /* Detaches, then frees everything.  NULL is allowed. */
 void rec_ptracer_free(struct rec_ptracer *t);
 

@@ -38,6 +38,15 @@ struct rec_ptdriver {
 	struct rec_ptracer_summary sum;
 };
 
+/* Reads a Python stack while its thread stands still: exact. */
+static void
+read_python(pid_t pid, pid_t tid, void *arg)
+{
+	struct rec_handlers *h = arg;
+
+	(void)rec_pyann_read(h->py, pid, tid, 0);
+}
+
 struct rec_ptdriver *
 rec_ptdriver_new(const struct rec_config *cfg, struct rec_handlers *h)
 {
@@ -52,6 +61,8 @@ rec_ptdriver_new(const struct rec_config *cfg, struct rec_handlers *h)
 		free(d);
 		return NULL;
 	}
+	if (h->py)
+		rec_ptracer_on_stopped(d->pt, read_python, h);
 	return d;
 }
 
@@ -108,6 +119,8 @@ refresh_maps(struct rec_ptdriver *d, struct rec_proc *p, uint64_t ts)
 	rc = rec_refresh_maps(d->h->trk, p, ts);
 	if (rc > 0)
 		d->h->st->maps_refreshes++;
+	if (rc > 0 && d->h->py)
+		rec_pyann_mapped(d->h->py, p->pid);
 	cost = (cpu_ns() - t0) * PTRACE_MAPS_COST;
 	d->maps_gap_ns = cost < PTRACE_MAPS_NS ? cost : PTRACE_MAPS_NS;
 	return rc < 0 ? rc : 0;
@@ -155,6 +168,8 @@ ptrace_exec(struct rec_ptdriver *d, const struct rec_ptracer_event *ev)
 	if (!p)
 		return 0;
 	h->st->execs++;
+	if (h->py)
+		rec_pyann_forget(h->py, p->pid);
 	rc = rec_exec_epoch(h->trk, p, ev->timestamp_ns);
 	if (rc == 0)
 		rc = rec_snapshot_maps(h->trk, p, ev->timestamp_ns);
@@ -182,6 +197,8 @@ on_ptrace(const struct rec_ptracer_event *ev, void *arg)
 		break;
 	case REC_PTRACER_EXIT:
 		rec_out_exit(out, ev->timestamp_ns, ev->pid, ev->pid);
+		if (d->h->py)
+			rec_pyann_forget(d->h->py, ev->pid);
 		rec_retire(d->h->trk, ev->pid, ev->timestamp_ns);
 		if (d->child == ev->pid) {
 			d->child_exited = true;

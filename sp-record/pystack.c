@@ -419,9 +419,34 @@ leaf_now(struct rec_py *py, uint64_t ts, struct leaf *lf)
 }
 
 /*
- * Walks tid's chain between two reads of its leaf, and again while they
- * differ: a frame returned or called during the walk may have linked
- * the walk into another stack's frames.
+ * Whether a walk from leaf `b` (n frames read into out) stands, given
+ * the leaf `a` read after it: the same leaf, or a leaf whose caller
+ * frame was live at both reads (the leaf called deeper, returned, or
+ * its caller called another).  A frame's chain towards the root cannot
+ * change while the frame lives, so the walk is the stack as it was at
+ * the first read.
+ */
+static bool
+walk_stands(const struct leaf *b, const struct leaf *a,
+	    const struct rec_py_frame *out, int n)
+{
+	if (!memcmp(b, a, sizeof(*b)))
+		return true;
+	if (!b->f || !a->f)
+		return false;
+	if (a->back == b->f)
+		return true;
+	if (!b->back)
+		return false;
+	if (a->back == b->back)
+		return true;
+	return a->f == b->back && n > 1 && out[1].code->addr == a->code;
+}
+
+/*
+ * Walks tid's chain between two reads of its leaf, and again while the
+ * walk does not stand (walk_stands): a frame that returned during the
+ * walk may have linked it into another stack's frames.
  */
 static int
 walk_stable(struct rec_py *py, uint64_t ts, struct rec_py_frame *out,
@@ -442,7 +467,7 @@ walk_stable(struct rec_py *py, uint64_t ts, struct rec_py_frame *out,
 		py->now = true;
 		ok = leaf_now(py, ts, &after);
 		py->now = false;
-		if (ok && memcmp(&before, &after, sizeof(before)) == 0)
+		if (ok && walk_stands(&before, &after, out, rc))
 			return rc;
 	}
 	py->unstable++;

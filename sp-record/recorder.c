@@ -41,6 +41,7 @@ struct recorder {
 	struct rec_out *out;
 	struct rec_tracker *trk;
 	struct rec_handlers h;
+	struct rec_pyann *py;     /* Python stacks, or NULL */
 	struct rec_ptdriver *ptd; /* --ptrace sampler, or NULL */
 	struct pollfd *pfd;
 	bool *hup; /* ring fd reported POLLHUP */
@@ -115,6 +116,9 @@ connect_parts(struct recorder *r)
 	r->h.layout = &r->layout;
 	r->h.ev = &r->ev;
 	r->h.st = &r->st;
+	if (!r->cfg.no_python && !(r->py = rec_pyann_new(r->out)))
+		return -errno;
+	r->h.py = r->py;
 	return 0;
 }
 
@@ -162,10 +166,50 @@ rec_free(struct recorder *r)
 	rec_stacker_release(&r->stk);
 	rec_sorter_free(r->sorter);
 	rec_handlers_release(&r->h);
+	rec_pyann_free(r->py);
 	rec_out_free(r->out);
 	free(r->pfd);
 	free(r->hup);
 	free(r);
+}
+
+/*
+ * What the Python annotator needs of a record as it leaves the ring: a
+ * sample of a tracked process has its Python stack read now, the nearer
+ * its moment the better; an exec or a process's end drops the reader, and
+ * a process found without an interpreter is probed again when it maps
+ * one.
+ */
+static int
+python_early(struct recorder *r, const struct perf_event_header *h)
+{
+	struct rec_sample s;
+	struct rec_comm c;
+	struct rec_task t;
+	struct rec_mmap2 m;
+
+	if (h->type == PERF_RECORD_SAMPLE) {
+		if (rec_sample_parse(&r->layout, h, h->size, &s) < 0 ||
+		    s.pid == 0 || s.pid > INT32_MAX || s.tid > INT32_MAX ||
+		    !rec_ptab_get(rec_tracker_procs(r->trk), (int32_t)s.pid))
+			return 0;
+		return rec_pyann_read(r->py, (int32_t)s.pid, (int32_t)s.tid,
+				      s.time);
+	}
+	if (h->type == PERF_RECORD_COMM &&
+	    rec_comm_parse(&r->layout, h, h->size, &c) == 0 && c.is_exec &&
+	    c.pid <= INT32_MAX)
+		rec_pyann_forget(r->py, (int32_t)c.pid);
+	if (h->type == PERF_RECORD_MMAP2 &&
+	    rec_mmap2_parse(&r->layout, h, h->size, &m) == 0 &&
+	    m.pid <= INT32_MAX &&
+	    rec_is_python_runtime_path(m.path, m.path_len))
+		rec_pyann_mapped(r->py, (int32_t)m.pid);
+	if (h->type == PERF_RECORD_EXIT &&
+	    rec_task_parse(h, h->size, &t) == 0 && t.pid == t.tid &&
+	    t.pid <= INT32_MAX)
+		rec_pyann_forget(r->py, (int32_t)t.pid);
+	return 0;
 }
 
 /*
@@ -184,6 +228,8 @@ queue_record(struct recorder *r, const struct perf_event_header *h)
 
 	if (rec_record_time(&r->layout, h, h->size, &ts) < 0)
 		r->st.bad_records++;
+	if (r->py && python_early(r, h) < 0)
+		return rec_out_error(r->out);
 	n = h->type == PERF_RECORD_SAMPLE
 		? rec_sample_compact_size(&r->layout, h, h->size, &s)
 		: 0;
@@ -211,9 +257,9 @@ drain_rings(struct recorder *r)
 			continue;
 		rec_ring_begin(ring);
 		while ((rc = rec_ring_next(ring, &h)) == 1) {
-			if (queue_record(r, h) < 0) {
+			if ((rc = queue_record(r, h)) < 0) {
 				rec_ring_end(ring);
-				return rec_out_wr(r->out, -ENOMEM);
+				return rec_out_wr(r->out, rc);
 			}
 		}
 		if (rc < 0)
@@ -350,6 +396,18 @@ add_counter(const char *key, uint64_t value, void *arg)
 }
 
 static int
+python_counters(struct sp_buf *b, const struct rec_pystats *ps)
+{
+	int rc = 0;
+
+	rc |= sp_ext_counter_encode(b, "python_stacks", ps->stacks);
+	rc |= sp_ext_counter_encode(b, "python_truncated", ps->truncated);
+	rc |= sp_ext_counter_encode(b, "python_inconsistent", ps->inconsistent);
+	rc |= sp_ext_counter_encode(b, "python_failed_reads", ps->failed);
+	return rc;
+}
+
+static int
 write_stats(struct recorder *r)
 {
 	const struct rec_stats *s = &r->st;
@@ -382,6 +440,10 @@ write_stats(struct recorder *r)
 	if (rc)
 		return rec_out_wr(r->out, -ENOMEM);
 	rec_stacker_counters(&r->stk, add_counter, b);
+	if (r->py && rec_pyann_stats(r->py)->processes)
+		rc |= python_counters(b, rec_pyann_stats(r->py));
+	if (rc)
+		return rec_out_wr(r->out, -ENOMEM);
 	return rec_out_ext(r->out, SP_EXT_STATS);
 }
 
@@ -543,6 +605,7 @@ report(const struct recorder *r)
 		r->out,
 		r->ptd ? rec_ptdriver_summary(r->ptd) : NULL,
 		r->h.offcpu_short,
+		r->py,
 	};
 
 	return rp;

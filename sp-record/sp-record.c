@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "sp-record/args.h"
+#include "sp-record/proc.h"
 #include "sp-record/ptrace.h"
 #include "sp-record/recorder.h"
 #include "sp-record/stopreq.h"
@@ -175,6 +176,28 @@ open_output(const char *path, struct rec_config *cfg)
 }
 
 /*
+ * Whether the targets run Python, as far as their names tell: their
+ * samples are then read at once (wake_each), so that their Python
+ * stacks are read close to the sample.  Never with -a: every CPU's ring
+ * would wake for every sample.
+ */
+static bool
+python_target(const struct rec_config *cfg, const char *cmd,
+	      const int32_t *pids, size_t npids)
+{
+	size_t i;
+
+	if (cfg->no_python || cfg->system_wide || cfg->ptrace)
+		return false;
+	if (cmd)
+		return rec_is_python_runtime_path(cmd, strlen(cmd));
+	for (i = 0; i < npids; i++)
+		if (rec_proc_exe_python(pids[i]))
+			return true;
+	return false;
+}
+
+/*
  * Recording never began (attaching or launching failed): the output file
  * holds nothing, so it goes rather than be left behind empty.
  */
@@ -279,6 +302,7 @@ main(int argc, char **argv)
 		{ "list-events", no_argument, NULL, 'l' },
 		{ "kernel", no_argument, NULL, 'k' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "no-python", no_argument, NULL, 'N' },
 		{ "off-cpu", no_argument, NULL, 'O' },
 		{ "off-cpu-min", required_argument, NULL, 'M' },
 		{ "output", required_argument, NULL, 'o' },
@@ -345,6 +369,9 @@ main(int argc, char **argv)
 		case 'm':
 			cfg.ev.pages = rec_pages_arg(optarg);
 			break;
+		case 'N':
+			cfg.no_python = true;
+			break;
 		case 'O':
 			cfg.off_cpu = true;
 			break;
@@ -405,6 +432,8 @@ main(int argc, char **argv)
 	if (cfg.ptrace)
 		ptrace_options(&cfg, npids);
 	cfg.ev.dwarf = cfg.callgraph == REC_CG_DWARF;
+	cfg.ev.wake_each =
+	    python_target(&cfg, argc ? argv[0] : NULL, pids, npids);
 	if (cfg.ev.pages == 0)
 		cfg.ev.pages = rec_events_default_pages(
 		    &cfg.ev, sysconf(_SC_NPROCESSORS_ONLN),

@@ -119,6 +119,33 @@ print_events(const struct rec_events *ev, FILE *out)
 		fputs(" (no hardware cycles here)", out);
 }
 
+/* The Python stacks read, and why a Python-looking process has none. */
+static void
+print_python(struct rec_pyann *py, FILE *out)
+{
+	const struct rec_pystats *ps;
+	const char *notes, *nl;
+
+	if (!py)
+		return;
+	ps = rec_pyann_stats(py);
+	if (ps->processes)
+		fprintf(out,
+			"sp-record: Python: %" PRIu64
+			" stack%s read from %" PRIu64 " process%s, %" PRIu64
+			" truncated, %" PRIu64 " inconsistent (%.1f%%)\n",
+			ps->stacks, s_(ps->stacks), ps->processes,
+			ps->processes == 1 ? "" : "es", ps->truncated,
+			ps->inconsistent,
+			ps->stacks ? 100.0 * (double)ps->inconsistent /
+					 (double)ps->stacks
+				   : 0.0);
+	for (notes = rec_pyann_notes(py); (nl = strchr(notes, '\n'));
+	     notes = nl + 1)
+		fprintf(out, "sp-record: no Python frames: %.*s\n",
+			(int)(nl - notes), notes);
+}
+
 void
 rec_report_summary(const struct rec_report *rp, FILE *out, double seconds)
 {
@@ -183,6 +210,7 @@ rec_report_summary(const struct rec_report *rp, FILE *out, double seconds)
 		s->maps_refreshes == 1 ? "" : "es", rp->stk->stats.truncated,
 		s_(rp->stk->stats.truncated));
 	print_unwinding(rp, out);
+	print_python(rp->py, out);
 	if (rp->ptsum)
 		fprintf(out,
 			"sp-record: ptrace pauses: median %.0f us, p99 "

@@ -14,6 +14,7 @@
 #include "sp-record/events.h"
 #include "sp-record/proc.h"
 #include "sp-record/ptrace.h"
+#include "sp-record/pyann.h"
 #include "sp-record/opts.h"
 #include "sp-record/stats.h"
 #include "sp-record/spoolout.h"
@@ -29,6 +30,7 @@ struct rec_report {
 	const struct rec_out *out;
 	const struct rec_ptracer_summary *ptsum; /* --ptrace, else NULL */
 	uint64_t offcpu_short;                   /* waits left out */
+	struct rec_pyann *py;                    /* or NULL: --no-python */
 };
 
 /* As rec_summary() and rec_status_line() (recorder.h). */

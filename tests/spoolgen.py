@@ -21,6 +21,9 @@ validates nothing.
     buildid MODULE HEXBYTES         (21)
     event INDEX NAME PERIOD FREQ    (22)
     weight EVENT WEIGHT             (23)
+    pycode ID FIRSTLINE NAME FILE   (26)
+    pynode ID PREFIX CODE LINE FLAGS  (27; PREFIX "-" = root)
+    pystack LEAF FLAGS INDEX ...    (28; LEAF "-" = none; the count is put)
     raw HEXBYTES
 Numbers may be decimal or 0x-hex; PID and DELTA are signed.  Names, keys
 and values take Python byte escapes (\x00, \x1b) for any byte.
@@ -79,6 +82,15 @@ def encode_ext(kind, a):
                    uvar(num(a[2])) + uvar(num(a[3])))
     if kind == "weight":
         return ext(23, uvar(num(a[0])) + uvar(num(a[1])))
+    if kind == "pycode":
+        return ext(26, uvar(num(a[0])) + svar(num(a[1])) +
+                   lenbytes(text(a[2])) + lenbytes(text(a[3])))
+    if kind == "pynode":
+        return ext(27, uvar(num(a[0])) + uvar(num(a[1])) +
+                   uvar(num(a[2])) + svar(num(a[3])) + bytes([num(a[4])]))
+    if kind == "pystack":
+        return ext(28, uvar(num(a[0])) + bytes([num(a[1])]) +
+                   uvar(len(a) - 2) + b"".join(uvar(num(x)) for x in a[2:]))
     return None
 
 

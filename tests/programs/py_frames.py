@@ -7,11 +7,19 @@
 # that function NAME's frame executes while it waits on its callee; the
 # test reads these marks.  Runs on CPython 3.7-3.13; prints "ready" once
 # both threads spin, and dies after 60 s of CPU time if nobody kills it.
+# With an argument "Nc" it exits (status 0) once it has used N s of CPU,
+# for tests that record it to its end however loaded the machine is.
 import _thread
+import os
 import resource
+import signal
 import sys
 
-resource.setrlimit(resource.RLIMIT_CPU, (60, 60))
+if len(sys.argv) > 1:
+    signal.signal(signal.SIGXCPU, lambda sig, frame: os._exit(0))
+    resource.setrlimit(resource.RLIMIT_CPU, (int(sys.argv[1].rstrip("c")), 60))
+else:
+    resource.setrlimit(resource.RLIMIT_CPU, (60, 60))
 
 
 class Spinner:

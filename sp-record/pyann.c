@@ -1,0 +1,384 @@
+/* pyann.c: Python stacks read at the sample and tied to it (pyann.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/ext_py.h"
+#include "common/grow.h"
+#include "common/htab.h"
+#include "sp-record/pyann.h"
+#include "sp-record/pyids.h"
+#include "sp-record/pystack.h"
+#include "common/banned.h"
+
+/* Kept stacks never taken (samples dropped) are let go past this many. */
+#define PENDING_MAX 65536
+
+/* A CPython process and the map from its reader's code ids to ours. */
+struct pyproc {
+	struct rec_py *py;
+	uint32_t *map; /* reader's code id -> pycode id + 1; 0: none yet */
+	size_t amap;
+};
+
+/* What procs holds for a process without a reader. */
+#define NOT_PYTHON 0     /* refused: a version outside the list, ... */
+#define NOT_PYTHON_YET 1 /* no interpreter mapped (yet) */
+#define READER(v)                                                              \
+	((v) > NOT_PYTHON_YET ? (struct pyproc *)(uintptr_t)(v) : NULL)
+
+struct pending_key {
+	int32_t tid;
+	uint32_t pad;
+	uint64_t ts;
+};
+
+/* A kept stack, packed into a table value. */
+#define P_LEAF(v) ((uint32_t)(v))
+#define P_ENTRIES(v) ((uint32_t)((v) >> 32) & 0xffffu)
+#define P_FLAGS(v) ((uint8_t)((v) >> 48))
+#define P_PACK(leaf, entries, flags)                                           \
+	((uint64_t)(leaf) | (uint64_t)(entries) << 32 | (uint64_t)(flags) << 48)
+
+struct rec_pyann {
+	struct rec_out *out;
+	struct rec_pyids *ids;
+	struct sp_htab *procs;       /* pid -> struct pyproc *, or a NOT_* */
+	struct sp_htab *pending;     /* struct pending_key -> P_PACK */
+	struct sp_htab *why;         /* reason -> processes */
+	struct rec_py_frame *frames; /* REC_PY_MAX_DEPTH */
+	struct rec_pystats st;
+	struct sp_buf notes;
+};
+
+struct rec_pyann *
+rec_pyann_new(struct rec_out *out)
+{
+	struct rec_pyann *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	a->out = out;
+	a->ids = rec_pyids_new(out);
+	a->procs = sp_htab_new();
+	a->pending = sp_htab_new();
+	a->why = sp_htab_new();
+	a->frames = calloc(REC_PY_MAX_DEPTH, sizeof(*a->frames));
+	if (!a->ids || !a->procs || !a->pending || !a->why || !a->frames) {
+		rec_pyann_free(a);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return a;
+}
+
+static void
+free_proc(struct pyproc *pp)
+{
+	if (!pp)
+		return;
+	rec_py_free(pp->py);
+	free(pp->map);
+	free(pp);
+}
+
+void
+rec_pyann_free(struct rec_pyann *a)
+{
+	const void *k;
+	size_t pos = 0, len;
+	uint64_t v;
+
+	if (!a)
+		return;
+	while (a->procs && sp_htab_next(a->procs, &pos, &k, &len, &v))
+		free_proc(READER(v));
+	sp_htab_free(a->procs);
+	sp_htab_free(a->pending);
+	sp_htab_free(a->why);
+	rec_pyids_free(a->ids);
+	sp_buf_release(&a->notes);
+	free(a->frames);
+	free(a);
+}
+
+/* Counts a reason a Python-looking process has no Python frames. */
+static void
+note(struct rec_pyann *a, const char *why)
+{
+	uint64_t *n;
+
+	if (!*why)
+		why = "unknown reason";
+	n = sp_htab_slot(a->why, why, strlen(why), 0, NULL);
+	if (n)
+		(*n)++;
+}
+
+/*
+ * The reader of `pid`, attached at its first call; NULL when the process
+ * is not CPython, is refused, or memory ran out.
+ */
+static struct pyproc *
+proc(struct rec_pyann *a, int32_t pid)
+{
+	struct sp_buf why = SP_BUF_INIT;
+	struct pyproc *pp;
+	uint64_t v, not = NOT_PYTHON;
+	int err;
+
+	if (sp_htab_get(a->procs, &pid, sizeof(pid), &v))
+		return READER(v);
+	pp = calloc(1, sizeof(*pp));
+	if (pp && !(pp->py = rec_py_attach(pid, &why))) {
+		err = errno;
+		free(pp);
+		pp = NULL;
+		/* Gone: its pid may come back as another process. */
+		if (err == ESRCH || err == ENOMEM) {
+			sp_buf_release(&why);
+			return NULL;
+		}
+		/* Quiet for what is plainly not Python (yet). */
+		if (err == ENOENT)
+			not = NOT_PYTHON_YET;
+		else if (sp_buf_addc(&why, 0) == 0)
+			note(a, (const char *)why.data);
+	}
+	sp_buf_release(&why);
+	if (pp)
+		a->st.processes++;
+	if (sp_htab_put(a->procs, &pid, sizeof(pid),
+			pp ? (uintptr_t)pp : not ) < 0) {
+		free_proc(pp);
+		return NULL;
+	}
+	return pp;
+}
+
+void
+rec_pyann_forget(struct rec_pyann *a, int32_t pid)
+{
+	uint64_t v;
+
+	if (!sp_htab_get(a->procs, &pid, sizeof(pid), &v))
+		return;
+	free_proc(READER(v));
+	sp_htab_del(a->procs, &pid, sizeof(pid));
+}
+
+void
+rec_pyann_mapped(struct rec_pyann *a, int32_t pid)
+{
+	uint64_t v;
+
+	if (sp_htab_get(a->procs, &pid, sizeof(pid), &v) && v == NOT_PYTHON_YET)
+		sp_htab_del(a->procs, &pid, sizeof(pid));
+}
+
+/* Our pycode id of the reader's code `c`; 0 or the output's errno. */
+static int
+code_id(struct rec_pyann *a, struct pyproc *pp, const struct rec_py_code *c,
+	uint32_t *id)
+{
+	size_t old = pp->amap;
+	int rc;
+
+	if (c->id < pp->amap && pp->map[c->id]) {
+		*id = pp->map[c->id] - 1;
+		return 0;
+	}
+	if (SP_GROW(pp->map, pp->amap, (size_t)c->id + 1))
+		return rec_out_wr(a->out, -ENOMEM);
+	if (pp->amap > old)
+		memset(pp->map + old, 0, (pp->amap - old) * sizeof(*pp->map));
+	rc = rec_pyids_code(a->ids, c, id);
+	if (rc == 0)
+		pp->map[c->id] = *id + 1;
+	return rc;
+}
+
+/*
+ * Interns frames[0..n) (innermost first) root first; sets *leaf and the
+ * number of entry frames.  Returns 0 or the output's errno.
+ */
+static int
+intern_stack(struct rec_pyann *a, struct pyproc *pp, size_t n, uint32_t *leaf,
+	     uint32_t *entries)
+{
+	uint32_t node = SP_NONE, code;
+	size_t i;
+	int rc;
+
+	*entries = 0;
+	for (i = n; i-- > 0;) {
+		rc = code_id(a, pp, a->frames[i].code, &code);
+		if (rc == 0)
+			rc = rec_pyids_node(a->ids, node, code,
+					    a->frames[i].line,
+					    a->frames[i].entry, &node);
+		if (rc < 0)
+			return rc;
+		*entries += a->frames[i].entry;
+	}
+	*leaf = node;
+	return 0;
+}
+
+static void
+keep(struct rec_pyann *a, int32_t tid, uint64_t ts, uint64_t packed)
+{
+	struct pending_key k;
+
+	if (sp_htab_count(a->pending) >= PENDING_MAX) {
+		sp_htab_free(a->pending);
+		a->pending = sp_htab_new();
+		if (!a->pending) /* retried at the next call */
+			return;
+	}
+	memset(&k, 0, sizeof(k));
+	k.tid = tid;
+	k.ts = ts;
+	/* Out of memory, the sample goes out without its Python frames. */
+	(void)sp_htab_put(a->pending, &k, sizeof(k), packed);
+}
+
+int
+rec_pyann_read(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts)
+{
+	struct pyproc *pp;
+	uint32_t leaf, entries;
+	bool trunc = false;
+	int n, rc;
+
+	if (!a->pending && !(a->pending = sp_htab_new()))
+		return 0;
+	if (!(pp = proc(a, pid)))
+		return 0;
+	n = rec_py_read_stack(pp->py, tid, a->frames, REC_PY_MAX_DEPTH, &trunc);
+	if (n == -ESRCH || n == -ENOTSUP) {
+		if (n == -ENOTSUP)
+			note(a, rec_py_why(pp->py));
+		free_proc(pp);
+		/* Its samples go out as a process without Python. */
+		sp_htab_put(a->procs, &pid, sizeof(pid), NOT_PYTHON);
+		return 0;
+	}
+	if (n < 0) {
+		a->st.failed++;
+		return 0;
+	}
+	rc = intern_stack(a, pp, (size_t)n, &leaf, &entries);
+	if (rc < 0)
+		return rc;
+	keep(a, tid, ts,
+	     P_PACK(leaf, entries, trunc ? SP_PYSTACK_TRUNCATED : 0));
+	return 0;
+}
+
+/* Takes the stack kept for (tid, ts), else for (tid, 0). */
+static bool
+take(struct rec_pyann *a, int32_t tid, uint64_t ts, uint64_t *packed)
+{
+	struct pending_key k;
+
+	if (!a->pending)
+		return false;
+	memset(&k, 0, sizeof(k));
+	k.tid = tid;
+	k.ts = ts;
+	if (!sp_htab_get(a->pending, &k, sizeof(k), packed)) {
+		k.ts = 0;
+		if (!sp_htab_get(a->pending, &k, sizeof(k), packed))
+			return false;
+	}
+	sp_htab_del(a->pending, &k, sizeof(k));
+	return true;
+}
+
+/*
+ * Sets s->index to the native evaluator frames that ran the stack's
+ * groups, outermost first, or marks it inconsistent: as many evaluator
+ * frames as entries, or (a chain cut before its root) no fewer.
+ */
+static void
+tie(const struct rec_pytarget *t, const struct sp_frame *frames, size_t n,
+    uint32_t entries, struct sp_ext_pystack *s)
+{
+	uint32_t eval[SP_PYSTACK_GROUPS_MAX], m = 0, g;
+	size_t i;
+
+	for (i = 0; i < n && m < SP_PYSTACK_GROUPS_MAX; i++)
+		if (frames[i].mode == SP_FRAME_USER &&
+		    frames[i].abs_ip >= t->eval_start &&
+		    frames[i].abs_ip <= t->eval_end && t->eval_end)
+			eval[m++] = (uint32_t)i;
+	s->ngroups = 0;
+	if (s->leaf == SP_NONE) {
+		/* Evaluator frames but no chain: read too late (or given up).
+		 */
+		if (m && !(s->flags & SP_PYSTACK_TRUNCATED))
+			s->flags = SP_PYSTACK_INCONSISTENT;
+		return;
+	}
+	if (entries > m ||
+	    (entries < m && !(s->flags & SP_PYSTACK_TRUNCATED))) {
+		s->flags = SP_PYSTACK_INCONSISTENT;
+		return;
+	}
+	/* Group g (outermost first) ran in the entries-1-g'th innermost. */
+	for (g = 0; g < entries; g++)
+		s->index[g] = eval[entries - 1 - g];
+	s->ngroups = entries;
+}
+
+int
+rec_pyann_write(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts,
+		const struct sp_frame *frames, size_t n)
+{
+	struct sp_ext_pystack s;
+	struct pyproc *pp;
+	uint64_t v, pv;
+	int rc;
+
+	if (!take(a, tid, ts, &v))
+		return 0;
+	if (!sp_htab_get(a->procs, &pid, sizeof(pid), &pv) ||
+	    !(pp = READER(pv)))
+		return 0;
+	s.leaf = P_LEAF(v);
+	s.flags = P_FLAGS(v);
+	tie(rec_py_target(pp->py), frames, n, P_ENTRIES(v), &s);
+	rc = sp_ext_pystack_encode(rec_out_scratch(a->out), &s);
+	if (rc < 0)
+		return rec_out_wr(a->out, rc);
+	rc = rec_out_ext(a->out, SP_EXT_PYSTACK);
+	if (rc < 0)
+		return rc;
+	a->st.stacks++;
+	a->st.truncated += (s.flags & SP_PYSTACK_TRUNCATED) != 0;
+	a->st.inconsistent += (s.flags & SP_PYSTACK_INCONSISTENT) != 0;
+	return 0;
+}
+
+const struct rec_pystats *
+rec_pyann_stats(const struct rec_pyann *a)
+{
+	return &a->st;
+}
+
+const char *
+rec_pyann_notes(struct rec_pyann *a)
+{
+	const void *k;
+	size_t pos = 0, len;
+	uint64_t v;
+
+	sp_buf_reset(&a->notes);
+	while (sp_htab_next(a->why, &pos, &k, &len, &v))
+		sp_buf_addf(&a->notes, "%.*s (%" PRIu64 " process%s)\n",
+			    (int)len, (const char *)k, v, v == 1 ? "" : "es");
+	sp_buf_addc(&a->notes, 0);
+	return (const char *)a->notes.data;
+}

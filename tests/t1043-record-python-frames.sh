@@ -1,0 +1,115 @@
+#!/bin/sh
+# t1043-record-python-frames.sh: a plain CPython (no -X perf) recorded by
+# launch and by -p attach gets its Python stacks: pycode records name the
+# script's functions and no function it lacks, and at least 90% of each
+# busy thread's samples (from its first in the script's code) carry a
+# pystack whose leaf is one of them (80% for 3.8-3.10: their frames are
+# objects scattered on the heap, a walk takes longer, and more of them
+# are given up because the leaf kept changing under it).  Runs
+# Debian's /usr/bin/python3 and each pyenv 3.8-3.13 present, and prints
+# the rate of stacks found inconsistent with their native stack.
+. "$(dirname "$0")/lib.sh"
+need_perf
+script=$PROGRAMS/py_frames.py
+
+# pythons: "NAME PATH" for each interpreter found, once each.
+pythons() {
+	[ -x /usr/bin/python3 ] && echo "python3 /usr/bin/python3"
+	for v in 3.8 3.9 3.10 3.11 3.12 3.13; do
+		for p in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$v".*/bin/"python$v"; do
+			[ -x "$p" ] && { echo "python$v $p"; break; }
+			echo "python$v: not installed, skipped" >&2
+		done
+	done
+}
+
+# judge NAME MODE DUMP: the checks above, on one sp-dump output.
+judge() {
+	case $1 in
+	python3.[89] | python3.10) want=80 ;;
+	*) want=90 ;;
+	esac
+	awk -F'\t' -v name="$1 $2" -v script="$script" -v want="$want" '
+	BEGIN {
+		split("<module> level1 level2 level3 Spinner.spin spin " \
+		      "recurse gen_values gen_values.<locals>.<lambda> " \
+		      "<lambda> café naïve_函数 busy_thread worker", f, " ")
+		for (i in f) known[f[i]] = 1
+	}
+	$1 == "pycode" && $5 == script {
+		mine[$2] = 1
+		if (!($4 in known)) {
+			printf "%s: pycode of a function not in the script: %s\n",
+			    name, $4
+			bad = 1
+		}
+	}
+	$1 == "pycode" { named[$4] = 1 }
+	$1 == "pynode" { code[$2] = $4 }
+	$1 == "pystack" { leaf = $2; st = $3; next }
+	$1 == "sample" {
+		hit = leaf != "" && leaf != "-" && mine[code[leaf]]
+		# Counted from the thread'"'"'s first script leaf: the start-up
+		# (imports) before it runs no code of the script.
+		if (hit) started[$4] = 1
+		if (started[$4]) n[$4]++
+		if (hit) ok[$4]++
+		if (st == "inconsistent") incons++
+		if (st != "") stacks++
+		leaf = ""; st = ""
+	}
+	END {
+		if (!named["level3"] || !named["busy_thread"]) {
+			printf "%s: no pycode for level3 or busy_thread\n", name
+			bad = 1
+		}
+		for (t in n) {
+			if (n[t] < 50)
+				continue
+			busy++
+			if (ok[t] * 100 < n[t] * want) {
+				printf "%s: thread %s: %d of %d samples with a " \
+				    "script leaf\n", name, t, ok[t], n[t]
+				bad = 1
+			}
+		}
+		if (!busy) {
+			printf "%s: no thread with 50 samples\n", name
+			bad = 1
+		}
+		printf "# %s: %d Python stacks, %.1f%% inconsistent\n", name,
+		    stacks, stacks ? 100 * incons / stacks : 0
+		exit bad
+	}' "$3"
+}
+
+# record NAME PATH: by launch, then by -p attach.
+record() {
+	"$SP_RECORD" -o "$TMP/l.spool" -- "$2" "$script" 1c \
+		>/dev/null 2>"$TMP/err" ||
+		fail "sp-record $1 exited $?: $(cat "$TMP/err")"
+	"$SP_DUMP" "$TMP/l.spool" >"$TMP/l.dump" || fail "sp-dump $1 failed"
+	judge "$1" launch "$TMP/l.dump" || fail "$1 by launch"
+
+	"$2" "$script" 2c >"$TMP/ready" &
+	pid=$!
+	i=0
+	until [ -s "$TMP/ready" ] || [ $i -ge 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	"$SP_RECORD" -p "$pid" -o "$TMP/a.spool" 2>"$TMP/err"
+	rc=$?
+	wait "$pid"
+	rm -f "$TMP/ready"
+	[ $rc -eq 0 ] || fail "sp-record -p $1 exited $rc: $(cat "$TMP/err")"
+	"$SP_DUMP" "$TMP/a.spool" >"$TMP/a.dump" || fail "sp-dump $1 failed"
+	judge "$1" attach "$TMP/a.dump" || fail "$1 by attach"
+}
+
+pythons >"$TMP/pythons"
+[ -s "$TMP/pythons" ] || skip "no CPython 3.8-3.13 found"
+while read -r name path; do
+	record "$name" "$path"
+done <"$TMP/pythons"
+exit 0
