@@ -211,7 +211,7 @@ marker_frame(struct fold_model *m, uint32_t *out)
 struct groups {
 	const uint32_t *chain;
 	size_t n, ng;
-	size_t start[FOLD_PY_MAXGROUPS];
+	size_t start[SP_PYSTACK_GROUPS_MAX];
 };
 
 /* Cuts the chain of `leaf` into groups; -EBADMSG when they are too many. */
@@ -238,7 +238,7 @@ py_groups(struct fold_pymerge *pm, const struct fold_pytab *t, uint32_t leaf,
 	for (i = 0; i < g->n; i++) {
 		if (!t->nodes[v[i]].entry)
 			continue;
-		if (g->ng == FOLD_PY_MAXGROUPS)
+		if (g->ng == SP_PYSTACK_GROUPS_MAX)
 			return -EBADMSG;
 		g->start[g->ng++] = i;
 	}
@@ -281,25 +281,26 @@ under_trampoline(const struct fold_model *m, int32_t pid, const uint32_t *ids,
 static int
 merge_py(struct fold_pymerge *pm, struct fold_model *m,
 	 const struct fold_opts *o, int32_t pid, const uint32_t *ids, size_t n,
-	 const struct fold_pystack *ps)
+	 const struct sp_ext_pystack *ps)
 {
 	struct groups g;
-	size_t i, k = 0, pos[FOLD_PY_MAXGROUPS], lo, hi;
+	size_t i, k = 0, pos[SP_PYSTACK_GROUPS_MAX], lo, hi;
 	uint32_t marker;
 	int rc = py_groups(pm, &m->py, ps->leaf, &g);
 
 	if (rc)
 		return rc;
-	if (g.ng != ps->n)
+	if (g.ng != ps->ngroups)
 		return -EBADMSG;
 	for (i = 0; i < g.ng; i++) {
-		if (ps->idx[i] >= n || (i && ps->idx[i] >= ps->idx[i - 1]))
+		if (ps->index[i] >= n ||
+		    (i && ps->index[i] >= ps->index[i - 1]))
 			return -EBADMSG;
-		pos[i] = n - 1 - ps->idx[i];
+		pos[i] = n - 1 - ps->index[i];
 	}
 	lo = g.ng ? pos[0] : n;
 	hi = g.ng ? pos[g.ng - 1] : 0;
-	if (ps->flags & FOLD_PY_TRUNCATED &&
+	if (ps->flags & SP_PYSTACK_TRUNCATED &&
 	    !(n && is_truncated(m, ids[0], pid)) &&
 	    (marker_frame(m, &marker) || emit(pm, marker)))
 		return -ENOMEM;
@@ -374,7 +375,8 @@ make_stack(struct fold_pymerge *pm, struct fold_model *m, uint32_t *out)
 /* The merge of a stack not cached yet: 1 when shown native only. */
 static int
 merge(struct fold_pymerge *pm, struct fold_model *m, const struct fold_opts *o,
-      int32_t pid, uint32_t stack, const struct fold_pystack *ps, uint32_t *out)
+      int32_t pid, uint32_t stack, const struct sp_ext_pystack *ps,
+      uint32_t *out)
 {
 	const uint32_t *ids;
 	size_t n;
@@ -387,7 +389,7 @@ merge(struct fold_pymerge *pm, struct fold_model *m, const struct fold_opts *o,
 		return -ENOMEM;
 	ids = (const uint32_t *)pm->ids.data;
 	n = pm->ids.len / sizeof(*ids);
-	if (ps && ps->flags & FOLD_PY_INCONSISTENT)
+	if (ps && ps->flags & SP_PYSTACK_INCONSISTENT)
 		return 1;
 	if (ps)
 		rc = merge_py(pm, m, o, pid, ids, n, ps);
@@ -409,7 +411,7 @@ merge(struct fold_pymerge *pm, struct fold_model *m, const struct fold_opts *o,
 int
 fold_pymerge_stack(struct fold_pymerge *pm, struct fold_model *m,
 		   const struct fold_opts *o, int32_t pid, uint32_t stack,
-		   const struct fold_pystack *ps, uint32_t *out,
+		   const struct sp_ext_pystack *ps, uint32_t *out,
 		   bool *native_only)
 {
 	uint32_t head[4] = { stack, (uint32_t)pid, ps ? ps->leaf : SP_NONE,
@@ -419,13 +421,14 @@ fold_pymerge_stack(struct fold_pymerge *pm, struct fold_model *m,
 
 	*out = stack;
 	*native_only = false;
-	if (ps && ps->leaf == SP_NONE && !(ps->flags & FOLD_PY_INCONSISTENT))
+	if (ps && ps->leaf == SP_NONE && !(ps->flags & SP_PYSTACK_INCONSISTENT))
 		ps = NULL;
 	if (!ps && !pm->trampolines)
 		return 0;
 	sp_buf_reset(&pm->key);
 	if (sp_buf_add(&pm->key, head, sizeof(head)) ||
-	    (ps && sp_buf_add(&pm->key, ps->idx, ps->n * sizeof(ps->idx[0]))))
+	    (ps && sp_buf_add(&pm->key, ps->index,
+			      ps->ngroups * sizeof(ps->index[0]))))
 		return -ENOMEM;
 	if (sp_htab_get(pm->cache, pm->key.data, pm->key.len, &val)) {
 		*out = (uint32_t)val;

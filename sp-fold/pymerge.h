@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "common/buf.h"
+#include "common/ext_py.h"
 #include "common/htab.h"
 #include "sp-fold/model.h"
 #include "sp-fold/opts.h"
@@ -45,7 +46,7 @@ void fold_pymerge_note_symbol(struct fold_pymerge *pm, const char *name);
  */
 int fold_pymerge_stack(struct fold_pymerge *pm, struct fold_model *m,
 		       const struct fold_opts *o, int32_t pid, uint32_t stack,
-		       const struct fold_pystack *ps, uint32_t *out,
+		       const struct sp_ext_pystack *ps, uint32_t *out,
 		       bool *native_only);
 /* Whether a function name is interpreter call glue (".cold" and other
  * suffixes of compiler clones ignored). */

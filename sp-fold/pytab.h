@@ -1,8 +1,9 @@
 /*
- * pytab.h: the Python frames of a record stream (pycode, pynode and
- * pystack records, docs/python-frames.md): the code table, the prefix
- * tree of Python stacks, and the Python part of one sample.  Ids index
- * the arrays directly; the record decoder checked they come in order.
+ * pytab.h: the Python frames of a record stream (pycode and pynode
+ * records, docs/python-frames.md): the code table and the prefix tree of
+ * Python stacks that a sample's pystack (common/ext_py.h) points into.
+ * Ids index the arrays directly; the record decoder checked they come in
+ * order.
  */
 #ifndef SP_FOLD_PYTAB_H
 #define SP_FOLD_PYTAB_H
@@ -24,20 +25,6 @@ struct fold_pynode {
 	uint32_t prefix, code;
 	int32_t line; /* executing, -1 when unknown */
 	bool entry;   /* the outermost frame of its evaluator call */
-};
-
-/* What a pystack record says of the sample after it. */
-#define FOLD_PY_TRUNCATED 1u
-#define FOLD_PY_INCONSISTENT 2u
-#define FOLD_PY_MAXGROUPS 256
-
-struct fold_pystack {
-	uint32_t leaf; /* SP_NONE: the thread ran no Python */
-	unsigned flags;
-	/* Per evaluator group, outermost first: the index from the leaf
-	 * of the native stack of the evaluator frame that ran it. */
-	uint32_t idx[FOLD_PY_MAXGROUPS];
-	size_t n;
 };
 
 struct fold_pytab {

@@ -408,15 +408,17 @@ on_sample(struct fold_reader *r, const struct sp_rec *rec)
 	uint64_t add;
 	uint32_t entry;
 	int64_t name;
-	bool had_py = r->has_pystack, native_only;
+	const struct sp_ext_pystack *py = rec->u.sample.py;
+	bool native_only;
 
+	if (!py && r->has_pystack)
+		py = &r->pystack;
 	r->has_pystack = false;
 	if (!fold_events_weight(&r->events, r->o, rec,
 				fold_model_period_ns(&r->m), &add))
 		return 0;
-	if (fold_pymerge_stack(&r->pm, &r->m, r->o, smp.pid, smp.stack,
-			       had_py ? &r->pystack : NULL, &smp.stack,
-			       &native_only))
+	if (fold_pymerge_stack(&r->pm, &r->m, r->o, smp.pid, smp.stack, py,
+			       &smp.stack, &native_only))
 		return -ENOMEM;
 	r->py_native_only += native_only;
 	/* Every count and sum of the output is at most this one. */
@@ -460,6 +462,16 @@ on_sample(struct fold_reader *r, const struct sp_rec *rec)
 }
 
 static int
+on_pycode(struct fold_reader *r, const struct sp_rec *rec)
+{
+	const struct sp_ext_pycode *c = &rec->u.pycode;
+
+	return fold_pytab_code(&r->m.py, c->name, c->name_len, c->file,
+			       c->file_len,
+			       c->firstline > 0 ? (uint32_t)c->firstline : 0);
+}
+
+static int
 one_record(struct fold_reader *r, const struct sp_rec *rec, uint64_t lineno)
 {
 	switch (rec->kind) {
@@ -489,13 +501,19 @@ one_record(struct fold_reader *r, const struct sp_rec *rec, uint64_t lineno)
 		return on_spool(r, rec);
 	case SP_REC_EVENT:
 		return fold_events_add(&r->events, rec);
+	case SP_REC_PYCODE:
+		return on_pycode(r, rec);
+	case SP_REC_PYNODE:
+		return fold_pytab_node(&r->m.py, rec->u.pynode.prefix,
+				       rec->u.pynode.code, rec->u.pynode.line,
+				       rec->u.pynode.flags & SP_PYNODE_ENTRY);
 	default:
 		return 0;
 	}
 }
 
 int
-fold_reader_pystack(struct fold_reader *r, const struct fold_pystack *ps)
+fold_reader_pystack(struct fold_reader *r, const struct sp_ext_pystack *ps)
 {
 	r->pystack = *ps;
 	r->has_pystack = true;

@@ -91,15 +91,15 @@ static const char all_native[] =
 
 /* Parses "A,B,C" or "-" into ps; the decoder's job once it knows them. */
 static void
-parse_indexes(const char *s, struct fold_pystack *ps)
+parse_indexes(const char *s, struct sp_ext_pystack *ps)
 {
 	char *end;
 
-	ps->n = 0;
+	ps->ngroups = 0;
 	if (!strcmp(s, "-"))
 		return;
 	for (;;) {
-		ps->idx[ps->n++] = (uint32_t)strtoul(s, &end, 10);
+		ps->index[ps->ngroups++] = (uint32_t)strtoul(s, &end, 10);
 		if (*end != ',')
 			break;
 		s = end + 1;
@@ -114,7 +114,7 @@ static void
 python_line(struct fold_reader *r, char *line)
 {
 	char *f[6] = { 0 }, *save = NULL;
-	struct fold_pystack ps;
+	struct sp_ext_pystack ps;
 	size_t n = 0;
 
 	for (char *t = strtok_r(line, "\t", &save); t && n < 6;
@@ -135,9 +135,9 @@ python_line(struct fold_reader *r, char *line)
 	else if (!strcmp(f[0], "pystack")) {
 		memset(&ps, 0, sizeof(ps));
 		ps.leaf = *f[1] == '-' ? SP_NONE : (uint32_t)atoi(f[1]);
-		ps.flags = !strcmp(f[2], "truncated") ? FOLD_PY_TRUNCATED
+		ps.flags = !strcmp(f[2], "truncated") ? SP_PYSTACK_TRUNCATED
 			   : !strcmp(f[2], "inconsistent")
-			       ? FOLD_PY_INCONSISTENT
+			       ? SP_PYSTACK_INCONSISTENT
 			       : 0;
 		parse_indexes(f[3], &ps);
 		fold_reader_pystack(r, &ps);
@@ -285,7 +285,9 @@ START_TEST(python_frames_carry_file_and_line)
 	struct fold_reader r;
 	struct fold_view v;
 	struct sp_buf ids = SP_BUF_INIT;
-	struct fold_pystack ps = { .leaf = 3, .idx = { 8, 5, 2 }, .n = 3 };
+	struct sp_ext_pystack ps = { .leaf = 3,
+				     .index = { 8, 5, 2 },
+				     .ngroups = 3 };
 	char *text = strdup(native), *line, *save = NULL;
 	FILE *in = fmemopen((void *)native, strlen(native), "r");
 	struct sp_recdec *d = sp_recdec_new(in);
