@@ -18,6 +18,8 @@
 #include "sp-fold/pymerge.h"
 #include "sp-fold/read_records.h"
 #include "sp-fold/write_folded.h"
+#include "sp-fold/write_perfscript.h"
+#include "sp-fold/write_speedscope.h"
 
 /*
  * One Python process: start-up, three evaluator calls (the second
@@ -185,6 +187,41 @@ fold_text(const char *text, const struct fold_opts *o, uint64_t *native_only)
 	return s;
 }
 
+/*
+ * Reads native + `tail` into `r` (set up here with `o`, released by the
+ * caller), as fold_text does, keeping ticks or streaming to perf script
+ * text in `ps` when it is not NULL.
+ */
+static void
+read_into(struct fold_reader *r, const char *tail, const struct fold_opts *o,
+	  struct fold_perfscript_out *ps)
+{
+	char *text = NULL, *line, *save = NULL, *copy;
+	FILE *in;
+	struct sp_recdec *d;
+
+	ck_assert_int_ge(asprintf(&text, "%s%s", native, tail), 0);
+	copy = strdup(text);
+	in = fmemopen(text, strlen(text), "r");
+	d = sp_recdec_new(in);
+	ck_assert_int_eq(fold_reader_init(r, "", o), 0);
+	r->keep_ticks = !ps;
+	if (ps) {
+		r->on_sample = fold_write_perfscript_sample;
+		r->ctx = ps;
+	}
+	for (line = strtok_r(copy, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "py", 2))
+			python_line(r, line);
+		ck_assert_int_eq(fold_reader_step(r, d), 1);
+	}
+	sp_recdec_free(d);
+	fclose(in);
+	free(copy);
+	free(text);
+}
+
 /* Folds native + `tail` with default options and compares. */
 static void
 expect(const char *tail, const struct fold_opts *o, const char *want,
@@ -330,6 +367,53 @@ START_TEST(python_frames_carry_file_and_line)
 }
 END_TEST
 
+static const char one_sample[] =
+    "pystack\t3\tok\t8,5,2\nsample\t1000\t7\t7\t11\n";
+
+START_TEST(speedscope_frames_have_file_and_first_line)
+{
+	struct fold_opts o = { 0 };
+	struct fold_reader r;
+	struct fold_profile p;
+	char *s = NULL;
+	size_t n = 0;
+	FILE *out = open_memstream(&s, &n);
+
+	read_into(&r, one_sample, &o, NULL);
+	fold_reader_profile(&r, &p);
+	ck_assert_int_eq(fold_write_speedscope(out, &p, &o), 0);
+	fclose(out);
+	ck_assert_ptr_nonnull(strstr(s, "{\"name\":\"Worker.run\",\"file\":"
+					"\"/app/main.py\",\"line\":20}"));
+	ck_assert_ptr_nonnull(
+	    strstr(s, "{\"name\":\"ext_hash\",\"file\":\"ext.c\"}"));
+	ck_assert_ptr_null(strstr(s, "_PyEval_EvalFrameDefault"));
+	free(s);
+	fold_reader_release(&r);
+}
+END_TEST
+
+START_TEST(perf_script_names_the_python_file)
+{
+	struct fold_opts o = { 0 };
+	struct fold_reader r;
+	char *s = NULL;
+	size_t n = 0;
+	struct fold_perfscript_out ps = { open_memstream(&s, &n), &o };
+
+	read_into(&r, one_sample, &o, &ps);
+	fclose(ps.out);
+	ck_assert_ptr_nonnull(
+	    strstr(s, "\t               0 Worker.run (/app/main.py)\n"
+		      "\t               0 main (/app/main.py)\n"
+		      "\t               0 <module> (/app/main.py)\n"
+		      "\t              20 PyEval_EvalCode+0x0 "
+		      "(/usr/bin/python3)\n"));
+	free(s);
+	fold_reader_release(&r);
+}
+END_TEST
+
 /* A CPython 3.12 -X perf stack: trampolines called by the evaluator. */
 static const char perf[] =
     "spool\t1\t1700000000000000\t1000\n"
@@ -453,6 +537,8 @@ pymerge_suite(void)
 	tcase_add_test(merge, truncated_goes_under_the_marker);
 	tcase_add_test(merge, no_python_is_native_as_before);
 	tcase_add_test(merge, python_frames_carry_file_and_line);
+	tcase_add_test(merge, speedscope_frames_have_file_and_first_line);
+	tcase_add_test(merge, perf_script_names_the_python_file);
 	tcase_add_test(perf_tc, perf_trampoline_glue_is_hidden);
 	tcase_add_test(perf_tc, perf_trampolines_give_way_to_python_frames);
 	tcase_add_test(perf_tc, glue_names_match_clones_only);
