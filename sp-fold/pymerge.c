@@ -372,7 +372,11 @@ make_stack(struct fold_pymerge *pm, struct fold_model *m, uint32_t *out)
 	return 0;
 }
 
-/* The merge of a stack not cached yet: 1 when shown native only. */
+/*
+ * The merge of a stack not cached yet: 1 when its Python part is shown
+ * native only (the -X perf glue still hidden: the trampolines name the
+ * Python functions without the Python part).
+ */
 static int
 merge(struct fold_pymerge *pm, struct fold_model *m, const struct fold_opts *o,
       int32_t pid, uint32_t stack, const struct sp_ext_pystack *ps,
@@ -380,7 +384,7 @@ merge(struct fold_pymerge *pm, struct fold_model *m, const struct fold_opts *o,
 {
 	const uint32_t *ids;
 	size_t n;
-	int rc;
+	int rc = 0, native_only = 0;
 
 	sp_buf_reset(&pm->ids);
 	sp_buf_reset(&pm->seq);
@@ -389,23 +393,23 @@ merge(struct fold_pymerge *pm, struct fold_model *m, const struct fold_opts *o,
 		return -ENOMEM;
 	ids = (const uint32_t *)pm->ids.data;
 	n = pm->ids.len / sizeof(*ids);
-	if (ps && ps->flags & SP_PYSTACK_INCONSISTENT)
-		return 1;
-	if (ps)
+	if (ps && !(ps->flags & SP_PYSTACK_INCONSISTENT))
 		rc = merge_py(pm, m, o, pid, ids, n, ps);
-	else if (!o->interpreter_frames)
-		rc = merge_perf(pm, m, pid, ids, n);
-	else
-		return 0;
-	if (rc == -EBADMSG)
-		return 1;
-	if (rc)
+	if (ps && (ps->flags & SP_PYSTACK_INCONSISTENT || rc == -EBADMSG)) {
+		native_only = 1;
+		sp_buf_reset(&pm->seq);
+		ps = NULL;
+	} else if (rc)
 		return rc;
+	if (!ps && (o->interpreter_frames || !pm->trampolines))
+		return native_only;
+	if (!ps && merge_perf(pm, m, pid, ids, n))
+		return -ENOMEM;
 	/* Nothing merged or hidden: the native stack, as it always was. */
 	if (pm->seq.len == pm->ids.len &&
 	    !memcmp(pm->seq.data, pm->ids.data, pm->ids.len))
-		return 0;
-	return make_stack(pm, m, out);
+		return native_only;
+	return make_stack(pm, m, out) ? -ENOMEM : native_only;
 }
 
 int

@@ -490,6 +490,7 @@ START_TEST(perf_trampolines_give_way_to_python_frames)
 {
 	struct fold_opts o = { 0 };
 	char *text = NULL, *got;
+	uint64_t native_only = 0;
 
 	/* A -X perf process whose Python stacks were read too. */
 	ck_assert_int_ge(asprintf(&text,
@@ -498,14 +499,18 @@ START_TEST(perf_trampolines_give_way_to_python_frames)
 				  "pynode\t0\t-\t0\t3\tentry\n"
 				  "pynode\t1\t0\t1\t6\tentry\n"
 				  "pystack\t1\tok\t6,2\n"
-				  "sample\t1003\t7\t7\t11\n",
+				  "sample\t1003\t7\t7\t11\n"
+				  "pystack\t-\tinconsistent\t-\n"
+				  "sample\t1004\t7\t7\t11\n",
 				  perf),
 			 0);
-	got = fold_text(text, &o, NULL);
+	/* Inconsistent: native only, but without the -X perf glue. */
+	got = fold_text(text, &o, &native_only);
+	ck_assert_uint_eq(native_only, 1);
 	ck_assert_ptr_nonnull(strstr(got, "python3;_start;PyEval_EvalCode;"
 					  "_PyEval_Vector;_PyEval_EvalFrame;"
 					  "<module>;work;"
-					  "cfunction_vectorcall_O;ext_fn 2\n"));
+					  "cfunction_vectorcall_O;ext_fn 3\n"));
 	free(got);
 	free(text);
 }
