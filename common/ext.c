@@ -373,6 +373,10 @@ check(uint8_t tag, const uint8_t *p, size_t n, struct sp_ext_bounds *b)
 		return w.event >= b->nevents ? "undefined event" : NULL;
 	case SP_EXT_WAIT:
 		return sp_ext_wait_decode(p, n, &s) ? MALFORMED : NULL;
+	case SP_EXT_PYCODE:
+	case SP_EXT_PYNODE:
+	case SP_EXT_PYSTACK:
+		return sp_py_check_ext(&b->py, tag, p, n, MALFORMED);
 	}
 	return NULL;
 }

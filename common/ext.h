@@ -16,6 +16,7 @@
  *               and how many events it stands for (the period)
  *   24 wait     state               of the next sample: why its thread was
  *               off the CPU (enum sp_wait_state), for --off-cpu stacks
+ *   26-28       the Python frame records: ext_py.h
  * Decoders return 0 or -EBADMSG; strings point into the payload (not
  * NUL-terminated) and live as long as it does.
  */
@@ -27,6 +28,7 @@
 #include <stdint.h>
 
 #include "common/buf.h"
+#include "common/ext_py.h"
 
 enum sp_ext_tag {
 	SP_EXT_HOST = 16,
@@ -123,13 +125,16 @@ int sp_ext_wait_decode(const uint8_t *p, size_t n, enum sp_wait_state *state);
 struct sp_ext_bounds {
 	uint32_t nmodules; /* set by the reader before each call */
 	uint32_t nevents;  /* counted by sp_ext_check() */
+	/* Python records; sp_py_bounds_release() it at the end. */
+	struct sp_py_bounds py;
 };
 
 /*
  * Checks an extension record as every reader of the text records would
  * (recdec.c): a payload that decodes, no NUL in names, keys or values, no
  * '=' in a key, event indexes 0, 1, 2... in order, a buildid of a defined
- * module and a weight of a defined event.  Returns 0 when it is good,
+ * module, a weight of a defined event, and the Python records' checks
+ * (ext_py.h).  Returns 0 when it is good,
  * -EBADMSG when the payload does not decode, -EINVAL when it decodes but
  * is refused; *why is then a static reason.  Counts an accepted event in
  * b->nevents; tags it does not know are good.

@@ -115,9 +115,10 @@ const char *sp_py_check_node(struct sp_py_bounds *b,
 const char *sp_py_check_stack(struct sp_py_bounds *b,
 			      const struct sp_ext_pystack *s);
 /*
- * A sample of a stack `depth` frames deep: refuses one too shallow for
- * the pystack before it (an index past its frames); then no pystack is
- * pending.  A second pystack before a sample is refused by the above.
+ * A sample of a stack `depth` frames deep (UINT32_MAX: not checked):
+ * refuses one too shallow for the pystack before it (an index past its
+ * frames); then no pystack is pending.  A second pystack before a sample
+ * is refused by sp_py_check_stack().
  */
 const char *sp_py_check_sample(struct sp_py_bounds *b, uint32_t depth);
 

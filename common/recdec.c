@@ -28,6 +28,9 @@ struct sp_recdec {
 	bool have_spool;
 	uint32_t nmods, nframes, nstacks, nthreads, nevents;
 	struct sp_buf err;
+	/* Python records: what they defined, a pystack for its sample. */
+	struct sp_py_bounds py;
+	struct sp_ext_pystack pystack;
 };
 
 /*
@@ -172,6 +175,34 @@ lower_hex(struct sp_recdec *d, const char *what, const char *s)
 	size_t n = strspn(s, "0123456789abcdef");
 
 	return s[n] || n % 2 ? bad_field(d, what, s) : 0;
+}
+
+/* pycode, pynode, pystack: recpy.c decodes and checks them. */
+static int
+dec_py(struct sp_recdec *d, char **f, struct sp_rec *rec)
+{
+	struct sp_buf why = SP_BUF_INIT;
+	int rc = sp_recpy_decode(f, rec, &d->py, &d->pystack, &why);
+
+	if (rc && sp_buf_addc(&why, 0) == 0)
+		rc = bad(d, "%s", (char *)why.data);
+	else if (rc)
+		rc = bad(d, "out of memory");
+	sp_buf_release(&why);
+	return rc;
+}
+
+/* A sample takes the pystack before it, if any. */
+static int
+sample_py(struct sp_recdec *d, struct sp_rec *rec)
+{
+	const char *why;
+
+	if (!d->py.stack_pending)
+		return 0;
+	rec->u.sample.py = &d->pystack;
+	why = sp_py_check_sample(&d->py, UINT32_MAX);
+	return why ? bad(d, "%s", why) : 0;
 }
 
 static int
@@ -525,6 +556,9 @@ static const struct kind kinds[] = {
 	{ "comm", SP_REC_COMM, 6, 0, dec_comm },
 	{ "exit", SP_REC_EXIT, 4, 0, dec_exit },
 	{ "exec", SP_REC_EXEC, 4, 0, dec_exec },
+	{ "pystack", SP_REC_PYSTACK, 4, 0, dec_py },
+	{ "pynode", SP_REC_PYNODE, 6, 0, dec_py },
+	{ "pycode", SP_REC_PYCODE, 5, 0, dec_py },
 	{ "deactivate", SP_REC_DEACTIVATE, 2, 0, dec_deactivate },
 	{ "lost", SP_REC_LOST, 3, 0, dec_lost },
 	{ "buildid", SP_REC_BUILDID, 3, 0, dec_buildid },
@@ -579,6 +613,8 @@ decode(struct sp_recdec *d, struct sp_rec *rec)
 	rec->kind = k->kind;
 	if (k->decode(d, d->fields, rec))
 		return -EBADMSG;
+	if (rec->kind == SP_REC_SAMPLE && sample_py(d, rec))
+		return -EBADMSG;
 	d->have_spool = true;
 	return 1;
 }
@@ -606,6 +642,7 @@ sp_recdec_free(struct sp_recdec *d)
 	free(d->fields);
 	free(d->pairs);
 	sp_buf_release(&d->err);
+	sp_py_bounds_release(&d->py);
 	free(d);
 }
 

@@ -334,6 +334,11 @@ sp_rec_write(FILE *f, const struct sp_rec *rec)
 	switch (rec->kind) {
 	case SP_REC_UNKNOWN:
 		return;
+	case SP_REC_PYCODE:
+	case SP_REC_PYNODE:
+	case SP_REC_PYSTACK:
+		sp_recpy_write(f, rec);
+		return;
 	case SP_REC_MODULE:
 		put_module(&l, &rec->u.module);
 		break;

@@ -522,6 +522,8 @@ parse_record(struct cur *c, uint8_t tag, struct sp_spool_record *rec)
 	case SP_TAG_THREAD:
 		return read_thread(c, rec);
 	case SP_TAG_SAMPLE:
+		/* A pystack before it is its own. */
+		sp_py_check_sample(&c->r->ext.py, UINT32_MAX);
 		return read_sample(c, rec);
 	case SP_TAG_EXEC:
 		return read_exec(c, rec);
@@ -679,6 +681,7 @@ sp_spool_reader_free(struct sp_spool_reader *r)
 	free(r->stacks);
 	free(r->threads);
 	sp_buf_release(&r->in);
+	sp_py_bounds_release(&r->ext.py);
 	free(r);
 }
 

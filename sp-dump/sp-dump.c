@@ -36,6 +36,8 @@ struct dump {
 	struct sp_ext_weight weight; /* for the next sample, when pending */
 	bool weight_pending;
 	enum sp_wait_state wait; /* of the next sample; SP_WAIT_NONE: none */
+	struct sp_ext_pystack pystack; /* of the next sample, when pending */
+	bool pystack_pending;
 };
 
 static const char synopsis[] = "usage: sp-dump [-fhs] [-o FILE] [FILE]\n";
@@ -182,6 +184,22 @@ print_ext(struct dump *d, const struct sp_spool_record *rec)
 	struct sp_ext_event ev;
 
 	switch (rec->tag) {
+	case SP_EXT_PYCODE:
+		if (sp_ext_pycode_decode(p, n, &out.u.pycode))
+			return -EBADMSG;
+		out.kind = SP_REC_PYCODE;
+		break;
+	case SP_EXT_PYNODE:
+		if (sp_ext_pynode_decode(p, n, &out.u.pynode))
+			return -EBADMSG;
+		out.kind = SP_REC_PYNODE;
+		break;
+	case SP_EXT_PYSTACK:
+		/* Printed right before the sample it belongs to. */
+		if (sp_ext_pystack_decode(p, n, &d->pystack))
+			return -EBADMSG;
+		d->pystack_pending = true;
+		return 0;
 	case SP_EXT_HOST:
 		return print_pairs(d, SP_REC_HOST, p, n);
 	case SP_EXT_STATS:
@@ -330,6 +348,7 @@ print_sample(struct dump *d, const struct sp_spool_record *rec)
 		putchar('\n');
 		d->weight_pending = false;
 		d->wait = SP_WAIT_NONE;
+		d->pystack_pending = false;
 		return rc;
 	}
 	if (!sp_htab_get(d->seen, key, sizeof(key), NULL)) {
@@ -338,6 +357,13 @@ print_sample(struct dump *d, const struct sp_spool_record *rec)
 		rc = emit_pframes(d, rec->u.sample.stack_id, rec->u.sample.pid);
 		if (rc)
 			return rc;
+	}
+	if (d->pystack_pending) {
+		struct sp_rec py = { .kind = SP_REC_PYSTACK };
+
+		py.u.pystack = &d->pystack;
+		sp_rec_write(stdout, &py);
+		d->pystack_pending = false;
 	}
 	out.u.sample.ts = rec->u.sample.timestamp_ns;
 	out.u.sample.pid = rec->u.sample.pid;
