@@ -408,17 +408,13 @@ on_sample(struct fold_reader *r, const struct sp_rec *rec)
 	uint64_t add;
 	uint32_t entry;
 	int64_t name;
-	const struct sp_ext_pystack *py = rec->u.sample.py;
 	bool native_only;
 
-	if (!py && r->has_pystack)
-		py = &r->pystack;
-	r->has_pystack = false;
 	if (!fold_events_weight(&r->events, r->o, rec,
 				fold_model_period_ns(&r->m), &add))
 		return 0;
-	if (fold_pymerge_stack(&r->pm, &r->m, r->o, smp.pid, smp.stack, py,
-			       &smp.stack, &native_only))
+	if (fold_pymerge_stack(&r->pm, &r->m, r->o, smp.pid, smp.stack,
+			       rec->u.sample.py, &smp.stack, &native_only))
 		return -ENOMEM;
 	r->py_native_only += native_only;
 	/* Every count and sum of the output is at most this one. */
@@ -510,14 +506,6 @@ one_record(struct fold_reader *r, const struct sp_rec *rec, uint64_t lineno)
 	default:
 		return 0;
 	}
-}
-
-int
-fold_reader_pystack(struct fold_reader *r, const struct sp_ext_pystack *ps)
-{
-	r->pystack = *ps;
-	r->has_pystack = true;
-	return 0;
 }
 
 int

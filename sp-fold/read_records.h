@@ -56,9 +56,6 @@ struct fold_reader {
 	uint64_t code_frames, symbols; /* to tell an unsymbolized stream */
 	uint64_t weight_sum; /* of every sample read: kept under 2^64 */
 	struct fold_pymerge pm;
-	struct sp_ext_pystack
-	    pystack; /* of the next sample, when has_pystack */
-	bool has_pystack;
 	uint64_t py_native_only; /* samples whose Python part did not fit */
 	bool have_first;
 	uint64_t first_ts, last_ts;
@@ -84,11 +81,6 @@ int fold_reader_read(struct fold_reader *r, FILE *in);
  * work between records (--live).
  */
 int fold_reader_step(struct fold_reader *r, struct sp_recdec *d);
-/*
- * Takes the Python part of the next sample (a pystack record), copied;
- * returns 0.
- */
-int fold_reader_pystack(struct fold_reader *r, const struct sp_ext_pystack *ps);
 /*
  * Sets *p to what `r` read: its model, entries, ticks and meta, which
  * stay `r`'s (valid until it reads on or is released); no set.
