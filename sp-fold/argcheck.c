@@ -35,6 +35,8 @@ check_text_options(const struct fold_opts *o, enum fold_input from)
 		      "unless --weight samples)";
 	else if (o->process_name || o->no_comm || o->show_hidden)
 		bad = "--process-name, --no-comm or --show-hidden";
+	else if (o->interpreter_frames)
+		bad = "--interpreter-frames";
 	if (bad) {
 		warnx("%s needs a record stream, not %s", bad,
 		      from == FOLD_IN_FOLDED ? "folded stacks" : "perf script");

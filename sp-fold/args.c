@@ -48,6 +48,7 @@ enum {
 	OPT_FROM,
 	OPT_INCLUDE,
 	OPT_INLINE,
+	OPT_INTERP,
 	OPT_INVERTED,
 	OPT_JIT,
 	OPT_KERNEL,
@@ -88,6 +89,7 @@ static const struct option longopts[] = {
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "include", required_argument, NULL, OPT_INCLUDE },
 	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "interpreter-frames", no_argument, NULL, OPT_INTERP },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "inverted", no_argument, NULL, OPT_INVERTED },
 	{ "output", required_argument, NULL, 'o' },
@@ -397,6 +399,9 @@ set_option(int c, struct fold_opts *o)
 		break;
 	case OPT_HIDDEN:
 		o->show_hidden = true;
+		break;
+	case OPT_INTERP:
+		o->interpreter_frames = true;
 		break;
 	case OPT_TID:
 		if (optarg)

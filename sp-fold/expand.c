@@ -61,11 +61,27 @@ fallback(const struct fold_view *v, const struct fold_model *m,
 	return rc;
 }
 
-/* Notes a name's source ("file:line" or NULL) in srcs, when kept. */
+/* Where each name comes from, when asked (fold_model_sourced). */
+struct srcs {
+	struct sp_buf *src, *line;
+};
+
+/*
+ * Notes a name's source ("file:line" or NULL) and the first line of its
+ * function, known of Python frames only (0 otherwise).
+ */
 static int
-add_source(struct sp_buf *srcs, const char *source)
+add_source(const struct srcs *sr, const char *source, unsigned line)
 {
-	return srcs ? sp_buf_add(srcs, &source, sizeof(source)) : 0;
+	if (sr->src && sp_buf_add(sr->src, &source, sizeof(source)))
+		return -ENOMEM;
+	return sr->line ? sp_buf_add(sr->line, &line, sizeof(line)) : 0;
+}
+
+static unsigned
+python_line(const struct fold_sym *s)
+{
+	return s->flags & FOLD_SYM_PYTHON ? s->start_line : 0;
 }
 
 /*
@@ -75,22 +91,23 @@ add_source(struct sp_buf *srcs, const char *source)
  */
 static int
 view_names(const struct fold_view *v, const struct fold_model *m,
-	   const struct fold_opts *o, struct sp_buf *out, struct sp_buf *srcs)
+	   const struct fold_opts *o, struct sp_buf *out,
+	   const struct srcs *srcs)
 {
 	const struct fold_sym *s;
 	const char *ann, *name;
 	size_t i;
 
 	if (!v->syms->n)
-		return add_source(srcs, NULL) ? -ENOMEM
-					      : fallback(v, m, o, out);
+		return add_source(srcs, NULL, 0) ? -ENOMEM
+						 : fallback(v, m, o, out);
 	for (i = 0; i < v->syms->n; i++) {
 		s = &v->syms->v[i];
 		if (s->flags & SP_SYM_HIDDEN && !o->show_hidden)
 			continue;
 		name = fold_sym_shown(s, o);
 		if (add_clean(out, name, strlen(name)) ||
-		    add_source(srcs, s->source))
+		    add_source(srcs, s->source, python_line(s)))
 			return -ENOMEM;
 		ann = annotation(o, v->mode, s->flags, i);
 		if (ann && sp_buf_adds(out, ann))
@@ -182,7 +199,7 @@ add_comm(struct sp_buf *out, const struct fold_opts *o, const char *comm,
  */
 static int
 model_names(const struct fold_model *m, const struct fold_opts *o, int32_t pid,
-	    uint32_t stack, struct sp_buf *out, struct sp_buf *srcs)
+	    uint32_t stack, struct sp_buf *out, const struct srcs *srcs)
 {
 	struct sp_buf ids = SP_BUF_INIT;
 	struct fold_view v;
@@ -206,18 +223,23 @@ model_names(const struct fold_model *m, const struct fold_opts *o, int32_t pid,
 int
 fold_model_sourced(const struct fold_model *m, const struct fold_opts *o,
 		   const char *comm, int32_t pid, uint64_t tid, uint32_t stack,
-		   struct sp_buf *out, struct sp_buf *srcs, bool *keep)
+		   struct sp_buf *out, struct sp_buf *srcs,
+		   struct sp_buf *lines, bool *keep)
 {
+	struct srcs sr = { srcs, lines };
 	size_t skip = 0;
 	int rc = 0;
 
 	sp_buf_reset(out);
 	if (srcs)
 		sp_buf_reset(srcs);
+	if (lines)
+		sp_buf_reset(lines);
 	if (!o->no_comm)
-		rc = add_comm(out, o, comm, pid, tid) || add_source(srcs, NULL);
+		rc = add_comm(out, o, comm, pid, tid) ||
+		     add_source(&sr, NULL, 0);
 	if (!rc && stack != SP_NONE)
-		rc = model_names(m, o, pid, stack, out, srcs);
+		rc = model_names(m, o, pid, stack, out, &sr);
 	if (rc)
 		return -ENOMEM;
 	if (o->no_comm && out->len)
@@ -234,7 +256,8 @@ fold_model_folded(const struct fold_model *m, const struct fold_opts *o,
 		  const char *comm, int32_t pid, uint64_t tid, uint32_t stack,
 		  struct sp_buf *out, bool *keep)
 {
-	return fold_model_sourced(m, o, comm, pid, tid, stack, out, NULL, keep);
+	return fold_model_sourced(m, o, comm, pid, tid, stack, out, NULL, NULL,
+				  keep);
 }
 
 int

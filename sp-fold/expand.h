@@ -27,12 +27,14 @@ int fold_model_folded(const struct fold_model *m, const struct fold_opts *o,
 /*
  * fold_model_folded, and each name's source ("file:line", or NULL) in
  * `srcs` as an array of const char * (comm frame first, unless
- * --no-comm); --max-depth may keep fewer names than sources.
+ * --no-comm), and when `lines` is not NULL, the first line of each
+ * name's function there as an array of unsigned: a Python frame's, 0
+ * for other frames.  --max-depth may keep fewer names than sources.
  */
 int fold_model_sourced(const struct fold_model *m, const struct fold_opts *o,
 		       const char *comm, int32_t pid, uint64_t tid,
 		       uint32_t stack, struct sp_buf *out, struct sp_buf *srcs,
-		       bool *keep);
+		       struct sp_buf *lines, bool *keep);
 /*
  * Adds `count` to the folded stack of a sample in `set`, if it passes
  * the frame filters; `tmp` is scratch space the caller keeps between

@@ -31,8 +31,9 @@ fold_model_init(struct fold_model *m)
 	m->tname = sp_htab_new();
 	m->pname = sp_htab_new();
 	m->wait_idx = sp_htab_new();
+	m->xstack_idx = sp_htab_new();
 	if (!m->pframe_idx || !m->str_idx || !m->tname || !m->pname ||
-	    !m->wait_idx)
+	    !m->wait_idx || !m->xstack_idx || fold_pytab_init(&m->py))
 		return -ENOMEM;
 	for (i = SP_WAIT_NONE + 1; i < SP_WAIT_NSTATES; i++) {
 		snprintf(m->wait_names[i], sizeof(m->wait_names[i]), "[%s]",
@@ -96,6 +97,8 @@ fold_model_release(struct fold_model *m)
 		syms_release(&m->frames[i].syms);
 	for (i = 0; i < m->npframes; i++)
 		syms_release(&m->pframes[i].syms);
+	for (i = 0; i < m->nxframes; i++)
+		syms_release(&m->xframes[i].syms);
 	for (i = 0; i < m->nstrs; i++)
 		free(m->strs[i]);
 	free(m->mods);
@@ -111,6 +114,62 @@ fold_model_release(struct fold_model *m)
 	free(m->wprefix);
 	free(m->wstate);
 	sp_htab_free(m->wait_idx);
+	free(m->xframes);
+	free(m->xprefix);
+	free(m->xsframe);
+	sp_htab_free(m->xstack_idx);
+	fold_pytab_release(&m->py);
+}
+
+int
+fold_model_xframe(struct fold_model *m, enum sp_frame_mode mode,
+		  const struct fold_sym *s, uint32_t *out)
+{
+	struct fold_xframe *x;
+	struct fold_sym *c;
+
+	if (m->nxframes >= FOLD_WAIT_FRAME0 - FOLD_X_FRAME0 ||
+	    SP_GROW(m->xframes, m->axframes, m->nxframes + 1))
+		return -ENOMEM;
+	if (!(c = calloc(1, sizeof(*c))))
+		return -ENOMEM;
+	*c = *s;
+	c->name = strdup(s->name);
+	c->group = s->group ? strdup(s->group) : NULL;
+	c->source = s->source ? strdup(s->source) : NULL;
+	x = &m->xframes[m->nxframes];
+	x->mode = mode;
+	x->syms = (struct fold_syms){ c, 1 };
+	if (!c->name || (s->group && !c->group) || (s->source && !c->source)) {
+		syms_release(&x->syms);
+		return -ENOMEM;
+	}
+	*out = FOLD_X_FRAME0 + (uint32_t)m->nxframes++;
+	return 0;
+}
+
+int
+fold_model_xstack(struct fold_model *m, uint32_t prefix, uint32_t frame,
+		  uint32_t *out)
+{
+	uint32_t key[2] = { prefix, frame };
+	uint64_t id;
+
+	if (sp_htab_get(m->xstack_idx, key, sizeof(key), &id)) {
+		*out = (uint32_t)id;
+		return 0;
+	}
+	if (m->nxstacks >= FOLD_WAIT_STACK0 - FOLD_X_STACK0 ||
+	    SP_GROW(m->xprefix, m->axprefix, m->nxstacks + 1) ||
+	    SP_GROW(m->xsframe, m->axsframe, m->nxstacks + 1))
+		return -ENOMEM;
+	m->xprefix[m->nxstacks] = prefix;
+	m->xsframe[m->nxstacks] = frame;
+	*out = FOLD_X_STACK0 + (uint32_t)m->nxstacks;
+	if (sp_htab_put(m->xstack_idx, key, sizeof(key), *out))
+		return -ENOMEM;
+	m->nxstacks++;
+	return 0;
 }
 
 int64_t
@@ -146,6 +205,14 @@ fold_model_view(const struct fold_model *m, uint32_t frame, int32_t pid,
 		v->syms = &m->wait_syms[frame - FOLD_WAIT_FRAME0];
 		return;
 	}
+	if (frame >= FOLD_X_FRAME0) {
+		memset(v, 0, sizeof(*v));
+		v->mode = m->xframes[frame - FOLD_X_FRAME0].mode;
+		v->frame = frame;
+		v->module = SP_NONE;
+		v->syms = &m->xframes[frame - FOLD_X_FRAME0].syms;
+		return;
+	}
 	f = &m->frames[frame];
 	v->frame = frame;
 	v->mode = f->mode;
@@ -173,6 +240,9 @@ fold_model_walk(const struct fold_model *m, uint32_t stack, struct sp_buf *ids)
 			frame = FOLD_WAIT_FRAME0 +
 				m->wstate[stack - FOLD_WAIT_STACK0];
 			next = m->wprefix[stack - FOLD_WAIT_STACK0];
+		} else if (stack >= FOLD_X_STACK0) {
+			frame = m->xsframe[stack - FOLD_X_STACK0];
+			next = m->xprefix[stack - FOLD_X_STACK0];
 		} else {
 			frame = m->sframe[stack];
 			next = m->prefix[stack];

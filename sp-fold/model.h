@@ -15,6 +15,10 @@
 #include "common/htab.h"
 #include "common/records.h"
 #include "common/spool.h"
+#include "sp-fold/pytab.h"
+
+/* A symbol flag of sp-fold's own, past enum sp_sym_flag: a Python frame. */
+#define FOLD_SYM_PYTHON (1u << 16)
 
 struct fold_sym {
 	char *name;
@@ -70,6 +74,20 @@ struct fold_view {
 #define FOLD_WAIT_STACK0 0xf0000000u
 #define FOLD_WAIT_FRAME0 (SP_NONE - SP_WAIT_NSTATES)
 
+/*
+ * Frames and stacks sp-fold makes itself when it merges Python frames
+ * into native stacks (pymerge.h) take ids from FOLD_X_FRAME0 and
+ * FOLD_X_STACK0, below the wait ids: a Python frame is one code at one
+ * line, and a merged stack a path of native and made frames.
+ */
+#define FOLD_X_STACK0 0xe0000000u
+#define FOLD_X_FRAME0 0xe0000000u
+
+struct fold_xframe {
+	enum sp_frame_mode mode;
+	struct fold_syms syms; /* one symbol, owned */
+};
+
 struct fold_model {
 	struct fold_module *mods;
 	size_t nmods, amods;
@@ -89,7 +107,13 @@ struct fold_model {
 	uint32_t *wprefix;     /* wait stack - FOLD_WAIT_STACK0 -> stack */
 	uint8_t *wstate;       /* ... -> enum sp_wait_state */
 	size_t nwait, awprefix, awstate;
-	struct sp_htab *wait_idx; /* (stack, state) -> wait stack */
+	struct sp_htab *wait_idx;    /* (stack, state) -> wait stack */
+	struct fold_xframe *xframes; /* id - FOLD_X_FRAME0 -> frame */
+	size_t nxframes, axframes;
+	uint32_t *xprefix, *xsframe; /* id - FOLD_X_STACK0 -> prefix, frame */
+	size_t nxstacks, axprefix, axsframe;
+	struct sp_htab *xstack_idx; /* (prefix, frame) -> made stack */
+	struct fold_pytab py;
 	char wait_names[SP_WAIT_NSTATES][16];
 	struct fold_sym wait_sym[SP_WAIT_NSTATES];
 	struct fold_syms wait_syms[SP_WAIT_NSTATES];
@@ -112,6 +136,19 @@ void fold_model_view(const struct fold_model *m, uint32_t frame, int32_t pid,
  */
 int fold_model_wait_stack(struct fold_model *m, uint32_t stack,
 			  enum sp_wait_state state, uint32_t *out);
+/*
+ * Adds a frame of its own with one symbol: `s`'s strings are copied, and
+ * the symbol's flags and lines kept.  Sets *out to its id; returns 0 or
+ * -ENOMEM.
+ */
+int fold_model_xframe(struct fold_model *m, enum sp_frame_mode mode,
+		      const struct fold_sym *s, uint32_t *out);
+/*
+ * The id of the stack `prefix` (SP_NONE at the root) with `frame` on top,
+ * made on first use, in *out; returns 0 or -ENOMEM.
+ */
+int fold_model_xstack(struct fold_model *m, uint32_t prefix, uint32_t frame,
+		      uint32_t *out);
 /*
  * Appends the frames of a stack root first to `ids` (uint32_t each);
  * returns 0 or -ENOMEM.

@@ -55,17 +55,18 @@ struct fold_opts {
 	bool addrs;            /* offsets and addresses kept in names */
 	bool srcline;          /* perf script -F+srcline: a source line each */
 	bool show_hidden;
-	const char *output;   /* -o FILE, or NULL for standard output */
-	uint64_t interval_ns; /* --interval: one output per interval */
-	bool live;            /* --live: a top view on the terminal */
-	uint64_t window_ns;   /* --window: what --live counts (10 s) */
-	bool diff;            /* --diff BEFORE AFTER */
-	bool normalize;       /* --normalize: scale BEFORE to AFTER's total */
-	bool strip_hex;       /* --strip-hex: 0x... for hex numbers */
-	bool negate;          /* --negate: blue for growth, red for shrinking */
-	bool weight_time;     /* count the sampling period, not samples */
-	bool weight_samples;  /* perf script: 1 a sample, not its period */
-	bool weight_period;   /* records: each sample's period (its events) */
+	bool interpreter_frames; /* keep CPython's glue in merged stacks */
+	const char *output;      /* -o FILE, or NULL for standard output */
+	uint64_t interval_ns;    /* --interval: one output per interval */
+	bool live;               /* --live: a top view on the terminal */
+	uint64_t window_ns;      /* --window: what --live counts (10 s) */
+	bool diff;               /* --diff BEFORE AFTER */
+	bool normalize;      /* --normalize: scale BEFORE to AFTER's total */
+	bool strip_hex;      /* --strip-hex: 0x... for hex numbers */
+	bool negate;         /* --negate: blue for growth, red for shrinking */
+	bool weight_time;    /* count the sampling period, not samples */
+	bool weight_samples; /* perf script: 1 a sample, not its period */
+	bool weight_period;  /* records: each sample's period (its events) */
 	enum fold_tally view;
 	bool no_wait_state; /* --no-wait-state: no "[sleep]" frames */
 	const char *event_filter;

@@ -86,7 +86,9 @@ on_frame(struct fold_reader *r, const struct sp_rec *rec)
 {
 	struct fold_frame *fr;
 
-	if (SP_GROW(r->m.frames, r->m.aframes, r->m.nframes + 1))
+	/* Ids from FOLD_X_FRAME0 are sp-fold's own (model.h). */
+	if (r->m.nframes >= FOLD_X_FRAME0 ||
+	    SP_GROW(r->m.frames, r->m.aframes, r->m.nframes + 1))
 		return -ENOMEM;
 	fr = &r->m.frames[r->m.nframes++];
 	memset(fr, 0, sizeof(*fr));
@@ -144,9 +146,8 @@ on_stack(struct fold_reader *r, const struct sp_rec *rec)
 {
 	size_t id = r->m.nstacks;
 
-	/* Ids from FOLD_WAIT_STACK0 are sp-fold's own (model.h). */
-	if (id >= FOLD_WAIT_STACK0 ||
-	    SP_GROW(r->m.prefix, r->m.aprefix, id + 1) ||
+	/* Ids from FOLD_X_STACK0 are sp-fold's own (model.h). */
+	if (id >= FOLD_X_STACK0 || SP_GROW(r->m.prefix, r->m.aprefix, id + 1) ||
 	    SP_GROW(r->m.sframe, r->m.asframe, id + 1))
 		return -ENOMEM;
 	r->m.prefix[id] = rec->u.stack.prefix;
@@ -216,6 +217,7 @@ on_symbol(struct fold_reader *r, const struct sp_rec *rec, uint64_t lineno)
 		return -ENOMEM;
 	}
 	syms->n++;
+	fold_pymerge_note_symbol(&r->pm, s->name);
 	return fold_sym_group(s) ? -ENOMEM : 0;
 }
 
@@ -406,10 +408,15 @@ on_sample(struct fold_reader *r, const struct sp_rec *rec)
 	uint64_t add;
 	uint32_t entry;
 	int64_t name;
+	bool native_only;
 
 	if (!fold_events_weight(&r->events, r->o, rec,
 				fold_model_period_ns(&r->m), &add))
 		return 0;
+	if (fold_pymerge_stack(&r->pm, &r->m, r->o, smp.pid, smp.stack,
+			       rec->u.sample.py, &smp.stack, &native_only))
+		return -ENOMEM;
+	r->py_native_only += native_only;
 	/* Every count and sum of the output is at most this one. */
 	if (add > UINT64_MAX - r->weight_sum)
 		return -EOVERFLOW;
@@ -453,6 +460,16 @@ on_sample(struct fold_reader *r, const struct sp_rec *rec)
 }
 
 static int
+on_pycode(struct fold_reader *r, const struct sp_rec *rec)
+{
+	const struct sp_ext_pycode *c = &rec->u.pycode;
+
+	return fold_pytab_code(&r->m.py, c->name, c->name_len, c->file,
+			       c->file_len,
+			       c->firstline > 0 ? (uint32_t)c->firstline : 0);
+}
+
+static int
 one_record(struct fold_reader *r, const struct sp_rec *rec, uint64_t lineno)
 {
 	switch (rec->kind) {
@@ -482,6 +499,12 @@ one_record(struct fold_reader *r, const struct sp_rec *rec, uint64_t lineno)
 		return on_spool(r, rec);
 	case SP_REC_EVENT:
 		return fold_events_add(&r->events, rec);
+	case SP_REC_PYCODE:
+		return on_pycode(r, rec);
+	case SP_REC_PYNODE:
+		return fold_pytab_node(&r->m.py, rec->u.pynode.prefix,
+				       rec->u.pynode.code, rec->u.pynode.line,
+				       rec->u.pynode.flags & SP_PYNODE_ENTRY);
 	default:
 		return 0;
 	}
@@ -495,7 +518,8 @@ fold_reader_init(struct fold_reader *r, const char *name,
 	r->name = name;
 	r->o = o;
 	r->meta.period_ns = fold_model_period_ns(&r->m);
-	if (fold_model_init(&r->m) || !(r->agg = sp_htab_new())) {
+	if (fold_model_init(&r->m) || fold_pymerge_init(&r->pm) ||
+	    !(r->agg = sp_htab_new())) {
 		fold_reader_release(r);
 		return -ENOMEM;
 	}
@@ -546,6 +570,10 @@ fold_reader_read(struct fold_reader *r, FILE *in)
 		warnx("%s%" PRIu64 " samples lost by the kernel or the "
 		      "recorder; %" PRIu64 " samples read",
 		      r->name, r->lost, r->samples);
+	if (r->py_native_only)
+		warnx("%s%" PRIu64 " samples whose Python frames did not fit "
+		      "their native stacks are shown native only",
+		      r->name, r->py_native_only);
 	if (!r->on_interval)
 		r->meta.duration_ns = r->last_ts - r->first_ts;
 	return rc < 0 ? 1 : 0;
@@ -569,6 +597,7 @@ void
 fold_reader_release(struct fold_reader *r)
 {
 	fold_model_release(&r->m);
+	fold_pymerge_release(&r->pm);
 	fold_events_release(&r->events);
 	sp_htab_free(r->agg);
 	free(r->ents);

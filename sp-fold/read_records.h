@@ -18,6 +18,8 @@
 #include "sp-fold/model.h"
 #include "sp-fold/opts.h"
 #include "sp-fold/profile.h"
+#include "sp-fold/pymerge.h"
+#include "sp-fold/pytab.h"
 
 /*
  * Called when a sample falls in a later interval than the samples before
@@ -53,6 +55,8 @@ struct fold_reader {
 	uint64_t lost, samples;
 	uint64_t code_frames, symbols; /* to tell an unsymbolized stream */
 	uint64_t weight_sum; /* of every sample read: kept under 2^64 */
+	struct fold_pymerge pm;
+	uint64_t py_native_only; /* samples whose Python part did not fit */
 	bool have_first;
 	uint64_t first_ts, last_ts;
 	struct sp_buf tmp; /* scratch */

@@ -62,6 +62,8 @@ static const char help_text[] =
     "  --context             perf script --inline: with file:line\n"
     "  --addrs               keep addresses and offsets in names\n"
     "  --show-hidden         keep frames flagged hidden\n"
+    "  --interpreter-frames  keep CPython's call glue between Python\n"
+    "                        frames, and its evaluator frames\n"
     "  --event-filter EVENT  only this event's samples\n"
     "  --srcline             perf script -F+srcline: file:line in names\n"
     "Filters:\n"

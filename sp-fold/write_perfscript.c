@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/names.h"
@@ -63,6 +64,20 @@ dso_of(const struct fold_model *m, const struct fold_view *v, unsigned flags,
 	return "[unknown]";
 }
 
+/*
+ * A Python frame has no address: its script file stands where perf
+ * prints the dso, so that a reader that drops the dso drops it too.
+ */
+static void
+put_python(FILE *out, const char *source)
+{
+	size_t n = fold_source_file_len(source);
+	char *file = strndup(source ? source : "", n);
+
+	put_dso(out, file && *file ? file : "[unknown]");
+	free(file);
+}
+
 /* A frame without symbols, named as a frame no symbol resolves. */
 static void
 put_bare(FILE *out, const struct fold_model *m, const struct fold_view *v,
@@ -114,7 +129,9 @@ put_frame(const struct fold_perfscript_out *po, const struct fold_model *m,
 		fprintf(out, "\t%16" PRIx64 " ", ip);
 		put_clean(out, sym->group ? sym->group : sym->name);
 		dso = dso_of(m, v, sym->flags, pid, map, sizeof(map));
-		if (i > 0 || sym->flags & SP_SYM_INLINED)
+		if (sym->flags & FOLD_SYM_PYTHON)
+			put_python(out, sym->source);
+		else if (i > 0 || sym->flags & SP_SYM_INLINED)
 			fputs(" (inlined)\n", out);
 		else if (sym->flags & SP_SYM_UNRESOLVED)
 			put_dso(out, dso);

@@ -23,6 +23,7 @@ struct ss {
 	bool *dropped;         /* entry -> filtered out */
 	struct sp_buf tmp, tmp2;
 	struct sp_buf srcs;  /* the sources of tmp's names (const char *) */
+	struct sp_buf lines; /* their Python functions' first lines */
 	struct sp_buf slots; /* one thread's struct slot */
 };
 
@@ -56,13 +57,15 @@ put_json(FILE *out, const char *s, size_t n)
 }
 
 /*
- * The index of a frame: a name and its source file, kept in `order` as
- * "name\0file\0" in index order.  The line is left out: it is where a
- * sample was, which differs from sample to sample of one function, and
+ * The index of a frame: a name, its source file and its function's first
+ * line (a Python frame's, else ""), kept in `order` as "name\0file\0line\0"
+ * in index order.  The source's line is left out: it is where a sample
+ * was, which differs from sample to sample of one function, and
  * speedscope would show each line as a function of its own.
  */
 static int64_t
-frame_index(struct ss *ss, const char *s, size_t n, const char *source)
+frame_index(struct ss *ss, const char *s, size_t n, const char *source,
+	    unsigned line)
 {
 	uint64_t *slot;
 	bool inserted = false;
@@ -70,7 +73,9 @@ frame_index(struct ss *ss, const char *s, size_t n, const char *source)
 	sp_buf_reset(&ss->tmp2);
 	if (sp_buf_add(&ss->tmp2, s, n) || sp_buf_addc(&ss->tmp2, 0) ||
 	    sp_buf_add(&ss->tmp2, source ? source : "",
-		       fold_source_file_len(source)))
+		       fold_source_file_len(source)) ||
+	    sp_buf_addc(&ss->tmp2, 0) ||
+	    (line && sp_buf_addf(&ss->tmp2, "%u", line)))
 		return -ENOMEM;
 	slot = sp_htab_slot(ss->names, ss->tmp2.data, ss->tmp2.len,
 			    sp_htab_count(ss->names), &inserted);
@@ -89,6 +94,8 @@ entry_frames(struct ss *ss, uint32_t e)
 	const struct fold_profile *prof = ss->prof;
 	const struct fold_entry *en = &prof->ents[e];
 	const char *comm, *p, *end, *semi, *src, *const *srcs;
+	const unsigned *lines;
+	unsigned line;
 	size_t nsrc;
 	uint32_t *v;
 	size_t n = 1;
@@ -99,7 +106,8 @@ entry_frames(struct ss *ss, uint32_t e)
 		return ss->ents[e];
 	comm = en->name == UINT32_MAX ? NULL : prof->m->strs[en->name];
 	if (fold_model_sourced(prof->m, ss->o, comm, en->pid, en->tid,
-			       en->stack, &ss->tmp, &ss->srcs, &keep))
+			       en->stack, &ss->tmp, &ss->srcs, &ss->lines,
+			       &keep))
 		return NULL;
 	if (!keep) {
 		ss->tmp.len = 0;
@@ -107,6 +115,7 @@ entry_frames(struct ss *ss, uint32_t e)
 	}
 	srcs = (const char *const *)ss->srcs.data;
 	nsrc = ss->srcs.len / sizeof(*srcs);
+	lines = (const unsigned *)ss->lines.data;
 	v = calloc(ss->tmp.len + 2, sizeof(*v));
 	if (!v)
 		return NULL;
@@ -116,9 +125,11 @@ entry_frames(struct ss *ss, uint32_t e)
 		semi = memchr(p, ';', (size_t)(end - p));
 		semi = semi ? semi : end;
 		src = n - 1 < nsrc ? srcs[n - 1] : NULL;
+		line = n - 1 < nsrc ? lines[n - 1] : 0;
 		if (n++ == 1 && !ss->o->no_comm)
 			continue; /* the thread names the profile */
-		if ((ix = frame_index(ss, p, (size_t)(semi - p), src)) < 0) {
+		ix = frame_index(ss, p, (size_t)(semi - p), src, line);
+		if (ix < 0) {
 			free(v);
 			return NULL;
 		}
@@ -248,9 +259,13 @@ profile(struct ss *ss, const uint32_t *order, size_t from, size_t to)
 	return 0;
 }
 
-/* A frame: its name, and its source file when the records had one. */
+/*
+ * A frame: its name, its source file when the records had one, and its
+ * function's first line when it is a Python frame.
+ */
 static void
-put_frame(FILE *out, const char *name, const char *file, bool first)
+put_frame(FILE *out, const char *name, const char *file, const char *line,
+	  bool first)
 {
 	fputs(first ? "{\"name\":" : ",{\"name\":", out);
 	put_json(out, name, strlen(name));
@@ -258,6 +273,8 @@ put_frame(FILE *out, const char *name, const char *file, bool first)
 		fputs(",\"file\":", out);
 		put_json(out, file, strlen(file));
 	}
+	if (*line)
+		fprintf(out, ",\"line\":%s", line);
 	fputc('}', out);
 }
 
@@ -265,12 +282,13 @@ static void
 put_frames(struct ss *ss)
 {
 	const char *p = (const char *)ss->order.data;
-	const char *end = p ? p + ss->order.len : p, *source;
+	const char *end = p ? p + ss->order.len : p, *source, *line;
 
 	fputs("],\"shared\":{\"frames\":[", ss->out);
-	for (; p && p < end; p = source + strlen(source) + 1) {
+	for (; p && p < end; p = line + strlen(line) + 1) {
 		source = p + strlen(p) + 1;
-		put_frame(ss->out, p, source,
+		line = source + strlen(source) + 1;
+		put_frame(ss->out, p, source, line,
 			  p == (const char *)ss->order.data);
 	}
 	fputs("]}}\n", ss->out);
@@ -331,6 +349,7 @@ fold_write_speedscope(FILE *out, const struct fold_profile *prof,
 	sp_buf_release(&ss.tmp);
 	sp_buf_release(&ss.tmp2);
 	sp_buf_release(&ss.srcs);
+	sp_buf_release(&ss.lines);
 	sp_buf_release(&ss.slots);
 	return rc;
 }

@@ -28,7 +28,7 @@ add_entry(struct fold_svg_records *s, const struct fold_profile *p,
 
 	if (fold_model_sourced(
 		p->m, o, e->name == UINT32_MAX ? NULL : p->m->strs[e->name],
-		e->pid, e->tid, e->stack, tmp, srcs, &keep))
+		e->pid, e->tid, e->stack, tmp, srcs, NULL, &keep))
 		return -ENOMEM;
 	if (!keep)
 		return 0;
