@@ -15,7 +15,7 @@
  */
 struct unwind_lines {
 	uint64_t samples, frames, changed;
-	struct sp_buf errors, fallbacks;
+	struct sp_buf errors, fallbacks, deep;
 };
 
 /*
@@ -57,6 +57,10 @@ sort_counter(const char *key, uint64_t value, void *arg)
 	else if (!strncmp(key, "unwind_error.", 13))
 		list_add(&u->errors, "sp-record: unwinding errors: ", key + 13,
 			 value);
+	else if (!strncmp(key, "unwind_deep.", 12))
+		list_add(&u->deep,
+			 "sp-record: stacks read past the copy: ", key + 12,
+			 value);
 	else if (!strncmp(key, "unwind_fallback.", 16))
 		list_add(&u->fallbacks,
 			 "sp-record: frame-pointer steps "
@@ -67,7 +71,9 @@ sort_counter(const char *key, uint64_t value, void *arg)
 static void
 print_unwinding(const struct rec_report *rp, FILE *out)
 {
-	struct unwind_lines u = { 0, 0, 0, SP_BUF_INIT, SP_BUF_INIT };
+	struct unwind_lines u = {
+		0, 0, 0, SP_BUF_INIT, SP_BUF_INIT, SP_BUF_INIT
+	};
 
 	rec_stacker_counters(rp->stk, sort_counter, &u);
 	if (u.samples)
@@ -87,8 +93,11 @@ print_unwinding(const struct rec_report *rp, FILE *out)
 	if (u.fallbacks.len)
 		fprintf(out, "%.*s\n", (int)u.fallbacks.len,
 			(char *)u.fallbacks.data);
+	if (u.deep.len)
+		fprintf(out, "%.*s\n", (int)u.deep.len, (char *)u.deep.data);
 	sp_buf_release(&u.errors);
 	sp_buf_release(&u.fallbacks);
+	sp_buf_release(&u.deep);
 }
 
 /* "s" unless n is 1, for English plurals. */
