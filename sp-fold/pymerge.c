@@ -137,16 +137,6 @@ is_named(const struct fold_model *m, uint32_t frame, int32_t pid,
 	return v.syms->n && same_function(v.syms->v[0].name, want);
 }
 
-static bool
-is_truncated(const struct fold_model *m, uint32_t frame, int32_t pid)
-{
-	struct fold_view v;
-
-	fold_model_view(m, frame, pid, &v);
-	return v.mode == SP_FRAME_TRUNCATED ||
-	       (v.syms->n && v.syms->v[0].flags & SP_SYM_TRUNCATED);
-}
-
 static int
 emit(struct fold_pymerge *pm, uint32_t frame)
 {
@@ -285,7 +275,7 @@ merge_py(struct fold_pymerge *pm, struct fold_model *m,
 {
 	struct groups g;
 	size_t i, k = 0, pos[SP_PYSTACK_GROUPS_MAX], lo, hi;
-	uint32_t marker;
+	uint32_t marker = SP_NONE;
 	int rc = py_groups(pm, &m->py, ps->leaf, &g);
 
 	if (rc)
@@ -300,9 +290,12 @@ merge_py(struct fold_pymerge *pm, struct fold_model *m,
 	}
 	lo = g.ng ? pos[0] : n;
 	hi = g.ng ? pos[g.ng - 1] : 0;
-	if (ps->flags & SP_PYSTACK_TRUNCATED &&
-	    !(n && is_truncated(m, ids[0], pid)) &&
-	    (marker_frame(m, &marker) || emit(pm, marker)))
+	/*
+	 * A Python chain cut at its outer end lost frames between the native
+	 * root, which the unwinder reached, and its first group: the marker
+	 * goes there, not at the root, which is whole.
+	 */
+	if (ps->flags & SP_PYSTACK_TRUNCATED && marker_frame(m, &marker))
 		return -ENOMEM;
 	for (i = 0; !rc && i < n; i++) {
 		if (!o->interpreter_frames && k < g.ng &&
@@ -311,6 +304,8 @@ merge_py(struct fold_pymerge *pm, struct fold_model *m,
 		if (k < g.ng && i == pos[k]) {
 			if (o->interpreter_frames)
 				rc = emit(pm, ids[i]);
+			if (!rc && k == 0 && ps->flags & SP_PYSTACK_TRUNCATED)
+				rc = emit(pm, marker);
 			/* A group cut from its entry goes under the first. */
 			if (!rc)
 				rc = emit_py(pm, m, &g, k ? g.start[k] : 0,

@@ -2,6 +2,7 @@
  * (write_svg_records.h). */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,15 +87,53 @@ fold_svg_records_release(struct fold_svg_records *s)
 	sp_buf_release(&s->srcs);
 }
 
+/*
+ * The title when none was given: the name of the thread with the most
+ * samples, so that a flame graph says what it is of ("Flame Graph:
+ * demo"), as flamegraph.pl's cannot; NULL when the entries have none.
+ */
+static const char *
+busiest_name(const struct fold_profile *p)
+{
+	uint64_t best = 0, *sums = calloc(p->m->nstrs + 1, sizeof(*sums));
+	const char *name = NULL;
+	size_t i;
+
+	if (!sums)
+		return NULL;
+	for (i = 0; i < p->nents; i++) {
+		uint32_t k = p->ents[i].name;
+
+		if (k >= p->m->nstrs)
+			continue;
+		sums[k] += p->ents[i].count;
+		if (sums[k] > best) {
+			best = sums[k];
+			name = p->m->strs[k];
+		}
+	}
+	free(sums);
+	return name;
+}
+
 int
 fold_write_svg_records(FILE *out, const struct fold_profile *p,
-		       const struct fold_opts *o)
+		       const struct fold_opts *opts)
 {
+	struct fold_opts titled = *opts;
+	const struct fold_opts *o = &titled;
 	struct fold_svg_records s;
 	struct fold_svg_line *kept = NULL;
+	const char *name = opts->title || opts->inverted ? NULL
+							  : busiest_name(p);
+	char title[160];
 	size_t i, n = 0;
 	int rc = -ENOMEM;
 
+	if (name) {
+		snprintf(title, sizeof(title), "Flame Graph: %s", name);
+		titled.title = title;
+	}
 	if (!fold_svg_records_build(&s, p, o) &&
 	    (kept = calloc(p->nents + 1, sizeof(*kept)))) {
 		for (i = 0; i < p->nents; i++)

@@ -195,7 +195,7 @@ judge() {
 		if (!first)
 			next
 		merged += c
-		ok = fr[2] ~ /^(_start|__clone3?|<stack truncated>)$/
+		ok = fr[2] ~ /^(_start|(__)?clone3?|<stack truncated>)$/
 		for (i = first; i <= last; i++)
 			if (fr[i] in glue) ok = 0
 		if (s ~ /;level1(;|$)/ &&
