@@ -124,8 +124,8 @@ fold_write_svg_records(FILE *out, const struct fold_profile *p,
 	const struct fold_opts *o = &titled;
 	struct fold_svg_records s;
 	struct fold_svg_line *kept = NULL;
-	const char *name = opts->title || opts->inverted ? NULL
-							  : busiest_name(p);
+	const char *name =
+	    opts->title || opts->inverted ? NULL : busiest_name(p);
 	char title[160];
 	size_t i, n = 0;
 	int rc = -ENOMEM;
