@@ -1,7 +1,8 @@
 #!/bin/sh
 # sp-fold --format threads: the samples of each thread, busiest first,
 # with its share, process, thread and name; in milliseconds for time
-# views; refused for text input, which has no threads.
+# views; refused for text input, which has no threads.  The SVG's
+# default title names the busiest thread.
 . "$(dirname "$0")/lib.sh"
 
 cat >"$TMP/in" <<'EOF2'
@@ -28,6 +29,14 @@ awk 'NR == 3 && !($1 == "66.67%" && $2 == 4 && $3 == 7 && $4 == 8 && $5 == "work
      NR == 5 && !($2 == 1 && $3 == 9 && $4 == 9 && $5 == "other") { exit 1 }
      END { if (NR != 5) exit 1 }' "$TMP/out" || fail "rows: $(cat "$TMP/out")"
 [ -s "$TMP/err" ] && fail "unexpected message: $(cat "$TMP/err")"
+
+# A flame graph of the stream is titled after its busiest thread;
+# --title still wins.
+"$SP_FOLD" --format svg "$TMP/in" >"$TMP/svg" || fail "svg"
+grep -q '<text id="title"[^>]*>Flame Graph: worker</text>' "$TMP/svg" ||
+	fail "svg title: $(grep -o '<text id="title"[^<]*' "$TMP/svg")"
+"$SP_FOLD" --format svg --title mine "$TMP/in" >"$TMP/svg" || fail "svg"
+grep -q '<text id="title"[^>]*>mine</text>' "$TMP/svg" || fail "--title lost"
 
 # Folded input has no threads: a usage error that says so.
 printf 'app;main 3\n' >"$TMP/folded"
