@@ -58,14 +58,20 @@ grep -q "^comm${T}.*${T}after2\$" "$TMP/a.dump" ||
 	fail "-a: no comm record for after2"
 # Processes that ended are forgotten (issue 24): a forget record after
 # their exit, and nothing of theirs after it; the pipeline above read it.
+# When the kernel dropped events (a loaded machine), an exit may be among
+# them and the process is retired later, by a liveness check: then only
+# the forget record is required.
+strict=0
+grep -q '^sp-record: lost 0 events' "$TMP/err" && strict=1
 for n in after1 after2; do
 	pid=$(awk -F'\t' -v n="$n" '$1 == "comm" && $6 == n { print $3; exit }' \
 		"$TMP/a.dump")
-	awk -F'\t' -v p="$pid" '
+	awk -F'\t' -v p="$pid" -v strict=$strict '
 		$1 == "exit" && $3 == p && $4 == p { ex = NR }
 		$1 == "forget" && $2 == p { fg = NR }
 		fg && ($1 == "sample" || $1 == "thread") && $3 == p { late++ }
-		END { exit !(ex && fg > ex && !late) }' "$TMP/a.dump" ||
+		END { exit !(fg && (!strict || (ex && fg > ex && !late))) }' \
+		"$TMP/a.dump" ||
 		fail "-a: $n (pid $pid) not forgotten after its exit"
 done
 
