@@ -199,22 +199,30 @@ parse_num(const char *opt, const char *s, unsigned long max)
 	return (unsigned long)v;
 }
 
+struct id_list {
+	const char *opt, *all;
+	struct fold_ids *ids;
+};
+
+static int
+add_id(const char *tok, void *ctx)
+{
+	struct id_list *l = ctx;
+	struct fold_ids *ids = l->ids;
+
+	if (SP_GROW(ids->v, ids->alloc, ids->n + 1))
+		bad_value(l->opt, l->all);
+	ids->v[ids->n++] = (int64_t)parse_num(l->opt, tok, INT64_MAX);
+	return 0;
+}
+
 /* PIDS: comma-separated numbers. */
 static void
 parse_ids(const char *opt, const char *s, struct fold_ids *ids)
 {
-	char *copy = strdup(s), *tok, *save = NULL;
+	struct id_list l = { opt, s, ids };
 
-	if (!copy)
-		bad_value(opt, s);
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (SP_GROW(ids->v, ids->alloc, ids->n + 1))
-			bad_value(opt, s);
-		ids->v[ids->n++] = (int64_t)parse_num(opt, tok, INT64_MAX);
-	}
-	free(copy);
-	if (!ids->n)
+	if (sp_cli_each(s, ",", add_id, &l) || !ids->n)
 		bad_value(opt, s);
 }
 

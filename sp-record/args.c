@@ -94,34 +94,36 @@ rec_number_arg(const char *s, const char *what, unsigned long long max)
 	return v;
 }
 
+/* One -e event: a usage error when it is not one perf would name. */
+static int
+add_event(const char *tok, void *ctx)
+{
+	struct rec_evopts *o = ctx;
+	struct sp_buf why = SP_BUF_INIT;
+	int rc;
+
+	if (o->nevents == REC_EVENTS_MAX) {
+		warnx("at most %d events", REC_EVENTS_MAX);
+		rec_usage();
+	}
+	rc = rec_evspec_parse(tok, &o->events[o->nevents], &why);
+	if (rc == -EACCES) /* the machine's, not the command line's */
+		errx(1, "%s", why.len ? (char *)why.data : strerror(-rc));
+	if (rc < 0) {
+		warnx("%s", why.len ? (char *)why.data : strerror(-rc));
+		rec_usage();
+	}
+	o->nevents++;
+	sp_buf_release(&why);
+	return 0;
+}
+
 /* -e: events perf would name, comma-separated; a usage error otherwise. */
 void
 rec_event_arg(const char *list, struct rec_evopts *o)
 {
-	struct sp_buf why = SP_BUF_INIT;
-	char *copy = strdup(list), *tok, *save = NULL;
-	int rc;
-
-	if (!copy)
+	if (sp_cli_each(list, ",", add_event, o) == -ENOMEM)
 		err(1, "strdup");
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (o->nevents == REC_EVENTS_MAX) {
-			warnx("at most %d events", REC_EVENTS_MAX);
-			rec_usage();
-		}
-		rc = rec_evspec_parse(tok, &o->events[o->nevents], &why);
-		if (rc == -EACCES) /* the machine's, not the command line's */
-			errx(1, "%s",
-			     why.len ? (char *)why.data : strerror(-rc));
-		if (rc < 0) {
-			warnx("%s", why.len ? (char *)why.data : strerror(-rc));
-			rec_usage();
-		}
-		o->nevents++;
-	}
-	free(copy);
-	sp_buf_release(&why);
 	o->source_explicit = true;
 }
 
