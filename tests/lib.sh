@@ -93,6 +93,21 @@ one_error() {
 	grep -q "^$1: " "$2" || fail "error does not start with '$1: ': $(cat "$2")"
 }
 
+# vdso_copy FILE: writes this process's vdso image (AT_SYSINFO_EHDR, as
+# long as its [vdso] mapping) to FILE.
+vdso_copy() {
+	python3 - "$1" <<'PY'
+import ctypes, sys
+libc = ctypes.CDLL(None)
+libc.getauxval.restype = ctypes.c_ulong
+base = libc.getauxval(33)  # AT_SYSINFO_EHDR
+maps = open("/proc/self/maps").read().splitlines()
+size = next(int(l.split()[0].split("-")[1], 16) - base for l in maps
+            if l.endswith("[vdso]") and int(l.split("-")[0], 16) == base)
+open(sys.argv[1], "wb").write(ctypes.string_at(base, size))
+PY
+}
+
 # unw_syms FILE...: the functions of each ELF file, for unw_judge.awk:
 # path, its code segment's vaddr - offset, address, size, name.
 unw_syms() {

@@ -33,16 +33,7 @@ grep -Eq ' (__vdso_)?(clock_gettime|gettimeofday)$' "$TMP/vdso.names" ||
 
 # This host's vdso, with a symbol table naming its code below the first
 # exported function, as the kernel's unstripped vdso64.so would.
-python3 - "$TMP/vdso.so" <<'PY' || skip "cannot copy the vdso"
-import ctypes, sys
-libc = ctypes.CDLL(None)
-libc.getauxval.restype = ctypes.c_ulong
-base = libc.getauxval(33)  # AT_SYSINFO_EHDR
-maps = open("/proc/self/maps").read().splitlines()
-size = next(int(l.split()[0].split("-")[1], 16) - base for l in maps
-            if l.endswith("[vdso]") and int(l.split("-")[0], 16) == base)
-open(sys.argv[1], "wb").write(ctypes.string_at(base, size))
-PY
+vdso_copy "$TMP/vdso.so" || skip "cannot copy the vdso"
 text=$(readelf -SW "$TMP/vdso.so" | awk '$2 == ".text" { print $4 }')
 first=$(nm -D "$TMP/vdso.so" | awk '$2 == "T" { print $1 }' | sort | head -n 1)
 [ -n "$text" ] && [ $((0x$first)) -gt $((0x$text)) ] ||

@@ -110,16 +110,7 @@ awk -F'\t' '$1 == "symbol" { print $7 }' "$TMP/out" | grep -q 'sym_elf.c:[0-9]' 
 
 # Another kernel's vdso: this host's, copied, with its build id changed.
 command -v python3 >/dev/null || { echo "no python3: vdso not checked" >&2; exit 0; }
-python3 - "$TMP/vdso.so" <<'PY' || fail "cannot copy the vdso"
-import ctypes, sys
-libc = ctypes.CDLL(None)
-libc.getauxval.restype = ctypes.c_ulong
-base = libc.getauxval(33)  # AT_SYSINFO_EHDR
-maps = open("/proc/self/maps").read().splitlines()
-size = next(int(l.split()[0].split("-")[1], 16) - base for l in maps
-            if l.endswith("[vdso]") and int(l.split("-")[0], 16) == base)
-open(sys.argv[1], "wb").write(ctypes.string_at(base, size))
-PY
+vdso_copy "$TMP/vdso.so" || fail "cannot copy the vdso"
 hid=$(readelf -n "$TMP/vdso.so" | sed -n 's/.*Build ID: //p')
 [ -n "$hid" ] || { echo "the vdso has no build id: not checked" >&2; exit 0; }
 vid=$(echo "$hid" | sed 's/^\(.\)./\1f/')
