@@ -93,6 +93,18 @@ one_error() {
 	grep -q "^$1: " "$2" || fail "error does not start with '$1: ': $(cat "$2")"
 }
 
+# file_offset ELF HEXVADDR: the file offset of a virtual address (hex,
+# without 0x) of ELF, from its LOAD segments; nothing when none holds it.
+file_offset() {
+	readelf -lW "$1" | while read -r type off va _pa sz _rest; do
+		[ "$type" = LOAD ] || continue
+		if [ $((0x$2)) -ge $((va)) ] && [ $((0x$2)) -lt $((va + sz)) ]
+		then
+			echo $((0x$2 - va + off))
+		fi
+	done
+}
+
 # vdso_copy FILE: writes this process's vdso image (AT_SYSINFO_EHDR, as
 # long as its [vdso] mapping) to FILE.
 vdso_copy() {

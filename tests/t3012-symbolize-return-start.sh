@@ -13,16 +13,6 @@ T='	'
 cc_prog retstart sym_retstart.c -O0 -g -fno-omit-frame-pointer
 prog=$TMP/retstart
 
-# fileoff HEXVADDR: the file offset of a virtual address of $prog.
-fileoff() {
-	readelf -lW "$prog" | while read -r type off va _pa sz _rest; do
-		[ "$type" = LOAD ] || continue
-		if [ $((0x$1)) -ge $((va)) ] && [ $((0x$1)) -lt $((va + sz)) ]
-		then
-			echo $((0x$1 - va + off))
-		fi
-	done
-}
 resume=$(nm "$prog" | awk '$3 == "ret_resume" { print $1 }')
 tramp_end=$(nm -S "$prog" | awk '$4 == "ret_tramp" {
 	printf "%x\n", strtonum_($1) + strtonum_($2) }
@@ -31,8 +21,8 @@ tramp_end=$(nm -S "$prog" | awk '$4 == "ret_tramp" {
 			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
 		return v }')
 [ -n "$resume" ] && [ -n "$tramp_end" ] || fail "no ret_resume, ret_tramp"
-r=$(fileoff "$resume")
-e=$(fileoff "$tramp_end")
+r=$(file_offset "$prog" "$resume")
+e=$(file_offset "$prog" "$tramp_end")
 [ $((r - e)) -ge 2 ] || skip "the assembler left $((r - e)) bytes of padding"
 # Frames: the last padding byte (a return to ret_resume's first byte),
 # the first padding byte (the byte after it is padding too: no name),

@@ -24,14 +24,7 @@ rel=.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-)
 
 # sym_local's file offset: a frame in its body (offset 1).
 va=$(nm "$TMP/full" | awk '$3 == "sym_local" { print $1 }')
-off=$(readelf -lW "$TMP/full" | awk -v a=$((0x$va)) '$1 == "LOAD" {
-	o = strtonum_(substr($2, 3)); v = strtonum_(substr($3, 3))
-	s = strtonum_(substr($5, 3))
-	if (a >= v && a < v + s) printf "%d\n", a - v + o }
-	function strtonum_(s,  i, v) { v = 0
-		for (i = 1; i <= length(s); i++)
-			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-		return v }')
+off=$(file_offset "$TMP/full" "$va")
 [ -n "$off" ] || fail "no offset for sym_local"
 # stream INODE: one frame of $prog at sym_local+1, with the build id.
 stream() {
@@ -124,14 +117,7 @@ open(sys.argv[1], "wb").write(b.replace(old, new))
 PY
 va=$(nm -D "$TMP/vdso.so" | awk '$3 ~ /^(__vdso_)?clock_gettime(@|$)/ { print $1; exit }')
 [ -n "$va" ] || { echo "no clock_gettime in the vdso: not checked" >&2; exit 0; }
-voff=$(readelf -lW "$TMP/vdso.so" | awk -v a=$((0x$va)) '$1 == "LOAD" {
-	o = strtonum_(substr($2, 3)); v = strtonum_(substr($3, 3))
-	s = strtonum_(substr($5, 3))
-	if (a >= v && a < v + s) printf "%d\n", a - v + o }
-	function strtonum_(s,  i, v) { v = 0
-		for (i = 1; i <= length(s); i++)
-			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-		return v }')
+voff=$(file_offset "$TMP/vdso.so" "$va")
 # vstream RELEASE ID: a frame at clock_gettime+1 of a vdso of build id
 # ID, recorded on a kernel RELEASE.
 vstream() {
