@@ -4,7 +4,7 @@
  * malformed input stops with "line N: reason" after the records before
  * it.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
