@@ -48,9 +48,11 @@ sym_resolver_new(const struct sym_resolver_opts *o, struct sp_buf *err)
 	r->o = *o;
 	if (!r->o.max_open)
 		r->o.max_open = SYM_RESOLVER_MAX_OPEN;
+	if (!r->o.max_dwarf)
+		r->o.max_dwarf = SYM_RESOLVER_MAX_DWARF;
 	r->last_save = now_seconds();
-	r->imgs =
-	    sym_imgtab_new(&r->o.sym, r->o.max_open, o->warn, o->warn_ctx);
+	r->imgs = sym_imgtab_new(&r->o.sym, r->o.max_open, r->o.max_dwarf,
+				 o->warn, o->warn_ctx);
 	r->ids =
 	    r->imgs ? sym_idtree_new(r->imgs, r->o.sym.debug_dirs,
 				     r->o.sym.ndebug_dirs, o->warn, o->warn_ctx)
@@ -581,6 +583,7 @@ sym_resolver_stats(const struct sym_resolver *r, struct sym_resolver_stats *st)
 	st->images = is.opened;
 	st->images_closed = is.closed;
 	st->images_peak = is.peak;
+	st->dwarf_dropped = is.dwarf_dropped;
 }
 
 /*

@@ -38,6 +38,16 @@ struct sym_resolver;
  * long-running resolver stays bounded as its targets load new code.
  */
 #define SYM_RESOLVER_MAX_OPEN 32
+/*
+ * How many bytes the open files' DWARF holds at once (dwarf.h's
+ * sym_dwarf_bytes(): sections, inflated sections, the units' tables):
+ * past it the least recently used files drop their DWARF and keep their
+ * symbols (imgtab.h).  The 15 files of a 3 s CPython profile
+ * (bench/symbolize-workload.py) hold 41 to 44 MiB, libpython3.11 with
+ * 40 frames 12.5 MiB.  A file's DWARF opened again costs what its first
+ * opening did, so the bound leaves room above a profile's working set.
+ */
+#define SYM_RESOLVER_MAX_DWARF (64u << 20)
 
 struct sym_resolver_opts {
 	struct sym_symopts sym;
@@ -60,6 +70,8 @@ struct sym_resolver_opts {
 	void *warn_ctx;
 	/* The most module files kept open; 0 for SYM_RESOLVER_MAX_OPEN. */
 	size_t max_open;
+	/* Their DWARF's bound in bytes; 0 for SYM_RESOLVER_MAX_DWARF. */
+	size_t max_dwarf;
 };
 
 /*
@@ -111,6 +123,7 @@ struct sym_resolver_stats {
 	size_t images;          /* module files opened for their symbols */
 	size_t images_closed;   /* closed over the bound (opened again later) */
 	size_t images_peak;     /* the most open at once */
+	size_t dwarf_dropped;   /* DWARF dropped over its bound */
 	size_t kallsyms_reads;  /* 1 when /proc/kallsyms was read */
 	size_t kallsyms_copies; /* 1 when the cache's copy was */
 };

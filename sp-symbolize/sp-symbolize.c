@@ -41,6 +41,7 @@ enum {
 	/* Long only: -d and -k mean duration and kernel in sp-record. */
 	OPT_DEBUG_DIR,
 	OPT_KALLSYMS,
+	OPT_MAX_DWARF,
 	OPT_MAX_OPEN,
 };
 
@@ -49,6 +50,7 @@ static const struct option longopts[] = {
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "help", no_argument, NULL, 'h' },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "max-dwarf", required_argument, NULL, OPT_MAX_DWARF },
 	{ "max-open", required_argument, NULL, OPT_MAX_OPEN },
 	{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
@@ -91,6 +93,7 @@ help(void)
 	      "  --no-kallsyms        kernel frames keep address names\n"
 	      "  --max-open N         keep at most N module files open "
 	      "(32)\n"
+	      "  --max-dwarf SIZE     bound their DWARF in memory (64M)\n"
 	      "  --no-cache           neither read nor write the symbol "
 	      "cache\n"
 	      "  --no-lines           names only: no source lines, no "
@@ -349,11 +352,13 @@ close_cache(struct sym_cache *c, const struct sym_resolver *r)
 		fprintf(stderr,
 			"sp-symbolize: cache: %zu hits, %zu misses, %zu "
 			"files opened, %d cache files written; %zu files "
-			"closed, at most %zu open; kernel symbols read from "
-			"/proc/kallsyms %zu, from the cache %zu\n",
+			"closed, at most %zu open, DWARF dropped %zu times; "
+			"kernel symbols read from /proc/kallsyms %zu, from "
+			"the cache %zu\n",
 			st.cache_hits, st.cache_misses, st.images,
 			saved > 0 ? saved : 0, st.images_closed, st.images_peak,
-			st.kallsyms_reads, st.kallsyms_copies);
+			st.dwarf_dropped, st.kallsyms_reads,
+			st.kallsyms_copies);
 	}
 	sym_cache_free(c);
 }
@@ -367,7 +372,7 @@ main(int argc, char *argv[])
 	};
 	char **dirs = NULL;
 	const char *output = NULL;
-	uint64_t cache_size = 0;
+	uint64_t cache_size = 0, max_dwarf;
 	bool no_cache = false;
 	char *tool;
 	int32_t *pids = NULL, pid;
@@ -395,6 +400,14 @@ main(int argc, char *argv[])
 			break;
 		case OPT_KALLSYMS:
 			o.kallsyms = optarg;
+			break;
+		case OPT_MAX_DWARF:
+			if (sp_cli_size(optarg, &max_dwarf) || !max_dwarf ||
+			    max_dwarf > SIZE_MAX) {
+				warnx("bad size '%s'", optarg);
+				usage();
+			}
+			o.max_dwarf = (size_t)max_dwarf;
 			break;
 		case OPT_MAX_OPEN:
 			o.max_open = (size_t)parse_i32(optarg, 1, "count");

@@ -96,6 +96,26 @@ sym_image_resolve(struct sym_image *img, uint64_t rel_ip, struct sym_res *out)
 	return 0;
 }
 
+size_t
+sym_image_dwarf_bytes(const struct sym_image *img)
+{
+	(void)img;
+	return 0;
+}
+
+bool
+sym_image_dwarf_held(const struct sym_image *img)
+{
+	(void)img;
+	return false;
+}
+
+void
+sym_image_drop_dwarf(struct sym_image *img)
+{
+	(void)img;
+}
+
 int
 sym_elffile_open(struct sym_elffile *f, const char *path)
 {
