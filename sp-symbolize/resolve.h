@@ -44,7 +44,7 @@ struct sym_resolver;
  * past it the least recently used files drop their DWARF and keep their
  * symbols (imgtab.h).  The 15 files of a 3 s CPython profile
  * (bench/symbolize-workload.py) hold 41 to 44 MiB, libpython3.11 with
- * 40 frames 12.5 MiB.  A file's DWARF opened again costs what its first
+ * 40 frames about 14 MiB.  A file's DWARF opened again costs what its first
  * opening did, so the bound leaves room above a profile's working set.
  */
 #define SYM_RESOLVER_MAX_DWARF (64u << 20)
