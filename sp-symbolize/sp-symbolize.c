@@ -155,7 +155,7 @@ live_output(void)
 }
 
 static int
-symbolize(struct sym_resolver *r, const char *path)
+symbolize(struct sym_resolver *r, const char *path, struct sym_filter_stats *st)
 {
 	struct sp_buf err = SP_BUF_INIT;
 	FILE *in = stdin;
@@ -168,7 +168,7 @@ symbolize(struct sym_resolver *r, const char *path)
 			return 1;
 		}
 	}
-	rc = sym_filter_run(r, in, stdout, live_output(), &err);
+	rc = sym_filter_run(r, in, stdout, live_output(), &err, st);
 	if (rc && in != stdin)
 		warnx("'%s': %s", path, (char *)err.data);
 	else if (rc)
@@ -340,9 +340,26 @@ explain_unnamed(const struct sym_resolver *r)
 			u.more, u.more == 1 ? "" : "s");
 }
 
+/*
+ * What the run kept of processes that came and went, on a second stats
+ * line: what forget records freed, and what stayed.
+ */
+static void
+print_kept(const struct sym_resolver_stats *st,
+	   const struct sym_filter_stats *fst)
+{
+	fprintf(stderr,
+		"sp-symbolize: kept: %zu processes forgotten; modules %zu "
+		"at the end, at most %zu; frames %zu at the end, at most %zu; "
+		"perf maps of %zu processes\n",
+		fst->forgotten, st->modules_live, st->modules_peak,
+		fst->frames_live, fst->frames_peak, st->jit_processes);
+}
+
 /* Saves the cache; with SP_SYMBOLIZE_CACHE_STATS set, says what it did. */
 static void
-close_cache(struct sym_cache *c, const struct sym_resolver *r)
+close_cache(struct sym_cache *c, const struct sym_resolver *r,
+	    const struct sym_filter_stats *fst)
 {
 	struct sym_resolver_stats st;
 	int saved = c ? sym_cache_save(c) : 0;
@@ -359,6 +376,7 @@ close_cache(struct sym_cache *c, const struct sym_resolver *r)
 			saved > 0 ? saved : 0, st.images_closed, st.images_peak,
 			st.dwarf_dropped, st.kallsyms_reads,
 			st.kallsyms_copies);
+		print_kept(&st, fst);
 	}
 	sym_cache_free(c);
 }
@@ -379,6 +397,7 @@ main(int argc, char *argv[])
 	size_t ndirs = 0, npids = 0;
 	struct sp_buf emsg = SP_BUF_INIT;
 	struct sym_resolver *r;
+	struct sym_filter_stats fst = { 0 };
 	int ch, status, rc;
 
 	/*
@@ -482,10 +501,10 @@ main(int argc, char *argv[])
 	else if (!r)
 		warn("cannot start");
 	sp_buf_release(&emsg);
-	status = r ? symbolize(r, argc ? argv[0] : NULL) : 1;
+	status = r ? symbolize(r, argc ? argv[0] : NULL, &fst) : 1;
 	if (r)
 		explain_unnamed(r);
-	close_cache(o.cache, r);
+	close_cache(o.cache, r, &fst);
 	sym_resolver_free(r);
 	free(tool);
 	free(dirs);

@@ -25,6 +25,7 @@
 #include "sp-symbolize/jitsyms.c"
 #include "sp-symbolize/kallsyms.c"
 #include "sp-symbolize/kernframe.c"
+#include "sp-symbolize/modkind.c"
 #include "sp-symbolize/openreg.c"
 #include "sp-symbolize/perfmap.c"
 #include "sp-symbolize/resolve.c"
@@ -215,7 +216,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in = fmemopen((void *)data, size, "r");
 	out = fopen("/dev/null", "w");
 	if (r && in && out)
-		sym_filter_run(r, in, out, false, &err);
+		sym_filter_run(r, in, out, false, &err, NULL);
 	if (in)
 		fclose(in);
 	if (out)
