@@ -51,7 +51,7 @@ filter(const char *input, char **out, struct sp_buf *err)
 	ck_assert_ptr_nonnull(r);
 	ck_assert_ptr_nonnull(in);
 	ck_assert_ptr_nonnull(o_f);
-	rc = sym_filter_run(r, in, o_f, false, err);
+	rc = sym_filter_run(r, in, o_f, false, err, NULL);
 	fclose(o_f);
 	fclose(in);
 	sym_resolver_free(r);
