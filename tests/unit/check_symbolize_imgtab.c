@@ -6,7 +6,7 @@
  * and the image table keeps the DWARF it holds under its byte bound,
  * dropping the least recently used first, never the image in use.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
