@@ -11,6 +11,7 @@
 #include "common/htab.h"
 #include "sp-record/elfcfi.h"
 #include "sp-record/gofuncs.h"
+#include "sp-record/gopclntab.h"
 #include "common/banned.h"
 
 struct gofunc {
@@ -73,6 +74,23 @@ by_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* Adds function `name` (`len` bytes) at [start, end); end 0: unknown. */
+static int
+add_func(void *arg, uint64_t start, uint64_t end, const char *name, size_t len)
+{
+	struct rec_gofuncs *fs = arg;
+
+	if (SP_GROW(fs->v, fs->alloc, fs->n + 1) < 0)
+		return -ENOMEM;
+	fs->v[fs->n].start = start;
+	fs->v[fs->n].end = end;
+	fs->v[fs->n].kind = kind_of(name, len);
+	if (fs->v[fs->n].kind != REC_GOFUNC_OTHER)
+		fs->go = true;
+	fs->n++;
+	return 0;
+}
+
 /* Adds the function symbol `s` whose name is at strtab offset st_name. */
 static int
 add_symbol(struct rec_gofuncs *fs, const Elf64_Sym *s, const char *str,
@@ -88,15 +106,7 @@ add_symbol(struct rec_gofuncs *fs, const Elf64_Sym *s, const char *str,
 	len = strnlen(name, strsz - s->st_name);
 	if (len == strsz - s->st_name)
 		return -EBADMSG;
-	if (SP_GROW(fs->v, fs->alloc, fs->n + 1) < 0)
-		return -ENOMEM;
-	fs->v[fs->n].start = s->st_value;
-	fs->v[fs->n].end = s->st_value + s->st_size;
-	fs->v[fs->n].kind = kind_of(name, len);
-	if (fs->v[fs->n].kind != REC_GOFUNC_OTHER)
-		fs->go = true;
-	fs->n++;
-	return 0;
+	return add_func(fs, s->st_value, s->st_value + s->st_size, name, len);
 }
 
 /* Reads the symbol table whose section header is `sh`. */
@@ -127,7 +137,52 @@ read_symtab(struct rec_gofuncs *fs, const uint8_t *img, size_t size,
 	return 0;
 }
 
-/* Finds the section headers and reads the first SHT_SYMTAB. */
+/*
+ * The section named `want` among the `n` headers `sh` (names in section
+ * `strndx`), or NULL.
+ */
+static const Elf64_Shdr *
+section_named(const uint8_t *img, size_t size, const Elf64_Shdr *sh, size_t n,
+	      size_t strndx, const char *want)
+{
+	size_t i, k = strlen(want) + 1;
+	const Elf64_Shdr *str;
+
+	if (strndx >= n)
+		return NULL;
+	str = &sh[strndx];
+	if (str->sh_offset > size || str->sh_size > size - str->sh_offset)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (sh[i].sh_name < str->sh_size &&
+		    str->sh_size - sh[i].sh_name >= k &&
+		    memcmp(img + str->sh_offset + sh[i].sh_name, want, k) == 0)
+			return &sh[i];
+	return NULL;
+}
+
+/* Reads the function table of .gopclntab, for a program without symbols. */
+static int
+read_pclntab(struct rec_gofuncs *fs, const uint8_t *img, size_t size,
+	     const Elf64_Shdr *sh, size_t n, size_t strndx)
+{
+	const Elf64_Shdr *tab, *text;
+
+	tab = section_named(img, size, sh, n, strndx, ".gopclntab");
+	text = section_named(img, size, sh, n, strndx, ".text");
+	if (!tab || !text)
+		return -ENOENT;
+	if (tab->sh_type == SHT_NOBITS || tab->sh_offset > size ||
+	    tab->sh_size > size - tab->sh_offset)
+		return -EBADMSG;
+	return rec_gopclntab_each(img + tab->sh_offset, tab->sh_size,
+				  text->sh_addr, add_func, fs);
+}
+
+/*
+ * Finds the section headers and reads the first SHT_SYMTAB, or without
+ * one the .gopclntab.
+ */
 static int
 read_symbols(struct rec_gofuncs *fs, const uint8_t *img, size_t size)
 {
@@ -147,7 +202,7 @@ read_symbols(struct rec_gofuncs *fs, const uint8_t *img, size_t size)
 		if (shdrs[i].sh_type == SHT_SYMTAB)
 			return read_symtab(fs, img, size, shdrs, eh->e_shnum,
 					   &shdrs[i]);
-	return -ENOENT;
+	return read_pclntab(fs, img, size, shdrs, eh->e_shnum, eh->e_shstrndx);
 }
 
 struct rec_gofuncs *

@@ -1,6 +1,7 @@
 /*
- * gofuncs.h: the functions of a Go module, from its ELF symbol table, for
- * following Go's stacks (goframes.h, issue 28).
+ * gofuncs.h: the functions of a Go module, from its ELF symbol table (or
+ * its .gopclntab when it has none: gopclntab.h), for following Go's
+ * stacks (goframes.h, issue 28).
  *
  * Go binaries carry no .eh_frame: the unwinder steps them by frame
  * pointer, and a goroutine's stack and the thread's system stack (g0) are
@@ -45,10 +46,11 @@ enum rec_gofunc_kind {
 };
 
 /*
- * Reads the function symbols of the ELF image `img` (`size` bytes).
- * Returns NULL with errno ENOENT when it has no symbol table or is not a
- * Go program (none of the runtime functions below), EBADMSG when the table is
- * malformed, ENOMEM.  The result does not point into `img`.
+ * Reads the function symbols of the ELF image `img` (`size` bytes), or
+ * its .gopclntab's functions when it has no symbol table.  Returns NULL
+ * with errno ENOENT when it has neither (of a layout read here) or is
+ * not a Go program (none of the runtime functions below), EBADMSG when
+ * the table is malformed, ENOMEM.  The result does not point into `img`.
  */
 struct rec_gofuncs *rec_gofuncs_new(const uint8_t *img, size_t size);
 void rec_gofuncs_free(struct rec_gofuncs *fs);

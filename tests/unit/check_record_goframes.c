@@ -1,6 +1,7 @@
 /*
  * check_record_goframes.c: Go's stacks in the recorder: a Go module's
- * functions from an ELF symbol table built here (sp-record/gofuncs.c),
+ * functions from an ELF symbol table built here (sp-record/gofuncs.c)
+ * and from a .gopclntab (sp-record/gopclntab.c),
  * and the checks of frames past a stack switch and their splice from
  * the kernel's frame-pointer walk (sp-record/goframes.c), over code
  * bytes laid out here as a Go program's would be.
@@ -16,6 +17,7 @@
 #include "common/htab.h"
 #include "sp-record/goframes.h"
 #include "sp-record/gofuncs.h"
+#include "sp-record/gopclntab.h"
 
 /* ------------------------------------------------- a symbol table image */
 
@@ -145,6 +147,96 @@ START_TEST(test_funcs_cut)
 		ck_assert(errno == EBADMSG || errno == ENOENT);
 		free(cut);
 	}
+}
+END_TEST
+
+/*
+ * A Go 1.18 .gopclntab of two functions at text 0x401000: runtime.goexit
+ * [0x401000, 0x401100) and main.f [0x401100, 0x401180).
+ */
+static size_t
+build_pclntab(uint8_t *t)
+{
+	uint64_t h[8] = { 2, 0, 0x401000, 0, 0, 0, 0, 0 };
+	uint32_t ft[6], fn[2];
+	size_t at = 8 + sizeof(h);
+
+	memset(t, 0, 256);
+	t[0] = 0xf0, t[1] = 0xff, t[2] = 0xff, t[3] = 0xff;
+	t[6] = 1, t[7] = 8;
+	h[7] = at; /* pclnOffset: the function table */
+	ft[0] = 0, ft[1] = sizeof(ft);
+	ft[2] = 0x100, ft[3] = sizeof(ft) + sizeof(fn);
+	ft[4] = 0x180, ft[5] = 0;
+	memcpy(t + at, ft, sizeof(ft));
+	fn[0] = 0, fn[1] = 0; /* entryoff, nameoff */
+	memcpy(t + at + sizeof(ft), fn, sizeof(fn));
+	fn[0] = 0x100, fn[1] = 15;
+	memcpy(t + at + sizeof(ft) + sizeof(fn), fn, sizeof(fn));
+	h[3] = at + sizeof(ft) + 2 * sizeof(fn); /* funcnameOffset */
+	memcpy(t + h[3], "runtime.goexit\0main.f", 22);
+	memcpy(t + 8, h, sizeof(h));
+	return h[3] + 22;
+}
+
+struct seen {
+	uint64_t start[4], end[4];
+	char name[4][32];
+	size_t n;
+};
+
+static int
+note(void *arg, uint64_t start, uint64_t end, const char *name, size_t len)
+{
+	struct seen *s = arg;
+
+	ck_assert_uint_lt(s->n, 4);
+	ck_assert_uint_lt(len, 32);
+	s->start[s->n] = start;
+	s->end[s->n] = end;
+	memcpy(s->name[s->n], name, len);
+	s->name[s->n++][len] = '\0';
+	return 0;
+}
+
+START_TEST(test_pclntab)
+{
+	static uint8_t t[256];
+	struct seen s;
+	size_t size = build_pclntab(t), len;
+	uint64_t at, bad;
+	uint8_t *cut;
+
+	memset(&s, 0, sizeof(s));
+	ck_assert_int_eq(rec_gopclntab_each(t, size, 0, note, &s), 0);
+	ck_assert_uint_eq(s.n, 2);
+	ck_assert_uint_eq(s.start[0], 0x401000);
+	ck_assert_uint_eq(s.end[0], 0x401100);
+	ck_assert_str_eq(s.name[0], "runtime.goexit");
+	ck_assert_uint_eq(s.start[1], 0x401100);
+	ck_assert_uint_eq(s.end[1], 0x401180);
+	ck_assert_str_eq(s.name[1], "main.f");
+	/* every cut is refused or read within its bytes (ASan) */
+	for (len = 0; len < size; len++) {
+		cut = malloc(len ? len : 1);
+		ck_assert_ptr_nonnull(cut);
+		memcpy(cut, t, len);
+		memset(&s, 0, sizeof(s));
+		ck_assert_int_lt(rec_gopclntab_each(cut, len, 0, note, &s), 1);
+		free(cut);
+	}
+	/* a function table that starts 4 bytes before the end */
+	memcpy(&at, t + 8 + 7 * 8, sizeof(at));
+	bad = size - 4;
+	memcpy(t + 8 + 7 * 8, &bad, sizeof(bad));
+	cut = malloc(size); /* exactly: ASan sees a read past it */
+	ck_assert_ptr_nonnull(cut);
+	memcpy(cut, t, size);
+	ck_assert_int_eq(rec_gopclntab_each(cut, size, 0, note, &s), -EBADMSG);
+	free(cut);
+	memcpy(t + 8 + 7 * 8, &at, sizeof(at));
+	t[0] = 0xfa; /* Go 1.16's layout: not read */
+	ck_assert_int_eq(rec_gopclntab_each(t, size, 0, note, &s), -ENOENT);
 }
 END_TEST
 
@@ -338,6 +430,7 @@ goframes_suite(void)
 	tcase_add_test(tf, test_funcs_find);
 	tcase_add_test(tf, test_funcs_not_go);
 	tcase_add_test(tf, test_funcs_cut);
+	tcase_add_test(tf, test_pclntab);
 	suite_add_tcase(s, tf);
 	tcase_add_checked_fixture(ts, setup, teardown);
 	tcase_add_test(ts, test_splice_to_goexit);
