@@ -4,7 +4,7 @@
  * backtracking of stackcollapse-perf.pl's patterns) and the record stream
  * reader (names, comms, frames grouped by function, errors).
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

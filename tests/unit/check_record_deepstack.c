@@ -5,7 +5,7 @@
  * process, read through process_vm_readv as the recorder reads another's;
  * each test changes it under the reader and asserts what verify says.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
