@@ -6,12 +6,12 @@
  * the kernel's frame-pointer walk (sp-record/goframes.c), over code
  * bytes laid out here as a Go program's would be.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <elf.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <stdbool.h>
 #include <string.h>
 
 #include "common/htab.h"
