@@ -1,0 +1,66 @@
+#!/bin/sh
+# bench/longrun-rss.sh: the memory of every stage of a long system-wide
+# pipeline while processes come and go (issue 24: a stage must not grow
+# with the processes it has seen, only with those alive).
+#
+#   B=build sh bench/longrun-rss.sh [SECONDS [INTERVAL]]
+#
+# Runs `sp-record -a | sp-dump | sp-symbolize | sp-fold --interval` for
+# SECONDS (600) while a churn loop starts a new short-lived process many
+# times a second, each its own small binary copy (a new module each
+# time), and prints each stage's RSS every INTERVAL seconds (60), then
+# the ratio of the last reading to the first one after warm-up (the
+# second reading).  A stage that frees what a `forget` record retires
+# stays near 1.
+set -eu
+cd "$(dirname "$0")/.."
+B=${B:-build}
+secs=${1:-600}
+step=${2:-60}
+tmp=$(mktemp -d)
+churn=
+trap 'kill $churn 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+
+# The churn: a fresh copy of a small spinning binary every 50 ms, each
+# spinning ~20 ms, so the recorder sees thousands of processes and
+# modules over the run.
+printf 'int main(void){volatile unsigned long i=0;while(i<20000000)i++;return 0;}\n' \
+	>"$tmp/spin.c"
+cc -O0 -o "$tmp/spin" "$tmp/spin.c"
+(
+	n=0
+	while :; do
+		cp "$tmp/spin" "$tmp/spin.$((n % 200))"
+		"$tmp/spin.$((n % 200))" &
+		n=$((n + 1))
+		sleep 0.05
+	done
+) &
+churn=$!
+
+"$B/sp-record" -a -d "$secs" -q 2>"$tmp/rec.err" | "$B/sp-dump" |
+	"$B/sp-symbolize" | "$B/sp-fold" --interval 10 \
+	-o "$tmp/i-%t.folded" 2>"$tmp/fold.err" &
+fold=$!
+sleep 2
+rss() {	# NAME: RSS in kB of this pipeline's stage of that name
+	p=$(pgrep -P $$ -x "$1") && awk '/^VmRSS/ { print $2 }' "/proc/$p/status" ||
+		echo 0
+}
+printf '%8s %12s %12s %12s %12s\n' seconds sp-record sp-dump \
+	sp-symbolize sp-fold
+t=0
+while [ $t -lt "$secs" ]; do
+	line=$(printf '%8d %12s %12s %12s %12s' $t "$(rss sp-record)" \
+		"$(rss sp-dump)" "$(rss sp-symbolize)" "$(rss sp-fold)")
+	echo "$line"
+	echo "$line" >>"$tmp/rss"
+	sleep "$step"
+	t=$((t + step))
+done
+wait $fold || echo "bench/longrun-rss.sh: the pipeline failed: $(cat "$tmp/fold.err")" >&2
+kill $churn 2>/dev/null || :
+tail -n 3 "$tmp/rec.err"
+awk 'NR == 2 { for (i = 2; i <= 5; i++) w[i] = $i }
+	END { printf "RSS last/warm-up: sp-record %.2fx, sp-dump %.2fx, sp-symbolize %.2fx, sp-fold %.2fx\n",
+		$2 / w[2], $3 / w[3], $4 / w[4], $5 / w[5] }' "$tmp/rss"
