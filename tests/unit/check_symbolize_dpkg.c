@@ -15,25 +15,22 @@
 #include "sp-symbolize/dpkgown.h"
 #include "tests/unit/fixture.h"
 
-static char dir[] = "/tmp/sp-dpkg.XXXXXX";
-
 static void
 setup(void)
 {
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	fixture_mkdir("dpkg");
 	/* real/ holds the files; usr/ links to it as /usr merges do. */
 	ck_assert_int_eq(sh("cd %s && mkdir info real && ln -s real usr && "
 			    "touch real/libx.so.1 real/liby.so.2 real/libz.so "
 			    "real/other",
-			    dir),
+			    fixture_dir),
 			 0);
 }
 
 static void
 teardown(void)
 {
-	ck_assert_int_eq(sh("rm -rf %s", dir), 0);
-	memcpy(dir + strlen(dir) - 6, "XXXXXX", 6);
+	fixture_remove();
 }
 
 /* Writes info/NAME listing the paths of `lines` under the directory. */
@@ -42,19 +39,8 @@ list(const char *name, const char *lines)
 {
 	ck_assert_int_eq(sh("cd %s && for p in %s; do echo \"%s/$p\"; done "
 			    ">info/%s",
-			    dir, lines, dir, name),
+			    fixture_dir, lines, fixture_dir, name),
 			 0);
-}
-
-static char *
-path(const char *rel)
-{
-	static char buf[4][4096];
-	static int n;
-
-	n = (n + 1) % 4;
-	snprintf(buf[n], sizeof(buf[n]), "%s/%s", dir, rel);
-	return buf[n];
 }
 
 START_TEST(listed_files_name_their_package)
@@ -66,11 +52,11 @@ START_TEST(listed_files_name_their_package)
 	list("liby2.list", "real/gone/liby.so.2 real/other");
 	list("libz-dev:i386.list", "real/libz.so");
 	list("notes.txt", "real/liby.so.2");
-	snprintf(info, sizeof(info), "%s/info", dir);
-	paths[0] = path("real/libx.so.1"); /* listed through usr/ */
-	paths[1] = path("usr/libz.so");    /* listed through real/ */
-	paths[2] = path("missing.so");
-	paths[3] = path("real/liby.so.2"); /* libx1's, not the .txt's */
+	snprintf(info, sizeof(info), "%s/info", fixture_dir);
+	paths[0] = fixture_path("real/libx.so.1"); /* listed through usr/ */
+	paths[1] = fixture_path("usr/libz.so");    /* listed through real/ */
+	paths[2] = fixture_path("missing.so");
+	paths[3] = fixture_path("real/liby.so.2"); /* libx1's, not the .txt's */
 	ck_assert_int_eq(sym_dpkg_owners(info, paths, 4, owners), 0);
 	ck_assert_str_eq(owners[0], "libx1");
 	ck_assert_str_eq(owners[1], "libz-dev");
@@ -84,11 +70,12 @@ END_TEST
 START_TEST(two_owners_name_none)
 {
 	char info[4096], *owners[2];
-	const char *paths[2] = { path("real/libx.so.1"), path("real/other") };
+	const char *paths[2] = { fixture_path("real/libx.so.1"),
+				 fixture_path("real/other") };
 
 	list("a.list", "real/libx.so.1");
 	list("b:amd64.list", "usr/libx.so.1");
-	snprintf(info, sizeof(info), "%s/info", dir);
+	snprintf(info, sizeof(info), "%s/info", fixture_dir);
 	ck_assert_int_eq(sym_dpkg_owners(info, paths, 2, owners), 0);
 	ck_assert_ptr_null(owners[0]);
 	ck_assert_ptr_null(owners[1]);
@@ -98,9 +85,9 @@ END_TEST
 START_TEST(no_dpkg_is_enoent)
 {
 	char info[4096], *owners[1] = { (char *)"x" };
-	const char *paths[1] = { path("real/libx.so.1") };
+	const char *paths[1] = { fixture_path("real/libx.so.1") };
 
-	snprintf(info, sizeof(info), "%s/none", dir);
+	snprintf(info, sizeof(info), "%s/none", fixture_dir);
 	ck_assert_int_eq(sym_dpkg_owners(info, paths, 1, owners), -ENOENT);
 	ck_assert_ptr_null(owners[0]);
 }

@@ -23,14 +23,12 @@
 #include "sp-symbolize/dwline.h"
 #include "tests/unit/fixture.h"
 
-static char dir[] = "/tmp/sp-dwline.XXXXXX";
-
 static void
 build_fixtures(void)
 {
 	const char *p = programs();
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	fixture_mkdir("dwline");
 	ck_assert_int_eq(
 	    sh("cd %s && cc -O2 -g -o v5 %s/sym_elf.c && cc -O2 -gdwarf-4 "
 	       "-o v4 %s/sym_elf.c && cc -O0 -g -o o0 %s/sym_elf.c && cc -O2 "
@@ -38,18 +36,14 @@ build_fixtures(void)
 	       " -pthread && cc -O2 -g -Wl,--compress-debug-sections=zlib "
 	       "-o z %s/sym_elf.c && cc -O2 -gdwarf-2 -o v2 %s/sym_elf.c && cc "
 	       "-O2 -g -gdwarf64 -o d64 %s/sym_elf.c",
-	       dir, p, p, p, p, p, p, p),
+	       fixture_dir, p, p, p, p, p, p, p),
 	    0);
-	sh("cd %s && c++ -O2 -g -o cxx %s/sym_cxx.cc 2>/dev/null", dir, p);
-	sh("cd %s && clang -O2 -g -o clang %s/sym_elf.c 2>/dev/null", dir, p);
+	sh("cd %s && c++ -O2 -g -o cxx %s/sym_cxx.cc 2>/dev/null", fixture_dir,
+	   p);
+	sh("cd %s && clang -O2 -g -o clang %s/sym_elf.c 2>/dev/null",
+	   fixture_dir, p);
 	sh("cd %s && clang -O2 -gdwarf-4 -o clang4 %s/sym_elf.c 2>/dev/null",
-	   dir, p);
-}
-
-static void
-remove_fixtures(void)
-{
-	sh("rm -rf %s", dir);
+	   fixture_dir, p);
 }
 
 /* The sections as sp-symbolize hands them over: inflated. */
@@ -196,7 +190,7 @@ check_built(const char *name, bool required)
 {
 	char *p;
 
-	ck_assert_int_ge(asprintf(&p, "%s/%s", dir, name), 0);
+	ck_assert_int_ge(asprintf(&p, "%s/%s", fixture_dir, name), 0);
 	if (access(p, R_OK) == 0)
 		ck_assert_uint_gt(same_as_libdw(p, 1), 20);
 	else
@@ -543,7 +537,7 @@ suite(void)
 	TCase *t = tcase_create("against libdw");
 	TCase *h = tcase_create("hand-made units");
 
-	tcase_add_unchecked_fixture(t, build_fixtures, remove_fixtures);
+	tcase_add_unchecked_fixture(t, build_fixtures, fixture_remove);
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, gcc_dwarf2_to_5);
 	tcase_add_test(t, gc_sections_and_cxx);

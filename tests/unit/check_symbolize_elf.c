@@ -20,7 +20,6 @@
 #include "sp-symbolize/symres.h"
 #include "tests/unit/fixture.h"
 
-static char dir[] = "/tmp/sp-symelf.XXXXXX";
 static bool have_cxx;
 static bool have_clang;
 static bool have_x86; /* the fixtures written in x86-64 assembly */
@@ -31,28 +30,28 @@ build_fixtures(void)
 {
 	const char *p = programs();
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	fixture_mkdir("symelf");
 	ck_assert_int_eq(sh("cd %s && cc -O2 -g -fPIE -pie -o pie %s/sym_elf.c"
 			    " && cc -O2 -g -fno-pie -no-pie -o nopie "
 			    "%s/sym_elf.c && cc -O2 -g -fPIC -shared -DSYM_LIB"
 			    " -o libsym.so %s/sym_elf.c",
-			    dir, p, p, p),
+			    fixture_dir, p, p, p),
 			 0);
 	have_cxx = sh("cd %s && c++ -O2 -g -o cxx %s/sym_cxx.cc 2>/dev/null",
-		      dir, p) == 0;
+		      fixture_dir, p) == 0;
 	/* clang writes no .debug_aranges. */
 	have_clang = sh("cd %s && clang -O2 -g -o clang %s/sym_elf.c "
 			"2>/dev/null",
-			dir, p) == 0;
+			fixture_dir, p) == 0;
 	/* Aliases, a BOLT fragment, a return to a function's first byte. */
 	have_x86 = sh("cd %s && uname -m | grep -qx x86_64 && cc -O1 -g "
 		      "-fPIC -shared -o libalias.so %s/sym_aliases.c && cc "
 		      "-O0 -g -o retstart %s/sym_retstart.c",
-		      dir, p, p) == 0;
+		      fixture_dir, p, p) == 0;
 	/* Lazy binding keeps a PLT stub per imported function. */
 	ck_assert_int_eq(sh("cd %s && cc -O2 -g -Wl,-z,lazy -o spin "
 			    "%s/sym_spin.c",
-			    dir, p),
+			    fixture_dir, p),
 			 0);
 	/* Stripped, debug file under DIR/dbg/.build-id/. */
 	ck_assert_int_eq(sh("cd %s && cp pie sbid && id=$(readelf -n sbid | "
@@ -61,14 +60,14 @@ build_fixtures(void)
 			    "--only-keep-debug sbid dbg/.build-id/$(echo $id | "
 			    "cut -c1-2)/$(echo $id | cut -c3-).debug && strip "
 			    "--strip-all sbid",
-			    dir),
+			    fixture_dir),
 			 0);
 	/* Stripped, no build id, debug file by .gnu_debuglink. */
 	ck_assert_int_eq(sh("cd %s && cc -O2 -g -Wl,--build-id=none -o slink "
 			    "%s/sym_elf.c && objcopy --only-keep-debug slink "
 			    "slink.debug && strip --strip-all slink && objcopy "
 			    "--add-gnu-debuglink=slink.debug slink",
-			    dir, p),
+			    fixture_dir, p),
 			 0);
 	/* Stripped with MiniDebugInfo, as gdb's manual builds it. */
 	ck_assert_int_eq(
@@ -81,23 +80,8 @@ build_fixtures(void)
 	       "--remove-section .comment --keep-symbols=keep mdi "
 	       "&& xz -f mdi && strip --strip-all mini && objcopy "
 	       "--add-section .gnu_debugdata=mdi.xz mini",
-	       dir),
+	       fixture_dir),
 	    0);
-}
-
-static void
-remove_fixtures(void)
-{
-	sh("rm -rf %s", dir);
-}
-
-static char *
-path(const char *name)
-{
-	static char buf[4096];
-
-	snprintf(buf, sizeof(buf), "%s/%s", dir, name);
-	return buf;
 }
 
 /* The address of symbol `sym` per nm, 0 when absent; size in *size. */
@@ -175,7 +159,7 @@ open_image(const char *file, bool inlines, bool demangle)
 	struct sp_buf why = SP_BUF_INIT;
 	struct sym_image *img;
 
-	snprintf(dbg, sizeof(dbg), "%s/dbg", dir);
+	snprintf(dbg, sizeof(dbg), "%s/dbg", fixture_dir);
 	img = sym_image_open(file, &o, &why);
 	ck_assert_msg(img != NULL, "%s: %s", file, (char *)why.data);
 	sp_buf_release(&why);
@@ -263,8 +247,8 @@ check_sym_elf(const char *name, const char *oracle_name)
 	char file[4096], oracle[4096];
 	struct sym_image *img;
 
-	snprintf(file, sizeof(file), "%s", path(name));
-	snprintf(oracle, sizeof(oracle), "%s", path(oracle_name));
+	snprintf(file, sizeof(file), "%s", fixture_path(name));
+	snprintf(oracle, sizeof(oracle), "%s", fixture_path(oracle_name));
 	img = open_image(file, true, true);
 	check_function(img, file, oracle, "sym_leaf");
 	check_function(img, file, oracle, "sym_local");
@@ -301,9 +285,9 @@ END_TEST
 
 START_TEST(function_offsets_and_caching)
 {
-	struct sym_image *img = open_image(path("pie"), true, true);
-	uint64_t a = nm_addr(path("pie"), "sym_work", NULL);
-	uint64_t off = file_offset(path("pie"), a + 5);
+	struct sym_image *img = open_image(fixture_path("pie"), true, true);
+	uint64_t a = nm_addr(fixture_path("pie"), "sym_work", NULL);
+	uint64_t off = file_offset(fixture_path("pie"), a + 5);
 	struct sym_res r = SYM_RES_INIT;
 
 	ck_assert_int_ge(sym_image_resolve(img, off, &r), 1);
@@ -321,13 +305,14 @@ END_TEST
 
 START_TEST(no_inline_keeps_one_frame)
 {
-	struct sym_image *img = open_image(path("pie"), false, true);
-	uint64_t size, a = nm_addr(path("pie"), "sym_outer", &size), o;
+	struct sym_image *img = open_image(fixture_path("pie"), false, true);
+	uint64_t size, a = nm_addr(fixture_path("pie"), "sym_outer", &size), o;
 	struct sym_res r = SYM_RES_INIT;
 
 	for (o = 0; o < size; o++) {
 		ck_assert_int_eq(
-		    sym_image_resolve(img, file_offset(path("pie"), a + o), &r),
+		    sym_image_resolve(
+			img, file_offset(fixture_path("pie"), a + o), &r),
 		    1);
 		ck_assert_str_eq(r.v[0].name, "sym_outer");
 		ck_assert_uint_eq(r.v[0].flags, 0);
@@ -358,7 +343,7 @@ START_TEST(cxx_names_are_demangled)
 
 	if (!have_cxx)
 		return; /* no C++ compiler: nothing to demangle */
-	f = path("cxx");
+	f = fixture_path("cxx");
 	img = open_image(f, true, true);
 	ck_assert_str_eq(name_at(img, f, f, "_ZN3sym6Widget4spinEi", &r),
 			 "sym::Widget::spin(int)");
@@ -382,7 +367,7 @@ START_TEST(rust_names_are_demangled)
 	struct sym_res r = SYM_RES_INIT;
 	char f[4096];
 
-	snprintf(f, sizeof(f), "%s", path("pie"));
+	snprintf(f, sizeof(f), "%s", fixture_path("pie"));
 	img = open_image(f, true, true);
 	ck_assert_str_eq(
 	    name_at(img, f, f, "_ZN7symrust4work17h0123456789abcdefE", &r),
@@ -424,7 +409,7 @@ START_TEST(labels_and_sizeless_symbols)
 	char f[4096];
 	uint64_t plt;
 
-	snprintf(f, sizeof(f), "%s", path("pie"));
+	snprintf(f, sizeof(f), "%s", fixture_path("pie"));
 	img = open_image(f, true, true);
 	ck_assert_str_eq(name_at(img, f, f, "sym_asm_label", &r),
 			 "sym_asm_label");
@@ -437,7 +422,7 @@ START_TEST(labels_and_sizeless_symbols)
 	sym_res_release(&r);
 	sym_image_free(img);
 	/* PLT stubs are named after their function, as perf does. */
-	snprintf(f, sizeof(f), "%s", path("spin"));
+	snprintf(f, sizeof(f), "%s", fixture_path("spin"));
 	img = open_image(f, true, true);
 	plt = section_addr(f, ".plt");
 	ck_assert_int_eq(sym_image_resolve(img, file_offset(f, plt + 20), &r),
@@ -489,7 +474,7 @@ START_TEST(aliases_show_the_known_name)
 
 	if (!have_x86)
 		return; /* the fixture is x86-64 assembly */
-	snprintf(f, sizeof(f), "%s", path("libalias.so"));
+	snprintf(f, sizeof(f), "%s", fixture_path("libalias.so"));
 	/* The same name from the symbol table alone and with DWARF. */
 	for (k = 0; k < 2; k++) {
 		img = open_names(f, k == 0);
@@ -516,7 +501,7 @@ START_TEST(call_site_in_padding_takes_the_next_function)
 
 	if (!have_x86)
 		return;
-	snprintf(f, sizeof(f), "%s", path("retstart"));
+	snprintf(f, sizeof(f), "%s", fixture_path("retstart"));
 	img = open_names(f, false);
 	/* ret_resume - 1 is int3 padding: the call returned to its start. */
 	got = name_near(img, f, "ret_resume", -1, &r);
@@ -534,11 +519,11 @@ START_TEST(stripped_with_debug_file_by_build_id)
 	char file[4096];
 	struct sym_image *img;
 
-	snprintf(file, sizeof(file), "%s", path("sbid"));
+	snprintf(file, sizeof(file), "%s", fixture_path("sbid"));
 	img = open_image(file, true, true);
-	check_function(img, file, path("pie"), "sym_local");
-	ck_assert_uint_eq(check_function(img, file, path("pie"), "sym_outer"),
-			  2);
+	check_function(img, file, fixture_path("pie"), "sym_local");
+	ck_assert_uint_eq(
+	    check_function(img, file, fixture_path("pie"), "sym_outer"), 2);
 	ck_assert_ptr_nonnull(sym_image_buildid(img));
 	sym_image_free(img);
 }
@@ -550,9 +535,9 @@ START_TEST(stripped_with_debug_file_by_debuglink)
 	struct sym_image *img;
 
 	/* slink.debug sits next to slink. */
-	snprintf(file, sizeof(file), "%s", path("slink"));
+	snprintf(file, sizeof(file), "%s", fixture_path("slink"));
 	img = open_image(file, true, true);
-	check_function(img, file, path("slink.debug"), "sym_local");
+	check_function(img, file, fixture_path("slink.debug"), "sym_local");
 	ck_assert_ptr_null(sym_image_buildid(img));
 	sym_image_free(img);
 }
@@ -570,19 +555,19 @@ START_TEST(module_copy_does_not_hide_the_debug_file)
 	struct sym_symopts o = { true, true, dirs, 2, false, false, true };
 	struct sym_image *img;
 
-	snprintf(copy, sizeof(copy), "%s/copy", dir);
-	snprintf(dbg, sizeof(dbg), "%s/dbg", dir);
+	snprintf(copy, sizeof(copy), "%s/copy", fixture_dir);
+	snprintf(dbg, sizeof(dbg), "%s/dbg", fixture_dir);
 	ck_assert_int_eq(sh("cd %s && id=$(readelf -n sbid | sed -n 's/.*Build "
 			    "ID: //p') && d=copy/.build-id/$(echo $id | cut "
 			    "-c1-2) && mkdir -p $d && strip -g -o $d/$(echo "
 			    "$id | cut -c3-).debug pie",
-			    dir),
+			    fixture_dir),
 			 0);
-	snprintf(file, sizeof(file), "%s", path("sbid"));
+	snprintf(file, sizeof(file), "%s", fixture_path("sbid"));
 	img = sym_image_open(file, &o, NULL);
 	ck_assert_ptr_nonnull(img);
-	ck_assert_uint_eq(check_function(img, file, path("pie"), "sym_outer"),
-			  2);
+	ck_assert_uint_eq(
+	    check_function(img, file, fixture_path("pie"), "sym_outer"), 2);
 	sym_image_free(img);
 }
 END_TEST
@@ -600,7 +585,7 @@ START_TEST(debug_file_with_another_build_id_is_not_used)
 	ck_assert_int_ge(asprintf(&dbg,
 				  "readelf -n %s | sed -n "
 				  "'s/.*Build ID: //p'",
-				  path("sbid")),
+				  fixture_path("sbid")),
 			 0);
 	f = popen(dbg, "r");
 	free(dbg);
@@ -610,18 +595,19 @@ START_TEST(debug_file_with_another_build_id_is_not_used)
 	snprintf(sub, sizeof(sub), "%.2s", id);
 	ck_assert_int_eq(sh("cd %s && mkdir -p bad/.build-id/%s && objcopy "
 			    "--only-keep-debug nopie bad/.build-id/%s/%s.debug",
-			    dir, sub, sub, id + 2),
+			    fixture_dir, sub, sub, id + 2),
 			 0);
-	dirs[0] = path("bad");
+	dirs[0] = fixture_path("bad");
 	o.debug_dirs = dirs;
 	o.ndebug_dirs = 1;
-	img = sym_image_open(path("sbid"), &o, NULL);
+	img = sym_image_open(fixture_path("sbid"), &o, NULL);
 	/* Only .dynsym is left, which has no sym_local. */
 	if (img) {
-		uint64_t a = nm_addr(path("pie"), "sym_local", NULL);
+		uint64_t a = nm_addr(fixture_path("pie"), "sym_local", NULL);
 
 		ck_assert_int_eq(
-		    sym_image_resolve(img, file_offset(path("pie"), a + 1), &r),
+		    sym_image_resolve(
+			img, file_offset(fixture_path("pie"), a + 1), &r),
 		    0);
 		sym_image_free(img);
 	}
@@ -637,8 +623,8 @@ START_TEST(minidebuginfo_gives_local_functions)
 
 	/* No debug roots: mini has pie's build id, whose debug file is in
 	 * the fixtures' dbg/. */
-	snprintf(mini, sizeof(mini), "%s", path("mini"));
-	snprintf(pie, sizeof(pie), "%s", path("pie"));
+	snprintf(mini, sizeof(mini), "%s", fixture_path("mini"));
+	snprintf(pie, sizeof(pie), "%s", fixture_path("pie"));
 	img = sym_image_open(mini, &o, NULL);
 	ck_assert_ptr_nonnull(img);
 	ck_assert_str_eq(name_at(img, mini, pie, "sym_local", &r), "sym_local");
@@ -654,7 +640,7 @@ START_TEST(broken_files_fail_cleanly)
 	struct sym_symopts o = { true, true, NULL, 0, false, false, true };
 	struct sp_buf why = SP_BUF_INIT;
 
-	ck_assert_ptr_null(sym_image_open(path("missing"), &o, &why));
+	ck_assert_ptr_null(sym_image_open(fixture_path("missing"), &o, &why));
 	ck_assert_int_eq(errno, ENOENT);
 	ck_assert_str_eq((char *)why.data, "No such file or directory");
 	sp_buf_reset(&why);
@@ -663,16 +649,16 @@ START_TEST(broken_files_fail_cleanly)
 	       "head -c 300 pie > cut && cp pie junk && "
 	       "dd if=/dev/urandom of=junk bs=1 seek=64 count=4000 "
 	       "conv=notrunc 2>/dev/null",
-	       dir),
+	       fixture_dir),
 	    0);
-	ck_assert_ptr_null(sym_image_open(path("text"), &o, &why));
+	ck_assert_ptr_null(sym_image_open(fixture_path("text"), &o, &why));
 	ck_assert_int_eq(errno, ENOEXEC);
 	ck_assert_str_eq((char *)why.data, "not an ELF file");
 	sp_buf_reset(&why);
-	ck_assert_ptr_null(sym_image_open(path("cut"), &o, &why));
+	ck_assert_ptr_null(sym_image_open(fixture_path("cut"), &o, &why));
 	ck_assert_uint_gt(why.len, 0);
 	/* Garbage headers: either refused or harmless. */
-	sym_image_free(sym_image_open(path("junk"), &o, NULL));
+	sym_image_free(sym_image_open(fixture_path("junk"), &o, NULL));
 	sp_buf_release(&why);
 }
 END_TEST
@@ -684,7 +670,7 @@ elf_suite(void)
 	TCase *t = tcase_create("images");
 
 	tcase_set_timeout(t, 60);
-	tcase_add_unchecked_fixture(t, build_fixtures, remove_fixtures);
+	tcase_add_unchecked_fixture(t, build_fixtures, fixture_remove);
 	tcase_add_test(t, pie_names_lines_and_inlines);
 	tcase_add_test(t, non_pie_names_lines_and_inlines);
 	tcase_add_test(t, shared_object_names_lines_and_inlines);

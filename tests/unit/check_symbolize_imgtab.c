@@ -20,31 +20,14 @@
 #define PROBE_END 0x4000
 #define PROBE_STEP 3
 
-static char dir[] = "/tmp/sp-symimg.XXXXXX";
-
 static void
 build_fixtures(void)
 {
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	fixture_mkdir("symimg");
 	ck_assert_int_eq(sh("cd %s && cc -O2 -g -fPIE -pie -o a %s/sym_elf.c "
 			    "&& cp a b && cp a c",
-			    dir, programs()),
+			    fixture_dir, programs()),
 			 0);
-}
-
-static void
-remove_fixtures(void)
-{
-	sh("rm -rf %s", dir);
-}
-
-static char *
-path(const char *name)
-{
-	static char buf[4096];
-
-	snprintf(buf, sizeof(buf), "%s/%s", dir, name);
-	return buf;
 }
 
 static const struct sym_symopts opts = {
@@ -83,8 +66,8 @@ same_frames(struct sym_image *kept, struct sym_image *dropped, uint64_t off)
 
 START_TEST(dropped_dwarf_gives_the_same_frames)
 {
-	struct sym_image *kept = sym_image_open(path("a"), &opts, NULL);
-	struct sym_image *img = sym_image_open(path("a"), &opts, NULL);
+	struct sym_image *kept = sym_image_open(fixture_path("a"), &opts, NULL);
+	struct sym_image *img = sym_image_open(fixture_path("a"), &opts, NULL);
 	size_t chains = 0, bytes;
 	uint64_t off;
 
@@ -110,7 +93,7 @@ END_TEST
 
 START_TEST(resolved_addresses_do_not_open_dwarf_again)
 {
-	struct sym_image *img = sym_image_open(path("a"), &opts, NULL);
+	struct sym_image *img = sym_image_open(fixture_path("a"), &opts, NULL);
 	struct sym_res r = SYM_RES_INIT;
 	uint64_t off;
 
@@ -137,7 +120,7 @@ START_TEST(names_only_holds_no_dwarf)
 	struct sym_image *img;
 
 	o.names_only = true;
-	img = sym_image_open(path("a"), &o, NULL);
+	img = sym_image_open(fixture_path("a"), &o, NULL);
 	ck_assert_ptr_nonnull(img);
 	ck_assert(!sym_image_dwarf_held(img));
 	ck_assert_uint_eq(sym_image_dwarf_bytes(img), 0);
@@ -172,17 +155,17 @@ START_TEST(table_keeps_dwarf_under_its_bound)
 	/* Room for two files' DWARF, not three. */
 	t = sym_imgtab_new(&opts, 10, 1, NULL, NULL);
 	ck_assert_ptr_nonnull(t);
-	e[0] = sym_imgtab_get(t, path("a"));
+	e[0] = sym_imgtab_get(t, fixture_path("a"));
 	ck_assert_ptr_nonnull(e[0]->img);
 	one = sym_image_dwarf_bytes(e[0]->img);
 	sym_imgtab_free(t);
 
 	t = sym_imgtab_new(&opts, 10, 2 * one + one / 2, NULL, NULL);
 	ck_assert_ptr_nonnull(t);
-	e[0] = sym_imgtab_get(t, path("a"));
-	e[1] = sym_imgtab_get(t, path("b"));
+	e[0] = sym_imgtab_get(t, fixture_path("a"));
+	e[1] = sym_imgtab_get(t, fixture_path("b"));
 	ck_assert_str_eq(held(e), "ab-");
-	e[2] = sym_imgtab_get(t, path("c"));
+	e[2] = sym_imgtab_get(t, fixture_path("c"));
 	ck_assert_str_eq(held(e), "-bc");
 	/*
 	 * After a use of b, a's return drops c, the least recently used,
@@ -202,9 +185,9 @@ START_TEST(table_keeps_dwarf_under_its_bound)
 	/* A bound below one file keeps the one in use. */
 	t = sym_imgtab_new(&opts, 10, 1, NULL, NULL);
 	ck_assert_ptr_nonnull(t);
-	e[0] = sym_imgtab_get(t, path("a"));
-	e[1] = sym_imgtab_get(t, path("b"));
-	e[2] = sym_imgtab_get(t, path("c"));
+	e[0] = sym_imgtab_get(t, fixture_path("a"));
+	e[1] = sym_imgtab_get(t, fixture_path("b"));
+	e[2] = sym_imgtab_get(t, fixture_path("c"));
 	ck_assert_str_eq(held(e), "--c");
 	sym_imgtab_free(t);
 }
@@ -216,7 +199,7 @@ imgtab_suite(void)
 	Suite *s = suite_create("symbolize_imgtab");
 	TCase *t = tcase_create("dwarf");
 
-	tcase_add_unchecked_fixture(t, build_fixtures, remove_fixtures);
+	tcase_add_unchecked_fixture(t, build_fixtures, fixture_remove);
 	tcase_add_test(t, dropped_dwarf_gives_the_same_frames);
 	tcase_add_test(t, resolved_addresses_do_not_open_dwarf_again);
 	tcase_add_test(t, names_only_holds_no_dwarf);
