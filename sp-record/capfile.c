@@ -73,9 +73,19 @@ open_map_files(const struct sp_module *m, struct stat *st)
 	return reopen_regular(open(path, O_PATH | O_CLOEXEC), st);
 }
 
+/* Whether O_PATH descriptor `pfd` is a regular file of `inode`. */
+static bool
+same_inode(int pfd, uint64_t inode, struct stat *st)
+{
+	return fstat(pfd, st) == 0 && S_ISREG(st->st_mode) &&
+	       st->st_ino == inode;
+}
+
 /*
- * A descriptor the process holds on the module's inode (a memfd, a file
- * deleted since): /proc/PID/fd needs no more than reading its memory.
+ * The module's inode as the process holds it: its executable, or a
+ * descriptor it keeps open (a memfd).  /proc/PID/exe and /proc/PID/fd
+ * need no more than reading the process's memory does, where map_files
+ * needs CAP_SYS_ADMIN, and reach a file deleted or replaced since.
  */
 static int
 open_held(const struct sp_module *m, struct stat *st)
@@ -87,6 +97,12 @@ open_held(const struct sp_module *m, struct stat *st)
 
 	if (!m->inode)
 		return -1;
+	snprintf(dir, sizeof(dir), "/proc/%" PRId32 "/exe", m->pid);
+	pfd = open(dir, O_PATH | O_CLOEXEC);
+	if (pfd >= 0 && same_inode(pfd, m->inode, st))
+		return reopen_regular(pfd, st);
+	if (pfd >= 0)
+		close(pfd);
 	snprintf(dir, sizeof(dir), "/proc/%" PRId32 "/fd", m->pid);
 	if (!(d = opendir(dir)))
 		return -1;
@@ -97,8 +113,7 @@ open_held(const struct sp_module *m, struct stat *st)
 		pfd = openat(dirfd(d), e->d_name, O_PATH | O_CLOEXEC);
 		if (pfd < 0)
 			continue;
-		if (fstat(pfd, st) == 0 && S_ISREG(st->st_mode) &&
-		    st->st_ino == m->inode)
+		if (same_inode(pfd, m->inode, st))
 			fd = reopen_regular(pfd, st);
 		else
 			close(pfd);
@@ -185,10 +200,10 @@ rec_capfile_process(const struct sp_module *m, struct stat *st,
 	fd = open_map_files(m, st);
 	if (fd >= 0 || errno == EINVAL)
 		return fd;
-	if (is_deleted(m)) {
-		*via = REC_CAPFILE_FD;
-		return open_held(m, st);
-	}
+	*via = REC_CAPFILE_HELD;
+	fd = open_held(m, st);
+	if (fd >= 0 || is_deleted(m))
+		return fd;
 	*via = REC_CAPFILE_ROOT;
 	return open_in_root(m, st);
 }

@@ -21,7 +21,7 @@ struct sp_module;
 /* Where rec_capfile_process() found the file. */
 enum rec_capfile_via {
 	REC_CAPFILE_MAP_FILES = 1, /* /proc/PID/map_files/START-END */
-	REC_CAPFILE_FD,            /* an open descriptor of the process */
+	REC_CAPFILE_HELD,          /* its executable, or a descriptor */
 	REC_CAPFILE_ROOT,          /* the path in /proc/PID/root */
 };
 
@@ -35,9 +35,10 @@ int rec_capfile_host(const char *path, struct stat *st);
 /*
  * The file behind module `m` of process m->pid as that process sees it,
  * trying in turn /proc/PID/map_files (the mapping itself; it needs
- * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), for a deleted file or a
- * memfd ("... (deleted)") a descriptor the process holds open on the
- * module's inode, and for any other path that path inside /proc/PID/root.
+ * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), the process's executable or
+ * a descriptor it holds open (a memfd) when either is the module's
+ * recorded inode, and unless the path says " (deleted)" that path inside
+ * /proc/PID/root.
  * Returns the descriptor with *st and *via set, or -1 with errno set.
  */
 int rec_capfile_process(const struct sp_module *m, struct stat *st,
