@@ -32,9 +32,7 @@ reopen_regular(int pfd, struct stat *st)
 	if (pfd < 0)
 		return -1;
 	if (fstat(pfd, st) < 0 || !S_ISREG(st->st_mode)) {
-		e = errno;
-		if (S_ISREG(st->st_mode) || !e)
-			e = EINVAL;
+		e = fstat(pfd, st) < 0 ? errno : EINVAL;
 		close(pfd);
 		errno = e;
 		return -1;
