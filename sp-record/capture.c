@@ -398,9 +398,12 @@ first_look(struct rec_capture *c, uint32_t id)
 		hold(c, e, m->pid);
 		return;
 	}
-	if ((c->store && rec_idstore_has(c->store, hex)) ||
-	    c->nheld >= MAX_HELD)
+	if (c->store && rec_idstore_has(c->store, hex))
 		return;
+	if (c->nheld >= MAX_HELD) {
+		c->st.busy++;
+		return;
+	}
 	fd = open_module(m, hex, &st);
 	if (fd < 0) {
 		c->st.unreadable++;

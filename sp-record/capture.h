@@ -42,6 +42,7 @@ struct rec_capture_stats {
 	uint64_t over_total;   /* past the cap per recording */
 	uint64_t unreadable;   /* no file of the recorded build id found */
 	uint64_t failed;       /* writing the copy failed */
+	uint64_t busy;         /* too many files held at once to hold it */
 	const char *dir;       /* the tree's directory, or NULL */
 };
 

@@ -177,6 +177,8 @@ print_capture(const struct rec_capture_stats *c, FILE *out)
 		list_add(&b, head, "unreadable", c->unreadable);
 	if (c->failed)
 		list_add(&b, head, "write failed", c->failed);
+	if (c->busy)
+		list_add(&b, head, "too many held at once", c->busy);
 	if (b.len)
 		fprintf(out, "%.*s\n", (int)b.len, (char *)b.data);
 	sp_buf_release(&b);
