@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/grow.h"
@@ -278,14 +279,24 @@ hold(struct rec_capture *c, struct ent *e, int32_t pid)
 	e->holders++;
 }
 
-/* Copies the held file of `e` into the tree, within the caps. */
+/*
+ * Copies the held file of `e` into the tree, within the caps.  A library
+ * rewritten in place since it was opened holds another build now: it
+ * is not filed under the old one's id.
+ */
 static void
 copy(struct rec_capture *c, struct ent *e)
 {
+	struct stat st;
 	int rc;
 
 	if (!store(c) || rec_idstore_has(c->store, e->id))
 		return;
+	if (fstat(e->fd, &st) < 0 || !has_id(e->fd, e->id)) {
+		c->st.unreadable++;
+		return;
+	}
+	e->size = (uint64_t)st.st_size;
 	if (e->size > c->max_file) {
 		c->st.too_big++;
 		return;
