@@ -1,11 +1,12 @@
 #!/bin/sh
 # Issue 29: a binary that exists only in a private mount namespace (a
-# container, as far as its files go), launched under -f, is named once
-# the namespace is gone: sp-record keeps its file by build id in the
-# build-id tree under the symbol cache's directory (0700 directories, a
-# 0600 file), where sp-symbolize looks without being told, and the
-# summary says so.  --no-capture keeps nothing (address names, as
-# before); --capture-dir puts the tree elsewhere, for --debug-dir.
+# container, as far as its files go), launched under -f (or found by -a),
+# is named once the namespace is gone: sp-record keeps its file by build
+# id in the build-id tree under the symbol cache's directory (0700
+# directories, a 0600 file), where sp-symbolize looks without being
+# told, and the summary says so.  --no-capture keeps nothing (address
+# names, as before); --capture-dir puts the tree elsewhere, for
+# --debug-dir.
 . "$(dirname "$0")/lib.sh"
 need_perf
 [ "$(id -u)" = 0 ] || skip "needs root for a mount namespace"
@@ -62,6 +63,13 @@ named x || fail "not named from the kept file: $(sort -k2n "$TMP/x.folded" | tai
 # ... with --no-cache too: the tree holds files, not cached results.
 fold x --no-cache
 named x || fail "--no-cache: $(sort -k2n "$TMP/x.folded" | tail -3)"
+
+# -a: the process found as the whole machine is recorded, kept alike.
+record s -a
+cmp "$TMP/rec_chain" "$TMP/s/stackpulse/$rel" ||
+	fail "-a: not kept: $(cat "$TMP/s.err")"
+fold s
+named s || fail "-a: $(sort -k2n "$TMP/s.folded" | tail -3)"
 
 # --no-capture: nothing kept, frames keep address names.
 record n --no-capture
