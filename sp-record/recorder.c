@@ -444,6 +444,12 @@ write_stats(struct recorder *r)
 	rc |= sp_ext_counter_encode(b, "processes", procs->procs_seen);
 	rc |= sp_ext_counter_encode(b, "threads", procs->threads_seen);
 	rc |= sp_ext_counter_encode(b, "wrapped_records", s->wrapped);
+	if (r->cap) {
+		rc |= sp_ext_counter_encode(b, "capture_files",
+					    rec_capture_stats(r->cap)->files);
+		rc |= sp_ext_counter_encode(b, "capture_bytes",
+					    rec_capture_stats(r->cap)->bytes);
+	}
 	if (rc)
 		return rec_out_wr(r->out, -ENOMEM);
 	rec_stacker_counters(&r->stk, add_counter, b);

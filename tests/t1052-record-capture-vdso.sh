@@ -33,6 +33,9 @@ mid=$(awk -F'\t' '$1 == "module" && $NF == "[vdso]" { print $2; exit }' \
 awk -F'\t' -v m="$mid" -v id="$hid" '$1 == "buildid" && $2 == m &&
 	$3 == id { ok = 1 } END { exit !ok }' "$TMP/x.rec" ||
 	fail "the spool's vdso build id is not $hid"
+awk -F'\t' '$1 == "stats" { for (i = 2; i <= NF; i++) if ($i == "capture_files=1")
+	ok = 1 } END { exit !ok }' "$TMP/x.rec" ||
+	fail "no capture_files=1 in the stats: $(grep '^stats' "$TMP/x.rec")"
 # Once per kernel: a second recording keeps nothing.
 "$SP_RECORD" -q -o "$TMP/y.spool" -- "$TMP/sym_vdso" 0.2 2>"$TMP/err2" ||
 	fail "sp-record: exit $?: $(cat "$TMP/err2")"
