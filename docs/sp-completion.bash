@@ -71,6 +71,14 @@ _sp_complete()
 		COMPREPLY=($(compgen -W "fp dwarf" -- "$cur"))
 		return
 		;;
+	--capture)
+		COMPREPLY=($(compgen -W "all lost" -- "$cur"))
+		return
+		;;
+	--capture-dir)
+		COMPREPLY=($(compgen -d -- "$cur"))
+		return
+		;;
 	--colors)
 		COMPREPLY=($(compgen -W "hot mem io wakeup chain java js perl
 			red green blue aqua yellow purple orange" -- "$cur"))

@@ -63,6 +63,15 @@ rec_help(void)
 	      "  -k, --kernel            kernel stacks too\n"
 	      "  -m, --mmap-pages N      ring size per CPU, in pages\n"
 	      "  -o, --output FILE       the spool (standard output: a pipe)\n"
+	      "      --capture all|lost  keep every sampled module file by "
+	      "build id, or\n"
+	      "                          those the host cannot reach (lost)\n"
+	      "      --capture-dir DIR   where (the symbol cache: "
+	      "~/.cache/stackpulse)\n"
+	      "      --capture-max-file SIZE   larger files are not kept "
+	      "(256M)\n"
+	      "      --capture-max-total SIZE  bytes kept per recording (1G)\n"
+	      "      --no-capture        keep no module files\n"
 	      "      --no-python         no Python frames read from CPython "
 	      "targets\n"
 	      "      --ptrace            sample by ptrace where perf events "
@@ -276,6 +285,30 @@ rec_callgraph_arg(const char *s)
 		return REC_CG_DWARF;
 	warnx("invalid call graph '%s' (fp, dwarf)", s);
 	rec_usage();
+}
+
+enum rec_capture_mode
+rec_capture_arg(const char *s)
+{
+	if (!strcmp(s, "all"))
+		return REC_CAPTURE_ALL;
+	if (!strcmp(s, "lost"))
+		return REC_CAPTURE_LOST;
+	warnx("invalid --capture '%s' (all, lost)", s);
+	rec_usage();
+}
+
+uint64_t
+rec_size_arg(const char *s, const char *what)
+{
+	uint64_t v;
+
+	if (sp_cli_size(s, &v) || v == 0) {
+		warnx("invalid %s '%s': a size above 0, with K, M or G", what,
+		      s);
+		rec_usage();
+	}
+	return v;
 }
 
 size_t

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "sp-record/events.h"
+#include "sp-record/opts.h"
 #include "sp-record/stack.h"
 
 /* The synopsis on stderr, exit 2. */
@@ -48,5 +49,9 @@ double rec_duration_arg(const char *s);
 enum rec_callgraph rec_callgraph_arg(const char *s);
 /* -m: a power of two. */
 size_t rec_pages_arg(const char *s);
+/* --capture: all or lost. */
+enum rec_capture_mode rec_capture_arg(const char *s);
+/* --capture-max-file, --capture-max-total: bytes, K, M or G, above 0. */
+uint64_t rec_size_arg(const char *s, const char *what);
 
 #endif

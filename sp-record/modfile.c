@@ -55,6 +55,19 @@ open_map_files(const struct sp_module *m, int32_t pid, struct stat *st)
 	return rec_modfile_open_path(path, 0, st);
 }
 
+/*
+ * The process's executable, when it is the module's inode: reachable
+ * without CAP_SYS_ADMIN once deleted or replaced, where map_files is not.
+ */
+static int
+open_exe(const struct sp_module *m, int32_t pid, struct stat *st)
+{
+	char path[48];
+
+	snprintf(path, sizeof(path), "/proc/%" PRId32 "/exe", pid);
+	return rec_modfile_open_path(path, m->inode, st);
+}
+
 int
 rec_modfile_open(const struct sp_module *m, int32_t pid, struct stat *st)
 {
@@ -68,6 +81,8 @@ rec_modfile_open(const struct sp_module *m, int32_t pid, struct stat *st)
 		fd = rec_modfile_open_path(m->path, m->inode, st);
 	if (fd < 0 && pid > 0 && !deleted)
 		fd = open_map_files(m, pid, st);
+	if (fd < 0 && pid > 0 && m->inode)
+		fd = open_exe(m, pid, st);
 	if (fd < 0 && pid > 0 && m->path[0] == '/' &&
 	    snprintf(alt, sizeof(alt), "/proc/%" PRId32 "/root%s", pid,
 		     m->path) < (int)sizeof(alt))

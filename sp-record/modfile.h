@@ -26,8 +26,9 @@ int rec_modfile_open_path(const char *path, uint64_t inode, struct stat *st);
  * Opens the file behind user module `m` of process `pid` (0: no process
  * to look through), trying in turn: for a deleted file (a path ending in
  * " (deleted)"), /proc/PID/map_files/START-END first, the mapping itself;
- * m->path when its inode matches; that mapping; /proc/PID/root/PATH for a
- * process in another mount namespace.  Returns the descriptor or -1.
+ * m->path when its inode matches; that mapping; /proc/PID/exe when it is
+ * that inode (no CAP_SYS_ADMIN needed); /proc/PID/root/PATH for a process
+ * in another mount namespace.  Returns the descriptor or -1.
  */
 int rec_modfile_open(const struct sp_module *m, int32_t pid, struct stat *st);
 

@@ -12,6 +12,13 @@
 #include "sp-record/events.h"
 #include "sp-record/stack.h"
 
+/* Which sampled module files are kept by build id (capture.h). */
+enum rec_capture_mode {
+	REC_CAPTURE_LOST, /* those the host cannot reach (the default) */
+	REC_CAPTURE_ALL,  /* --capture all */
+	REC_CAPTURE_OFF,  /* --no-capture */
+};
+
 struct rec_config {
 	struct rec_evopts ev;
 	enum rec_callgraph callgraph;
@@ -27,6 +34,10 @@ struct rec_config {
 	bool spool_on_stdout;    /* a launched command writes to stderr */
 	bool quiet;              /* -q: no status line */
 	const char *output_name; /* for messages */
+	enum rec_capture_mode capture;
+	const char *capture_dir;    /* --capture-dir, or NULL: the default */
+	uint64_t capture_max_file;  /* --capture-max-file, or 0: default */
+	uint64_t capture_max_total; /* --capture-max-total, or 0: default */
 };
 
 #endif

@@ -42,6 +42,7 @@ struct recorder {
 	struct rec_tracker *trk;
 	struct rec_handlers h;
 	struct rec_pyann *py;     /* Python stacks, or NULL */
+	struct rec_capture *cap;  /* module files kept, or NULL */
 	struct rec_ptdriver *ptd; /* --ptrace sampler, or NULL */
 	struct pollfd *pfd;
 	bool *hup; /* ring fd reported POLLHUP */
@@ -119,6 +120,11 @@ connect_parts(struct recorder *r)
 	if (!r->cfg.no_python && !(r->py = rec_pyann_new(r->out)))
 		return -errno;
 	r->h.py = r->py;
+	r->cap = rec_capture_new(&r->cfg, r->out, rec_tracker_mods(r->trk));
+	if (!r->cap && r->cfg.capture != REC_CAPTURE_OFF)
+		return -errno;
+	r->h.cap = r->cap;
+	rec_tracker_set_capture(r->trk, r->cap);
 	return 0;
 }
 
@@ -163,6 +169,7 @@ rec_free(struct recorder *r)
 	rec_ptdriver_free(r->ptd);
 	rec_events_release(&r->ev);
 	rec_tracker_free(r->trk);
+	rec_capture_free(r->cap);
 	rec_stacker_release(&r->stk);
 	rec_sorter_free(r->sorter);
 	rec_handlers_release(&r->h);
@@ -437,6 +444,12 @@ write_stats(struct recorder *r)
 	rc |= sp_ext_counter_encode(b, "processes", procs->procs_seen);
 	rc |= sp_ext_counter_encode(b, "threads", procs->threads_seen);
 	rc |= sp_ext_counter_encode(b, "wrapped_records", s->wrapped);
+	if (r->cap) {
+		rc |= sp_ext_counter_encode(b, "capture_files",
+					    rec_capture_stats(r->cap)->files);
+		rc |= sp_ext_counter_encode(b, "capture_bytes",
+					    rec_capture_stats(r->cap)->bytes);
+	}
 	if (rc)
 		return rec_out_wr(r->out, -ENOMEM);
 	rec_stacker_counters(&r->stk, add_counter, b);
@@ -471,6 +484,7 @@ rec_stop(struct recorder *r)
 	/* Threads still waiting have waited until now. */
 	if (!rec_out_error(r->out))
 		rec_offcpu_flush(&r->h, rec_now_ns());
+	rec_capture_finish(r->cap);
 	for (c = 0; c < r->ev.ncpus; c++)
 		r->st.wrapped += r->ev.rings[c].wrapped;
 	/* The per-event counters also see losses no LOST record told. */
@@ -606,6 +620,7 @@ report(const struct recorder *r)
 		r->ptd ? rec_ptdriver_summary(r->ptd) : NULL,
 		r->h.offcpu_short,
 		r->py,
+		r->cap ? rec_capture_stats(r->cap) : NULL,
 	};
 
 	return rp;

@@ -331,12 +331,27 @@ record(struct recorder *r, const struct rec_config *cfg, double duration)
 	return status;
 }
 
+/* Long options without a letter. */
+enum {
+	OPT_CAPTURE = 256,
+	OPT_CAPTURE_DIR,
+	OPT_CAPTURE_MAX_FILE,
+	OPT_CAPTURE_MAX_TOTAL,
+	OPT_NO_CAPTURE,
+};
+
 int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "call-graph", required_argument, NULL, 'g' },
+		{ "capture", required_argument, NULL, OPT_CAPTURE },
+		{ "capture-dir", required_argument, NULL, OPT_CAPTURE_DIR },
+		{ "capture-max-file", required_argument, NULL,
+		  OPT_CAPTURE_MAX_FILE },
+		{ "capture-max-total", required_argument, NULL,
+		  OPT_CAPTURE_MAX_TOTAL },
 		{ "children", no_argument, NULL, 'f' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "cpu", required_argument, NULL, 'C' },
@@ -347,6 +362,7 @@ main(int argc, char **argv)
 		{ "list-events", no_argument, NULL, 'l' },
 		{ "kernel", no_argument, NULL, 'k' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "no-capture", no_argument, NULL, OPT_NO_CAPTURE },
 		{ "no-python", no_argument, NULL, 'N' },
 		{ "off-cpu", no_argument, NULL, 'O' },
 		{ "off-cpu-min", required_argument, NULL, 'M' },
@@ -380,6 +396,23 @@ main(int argc, char **argv)
 		switch (ch) {
 		case 'd':
 			duration = rec_duration_arg(optarg);
+			break;
+		case OPT_CAPTURE:
+			cfg.capture = rec_capture_arg(optarg);
+			break;
+		case OPT_CAPTURE_DIR:
+			cfg.capture_dir = optarg;
+			break;
+		case OPT_CAPTURE_MAX_FILE:
+			cfg.capture_max_file =
+			    rec_size_arg(optarg, "--capture-max-file");
+			break;
+		case OPT_CAPTURE_MAX_TOTAL:
+			cfg.capture_max_total =
+			    rec_size_arg(optarg, "--capture-max-total");
+			break;
+		case OPT_NO_CAPTURE:
+			cfg.capture = REC_CAPTURE_OFF;
 			break;
 		case 'a':
 			cfg.system_wide = true;

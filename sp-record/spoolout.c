@@ -226,6 +226,13 @@ rec_out_buildids(struct rec_out *o, const struct sp_modtab *mods,
 	return o->werr;
 }
 
+size_t
+rec_out_module_buildid(struct rec_out *o, const struct sp_module *m,
+		       uint8_t *out)
+{
+	return rec_buildids_get(o->buildids, m, out);
+}
+
 int
 rec_out_intern(struct rec_out *o, struct sp_modtab *mods,
 	       const struct sp_module *m, uint32_t *id)

@@ -86,6 +86,13 @@ int rec_out_intern(struct rec_out *o, struct sp_modtab *mods,
 int rec_out_buildids(struct rec_out *o, const struct sp_modtab *mods,
 		     uint32_t first);
 /*
+ * The build id of user module `m`'s file, as its buildid record gives it
+ * (read once per file): its length with the bytes in `out`
+ * (REC_BUILDID_MAX), or 0 when it has none.
+ */
+size_t rec_out_module_buildid(struct rec_out *o, const struct sp_module *m,
+			      uint8_t *out);
+/*
  * Interns the kernel's text as one module "[kernel.kallsyms]" from
  * /proc/kallsyms; nothing when its addresses are hidden (kernel frames
  * then stay module-less, which readers accept).

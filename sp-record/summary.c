@@ -160,6 +160,35 @@ print_python(struct rec_pyann *py, FILE *out)
 			(int)(nl - notes), notes);
 }
 
+/* The module files kept by build id, and those that could not be. */
+static void
+print_capture(const struct rec_capture_stats *c, FILE *out)
+{
+	struct sp_buf b = SP_BUF_INIT;
+	const char *head = "sp-record: module files not kept: ";
+
+	if (!c)
+		return;
+	if (c->files)
+		fprintf(out,
+			"sp-record: kept %" PRIu64 " module file%s, %" PRIu64
+			" bytes, by build id in '%s'\n",
+			c->files, s_(c->files), c->bytes, c->dir);
+	if (c->too_big)
+		list_add(&b, head, "over --capture-max-file", c->too_big);
+	if (c->over_total)
+		list_add(&b, head, "past --capture-max-total", c->over_total);
+	if (c->unreadable)
+		list_add(&b, head, "unreadable", c->unreadable);
+	if (c->failed)
+		list_add(&b, head, "write failed", c->failed);
+	if (c->busy)
+		list_add(&b, head, "too many held at once", c->busy);
+	if (b.len)
+		fprintf(out, "%.*s\n", (int)b.len, (char *)b.data);
+	sp_buf_release(&b);
+}
+
 void
 rec_report_summary(const struct rec_report *rp, FILE *out, double seconds)
 {
@@ -226,6 +255,7 @@ rec_report_summary(const struct rec_report *rp, FILE *out, double seconds)
 		s_(rp->stk->stats.truncated));
 	print_unwinding(rp, out);
 	print_python(rp->py, out);
+	print_capture(rp->cap, out);
 	if (rp->ptsum)
 		fprintf(out,
 			"sp-record: ptrace pauses: median %.0f us, p99 "

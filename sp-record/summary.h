@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sp-record/capture.h"
 #include "sp-record/events.h"
 #include "sp-record/proc.h"
 #include "sp-record/ptrace.h"
@@ -31,6 +32,7 @@ struct rec_report {
 	const struct rec_ptracer_summary *ptsum; /* --ptrace, else NULL */
 	uint64_t offcpu_short;                   /* waits left out */
 	struct rec_pyann *py;                    /* or NULL: --no-python */
+	const struct rec_capture_stats *cap;     /* or NULL: --no-capture */
 };
 
 /* As rec_summary() and rec_status_line() (recorder.h). */

@@ -20,6 +20,7 @@ struct rec_tracker {
 	struct sp_modtab *mods;
 	struct rec_out *out;     /* borrowed */
 	struct rec_stacker *stk; /* borrowed */
+	struct rec_capture *cap; /* borrowed, or NULL */
 	struct sp_buf maps;      /* /proc/PID/maps scratch */
 	struct sp_buf maps_seen; /* the text rec_refresh_maps() last read */
 	int32_t maps_seen_pid;
@@ -66,6 +67,12 @@ rec_tracker_free(struct rec_tracker *t)
 	sp_buf_release(&t->maps);
 	sp_buf_release(&t->maps_seen);
 	free(t);
+}
+
+void
+rec_tracker_set_capture(struct rec_tracker *t, struct rec_capture *cap)
+{
+	t->cap = cap;
 }
 
 struct rec_ptab *
@@ -354,6 +361,7 @@ rec_retire(struct rec_tracker *t, int32_t pid, uint64_t ts)
 		rc = rec_out_wr(o,
 				sp_spool_writer_forget(rec_out_writer(o), pid));
 	rec_stacker_end(t->stk, pid);
+	rec_capture_retire(t->cap, pid);
 	rec_ptab_remove(&t->procs, pid);
 	t->procs.procs_exited++;
 	return rc;

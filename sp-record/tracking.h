@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "common/modtab.h"
+#include "sp-record/capture.h"
 #include "sp-record/proc.h"
 #include "sp-record/opts.h"
 #include "sp-record/spoolout.h"
@@ -34,6 +35,12 @@ struct rec_tracker *rec_tracker_new(const struct rec_config *cfg,
 				    struct rec_out *out,
 				    struct rec_stacker *stk);
 void rec_tracker_free(struct rec_tracker *t);
+
+/*
+ * Tells `cap` (borrowed; NULL: none) of each process retired, so that
+ * the module files it held are decided (capture.h).
+ */
+void rec_tracker_set_capture(struct rec_tracker *t, struct rec_capture *cap);
 
 /* The process and thread table; valid as long as the tracker. */
 struct rec_ptab *rec_tracker_procs(struct rec_tracker *t);

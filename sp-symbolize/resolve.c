@@ -54,10 +54,13 @@ sym_resolver_new(const struct sym_resolver_opts *o, struct sp_buf *err)
 	r->last_save = now_seconds();
 	r->imgs = sym_imgtab_new(&r->o.sym, r->o.max_open, r->o.max_dwarf,
 				 o->warn, o->warn_ctx);
-	r->ids =
-	    r->imgs ? sym_idtree_new(r->imgs, r->o.sym.debug_dirs,
-				     r->o.sym.ndebug_dirs, o->warn, o->warn_ctx)
-		    : NULL;
+	if (!o->id_roots) {
+		r->o.id_roots = o->sym.debug_dirs;
+		r->o.nid_roots = o->sym.ndebug_dirs;
+	}
+	r->ids = r->imgs ? sym_idtree_new(r->imgs, r->o.id_roots,
+					  r->o.nid_roots, o->warn, o->warn_ctx)
+			 : NULL;
 	r->fid_by_path = sp_htab_new();
 	r->mods = sp_idtab_new(sizeof(struct rmod));
 	r->jit = sym_jitsyms_new(o->perf_map_dir, o->warn, o->warn_ctx);

@@ -66,6 +66,12 @@ struct sym_resolver_opts {
 	struct sym_cache *cache;
 	/* What makes the results, for the cache (fileid.h); "" will do. */
 	const char *cache_tool;
+	/*
+	 * The build-id trees a lost module is looked up in (idtree.h), in
+	 * order, before /usr/lib/debug (borrowed); NULL for sym.debug_dirs.
+	 */
+	char *const *id_roots;
+	size_t nid_roots;
 	/* Receives each warning (without the program name); may be NULL. */
 	sym_warn_fn *warn;
 	void *warn_ctx;

@@ -4,6 +4,7 @@
  */
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -212,6 +213,41 @@ cache_dir(void)
 }
 
 /*
+ * The build-id trees lost modules are looked up in: every --debug-dir,
+ * then the one sp-record keeps module files in, under the cache
+ * directory (read with --no-cache too: it holds files, not results),
+ * when that directory is this user's alone, as the cache requires.
+ * Malloc'ed, with *n set; exits on ENOMEM.
+ */
+static char **
+id_roots(char **dirs, size_t ndirs, size_t *n, char **keep)
+{
+	char **v = calloc(ndirs + 1, sizeof(*v));
+	char *dir = cache_dir();
+	struct stat st;
+	int fd = -1;
+
+	if (!v)
+		errx(1, "out of memory");
+	if (ndirs)
+		memcpy(v, dirs, ndirs * sizeof(*v));
+	*n = ndirs;
+	if (dir)
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_uid == geteuid() &&
+	    !(st.st_mode & (S_IWGRP | S_IWOTH))) {
+		v[(*n)++] = dir;
+	} else {
+		free(dir);
+		dir = NULL;
+	}
+	if (fd >= 0)
+		close(fd);
+	*keep = dir;
+	return v;
+}
+
+/*
  * The cache, unless disabled or without a directory; exits on ENOMEM.
  * `max` is --cache-size's, or 0 for SP_SYMBOLIZE_CACHE_SIZE's or else
  * the default (a bad variable is warned about and ignored).
@@ -388,13 +424,13 @@ main(int argc, char *argv[])
 		.sym = { .demangle = true, .inlines = true, .params = true },
 		.warn = print_warning,
 	};
-	char **dirs = NULL;
+	char **dirs = NULL, **roots, *kept_root;
 	const char *output = NULL;
 	uint64_t cache_size = 0, max_dwarf;
 	bool no_cache = false;
 	char *tool;
 	int32_t *pids = NULL, pid;
-	size_t ndirs = 0, npids = 0;
+	size_t ndirs = 0, npids = 0, nroots;
 	struct sp_buf emsg = SP_BUF_INIT;
 	struct sym_resolver *r;
 	struct sym_filter_stats fst = { 0 };
@@ -490,6 +526,9 @@ main(int argc, char *argv[])
 
 	o.sym.debug_dirs = dirs;
 	o.sym.ndebug_dirs = ndirs;
+	roots = id_roots(dirs, ndirs, &nroots, &kept_root);
+	o.id_roots = roots;
+	o.nid_roots = nroots;
 	o.cache = open_cache(no_cache, cache_size);
 	tool = o.cache ? cache_tool(&o.sym) : NULL;
 	o.cache_tool = tool;
@@ -508,6 +547,8 @@ main(int argc, char *argv[])
 	sym_resolver_free(r);
 	free(tool);
 	free(dirs);
+	free(roots);
+	free(kept_root);
 	free(pids);
 	rc = sp_cli_close_stdout();
 	if (rc) {

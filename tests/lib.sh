@@ -14,6 +14,9 @@ SP_ARCHIVE=${SP_ARCHIVE:-$B/sp-archive}
 PROGRAMS=$TOP/tests/programs
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/sp-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+# The symbol cache, and the module files sp-record keeps beside it, in
+# the test's own directory: a test never reads or fills the user's.
+export XDG_CACHE_HOME="$TMP/xdg"
 # Sanitizer reports exit 86/87, so a crash is never taken for exit 1.
 # Leak checks cost ~45 ms of CPU at every process exit here, a fifth to
 # a third of the suite: t0003 runs each tool's main paths with them, the

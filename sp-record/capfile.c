@@ -1,0 +1,207 @@
+/*
+ * capfile.c: opening a sampled module's file to keep it (capfile.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/openat2.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "common/spool.h"
+#include "sp-record/capfile.h"
+#include "common/banned.h"
+
+#define DELETED_SUFFIX " (deleted)"
+
+/*
+ * Opens for reading the file an O_PATH descriptor `pfd` names, when it
+ * is a regular file; closes `pfd`.  Returns the descriptor or -1 with
+ * errno set (EINVAL: not a regular file).
+ */
+static int
+reopen_regular(int pfd, struct stat *st)
+{
+	char self[64];
+	int fd, e;
+
+	if (pfd < 0)
+		return -1;
+	if (fstat(pfd, st) < 0 || !S_ISREG(st->st_mode)) {
+		e = fstat(pfd, st) < 0 ? errno : EINVAL;
+		close(pfd);
+		errno = e;
+		return -1;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	e = errno;
+	close(pfd);
+	errno = e;
+	return fd;
+}
+
+int
+rec_capfile_host(const char *path, struct stat *st)
+{
+	return reopen_regular(open(path, O_PATH | O_CLOEXEC), st);
+}
+
+static bool
+is_deleted(const struct sp_module *m)
+{
+	size_t n = strlen(DELETED_SUFFIX);
+
+	return m->path_len >= n &&
+	       memcmp(m->path + m->path_len - n, DELETED_SUFFIX, n) == 0;
+}
+
+static int
+open_map_files(const struct sp_module *m, struct stat *st)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path),
+		 "/proc/%" PRId32 "/map_files/%" PRIx64 "-%" PRIx64, m->pid,
+		 m->start, m->end);
+	return reopen_regular(open(path, O_PATH | O_CLOEXEC), st);
+}
+
+/* Whether O_PATH descriptor `pfd` is a regular file of `inode`. */
+static bool
+same_inode(int pfd, uint64_t inode, struct stat *st)
+{
+	return fstat(pfd, st) == 0 && S_ISREG(st->st_mode) &&
+	       st->st_ino == inode;
+}
+
+/*
+ * The module's inode as the process holds it: its executable, or a
+ * descriptor it keeps open (a memfd).  /proc/PID/exe and /proc/PID/fd
+ * need no more than reading the process's memory does, where map_files
+ * needs CAP_SYS_ADMIN, and reach a file deleted or replaced since.
+ */
+static int
+open_held(const struct sp_module *m, struct stat *st)
+{
+	char dir[48];
+	struct dirent *e;
+	int pfd, fd = -1;
+	DIR *d;
+
+	if (!m->inode)
+		return -1;
+	snprintf(dir, sizeof(dir), "/proc/%" PRId32 "/exe", m->pid);
+	pfd = open(dir, O_PATH | O_CLOEXEC);
+	if (pfd >= 0 && same_inode(pfd, m->inode, st))
+		return reopen_regular(pfd, st);
+	if (pfd >= 0)
+		close(pfd);
+	snprintf(dir, sizeof(dir), "/proc/%" PRId32 "/fd", m->pid);
+	if (!(d = opendir(dir)))
+		return -1;
+	while (fd < 0 && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		/* O_PATH: a FIFO, socket or device is never opened. */
+		pfd = openat(dirfd(d), e->d_name, O_PATH | O_CLOEXEC);
+		if (pfd < 0)
+			continue;
+		if (same_inode(pfd, m->inode, st))
+			fd = reopen_regular(pfd, st);
+		else
+			close(pfd);
+	}
+	closedir(d);
+	if (fd < 0)
+		errno = ENOENT;
+	return fd;
+}
+
+/*
+ * `path` under the root `rfd` without openat2: component by component,
+ * refusing symbolic links and "..", which could lead out of the root.
+ * Returns an O_PATH descriptor or -1.
+ */
+static int
+walk_in_root(int rfd, const char *path)
+{
+	char comp[256];
+	int cur = dup(rfd), next;
+	struct stat st;
+	size_t n;
+
+	while (cur >= 0 && *path) {
+		path += strspn(path, "/");
+		n = strcspn(path, "/");
+		if (n == 0)
+			break;
+		if (n >= sizeof(comp) || (n == 2 && !memcmp(path, "..", 2))) {
+			close(cur);
+			errno = EXDEV;
+			return -1;
+		}
+		memcpy(comp, path, n);
+		comp[n] = '\0';
+		path += n;
+		next = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		close(cur);
+		if (next >= 0 && fstat(next, &st) == 0 && S_ISLNK(st.st_mode)) {
+			close(next);
+			errno = ELOOP;
+			return -1;
+		}
+		cur = next;
+	}
+	return cur;
+}
+
+/* The module's path inside the process's root, never leaving it. */
+static int
+open_in_root(const struct sp_module *m, struct stat *st)
+{
+	struct open_how how;
+	char root[48];
+	int rfd, pfd, e;
+
+	snprintf(root, sizeof(root), "/proc/%" PRId32 "/root", m->pid);
+	rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rfd < 0)
+		return -1;
+	memset(&how, 0, sizeof(how));
+	how.flags = O_PATH | O_CLOEXEC;
+	how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+	pfd = (int)syscall(SYS_openat2, rfd, m->path, &how, sizeof(how));
+	if (pfd < 0 && errno == ENOSYS)
+		pfd = walk_in_root(rfd, m->path);
+	e = errno;
+	close(rfd);
+	errno = e;
+	return reopen_regular(pfd, st);
+}
+
+int
+rec_capfile_process(const struct sp_module *m, struct stat *st,
+		    enum rec_capfile_via *via)
+{
+	int fd;
+
+	if (m->pid <= 0 || m->path_len == 0 || m->path[0] != '/') {
+		errno = EINVAL;
+		return -1;
+	}
+	*via = REC_CAPFILE_MAP_FILES;
+	fd = open_map_files(m, st);
+	if (fd >= 0 || errno == EINVAL)
+		return fd;
+	*via = REC_CAPFILE_HELD;
+	fd = open_held(m, st);
+	if (fd >= 0 || is_deleted(m))
+		return fd;
+	*via = REC_CAPFILE_ROOT;
+	return open_in_root(m, st);
+}

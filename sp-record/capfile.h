@@ -1,0 +1,47 @@
+/*
+ * capfile.h: opening the file of a sampled module to keep a copy of it
+ * (capture.h): as the host sees it at the module's path, or as the
+ * module's process sees it.
+ *
+ * The path and the process's files are the target's to choose, so every
+ * open is first made with O_PATH and checked with fstat: only a regular
+ * file is then opened for reading (through /proc/self/fd), never a FIFO
+ * or a device, and a path inside the process's root is resolved with
+ * openat2(RESOLVE_IN_ROOT), so that no symbolic link (absolute, or
+ * climbing with "..") leads out of that root.
+ */
+#ifndef SP_RECORD_CAPFILE_H
+#define SP_RECORD_CAPFILE_H
+
+#include <stdint.h>
+#include <sys/stat.h>
+
+struct sp_module;
+
+/* Where rec_capfile_process() found the file. */
+enum rec_capfile_via {
+	REC_CAPFILE_MAP_FILES = 1, /* /proc/PID/map_files/START-END */
+	REC_CAPFILE_HELD,          /* its executable, or a descriptor */
+	REC_CAPFILE_ROOT,          /* the path in /proc/PID/root */
+};
+
+/*
+ * The regular file at `path` as the host sees it, open read-only, with
+ * *st filled.  Returns the descriptor, or -1 with errno set (EINVAL: not
+ * a regular file).
+ */
+int rec_capfile_host(const char *path, struct stat *st);
+
+/*
+ * The file behind module `m` of process m->pid as that process sees it,
+ * trying in turn /proc/PID/map_files (the mapping itself; it needs
+ * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), the process's executable or
+ * a descriptor it holds open (a memfd) when either is the module's
+ * recorded inode, and unless the path says " (deleted)" that path inside
+ * /proc/PID/root.
+ * Returns the descriptor with *st and *via set, or -1 with errno set.
+ */
+int rec_capfile_process(const struct sp_module *m, struct stat *st,
+			enum rec_capfile_via *via);
+
+#endif

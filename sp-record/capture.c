@@ -1,0 +1,494 @@
+/*
+ * capture.c: module files kept by build id as they are sampled
+ * (capture.h).
+ */
+#include <err.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/grow.h"
+#include "common/htab.h"
+#include "sp-record/buildid.h"
+#include "sp-record/capfile.h"
+#include "sp-record/capture.h"
+#include "sp-record/idstore.h"
+#include "common/banned.h"
+
+#define DEFAULT_MAX_FILE (256ull << 20)
+#define DEFAULT_MAX_TOTAL (1ull << 30)
+#define MAX_HELD 512 /* descriptors held at once */
+
+enum ent_state { ENT_NEW, ENT_HELD, ENT_DONE };
+
+/* One build id: its file, held until decided. */
+struct ent {
+	char id[2 * REC_BUILDID_MAX + 1];
+	enum ent_state state;
+	int fd;
+	uint64_t size;
+	uint32_t holders; /* live processes that sampled it */
+	char *path;       /* the module's path, for the host's view */
+	uint64_t inode;   /* the recorded inode, or 0 */
+};
+
+/* The entries a live process holds. */
+struct held {
+	uint32_t *ents;
+	size_t n, alloc;
+};
+
+struct rec_capture {
+	enum rec_capture_mode mode;
+	char *dir;
+	uint64_t max_file, max_total;
+	struct rec_out *out;          /* borrowed */
+	const struct sp_modtab *mods; /* borrowed */
+	struct rec_idstore *store;    /* opened at the first copy */
+	bool off;                     /* the tree was refused */
+	uint8_t *seen;                /* per module id: looked at */
+	size_t aseen;
+	struct sp_htab *by_id; /* build id -> index into ents */
+	struct ent *ents;
+	size_t nents, aents, nheld;
+	struct sp_htab *by_pid; /* pid -> struct held * */
+	struct rec_capture_stats st;
+};
+
+/*
+ * The symbol cache's directory, where sp-symbolize looks too:
+ * ${XDG_CACHE_HOME:-$HOME/.cache}/stackpulse (a relative XDG_CACHE_HOME
+ * is ignored, as the XDG base directory spec says).  NULL without one.
+ */
+static char *
+default_dir(void)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char *dir = NULL;
+	int n = -1;
+
+	if (xdg && xdg[0] == '/')
+		n = asprintf(&dir, "%s/stackpulse", xdg);
+	else if (home && home[0] == '/')
+		n = asprintf(&dir, "%s/.cache/stackpulse", home);
+	return n < 0 ? NULL : dir;
+}
+
+struct rec_capture *
+rec_capture_new(const struct rec_config *cfg, struct rec_out *out,
+		const struct sp_modtab *mods)
+{
+	struct rec_capture *c;
+
+	if (cfg->capture == REC_CAPTURE_OFF)
+		return NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->mode = cfg->capture;
+	c->max_file =
+	    cfg->capture_max_file ? cfg->capture_max_file : DEFAULT_MAX_FILE;
+	c->max_total =
+	    cfg->capture_max_total ? cfg->capture_max_total : DEFAULT_MAX_TOTAL;
+	c->out = out;
+	c->mods = mods;
+	c->dir = cfg->capture_dir ? strdup(cfg->capture_dir) : default_dir();
+	c->off = !c->dir;
+	c->by_id = sp_htab_new();
+	c->by_pid = sp_htab_new();
+	if (!c->by_id || !c->by_pid || (cfg->capture_dir && !c->dir)) {
+		rec_capture_free(c);
+		errno = ENOMEM;
+		return NULL;
+	}
+	c->st.dir = c->dir;
+	return c;
+}
+
+static void
+drop_held(struct rec_capture *c)
+{
+	const void *key;
+	uint64_t v;
+	size_t pos = 0;
+	struct held *h;
+
+	while (sp_htab_next(c->by_pid, &pos, &key, NULL, &v)) {
+		h = (struct held *)(uintptr_t)v;
+		free(h->ents);
+		free(h);
+	}
+}
+
+void
+rec_capture_free(struct rec_capture *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->nents; i++) {
+		if (c->ents[i].fd >= 0)
+			close(c->ents[i].fd);
+		free(c->ents[i].path);
+	}
+	if (c->by_pid)
+		drop_held(c);
+	sp_htab_free(c->by_pid);
+	sp_htab_free(c->by_id);
+	rec_idstore_free(c->store);
+	free(c->ents);
+	free(c->seen);
+	free(c->dir);
+	free(c);
+}
+
+const struct rec_capture_stats *
+rec_capture_stats(const struct rec_capture *c)
+{
+	return &c->st;
+}
+
+/* The tree, opened at its first use; false when it cannot be used. */
+static bool
+store(struct rec_capture *c)
+{
+	const char *why;
+
+	if (c->store || c->off)
+		return !c->off;
+	c->store = rec_idstore_open(c->dir);
+	if (c->store)
+		return true;
+	c->off = true;
+	why = errno == EPERM ? "another user's, or writable by others"
+	      : errno == ELOOP || errno == ENOTDIR
+		  ? "a symbolic link, or not a directory"
+		  : strerror(errno);
+	warnx("'%s': %s; module files are not kept", c->dir, why);
+	return false;
+}
+
+static void
+to_hex(const uint8_t *raw, size_t len, char *hex)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		hex[2 * i] = digits[raw[i] >> 4];
+		hex[2 * i + 1] = digits[raw[i] & 15];
+	}
+	hex[2 * len] = '\0';
+}
+
+/* Whether the file open as `fd` has build id `hex`. */
+static bool
+has_id(int fd, const char *hex)
+{
+	uint8_t raw[REC_BUILDID_MAX];
+	char have[2 * REC_BUILDID_MAX + 1];
+	size_t len = rec_buildid_from_fd(fd, raw);
+
+	to_hex(raw, len, have);
+	return len && strcmp(have, hex) == 0;
+}
+
+/*
+ * The host's file at `path` when it is the recorded one, as sp-symbolize
+ * judges it (resolve.c's host_lost): the inode recorded (when one was)
+ * and the build id.  The descriptor, or -1.
+ */
+static int
+host_file(const char *path, uint64_t inode, const char *hex, struct stat *st)
+{
+	int fd = rec_capfile_host(path, st);
+
+	if (fd >= 0 && ((inode && st->st_ino != inode) || !has_id(fd, hex))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* The file of module `m`, of build id `hex`: the host's, else its own. */
+static int
+open_module(const struct sp_module *m, const char *hex, struct stat *st)
+{
+	enum rec_capfile_via via;
+	int fd = host_file(m->path, m->inode, hex, st);
+
+	if (fd >= 0)
+		return fd;
+	fd = rec_capfile_process(m, st, &via);
+	if (fd >= 0 && !has_id(fd, hex)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* The entry of `hex`, made when new; NULL on ENOMEM. */
+static struct ent *
+entry(struct rec_capture *c, const char *hex)
+{
+	uint64_t *slot;
+	struct ent *e;
+	bool fresh;
+
+	slot = sp_htab_slot(c->by_id, hex, strlen(hex), 0, &fresh);
+	if (!slot)
+		return NULL;
+	if (!fresh)
+		return &c->ents[*slot];
+	if (SP_GROW(c->ents, c->aents, c->nents + 1)) {
+		sp_htab_del(c->by_id, hex, strlen(hex));
+		return NULL;
+	}
+	*slot = c->nents;
+	e = &c->ents[c->nents++];
+	memset(e, 0, sizeof(*e));
+	snprintf(e->id, sizeof(e->id), "%s", hex);
+	e->fd = -1;
+	return e;
+}
+
+/* Process `pid` holds entry `e` until it is retired. */
+static void
+hold(struct rec_capture *c, struct ent *e, int32_t pid)
+{
+	uint64_t *slot;
+	struct held *h;
+	bool fresh;
+
+	slot = sp_htab_slot(c->by_pid, &pid, sizeof(pid), 0, &fresh);
+	if (!slot)
+		return;
+	if (fresh && !(*slot = (uint64_t)(uintptr_t)calloc(1, sizeof(*h)))) {
+		sp_htab_del(c->by_pid, &pid, sizeof(pid));
+		return;
+	}
+	h = (struct held *)(uintptr_t)*slot;
+	if (SP_GROW(h->ents, h->alloc, h->n + 1))
+		return;
+	h->ents[h->n++] = (uint32_t)(e - c->ents);
+	e->holders++;
+}
+
+/*
+ * Copies the held file of `e` into the tree, within the caps.  A library
+ * rewritten in place since it was opened holds another build now: it
+ * is not filed under the old one's id.
+ */
+static void
+copy(struct rec_capture *c, struct ent *e)
+{
+	struct stat st;
+	int rc;
+
+	if (!store(c) || rec_idstore_has(c->store, e->id))
+		return;
+	if (fstat(e->fd, &st) < 0 || !has_id(e->fd, e->id)) {
+		c->st.unreadable++;
+		return;
+	}
+	e->size = (uint64_t)st.st_size;
+	if (e->size > c->max_file) {
+		c->st.too_big++;
+		return;
+	}
+	if (e->size > c->max_total - c->st.bytes) {
+		c->st.over_total++;
+		return;
+	}
+	rc = rec_idstore_put_fd(c->store, e->id, e->fd, e->size);
+	if (rc < 0) {
+		if (!c->st.failed)
+			warnx("'%s': cannot keep the module file of build id "
+			      "%s: %s",
+			      c->dir, e->id, strerror(-rc));
+		c->st.failed++;
+		return;
+	}
+	c->st.files++;
+	c->st.bytes += e->size;
+}
+
+/*
+ * Decides a held file: copied when the host cannot reach it (or with
+ * --capture all), else let go, to be looked at again when another
+ * process samples it.
+ */
+static void
+decide(struct rec_capture *c, struct ent *e)
+{
+	struct stat st;
+	int fd = -1;
+
+	if (c->mode == REC_CAPTURE_LOST)
+		fd = host_file(e->path, e->inode, e->id, &st);
+	if (fd >= 0) {
+		close(fd);
+		e->state = ENT_NEW;
+	} else {
+		copy(c, e);
+		e->state = ENT_DONE;
+	}
+	close(e->fd);
+	e->fd = -1;
+	c->nheld--;
+	free(e->path);
+	e->path = NULL;
+}
+
+/* The recorder's own vdso: the image of every process of this kernel. */
+static void
+keep_vdso(struct rec_capture *c, struct ent *e)
+{
+	const void *img = (const void *)getauxval(AT_SYSINFO_EHDR);
+	unsigned long lo, hi;
+	char line[256];
+	size_t len = 0;
+	FILE *f;
+	int rc;
+
+	e->state = ENT_DONE;
+	if (!img || !store(c) || rec_idstore_has(c->store, e->id))
+		return;
+	f = fopen("/proc/self/maps", "re");
+	while (f && !len && fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") &&
+		    sscanf(line, "%lx-%lx", &lo, &hi) == 2 &&
+		    lo == (unsigned long)(uintptr_t)img && hi > lo)
+			len = hi - lo;
+	if (f)
+		fclose(f);
+	if (!len || len > c->max_total - c->st.bytes)
+		return;
+	rc = rec_idstore_put_mem(c->store, e->id, img, len);
+	if (rc < 0) {
+		c->st.failed++;
+		return;
+	}
+	c->st.files++;
+	c->st.bytes += len;
+}
+
+/* The first sample in module `id`. */
+static void
+first_look(struct rec_capture *c, uint32_t id)
+{
+	const struct sp_module *m = sp_modtab_get(c->mods, id);
+	uint8_t raw[REC_BUILDID_MAX];
+	char hex[2 * REC_BUILDID_MAX + 1];
+	struct stat st;
+	struct ent *e;
+	size_t len;
+	int fd;
+
+	if (!m || m->is_kernel || !m->path_len)
+		return;
+	if (m->path[0] != '/' && strcmp(m->path, "[vdso]") != 0)
+		return;
+	len = rec_out_module_buildid(c->out, m, raw);
+	if (!len)
+		return;
+	to_hex(raw, len, hex);
+	e = entry(c, hex);
+	if (!e || e->state == ENT_DONE)
+		return;
+	if (m->path[0] == '[') {
+		keep_vdso(c, e);
+		return;
+	}
+	if (e->state == ENT_HELD) {
+		hold(c, e, m->pid);
+		return;
+	}
+	if (c->store && rec_idstore_has(c->store, hex))
+		return;
+	if (c->nheld >= MAX_HELD) {
+		c->st.busy++;
+		return;
+	}
+	fd = open_module(m, hex, &st);
+	if (fd < 0) {
+		c->st.unreadable++;
+		return;
+	}
+	e->path = strdup(m->path);
+	if (!e->path) {
+		close(fd);
+		return;
+	}
+	e->fd = fd;
+	e->size = (uint64_t)st.st_size;
+	e->inode = m->inode;
+	e->state = ENT_HELD;
+	c->nheld++;
+	hold(c, e, m->pid);
+}
+
+void
+rec_capture_frames(struct rec_capture *c, const struct sp_frame *f, size_t n)
+{
+	size_t i, had;
+	uint32_t id;
+
+	for (i = 0; i < n; i++) {
+		id = f[i].module_id;
+		if (id == SP_NONE || (id < c->aseen && c->seen[id]))
+			continue;
+		if (id >= c->aseen) {
+			had = c->aseen;
+			if (SP_GROW(c->seen, c->aseen, (size_t)id + 1))
+				return;
+			memset(c->seen + had, 0, c->aseen - had);
+		}
+		c->seen[id] = 1;
+		first_look(c, id);
+	}
+}
+
+/* One holder of entry `i` is gone; the last decides it. */
+static void
+release(struct rec_capture *c, uint32_t i)
+{
+	struct ent *e = &c->ents[i];
+
+	if (e->holders && --e->holders == 0 && e->state == ENT_HELD)
+		decide(c, e);
+}
+
+void
+rec_capture_retire(struct rec_capture *c, int32_t pid)
+{
+	struct held *h;
+	uint64_t v;
+	size_t i;
+
+	if (!c || !sp_htab_get(c->by_pid, &pid, sizeof(pid), &v))
+		return;
+	sp_htab_del(c->by_pid, &pid, sizeof(pid));
+	h = (struct held *)(uintptr_t)v;
+	for (i = 0; i < h->n; i++)
+		release(c, h->ents[i]);
+	free(h->ents);
+	free(h);
+}
+
+void
+rec_capture_finish(struct rec_capture *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->nents; i++)
+		if (c->ents[i].state == ENT_HELD)
+			decide(c, &c->ents[i]);
+}

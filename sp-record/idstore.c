@@ -1,0 +1,266 @@
+/*
+ * idstore.c: module files kept by build id in a build-id tree
+ * (idstore.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sp-record/idstore.h"
+#include "common/banned.h"
+
+#define COPY_CHUNK (1u << 20)
+
+struct rec_idstore {
+	char *dir;
+	int dfd;         /* DIR */
+	int idfd;        /* DIR/.build-id, -1 until made */
+	unsigned serial; /* temporary file names */
+};
+
+/* Whether a directory open as `fd` is ours alone to write. */
+static int
+check_dir(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return -EPERM;
+	return 0;
+}
+
+/*
+ * Opens directory `name` under `at` (AT_FDCWD: a path), making it (0700)
+ * when absent, never through a symbolic link, and only when it is ours
+ * alone.  Returns the descriptor or a negative errno.
+ */
+static int
+open_dir(int at, const char *name)
+{
+	const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	int fd = openat(at, name, flags), rc;
+
+	if (fd < 0 && errno == ENOENT) {
+		if (mkdirat(at, name, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		fd = openat(at, name, flags);
+	}
+	if (fd < 0)
+		return -errno;
+	rc = check_dir(fd);
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+/* Makes the missing parents of `dir` (0700); their owners are theirs. */
+static void
+make_parents(char *dir)
+{
+	char *p;
+
+	for (p = strchr(dir + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		(void)mkdir(dir, 0700);
+		*p = '/';
+	}
+}
+
+struct rec_idstore *
+rec_idstore_open(const char *dir)
+{
+	struct rec_idstore *s = calloc(1, sizeof(*s));
+	int fd;
+
+	if (!s || !(s->dir = strdup(dir))) {
+		free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	make_parents(s->dir);
+	fd = open_dir(AT_FDCWD, s->dir);
+	if (fd < 0) {
+		free(s->dir);
+		free(s);
+		errno = -fd;
+		return NULL;
+	}
+	s->dfd = fd;
+	s->idfd = -1;
+	return s;
+}
+
+void
+rec_idstore_free(struct rec_idstore *s)
+{
+	if (!s)
+		return;
+	if (s->idfd >= 0)
+		close(s->idfd);
+	close(s->dfd);
+	free(s->dir);
+	free(s);
+}
+
+const char *
+rec_idstore_dir(const struct rec_idstore *s)
+{
+	return s->dir;
+}
+
+static bool
+valid_id(const char *hex)
+{
+	size_t n = strspn(hex, "0123456789abcdef");
+
+	return hex[n] == '\0' && n >= 4 && n <= 128 && n % 2 == 0;
+}
+
+/* DIR/.build-id/xx for `hex`, made when `make`; a descriptor or -errno. */
+static int
+open_sub(struct rec_idstore *s, const char *hex, bool make)
+{
+	char xx[3] = { hex[0], hex[1], '\0' };
+	int fd;
+
+	if (s->idfd < 0 && make) {
+		fd = open_dir(s->dfd, ".build-id");
+		if (fd < 0)
+			return fd;
+		s->idfd = fd;
+	} else if (s->idfd < 0) {
+		fd = openat(s->dfd, ".build-id",
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		if (check_dir(fd) < 0) {
+			close(fd);
+			return -EPERM;
+		}
+		s->idfd = fd;
+	}
+	if (make)
+		return open_dir(s->idfd, xx);
+	fd = openat(s->idfd, xx,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+bool
+rec_idstore_has(struct rec_idstore *s, const char *hex)
+{
+	struct stat st;
+	int fd;
+	bool have;
+
+	if (!valid_id(hex) || (fd = open_sub(s, hex, false)) < 0)
+		return false;
+	have = fstatat(fd, hex + 2, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISREG(st.st_mode);
+	close(fd);
+	return have;
+}
+
+/* Where the bytes come from: a descriptor, else memory. */
+struct src {
+	int fd;
+	const uint8_t *mem;
+	uint64_t len;
+};
+
+/* Copies `src` into `out`; 0 or a negative errno. */
+static int
+copy_bytes(int out, const struct src *src)
+{
+	uint8_t *buf = NULL;
+	uint64_t done = 0;
+	size_t want;
+	ssize_t n, w;
+	int rc = 0;
+
+	if (src->fd >= 0 && !(buf = malloc(COPY_CHUNK)))
+		return -ENOMEM;
+	while (done < src->len && rc == 0) {
+		want =
+		    src->len - done < COPY_CHUNK ? src->len - done : COPY_CHUNK;
+		if (buf) {
+			n = pread(src->fd, buf, want, (off_t)done);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				rc = n < 0 ? -errno : -EIO;
+				break;
+			}
+		} else {
+			n = (ssize_t)want;
+		}
+		w = write(out, buf ? buf : src->mem + done, (size_t)n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			rc = w < 0 ? -errno : -EIO;
+		else
+			done += (uint64_t)w;
+	}
+	free(buf);
+	return rc;
+}
+
+static int
+put(struct rec_idstore *s, const char *hex, const struct src *src)
+{
+	char tmp[160];
+	int dfd, out, rc;
+
+	if (!valid_id(hex))
+		return -EINVAL;
+	dfd = open_sub(s, hex, true);
+	if (dfd < 0)
+		return dfd;
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%u", hex + 2, (long)getpid(),
+		 s->serial++);
+	out =
+	    openat(dfd, tmp,
+		   O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (out < 0) {
+		rc = -errno;
+		close(dfd);
+		return rc;
+	}
+	rc = copy_bytes(out, src);
+	if (close(out) < 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && renameat(dfd, tmp, dfd, hex + 2) < 0)
+		rc = -errno;
+	if (rc < 0)
+		unlinkat(dfd, tmp, 0);
+	close(dfd);
+	return rc;
+}
+
+int
+rec_idstore_put_fd(struct rec_idstore *s, const char *hex, int fd, uint64_t len)
+{
+	struct src src = { fd, NULL, len };
+
+	return put(s, hex, &src);
+}
+
+int
+rec_idstore_put_mem(struct rec_idstore *s, const char *hex, const void *data,
+		    size_t len)
+{
+	struct src src = { -1, data, len };
+
+	return put(s, hex, &src);
+}

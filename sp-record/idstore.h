@@ -1,0 +1,56 @@
+/*
+ * idstore.h: module files kept by GNU build id in a build-id tree on
+ * disk, DIR/.build-id/xx/rest for build id xxrest: the layout
+ * sp-symbolize(1) looks a lost module up in (sp-symbolize/idtree.h),
+ * under its symbol cache's directory or a --debug-dir.
+ *
+ * The tree is never another user's: DIR and every directory made under
+ * it are opened without following a symbolic link and used only when
+ * they belong to the running user and nobody else may write them (as
+ * sp-symbolize's cache checks its directory); what is made is mode 0700
+ * (directories) and 0600 (files).  A file is written whole into a
+ * temporary file beside its final name and renamed over it, so a
+ * reader sees a complete file or none.
+ */
+#ifndef SP_RECORD_IDSTORE_H
+#define SP_RECORD_IDSTORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rec_idstore;
+
+/*
+ * The tree under `dir` (copied), which is made with its missing parents
+ * (mode 0700) when absent.  Returns NULL with errno set: ELOOP or
+ * ENOTDIR when it is a symbolic link or no directory, EPERM when it is
+ * another user's or writable by others, ENOMEM, or the error of making
+ * it.
+ */
+struct rec_idstore *rec_idstore_open(const char *dir);
+/* NULL is allowed. */
+void rec_idstore_free(struct rec_idstore *s);
+/* The directory given to rec_idstore_open(). */
+const char *rec_idstore_dir(const struct rec_idstore *s);
+
+/*
+ * Whether build id `hex` (lowercase, 4 to 128 digits) has a regular
+ * file in the tree already.
+ */
+bool rec_idstore_has(struct rec_idstore *s, const char *hex);
+
+/*
+ * Writes the first `len` bytes of `fd` (read with pread from offset 0)
+ * as the file of build id `hex`.  Returns 0, -EINVAL for a bad id,
+ * -EPERM when a directory of the tree is refused (see above), -EIO
+ * when `fd` ended before `len` bytes, or the errno of a failed call;
+ * nothing is left behind on failure.
+ */
+int rec_idstore_put_fd(struct rec_idstore *s, const char *hex, int fd,
+		       uint64_t len);
+/* The same with the bytes in memory. */
+int rec_idstore_put_mem(struct rec_idstore *s, const char *hex,
+			const void *data, size_t len);
+
+#endif

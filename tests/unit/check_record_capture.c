@@ -1,0 +1,212 @@
+/*
+ * check_record_capture.c: what the capture part may open and write.
+ * capfile.c resolves a module's path inside its process's root and never
+ * leaves it (a symbolic link out of a chroot, absolute or with ".."),
+ * and never opens a FIFO; idstore.c writes a file whole (0600 in 0700
+ * directories) and refuses a tree that is a symbolic link or another
+ * user's.
+ */
+#include "tests/unit/ck.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/spool.h"
+#include "sp-record/capfile.h"
+#include "sp-record/idstore.h"
+#include "tests/unit/skip.h"
+
+static char dir[] = "/tmp/sp-capture-XXXXXX";
+
+/* `text` as the file DIR/name. */
+static void
+put(const char *name, const char *text)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Removes DIR and what it holds. */
+static void
+remove_dir(void)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* A child chrooted into DIR/root, waiting to be killed; its pid. */
+static pid_t
+jailed(void)
+{
+	char root[PATH_MAX];
+	int ready[2];
+	pid_t pid;
+	char c;
+
+	snprintf(root, sizeof(root), "%s/root", dir);
+	ck_assert_int_eq(pipe(ready), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		c = chroot(root) == 0 && chdir("/") == 0 ? 'y' : 'n';
+		(void)!write(ready[1], &c, 1);
+		pause();
+		_exit(0);
+	}
+	ck_assert_int_eq(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	close(ready[1]);
+	ck_assert_int_eq(c, 'y');
+	return pid;
+}
+
+/* Opens `path` of process `pid` as the capture would; -1 or the fd. */
+static int
+open_as(pid_t pid, const char *path, uint64_t inode)
+{
+	enum rec_capfile_via via;
+	struct sp_module m;
+	struct stat st;
+
+	memset(&m, 0, sizeof(m));
+	m.pid = pid;
+	m.start = 0x10000; /* no such mapping: map_files fails */
+	m.end = 0x20000;
+	m.inode = inode;
+	m.path = path;
+	m.path_len = strlen(path);
+	return rec_capfile_process(&m, &st, &via);
+}
+
+START_TEST(root_is_never_left)
+{
+	char buf[32];
+	ssize_t n;
+	pid_t pid;
+	int fd;
+
+	if (geteuid() != 0) {
+		unit_skip("chroot needs root");
+		return;
+	}
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	put("outside", "outside\n");
+	{
+		char p[PATH_MAX];
+
+		snprintf(p, sizeof(p), "%s/root", dir);
+		ck_assert_int_eq(mkdir(p, 0700), 0);
+		put("root/inside", "inside\n");
+		snprintf(p, sizeof(p), "%s/root/up", dir);
+		ck_assert_int_eq(symlink("../../../../../../../..", p), 0);
+		snprintf(p, sizeof(p), "%s/root/climb", dir);
+		ck_assert_int_eq(symlink("../outside", p), 0);
+		snprintf(p, sizeof(p), "%s/root/abs", dir);
+		ck_assert_int_eq(symlink("/inside", p), 0);
+		snprintf(p, sizeof(p), "%s/root/fifo", dir);
+		ck_assert_int_eq(mkfifo(p, 0600), 0);
+	}
+	pid = jailed();
+	/* A file inside, and an absolute link, resolve inside the root. */
+	fd = open_as(pid, "/inside", 0);
+	ck_assert_int_ge(fd, 0);
+	n = read(fd, buf, sizeof(buf));
+	ck_assert_int_eq(n, 7);
+	close(fd);
+	fd = open_as(pid, "/abs", 0);
+	ck_assert_int_ge(fd, 0);
+	n = read(fd, buf, sizeof(buf));
+	ck_assert_int_eq(n, 7);
+	ck_assert_int_eq(memcmp(buf, "inside\n", 7), 0);
+	close(fd);
+	/* ".." out of the root stays at the root: DIR/outside is never
+	 * reached, however the path climbs. */
+	ck_assert_int_lt(open_as(pid, "/climb", 0), 0);
+	{
+		char p[PATH_MAX];
+
+		snprintf(p, sizeof(p), "/up%s/outside", dir);
+		ck_assert_int_lt(open_as(pid, p, 0), 0);
+	}
+	/* A FIFO is refused without being opened. */
+	errno = 0;
+	ck_assert_int_lt(open_as(pid, "/fifo", 0), 0);
+	ck_assert_int_eq(errno, EINVAL);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	remove_dir();
+}
+END_TEST
+
+START_TEST(store_writes_whole_private_files)
+{
+	static const char hex[] = "abcdef0123";
+	char path[PATH_MAX];
+	struct rec_idstore *s;
+	struct stat st;
+	int fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/tree/deep", dir);
+	s = rec_idstore_open(path);
+	ck_assert_ptr_nonnull(s);
+	ck_assert(!rec_idstore_has(s, hex));
+	ck_assert_int_eq(rec_idstore_put_mem(s, hex, "0123456789", 10), 0);
+	ck_assert(rec_idstore_has(s, hex));
+	ck_assert_int_eq(rec_idstore_put_mem(s, "xyz", "0", 1), -EINVAL);
+	snprintf(path, sizeof(path), "%s/tree/deep/.build-id/ab/cdef0123", dir);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0600);
+	ck_assert_int_eq(st.st_size, 10);
+	snprintf(path, sizeof(path), "%s/tree/deep/.build-id/ab", dir);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0700);
+	/* From a descriptor that ends early: an error, nothing left. */
+	fd = open("/dev/null", O_RDONLY);
+	ck_assert_int_eq(rec_idstore_put_fd(s, "abcd00", fd, 5), -EIO);
+	close(fd);
+	ck_assert(!rec_idstore_has(s, "abcd00"));
+	rec_idstore_free(s);
+
+	/* A symbolic link as the tree, or a tree others may write: no. */
+	snprintf(path, sizeof(path), "%s/link", dir);
+	ck_assert_int_eq(symlink("tree", path), 0);
+	errno = 0;
+	ck_assert_ptr_null(rec_idstore_open(path));
+	ck_assert(errno == ELOOP || errno == ENOTDIR);
+	snprintf(path, sizeof(path), "%s/open", dir);
+	ck_assert_int_eq(mkdir(path, 0777), 0);
+	ck_assert_int_eq(chmod(path, 0777), 0);
+	errno = 0;
+	ck_assert_ptr_null(rec_idstore_open(path));
+	ck_assert_int_eq(errno, EPERM);
+	remove_dir();
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("record_capture");
+	TCase *tc = tcase_create("opens and writes");
+
+	tcase_add_test(tc, root_is_never_left);
+	tcase_add_test(tc, store_writes_whole_private_files);
+	suite_add_tcase(s, tc);
+	return unit_run(srunner_create(s));
+}
