@@ -203,13 +203,21 @@ put_funcline(struct line *l, const struct sp_rec *rec)
 	add_u64(l, rec->u.symbol.start_line);
 }
 
+/* A sample, or a run of them. */
 static void
 put_sample(struct line *l, const struct sp_rec *rec)
 {
 	const typeof(rec->u.sample) *u = &rec->u.sample;
 
-	adds(l, "sample");
-	add_u64(l, u->ts);
+	if (rec->kind == SP_REC_RUN) {
+		adds(l, "run");
+		add_u64(l, u->ts);
+		add_u64(l, u->last_ts);
+		add_u64(l, u->count);
+	} else {
+		adds(l, "sample");
+		add_u64(l, u->ts);
+	}
 	add_i64(l, u->pid);
 	add_u64(l, u->tid);
 	add_id(l, u->stack);
@@ -263,6 +271,7 @@ put_numeric(struct line *l, const struct sp_rec *rec)
 		add_u64(l, u->thread.tid);
 		break;
 	case SP_REC_SAMPLE:
+	case SP_REC_RUN:
 		put_sample(l, rec);
 		break;
 	default:

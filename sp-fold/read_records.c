@@ -2,7 +2,8 @@
  * read_records.c: reads the record stream (docs/sp-records.5) into the model
  * and aggregates samples per (thread name, pid, tid, stack id), so work
  * and memory grow with distinct stacks; names are expanded once per
- * entry at the end.
+ * entry at the end.  A run record counts as its samples would, one by
+ * one, where no time of each is needed.
  */
 #include <err.h>
 #include <errno.h>
@@ -396,6 +397,10 @@ next_interval(struct fold_reader *r, uint64_t ts)
 	return 0;
 }
 
+/*
+ * Counts the sample, or run of samples, `rec`: the weight of one sample
+ * in the view, times their number (1 for a sample).
+ */
 static int
 on_sample(struct fold_reader *r, const struct sp_rec *rec)
 {
@@ -405,7 +410,7 @@ on_sample(struct fold_reader *r, const struct sp_rec *rec)
 		.ts = rec->u.sample.ts,
 		.stack = rec->u.sample.stack,
 	};
-	uint64_t add;
+	uint64_t add, n = rec->u.sample.count;
 	uint32_t entry;
 	int64_t name;
 	bool native_only;
@@ -416,9 +421,10 @@ on_sample(struct fold_reader *r, const struct sp_rec *rec)
 	if (fold_pymerge_stack(&r->pm, &r->m, r->o, smp.pid, smp.stack,
 			       rec->u.sample.py, &smp.stack, &native_only))
 		return -ENOMEM;
-	r->py_native_only += native_only;
+	r->py_native_only += native_only * n;
 	/* Every count and sum of the output is at most this one. */
-	if (add > UINT64_MAX - r->weight_sum)
+	if ((add && n > UINT64_MAX / add) ||
+	    (add *= n) > UINT64_MAX - r->weight_sum)
 		return -EOVERFLOW;
 	r->weight_sum += add;
 	smp.weight = add;
@@ -432,8 +438,9 @@ on_sample(struct fold_reader *r, const struct sp_rec *rec)
 	if (!r->have_first)
 		r->first_ts = smp.ts;
 	r->have_first = true;
-	r->last_ts = smp.ts > r->last_ts ? smp.ts : r->last_ts;
-	r->samples++;
+	if (rec->u.sample.last_ts > r->last_ts)
+		r->last_ts = rec->u.sample.last_ts;
+	r->samples += n;
 	if (r->on_interval) {
 		int rc = next_interval(r, smp.ts);
 
@@ -459,6 +466,40 @@ on_sample(struct fold_reader *r, const struct sp_rec *rec)
 	return r->keep_ticks ? add_tick(r, entry, smp.ts, add) : 0;
 }
 
+/*
+ * What needs each sample's time, and so refuses runs: the option's name,
+ * or NULL.
+ */
+static const char *
+needs_times(const struct fold_reader *r)
+{
+	if (r->on_interval)
+		return "--interval";
+	if (r->o->has_time)
+		return "--time";
+	if (r->keep_ticks)
+		return r->o->flamechart ? "--flamechart"
+					: "--format speedscope";
+	if (r->on_sample)
+		return r->o->format == FOLD_PERF_SCRIPT ? "--format perf-script"
+							: "--live";
+	return NULL;
+}
+
+static int
+on_run(struct fold_reader *r, const struct sp_rec *rec, uint64_t lineno)
+{
+	const char *what = needs_times(r);
+
+	if (!what)
+		return on_sample(r, rec);
+	warnx("%sline %" PRIu64 ": a run record holds no time for each of its "
+	      "samples, which %s needs: read the spool with sp-dump without "
+	      "--runs",
+	      r->name, lineno, what);
+	return -EBADMSG;
+}
+
 static int
 on_pycode(struct fold_reader *r, const struct sp_rec *rec)
 {
@@ -475,6 +516,8 @@ one_record(struct fold_reader *r, const struct sp_rec *rec, uint64_t lineno)
 	switch (rec->kind) {
 	case SP_REC_SAMPLE:
 		return on_sample(r, rec);
+	case SP_REC_RUN:
+		return on_run(r, rec, lineno);
 	case SP_REC_STACK:
 		return on_stack(r, rec);
 	case SP_REC_FRAME:
