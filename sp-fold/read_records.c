@@ -101,31 +101,18 @@ on_frame(struct fold_reader *r, const struct sp_rec *rec)
 	return 0;
 }
 
-static int
-pframe_slot(struct fold_reader *r, uint32_t frame, int32_t pid,
-	    struct fold_pframe **pf)
+/*
+ * A process defining pframes is alive: a pid forgotten and reused within
+ * one interval keeps its pframes (the new process's, written over).
+ */
+static void
+alive(struct fold_reader *r, int32_t pid)
 {
-	struct {
-		uint32_t frame;
-		int32_t pid;
-	} k = { frame, pid };
-	uint64_t *slot;
-	bool inserted = false;
+	size_t i;
 
-	slot = sp_htab_slot(r->m.pframe_idx, &k, sizeof(k), r->m.npframes,
-			    &inserted);
-	if (!slot)
-		return -ENOMEM;
-	if (inserted && SP_GROW(r->m.pframes, r->m.apframes, r->m.npframes + 1))
-		return -ENOMEM;
-	*pf = &r->m.pframes[*slot];
-	if (inserted) {
-		memset(*pf, 0, sizeof(**pf));
-		r->m.npframes++;
-		(*pf)->module = r->m.frames[frame].module;
-		(*pf)->rel_ip = r->m.frames[frame].rel_ip;
-	}
-	return 0;
+	for (i = 0; i < r->ngone; i++)
+		if (r->gone[i] == pid)
+			r->gone[i--] = r->gone[--r->ngone];
 }
 
 static int
@@ -134,7 +121,8 @@ on_pframe(struct fold_reader *r, const struct sp_rec *rec)
 	struct fold_pframe *pf;
 	uint32_t frame = rec->u.pframe.frame;
 
-	if (pframe_slot(r, frame, rec->u.pframe.pid, &pf))
+	alive(r, rec->u.pframe.pid);
+	if (fold_model_pframe(&r->m, frame, rec->u.pframe.pid, &pf))
 		return -ENOMEM;
 	pf->module = rec->u.pframe.module;
 	pf->rel_ip = pf->module == SP_NONE ? r->m.frames[frame].abs_ip
@@ -168,7 +156,9 @@ symbol_list(struct fold_reader *r, const struct sp_rec *rec,
 		*syms = &r->m.frames[rec->u.symbol.frame].syms;
 		return 0;
 	}
-	if (pframe_slot(r, rec->u.symbol.frame, rec->u.symbol.pid, &pf))
+	alive(r, rec->u.symbol.pid);
+	if (fold_model_pframe(&r->m, rec->u.symbol.frame, rec->u.symbol.pid,
+			      &pf))
 		return -ENOMEM;
 	*syms = &pf->syms;
 	return 0;
@@ -372,6 +362,40 @@ forget_samples(struct fold_reader *r)
 }
 
 /*
+ * A forget record.  The process's names go now: they are looked up as
+ * samples are read.  Its pframes go once nothing will view its frames:
+ * at once when samples are streamed (--live, perf script), at the end of
+ * the interval with --interval, never when the profile is written at the
+ * end, whose entries name the process then.
+ */
+static int
+on_forget(struct fold_reader *r, int32_t pid)
+{
+	if (fold_model_forget_names(&r->m, pid) ||
+	    fold_pymerge_forget(&r->pm, pid))
+		return -ENOMEM;
+	if (r->on_sample)
+		return fold_model_forget_pframes(&r->m, pid);
+	if (!r->on_interval)
+		return 0;
+	alive(r, pid);
+	if (SP_GROW(r->gone, r->agone, r->ngone + 1))
+		return -ENOMEM;
+	r->gone[r->ngone++] = pid;
+	return 0;
+}
+
+/* The pframes of processes forgotten in an interval that was written. */
+static int
+drop_gone(struct fold_reader *r)
+{
+	while (r->ngone)
+		if (fold_model_forget_pframes(&r->m, r->gone[--r->ngone]))
+			return -ENOMEM;
+	return 0;
+}
+
+/*
  * --interval: when a sample starts another interval, hands the last one
  * to the writer and starts afresh; keeps meta on the current interval.
  */
@@ -391,6 +415,8 @@ next_interval(struct fold_reader *r, uint64_t ts)
 		if (forget_samples(r))
 			return -ENOMEM;
 	}
+	if (drop_gone(r)) /* the entries that named them are gone */
+		return -ENOMEM;
 	r->interval = k;
 	r->meta.start_ns = r->m.start_us * 1000 + k * len;
 	r->meta.duration_ns = len;
@@ -538,6 +564,8 @@ one_record(struct fold_reader *r, const struct sp_rec *rec, uint64_t lineno)
 	case SP_REC_LOST:
 		r->lost += rec->u.lost.count;
 		return 0;
+	case SP_REC_FORGET:
+		return on_forget(r, rec->u.forget.pid);
 	case SP_REC_SPOOL:
 		return on_spool(r, rec);
 	case SP_REC_EVENT:
@@ -643,6 +671,7 @@ fold_reader_release(struct fold_reader *r)
 	fold_pymerge_release(&r->pm);
 	fold_events_release(&r->events);
 	sp_htab_free(r->agg);
+	free(r->gone);
 	free(r->ents);
 	free(r->ticks);
 	sp_buf_release(&r->tmp);
