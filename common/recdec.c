@@ -748,21 +748,22 @@ sp_recdec_free(struct sp_recdec *d)
 	free(d);
 }
 
+/* Splits the line at its tabs, in one pass (fields are short). */
 static int
 split(struct sp_recdec *d)
 {
-	char *s = d->line, *tab;
+	char *s = d->line;
 
 	d->nfields = 0;
 	for (;;) {
 		if (SP_GROW(d->fields, d->afields, d->nfields + 1))
 			return bad(d, "out of memory");
 		d->fields[d->nfields++] = s;
-		tab = strchr(s, '\t');
-		if (!tab)
+		while (*s && *s != '\t')
+			s++;
+		if (!*s)
 			return 0;
-		*tab = 0;
-		s = tab + 1;
+		*s++ = 0;
 	}
 }
 

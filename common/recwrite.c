@@ -54,9 +54,17 @@ add_num(struct line *l, const char *pre, uint64_t v, unsigned base)
 	char t[24];
 	size_t i = sizeof(t), np = strlen(pre);
 
-	do
-		t[--i] = digits[v % base];
-	while (v /= base);
+	/* Constant divisors: a division by a variable base was most of
+	 * sp-dump's time on long timestamps. */
+	if (base == 16) {
+		do
+			t[--i] = digits[v & 15];
+		while (v >>= 4);
+	} else {
+		do
+			t[--i] = (char)('0' + v % 10);
+		while (v /= 10);
+	}
 	i -= np;
 	memcpy(t + i, pre, np);
 	add(l, t + i, sizeof(t) - i);
