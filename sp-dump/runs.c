@@ -18,11 +18,19 @@ struct run_key {
 	uint32_t stack, event, state; /* event SP_NONE: none given */
 };
 
+/*
+ * The last run of each (stack, thread), by a few bits of both, before the hash
+ * table: a profile's samples mostly repeat a few stacks, and a hit costs
+ * a compare instead of a hash.  Index + 1; 0 for none.
+ */
+#define RECENT 1024
+
 struct dump_runs {
 	FILE *out;
 	struct sp_htab *idx; /* struct run_key -> index in v */
 	struct sp_rec *v;    /* the runs, as SP_REC_RUN records */
 	size_t n, a;
+	uint32_t recent[RECENT];
 };
 
 struct dump_runs *
@@ -63,14 +71,41 @@ key_of(const struct sp_rec *s, struct run_key *k)
 	k->state = u->has_event ? (uint32_t)u->state : 0;
 }
 
+/* Whether sample `s` belongs to `run`. */
+static bool
+same_run(const struct sp_rec *run, const struct sp_rec *s)
+{
+	struct run_key a, b;
+
+	key_of(run, &a);
+	key_of(s, &b);
+	return !memcmp(&a, &b, sizeof(a));
+}
+
+static void
+count(struct sp_rec *run, uint64_t ts)
+{
+	run->u.sample.count++;
+	if (ts > run->u.sample.last_ts)
+		run->u.sample.last_ts = ts;
+	if (ts < run->u.sample.ts)
+		run->u.sample.ts = ts;
+}
+
 int
 dump_runs_add(struct dump_runs *r, const struct sp_rec *s)
 {
+	uint32_t *recent =
+	    &r->recent[(s->u.sample.stack * 61 + s->u.sample.tid) % RECENT];
 	struct run_key k;
 	struct sp_rec *run;
 	uint64_t *slot;
 	bool inserted = false;
 
+	if (*recent && same_run(&r->v[*recent - 1], s)) {
+		count(&r->v[*recent - 1], s->u.sample.ts);
+		return 0;
+	}
 	if (r->n >= DUMP_RUNS_MAX)
 		dump_runs_flush(r);
 	key_of(s, &k);
@@ -78,18 +113,15 @@ dump_runs_add(struct dump_runs *r, const struct sp_rec *s)
 	if (!slot)
 		return -ENOMEM;
 	if (!inserted) {
-		run = &r->v[*slot];
-		run->u.sample.count++;
-		if (s->u.sample.ts > run->u.sample.last_ts)
-			run->u.sample.last_ts = s->u.sample.ts;
-		if (s->u.sample.ts < run->u.sample.ts)
-			run->u.sample.ts = s->u.sample.ts;
+		*recent = (uint32_t)*slot + 1;
+		count(&r->v[*slot], s->u.sample.ts);
 		return 0;
 	}
 	if (SP_GROW(r->v, r->a, r->n + 1)) {
 		sp_htab_del(r->idx, &k, sizeof(k));
 		return -ENOMEM;
 	}
+	*recent = (uint32_t)r->n + 1;
 	run = &r->v[r->n++];
 	*run = *s;
 	run->kind = SP_REC_RUN;
@@ -113,4 +145,5 @@ dump_runs_flush(struct dump_runs *r)
 		sp_htab_del(r->idx, &k, sizeof(k));
 	}
 	r->n = 0;
+	memset(r->recent, 0, sizeof(r->recent));
 }

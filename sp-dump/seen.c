@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/grow.h"
 #include "common/htab.h"
@@ -17,10 +18,23 @@ struct proc {
 	size_t n[2], a[2];
 };
 
+/*
+ * Keys known to be in a set, by a few bits of id and pid, before its
+ * hash table: most samples repeat a stack seen just before.
+ */
+#define RECENT 1024
+
+struct recent {
+	uint32_t id;
+	int32_t pid;
+	bool used;
+};
+
 struct dump_seen {
 	struct sp_htab *set[2]; /* (id, pid) of each kind */
-	struct sp_htab *procs;  /* pid -> struct proc * */
-	struct proc *last;      /* the process last added to, or NULL */
+	struct recent recent[2][RECENT];
+	struct sp_htab *procs; /* pid -> struct proc * */
+	struct proc *last;     /* the process last added to, or NULL */
 	int32_t last_pid;
 };
 
@@ -63,13 +77,26 @@ dump_seen_free(struct dump_seen *s)
 	free(s);
 }
 
+static struct recent *
+recent_of(struct dump_seen *s, enum dump_seen_kind kind, uint32_t id,
+	  int32_t pid)
+{
+	return &s->recent[kind][(id * 61 + (uint32_t)pid) % RECENT];
+}
+
 bool
-dump_seen_has(const struct dump_seen *s, enum dump_seen_kind kind, uint32_t id,
+dump_seen_has(struct dump_seen *s, enum dump_seen_kind kind, uint32_t id,
 	      int32_t pid)
 {
 	uint64_t key[2] = { id, (uint64_t)(int64_t)pid };
+	struct recent *c = recent_of(s, kind, id, pid);
 
-	return sp_htab_get(s->set[kind], key, sizeof(key), NULL);
+	if (c->used && c->id == id && c->pid == pid)
+		return true;
+	if (!sp_htab_get(s->set[kind], key, sizeof(key), NULL))
+		return false;
+	*c = (struct recent){ id, pid, true };
+	return true;
 }
 
 /* The process's list of keys, made on first use; NULL: out of memory. */
@@ -130,4 +157,5 @@ dump_seen_forget(struct dump_seen *s, int32_t pid)
 	sp_htab_del(s->procs, &key[1], sizeof(key[1]));
 	proc_free(p);
 	s->last = NULL;
+	memset(s->recent, 0, sizeof(s->recent));
 }

@@ -19,9 +19,12 @@ struct dump_seen;
 struct dump_seen *dump_seen_new(void);
 /* Frees the table; NULL is allowed. */
 void dump_seen_free(struct dump_seen *s);
-/* Whether (id, pid) of `kind` was added and not forgotten since. */
-bool dump_seen_has(const struct dump_seen *s, enum dump_seen_kind kind,
-		   uint32_t id, int32_t pid);
+/*
+ * Whether (id, pid) of `kind` was added and not forgotten since (the
+ * answer is remembered for the next asking).
+ */
+bool dump_seen_has(struct dump_seen *s, enum dump_seen_kind kind, uint32_t id,
+		   int32_t pid);
 /* Adds (id, pid) of `kind`; returns 0 or -ENOMEM. */
 int dump_seen_add(struct dump_seen *s, enum dump_seen_kind kind, uint32_t id,
 		  int32_t pid);
