@@ -127,8 +127,8 @@ struct sp_rec {
 		} thread;
 		/*
 		 * A sample, or a run: `count` samples identical but for
-		 * their times, from `ts` to `last_ts` (a sample: count 1,
-		 * last_ts its ts).
+		 * their times, `ts` the first one's, `last_ts` the latest
+		 * (a sample: count 1, last_ts its ts).
 		 */
 		struct {
 			uint64_t ts, tid;

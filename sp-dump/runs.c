@@ -82,14 +82,13 @@ same_run(const struct sp_rec *run, const struct sp_rec *s)
 	return !memcmp(&a, &b, sizeof(a));
 }
 
+/* The run keeps its first sample's time, and the latest of them all. */
 static void
 count(struct sp_rec *run, uint64_t ts)
 {
 	run->u.sample.count++;
 	if (ts > run->u.sample.last_ts)
 		run->u.sample.last_ts = ts;
-	if (ts < run->u.sample.ts)
-		run->u.sample.ts = ts;
 }
 
 int

@@ -1,7 +1,8 @@
 /*
  * runs.h: sp-dump --runs: samples gathered into runs (sp-records(5)),
- * one per distinct (pid, tid, stack, event, weight, state) with a count
- * and the first and last times, for readers that need no time order.
+ * one per distinct (pid, tid, stack, event, weight, state) with a count,
+ * the first sample's time and the latest, for readers that need no time
+ * of each sample.
  * Runs are written in the order of their first samples, so a reader
  * meets each stack, thread and process in the order the samples gave.
  */
