@@ -1,15 +1,21 @@
 #!/bin/sh
 # bench/symbolize-memory.sh: sp-symbolize's peak memory when a long
 # stream keeps bringing new module files (a live pipeline on a target
-# that keeps loading code), with and without the open-file bound.
+# that keeps loading code), with and without the open-file bound and the
+# DWARF byte bound.
 #
-#   B=build sh bench/symbolize-memory.sh [FILE [COPIES [FRAMES]]]
+#   B=build [OLD=path/to/old/sp-symbolize] sh bench/symbolize-memory.sh \
+#       [FILE [COPIES [FRAMES]]]
 #
 # FILE (a shared library with DWARF; by default the pyenv libpython of
 # python3) is linked under COPIES paths (40), each a module of the stream
 # with FRAMES frames (40) at its first exported functions, so every path
-# is a file sp-symbolize opens.  Prints the peak RSS (GNU time's %M) and
-# CPU for --max-open 1, 4, the default and unbounded (one per copy).
+# is a file sp-symbolize opens.  Prints the peak RSS (GNU time's %M, in
+# MiB) and CPU for --max-open 1, 4, the default, unbounded (one per
+# copy), and the default count with --max-dwarf 1G (the DWARF bound out
+# of the way); checks that every run wrote the same output; then the
+# default's RSS against issue 30's goal of 150 MB, and with OLD (another
+# build, e.g. the commit before) its RSS at the default and the ratio.
 # docs/bench-symbolize.md has the figures.
 set -eu
 cd "$(dirname "$0")/.."
@@ -54,13 +60,41 @@ ino=$(stat -c %i "$file")
 
 printf '%s: %d copies, %d frames each\n' "$file" "$copies" \
 	"$(wc -l <"$tmp/offs")"
-printf '%-22s %10s %8s\n' "sp-symbolize" "peak RSS" "CPU"
-for n in 1 4 default "$copies"; do
-	opt="--max-open $n"
-	[ "$n" = default ] && opt=""
-	# shellcheck disable=SC2086
-	/usr/bin/time -f '%M %U %S' -o "$tmp/time" "$B/sp-symbolize" \
-		--no-cache $opt "$tmp/in" >"$tmp/out"
-	tail -n 1 "$tmp/time" | awk -v n="${opt:---max-open default}" \
-		'{ printf "%-22s %7.1f MB %6.2f s\n", n, $1 / 1024, $2 + $3 }'
+GOAL_MB=150
+
+# measure NAME BINARY ARGS...: one run; prints its row, keeps its RSS
+# in $tmp/NAME.rss and its output in $tmp/NAME.out.
+measure() {
+	name=$1 bin=$2
+	shift 2
+	/usr/bin/time -f '%M %U %S' -o "$tmp/time" "$bin" --no-cache "$@" \
+		"$tmp/in" >"$tmp/$name.out"
+	tail -n 1 "$tmp/time" | awk -v n="$name" -v rss="$tmp/$name.rss" \
+		'{ printf "%-24s %7.1f MB %6.2f s\n", n, $1 / 1024, $2 + $3
+		   printf "%.1f\n", $1 / 1024 >rss }'
+}
+
+printf '%-24s %10s %8s\n' "sp-symbolize" "peak RSS" "CPU"
+measure "--max-open 1" "$B/sp-symbolize" --max-open 1
+measure "--max-open 4" "$B/sp-symbolize" --max-open 4
+measure "default" "$B/sp-symbolize"
+measure "--max-open $copies" "$B/sp-symbolize" --max-open "$copies"
+measure "--max-dwarf 1G" "$B/sp-symbolize" --max-dwarf 1G
+same=yes
+for f in "$tmp"/*.out; do
+	cmp -s "$f" "$tmp/default.out" || same=no
 done
+echo "same output in every run: $same"
+[ "$same" = yes ] || exit 1
+now=$(cat "$tmp/default.rss")
+awk -v now="$now" -v goal=$GOAL_MB 'BEGIN {
+	printf "default against the goal: %.1f MB / %d MB = %.2f (%s)\n",
+	    now, goal, now / goal, now <= goal ? "met" : "not met" }'
+if [ -n "${OLD:-}" ]; then
+	measure "default, OLD" "$OLD"
+	cmp -s "$tmp/default, OLD.out" "$tmp/default.out" ||
+		{ echo "OLD wrote other output" >&2; exit 1; }
+	awk -v old="$(cat "$tmp/default, OLD.rss")" -v now="$now" 'BEGIN {
+		printf "OLD / this build at the default: %.1f / %.1f MB = %.1fx\n",
+		    old, now, old / now }'
+fi

@@ -19,6 +19,48 @@ rec_callsite_target(const uint8_t before[REC_CALLSITE_BEFORE], uint64_t ra,
 	return true;
 }
 
+/* The length of ff /2 with ModRM `modrm` (and SIB `sib`), or 0. */
+static size_t
+indirect_len(uint8_t modrm, uint8_t sib)
+{
+	unsigned mod = modrm >> 6, reg = modrm >> 3 & 7, rm = modrm & 7;
+	size_t len = 2;
+
+	if (reg != 2)
+		return 0;
+	if (mod == 3)
+		return len;
+	if (rm == 4) {
+		len++;
+		if (mod == 0 && (sib & 7) == 5)
+			len += 4;
+	}
+	if (mod == 1)
+		len += 1;
+	else if (mod == 2 || (mod == 0 && rm == 5))
+		len += 4;
+	return len;
+}
+
+bool
+rec_callsite_indirect(const uint8_t before[REC_CALLSITE_INDIRECT])
+{
+	size_t i, at;
+
+	for (i = 0; i + 2 <= REC_CALLSITE_INDIRECT; i++) {
+		at = i + ((before[i] & 0xf0) == 0x40);
+		if (at + 2 > REC_CALLSITE_INDIRECT || before[at] != 0xff)
+			continue;
+		if (at + indirect_len(before[at + 1],
+				      at + 2 < REC_CALLSITE_INDIRECT
+					  ? before[at + 2]
+					  : 0) ==
+		    REC_CALLSITE_INDIRECT)
+			return true;
+	}
+	return false;
+}
+
 bool
 rec_callsite_is_plt(const uint8_t code[REC_CALLSITE_PLT])
 {

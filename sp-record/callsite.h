@@ -21,6 +21,8 @@
 
 /* Bytes before a return address that rec_callsite_target() reads. */
 #define REC_CALLSITE_BEFORE 5
+/* Bytes before a return address that rec_callsite_indirect() reads. */
+#define REC_CALLSITE_INDIRECT 8
 /* Bytes at a call target that rec_callsite_is_plt() reads. */
 #define REC_CALLSITE_PLT 7
 
@@ -30,6 +32,15 @@
  */
 bool rec_callsite_target(const uint8_t before[REC_CALLSITE_BEFORE], uint64_t ra,
 			 uint64_t *target);
+
+/*
+ * Whether the REC_CALLSITE_INDIRECT bytes before a return address end
+ * with an indirect call (ff /2: through a register or memory, with any
+ * addressing form and a REX prefix).  Bytes are matched, not decoded
+ * from a known start: other instructions can end in the same bytes, so
+ * a yes only says that a call may have been made there.
+ */
+bool rec_callsite_indirect(const uint8_t before[REC_CALLSITE_INDIRECT]);
 
 /*
  * Whether the REC_CALLSITE_PLT bytes at a call target are a PLT entry: an

@@ -428,6 +428,13 @@ rec_events_open_thread(struct rec_events *ev, int32_t tid)
 	return rc;
 }
 
+void
+rec_events_user_chain(struct rec_events *ev, bool on)
+{
+	if (ev->opts.dwarf)
+		ev->attr.exclude_callchain_user = !on;
+}
+
 int
 rec_events_open_launch(struct rec_events *ev, int32_t pid)
 {

@@ -91,6 +91,13 @@ void rec_events_release(struct rec_events *ev);
 const char *rec_events_errmsg(const struct rec_events *ev);
 
 /*
+ * With DWARF stacks, whether the events opened next also carry the
+ * kernel's frame-pointer walk of the user stack (off by default): the
+ * unwinder follows Go's stack switches with it (goexe.h).
+ */
+void rec_events_user_chain(struct rec_events *ev, bool on);
+
+/*
  * Opens one event per CPU on `pid` (not yet running its command) with
  * enable_on_exec.  Returns 0 or a negative errno (rec_events_errmsg()).
  */

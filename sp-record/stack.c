@@ -70,7 +70,9 @@ rec_stacker_init(struct rec_stacker *s, enum rec_callgraph mode,
 	s->max_chain = max_chain;
 	s->raw = calloc(REC_STACK_MAX, sizeof(*s->raw));
 	s->pcs = calloc(REC_UNWIND_MAX_FRAMES, sizeof(*s->pcs));
-	if (!s->raw || !s->pcs) {
+	s->fpraw = calloc(REC_STACK_FPCHAIN_MAX, sizeof(*s->fpraw));
+	s->fppcs = calloc(REC_STACK_FPCHAIN_MAX, sizeof(*s->fppcs));
+	if (!s->raw || !s->pcs || !s->fpraw || !s->fppcs) {
 		rec_stacker_release(s);
 		return -ENOMEM;
 	}
@@ -92,9 +94,13 @@ rec_stacker_release(struct rec_stacker *s)
 	rec_unwinder_free(s->unwinder);
 	free(s->raw);
 	free(s->pcs);
+	free(s->fpraw);
+	free(s->fppcs);
 	s->unwinder = NULL;
 	s->raw = NULL;
 	s->pcs = NULL;
+	s->fpraw = NULL;
+	s->fppcs = NULL;
 }
 
 /* Counts the addresses of a callchain, context markers left out. */
@@ -118,6 +124,12 @@ dwarf_user_frames(struct rec_stacker *s, struct sp_modtab *mods, int32_t pid,
 	    smp->abi == PERF_SAMPLE_REGS_ABI_64 ? smp->regs : NULL;
 	size_t i, n;
 
+	/* the kernel's frame-pointer walk, when asked for (Go programs) */
+	n = rec_callchain_split(smp->chain, smp->nchain, REC_CHAIN_USER,
+				s->fpraw, REC_STACK_FPCHAIN_MAX, NULL);
+	for (i = 0; i < n; i++)
+		s->fppcs[i] = s->fpraw[i].addr;
+	rec_unwinder_set_fpchain(s->unwinder, s->fppcs, n);
 	n = rec_unwinder_unwind(s->unwinder, mods, pid, regs, s->regs_mask,
 				smp->stack, smp->stack ? smp->stack_len : 0,
 				s->pcs, REC_UNWIND_MAX_FRAMES, truncated);

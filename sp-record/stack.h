@@ -43,9 +43,14 @@ struct rec_stacker {
 	unsigned max_chain;            /* sample_max_stack */
 	bool kernel;                   /* kernel frames wanted (-k, allowed) */
 	struct rec_stack_stats stats;
-	struct rec_rawframe *raw; /* scratch */
-	uint64_t *pcs;            /* scratch for the unwinder */
+	struct rec_rawframe *raw;   /* scratch */
+	uint64_t *pcs;              /* scratch for the unwinder */
+	struct rec_rawframe *fpraw; /* scratch: the kernel's user chain */
+	uint64_t *fppcs;            /* the same, for the unwinder */
 };
+
+/* User frames of the kernel's frame-pointer walk handed to the unwinder. */
+#define REC_STACK_FPCHAIN_MAX 256
 
 /* What rec_callchain_split() keeps. */
 #define REC_CHAIN_KERNEL 1u

@@ -4,12 +4,14 @@
  */
 #include <err.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
 #include "common/htab.h"
 #include "sp-record/clock.h"
+#include "sp-record/goexe.h"
 #include "sp-record/launch.h"
 #include "sp-record/start.h"
 #include "sp-record/sysctl.h"
@@ -88,6 +90,7 @@ rec_start_launch(struct rec_start *s, char **argv)
 	}
 	s->child = c.pid;
 	p = rec_track_process(s->trk, c.pid, true);
+	rec_events_user_chain(s->ev, rec_goexe_command_is_go(argv[0]));
 	rc = p ? rec_events_open_launch(s->ev, c.pid) : -ENOMEM;
 	if (rc < 0) {
 		msg = rec_events_errmsg(s->ev);
@@ -109,6 +112,16 @@ rec_start_launch(struct rec_start *s, char **argv)
 	return rec_out_error(s->out) ? 1 : 0;
 }
 
+/* Whether process `pid` runs a Go program (goexe.h). */
+static bool
+is_go_process(int32_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	return rec_goexe_is_go(path);
+}
+
 int
 rec_start_attach(struct rec_start *s, int32_t *pids, size_t n)
 {
@@ -128,6 +141,7 @@ rec_start_attach(struct rec_start *s, int32_t *pids, size_t n)
 		}
 		if (rec_ptab_get(rec_tracker_procs(s->trk), pids[i]))
 			continue;
+		rec_events_user_chain(s->ev, is_go_process(pids[i]));
 		rc = rec_events_open_attach(s->ev, pids[i]);
 		if (rc < 0) {
 			warnx("%s", rec_events_errmsg(s->ev));

@@ -15,7 +15,7 @@
  */
 struct unwind_lines {
 	uint64_t samples, frames, changed;
-	struct sp_buf errors, fallbacks, deep;
+	struct sp_buf errors, fallbacks, deep, go;
 };
 
 /*
@@ -61,6 +61,8 @@ sort_counter(const char *key, uint64_t value, void *arg)
 		list_add(&u->deep,
 			 "sp-record: stacks read past the copy: ", key + 12,
 			 value);
+	else if (!strncmp(key, "unwind_go.", 10))
+		list_add(&u->go, "sp-record: Go stacks: ", key + 10, value);
 	else if (!strncmp(key, "unwind_fallback.", 16))
 		list_add(&u->fallbacks,
 			 "sp-record: frame-pointer steps "
@@ -71,9 +73,9 @@ sort_counter(const char *key, uint64_t value, void *arg)
 static void
 print_unwinding(const struct rec_report *rp, FILE *out)
 {
-	struct unwind_lines u = {
-		0, 0, 0, SP_BUF_INIT, SP_BUF_INIT, SP_BUF_INIT
-	};
+	struct unwind_lines u = { 0,           0,           0,
+				  SP_BUF_INIT, SP_BUF_INIT, SP_BUF_INIT,
+				  SP_BUF_INIT };
 
 	rec_stacker_counters(rp->stk, sort_counter, &u);
 	if (u.samples)
@@ -95,9 +97,12 @@ print_unwinding(const struct rec_report *rp, FILE *out)
 			(char *)u.fallbacks.data);
 	if (u.deep.len)
 		fprintf(out, "%.*s\n", (int)u.deep.len, (char *)u.deep.data);
+	if (u.go.len)
+		fprintf(out, "%.*s\n", (int)u.go.len, (char *)u.go.data);
 	sp_buf_release(&u.errors);
 	sp_buf_release(&u.fallbacks);
 	sp_buf_release(&u.deep);
+	sp_buf_release(&u.go);
 }
 
 /* "s" unless n is 1, for English plurals. */

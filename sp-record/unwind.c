@@ -18,7 +18,9 @@
  * reads that context's private types.  Where module files lie in a
  * process is regcache.c's; reading and re-reading the live stack is
  * deepstack.c's; decoding call instructions is callsite.c's; the
- * sigprocmask() that keeps libunwind fast is sigmask.c's.
+ * sigprocmask() that keeps libunwind fast is sigmask.c's.  Go's stacks
+ * (no CFI, frame records, stack switches) are gofuncs.c's and
+ * goframes.c's; go_continue() below says when they are used.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +41,8 @@
 #include "sp-record/coderange.h"
 #include "sp-record/deepstack.h"
 #include "sp-record/elfcfi.h"
+#include "sp-record/goframes.h"
+#include "sp-record/gofuncs.h"
 #include "sp-record/pytramp.h"
 #include "sp-record/regcache.h"
 #include "sp-record/sigmask.h"
@@ -138,6 +142,7 @@ struct proc {
 	struct rec_stackmaps stacks;
 	struct sp_htab *tramps; /* pc -> start << 1 | endbr, 0: none */
 	struct sp_htab *tails;  /* (function, dest) -> 1: it jumps there */
+	struct rec_gomods *go;  /* its Go modules, NULL until needed */
 };
 
 /* One unwind call: everything the accessors need. */
@@ -165,6 +170,8 @@ struct uctx {
 	bool ran_out;         /* a read just above the copy failed */
 	int err;              /* enum unwind_error of a failed step */
 	bool call_mismatch;   /* a live frame's caller called another */
+	int stop_fallback;    /* enum unwind_fallback of the failed step */
+	uint64_t stop_bp;     /* BP of the frame whose step failed */
 };
 
 struct rec_unwinder {
@@ -177,6 +184,11 @@ struct rec_unwinder {
 	uint64_t samples, frames;
 	uint64_t changed_files;    /* module files cut under their mapping */
 	struct rec_deepstack live; /* the stack above the copy, read live */
+	uint64_t go_roots;         /* Go stacks ending at mstart, mcall */
+	const uint64_t *fp;        /* the kernel's walk of this sample ... */
+	size_t nfp;                /* ... (rec_unwinder_set_fpchain) */
+	uint64_t go_no_chain;      /* switches without the kernel's walk */
+	struct rec_goframes goframes;
 	uint64_t deep[DEEP_COUNT];
 	uint8_t tail_code[TAIL_SCAN_MAX]; /* code scanned for a tail call */
 	bool missed_module; /* the last unwind met a pc without module */
@@ -442,7 +454,9 @@ access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write,
 	    rec_elfcfi_read(r->f, addr - r->bias, valp, sizeof(*valp)) == 0)
 		return 0;
 	if (!r && addr >= c->sp && addr - c->sp < STACK_SPAN_MAX) {
-		if (rec_deepstack_read(&c->u->live, addr, valp))
+		/* a frame-pointer step over live memory is refused anyway */
+		if (c->fallback == FB_NONE &&
+		    rec_deepstack_read(&c->u->live, addr, valp))
 			return 0;
 		c->ran_out = true;
 	}
@@ -570,6 +584,7 @@ proc_free(struct rec_unwinder *u, struct proc *p)
 		close(p->memfd);
 	sp_htab_free(p->tramps);
 	sp_htab_free(p->tails);
+	rec_gomods_free(p->go);
 	free(p);
 }
 
@@ -814,6 +829,8 @@ step(struct rec_unwinder *u, struct uctx *c, unw_cursor_t *cur, int *sig,
 	 */
 	if (r == 0 && !c->ran_out && (c->fallback == FB_NONE || bp == 0))
 		return 0;
+	c->stop_fallback = c->fallback;
+	c->stop_bp = bp;
 	if (r <= 0) {
 		c->err = c->ran_out ? ERR_STACK_TRUNCATED
 			 : r < 0    ? ERR_STEP
@@ -934,6 +951,91 @@ call_matches(struct uctx *c, uint64_t callee_pc, uint64_t ra)
 }
 
 /*
+ * The Go function holding `pc`: its start and end (runtime addresses)
+ * and kind; false when `pc` lies in no Go module with symbols.
+ */
+static bool
+go_func(struct uctx *c, uint64_t pc, uint64_t *start, uint64_t *end,
+	enum rec_gofunc_kind *kind)
+{
+	const struct rec_gofuncs *fs;
+	const struct rec_region *r;
+	int why;
+
+	if (!(r = region_for(c, pc, &why)) ||
+	    (!c->p->go && !(c->p->go = rec_gomods_new())) ||
+	    !(fs = rec_gomods_get(c->p->go, r->f)) ||
+	    !rec_gofuncs_find(fs, pc - r->bias, start, end, kind))
+		return false;
+	*start += r->bias;
+	*end += r->bias;
+	return true;
+}
+
+/* rec_goview's callbacks: the process of the unwind call `arg`. */
+static bool
+go_view_func(void *arg, uint64_t pc, uint64_t *start, uint64_t *end,
+	     enum rec_gofunc_kind *kind)
+{
+	return go_func(arg, pc, start, end, kind);
+}
+
+static int
+go_view_code(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	const struct rec_region *r;
+	int why;
+
+	return (r = region_for(arg, addr, &why))
+		   ? rec_elfcfi_read(r->f, addr - r->bias, buf, len)
+		   : -1;
+}
+
+static bool
+go_view_is_code(void *arg, uint64_t addr)
+{
+	return is_code(arg, addr);
+}
+
+/*
+ * Where the step from the Go frame at pcs[*n - 1] failed: at a root
+ * (runtime.mstart, runtime.mcall) the stack ends, as in Go's
+ * traceback.  At a stack switch (the frame's BP is the goroutine's) or
+ * where the frame's BP lies above the copy, the kernel's frame-pointer
+ * walk of the sample goes on, when recorded (goexe.h), frame by frame
+ * checked (goframes.h).  The goroutine's stack read now would be read
+ * too late: its thread has left the switch by then (most of such reads
+ * were refused by the checks when tried), so without the kernel's walk
+ * the stack stays truncated.  Returns 0 when the stack was completed,
+ * -1 when it stays truncated.
+ */
+static int
+go_continue(struct rec_unwinder *u, struct uctx *c, uint64_t *pcs, size_t *n,
+	    size_t max)
+{
+	const struct rec_goview v = { c, go_view_func, go_view_code,
+				      go_view_is_code, &c->p->tails };
+	enum rec_gofunc_kind kind;
+	uint64_t start, end;
+
+	if (c->stop_fallback != FB_NO_UNWIND_DATA ||
+	    !go_func(c, pcs[*n - 1], &start, &end, &kind))
+		return -1;
+	if (kind == REC_GOFUNC_ROOT) {
+		u->go_roots++;
+		return 0;
+	}
+	if (kind == REC_GOFUNC_OTHER && c->stop_bp < c->sp + c->stack_len)
+		return -1;
+	if (!u->nfp) {
+		u->go_no_chain += kind != REC_GOFUNC_OTHER;
+		return -1;
+	}
+	return rec_goframes_splice(&u->goframes, &v, u->fp, u->nfp, pcs, n,
+				   max);
+}
+
+/*
  * Walks the frames from cur into pcs[*n..max).  Returns what the last
  * step returned (0: the outermost frame was reached), with *first_live
  * set to the index of the first pc found with live reads (deepstack.h),
@@ -962,6 +1064,9 @@ walk(struct rec_unwinder *u, struct uctx *c, unw_cursor_t *cur, int sig,
 		callee_sig = sig;
 		pcs[(*n)++] = ip;
 	}
+	if (r < 0 && !rec_deepstack_used(&u->live) &&
+	    go_continue(u, c, pcs, n, max) == 0)
+		r = 0;
 	if (r > 0)
 		c->err = ERR_DEPTH;
 	if (r != 0 && *first_live == max && rec_deepstack_used(&u->live))
@@ -1054,9 +1159,26 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 		n = settle(u, &c, r, n, first_live, truncated);
 	}
 	rec_in_libunwind = 0;
+	u->fp = NULL;
+	u->nfp = 0;
 	u->changed_files = rec_elfcfi_changed(u->files);
 	u->frames += n;
 	return n;
+}
+
+/* The counters of Go's stacks (goframes.h), "unwind_go.KIND". */
+static void
+go_counters(const struct rec_unwinder *u,
+	    void (*fn)(const char *key, uint64_t value, void *arg), void *arg)
+{
+	if (u->goframes.spliced)
+		fn("unwind_go.fpchain_completed", u->goframes.spliced, arg);
+	if (u->goframes.refused)
+		fn("unwind_go.fpchain_refused", u->goframes.refused, arg);
+	if (u->go_no_chain)
+		fn("unwind_go.switch_without_fpchain", u->go_no_chain, arg);
+	if (u->go_roots)
+		fn("unwind_go.roots", u->go_roots, arg);
 }
 
 void
@@ -1087,6 +1209,14 @@ rec_unwinder_counters(const struct rec_unwinder *u,
 		fn("unwind_deep.bytes", u->live.bytes, arg);
 	if (u->live.maps_reads)
 		fn("unwind_deep.maps_reads", u->live.maps_reads, arg);
+	go_counters(u, fn, arg);
+}
+
+void
+rec_unwinder_set_fpchain(struct rec_unwinder *u, const uint64_t *pcs, size_t n)
+{
+	u->fp = pcs;
+	u->nfp = n;
 }
 
 bool

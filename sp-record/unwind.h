@@ -19,6 +19,15 @@
  * same in the live stack afterwards; otherwise they are dropped and the
  * stack is truncated as if the copy had simply run out.
  *
+ * Go programs (no CFI: every frame is stepped by frame pointer) switch
+ * stacks: runtime.systemstack and runtime.morestack run on the thread's
+ * g0 stack while the goroutine's frames stay on its own.  Where the
+ * unwinder stops at such a switch it takes the rest from the kernel's
+ * frame-pointer walk of the sample (rec_unwinder_set_fpchain), each
+ * frame checked (goframes.h), as it does where a goroutine's stack is
+ * deeper than the copy; runtime.mstart and runtime.mcall end a stack,
+ * as in Go's own traceback.
+ *
  * How sp-record calls it (one unwinder for the whole recording):
  *
  *   u = rec_unwinder_new();                        at start-up
@@ -99,6 +108,18 @@ size_t rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods,
 			   uint64_t regs_mask, const uint8_t *stack,
 			   size_t stack_len, uint64_t *pcs, size_t max,
 			   bool *truncated);
+
+/*
+ * Hands the unwinder the kernel's frame-pointer walk of the next
+ * sample's user stack (PERF_SAMPLE_CALLCHAIN's user part): `pcs[0]` the
+ * sampled pc, then call sites (return address - 1), `n` of them (0:
+ * none).  The next rec_unwinder_unwind() reads it and forgets it; it
+ * must stay valid until then.  Where a Go program's stack switch stops
+ * the unwinder (gofuncs.h), the frames of this walk past the switch are
+ * taken, each checked as a live Go frame would be (see unwind.c).
+ */
+void rec_unwinder_set_fpchain(struct rec_unwinder *u, const uint64_t *pcs,
+			      size_t n);
 
 /*
  * Sets how many bytes past each sample's stack copy may be read from the

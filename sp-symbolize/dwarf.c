@@ -44,6 +44,8 @@ struct unit {
 };
 
 struct sym_dwarf {
+	struct sym_elffile file; /* our own handle: what libdw reads */
+	size_t bytes; /* its debug sections, read and inflated, and units */
 	Dwarf *dw;
 	struct sym_dwsects sects;      /* for dwline.c; empty when unusable */
 	struct sym_inflated *inflated; /* sections libdw reads, or NULL */
@@ -153,8 +155,12 @@ inflated_size(Elf_Scn *scn, const GElf_Shdr *sh, const char *name)
 	return n;
 }
 
-bool
-sym_dwarf_bomb(Elf *elf)
+/*
+ * True when a DWARF section of `elf` would decompress to an implausible
+ * size; sections already hidden do not count.
+ */
+static bool
+dwarf_bomb(Elf *elf)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
@@ -237,22 +243,65 @@ find_line_sections(struct sym_dwarf *d, Elf *elf)
 	d->sects = s;
 }
 
-struct sym_dwarf *
-sym_dwarf_open(Elf *elf)
+/*
+ * The bytes of the debug sections of `elf` that libelf will hold in
+ * memory for libdw: as stored, compressed or not.
+ */
+static size_t
+debug_bytes(Elf *elf)
 {
-	struct sym_dwarf *d;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, n = 0;
+	const char *name;
+	GElf_Shdr sh;
 
-	hide_unused_sections(elf);
-	if (sym_dwarf_bomb(elf) || !(d = calloc(1, sizeof(*d))))
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn)) != NULL)
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+		    (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    debug_suffix(name))
+			n += sh.sh_size;
+	return n;
+}
+
+struct sym_dwarf *
+sym_dwarf_open(const struct sym_elffile *f)
+{
+	struct sym_dwarf *d = calloc(1, sizeof(*d));
+	int rc;
+
+	if (!d)
 		return NULL;
-	d->inflated = sym_inflate_debug(elf);
-	d->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-	if (!d->dw || !(d->by_cu = sp_htab_new())) {
-		sym_dwarf_free(d);
+	if ((rc = sym_elffile_reopen(f, &d->file))) {
+		free(d);
+		errno = rc == -ENOMEM ? ENOMEM : ENODATA;
 		return NULL;
 	}
-	find_line_sections(d, elf);
+	hide_unused_sections(d->file.elf);
+	if (dwarf_bomb(d->file.elf)) {
+		sym_dwarf_free(d);
+		errno = EFBIG;
+		return NULL;
+	}
+	d->bytes = debug_bytes(d->file.elf);
+	d->inflated = sym_inflate_debug(d->file.elf);
+	d->bytes += sym_inflated_bytes(d->inflated);
+	d->dw = dwarf_begin_elf(d->file.elf, DWARF_C_READ, NULL);
+	if (!d->dw || !(d->by_cu = sp_htab_new())) {
+		rc = d->dw ? ENOMEM : ENODATA;
+		sym_dwarf_free(d);
+		errno = rc;
+		return NULL;
+	}
+	find_line_sections(d, d->file.elf);
 	return d;
+}
+
+size_t
+sym_dwarf_bytes(const struct sym_dwarf *d)
+{
+	return d ? d->bytes : 0;
 }
 
 void
@@ -271,6 +320,7 @@ sym_dwarf_free(struct sym_dwarf *d)
 	sp_htab_free(d->by_cu);
 	dwarf_end(d->dw);
 	sym_inflated_free(d->inflated);
+	sym_elffile_close(&d->file);
 	free(d);
 }
 
@@ -477,6 +527,7 @@ unit_of(struct sym_dwarf *d, Dwarf_Die *cu)
 	u = &d->units[d->nunits++];
 	u->scopes = sym_dwindex_build(cu);
 	u->lines = read_lines(d, cu);
+	d->bytes += sym_dwindex_bytes(u->scopes) + sym_dwline_bytes(u->lines);
 	return u;
 }
 
@@ -514,9 +565,14 @@ sym_dwarf_frames(struct sym_dwarf *d, uint64_t vaddr, const char *outer,
 		file = NULL;
 		line = 0;
 	}
-	c.n = u && u->scopes ? sym_dwindex_chain(u->scopes, vaddr, inlines,
-						 c.die, SYM_DWARF_MAX_DEPTH)
-			     : 0;
+	c.n = 0;
+	if (u && u->scopes) {
+		size_t before = sym_dwindex_bytes(u->scopes);
+
+		c.n = sym_dwindex_chain(u->scopes, vaddr, inlines, c.die,
+					SYM_DWARF_MAX_DEPTH);
+		d->bytes += sym_dwindex_bytes(u->scopes) - before;
+	}
 	if (c.n == 0) {
 		if (!outer)
 			return 0;

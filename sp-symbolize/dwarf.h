@@ -9,27 +9,36 @@
 
 #include <gelf.h>
 
+#include "sp-symbolize/elffile.h"
 #include "sp-symbolize/symname.h"
 #include "sp-symbolize/symres.h"
 
 struct sym_dwarf;
 
 /*
- * Opens the DWARF of `elf` (not owned; it must outlive the result).
- * Returns NULL when `elf` has no usable debug information.  The DWARF
- * sections lookups never read (location lists, .debug_frame, macros,
- * name indexes) become SHT_NOBITS in `elf`'s in-memory section headers,
- * so that libdw does not load them; nothing is written to the file.
+ * Opens the DWARF of the file `f` through a handle of its own
+ * (sym_elffile_reopen(): `f` stays open, and must outlive the result
+ * when it is an image in memory), so that sym_dwarf_free() gives back
+ * every section libelf read for it, while `f` keeps its symbol tables.
+ * The DWARF sections lookups never read (location lists, .debug_frame,
+ * macros, name indexes) become SHT_NOBITS in that handle's section
+ * headers, so that libdw does not load them; nothing is written to the
+ * file.  Returns NULL with errno: ENODATA when the file has no usable
+ * debug information, EFBIG when a DWARF section would decompress to an
+ * implausible size (dwarf.c gives the bound; nothing was decompressed),
+ * ENOMEM.
  */
-struct sym_dwarf *sym_dwarf_open(Elf *elf);
-/*
- * True when a DWARF section of `elf` would decompress to an implausible
- * size (dwarf.c gives the bound); sym_dwarf_open() then returns NULL
- * without decompressing anything.  Sections already hidden do not count.
- */
-bool sym_dwarf_bomb(Elf *elf);
-/* NULL is allowed. */
+struct sym_dwarf *sym_dwarf_open(const struct sym_elffile *f);
+/* NULL is allowed; frees the handle and all it read. */
 void sym_dwarf_free(struct sym_dwarf *d);
+/*
+ * The bytes `d` holds in memory: its debug sections as read (compressed
+ * or not), the ones it inflated, and the line tables and scope indexes
+ * of the units looked up so far (it grows with lookups); 0 for NULL.
+ * libdw's own per-unit state is not counted (under 2% of the heap on
+ * the runs measured).
+ */
+size_t sym_dwarf_bytes(const struct sym_dwarf *d);
 
 /*
  * Appends the logical frames of `vaddr` to `out`, outermost first: the

@@ -54,6 +54,7 @@ struct sym_dwindex {
 	size_t ns, as;
 	struct top *t;
 	size_t nt, at;
+	size_t subtrees; /* bytes of the subtrees built so far */
 };
 
 /* Grows *p (of *a elements of `size`) to hold n + 1; 0 or -ENOMEM. */
@@ -218,7 +219,7 @@ release_sub(struct sub *u)
 
 /* Indexes the subtree of `u` once; false when memory ran out. */
 static bool
-build_sub(struct sub *u)
+build_sub(struct sym_dwindex *x, struct sub *u)
 {
 	if (u->built)
 		return true;
@@ -227,6 +228,7 @@ build_sub(struct sub *u)
 		return false;
 	}
 	u->built = true;
+	x->subtrees += u->av * sizeof(*u->v) + u->ar * sizeof(*u->r);
 	return true;
 }
 
@@ -271,6 +273,15 @@ sym_dwindex_free(struct sym_dwindex *x)
 	free(x);
 }
 
+size_t
+sym_dwindex_bytes(const struct sym_dwindex *x)
+{
+	if (!x)
+		return 0;
+	return sizeof(*x) + x->as * sizeof(*x->s) + x->at * sizeof(*x->t) +
+	       x->subtrees;
+}
+
 static bool
 holds(const struct sub *u, const struct scope *s, uint64_t addr)
 {
@@ -312,7 +323,7 @@ sym_dwindex_chain(struct sym_dwindex *x, uint64_t addr, bool inlines,
 	if (top == SIZE_MAX || max == 0)
 		return 0;
 	u = &x->s[top];
-	if (inlines && !build_sub(u))
+	if (inlines && !build_sub(x, u))
 		return 0;
 	end = u->n;
 	for (i = 0; inlines && i < end && n < 63;) {

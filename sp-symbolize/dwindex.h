@@ -26,6 +26,11 @@ struct sym_dwindex *sym_dwindex_build(Dwarf_Die *cu);
 /* NULL is allowed. */
 void sym_dwindex_free(struct sym_dwindex *x);
 /*
+ * The bytes `x` allocated so far; it grows as lookups index subtrees.
+ * 0 for NULL.
+ */
+size_t sym_dwindex_bytes(const struct sym_dwindex *x);
+/*
  * Fills die[] with the scopes holding `addr`, innermost first: the
  * inlined subroutines (when `inlines`), then the subprogram.  Returns how
  * many were written (at most `max`, keeping the outermost), 0 when no

@@ -172,6 +172,21 @@ run_program(struct cur *c, struct hdr *h, struct sym_dwline *l)
 	return rc;
 }
 
+/* Gives back the rows' unused room: tables stay for the unit's life. */
+static void
+fit_rows(struct sym_dwline *l)
+{
+	struct row *rows;
+
+	if (l->nrows == 0 || l->arows == l->nrows)
+		return;
+	rows = realloc(l->rows, l->nrows * sizeof(*rows));
+	if (rows) {
+		l->rows = rows;
+		l->arows = l->nrows;
+	}
+}
+
 struct sym_dwline *
 sym_dwline_read(const struct sym_dwsects *s, uint64_t off, unsigned addr_size,
 		const char *comp_dir)
@@ -188,12 +203,28 @@ sym_dwline_read(const struct sym_dwsects *s, uint64_t off, unsigned addr_size,
 	    !(rc = run_program(&c, &h, l)))
 		rc = sym_dwl_sort_rows(l);
 	free(h.dirs);
+	if (!rc)
+		fit_rows(l);
 	if (rc) {
 		sym_dwline_free(l);
 		errno = -rc;
 		return NULL;
 	}
 	return l;
+}
+
+size_t
+sym_dwline_bytes(const struct sym_dwline *l)
+{
+	size_t i, n;
+
+	if (!l)
+		return 0;
+	n = sizeof(*l) + l->arows * sizeof(*l->rows) +
+	    l->afiles * sizeof(*l->files);
+	for (i = 0; i < l->nfiles; i++)
+		n += l->files[i] ? strlen(l->files[i]) + 1 : 0;
+	return n;
 }
 
 void

@@ -40,6 +40,8 @@ struct sym_dwline *sym_dwline_read(const struct sym_dwsects *s, uint64_t off,
 				   unsigned addr_size, const char *comp_dir);
 /* NULL is allowed. */
 void sym_dwline_free(struct sym_dwline *l);
+/* The bytes `l` allocated (its rows and file names); 0 for NULL. */
+size_t sym_dwline_bytes(const struct sym_dwline *l);
 
 /*
  * The row covering `vaddr`: its file name (NULL when its file index is

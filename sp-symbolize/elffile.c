@@ -145,6 +145,27 @@ sym_elffile_open_mem(struct sym_elffile *f, void *mem, size_t len)
 	return 0;
 }
 
+int
+sym_elffile_reopen(const struct sym_elffile *f, struct sym_elffile *out)
+{
+	struct stat st;
+
+	*out = (struct sym_elffile)SYM_ELFFILE_INIT;
+	if (f->fd < 0)
+		out->elf = elf_memory(f->mem, f->memlen);
+	else if ((out->fd = fcntl(f->fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		return -errno;
+	else if (fstat(out->fd, &st) == 0)
+		out->elf = elf_begin(out->fd, ELF_C_READ, NULL);
+	if (!out->elf || elf_kind(out->elf) != ELF_K_ELF) {
+		sym_elffile_close(out);
+		return -ENOEXEC;
+	}
+	if (out->fd >= 0)
+		hide_implausible(out, (uint64_t)st.st_size);
+	return 0;
+}
+
 void
 sym_elffile_close(struct sym_elffile *f)
 {

@@ -51,6 +51,14 @@ int sym_elffile_open(struct sym_elffile *f, const char *path);
  * failure).  Returns 0 or -ENOEXEC.
  */
 int sym_elffile_open_mem(struct sym_elffile *f, void *mem, size_t len);
+/*
+ * Opens a second handle on the file of `f` (its descriptor duplicated,
+ * or its bytes borrowed for an image in memory: `f` must outlive it),
+ * with the same sections hidden.  Everything the new handle reads is
+ * freed when it is closed, whatever `f` keeps: libelf frees a section's
+ * data only with its handle.  Returns 0, -ENOEXEC or a negative errno.
+ */
+int sym_elffile_reopen(const struct sym_elffile *f, struct sym_elffile *out);
 /* Closes and frees everything; `f` becomes SYM_ELFFILE_INIT. */
 void sym_elffile_close(struct sym_elffile *f);
 

@@ -2,14 +2,16 @@
  * filter.c: the record stream filter (see filter.h).  It keeps just
  * enough of the stream to resolve frames: the modules (in the
  * resolver), each frame's mode and address for later pframe records,
- * and the host facts.
+ * and the host facts.  Who owns each module and frame is kept in
+ * common/ids.h's tables, so that a forget record frees the frames and
+ * modules of its process here and in the resolver.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/grow.h"
+#include "common/ids.h"
 #include "common/records.h"
 #include "sp-symbolize/filter.h"
 #include "common/banned.h"
@@ -22,8 +24,8 @@ struct fframe {
 struct filt {
 	struct sym_resolver *r;
 	FILE *out;
-	struct fframe *frames;
-	size_t nframes, aframes;
+	struct sp_ids *ids; /* modules and frames, by owner */
+	struct sym_filter_stats st;
 	struct sym_res res;
 	struct sp_recdec *dec;
 	bool passed; /* the current record has been written */
@@ -87,25 +89,62 @@ resolve_and_write(struct filt *f, const struct sp_frame *fr, uint32_t frame,
 static int
 on_frame(struct filt *f, const struct sp_rec *rec)
 {
-	if (SP_GROW(f->frames, f->aframes, f->nframes + 1))
+	struct fframe *ff = sp_ids_frame(f->ids, rec->u.frame.f.module_id);
+	size_t live = sp_ids_live(f->ids, SP_ID_FRAME);
+
+	if (!ff)
 		return -ENOMEM;
-	f->frames[f->nframes].abs_ip = rec->u.frame.f.abs_ip;
-	f->frames[f->nframes].mode = rec->u.frame.f.mode;
-	f->nframes++;
+	ff->abs_ip = rec->u.frame.f.abs_ip;
+	ff->mode = rec->u.frame.f.mode;
+	if (live > f->st.frames_peak)
+		f->st.frames_peak = live;
 	return resolve_and_write(f, &rec->u.frame.f, rec->u.frame.id, -1);
+}
+
+static int
+on_module(struct filt *f, const struct sp_rec *rec)
+{
+	const struct sp_module *m = &rec->u.module;
+
+	if (!sp_ids_module(f->ids, m->pid, m->is_kernel))
+		return -ENOMEM;
+	return sym_resolver_module(f->r, m);
+}
+
+/* The resolver's module of a retired module id goes with it. */
+static void
+on_retire(void *ctx, enum sp_id_kind kind, uint32_t id, void *data)
+{
+	struct filt *f = ctx;
+
+	(void)data;
+	if (kind == SP_ID_MODULE)
+		sym_resolver_retire_module(f->r, id);
+}
+
+static void
+on_forget(struct filt *f, int32_t pid)
+{
+	sp_ids_forget(f->ids, pid);
+	sym_resolver_gone(f->r, pid);
+	f->st.forgotten++;
 }
 
 static int
 on_pframe(struct filt *f, const struct sp_rec *rec)
 {
-	const struct fframe *of = &f->frames[rec->u.pframe.frame];
+	const struct fframe *of =
+	    sp_ids_get(f->ids, SP_ID_FRAME, rec->u.pframe.frame);
 	struct sp_frame fr = {
 		.module_id = rec->u.pframe.module,
 		.rel_ip = rec->u.pframe.rel_ip,
-		.abs_ip = of->abs_ip,
-		.mode = of->mode,
 	};
 
+	/* The decoder let no retired or undefined frame through. */
+	if (!of)
+		return 0;
+	fr.abs_ip = of->abs_ip;
+	fr.mode = of->mode;
 	if (fr.module_id == SP_NONE)
 		fr.rel_ip = fr.abs_ip;
 	return resolve_and_write(f, &fr, rec->u.pframe.frame,
@@ -133,7 +172,7 @@ dispatch(struct filt *f, const struct sp_rec *rec)
 	case SP_REC_PFRAME:
 		return on_pframe(f, rec);
 	case SP_REC_MODULE:
-		return sym_resolver_module(f->r, &rec->u.module);
+		return on_module(f, rec);
 	case SP_REC_HOST:
 		return on_host(f, rec);
 	case SP_REC_BUILDID:
@@ -149,6 +188,9 @@ dispatch(struct filt *f, const struct sp_rec *rec)
 		if (rec->u.exit.tid == (uint64_t)rec->u.exit.pid)
 			sym_resolver_forget(f->r, rec->u.exit.pid);
 		return 0;
+	case SP_REC_FORGET:
+		on_forget(f, rec->u.forget.pid);
+		return 0;
 	case SP_REC_SYMBOL:
 	case SP_REC_FUNCLINE:
 		/* Symbols of an earlier run are replaced by this run's. */
@@ -161,14 +203,22 @@ dispatch(struct filt *f, const struct sp_rec *rec)
 
 int
 sym_filter_run(struct sym_resolver *r, FILE *in, FILE *out, bool flush,
-	       struct sp_buf *err)
+	       struct sp_buf *err, struct sym_filter_stats *st)
 {
+	/* Frames carry their address and mode; modules, a release call. */
+	static const size_t extra[SP_ID_NKINDS] = {
+		[SP_ID_MODULE] = 1,
+		[SP_ID_FRAME] = sizeof(struct fframe),
+	};
 	struct filt f = { .r = r, .out = out };
 	struct sp_rec rec;
 	int rc;
 
 	f.dec = sp_recdec_new(in);
-	if (!f.dec) {
+	f.ids = sp_ids_new(extra, on_retire, &f);
+	if (!f.dec || !f.ids) {
+		sp_recdec_free(f.dec);
+		sp_ids_free(f.ids);
 		sp_buf_adds(err, "out of memory");
 		return -ENOMEM;
 	}
@@ -189,8 +239,11 @@ sym_filter_run(struct sym_resolver *r, FILE *in, FILE *out, bool flush,
 	else if (rc < 0)
 		sp_buf_addf(err, "line %" PRIu64 ": out of memory",
 			    sp_recdec_lineno(f.dec));
+	f.st.frames_live = sp_ids_live(f.ids, SP_ID_FRAME);
+	if (st)
+		*st = f.st;
 	sp_recdec_free(f.dec);
+	sp_ids_free(f.ids);
 	sym_res_release(&f.res);
-	free(f.frames);
 	return rc < 0 ? rc : 0;
 }

@@ -35,7 +35,10 @@ struct sym_image {
 	struct sym_load *loads;
 	size_t nloads;
 	struct sym_elfsyms *syms;
-	struct sym_dwarf *dw;
+	struct sym_dwarf *dw; /* NULL when dropped (or none) */
+	/* The file whose DWARF `dw` reads, to open it again; NULL: none. */
+	const struct sym_elffile *dwfile;
+	size_t dwbytes; /* sym_dwarf_bytes() when last dropped */
 	char *buildid;
 	const char *warning; /* static, `note`, or NULL */
 	bool stripped;       /* names from the dynamic symbols only */
@@ -130,17 +133,18 @@ load_symbols(struct sym_image *img)
 	return rc < 0 ? (int)rc : 0;
 }
 
-/* The DWARF of `elf`, unless it is a decompression bomb (noted). */
-static struct sym_dwarf *
-open_dwarf(struct sym_image *img, Elf *elf)
+/* Opens the DWARF of `f`, unless it is a decompression bomb (noted). */
+static void
+open_dwarf(struct sym_image *img, const struct sym_elffile *f)
 {
-	struct sym_dwarf *dw = sym_dwarf_open(elf);
-
-	if (!dw && sym_dwarf_bomb(elf))
+	img->dw = sym_dwarf_open(f);
+	if (img->dw) {
+		img->dwfile = f;
+	} else if (errno == EFBIG) {
 		img->warning = "debug sections would decompress to an "
 			       "implausible size: not read, names from the "
 			       "symbol table only";
-	return dw;
+	}
 }
 
 /* Says which section of the file or its debug file was not read. */
@@ -190,18 +194,18 @@ setup(struct sym_image *img, const char *path, struct sp_buf *err)
 		       img->opts.ndebug_dirs, &img->debug);
 	rc = load_symbols(img);
 	if (!img->opts.names_only && img->debug.elf)
-		img->dw = open_dwarf(img, img->debug.elf);
+		open_dwarf(img, &img->debug);
 	if (!img->opts.names_only && !img->dw)
-		img->dw = open_dwarf(img, img->file.elf);
+		open_dwarf(img, &img->file);
 	note_hidden(img);
 	if (rc == -ENOMEM)
 		return fail(img, ENOMEM, "out of memory", err);
 	if (rc)
 		return fail(img, EBADMSG, "corrupt symbol table", err);
-	if (sym_elfsyms_count(img->syms) == 0 && !img->dw)
+	if (sym_elfsyms_count(img->syms) == 0 && !img->dwfile)
 		return img->warning ? fail(img, EFBIG, img->warning, err)
 				    : fail(img, ENODATA, "no symbols", err);
-	img->stripped = !img->debug.elf && !img->mini.elf && !img->dw &&
+	img->stripped = !img->debug.elf && !img->mini.elf && !img->dwfile &&
 			!sym_elf_has_symbols(img->file.elf, SHT_SYMTAB);
 	return img;
 }
@@ -341,6 +345,26 @@ lookup_at(struct sym_image *img, uint64_t vaddr, struct sym_res *out)
 }
 
 /*
+ * Opens again the DWARF that sym_image_drop_dwarf() dropped; 0, or
+ * -ENOMEM.  A file whose DWARF no longer opens (changed in place) is
+ * answered from its symbols from then on.
+ */
+static int
+reopen_dwarf(struct sym_image *img)
+{
+	if (img->dw || !img->dwfile)
+		return 0;
+	img->dw = sym_dwarf_open(img->dwfile);
+	if (img->dw)
+		return 0;
+	if (errno == ENOMEM)
+		return -ENOMEM;
+	img->dwfile = NULL;
+	img->dwbytes = 0;
+	return 0;
+}
+
+/*
  * A caller's address is its call site, the return address - 1.  When
  * nothing covers it but the byte after it does, that byte starts a
  * function and the call returned to its first byte: V8 pushes such
@@ -353,8 +377,10 @@ lookup_at(struct sym_image *img, uint64_t vaddr, struct sym_res *out)
 static int
 lookup(struct sym_image *img, uint64_t vaddr, struct sym_res *out)
 {
-	int rc = lookup_at(img, vaddr, out);
+	int rc = reopen_dwarf(img);
 
+	if (rc == 0)
+		rc = lookup_at(img, vaddr, out);
 	if (rc == 0 && out->n == 0 && vaddr < UINT64_MAX)
 		rc = lookup_at(img, vaddr + 1, out);
 	return rc;
@@ -396,6 +422,27 @@ sym_image_resolve(struct sym_image *img, uint64_t rel_ip, struct sym_res *out)
 	}
 	img->nresults++;
 	return append_copy(out, r);
+}
+
+size_t
+sym_image_dwarf_bytes(const struct sym_image *img)
+{
+	return img->dw ? sym_dwarf_bytes(img->dw) : img->dwbytes;
+}
+
+bool
+sym_image_dwarf_held(const struct sym_image *img)
+{
+	return img->dw != NULL;
+}
+
+void
+sym_image_drop_dwarf(struct sym_image *img)
+{
+	if (img->dw)
+		img->dwbytes = sym_dwarf_bytes(img->dw);
+	sym_dwarf_free(img->dw);
+	img->dw = NULL;
 }
 
 size_t

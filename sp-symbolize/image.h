@@ -80,6 +80,20 @@ bool sym_image_vaddr(const struct sym_image *img, uint64_t rel_ip,
  */
 int sym_image_resolve(struct sym_image *img, uint64_t rel_ip,
 		      struct sym_res *out);
+/*
+ * The bytes the image's DWARF holds (dwarf.h's sym_dwarf_bytes()), or
+ * held when it was last dropped; 0 for an image without DWARF.
+ */
+size_t sym_image_dwarf_bytes(const struct sym_image *img);
+/* Whether the image's DWARF is open now. */
+bool sym_image_dwarf_held(const struct sym_image *img);
+/*
+ * Frees the image's DWARF (its sections, libdw's state and the unit
+ * indexes), keeping its symbols and the addresses it resolved: those
+ * are answered as before, and the next new address opens the DWARF
+ * again, with the same answers.
+ */
+void sym_image_drop_dwarf(struct sym_image *img);
 /* Distinct addresses resolved so far (for tests). */
 size_t sym_image_cached(const struct sym_image *img);
 

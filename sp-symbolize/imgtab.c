@@ -16,11 +16,13 @@
 struct sym_imgtab {
 	struct sym_symopts opts;
 	size_t max_open;
+	size_t max_dwarf; /* bytes of DWARF held at once */
 	sym_warn_fn *warn;
 	void *warn_ctx;
 	struct sym_imgent **v;
 	size_t n, alloc;
-	size_t nopen;  /* images open now */
+	struct sym_imgent **open; /* the entries whose image is open */
+	size_t nopen, aopen;
 	uint64_t tick; /* counts image uses, for least recently used */
 	struct sp_htab *by_path; /* path -> index into v */
 	struct sym_imgtab_stats stats;
@@ -28,7 +30,7 @@ struct sym_imgtab {
 
 struct sym_imgtab *
 sym_imgtab_new(const struct sym_symopts *opts, size_t max_open,
-	       sym_warn_fn *warn, void *warn_ctx)
+	       size_t max_dwarf, sym_warn_fn *warn, void *warn_ctx)
 {
 	struct sym_imgtab *t = calloc(1, sizeof(*t));
 
@@ -36,6 +38,7 @@ sym_imgtab_new(const struct sym_symopts *opts, size_t max_open,
 		return NULL;
 	t->opts = *opts;
 	t->max_open = max_open ? max_open : 1;
+	t->max_dwarf = max_dwarf;
 	t->warn = warn;
 	t->warn_ctx = warn_ctx;
 	t->by_path = sp_htab_new();
@@ -60,8 +63,58 @@ sym_imgtab_free(struct sym_imgtab *t)
 		free(t->v[i]);
 	}
 	free(t->v);
+	free(t->open);
 	sp_htab_free(t->by_path);
 	free(t);
+}
+
+/*
+ * The open entry but `keep` used least recently, among those holding
+ * their DWARF when `dwarf`; NULL when there is none.
+ */
+static struct sym_imgent *
+least_used(const struct sym_imgtab *t, const struct sym_imgent *keep,
+	   bool dwarf)
+{
+	struct sym_imgent *lru = NULL, *e;
+	size_t i;
+
+	for (i = 0; i < t->nopen; i++) {
+		e = t->open[i];
+		if (e != keep && (!dwarf || sym_image_dwarf_held(e->img)) &&
+		    (!lru || e->used < lru->used))
+			lru = e;
+	}
+	return lru;
+}
+
+/*
+ * The DWARF bytes the open images hold, with those of `e` counted
+ * whether held or not: its use may open its DWARF again.
+ */
+static size_t
+dwarf_bytes(const struct sym_imgtab *t, const struct sym_imgent *e)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->nopen; i++)
+		if (t->open[i] == e || sym_image_dwarf_held(t->open[i]->img))
+			n += sym_image_dwarf_bytes(t->open[i]->img);
+	return n;
+}
+
+/* Drops the DWARF of the least recently used images but `e` over the bound. */
+static void
+drop_dwarf(struct sym_imgtab *t, const struct sym_imgent *e)
+{
+	size_t held = dwarf_bytes(t, e);
+	struct sym_imgent *lru;
+
+	while (held > t->max_dwarf && (lru = least_used(t, e, true))) {
+		held -= sym_image_dwarf_bytes(lru->img);
+		sym_image_drop_dwarf(lru->img);
+		t->stats.dwarf_dropped++;
+	}
 }
 
 /* Closes the least recently used images but `keep` while over the bound. */
@@ -71,31 +124,28 @@ close_images(struct sym_imgtab *t, const struct sym_imgent *keep)
 	struct sym_imgent *lru;
 	size_t i;
 
-	while (t->nopen > t->max_open) {
-		lru = NULL;
-		for (i = 0; i < t->n; i++)
-			if (t->v[i]->img && t->v[i] != keep &&
-			    (!lru || t->v[i]->used < lru->used))
-				lru = t->v[i];
-		if (!lru)
-			return;
+	while (t->nopen > t->max_open && (lru = least_used(t, keep, false))) {
+		for (i = 0; t->open[i] != lru; i++)
+			;
+		t->open[i] = t->open[--t->nopen];
 		sym_image_free(lru->img);
 		lru->img = NULL;
-		t->nopen--;
 		t->stats.closed++;
 	}
 }
 
-struct sym_image *
-sym_imgtab_image(struct sym_imgtab *t, struct sym_imgent *e)
+/* Opens the image of `e`; false when it does not open (warned). */
+static bool
+open_image(struct sym_imgtab *t, struct sym_imgent *e, bool again)
 {
 	struct sp_buf why = SP_BUF_INIT;
-	bool again = e->used != 0;
 
-	e->used = ++t->tick;
-	if (e->img || e->failed)
-		return e->img;
-	e->img = sym_image_open(e->path, &t->opts, &why);
+	if (SP_GROW(t->open, t->aopen, t->nopen + 1)) {
+		errno = ENOMEM;
+		e->img = NULL;
+	} else {
+		e->img = sym_image_open(e->path, &t->opts, &why);
+	}
 	if (!e->img) {
 		e->failed = true;
 		e->open_errno = errno;
@@ -106,16 +156,32 @@ sym_imgtab_image(struct sym_imgtab *t, struct sym_imgent *e)
 			  why.len ? (const char *)why.data : "out of memory");
 		sp_buf_release(&why);
 		e->warned = true;
-		return NULL;
+		return false;
 	}
+	t->open[t->nopen++] = e;
+	return true;
+}
+
+struct sym_image *
+sym_imgtab_image(struct sym_imgtab *t, struct sym_imgent *e)
+{
+	bool again = e->used != 0;
+
+	e->used = ++t->tick;
+	if (e->img)
+		drop_dwarf(t, e);
+	if (e->img || e->failed)
+		return e->img;
+	if (!open_image(t, e, again))
+		return NULL;
 	t->stats.opened++;
-	t->nopen++;
 	if (!again)
 		e->stripped = sym_image_stripped(e->img);
 	if (!again && sym_image_warning(e->img))
 		sym_warnf(t->warn, t->warn_ctx, "'%s': %s", e->path,
 			  sym_image_warning(e->img));
 	close_images(t, e);
+	drop_dwarf(t, e);
 	if (t->nopen > t->stats.peak)
 		t->stats.peak = t->nopen;
 	return e->img;

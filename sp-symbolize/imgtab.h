@@ -3,7 +3,10 @@
  * shared by every module that maps the file.  An entry's image is
  * opened at its first use; past the open bound the least recently used
  * image is closed, and opened again at its next use, so a long-running
- * resolver stays bounded as its targets load new code.
+ * resolver stays bounded as its targets load new code.  DWARF, most of
+ * an open image's memory, has a bound of its own in bytes: past it the
+ * least recently used images drop their DWARF (image.h), keep their
+ * symbols and results, and open it again for a new address.
  */
 #ifndef SP_SYMBOLIZE_IMGTAB_H
 #define SP_SYMBOLIZE_IMGTAB_H
@@ -44,19 +47,23 @@ struct sym_imgent {
 
 /* What the table did, for the resolver's statistics. */
 struct sym_imgtab_stats {
-	size_t opened; /* images opened (again after a close too) */
-	size_t closed; /* closed over the bound */
-	size_t peak;   /* the most open at once */
+	size_t opened;        /* images opened (again after a close too) */
+	size_t closed;        /* closed over the bound */
+	size_t peak;          /* the most open at once */
+	size_t dwarf_dropped; /* DWARF dropped over the byte bound */
 };
 
 /*
  * Returns an empty table whose images open with `opts` (copied; its
  * debug_dirs are borrowed), at most `max_open` at once (at least 1),
- * warning through `warn` (may be NULL); NULL with errno on ENOMEM.
+ * their DWARF holding at most `max_dwarf` bytes of debug sections
+ * (sym_image_dwarf_bytes()) at once, or the one image in use when it
+ * alone holds more, warning through `warn` (may be NULL); NULL with
+ * errno on ENOMEM.
  */
 struct sym_imgtab *sym_imgtab_new(const struct sym_symopts *opts,
-				  size_t max_open, sym_warn_fn *warn,
-				  void *warn_ctx);
+				  size_t max_open, size_t max_dwarf,
+				  sym_warn_fn *warn, void *warn_ctx);
 /* Closes every image; NULL is allowed. */
 void sym_imgtab_free(struct sym_imgtab *t);
 

@@ -14,6 +14,7 @@ struct sym_inflated {
 	void **bufs;
 	Elf_Data **data;
 	size_t n, alloc, dalloc;
+	size_t bytes; /* of bufs */
 };
 
 /* Inflates one zlib section into a new buffer; NULL when it does not. */
@@ -92,6 +93,7 @@ one_section(struct sym_inflated *in, struct libdeflate_decompressor *dec,
 	}
 	in->bufs[in->n] = buf;
 	in->data[in->n++] = d;
+	in->bytes += ch.ch_size;
 	return 0;
 }
 
@@ -118,6 +120,12 @@ sym_inflate_debug(Elf *elf)
 		return NULL;
 	}
 	return in;
+}
+
+size_t
+sym_inflated_bytes(const struct sym_inflated *in)
+{
+	return in ? in->bytes : 0;
 }
 
 void

@@ -20,6 +20,8 @@ struct sym_inflated;
  * not inflate to its stated size is left to libdw, which reports it.
  */
 struct sym_inflated *sym_inflate_debug(Elf *elf);
+/* The inflated bytes `in` owns; 0 for NULL. */
+size_t sym_inflated_bytes(const struct sym_inflated *in);
 /*
  * Frees the inflated bytes (those sections are then empty in the
  * handle): after dwarf_end(), before elf_end().

@@ -241,6 +241,33 @@ sym_jitsyms_forget(struct sym_jitsyms *r, int32_t pid)
 	pm->mapped = NULL;
 }
 
+void
+sym_jitsyms_drop(struct sym_jitsyms *r, int32_t pid)
+{
+	uint64_t idx;
+	struct rpm *last;
+
+	if (!sp_htab_get(r->pm_by_pid, &pid, sizeof(pid), &idx))
+		return;
+	free_rpm(r->pms[idx]);
+	sp_htab_del(r->pm_by_pid, &pid, sizeof(pid));
+	last = r->pms[--r->npms];
+	if (idx == r->npms)
+		return;
+	r->pms[idx] = last;
+	/*
+	 * The key is present and the table just lost one: no rehash, no
+	 * allocation, so this cannot fail.
+	 */
+	sp_htab_put(r->pm_by_pid, &last->pid, sizeof(last->pid), idx);
+}
+
+size_t
+sym_jitsyms_count(const struct sym_jitsyms *r)
+{
+	return r->npms;
+}
+
 int
 sym_jitsyms_mapped(struct sym_jitsyms *r, int32_t pid, const char *path)
 {

@@ -38,6 +38,13 @@ bool sym_jitsyms_find(struct sym_jitsyms *j, int32_t pid, uint64_t addr,
  */
 void sym_jitsyms_forget(struct sym_jitsyms *j, int32_t pid);
 /*
+ * Frees everything kept for `pid`, which is gone for good (a forget
+ * record): a later lookup for it starts afresh.
+ */
+void sym_jitsyms_drop(struct sym_jitsyms *j, int32_t pid);
+/* The processes `j` keeps files for, for tests and memory checks. */
+size_t sym_jitsyms_count(const struct sym_jitsyms *j);
+/*
  * Says that process `pid` mapped its jitdump at `path` (copied): that
  * file is read first (jitpath.h), from the next lookup on.  Returns 0
  * or -ENOMEM.

@@ -21,6 +21,7 @@
 #include "sp-symbolize/jitpath.h"
 #include "sp-symbolize/jitsyms.h"
 #include "sp-symbolize/kallsyms.h"
+#include "sp-symbolize/modkind.h"
 #include "sp-symbolize/perfmap.h"
 #include "sp-symbolize/resolve.h"
 #include "sp-symbolize/warn.h"
@@ -48,16 +49,19 @@ sym_resolver_new(const struct sym_resolver_opts *o, struct sp_buf *err)
 	r->o = *o;
 	if (!r->o.max_open)
 		r->o.max_open = SYM_RESOLVER_MAX_OPEN;
+	if (!r->o.max_dwarf)
+		r->o.max_dwarf = SYM_RESOLVER_MAX_DWARF;
 	r->last_save = now_seconds();
-	r->imgs =
-	    sym_imgtab_new(&r->o.sym, r->o.max_open, o->warn, o->warn_ctx);
+	r->imgs = sym_imgtab_new(&r->o.sym, r->o.max_open, r->o.max_dwarf,
+				 o->warn, o->warn_ctx);
 	r->ids =
 	    r->imgs ? sym_idtree_new(r->imgs, r->o.sym.debug_dirs,
 				     r->o.sym.ndebug_dirs, o->warn, o->warn_ctx)
 		    : NULL;
 	r->fid_by_path = sp_htab_new();
+	r->mods = sp_idtab_new(sizeof(struct rmod));
 	r->jit = sym_jitsyms_new(o->perf_map_dir, o->warn, o->warn_ctx);
-	if (!r->imgs || !r->ids || !r->fid_by_path || !r->jit) {
+	if (!r->imgs || !r->ids || !r->fid_by_path || !r->jit || !r->mods) {
 		sym_resolver_free(r);
 		errno = ENOMEM;
 		return NULL;
@@ -90,15 +94,13 @@ sym_resolver_new(const struct sym_resolver_opts *o, struct sp_buf *err)
 void
 sym_resolver_free(struct sym_resolver *r)
 {
-	size_t i;
+	uint32_t i;
 
 	if (!r)
 		return;
-	for (i = 0; i < r->nmods; i++) {
-		free((char *)r->mods[i].m.path);
-		free(r->mods[i].buildid);
-	}
-	free(r->mods);
+	for (i = 0; r->mods && i < sp_idtab_count(r->mods); i++)
+		sym_resolver_retire_module(r, i);
+	sp_idtab_free(r->mods);
 	sym_idtree_free(r->ids);
 	sym_imgtab_free(r->imgs);
 	sym_jitsyms_free(r->jit);
@@ -112,73 +114,24 @@ sym_resolver_free(struct sym_resolver *r)
 	free(r);
 }
 
-bool
-sym_is_python_runtime(const char *base, size_t len)
-{
-	size_t i = 6;
-
-	if (len >= 9 && memcmp(base, "libpython", 9) == 0)
-		return true;
-	if (len < 6 || memcmp(base, "python", 6) != 0)
-		return false;
-	while (i < len &&
-	       ((base[i] >= '0' && base[i] <= '9') || base[i] == '.'))
-		i++;
-	while (i < len && strchr("dmu", base[i]))
-		i++;
-	return i == len;
-}
-
-static bool
-has_prefix(const char *s, size_t n, const char *p)
-{
-	size_t pl = strlen(p);
-
-	return n >= pl && memcmp(s, p, pl) == 0;
-}
-
-bool
-sym_perf_map_may_override(const char *path)
-{
-	static const char deleted[] = " (deleted)";
-	size_t n = strlen(path), dl = sizeof(deleted) - 1, blen;
-	const char *base;
-
-	if (n > dl && memcmp(path + n - dl, deleted, dl) == 0)
-		n -= dl;
-	if (n == 0 || has_prefix(path, n, "[anon") ||
-	    has_prefix(path, n, "//anon") || has_prefix(path, n, "[stack") ||
-	    has_prefix(path, n, "/SYSV"))
-		return true;
-	if ((n == 6 && memcmp(path, "[heap]", 6) == 0) ||
-	    (n == 9 && memcmp(path, "/dev/zero", 9) == 0) ||
-	    (n == 14 && memcmp(path, "/anon_hugepage", 14) == 0))
-		return true;
-	base = memrchr(path, '/', n);
-	base = base ? base + 1 : path;
-	blen = n - (size_t)(base - path);
-	return has_prefix(base, blen, "perf-") && blen > 4 &&
-	       memcmp(base + blen - 4, ".map", 4) == 0;
-}
-
 int
 sym_resolver_module(struct sym_resolver *r, const struct sp_module *m)
 {
-	struct rmod *rm;
+	struct rmod *rm = sp_idtab_get(r->mods, m->id);
 	const char *base;
 	size_t blen;
 
-	if (m->id < r->nmods && r->mods[m->id].defined)
+	/* Defined, or retired by a forget. */
+	if (rm ? rm->defined : m->id < sp_idtab_count(r->mods))
 		return -EEXIST;
-	if (m->id >= r->nmods) {
-		/* ids come in order: geometric growth, the new ones zeroed */
-		if (SP_GROW(r->mods, r->amods, (size_t)m->id + 1))
+	/* ids come in order; any skipped stay undeclared */
+	while (!rm) {
+		if (!sp_idtab_add(r->mods))
 			return -ENOMEM;
-		memset(r->mods + r->nmods, 0,
-		       ((size_t)m->id + 1 - r->nmods) * sizeof(*r->mods));
-		r->nmods = (size_t)m->id + 1;
+		rm = sp_idtab_get(r->mods, m->id);
 	}
-	rm = &r->mods[m->id];
+	if (sp_idtab_live(r->mods) > r->mods_peak)
+		r->mods_peak = sp_idtab_live(r->mods);
 	rm->m = *m;
 	rm->m.path = strndup(m->path, m->path_len);
 	if (!rm->m.path)
@@ -199,22 +152,23 @@ int
 sym_resolver_buildid(struct sym_resolver *r, uint32_t module_id,
 		     const char *hex)
 {
+	struct rmod *rm = sp_idtab_get(r->mods, module_id);
 	char *copy;
 
-	if (module_id >= r->nmods || !r->mods[module_id].defined)
+	if (!rm || !rm->defined)
 		return -ENOENT;
 	copy = strdup(hex);
 	if (!copy)
 		return -ENOMEM;
-	free(r->mods[module_id].buildid);
-	r->mods[module_id].buildid = copy;
+	free(rm->buildid);
+	rm->buildid = copy;
 	/* Check the file again, against the build id, at the next frame. */
-	r->mods[module_id].state = MOD_UNCHECKED;
-	r->mods[module_id].ri = NULL;
-	r->mods[module_id].bare = NULL;
-	r->mods[module_id].vdso = NULL;
-	r->mods[module_id].cstate = MOD_UNCHECKED;
-	r->mods[module_id].cset = NULL;
+	rm->state = MOD_UNCHECKED;
+	rm->ri = NULL;
+	rm->bare = NULL;
+	rm->vdso = NULL;
+	rm->cstate = MOD_UNCHECKED;
+	rm->cset = NULL;
 	return 0;
 }
 
@@ -464,6 +418,24 @@ sym_resolver_forget(struct sym_resolver *r, int32_t pid)
 	sym_jitsyms_forget(r->jit, pid);
 }
 
+void
+sym_resolver_gone(struct sym_resolver *r, int32_t pid)
+{
+	sym_jitsyms_drop(r->jit, pid);
+}
+
+void
+sym_resolver_retire_module(struct sym_resolver *r, uint32_t id)
+{
+	struct rmod *rm = sp_idtab_get(r->mods, id);
+
+	if (!rm)
+		return;
+	free((char *)rm->m.path);
+	free(rm->buildid);
+	sp_idtab_retire(r->mods, id);
+}
+
 static int
 perf_map_frame(struct sym_resolver *r, const char *name, uint64_t offset,
 	       struct sym_res *out)
@@ -581,6 +553,10 @@ sym_resolver_stats(const struct sym_resolver *r, struct sym_resolver_stats *st)
 	st->images = is.opened;
 	st->images_closed = is.closed;
 	st->images_peak = is.peak;
+	st->modules_live = sp_idtab_live(r->mods);
+	st->modules_peak = r->mods_peak;
+	st->jit_processes = sym_jitsyms_count(r->jit);
+	st->dwarf_dropped = is.dwarf_dropped;
 }
 
 /*
@@ -660,7 +636,9 @@ int
 sym_resolver_frame(struct sym_resolver *r, const struct sp_frame *f,
 		   int32_t pid, struct sym_res *out)
 {
-	struct rmod *rm = NULL;
+	struct rmod *rm = f->module_id == SP_NONE
+			      ? NULL
+			      : sp_idtab_get(r->mods, f->module_id);
 	const char *name;
 	uint64_t start;
 
@@ -672,9 +650,8 @@ sym_resolver_frame(struct sym_resolver *r, const struct sp_frame *f,
 		s->flags |= SP_SYM_TRUNCATED;
 		return 0;
 	}
-	if (f->module_id != SP_NONE && f->module_id < r->nmods &&
-	    r->mods[f->module_id].defined)
-		rm = &r->mods[f->module_id];
+	if (rm && !rm->defined)
+		rm = NULL;
 	if (pid < 0 && rm && !rm->m.is_kernel)
 		pid = rm->m.pid;
 	if (rm && !rm->overridable)

@@ -25,6 +25,7 @@
 #include "common/buf.h"
 #include "common/spool.h"
 #include "sp-symbolize/image.h"
+#include "sp-symbolize/modkind.h"
 #include "sp-symbolize/symcache.h"
 #include "sp-symbolize/symres.h"
 #include "sp-symbolize/warn.h"
@@ -38,6 +39,16 @@ struct sym_resolver;
  * long-running resolver stays bounded as its targets load new code.
  */
 #define SYM_RESOLVER_MAX_OPEN 32
+/*
+ * How many bytes the open files' DWARF holds at once (dwarf.h's
+ * sym_dwarf_bytes(): sections, inflated sections, the units' tables):
+ * past it the least recently used files drop their DWARF and keep their
+ * symbols (imgtab.h).  The 15 files of a 3 s CPython profile
+ * (bench/symbolize-workload.py) hold 41 to 44 MiB, libpython3.11 with
+ * 40 frames about 14 MiB.  A file's DWARF opened again costs what its first
+ * opening did, so the bound leaves room above a profile's working set.
+ */
+#define SYM_RESOLVER_MAX_DWARF (64u << 20)
 
 struct sym_resolver_opts {
 	struct sym_symopts sym;
@@ -60,6 +71,8 @@ struct sym_resolver_opts {
 	void *warn_ctx;
 	/* The most module files kept open; 0 for SYM_RESOLVER_MAX_OPEN. */
 	size_t max_open;
+	/* Their DWARF's bound in bytes; 0 for SYM_RESOLVER_MAX_DWARF. */
+	size_t max_dwarf;
 };
 
 /*
@@ -87,6 +100,19 @@ int sym_resolver_host(struct sym_resolver *r, const char *key,
 		      const char *value);
 /* Forgets the per-process state (perf map) of `pid`: exec or exit. */
 void sym_resolver_forget(struct sym_resolver *r, int32_t pid);
+/*
+ * Frees what the resolver keeps for process `pid`, gone for good (a
+ * forget record): its perf maps and jitdump.  Its modules are retired
+ * one by one with sym_resolver_retire_module().
+ */
+void sym_resolver_gone(struct sym_resolver *r, int32_t pid);
+/*
+ * Retires module `id` (a forget record retired it): its path and build
+ * id are freed, and the id can be neither declared again nor resolved
+ * against; frames of it get fallback names.  An id not declared or
+ * already retired is ignored.
+ */
+void sym_resolver_retire_module(struct sym_resolver *r, uint32_t id);
 
 /*
  * Appends the logical frames of `f` to `out`.  `pid` is the process the
@@ -111,6 +137,10 @@ struct sym_resolver_stats {
 	size_t images;          /* module files opened for their symbols */
 	size_t images_closed;   /* closed over the bound (opened again later) */
 	size_t images_peak;     /* the most open at once */
+	size_t dwarf_dropped;   /* DWARF dropped over its bound */
+	size_t modules_live;    /* modules declared and not retired */
+	size_t modules_peak;    /* the most live at once */
+	size_t jit_processes;   /* processes whose perf maps are kept */
 	size_t kallsyms_reads;  /* 1 when /proc/kallsyms was read */
 	size_t kallsyms_copies; /* 1 when the cache's copy was */
 };
@@ -126,10 +156,5 @@ void sym_resolver_stats(const struct sym_resolver *r,
 typedef void sym_unnamed_fn(void *ctx, const char *path, size_t frames);
 void sym_resolver_unnamed(const struct sym_resolver *r, sym_unnamed_fn *fn,
 			  void *ctx);
-
-/* True for the basename of a Python interpreter or libpython. */
-bool sym_is_python_runtime(const char *base, size_t len);
-/* True for a mapping a perf map may override (anonymous code). */
-bool sym_perf_map_may_override(const char *path);
 
 #endif

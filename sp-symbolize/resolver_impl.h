@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "common/htab.h"
+#include "common/idtab.h"
 #include "sp-symbolize/fileid.h"
 #include "sp-symbolize/idtree.h"
 #include "sp-symbolize/imgtab.h"
@@ -53,8 +54,8 @@ enum { KS_UNLOADED, KS_READY };
 
 struct sym_resolver {
 	struct sym_resolver_opts o;
-	struct rmod *mods;
-	size_t nmods, amods;
+	struct sp_idtab *mods; /* module id -> struct rmod */
+	size_t mods_peak;      /* the most live at once */
 	struct sym_imgtab *imgs;
 	struct sym_idtree *ids; /* files of lost modules, by build id */
 	struct sym_jitsyms *jit;

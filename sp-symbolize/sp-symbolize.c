@@ -41,6 +41,7 @@ enum {
 	/* Long only: -d and -k mean duration and kernel in sp-record. */
 	OPT_DEBUG_DIR,
 	OPT_KALLSYMS,
+	OPT_MAX_DWARF,
 	OPT_MAX_OPEN,
 };
 
@@ -49,6 +50,7 @@ static const struct option longopts[] = {
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "help", no_argument, NULL, 'h' },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "max-dwarf", required_argument, NULL, OPT_MAX_DWARF },
 	{ "max-open", required_argument, NULL, OPT_MAX_OPEN },
 	{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
@@ -91,6 +93,7 @@ help(void)
 	      "  --no-kallsyms        kernel frames keep address names\n"
 	      "  --max-open N         keep at most N module files open "
 	      "(32)\n"
+	      "  --max-dwarf SIZE     bound their DWARF in memory (64M)\n"
 	      "  --no-cache           neither read nor write the symbol "
 	      "cache\n"
 	      "  --no-lines           names only: no source lines, no "
@@ -152,7 +155,7 @@ live_output(void)
 }
 
 static int
-symbolize(struct sym_resolver *r, const char *path)
+symbolize(struct sym_resolver *r, const char *path, struct sym_filter_stats *st)
 {
 	struct sp_buf err = SP_BUF_INIT;
 	FILE *in = stdin;
@@ -165,7 +168,7 @@ symbolize(struct sym_resolver *r, const char *path)
 			return 1;
 		}
 	}
-	rc = sym_filter_run(r, in, stdout, live_output(), &err);
+	rc = sym_filter_run(r, in, stdout, live_output(), &err, st);
 	if (rc && in != stdin)
 		warnx("'%s': %s", path, (char *)err.data);
 	else if (rc)
@@ -337,9 +340,26 @@ explain_unnamed(const struct sym_resolver *r)
 			u.more, u.more == 1 ? "" : "s");
 }
 
+/*
+ * What the run kept of processes that came and went, on a second stats
+ * line: what forget records freed, and what stayed.
+ */
+static void
+print_kept(const struct sym_resolver_stats *st,
+	   const struct sym_filter_stats *fst)
+{
+	fprintf(stderr,
+		"sp-symbolize: kept: %zu processes forgotten; modules %zu "
+		"at the end, at most %zu; frames %zu at the end, at most %zu; "
+		"perf maps of %zu processes\n",
+		fst->forgotten, st->modules_live, st->modules_peak,
+		fst->frames_live, fst->frames_peak, st->jit_processes);
+}
+
 /* Saves the cache; with SP_SYMBOLIZE_CACHE_STATS set, says what it did. */
 static void
-close_cache(struct sym_cache *c, const struct sym_resolver *r)
+close_cache(struct sym_cache *c, const struct sym_resolver *r,
+	    const struct sym_filter_stats *fst)
 {
 	struct sym_resolver_stats st;
 	int saved = c ? sym_cache_save(c) : 0;
@@ -349,11 +369,14 @@ close_cache(struct sym_cache *c, const struct sym_resolver *r)
 		fprintf(stderr,
 			"sp-symbolize: cache: %zu hits, %zu misses, %zu "
 			"files opened, %d cache files written; %zu files "
-			"closed, at most %zu open; kernel symbols read from "
-			"/proc/kallsyms %zu, from the cache %zu\n",
+			"closed, at most %zu open, DWARF dropped %zu times; "
+			"kernel symbols read from /proc/kallsyms %zu, from "
+			"the cache %zu\n",
 			st.cache_hits, st.cache_misses, st.images,
 			saved > 0 ? saved : 0, st.images_closed, st.images_peak,
-			st.kallsyms_reads, st.kallsyms_copies);
+			st.dwarf_dropped, st.kallsyms_reads,
+			st.kallsyms_copies);
+		print_kept(&st, fst);
 	}
 	sym_cache_free(c);
 }
@@ -367,13 +390,14 @@ main(int argc, char *argv[])
 	};
 	char **dirs = NULL;
 	const char *output = NULL;
-	uint64_t cache_size = 0;
+	uint64_t cache_size = 0, max_dwarf;
 	bool no_cache = false;
 	char *tool;
 	int32_t *pids = NULL, pid;
 	size_t ndirs = 0, npids = 0;
 	struct sp_buf emsg = SP_BUF_INIT;
 	struct sym_resolver *r;
+	struct sym_filter_stats fst = { 0 };
 	int ch, status, rc;
 
 	/*
@@ -395,6 +419,14 @@ main(int argc, char *argv[])
 			break;
 		case OPT_KALLSYMS:
 			o.kallsyms = optarg;
+			break;
+		case OPT_MAX_DWARF:
+			if (sp_cli_size(optarg, &max_dwarf) || !max_dwarf ||
+			    max_dwarf > SIZE_MAX) {
+				warnx("bad size '%s'", optarg);
+				usage();
+			}
+			o.max_dwarf = (size_t)max_dwarf;
 			break;
 		case OPT_MAX_OPEN:
 			o.max_open = (size_t)parse_i32(optarg, 1, "count");
@@ -469,10 +501,10 @@ main(int argc, char *argv[])
 	else if (!r)
 		warn("cannot start");
 	sp_buf_release(&emsg);
-	status = r ? symbolize(r, argc ? argv[0] : NULL) : 1;
+	status = r ? symbolize(r, argc ? argv[0] : NULL, &fst) : 1;
 	if (r)
 		explain_unnamed(r);
-	close_cache(o.cache, r);
+	close_cache(o.cache, r, &fst);
 	sym_resolver_free(r);
 	free(tool);
 	free(dirs);

@@ -23,6 +23,13 @@ for d in "$@"; do
 	done
 done
 [ -n "$files" ] || exit 0
+# Unit tests take Check through tests/unit/ck.h (no pipe write for every
+# assertion that holds).
+direct=$(grep -l '^#include <check.h>' tests/unit/*.c 2>/dev/null)
+if [ -n "$direct" ]; then
+	echo "check-includes: include \"tests/unit/ck.h\", not <check.h>:" $direct >&2
+	exit 1
+fi
 # Header guards are spelled one way: SP_NAME_H in common/, SP_TOOL_NAME_H
 # in a tool's folder (sp-fold/read_folded.h: SP_FOLD_READ_FOLDED_H).
 bad_guard=0

@@ -13,8 +13,8 @@ for fp in -fomit-frame-pointer -fno-omit-frame-pointer; do
 	cc_prog unw_chains unw_chains.c -O2 -g $fp -pthread -L"$TMP" \
 		-lunw_lib -Wl,-rpath,"$TMP"
 	unw_syms "$TMP/unw_chains" "$TMP/libunw_lib.so" >"$TMP/syms"
-	"$SP_RECORD" -g dwarf -d 3 -o "$TMP/out.spool" -- \
-		"$TMP/unw_chains" 1.5 2>"$TMP/err" ||
+	"$SP_RECORD" -g dwarf -o "$TMP/out.spool" -- \
+		"$TMP/unw_chains" 0.4c 2>"$TMP/err" ||
 		fail "sp-record $fp exited $?: $(cat "$TMP/err")"
 	"$SP_DUMP" "$TMP/out.spool" >"$TMP/dump" || fail "sp-dump exited $?"
 	echo "-- $fp"

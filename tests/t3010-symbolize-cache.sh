@@ -66,9 +66,9 @@ stats() {
 	[ "$(cat "$TMP/$1.stats")" = "$2" ] ||
 		fail "$1: stats '$(cat "$TMP/$1.stats")', want '$2'"
 }
-# quiet NAME: nothing on stderr but the stats line.
+# quiet NAME: nothing on stderr but the two stats lines.
 quiet() {
-	grep -v '^sp-symbolize: cache: ' "$TMP/$1.err" >"$TMP/$1.rest"
+	grep -v '^sp-symbolize: \(cache\|kept\): ' "$TMP/$1.err" >"$TMP/$1.rest"
 	[ -s "$TMP/$1.rest" ] && fail "$1: stderr: $(cat "$TMP/$1.rest")"
 	return 0
 }
@@ -158,7 +158,7 @@ for how in corrupt truncated; do
 	[ $how = truncated ] && truncate -s 30 "$cfile"
 	run $how "$TMP/a.in"
 	same ref $how
-	grep -v '^sp-symbolize: cache: ' "$TMP/$how.err" >"$TMP/$how.warn"
+	grep -v '^sp-symbolize: \(cache\|kept\): ' "$TMP/$how.err" >"$TMP/$how.warn"
 	one_error sp-symbolize "$TMP/$how.warn"
 	grep -q "corrupt cache file ignored" "$TMP/$how.warn" ||
 		fail "$how: warning: $(cat "$TMP/$how.warn")"

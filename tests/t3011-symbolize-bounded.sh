@@ -3,7 +3,9 @@
 # a stream whose frames move through 20 files, then come back to each,
 # resolves every frame as an unbounded run does, while the stats line
 # (SP_SYMBOLIZE_CACHE_STATS) shows files closed and opened again and
-# never more open than the bound.  A bad bound is a usage error.
+# never more open than the bound.  With --max-dwarf below one file's
+# DWARF, each file drops it when another is used and opens it again for
+# the second pass, with the same output.  A bad bound is a usage error.
 . "$(dirname "$0")/lib.sh"
 
 cc_prog elf sym_elf.c -O2 -g -fPIE -pie
@@ -48,12 +50,13 @@ run() {
 		2>"$TMP/$n.err" || fail "$n: exit $?: $(cat "$TMP/$n.err")"
 	grep '^sp-symbolize: cache: ' "$TMP/$n.err" >"$TMP/$n.stats" ||
 		fail "$n: no stats line: $(cat "$TMP/$n.err")"
-	[ "$(grep -vc '^sp-symbolize: cache: ' "$TMP/$n.err")" -eq 0 ] ||
+	[ "$(grep -vc '^sp-symbolize: \(cache\|kept\): ' "$TMP/$n.err")" -eq 0 ] ||
 		fail "$n: stderr: $(cat "$TMP/$n.err")"
 }
 run all --max-open 100
 run four --max-open 4
 run one --max-open 1
+run nodwarf --max-open 100 --max-dwarf 1
 
 grep -q "$N files opened.* 0 files closed, at most $N open" "$TMP/all.stats" ||
 	fail "unbounded: $(cat "$TMP/all.stats")"
@@ -62,7 +65,12 @@ grep -q "$((2 * N)) files opened.* $((2 * N - 4)) files closed, at most 4 open" 
 	"$TMP/four.stats" || fail "--max-open 4: $(cat "$TMP/four.stats")"
 grep -q "at most 1 open" "$TMP/one.stats" ||
 	fail "--max-open 1: $(cat "$TMP/one.stats")"
-for n in four one; do
+# Each use of another file dropped the last one's DWARF: 2N - 1 times.
+grep -q "$N files opened.* 0 files closed, at most $N open, DWARF dropped $((2 * N - 1)) times" \
+	"$TMP/nodwarf.stats" || fail "--max-dwarf 1: $(cat "$TMP/nodwarf.stats")"
+grep -q "at most 4 open, DWARF dropped 0 times" "$TMP/four.stats" ||
+	fail "--max-open 4 dropped DWARF: $(cat "$TMP/four.stats")"
+for n in four one nodwarf; do
 	cmp -s "$TMP/all.out" "$TMP/$n.out" ||
 		fail "$n differs: $(diff "$TMP/all.out" "$TMP/$n.out" | head)"
 done
@@ -77,5 +85,12 @@ for bad in 0 -3 x 99999999999; do
 	[ $rc -eq 2 ] || fail "--max-open $bad: exit $rc"
 	grep -q "^sp-symbolize: bad count '$bad'" "$TMP/bad.err" ||
 		fail "--max-open $bad: $(cat "$TMP/bad.err")"
+done
+for bad in 0 -1 x 1T; do
+	"$SP_SYMBOLIZE" --max-dwarf "$bad" "$TMP/in" >/dev/null 2>"$TMP/bad.err"
+	rc=$?
+	[ $rc -eq 2 ] || fail "--max-dwarf $bad: exit $rc"
+	grep -q "^sp-symbolize: bad size '$bad'" "$TMP/bad.err" ||
+		fail "--max-dwarf $bad: $(cat "$TMP/bad.err")"
 done
 exit 0

@@ -25,6 +25,7 @@
 #include "sp-symbolize/jitsyms.c"
 #include "sp-symbolize/kallsyms.c"
 #include "sp-symbolize/kernframe.c"
+#include "sp-symbolize/modkind.c"
 #include "sp-symbolize/openreg.c"
 #include "sp-symbolize/perfmap.c"
 #include "sp-symbolize/resolve.c"
@@ -94,6 +95,26 @@ sym_image_resolve(struct sym_image *img, uint64_t rel_ip, struct sym_res *out)
 	(void)rel_ip;
 	(void)out;
 	return 0;
+}
+
+size_t
+sym_image_dwarf_bytes(const struct sym_image *img)
+{
+	(void)img;
+	return 0;
+}
+
+bool
+sym_image_dwarf_held(const struct sym_image *img)
+{
+	(void)img;
+	return false;
+}
+
+void
+sym_image_drop_dwarf(struct sym_image *img)
+{
+	(void)img;
 }
 
 int
@@ -195,7 +216,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in = fmemopen((void *)data, size, "r");
 	out = fopen("/dev/null", "w");
 	if (r && in && out)
-		sym_filter_run(r, in, out, false, &err);
+		sym_filter_run(r, in, out, false, &err, NULL);
 	if (in)
 		fclose(in);
 	if (out)

@@ -1,7 +1,12 @@
 /*
  * live_spin.c: spins in one recognisable function until killed, for the
- * live view test.
+ * live view and the examples tests.  An argument PERCENT spins only that
+ * share of each 10 ms and sleeps the rest: a target that is recorded now
+ * and then need not take a CPU from the tests running beside it.
  */
+#include <stdlib.h>
+#include <time.h>
+
 static volatile double sink;
 
 __attribute__((noinline)) void
@@ -13,9 +18,28 @@ live_hot_spin(void)
 		sink += i;
 }
 
-int
-main(void)
+static double
+now(void)
 {
-	for (;;)
-		live_hot_spin();
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int
+main(int argc, char **argv)
+{
+	double busy = argc > 1 ? atoi(argv[1]) / 10000.0 : 0;
+	struct timespec rest = { 0, 10000000 - (long)(busy * 1e9) };
+
+	for (;;) {
+		double t0 = now();
+
+		do
+			live_hot_spin();
+		while (busy > 0 && now() - t0 < busy);
+		if (busy > 0)
+			nanosleep(&rest, NULL);
+	}
 }

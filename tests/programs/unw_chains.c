@@ -2,7 +2,8 @@
  * unw_chains.c: a workload whose threads spend their time in known call
  * chains, for the unwinding tests.  Built with and without frame pointers.
  *
- *   unw_chains [SECONDS]        (default 1)
+ *   unw_chains [SECONDS]   (default 1; wall time, or "0.3c": 0.3 s of the
+ *                          main thread's CPU time, however loaded the machine)
  *
  * threads (root first):
  *   qsort_thread -> run_qsort -> qsort (libc) -> cmp_ints -> cmp_key
@@ -157,12 +158,15 @@ sig_spin(void)
 	sink += x;
 }
 
+/* Wall time, or the main thread's CPU time for a SECONDS like "0.3c". */
+static clockid_t clock_id = CLOCK_MONOTONIC;
+
 static double
 now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock_id, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -185,6 +189,9 @@ main(int argc, char **argv)
 	struct sigaction sa;
 	double seconds = argc > 1 ? atof(argv[1]) : 1;
 	int i;
+
+	if (argc > 1 && argv[1][0] && argv[1][strlen(argv[1]) - 1] == 'c')
+		clock_id = CLOCK_THREAD_CPUTIME_ID;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;

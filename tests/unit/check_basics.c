@@ -3,7 +3,7 @@
  * table, escaping and field parsing, extension payloads, fallback names,
  * the heap tuning.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * check_cli.c: common/cli.c, the option values every tool parses: what is
  * taken, what is refused, and which error says why.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@
  * that do not match their chain; the text forms (records.h) decode,
  * write back the same lines, and faults name their line.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

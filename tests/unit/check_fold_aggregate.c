@@ -5,7 +5,7 @@
  * reader (names, comms, frames grouped by function, errors, what a
  * forget record frees).
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

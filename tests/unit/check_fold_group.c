@@ -4,7 +4,7 @@
  * or "[unknown]", every other name untouched, and names of those kinds
  * in shapes sp-symbolize does not write left alone rather than cut.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <stdlib.h>
 #include <string.h>
 

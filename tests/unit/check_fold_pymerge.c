@@ -6,7 +6,7 @@
  * Python part under the marker, an inconsistent one native only and
  * counted, --interpreter-frames keeping all, and -X perf stacks.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

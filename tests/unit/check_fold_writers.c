@@ -5,7 +5,7 @@
  * folded lines and totals it was written from, and from a record stream
  * with its functions grouped as in folded output.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

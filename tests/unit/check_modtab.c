@@ -4,7 +4,7 @@
  * deactivation (which frees), user/kernel separation, clone-on-fork, and
  * mappings that come back after others replaced them.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <stdlib.h>
 #include <string.h>
 

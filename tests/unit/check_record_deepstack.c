@@ -5,7 +5,7 @@
  * process, read through process_vm_readv as the recorder reads another's;
  * each test changes it under the reader and asserts what verify says.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
@@ -209,6 +209,33 @@ START_TEST(test_callsite_plt)
 }
 END_TEST
 
+/* Indirect calls of every addressing form end at the return address. */
+START_TEST(test_callsite_indirect)
+{
+	static const uint8_t yes[][REC_CALLSITE_INDIRECT] = {
+		{ 0, 0, 0, 0, 0, 0, 0xff, 0xd1 },       /* call *%rcx */
+		{ 0, 0, 0, 0, 0, 0x41, 0xff, 0xd4 },    /* call *%r12 */
+		{ 0, 0, 0, 0, 0, 0xff, 0x50, 0x18 },    /* call *0x18(%rax) */
+		{ 0, 0, 0, 0, 0xff, 0x54, 0x24, 0x08 }, /* call *8(%rsp) */
+		{ 0, 0, 0xff, 0x15, 1, 2, 3, 4 },       /* call *x(%rip) */
+		{ 0, 0, 0xff, 0x90, 1, 2, 3, 4 },       /* call *x(%rax) */
+		{ 0, 0x41, 0xff, 0x14, 0x24, 0, 0, 0 }, /* not: ends early */
+	};
+	static const uint8_t no[][REC_CALLSITE_INDIRECT] = {
+		{ 0, 0, 0, 0, 0, 0, 0xff, 0xe1 }, /* jmp *%rcx */
+		{ 0, 0, 0, 0xe8, 1, 2, 3, 4 },    /* a direct call */
+		{ 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90 },
+	};
+	size_t i;
+
+	for (i = 0; i + 1 < sizeof(yes) / sizeof(yes[0]); i++)
+		ck_assert_msg(rec_callsite_indirect(yes[i]), "form %zu", i);
+	ck_assert(!rec_callsite_indirect(yes[i]));
+	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		ck_assert_msg(!rec_callsite_indirect(no[i]), "non-call %zu", i);
+}
+END_TEST
+
 /* Jumps out of a function are its possible tail calls; jumps inside not. */
 START_TEST(test_callsite_jumps)
 {
@@ -247,6 +274,7 @@ deepstack_suite(void)
 	tcase_add_test(tc, test_callsite_direct);
 	tcase_add_test(tc, test_callsite_plt);
 	tcase_add_test(tc, test_callsite_jumps);
+	tcase_add_test(tc, test_callsite_indirect);
 	suite_add_tcase(s, tc);
 	return s;
 }

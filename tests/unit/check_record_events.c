@@ -4,7 +4,7 @@
  * parsed within the machine's CPUs, numbers that do not fit refused;
  * kernel settings read one way (sysctl.c).
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * raw events, and the errors for everything else.  Tracepoints depend on
  * the machine's tracefs and are tested end to end (t1023).
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <errno.h>
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * (sp-record/mapguard.c) reads as zeros instead of raising SIGBUS, and
  * the CFI cache (sp-record/elfcfi.c) then drops that file and counts it.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>

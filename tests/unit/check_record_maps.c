@@ -3,7 +3,7 @@
  * with spaces, deleted files, anonymous and special mappings, malformed
  * lines), which mappings count as modules, and a read of our own maps.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * crafted bytes, every truncation of them, and splitting callchains into
  * kernel and user frames with return addresses turned into call sites.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * maps refresh rule, the /proc readers on ourselves, and the Python
  * perf-support probes.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
  * Without ptrace (e.g. a container without CAP_SYS_PTRACE) the tests are
  * skipped (exit 77), unless CI=true.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>

@@ -16,7 +16,7 @@
  * reads outside the writable mappings or past the budget fail; threads
  * torn down while read (py_churn.py) never give a function not there.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <dirent.h>
 #include <errno.h>
 #include <glob.h>

@@ -7,7 +7,7 @@
  * retires the old process first; a leader's exit does not end its
  * process; threads are named after their creator; losses are counted.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * order, records that wrap around the end of the data area, a long run of
  * passes against a simulated producer, and malformed headers.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

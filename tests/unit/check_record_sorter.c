@@ -5,7 +5,7 @@
  * several rings are read one after the other and records become visible
  * only once written.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * fault, also when it was appended after other data, which stays; a
  * whole spool and a pipe are left alone.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  * function recorded.  The .eh_frame index (sp-record/ehframe.c) reads
  * FDE locations with the one LEB128 reader.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <errno.h>
 #include <elf.h>
 #include <inttypes.h>

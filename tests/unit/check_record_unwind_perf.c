@@ -11,7 +11,7 @@
  * stack per sample), SP_UNW_BENCH=1 (also time repeated warm passes and
  * print microseconds per sample; see bench/unwind-cost.sh).
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>

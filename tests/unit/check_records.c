@@ -4,7 +4,7 @@
  * back, every malformed field and every id out of place is refused with
  * its line number, and a cut stream yields every complete record first.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * reference's scenarios: interning, marker identity, module contexts
  * (future, deactivated, re-interned), validation errors and truncation.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

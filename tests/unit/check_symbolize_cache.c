@@ -7,7 +7,7 @@
  * what it refuses (a linked, shared or another user's directory, files
  * not named as its own, entries others could have planted).
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

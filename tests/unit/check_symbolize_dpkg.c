@@ -5,7 +5,7 @@
  * loses its ":ARCH", two packages listing a file name none, and a
  * missing directory is -ENOENT with no owner.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>

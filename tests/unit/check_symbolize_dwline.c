@@ -8,7 +8,7 @@
  * sorts (sequences out of order, overlapping, rows at one address) and
  * every truncation of a program.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <dwarf.h>
 #include <errno.h>
 #include <fcntl.h>

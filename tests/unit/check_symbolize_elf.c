@@ -6,7 +6,7 @@
  * source lines are checked against addr2line -C -f -i on the same
  * addresses.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>

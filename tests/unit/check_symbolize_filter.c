@@ -4,7 +4,7 @@
  * malformed input stops with "line N: reason" after the records before
  * it.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -51,7 +51,7 @@ filter(const char *input, char **out, struct sp_buf *err)
 	ck_assert_ptr_nonnull(r);
 	ck_assert_ptr_nonnull(in);
 	ck_assert_ptr_nonnull(o_f);
-	rc = sym_filter_run(r, in, o_f, false, err);
+	rc = sym_filter_run(r, in, o_f, false, err, NULL);
 	fclose(o_f);
 	fclose(in);
 	sym_resolver_free(r);

@@ -5,7 +5,7 @@
  * modules or memfd, anonymous mappings, live growth, exec), fallback
  * names, Python runtime flags, kallsyms, changed files and other hosts.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <elf.h>
 #include <errno.h>
 #include <inttypes.h>

@@ -3,7 +3,7 @@
  * crafted input: kallsyms tables, JIT perf maps, demangling, and the
  * classification of Python runtimes and overridable mappings.
  */
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

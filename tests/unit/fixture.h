@@ -6,7 +6,7 @@
 #ifndef TESTS_UNIT_FIXTURE_H
 #define TESTS_UNIT_FIXTURE_H
 
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

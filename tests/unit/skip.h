@@ -10,7 +10,7 @@
 #ifndef TESTS_UNIT_SKIP_H
 #define TESTS_UNIT_SKIP_H
 
-#include <check.h>
+#include "tests/unit/ck.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

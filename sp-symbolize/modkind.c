@@ -1,0 +1,58 @@
+/*
+ * modkind.c: what a module's path says of it (see modkind.h).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "sp-symbolize/modkind.h"
+#include "common/banned.h"
+
+bool
+sym_is_python_runtime(const char *base, size_t len)
+{
+	size_t i = 6;
+
+	if (len >= 9 && memcmp(base, "libpython", 9) == 0)
+		return true;
+	if (len < 6 || memcmp(base, "python", 6) != 0)
+		return false;
+	while (i < len &&
+	       ((base[i] >= '0' && base[i] <= '9') || base[i] == '.'))
+		i++;
+	while (i < len && strchr("dmu", base[i]))
+		i++;
+	return i == len;
+}
+
+static bool
+has_prefix(const char *s, size_t n, const char *p)
+{
+	size_t pl = strlen(p);
+
+	return n >= pl && memcmp(s, p, pl) == 0;
+}
+
+bool
+sym_perf_map_may_override(const char *path)
+{
+	static const char deleted[] = " (deleted)";
+	size_t n = strlen(path), dl = sizeof(deleted) - 1, blen;
+	const char *base;
+
+	if (n > dl && memcmp(path + n - dl, deleted, dl) == 0)
+		n -= dl;
+	if (n == 0 || has_prefix(path, n, "[anon") ||
+	    has_prefix(path, n, "//anon") || has_prefix(path, n, "[stack") ||
+	    has_prefix(path, n, "/SYSV"))
+		return true;
+	if ((n == 6 && memcmp(path, "[heap]", 6) == 0) ||
+	    (n == 9 && memcmp(path, "/dev/zero", 9) == 0) ||
+	    (n == 14 && memcmp(path, "/anon_hugepage", 14) == 0))
+		return true;
+	base = memrchr(path, '/', n);
+	base = base ? base + 1 : path;
+	blen = n - (size_t)(base - path);
+	return has_prefix(base, blen, "perf-") && blen > 4 &&
+	       memcmp(base + blen - 4, ".map", 4) == 0;
+}
