@@ -58,4 +58,5 @@ run truth "$noperf" 'complete' sh bench/truth.sh 3
 run offcpu-overhead "$noperf" 'slower|CPU' sh bench/offcpu-overhead.sh 50000
 run live-latency "$noperf" 'after the switch' sh bench/live-latency.sh 3
 run pipeline-speed "$noscript" 'first .*repeat' sh bench/pipeline-speed.sh 3
+run pipeline-throughput "" 'ratio' sh bench/pipeline-throughput.sh 5000000
 run symbolize-memory "" 'MB' sh bench/symbolize-memory.sh

@@ -12,10 +12,13 @@
 # pointers only (cheaper to script, but stacks through code built
 # without them are cut short: docs/bench-truth.md).  sp-symbolize runs
 # first (an empty symbol cache, in a private XDG_CACHE_HOME) and repeat
-# (the cache the first run filled).  Times are CPU (user + system), the
-# best of 3; ratios are per sample.
+# (the cache the first run filled).  The pipeline runs twice more with
+# `sp-dump --runs` (a count per stack instead of a line per sample), the
+# form for consumers that need no time of each sample.  Times are CPU
+# (user + system), the best of 3; ratios are per sample.
 #   STACKCOLLAPSE=/path/to/stackcollapse-perf.pl sh bench/pipeline-speed.sh \
 #       [SECONDS]      (optimized build in $B, default build/)
+# WORKLOADS="c" runs the C workload only (default "c python").
 set -e
 secs=${1:-3}
 B=${B:-build}
@@ -62,10 +65,14 @@ one() {
 	n_fp=$(perf script -i "$tmp/$name.fp" -F tid 2>/dev/null | wc -l)
 	pipe="'$B/sp-dump' '$tmp/$name.spool' | '$B/sp-symbolize' |
 		'$B/sp-fold'"
+	runs="'$B/sp-dump' --runs '$tmp/$name.spool' | '$B/sp-symbolize' |
+		'$B/sp-fold'"
 	c_first=$(cpu "rm -rf '$XDG_CACHE_HOME'; $pipe")
+	c_rfirst=$(cpu "rm -rf '$XDG_CACHE_HOME'; $runs")
 	rm -rf "$XDG_CACHE_HOME"
 	sh -c "$pipe" >/dev/null 2>&1
 	c_rep=$(cpu "$pipe")
+	c_rrep=$(cpu "$runs")
 	c_dw=$(cpu "perf script -i '$tmp/$name.dw' 2>/dev/null |
 		perl '$STACKCOLLAPSE'")
 	c_fp=$(cpu "perf script -i '$tmp/$name.fp' 2>/dev/null |
@@ -77,6 +84,10 @@ one() {
 		"$(us "$c_first" "$n_sp")" \
 		"" "sp pipeline, repeat run" "$n_sp" "$c_rep" \
 		"$(us "$c_rep" "$n_sp")" \
+		"" "sp pipeline --runs, first run" "$n_sp" "$c_rfirst" \
+		"$(us "$c_rfirst" "$n_sp")" \
+		"" "sp pipeline --runs, repeat run" "$n_sp" "$c_rrep" \
+		"$(us "$c_rrep" "$n_sp")" \
 		"" "perf --call-graph dwarf pipeline" "$n_dw" "$c_dw" \
 		"$(us "$c_dw" "$n_dw")" \
 		"" "perf -g (frame pointers) pipeline" "$n_fp" "$c_fp" \
@@ -87,9 +98,19 @@ one() {
 	printf ' perf -g / sp: first %.1fx, repeat %.1fx\n' \
 		"$(x "$c_fp" "$n_fp" "$c_first" "$n_sp")" \
 		"$(x "$c_fp" "$n_fp" "$c_rep" "$n_sp")"
+	printf '%-7s perf dwarf / sp --runs: first %.1fx, repeat %.1fx;' "" \
+		"$(x "$c_dw" "$n_dw" "$c_rfirst" "$n_sp")" \
+		"$(x "$c_dw" "$n_dw" "$c_rrep" "$n_sp")"
+	printf ' perf -g / sp --runs: first %.1fx, repeat %.1fx\n' \
+		"$(x "$c_fp" "$n_fp" "$c_rfirst" "$n_sp")" \
+		"$(x "$c_fp" "$n_fp" "$c_rrep" "$n_sp")"
 }
 
 printf '%-7s %-34s %7s %8s %9s\n' workload pipeline samples "cpu s" \
 	"us/sample"
-one c "$tmp/rec_chain" "$secs" 1
-one python python3 bench/symbolize-workload.py "$secs"
+for w in ${WORKLOADS:-c python}; do
+	case $w in
+	c) one c "$tmp/rec_chain" "$secs" 1 ;;
+	python) one python python3 bench/symbolize-workload.py "$secs" ;;
+	esac
+done

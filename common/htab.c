@@ -245,3 +245,31 @@ sp_htab_next(const struct sp_htab *h, size_t *pos, const void **key,
 	}
 	return false;
 }
+
+int
+sp_htab_del_if(struct sp_htab *h, sp_htab_match_fn *match, void *ctx)
+{
+	struct sp_buf gone = SP_BUF_INIT; /* each: uint32_t length, key */
+	size_t pos = 0, len, off;
+	const void *key;
+	uint64_t val;
+	uint32_t l;
+
+	/* Copied first: a deletion moves keys and slots. */
+	while (sp_htab_next(h, &pos, &key, &len, &val)) {
+		if (!match(key, len, val, ctx))
+			continue;
+		l = (uint32_t)len;
+		if (sp_buf_add(&gone, &l, sizeof(l)) ||
+		    sp_buf_add(&gone, key, len)) {
+			sp_buf_release(&gone);
+			return -ENOMEM;
+		}
+	}
+	for (off = 0; off < gone.len; off += sizeof(l) + l) {
+		memcpy(&l, gone.data + off, sizeof(l));
+		sp_htab_del(h, gone.data + off + sizeof(l), l);
+	}
+	sp_buf_release(&gone);
+	return 0;
+}

@@ -37,6 +37,14 @@ int sp_htab_put(struct sp_htab *h, const void *key, size_t len, uint64_t val);
  */
 bool sp_htab_del(struct sp_htab *h, const void *key, size_t len);
 size_t sp_htab_count(const struct sp_htab *h);
+/*
+ * Removes every key for which `match(key, len, val, ctx)` is true; the
+ * callback sees each key once and must not change the table.  Returns 0
+ * or -ENOMEM (then nothing was removed).  Invalidates as sp_htab_del.
+ */
+typedef bool sp_htab_match_fn(const void *key, size_t len, uint64_t val,
+			      void *ctx);
+int sp_htab_del_if(struct sp_htab *h, sp_htab_match_fn *match, void *ctx);
 
 /* Iteration in unspecified order: start with *pos = 0. */
 bool sp_htab_next(const struct sp_htab *h, size_t *pos, const void **key,

@@ -85,6 +85,7 @@ enum sp_rec_kind {
 	SP_REC_PYCODE, /* Python records (ext_py.h) */
 	SP_REC_PYNODE,
 	SP_REC_PYSTACK,
+	SP_REC_RUN, /* samples identical but for their times (u.sample) */
 };
 
 /* A KEY=VALUE field of host and stats records (value decimal in stats). */
@@ -124,10 +125,16 @@ struct sp_rec {
 			int32_t pid;
 			uint64_t tid;
 		} thread;
+		/*
+		 * A sample, or a run: `count` samples identical but for
+		 * their times, `ts` the first one's, `last_ts` the latest
+		 * (a sample: count 1, last_ts its ts).
+		 */
 		struct {
 			uint64_t ts, tid;
 			int32_t pid;
 			uint32_t stack; /* SP_NONE for an empty stack */
+			uint64_t last_ts, count;
 			/* With has_event: which event, and how many of its
 			 * events the sample stands for. */
 			bool has_event;

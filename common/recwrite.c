@@ -54,9 +54,17 @@ add_num(struct line *l, const char *pre, uint64_t v, unsigned base)
 	char t[24];
 	size_t i = sizeof(t), np = strlen(pre);
 
-	do
-		t[--i] = digits[v % base];
-	while (v /= base);
+	/* Constant divisors: a division by a variable base was most of
+	 * sp-dump's time on long timestamps. */
+	if (base == 16) {
+		do
+			t[--i] = digits[v & 15];
+		while (v >>= 4);
+	} else {
+		do
+			t[--i] = (char)('0' + v % 10);
+		while (v /= 10);
+	}
 	i -= np;
 	memcpy(t + i, pre, np);
 	add(l, t + i, sizeof(t) - i);
@@ -203,13 +211,21 @@ put_funcline(struct line *l, const struct sp_rec *rec)
 	add_u64(l, rec->u.symbol.start_line);
 }
 
+/* A sample, or a run of them. */
 static void
 put_sample(struct line *l, const struct sp_rec *rec)
 {
 	const typeof(rec->u.sample) *u = &rec->u.sample;
 
-	adds(l, "sample");
-	add_u64(l, u->ts);
+	if (rec->kind == SP_REC_RUN) {
+		adds(l, "run");
+		add_u64(l, u->ts);
+		add_u64(l, u->last_ts);
+		add_u64(l, u->count);
+	} else {
+		adds(l, "sample");
+		add_u64(l, u->ts);
+	}
 	add_i64(l, u->pid);
 	add_u64(l, u->tid);
 	add_id(l, u->stack);
@@ -263,6 +279,7 @@ put_numeric(struct line *l, const struct sp_rec *rec)
 		add_u64(l, u->thread.tid);
 		break;
 	case SP_REC_SAMPLE:
+	case SP_REC_RUN:
 		put_sample(l, rec);
 		break;
 	default:

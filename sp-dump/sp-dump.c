@@ -1,7 +1,9 @@
 /*
  * sp-dump: prints a spool as the text record stream of sp-records(5), or
  * with --stacks one line per sample with its whole stack.  Records are
- * printed as they are read, so a live recorder can be watched.
+ * printed as they are read, so a live recorder can be watched; with
+ * --runs, samples wait in runs (runs.h) until a record that must follow
+ * them, or the end.
  */
 #include <err.h>
 #include <errno.h>
@@ -23,28 +25,17 @@
 #include "common/records.h"
 #include "common/spool.h"
 #include "common/version.h"
+#include "sp-dump/runs.h"
+#include "sp-dump/seen.h"
 #include "common/banned.h"
-
-/*
- * The keys one process added to `seen` and `pframes`, dropped when it is
- * forgotten: a new process with its pid gets its pframes again.  Kept
- * apart from the tables so a sample still costs one lookup.
- */
-struct proc {
-	uint32_t *stacks, *frames;
-	size_t nstacks, astacks, nframes, aframes;
-};
 
 struct dump {
 	const char *name; /* input name for messages */
 	struct sp_spool_reader *r;
-	bool stacks;             /* --stacks: one line per sample */
-	bool follow;             /* --follow: wait at end of input */
-	struct sp_htab *seen;    /* (stack, pid) already handled */
-	struct sp_htab *pframes; /* (frame, pid) pframe written */
-	struct sp_htab *procs;   /* pid -> struct proc *: what it added */
-	struct proc *last;       /* the process last added to, or NULL */
-	int32_t last_pid;
+	bool stacks;            /* --stacks: one line per sample */
+	bool follow;            /* --follow: wait at end of input */
+	struct dump_runs *runs; /* --runs: samples held in runs; or NULL */
+	struct dump_seen *seen; /* (stack, pid) and (frame, pid) handled */
 	struct sp_buf tmp;
 	struct sp_buf pairs; /* host and stats fields (struct sp_rec_pair) */
 	struct sp_ext_weight weight; /* for the next sample, when pending */
@@ -54,7 +45,7 @@ struct dump {
 	bool pystack_pending;
 };
 
-static const char synopsis[] = "usage: sp-dump [-fhs] [-o FILE] [FILE]\n";
+static const char synopsis[] = "usage: sp-dump [-fhrs] [-o FILE] [FILE]\n";
 
 static void
 usage(void)
@@ -72,6 +63,8 @@ help(void)
 	      "record stream\nof sp-records(5).\n\n"
 	      "  -f, --follow      at the end of a file, wait for more, as a "
 	      "recorder writes it\n"
+	      "  -r, --runs        samples as runs: a count per stack and "
+	      "thread, no times\n"
 	      "  -s, --stacks      one line per sample with its whole stack, "
 	      "leaf first\n"
 	      "  -o, --output FILE write to FILE instead of standard output\n"
@@ -82,91 +75,14 @@ help(void)
 	exit(sp_cli_close_stdout() ? 1 : 0);
 }
 
+/* The input has to wait: what is held goes out. */
 static void
 flush_stdout(void *ctx)
 {
-	(void)ctx;
+	struct dump *d = ctx;
+
+	dump_runs_flush(d->runs);
 	fflush(stdout);
-}
-
-static void
-proc_free(struct proc *p)
-{
-	if (!p)
-		return;
-	free(p->stacks);
-	free(p->frames);
-	free(p);
-}
-
-/*
- * Adds (id, pid) to `seen` or `pframes` (`frames` tells which) and notes
- * it for the process; returns 0 or -ENOMEM.
- */
-static int
-add_key(struct dump *d, uint32_t id, int32_t pid, bool frames)
-{
-	uint64_t key[2] = { id, (uint64_t)(int64_t)pid }, pkey = key[1], val;
-	struct proc *p;
-
-	if (d->last && d->last_pid == pid) {
-		p = d->last;
-	} else if (sp_htab_get(d->procs, &pkey, sizeof(pkey), &val)) {
-		p = (struct proc *)(uintptr_t)val;
-	} else {
-		p = calloc(1, sizeof(*p));
-		if (!p ||
-		    sp_htab_put(d->procs, &pkey, sizeof(pkey), (uintptr_t)p)) {
-			free(p);
-			return -ENOMEM;
-		}
-	}
-	d->last = p;
-	d->last_pid = pid;
-	if (frames ? SP_GROW(p->frames, p->aframes, p->nframes + 1)
-		   : SP_GROW(p->stacks, p->astacks, p->nstacks + 1))
-		return -ENOMEM;
-	if (sp_htab_put(frames ? d->pframes : d->seen, key, sizeof(key), 0))
-		return -ENOMEM;
-	if (frames)
-		p->frames[p->nframes++] = id;
-	else
-		p->stacks[p->nstacks++] = id;
-	return 0;
-}
-
-static void
-forget_proc(struct dump *d, int32_t pid)
-{
-	uint64_t key[2] = { 0, (uint64_t)(int64_t)pid }, val;
-	struct proc *p;
-	size_t i;
-
-	if (!sp_htab_get(d->procs, &key[1], sizeof(key[1]), &val))
-		return;
-	p = (struct proc *)(uintptr_t)val;
-	for (i = 0; i < p->nstacks; i++) {
-		key[0] = p->stacks[i];
-		sp_htab_del(d->seen, key, sizeof(key));
-	}
-	for (i = 0; i < p->nframes; i++) {
-		key[0] = p->frames[i];
-		sp_htab_del(d->pframes, key, sizeof(key));
-	}
-	sp_htab_del(d->procs, &key[1], sizeof(key[1]));
-	proc_free(p);
-	d->last = NULL;
-}
-
-static void
-free_procs(struct dump *d)
-{
-	size_t pos = 0;
-	uint64_t val;
-
-	while (d->procs && sp_htab_next(d->procs, &pos, NULL, NULL, &val))
-		proc_free((struct proc *)(uintptr_t)val);
-	sp_htab_free(d->procs);
 }
 
 static void
@@ -352,7 +268,7 @@ print_ext(struct dump *d, const struct sp_spool_record *rec)
 	case SP_EXT_FORGET:
 		if (sp_ext_forget_decode(p, n, &pid))
 			return -EBADMSG;
-		forget_proc(d, pid);
+		dump_seen_forget(d->seen, pid);
 		out.kind = SP_REC_FORGET;
 		out.u.forget.pid = pid;
 		break;
@@ -374,25 +290,23 @@ emit_pframes(struct dump *d, uint32_t stack, int32_t pid)
 {
 	struct sp_rec out = { .kind = SP_REC_PFRAME };
 	uint32_t prefix, frame;
-	uint64_t key[2];
 	bool first = true;
 
 	while (stack != SP_NONE &&
 	       sp_spool_reader_stack(d->r, stack, &prefix, &frame)) {
-		key[0] = stack;
-		key[1] = (uint64_t)(int64_t)pid;
-		if (!first && sp_htab_get(d->seen, key, sizeof(key), NULL))
+		if (!first &&
+		    dump_seen_has(d->seen, DUMP_SEEN_STACK, stack, pid))
 			break;
-		if (!first && add_key(d, stack, pid, false))
+		if (!first &&
+		    dump_seen_add(d->seen, DUMP_SEEN_STACK, stack, pid))
 			return -ENOMEM;
 		first = false;
 		stack = prefix;
 		if (!sp_spool_reader_frame_needs_pid(d->r, frame))
 			continue;
-		key[0] = frame;
-		if (sp_htab_get(d->pframes, key, sizeof(key), NULL))
+		if (dump_seen_has(d->seen, DUMP_SEEN_FRAME, frame, pid))
 			continue;
-		if (add_key(d, frame, pid, true))
+		if (dump_seen_add(d->seen, DUMP_SEEN_FRAME, frame, pid))
 			return -ENOMEM;
 		out.u.pframe.frame = frame;
 		out.u.pframe.pid = pid;
@@ -436,8 +350,6 @@ print_stack(struct dump *d, uint32_t stack, int32_t pid)
 static int
 print_sample(struct dump *d, const struct sp_spool_record *rec)
 {
-	uint64_t key[2] = { rec->u.sample.stack_id,
-			    (uint64_t)(int64_t)rec->u.sample.pid };
 	struct sp_rec out = { .kind = SP_REC_SAMPLE };
 	int rc;
 
@@ -453,20 +365,14 @@ print_sample(struct dump *d, const struct sp_spool_record *rec)
 		d->pystack_pending = false;
 		return rc;
 	}
-	if (!sp_htab_get(d->seen, key, sizeof(key), NULL)) {
-		if (add_key(d, rec->u.sample.stack_id, rec->u.sample.pid,
-			    false))
+	if (!dump_seen_has(d->seen, DUMP_SEEN_STACK, rec->u.sample.stack_id,
+			   rec->u.sample.pid)) {
+		if (dump_seen_add(d->seen, DUMP_SEEN_STACK,
+				  rec->u.sample.stack_id, rec->u.sample.pid))
 			return -ENOMEM;
 		rc = emit_pframes(d, rec->u.sample.stack_id, rec->u.sample.pid);
 		if (rc)
 			return rc;
-	}
-	if (d->pystack_pending) {
-		struct sp_rec py = { .kind = SP_REC_PYSTACK };
-
-		py.u.pystack = &d->pystack;
-		sp_rec_write(stdout, &py);
-		d->pystack_pending = false;
 	}
 	out.u.sample.ts = rec->u.sample.timestamp_ns;
 	out.u.sample.pid = rec->u.sample.pid;
@@ -478,6 +384,17 @@ print_sample(struct dump *d, const struct sp_spool_record *rec)
 	out.u.sample.state = d->weight_pending ? d->wait : SP_WAIT_NONE;
 	d->weight_pending = false;
 	d->wait = SP_WAIT_NONE;
+	if (d->runs && !d->pystack_pending)
+		return dump_runs_add(d->runs, &out);
+	/* A sample of its own follows the runs of the samples before it. */
+	dump_runs_flush(d->runs);
+	if (d->pystack_pending) {
+		struct sp_rec py = { .kind = SP_REC_PYSTACK };
+
+		py.u.pystack = &d->pystack;
+		sp_rec_write(stdout, &py);
+		d->pystack_pending = false;
+	}
 	sp_rec_write(stdout, &out);
 	return 0;
 }
@@ -512,6 +429,31 @@ convert(const struct sp_spool_record *rec, struct sp_rec *out)
 	}
 }
 
+/*
+ * Whether a record may come after samples read before it without
+ * changing what they mean: it defines ids, or the next sample takes it.
+ */
+static bool
+keeps_runs(unsigned tag)
+{
+	switch (tag) {
+	case SP_TAG_MODULE:
+	case SP_TAG_FRAME:
+	case SP_TAG_STACK:
+	case SP_TAG_THREAD:
+	case SP_EXT_BUILDID:
+	case SP_EXT_EVENT:
+	case SP_EXT_WEIGHT:
+	case SP_EXT_WAIT:
+	case SP_EXT_PYCODE:
+	case SP_EXT_PYNODE:
+	case SP_EXT_PYSTACK:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int
 print_record(struct dump *d, const struct sp_spool_record *rec)
 {
@@ -521,6 +463,8 @@ print_record(struct dump *d, const struct sp_spool_record *rec)
 		return print_sample(d, rec);
 	if (d->stacks)
 		return 0;
+	if (!keeps_runs(rec->tag))
+		dump_runs_flush(d->runs);
 	switch (rec->tag) {
 	case SP_TAG_MODULE:
 		print_module(&rec->u.module);
@@ -564,6 +508,7 @@ dump_records(struct dump *d)
 			return 1;
 		}
 	}
+	dump_runs_flush(d->runs); /* what was read, before any fault */
 	if (rc == -ENOMEM) {
 		warnx("'%s': out of memory", d->name);
 		return 1;
@@ -576,26 +521,27 @@ dump_records(struct dump *d)
 }
 
 static int
-dump_fd(int fd, const char *name, bool stacks, bool follow)
+dump_fd(int fd, const char *name, bool stacks, bool follow, bool runs)
 {
 	struct dump d = { .name = name, .stacks = stacks, .follow = follow };
 	int status = 1;
 
+	if (runs && !(d.runs = dump_runs_new(stdout))) {
+		warnx("out of memory");
+		return 1;
+	}
 	d.r = sp_spool_reader_new(fd);
-	d.seen = sp_htab_new();
-	d.pframes = sp_htab_new();
-	d.procs = sp_htab_new();
-	if (!d.r || !d.seen || !d.pframes || !d.procs)
+	d.seen = dump_seen_new();
+	if (!d.r || !d.seen)
 		warnx("out of memory");
 	else {
-		sp_spool_reader_on_wait(d.r, flush_stdout, NULL);
+		sp_spool_reader_on_wait(d.r, flush_stdout, &d);
 		sp_spool_reader_follow(d.r, d.follow);
 		status = dump_records(&d);
 	}
 	sp_spool_reader_free(d.r);
-	sp_htab_free(d.seen);
-	sp_htab_free(d.pframes);
-	free_procs(&d);
+	dump_seen_free(d.seen);
+	dump_runs_free(d.runs);
 	sp_buf_release(&d.tmp);
 	sp_buf_release(&d.pairs);
 	return status;
@@ -608,18 +554,19 @@ main(int argc, char **argv)
 		{ "follow", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "runs", no_argument, NULL, 'r' },
 		{ "stacks", no_argument, NULL, 's' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *name = "-", *output = NULL;
-	bool follow = false, stacks = false;
+	bool follow = false, runs = false, stacks = false;
 	int c, fd = 0, status, rc;
 
 	/* Its tables and text buffers: a few MiB on a real spool. */
 	sp_heap_tune(8 << 20);
 	argv[0] = (char *)"sp-dump"; /* getopt's messages name the tool */
-	while ((c = getopt_long(argc, argv, "fho:s", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "fho:rs", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			follow = true;
@@ -629,6 +576,9 @@ main(int argc, char **argv)
 			break;
 		case 'o':
 			output = optarg;
+			break;
+		case 'r':
+			runs = true;
 			break;
 		case 's':
 			stacks = true;
@@ -642,8 +592,9 @@ main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc > 1) {
-		warnx("one spool at a time");
+	if (argc > 1 || (runs && stacks)) {
+		warnx(runs && stacks ? "--runs and --stacks exclude each other"
+				     : "one spool at a time");
 		usage();
 	}
 	if (argc == 1 && strcmp(argv[0], "-")) {
@@ -658,7 +609,7 @@ main(int argc, char **argv)
 	if (fd == 0 && isatty(0))
 		errx(2, "refusing to read a spool from a terminal; "
 			"give a FILE or a pipe");
-	status = dump_fd(fd, fd == 0 ? "stdin" : name, stacks, follow);
+	status = dump_fd(fd, fd == 0 ? "stdin" : name, stacks, follow, runs);
 	rc = sp_cli_close_stdout();
 	if (rc) {
 		warnx("write error on standard output: %s", strerror(-rc));

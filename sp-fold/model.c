@@ -104,6 +104,7 @@ fold_model_release(struct fold_model *m)
 	free(m->mods);
 	free(m->frames);
 	free(m->pframes);
+	free(m->pfree);
 	free(m->prefix);
 	free(m->sframe);
 	free(m->strs);
@@ -186,6 +187,94 @@ fold_model_intern(struct fold_model *m, const char *s, size_t n)
 	if (sp_htab_put(m->str_idx, s, n, m->nstrs))
 		return -ENOMEM;
 	return (int64_t)m->nstrs++;
+}
+
+int
+fold_model_pframe(struct fold_model *m, uint32_t frame, int32_t pid,
+		  struct fold_pframe **pf)
+{
+	struct pframe_key k = { frame, pid };
+	uint64_t *slot;
+	bool inserted = false;
+	size_t idx = m->npfree ? m->pfree[m->npfree - 1] : m->npframes;
+
+	slot = sp_htab_slot(m->pframe_idx, &k, sizeof(k), idx, &inserted);
+	if (!slot)
+		return -ENOMEM;
+	if (inserted && idx == m->npframes &&
+	    SP_GROW(m->pframes, m->apframes, m->npframes + 1)) {
+		sp_htab_del(m->pframe_idx, &k, sizeof(k));
+		return -ENOMEM;
+	}
+	*pf = &m->pframes[*slot];
+	if (!inserted)
+		return 0;
+	if (idx == m->npframes)
+		m->npframes++;
+	else
+		m->npfree--;
+	memset(*pf, 0, sizeof(**pf));
+	(*pf)->module = m->frames[frame].module;
+	(*pf)->rel_ip = m->frames[frame].rel_ip;
+	return 0;
+}
+
+/* A key of process `ctx` in the thread names (struct thread_key). */
+static bool
+thread_of(const void *key, size_t len, uint64_t val, void *ctx)
+{
+	const struct thread_key *k = key;
+
+	(void)val;
+	return len == sizeof(*k) && k->pid == *(const int32_t *)ctx;
+}
+
+int
+fold_model_forget_names(struct fold_model *m, int32_t pid)
+{
+	sp_htab_del(m->pname, &pid, sizeof(pid));
+	return sp_htab_del_if(m->tname, thread_of, &pid);
+}
+
+/* Collects the pframes of one process: their slots go to the free list. */
+struct pframe_drop {
+	struct fold_model *m;
+	int32_t pid;
+	int rc;
+};
+
+static bool
+pframe_of(const void *key, size_t len, uint64_t val, void *ctx)
+{
+	const struct pframe_key *k = key;
+	struct pframe_drop *d = ctx;
+	struct fold_model *m = d->m;
+
+	if (len != sizeof(*k) || k->pid != d->pid)
+		return false;
+	if (SP_GROW(m->pfree, m->apfree, m->npfree + 1)) {
+		d->rc = -ENOMEM;
+		return false;
+	}
+	syms_release(&m->pframes[val].syms);
+	m->pfree[m->npfree++] = (uint32_t)val;
+	return true;
+}
+
+int
+fold_model_forget_pframes(struct fold_model *m, int32_t pid)
+{
+	struct pframe_drop d = { m, pid, 0 };
+	size_t before = m->npfree;
+	int rc = sp_htab_del_if(m->pframe_idx, pframe_of, &d);
+
+	if (rc) {
+		/* Nothing removed: the slots stay in use, their symbols
+		 * gone (views fall back to the frame's own). */
+		m->npfree = before;
+		return rc;
+	}
+	return d.rc; /* a slot the free list had no room for stays out */
 }
 
 void

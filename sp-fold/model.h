@@ -96,7 +96,9 @@ struct fold_model {
 	struct fold_pframe *pframes;
 	size_t npframes, apframes;
 	struct sp_htab *pframe_idx; /* (frame, pid) -> pframes index */
-	uint32_t *prefix, *sframe;  /* stack id -> prefix, frame */
+	uint32_t *pfree; /* pframes slots of forgotten processes, to reuse */
+	size_t npfree, apfree;
+	uint32_t *prefix, *sframe; /* stack id -> prefix, frame */
 	size_t nstacks, aprefix, asframe;
 	uint64_t start_us, interval_us;
 	char **strs; /* interned names */
@@ -127,6 +129,25 @@ int fold_model_init(struct fold_model *m);
 void fold_model_release(struct fold_model *m);
 /* Interns a string (copied); returns its id in m->strs or -ENOMEM. */
 int64_t fold_model_intern(struct fold_model *m, const char *s, size_t n);
+/*
+ * Sets *pf to the pframe of (frame, pid), made on first use with the
+ * frame's own context and no symbols; returns 0 or -ENOMEM.  The pointer
+ * stays valid until the next call.
+ */
+int fold_model_pframe(struct fold_model *m, uint32_t frame, int32_t pid,
+		      struct fold_pframe **pf);
+/*
+ * A forget record: drops the thread and process names of `pid`, which
+ * later samples of a new process with that pid must not take (names are
+ * looked up as samples are read, never after).
+ */
+int fold_model_forget_names(struct fold_model *m, int32_t pid);
+/*
+ * Drops the pframes of `pid` and frees their symbols; their slots are
+ * reused.  Only once nothing will view a frame of that process again: a
+ * profile whose entries name it still needs them.  Returns 0 or -ENOMEM.
+ */
+int fold_model_forget_pframes(struct fold_model *m, int32_t pid);
 /* Sets *v to the view of a frame from process `pid`. */
 void fold_model_view(const struct fold_model *m, uint32_t frame, int32_t pid,
 		     struct fold_view *v);

@@ -442,3 +442,26 @@ fold_pymerge_stack(struct fold_pymerge *pm, struct fold_model *m,
 	return sp_htab_put(pm->cache, pm->key.data, pm->key.len, val) ? -ENOMEM
 								      : 0;
 }
+
+/* A cache key of process `ctx`: its second word is the pid. */
+static bool
+merge_of(const void *key, size_t len, uint64_t val, void *ctx)
+{
+	uint32_t head[2];
+
+	(void)val;
+	if (len < sizeof(head))
+		return false;
+	memcpy(head, key, sizeof(head));
+	return head[1] == *(const uint32_t *)ctx;
+}
+
+int
+fold_pymerge_forget(struct fold_pymerge *pm, int32_t pid)
+{
+	uint32_t p = (uint32_t)pid;
+
+	return sp_htab_count(pm->cache)
+		   ? sp_htab_del_if(pm->cache, merge_of, &p)
+		   : 0;
+}

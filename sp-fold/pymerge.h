@@ -48,6 +48,11 @@ int fold_pymerge_stack(struct fold_pymerge *pm, struct fold_model *m,
 		       const struct fold_opts *o, int32_t pid, uint32_t stack,
 		       const struct sp_ext_pystack *ps, uint32_t *out,
 		       bool *native_only);
+/*
+ * Forgets the merges of process `pid` (a forget record): a new process
+ * with that pid merges its own.  Returns 0 or -ENOMEM.
+ */
+int fold_pymerge_forget(struct fold_pymerge *pm, int32_t pid);
 /* Whether a function name is interpreter call glue (".cold" and other
  * suffixes of compiler clones ignored). */
 bool fold_pymerge_glue(const char *name);

@@ -2,7 +2,8 @@
  * read_records.c: reads the record stream (docs/sp-records.5) into the model
  * and aggregates samples per (thread name, pid, tid, stack id), so work
  * and memory grow with distinct stacks; names are expanded once per
- * entry at the end.
+ * entry at the end.  A run record counts as its samples would, one by
+ * one, where no time of each is needed.
  */
 #include <err.h>
 #include <errno.h>
@@ -100,31 +101,18 @@ on_frame(struct fold_reader *r, const struct sp_rec *rec)
 	return 0;
 }
 
-static int
-pframe_slot(struct fold_reader *r, uint32_t frame, int32_t pid,
-	    struct fold_pframe **pf)
+/*
+ * A process defining pframes is alive: a pid forgotten and reused within
+ * one interval keeps its pframes (the new process's, written over).
+ */
+static void
+alive(struct fold_reader *r, int32_t pid)
 {
-	struct {
-		uint32_t frame;
-		int32_t pid;
-	} k = { frame, pid };
-	uint64_t *slot;
-	bool inserted = false;
+	size_t i;
 
-	slot = sp_htab_slot(r->m.pframe_idx, &k, sizeof(k), r->m.npframes,
-			    &inserted);
-	if (!slot)
-		return -ENOMEM;
-	if (inserted && SP_GROW(r->m.pframes, r->m.apframes, r->m.npframes + 1))
-		return -ENOMEM;
-	*pf = &r->m.pframes[*slot];
-	if (inserted) {
-		memset(*pf, 0, sizeof(**pf));
-		r->m.npframes++;
-		(*pf)->module = r->m.frames[frame].module;
-		(*pf)->rel_ip = r->m.frames[frame].rel_ip;
-	}
-	return 0;
+	for (i = 0; i < r->ngone; i++)
+		if (r->gone[i] == pid)
+			r->gone[i--] = r->gone[--r->ngone];
 }
 
 static int
@@ -133,7 +121,8 @@ on_pframe(struct fold_reader *r, const struct sp_rec *rec)
 	struct fold_pframe *pf;
 	uint32_t frame = rec->u.pframe.frame;
 
-	if (pframe_slot(r, frame, rec->u.pframe.pid, &pf))
+	alive(r, rec->u.pframe.pid);
+	if (fold_model_pframe(&r->m, frame, rec->u.pframe.pid, &pf))
 		return -ENOMEM;
 	pf->module = rec->u.pframe.module;
 	pf->rel_ip = pf->module == SP_NONE ? r->m.frames[frame].abs_ip
@@ -167,7 +156,9 @@ symbol_list(struct fold_reader *r, const struct sp_rec *rec,
 		*syms = &r->m.frames[rec->u.symbol.frame].syms;
 		return 0;
 	}
-	if (pframe_slot(r, rec->u.symbol.frame, rec->u.symbol.pid, &pf))
+	alive(r, rec->u.symbol.pid);
+	if (fold_model_pframe(&r->m, rec->u.symbol.frame, rec->u.symbol.pid,
+			      &pf))
 		return -ENOMEM;
 	*syms = &pf->syms;
 	return 0;
@@ -371,6 +362,40 @@ forget_samples(struct fold_reader *r)
 }
 
 /*
+ * A forget record.  The process's names go now: they are looked up as
+ * samples are read.  Its pframes go once nothing will view its frames:
+ * at once when samples are streamed (--live, perf script), at the end of
+ * the interval with --interval, never when the profile is written at the
+ * end, whose entries name the process then.
+ */
+static int
+on_forget(struct fold_reader *r, int32_t pid)
+{
+	if (fold_model_forget_names(&r->m, pid) ||
+	    fold_pymerge_forget(&r->pm, pid))
+		return -ENOMEM;
+	if (r->on_sample)
+		return fold_model_forget_pframes(&r->m, pid);
+	if (!r->on_interval)
+		return 0;
+	alive(r, pid);
+	if (SP_GROW(r->gone, r->agone, r->ngone + 1))
+		return -ENOMEM;
+	r->gone[r->ngone++] = pid;
+	return 0;
+}
+
+/* The pframes of processes forgotten in an interval that was written. */
+static int
+drop_gone(struct fold_reader *r)
+{
+	while (r->ngone)
+		if (fold_model_forget_pframes(&r->m, r->gone[--r->ngone]))
+			return -ENOMEM;
+	return 0;
+}
+
+/*
  * --interval: when a sample starts another interval, hands the last one
  * to the writer and starts afresh; keeps meta on the current interval.
  */
@@ -390,12 +415,18 @@ next_interval(struct fold_reader *r, uint64_t ts)
 		if (forget_samples(r))
 			return -ENOMEM;
 	}
+	if (drop_gone(r)) /* the entries that named them are gone */
+		return -ENOMEM;
 	r->interval = k;
 	r->meta.start_ns = r->m.start_us * 1000 + k * len;
 	r->meta.duration_ns = len;
 	return 0;
 }
 
+/*
+ * Counts the sample, or run of samples, `rec`: the weight of one sample
+ * in the view, times their number (1 for a sample).
+ */
 static int
 on_sample(struct fold_reader *r, const struct sp_rec *rec)
 {
@@ -405,7 +436,7 @@ on_sample(struct fold_reader *r, const struct sp_rec *rec)
 		.ts = rec->u.sample.ts,
 		.stack = rec->u.sample.stack,
 	};
-	uint64_t add;
+	uint64_t add, n = rec->u.sample.count;
 	uint32_t entry;
 	int64_t name;
 	bool native_only;
@@ -416,9 +447,10 @@ on_sample(struct fold_reader *r, const struct sp_rec *rec)
 	if (fold_pymerge_stack(&r->pm, &r->m, r->o, smp.pid, smp.stack,
 			       rec->u.sample.py, &smp.stack, &native_only))
 		return -ENOMEM;
-	r->py_native_only += native_only;
+	r->py_native_only += native_only * n;
 	/* Every count and sum of the output is at most this one. */
-	if (add > UINT64_MAX - r->weight_sum)
+	if ((add && n > UINT64_MAX / add) ||
+	    (add *= n) > UINT64_MAX - r->weight_sum)
 		return -EOVERFLOW;
 	r->weight_sum += add;
 	smp.weight = add;
@@ -432,8 +464,9 @@ on_sample(struct fold_reader *r, const struct sp_rec *rec)
 	if (!r->have_first)
 		r->first_ts = smp.ts;
 	r->have_first = true;
-	r->last_ts = smp.ts > r->last_ts ? smp.ts : r->last_ts;
-	r->samples++;
+	if (rec->u.sample.last_ts > r->last_ts)
+		r->last_ts = rec->u.sample.last_ts;
+	r->samples += n;
 	if (r->on_interval) {
 		int rc = next_interval(r, smp.ts);
 
@@ -459,6 +492,40 @@ on_sample(struct fold_reader *r, const struct sp_rec *rec)
 	return r->keep_ticks ? add_tick(r, entry, smp.ts, add) : 0;
 }
 
+/*
+ * What needs each sample's time, and so refuses runs: the option's name,
+ * or NULL.
+ */
+static const char *
+needs_times(const struct fold_reader *r)
+{
+	if (r->on_interval)
+		return "--interval";
+	if (r->o->has_time)
+		return "--time";
+	if (r->keep_ticks)
+		return r->o->flamechart ? "--flamechart"
+					: "--format speedscope";
+	if (r->on_sample)
+		return r->o->format == FOLD_PERF_SCRIPT ? "--format perf-script"
+							: "--live";
+	return NULL;
+}
+
+static int
+on_run(struct fold_reader *r, const struct sp_rec *rec, uint64_t lineno)
+{
+	const char *what = needs_times(r);
+
+	if (!what)
+		return on_sample(r, rec);
+	warnx("%sline %" PRIu64 ": a run record holds no time for each of its "
+	      "samples, which %s needs: read the spool with sp-dump without "
+	      "--runs",
+	      r->name, lineno, what);
+	return -EBADMSG;
+}
+
 static int
 on_pycode(struct fold_reader *r, const struct sp_rec *rec)
 {
@@ -475,6 +542,8 @@ one_record(struct fold_reader *r, const struct sp_rec *rec, uint64_t lineno)
 	switch (rec->kind) {
 	case SP_REC_SAMPLE:
 		return on_sample(r, rec);
+	case SP_REC_RUN:
+		return on_run(r, rec, lineno);
 	case SP_REC_STACK:
 		return on_stack(r, rec);
 	case SP_REC_FRAME:
@@ -495,6 +564,8 @@ one_record(struct fold_reader *r, const struct sp_rec *rec, uint64_t lineno)
 	case SP_REC_LOST:
 		r->lost += rec->u.lost.count;
 		return 0;
+	case SP_REC_FORGET:
+		return on_forget(r, rec->u.forget.pid);
 	case SP_REC_SPOOL:
 		return on_spool(r, rec);
 	case SP_REC_EVENT:
@@ -600,6 +671,7 @@ fold_reader_release(struct fold_reader *r)
 	fold_pymerge_release(&r->pm);
 	fold_events_release(&r->events);
 	sp_htab_free(r->agg);
+	free(r->gone);
 	free(r->ents);
 	free(r->ticks);
 	sp_buf_release(&r->tmp);

@@ -57,6 +57,8 @@ struct fold_reader {
 	uint64_t weight_sum; /* of every sample read: kept under 2^64 */
 	struct fold_pymerge pm;
 	uint64_t py_native_only; /* samples whose Python part did not fit */
+	int32_t *gone; /* --interval: forgotten, pframes dropped at its end */
+	size_t ngone, agone;
 	bool have_first;
 	uint64_t first_ts, last_ts;
 	struct sp_buf tmp; /* scratch */

@@ -3,7 +3,7 @@
 # profile in one step, by running the tools it composes:
 #
 #   sp-record [OPTIONS] -o SPOOL -- CMD | -p PID
-#   sp-dump SPOOL | sp-symbolize | sp-fold --format FORMAT -o FILE
+#   sp-dump [--runs] SPOOL | sp-symbolize | sp-fold --format FORMAT -o FILE
 #
 # The output's format follows FILE's name (.svg, .pb.gz/.pprof, .json,
 # anything else folded stacks); with no -o, the top table.  Ctrl-C ends
@@ -153,7 +153,10 @@ case $format in svg) set -- "$@" --title "$title" ;; esac
 [ -n "$out" ] && set -- "$@" -o "$out"
 # The top table on a terminal: its head, as perf report's first screen.
 [ -z "$out" ] && [ "$format" = top ] && [ -t 1 ] && set -- "$@" -o "$work/top"
-{ "$SP_DUMP" "$spool"; echo $? >"$work/dump.rc"; } |
+# Samples as runs (a count per stack) where no time of each is needed.
+runs=--runs
+[ "$format" = speedscope ] && runs=""
+{ "$SP_DUMP" $runs "$spool"; echo $? >"$work/dump.rc"; } |
 	{ "$SP_SYMBOLIZE"; echo $? >"$work/sym.rc"; } |
 	{ "$SP_FOLD" "$@"; echo $? >"$work/fold.rc"; }
 if err dump || err sym || err fold; then

@@ -2,13 +2,15 @@
  * check_fold_aggregate.c: sp-fold's aggregation: the folded set (counts,
  * bytewise order), the frame filters, the perf script reader (the
  * backtracking of stackcollapse-perf.pl's patterns) and the record stream
- * reader (names, comms, frames grouped by function, errors).
+ * reader (names, comms, frames grouped by function, errors, what a
+ * forget record frees).
  */
 #include "tests/unit/ck.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "sp-fold/filter.h"
 #include "sp-fold/foldset.h"
 #include "sp-fold/livetab.h"
@@ -380,6 +382,124 @@ START_TEST(records_reject_bad_input)
 }
 END_TEST
 
+/*
+ * N processes, one a second, each named, with a pframe of the shared
+ * module-less frame 0 and its own symbol there, one sample, then
+ * forgotten; pids from 100, `reuse` of them in turn (0: all distinct).
+ */
+static char *
+churn(int n, int reuse)
+{
+	struct sp_buf b = SP_BUF_INIT;
+	int i, pid;
+
+	sp_buf_adds(&b, "spool\t1\t0\t1000\nframe\t0\tuser\t0x7000\t-\t-\n"
+			"stack\t0\t-\t0\n");
+	for (i = 0; i < n; i++) {
+		pid = 100 + (reuse ? i % reuse : i);
+		sp_buf_addf(&b,
+			    "thread\t%d\t%d\t%d\ncomm\t0\t%d\t%d\texec\tp%d\n"
+			    "pframe\t0\t%d\t-\t-\nsymbol\t0\t%d\t0\t-\t-\t-\t"
+			    "s%d\nsample\t%d000000000\t%d\t%d\t0\nforget\t%d\n",
+			    i, pid, pid, pid, pid, i, pid, pid, i, i, pid, pid,
+			    pid);
+	}
+	sp_buf_addc(&b, 0);
+	return (char *)b.data;
+}
+
+static int
+count_sample(void *ctx, const struct fold_model *m,
+	     const struct fold_sample *smp)
+{
+	(void)m;
+	(void)smp;
+	(*(int *)ctx)++;
+	return 0;
+}
+
+/* Appends an interval's folded lines to the sp_buf `ctx`. */
+static int
+keep_interval(void *ctx, const struct fold_profile *p)
+{
+	static const struct fold_opts o = { .interval_ns = 1000000000 };
+	struct fold_profile q = *p;
+	char *s;
+
+	q.set = fold_set_new();
+	ck_assert_int_eq(fold_profile_fold(&q, &o, q.set), 0);
+	s = folded(q.set);
+	sp_buf_adds(ctx, s);
+	free(s);
+	fold_set_free(q.set);
+	return 0;
+}
+
+/* Reads `text` with `r` set up by the caller; its status. */
+static int
+read_text(struct fold_reader *r, const char *text)
+{
+	FILE *in = fmemopen((void *)text, strlen(text), "r");
+	int rc;
+
+	ck_assert_ptr_nonnull(in);
+	rc = fold_reader_read(r, in);
+	fclose(in);
+	return rc;
+}
+
+START_TEST(forgotten_processes_free_their_state)
+{
+	struct fold_opts o = { 0 }, oi = { .interval_ns = 1000000000 };
+	char *text = churn(50, 7), *distinct = churn(20, 0), *out;
+	struct sp_buf got = SP_BUF_INIT, want = SP_BUF_INIT;
+	struct fold_reader r;
+	int n = 0, i;
+
+	/* Streamed: names and pframes go at each forget, slots reused. */
+	ck_assert_int_eq(fold_reader_init(&r, "", &o), 0);
+	r.on_sample = count_sample;
+	r.ctx = &n;
+	ck_assert_int_eq(read_text(&r, text), 0);
+	ck_assert_int_eq(n, 50);
+	ck_assert_uint_eq(sp_htab_count(r.m.tname), 0);
+	ck_assert_uint_eq(sp_htab_count(r.m.pname), 0);
+	ck_assert_uint_eq(sp_htab_count(r.m.pframe_idx), 0);
+	ck_assert_uint_le(r.m.npframes, 1);
+	fold_reader_release(&r);
+
+	/* --interval: a process's pframes last until its interval is
+	 * written, which still names its frame with its own symbol. */
+	ck_assert_int_eq(fold_reader_init(&r, "", &oi), 0);
+	r.on_interval = keep_interval;
+	r.ctx = &got;
+	ck_assert_int_eq(read_text(&r, distinct), 0);
+	ck_assert_uint_eq(sp_htab_count(r.m.tname), 0);
+	ck_assert_uint_le(sp_htab_count(r.m.pframe_idx), 1);
+	ck_assert_uint_le(r.m.npframes, 2);
+	for (i = 0; i < 19; i++) /* the last interval is main's to write */
+		sp_buf_addf(&want, "p%d;s%d 1\n", i, i);
+	sp_buf_addc(&got, 0);
+	sp_buf_addc(&want, 0);
+	ck_assert_str_eq((char *)got.data, (char *)want.data);
+	fold_reader_release(&r);
+
+	/* The whole profile at the end names every process's frames. */
+	ck_assert_int_eq(run(distinct, &o, false, &out), 0);
+	for (i = 0; i < 20; i++) {
+		char line[32];
+
+		snprintf(line, sizeof(line), "p%d;s%d 1\n", i, i);
+		ck_assert_ptr_nonnull(strstr(out, line));
+	}
+	free(out);
+	sp_buf_release(&got);
+	sp_buf_release(&want);
+	free(text);
+	free(distinct);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -401,6 +521,7 @@ main(void)
 	tcase_add_test(rec, records_group_frames_by_function);
 	tcase_add_test(rec, records_reject_bad_input);
 	tcase_add_test(rec, live_stacks_are_rows_of_folded_lines);
+	tcase_add_test(rec, forgotten_processes_free_their_state);
 	suite_add_tcase(s, rec);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

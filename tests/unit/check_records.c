@@ -40,6 +40,8 @@ static const char every_kind[] =
     "sample\t101\t42\t43\t-\n"
     "sample\t102\t42\t43\t1\t1\t4096\n"
     "sample\t103\t42\t43\t1\t0\t250000\tsleep\n"
+    "run\t104\t190\t5\t42\t43\t1\n"
+    "run\t105\t105\t1\t42\t43\t-\t1\t4096\tio\n"
     "exec\t5\t42\tpython\n"
     "deactivate\t42\n"
     "comm\t6\t42\t43\tname\twork\\x01er\n"
@@ -76,7 +78,7 @@ START_TEST(every_kind_decodes_and_writes_back)
 	}
 	ck_assert_str_eq(sp_recdec_errmsg(d), "no error");
 	fclose(w);
-	ck_assert_int_eq(n, 31);
+	ck_assert_int_eq(n, 33);
 	ck_assert_str_eq(out, every_kind);
 	free(out);
 	sp_recdec_free(d);
@@ -134,6 +136,31 @@ START_TEST(fields_decode_to_their_values)
 	ck_assert_str_eq(r.u.symbol.file, "x:y.c");
 	ck_assert_uint_eq(r.u.symbol.line, 12);
 	ck_assert_str_eq(r.u.symbol.name, "f\\g");
+	sp_recdec_free(d);
+	fclose(in);
+}
+END_TEST
+
+START_TEST(runs_decode_to_their_samples)
+{
+	static const char text[] = "spool\t1\t5\t250\n"
+				   "sample\t7\t42\t43\t-\n"
+				   "run\t10\t99\t1000\t42\t43\t-\n";
+	FILE *in = text_file(text);
+	struct sp_recdec *d = sp_recdec_new(in);
+	struct sp_rec r;
+
+	/* A sample is a run of one: count 1, its time first and last. */
+	ck_assert_int_eq(sp_recdec_next(d, &r), 1);
+	ck_assert_int_eq(sp_recdec_next(d, &r), 1);
+	ck_assert_int_eq(r.kind, SP_REC_SAMPLE);
+	ck_assert(r.u.sample.count == 1 && r.u.sample.last_ts == 7);
+	ck_assert_int_eq(sp_recdec_next(d, &r), 1);
+	ck_assert_int_eq(r.kind, SP_REC_RUN);
+	ck_assert(r.u.sample.ts == 10 && r.u.sample.last_ts == 99);
+	ck_assert(r.u.sample.count == 1000 && r.u.sample.pid == 42);
+	ck_assert(r.u.sample.tid == 43 && r.u.sample.stack == SP_NONE);
+	ck_assert(!r.u.sample.has_event);
 	sp_recdec_free(d);
 	fclose(in);
 }
@@ -222,6 +249,20 @@ static const struct {
 	{ HEAD MOD FRAME "stack\t0\t0\t0\n", "line 4: unknown stack id '0'" },
 	{ HEAD MOD FRAME "stack\t0\t-\t9\n", "line 4: unknown frame id '9'" },
 	{ HEAD "sample\t1\t2\t3\t0\n", "line 2: unknown stack id '0'" },
+	{ HEAD "run\t1\t2\t3\t4\t5\t0\n", "line 2: unknown stack id '0'" },
+	{ HEAD "run\t1\t2\t0\t4\t5\t-\n",
+	  "line 2: malformed run record: bad COUNT '0'" },
+	{ HEAD "run\t3\t2\t1\t4\t5\t-\n",
+	  "line 2: malformed run record: bad LAST_NS '2'" },
+	{ HEAD "run\t1\t2\t1\t4\t5\t-\t0\n",
+	  "line 2: run record with 8 fields, not 7, 9 or 10" },
+	{ HEAD "run\t1\t2\t1\t4\t5\t-\t0\t1\n",
+	  "line 2: unknown event id '0'" },
+	{ HEAD "run\t1\t2\t1\t4\t5\n",
+	  "line 2: run record with 6 fields, not 7 to 10" },
+	{ HEAD "pycode\t0\t1\tf\t/a.py\npynode\t0\t-\t0\t1\t-\n"
+	       "pystack\t0\tok\t-\nrun\t1\t2\t3\t7\t7\t-\n",
+	  "line 5: a run after a pystack record, which belongs to a sample" },
 	{ HEAD "sample\tx\t2\t3\t-\n",
 	  "line 2: malformed sample record: bad TIMESTAMP_NS 'x'" },
 	{ HEAD "thread\t1\t2\t3\n",
@@ -553,6 +594,7 @@ main(void)
 	tcase_add_test(tc, every_kind_decodes_and_writes_back);
 	tcase_add_test(tc, fields_decode_to_their_values);
 	tcase_add_test(tc, module_path_is_unescaped_with_its_length);
+	tcase_add_test(tc, runs_decode_to_their_samples);
 	tcase_add_loop_test(tc, faults_name_their_line_and_field, 0,
 			    sizeof(faults) / sizeof(faults[0]));
 	tcase_add_test(tc, records_before_a_fault_come_first);
