@@ -59,7 +59,7 @@ run() {
 	grep -q '^prog;.*;main;spin ' "$TMP/$_n.folded" ||
 		fail "$_n: the replacement not named: $(cat "$TMP/$_n.folded")"
 	# rec_chain's frames never named from the replacement.
-	grep '^prog;.*chain_' "$TMP/$_n.folded" | grep -v ';main;run;chain_a;' &&
+	grep '^prog;.*chain_' "$TMP/$_n.folded" | grep -v ';main;run;chain_a[; ]' &&
 		fail "$_n: mixed stacks"
 	_tree=$TMP/$_n/stackpulse
 	for p in del_chain rec_chain; do
