@@ -6,7 +6,7 @@
 #
 # Records two programs by attaching to them for SECONDS (default 4) at
 # 999 Hz with the default 32 KiB stack copy, once with the reads past the
-# copy off (SP_RECORD_STACK_READ=0) and once as sp-record runs by default
+# copy off (--stack-read 0) and once as sp-record runs by default
 # (524288 bytes past the copy at most),
 # and prints for each: samples, the share ending in the truncated marker,
 # frames per sample, and the recorder's own CPU (user + system) per
@@ -36,8 +36,8 @@ run() {
 	"$@" &
 	pid=$!
 	sleep 0.3
-	SP_RECORD_STACK_READ=$read /usr/bin/env time -f '%U %S' \
-		-o "$OUT/time" "$SP_RECORD" -g dwarf -F 999 -d "$SECS" \
+	/usr/bin/env time -f '%U %S' -o "$OUT/time" "$SP_RECORD" \
+		-g dwarf --stack-read "$read" -F 999 -d "$SECS" \
 		-o "$OUT/out.spool" -p "$pid" >/dev/null 2>&1 || true
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true

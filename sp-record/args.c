@@ -80,6 +80,8 @@ rec_help(void)
 	      "long\n"
 	      "      --off-cpu-min US    shorter waits are left out (0)\n"
 	      "  -q, --quiet             no status line on a terminal\n"
+	      "      --stack-read SIZE   read past the copy for deep stacks "
+	      "(512K; 0: no)\n"
 	      "      --stack-size BYTES  user stack copied per sample "
 	      "(32768)\n"
 	      "  -h, --help              this help\n"
@@ -309,6 +311,21 @@ rec_size_arg(const char *s, const char *what)
 		rec_usage();
 	}
 	return v;
+}
+
+size_t
+rec_stack_read_arg(const char *s)
+{
+	uint64_t v;
+
+	if (sp_cli_size(s, &v) || v > (64u << 20)) {
+		warnx(
+		    "invalid --stack-read '%s': a size from 0 to 64M, with K, "
+		    "M or G",
+		    s);
+		rec_usage();
+	}
+	return (size_t)v;
 }
 
 size_t

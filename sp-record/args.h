@@ -28,6 +28,8 @@ unsigned long long rec_number_arg(const char *s, const char *what,
 void rec_event_arg(const char *list, struct rec_evopts *o);
 /* --stack-size: a multiple of 8 the kernel accepts. */
 uint32_t rec_stack_size_arg(const char *s);
+/* --stack-read: bytes read past the copy, 0 (none) to 64M. */
+size_t rec_stack_read_arg(const char *s);
 /*
  * -p, -t: appends the ids of a list ("12,34", or "12 34" as
  * `-p "$(pidof app)"` writes it) to *pids (realloc'ed, the caller's).

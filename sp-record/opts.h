@@ -33,6 +33,7 @@ struct rec_config {
 	bool no_python;          /* --no-python: no Python stacks read */
 	bool spool_on_stdout;    /* a launched command writes to stderr */
 	bool quiet;              /* -q: no status line */
+	size_t stack_read;       /* --stack-read: bytes past the copy */
 	const char *output_name; /* for messages */
 	enum rec_capture_mode capture;
 	const char *capture_dir;    /* --capture-dir, or NULL: the default */

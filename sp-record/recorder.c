@@ -71,6 +71,8 @@ setup(struct recorder *r)
 		rc = rec_stacker_init(&r->stk, REC_CG_FP, 0, 0);
 	}
 	if (rc == 0)
+		rc = rec_stacker_set_stack_read(&r->stk, cfg->stack_read);
+	if (rc == 0)
 		rc = rec_events_init(&r->ev, &r->cfg.ev);
 	if (rc == 0)
 		rc = rec_layout_init(&r->layout, r->ev.attr.sample_type,

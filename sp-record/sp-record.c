@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "sp-record/args.h"
+#include "sp-record/deepstack.h"
 #include "sp-record/proc.h"
 #include "sp-record/ptrace.h"
 #include "sp-record/recorder.h"
@@ -338,6 +339,7 @@ enum {
 	OPT_CAPTURE_MAX_FILE,
 	OPT_CAPTURE_MAX_TOTAL,
 	OPT_NO_CAPTURE,
+	OPT_STACK_READ,
 };
 
 int
@@ -370,6 +372,7 @@ main(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "ptrace", no_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "stack-read", required_argument, NULL, OPT_STACK_READ },
 		{ "stack-size", required_argument, NULL, 'S' },
 		{ "tid", required_argument, NULL, 't' },
 		{ "uid", required_argument, NULL, 'u' },
@@ -388,6 +391,7 @@ main(int argc, char **argv)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.ev.freq = DEFAULT_FREQ;
 	cfg.ev.stack_size = DEFAULT_STACK_SIZE;
+	cfg.stack_read = REC_DEEPSTACK_BUDGET;
 	cfg.ev.regs_mask = REC_UNWIND_REGS_MASK;
 	cfg.callgraph = REC_CG_DWARF;
 	argv[0] = (char *)"sp-record"; /* getopt's messages name the tool */
@@ -472,6 +476,9 @@ main(int argc, char **argv)
 			break;
 		case 'S':
 			cfg.ev.stack_size = rec_stack_size_arg(optarg);
+			break;
+		case OPT_STACK_READ:
+			cfg.stack_read = rec_stack_read_arg(optarg);
 			break;
 		case 't':
 			rec_add_pids(optarg, &tids, &ntids);

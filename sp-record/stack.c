@@ -88,6 +88,13 @@ rec_stacker_init(struct rec_stacker *s, enum rec_callgraph mode,
 	return 0;
 }
 
+int
+rec_stacker_set_stack_read(struct rec_stacker *s, size_t bytes)
+{
+	return s->unwinder ? rec_unwinder_set_stack_read(s->unwinder, bytes)
+			   : 0;
+}
+
 void
 rec_stacker_release(struct rec_stacker *s)
 {

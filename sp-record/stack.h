@@ -77,6 +77,12 @@ size_t rec_callchain_split(const uint64_t *chain, size_t n, unsigned want,
 int rec_stacker_init(struct rec_stacker *s, enum rec_callgraph mode,
 		     uint64_t regs_mask, unsigned max_chain);
 void rec_stacker_release(struct rec_stacker *s);
+/*
+ * Sets how many bytes past a sample's stack copy the DWARF unwinder may
+ * read from the process (unwind.h); returns 0 or -ENOMEM.  Nothing to
+ * set in the other modes.
+ */
+int rec_stacker_set_stack_read(struct rec_stacker *s, size_t bytes);
 
 /*
  * Builds the frames of sample `smp` of process `pid` into `out` (room for

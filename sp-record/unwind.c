@@ -674,27 +674,6 @@ rec_unwinder_end_process(struct rec_unwinder *u, int32_t pid)
 	sp_htab_del(u->code, &pid, sizeof(pid));
 }
 
-/*
- * How far past the copy to read: SP_RECORD_STACK_READ bytes when set (0
- * turns the live reads off, for measuring what they cost), else the
- * default.
- */
-static size_t
-deep_budget(void)
-{
-	const char *s = getenv("SP_RECORD_STACK_READ");
-	char *end;
-	unsigned long long v;
-
-	if (!s || !*s)
-		return REC_DEEPSTACK_BUDGET;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v > (64u << 20))
-		return REC_DEEPSTACK_BUDGET;
-	return (size_t)v;
-}
-
 struct rec_unwinder *
 rec_unwinder_new(void)
 {
@@ -706,7 +685,7 @@ rec_unwinder_new(void)
 	u->procs = sp_htab_new();
 	u->code = sp_htab_new();
 	if (!u->files || !u->procs || !u->code ||
-	    rec_deepstack_init(&u->live, deep_budget()) < 0) {
+	    rec_deepstack_init(&u->live, REC_DEEPSTACK_BUDGET) < 0) {
 		rec_unwinder_free(u);
 		errno = ENOMEM;
 		return NULL;

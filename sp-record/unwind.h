@@ -124,9 +124,8 @@ void rec_unwinder_set_fpchain(struct rec_unwinder *u, const uint64_t *pcs,
 /*
  * Sets how many bytes past each sample's stack copy may be read from the
  * live process (0: none, the stack is truncated where the copy ends).
- * The default is REC_DEEPSTACK_BUDGET, or the environment's
- * SP_RECORD_STACK_READ (bytes) when set.  Returns 0 or -ENOMEM (reads
- * are off then).
+ * The default is REC_DEEPSTACK_BUDGET (sp-record --stack-read).  Returns
+ * 0 or -ENOMEM (reads are off then).
  */
 int rec_unwinder_set_stack_read(struct rec_unwinder *u, size_t bytes);
 

@@ -40,6 +40,10 @@ expect 2 "^sp-record: invalid stack size '100000': above the kernel's limit of 6
 	"$SP_RECORD" --stack-size 100000 -- true
 expect 2 "^sp-record: invalid stack size '0': not a multiple of 8 from 8 to 65528$" \
 	"$SP_RECORD" --stack-size 0 -- true
+expect 2 "^sp-record: invalid --stack-read '65M': a size from 0 to 64M, with K, M or G$" \
+	"$SP_RECORD" --stack-read 65M -- true
+expect 2 "^sp-record: invalid --stack-read 'lots': a size from 0 to 64M" \
+	"$SP_RECORD" --stack-read lots -- true
 expect 2 "^sp-record: invalid frequency '20000' for --ptrace: at most 10000" \
 	"$SP_RECORD" --ptrace -F 20000 -o "$TMP/x.spool" -- true
 # --ptrace says the same as perf events (where ptrace is allowed).

@@ -3,7 +3,7 @@
 # recursion (--stack-size 4096) must end those stacks with the truncated
 # marker and count them in the stats record (unwind_error.stack_truncated);
 # -g fp writes no unwinder counters.  Reading on from the live stack
-# (issue 28, t2008) is turned off: SP_RECORD_STACK_READ=0.
+# (issue 28, t2008) is turned off: --stack-read 0.
 . "$(dirname "$0")/lib.sh"
 need_perf
 
@@ -12,7 +12,7 @@ cc -O2 -fomit-frame-pointer -fPIC -shared -o "$TMP/libunw_lib.so" \
 cc_prog unw_chains unw_chains.c -O2 -fomit-frame-pointer -pthread \
 	-L"$TMP" -lunw_lib -Wl,-rpath,"$TMP"
 
-SP_RECORD_STACK_READ=0 "$SP_RECORD" -g dwarf --stack-size 4096 -d 2 -o "$TMP/small.spool" -- \
+"$SP_RECORD" -g dwarf --stack-read 0 --stack-size 4096 -d 2 -o "$TMP/small.spool" -- \
 	"$TMP/unw_chains" 0.5 2>"$TMP/err" ||
 	fail "sp-record exited $?: $(cat "$TMP/err")"
 "$SP_DUMP" "$TMP/small.spool" >"$TMP/small" || fail "sp-dump exited $?"

@@ -3,7 +3,7 @@
 # unw_deep recurses 40 to 400 KiB deep, its depth following a sawtooth of
 # CPU time: at least 99% of its samples must be complete and every stack
 # must follow the program's own call structure (unw_deep.awk), which
-# takes the reads past the copy: without them (SP_RECORD_STACK_READ=0)
+# takes the reads past the copy: without them (--stack-read 0)
 # most stacks end in the truncated marker.  With "switch" the whole stack
 # changes every 50 us, faster than the recorder reads it: the frames read
 # live must be refused (counted as unwind_deep.call_mismatch or
@@ -16,7 +16,7 @@ cc_prog unw_deep unw_deep.c -O2 -fomit-frame-pointer
 record() {
 	_n=$1
 	shift
-	"$SP_RECORD" -g dwarf -o "$TMP/$_n.spool" -- "$TMP/unw_deep" "$@" \
+	"$SP_RECORD" -g dwarf $read -o "$TMP/$_n.spool" -- "$TMP/unw_deep" "$@" \
 		2>"$TMP/err" || fail "sp-record ($_n) exited $?: $(cat "$TMP/err")"
 	"$SP_DUMP" "$TMP/$_n.spool" >"$TMP/$_n.dump" || fail "sp-dump exited $?"
 	pipeline "$SP_SYMBOLIZE" \| "$SP_FOLD" <"$TMP/$_n.dump" \
@@ -29,6 +29,7 @@ counter() {
 		awk -F= -v k="$2" '$1 == k { v = $2 } END { print v + 0 }'
 }
 
+read=""
 record deep 3c
 echo "-- reads past the copy"
 awk -v stable=1 -f "$PROGRAMS/unw_deep.awk" "$TMP/deep.folded" ||
@@ -36,7 +37,9 @@ awk -v stable=1 -f "$PROGRAMS/unw_deep.awk" "$TMP/deep.folded" ||
 [ "$(counter deep unwind_deep.completed)" -gt 0 ] ||
 	fail "no unwind_deep.completed counter in the stats record"
 
-SP_RECORD_STACK_READ=0 record off 1c
+read="--stack-read 0"
+record off 1c
+read=""
 echo "-- no reads past the copy"
 awk -v stable=1 -v min_pct=0 -f "$PROGRAMS/unw_deep.awk" "$TMP/off.folded" \
 	>"$TMP/off.out" || fail "without reads: a wrong frame"
@@ -44,7 +47,7 @@ cat "$TMP/off.out"
 awk '{ sub(/%.*/, "", $5); sub(/\(/, "", $5); exit !($5 < 50) }' \
 	"$TMP/off.out" || fail "without reads, half the stacks are complete"
 [ "$(counter off unwind_deep.samples)" -eq 0 ] ||
-	fail "SP_RECORD_STACK_READ=0 still read past the copy"
+	fail "--stack-read 0 still read past the copy"
 
 record switch 1c switch
 echo "-- a stack replaced faster than it is read"
