@@ -252,6 +252,12 @@ rec_pycode_from_header(struct rec_pycode_cache *c, struct rec_pymem *mem,
 	return make(c, mem, addr, &fp, err);
 }
 
+size_t
+rec_pycode_count(const struct rec_pycode_cache *c)
+{
+	return c->ncodes;
+}
+
 int32_t
 rec_pycode_line(const struct rec_pycode_cache *c,
 		const struct rec_py_code *code, int64_t offset)

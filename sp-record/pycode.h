@@ -12,6 +12,7 @@
 #define SP_RECORD_PYCODE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sp-record/pylayout.h"
@@ -54,12 +55,19 @@ const struct rec_py_code *rec_pycode_get(struct rec_pycode_cache *c,
 
 /*
  * The same, from the first c->l->co_span bytes of the object, `hdr`,
- * already read (many at once: rec_pymem_read_many).
+ * already read (many at once: rec_pymem_readv).  A code not kept yet
+ * is made: its name, file name and line table are read through `mem`.
  */
 const struct rec_py_code *rec_pycode_from_header(struct rec_pycode_cache *c,
 						 struct rec_pymem *mem,
 						 uint64_t addr,
 						 const uint8_t *hdr, int *err);
+
+/*
+ * How many codes were made so far: a code whose id is not below a count
+ * taken earlier was made since (its strings were read then).
+ */
+size_t rec_pycode_count(const struct rec_pycode_cache *c);
 
 /*
  * The line code `code` executes at byte offset `offset` (negative: not
