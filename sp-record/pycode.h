@@ -70,10 +70,11 @@ const struct rec_py_code *rec_pycode_from_header(struct rec_pycode_cache *c,
 size_t rec_pycode_count(const struct rec_pycode_cache *c);
 
 /*
- * The line code `code` executes at byte offset `offset` (negative: not
- * started, its first line), or -1.
+ * The line code `code` (of cache `c`) executes at byte offset `offset`
+ * (negative: not started, its first line), or -1.  The last few offsets
+ * looked up of each code are kept with their lines.
  */
-int32_t rec_pycode_line(const struct rec_pycode_cache *c,
+int32_t rec_pycode_line(struct rec_pycode_cache *c,
 			const struct rec_py_code *code, int64_t offset);
 
 #endif
