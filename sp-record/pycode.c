@@ -25,11 +25,18 @@ struct fingerprint {
 	uint64_t flags;
 };
 
+/* Lines looked up of one code object, kept: a sample's frames stop at
+ * the few call sites of their functions. */
+#define LINES_KEPT 4
+
 struct code {
 	struct rec_py_code pub; /* first: a rec_py_code is a struct code */
 	struct fingerprint fp;
 	uint8_t *lines;
 	size_t nlines;
+	uint32_t at[LINES_KEPT]; /* offsets looked up, +1 (0: none) */
+	int32_t line[LINES_KEPT];
+	unsigned next; /* the entry to replace */
 };
 
 struct rec_pycode_cache {
@@ -252,16 +259,30 @@ rec_pycode_from_header(struct rec_pycode_cache *c, struct rec_pymem *mem,
 	return make(c, mem, addr, &fp, err);
 }
 
-int32_t
-rec_pycode_line(const struct rec_pycode_cache *c,
-		const struct rec_py_code *code, int64_t offset)
+size_t
+rec_pycode_count(const struct rec_pycode_cache *c)
 {
-	const struct code *k = (const struct code *)code;
+	return c->ncodes;
+}
+
+int32_t
+rec_pycode_line(struct rec_pycode_cache *c, const struct rec_py_code *code,
+		int64_t offset)
+{
+	struct code *k = c->codes[code->id];
+	unsigned i;
 
 	if (offset < 0)
 		return code->firstlineno;
-	if (offset > UINT32_MAX || !k->lines)
+	if (offset >= UINT32_MAX || !k->lines)
 		return -1;
-	return rec_py_line(c->l->lines, k->lines, k->nlines, code->firstlineno,
-			   (uint32_t)offset);
+	for (i = 0; i < LINES_KEPT; i++)
+		if (k->at[i] == (uint32_t)offset + 1)
+			return k->line[i];
+	i = k->next;
+	k->next = (k->next + 1) % LINES_KEPT;
+	k->at[i] = (uint32_t)offset + 1;
+	k->line[i] = rec_py_line(c->l->lines, k->lines, k->nlines,
+				 code->firstlineno, (uint32_t)offset);
+	return k->line[i];
 }

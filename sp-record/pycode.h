@@ -12,6 +12,7 @@
 #define SP_RECORD_PYCODE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sp-record/pylayout.h"
@@ -54,7 +55,8 @@ const struct rec_py_code *rec_pycode_get(struct rec_pycode_cache *c,
 
 /*
  * The same, from the first c->l->co_span bytes of the object, `hdr`,
- * already read (many at once: rec_pymem_read_many).
+ * already read (many at once: rec_pymem_readv).  A code not kept yet
+ * is made: its name, file name and line table are read through `mem`.
  */
 const struct rec_py_code *rec_pycode_from_header(struct rec_pycode_cache *c,
 						 struct rec_pymem *mem,
@@ -62,10 +64,17 @@ const struct rec_py_code *rec_pycode_from_header(struct rec_pycode_cache *c,
 						 const uint8_t *hdr, int *err);
 
 /*
- * The line code `code` executes at byte offset `offset` (negative: not
- * started, its first line), or -1.
+ * How many codes were made so far: a code whose id is not below a count
+ * taken earlier was made since (its strings were read then).
  */
-int32_t rec_pycode_line(const struct rec_pycode_cache *c,
+size_t rec_pycode_count(const struct rec_pycode_cache *c);
+
+/*
+ * The line code `code` (of cache `c`) executes at byte offset `offset`
+ * (negative: not started, its first line), or -1.  The last few offsets
+ * looked up of each code are kept with their lines.
+ */
+int32_t rec_pycode_line(struct rec_pycode_cache *c,
 			const struct rec_py_code *code, int64_t offset);
 
 #endif

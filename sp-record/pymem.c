@@ -14,7 +14,9 @@
 #include "common/banned.h"
 
 struct rec_pymem_page {
-	uint64_t addr; /* of the page's first byte */
+	uint64_t addr;  /* of the page's first byte */
+	bool used;      /* a read took bytes from it */
+	uint64_t stamp; /* when it was read: m->clock then */
 	uint8_t data[REC_PYMEM_PAGE];
 };
 
@@ -127,53 +129,86 @@ read_direct(struct rec_pymem *m, uint64_t addr, void *buf, size_t len)
 	return (size_t)n == len ? 0 : -EFAULT;
 }
 
-/* The kept page at `page`, read now when not kept; NULL with *err. */
-static const uint8_t *
-page_at(struct rec_pymem *m, uint64_t page, int *err)
+/* The page slots, allocated at first use; NULL when out of memory. */
+static struct rec_pymem_page *
+slots(struct rec_pymem *m)
+{
+	if (!m->pages)
+		m->pages = calloc(REC_PYMEM_PAGES, sizeof(*m->pages));
+	return m->pages;
+}
+
+/* Reads page `page` into slot `p`, which keeps it only if that worked. */
+static int
+fill(struct rec_pymem *m, struct rec_pymem_page *p, uint64_t page)
+{
+	int rc;
+
+	p->addr = 0;
+	rc = read_direct(m, page, p->data, REC_PYMEM_PAGE);
+	if (rc < 0)
+		return rc;
+	p->addr = page;
+	p->used = true;
+	p->stamp = ++m->clock;
+	return 0;
+}
+
+/*
+ * The kept page at `page`, read now when not kept or kept from before
+ * stamp `since`; NULL with *err.
+ */
+static const struct rec_pymem_page *
+page_at(struct rec_pymem *m, uint64_t page, uint64_t since, int *err)
 {
 	struct rec_pymem_page *p;
 	size_t i;
 
-	for (i = 0; i < m->npages; i++)
-		if (m->pages[i].addr == page)
-			return m->pages[i].data;
-	if (!m->pages) {
-		m->pages = calloc(REC_PYMEM_PAGES, sizeof(*m->pages));
-		if (!m->pages) {
-			*err = -ENOMEM;
-			return NULL;
-		}
+	for (i = 0; i < m->npages; i++) {
+		p = &m->pages[i];
+		if (p->addr != page)
+			continue;
+		if (p->stamp < since) /* read again, in its place */
+			return (*err = fill(m, p, page)) < 0 ? NULL : p;
+		p->used = true;
+		return p;
+	}
+	if (!slots(m)) {
+		*err = -ENOMEM;
+		return NULL;
 	}
 	p = &m->pages[m->next];
-	p->addr = 0; /* not kept unless the read succeeds */
-	*err = read_direct(m, page, p->data, REC_PYMEM_PAGE);
-	if (*err < 0)
+	if ((*err = fill(m, p, page)) < 0)
 		return NULL;
-	p->addr = page;
 	m->next = (m->next + 1) % REC_PYMEM_PAGES;
 	if (m->npages < REC_PYMEM_PAGES)
 		m->npages++;
-	return p->data;
+	return p;
 }
 
 int
-rec_pymem_read(struct rec_pymem *m, uint64_t addr, void *buf, size_t len)
+rec_pymem_read_after(struct rec_pymem *m, uint64_t addr, void *buf, size_t len,
+		     uint64_t *since)
 {
 	uint64_t page = addr & ~(uint64_t)(REC_PYMEM_PAGE - 1), off;
+	const struct rec_pymem_page *p;
 	uint8_t *out = buf;
-	const uint8_t *d;
 	size_t n;
 	int rc;
 
-	if (len > REC_PYMEM_PAGE || addr + len < addr)
-		return read_direct(m, addr, buf, len);
+	if (len > REC_PYMEM_PAGE || addr + len < addr) {
+		rc = read_direct(m, addr, buf, len);
+		*since = ++m->clock;
+		return rc;
+	}
 	while (len > 0) {
-		d = page_at(m, page, &rc);
-		if (!d)
+		p = page_at(m, page, *since, &rc);
+		if (!p)
 			return rc;
+		*since = p->stamp;
 		off = addr - page;
 		n = REC_PYMEM_PAGE - off < len ? REC_PYMEM_PAGE - off : len;
-		memcpy(out, d + off, n);
+		memcpy(out, p->data + off, n);
 		out += n;
 		addr += n;
 		len -= n;
@@ -183,37 +218,126 @@ rec_pymem_read(struct rec_pymem *m, uint64_t addr, void *buf, size_t len)
 }
 
 int
-rec_pymem_read_many(struct rec_pymem *m, const uint64_t *addrs, size_t n,
-		    size_t len, uint8_t *out, bool *ok)
+rec_pymem_read(struct rec_pymem *m, uint64_t addr, void *buf, size_t len)
 {
-	struct iovec local[REC_PYMEM_MANY], remote[REC_PYMEM_MANY];
-	size_t i, k = 0, got;
+	uint64_t since = 0;
+
+	return rec_pymem_read_after(m, addr, buf, len, &since);
+}
+
+/* Adds [addr, addr+len) into `buf` to a transfer's vectors. */
+static void
+add_iov(struct iovec *local, struct iovec *remote, size_t *k, uint64_t addr,
+	void *buf, size_t len)
+{
+	local[*k].iov_base = buf;
+	local[*k].iov_len = len;
+	remote[*k].iov_base = (void *)(uintptr_t)addr;
+	remote[(*k)++].iov_len = len;
+}
+
+/*
+ * Reads blocks b[0..nb) then, when `replace`, pages[0..np) into the page
+ * slots in place of the pages kept, in one call (see rec_pymem_readv and
+ * rec_pymem_prefetch).
+ */
+static int
+transfer(struct rec_pymem *m, struct rec_pymem_block *b, size_t nb,
+	 const uint64_t *pages, size_t np, bool replace)
+{
+	struct iovec local[REC_PYMEM_MANY + REC_PYMEM_PAGES];
+	struct iovec remote[REC_PYMEM_MANY + REC_PYMEM_PAGES];
+	size_t i, k = 0, total = 0;
 	ssize_t r;
 
-	if (n > REC_PYMEM_MANY || n * len > m->budget)
-		return -E2BIG;
-	for (i = 0; i < n; i++) {
-		ok[i] = inside_now(m, addrs[i], len);
-		if (!ok[i])
-			continue;
-		local[k].iov_base = out + i * len;
-		local[k].iov_len = len;
-		remote[k].iov_base = (void *)(uintptr_t)addrs[i];
-		remote[k++].iov_len = len;
+	for (i = 0; i < nb; i++) {
+		b[i].ok = false;
+		total += b[i].len;
 	}
-	m->budget -= k * len;
+	if (nb > REC_PYMEM_MANY || total > m->budget)
+		return -E2BIG;
+	if (replace && !slots(m))
+		return -ENOMEM;
+	for (i = 0; i < nb; i++) {
+		b[i].ok = inside_now(m, b[i].addr, b[i].len);
+		if (b[i].ok) {
+			add_iov(local, remote, &k, b[i].addr, b[i].buf,
+				b[i].len);
+			m->budget -= b[i].len;
+		}
+	}
+	if (replace)
+		rec_pymem_forget(m);
+	for (i = 0; replace && i < np && m->npages < REC_PYMEM_PAGES; i++) {
+		if (REC_PYMEM_PAGE > m->budget)
+			break;
+		if (!inside(m, pages[i], REC_PYMEM_PAGE))
+			continue; /* no maps reread for a guess */
+		m->budget -= REC_PYMEM_PAGE;
+		m->pages[m->npages].addr = pages[i];
+		m->pages[m->npages].used = false;
+		m->pages[m->npages].stamp = ++m->clock;
+		add_iov(local, remote, &k, pages[i], m->pages[m->npages++].data,
+			REC_PYMEM_PAGE);
+	}
 	r = k ? process_vm_readv(m->pid, local, k, remote, k, 0) : 0;
 	if (r < 0 && errno == ESRCH)
 		return -ESRCH;
-	got = r > 0 ? (size_t)r / len : 0; /* whole blocks, in order */
-	m->bytes_read += r > 0 ? (uint64_t)r : 0;
-	for (i = 0; i < n; i++) {
-		if (!ok[i])
+	if (r < 0)
+		r = 0;
+	m->bytes_read += (uint64_t)r;
+	/* A transfer stops at a vector that fails, never inside one. */
+	for (i = 0; i < nb; i++) {
+		if (!b[i].ok)
 			continue;
-		ok[i] = got > 0;
-		got -= got > 0;
+		if ((size_t)r < b[i].len) {
+			b[i].ok = false;
+			r = 0;
+			continue;
+		}
+		r -= (ssize_t)b[i].len;
+	}
+	if (replace) {
+		if ((size_t)r / REC_PYMEM_PAGE < m->npages)
+			m->npages = (size_t)r / REC_PYMEM_PAGE;
+		m->next = m->npages % REC_PYMEM_PAGES;
 	}
 	return 0;
+}
+
+int
+rec_pymem_readv(struct rec_pymem *m, struct rec_pymem_block *b, size_t n)
+{
+	return transfer(m, b, n, NULL, 0, false);
+}
+
+int
+rec_pymem_prefetch(struct rec_pymem *m, struct rec_pymem_block *b, size_t nb,
+		   const uint64_t *pages, size_t np)
+{
+	int rc = transfer(m, b, nb, pages, np, true);
+
+	return rc < 0 ? rc : (int)m->npages;
+}
+
+size_t
+rec_pymem_used(const struct rec_pymem *m, uint64_t *pages, size_t max)
+{
+	const struct rec_pymem_page *p[REC_PYMEM_PAGES], *t;
+	size_t i, j, n = 0;
+
+	/* In the order read: a page read again goes after the others. */
+	for (i = 0; i < m->npages; i++) {
+		if (!m->pages[i].used)
+			continue;
+		t = &m->pages[i];
+		for (j = n++; j > 0 && p[j - 1]->stamp > t->stamp; j--)
+			p[j] = p[j - 1];
+		p[j] = t;
+	}
+	for (i = 0; i < n && i < max; i++)
+		pages[i] = p[i]->addr;
+	return i;
 }
 
 void

@@ -12,7 +12,11 @@
  * A system call costs more than copying a page (several microseconds
  * in a VM), so reads of up to a page are served from whole pages read
  * once per sample: frames that share a page (3.11+ keep a thread's
- * frames side by side) cost one call, and are seen at one moment.
+ * frames side by side) cost one call, and are seen at one moment.  A
+ * thread's next sample mostly uses the same pages (its thread state,
+ * the stack of its frames), so a caller may prefetch the pages of the
+ * last sample in one call, and gather small reads into one
+ * (rec_pymem_readv).
  */
 #ifndef SP_RECORD_PYMEM_H
 #define SP_RECORD_PYMEM_H
@@ -21,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Blocks rec_pymem_read_many reads at most. */
+/* Blocks rec_pymem_readv reads at most. */
 #define REC_PYMEM_MANY 256
 
 /* Pages kept for one sample. */
@@ -42,7 +46,8 @@ struct rec_pymem {
 	struct rec_pymem_page *pages; /* REC_PYMEM_PAGES of them */
 	size_t npages, next;          /* kept; the next to replace */
 	size_t budget;                /* bytes this sample may still read */
-	bool reread; /* the maps were reread during this sample */
+	bool reread;    /* the maps were reread during this sample */
+	uint64_t clock; /* counts the pages read, each one's stamp */
 	uint64_t bytes_read, maps_reads; /* totals, for tests and costs */
 };
 
@@ -67,14 +72,55 @@ void rec_pymem_begin(struct rec_pymem *m, size_t budget);
 int rec_pymem_read(struct rec_pymem *m, uint64_t addr, void *buf, size_t len);
 
 /*
- * Reads `n` blocks of `len` bytes, block i from addrs[i] into
- * out[i * len], in one system call, from the process now; ok[i] tells
- * whether block i was read (inside the writable mappings, and before any
- * block that failed).  Returns 0, -E2BIG when the blocks would pass the
- * budget (nothing is read), -ESRCH when the process is gone.
+ * The same, taking bytes only from a kept page read no earlier than
+ * *since (0: any), an older copy being read again in its place; *since
+ * becomes the stamp of the last page read from.  A chain of reads, each
+ * of a pointer the one before read, passing one *since, sees each datum
+ * no earlier than the pointer that led to it, as reads one after the
+ * other would: a frame, then its caller, never from a copy of the
+ * caller's memory older than the frame.
  */
-int rec_pymem_read_many(struct rec_pymem *m, const uint64_t *addrs, size_t n,
-			size_t len, uint8_t *out, bool *ok);
+int rec_pymem_read_after(struct rec_pymem *m, uint64_t addr, void *buf,
+			 size_t len, uint64_t *since);
+
+/* One block of rec_pymem_readv: `len` bytes at `addr` into `buf`. */
+struct rec_pymem_block {
+	uint64_t addr;
+	void *buf;
+	size_t len;
+	bool ok; /* set by the read: the block was read whole */
+};
+
+/*
+ * Reads blocks b[0..n) in one system call, from the process now and in
+ * their order (a block is read after the ones before it), setting each
+ * one's `ok`: inside the writable mappings, and before any block that
+ * failed.  Returns 0, -E2BIG when the blocks would pass the budget
+ * (nothing is read, every `ok` false), -ESRCH when the process is gone.
+ */
+int rec_pymem_readv(struct rec_pymem *m, struct rec_pymem_block *b, size_t n);
+
+/*
+ * Reads blocks b[0..nb) as rec_pymem_readv does, then pages[0..np)
+ * (page addresses), in one system call and in that order, the pages
+ * read replacing the pages kept.  A sample that uses the pages an
+ * earlier one used pays one call for all of them and sees them at one
+ * moment; reads after the call that take bytes from a page read later
+ * than the blocks.  Pages outside the writable mappings as last read,
+ * past the budget or after a block or page that failed are not kept (a
+ * later read of one reads it then), nor those past REC_PYMEM_PAGES.
+ * Returns how many pages were kept, -E2BIG (nothing read), -ESRCH or
+ * -ENOMEM.
+ */
+int rec_pymem_prefetch(struct rec_pymem *m, struct rec_pymem_block *b,
+		       size_t nb, const uint64_t *pages, size_t np);
+
+/*
+ * Copies the addresses of the kept pages that reads took bytes from, in
+ * the order they were read, into pages[0..max) and returns how many:
+ * what a later sample may prefetch.
+ */
+size_t rec_pymem_used(const struct rec_pymem *m, uint64_t *pages, size_t max);
 
 /* Drops the pages kept, so that the next reads see the process now. */
 void rec_pymem_forget(struct rec_pymem *m);

@@ -26,6 +26,18 @@
 #define PTHREAD_TID_GUESS 0x2d0
 /* A frame owner (3.11+, Include/internal/pycore_frame.h). */
 #define OWNED_BY_THREAD 0
+/* Threads whose pages are remembered, by tid modulo this. */
+#define HINTS 64
+
+/*
+ * The pages a thread's last walk read (its thread state, the frames):
+ * its next sample reads them again in one call (rec_pymem_prefetch).
+ */
+struct hint {
+	int32_t tid; /* 0: none */
+	uint32_t npages;
+	uint64_t pages[REC_PYMEM_PAGES];
+};
 
 struct rec_py {
 	struct rec_pytarget t;
@@ -34,11 +46,15 @@ struct rec_py {
 	struct rec_pycode_cache *codes;
 	struct sp_htab *tstates; /* tid -> its thread state, last found */
 	int pthread_tid;         /* offset of the tid in struct pthread, -1 */
-	uint64_t unstable;
-	bool now; /* reads bypass the pages kept (pymem.h) */
-	uint8_t *hdrs;
-	/* code object headers, REC_PY_MAX_DEPTH of them */ /* stacks given
-						  up as changing */
+	uint64_t unstable;       /* stacks given up as changing */
+	bool now;                /* reads bypass the pages kept (pymem.h) */
+	/*
+	 * Page stamps (pymem.h): the pointers to the leaf are read in
+	 * order (chain), and frames no earlier than the last of them (leaf).
+	 */
+	uint64_t chain, leaf;
+	uint8_t *hdrs; /* code object headers, REC_PY_MAX_DEPTH of them */
+	struct hint hints[HINTS];
 	struct sp_buf why;
 };
 
@@ -67,12 +83,23 @@ pthread_tid_offset(void)
 	return found;
 }
 
+/*
+ * Reads from the pages kept (or now, py->now), no earlier than *since,
+ * which becomes the stamp of the page read.
+ */
 static int
-py_read(struct rec_py *py, uint64_t addr, void *buf, size_t len)
+py_read_after(struct rec_py *py, uint64_t addr, void *buf, size_t len,
+	      uint64_t *since)
 {
 	if (py->now)
 		return rec_pymem_read_now(&py->mem, addr, buf, len);
-	return rec_pymem_read(&py->mem, addr, buf, len);
+	return rec_pymem_read_after(&py->mem, addr, buf, len, since);
+}
+
+static int
+py_read(struct rec_py *py, uint64_t addr, void *buf, size_t len)
+{
+	return py_read_after(py, addr, buf, len, &py->chain);
 }
 
 static int
@@ -243,20 +270,14 @@ struct rawframe {
 	bool entry;
 };
 
+/* Decodes the l.fr_span bytes of a frame, `b`. */
 static int
-decode_frame(struct rec_py *py, uint64_t f, struct rawframe *r)
+parse_frame(const struct rec_py *py, const uint8_t *b, struct rawframe *r)
 {
 	const struct rec_pylayout *l = &py->l;
-	uint8_t b[REC_PYLAYOUT_SPAN_MAX];
 	uint64_t v;
 	int32_t lasti;
-	int rc;
 
-	if (l->fr_span > sizeof(b))
-		return -EBADMSG;
-	rc = py_read(py, f, b, l->fr_span);
-	if (rc < 0)
-		return rc;
 	memcpy(&r->back, b + l->fr_back, 8);
 	memcpy(&r->code, b + l->fr_code, 8);
 	r->owner = l->fr_owner != REC_PYLAYOUT_NONE ? b[l->fr_owner] : 0;
@@ -275,6 +296,26 @@ decode_frame(struct rec_py *py, uint64_t f, struct rawframe *r)
 	memcpy(&v, b + l->fr_instr, 8);
 	r->offset = (int64_t)(v - (r->code + l->co_code));
 	return 0;
+}
+
+static int
+decode_frame(struct rec_py *py, uint64_t f, struct rawframe *r)
+{
+	uint8_t b[REC_PYLAYOUT_SPAN_MAX];
+	uint64_t since;
+	int rc;
+
+	if (py->l.fr_span > sizeof(b))
+		return -EBADMSG;
+	/*
+	 * A frame the leaf read then led to lived when it was read: its
+	 * callee, or the leaf itself, was the leaf then, and a frame
+	 * outlives its callees (the leaf read again after tells whether
+	 * they did).  An older copy could predate it.
+	 */
+	since = py->leaf;
+	rc = py_read_after(py, f, b, py->l.fr_span, &since);
+	return rc < 0 ? rc : parse_frame(py, b, r);
 }
 
 static bool
@@ -305,64 +346,49 @@ is_root(const struct rec_py *py, const struct rawframe *r,
 	return r->owner == REC_PY_OWNED_BY_CSTACK;
 }
 
-/*
- * Fills out[0..n) with the functions of frames raw[0..n), reading the
- * headers of their distinct code objects in one call; *good is how many
- * frames got theirs before one that could not.  Returns 0 or -errno.
- */
-static int
-resolve_codes(struct rec_py *py, const struct rawframe *raw, size_t n,
-	      struct rec_py_frame *out, size_t *good)
-{
-	uint64_t addrs[REC_PY_MAX_DEPTH];
-	bool ok[REC_PY_MAX_DEPTH];
-	uint32_t span = py->l.co_span;
-	const struct rec_py_code *code;
-	size_t na = 0, i, j;
-	int rc;
+/* The thread's innermost frame, as much as tells it from another. */
+struct leaf {
+	uint64_t f, code, back;
+	uint64_t top; /* what the thread state's ts_frame held */
+};
 
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < na && addrs[j] != raw[i].code; j++)
-			;
-		if (j == na)
-			addrs[na++] = raw[i].code;
-	}
-	*good = 0;
-	rc = rec_pymem_read_many(&py->mem, addrs, na, span, py->hdrs, ok);
-	if (rc < 0)
-		return rc == -E2BIG ? 0 : rc;
-	for (i = 0; i < n; i++) {
-		for (j = 0; addrs[j] != raw[i].code; j++)
-			;
-		if (!ok[j])
-			break;
-		code = rec_pycode_from_header(py->codes, &py->mem, addrs[j],
-					      py->hdrs + (size_t)j * span, &rc);
-		if (!code)
-			return rc == -ENOMEM ? rc : 0;
-		out[i].code = code;
-		out[i].line = rec_pycode_line(py->codes, code, raw[i].offset);
-		out[i].offset = raw[i].offset > 0 && raw[i].offset <= UINT32_MAX
-				    ? (uint32_t)raw[i].offset
-				    : 0;
-		out[i].entry = raw[i].entry;
-		*good = i + 1;
-	}
-	return 0;
+/* Reads the leaf of thread state `ts`; false if it cannot. */
+static bool
+leaf_now(struct rec_py *py, uint64_t ts, struct leaf *lf)
+{
+	struct rawframe r;
+	uint64_t v;
+
+	memset(lf, 0, sizeof(*lf));
+	py->chain = 0; /* each pointer no earlier than the one before */
+	if (read_u64(py, ts + py->l.ts_frame, &v) < 0)
+		return false;
+	lf->top = v;
+	if (v && py->l.cf_current_frame != REC_PYLAYOUT_NONE &&
+	    read_u64(py, v + py->l.cf_current_frame, &v) < 0)
+		return false;
+	lf->f = v;
+	py->leaf = py->chain;
+	if (v && decode_frame(py, v, &r) < 0)
+		return false;
+	lf->code = v ? r.code : 0;
+	lf->back = v ? r.back : 0;
+	return true;
 }
 
 /*
- * Walks the chain from `f`: the frames first, each read depending on the
- * one before, then their code objects all at once.  Returns the frames
- * read, or -errno.
+ * Walks the chain from `f` into raw[], each frame read depending on the
+ * one before, and returns how many: at most `max`, C-stack shims left
+ * out.  *last is the last frame read, *truncated whether the chain goes
+ * on; -ESRCH when the process is gone.
  */
 static int
-walk(struct rec_py *py, uint64_t f, struct rec_py_frame *out, size_t max,
-     bool *truncated)
+walk_frames(struct rec_py *py, uint64_t f, struct rawframe *raw, size_t max,
+	    struct rawframe *last, bool *truncated)
 {
 	uint64_t visited[2 * REC_PY_MAX_DEPTH];
-	struct rawframe raw[REC_PY_MAX_DEPTH], r = { 0 };
-	size_t n = 0, nv = 0, good;
+	struct rawframe r = { 0 };
+	size_t n = 0, nv = 0;
 	int rc = 0;
 
 	while (f && rc == 0) {
@@ -383,39 +409,171 @@ walk(struct rec_py *py, uint64_t f, struct rec_py_frame *out, size_t max,
 	}
 	if (rc == -ESRCH)
 		return rc;
+	*last = r;
 	*truncated = rc != 0 || f != 0;
-	rc = resolve_codes(py, raw, n, out, &good);
-	if (rc < 0)
-		return rc;
-	if (good < n || (good > 0 && !is_root(py, &r, out[good - 1].code)))
-		*truncated = true;
-	return (int)good;
+	return (int)n;
 }
 
-/* The thread's innermost frame, as much as tells it from another. */
-struct leaf {
-	uint64_t f, code, back;
-};
-
-/* Reads the leaf of thread state `ts` now; false if it cannot. */
+/* Adds the page(s) of [addr, addr+len) to pages[0..*n); false: stop. */
 static bool
-leaf_now(struct rec_py *py, uint64_t ts, struct leaf *lf)
+add_pages(uint64_t *pages, size_t *n, uint64_t addr, size_t len)
 {
-	struct rawframe r;
-	uint64_t v;
+	uint64_t p = addr & ~(uint64_t)(REC_PYMEM_PAGE - 1);
+	size_t i;
 
-	memset(lf, 0, sizeof(*lf));
-	if (read_u64(py, ts + py->l.ts_frame, &v) < 0)
-		return false;
-	if (v && py->l.cf_current_frame != REC_PYLAYOUT_NONE &&
-	    read_u64(py, v + py->l.cf_current_frame, &v) < 0)
-		return false;
-	lf->f = v;
-	if (v && decode_frame(py, v, &r) < 0)
-		return false;
-	lf->code = v ? r.code : 0;
-	lf->back = v ? r.back : 0;
+	for (; p < addr + len; p += REC_PYMEM_PAGE) {
+		if (*n > 0 && pages[*n - 1] == p)
+			continue; /* the same copy, one moment */
+		for (i = 0; i < *n; i++)
+			if (pages[i] == p)
+				return false; /* read before its pointer */
+		pages[(*n)++] = p;
+	}
 	return true;
+}
+
+/*
+ * The pages that leaf_now reads for a leaf where `before` was, in its
+ * order: the thread state's field, the _PyCFrame (3.11, 3.12), the
+ * frame; then the other pages of the walk (h).  Read again in one call
+ * after a walk, they serve leaf_now while the leaf has not moved out of
+ * them.  Returns how many.
+ */
+static size_t
+leaf_pages(const struct rec_py *py, uint64_t ts, const struct leaf *before,
+	   const struct hint *h, uint64_t *pages)
+{
+	const struct rec_pylayout *l = &py->l;
+	size_t n = 0, i, j;
+
+	if (!add_pages(pages, &n, ts + l->ts_frame, 8))
+		return n;
+	if (l->cf_current_frame != REC_PYLAYOUT_NONE && before->top &&
+	    !add_pages(pages, &n, before->top + l->cf_current_frame, 8))
+		return n;
+	if (before->f && !add_pages(pages, &n, before->f, l->fr_span))
+		return n;
+	/* Where a leaf that moved went: its caller, or a frame near. */
+	for (i = 0; i < h->npages; i++) {
+		for (j = 0; j < n && pages[j] != h->pages[i]; j++)
+			;
+		if (j == n)
+			pages[n++] = h->pages[i];
+	}
+	return n;
+}
+
+/* Pages leaf_pages gives at most: three spans, each on two pages, and
+ * the walk's. */
+#define LEAF_PAGES (6 + REC_PYMEM_PAGES)
+
+/*
+ * The headers of the distinct code objects of raw[0..n) as blocks
+ * b[0..), into py->hdrs; returns how many.
+ */
+static size_t
+code_blocks(struct rec_py *py, const struct rawframe *raw, size_t n,
+	    struct rec_pymem_block *b)
+{
+	uint32_t span = py->l.co_span;
+	size_t na = 0, i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < na && b[j].addr != raw[i].code; j++)
+			;
+		if (j < na)
+			continue;
+		b[na] =
+		    (struct rec_pymem_block){ raw[i].code, py->hdrs + na * span,
+					      span, false };
+		na++;
+	}
+	return na;
+}
+
+/*
+ * Fills out[0..n) with the functions of frames raw[0..n) from their code
+ * headers, read into b[]; *good is how many frames got theirs before one
+ * that could not, *made whether a code was made (its strings read).
+ * Returns 0 or -ENOMEM.
+ */
+static int
+resolve_codes(struct rec_py *py, const struct rawframe *raw, size_t n,
+	      const struct rec_pymem_block *b, struct rec_py_frame *out,
+	      size_t *good, bool *made)
+{
+	size_t i, j, old = rec_pycode_count(py->codes);
+	const struct rec_py_code *code;
+	int rc;
+
+	*good = 0;
+	*made = false;
+	for (i = 0; i < n; i++) {
+		for (j = 0; b[j].addr != raw[i].code; j++)
+			;
+		if (!b[j].ok)
+			break;
+		code = rec_pycode_from_header(py->codes, &py->mem, b[j].addr,
+					      b[j].buf, &rc);
+		if (!code)
+			return rc == -ENOMEM ? rc : 0;
+		*made |= code->id >= old;
+		out[i].code = code;
+		out[i].line = rec_pycode_line(py->codes, code, raw[i].offset);
+		out[i].offset = raw[i].offset > 0 && raw[i].offset <= UINT32_MAX
+				    ? (uint32_t)raw[i].offset
+				    : 0;
+		out[i].entry = raw[i].entry;
+		*good = i + 1;
+	}
+	return 0;
+}
+
+/*
+ * Walks the chain from leaf `before` of thread state `ts`: the frames
+ * first, then in one call the headers of their code objects and, after
+ * them, the pages of the leaf again, which the leaf is read from into
+ * *after (*ok false when it cannot be).  The pages the walk took go to
+ * `h`.  Returns the frames read, or -errno.
+ */
+static int
+walk(struct rec_py *py, uint64_t ts, const struct leaf *before, struct hint *h,
+     struct rec_py_frame *out, size_t max, bool *truncated, struct leaf *after,
+     bool *ok)
+{
+	struct rawframe raw[REC_PY_MAX_DEPTH], last;
+	struct rec_pymem_block b[REC_PY_MAX_DEPTH];
+	uint64_t pages[LEAF_PAGES];
+	size_t na, np, good;
+	bool made;
+	int n, rc;
+
+	n = walk_frames(py, before->f, raw, max, &last, truncated);
+	if (n < 0)
+		return n;
+	h->npages =
+	    (uint32_t)rec_pymem_used(&py->mem, h->pages, REC_PYMEM_PAGES);
+	na = code_blocks(py, raw, (size_t)n, b);
+	np = leaf_pages(py, ts, before, h, pages);
+	rc = rec_pymem_prefetch(&py->mem, b, na, pages, np);
+	if (rc == -ESRCH || rc == -ENOMEM)
+		return rc;
+	if (rc == -E2BIG) /* nothing read: the leaf is read afresh */
+		rec_pymem_forget(&py->mem);
+	made = false;
+	if (rc != -E2BIG &&
+	    resolve_codes(py, raw, (size_t)n, b, out, &good, &made) < 0)
+		return -ENOMEM;
+	if (rc == -E2BIG)
+		good = 0;
+	if ((size_t)n > good ||
+	    (good > 0 && !is_root(py, &last, out[good - 1].code)))
+		*truncated = true;
+	/* New codes' strings were read since: the leaf is read after. */
+	py->now = made;
+	*ok = leaf_now(py, ts, after);
+	py->now = false;
+	return (int)good;
 }
 
 /*
@@ -430,7 +588,7 @@ static bool
 walk_stands(const struct leaf *b, const struct leaf *a,
 	    const struct rec_py_frame *out, int n)
 {
-	if (!memcmp(b, a, sizeof(*b)))
+	if (b->f == a->f && b->code == a->code && b->back == a->back)
 		return true;
 	if (!b->f || !a->f)
 		return false;
@@ -449,26 +607,29 @@ walk_stands(const struct leaf *b, const struct leaf *a,
  * walk may have linked it into another stack's frames.
  */
 static int
-walk_stable(struct rec_py *py, uint64_t ts, struct rec_py_frame *out,
-	    size_t max, bool *truncated)
+walk_stable(struct rec_py *py, uint64_t ts, struct hint *h,
+	    struct rec_py_frame *out, size_t max, bool *truncated)
 {
 	struct leaf before, after;
 	int rc, try;
 	bool ok;
 
+	/*
+	 * A walk again starts from the pages the last read after its walk;
+	 * a leaf that could not be read is read again afresh.
+	 */
 	for (try = 0; try < WALK_TRIES; try++) {
-		if (try > 0) /* a walk again sees the process as it is now */
+		if (!leaf_now(py, ts, &before)) {
 			rec_pymem_forget(&py->mem);
-		if (!leaf_now(py, ts, &before))
 			continue;
-		rc = walk(py, before.f, out, max, truncated);
+		}
+		rc = walk(py, ts, &before, h, out, max, truncated, &after, &ok);
 		if (rc < 0)
 			return rc;
-		py->now = true;
-		ok = leaf_now(py, ts, &after);
-		py->now = false;
 		if (ok && walk_stands(&before, &after, out, rc))
 			return rc;
+		if (!ok)
+			rec_pymem_forget(&py->mem);
 	}
 	py->unstable++;
 	*truncated = true;
@@ -479,6 +640,7 @@ int
 rec_py_read_stack(struct rec_py *py, int32_t tid, struct rec_py_frame *out,
 		  size_t max, bool *truncated)
 {
+	struct hint *h = &py->hints[(uint32_t)tid % HINTS];
 	uint8_t ts[REC_PYLAYOUT_SPAN_MAX];
 	uint64_t at;
 	int rc;
@@ -492,9 +654,16 @@ rec_py_read_stack(struct rec_py *py, int32_t tid, struct rec_py_frame *out,
 	}
 	if (max > REC_PY_MAX_DEPTH)
 		max = REC_PY_MAX_DEPTH;
-	rc = find_tstate(py, tid, ts, &at);
+	if (h->tid != tid) {
+		h->tid = tid;
+		h->npages = 0;
+	}
+	/* The pages this thread's last sample used, at one moment. */
+	rc = rec_pymem_prefetch(&py->mem, NULL, 0, h->pages, h->npages);
+	if (rc >= 0)
+		rc = find_tstate(py, tid, ts, &at);
 	if (rc == 0)
-		rc = walk_stable(py, at, out, max, truncated);
+		rc = walk_stable(py, at, h, out, max, truncated);
 	if (rc < 0)
 		sp_buf_addf(&py->why, "thread %d: %s", (int)tid,
 			    rc == -ENOENT ? "no Python thread state"

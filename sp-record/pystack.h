@@ -22,10 +22,11 @@
  * frame memory is soon reused) is done again, then given up; this
  * narrows the window for mixed stacks without closing it.
  * Code objects are read once each and kept by address (checked on every
- * use by their fields' pointers).  A sample costs a system call per page
- * of frames, one for the headers of all its code objects, three for the
- * leaf read again, and the names and line tables of code objects not
- * seen before.
+ * use by their fields' pointers).  A sample costs one system call for
+ * the pages the thread's last sample used (its thread state, _PyCFrame,
+ * frames), one for the headers of all its code objects followed by the
+ * pages of the leaf again, a call per page missed, and the names and
+ * line tables of code objects not seen before.
  */
 #ifndef SP_RECORD_PYSTACK_H
 #define SP_RECORD_PYSTACK_H

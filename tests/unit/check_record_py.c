@@ -665,9 +665,10 @@ END_TEST
 START_TEST(bounded_reads)
 {
 	static uint64_t data[64] = { 42, 43, 44 };
-	uint64_t v[64], addrs[3];
+	struct rec_pymem_block b[3];
+	uint64_t v[64];
 	struct rec_pymem m;
-	bool ok[3];
+	size_t i;
 
 	ck_assert_int_eq(rec_pymem_init(&m, getpid()), 0);
 	rec_pymem_begin(&m, REC_PYMEM_PAGE + 24);
@@ -685,16 +686,17 @@ START_TEST(bounded_reads)
 			 -EFAULT); /* code is not writable */
 	ck_assert_int_eq(rec_pymem_read(&m, 8, v, 8), -EFAULT);
 	rec_pymem_begin(&m, 24);
-	addrs[0] = (uintptr_t)&data[2];
-	addrs[1] = 8;
-	addrs[2] = (uintptr_t)&data[1];
-	ck_assert_int_eq(rec_pymem_read_many(&m, addrs, 3, 8, (uint8_t *)v, ok),
-			 0);
-	ck_assert(ok[0] && !ok[1] && ok[2]);
+	for (i = 0; i < 3; i++)
+		b[i] = (struct rec_pymem_block){ 0, &v[i], 8, false };
+	b[0].addr = (uintptr_t)&data[2];
+	b[1].addr = 8;
+	b[2].addr = (uintptr_t)&data[1];
+	ck_assert_int_eq(rec_pymem_readv(&m, b, 3), 0);
+	ck_assert(b[0].ok && !b[1].ok && b[2].ok);
 	ck_assert_uint_eq(v[0], 44);
 	ck_assert_uint_eq(v[2], 43);
-	ck_assert_int_eq(rec_pymem_read_many(&m, addrs, 3, 8, (uint8_t *)v, ok),
-			 -E2BIG);
+	ck_assert_int_eq(rec_pymem_readv(&m, b, 3), -E2BIG);
+	ck_assert(!b[0].ok && !b[2].ok);
 	rec_pymem_release(&m);
 }
 END_TEST
