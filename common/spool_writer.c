@@ -20,6 +20,8 @@
 
 #define FLUSH_AT (64 * 1024)
 #define MARKER_TAG 5
+/* Table entries below which the intern tables are never pruned. */
+#define PRUNE_MIN 4096
 
 struct sp_spool_writer {
 	int fd;
@@ -28,13 +30,23 @@ struct sp_spool_writer {
 	struct sp_buf out;
 	uint64_t flushed;
 	uint64_t last_ts;
-	/* A module-less frame resolves against the modules written before
-	 * it, so frames are interned per module epoch.  A frame or stack
-	 * of an earlier epoch is never looked up again: the tables hold the
-	 * current epoch only (the next ids are counted apart), so memory
-	 * stays flat however many short-lived processes come and go. */
-	uint64_t epoch;
-	bool stale; /* the epoch moved on since the tables were emptied */
+	/*
+	 * A user frame without a module resolves against the modules
+	 * written before it, so it is interned per epoch (a module record,
+	 * a deactivate or a forget starts one), and a kernel frame per
+	 * kernel epoch (a kernel module record).  A frame of a module is
+	 * its module's for good, and so are the stacks made of it: under
+	 * -a, where some process maps a module every few milliseconds,
+	 * interning those per epoch too wrote the stacks of every live
+	 * process again and again, and readers kept each copy.  What a
+	 * forget or an epoch leaves dead is pruned from the tables once
+	 * they have doubled (prune()), so memory follows the live ids.
+	 */
+	uint64_t epoch, kepoch;
+	bool dead;              /* a forget or an epoch since the last prune */
+	size_t prune_at;        /* entries of both tables that trigger one */
+	struct sp_htab *mods;   /* module id -> pid << 32 | its generation */
+	struct sp_htab *pidgen; /* pid -> forgets of that pid so far */
 	struct sp_htab *frames;
 	struct sp_htab *stacks;
 	uint32_t nframes, nstacks; /* the next ids */
@@ -85,7 +97,10 @@ sp_spool_writer_new(int fd, uint64_t start_us, uint64_t interval_us)
 	w->frames = sp_htab_new();
 	w->stacks = sp_htab_new();
 	w->threads = sp_htab_new();
-	if (!w->frames || !w->stacks || !w->threads ||
+	w->mods = sp_htab_new();
+	w->pidgen = sp_htab_new();
+	w->prune_at = PRUNE_MIN;
+	if (!w->frames || !w->stacks || !w->threads || !w->mods || !w->pidgen ||
 	    sp_buf_add(&w->out, SP_SPOOL_MAGIC, sizeof(SP_SPOOL_MAGIC)) ||
 	    sp_varint_put_u64(&w->out, start_us) ||
 	    sp_varint_put_u64(&w->out, interval_us))
@@ -105,6 +120,8 @@ sp_spool_writer_free(struct sp_spool_writer *w)
 	sp_htab_free(w->frames);
 	sp_htab_free(w->stacks);
 	sp_htab_free(w->threads);
+	sp_htab_free(w->mods);
+	sp_htab_free(w->pidgen);
 	sp_buf_release(&w->out);
 	free(w);
 }
@@ -158,6 +175,59 @@ put_s(struct sp_spool_writer *w, int64_t v)
 	return sp_varint_put_i64(&w->out, v);
 }
 
+/* The forgets of `pid` so far: its modules of an older one are dead. */
+static uint32_t
+generation(const struct sp_spool_writer *w, int32_t pid)
+{
+	uint64_t g = 0;
+
+	sp_htab_get(w->pidgen, &pid, sizeof(pid), &g);
+	return (uint32_t)g;
+}
+
+static int
+next_generation(struct sp_spool_writer *w, int32_t pid)
+{
+	return sp_htab_put(w->pidgen, &pid, sizeof(pid),
+			   (uint64_t)generation(w, pid) + 1);
+}
+
+/* A module record: a new epoch, and who owns the module's frames. */
+static int
+note_module(struct sp_spool_writer *w, const struct sp_module *m)
+{
+	int32_t pid = m->is_kernel ? -1 : m->pid;
+	uint64_t v = (uint64_t)(uint32_t)pid << 32 | generation(w, pid);
+
+	w->epoch++;
+	w->kepoch += m->is_kernel;
+	w->dead = true;
+	return sp_htab_put(w->mods, &m->id, sizeof(m->id), v);
+}
+
+/* Whether frames of module `id` may still be written. */
+static bool
+module_live(const struct sp_spool_writer *w, uint32_t id)
+{
+	uint64_t v;
+	int32_t pid;
+
+	if (!sp_htab_get(w->mods, &id, sizeof(id), &v))
+		return false;
+	pid = (int32_t)(uint32_t)(v >> 32);
+	return pid < 0 || (uint32_t)v == generation(w, pid);
+}
+
+/* The epoch a frame is interned in (struct sp_spool_writer says why). */
+static uint64_t
+frame_epoch(const struct sp_spool_writer *w, uint32_t module_id,
+	    enum sp_frame_mode mode)
+{
+	if (module_id != SP_NONE || mode == SP_FRAME_TRUNCATED)
+		return 0;
+	return mode == SP_FRAME_KERNEL ? w->kepoch : w->epoch;
+}
+
 int
 sp_spool_writer_module(struct sp_spool_writer *w, const struct sp_module *m)
 {
@@ -175,8 +245,7 @@ sp_spool_writer_module(struct sp_spool_writer *w, const struct sp_module *m)
 	rc = rc ? rc : sp_buf_addc(&w->out, m->is_kernel ? 1 : 0);
 	rc = rc ? rc : put_u(w, m->path_len);
 	rc = rc ? rc : sp_buf_add(&w->out, m->path, m->path_len);
-	w->epoch++;
-	w->stale = true;
+	rc = rc ? rc : note_module(w, m);
 	return maybe_flush(w, rc);
 }
 
@@ -193,7 +262,7 @@ intern_frame(struct sp_spool_writer *w, const struct sp_frame *f, uint32_t *id)
 	k.mode = (uint32_t)f->mode;
 	k.rel_ip = f->rel_ip;
 	k.abs_ip = f->abs_ip;
-	k.epoch = w->epoch;
+	k.epoch = frame_epoch(w, f->module_id, f->mode);
 	slot = sp_htab_slot(w->frames, &k, sizeof(k), w->nframes, &fresh);
 	if (!slot)
 		return -ENOMEM;
@@ -217,26 +286,138 @@ intern_frame(struct sp_spool_writer *w, const struct sp_frame *f, uint32_t *id)
 	return rc ? rc : put_u(w, addr);
 }
 
-/* Empties the intern tables of an epoch that has ended. */
-static int
-forget_epoch(struct sp_spool_writer *w)
+static bool
+frame_dead(const void *key, size_t len, uint64_t val, void *ctx)
 {
-	struct sp_htab *f, *s;
+	const struct sp_spool_writer *w = ctx;
+	struct frame_key k;
 
-	if (!w->stale)
-		return 0;
-	f = sp_htab_new();
-	s = sp_htab_new();
-	if (!f || !s) {
-		sp_htab_free(f);
-		sp_htab_free(s);
-		return -ENOMEM;
+	(void)val;
+	memcpy(&k, key, sizeof(k) < len ? sizeof(k) : len);
+	if (k.module_id != SP_NONE)
+		return !module_live(w, k.module_id);
+	return k.epoch != frame_epoch(w, SP_NONE, (enum sp_frame_mode)k.mode);
+}
+
+static bool
+module_dead(const void *key, size_t len, uint64_t val, void *ctx)
+{
+	uint32_t id;
+
+	(void)val;
+	memcpy(&id, key, sizeof(id) < len ? sizeof(id) : len);
+	return !module_live(ctx, id);
+}
+
+/* A stack node as prune_stacks() sorts them: by id, prefixes first. */
+struct node {
+	uint32_t id, prefix, frame;
+};
+
+static int
+by_id(const void *a, const void *b)
+{
+	const struct node *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/*
+ * Copies into `fresh` the nodes of `old` whose frame is in `frame_ids`
+ * and whose prefix was copied (ids grow from prefix to node).
+ */
+static int
+prune_stacks(const struct sp_htab *old, const struct sp_htab *frame_ids,
+	     struct sp_htab *fresh)
+{
+	struct sp_htab *kept = sp_htab_new();
+	struct node *v = NULL;
+	size_t n = 0, alloc = 0, pos = 0, len, i;
+	const void *key;
+	uint64_t id;
+	int rc = kept ? 0 : -ENOMEM;
+
+	while (!rc && sp_htab_next(old, &pos, &key, &len, &id)) {
+		const uint32_t *k = key;
+
+		if (SP_GROW(v, alloc, n + 1))
+			rc = -ENOMEM;
+		else
+			v[n++] = (struct node){ (uint32_t)id, k[0], k[1] };
 	}
-	sp_htab_free(w->frames);
+	if (!rc)
+		qsort(v, n, sizeof(*v), by_id);
+	for (i = 0; !rc && i < n; i++) {
+		uint32_t k[2] = { v[i].prefix, v[i].frame };
+
+		if (!sp_htab_get(frame_ids, &v[i].frame, sizeof(v[i].frame),
+				 NULL) ||
+		    (v[i].prefix != SP_NONE &&
+		     !sp_htab_get(kept, &v[i].prefix, sizeof(v[i].prefix),
+				  NULL)))
+			continue;
+		rc = sp_htab_put(kept, &v[i].id, sizeof(v[i].id), 1);
+		rc = rc ? rc : sp_htab_put(fresh, k, sizeof(k), v[i].id);
+	}
+	free(v);
+	sp_htab_free(kept);
+	return rc;
+}
+
+/* The ids of the frames still interned, for prune_stacks(). */
+static struct sp_htab *
+frame_id_set(const struct sp_spool_writer *w)
+{
+	struct sp_htab *ids = sp_htab_new();
+	size_t pos = 0, len;
+	const void *key;
+	uint64_t id;
+
+	while (ids && sp_htab_next(w->frames, &pos, &key, &len, &id)) {
+		uint32_t i = (uint32_t)id;
+
+		if (sp_htab_put(ids, &i, sizeof(i), 1)) {
+			sp_htab_free(ids);
+			return NULL;
+		}
+	}
+	return ids;
+}
+
+/*
+ * Drops from the intern tables what can no longer be written: frames of
+ * a forgotten process's modules or of an ended epoch, and the stack
+ * nodes holding them.  Run once the tables have doubled since the last
+ * time, so each entry costs a constant number of prunes.
+ */
+static int
+prune(struct sp_spool_writer *w)
+{
+	struct sp_htab *frame_ids = NULL, *fresh = NULL;
+	size_t live;
+	int rc;
+
+	if (!w->dead ||
+	    sp_htab_count(w->frames) + sp_htab_count(w->stacks) < w->prune_at)
+		return 0;
+	rc = sp_htab_del_if(w->frames, frame_dead, w);
+	rc = rc ? rc : sp_htab_del_if(w->mods, module_dead, w);
+	if (!rc) {
+		frame_ids = frame_id_set(w);
+		fresh = sp_htab_new();
+		rc = frame_ids && fresh ? 0 : -ENOMEM;
+	}
+	rc = rc ? rc : prune_stacks(w->stacks, frame_ids, fresh);
+	sp_htab_free(frame_ids);
+	if (rc) {
+		sp_htab_free(fresh);
+		return rc;
+	}
 	sp_htab_free(w->stacks);
-	w->frames = f;
-	w->stacks = s;
-	w->stale = false;
+	w->stacks = fresh;
+	live = sp_htab_count(w->frames) + sp_htab_count(w->stacks);
+	w->prune_at = live * 2 > PRUNE_MIN ? live * 2 : PRUNE_MIN;
+	w->dead = false;
 	return 0;
 }
 
@@ -248,7 +429,7 @@ intern_stack(struct sp_spool_writer *w, const struct sp_frame *frames, size_t n,
 	uint32_t prefix = SP_NONE, frame_id, key[2];
 	uint64_t *slot;
 	bool fresh;
-	int rc = forget_epoch(w);
+	int rc = prune(w);
 
 	if (rc)
 		return rc;
@@ -386,8 +567,11 @@ sp_spool_writer_deactivate(struct sp_spool_writer *w, int32_t pid)
 		return w->error;
 	rc = sp_buf_addc(&w->out, SP_TAG_DEACTIVATE);
 	rc = rc ? rc : put_s(w, pid);
+	/* Its modules are written no more (an exec maps new ones): their
+	 * frames may be pruned, though readers keep them until a forget. */
+	rc = rc ? rc : next_generation(w, pid);
 	w->epoch++;
-	w->stale = true;
+	w->dead = true;
 	return maybe_flush(w, rc);
 }
 
@@ -434,10 +618,12 @@ sp_spool_writer_forget(struct sp_spool_writer *w, int32_t pid)
 	rc = rc ? rc : put_u(w, payload.len);
 	rc = rc ? rc : sp_buf_add(&w->out, payload.data, payload.len);
 	sp_buf_release(&payload);
-	/* Its frames and the stacks that hold them are retired: a new epoch
-	 * interns every frame afresh, as after a new module. */
+	/* Its modules' frames and the stacks that hold them are retired
+	 * (readers refuse them from now on), and frames without a module
+	 * start a new epoch, as after a new module. */
+	rc = rc ? rc : next_generation(w, pid);
 	w->epoch++;
-	w->stale = true;
+	w->dead = true;
 	return maybe_flush(w, rc);
 }
 
