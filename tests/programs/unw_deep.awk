@@ -72,6 +72,10 @@ function judge(stack,    f, n, i, trunc, walk) {
 		else if (f[i] ~ /^descend_/)
 			return "wrong"
 	} else {
+		# Cut short where the program's own frames are not (a libc PLT
+		# stub at start-up or exit): outside the walk, not wrong.
+		if (stack !~ /;(descend[^;]*|walk|main|fill|bottom)(;|$)/)
+			return "other"
 		for (; i <= n && f[i] ~ /^(__libc_start.*|main|walk|descend)$/; i++)
 			walk = f[i] ~ /^(walk|descend)$/
 	}
