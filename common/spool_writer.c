@@ -21,7 +21,7 @@
 #define FLUSH_AT (64 * 1024)
 #define MARKER_TAG 5
 /* Table entries below which the intern tables are never pruned. */
-#define PRUNE_MIN 4096
+#define PRUNE_MIN 1024
 
 struct sp_spool_writer {
 	int fd;

@@ -55,7 +55,8 @@ leak "symbolize --no-cache --no-lines" "$SP_SYMBOLIZE" --no-cache --no-lines \
 size=$(wc -c <"$TMP/x.spool")
 head -c $((size * 2 / 3)) "$TMP/x.spool" >"$TMP/cut.spool"
 leak "dump a cut spool" "$SP_DUMP" "$TMP/cut.spool"
-[ $? -eq 1 ] || fail "a cut spool does not exit 1"
+# 0 when the cut falls between two records (t0002 checks which is which).
+[ $? -le 1 ] || fail "a cut spool exits $?"
 printf 'spool\tnonsense\n' >"$TMP/bad.rec"
 leak "symbolize bad input" "$SP_SYMBOLIZE" "$TMP/bad.rec"
 [ $? -eq 1 ] || fail "bad input to sp-symbolize does not exit 1"
