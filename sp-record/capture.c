@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/cachedir.h"
 #include "common/grow.h"
 #include "common/htab.h"
 #include "sp-record/buildid.h"
@@ -59,25 +60,6 @@ struct rec_capture {
 	struct rec_capture_stats st;
 };
 
-/*
- * The symbol cache's directory, where sp-symbolize looks too:
- * ${XDG_CACHE_HOME:-$HOME/.cache}/stackpulse (a relative XDG_CACHE_HOME
- * is ignored, as the XDG base directory spec says).  NULL without one.
- */
-static char *
-default_dir(void)
-{
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	char *dir = NULL;
-	int n = -1;
-
-	if (xdg && xdg[0] == '/')
-		n = asprintf(&dir, "%s/stackpulse", xdg);
-	else if (home && home[0] == '/')
-		n = asprintf(&dir, "%s/.cache/stackpulse", home);
-	return n < 0 ? NULL : dir;
-}
-
 struct rec_capture *
 rec_capture_new(const struct rec_config *cfg, struct rec_out *out,
 		const struct sp_modtab *mods)
@@ -96,7 +78,7 @@ rec_capture_new(const struct rec_config *cfg, struct rec_out *out,
 	    cfg->capture_max_total ? cfg->capture_max_total : DEFAULT_MAX_TOTAL;
 	c->out = out;
 	c->mods = mods;
-	c->dir = cfg->capture_dir ? strdup(cfg->capture_dir) : default_dir();
+	c->dir = cfg->capture_dir ? strdup(cfg->capture_dir) : sp_cache_dir();
 	c->off = !c->dir;
 	c->by_id = sp_htab_new();
 	c->by_pid = sp_htab_new();

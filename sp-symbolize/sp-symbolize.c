@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "common/cachedir.h"
 #include "common/cli.h"
 #include "common/heap.h"
 #include "common/records.h"
@@ -194,25 +195,6 @@ parse_i32(const char *s, int32_t min, const char *what)
 }
 
 /*
- * The cache directory, ${XDG_CACHE_HOME:-$HOME/.cache}/stackpulse, or
- * NULL when there is no home to put it in (malloc'ed).  A relative
- * XDG_CACHE_HOME is ignored, as the XDG base directory spec says.
- */
-static char *
-cache_dir(void)
-{
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	char *dir = NULL;
-	int n = -1;
-
-	if (xdg && xdg[0] == '/')
-		n = asprintf(&dir, "%s/stackpulse", xdg);
-	else if (home && home[0] == '/')
-		n = asprintf(&dir, "%s/.cache/stackpulse", home);
-	return n < 0 ? NULL : dir;
-}
-
-/*
  * The build-id trees lost modules are looked up in: every --debug-dir,
  * then the one sp-record keeps module files in, under the cache
  * directory (read with --no-cache too: it holds files, not results),
@@ -223,7 +205,7 @@ static char **
 id_roots(char **dirs, size_t ndirs, size_t *n, char **keep)
 {
 	char **v = calloc(ndirs + 1, sizeof(*v));
-	char *dir = cache_dir();
+	char *dir = sp_cache_dir();
 	struct stat st;
 	int fd = -1;
 
@@ -263,7 +245,7 @@ open_cache(bool disabled, uint64_t max)
 		warnx("bad SP_SYMBOLIZE_CACHE_SIZE '%s' ignored", env);
 	if (!max)
 		max = SYM_CACHE_DEFAULT_MAX;
-	if (disabled || !(dir = cache_dir()))
+	if (disabled || !(dir = sp_cache_dir()))
 		return NULL;
 	c = sym_cache_new(dir, max, print_warning, NULL);
 	free(dir);
