@@ -14,16 +14,6 @@ cc_prog liba.so sym_aliases.c -O1 -g -shared -fPIC -Wl,--build-id
 lib=$TMP/liba.so
 syms="__libc_work _IO_emit __start_main_impl tie_b split_fn.warm"
 
-# fileoff FILE HEXVADDR: the file offset of a virtual address.
-fileoff() {
-	readelf -lW "$1" | while read -r type off va _pa sz _rest; do
-		[ "$type" = LOAD ] || continue
-		if [ $((0x$2)) -ge $((va)) ] && [ $((0x$2)) -lt $((va + sz)) ]
-		then
-			echo $((0x$2 - va + off))
-		fi
-	done
-}
 # names FILE [OPTION...]: the names of frames at the start of $syms (from
 # nm on the unstripped library) in FILE mapped as a module.
 names() {
@@ -37,7 +27,7 @@ names() {
 		for s in $syms; do
 			a=$(nm "$lib" | awk -v s="$s" '$3 == s { print $1; exit }')
 			[ -n "$a" ] || fail "no $s in $lib"
-			rel=$(fileoff "$lib" "$a")
+			rel=$(file_offset "$lib" "$a")
 			printf 'frame\t%d\tuser\t0x%x\t0\t0x%x\n' $id \
 				$((0x7f0000000000 + rel)) "$rel"
 			id=$((id + 1))
