@@ -33,21 +33,7 @@ export XDG_CACHE_HOME="$tmp/xdg"
 unset SP_SYMBOLIZE_CACHE_SIZE SP_SYMBOLIZE_CACHE_STATS
 cc -O2 -g -pthread -o "$tmp/rec_chain" tests/programs/rec_chain.c
 
-# cpu COMMAND: the best CPU time (user + system) of 3 runs, in seconds.
-cpu() {
-	python3 - "$@" <<'PY'
-import resource, subprocess, sys
-best = None
-for _ in range(3):
-    b = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(["sh", "-c", sys.argv[1]], stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
-    a = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = a.ru_utime - b.ru_utime + a.ru_stime - b.ru_stime
-    best = t if best is None or t < best else best
-print("%.4f" % best)
-PY
-}
+. "$(dirname "$0")/cpu.sh"
 
 # one NAME COMMAND...: records COMMAND three ways and prints its rows.
 one() {
