@@ -32,23 +32,36 @@ if [ -n "$direct" ]; then
 fi
 # Header guards are spelled one way: SP_NAME_H in common/, SP_TOOL_NAME_H
 # in a tool's folder (sp-fold/read_folded.h: SP_FOLD_READ_FOLDED_H).
-bad_guard=0
+headers=""
 for f in $files; do
-	case $f in *.h) ;; *) continue ;; esac
-	d=${f%/*} n=${f##*/}
-	case ${d##*/} in
-	common) want=SP_ ;;
-	*) want=SP_$(echo "${d##*/sp-}" | sed 's/^sp-//' | tr 'a-z-' 'A-Z_')_ ;;
-	esac
-	want=$want$(echo "${n%.h}" | tr 'a-z.-' 'A-Z__')_H
-	have=$(awk '/^#ifndef /{ print $2; exit }' "$f")
-	if [ "$have" != "$want" ] ||
-		! grep -qx "#define $want" "$f"; then
-		echo "check-includes: $f: guard '$have', not '$want'"
-		bad_guard=1
-	fi
+	case $f in *.h) headers="$headers $f" ;; esac
 done
-[ $bad_guard -eq 0 ] || exit 1
+# One awk for every header: a process per file costs seconds here.
+# shellcheck disable=SC2086 # one word per file on purpose
+awk '
+function check(f) {
+	if (have != wanted || !def) {
+		print "check-includes: " f ": guard \047" have "\047, not \047" wanted "\047"
+		bad = 1
+	}
+}
+function want(f, d, n, w) {
+	d = f
+	sub(/\/[^\/]*$/, "", d)
+	sub(/^.*\//, "", d)
+	n = f
+	sub(/^.*\//, "", n)
+	sub(/\.h$/, "", n)
+	w = (d == "common") ? "SP_" : "SP_" toupper(substr(d, 4)) "_"
+	w = w toupper(n) "_H"
+	gsub(/[.-]/, "_", w)
+	return w
+}
+FNR == 1 { if (NR > 1) check(prev); prev = FILENAME; have = ""; def = 0; wanted = want(FILENAME) }
+have == "" && /^#ifndef / { have = $2 }
+$0 == "#define " wanted { def = 1 }
+END { check(prev); exit bad }
+' $headers || exit 1
 # shellcheck disable=SC2086 # one word per file on purpose
 exec awk '
 function part(f) {
