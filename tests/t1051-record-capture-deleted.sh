@@ -58,8 +58,12 @@ run() {
 	done
 	grep -q '^prog;.*;main;spin ' "$TMP/$_n.folded" ||
 		fail "$_n: the replacement not named: $(cat "$TMP/$_n.folded")"
-	# rec_chain's frames never named from the replacement.
-	grep '^prog;.*chain_' "$TMP/$_n.folded" | grep -v ';main;run;chain_a[; ]' &&
+	# rec_chain's frames never named from the replacement.  A stack cut
+	# short (the machine's load can cost one) keeps the old names below
+	# the cut: that says nothing of mixing.
+	grep '^prog;.*chain_' "$TMP/$_n.folded" |
+		grep -v ';main;run;chain_a[; ]' |
+		grep -Ev '^prog;<stack truncated>;(run;)?chain_a(;chain_[bc])*(;spin)? ' &&
 		fail "$_n: mixed stacks"
 	_tree=$TMP/$_n/stackpulse
 	for p in del_chain rec_chain; do
