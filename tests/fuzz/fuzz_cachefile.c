@@ -6,7 +6,7 @@
  * structure checks behind it are reached.  A file that decodes must
  * encode and decode again to the same results.
  *
- * tool: sp-symbolize
+ * objs: sp-symbolize/cachefile.c sp-symbolize/symres.c
  * libs: -ldw -lelf -llzma -liberty -ldeflate
  */
 #include <errno.h>

@@ -5,7 +5,7 @@
  * process is recorded: any bytes are refused or read into a table whose
  * lookups answer inside it, never read past their end.
  *
- * tool: sp-record
+ * objs: sp-record/gofuncs.c sp-record/gopclntab.c
  */
 #include <errno.h>
 #include <stddef.h>
