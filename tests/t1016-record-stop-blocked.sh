@@ -11,7 +11,7 @@ mkfifo "$TMP/pipe" || skip "cannot make a FIFO in $TMP"
 
 sleep 120 <"$TMP/pipe" &
 reader=$!
-"$SP_RECORD" -F 10000 -- "$TMP/rec_chain" 60 1 >"$TMP/pipe" 2>"$TMP/err" &
+"$SP_RECORD" -F 10000 -- "$TMP/rec_chain" 60 0 >"$TMP/pipe" 2>"$TMP/err" &
 rec=$!
 trap 'kill -9 $rec $reader 2>/dev/null; rm -rf "$TMP"' EXIT
 i=0
