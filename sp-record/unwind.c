@@ -9,7 +9,7 @@
  * the module files, and above the copy from the live process
  * (deepstack.h), whose frames the unwind loop verifies before keeping
  * them.  Code without a file (a JIT's, as HotSpot's) gets frame-pointer
- * CFI made up for it (fpcfi.h).  docs/bench-unwind.md says why this
+ * CFI made up for it (madecfi.h).  docs/bench-unwind.md says why this
  * backend and what it costs.
  *
  * At about 1,100 lines it is longer than the other files: libunwind calls
@@ -43,7 +43,7 @@
 #include "sp-record/coderange.h"
 #include "sp-record/deepstack.h"
 #include "sp-record/elfcfi.h"
-#include "sp-record/fpcfi.h"
+#include "sp-record/madecfi.h"
 #include "sp-record/goframes.h"
 #include "sp-record/gofuncs.h"
 #include "sp-record/pytramp.h"
@@ -168,7 +168,7 @@ struct uctx {
 	const uint8_t *built;
 	uint64_t built_addr;
 	size_t built_len;
-	uint8_t made_cfi[REC_PYTRAMP_CFI_MAX]; /* and REC_FPCFI_MAX */
+	uint8_t made_cfi[REC_MADECFI_MAX];
 	int32_t fde_entry[2]; /* the search table entry of a lookup */
 	bool ran_out;         /* a read just above the copy failed */
 	int err;              /* enum unwind_error of a failed step */
@@ -277,8 +277,6 @@ tramp_at(struct uctx *c, uint64_t ip, uint64_t *start, bool *endbr)
 	return v != 0;
 }
 
-_Static_assert(REC_FPCFI_MAX <= REC_PYTRAMP_CFI_MAX, "made_cfi too small");
-
 /*
  * Where made-up CFI for code at `start` lies: any address near the code
  * serves (within 2 GiB, for its pc-relative entries), since libunwind
@@ -333,14 +331,14 @@ find_tramp_info(struct uctx *c, unw_addr_space_t as, uint64_t ip,
 
 /*
  * find_proc_info for code without a file (a JIT's): a frame-pointer
- * frame, in made-up CFI (fpcfi.h) covering `ip` alone.
+ * frame, in made-up CFI (madecfi.h) covering `ip` alone.
  */
 static int
 find_fp_info(struct uctx *c, unw_addr_space_t as, uint64_t ip,
 	     unw_proc_info_t *pi, int need_unwind_info)
 {
 	uint64_t at = made_cfi_addr(ip);
-	size_t len = rec_fpcfi_write(ip, 1, at, c->made_cfi);
+	size_t len = rec_madecfi_fp(ip, 1, at, c->made_cfi);
 
 	return search_made_cfi(c, as, ip, ip, ip + 1, at, len, pi,
 			       need_unwind_info);
@@ -822,7 +820,7 @@ live_step_ok(const struct uctx *c, int r, uint64_t sp, uint64_t new_ip,
 
 /*
  * The fallback of a step from the frame at `pc` (what it looks up CFI
- * by) when that frame is code without a file (fpcfi.h): the reason,
+ * by) when that frame is code without a file (madecfi.h): the reason,
  * set before the step since libunwind's cache may answer it without
  * asking find_proc_info, and a frame-pointer step must never read live
  * memory (live_step_ok).  FB_NONE for any other frame.
