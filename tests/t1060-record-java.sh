@@ -20,6 +20,12 @@ for t in java javac; do
 		fail "$t is missing (.ci/install-deps: openjdk-17-jdk-headless)"
 	skip "$t is missing: no Java program to record"
 done
+# JDK 17 brought -XX:+DumpPerfMapAtExit.
+if ! java -XX:+UnlockDiagnosticVMOptions -XX:+PrintFlagsFinal -version \
+	2>/dev/null | grep -q DumpPerfMapAtExit; then
+	[ "${CI:-}" = true ] && fail "java has no -XX:+DumpPerfMapAtExit"
+	skip "java has no -XX:+DumpPerfMapAtExit (JDK 17 or later)"
+fi
 
 javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC -d "$TMP" \
 	"$PROGRAMS/JavaWork.java" 2>"$TMP/err" ||
