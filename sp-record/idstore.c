@@ -1,6 +1,6 @@
 /*
- * idstore.c: module files kept by build id in a build-id tree
- * (idstore.h).
+ * idstore.c: module files kept by build id in a build-id tree, and the
+ * tree's bound (idstore.h).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -296,6 +296,25 @@ list_tree(struct rec_idstore *s, struct tlist *l)
 	return rc;
 }
 
+/*
+ * Whether the file of `f`, in `sub`, is still the listed kind of file and
+ * unused since `keep_since_ns`: another recording may have used or
+ * replaced it since it was listed.
+ */
+static bool
+still_unused(int sub, const struct tfile *f, int64_t keep_since_ns)
+{
+	struct stat st;
+	int64_t a, m;
+
+	if (fstatat(sub, f->id + 2, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+		return false;
+	a = ns_of(&st.st_atim);
+	m = ns_of(&st.st_mtim);
+	return (a > m ? a : m) < keep_since_ns;
+}
+
 static int
 by_use(const void *a, const void *b)
 {
@@ -322,7 +341,8 @@ rec_idstore_prune(struct rec_idstore *s, uint64_t max, int64_t keep_since_ns,
 			break;
 		if ((sub = open_sub(s, f->id, false)) < 0)
 			continue;
-		if (unlinkat(sub, f->id + 2, 0) == 0) {
+		if (still_unused(sub, f, keep_since_ns) &&
+		    unlinkat(sub, f->id + 2, 0) == 0) {
 			l.total -= f->size;
 			out->files++;
 			out->bytes += f->size;

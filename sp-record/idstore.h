@@ -10,7 +10,8 @@
  * sp-symbolize's cache checks its directory); what is made is mode 0700
  * (directories) and 0600 (files).  A file is written whole into a
  * temporary file beside its final name and renamed over it, so a
- * reader sees a complete file or none.
+ * reader sees a complete file or none.  The tree is bounded by removing
+ * its least recently used entries (rec_idstore_prune).
  */
 #ifndef SP_RECORD_IDSTORE_H
 #define SP_RECORD_IDSTORE_H
