@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/cachedir.h"
@@ -22,6 +23,7 @@
 
 #define DEFAULT_MAX_FILE (256ull << 20)
 #define DEFAULT_MAX_TOTAL (1ull << 30)
+#define DEFAULT_MAX_TREE (4ull << 30)
 #define MAX_HELD 512 /* descriptors held at once */
 
 enum ent_state { ENT_NEW, ENT_HELD, ENT_DONE };
@@ -46,8 +48,9 @@ struct held {
 struct rec_capture {
 	enum rec_capture_mode mode;
 	char *dir;
-	uint64_t max_file, max_total;
-	struct rec_out *out;          /* borrowed */
+	uint64_t max_file, max_total, max_tree;
+	int64_t started_ns;  /* wall clock: the tree's files used since */
+	struct rec_out *out; /* borrowed */
 	const struct sp_modtab *mods; /* borrowed */
 	struct rec_idstore *store;    /* opened at the first copy */
 	bool off;                     /* the tree was refused */
@@ -65,6 +68,7 @@ rec_capture_new(const struct rec_config *cfg, struct rec_out *out,
 		const struct sp_modtab *mods)
 {
 	struct rec_capture *c;
+	struct timespec now;
 
 	if (cfg->capture == REC_CAPTURE_OFF)
 		return NULL;
@@ -76,6 +80,11 @@ rec_capture_new(const struct rec_config *cfg, struct rec_out *out,
 	    cfg->capture_max_file ? cfg->capture_max_file : DEFAULT_MAX_FILE;
 	c->max_total =
 	    cfg->capture_max_total ? cfg->capture_max_total : DEFAULT_MAX_TOTAL;
+	c->max_tree =
+	    cfg->capture_max_tree ? cfg->capture_max_tree : DEFAULT_MAX_TREE;
+	/* The clock file times are set by, so none written later is older. */
+	clock_gettime(CLOCK_REALTIME_COARSE, &now);
+	c->started_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 	c->out = out;
 	c->mods = mods;
 	c->dir = cfg->capture_dir ? strdup(cfg->capture_dir) : sp_cache_dir();
@@ -153,6 +162,16 @@ store(struct rec_capture *c)
 		  : strerror(errno);
 	warnx("'%s': %s; module files are not kept", c->dir, why);
 	return false;
+}
+
+/* Whether the tree holds build id `hex` already; marks it used then. */
+static bool
+in_tree(struct rec_capture *c, const char *hex)
+{
+	if (!rec_idstore_has(c->store, hex))
+		return false;
+	rec_idstore_touch(c->store, hex);
+	return true;
 }
 
 static void
@@ -272,7 +291,7 @@ copy(struct rec_capture *c, struct ent *e)
 	struct stat st;
 	int rc;
 
-	if (!store(c) || rec_idstore_has(c->store, e->id))
+	if (!store(c) || in_tree(c, e->id))
 		return;
 	if (fstat(e->fd, &st) < 0 || !has_id(e->fd, e->id)) {
 		c->st.unreadable++;
@@ -339,7 +358,7 @@ keep_vdso(struct rec_capture *c, struct ent *e)
 	int rc;
 
 	e->state = ENT_DONE;
-	if (!img || !store(c) || rec_idstore_has(c->store, e->id))
+	if (!img || !store(c) || in_tree(c, e->id))
 		return;
 	f = fopen("/proc/self/maps", "re");
 	while (f && !len && fgets(line, sizeof(line), f))
@@ -391,7 +410,7 @@ first_look(struct rec_capture *c, uint32_t id)
 		hold(c, e, m->pid);
 		return;
 	}
-	if (c->store && rec_idstore_has(c->store, hex))
+	if (c->store && in_tree(c, hex))
 		return;
 	if (c->nheld >= MAX_HELD) {
 		c->st.busy++;
@@ -466,11 +485,22 @@ rec_capture_retire(struct rec_capture *c, int32_t pid)
 void
 rec_capture_finish(struct rec_capture *c)
 {
+	struct rec_idstore_pruned pr = { 0, 0 };
 	size_t i;
+	int rc;
 
 	if (!c)
 		return;
 	for (i = 0; i < c->nents; i++)
 		if (c->ents[i].state == ENT_HELD)
 			decide(c, &c->ents[i]);
+	/* Only copies grow the tree: a recording without any leaves it. */
+	if (!c->store || !c->st.files)
+		return;
+	rc = rec_idstore_prune(c->store, c->max_tree, c->started_ns, &pr);
+	if (rc < 0)
+		warnx("'%s': cannot read the build-id tree to bound it: %s",
+		      c->dir, strerror(-rc));
+	c->st.pruned = pr.files;
+	c->st.pruned_bytes = pr.bytes;
 }

@@ -16,7 +16,9 @@
  * or left in a namespace since be copied after its process ended.  The
  * vdso is copied from the recorder's own image at its first sample
  * (the same for every process of the running kernel), once per build
- * id.  A build id the tree already holds is not copied again.
+ * id.  A build id the tree already holds is not copied again, and is
+ * marked used.  A recording that copied files ends by bounding the tree
+ * (idstore.h: least recently used first, never what it used itself).
  *
  * Nothing here fails a recording: files not kept are counted, and a
  * tree that cannot be used is said once on stderr (`sp-record: ...`).
@@ -43,7 +45,8 @@ struct rec_capture_stats {
 	uint64_t unreadable;   /* no file of the recorded build id found */
 	uint64_t failed;       /* writing the copy failed */
 	uint64_t busy;         /* too many files held at once to hold it */
-	const char *dir;       /* the tree's directory, or NULL */
+	uint64_t pruned, pruned_bytes; /* removed to keep the tree's bound */
+	const char *dir;               /* the tree's directory, or NULL */
 };
 
 /*

@@ -1,7 +1,8 @@
 /*
- * idstore.c: module files kept by build id in a build-id tree
- * (idstore.h).
+ * idstore.c: module files kept by build id in a build-id tree, and the
+ * tree's bound (idstore.h).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/grow.h"
 #include "sp-record/idstore.h"
 #include "common/banned.h"
 
@@ -126,19 +128,20 @@ valid_id(const char *hex)
 	return hex[n] == '\0' && n >= 4 && n <= 128 && n % 2 == 0;
 }
 
-/* DIR/.build-id/xx for `hex`, made when `make`; a descriptor or -errno. */
+/*
+ * DIR/.build-id, made when `make`, kept open: its descriptor (not to be
+ * closed) or -errno.
+ */
 static int
-open_sub(struct rec_idstore *s, const char *hex, bool make)
+open_ids(struct rec_idstore *s, bool make)
 {
-	char xx[3] = { hex[0], hex[1], '\0' };
 	int fd;
 
-	if (s->idfd < 0 && make) {
+	if (s->idfd >= 0)
+		return s->idfd;
+	if (make) {
 		fd = open_dir(s->dfd, ".build-id");
-		if (fd < 0)
-			return fd;
-		s->idfd = fd;
-	} else if (s->idfd < 0) {
+	} else {
 		fd = openat(s->dfd, ".build-id",
 			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
@@ -147,12 +150,24 @@ open_sub(struct rec_idstore *s, const char *hex, bool make)
 			close(fd);
 			return -EPERM;
 		}
-		s->idfd = fd;
 	}
+	if (fd >= 0)
+		s->idfd = fd;
+	return fd;
+}
+
+/* DIR/.build-id/xx for `hex`, made when `make`; a descriptor or -errno. */
+static int
+open_sub(struct rec_idstore *s, const char *hex, bool make)
+{
+	char xx[3] = { hex[0], hex[1], '\0' };
+	int ids = open_ids(s, make), fd;
+
+	if (ids < 0)
+		return ids;
 	if (make)
-		return open_dir(s->idfd, xx);
-	fd = openat(s->idfd, xx,
-		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		return open_dir(ids, xx);
+	fd = openat(ids, xx, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
 
@@ -169,6 +184,173 @@ rec_idstore_has(struct rec_idstore *s, const char *hex)
 	       S_ISREG(st.st_mode);
 	close(fd);
 	return have;
+}
+
+void
+rec_idstore_touch(struct rec_idstore *s, const char *hex)
+{
+	const struct timespec t[2] = { { 0, UTIME_NOW }, { 0, UTIME_OMIT } };
+	int fd;
+
+	if (!valid_id(hex) || (fd = open_sub(s, hex, false)) < 0)
+		return;
+	(void)utimensat(fd, hex + 2, t, AT_SYMLINK_NOFOLLOW);
+	close(fd);
+}
+
+/* One file of the tree, as pruning sees it. */
+struct tfile {
+	int64_t used; /* the later of atime and mtime, in ns */
+	uint64_t size;
+	char id[2 * 64 + 1]; /* its build id: xx then the name */
+};
+
+struct tlist {
+	struct tfile *v;
+	size_t n, alloc;
+	uint64_t total;
+};
+
+static int64_t
+ns_of(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+/*
+ * Lists the entries of DIR/.build-id/`xx` (open as `sub`, taken) into
+ * `l`: regular files of ours named like the rest of a build id.
+ */
+static int
+list_sub(int sub, const char *xx, struct tlist *l)
+{
+	DIR *d = fdopendir(sub);
+	char id[sizeof(l->v->id)];
+	struct dirent *de;
+	struct stat st;
+	struct tfile *f;
+	int64_t a, m;
+	size_t len;
+
+	if (!d) {
+		close(sub);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		if ((len = strlen(de->d_name)) > sizeof(id) - 3)
+			continue;
+		memcpy(id, xx, 2);
+		memcpy(id + 2, de->d_name, len + 1);
+		if (!valid_id(id) ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) <
+			0 ||
+		    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		if (SP_GROW(l->v, l->alloc, l->n + 1)) {
+			closedir(d);
+			return -ENOMEM;
+		}
+		f = &l->v[l->n++];
+		memcpy(f->id, id, sizeof(id));
+		a = ns_of(&st.st_atim);
+		m = ns_of(&st.st_mtim);
+		f->used = a > m ? a : m;
+		f->size = (uint64_t)st.st_size;
+		l->total += f->size;
+	}
+	closedir(d);
+	return 0;
+}
+
+/* Lists the tree's entries into `l`; 0 or a negative errno. */
+static int
+list_tree(struct rec_idstore *s, struct tlist *l)
+{
+	const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	struct dirent *de;
+	int fd, sub, rc = 0;
+	DIR *d;
+
+	if ((fd = open_ids(s, false)) < 0)
+		return fd == -ENOENT ? 0 : fd;
+	/* Not dup(): a duplicate shares the last listing's position. */
+	if ((fd = openat(fd, ".", flags)) < 0 || !(d = fdopendir(fd))) {
+		rc = -errno;
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	while (rc == 0 && (de = readdir(d))) {
+		if (strlen(de->d_name) != 2 ||
+		    strspn(de->d_name, "0123456789abcdef") != 2)
+			continue;
+		if ((sub = openat(dirfd(d), de->d_name, flags)) < 0)
+			continue;
+		if (check_dir(sub) < 0) {
+			close(sub);
+			continue;
+		}
+		rc = list_sub(sub, de->d_name, l);
+	}
+	closedir(d);
+	return rc;
+}
+
+/*
+ * Whether the file of `f`, in `sub`, is still the listed kind of file and
+ * unused since `keep_since_ns`: another recording may have used or
+ * replaced it since it was listed.
+ */
+static bool
+still_unused(int sub, const struct tfile *f, int64_t keep_since_ns)
+{
+	struct stat st;
+	int64_t a, m;
+
+	if (fstatat(sub, f->id + 2, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+		return false;
+	a = ns_of(&st.st_atim);
+	m = ns_of(&st.st_mtim);
+	return (a > m ? a : m) < keep_since_ns;
+}
+
+static int
+by_use(const void *a, const void *b)
+{
+	const struct tfile *x = a, *y = b;
+
+	return (x->used > y->used) - (x->used < y->used);
+}
+
+int
+rec_idstore_prune(struct rec_idstore *s, uint64_t max, int64_t keep_since_ns,
+		  struct rec_idstore_pruned *out)
+{
+	struct tlist l = { NULL, 0, 0, 0 };
+	const struct tfile *f;
+	size_t i;
+	int rc, sub;
+
+	rc = list_tree(s, &l);
+	if (rc == 0 && l.total > max)
+		qsort(l.v, l.n, sizeof(*l.v), by_use);
+	for (i = 0; rc == 0 && l.total > max && i < l.n; i++) {
+		f = &l.v[i];
+		if (f->used >= keep_since_ns)
+			break;
+		if ((sub = open_sub(s, f->id, false)) < 0)
+			continue;
+		if (still_unused(sub, f, keep_since_ns) &&
+		    unlinkat(sub, f->id + 2, 0) == 0) {
+			l.total -= f->size;
+			out->files++;
+			out->bytes += f->size;
+		}
+		close(sub);
+	}
+	free(l.v);
+	return rc;
 }
 
 /* Where the bytes come from: a descriptor, else memory. */

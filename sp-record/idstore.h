@@ -10,7 +10,8 @@
  * sp-symbolize's cache checks its directory); what is made is mode 0700
  * (directories) and 0600 (files).  A file is written whole into a
  * temporary file beside its final name and renamed over it, so a
- * reader sees a complete file or none.
+ * reader sees a complete file or none.  The tree is bounded by removing
+ * its least recently used entries (rec_idstore_prune).
  */
 #ifndef SP_RECORD_IDSTORE_H
 #define SP_RECORD_IDSTORE_H
@@ -39,6 +40,34 @@ const char *rec_idstore_dir(const struct rec_idstore *s);
  * file in the tree already.
  */
 bool rec_idstore_has(struct rec_idstore *s, const char *hex);
+
+/*
+ * Marks the file of build id `hex` used now (its access time; its
+ * modification time, by which sp-symbolize knows a file, stays), so
+ * that pruning takes it late.  Nothing happens when it is absent.
+ */
+void rec_idstore_touch(struct rec_idstore *s, const char *hex);
+
+/* What a pruning removed. */
+struct rec_idstore_pruned {
+	uint64_t files, bytes;
+};
+
+/*
+ * Bounds the tree to `max` bytes of files: when its files add up to
+ * more, removes them least recently used first (the later of their
+ * access and modification times), never one used at or after
+ * `keep_since_ns` (wall-clock nanoseconds: the recording's own), which
+ * may leave the tree above `max`.  Only the tree's own entries count
+ * and go: regular files of the running user named by build id
+ * (.build-id/xx/rest, hex digits) in directories that pass the checks
+ * above; no symbolic link is followed, and a temporary file, any other
+ * name or another user's file is left alone.  Adds what it removed to
+ * *out.  Returns 0, or a negative errno when the tree could not be
+ * read (ENOENT, no tree yet, is 0).
+ */
+int rec_idstore_prune(struct rec_idstore *s, uint64_t max,
+		      int64_t keep_since_ns, struct rec_idstore_pruned *out);
 
 /*
  * Writes the first `len` bytes of `fd` (read with pread from offset 0)

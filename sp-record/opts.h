@@ -39,6 +39,7 @@ struct rec_config {
 	const char *capture_dir;    /* --capture-dir, or NULL: the default */
 	uint64_t capture_max_file;  /* --capture-max-file, or 0: default */
 	uint64_t capture_max_total; /* --capture-max-total, or 0: default */
+	uint64_t capture_max_tree;  /* --capture-max-tree, or 0: default */
 };
 
 #endif

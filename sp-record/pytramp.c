@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "sp-record/madecfi.h"
 #include "sp-record/pytramp.h"
 #include "common/banned.h"
 
@@ -50,50 +51,29 @@ rec_pytramp_match(const uint8_t *buf, size_t len, uint64_t buf_addr,
 	return false;
 }
 
-static void
-put32(uint8_t *p, uint32_t v)
-{
-	memcpy(p, &v, 4); /* little-endian host */
-}
-
 /*
- * Layout at `at`: table (8 bytes), CIE (24), FDE (32).  The CIE says:
- * code alignment 1, data alignment -8, return address in column 16, FDE
- * pointers pc-relative sdata4, CFA = rsp+8, return address at CFA-8.
+ * The CIE says CFA = rsp+8, return address at CFA-8; the FDE moves the
+ * CFA to rsp+16 after the sub and back to rsp+8 at the add.
  */
 size_t
 rec_pytramp_cfi(uint64_t start, bool endbr, uint64_t at, uint8_t *out)
 {
-	static const uint8_t cie[24] = {
-		20,   0,    0,   0, /* length */
-		0,    0,    0,   0, /* CIE id */
-		1,    'z',  'R', 0, /* version, augmentation */
-		1,    0x78, 16,     /* code align, data align -8, ra */
-		1,    0x1b,         /* augmentation data: pcrel|sdata4 */
-		0x0c, 7,    8,      /* DW_CFA_def_cfa rsp+8 */
-		0x90, 1,            /* DW_CFA_offset r16, cfa-8 */
-		0,    0,            /* padding */
+	static const uint8_t cie[] = {
+		0x0c, 7, 8, /* DW_CFA_def_cfa rsp+8 */
+		0x90, 1,    /* DW_CFA_offset r16, cfa-8 */
 	};
-	const size_t cie_at = 8, fde_at = cie_at + sizeof(cie);
-	size_t pre = endbr ? sizeof(endbr64) : 0, n = fde_at;
-	uint8_t *fde = out + fde_at;
+	size_t pre = endbr ? sizeof(endbr64) : 0;
+	const uint8_t fde[] = {
+		(uint8_t)(0x40 | (pre + 4)), /* after the sub */
+		0x0e,
+		16,       /* CFA rsp+16 */
+		0x40 | 6, /* after the add */
+		0x0e,
+		8, /* CFA rsp+8 */
+	};
 
-	memset(out, 0, REC_PYTRAMP_CFI_MAX);
-	put32(out, (uint32_t)(int32_t)(int64_t)(start - at));
-	put32(out + 4, (uint32_t)fde_at);
-	memcpy(out + cie_at, cie, sizeof(cie));
-	put32(fde, 28);                                  /* length */
-	put32(fde + 4, (uint32_t)(fde_at + 4 - cie_at)); /* CIE ptr */
-	put32(fde + 8, (uint32_t)(int32_t)(int64_t)(start - (at + fde_at +
-							     8))); /* pcrel */
-	put32(fde + 12, (uint32_t)rec_pytramp_len(endbr));         /* range */
-	fde[16] = 0;                           /* no aug. data */
-	fde[17] = (uint8_t)(0x40 | (pre + 4)); /* after the sub */
-	fde[18] = 0x0e;
-	fde[19] = 16;       /* CFA rsp+16 */
-	fde[20] = 0x40 | 6; /* after the add */
-	fde[21] = 0x0e;
-	fde[22] = 8; /* CFA rsp+8 */
-	n += 32;     /* rest: nops */
-	return n;
+	_Static_assert(sizeof(cie) <= REC_MADECFI_CIE_OPS, "CIE too long");
+	_Static_assert(sizeof(fde) <= REC_MADECFI_FDE_OPS, "FDE too long");
+	return rec_madecfi_write(start, (uint32_t)rec_pytramp_len(endbr), at,
+				 cie, sizeof(cie), fde, sizeof(fde), out);
 }

@@ -25,9 +25,6 @@
 /* Bytes to read on each side of a pc to recognise its trampoline. */
 #define REC_PYTRAMP_WINDOW 16
 
-/* Size of the buffer rec_pytramp_cfi writes. */
-#define REC_PYTRAMP_CFI_MAX 96
-
 /*
  * Whether `ip` lies inside a trampoline whose bytes are in `buf` (`len`
  * bytes of the process's memory from address `buf_addr`).  Sets *start to
@@ -41,7 +38,7 @@ bool rec_pytramp_match(const uint8_t *buf, size_t len, uint64_t buf_addr,
  * table followed by a CIE and an FDE, as they would lie at address `at`
  * (8-aligned, within 2 GiB of start): table entries are relative to
  * `at`, which is the table's segment base.  Returns the bytes written
- * (at most REC_PYTRAMP_CFI_MAX).
+ * (REC_MADECFI_MAX, madecfi.h).
  */
 size_t rec_pytramp_cfi(uint64_t start, bool endbr, uint64_t at, uint8_t *out);
 

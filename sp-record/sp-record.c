@@ -338,6 +338,7 @@ enum {
 	OPT_CAPTURE_DIR,
 	OPT_CAPTURE_MAX_FILE,
 	OPT_CAPTURE_MAX_TOTAL,
+	OPT_CAPTURE_MAX_TREE,
 	OPT_NO_CAPTURE,
 	OPT_STACK_READ,
 };
@@ -354,6 +355,8 @@ main(int argc, char **argv)
 		  OPT_CAPTURE_MAX_FILE },
 		{ "capture-max-total", required_argument, NULL,
 		  OPT_CAPTURE_MAX_TOTAL },
+		{ "capture-max-tree", required_argument, NULL,
+		  OPT_CAPTURE_MAX_TREE },
 		{ "children", no_argument, NULL, 'f' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "cpu", required_argument, NULL, 'C' },
@@ -414,6 +417,10 @@ main(int argc, char **argv)
 		case OPT_CAPTURE_MAX_TOTAL:
 			cfg.capture_max_total =
 			    rec_size_arg(optarg, "--capture-max-total");
+			break;
+		case OPT_CAPTURE_MAX_TREE:
+			cfg.capture_max_tree =
+			    rec_size_arg(optarg, "--capture-max-tree");
 			break;
 		case OPT_NO_CAPTURE:
 			cfg.capture = REC_CAPTURE_OFF;

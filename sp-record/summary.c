@@ -174,6 +174,12 @@ print_capture(const struct rec_capture_stats *c, FILE *out)
 			"sp-record: kept %" PRIu64 " module file%s, %" PRIu64
 			" bytes, by build id in '%s'\n",
 			c->files, s_(c->files), c->bytes, c->dir);
+	if (c->pruned)
+		fprintf(out,
+			"sp-record: removed %" PRIu64 " least recently used "
+			"module file%s, %" PRIu64
+			" bytes, to keep the tree within --capture-max-tree\n",
+			c->pruned, s_(c->pruned), c->pruned_bytes);
 	if (c->too_big)
 		list_add(&b, head, "over --capture-max-file", c->too_big);
 	if (c->over_total)

@@ -8,7 +8,9 @@
  * disk (elfcfi.h).  Memory reads come from the sample's stack copy, from
  * the module files, and above the copy from the live process
  * (deepstack.h), whose frames the unwind loop verifies before keeping
- * them.  docs/bench-unwind.md says why this backend and what it costs.
+ * them.  Code without a file (a JIT's, as HotSpot's) gets frame-pointer
+ * CFI made up for it (madecfi.h).  docs/bench-unwind.md says why this
+ * backend and what it costs.
  *
  * At about 1,100 lines it is longer than the other files: libunwind calls
  * back into the accessors with one context (struct uctx) that ties the
@@ -41,6 +43,7 @@
 #include "sp-record/coderange.h"
 #include "sp-record/deepstack.h"
 #include "sp-record/elfcfi.h"
+#include "sp-record/madecfi.h"
 #include "sp-record/goframes.h"
 #include "sp-record/gofuncs.h"
 #include "sp-record/pytramp.h"
@@ -165,7 +168,7 @@ struct uctx {
 	const uint8_t *built;
 	uint64_t built_addr;
 	size_t built_len;
-	uint8_t tramp_cfi[REC_PYTRAMP_CFI_MAX];
+	uint8_t made_cfi[REC_MADECFI_MAX];
 	int32_t fde_entry[2]; /* the search table entry of a lookup */
 	bool ran_out;         /* a read just above the copy failed */
 	int err;              /* enum unwind_error of a failed step */
@@ -274,30 +277,71 @@ tramp_at(struct uctx *c, uint64_t ip, uint64_t *start, bool *endbr)
 	return v != 0;
 }
 
+/*
+ * Where made-up CFI for code at `start` lies: any address near the code
+ * serves (within 2 GiB, for its pc-relative entries), since libunwind
+ * reads it from us (access_mem).
+ */
+static uint64_t
+made_cfi_addr(uint64_t start)
+{
+	return (start + 0x1000) & ~(uint64_t)7;
+}
+
+/*
+ * Looks `ip` up in the made-up CFI c->made_cfi (`len` bytes, as at
+ * address `at`), a one-entry table for the code [lo, hi).
+ */
+static int
+search_made_cfi(struct uctx *c, unw_addr_space_t as, uint64_t ip, uint64_t lo,
+		uint64_t hi, uint64_t at, size_t len, unw_proc_info_t *pi,
+		int need_unwind_info)
+{
+	unw_dyn_info_t di;
+
+	memset(&di, 0, sizeof(di));
+	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+	di.start_ip = lo;
+	di.end_ip = hi;
+	di.u.rti.segbase = at;
+	di.u.rti.table_data = at;
+	di.u.rti.table_len = 1;
+	c->built = c->made_cfi;
+	c->built_addr = at;
+	c->built_len = len;
+	return dwarf_search_unwind_table(as, ip, &di, pi, need_unwind_info, c);
+}
+
 /* find_proc_info for a trampoline: its CFI, made up (pytramp.h). */
 static int
 find_tramp_info(struct uctx *c, unw_addr_space_t as, uint64_t ip,
 		unw_proc_info_t *pi, int need_unwind_info)
 {
-	unw_dyn_info_t di;
 	uint64_t start, at;
+	size_t len;
 	bool endbr;
 
 	if (!tramp_at(c, ip, &start, &endbr))
 		return -UNW_ENOINFO;
-	/* Any address near the code serves: libunwind reads it from us. */
-	at = (start + 0x1000) & ~(uint64_t)7;
-	memset(&di, 0, sizeof(di));
-	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
-	di.start_ip = start;
-	di.end_ip = start + rec_pytramp_len(endbr);
-	di.u.rti.segbase = at;
-	di.u.rti.table_data = at;
-	di.u.rti.table_len = 1;
-	c->built = c->tramp_cfi;
-	c->built_addr = at;
-	c->built_len = rec_pytramp_cfi(start, endbr, at, c->tramp_cfi);
-	return dwarf_search_unwind_table(as, ip, &di, pi, need_unwind_info, c);
+	at = made_cfi_addr(start);
+	len = rec_pytramp_cfi(start, endbr, at, c->made_cfi);
+	return search_made_cfi(c, as, ip, start, start + rec_pytramp_len(endbr),
+			       at, len, pi, need_unwind_info);
+}
+
+/*
+ * find_proc_info for code without a file (a JIT's): a frame-pointer
+ * frame, in made-up CFI (madecfi.h) covering `ip` alone.
+ */
+static int
+find_fp_info(struct uctx *c, unw_addr_space_t as, uint64_t ip,
+	     unw_proc_info_t *pi, int need_unwind_info)
+{
+	uint64_t at = made_cfi_addr(ip);
+	size_t len = rec_madecfi_fp(ip, 1, at, c->made_cfi);
+
+	return search_made_cfi(c, as, ip, ip, ip + 1, at, len, pi,
+			       need_unwind_info);
 }
 
 /*
@@ -374,6 +418,13 @@ find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 		    -UNW_ENOINFO)
 			return ret;
 		c->fallback = why;
+		/*
+		 * Code without a file: a frame-pointer step, in CFI but
+		 * counted as the fallback it is, which keeps it off memory
+		 * read live (live_step_ok).
+		 */
+		if (is_code(c, ip))
+			return find_fp_info(c, as, ip, pi, need_unwind_info);
 		if (why == FB_NO_MODULE && !c->u->missed_module) {
 			c->u->missed_module = true;
 			c->u->missed_pc = ip;
@@ -768,8 +819,29 @@ live_step_ok(const struct uctx *c, int r, uint64_t sp, uint64_t new_ip,
 }
 
 /*
- * Steps from the frame at cur to its caller.  *sig says whether the frame
- * at cur is a signal trampoline's, and is updated for the caller's.
+ * The fallback of a step from the frame at `pc` (what it looks up CFI
+ * by) when that frame is code without a file (madecfi.h): the reason,
+ * set before the step since libunwind's cache may answer it without
+ * asking find_proc_info, and a frame-pointer step must never read live
+ * memory (live_step_ok).  FB_NONE for any other frame.
+ */
+static int
+fp_fallback(struct uctx *c, uint64_t pc)
+{
+	int why = FB_NONE;
+	uint64_t start;
+	bool endbr;
+
+	if (region_for(c, pc, &why) || !is_code(c, pc) ||
+	    tramp_at(c, pc, &start, &endbr))
+		return FB_NONE;
+	return why;
+}
+
+/*
+ * Steps from the frame at cur, whose pc (call site) is `at`, to its
+ * caller.  *sig says whether the frame at cur is a signal trampoline's,
+ * and is updated for the caller's.
  * Returns 1 with *pc set to the caller's pc, 0 at the outermost frame, or
  * -1 when the stack is truncated (c->err says why).  The pc is the call
  * site (return address - 1) unless there was no call: the frame a signal
@@ -777,8 +849,8 @@ live_step_ok(const struct uctx *c, int r, uint64_t sp, uint64_t new_ip,
  * first instruction).
  */
 static int
-step(struct rec_unwinder *u, struct uctx *c, unw_cursor_t *cur, int *sig,
-     uint64_t *pc)
+step(struct rec_unwinder *u, struct uctx *c, unw_cursor_t *cur, uint64_t at,
+     int *sig, uint64_t *pc)
 {
 	unw_word_t ip, sp, bp, new_ip = 0, new_sp = 0;
 	int r, new_sig;
@@ -788,7 +860,7 @@ step(struct rec_unwinder *u, struct uctx *c, unw_cursor_t *cur, int *sig,
 	unw_get_reg(cur, UNW_REG_SP, &sp);
 	if (unw_get_reg(cur, UNW_X86_64_RBP, &bp) < 0)
 		bp = 1;
-	c->fallback = FB_NONE;
+	c->fallback = fp_fallback(c, at);
 	c->ran_out = false;
 	r = unw_step(cur);
 	if (c->fallback != FB_NONE)
@@ -1028,7 +1100,7 @@ walk(struct rec_unwinder *u, struct uctx *c, unw_cursor_t *cur, int sig,
 	int r, callee_sig = sig;
 
 	*first_live = max;
-	while ((r = step(u, c, cur, &sig, &ip)) > 0 && *n < max) {
+	while ((r = step(u, c, cur, pcs[*n - 1], &sig, &ip)) > 0 && *n < max) {
 		if (rec_deepstack_used(&u->live)) {
 			if (*first_live == max)
 				*first_live = *n;

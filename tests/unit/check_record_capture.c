@@ -3,8 +3,8 @@
  * capfile.c resolves a module's path inside its process's root and never
  * leaves it (a symbolic link out of a chroot, absolute or with ".."),
  * and never opens a FIFO; idstore.c writes a file whole (0600 in 0700
- * directories) and refuses a tree that is a symbolic link or another
- * user's.
+ * directories), refuses a tree that is a symbolic link or another
+ * user's, and prunes only its own entries.
  */
 #include "tests/unit/ck.h"
 #include <errno.h>
@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -199,6 +200,120 @@ START_TEST(store_writes_whole_private_files)
 }
 END_TEST
 
+/* Sets both times of DIR/name to `ago` seconds before now. */
+static void
+age(const char *name, long ago)
+{
+	char path[PATH_MAX];
+	struct timespec t[2];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	clock_gettime(CLOCK_REALTIME, &t[0]);
+	t[0].tv_sec -= ago;
+	t[1] = t[0];
+	ck_assert_int_eq(utimensat(AT_FDCWD, path, t, AT_SYMLINK_NOFOLLOW), 0);
+}
+
+static bool
+exists(const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return lstat(path, &st) == 0;
+}
+
+/* Makes DIR/name: a directory, or with `to`, a symbolic link to it. */
+static void
+make(const char *name, const char *to)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	ck_assert_int_eq(to ? symlink(to, path) : mkdir(path, 0700), 0);
+}
+
+/* Wall-clock nanoseconds `ago` seconds before now. */
+static int64_t
+ns_ago(long ago)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return ((int64_t)t.tv_sec - ago) * 1000000000 + t.tv_nsec;
+}
+
+/*
+ * Pruning removes the tree's own entries, least recently used first,
+ * down to the bound, and never one used since the recording began; it
+ * follows no link and leaves other names and other users' files.
+ */
+START_TEST(store_prunes_oldest_first)
+{
+	static const char *const ids[4] = { "aa01", "aa02", "bb03", "cc04" };
+	static const char *const others[] = {
+		"tree/.build-id/aa/README",
+		"tree/.build-id/aa/0102.tmp.1.2",
+		"tree/.build-id/aa/012",
+		"out",
+		"outdir/0011",
+		"tree/.build-id/dd/ee05",
+	};
+	struct rec_idstore_pruned pr = { 0, 0 };
+	char path[PATH_MAX], name[64], buf[100] = { 0 };
+	struct rec_idstore *s;
+	size_t i;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/tree", dir);
+	s = rec_idstore_open(path);
+	ck_assert_ptr_nonnull(s);
+	/* nothing to prune before the tree has a .build-id */
+	ck_assert_int_eq(rec_idstore_prune(s, 0, ns_ago(0), &pr), 0);
+	for (i = 0; i < 4; i++) {
+		ck_assert_int_eq(rec_idstore_put_mem(s, ids[i], buf, 100), 0);
+		snprintf(name, sizeof(name), "tree/.build-id/%.2s/%s", ids[i],
+			 ids[i] + 2);
+		age(name, 4000 - 1000 * (long)i);
+	}
+	rec_idstore_touch(s, "aa01"); /* the oldest, used just now */
+	/* Hostile: other names, links out of the tree, all old. */
+	make("outdir", NULL);
+	make("tree/.build-id/dd", NULL);
+	make("tree/.build-id/ff", "../../outdir");
+	make("tree/.build-id/dd/ee05", "../../../out");
+	for (i = 0; i < 5; i++) {
+		put(others[i], "not an entry of the tree");
+		age(others[i], 9000);
+	}
+	if (geteuid() == 0) { /* another user's entry */
+		put("tree/.build-id/bb/9999", "nobody's");
+		age("tree/.build-id/bb/9999", 9000);
+		snprintf(path, sizeof(path), "%s/tree/.build-id/bb/9999", dir);
+		ck_assert_int_eq(chown(path, 65534, 65534), 0);
+	}
+
+	ck_assert_int_eq(rec_idstore_prune(s, 250, ns_ago(100), &pr), 0);
+	ck_assert_uint_eq(pr.files, 2);
+	ck_assert_uint_eq(pr.bytes, 200);
+	ck_assert(exists("tree/.build-id/aa/01"));
+	ck_assert(!exists("tree/.build-id/aa/02"));
+	ck_assert(!exists("tree/.build-id/bb/03"));
+	ck_assert(exists("tree/.build-id/cc/04"));
+	/* Down to nothing: what was used since the start stays. */
+	ck_assert_int_eq(rec_idstore_prune(s, 0, ns_ago(100), &pr), 0);
+	ck_assert_uint_eq(pr.files, 3);
+	ck_assert(exists("tree/.build-id/aa/01"));
+	ck_assert(!exists("tree/.build-id/cc/04"));
+	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		ck_assert_msg(exists(others[i]), "'%s' was removed", others[i]);
+	ck_assert(geteuid() != 0 || exists("tree/.build-id/bb/9999"));
+	rec_idstore_free(s);
+	remove_dir();
+}
+END_TEST
+
 int
 main(void)
 {
@@ -207,6 +322,7 @@ main(void)
 
 	tcase_add_test(tc, root_is_never_left);
 	tcase_add_test(tc, store_writes_whole_private_files);
+	tcase_add_test(tc, store_prunes_oldest_first);
 	suite_add_tcase(s, tc);
 	return unit_run(srunner_create(s));
 }

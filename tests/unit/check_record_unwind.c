@@ -371,6 +371,114 @@ END_TEST
  * test's own frames: each such step follows the frame pointer (this file
  * is built with frame pointers under the sanitizers) and is counted.
  */
+/* The index in cap_regs (perf mask order) of perf register `pr`. */
+static size_t
+reg_index(int pr)
+{
+	return (size_t)__builtin_popcountll(REC_UNWIND_REGS_MASK &
+					    ((1ULL << pr) - 1));
+}
+
+/* Where the made-up JIT code lies: mapped by nobody in this process. */
+#define JIT_LO 0x100000000000ULL
+#define JIT_LOCALS 0x3000 /* each JIT frame's locals */
+#define JIT_FRAME (JIT_LOCALS + 16)
+
+/*
+ * A stack with two frame-pointer frames of JIT code below the captured
+ * one, as HotSpot's -XX:+PreserveFramePointer lays them out: locals
+ * (holding stack addresses, as spilled pointers do), the caller's rbp,
+ * the return address.  Fills regs for a sample in the first frame and
+ * returns the copy's length.
+ */
+static size_t
+jit_stack(uint8_t *buf, uint64_t *regs)
+{
+	uint64_t sp = (uint64_t)cap_uc.uc_mcontext.gregs[REG_RSP];
+	uint64_t s = sp - 2 * JIT_FRAME, w;
+	size_t i;
+
+	for (i = 0; i < 2 * JIT_FRAME; i += 8) {
+		w = s + i + 8;
+		memcpy(buf + i, &w, 8);
+	}
+	w = s + 2 * JIT_FRAME - 16; /* frame A's rbp -> frame B's */
+	memcpy(buf + JIT_LOCALS, &w, 8);
+	w = JIT_LO + 0x1040; /* A returns into B */
+	memcpy(buf + JIT_LOCALS + 8, &w, 8);
+	w = (uint64_t)cap_uc.uc_mcontext.gregs[REG_RBP];
+	memcpy(buf + JIT_FRAME + JIT_LOCALS, &w, 8);
+	w = (uint64_t)cap_uc.uc_mcontext.gregs[REG_RIP]; /* B returns here */
+	memcpy(buf + JIT_FRAME + JIT_LOCALS + 8, &w, 8);
+	memcpy(buf + 2 * JIT_FRAME, cap_stack, cap_len);
+	memcpy(regs, cap_regs, cap_nregs * sizeof(*regs));
+	regs[reg_index(6)] = s + JIT_LOCALS; /* BP */
+	regs[reg_index(7)] = s;              /* SP */
+	regs[reg_index(8)] = JIT_LO + 0x10;  /* IP */
+	return 2 * JIT_FRAME + cap_len;
+}
+
+/*
+ * JIT code has no CFI and lies in anonymous memory (or in a module
+ * without a file, "//anon"): the unwinder steps through its frames by
+ * their frame pointers, with the stack pointer right, and goes on with
+ * CFI in the captured frames, to the end.  Each pass twice: libunwind
+ * caches the frames' steps by pc.
+ */
+START_TEST(test_jit_frames)
+{
+	static uint8_t buf[2 * JIT_FRAME + COPY_MAX];
+	uint64_t regs[24], pcs[REC_UNWIND_MAX_FRAMES];
+	struct rec_unwinder *u = NULL;
+	struct sp_modtab *t = NULL;
+	struct sp_module m;
+	size_t len, n;
+	uint32_t id;
+	bool trunc;
+	int pass, d;
+
+	level(DEPTH);
+	len = jit_stack(buf, regs);
+	for (pass = 0; pass < 4; pass++) {
+		if (pass % 2 == 0) {
+			u = rec_unwinder_new();
+			t = self_modules(NULL);
+		}
+		if (pass == 0) {
+			ck_assert_int_eq(rec_unwinder_add_code(u, getpid(),
+							       JIT_LO,
+							       JIT_LO + 0x2000),
+					 0);
+		} else if (pass == 2) {
+			memset(&m, 0, sizeof(m));
+			m.pid = getpid();
+			m.start = JIT_LO;
+			m.end = JIT_LO + 0x2000;
+			m.file_offset = JIT_LO;
+			m.path = "//anon";
+			m.path_len = strlen(m.path);
+			ck_assert_int_eq(sp_modtab_intern(t, &m, NULL, &id), 0);
+		}
+		n = rec_unwinder_unwind(u, t, getpid(), regs,
+					REC_UNWIND_REGS_MASK, buf, len, pcs,
+					REC_UNWIND_MAX_FRAMES, &trunc);
+		ck_assert_uint_ge(n, DEPTH + 5);
+		ck_assert_uint_eq(pcs[0], JIT_LO + 0x10);
+		ck_assert_uint_eq(pcs[1], JIT_LO + 0x103f);
+		ck_assert_uint_eq(pcs[2] + 1,
+				  (uint64_t)cap_uc.uc_mcontext.gregs[REG_RIP]);
+		ck_assert_uint_eq(pcs[3] + 1, cap_ra);
+		for (d = 0; d <= DEPTH; d++)
+			ck_assert_uint_eq(pcs[4 + d] + 1, ras[d]);
+		ck_assert(!trunc);
+		if (pass % 2 == 1) {
+			rec_unwinder_free(u);
+			sp_modtab_free(t);
+		}
+	}
+}
+END_TEST
+
 /* Reaching `max` frames before the root is a truncation, counted. */
 START_TEST(test_max_frames)
 {
@@ -837,6 +945,7 @@ unwind_suite(void)
 	tcase_add_test(tc, test_missing_input);
 	tcase_add_test(tc, test_garbage_stack);
 	tcase_add_test(tc, test_random_stacks);
+	tcase_add_test(tc, test_jit_frames);
 	suite_add_tcase(s, tc);
 	tcase_add_test(te, test_elfcfi_self);
 	tcase_add_test(te, test_elfcfi_map_files);
