@@ -49,6 +49,7 @@ echo "stackpulse $(cat VERSION) ($(git describe --always --dirty 2>/dev/null)) o
 	"$(uname -srm), $(nproc) CPUs, $(date -u +%Y-%m-%d)"
 ratios='ratio|[0-9.]+x( |$)|faster'
 run record-overhead "$noperf" "$ratios" sh bench/record-overhead.sh 5
+run record-build "$noperf" "$ratios" sh bench/record-build.sh 40 3
 run dump-throughput "$noperf" "$ratios" sh bench/dump-throughput.sh 5
 run symbolize-speed "$noperf" '[0-9.]+x$' sh bench/symbolize-speed.sh 5
 run fold-perf-script "$noscript" "$ratios" \

@@ -475,26 +475,42 @@ rec_elfcfi_bias(const struct rec_elfcfi *f, const struct sp_module *m)
 	return m->start - m->file_offset + best->offset - best->vaddr;
 }
 
-int
-rec_elfcfi_read(const struct rec_elfcfi *f, uint64_t vaddr, void *buf,
-		size_t len)
+const uint8_t *
+rec_elfcfi_span(const struct rec_elfcfi *f, uint64_t vaddr, uint64_t *lo,
+		size_t *len)
 {
 	const struct rec_elfcfi_seg *s;
-	uint64_t off;
 	size_t i;
 
 	for (i = 0; i < f->nload; i++) {
 		s = &f->load[i];
-		if (vaddr < s->vaddr || vaddr - s->vaddr > s->filesz ||
-		    len > s->filesz - (vaddr - s->vaddr))
+		if (vaddr < s->vaddr || vaddr - s->vaddr >= s->filesz)
 			continue;
-		off = s->offset + (vaddr - s->vaddr);
-		if (off > f->size || len > f->size - off)
-			return -EFAULT;
-		memcpy(buf, f->img + off, len);
-		return 0;
+		if (s->offset > f->size ||
+		    vaddr - s->vaddr >= f->size - s->offset)
+			return NULL;
+		*lo = s->vaddr;
+		*len = (size_t)(s->filesz < f->size - s->offset
+				    ? s->filesz
+				    : f->size - s->offset);
+		return f->img + s->offset;
 	}
-	return -EFAULT;
+	return NULL;
+}
+
+int
+rec_elfcfi_read(const struct rec_elfcfi *f, uint64_t vaddr, void *buf,
+		size_t len)
+{
+	const uint8_t *img;
+	uint64_t lo;
+	size_t n;
+
+	img = rec_elfcfi_span(f, vaddr, &lo, &n);
+	if (!img || len > n - (vaddr - lo))
+		return -EFAULT;
+	memcpy(buf, img + (vaddr - lo), len);
+	return 0;
 }
 
 /*

@@ -100,5 +100,14 @@ uint64_t rec_elfcfi_bias(const struct rec_elfcfi *f, const struct sp_module *m);
  */
 int rec_elfcfi_read(const struct rec_elfcfi *f, uint64_t vaddr, void *buf,
 		    size_t len);
+/*
+ * The file bytes of the segment holding ELF virtual address `vaddr`, for
+ * a caller that reads many small pieces of it: returns a pointer into the
+ * image at ELF address *lo (<= vaddr), valid for *len bytes (> vaddr -
+ * *lo) while `f` is held, or NULL when no segment's file bytes hold
+ * `vaddr`.
+ */
+const uint8_t *rec_elfcfi_span(const struct rec_elfcfi *f, uint64_t vaddr,
+			       uint64_t *lo, size_t *len);
 
 #endif

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sp-record/filememo.h"
 #include "sp-record/maps.h"
 #include "sp-record/modfile.h"
 #include "sp-record/pyfind.h"
@@ -32,6 +33,28 @@ struct pysyms {
 	uint64_t eval, eval_size;
 	bool has_version;
 };
+
+#define MAX_LOADS 16
+#define MEMO_FILES 64
+
+/* What a module file says, kept by file identity (filememo.h). */
+struct pyfile {
+	struct pysyms s;
+	struct {
+		uint64_t offset, filesz, vaddr;
+	} load[MAX_LOADS]; /* its PT_LOAD segments */
+	size_t nload;
+};
+
+/*
+ * Every process of a build runs the same few executables, each scanned
+ * for Python's symbols at its first sample and again after a new
+ * mapping: cc1's 29,000 dynamic symbols once per process were a third
+ * of the recorder's time.  One memo for the recorder (single-threaded),
+ * so that rec_pyfind's callers need not carry it.
+ */
+static struct rec_filememo *memo;
+static uint64_t scans;
 
 static const char *
 base_name(const char *path, size_t len, size_t *blen)
@@ -121,22 +144,21 @@ find_module(int32_t pid, struct pymod *lib, struct pymod *exe)
 
 /* Opens the module as the target sees it. */
 static int
-open_module(int32_t pid, const struct pymod *mod)
+open_module(int32_t pid, const struct pymod *mod, struct stat *st)
 {
 	char alt[PATH_MAX + 64];
-	struct stat st;
 	int fd;
 
-	fd = rec_modfile_open_path(mod->path, mod->inode, &st);
+	fd = rec_modfile_open_path(mod->path, mod->inode, st);
 	if (fd >= 0)
 		return fd;
 	snprintf(alt, sizeof(alt), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 (int)pid, mod->start, mod->end);
-	fd = rec_modfile_open_path(alt, mod->inode, &st);
+	fd = rec_modfile_open_path(alt, mod->inode, st);
 	if (fd >= 0)
 		return fd;
 	snprintf(alt, sizeof(alt), "/proc/%d/root%s", (int)pid, mod->path);
-	return rec_modfile_open_path(alt, mod->inode, &st);
+	return rec_modfile_open_path(alt, mod->inode, st);
 }
 
 /* The value of the 8-byte object at ELF address `addr` in section `i`. */
@@ -211,57 +233,113 @@ find_symbols(Elf *e, struct pysyms *s)
 	}
 }
 
-/* The load bias: the mapped address less the ELF address. */
+/* The file's PT_LOAD segments; -EBADMSG when they cannot be read. */
 static int
-load_bias(Elf *e, const struct pymod *mod, uint64_t *bias)
+file_loads(Elf *e, struct pyfile *pf)
 {
 	size_t n, i;
 	GElf_Phdr ph;
 
 	if (elf_getphdrnum(e, &n) != 0)
 		return -EBADMSG;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && pf->nload < MAX_LOADS; i++) {
 		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
+		pf->load[pf->nload].offset = ph.p_offset;
+		pf->load[pf->nload].filesz = ph.p_filesz;
+		pf->load[pf->nload].vaddr = ph.p_vaddr;
+		pf->nload++;
+	}
+	return 0;
+}
+
+/* The load bias: the mapped address less the ELF address. */
+static int
+load_bias(const struct pyfile *pf, const struct pymod *mod, uint64_t *bias)
+{
+	size_t i;
+
+	for (i = 0; i < pf->nload; i++) {
 		/* the mapping starts at the page holding p_offset */
-		if (mod->offset < (ph.p_offset & ~(uint64_t)4095) ||
-		    mod->offset >= ph.p_offset + ph.p_filesz)
+		if (mod->offset < (pf->load[i].offset & ~(uint64_t)4095) ||
+		    mod->offset >= pf->load[i].offset + pf->load[i].filesz)
 			continue;
-		*bias = mod->start - (ph.p_vaddr - ph.p_offset + mod->offset);
+		*bias = mod->start -
+			(pf->load[i].vaddr - pf->load[i].offset + mod->offset);
 		return 0;
 	}
 	return -EBADMSG;
+}
+
+/* Reads the file's symbols and segments; 0 or -EBADMSG. */
+static int
+read_file(int fd, struct pyfile *pf)
+{
+	Elf *e;
+	int rc = -EBADMSG;
+
+	scans++;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (e && elf_kind(e) == ELF_K_ELF) {
+		find_symbols(e, &pf->s);
+		rc = file_loads(e, pf);
+	}
+	if (e)
+		elf_end(e);
+	return rc;
+}
+
+/* The file's symbols and segments, from the memo when it has them. */
+static int
+module_file(int fd, const struct stat *st, struct pyfile *pf)
+{
+	struct rec_fileid id;
+	int rc;
+
+	rec_fileid_of(st, &id);
+	if (!memo)
+		memo = rec_filememo_new(sizeof(*pf), MEMO_FILES);
+	if (memo && rec_filememo_get(memo, &id, pf))
+		return 0;
+	memset(pf, 0, sizeof(*pf));
+	rc = read_file(fd, pf);
+	if (rc == 0 && memo)
+		rec_filememo_put(memo, &id, pf); /* only a cost if it fails */
+	return rc;
 }
 
 static int
 module_symbols(int32_t pid, const struct pymod *mod, struct pysyms *s,
 	       uint64_t *bias, struct sp_buf *why)
 {
-	Elf *e;
+	struct pyfile pf;
+	struct stat st;
 	int fd, rc;
 
-	fd = open_module(pid, mod);
+	fd = open_module(pid, mod, &st);
 	if (fd < 0) {
 		sp_buf_addf(why, "'%s': %s", mod->path, strerror(errno));
 		return -errno;
 	}
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		sp_buf_addf(why, "'%s': not an ELF file", mod->path);
-		rc = -EBADMSG;
-	} else {
-		find_symbols(e, s);
-		rc = load_bias(e, mod, bias);
-		if (rc < 0)
-			sp_buf_addf(why,
-				    "'%s': no loadable segment at 0x%" PRIx64,
-				    mod->path, mod->offset);
-	}
-	if (e)
-		elf_end(e);
+	rc = module_file(fd, &st, &pf);
 	close(fd);
+	if (rc < 0) {
+		sp_buf_addf(why, "'%s': not an ELF file", mod->path);
+		return rc;
+	}
+	*s = pf.s;
+	rc = load_bias(&pf, mod, bias);
+	if (rc < 0)
+		sp_buf_addf(why, "'%s': no loadable segment at 0x%" PRIx64,
+			    mod->path, mod->offset);
 	return rc;
+}
+
+uint64_t
+rec_pyfind_scans(void)
+{
+	return scans;
 }
 
 /* The version from Py_Version, else from the module's name. */

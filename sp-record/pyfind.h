@@ -41,6 +41,13 @@ struct rec_pytarget {
 int rec_pyfind(int32_t pid, struct rec_pytarget *t, struct sp_buf *why);
 
 /*
+ * How many module files rec_pyfind has read so far: a file is read once
+ * while its identity (device, inode, size, modification time) stays in
+ * the recorder's memo of the last 64, whichever process maps it.
+ */
+uint64_t rec_pyfind_scans(void);
+
+/*
  * The CPython version a module's file name says: 3.minor for names that
  * start with "python3.N" or "libpython3.N" (N digits) after the last
  * slash.  Returns the minor, or -1.

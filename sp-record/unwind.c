@@ -170,11 +170,20 @@ struct uctx {
 	size_t built_len;
 	uint8_t made_cfi[REC_MADECFI_MAX];
 	int32_t fde_entry[2]; /* the search table entry of a lookup */
-	bool ran_out;         /* a read just above the copy failed */
-	int err;              /* enum unwind_error of a failed step */
-	bool call_mismatch;   /* a live frame's caller called another */
-	int stop_fallback;    /* enum unwind_fallback of the failed step */
-	uint64_t stop_bp;     /* BP of the frame whose step failed */
+	/*
+	 * The module file bytes of the last read, [win_lo, win_lo +
+	 * win_len) in the process at `win`: libunwind reads a CIE and FDE
+	 * one word per byte, about 180 reads per lookup in the same few
+	 * hundred bytes, so most reads hit here.
+	 */
+	const uint8_t *win;
+	uint64_t win_lo;
+	size_t win_len;
+	bool ran_out;       /* a read just above the copy failed */
+	int err;            /* enum unwind_error of a failed step */
+	bool call_mismatch; /* a live frame's caller called another */
+	int stop_fallback;  /* enum unwind_fallback of the failed step */
+	uint64_t stop_bp;   /* BP of the frame whose step failed */
 };
 
 struct rec_unwinder {
@@ -478,13 +487,57 @@ get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *dil, void *arg)
 	return -UNW_ENOINFO;
 }
 
+/*
+ * Points the window at the file bytes of region `r` around `addr`;
+ * false when they do not hold a word at `addr`.
+ */
+static bool
+file_window(struct uctx *c, const struct rec_region *r, uint64_t addr)
+{
+	const uint8_t *img;
+	uint64_t lo;
+	size_t len;
+
+	img = rec_elfcfi_span(r->f, addr - r->bias, &lo, &len);
+	if (!img || len - (addr - r->bias - lo) < sizeof(uint64_t))
+		return false;
+	c->win = img;
+	c->win_lo = lo + r->bias;
+	c->win_len = len;
+	return true;
+}
+
+/*
+ * access_mem's other cases: a module file outside the window, or the
+ * live stack above the copy.  Kept out of line so that the cases above,
+ * a million calls on a build, cost no register saves.
+ */
+static __attribute__((noinline)) int
+read_other(struct uctx *c, uint64_t addr, unw_word_t *valp)
+{
+	const struct rec_region *r;
+	int why;
+
+	r = region_for(c, addr, &why);
+	if (r && file_window(c, r, addr)) {
+		memcpy(valp, c->win + (addr - c->win_lo), sizeof(*valp));
+		return 0;
+	}
+	if (!r && addr >= c->sp && addr - c->sp < STACK_SPAN_MAX) {
+		/* a frame-pointer step over live memory is refused anyway */
+		if (c->fallback == FB_NONE &&
+		    rec_deepstack_read(&c->u->live, addr, valp))
+			return 0;
+		c->ran_out = true;
+	}
+	return -UNW_EINVAL;
+}
+
 static int
 access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write,
 	   void *arg)
 {
 	struct uctx *c = arg;
-	const struct rec_region *r;
-	int why;
 
 	(void)as;
 	if (write)
@@ -500,18 +553,12 @@ access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write,
 		memcpy(valp, c->built + (addr - c->built_addr), sizeof(*valp));
 		return 0;
 	}
-	r = region_for(c, addr, &why);
-	if (r &&
-	    rec_elfcfi_read(r->f, addr - r->bias, valp, sizeof(*valp)) == 0)
+	if (addr - c->win_lo < c->win_len &&
+	    c->win_len - (addr - c->win_lo) >= sizeof(*valp)) {
+		memcpy(valp, c->win + (addr - c->win_lo), sizeof(*valp));
 		return 0;
-	if (!r && addr >= c->sp && addr - c->sp < STACK_SPAN_MAX) {
-		/* a frame-pointer step over live memory is refused anyway */
-		if (c->fallback == FB_NONE &&
-		    rec_deepstack_read(&c->u->live, addr, valp))
-			return 0;
-		c->ran_out = true;
 	}
-	return -UNW_EINVAL;
+	return read_other(c, addr, valp);
 }
 
 /* perf_regs.h number of a libunwind x86_64 register, or -1. */
