@@ -8,8 +8,8 @@
 # Runs `sp-record -a | sp-dump | sp-symbolize | sp-fold --interval` for
 # SECONDS (600) while a churn loop starts a new short-lived process many
 # times a second, each its own small binary copy (a new module each
-# time), and prints each stage's RSS every INTERVAL seconds (60), then
-# the ratio of the last reading to the first one after warm-up (the
+# time), and prints each stage's RSS every INTERVAL seconds (60) and
+# just before the end, then the ratio of the last reading to the first one after warm-up (the
 # second reading).  A stage that frees what a `forget` record retires
 # stays near 1.
 set -eu
@@ -49,14 +49,17 @@ rss() {	# NAME: RSS in kB of this pipeline's stage of that name
 }
 printf '%8s %12s %12s %12s %12s\n' seconds sp-record sp-dump \
 	sp-symbolize sp-fold
-t=0
-while [ $t -lt "$secs" ]; do
+# Readings at fixed times from the start, so that slow readings on a
+# loaded machine do not drift past the recording's end; the last one
+# just before sp-record stops.
+t0=$(date +%s)
+for t in $(seq 0 "$step" $((secs - 1))) $((secs - 5)); do
+	now=$(($(date +%s) - t0))
+	[ "$now" -ge "$t" ] || sleep $((t - now))
 	line=$(printf '%8d %12s %12s %12s %12s' $t "$(rss sp-record)" \
 		"$(rss sp-dump)" "$(rss sp-symbolize)" "$(rss sp-fold)")
 	echo "$line"
 	echo "$line" >>"$tmp/rss"
-	sleep "$step"
-	t=$((t + step))
 done
 wait $fold || echo "bench/longrun-rss.sh: the pipeline failed: $(cat "$tmp/fold.err")" >&2
 kill $churn 2>/dev/null || :
