@@ -2,11 +2,9 @@
  * idtab.h: a table from sequential ids (0, 1, 2... in the order a stream
  * defines them) to fixed-size entries, whose ids can be retired one by
  * one.  Entries live in chunks of SP_IDTAB_CHUNK ids that never move; a
- * chunk is freed once every id in it is retired, and a page of
- * SP_IDTAB_PAGE chunks' headers once all its chunks are, so the table's
- * memory follows the live ids, plus one pointer per page of ids ever
- * defined (8 bytes per 16,384 ids).  A lookup is three loads, inline:
- * readers look ids up for every sample.
+ * chunk is freed once every id in it is retired, so the table's memory
+ * follows the live ids, plus one pointer per chunk of ids ever defined.
+ * A lookup is two loads, inline: readers look ids up for every sample.
  */
 #ifndef SP_IDTAB_H
 #define SP_IDTAB_H
@@ -17,29 +15,20 @@
 
 #define SP_IDTAB_CHUNK_SHIFT 6
 #define SP_IDTAB_CHUNK (1 << SP_IDTAB_CHUNK_SHIFT)
-#define SP_IDTAB_PAGE_SHIFT 8
-#define SP_IDTAB_PAGE (1 << SP_IDTAB_PAGE_SHIFT)
 
 /*
  * Defined here only for the inline lookup: callers use the functions.
  * The live bits sit next to the chunk pointer, so a lookup reads the
- * page's line and the entry's, nothing else.
+ * directory's line and the entry's, nothing else.
  */
 struct sp_idtab_chunk {
 	uint64_t live;       /* bit i: id (chunk base + i) is live */
 	unsigned char *data; /* NULL once every id of it was retired */
 };
 
-struct sp_idtab_page {
-	struct sp_idtab_chunk ch[SP_IDTAB_PAGE];
-	uint32_t nheld; /* chunks whose data is allocated */
-};
-
 struct sp_idtab {
-	/* by id >> (SP_IDTAB_CHUNK_SHIFT + SP_IDTAB_PAGE_SHIFT); NULL once
-	 * every chunk of it was freed */
-	struct sp_idtab_page **dir;
-	size_t ndir, adir;
+	struct sp_idtab_chunk *dir; /* by id >> SP_IDTAB_CHUNK_SHIFT */
+	size_t adir;
 	size_t elem; /* bytes per entry */
 	uint32_t count;
 	size_t nlive;
@@ -63,16 +52,12 @@ void *sp_idtab_add(struct sp_idtab *t);
 static inline void *
 sp_idtab_get(const struct sp_idtab *t, uint32_t id)
 {
-	const struct sp_idtab_page *pg;
 	const struct sp_idtab_chunk *ch;
 	uint32_t slot = id & (SP_IDTAB_CHUNK - 1);
 
 	if (id >= t->count)
 		return NULL;
-	pg = t->dir[id >> (SP_IDTAB_CHUNK_SHIFT + SP_IDTAB_PAGE_SHIFT)];
-	if (!pg)
-		return NULL;
-	ch = &pg->ch[(id >> SP_IDTAB_CHUNK_SHIFT) & (SP_IDTAB_PAGE - 1)];
+	ch = &t->dir[id >> SP_IDTAB_CHUNK_SHIFT];
 	if (!(ch->live >> slot & 1))
 		return NULL;
 	return ch->data + slot * t->elem;
@@ -87,7 +72,5 @@ sp_idtab_count(const struct sp_idtab *t)
 }
 /* The number of live ids. */
 size_t sp_idtab_live(const struct sp_idtab *t);
-/* The pages held (for tests and memory checks). */
-size_t sp_idtab_pages(const struct sp_idtab *t);
 
 #endif

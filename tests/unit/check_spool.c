@@ -15,7 +15,6 @@
 #include "common/buf.h"
 #include "common/ext.h"
 #include "common/ids.h"
-#include "common/idtab.h"
 #include "common/modtab.h"
 #include "common/spool.h"
 #include "common/varint.h"
@@ -905,47 +904,6 @@ START_TEST(forgetting_retires_what_the_process_owned)
 END_TEST
 
 /*
- * An id table frees a page of chunk headers once every id of it was
- * retired, so a long stream costs nothing for the ids it retired.
- */
-START_TEST(id_tables_free_retired_pages)
-{
-	const uint32_t page = SP_IDTAB_CHUNK * SP_IDTAB_PAGE;
-	struct sp_idtab *t = sp_idtab_new(sizeof(uint32_t));
-	uint32_t id, *e;
-
-	ck_assert_ptr_nonnull(t);
-	for (id = 0; id < 2 * page + 10; id++) {
-		ck_assert_ptr_nonnull(e = sp_idtab_add(t));
-		*e = id;
-	}
-	ck_assert_uint_eq(sp_idtab_pages(t), 3);
-	for (id = 0; id < page; id++) /* all of page 0 but id 5 */
-		if (id != 5)
-			sp_idtab_retire(t, id);
-	ck_assert_uint_eq(sp_idtab_pages(t), 3);
-	ck_assert_uint_eq(*(uint32_t *)sp_idtab_get(t, 5), 5);
-	ck_assert_ptr_null(sp_idtab_get(t, 6));
-	sp_idtab_retire(t, 5);
-	ck_assert_uint_eq(sp_idtab_pages(t), 2);
-	ck_assert_ptr_null(sp_idtab_get(t, 5));
-	for (id = 2 * page - 1; id >= page; id--) /* page 1, backwards */
-		sp_idtab_retire(t, id);
-	ck_assert_uint_eq(sp_idtab_pages(t), 1);
-	ck_assert_ptr_null(sp_idtab_get(t, page + 7));
-	for (id = 2 * page; id < 2 * page + 10; id++) /* the page filling */
-		sp_idtab_retire(t, id);
-	ck_assert_uint_eq(sp_idtab_pages(t), 1);
-	ck_assert_uint_eq(sp_idtab_live(t), 0);
-	for (id = 0; id < page; id++) /* more ids, in the same page */
-		ck_assert_ptr_nonnull(sp_idtab_add(t));
-	ck_assert_uint_eq(*(uint32_t *)sp_idtab_get(t, 3 * page - 1), 0);
-	ck_assert_uint_eq(sp_idtab_pages(t), 2);
-	sp_idtab_free(t);
-}
-END_TEST
-
-/*
  * A deferred forget keeps the process's ids live until it is carried
  * out, and then spares what a new process of the same pid defined.
  */
@@ -1021,7 +979,6 @@ spool_suite(void)
 	tcase_add_test(fg, references_to_forgotten_ids_are_refused);
 	tcase_add_test(fg, forgetting_retires_what_the_process_owned);
 	tcase_add_test(fg, deferred_forget_spares_the_next_process_of_the_pid);
-	tcase_add_test(fg, id_tables_free_retired_pages);
 	suite_add_tcase(s, fg);
 	return s;
 }
