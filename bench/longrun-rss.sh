@@ -8,8 +8,8 @@
 # Runs `sp-record -a | sp-dump | sp-symbolize | sp-fold --interval` for
 # SECONDS (600) while a churn loop starts a new short-lived process many
 # times a second, each its own small binary copy (a new module each
-# time), and prints each stage's RSS every INTERVAL seconds (60), then
-# the ratio of the last reading to the first one after warm-up (the
+# time), and prints each stage's RSS every INTERVAL seconds (60) and
+# 10 s before the end, then the ratio of the last reading to the first one after warm-up (the
 # second reading).  A stage that frees what a `forget` record retires
 # stays near 1.
 set -eu
@@ -43,24 +43,38 @@ churn=$!
 	-o "$tmp/i-%t.folded" 2>"$tmp/fold.err" &
 fold=$!
 sleep 2
-rss() {	# NAME: RSS in kB of this pipeline's stage of that name
-	p=$(pgrep -P $$ -x "$1") && awk '/^VmRSS/ { print $2 }' "/proc/$p/status" ||
-		echo 0
+# NAME: "RSS ANON" in kB of this pipeline's stage of that name.  ANON
+# (RssAnon) is the stage's own memory; the rest of RSS is file pages it
+# maps (module files the recorder unwinds with, ELF files sp-symbolize
+# reads), which follow what runs on the machine.
+rss() {
+	p=$(pgrep -P $$ -x "$1") && awk '/^VmRSS/ { r = $2 }
+		/^RssAnon/ { a = $2 } END { print r + 0, a + 0 }' \
+		"/proc/$p/status" || echo 0 0
 }
-printf '%8s %12s %12s %12s %12s\n' seconds sp-record sp-dump \
-	sp-symbolize sp-fold
-t=0
-while [ $t -lt "$secs" ]; do
-	line=$(printf '%8d %12s %12s %12s %12s' $t "$(rss sp-record)" \
+printf '%8s %17s %17s %17s %17s\n' seconds "sp-record" "sp-dump" \
+	"sp-symbolize" "sp-fold"
+printf '%8s %17s %17s %17s %17s\n' "" "rss anon" "rss anon" "rss anon" \
+	"rss anon"
+# Readings at fixed times from the start, so that slow readings on a
+# loaded machine do not drift past the recording's end; the last one
+# 10 s before sp-record stops.
+t0=$(date +%s)
+end=$((secs - 10))
+[ $end -gt $(((secs - 1) / step * step)) ] || end=
+for t in $(seq 0 "$step" $((secs - 1))) $end; do
+	now=$(($(date +%s) - t0))
+	[ "$now" -ge "$t" ] || sleep $((t - now))
+	line=$(printf '%8d %17s %17s %17s %17s' $t "$(rss sp-record)" \
 		"$(rss sp-dump)" "$(rss sp-symbolize)" "$(rss sp-fold)")
 	echo "$line"
 	echo "$line" >>"$tmp/rss"
-	sleep "$step"
-	t=$((t + step))
 done
 wait $fold || echo "bench/longrun-rss.sh: the pipeline failed: $(cat "$tmp/fold.err")" >&2
 kill $churn 2>/dev/null || :
 tail -n 3 "$tmp/rec.err"
-awk 'NR == 2 { for (i = 2; i <= 5; i++) w[i] = $i }
-	END { printf "RSS last/warm-up: sp-record %.2fx, sp-dump %.2fx, sp-symbolize %.2fx, sp-fold %.2fx\n",
-		$2 / w[2], $3 / w[3], $4 / w[4], $5 / w[5] }' "$tmp/rss"
+awk 'NR == 2 { for (i = 2; i <= 9; i++) w[i] = $i }
+	END { printf "last/warm-up, RSS (anon): sp-record %.2fx (%.2fx), " \
+		"sp-dump %.2fx (%.2fx), sp-symbolize %.2fx (%.2fx), " \
+		"sp-fold %.2fx (%.2fx)\n", $2 / w[2], $3 / w[3], $4 / w[4],
+		$5 / w[5], $6 / w[6], $7 / w[7], $8 / w[8], $9 / w[9] }' "$tmp/rss"

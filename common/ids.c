@@ -49,6 +49,8 @@ struct sp_ids {
 	size_t nowners, aowners;
 	struct multi *multi;
 	size_t nmulti, amulti;
+	struct owner *deferred; /* set apart by sp_ids_defer() */
+	size_t ndeferred, adeferred;
 	sp_ids_release_fn *release;
 	void *ctx;
 };
@@ -103,7 +105,10 @@ sp_ids_free(struct sp_ids *ids)
 	}
 	for (i = 0; i < ids->nowners; i++)
 		owner_release(&ids->owners[i]);
+	for (i = 0; i < ids->ndeferred; i++)
+		owner_release(&ids->deferred[i]);
 	free(ids->owners);
+	free(ids->deferred);
 	free(ids->multi);
 	sp_htab_free(ids->owner_index);
 	free(ids);
@@ -298,16 +303,18 @@ sweep_multi(struct sp_ids *ids)
 	ids->nmulti = kept;
 }
 
-/* Drops the owner's lists; the last owner moves into its place. */
+/*
+ * Takes the owner out of the index and the array, its lists kept in *o
+ * for the caller; the last owner moves into its place.
+ */
 static void
-drop_owner(struct sp_ids *ids, struct owner *o)
+unlist_owner(struct sp_ids *ids, struct owner *o)
 {
 	uint64_t key = (uint64_t)(int64_t)o->pid;
 	size_t idx = (size_t)(o - ids->owners);
 	struct owner *last = &ids->owners[--ids->nowners];
 
 	sp_htab_del(ids->owner_index, &key, sizeof(key));
-	owner_release(o);
 	if (o != last) {
 		*o = *last;
 		key = (uint64_t)(int64_t)o->pid;
@@ -315,21 +322,59 @@ drop_owner(struct sp_ids *ids, struct owner *o)
 	}
 }
 
-void
-sp_ids_forget(struct sp_ids *ids, int32_t pid)
+/* Retires what `o` lists, nodes first, so a release callback still sees
+ * their frames. */
+static void
+retire_owned(struct sp_ids *ids, const struct owner *o)
 {
-	/* Nodes first, so a release callback still sees their frames. */
 	static const enum sp_id_kind order[] = { SP_ID_STACK, SP_ID_THREAD,
 						 SP_ID_FRAME, SP_ID_MODULE };
-	struct owner *o = find_owner(ids, pid);
 	size_t i, k;
 
-	if (!o)
-		return;
 	for (k = 0; k < sizeof(order) / sizeof(order[0]); k++)
 		for (i = 0; i < o->ids[order[k]].n; i++)
 			retire(ids, order[k], o->ids[order[k]].v[i]);
+}
+
+void
+sp_ids_forget(struct sp_ids *ids, int32_t pid)
+{
+	struct owner *o = find_owner(ids, pid), gone;
+
+	if (!o)
+		return;
+	retire_owned(ids, o);
 	if (ids->nmulti)
 		sweep_multi(ids);
-	drop_owner(ids, o);
+	gone = *o;
+	unlist_owner(ids, o);
+	owner_release(&gone);
+}
+
+int
+sp_ids_defer(struct sp_ids *ids, int32_t pid)
+{
+	struct owner *o = find_owner(ids, pid);
+
+	if (!o)
+		return 0;
+	if (SP_GROW(ids->deferred, ids->adeferred, ids->ndeferred + 1))
+		return -ENOMEM;
+	ids->deferred[ids->ndeferred++] = *o;
+	unlist_owner(ids, o);
+	return 0;
+}
+
+void
+sp_ids_forget_deferred(struct sp_ids *ids)
+{
+	size_t i;
+
+	for (i = 0; i < ids->ndeferred; i++)
+		retire_owned(ids, &ids->deferred[i]);
+	if (ids->ndeferred && ids->nmulti)
+		sweep_multi(ids);
+	for (i = 0; i < ids->ndeferred; i++)
+		owner_release(&ids->deferred[i]);
+	ids->ndeferred = 0;
 }

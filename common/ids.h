@@ -81,5 +81,16 @@ size_t sp_ids_live(const struct sp_ids *ids, enum sp_id_kind kind);
  * nothing, so it cannot fail.
  */
 void sp_ids_forget(struct sp_ids *ids, int32_t pid);
+/*
+ * The two halves of sp_ids_forget(), for a reader that still needs a
+ * forgotten process's data for a while (sp-fold until the interval that
+ * used it is written).  sp_ids_defer() sets the ids `pid` owns apart:
+ * they stay live, and a new process of that pid owns only what is
+ * defined after the call.  sp_ids_forget_deferred() retires every id set
+ * apart so far.  sp_ids_defer() returns 0 or -ENOMEM (then nothing was
+ * set apart); a process that owns nothing is no error.
+ */
+int sp_ids_defer(struct sp_ids *ids, int32_t pid);
+void sp_ids_forget_deferred(struct sp_ids *ids);
 
 #endif

@@ -110,12 +110,11 @@ fold_view_fallback(const struct fold_view *v, const struct fold_model *m,
 		   bool addrs, struct sp_buf *out)
 {
 	struct sp_buf b = SP_BUF_INIT;
-	const char *path = NULL;
+	const struct fold_module *mod = fold_model_module(m, v->module);
+	const char *path = mod ? mod->path : NULL;
 	unsigned flags = SP_SYM_UNRESOLVED;
 	int rc;
 
-	if (v->module != SP_NONE && v->module < m->nmods)
-		path = m->mods[v->module].path;
 	if (v->mode == SP_FRAME_TRUNCATED)
 		flags = SP_SYM_TRUNCATED;
 	rc = sp_fallback_name(&b, v->mode, path, v->rel_ip, v->abs_ip);

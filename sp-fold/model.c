@@ -20,12 +20,54 @@ struct thread_key {
 	uint64_t tid;
 };
 
+static void
+syms_release(struct fold_syms *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		free(s->v[i].name);
+		free(s->v[i].group);
+		free(s->v[i].source);
+	}
+	free(s->v);
+	s->v = NULL;
+	s->n = 0;
+}
+
+/* Frees what a module's or frame's entry points to. */
+static void
+release_id(void *ctx, enum sp_id_kind kind, uint32_t id, void *data)
+{
+	struct fold_module *mod = data;
+
+	(void)ctx;
+	(void)id;
+	if (kind == SP_ID_FRAME)
+		syms_release(&((struct fold_frame *)data)->syms);
+	if (kind != SP_ID_MODULE)
+		return;
+	free(mod->path);
+	free(mod->buildid);
+}
+
 int
 fold_model_init(struct fold_model *m)
 {
+	static const size_t extra[SP_ID_NKINDS] = {
+		[SP_ID_MODULE] = sizeof(struct fold_module),
+		[SP_ID_FRAME] = sizeof(struct fold_frame),
+		[SP_ID_STACK] = sizeof(struct fold_stack),
+	};
 	int i;
 
 	memset(m, 0, sizeof(*m));
+	m->ids = sp_ids_new(extra, release_id, NULL);
+	if (!m->ids)
+		return -ENOMEM;
+	m->mtab = sp_ids_table(m->ids, SP_ID_MODULE);
+	m->ftab = sp_ids_table(m->ids, SP_ID_FRAME);
+	m->stab = sp_ids_table(m->ids, SP_ID_STACK);
 	m->pframe_idx = sp_htab_new();
 	m->str_idx = sp_htab_new();
 	m->tname = sp_htab_new();
@@ -69,44 +111,26 @@ fold_model_wait_stack(struct fold_model *m, uint32_t stack,
 	return 0;
 }
 
-static void
-syms_release(struct fold_syms *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++) {
-		free(s->v[i].name);
-		free(s->v[i].group);
-		free(s->v[i].source);
-	}
-	free(s->v);
-	s->v = NULL;
-	s->n = 0;
-}
-
 void
 fold_model_release(struct fold_model *m)
 {
+	enum sp_id_kind k;
+	void *data;
 	size_t i;
 
-	for (i = 0; i < m->nmods; i++) {
-		free(m->mods[i].path);
-		free(m->mods[i].buildid);
-	}
-	for (i = 0; i < m->nframes; i++)
-		syms_release(&m->frames[i].syms);
+	for (k = 0; m->ids && k < SP_ID_NKINDS; k++)
+		for (i = 0; i < sp_ids_count(m->ids, k); i++)
+			if ((data = sp_ids_get(m->ids, k, (uint32_t)i)))
+				release_id(NULL, k, (uint32_t)i, data);
+	sp_ids_free(m->ids);
 	for (i = 0; i < m->npframes; i++)
 		syms_release(&m->pframes[i].syms);
 	for (i = 0; i < m->nxframes; i++)
 		syms_release(&m->xframes[i].syms);
 	for (i = 0; i < m->nstrs; i++)
 		free(m->strs[i]);
-	free(m->mods);
-	free(m->frames);
 	free(m->pframes);
 	free(m->pfree);
-	free(m->prefix);
-	free(m->sframe);
 	free(m->strs);
 	sp_htab_free(m->pframe_idx);
 	sp_htab_free(m->str_idx);
@@ -120,6 +144,67 @@ fold_model_release(struct fold_model *m)
 	free(m->xsframe);
 	sp_htab_free(m->xstack_idx);
 	fold_pytab_release(&m->py);
+}
+
+struct fold_module *
+fold_model_add_module(struct fold_model *m, int32_t pid, bool is_kernel)
+{
+	return sp_ids_module(m->ids, pid, is_kernel);
+}
+
+struct fold_frame *
+fold_model_add_frame(struct fold_model *m, uint32_t module)
+{
+	/* Ids from FOLD_X_FRAME0 are sp-fold's own (model.h). */
+	if (sp_ids_count(m->ids, SP_ID_FRAME) >= FOLD_X_FRAME0) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return sp_ids_frame(m->ids, module);
+}
+
+int
+fold_model_add_stack(struct fold_model *m, uint32_t prefix, uint32_t frame)
+{
+	struct fold_stack *node;
+
+	/* Ids from FOLD_X_STACK0 are sp-fold's own (model.h). */
+	if (sp_ids_count(m->ids, SP_ID_STACK) >= FOLD_X_STACK0 ||
+	    !(node = sp_ids_stack(m->ids, prefix, frame)))
+		return -ENOMEM;
+	node->prefix = prefix;
+	node->frame = frame;
+	return 0;
+}
+
+uint32_t
+fold_model_nmodules(const struct fold_model *m)
+{
+	return sp_ids_count(m->ids, SP_ID_MODULE);
+}
+
+void
+fold_model_forget(struct fold_model *m, int32_t pid)
+{
+	sp_ids_forget(m->ids, pid);
+}
+
+int
+fold_model_defer(struct fold_model *m, int32_t pid)
+{
+	return sp_ids_defer(m->ids, pid);
+}
+
+void
+fold_model_forget_deferred(struct fold_model *m)
+{
+	sp_ids_forget_deferred(m->ids);
+}
+
+size_t
+fold_model_live(const struct fold_model *m, enum sp_id_kind kind)
+{
+	return sp_ids_live(m->ids, kind);
 }
 
 int
@@ -194,10 +279,13 @@ fold_model_pframe(struct fold_model *m, uint32_t frame, int32_t pid,
 		  struct fold_pframe **pf)
 {
 	struct pframe_key k = { frame, pid };
+	const struct fold_frame *f = fold_model_frame(m, frame);
 	uint64_t *slot;
 	bool inserted = false;
 	size_t idx = m->npfree ? m->pfree[m->npfree - 1] : m->npframes;
 
+	if (!f)
+		return -EINVAL; /* the decoder let no such reference through */
 	slot = sp_htab_slot(m->pframe_idx, &k, sizeof(k), idx, &inserted);
 	if (!slot)
 		return -ENOMEM;
@@ -214,8 +302,8 @@ fold_model_pframe(struct fold_model *m, uint32_t frame, int32_t pid,
 	else
 		m->npfree--;
 	memset(*pf, 0, sizeof(**pf));
-	(*pf)->module = m->frames[frame].module;
-	(*pf)->rel_ip = m->frames[frame].rel_ip;
+	(*pf)->module = f->module;
+	(*pf)->rel_ip = f->rel_ip;
 	return 0;
 }
 
@@ -302,7 +390,13 @@ fold_model_view(const struct fold_model *m, uint32_t frame, int32_t pid,
 		v->syms = &m->xframes[frame - FOLD_X_FRAME0].syms;
 		return;
 	}
-	f = &m->frames[frame];
+	if (!(f = fold_model_frame(m, frame))) {
+		memset(v, 0, sizeof(*v)); /* retired: no caller views one */
+		v->frame = frame;
+		v->module = SP_NONE;
+		v->syms = &m->wait_syms[SP_WAIT_NONE];
+		return;
+	}
 	v->frame = frame;
 	v->mode = f->mode;
 	v->module = f->module;
@@ -323,6 +417,7 @@ fold_model_walk(const struct fold_model *m, uint32_t stack, struct sp_buf *ids)
 {
 	size_t start = ids->len, n, i;
 	uint32_t *v, t, frame, next;
+	const struct fold_stack *node;
 
 	for (; stack != SP_NONE; stack = next) {
 		if (stack >= FOLD_WAIT_STACK0) {
@@ -332,9 +427,11 @@ fold_model_walk(const struct fold_model *m, uint32_t stack, struct sp_buf *ids)
 		} else if (stack >= FOLD_X_STACK0) {
 			frame = m->xsframe[stack - FOLD_X_STACK0];
 			next = m->xprefix[stack - FOLD_X_STACK0];
+		} else if ((node = sp_idtab_get(m->stab, stack))) {
+			frame = node->frame;
+			next = node->prefix;
 		} else {
-			frame = m->sframe[stack];
-			next = m->prefix[stack];
+			break;
 		}
 		if (sp_buf_add(ids, &frame, sizeof(frame)))
 			return -ENOMEM;

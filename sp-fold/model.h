@@ -2,7 +2,9 @@
  * model.h: what sp-fold keeps of a record stream: modules, frames with
  * their symbols (and per-process overrides from pframe records), the
  * stack prefix tree and thread names.  It grows with distinct frames and
- * stacks, never with samples.  Ids index the arrays directly.
+ * stacks, never with samples.  Modules, frames and stack nodes live in
+ * common/ids.h's tables by owner, so a forgotten process's can go once
+ * nothing will read them again (fold_model_forget, fold_model_defer).
  */
 #ifndef SP_FOLD_MODEL_H
 #define SP_FOLD_MODEL_H
@@ -13,6 +15,8 @@
 #include "common/buf.h"
 #include "common/ext.h"
 #include "common/htab.h"
+#include "common/ids.h"
+#include "common/idtab.h"
 #include "common/records.h"
 #include "common/spool.h"
 #include "sp-fold/pytab.h"
@@ -48,6 +52,11 @@ struct fold_frame {
 	uint32_t module; /* SP_NONE when none */
 	uint64_t abs_ip, rel_ip;
 	struct fold_syms syms;
+};
+
+/* A stack node: its prefix (SP_NONE at the root) and its frame. */
+struct fold_stack {
+	uint32_t prefix, frame;
 };
 
 /* A pframe record: the context of a frame for one process. */
@@ -89,17 +98,13 @@ struct fold_xframe {
 };
 
 struct fold_model {
-	struct fold_module *mods;
-	size_t nmods, amods;
-	struct fold_frame *frames;
-	size_t nframes, aframes;
+	struct sp_ids *ids; /* struct fold_module, fold_frame, fold_stack */
+	const struct sp_idtab *mtab, *ftab, *stab; /* its tables, to look up */
 	struct fold_pframe *pframes;
 	size_t npframes, apframes;
 	struct sp_htab *pframe_idx; /* (frame, pid) -> pframes index */
 	uint32_t *pfree; /* pframes slots of forgotten processes, to reuse */
 	size_t npfree, apfree;
-	uint32_t *prefix, *sframe; /* stack id -> prefix, frame */
-	size_t nstacks, aprefix, asframe;
 	uint64_t start_us, interval_us;
 	char **strs; /* interned names */
 	size_t nstrs, astrs;
@@ -127,6 +132,40 @@ struct fold_model {
  */
 int fold_model_init(struct fold_model *m);
 void fold_model_release(struct fold_model *m);
+/*
+ * Each defines the next id of its kind and returns its entry, zeroed (a
+ * module's strings are then the model's to free), or NULL with errno.
+ * The ids referred to must be live; the decoder checked them.
+ */
+struct fold_module *fold_model_add_module(struct fold_model *m, int32_t pid,
+					  bool is_kernel);
+struct fold_frame *fold_model_add_frame(struct fold_model *m, uint32_t module);
+int fold_model_add_stack(struct fold_model *m, uint32_t prefix, uint32_t frame);
+/* A live module or frame; NULL for SP_NONE or an id retired or unknown. */
+static inline struct fold_module *
+fold_model_module(const struct fold_model *m, uint32_t id)
+{
+	return sp_idtab_get(m->mtab, id);
+}
+static inline struct fold_frame *
+fold_model_frame(const struct fold_model *m, uint32_t id)
+{
+	return sp_idtab_get(m->ftab, id);
+}
+/* The module ids defined so far (retired ones included): the next id. */
+uint32_t fold_model_nmodules(const struct fold_model *m);
+/*
+ * A forget record: retires the modules, frames and stack nodes `pid`
+ * owns (ids.h) and frees their strings, at once with fold_model_forget,
+ * or set apart until fold_model_forget_deferred with fold_model_defer,
+ * which a profile still to be written needs.  Names and pframes have
+ * calls of their own.  fold_model_defer returns 0 or -ENOMEM.
+ */
+void fold_model_forget(struct fold_model *m, int32_t pid);
+int fold_model_defer(struct fold_model *m, int32_t pid);
+void fold_model_forget_deferred(struct fold_model *m);
+/* The live ids of a kind, for tests and memory checks. */
+size_t fold_model_live(const struct fold_model *m, enum sp_id_kind kind);
 /* Interns a string (copied); returns its id in m->strs or -ENOMEM. */
 int64_t fold_model_intern(struct fold_model *m, const char *s, size_t n);
 /*
@@ -172,7 +211,8 @@ int fold_model_xstack(struct fold_model *m, uint32_t prefix, uint32_t frame,
 		      uint32_t *out);
 /*
  * Appends the frames of a stack root first to `ids` (uint32_t each);
- * returns 0 or -ENOMEM.
+ * returns 0 or -ENOMEM.  A retired node (no caller walks one) ends the
+ * walk as the root would.
  */
 int fold_model_walk(const struct fold_model *m, uint32_t stack,
 		    struct sp_buf *ids);

@@ -68,11 +68,9 @@ on_module(struct fold_reader *r, const struct sp_rec *rec)
 	const struct sp_module *in = &rec->u.module;
 	struct fold_module *mod;
 
-	/* The decoder checked that ids come in order: in->id == nmods. */
-	if (SP_GROW(r->m.mods, r->m.amods, r->m.nmods + 1))
+	/* The decoder checked that ids come in order: in->id is the next. */
+	if (!(mod = fold_model_add_module(&r->m, in->pid, in->is_kernel)))
 		return -ENOMEM;
-	mod = &r->m.mods[r->m.nmods++];
-	memset(mod, 0, sizeof(*mod));
 	mod->pid = in->pid;
 	mod->start = in->start;
 	mod->end = in->end;
@@ -87,12 +85,8 @@ on_frame(struct fold_reader *r, const struct sp_rec *rec)
 {
 	struct fold_frame *fr;
 
-	/* Ids from FOLD_X_FRAME0 are sp-fold's own (model.h). */
-	if (r->m.nframes >= FOLD_X_FRAME0 ||
-	    SP_GROW(r->m.frames, r->m.aframes, r->m.nframes + 1))
+	if (!(fr = fold_model_add_frame(&r->m, rec->u.frame.f.module_id)))
 		return -ENOMEM;
-	fr = &r->m.frames[r->m.nframes++];
-	memset(fr, 0, sizeof(*fr));
 	fr->mode = rec->u.frame.f.mode;
 	r->code_frames += fr->mode != SP_FRAME_TRUNCATED;
 	fr->abs_ip = rec->u.frame.f.abs_ip;
@@ -120,29 +114,23 @@ on_pframe(struct fold_reader *r, const struct sp_rec *rec)
 {
 	struct fold_pframe *pf;
 	uint32_t frame = rec->u.pframe.frame;
+	int rc;
 
 	alive(r, rec->u.pframe.pid);
-	if (fold_model_pframe(&r->m, frame, rec->u.pframe.pid, &pf))
-		return -ENOMEM;
+	if ((rc = fold_model_pframe(&r->m, frame, rec->u.pframe.pid, &pf)))
+		return rc;
 	pf->module = rec->u.pframe.module;
-	pf->rel_ip = pf->module == SP_NONE ? r->m.frames[frame].abs_ip
-					   : rec->u.pframe.rel_ip;
+	pf->rel_ip = pf->module == SP_NONE
+			 ? fold_model_frame(&r->m, frame)->abs_ip
+			 : rec->u.pframe.rel_ip;
 	return 0;
 }
 
 static int
 on_stack(struct fold_reader *r, const struct sp_rec *rec)
 {
-	size_t id = r->m.nstacks;
-
-	/* Ids from FOLD_X_STACK0 are sp-fold's own (model.h). */
-	if (id >= FOLD_X_STACK0 || SP_GROW(r->m.prefix, r->m.aprefix, id + 1) ||
-	    SP_GROW(r->m.sframe, r->m.asframe, id + 1))
-		return -ENOMEM;
-	r->m.prefix[id] = rec->u.stack.prefix;
-	r->m.sframe[id] = rec->u.stack.frame;
-	r->m.nstacks++;
-	return 0;
+	return fold_model_add_stack(&r->m, rec->u.stack.prefix,
+				    rec->u.stack.frame);
 }
 
 /* The symbols a symbol record adds to: a frame's, or a process's. */
@@ -151,15 +139,19 @@ symbol_list(struct fold_reader *r, const struct sp_rec *rec,
 	    struct fold_syms **syms)
 {
 	struct fold_pframe *pf;
+	struct fold_frame *f;
+	int rc;
 
 	if (!rec->u.symbol.has_pid) {
-		*syms = &r->m.frames[rec->u.symbol.frame].syms;
+		if (!(f = fold_model_frame(&r->m, rec->u.symbol.frame)))
+			return -EINVAL; /* the decoder let none through */
+		*syms = &f->syms;
 		return 0;
 	}
 	alive(r, rec->u.symbol.pid);
-	if (fold_model_pframe(&r->m, rec->u.symbol.frame, rec->u.symbol.pid,
-			      &pf))
-		return -ENOMEM;
+	if ((rc = fold_model_pframe(&r->m, rec->u.symbol.frame,
+				    rec->u.symbol.pid, &pf)))
+		return rc;
 	*syms = &pf->syms;
 	return 0;
 }
@@ -183,9 +175,10 @@ on_symbol(struct fold_reader *r, const struct sp_rec *rec, uint64_t lineno)
 {
 	struct fold_syms *syms = NULL;
 	struct fold_sym *s, *v;
+	int rc;
 
-	if (symbol_list(r, rec, &syms))
-		return -ENOMEM;
+	if ((rc = symbol_list(r, rec, &syms)))
+		return rc;
 	if (rec->u.symbol.index == 0)
 		syms_clear(syms);
 	if (rec->u.symbol.index != syms->n) {
@@ -217,9 +210,10 @@ static int
 on_funcline(struct fold_reader *r, const struct sp_rec *rec)
 {
 	struct fold_syms *syms = NULL;
+	int rc;
 
-	if (symbol_list(r, rec, &syms))
-		return -ENOMEM;
+	if ((rc = symbol_list(r, rec, &syms)))
+		return rc;
 	if (rec->u.symbol.index < syms->n)
 		syms->v[rec->u.symbol.index].start_line =
 		    rec->u.symbol.start_line;
@@ -251,8 +245,10 @@ on_comm(struct fold_reader *r, const struct sp_rec *rec)
 static int
 on_buildid(struct fold_reader *r, const struct sp_rec *rec)
 {
-	struct fold_module *mod = &r->m.mods[rec->u.hex.tag];
+	struct fold_module *mod = fold_model_module(&r->m, rec->u.hex.tag);
 
+	if (!mod)
+		return -EINVAL; /* the decoder let no such reference through */
 	free(mod->buildid);
 	mod->buildid = strdup(rec->u.hex.hex);
 	return mod->buildid ? 0 : -ENOMEM;
@@ -363,10 +359,11 @@ forget_samples(struct fold_reader *r)
 
 /*
  * A forget record.  The process's names go now: they are looked up as
- * samples are read.  Its pframes go once nothing will view its frames:
- * at once when samples are streamed (--live, perf script), at the end of
- * the interval with --interval, never when the profile is written at the
- * end, whose entries name the process then.
+ * samples are read.  Its pframes, modules, frames and stack nodes go
+ * once nothing will view them: at once when samples are streamed
+ * (--live, perf script), at the end of the interval with --interval,
+ * never when the profile is written at the end, whose entries name the
+ * process then.
  */
 static int
 on_forget(struct fold_reader *r, int32_t pid)
@@ -374,10 +371,14 @@ on_forget(struct fold_reader *r, int32_t pid)
 	if (fold_model_forget_names(&r->m, pid) ||
 	    fold_pymerge_forget(&r->pm, pid))
 		return -ENOMEM;
-	if (r->on_sample)
+	if (r->on_sample) {
+		fold_model_forget(&r->m, pid);
 		return fold_model_forget_pframes(&r->m, pid);
+	}
 	if (!r->on_interval)
 		return 0;
+	if (fold_model_defer(&r->m, pid))
+		return -ENOMEM;
 	alive(r, pid);
 	if (SP_GROW(r->gone, r->agone, r->ngone + 1))
 		return -ENOMEM;
@@ -385,10 +386,14 @@ on_forget(struct fold_reader *r, int32_t pid)
 	return 0;
 }
 
-/* The pframes of processes forgotten in an interval that was written. */
+/*
+ * What processes forgotten in an interval that was written held: their
+ * ids, and their pframes (unless their pid came back since).
+ */
 static int
 drop_gone(struct fold_reader *r)
 {
+	fold_model_forget_deferred(&r->m);
 	while (r->ngone)
 		if (fold_model_forget_pframes(&r->m, r->gone[--r->ngone]))
 			return -ENOMEM;

@@ -53,10 +53,12 @@ static const char *
 dso_of(const struct fold_model *m, const struct fold_view *v, unsigned flags,
        int32_t pid, char *buf, size_t size)
 {
+	const struct fold_module *mod = fold_model_module(m, v->module);
+
 	if (v->mode == SP_FRAME_KERNEL)
 		return "[kernel.kallsyms]";
-	if (v->module != SP_NONE && m->mods[v->module].path[0])
-		return m->mods[v->module].path;
+	if (mod && mod->path[0])
+		return mod->path;
 	if (flags & SP_SYM_JIT) {
 		snprintf(buf, size, "/tmp/perf-%" PRId32 ".map", pid);
 		return buf;

@@ -112,10 +112,13 @@ static int64_t
 mapping_of(struct fold_pprof *p, const struct fold_profile *prof,
 	   uint32_t module)
 {
-	const struct fold_module *m = &prof->m->mods[module];
-	struct fold_pprof_mapping pm = { m->start, m->end, m->file_offset,
-					 m->path, m->buildid };
+	const struct fold_module *m = fold_model_module(prof->m, module);
+	struct fold_pprof_mapping pm;
 
+	if (!m)
+		return 0; /* retired: no caller views one */
+	pm = (struct fold_pprof_mapping){ m->start, m->end, m->file_offset,
+					  m->path, m->buildid };
 	return fold_pprof_mapping(p, &module, sizeof(module), &pm);
 }
 
@@ -162,16 +165,15 @@ static uint32_t
 main_module(const struct fold_profile *prof)
 {
 	int32_t pid = busiest_pid(prof);
-	uint32_t best = SP_NONE;
-	size_t i;
+	const struct fold_module *m, *b = NULL;
+	uint32_t best = SP_NONE, i;
 
-	for (i = 0; i < prof->m->nmods; i++) {
-		const struct fold_module *m = &prof->m->mods[i];
-
-		if (m->pid != pid || not_main(m))
+	for (i = 0; i < fold_model_nmodules(prof->m); i++) {
+		m = fold_model_module(prof->m, i);
+		if (!m || m->pid != pid || not_main(m))
 			continue;
-		if (best == SP_NONE || m->start < prof->m->mods[best].start)
-			best = (uint32_t)i;
+		if (!b || m->start < b->start)
+			best = i, b = m;
 	}
 	return best;
 }

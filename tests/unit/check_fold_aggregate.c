@@ -384,8 +384,10 @@ END_TEST
 
 /*
  * N processes, one a second, each named, with a pframe of the shared
- * module-less frame 0 and its own symbol there, one sample, then
- * forgotten; pids from 100, `reuse` of them in turn (0: all distinct).
+ * module-less frame 0 and its own symbol there, a module of its own with
+ * frame 1+i named fi in it, stack 1+i (frame 1+i over stack 0), one
+ * sample there, then forgotten; pids from 100, `reuse` of them in turn
+ * (0: all distinct).
  */
 static char *
 churn(int n, int reuse)
@@ -400,9 +402,16 @@ churn(int n, int reuse)
 		sp_buf_addf(&b,
 			    "thread\t%d\t%d\t%d\ncomm\t0\t%d\t%d\texec\tp%d\n"
 			    "pframe\t0\t%d\t-\t-\nsymbol\t0\t%d\t0\t-\t-\t-\t"
-			    "s%d\nsample\t%d000000000\t%d\t%d\t0\nforget\t%d\n",
-			    i, pid, pid, pid, pid, i, pid, pid, i, i, pid, pid,
-			    pid);
+			    "s%d\n",
+			    i, pid, pid, pid, pid, i, pid, pid, i);
+		sp_buf_addf(
+		    &b,
+		    "module\t%d\t%d\t0x400000\t0x401000\t0x0\t0\tuser"
+		    "\t/p%d\nframe\t%d\tuser\t0x400010\t%d\t0x10\n"
+		    "symbol\t%d\t-\t0\t-\t-\t-\tf%d\nstack\t%d\t0\t%d\n",
+		    i, pid, i, 1 + i, i, 1 + i, i, 1 + i, 1 + i);
+		sp_buf_addf(&b, "sample\t%d000000000\t%d\t%d\t%d\nforget\t%d\n",
+			    i, pid, pid, 1 + i, pid);
 	}
 	sp_buf_addc(&b, 0);
 	return (char *)b.data;
@@ -466,6 +475,10 @@ START_TEST(forgotten_processes_free_their_state)
 	ck_assert_uint_eq(sp_htab_count(r.m.pname), 0);
 	ck_assert_uint_eq(sp_htab_count(r.m.pframe_idx), 0);
 	ck_assert_uint_le(r.m.npframes, 1);
+	/* Only the shared frame 0 and stack 0 are left. */
+	ck_assert_uint_eq(fold_model_live(&r.m, SP_ID_MODULE), 0);
+	ck_assert_uint_eq(fold_model_live(&r.m, SP_ID_FRAME), 1);
+	ck_assert_uint_eq(fold_model_live(&r.m, SP_ID_STACK), 1);
 	fold_reader_release(&r);
 
 	/* --interval: a process's pframes last until its interval is
@@ -477,8 +490,13 @@ START_TEST(forgotten_processes_free_their_state)
 	ck_assert_uint_eq(sp_htab_count(r.m.tname), 0);
 	ck_assert_uint_le(sp_htab_count(r.m.pframe_idx), 1);
 	ck_assert_uint_le(r.m.npframes, 2);
+	/* The last process's module, frame and stack wait for main to
+	 * write its interval; the others' are gone. */
+	ck_assert_uint_eq(fold_model_live(&r.m, SP_ID_MODULE), 1);
+	ck_assert_uint_eq(fold_model_live(&r.m, SP_ID_FRAME), 2);
+	ck_assert_uint_eq(fold_model_live(&r.m, SP_ID_STACK), 2);
 	for (i = 0; i < 19; i++) /* the last interval is main's to write */
-		sp_buf_addf(&want, "p%d;s%d 1\n", i, i);
+		sp_buf_addf(&want, "p%d;s%d;f%d 1\n", i, i, i);
 	sp_buf_addc(&got, 0);
 	sp_buf_addc(&want, 0);
 	ck_assert_str_eq((char *)got.data, (char *)want.data);
@@ -487,9 +505,9 @@ START_TEST(forgotten_processes_free_their_state)
 	/* The whole profile at the end names every process's frames. */
 	ck_assert_int_eq(run(distinct, &o, false, &out), 0);
 	for (i = 0; i < 20; i++) {
-		char line[32];
+		char line[48];
 
-		snprintf(line, sizeof(line), "p%d;s%d 1\n", i, i);
+		snprintf(line, sizeof(line), "p%d;s%d;f%d 1\n", i, i, i);
 		ck_assert_ptr_nonnull(strstr(out, line));
 	}
 	free(out);
@@ -497,6 +515,48 @@ START_TEST(forgotten_processes_free_their_state)
 	sp_buf_release(&want);
 	free(text);
 	free(distinct);
+}
+END_TEST
+
+/*
+ * --interval: pid 7 forgotten and back within one interval.  The old
+ * process's module, frame and stack last until that interval is
+ * written; the new one's outlive it.
+ */
+START_TEST(a_pid_back_within_an_interval_keeps_its_frames)
+{
+	static const char text[] =
+	    "spool\t1\t0\t1000\n"
+	    "comm\t0\t7\t7\texec\tp\n"
+	    "module\t0\t7\t0x400000\t0x401000\t0x0\t0\tuser\t/old\n"
+	    "frame\t0\tuser\t0x400010\t0\t0x10\n"
+	    "symbol\t0\t-\t0\t-\t-\t-\told\n"
+	    "stack\t0\t-\t0\n"
+	    "sample\t100000000\t7\t7\t0\n"
+	    "forget\t7\n"
+	    "comm\t0\t7\t7\texec\tp\n"
+	    "module\t1\t7\t0x400000\t0x401000\t0x0\t0\tuser\t/new\n"
+	    "frame\t1\tuser\t0x400010\t1\t0x10\n"
+	    "symbol\t1\t-\t0\t-\t-\t-\tnew\n"
+	    "stack\t1\t-\t1\n"
+	    "sample\t500000000\t7\t7\t1\n"
+	    "sample\t1500000000\t7\t7\t1\n"
+	    "sample\t2500000000\t7\t7\t1\n";
+	struct fold_opts oi = { .interval_ns = 1000000000 };
+	struct sp_buf got = SP_BUF_INIT;
+	struct fold_reader r;
+
+	ck_assert_int_eq(fold_reader_init(&r, "", &oi), 0);
+	r.on_interval = keep_interval;
+	r.ctx = &got;
+	ck_assert_int_eq(read_text(&r, text), 0);
+	sp_buf_addc(&got, 0);
+	ck_assert_str_eq((char *)got.data, "p;new 1\np;old 1\np;new 1\n");
+	ck_assert_uint_eq(fold_model_live(&r.m, SP_ID_MODULE), 1);
+	ck_assert_uint_eq(fold_model_live(&r.m, SP_ID_FRAME), 1);
+	ck_assert_uint_eq(fold_model_live(&r.m, SP_ID_STACK), 1);
+	fold_reader_release(&r);
+	sp_buf_release(&got);
 }
 END_TEST
 
@@ -522,6 +582,7 @@ main(void)
 	tcase_add_test(rec, records_reject_bad_input);
 	tcase_add_test(rec, live_stacks_are_rows_of_folded_lines);
 	tcase_add_test(rec, forgotten_processes_free_their_state);
+	tcase_add_test(rec, a_pid_back_within_an_interval_keeps_its_frames);
 	suite_add_tcase(s, rec);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -903,6 +903,37 @@ START_TEST(forgetting_retires_what_the_process_owned)
 }
 END_TEST
 
+/*
+ * A deferred forget keeps the process's ids live until it is carried
+ * out, and then spares what a new process of the same pid defined.
+ */
+START_TEST(deferred_forget_spares_the_next_process_of_the_pid)
+{
+	static const size_t none[SP_ID_NKINDS];
+	struct sp_ids *ids = sp_ids_new(none, NULL, NULL);
+
+	ck_assert_ptr_nonnull(sp_ids_module(ids, 7, false));  /* m0: old 7 */
+	ck_assert_ptr_nonnull(sp_ids_frame(ids, 0));          /* f0 */
+	ck_assert_ptr_nonnull(sp_ids_stack(ids, SP_NONE, 0)); /* s0 */
+	ck_assert_int_eq(sp_ids_defer(ids, 7), 0);
+	ck_assert_int_eq(sp_ids_defer(ids, 8), 0); /* owns nothing */
+	ck_assert_ptr_nonnull(sp_ids_get(ids, SP_ID_STACK, 0));
+	ck_assert_ptr_nonnull(sp_ids_module(ids, 7, false));  /* m1: new 7 */
+	ck_assert_ptr_nonnull(sp_ids_frame(ids, 1));          /* f1 */
+	ck_assert_ptr_nonnull(sp_ids_stack(ids, SP_NONE, 1)); /* s1 */
+	sp_ids_forget_deferred(ids);
+	ck_assert_ptr_null(sp_ids_get(ids, SP_ID_MODULE, 0));
+	ck_assert_ptr_null(sp_ids_get(ids, SP_ID_FRAME, 0));
+	ck_assert_ptr_null(sp_ids_get(ids, SP_ID_STACK, 0));
+	ck_assert_ptr_nonnull(sp_ids_get(ids, SP_ID_STACK, 1));
+	ck_assert_uint_eq(sp_ids_live(ids, SP_ID_MODULE), 1);
+	sp_ids_forget_deferred(ids); /* nothing left apart */
+	ck_assert_uint_eq(sp_ids_live(ids, SP_ID_FRAME), 1);
+	ck_assert_int_eq(sp_ids_defer(ids, 7), 0);
+	sp_ids_free(ids); /* with ids still apart: freed too */
+}
+END_TEST
+
 static Suite *
 spool_suite(void)
 {
@@ -947,6 +978,7 @@ spool_suite(void)
 	tcase_add_test(fg, stacks_outlive_other_modules);
 	tcase_add_test(fg, references_to_forgotten_ids_are_refused);
 	tcase_add_test(fg, forgetting_retires_what_the_process_owned);
+	tcase_add_test(fg, deferred_forget_spares_the_next_process_of_the_pid);
 	suite_add_tcase(s, fg);
 	return s;
 }
