@@ -28,8 +28,10 @@
 #define OWNED_BY_THREAD 0
 /* Threads whose pages are remembered, by tid modulo this. */
 #define HINTS 64
-/* Code objects of a thread's last walk whose headers are read ahead. */
+/* Code objects of a thread's last walks whose headers are read ahead. */
 #define HINT_CODES 16
+/* Pages read ahead for a thread (twice: before and after its codes). */
+#define HINT_PAGES 8
 
 /*
  * The pages a thread's last walk read (its thread state, the frames)
@@ -513,15 +515,60 @@ code_blocks(struct rec_py *py, const struct rawframe *raw, size_t n,
 	return na;
 }
 
-/* Keeps the code addresses of blocks b[0..n) for the thread's next walk. */
+/*
+ * Keeps the pages the walk read for the thread's next sample, in the order
+ * read, and after the pages of the pointers to the leaf (the thread
+ * state's field, 3.11-3.12's _PyCFrame) the pages of its samples before,
+ * most recent first, up to HINT_PAGES: a leaf that moves back and forth
+ * between two places (a generator's frame, in its object, and the
+ * thread's frame stack) finds both, each before its callers' pages, so
+ * that no caller is read from a copy older than its frame (pymem.h).
+ */
+static void
+remember_pages(struct rec_py *py, struct hint *h)
+{
+	uint64_t old[REC_PYMEM_PAGES], now[REC_PYMEM_PAGES];
+	size_t nold = h->npages, nnow, lead, i, j, k;
+
+	memcpy(old, h->pages, nold * sizeof(*old));
+	nnow = rec_pymem_used(&py->mem, now, REC_PYMEM_PAGES);
+	lead = py->l.cf_current_frame != REC_PYLAYOUT_NONE ? 2 : 1;
+	if (lead > nnow)
+		lead = nnow;
+	memcpy(h->pages, now, lead * sizeof(*now));
+	k = lead;
+	for (i = 0; i < nold && k + nnow - lead < HINT_PAGES; i++) {
+		for (j = 0; j < nnow && now[j] != old[i]; j++)
+			;
+		if (j == nnow)
+			h->pages[k++] = old[i];
+	}
+	for (i = lead; i < nnow && k < REC_PYMEM_PAGES; i++)
+		h->pages[k++] = now[i];
+	h->npages = (uint32_t)k;
+}
+
+/*
+ * Keeps the code addresses of blocks b[0..n) for the thread's next walk,
+ * then those of its walks before, most recent first: a thread that goes
+ * back and forth between two parts of a program finds both.
+ */
 static void
 remember_codes(struct hint *h, const struct rec_pymem_block *b, size_t n)
 {
-	size_t i;
+	uint64_t old[HINT_CODES];
+	size_t i, j, k, nold = h->ncodes;
 
-	for (i = 0; i < n && i < HINT_CODES; i++)
-		h->codes[i] = b[i].addr;
-	h->ncodes = (uint32_t)i;
+	memcpy(old, h->codes, nold * sizeof(*old));
+	for (k = 0; k < n && k < HINT_CODES; k++)
+		h->codes[k] = b[k].addr;
+	for (i = 0; i < nold && k < HINT_CODES; i++) {
+		for (j = 0; j < n && b[j].addr != old[i]; j++)
+			;
+		if (j == n)
+			h->codes[k++] = old[i];
+	}
+	h->ncodes = (uint32_t)k;
 }
 
 /*
@@ -617,8 +664,7 @@ walk(struct rec_py *py, uint64_t ts, const struct leaf *before, struct hint *h,
 	n = walk_frames(py, before->f, raw, max, &last, truncated);
 	if (n < 0)
 		return n;
-	h->npages =
-	    (uint32_t)rec_pymem_used(&py->mem, h->pages, REC_PYMEM_PAGES);
+	remember_pages(py, h);
 	na = code_blocks(py, raw, (size_t)n, b);
 	remember_codes(h, b, na);
 	if (read_ahead(py, b, na)) {
