@@ -67,7 +67,6 @@ rec_pymem_release(struct rec_pymem *m)
 {
 	free(m->ranges);
 	free(m->pages);
-	free(m->staged);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -124,7 +123,6 @@ read_direct(struct rec_pymem *m, uint64_t addr, void *buf, size_t len)
 		return -EFAULT;
 	m->budget -= len;
 	n = process_vm_readv(m->pid, &local, 1, &remote, 1, 0);
-	m->calls++;
 	if (n < 0)
 		return errno == ESRCH ? -ESRCH : -EFAULT;
 	m->bytes_read += (uint64_t)n;
@@ -239,155 +237,70 @@ add_iov(struct iovec *local, struct iovec *remote, size_t *k, uint64_t addr,
 }
 
 /*
- * Adds pages[0..np) to a transfer's vectors, into slots s[0..), as long
- * as the budget lasts, skipping pages outside the mappings as last read
- * (no maps reread for a guess); returns how many slots were filled.
+ * Reads blocks b[0..nb) then, when `replace`, pages[0..np) into the page
+ * slots in place of the pages kept, in one call (see rec_pymem_readv and
+ * rec_pymem_prefetch).
  */
-static size_t
-add_pages(struct rec_pymem *m, struct rec_pymem_page *s, const uint64_t *pages,
-	  size_t np, struct iovec *local, struct iovec *remote, size_t *k)
+static int
+transfer(struct rec_pymem *m, struct rec_pymem_block *b, size_t nb,
+	 const uint64_t *pages, size_t np, bool replace)
 {
-	size_t i, n = 0;
-
-	for (i = 0; i < np && n < REC_PYMEM_PAGES; i++) {
-		if (REC_PYMEM_PAGE > m->budget)
-			break;
-		if (!inside(m, pages[i], REC_PYMEM_PAGE))
-			continue;
-		m->budget -= REC_PYMEM_PAGE;
-		s[n].addr = pages[i];
-		s[n].used = false;
-		s[n].stamp = ++m->clock;
-		add_iov(local, remote, k, pages[i], s[n++].data,
-			REC_PYMEM_PAGE);
-	}
-	return n;
-}
-
-/* Of `n` pages read in a row, how many `*r` bytes cover; takes them. */
-static size_t
-took_pages(ssize_t *r, size_t n)
-{
-	size_t got = (size_t)*r / REC_PYMEM_PAGE;
-
-	if (got > n)
-		got = n;
-	*r -= (ssize_t)(got * REC_PYMEM_PAGE);
-	if (got < n)
-		*r = 0; /* a transfer stops at the first vector that fails */
-	return got;
-}
-
-/* The vectors of one transfer: what it reads, in order. */
-struct xfer {
-	const uint64_t *pages; /* into the page slots, replacing them */
-	size_t np;
-	struct rec_pymem_block *b;
-	size_t nb;
-	const uint64_t *after; /* into the kept slots too, or staged */
-	size_t na;
-	bool replace; /* pages and after replace the pages kept */
-	bool stage;   /* after goes to the staged slots */
-};
-
-/* Sets the blocks' vectors up; false: past the budget. */
-static bool
-add_blocks(struct rec_pymem *m, struct rec_pymem_block *b, size_t nb,
-	   struct iovec *local, struct iovec *remote, size_t *k)
-{
-	size_t i, total = 0;
+	struct iovec local[REC_PYMEM_MANY + REC_PYMEM_PAGES];
+	struct iovec remote[REC_PYMEM_MANY + REC_PYMEM_PAGES];
+	size_t i, k = 0, total = 0;
+	ssize_t r;
 
 	for (i = 0; i < nb; i++) {
 		b[i].ok = false;
 		total += b[i].len;
 	}
 	if (nb > REC_PYMEM_MANY || total > m->budget)
-		return false;
+		return -E2BIG;
+	if (replace && !slots(m))
+		return -ENOMEM;
 	for (i = 0; i < nb; i++) {
 		b[i].ok = inside_now(m, b[i].addr, b[i].len);
 		if (b[i].ok) {
-			add_iov(local, remote, k, b[i].addr, b[i].buf,
+			add_iov(local, remote, &k, b[i].addr, b[i].buf,
 				b[i].len);
 			m->budget -= b[i].len;
 		}
 	}
-	return true;
-}
-
-/* Marks the blocks that `*r` bytes cover as read, and takes them. */
-static void
-took_blocks(ssize_t *r, struct rec_pymem_block *b, size_t nb)
-{
-	size_t i;
-
-	for (i = 0; i < nb; i++) {
-		if (!b[i].ok)
-			continue;
-		if ((size_t)*r < b[i].len) {
-			b[i].ok = false;
-			*r = 0;
-			continue;
-		}
-		*r -= (ssize_t)b[i].len;
-	}
-}
-
-/*
- * Reads x's pages, blocks and after pages in one call (see
- * rec_pymem_readv, rec_pymem_prefetch and rec_pymem_prefetch3).
- */
-static int
-transfer(struct rec_pymem *m, const struct xfer *x)
-{
-	struct iovec local[REC_PYMEM_MANY + 2 * REC_PYMEM_PAGES];
-	struct iovec remote[REC_PYMEM_MANY + 2 * REC_PYMEM_PAGES];
-	struct rec_pymem_page *into;
-	size_t k = 0, np = 0, na = 0, i, total = 0;
-	ssize_t r;
-
-	for (i = 0; i < x->nb; i++)
-		total += x->b[i].len;
-	if (x->nb > REC_PYMEM_MANY || total > m->budget) {
-		for (i = 0; i < x->nb; i++)
-			x->b[i].ok = false;
-		return -E2BIG;
-	}
-	if (x->replace && !slots(m))
-		return -ENOMEM;
-	if (x->stage && !m->staged &&
-	    !(m->staged = calloc(REC_PYMEM_PAGES, sizeof(*m->staged))))
-		return -ENOMEM;
-	if (x->replace)
+	if (replace)
 		rec_pymem_forget(m);
-	if (x->replace)
-		np = add_pages(m, m->pages, x->pages, x->np, local, remote, &k);
-	if (!add_blocks(m, x->b, x->nb, local, remote, &k))
-		return -E2BIG;
-	into = x->stage ? m->staged : m->pages + np;
-	if (x->stage || x->replace)
-		na = add_pages(m, into, x->after,
-			       x->stage ? x->na
-			       : x->na < REC_PYMEM_PAGES - np
-				   ? x->na
-				   : REC_PYMEM_PAGES - np,
-			       local, remote, &k);
+	for (i = 0; replace && i < np && m->npages < REC_PYMEM_PAGES; i++) {
+		if (REC_PYMEM_PAGE > m->budget)
+			break;
+		if (!inside(m, pages[i], REC_PYMEM_PAGE))
+			continue; /* no maps reread for a guess */
+		m->budget -= REC_PYMEM_PAGE;
+		m->pages[m->npages].addr = pages[i];
+		m->pages[m->npages].used = false;
+		m->pages[m->npages].stamp = ++m->clock;
+		add_iov(local, remote, &k, pages[i], m->pages[m->npages++].data,
+			REC_PYMEM_PAGE);
+	}
 	r = k ? process_vm_readv(m->pid, local, k, remote, k, 0) : 0;
-	m->calls += k > 0;
 	if (r < 0 && errno == ESRCH)
 		return -ESRCH;
 	if (r < 0)
 		r = 0;
 	m->bytes_read += (uint64_t)r;
-	np = took_pages(&r, np);
-	took_blocks(&r, x->b, x->nb);
-	na = took_pages(&r, na);
-	if (x->stage)
-		m->nstaged = na;
-	else if (x->replace)
-		np += na;
-	if (x->replace) {
-		m->npages = np;
-		m->next = np % REC_PYMEM_PAGES;
+	/* A transfer stops at a vector that fails, never inside one. */
+	for (i = 0; i < nb; i++) {
+		if (!b[i].ok)
+			continue;
+		if ((size_t)r < b[i].len) {
+			b[i].ok = false;
+			r = 0;
+			continue;
+		}
+		r -= (ssize_t)b[i].len;
+	}
+	if (replace) {
+		if ((size_t)r / REC_PYMEM_PAGE < m->npages)
+			m->npages = (size_t)r / REC_PYMEM_PAGE;
+		m->next = m->npages % REC_PYMEM_PAGES;
 	}
 	return 0;
 }
@@ -395,47 +308,16 @@ transfer(struct rec_pymem *m, const struct xfer *x)
 int
 rec_pymem_readv(struct rec_pymem *m, struct rec_pymem_block *b, size_t n)
 {
-	struct xfer x = { .b = b, .nb = n };
-
-	return transfer(m, &x);
+	return transfer(m, b, n, NULL, 0, false);
 }
 
 int
 rec_pymem_prefetch(struct rec_pymem *m, struct rec_pymem_block *b, size_t nb,
 		   const uint64_t *pages, size_t np)
 {
-	struct xfer x = {
-		.b = b, .nb = nb, .after = pages, .na = np, .replace = true
-	};
-	int rc = transfer(m, &x);
+	int rc = transfer(m, b, nb, pages, np, true);
 
 	return rc < 0 ? rc : (int)m->npages;
-}
-
-int
-rec_pymem_prefetch3(struct rec_pymem *m, const uint64_t *pages, size_t np,
-		    struct rec_pymem_block *b, size_t nb, const uint64_t *after,
-		    size_t na)
-{
-	struct xfer x = { pages, np, b, nb, after, na, true, true };
-	int rc = transfer(m, &x);
-
-	return rc < 0 ? rc : (int)m->npages;
-}
-
-bool
-rec_pymem_unstage(struct rec_pymem *m)
-{
-	struct rec_pymem_page *t = m->pages;
-
-	if (!m->nstaged)
-		return false;
-	m->pages = m->staged;
-	m->staged = t;
-	m->npages = m->nstaged;
-	m->next = m->npages % REC_PYMEM_PAGES;
-	m->nstaged = 0;
-	return true;
 }
 
 size_t
@@ -463,7 +345,6 @@ rec_pymem_forget(struct rec_pymem *m)
 {
 	m->npages = 0;
 	m->next = 0;
-	m->nstaged = 0;
 }
 
 int

@@ -43,15 +43,12 @@ struct rec_pymem {
 	int32_t pid;
 	struct rec_pymem_range *ranges; /* sorted, adjacent ones merged */
 	size_t nranges, alloc;
-	struct rec_pymem_page *pages;  /* REC_PYMEM_PAGES of them */
-	size_t npages, next;           /* kept; the next to replace */
-	struct rec_pymem_page *staged; /* REC_PYMEM_PAGES, or NULL */
-	size_t nstaged;                /* read, not kept yet */
-	size_t budget;                 /* bytes this sample may still read */
+	struct rec_pymem_page *pages; /* REC_PYMEM_PAGES of them */
+	size_t npages, next;          /* kept; the next to replace */
+	size_t budget;                /* bytes this sample may still read */
 	bool reread;    /* the maps were reread during this sample */
 	uint64_t clock; /* counts the pages read, each one's stamp */
 	uint64_t bytes_read, maps_reads; /* totals, for tests and costs */
-	uint64_t calls;                  /* process_vm_readv calls made */
 };
 
 /* Sets up reads of `pid` and reads its maps.  Returns 0 or -errno. */
@@ -117,28 +114,6 @@ int rec_pymem_readv(struct rec_pymem *m, struct rec_pymem_block *b, size_t n);
  */
 int rec_pymem_prefetch(struct rec_pymem *m, struct rec_pymem_block *b,
 		       size_t nb, const uint64_t *pages, size_t np);
-
-/*
- * The same in one call of three parts, in this order: pages[0..np) kept
- * in place of the pages kept, blocks b[0..nb), then after[0..na) staged:
- * read, but kept only by rec_pymem_unstage.  A caller that guesses what
- * it will read (the pages and code objects of a thread's last sample)
- * reads, in one call, what a walk reads, then what it would read after
- * the walk, to check it, without a call after the walk when the guess
- * was right.  Returns how many pages were kept, -E2BIG, -ESRCH or
- * -ENOMEM; staged pages are dropped by the next read of pages, begin and
- * forget.
- */
-int rec_pymem_prefetch3(struct rec_pymem *m, const uint64_t *pages, size_t np,
-			struct rec_pymem_block *b, size_t nb,
-			const uint64_t *after, size_t na);
-
-/*
- * Makes the staged pages the pages kept (the ones kept before are
- * dropped), as if read by a prefetch now.  Returns false when nothing is
- * staged (the pages kept stay).
- */
-bool rec_pymem_unstage(struct rec_pymem *m);
 
 /*
  * Copies the addresses of the kept pages that reads took bytes from, in

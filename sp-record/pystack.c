@@ -28,21 +28,15 @@
 #define OWNED_BY_THREAD 0
 /* Threads whose pages are remembered, by tid modulo this. */
 #define HINTS 64
-/* Code objects of a thread's last walks whose headers are read ahead. */
-#define HINT_CODES 16
-/* Pages read ahead for a thread (twice: before and after its codes). */
-#define HINT_PAGES 8
 
 /*
- * The pages a thread's last walk read (its thread state, the frames)
- * and its code objects: its next sample reads them again in one call
- * (rec_pymem_prefetch3), the pages twice, before and after the headers.
+ * The pages a thread's last walk read (its thread state, the frames):
+ * its next sample reads them again in one call (rec_pymem_prefetch).
  */
 struct hint {
 	int32_t tid; /* 0: none */
-	uint32_t npages, ncodes;
+	uint32_t npages;
 	uint64_t pages[REC_PYMEM_PAGES];
-	uint64_t codes[HINT_CODES];
 };
 
 struct rec_py {
@@ -60,16 +54,6 @@ struct rec_py {
 	 */
 	uint64_t chain, leaf;
 	uint8_t *hdrs; /* code object headers, REC_PY_MAX_DEPTH of them */
-	/*
-	 * Read ahead with the hint's pages: its code headers (into ahead_hdrs,
-	 * HINT_CODES of them), and the pages again after them (staged,
-	 * pymem.h); usable by a walk while no call was made since
-	 * (mem.calls == ahead_calls).
-	 */
-	struct rec_pymem_block ahead[HINT_CODES];
-	size_t nahead;
-	uint8_t *ahead_hdrs;
-	uint64_t ahead_calls;
 	struct hint hints[HINTS];
 	struct sp_buf why;
 };
@@ -163,8 +147,7 @@ rec_py_attach(int32_t pid, struct sp_buf *why)
 		py->codes = rec_pycode_new(&py->l, py->t.code_type);
 		py->tstates = sp_htab_new();
 		py->hdrs = calloc(REC_PY_MAX_DEPTH, py->l.co_span);
-		py->ahead_hdrs = calloc(HINT_CODES, py->l.co_span);
-		if (!py->codes || !py->tstates || !py->hdrs || !py->ahead_hdrs)
+		if (!py->codes || !py->tstates || !py->hdrs)
 			rc = -ENOMEM;
 	}
 	if (rc < 0) {
@@ -184,7 +167,6 @@ rec_py_free(struct rec_py *py)
 	rec_pycode_free(py->codes);
 	sp_htab_free(py->tstates);
 	free(py->hdrs);
-	free(py->ahead_hdrs);
 	rec_pymem_release(&py->mem);
 	sp_buf_release(&py->why);
 	free(py);
@@ -212,12 +194,6 @@ uint64_t
 rec_py_bytes_read(const struct rec_py *py)
 {
 	return py->mem.bytes_read;
-}
-
-uint64_t
-rec_py_calls(const struct rec_py *py)
-{
-	return py->mem.calls;
 }
 
 /* Whether the thread state at `ts` (its first bytes in `b`) is tid's. */
@@ -516,95 +492,6 @@ code_blocks(struct rec_py *py, const struct rawframe *raw, size_t n,
 }
 
 /*
- * Keeps the pages the walk read for the thread's next sample, in the order
- * read, and after the pages of the pointers to the leaf (the thread
- * state's field, 3.11-3.12's _PyCFrame) the pages of its samples before,
- * most recent first, up to HINT_PAGES: a leaf that moves back and forth
- * between two places (a generator's frame, in its object, and the
- * thread's frame stack) finds both, each before its callers' pages, so
- * that no caller is read from a copy older than its frame (pymem.h).
- */
-static void
-remember_pages(struct rec_py *py, struct hint *h)
-{
-	uint64_t old[REC_PYMEM_PAGES], now[REC_PYMEM_PAGES];
-	size_t nold = h->npages, nnow, lead, i, j, k;
-
-	memcpy(old, h->pages, nold * sizeof(*old));
-	nnow = rec_pymem_used(&py->mem, now, REC_PYMEM_PAGES);
-	lead = py->l.cf_current_frame != REC_PYLAYOUT_NONE ? 2 : 1;
-	if (lead > nnow)
-		lead = nnow;
-	memcpy(h->pages, now, lead * sizeof(*now));
-	k = lead;
-	for (i = 0; i < nold && k + nnow - lead < HINT_PAGES; i++) {
-		for (j = 0; j < nnow && now[j] != old[i]; j++)
-			;
-		if (j == nnow)
-			h->pages[k++] = old[i];
-	}
-	for (i = lead; i < nnow && k < REC_PYMEM_PAGES; i++)
-		h->pages[k++] = now[i];
-	h->npages = (uint32_t)k;
-}
-
-/*
- * Keeps the code addresses of blocks b[0..n) for the thread's next walk,
- * then those of its walks before, most recent first: a thread that goes
- * back and forth between two parts of a program finds both.
- */
-static void
-remember_codes(struct hint *h, const struct rec_pymem_block *b, size_t n)
-{
-	uint64_t old[HINT_CODES];
-	size_t i, j, k, nold = h->ncodes;
-
-	memcpy(old, h->codes, nold * sizeof(*old));
-	for (k = 0; k < n && k < HINT_CODES; k++)
-		h->codes[k] = b[k].addr;
-	for (i = 0; i < nold && k < HINT_CODES; i++) {
-		for (j = 0; j < n && b[j].addr != old[i]; j++)
-			;
-		if (j == n)
-			h->codes[k++] = old[i];
-	}
-	h->ncodes = (uint32_t)k;
-}
-
-/*
- * Whether this walk's code headers b[0..n) and the leaf's pages after
- * them were read ahead (rec_py_read_stack), as one call after the walk
- * would read them: the walk read nothing since (its frames came from
- * the pages read before the headers) and each of its codes was among
- * them.  Then copies the headers into b[] and keeps the staged pages;
- * else the caller reads them.  Either way the read-ahead is used up.
- */
-static bool
-read_ahead(struct rec_py *py, struct rec_pymem_block *b, size_t n)
-{
-	size_t i, j, nahead = py->nahead;
-
-	py->nahead = 0;
-	if (!nahead || py->mem.calls != py->ahead_calls)
-		return false;
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < nahead && py->ahead[j].addr != b[i].addr; j++)
-			;
-		if (j == nahead || !py->ahead[j].ok)
-			return false;
-	}
-	if (!rec_pymem_unstage(&py->mem))
-		return false;
-	for (i = 0; i < n; i++) {
-		for (j = 0; py->ahead[j].addr != b[i].addr; j++)
-			;
-		memcpy(b[i].buf, py->ahead[j].buf, b[i].len);
-		b[i].ok = true;
-	}
-	return true;
-}
-
-/*
  * Fills out[0..n) with the functions of frames raw[0..n) from their code
  * headers, read into b[]; *good is how many frames got theirs before one
  * that could not, *made whether a code was made (its strings read).
@@ -664,15 +551,11 @@ walk(struct rec_py *py, uint64_t ts, const struct leaf *before, struct hint *h,
 	n = walk_frames(py, before->f, raw, max, &last, truncated);
 	if (n < 0)
 		return n;
-	remember_pages(py, h);
+	h->npages =
+	    (uint32_t)rec_pymem_used(&py->mem, h->pages, REC_PYMEM_PAGES);
 	na = code_blocks(py, raw, (size_t)n, b);
-	remember_codes(h, b, na);
-	if (read_ahead(py, b, na)) {
-		rc = 0;
-	} else {
-		np = leaf_pages(py, ts, before, h, pages);
-		rc = rec_pymem_prefetch(&py->mem, b, na, pages, np);
-	}
+	np = leaf_pages(py, ts, before, h, pages);
+	rc = rec_pymem_prefetch(&py->mem, b, na, pages, np);
 	if (rc == -ESRCH || rc == -ENOMEM)
 		return rc;
 	if (rc == -E2BIG) /* nothing read: the leaf is read afresh */
@@ -753,37 +636,6 @@ walk_stable(struct rec_py *py, uint64_t ts, struct hint *h,
 	return 0;
 }
 
-/*
- * Reads the pages this thread's last sample used, at one moment, then
- * its code objects' headers, then the pages again (read_ahead), in one
- * call.  Returns 0, -ESRCH or -ENOMEM.
- */
-static int
-prefetch(struct rec_py *py, const struct hint *h)
-{
-	uint32_t span = py->l.co_span;
-	size_t i;
-	int rc;
-
-	py->nahead = 0;
-	if (!h->ncodes)
-		return rec_pymem_prefetch(&py->mem, NULL, 0, h->pages,
-					  h->npages);
-	for (i = 0; i < h->ncodes; i++)
-		py->ahead[i] = (struct rec_pymem_block){
-			h->codes[i], py->ahead_hdrs + i * span, span, false
-		};
-	rc = rec_pymem_prefetch3(&py->mem, h->pages, h->npages, py->ahead,
-				 h->ncodes, h->pages, h->npages);
-	if (rc == -E2BIG) /* nothing read: the walk reads as it goes */
-		return 0;
-	if (rc >= 0) {
-		py->nahead = h->ncodes;
-		py->ahead_calls = py->mem.calls;
-	}
-	return rc < 0 ? rc : 0;
-}
-
 int
 rec_py_read_stack(struct rec_py *py, int32_t tid, struct rec_py_frame *out,
 		  size_t max, bool *truncated)
@@ -805,9 +657,9 @@ rec_py_read_stack(struct rec_py *py, int32_t tid, struct rec_py_frame *out,
 	if (h->tid != tid) {
 		h->tid = tid;
 		h->npages = 0;
-		h->ncodes = 0;
 	}
-	rc = prefetch(py, h);
+	/* The pages this thread's last sample used, at one moment. */
+	rc = rec_pymem_prefetch(&py->mem, NULL, 0, h->pages, h->npages);
 	if (rc >= 0)
 		rc = find_tstate(py, tid, ts, &at);
 	if (rc == 0)

@@ -90,8 +90,6 @@ const struct rec_pytarget *rec_py_target(const struct rec_py *py);
 
 /* Bytes read from the target so far, for cost accounting. */
 uint64_t rec_py_bytes_read(const struct rec_py *py);
-/* The process_vm_readv calls its reads made, for tests and costs. */
-uint64_t rec_py_calls(const struct rec_py *py);
 
 /* Stacks given up (0 frames, truncated) because they kept changing. */
 uint64_t rec_py_unstable(const struct rec_py *py);
