@@ -435,30 +435,37 @@ add_pages(uint64_t *pages, size_t *n, uint64_t addr, size_t len)
 /*
  * The pages that leaf_now reads for a leaf where `before` was, in its
  * order: the thread state's field, the _PyCFrame (3.11, 3.12), the
- * frame.  Read again in one call after a walk, they serve leaf_now while
- * the leaf has not moved out of them; a leaf that moved costs a call of
- * its own, cheaper than reading the walk's other pages again every time
- * (a call's cost is mostly its pages).  Returns how many.
+ * frame; then the other pages of the walk (h).  Read again in one call
+ * after a walk, they serve leaf_now while the leaf has not moved out of
+ * them.  Returns how many.
  */
 static size_t
 leaf_pages(const struct rec_py *py, uint64_t ts, const struct leaf *before,
-	   uint64_t *pages)
+	   const struct hint *h, uint64_t *pages)
 {
 	const struct rec_pylayout *l = &py->l;
-	size_t n = 0;
+	size_t n = 0, i, j;
 
 	if (!add_pages(pages, &n, ts + l->ts_frame, 8))
 		return n;
 	if (l->cf_current_frame != REC_PYLAYOUT_NONE && before->top &&
 	    !add_pages(pages, &n, before->top + l->cf_current_frame, 8))
 		return n;
-	if (before->f)
-		(void)add_pages(pages, &n, before->f, l->fr_span);
+	if (before->f && !add_pages(pages, &n, before->f, l->fr_span))
+		return n;
+	/* Where a leaf that moved went: its caller, or a frame near. */
+	for (i = 0; i < h->npages; i++) {
+		for (j = 0; j < n && pages[j] != h->pages[i]; j++)
+			;
+		if (j == n)
+			pages[n++] = h->pages[i];
+	}
 	return n;
 }
 
-/* Pages leaf_pages gives at most: three spans, each on two pages. */
-#define LEAF_PAGES 6
+/* Pages leaf_pages gives at most: three spans, each on two pages, and
+ * the walk's. */
+#define LEAF_PAGES (6 + REC_PYMEM_PAGES)
 
 /*
  * The headers of the distinct code objects of raw[0..n) as blocks
@@ -547,7 +554,7 @@ walk(struct rec_py *py, uint64_t ts, const struct leaf *before, struct hint *h,
 	h->npages =
 	    (uint32_t)rec_pymem_used(&py->mem, h->pages, REC_PYMEM_PAGES);
 	na = code_blocks(py, raw, (size_t)n, b);
-	np = leaf_pages(py, ts, before, pages);
+	np = leaf_pages(py, ts, before, h, pages);
 	rc = rec_pymem_prefetch(&py->mem, b, na, pages, np);
 	if (rc == -ESRCH || rc == -ENOMEM)
 		return rc;
