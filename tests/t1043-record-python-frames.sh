@@ -34,7 +34,10 @@ judge() {
 	awk -F'\t' -v name="$1 $2" -v script="$script" \
 	    -v maxinc="$maxinc" '
 	BEGIN {
-		split("<module> level1 level2 level3 Spinner.spin spin " \
+		# Spinner: the class body, run once at start-up (a sample
+		# there by launch is rare, not wrong)
+		split("<module> Spinner level1 level2 level3 Spinner.spin " \
+		      "spin " \
 		      "recurse gen_values gen_values.<locals>.<lambda> " \
 		      "<lambda> café naïve_函数 busy_thread worker", f, " ")
 		for (i in f) known[f[i]] = 1
