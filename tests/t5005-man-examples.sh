@@ -22,6 +22,17 @@ printf '#!/bin/sh\ni=0; while [ $i -lt 50000 ]; do i=$((i+1)); done\n' \
 chmod +x "$work/program"
 cp "$work/program" "$work/prog"
 printf 'all:\n\t@./prog\n' >"$work/Makefile"
+# Main: the Java example's class (with no JDK here, a stand-in java runs
+# the shell program instead).
+if command -v javac >/dev/null 2>&1; then
+	printf '%s\n' 'public class Main { public static void main(String[] a) {' \
+		'long s = 0; for (int i = 0; i < 3000000; i++) s += i % 7;' \
+		'System.out.println(s); } }' >"$work/Main.java"
+	(cd "$work" && javac Main.java) || fail "javac Main.java"
+else
+	printf '#!/bin/sh\nexec "%s"\n' "$work/program" >"$bin/java"
+	chmod +x "$bin/java"
+fi
 # Stand-ins: each reads what it is given and succeeds.
 printf '#!/bin/sh\nprintf "app 7/7 1.0: 1000 cpu-clock:\\n\\t1 main (/bin/app)\\n\\n"\n' \
 	>"$bin/perf"
@@ -103,6 +114,12 @@ while IFS='	' read -r page cmd; do
 		fail "$page: '$cmd' exited $?: $(tail -n 3 "$TMP/err")"
 	n=$((n + 1))
 done <"$TMP/cmds"
+# The JVM of the Java example left its perf map in /tmp (it writes
+# there whatever TMPDIR says): ours name Main's methods.
+for m in /tmp/perf-*.map; do
+	[ -O "$m" ] && [ "$m" -nt "$work/Main.java" ] &&
+		grep -q ' Main\.main(' "$m" 2>/dev/null && rm -f "$m"
+done
 [ "$n" -ge 12 ] || fail "only $n examples ran: $(cat "$TMP/cmds")"
 echo "$n man page examples ran"
 exit 0
