@@ -107,13 +107,13 @@ judge() {
 
 # record NAME PATH: by launch, then by -p attach.
 record() {
-	"$SP_RECORD" -o "$TMP/l.spool" -- "$2" "$script" 1c \
+	"$SP_RECORD" -o "$TMP/l.spool" -- "$2" "$script" 0.6c \
 		>/dev/null 2>"$TMP/err" ||
 		fail "sp-record $1 exited $?: $(cat "$TMP/err")"
 	"$SP_DUMP" "$TMP/l.spool" >"$TMP/l.dump" || fail "sp-dump $1 failed"
 	judge "$1" launch "$TMP/l.dump" || fail "$1 by launch"
 	if [ "$1" = "$first" ]; then
-		"$SP_RECORD" --ptrace -o "$TMP/p.spool" -- "$2" "$script" 1c \
+		"$SP_RECORD" --ptrace -o "$TMP/p.spool" -- "$2" "$script" 0.6c \
 			>/dev/null 2>"$TMP/err" ||
 			fail "sp-record --ptrace $1 exited $?: $(cat "$TMP/err")"
 		"$SP_DUMP" "$TMP/p.spool" >"$TMP/p.dump" ||
@@ -121,7 +121,7 @@ record() {
 		judge "$1" ptrace "$TMP/p.dump" || fail "$1 by --ptrace"
 	fi
 
-	"$2" "$script" 2c >"$TMP/ready" &
+	"$2" "$script" 1.2c >"$TMP/ready" &
 	pid=$!
 	i=0
 	until [ -s "$TMP/ready" ] || [ $i -ge 100 ]; do

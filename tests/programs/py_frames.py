@@ -7,19 +7,21 @@
 # that function NAME's frame executes while it waits on its callee; the
 # test reads these marks.  Runs on CPython 3.7-3.13; prints "ready" once
 # both threads spin, and dies after 60 s of CPU time if nobody kills it.
-# With an argument "Nc" it exits (status 0) once it has used N s of CPU,
-# for tests that record it to its end however loaded the machine is.
+# With an argument "Nc" (N may be a fraction) it exits (status 0) once
+# it has used N s of CPU, for tests that record it to its end however
+# loaded the machine is.
 import _thread
 import os
 import resource
 import signal
 import sys
 
+resource.setrlimit(resource.RLIMIT_CPU, (60, 60))
 if len(sys.argv) > 1:
-    signal.signal(signal.SIGXCPU, lambda sig, frame: os._exit(0))
-    resource.setrlimit(resource.RLIMIT_CPU, (int(sys.argv[1].rstrip("c")), 60))
-else:
-    resource.setrlimit(resource.RLIMIT_CPU, (60, 60))
+    # ITIMER_PROF counts the process's CPU time, all threads, in
+    # fractions of a second (RLIMIT_CPU takes whole seconds).
+    signal.signal(signal.SIGPROF, lambda sig, frame: os._exit(0))
+    signal.setitimer(signal.ITIMER_PROF, float(sys.argv[1].rstrip("c")))
 
 
 class Spinner:
