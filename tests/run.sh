@@ -3,7 +3,8 @@
 # the end-to-end tests and, when clang built them (make fuzz-build), each
 # fuzz harness for FUZZ_SECONDS; JOBS at a time (default: the CPUs).
 # Prints one line per test as it ends and a closing
-# "N passed, N failed, N skipped" line.
+# "N passed, N failed, N skipped" line.  O2=build/o2 adds the unit tests
+# of that tree (make check's -O2 build).
 #   B=build/san sh tests/run.sh [tests/tNNNN-*.sh ...]
 #
 # Every end-to-end test makes its own temporary directory, so tests run
@@ -20,6 +21,7 @@ export CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-10}
 # name_of JOB: the name a job is reported under.
 name_of() {
 	case $1 in
+	"${O2:-/}"/tests/unit/check_*) echo "unit -O2/${1##*/}" ;;
 	*/tests/unit/check_*) echo "unit/${1##*/}" ;;
 	tests/check-format.sh) echo "source: clang-format" ;;
 	tests/check-includes.sh) echo "source: no #include circle, one guard spelling" ;;
@@ -73,7 +75,7 @@ if [ $# -gt 0 ]; then
 	for t in "$@"; do echo "$t"; done >"$jobs"
 else
 	{
-		for u in "$B"/tests/unit/check_*; do
+		for u in "$B"/tests/unit/check_* ${O2:+"$O2"/tests/unit/check_*}; do
 			[ -x "$u" ] && echo "$u"
 		done
 		echo tests/check-format.sh
