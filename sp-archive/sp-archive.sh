@@ -29,12 +29,15 @@ it.
   -o, --output BUNDLE   where the bundle goes (SPOOL.tar.gz)
       --max-file SIZE   store no file larger than SIZE (1G; K, M, G)
       --max-total SIZE  store at most SIZE of files in all (4G)
+      --capture-dir DIR the module files sp-record kept by build id
+                        (its --capture-dir: the symbol cache's folder)
   -x, --extract BUNDLE  check BUNDLE's members and extract them
   -C, --directory DIR   extract into DIR (made if missing; .)
   -h, --help            this help
       --version         the version
 A file is stored only when it is a regular file, no symbolic link, and
-its build id is the one recorded.  See sp-archive(1).
+its build id is the one recorded; a module gone from its path or
+replaced there is taken from the copy sp-record kept.  See sp-archive(1).
 EOF
 }
 
@@ -79,6 +82,12 @@ tool() {
 SP_DUMP=${SP_DUMP:-$(tool sp-dump)}
 
 out="" extract="" dir="" max_file=1073741824 max_total=4294967296
+# sp-record's --capture-dir default (common/cachedir.c): a relative
+# XDG_CACHE_HOME is ignored, as the XDG base directory spec says.
+case ${XDG_CACHE_HOME:-} in
+/*) capdir=$XDG_CACHE_HOME/stackpulse ;;
+*) capdir=${HOME:+$HOME/.cache/stackpulse} ;;
+esac
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h | --help) usage; exit 0 ;;
@@ -99,6 +108,8 @@ while [ $# -gt 0 ]; do
 		max_total=$(bytes "$1" "$2") || exit 2; shift 2 ;;
 	--max-total=*) max_total=$(bytes --max-total "${1#*=}") || exit 2
 		shift ;;
+	--capture-dir) need_value "$1" $#; capdir=$2; shift 2 ;;
+	--capture-dir=*) capdir=${1#*=}; shift ;;
 	--) shift; break ;;
 	-?*) usage_error "unrecognized option '$1'" ;;
 	*) break ;;
@@ -233,14 +244,23 @@ debug_candidates() {
 
 # store ID PATH: puts the module file PATH of build id ID, and its debug
 # file if there is one, under .build-id/; returns 1 when nothing went in.
-nfiles=0 ndebug=0
+# A module gone from its path, or another build there, is taken from the
+# copy sp-record kept by build id (a container's binary, a deleted or
+# rebuilt one), when there is one of the running user's.
+nfiles=0 ndebug=0 nkept=0
 store() {
 	_id=$1 _path=$2
 	_rel=.build-id/$(echo "$_id" | cut -c1-2)/$(echo "$_id" | cut -c3-).debug
-	take "$_path" "$work/copy" || return 1
+	_src=$_path
+	_kept=${capreal:+$capreal/${_rel%.debug}}
+	if [ -n "$_kept" ] && [ -f "$_kept" ] && [ ! -L "$_kept" ] && [ -O "$_kept" ] &&
+		! { [ -f "$_path" ] && [ "$(buildid "$_path")" = "$_id" ]; }; then
+		_src=$_kept
+	fi
+	take "$_src" "$work/copy" || return 1
 	_have=$(buildid "$work/copy")
 	if [ "$_have" != "$_id" ]; then
-		warn "'$_path': build id ${_have:-(none)} differs from recorded $_id; not stored"
+		warn "'$_src': build id ${_have:-(none)} differs from recorded $_id; not stored"
 		total=$((total - $(wc -c <"$work/copy")))
 		rm -f "$work/copy"
 		return 1
@@ -267,9 +287,10 @@ store() {
 	done <"$work/cands"
 	[ -f "$stage/$_rel" ] && _rel=${_rel%.debug}
 	mv "$work/copy" "$stage/$_rel" || die 1 "cannot write in '$stage'"
-	printf 'elf\t%s\t%s\t%s\n' "$(sha "$stage/$_rel")" "$_rel" "$_path" \
+	printf 'elf\t%s\t%s\t%s\n' "$(sha "$stage/$_rel")" "$_rel" "$_src" \
 		>>"$stage/MANIFEST"
 	nfiles=$((nfiles + 1))
+	[ "$_src" = "$_path" ] || nkept=$((nkept + 1))
 }
 
 # kallsyms HOST: stores /proc/kallsyms when this is the recording's
@@ -320,6 +341,11 @@ write_bundle() {
 	if grep -q '^kernel	' "$work/mods"; then
 		kallsyms "$(sed -n 's/^kernel	//p' "$work/mods")"
 	fi
+	# The kept tree by its real path: take() refuses a path through a
+	# link, and ~/.cache may be one.
+	capreal=""
+	[ -n "$capdir" ] && [ -d "$capdir/.build-id" ] &&
+		capreal=$(cd -P "$capdir" 2>/dev/null && pwd -P)
 	: >"$work/done"
 	while IFS='	' read -r id path; do
 		[ "$id" != kernel ] || continue
@@ -338,7 +364,7 @@ write_bundle() {
 			--mode=u=rw,go=r,a+X MANIFEST -T -) ||
 		die 1 "cannot write the bundle"
 	mv "$work/bundle" "$out" || die 1 "cannot write '$out'"
-	warn "wrote '$out': the spool, $nfiles module files, $ndebug debug files$( [ -f "$stage/kallsyms" ] && echo ", kallsyms"), $(wc -c <"$out") bytes"
+	warn "wrote '$out': the spool, $nfiles module files$( [ $nkept -gt 0 ] && echo " ($nkept of them kept by sp-record)"), $ndebug debug files$( [ -f "$stage/kallsyms" ] && echo ", kallsyms"), $(wc -c <"$out") bytes"
 }
 
 # ------------------------------------------------------------ reading

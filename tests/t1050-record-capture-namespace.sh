@@ -4,9 +4,9 @@
 # is named once the namespace is gone: sp-record keeps its file by build
 # id in the build-id tree under the symbol cache's directory (0700
 # directories, a 0600 file), where sp-symbolize looks without being
-# told, and the summary says so.  --no-capture keeps nothing (address
-# names, as before); --capture-dir puts the tree elsewhere, for
-# --debug-dir.
+# told, and the summary says so; sp-archive bundles it from there.
+# --no-capture keeps nothing (address names, as before); --capture-dir
+# puts the tree elsewhere, for --debug-dir.
 . "$(dirname "$0")/lib.sh"
 need_perf
 [ "$(id -u)" = 0 ] || skip "needs root for a mount namespace"
@@ -63,6 +63,19 @@ named x || fail "not named from the kept file: $(sort -k2n "$TMP/x.folded" | tai
 # ... with --no-cache too: the tree holds files, not cached results.
 fold x --no-cache
 named x || fail "--no-cache: $(sort -k2n "$TMP/x.folded" | tail -3)"
+
+# sp-archive takes the namespace's binary from the kept tree (nothing
+# is at its path), and the bundle names it with no tree at all.
+XDG_CACHE_HOME=$TMP/x "$SP_ARCHIVE" -o "$TMP/x.tar.gz" "$TMP/x.spool" \
+	2>"$TMP/arc.err" || fail "sp-archive: $(cat "$TMP/arc.err")"
+grep -q "module files (1 of them kept by sp-record)" "$TMP/arc.err" ||
+	fail "sp-archive did not take the kept file: $(cat "$TMP/arc.err")"
+"$SP_ARCHIVE" -x "$TMP/x.tar.gz" -C "$TMP/ex" >/dev/null 2>"$TMP/arc.err" ||
+	fail "sp-archive -x: $(cat "$TMP/arc.err")"
+mkdir "$TMP/e"
+cp "$TMP/ex/x.spool" "$TMP/e.spool"
+fold e --debug-dir "$TMP/ex"
+named e || fail "the bundle: $(sort -k2n "$TMP/e.folded" | tail -3)"
 
 # -a: the process found as the whole machine is recorded, kept alike.
 record s -a
