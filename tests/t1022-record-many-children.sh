@@ -6,7 +6,11 @@
 . "$(dirname "$0")/lib.sh"
 need_perf
 # Freed memory must be reusable for the resident size to mean anything:
-# no ASan quarantine here.
+# no ASan quarantine here.  Stack copies of 4 KiB (/bin/true's stacks are
+# shallow): the samples waiting in the recorder's queue, more of them the
+# more it lags on a loaded machine, then weigh 4 KiB each, not 32 (with
+# 32, a suite run three tests at a time once left 3.4 MB of queue at the
+# late reading).
 export ASAN_OPTIONS="$ASAN_OPTIONS:quarantine_size_mb=0"
 
 cat >"$TMP/churn.sh" <<'SH'
@@ -20,7 +24,7 @@ done
 sleep 0.3
 rss >"$1/rss.late"
 SH
-"$SP_RECORD" -q -f -o "$TMP/x.spool" -- sh "$TMP/churn.sh" "$TMP" \
+"$SP_RECORD" -q -f --stack-size 4096 -o "$TMP/x.spool" -- sh "$TMP/churn.sh" "$TMP" \
 	2>"$TMP/err"
 rc=$?
 cat "$TMP/err" >&2
