@@ -121,7 +121,9 @@ record() {
 		judge "$1" ptrace "$TMP/p.dump" || fail "$1 by --ptrace"
 	fi
 
-	"$2" "$script" 1.2c >"$TMP/ready" &
+	# 2 s: the interpreter must outlive an ASan recorder's start on a
+	# loaded machine (1.2 s once ran out before the attach).
+	"$2" "$script" 2c >"$TMP/ready" &
 	pid=$!
 	i=0
 	until [ -s "$TMP/ready" ] || [ $i -ge 100 ]; do
