@@ -142,6 +142,23 @@ unw_syms() {
 	done
 }
 
+# samples_of SPOOL PID [AFTER_TS]: samples of PID so far (after AFTER_TS)
+# in SPOOL, which a recorder may still be writing.
+samples_of() {
+	"$SP_DUMP" "$1" 2>/dev/null | awk -F'\t' -v p="$2" -v t="${3:-0}" '
+		$1 == "sample" && $3 == p && $2 > t { n++ } END { print n + 0 }'
+}
+
+# wait_samples SPOOL PID N [AFTER_TS]: waits (up to 300 s) for N samples.
+wait_samples() {
+	_i=0
+	while [ "$(samples_of "$1" "$2" "${4:-0}")" -lt "$3" ]; do
+		_i=$((_i + 1))
+		[ $_i -lt 1500 ] || fail "no $3 samples of $2 in $1"
+		sleep 0.2
+	done
+}
+
 # pipeline CMD ARGS \| CMD ARGS ...: runs the stages as one pipeline (the
 # caller's redirections apply to its ends) and fails, naming the stage,
 # when any stage exits non-zero: sh has no pipefail, and a sanitizer

@@ -8,22 +8,6 @@
 need_perf
 cc_prog rec_chain rec_chain.c -O0 -fno-omit-frame-pointer -pthread
 
-# samples_of SPOOL PID [AFTER_TS]: samples of PID so far (after AFTER_TS).
-samples_of() {
-	"$SP_DUMP" "$1" 2>/dev/null | awk -F'\t' -v p="$2" -v t="${3:-0}" '
-		$1 == "sample" && $3 == p && $2 > t { n++ } END { print n + 0 }'
-}
-
-# wait_samples SPOOL PID N [AFTER_TS]: waits (up to 300 s) for N samples.
-wait_samples() {
-	_i=0
-	while [ "$(samples_of "$1" "$2" "${4:-0}")" -lt "$3" ]; do
-		_i=$((_i + 1))
-		[ $_i -lt 1500 ] || fail "no $3 samples of $2 in $1"
-		sleep 0.2
-	done
-}
-
 "$TMP/rec_chain" 600c &
 short=$!
 "$TMP/rec_chain" 600c &

@@ -35,11 +35,12 @@ judge() {
 	    -v maxinc="$maxinc" '
 	BEGIN {
 		# Spinner: the class body, run once at start-up (a sample
-		# there by launch is rare, not wrong)
+		# there by launch is rare, not wrong); arm: the handler that
+		# starts the CPU budget at a SIGUSR1
 		split("<module> Spinner level1 level2 level3 Spinner.spin " \
 		      "spin " \
 		      "recurse gen_values gen_values.<locals>.<lambda> " \
-		      "<lambda> café naïve_函数 busy_thread worker", f, " ")
+		      "<lambda> café naïve_函数 busy_thread worker arm", f, " ")
 		for (i in f) known[f[i]] = 1
 	}
 	$1 == "pycode" && $5 == script {
@@ -121,16 +122,20 @@ record() {
 		judge "$1" ptrace "$TMP/p.dump" || fail "$1 by --ptrace"
 	fi
 
-	# 2 s: the interpreter must outlive an ASan recorder's start on a
-	# loaded machine (1.2 s once ran out before the attach).
-	"$2" "$script" 2c >"$TMP/ready" &
+	# Its 1.2 s of CPU start once the recorder has a sample of it: a
+	# loaded machine can take longer to attach than any budget.
+	"$2" "$script" 1.2c usr1 >"$TMP/ready" &
 	pid=$!
 	i=0
 	until [ -s "$TMP/ready" ] || [ $i -ge 100 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
-	"$SP_RECORD" -p "$pid" -o "$TMP/a.spool" 2>"$TMP/err"
+	"$SP_RECORD" -p "$pid" -o "$TMP/a.spool" 2>"$TMP/err" &
+	rec=$!
+	wait_samples "$TMP/a.spool" "$pid" 1
+	kill -USR1 "$pid"
+	wait "$rec"
 	rc=$?
 	wait "$pid"
 	rm -f "$TMP/ready"

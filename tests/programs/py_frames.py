@@ -9,7 +9,7 @@
 # both threads spin, and dies after 60 s of CPU time if nobody kills it.
 # With an argument "Nc" (N may be a fraction) it exits (status 0) once
 # it has used N s of CPU, for tests that record it to its end however
-# loaded the machine is.
+# loaded the machine is; with "Nc usr1", N s of CPU after a SIGUSR1.
 import _thread
 import os
 import resource
@@ -17,11 +17,19 @@ import signal
 import sys
 
 resource.setrlimit(resource.RLIMIT_CPU, (60, 60))
-if len(sys.argv) > 1:
+
+
+def arm(sig=None, frame=None):
     # ITIMER_PROF counts the process's CPU time, all threads, in
     # fractions of a second (RLIMIT_CPU takes whole seconds).
     signal.signal(signal.SIGPROF, lambda sig, frame: os._exit(0))
     signal.setitimer(signal.ITIMER_PROF, float(sys.argv[1].rstrip("c")))
+
+
+if len(sys.argv) > 2 and sys.argv[2] == "usr1":
+    signal.signal(signal.SIGUSR1, arm)  # once a recorder has attached
+elif len(sys.argv) > 1:
+    arm()
 
 
 class Spinner:
