@@ -35,12 +35,12 @@ judge() {
 	    -v maxinc="$maxinc" '
 	BEGIN {
 		# Spinner: the class body, run once at start-up (a sample
-		# there by launch is rare, not wrong); arm: the handler that
-		# starts the CPU budget at a SIGUSR1
+		# there by launch is rare, not wrong); arm and stop: the
+		# handlers that start and end the CPU budget
 		split("<module> Spinner level1 level2 level3 Spinner.spin " \
 		      "spin " \
 		      "recurse gen_values gen_values.<locals>.<lambda> " \
-		      "<lambda> café naïve_函数 busy_thread worker arm", f, " ")
+		      "<lambda> café naïve_函数 busy_thread worker arm stop", f, " ")
 		for (i in f) known[f[i]] = 1
 	}
 	$1 == "pycode" && $5 == script {

@@ -19,10 +19,14 @@ import sys
 resource.setrlimit(resource.RLIMIT_CPU, (60, 60))
 
 
+def stop(sig, frame):
+    os._exit(0)
+
+
 def arm(sig=None, frame=None):
     # ITIMER_PROF counts the process's CPU time, all threads, in
     # fractions of a second (RLIMIT_CPU takes whole seconds).
-    signal.signal(signal.SIGPROF, lambda sig, frame: os._exit(0))
+    signal.signal(signal.SIGPROF, stop)
     signal.setitimer(signal.ITIMER_PROF, float(sys.argv[1].rstrip("c")))
 
 
