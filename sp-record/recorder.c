@@ -293,15 +293,20 @@ process_ready(struct recorder *r, bool force)
 	return rec_out_error(r->out);
 }
 
-/* Queues the retirement of a process found dead, after earlier events. */
+/*
+ * Queues the retirement of a process found dead, after earlier events.
+ * Its time is taken now, after /proc showed it dead: the process may have
+ * exited after the check began, and its exit record (stamped before it
+ * became a zombie) must sort before the forget.
+ */
 static bool
 queue_retire(const struct rec_proc *p, void *arg)
 {
 	struct recorder *r = arg;
 	struct rec_retire rt = { p->pid, 0, p->start_time };
 
-	return rec_sorter_push(r->sorter, r->last_check_ns, REC_KIND_RETIRE,
-			       &rt, sizeof(rt)) == 0;
+	return rec_sorter_push(r->sorter, rec_now_ns(), REC_KIND_RETIRE, &rt,
+			       sizeof(rt)) == 0;
 }
 
 int
