@@ -18,7 +18,7 @@ wait_tasks() {
 		sleep 0.1
 	done
 }
-"$TMP/rec_idlers" 120 5 &
+"$TMP/rec_idlers" 120 5 sleep &
 idlers=$!
 trap 'kill $idlers 2>/dev/null; rm -rf "$TMP"' EXIT
 wait_tasks "$idlers" 6
@@ -55,7 +55,7 @@ kill $idlers
 
 # Out of descriptors: 301 threads need 602 or more (one per CPU and
 # event), under a limit of 256 that sp-record cannot raise.
-"$TMP/rec_idlers" 120 300 &
+"$TMP/rec_idlers" 120 300 sleep &
 idlers=$!
 wait_tasks "$idlers" 301
 # -p "$(pidof app)" with two matches: pidof separates them with a space

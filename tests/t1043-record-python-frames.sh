@@ -108,13 +108,13 @@ judge() {
 
 # record NAME PATH: by launch, then by -p attach.
 record() {
-	"$SP_RECORD" -o "$TMP/l.spool" -- "$2" "$script" 0.6c \
+	"$SP_RECORD" -o "$TMP/l.spool" -- "$2" "$script" 0.4c \
 		>/dev/null 2>"$TMP/err" ||
 		fail "sp-record $1 exited $?: $(cat "$TMP/err")"
 	"$SP_DUMP" "$TMP/l.spool" >"$TMP/l.dump" || fail "sp-dump $1 failed"
 	judge "$1" launch "$TMP/l.dump" || fail "$1 by launch"
 	if [ "$1" = "$first" ]; then
-		"$SP_RECORD" --ptrace -o "$TMP/p.spool" -- "$2" "$script" 0.6c \
+		"$SP_RECORD" --ptrace -o "$TMP/p.spool" -- "$2" "$script" 0.4c \
 			>/dev/null 2>"$TMP/err" ||
 			fail "sp-record --ptrace $1 exited $?: $(cat "$TMP/err")"
 		"$SP_DUMP" "$TMP/p.spool" >"$TMP/p.dump" ||
@@ -122,9 +122,9 @@ record() {
 		judge "$1" ptrace "$TMP/p.dump" || fail "$1 by --ptrace"
 	fi
 
-	# Its 1.2 s of CPU start once the recorder has a sample of it: a
+	# Its 0.6 s of CPU start once the recorder has a sample of it: a
 	# loaded machine can take longer to attach than any budget.
-	"$2" "$script" 1.2c usr1 >"$TMP/ready" &
+	"$2" "$script" 0.6c usr1 >"$TMP/ready" &
 	pid=$!
 	i=0
 	until [ -s "$TMP/ready" ] || [ $i -ge 100 ]; do

@@ -20,7 +20,7 @@ judge() {
 	shift
 	unw_syms "$_bin" "$@" | awk -F'\t' -v re="$CHAIN_FUNCS" '$5 ~ re' \
 		>"$TMP/syms"
-	"$SP_RECORD" -g dwarf -o "$TMP/out.spool" -- "$_bin" 0.25c \
+	"$SP_RECORD" -g dwarf -o "$TMP/out.spool" -- "$_bin" 0.15c \
 		2>"$TMP/err" || fail "sp-record ($layout) exited $?: $(cat "$TMP/err")"
 	"$SP_DUMP" "$TMP/out.spool" >"$TMP/dump" || fail "sp-dump exited $?"
 	echo "-- $layout"

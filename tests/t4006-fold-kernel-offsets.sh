@@ -9,7 +9,7 @@ need_perf
 command -v dd >/dev/null || skip "no dd"
 
 "$SP_RECORD" -k -o "$TMP/x.spool" -- \
-	dd if=/dev/zero of=/dev/null bs=1 count=2000000 \
+	dd if=/dev/zero of=/dev/null bs=1 count=600000 \
 	>"$TMP/rec.out" 2>"$TMP/rec.err" ||
 	fail "sp-record: $(cat "$TMP/rec.err")"
 grep -q 'kernel stacks are not permitted' "$TMP/rec.err" &&

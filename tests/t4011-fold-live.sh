@@ -7,7 +7,9 @@
 need_perf
 
 cc_prog live_spin live_spin.c -O1 -g
-"$TMP/live_spin" &
+# A quarter of a CPU: enough samples to show, and the rest of the CPU
+# left to the tests beside this one.
+"$TMP/live_spin" 25 &
 spin=$!
 trap 'kill $spin 2>/dev/null; rm -rf "$TMP"' EXIT
 python3 - "$spin" "$SP_RECORD" "$SP_DUMP" "$SP_SYMBOLIZE" "$SP_FOLD" \

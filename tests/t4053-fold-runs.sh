@@ -137,7 +137,7 @@ same() {
 	cmp "$TMP/a.pb" "$TMP/b.pb" || fail "$2: pprof differs"
 }
 
-for seed in 1 2 3; do
+for seed in 1 2; do
 	mixed $seed >"$TMP/m$seed.spool" || fail "spoolgen"
 	same "$TMP/m$seed.spool" "m$seed"
 done
