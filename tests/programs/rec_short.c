@@ -3,21 +3,27 @@
  * test of module files pinned as they are mapped (t1062).  Build with
  * -O0 -fno-omit-frame-pointer.
  *
- *   rec_short SECONDS [unlink]
+ *   rec_short SECONDS [unlink | memfd LIBRARY]
  *
- * First, with "unlink", it removes its own file.  Then it waits, asleep
- * and for at most 10 s, until its parent (sp-record, which launched it)
- * holds its executable by an O_PATH descriptor: the pin sp-record takes
- * when it reads the mapping.  Then it runs main -> run -> short_a ->
- * short_b -> spin until it has used SECONDS of CPU time, and exits 0, so
- * that its samples are handled after it is gone.  Without a pin it exits
- * 3 at once.
+ * First, with "unlink", it removes its own file; with "memfd", it copies
+ * LIBRARY (built from rec_dllib.c) into a memfd named "jitlib", loads it
+ * from there with dlopen(3) and closes the memfd, so that only the
+ * mapping holds it.  Then it waits, asleep and for at most 10 s, until
+ * its parent (sp-record, which launched it) holds its executable (or the
+ * memfd) by an O_PATH descriptor: the pin sp-record takes when it reads
+ * the mapping.  Then it runs main -> run -> short_a -> short_b -> spin
+ * (with "memfd": main -> run_lib -> lib_spin -> lib_inner) until it has
+ * used SECONDS of CPU time, and exits 0, so that its samples are handled
+ * after it is gone.  Without a pin it exits 3 at once.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <dlfcn.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -107,10 +113,45 @@ run(double budget)
 		short_a();
 }
 
+/*
+ * LIBRARY copied into a memfd and loaded from it, the memfd closed; *me
+ * is the memfd's inode.  Returns lib_spin, or NULL.
+ */
+static void (*load_memfd(const char *lib, struct stat *me))(double)
+{
+	char buf[65536], path[64];
+	int in, fd;
+	ssize_t n;
+	void *h;
+
+	in = open(lib, O_RDONLY);
+	fd = memfd_create("jitlib", 0);
+	if (in < 0 || fd < 0)
+		return NULL;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(fd, buf, (size_t)n) != n)
+			return NULL;
+	close(in);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	h = dlopen(path, RTLD_NOW);
+	if (!h || fstat(fd, me) < 0)
+		return NULL;
+	close(fd);
+	return (void (*)(double))dlsym(h, "lib_spin");
+}
+
+__attribute__((noinline)) void
+run_lib(void (*lib_spin)(double), double budget)
+{
+	lib_spin(-budget);
+	sink++;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct timespec ms = { 0, 1000000 };
+	void (*lib_spin)(double) = NULL;
 	struct stat me;
 	int i;
 
@@ -118,10 +159,16 @@ main(int argc, char **argv)
 		return 2;
 	if (argc > 2 && strcmp(argv[2], "unlink") == 0 && unlink(argv[0]) < 0)
 		return 2;
+	if (argc > 3 && strcmp(argv[2], "memfd") == 0 &&
+	    !(lib_spin = load_memfd(argv[3], &me)))
+		return 2;
 	for (i = 0; i < 10000 && !pinned((int)getppid(), &me); i++)
 		nanosleep(&ms, NULL);
 	if (i == 10000)
 		return 3;
-	run(atof(argv[1]));
+	if (lib_spin)
+		run_lib(lib_spin, atof(argv[1]));
+	else
+		run(atof(argv[1]));
 	return 0;
 }
