@@ -10,6 +10,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "common/grow.h"
+#include "common/htab.h"
 #include "common/spool.h"
 #include "sp-record/capfile.h"
 #include "sp-record/filepin.h"
@@ -21,13 +23,22 @@ struct pin {
 	int fd; /* O_PATH; -1: a free slot */
 	dev_t dev;
 	uint64_t ino;
-	char *path;    /* as first mapped */
-	uint64_t used; /* the clock below, at its last mapping or open */
+	char *path;       /* as first mapped */
+	uint64_t used;    /* the clock below, at its last mapping or open */
+	uint64_t serial;  /* which pin this slot holds */
+	uint32_t holders; /* live processes that mapped it */
+};
+
+/* The pins a live process mapped: slot and serial, in pairs. */
+struct held {
+	uint64_t *pairs;
+	size_t n, alloc;
 };
 
 static struct pin pins[REC_FILEPIN_MAX];
 static size_t npins;
-static uint64_t clock_now;
+static uint64_t clock_now, serials;
+static struct sp_htab *by_pid; /* pid -> struct held * */
 static struct rec_filepin_stats stats;
 
 /* The slot of (dev, ino), or -1. */
@@ -40,6 +51,48 @@ find(dev_t dev, uint64_t ino)
 		if (pins[i].fd >= 0 && pins[i].dev == dev && pins[i].ino == ino)
 			return (int)i;
 	return -1;
+}
+
+static void
+release(struct pin *p)
+{
+	close(p->fd);
+	free(p->path);
+	p->fd = -1;
+	p->path = NULL;
+}
+
+/*
+ * Process `pid` holds pin `i` until it is retired (once).  A process
+ * whose holding cannot be noted for want of memory does not hold it: the
+ * pin then goes with its other holders, or at the end.
+ */
+static void
+hold(int32_t pid, size_t i)
+{
+	uint64_t *slot;
+	struct held *h;
+	bool fresh;
+	size_t k;
+
+	if (!by_pid && !(by_pid = sp_htab_new()))
+		return;
+	slot = sp_htab_slot(by_pid, &pid, sizeof(pid), 0, &fresh);
+	if (!slot)
+		return;
+	if (fresh && !(*slot = (uint64_t)(uintptr_t)calloc(1, sizeof(*h)))) {
+		sp_htab_del(by_pid, &pid, sizeof(pid));
+		return;
+	}
+	h = (struct held *)(uintptr_t)*slot;
+	for (k = 0; k < h->n; k += 2)
+		if (h->pairs[k] == i && h->pairs[k + 1] == pins[i].serial)
+			return;
+	if (SP_GROW(h->pairs, h->alloc, h->n + 2))
+		return;
+	h->pairs[h->n++] = i;
+	h->pairs[h->n++] = pins[i].serial;
+	pins[i].holders++;
 }
 
 /* A slot to fill: a free one, else the one mapped least recently. */
@@ -56,9 +109,7 @@ slot(void)
 	for (i = 1; i < npins; i++)
 		if (pins[i].used < pins[old].used)
 			old = i;
-	close(pins[old].fd);
-	free(pins[old].path);
-	pins[old].fd = -1;
+	release(&pins[old]);
 	stats.evicted++;
 	return &pins[old];
 }
@@ -126,6 +177,7 @@ rec_filepin_mapped(const struct rec_filepin_map *m)
 	i = find(dev, m->ino);
 	if (i >= 0) {
 		pins[i].used = clock_now;
+		hold(m->pid, (size_t)i);
 		return;
 	}
 	fd = open_mapped(m, dev);
@@ -137,8 +189,31 @@ rec_filepin_mapped(const struct rec_filepin_map *m)
 		return;
 	}
 	p = slot();
-	*p = (struct pin){ fd, dev, m->ino, path, clock_now };
+	*p = (struct pin){ fd, dev, m->ino, path, clock_now, ++serials, 0 };
 	stats.pinned++;
+	hold(m->pid, (size_t)(p - pins));
+}
+
+void
+rec_filepin_retire(int32_t pid)
+{
+	struct held *h;
+	struct pin *p;
+	uint64_t v;
+	size_t k;
+
+	if (!by_pid || !sp_htab_get(by_pid, &pid, sizeof(pid), &v))
+		return;
+	sp_htab_del(by_pid, &pid, sizeof(pid));
+	h = (struct held *)(uintptr_t)v;
+	for (k = 0; k < h->n; k += 2) {
+		p = &pins[h->pairs[k]];
+		if (p->fd >= 0 && p->serial == h->pairs[k + 1] &&
+		    --p->holders == 0)
+			release(p);
+	}
+	free(h->pairs);
+	free(h);
 }
 
 /* Whether module path `mp` names the file first mapped as `pinned`. */
@@ -189,15 +264,21 @@ rec_filepin_stats(void)
 void
 rec_filepin_clear(void)
 {
-	size_t i;
+	const void *key;
+	size_t i, pos = 0;
+	struct held *h;
+	uint64_t v;
 
-	for (i = 0; i < npins; i++) {
+	for (i = 0; i < npins; i++)
 		if (pins[i].fd >= 0)
-			close(pins[i].fd);
-		free(pins[i].path);
-		pins[i].fd = -1;
-		pins[i].path = NULL;
-	}
+			release(&pins[i]);
 	npins = 0;
+	while (by_pid && sp_htab_next(by_pid, &pos, &key, NULL, &v)) {
+		h = (struct held *)(uintptr_t)v;
+		free(h->pairs);
+		free(h);
+	}
+	sp_htab_free(by_pid);
+	by_pid = NULL;
 	memset(&stats, 0, sizeof(stats));
 }

@@ -20,9 +20,12 @@
  * The pins are one table for the whole recorder, not a part handed to
  * each owner: the openers that need them sit inside every process's
  * unwinder cache, the build-id cache and the capture, and must all find
- * the same files.  At most REC_FILEPIN_MAX files are held; a new file
- * past that replaces the one mapped least recently.  Nothing is read
- * from a pinned file until an opener asks for it.
+ * the same files.  A pin is let go when every process that mapped it
+ * has been retired (its samples all handled: rec_filepin_retire), so
+ * that a deleted binary's disk space is not held past its processes.
+ * At most REC_FILEPIN_MAX files are held; a new file past that replaces
+ * the one mapped least recently.  Nothing is read from a pinned file
+ * until an opener asks for it.
  */
 #ifndef SP_RECORD_FILEPIN_H
 #define SP_RECORD_FILEPIN_H
@@ -66,6 +69,9 @@ void rec_filepin_mapped(const struct rec_filepin_map *m);
  * (ENOENT: none pinned).
  */
 int rec_filepin_open(const struct sp_module *m, struct stat *st);
+
+/* Process `pid` was retired: pins only it held are let go. */
+void rec_filepin_retire(int32_t pid);
 
 const struct rec_filepin_stats *rec_filepin_stats(void);
 

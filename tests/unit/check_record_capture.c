@@ -5,7 +5,8 @@
  * and never opens a FIFO; idstore.c writes a file whole (0600 in 0700
  * directories), refuses a tree that is a symbolic link or another
  * user's, and prunes only its own entries; filepin.c holds a mapped
- * file past its deletion, never a FIFO, and at most REC_FILEPIN_MAX.
+ * file past its deletion, never a FIFO, at most REC_FILEPIN_MAX, and
+ * not past the processes that mapped it.
  */
 #include "tests/unit/ck.h"
 #include <errno.h>
@@ -317,9 +318,9 @@ START_TEST(store_prunes_oldest_first)
 }
 END_TEST
 
-/* Pins DIR/name as a mapping of this process would; its inode. */
+/* Pins DIR/name as a mapping of process `pid` would; its inode. */
 static uint64_t
-pin(const char *name)
+pin_as(int32_t pid, const char *name)
 {
 	char path[PATH_MAX];
 	struct rec_filepin_map m;
@@ -328,11 +329,17 @@ pin(const char *name)
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	ck_assert_int_eq(lstat(path, &st), 0);
 	m = (struct rec_filepin_map){
-		getpid(),         0x10000,   0x20000, major(st.st_dev),
-		minor(st.st_dev), st.st_ino, path
+		pid,       0x10000, 0x20000, major(st.st_dev), minor(st.st_dev),
+		st.st_ino, path
 	};
 	rec_filepin_mapped(&m);
 	return st.st_ino;
+}
+
+static uint64_t
+pin(const char *name)
+{
+	return pin_as(getpid(), name);
 }
 
 /* The pinned file DIR/name`suffix` of `inode`: its first byte, or -1. */
@@ -361,7 +368,7 @@ pinned_byte(const char *name, const char *suffix, uint64_t inode)
 START_TEST(pins_outlive_the_path_and_stay_bounded)
 {
 	char name[32], path[PATH_MAX];
-	uint64_t lib, ino;
+	uint64_t lib, ino, f0 = 0;
 	int i;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -387,10 +394,19 @@ START_TEST(pins_outlive_the_path_and_stay_bounded)
 		snprintf(name, sizeof(name), "f%d", i);
 		put(name, "F");
 		ino = pin(name);
+		f0 = f0 ? f0 : ino;
 	}
 	ck_assert_uint_eq(rec_filepin_stats()->evicted, 1);
 	ck_assert_int_eq(pinned_byte("lib.so", "", lib), -1);
 	ck_assert_int_eq(pinned_byte(name, "", ino), 'F');
+	/* A pin goes with the last process that mapped it. */
+	ck_assert_uint_eq(pin_as(1, name), ino);
+	ck_assert_int_eq(pinned_byte("f0", "", f0), 'F');
+	rec_filepin_retire(getpid());
+	ck_assert_int_eq(pinned_byte(name, "", ino), 'F');
+	ck_assert_int_eq(pinned_byte("f0", "", f0), -1);
+	rec_filepin_retire(1);
+	ck_assert_int_eq(pinned_byte(name, "", ino), -1);
 	rec_filepin_clear();
 	ck_assert_int_eq(pinned_byte(name, "", ino), -1);
 	remove_dir();
