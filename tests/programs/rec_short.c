@@ -36,7 +36,7 @@ static volatile unsigned long sink;
 static int
 pins(int pid, const char *name, const struct stat *me)
 {
-	char path[128], line[128];
+	char path[300], line[128];
 	unsigned long flags = 0;
 	struct stat st;
 	FILE *f;
