@@ -11,7 +11,8 @@
 # .build-id/xx/rest.debug for build id xxrest: the module's separate debug
 # file when one was found, with the module file as .build-id/xx/rest (as
 # gdb and perf lay them out), else the module file itself, which is where
-# sp-symbolize's --debug-dir looks for a module whose file is gone.  Files
+# sp-symbolize's --debug-dir looks for a module whose file is gone, and
+# perf-PID.map and jit-PID.dump for JIT processes (--perf-map-dir).  Files
 # are copied before they are checked, so what is checked is what is
 # stored; the tools stay the interface.
 me=sp-archive
@@ -21,8 +22,8 @@ usage() {
 	cat <<'EOF'
 usage: sp-archive [-o BUNDLE] [--max-file SIZE] [--max-total SIZE] SPOOL
        sp-archive -x BUNDLE [-C DIR]
-Bundles a spool with the module files, debug files and kernel symbols
-its samples need, keyed by build id, so that it symbolizes elsewhere;
+Bundles a spool with the module files, debug files, kernel symbols and
+JIT perf maps its samples need, so that it symbolizes elsewhere;
 -x checks and extracts a bundle and prints the command that symbolizes
 it.
 
@@ -150,14 +151,27 @@ sha() {
 # "BUILDID<tab>PATH" line each (paths escaped as sp-records(5) says), and
 # "kernel<tab>HOST" when a kernel frame was sampled, HOST the fields of
 # the spool's host record.  Stacks are followed from the
-# samples, so modules whose code no sample ran are left out.
+# samples, so modules whose code no sample ran are left out.  A process
+# with sampled frames in code without an ELF file (a JIT's: no module,
+# or an anonymous, memfd or perf-map one) gets a "jit<tab>PID" line, and
+# "jitdump<tab>PID<tab>PATH" for a jitdump it mapped.
 used_modules() {
 	awk -F'\t' '
+	function jitcode(p) {
+		return p == "" || p ~ /^\[anon/ || p ~ /^\/\/anon/ ||
+		    p ~ /^\/(anon_hugepage|dev\/zero|SYSV|memfd:)/ ||
+		    p ~ /\/perf-[0-9]+\.map$/
+	}
 	$1 == "host" { host = $0; sub(/^host\t/, "", host) }
-	$1 == "module" { mpath[$2] = $9; mkind[$2] = $8; nmod = $2 + 1 }
+	$1 == "module" {
+		mpath[$2] = $9; mkind[$2] = $8; mpid[$2] = $3; nmod = $2 + 1
+		if ($9 ~ /\/jit-[0-9]+\.dump$/)
+			dump[$3] = $9
+	}
 	$1 == "buildid" { mbid[$2] = $3 }
 	$1 == "frame" { fmod[$2] = $5; ftype[$2] = $3 }
 	$1 == "pframe" && $4 != "-" { pmod[$2] = pmod[$2] " " $4 }
+	$1 == "pframe" && $4 == "-" { ppid[$2] = ppid[$2] " " $3 }
 	$1 == "stack" { prefix[$2] = $3; sframe[$2] = $4 }
 	$1 == "sample" {
 		for (s = $5; s != "-" && !(s in seen); s = prefix[s]) {
@@ -174,12 +188,25 @@ used_modules() {
 			n = split(pmod[f], p, " ")
 			for (i = 1; i <= n; i++)
 				mod[p[i]] = 1
+			if (ftype[f] == "kernel" || (fmod[f] != "-" && fmod[f] != ""))
+				continue
+			n = split(ppid[f], p, " ")
+			for (i = 1; i <= n; i++)
+				jit[p[i]] = 1
+		}
+		for (m in mod)
+			if (mkind[m] != "kernel" && jitcode(mpath[m]))
+				jit[mpid[m]] = 1
+		for (pid in jit) {
+			print "jit\t" pid
+			if (pid in dump)
+				print "jitdump\t" pid "\t" dump[pid]
 		}
 		if (kernel)
 			print "kernel\t" host
 		for (m = 0; m < nmod; m++) {
 			if (!(m in mod) || mkind[m] == "kernel" || mpath[m] ~ /^\[/ ||
-			    mpath[m] == "")
+			    jitcode(mpath[m]))
 				continue
 			if (!(m in mbid))
 				print "-\t" mpath[m]
@@ -314,6 +341,32 @@ kallsyms() {
 		"$(sha "$stage/kallsyms")" >>"$stage/MANIFEST"
 }
 
+# jit_files PID: stores the perf map /tmp/perf-PID.map and the jitdump
+# of process PID (the one it mapped, else /tmp/jit-PID.dump), which name
+# its JIT code, when they are of root or of the running user (as
+# sp-symbolize trusts them); says so when neither is there.
+jit_files() {
+	_dump=$(awk -F'\t' -v p="$1" '$1 == "jitdump" && $2 == p { print $3; exit }' \
+		"$work/mods")
+	case $_dump in *\\*) _dump="" ;; esac
+	_n=0
+	for _f in "/tmp/perf-$1.map" "${_dump:-/tmp/jit-$1.dump}"; do
+		[ -e "$_f" ] || [ -L "$_f" ] || continue
+		_m=perf-$1.map _k=perfmap
+		case $_f in *.dump) _m=jit-$1.dump _k=jitdump ;; esac
+		if ! [ -O "$_f" ] && [ "$(stat -L -c %u -- "$_f" 2>/dev/null)" != 0 ]; then
+			warn "'$_f': neither root's nor yours; not stored"
+			continue
+		fi
+		take "$_f" "$stage/$_m" || continue
+		printf '%s\t%s\t%s\t%s\n' "$_k" "$(sha "$stage/$_m")" "$_m" "$_f" \
+			>>"$stage/MANIFEST"
+		_n=$((_n + 1))
+	done
+	[ $_n -gt 0 ] ||
+		warn "process $1: no perf map or jitdump; its JIT frames keep their addresses"
+}
+
 write_bundle() {
 	spool=$1
 	[ -n "$out" ] || out=$spool.tar.gz
@@ -348,7 +401,7 @@ write_bundle() {
 		capreal=$(cd -P "$capdir" 2>/dev/null && pwd -P)
 	: >"$work/done"
 	while IFS='	' read -r id path; do
-		[ "$id" != kernel ] || continue
+		case $id in kernel | jit | jitdump) continue ;; esac
 		case $id in
 		-) warn "'$path': no build id recorded; not stored"; continue ;;
 		*[!0-9a-f]* | ? | ??) warn "'$path': bad build id '$id'"; continue ;;
@@ -359,12 +412,16 @@ write_bundle() {
 		grep -qx "$id" "$work/done" && continue
 		store "$id" "$path" && echo "$id" >>"$work/done"
 	done <"$work/mods"
+	grep '^jit	' "$work/mods" | while IFS='	' read -r _ pid; do
+		jit_files "$pid"
+	done
+	njit=$(grep -c '^perfmap	\|^jitdump	' "$stage/MANIFEST")
 	(cd "$stage" && find . -type f ! -name MANIFEST | sed 's|^\./||' | sort |
 		tar -czf "$work/bundle" --owner=0 --group=0 --numeric-owner \
 			--mode=u=rw,go=r,a+X MANIFEST -T -) ||
 		die 1 "cannot write the bundle"
 	mv "$work/bundle" "$out" || die 1 "cannot write '$out'"
-	warn "wrote '$out': the spool, $nfiles module files$( [ $nkept -gt 0 ] && echo " ($nkept of them kept by sp-record)"), $ndebug debug files$( [ -f "$stage/kallsyms" ] && echo ", kallsyms"), $(wc -c <"$out") bytes"
+	warn "wrote '$out': the spool, $nfiles module files$( [ $nkept -gt 0 ] && echo " ($nkept of them kept by sp-record)"), $ndebug debug files$( [ "$njit" -gt 0 ] && echo ", $njit JIT map$( [ "$njit" -gt 1 ] && echo s)")$( [ -f "$stage/kallsyms" ] && echo ", kallsyms"), $(wc -c <"$out") bytes"
 }
 
 # ------------------------------------------------------------ reading
@@ -411,9 +468,13 @@ check_members() {
 	[ "$(head -n 1 "$stage/MANIFEST")" = "sp-archive	1" ] ||
 		refuse MANIFEST "not an sp-archive 1 manifest"
 	tail -n +2 "$stage/MANIFEST" | while IFS='	' read -r _k _sum _m _from; do
-		case $_k in
-		spool | kallsyms | elf | debug) ;;
-		*) refuse MANIFEST "unknown entry '$_k'" ;;
+		case $_k:$_m in
+		spool:* | kallsyms:* | elf:* | debug:*) ;;
+		perfmap:perf-[0-9]*.map | jitdump:jit-[0-9]*.dump)
+			_p=${_m#*-}; _p=${_p%.*}
+			case $_p in *[!0-9]*) refuse MANIFEST "names '$_m'" ;; esac
+			;;
+		*) refuse MANIFEST "unknown entry '$_k' for '$_m'" ;;
 		esac
 		member "$_m" || refuse MANIFEST "names '$_m'"
 		[ -f "$stage/$_m" ] && [ ! -L "$stage/$_m" ] ||
@@ -462,6 +523,8 @@ read_bundle() {
 	mv -f "$stage/MANIFEST" "$dir/MANIFEST" || die 1 "cannot write '$dir/MANIFEST'"
 	_k=""
 	grep -qx kallsyms "$work/listed" && _k=" --kallsyms $(quote "$dir/kallsyms")"
+	grep -q '^perf-[0-9]*\.map$\|^jit-[0-9]*\.dump$' "$work/listed" &&
+		_k="$_k --perf-map-dir $(quote "$dir")"
 	echo "sp-dump $(quote "$dir/$spool") | sp-symbolize --debug-dir $(quote "$dir")$_k | sp-fold"
 }
 

@@ -18,6 +18,7 @@
 #include "sp-record/buildid.h"
 #include "sp-record/capfile.h"
 #include "sp-record/capture.h"
+#include "sp-record/filepin.h"
 #include "sp-record/idstore.h"
 #include "common/banned.h"
 
@@ -226,6 +227,9 @@ open_module(const struct sp_module *m, const char *hex, struct stat *st)
 	if (fd >= 0)
 		return fd;
 	fd = rec_capfile_process(m, st, &via);
+	/* A process that ended before its first sample was handled. */
+	if (fd < 0)
+		fd = rec_filepin_open(m, st);
 	if (fd >= 0 && !has_id(fd, hex)) {
 		close(fd);
 		fd = -1;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/spool.h"
+#include "sp-record/filepin.h"
 #include "sp-record/modfile.h"
 #include "common/banned.h"
 
@@ -87,5 +88,8 @@ rec_modfile_open(const struct sp_module *m, int32_t pid, struct stat *st)
 	    snprintf(alt, sizeof(alt), "/proc/%" PRId32 "/root%s", pid,
 		     m->path) < (int)sizeof(alt))
 		fd = rec_modfile_open_path(alt, m->inode, st);
+	/* The process may be gone already: its file pinned on mapping. */
+	if (fd < 0)
+		fd = rec_filepin_open(m, st);
 	return fd;
 }

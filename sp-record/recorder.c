@@ -19,6 +19,7 @@
 
 #include "common/ext.h"
 #include "sp-record/clock.h"
+#include "sp-record/filepin.h"
 #include "sp-record/handlers.h"
 #include "sp-record/ptrace_run.h"
 #include "sp-record/recorder.h"
@@ -172,6 +173,7 @@ rec_free(struct recorder *r)
 	rec_events_release(&r->ev);
 	rec_tracker_free(r->trk);
 	rec_capture_free(r->cap);
+	rec_filepin_clear();
 	rec_stacker_release(&r->stk);
 	rec_sorter_free(r->sorter);
 	rec_handlers_release(&r->h);
@@ -222,6 +224,26 @@ python_early(struct recorder *r, const struct perf_event_header *h)
 }
 
 /*
+ * An executable file mapping has its file pinned as it leaves the ring,
+ * while its process most likely still lives: one that ends before the
+ * mapping is handled would take its files with it (filepin.h).
+ */
+static void
+pin_early(struct recorder *r, const struct perf_event_header *h)
+{
+	struct rec_filepin_map pm;
+	struct rec_mmap2 m;
+
+	if (rec_mmap2_parse(&r->layout, h, h->size, &m) < 0 || m.pid == 0 ||
+	    m.pid > INT32_MAX || m.has_build_id || m.addr + m.len < m.addr)
+		return;
+	pm = (struct rec_filepin_map){ (int32_t)m.pid, m.addr, m.addr + m.len,
+				       m.maj,          m.min,  m.ino,
+				       m.path };
+	rec_filepin_mapped(&pm);
+}
+
+/*
  * Queues one ring record.  A sample's stack copy is cut to the bytes the
  * kernel filled (dyn_size) as it is copied out of the ring, straight into
  * the sorter's event: one copy of what is used, not of the whole
@@ -239,6 +261,8 @@ queue_record(struct recorder *r, const struct perf_event_header *h)
 		r->st.bad_records++;
 	if (r->py && python_early(r, h) < 0)
 		return rec_out_error(r->out);
+	if (h->type == PERF_RECORD_MMAP2)
+		pin_early(r, h);
 	n = h->type == PERF_RECORD_SAMPLE
 		? rec_sample_compact_size(&r->layout, h, h->size, &s)
 		: 0;
@@ -457,6 +481,12 @@ write_stats(struct recorder *r)
 		rc |= sp_ext_counter_encode(b, "capture_bytes",
 					    rec_capture_stats(r->cap)->bytes);
 	}
+	rc |= sp_ext_counter_encode(b, "files_pinned",
+				    rec_filepin_stats()->pinned);
+	rc |= sp_ext_counter_encode(b, "files_pinned_used",
+				    rec_filepin_stats()->used);
+	rc |= sp_ext_counter_encode(b, "files_not_pinned",
+				    rec_filepin_stats()->unopened);
 	if (rc)
 		return rec_out_wr(r->out, -ENOMEM);
 	rec_stacker_counters(&r->stk, add_counter, b);

@@ -33,6 +33,13 @@
 
 #define DEFAULT_FREQ 999
 #define DEFAULT_STACK_SIZE 32768
+/*
+ * The longest wait for the rings: a mapping read this soon after it is
+ * made still has its process alive to pin its file (filepin.h), for
+ * processes that live a few tens of milliseconds; a wake costs some
+ * microseconds.
+ */
+#define STEP_MS 10
 
 static double
 now_s(void)
@@ -307,7 +314,8 @@ record(struct recorder *r, const struct rec_config *cfg, double duration)
 		left = duration > 0 ? duration - (now_s() - start) : 1;
 		if (left <= 0)
 			break;
-		rec_step(r, left < 0.05 ? (int)(left * 1000) + 1 : 50);
+		rec_step(r, left * 1000 < STEP_MS ? (int)(left * 1000) + 1
+						  : STEP_MS);
 		if (status_line && now_s() - shown >= 1) {
 			shown = now_s();
 			drawn = !terminal_taken(STDERR_FILENO);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/htab.h"
+#include "sp-record/filepin.h"
 #include "sp-record/maps.h"
 #include "sp-record/tracking.h"
 #include "common/banned.h"
@@ -362,6 +363,7 @@ rec_retire(struct rec_tracker *t, int32_t pid, uint64_t ts)
 				sp_spool_writer_forget(rec_out_writer(o), pid));
 	rec_stacker_end(t->stk, pid);
 	rec_capture_retire(t->cap, pid);
+	rec_filepin_retire(pid);
 	rec_ptab_remove(&t->procs, pid);
 	t->procs.procs_exited++;
 	return rc;

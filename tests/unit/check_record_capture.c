@@ -4,7 +4,9 @@
  * leaves it (a symbolic link out of a chroot, absolute or with ".."),
  * and never opens a FIFO; idstore.c writes a file whole (0600 in 0700
  * directories), refuses a tree that is a symbolic link or another
- * user's, and prunes only its own entries.
+ * user's, and prunes only its own entries; filepin.c holds a mapped
+ * file past its deletion, never a FIFO, at most REC_FILEPIN_MAX, and
+ * not past the processes that mapped it.
  */
 #include "tests/unit/ck.h"
 #include <errno.h>
@@ -15,12 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/spool.h"
 #include "sp-record/capfile.h"
+#include "sp-record/filepin.h"
 #include "sp-record/idstore.h"
 #include "tests/unit/skip.h"
 
@@ -314,6 +318,101 @@ START_TEST(store_prunes_oldest_first)
 }
 END_TEST
 
+/* Pins DIR/name as a mapping of process `pid` would; its inode. */
+static uint64_t
+pin_as(int32_t pid, const char *name)
+{
+	char path[PATH_MAX];
+	struct rec_filepin_map m;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	m = (struct rec_filepin_map){
+		pid,       0x10000, 0x20000, major(st.st_dev), minor(st.st_dev),
+		st.st_ino, path
+	};
+	rec_filepin_mapped(&m);
+	return st.st_ino;
+}
+
+static uint64_t
+pin(const char *name)
+{
+	return pin_as(getpid(), name);
+}
+
+/* The pinned file DIR/name`suffix` of `inode`: its first byte, or -1. */
+static int
+pinned_byte(const char *name, const char *suffix, uint64_t inode)
+{
+	char path[PATH_MAX], c;
+	struct sp_module m;
+	struct stat st;
+	int fd, n;
+
+	snprintf(path, sizeof(path), "%s/%s%s", dir, name, suffix);
+	memset(&m, 0, sizeof(m));
+	m.pid = getpid();
+	m.inode = inode;
+	m.path = path;
+	m.path_len = strlen(path);
+	fd = rec_filepin_open(&m, &st);
+	if (fd < 0)
+		return -1;
+	n = (int)read(fd, &c, 1);
+	close(fd);
+	return n == 1 ? c : -1;
+}
+
+START_TEST(pins_outlive_the_path_and_stay_bounded)
+{
+	char name[32], path[PATH_MAX];
+	uint64_t lib, ino, f0 = 0;
+	int i;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	rec_filepin_clear();
+	put("lib.so", "L");
+	lib = pin("lib.so");
+	snprintf(path, sizeof(path), "%s/lib.so", dir);
+	ck_assert_int_eq(unlink(path), 0);
+	/* Deleted since: found by its inode, at its path as maps say it. */
+	ck_assert_int_eq(pinned_byte("lib.so", " (deleted)", lib), 'L');
+	ck_assert_int_eq(pinned_byte("lib.so", "", lib), 'L');
+	ck_assert_int_eq(pinned_byte("other.so", "", lib), -1);
+	ck_assert_int_eq(pinned_byte("lib.so", "", lib + 1), -1);
+	ck_assert_uint_eq(rec_filepin_stats()->pinned, 1);
+	/* A FIFO is never held, nor opened. */
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	ino = pin("fifo");
+	ck_assert_int_eq(pinned_byte("fifo", "", ino), -1);
+	ck_assert_uint_eq(rec_filepin_stats()->unopened, 1);
+	/* Past the bound, the file mapped least recently goes. */
+	for (i = 0; i < REC_FILEPIN_MAX; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		put(name, "F");
+		ino = pin(name);
+		f0 = f0 ? f0 : ino;
+	}
+	ck_assert_uint_eq(rec_filepin_stats()->evicted, 1);
+	ck_assert_int_eq(pinned_byte("lib.so", "", lib), -1);
+	ck_assert_int_eq(pinned_byte(name, "", ino), 'F');
+	/* A pin goes with the last process that mapped it. */
+	ck_assert_uint_eq(pin_as(1, name), ino);
+	ck_assert_int_eq(pinned_byte("f0", "", f0), 'F');
+	rec_filepin_retire(getpid());
+	ck_assert_int_eq(pinned_byte(name, "", ino), 'F');
+	ck_assert_int_eq(pinned_byte("f0", "", f0), -1);
+	rec_filepin_retire(1);
+	ck_assert_int_eq(pinned_byte(name, "", ino), -1);
+	rec_filepin_clear();
+	ck_assert_int_eq(pinned_byte(name, "", ino), -1);
+	remove_dir();
+}
+END_TEST
+
 int
 main(void)
 {
@@ -323,6 +422,7 @@ main(void)
 	tcase_add_test(tc, root_is_never_left);
 	tcase_add_test(tc, store_writes_whole_private_files);
 	tcase_add_test(tc, store_prunes_oldest_first);
+	tcase_add_test(tc, pins_outlive_the_path_and_stay_bounded);
 	suite_add_tcase(s, tc);
 	return unit_run(srunner_create(s));
 }
