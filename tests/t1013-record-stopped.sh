@@ -7,13 +7,19 @@
 need_perf
 cc_prog rec_chain rec_chain.c -O0 -fno-omit-frame-pointer -pthread
 
-# stopped SP-RECORD-OPTIONS...: records rec_chain, stopping the recorder
-# for 150 ms a second into it; the summary goes to $TMP/err.
+# stopped SP-RECORD-OPTIONS...: records rec_chain (two threads, until the
+# main one has used 1 s of CPU), stopping the recorder for 150 ms once
+# its first samples are in the spool; the summary goes to $TMP/err.
 stopped() {
-	"$SP_RECORD" -F 999 -g dwarf -d 4 -o "$TMP/x.spool" "$@" -- \
-		"$TMP/rec_chain" 2 1 2>"$TMP/err" &
+	"$SP_RECORD" -F 999 -g dwarf -o "$TMP/x.spool" "$@" -- \
+		"$TMP/rec_chain" 1c 1 2>"$TMP/err" &
 	rpid=$!
-	sleep 1
+	_i=0
+	until "$SP_DUMP" "$TMP/x.spool" 2>/dev/null | grep -q '^sample'; do
+		_i=$((_i + 1))
+		[ $_i -lt 3000 ] || fail "no sample in the spool"
+		sleep 0.05
+	done
 	kill -STOP "$rpid"
 	sleep 0.15
 	kill -CONT "$rpid"

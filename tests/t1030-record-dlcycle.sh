@@ -19,11 +19,11 @@ for n in 1 2 3 4 5 6; do
 	libs="$libs $TMP/libspin$n.so"
 done
 
-# shares MODE...: records 2 s of CPU time of the loop and checks each
+# shares MODE...: records 1.2 s of CPU time of the loop and checks each
 # library's share of the samples in its spin_vN.
 shares() {
 	# shellcheck disable=SC2086
-	"$SP_RECORD" "$@" -o "$TMP/x.spool" -- "$TMP/rec_dlcycle" 2 0.01 \
+	"$SP_RECORD" "$@" -o "$TMP/x.spool" -- "$TMP/rec_dlcycle" 1.2 0.01 \
 		$libs 2>"$TMP/err" ||
 		fail "sp-record $* exited $?: $(cat "$TMP/err")"
 	"$SP_DUMP" "$TMP/x.spool" >"$TMP/dump" ||

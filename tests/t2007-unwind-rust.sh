@@ -15,13 +15,13 @@ fi
 
 # judge NAME BINARY: records BINARY, checks where its stacks start.
 judge() {
-	"$SP_RECORD" -g dwarf -o "$TMP/rs.spool" -- "$2" 1c \
+	"$SP_RECORD" -g dwarf -o "$TMP/rs.spool" -- "$2" 0.6c \
 		>/dev/null 2>"$TMP/err" ||
 		fail "sp-record $1 exited $?: $(cat "$TMP/err")"
 	pipeline "$SP_DUMP" "$TMP/rs.spool" \| "$SP_SYMBOLIZE" \| "$SP_FOLD" \
 		>"$TMP/folded" || fail "pipeline failed on $1"
-	# 2 s of CPU at 999 Hz: far fewer samples is a recorder fault.
-	rooted "$TMP/folded" '_start|clone3|__clone3' "$1" 1000 99
+	# 1.2 s of CPU at 999 Hz: far fewer samples is a recorder fault.
+	rooted "$TMP/folded" '_start|clone3|__clone3' "$1" 600 99
 }
 
 rustc -O -g -o "$TMP/rs_work" "$PROGRAMS/rs_work.rs" 2>"$TMP/err" ||
