@@ -143,6 +143,7 @@ end_child(struct recorder *r)
 	if (pid <= 0 || rec_reap(r, false, NULL))
 		return false;
 	kill(pid, SIGTERM);
+	kill(pid, SIGCONT); /* a stopped command would hold the SIGTERM */
 	for (i = 0; i < 100; i++) {
 		if (rec_reap(r, false, NULL))
 			return true;

@@ -23,8 +23,11 @@ end_now(int sig)
 	ssize_t n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
 
 	(void)n;
-	if (child > 0)
+	/* SIGCONT: a stopped command would hold the SIGTERM pending. */
+	if (child > 0) {
 		kill(child, SIGTERM);
+		kill(child, SIGCONT);
+	}
 	if (sig == SIGALRM)
 		_exit(1);
 	signal(sig, SIG_DFL);

@@ -2,8 +2,8 @@
 # A stop request ends sp-record whatever it is doing: here it is blocked
 # writing to a pipe whose reader never reads.  SIGINT ends it within the
 # grace of a few seconds with a one-line notice, and the launched command
-# ends with it (issue 11 item 3: a blocked recorder ignored -d, SIGINT and
-# SIGTERM).
+# ends with it, even stopped (issue 11 item 3: a blocked recorder ignored
+# -d, SIGINT and SIGTERM; a stopped command kept its SIGTERM pending).
 . "$(dirname "$0")/lib.sh"
 need_perf
 cc_prog rec_chain rec_chain.c -O0 -fno-omit-frame-pointer -pthread
@@ -23,6 +23,9 @@ grep -q pipe "/proc/$rec/wchan" ||
 	skip "sp-record never blocked on the full pipe"
 cmd=$(cat /proc/$rec/task/*/children | tr -d ' ')
 [ -n "$cmd" ] || fail "no launched command"
+# The pipe is full: the command need not spin through the grace (it is
+# stopped, and SIGKILL, the recorder's last word, ends a stopped process).
+kill -STOP "$cmd"
 kill -INT $rec
 i=0
 while kill -0 $rec 2>/dev/null && [ $i -lt 150 ]; do
@@ -34,6 +37,6 @@ grep -q '^sp-record: did not stop in time: ending at once$' "$TMP/err" ||
 	fail "no notice: $(cat "$TMP/err")"
 # Ended: gone, or a zombie its new parent has not reaped yet.
 sleep 0.5
-grep -q '^State:[[:space:]]*[RSD]' /proc/$cmd/status 2>/dev/null &&
+grep -q '^State:[[:space:]]*[RSDT]' /proc/$cmd/status 2>/dev/null &&
 	fail "the launched command still runs"
 exit 0
