@@ -122,6 +122,18 @@ get_pointer(struct cur *c, uint8_t enc, uint64_t *v)
 	}
 }
 
+bool
+rec_ehframe_pointer(const uint8_t *sec, size_t len, uint64_t vaddr, size_t *pos,
+		    uint8_t enc, uint64_t *v)
+{
+	struct cur c = { sec, *pos, len, vaddr };
+
+	if (*pos > len || !get_pointer(&c, enc, v))
+		return false;
+	*pos = c.pos;
+	return true;
+}
+
 /*
  * Reads an entry's length field; sets *body to the offset after it and
  * *next to the offset of the following entry.  False at the zero
