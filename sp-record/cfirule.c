@@ -11,9 +11,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "common/varint.h"
 #include "sp-record/cfirule.h"
-#include "sp-record/ehframe.h"
+#include "sp-record/ehcur.h"
 #include "common/banned.h"
 
 #define NCOLS 17 /* libunwind's DWARF_NUM_PRESERVED_REGS on x86_64 */
@@ -42,94 +41,55 @@ struct cie {
 	size_t instr, end;
 };
 
-/* A cursor over [0, end) of the segment bytes; pos never passes end. */
-struct cur {
-	const uint8_t *sec;
-	size_t pos, end, len;
-	uint64_t vaddr;
-};
-
-static bool
-get(struct cur *c, void *out, size_t n)
-{
-	if (n > c->end - c->pos)
-		return false;
-	memcpy(out, c->sec + c->pos, n);
-	c->pos += n;
-	return true;
-}
-
-static bool
-uleb(struct cur *c, uint64_t *v)
-{
-	const uint8_t *p = c->sec + c->pos;
-
-	if (sp_leb_get_u64(&p, c->sec + c->end, v) < 0)
-		return false;
-	c->pos = (size_t)(p - c->sec);
-	return true;
-}
-
-static bool
-sleb(struct cur *c, int64_t *v)
-{
-	const uint8_t *p = c->sec + c->pos;
-
-	if (sp_leb_get_s64(&p, c->sec + c->end, v) < 0)
-		return false;
-	c->pos = (size_t)(p - c->sec);
-	return true;
-}
-
 /* An encoded pointer within the current entry; indirect ones refused. */
 static bool
-pointer(struct cur *c, uint8_t enc, uint64_t *v)
+pointer(struct rec_ehcur *c, uint8_t enc, uint64_t *v)
 {
-	return !(enc & 0x80) &&
-	       rec_ehframe_pointer(c->sec, c->end, c->vaddr, &c->pos, enc, v);
+	return !(enc & 0x80) && rec_ehcur_pointer(c, enc, v);
 }
 
 /*
- * Opens the entry at offset `at`: c->pos after its 32-bit length (64-bit
- * DWARF is not read), c->end at its end.  False when it does not fit.
+ * Opens the entry at offset `at` of the `len` bytes of c->sec: c->pos
+ * after its 32-bit length (64-bit DWARF is not read), c->end at its
+ * end.  False when it does not fit.
  */
 static bool
-entry(struct cur *c, uint64_t at)
+entry(struct rec_ehcur *c, size_t len, uint64_t at)
 {
-	uint32_t len;
+	uint32_t n;
 
-	c->end = c->len;
-	if (at > c->len)
+	c->end = len;
+	if (at > len)
 		return false;
 	c->pos = (size_t)at;
-	if (!get(c, &len, 4) || len == 0 || len == 0xffffffffu ||
-	    len > c->len - c->pos)
+	if (!rec_ehcur_get(c, &n, 4) || n == 0 || n == 0xffffffffu ||
+	    n > len - c->pos)
 		return false;
-	c->end = c->pos + len;
+	c->end = c->pos + n;
 	return true;
 }
 
 /* The augmentation data of the CIE; -ENOTSUP for what is refused. */
 static int
-augmentation(struct cur *c, const char *aug, struct cie *ci)
+augmentation(struct rec_ehcur *c, const char *aug, struct cie *ci)
 {
 	uint64_t size = 0, skip;
 	size_t data = 0;
 	uint8_t enc;
 
 	if ((ci->sized = aug[0] == 'z')) {
-		if (!uleb(c, &size) || size > c->end - c->pos)
+		if (!rec_ehcur_uleb(c, &size) || size > c->end - c->pos)
 			return -EBADMSG;
 		data = c->pos;
 		aug++;
 	}
 	for (; *aug; aug++) {
-		if (*aug == 'R' && !get(c, &ci->fde_enc, 1))
+		if (*aug == 'R' && !rec_ehcur_get(c, &ci->fde_enc, 1))
 			return -EBADMSG;
-		if (*aug == 'L' && !get(c, &ci->lsda_enc, 1))
+		if (*aug == 'L' && !rec_ehcur_get(c, &ci->lsda_enc, 1))
 			return -EBADMSG;
 		if (*aug == 'P' &&
-		    (!get(c, &enc, 1) || !pointer(c, enc, &skip)))
+		    (!rec_ehcur_get(c, &enc, 1) || !pointer(c, enc, &skip)))
 			return -ENOTSUP;
 		if (*aug != 'R' && *aug != 'L' && *aug != 'P')
 			return -ENOTSUP; /* 'S' (a signal frame), unknown */
@@ -139,9 +99,9 @@ augmentation(struct cur *c, const char *aug, struct cie *ci)
 	return 0;
 }
 
-/* Reads the CIE at offset `at`. */
+/* Reads the CIE at offset `at` of the `len` bytes of c.sec. */
 static int
-read_cie(struct cur c, uint64_t at, struct cie *ci)
+read_cie(struct rec_ehcur c, size_t len, uint64_t at, struct cie *ci)
 {
 	const char *aug;
 	uint64_t ra;
@@ -150,8 +110,8 @@ read_cie(struct cur c, uint64_t at, struct cie *ci)
 	size_t n;
 	int r;
 
-	if (!entry(&c, at) || !get(&c, &id, 4) || id != 0 ||
-	    !get(&c, &version, 1))
+	if (!entry(&c, len, at) || !rec_ehcur_get(&c, &id, 4) || id != 0 ||
+	    !rec_ehcur_get(&c, &version, 1))
 		return -EBADMSG;
 	if (version != 1 && version != 3) /* libunwind misreads 4's sizes */
 		return -ENOTSUP;
@@ -161,9 +121,11 @@ read_cie(struct cur c, uint64_t at, struct cie *ci)
 	if (strlen(aug) > 4) /* libunwind keeps four characters */
 		return -ENOTSUP;
 	c.pos += strlen(aug) + 1;
-	if (!uleb(&c, &ci->code_align) || !sleb(&c, &ci->data_align))
+	if (!rec_ehcur_uleb(&c, &ci->code_align) ||
+	    !rec_ehcur_sleb(&c, &ci->data_align))
 		return -EBADMSG;
-	if (version == 1 ? !get(&c, &ra8, 1) : !uleb(&c, &ra))
+	if (version == 1 ? !rec_ehcur_get(&c, &ra8, 1)
+			 : !rec_ehcur_uleb(&c, &ra))
 		return -EBADMSG;
 	if ((version == 1 ? ra8 : ra) != COL_RA)
 		return -ENOTSUP;
@@ -177,9 +139,9 @@ read_cie(struct cur c, uint64_t at, struct cie *ci)
 }
 
 static bool
-regnum(struct cur *c, uint64_t *reg)
+regnum(struct rec_ehcur *c, uint64_t *reg)
 {
-	return uleb(c, reg) && *reg < NCOLS;
+	return rec_ehcur_uleb(c, reg) && *reg < NCOLS;
 }
 
 static void
@@ -191,24 +153,24 @@ set(struct row *row, uint64_t reg, enum where w, int64_t val)
 
 /* The ops that set a register's rule; 1 when `op` is none of them. */
 static int
-reg_op(struct cur *c, const struct cie *ci, uint8_t op, struct row *row)
+reg_op(struct rec_ehcur *c, const struct cie *ci, uint8_t op, struct row *row)
 {
 	uint64_t reg, u;
 	int64_t s;
 
 	switch (op) {
 	case 0x05: /* DW_CFA_offset_extended */
-		if (!regnum(c, &reg) || !uleb(c, &u))
+		if (!regnum(c, &reg) || !rec_ehcur_uleb(c, &u))
 			return -ENOTSUP;
 		set(row, reg, CFAREL, (int64_t)u * ci->data_align);
 		return 0;
 	case 0x11: /* DW_CFA_offset_extended_sf */
-		if (!regnum(c, &reg) || !sleb(c, &s))
+		if (!regnum(c, &reg) || !rec_ehcur_sleb(c, &s))
 			return -ENOTSUP;
 		set(row, reg, CFAREL, s * ci->data_align);
 		return 0;
 	case 0x2f: /* DW_CFA_GNU_negative_offset_extended */
-		if (!regnum(c, &reg) || !uleb(c, &u))
+		if (!regnum(c, &reg) || !rec_ehcur_uleb(c, &u))
 			return -ENOTSUP;
 		set(row, reg, CFAREL, -((int64_t)u * ci->data_align));
 		return 0;
@@ -219,13 +181,14 @@ reg_op(struct cur *c, const struct cie *ci, uint8_t op, struct row *row)
 		set(row, reg, op == 0x07 ? UNDEF : SAME, 0);
 		return 0;
 	case 0x09: /* DW_CFA_register */
-		if (!regnum(c, &reg) || !uleb(c, &u))
+		if (!regnum(c, &reg) || !rec_ehcur_uleb(c, &u))
 			return -ENOTSUP;
 		set(row, reg, REG, (int64_t)u);
 		return 0;
 	case 0x10: /* DW_CFA_expression */
 	case 0x16: /* DW_CFA_val_expression */
-		if (!regnum(c, &reg) || !uleb(c, &u) || u > c->end - c->pos)
+		if (!regnum(c, &reg) || !rec_ehcur_uleb(c, &u) ||
+		    u > c->end - c->pos)
 			return -ENOTSUP;
 		c->pos += (size_t)u;
 		set(row, reg, EXPR, 0);
@@ -236,7 +199,7 @@ reg_op(struct cur *c, const struct cie *ci, uint8_t op, struct row *row)
 
 /* The ops that define the CFA; 1 when `op` is none of them. */
 static int
-cfa_op(struct cur *c, const struct cie *ci, uint8_t op, struct row *row)
+cfa_op(struct rec_ehcur *c, const struct cie *ci, uint8_t op, struct row *row)
 {
 	uint64_t reg, u;
 	int64_t s;
@@ -244,8 +207,8 @@ cfa_op(struct cur *c, const struct cie *ci, uint8_t op, struct row *row)
 	switch (op) {
 	case 0x0c: /* DW_CFA_def_cfa */
 	case 0x12: /* DW_CFA_def_cfa_sf */
-		if (!regnum(c, &reg) ||
-		    (op == 0x0c ? !uleb(c, &u) : !sleb(c, &s)))
+		if (!regnum(c, &reg) || (op == 0x0c ? !rec_ehcur_uleb(c, &u)
+						    : !rec_ehcur_sleb(c, &s)))
 			return -ENOTSUP;
 		row->cfa_where = REG;
 		row->cfa_reg = reg;
@@ -259,12 +222,13 @@ cfa_op(struct cur *c, const struct cie *ci, uint8_t op, struct row *row)
 		return 0;
 	case 0x0e: /* DW_CFA_def_cfa_offset */
 	case 0x13: /* DW_CFA_def_cfa_offset_sf */
-		if (op == 0x0e ? !uleb(c, &u) : !sleb(c, &s))
+		if (op == 0x0e ? !rec_ehcur_uleb(c, &u)
+			       : !rec_ehcur_sleb(c, &s))
 			return -ENOTSUP;
 		row->cfa_off = op == 0x0e ? (int64_t)u : s * ci->data_align;
 		return 0;
 	case 0x0f: /* DW_CFA_def_cfa_expression */
-		if (!uleb(c, &u) || u > c->end - c->pos)
+		if (!rec_ehcur_uleb(c, &u) || u > c->end - c->pos)
 			return -ENOTSUP;
 		c->pos += (size_t)u;
 		row->cfa_where = EXPR;
@@ -275,7 +239,7 @@ cfa_op(struct cur *c, const struct cie *ci, uint8_t op, struct row *row)
 
 /* Moves the location on as an advance op says; 1 when `op` is none. */
 static int
-advance_op(struct cur *c, const struct cie *ci, uint8_t op, uint64_t *loc)
+advance_op(struct rec_ehcur *c, const struct cie *ci, uint8_t op, uint64_t *loc)
 {
 	uint64_t delta = 0;
 	uint16_t u16;
@@ -286,17 +250,17 @@ advance_op(struct cur *c, const struct cie *ci, uint8_t op, uint64_t *loc)
 	case 0x01: /* DW_CFA_set_loc */
 		return pointer(c, ci->fde_enc, loc) ? 0 : -ENOTSUP;
 	case 0x02: /* DW_CFA_advance_loc1 */
-		if (!get(c, &u8, 1))
+		if (!rec_ehcur_get(c, &u8, 1))
 			return -ENOTSUP;
 		delta = u8;
 		break;
 	case 0x03: /* DW_CFA_advance_loc2 */
-		if (!get(c, &u16, 2))
+		if (!rec_ehcur_get(c, &u16, 2))
 			return -ENOTSUP;
 		delta = u16;
 		break;
 	case 0x04: /* DW_CFA_advance_loc4 */
-		if (!get(c, &u32, 4))
+		if (!rec_ehcur_get(c, &u32, 4))
 			return -ENOTSUP;
 		delta = u32;
 		break;
@@ -313,7 +277,7 @@ advance_op(struct cur *c, const struct cie *ci, uint8_t op, uint64_t *loc)
  * DW_CFA_restore goes back to.
  */
 static int
-run(struct cur *c, const struct cie *ci, uint64_t loc, uint64_t pc,
+run(struct rec_ehcur *c, const struct cie *ci, uint64_t loc, uint64_t pc,
     struct row *row, const struct row *initial)
 {
 	struct row saved[REMEMBER_MAX];
@@ -323,14 +287,14 @@ run(struct cur *c, const struct cie *ci, uint64_t loc, uint64_t pc,
 	int r;
 
 	while (loc <= pc && c->pos < c->end) {
-		get(c, &op, 1);
+		rec_ehcur_get(c, &op, 1);
 		reg = op & 0x3f;
 		switch (op >> 6) {
 		case 1: /* DW_CFA_advance_loc */
 			loc += reg * ci->code_align;
 			continue;
 		case 2: /* DW_CFA_offset */
-			if (reg >= NCOLS || !uleb(c, &u))
+			if (reg >= NCOLS || !rec_ehcur_uleb(c, &u))
 				return -ENOTSUP;
 			set(row, reg, CFAREL, (int64_t)u * ci->data_align);
 			continue;
@@ -361,7 +325,7 @@ run(struct cur *c, const struct cie *ci, uint64_t loc, uint64_t pc,
 			continue;
 		}
 		if (op == 0x2e) { /* DW_CFA_GNU_args_size */
-			if (!uleb(c, &u))
+			if (!rec_ehcur_uleb(c, &u))
 				return -ENOTSUP;
 			continue;
 		}
@@ -423,7 +387,7 @@ int
 rec_cfirule_find(const uint8_t *sec, size_t len, uint64_t vaddr, uint64_t fde,
 		 uint64_t pc, struct rec_cfirule *rule)
 {
-	struct cur c = { sec, 0, len, len, vaddr }, p;
+	struct rec_ehcur c = { sec, 0, len, vaddr }, p;
 	struct row row, initial, undef;
 	uint64_t start, range, aug;
 	int32_t cie_off;
@@ -431,12 +395,13 @@ rec_cfirule_find(const uint8_t *sec, size_t len, uint64_t vaddr, uint64_t fde,
 	struct cie ci;
 	int r;
 
-	if (fde < vaddr || !entry(&c, fde - vaddr))
+	if (fde < vaddr || !entry(&c, len, fde - vaddr))
 		return -EBADMSG;
 	at = c.pos;
-	if (!get(&c, &cie_off, 4) || cie_off == 0 || (int64_t)at < cie_off)
+	if (!rec_ehcur_get(&c, &cie_off, 4) || cie_off == 0 ||
+	    (int64_t)at < cie_off)
 		return -EBADMSG;
-	if ((r = read_cie(c, (uint64_t)((int64_t)at - cie_off), &ci)) < 0)
+	if ((r = read_cie(c, len, (uint64_t)((int64_t)at - cie_off), &ci)) < 0)
 		return r;
 	if (!(ci.fde_enc & 0x10) || !pointer(&c, ci.fde_enc, &start) ||
 	    !pointer(&c, ci.fde_enc & 0x0f, &range))
@@ -444,7 +409,7 @@ rec_cfirule_find(const uint8_t *sec, size_t len, uint64_t vaddr, uint64_t fde,
 	if (pc < start || pc - start >= range)
 		return -ENOENT;
 	if (ci.sized) {
-		if (!uleb(&c, &aug) || aug > c.end - c.pos)
+		if (!rec_ehcur_uleb(&c, &aug) || aug > c.end - c.pos)
 			return -EBADMSG;
 		c.pos += (size_t)aug;
 	} else if (ci.lsda_enc != 0xff && !pointer(&c, ci.lsda_enc, &aug)) {

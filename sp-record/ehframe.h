@@ -12,7 +12,6 @@
 #ifndef SP_RECORD_EHFRAME_H
 #define SP_RECORD_EHFRAME_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,15 +25,5 @@
  */
 int rec_ehframe_index(const uint8_t *sec, size_t len, uint64_t vaddr,
 		      int32_t **table, size_t *count);
-
-/*
- * Reads the DW_EH_PE-encoded pointer at sec[*pos] (`len` bytes at ELF
- * virtual address `vaddr`) with encoding `enc`: absolute or pc-relative,
- * fixed size or LEB128, the ones libunwind's lookup reads.  Returns true
- * with *v set and *pos past the pointer; false for another encoding, or
- * when the pointer runs past `len` (*pos is unchanged then).
- */
-bool rec_ehframe_pointer(const uint8_t *sec, size_t len, uint64_t vaddr,
-			 size_t *pos, uint8_t enc, uint64_t *v);
 
 #endif
