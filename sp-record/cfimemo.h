@@ -24,8 +24,12 @@
 
 #include "sp-record/filememo.h"
 
-/* The default bound: 64 bytes of table per rule, at most 16 MiB. */
-#define REC_CFIMEMO_MAX (256u << 10)
+/*
+ * The default bound: a word costs about 112 bytes (its 48-byte key, its
+ * slot in a table kept at most half full), so at most about 7 MiB; a
+ * build of 40 files keeps about 5,000.
+ */
+#define REC_CFIMEMO_MAX (64u << 10)
 
 struct rec_cfimemo;
 
