@@ -330,6 +330,7 @@ map_file(struct rec_elfcfi_cache *c, struct entry *e, const struct sp_module *m,
 	e->mapped = true;
 	e->dev = st.st_dev;
 	e->ino = st.st_ino;
+	rec_fileid_of(&st, &e->f.id);
 	c->nmapped++;
 	return 0;
 }

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sp-record/filememo.h"
+
 struct sp_module;
 struct rec_elfcfi_cache;
 
@@ -32,6 +34,7 @@ struct rec_elfcfi_seg {
 struct rec_elfcfi {
 	const uint8_t *img; /* the whole file, read-only */
 	size_t size;
+	struct rec_fileid id; /* what it was opened as; all zero: the vdso */
 	struct rec_elfcfi_seg load[REC_ELFCFI_MAX_LOADS];
 	size_t nload;
 	uint64_t min_vaddr, max_vaddr; /* span of the PT_LOAD segments */

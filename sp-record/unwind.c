@@ -2,7 +2,14 @@
  * unwind.c: DWARF unwinding of sampled user stacks with libunwind's remote
  * interface (unwind.h).
  *
- * Each process gets one libunwind address space with a global cache of
+ * A sample is first walked with the recorder's own CFI rules (cfirule.h:
+ * CFA = SP or BP + offset, the return address and BP at CFA offsets),
+ * kept per module file and address (cfimemo.h), so the hundredth cc1 of
+ * a build finds the rules the first one read; own_walk() takes only the
+ * stacks it can finish exactly as libunwind would (every read in the
+ * copy, no signal frame, no other rule), and libunwind unwinds the rest
+ * from the start.  For those, a process gets one libunwind address space
+ * (made at the first sample that needs it) with a global cache of
  * register-state records keyed by pc; unwind tables are found by our own
  * find_proc_info from the module's .eh_frame_hdr, read from the file on
  * disk (elfcfi.h).  Memory reads come from the sample's stack copy, from
@@ -12,15 +19,16 @@
  * CFI made up for it (madecfi.h).  docs/bench-unwind.md says why this
  * backend and what it costs.
  *
- * At about 1,100 lines it is longer than the other files: libunwind calls
+ * At about 1,500 lines it is longer than the other files: libunwind calls
  * back into the accessors with one context (struct uctx) that ties the
  * process, the module table, the trampoline CFI and the sample's
  * registers and stack together, and each section below (anonymous code,
- * accessors, processes, the unwind loop and its checks of live frames)
- * reads that context's private types.  Where module files lie in a
- * process is regcache.c's; reading and re-reading the live stack is
- * deepstack.c's; decoding call instructions is callsite.c's; the
- * sigprocmask() that keeps libunwind fast is sigmask.c's.  Go's stacks
+ * accessors, processes, the unwind loop and its checks of live frames,
+ * the walk with our own rules) reads that context's private types.
+ * Where module files lie in a process is regcache.c's; reading and
+ * re-reading the live stack is deepstack.c's; decoding call instructions
+ * is callsite.c's; the sigprocmask() that keeps libunwind fast is
+ * sigmask.c's.  Go's stacks
  * (no CFI, frame records, stack switches) are gofuncs.c's and
  * goframes.c's; go_continue() below says when they are used.
  */
@@ -40,6 +48,8 @@
 #include "common/modtab.h"
 #include "common/spool.h"
 #include "sp-record/callsite.h"
+#include "sp-record/cfimemo.h"
+#include "sp-record/cfirule.h"
 #include "sp-record/coderange.h"
 #include "sp-record/deepstack.h"
 #include "sp-record/elfcfi.h"
@@ -188,8 +198,12 @@ struct uctx {
 
 struct rec_unwinder {
 	struct rec_elfcfi_cache *files;
-	struct sp_htab *procs; /* pid -> struct proc * */
-	struct sp_htab *code;  /* pid -> struct rec_ranges * (anon. code) */
+	struct rec_cfimemo *rules; /* CFI rules read by us, by file */
+	bool own_off;              /* rec_unwinder_set_own_cfi(u, false) */
+	uint64_t own_samples;      /* unwound by those rules alone */
+	uint64_t rules_read;       /* rules read from files (memo misses) */
+	struct sp_htab *procs;     /* pid -> struct proc * */
+	struct sp_htab *code;      /* pid -> struct rec_ranges * (anon. code) */
 	struct proc *last_proc;
 	uint64_t errors[ERR_COUNT];
 	uint64_t fallbacks[FB_COUNT];
@@ -673,9 +687,11 @@ proc_free(struct rec_unwinder *u, struct proc *p)
 {
 	if (!p)
 		return;
-	rec_in_libunwind = 1;
-	unw_destroy_addr_space(p->as);
-	rec_in_libunwind = 0;
+	if (p->as) {
+		rec_in_libunwind = 1;
+		unw_destroy_addr_space(p->as);
+		rec_in_libunwind = 0;
+	}
 	rec_regcache_release(&p->regions, u->files);
 	rec_stackmaps_release(&p->stacks);
 	if (p->memfd >= 0)
@@ -704,19 +720,23 @@ proc_get(struct rec_unwinder *u, int32_t pid)
 		p->pid = pid;
 		rec_regcache_init(&p->regions, pid);
 		p->memfd = -1;
-		rec_in_libunwind = 1;
-		p->as = unw_create_addr_space(&accessors, 0);
-		if (p->as)
-			unw_set_caching_policy(p->as, UNW_CACHE_GLOBAL);
-		rec_in_libunwind = 0;
-		if (!p->as) {
-			free(p);
-			return NULL;
-		}
 		*slot = (uint64_t)(uintptr_t)p;
 	}
 	u->last_proc = (struct proc *)(uintptr_t)*slot;
 	return u->last_proc;
+}
+
+/*
+ * The libunwind address space of `p`, made when its first sample needs
+ * libunwind (most processes of a build never do: own_walk()); NULL when
+ * it cannot be made.  Call it with rec_in_libunwind set.
+ */
+static unw_addr_space_t
+proc_as(struct proc *p)
+{
+	if (!p->as && (p->as = unw_create_addr_space(&accessors, 0)))
+		unw_set_caching_policy(p->as, UNW_CACHE_GLOBAL);
+	return p->as;
 }
 
 void
@@ -780,9 +800,10 @@ rec_unwinder_new(void)
 	if (!u)
 		return NULL;
 	u->files = rec_elfcfi_cache_new();
+	u->rules = rec_cfimemo_new(REC_CFIMEMO_MAX);
 	u->procs = sp_htab_new();
 	u->code = sp_htab_new();
-	if (!u->files || !u->procs || !u->code ||
+	if (!u->files || !u->rules || !u->procs || !u->code ||
 	    rec_deepstack_init(&u->live, REC_DEEPSTACK_BUDGET) < 0) {
 		rec_unwinder_free(u);
 		errno = ENOMEM;
@@ -808,6 +829,7 @@ rec_unwinder_free(struct rec_unwinder *u)
 		ranges_free((struct rec_ranges *)(uintptr_t)val);
 	sp_htab_free(u->code);
 	rec_elfcfi_cache_free(u->files);
+	rec_cfimemo_free(u->rules);
 	rec_deepstack_release(&u->live);
 	free(u);
 }
@@ -1205,6 +1227,174 @@ settle(struct rec_unwinder *u, struct uctx *c, int r, size_t n,
 	return first_live < n ? first_live : n;
 }
 
+/* ------------------------------------------- the recorder's own CFI rules */
+
+/*
+ * The memo's words for an address without a rule of cfirule.h's kind:
+ * one no FDE covers (libunwind steps it by frame pointer), and one
+ * whose FDE holds another kind of rule.
+ */
+#define NO_FDE (UINT64_MAX - 1)
+#define NO_RULE UINT64_MAX
+
+/* Reads the rule for ELF address `vaddr` of `f` from the file. */
+static uint64_t
+read_rule(const struct rec_elfcfi *f, uint64_t vaddr, struct rec_cfirule *rule)
+{
+	const uint8_t *sec;
+	uint64_t fde, lo;
+	int32_t entry[2];
+	size_t len;
+	int r;
+
+	if (!fde_lookup(f, vaddr, entry))
+		return NO_FDE;
+	fde = f->table_base + (uint64_t)(int64_t)entry[1];
+	if (!(sec = rec_elfcfi_span(f, fde, &lo, &len)))
+		return NO_RULE;
+	r = rec_cfirule_find(sec, len, lo, fde, vaddr, rule);
+	return r == 0         ? rec_cfirule_pack(rule)
+	       : r == -ENOENT ? NO_FDE
+			      : NO_RULE;
+}
+
+/*
+ * The rule of the frame whose pc (call site) is `at`, from the memo or
+ * read from its module file and kept by the file's identity (the vdso,
+ * which has none, is read each time).  Returns 1 with *rule set, 0 when
+ * no FDE covers `at` (in a module with CFI), -1 for anything else: then
+ * libunwind unwinds the sample.
+ */
+static int
+own_rule(struct uctx *c, uint64_t at, struct rec_cfirule *rule)
+{
+	const struct rec_region *r;
+	const struct rec_elfcfi *f;
+	uint64_t word, vaddr;
+	bool keep;
+	int why;
+
+	if (!(r = region_for(c, at, &why)) || !(f = r->f)->table)
+		return -1;
+	vaddr = at - r->bias;
+	keep = f->id.dev || f->id.ino;
+	if (!keep || !rec_cfimemo_get(c->u->rules, &f->id, vaddr, &word)) {
+		word = read_rule(f, vaddr, rule);
+		c->u->rules_read++;
+		if (keep)
+			rec_cfimemo_put(c->u->rules, &f->id, vaddr, word);
+	}
+	if (word == NO_FDE || word == NO_RULE)
+		return word == NO_FDE ? 0 : -1;
+	rec_cfirule_unpack(word, rule);
+	return 1;
+}
+
+/*
+ * Whether libunwind's frame-pointer step from a frame without CFI at
+ * `ip` (not a return address minus one) with a zero BP ends the stack:
+ * it does unless the code at `ip` reads as a PLT entry, which it steps
+ * over instead (the same bytes its x86_64 unw_step compares).
+ */
+static bool
+fp_end(struct uctx *c, uint64_t ip)
+{
+	const struct rec_region *r;
+	uint8_t code[16];
+	int why;
+
+	return (r = region_for(c, ip, &why)) &&
+	       rec_elfcfi_read(r->f, ip - r->bias, code, sizeof(code)) == 0 &&
+	       !(code[0] == 0xff && code[1] == 0x25 && code[6] == 0x68 &&
+		 code[11] == 0xe9);
+}
+
+/* The copy's word at `addr`; false when it lies outside the copy. */
+static bool
+copy_word(const struct uctx *c, uint64_t addr, uint64_t *v)
+{
+	if (addr < c->sp || addr - c->sp > c->stack_len - sizeof(*v))
+		return false;
+	memcpy(v, c->stack + (addr - c->sp), sizeof(*v));
+	return true;
+}
+
+/*
+ * One step of own_walk(): from the frame at `at` with stack pointer *sp
+ * and frame pointer *bp to its caller, as libunwind's step would go with
+ * the same rule.  Returns 1 with *ip the caller's return address, 0 at
+ * the outermost frame, -1 for anything else (the rule is not ours, a
+ * read leaves the copy, a check of step() would fail).
+ */
+static int
+own_step(struct uctx *c, uint64_t at, uint64_t *ip, uint64_t *sp, uint64_t *bp,
+	 bool *have_bp)
+{
+	struct rec_cfirule rule;
+	uint64_t cfa, ra;
+	int r = own_rule(c, at, &rule);
+
+	if (r == 0 && *have_bp && *bp == 0 && fp_end(c, *ip)) {
+		c->u->fallbacks[FB_EH_FRAME_HDR_LOOKUP]++;
+		return 0; /* the outermost frame, as in ld.so's _start */
+	}
+	if (r <= 0 || (rule.cfa_reg == REC_CFA_BP && !*have_bp))
+		return -1;
+	cfa = (rule.cfa_reg == REC_CFA_SP ? *sp : *bp) +
+	      (uint64_t)(int64_t)rule.cfa_off;
+	if (rule.ra == REC_CFIRULE_UNDEF)
+		return 0;
+	if (!copy_word(c, cfa + (uint64_t)(int64_t)rule.ra, &ra) ||
+	    (ra == *ip && cfa == *sp))
+		return -1;
+	if (rule.bp == REC_CFIRULE_UNDEF || ra == 0)
+		return 0;
+	if (rule.bp != REC_CFIRULE_SAME &&
+	    !(*have_bp = copy_word(c, cfa + (uint64_t)(int64_t)rule.bp, bp)))
+		return -1;
+	if (cfa < *sp || !is_code(c, ra) || is_trampoline(c, ra))
+		return -1;
+	*ip = ra;
+	*sp = cfa;
+	return 1;
+}
+
+/*
+ * Unwinds the sample whose pc is pcs[0] with rules read by the recorder
+ * (cfirule.h), no libunwind: per file, not per process, so a process's
+ * first samples cost no more than its last.  Returns true with the pcs
+ * in pcs[*n...] when every step had such a rule, read only the copy and
+ * the walk reached the outermost frame; false (nothing counted) leaves
+ * the sample to libunwind, which takes it from the start.
+ */
+static bool
+own_walk(struct uctx *c, uint64_t *pcs, size_t *n, size_t max)
+{
+	uint64_t ip = pcs[0], sp = c->sp, bp = 0;
+	bool have_bp = reg_value(c->regs, c->mask, PERF_REG_X86_BP, &bp);
+	int r;
+
+	if (is_trampoline(c, ip))
+		return false;
+	while ((r = own_step(c, pcs[*n - 1], &ip, &sp, &bp, &have_bp)) > 0) {
+		if (*n == max)
+			return false;
+		pcs[(*n)++] = ip - 1;
+	}
+	return r == 0;
+}
+
+/* Ends the unwind call that found `n` pcs; returns `n`. */
+static size_t
+unwound(struct rec_unwinder *u, size_t n)
+{
+	u->fp = NULL;
+	u->nfp = 0;
+	u->changed_files = rec_elfcfi_changed(u->files);
+	u->frames += n;
+	return n;
+}
+
 size_t
 rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 		    const uint64_t *regs, uint64_t regs_mask,
@@ -1246,8 +1436,13 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 	rec_deepstack_begin(&u->live, pid, &c.p->stacks, sp, stack, stack_len);
 	pcs[n++] = ip;
 	c.ip_override = sigreturn_start(&c, ip);
+	if (!u->own_off && !c.ip_override && own_walk(&c, pcs, &n, max)) {
+		u->own_samples++;
+		return unwound(u, n);
+	}
+	n = 1;
 	rec_in_libunwind = 1;
-	if (unw_init_remote(&cur, c.p->as, &c) < 0) {
+	if (!proc_as(c.p) || unw_init_remote(&cur, c.p->as, &c) < 0) {
 		u->errors[ERR_INIT]++;
 		*truncated = true;
 	} else {
@@ -1257,11 +1452,7 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 		n = settle(u, &c, r, n, first_live, truncated);
 	}
 	rec_in_libunwind = 0;
-	u->fp = NULL;
-	u->nfp = 0;
-	u->changed_files = rec_elfcfi_changed(u->files);
-	u->frames += n;
-	return n;
+	return unwound(u, n);
 }
 
 /* The counters of Go's stacks (goframes.h), "unwind_go.KIND". */
@@ -1292,6 +1483,10 @@ rec_unwinder_counters(const struct rec_unwinder *u,
 		fn("unwind.frames", u->frames, arg);
 	if (u->changed_files)
 		fn("unwind.changed_files", u->changed_files, arg);
+	if (u->own_samples)
+		fn("unwind.own_cfi_samples", u->own_samples, arg);
+	if (u->rules_read)
+		fn("unwind.own_cfi_rules_read", u->rules_read, arg);
 	for (i = 0; i < ERR_COUNT; i++)
 		if (u->errors[i])
 			fn(error_keys[i], u->errors[i], arg);
@@ -1308,6 +1503,12 @@ rec_unwinder_counters(const struct rec_unwinder *u,
 	if (u->live.maps_reads)
 		fn("unwind_deep.maps_reads", u->live.maps_reads, arg);
 	go_counters(u, fn, arg);
+}
+
+void
+rec_unwinder_set_own_cfi(struct rec_unwinder *u, bool on)
+{
+	u->own_off = !on;
 }
 
 void

@@ -122,6 +122,17 @@ void rec_unwinder_set_fpchain(struct rec_unwinder *u, const uint64_t *pcs,
 			      size_t n);
 
 /*
+ * Whether samples are first unwound with the recorder's own CFI rules
+ * (cfirule.h, kept per file by cfimemo.h: a process's first samples
+ * cost no more than its last), libunwind taking only the samples those
+ * cannot finish; on by default.  Off, libunwind unwinds every sample.
+ * The rules take only stacks they unwind as libunwind does (the tests
+ * compare pcs and truncation both ways); the counters differ only in
+ * "unwind.own_cfi_*".
+ */
+void rec_unwinder_set_own_cfi(struct rec_unwinder *u, bool on);
+
+/*
  * Sets how many bytes past each sample's stack copy may be read from the
  * live process (0: none, the stack is truncated where the copy ends).
  * The default is REC_DEEPSTACK_BUDGET (sp-record --stack-read).  Returns
@@ -176,8 +187,11 @@ void rec_unwinder_end_process(struct rec_unwinder *u, int32_t pid);
  * samples (that read any), completed (their live frames kept),
  * stack_changed and unverified (dropped: also counted as
  * unwind_error.stack_truncated), reads (system calls), bytes, maps_reads
- * (/proc/PID/maps reads to find a stack's mapping).  Keys are static
- * strings.
+ * (/proc/PID/maps reads to find a stack's mapping); "unwind.own_cfi_samples"
+ * (samples unwound with the recorder's own CFI rules, no libunwind) and
+ * "unwind.own_cfi_rules_read" (rules read from module files, once per
+ * file and address however many processes map the file).  Keys are
+ * static strings.
  */
 void rec_unwinder_counters(const struct rec_unwinder *u,
 			   void (*fn)(const char *key, uint64_t value,

@@ -1,20 +1,45 @@
 /*
- * fuzz_ehframe.c: libFuzzer harness for sp-record's .eh_frame indexer:
- * the input is an .eh_frame section (its address taken from its size);
- * the indexer must refuse it or return pairs sorted by initial location,
- * each naming an FDE offset inside the section, never read past the
- * input or crash.  Its LEB128 numbers go through common/varint.c.
+ * fuzz_ehframe.c: libFuzzer harness for sp-record's .eh_frame indexer
+ * and CFI rule reader: the input is an .eh_frame section (its address
+ * taken from its size); the indexer must refuse it or return pairs
+ * sorted by initial location, each naming an FDE offset inside the
+ * section; the rule reader (cfirule.c), asked for addresses of each
+ * FDE indexed and for FDEs at the first offsets of the input, must
+ * refuse or give a rule of its kind that packs into one word and back.
+ * Neither may read past the input or crash.  Their LEB128 numbers go
+ * through common/varint.c.
  *
- * ehframe.c is compiled in directly: it needs nothing else of the tool.
+ * ehframe.c and cfirule.c are compiled in directly: they need nothing
+ * else of the tool.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sp-record/cfirule.c"
 #include "sp-record/ehframe.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The rule for `pc` of the FDE at `fde`, if any, must be one of its kind. */
+static void
+check_rule(const uint8_t *sec, size_t size, uint64_t vaddr, uint64_t fde,
+	   uint64_t pc)
+{
+	struct rec_cfirule r, back;
+
+	if (rec_cfirule_find(sec, size, vaddr, fde, pc, &r) < 0)
+		return;
+	if ((r.cfa_reg != REC_CFA_SP && r.cfa_reg != REC_CFA_BP) ||
+	    r.cfa_off <= -(1 << 23) || r.cfa_off >= 1 << 23 ||
+	    r.ra == REC_CFIRULE_SAME)
+		abort();
+	rec_cfirule_unpack(rec_cfirule_pack(&r), &back);
+	if (back.cfa_reg != r.cfa_reg || back.cfa_off != r.cfa_off ||
+	    back.ra != r.ra || back.bp != r.bp)
+		abort();
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -36,9 +61,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			if (i > 0 && t[2 * i - 2] > t[2 * i])
 				abort();
+			if (i < 64)
+				check_rule(copy, size, vaddr,
+					   vaddr + (uint64_t)t[2 * i + 1],
+					   vaddr + (uint64_t)(int64_t)t[2 * i] +
+					       (uint64_t)(i * 7 % 40));
 		}
 		free(t);
 	}
+	for (i = 0; i < size && i < 64; i += 4)
+		check_rule(copy, size, vaddr, vaddr + i, vaddr - 0x1000 + i);
 	free(copy);
 	return 0;
 }

@@ -591,17 +591,18 @@ END_TEST
 /*
  * Random registers over a random stack mixed with real return addresses
  * and stack pointers: whatever libunwind and the frame-pointer steps make
- * of it, the unwinder stays in bounds and ends.
+ * of it, the unwinder stays in bounds and ends, and its own CFI rules
+ * (cfirule.h) give what libunwind alone gives.
  */
 START_TEST(test_random_stacks)
 {
-	struct rec_unwinder *u = rec_unwinder_new();
+	struct rec_unwinder *u = rec_unwinder_new(), *lib = rec_unwinder_new();
 	struct sp_modtab *t = self_modules(NULL);
-	static uint64_t pcs[REC_UNWIND_MAX_FRAMES];
+	static uint64_t pcs[REC_UNWIND_MAX_FRAMES], lpcs[REC_UNWIND_MAX_FRAMES];
 	uint64_t regs[24], words[512], base = 0x7ff000100000;
 	unsigned seed = 12345;
-	size_t n, i, round;
-	bool trunc;
+	size_t n, ln, i, round;
+	bool trunc, ltrunc;
 
 	level(DEPTH);
 	for (round = 0; round < 3000; round++) {
@@ -635,7 +636,123 @@ START_TEST(test_random_stacks)
 					pcs, REC_UNWIND_MAX_FRAMES, &trunc);
 		ck_assert_uint_ge(n, 1);
 		ck_assert_uint_le(n, REC_UNWIND_MAX_FRAMES);
+		rec_unwinder_set_own_cfi(lib, false);
+		ln = rec_unwinder_unwind(lib, t, round % 3 ? getpid() : 999999,
+					 regs, REC_UNWIND_REGS_MASK,
+					 (const uint8_t *)words, sizeof(words),
+					 lpcs, REC_UNWIND_MAX_FRAMES, &ltrunc);
+		ck_assert_uint_eq(n, ln);
+		ck_assert(trunc == ltrunc);
+		ck_assert_mem_eq(pcs, lpcs, n * sizeof(*pcs));
 	}
+	rec_unwinder_free(u);
+	rec_unwinder_free(lib);
+	sp_modtab_free(t);
+}
+END_TEST
+
+/* The value of counter `key`, 0 when it is not reported. */
+struct one_counter {
+	const char *key;
+	uint64_t v;
+};
+
+static void
+get_one(const char *key, uint64_t v, void *arg)
+{
+	struct one_counter *c = arg;
+
+	if (strcmp(key, c->key) == 0)
+		c->v = v;
+}
+
+static uint64_t
+counter(struct rec_unwinder *u, const char *key)
+{
+	struct one_counter c = { key, 0 };
+
+	rec_unwinder_counters(u, get_one, &c);
+	return c.v;
+}
+
+/*
+ * The stack captured last, cut at every 8 bytes of its first 4 KiB and
+ * whole: the recorder's own CFI rules give libunwind's pcs and
+ * truncation (stacks they cannot finish are left to libunwind, as those
+ * through a signal frame: `own_used` says whether some are not).
+ */
+static void
+own_matches_libunwind(bool own_used)
+{
+	struct rec_unwinder *own = rec_unwinder_new(),
+			    *lib = rec_unwinder_new();
+	struct sp_modtab *t = self_modules(NULL);
+	static uint64_t pcs[REC_UNWIND_MAX_FRAMES], lpcs[REC_UNWIND_MAX_FRAMES];
+	size_t len, n, ln;
+	bool trunc, ltrunc;
+
+	ck_assert_ptr_nonnull(own);
+	ck_assert_ptr_nonnull(lib);
+	rec_unwinder_set_own_cfi(lib, false);
+	/* no reads past the copy: the live stack is not the one captured */
+	ck_assert_int_eq(rec_unwinder_set_stack_read(own, 0), 0);
+	ck_assert_int_eq(rec_unwinder_set_stack_read(lib, 0), 0);
+	for (len = 8; len <= cap_len; len = len < 4096 ? len + 8 : len + 1) {
+		if (len > 4096)
+			len = cap_len;
+		n = unwind_self(own, t, len, pcs, &trunc);
+		ln = unwind_self(lib, t, len, lpcs, &ltrunc);
+		ck_assert_uint_eq(n, ln);
+		ck_assert(trunc == ltrunc);
+		ck_assert_mem_eq(pcs, lpcs, n * sizeof(*pcs));
+	}
+	ck_assert(own_used == (counter(own, "unwind.own_cfi_samples") > 0));
+	ck_assert_uint_eq(counter(lib, "unwind.own_cfi_samples"), 0);
+	rec_unwinder_free(own);
+	rec_unwinder_free(lib);
+	sp_modtab_free(t);
+}
+
+START_TEST(test_own_cfi_matches_libunwind)
+{
+	struct sigaction sa;
+
+	level(DEPTH);
+	own_matches_libunwind(true);
+	/* through the signal trampoline, which libunwind steps */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
+	raise_here();
+	own_matches_libunwind(false);
+}
+END_TEST
+
+/*
+ * A process seen anew (forgotten, as at exec) finds the rules read for
+ * the first: they are kept per file, not per process, so it reads none.
+ */
+START_TEST(test_own_cfi_rules_per_file)
+{
+	struct rec_unwinder *u = rec_unwinder_new();
+	struct sp_modtab *t = self_modules(NULL);
+	uint64_t pcs[REC_UNWIND_MAX_FRAMES], read;
+	bool trunc;
+	size_t n;
+
+	ck_assert_ptr_nonnull(u);
+	level(DEPTH);
+	n = unwind_self(u, t, cap_len, pcs, &trunc);
+	check_chain(pcs, n);
+	read = counter(u, "unwind.own_cfi_rules_read");
+	ck_assert_uint_gt(read, 0);
+	ck_assert_uint_eq(counter(u, "unwind.own_cfi_samples"), 1);
+	rec_unwinder_forget_process(u, getpid());
+	n = unwind_self(u, t, cap_len, pcs, &trunc);
+	check_chain(pcs, n);
+	ck_assert(!trunc);
+	ck_assert_uint_eq(counter(u, "unwind.own_cfi_rules_read"), read);
+	ck_assert_uint_eq(counter(u, "unwind.own_cfi_samples"), 2);
 	rec_unwinder_free(u);
 	sp_modtab_free(t);
 }
@@ -945,6 +1062,8 @@ unwind_suite(void)
 	tcase_add_test(tc, test_missing_input);
 	tcase_add_test(tc, test_garbage_stack);
 	tcase_add_test(tc, test_random_stacks);
+	tcase_add_test(tc, test_own_cfi_matches_libunwind);
+	tcase_add_test(tc, test_own_cfi_rules_per_file);
 	tcase_add_test(tc, test_jit_frames);
 	suite_add_tcase(s, tc);
 	tcase_add_test(te, test_elfcfi_self);
