@@ -33,6 +33,12 @@
 
 #define DEFAULT_FREQ 999
 #define DEFAULT_STACK_SIZE 32768
+/*
+ * With reads past the stack copy, the rings are read after about this
+ * many samples (events.h): a few wakeups more per second for stacks read
+ * milliseconds after their sample rather than tens of milliseconds.
+ */
+#define WAKE_DEEP 4
 
 static double
 now_s(void)
@@ -526,6 +532,8 @@ main(int argc, char **argv)
 	cfg.ev.dwarf = cfg.callgraph == REC_CG_DWARF;
 	cfg.ev.wake_each =
 	    python_target(&cfg, argc ? argv[0] : NULL, pids, npids);
+	if (cfg.ev.dwarf && cfg.stack_read)
+		cfg.ev.wake_samples = WAKE_DEEP;
 	if (cfg.ev.pages == 0)
 		cfg.ev.pages = rec_events_default_pages(
 		    &cfg.ev, sysconf(_SC_NPROCESSORS_ONLN),
