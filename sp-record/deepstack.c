@@ -392,6 +392,7 @@ live_words_hold(struct rec_deepstack *d)
 {
 	struct iovec local[REC_DEEPSTACK_SPANS], remote[REC_DEEPSTACK_SPANS];
 	size_t i, n = 0, want = 0, w;
+	uint64_t bits;
 
 	for (i = 0; i < d->nspan; i++) {
 		if (!d->span[i].top)
@@ -406,10 +407,13 @@ live_words_hold(struct rec_deepstack *d)
 	if (process_vm_readv(d->pid, local, n, remote, n, 0) != (ssize_t)want)
 		return -EIO;
 	d->bytes += want;
-	for (w = 0; w * 8 < d->used_end; w++)
-		if ((d->words[w / 64] >> (w % 64) & 1) &&
-		    memcmp(d->buf + w * 8, d->again + w * 8, 8) != 0)
-			return -ESTALE;
+	/* the marked words only, a bitmap word at a time: most are clear */
+	for (i = 0; i * 64 * 8 < d->used_end; i++)
+		for (bits = d->words[i]; bits; bits &= bits - 1) {
+			w = i * 64 + (size_t)__builtin_ctzll(bits);
+			if (memcmp(d->buf + w * 8, d->again + w * 8, 8) != 0)
+				return -ESTALE;
+		}
 	return 0;
 }
 
