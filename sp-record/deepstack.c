@@ -43,6 +43,8 @@
 #define MISS_KEPT 256
 /* Reads of /proc/PID/maps one sample may make at most. */
 #define LEARN_MAX 2
+/* How near its mapping's top a stack's reads must end to switch stacks. */
+#define TOP_SLACK 256
 
 void
 rec_stackmaps_release(struct rec_stackmaps *m)
@@ -226,8 +228,29 @@ open_span(struct rec_deepstack *d, uint64_t start, uint64_t lo, uint64_t hi)
 }
 
 /*
+ * Whether the reads reached the top of the last span's mapping (within
+ * TOP_SLACK bytes; the copy's last word counts for an empty span 0): a
+ * switch of stacks happens there (psm's callback is the segment's first
+ * frame), and a read elsewhere in another mapping is a stray one (a
+ * register slot that a finished chain does not need, another thread's
+ * stack), which must not tie the sample to memory that changes.
+ */
+static bool
+reached_top(const struct rec_deepstack *d)
+{
+	const struct rec_deepspan *s = &d->span[d->nspan - 1];
+
+	if (s->top)
+		return s->start + s->top + TOP_SLACK >= s->map_hi;
+	return d->nspan == 1 && d->nseen &&
+	       d->seen[(d->nseen - 1) % REC_DEEPSTACK_SEEN] + 8 + TOP_SLACK >=
+		   s->map_hi;
+}
+
+/*
  * The span that holds `addr`, opening one when it lies in a stack
- * mapping no span has entered; NULL when none may hold it.
+ * mapping no span has entered and the reads reached the top of the last;
+ * NULL when none may hold it.
  */
 static struct rec_deepspan *
 span_for(struct rec_deepstack *d, uint64_t addr)
@@ -241,7 +264,7 @@ span_for(struct rec_deepstack *d, uint64_t addr)
 				       addr < d->span[i].limit
 				   ? &d->span[i]
 				   : NULL;
-	if (!stack_map(d, addr, &lo, &hi))
+	if (!reached_top(d) || !stack_map(d, addr, &lo, &hi))
 		return NULL;
 	/* a page below the first word: the frame's other slots */
 	start = (addr & ~(uint64_t)(PAGE - 1)) - PAGE;
@@ -251,23 +274,27 @@ span_for(struct rec_deepstack *d, uint64_t addr)
 }
 
 /*
- * Opens span 0: the mapping that holds the copy's last word, from the
- * copy's end (the copy may cross into the next mapping: the kernel
- * copies past a stack's top into whatever memory follows); false if
- * none.
+ * Opens span 0: the mapping of the last word the unwinder read from the
+ * copy, from the copy's end.  When the copy ran past that mapping's top
+ * (the kernel copies on into whatever memory follows a stack), span 0 is
+ * empty: the next read must be another stack's.  A mapping known that
+ * explains neither is an older one: they are learnt again.  False when
+ * no stack mapping holds the word.
  */
 static bool
 first_span(struct rec_deepstack *d)
 {
-	uint64_t lo, hi, last = d->copy_end - 8;
+	uint64_t lo, hi, end_lo, end_hi,
+	    last = d->nseen ? d->seen[(d->nseen - 1) % REC_DEEPSTACK_SEEN]
+			    : d->copy_end - 8;
 
 	if (!stack_map(d, last, &lo, &hi))
 		return false;
-	/* the copy went past it: the mapping known is an older one */
 	if (hi < d->copy_end &&
-	    (!learn_map(d, last, &lo, &hi) || hi < d->copy_end))
+	    !known_map(d->maps, d->copy_end - 8, &end_lo, &end_hi) &&
+	    !learn_map(d, last, &lo, &hi))
 		return false;
-	return open_span(d, d->copy_end, lo, hi);
+	return open_span(d, hi < d->copy_end ? hi : d->copy_end, lo, hi);
 }
 
 /* Reads the last span's next chunk (page-aligned end, doubling). */

@@ -150,9 +150,10 @@ START_TEST(test_bounds)
 END_TEST
 
 /*
- * An older stack segment (psm's switch): a read there opens a second
- * span, whose words verify too; the first may not be entered again past
- * what was read in it, and steps go outward only.
+ * An older stack segment (psm's switch): once the reads reached the top
+ * of the stack, a read in another stack mapping opens a second span,
+ * whose words verify too; before that, such a read is a stray one and
+ * refused.  Steps go outward only, and never back to a span left.
  */
 START_TEST(test_segments)
 {
@@ -160,25 +161,28 @@ START_TEST(test_segments)
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
 		*old = m + 4096;
 	uint64_t v, want, o = (uint64_t)(uintptr_t)old;
+	size_t sp = MAP_LEN - COPY_LEN - 8192, end = MAP_LEN - 8192;
 
 	ck_assert_ptr_ne(m, MAP_FAILED);
 	ck_assert_int_eq(mprotect(old, MAP_LEN, PROT_READ | PROT_WRITE), 0);
 	memset(old, 0x5a, MAP_LEN);
-	sample(0);
-	rec_deepstack_saw(&d, addr(COPY_LEN - 8));
-	ck_assert(rec_deepstack_read(&d, addr(COPY_LEN + 8), &v));
-	ck_assert(rec_deepstack_outward(&d, addr(0), addr(COPY_LEN + 16)));
-	ck_assert(!rec_deepstack_outward(&d, addr(COPY_LEN + 16), addr(0)));
+	sample(sp);
+	rec_deepstack_saw(&d, addr(end - 8));
+	ck_assert(rec_deepstack_read(&d, addr(end + 8), &v));
+	ck_assert(!rec_deepstack_read(&d, o + 8192, &v));
+	ck_assert_uint_eq(d.segments, 0);
+	ck_assert(rec_deepstack_read(&d, addr(MAP_LEN - 8), &v));
+	ck_assert(rec_deepstack_outward(&d, addr(sp), addr(end + 16)));
+	ck_assert(!rec_deepstack_outward(&d, addr(end + 16), addr(sp)));
 	ck_assert(rec_deepstack_read(&d, o + 8192, &v));
 	memcpy(&want, old + 8192, 8);
 	ck_assert_uint_eq(v, want);
 	ck_assert_uint_eq(d.segments, 1);
 	/* into the older segment, wherever it lies; never back */
-	ck_assert(rec_deepstack_outward(&d, addr(COPY_LEN + 16), o + 8200));
-	ck_assert(!rec_deepstack_outward(&d, o + 8200, addr(COPY_LEN + 32)));
-	ck_assert(!rec_deepstack_read(&d, addr(MAP_LEN - 8), &v));
+	ck_assert(rec_deepstack_outward(&d, addr(end + 16), o + 8200));
+	ck_assert(!rec_deepstack_outward(&d, o + 8200, addr(end + 32)));
 	/* a stack's top is its own: a switch's SP once its callee returned */
-	ck_assert(rec_deepstack_outward(&d, o + 8200, o + MAP_LEN));
+	ck_assert(rec_deepstack_outward(&d, addr(end + 16), addr(MAP_LEN)));
 	ck_assert(rec_deepstack_read(&d, o + 9000, &v));
 	ck_assert_int_eq(rec_deepstack_verify(&d), 0);
 	old[9000 + 2] ^= 1;
