@@ -121,11 +121,13 @@ void rec_deepstack_begin(struct rec_deepstack *d, int32_t pid,
 void rec_deepstack_saw(struct rec_deepstack *d, uint64_t addr);
 
 /*
- * Reads the live word at `addr`: at or above the copy's end in the SP's
- * mapping, or in another stack mapping (writable, without a file), which
- * becomes the next span (d->segments counts them).  False when it lies
- * in no stack mapping, in an earlier span past what was read there, past
- * the budget, or the process could not be read.
+ * Reads the live word at `addr`: at or above the copy's end in the
+ * mapping of the last copy word noted, or in another stack mapping
+ * (writable, without a file), which becomes the next span once the reads
+ * reached the top of the last (d->segments counts them).  False when it
+ * lies in no stack mapping, in an earlier span past what was read there,
+ * in another mapping before the top of the last was reached, past the
+ * budget, or the process could not be read.
  */
 bool rec_deepstack_read(struct rec_deepstack *d, uint64_t addr, uint64_t *val);
 
