@@ -33,12 +33,6 @@
 
 #define DEFAULT_FREQ 999
 #define DEFAULT_STACK_SIZE 32768
-/*
- * With reads past the stack copy, the rings are read after about this
- * many samples (events.h): a few wakeups more per second for stacks read
- * milliseconds after their sample rather than tens of milliseconds.
- */
-#define WAKE_DEEP 4
 
 static double
 now_s(void)
@@ -182,6 +176,13 @@ open_output(const char *path, struct rec_config *cfg)
 	cfg->output_name = path;
 	return fd;
 }
+
+/*
+ * With reads past the stack copy, the rings are read after about this
+ * many samples (events.h): a few wakeups more per second for stacks read
+ * milliseconds after their sample rather than tens of milliseconds.
+ */
+#define WAKE_DEEP 4
 
 /*
  * Whether the targets run Python, as far as their names tell: their
