@@ -12,6 +12,8 @@
 # frames per sample, and the recorder's own CPU (user + system) per
 # sample and per frame:
 #   - tests/programs/unw_deep.c: 40 to 400 KiB deep, changing depth;
+#   - tests/programs/unw_segs.rs (when rustc is here): the same depths
+#     over 128 KiB stack segments, switched to as rustc's stacker does;
 #   - tests/programs/unw_chains.c: stacks that fit the copy (the cost the
 #     reads add where they are not needed: none).
 # docs/bench-truth.md has the figures.
@@ -59,6 +61,12 @@ run() {
 for read in 0 524288; do
 	run unw_deep "$read" "$OUT/unw_deep" $((SECS * 3))
 done
+if command -v rustc >/dev/null; then
+	rustc -O -g -o "$OUT/unw_segs" tests/programs/unw_segs.rs
+	for read in 0 524288; do
+		run unw_segs "$read" "$OUT/unw_segs" $((SECS * 3))
+	done
+fi
 for read in 0 524288; do
 	run unw_chains "$read" "$OUT/unw_chains" $((SECS + 2))
 done

@@ -16,6 +16,12 @@
  * same frames, which writes the same callers back), so what was read
  * above is what was there at the sample.  A process that exited or a
  * stack unmapped in between fails the read: nothing is accepted then.
+ *
+ * The same holds across a switch of stacks (psm's trampoline, which
+ * stacker calls to run a function on a new segment): the older segments
+ * hold the callers of the frames on the newer one, written before the
+ * switch and kept until the thread returns through it, which it cannot
+ * do without returning past the copy's end first.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,12 +35,23 @@
 
 #define PAGE 4096u
 #define CHUNK_MAX (64u << 10)
+/*
+ * How many lookups a page that no stack mapping held is refused without
+ * reading /proc/PID/maps again: a stack segment may be mapped there later
+ * (stacker maps and unmaps them as the recursion goes).
+ */
+#define MISS_KEPT 256
+/* Reads of /proc/PID/maps one sample may make at most. */
+#define LEARN_MAX 2
+/* How near its mapping's top a stack's reads must end to switch stacks. */
+#define TOP_SLACK 256
 
 void
 rec_stackmaps_release(struct rec_stackmaps *m)
 {
 	rec_ranges_release(&m->maps);
 	m->miss_page = 0;
+	m->miss_left = 0;
 }
 
 int
@@ -76,13 +93,14 @@ rec_deepstack_begin(struct rec_deepstack *d, int32_t pid,
 	d->copy = copy;
 	d->sp = sp;
 	d->copy_end = sp + copy_len;
-	d->limit = 0;
-	if (d->top)
-		memset(d->words, 0, (d->top / 8 + 63) / 64 * sizeof(*d->words));
-	d->have = d->top = 0;
-	d->chunk = PAGE;
+	if (d->used_end)
+		memset(d->words, 0,
+		       (d->used_end / 8 + 63) / 64 * sizeof(*d->words));
+	d->used_end = 0;
+	d->nspan = 0;
+	d->learnt = 0;
 	d->used = false;
-	d->failed = d->budget == 0 || d->copy_end < sp;
+	d->failed = d->budget == 0 || d->copy_end < sp + 8;
 	d->nseen = 0;
 }
 
@@ -99,78 +117,200 @@ rec_deepstack_used(const struct rec_deepstack *d)
 	return d->used;
 }
 
-/* The end of the known stack mapping holding `sp`, or 0. */
-static uint64_t
-known_end(const struct rec_stackmaps *m, uint64_t sp)
+/* Sets [*lo, *hi) to the known stack mapping holding `addr`, or false. */
+static bool
+known_map(const struct rec_stackmaps *m, uint64_t addr, uint64_t *lo,
+	  uint64_t *hi)
 {
-	size_t lo = 0, hi = m->maps.n, mid;
+	size_t l = 0, h = m->maps.n, mid;
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (m->maps.v[mid].hi <= sp)
-			lo = mid + 1;
+	while (l < h) {
+		mid = l + (h - l) / 2;
+		if (m->maps.v[mid].hi <= addr)
+			l = mid + 1;
 		else
-			hi = mid;
+			h = mid;
 	}
-	return lo < m->maps.n && m->maps.v[lo].lo <= sp ? m->maps.v[lo].hi : 0;
+	if (l == m->maps.n || m->maps.v[l].lo > addr)
+		return false;
+	*lo = m->maps.v[l].lo;
+	*hi = m->maps.v[l].hi;
+	return true;
 }
 
 /*
- * Learns the mapping that holds `sp` from /proc/PID/maps: writable and
- * without a file (a thread's stack, or [stack]).  Returns its end, or 0.
+ * Whether a mapping can hold a stack: writable, without a file, and no
+ * pseudo-file but the main thread's [stack] (not [heap], [vvar]...).
  */
-static uint64_t
-learn_end(struct rec_deepstack *d, uint64_t sp)
+static bool
+stack_like(const struct rec_map *m)
+{
+	return m->perms[1] == 'w' && m->path[0] != '/' &&
+	       (m->path[0] != '[' || strncmp(m->path, "[stack]", 7) == 0);
+}
+
+/*
+ * Learns the stack mappings from /proc/PID/maps, all of them (a stack
+ * that grows in segments maps new ones as it goes), replacing what was
+ * known, and sets [*lo, *hi) to the one holding `addr`.  Returns false
+ * when none does (remembered for that page a while).
+ */
+static bool
+learn_map(struct rec_deepstack *d, uint64_t addr, uint64_t *lo, uint64_t *hi)
 {
 	struct sp_buf text = SP_BUF_INIT;
 	struct rec_map m;
-	uint64_t end = 0;
 	size_t pos = 0;
+	bool found = false;
 
-	if (d->maps->miss_page == (sp & ~(uint64_t)(PAGE - 1)))
-		return 0;
+	/* garbage addresses from a failed step cost one read a sample */
+	if ((d->maps->miss_page == (addr & ~(uint64_t)(PAGE - 1)) &&
+	     d->maps->miss_left && d->maps->miss_left--) ||
+	    d->learnt == LEARN_MAX)
+		return false;
+	d->learnt++;
 	d->maps_reads++;
-	if (rec_maps_read(d->pid, &text) == 0)
-		while (!end && rec_maps_next((const char *)text.data, text.len,
-					     &pos, &m, NULL) == 1)
-			if (m.start <= sp && sp < m.end && m.perms[1] == 'w' &&
-			    m.path[0] != '/' &&
-			    rec_ranges_add(&d->maps->maps, m.start, m.end) == 0)
-				end = m.end;
+	if (rec_maps_read(d->pid, &text) == 0) {
+		rec_ranges_release(&d->maps->maps);
+		while (rec_maps_next((const char *)text.data, text.len, &pos,
+				     &m, NULL) == 1)
+			if (stack_like(&m) &&
+			    rec_ranges_add(&d->maps->maps, m.start, m.end) ==
+				0 &&
+			    m.start <= addr && addr < m.end) {
+				*lo = m.start;
+				*hi = m.end;
+				found = true;
+			}
+	}
 	sp_buf_release(&text);
-	if (!end)
-		d->maps->miss_page = sp & ~(uint64_t)(PAGE - 1);
-	return end;
+	if (!found) {
+		d->maps->miss_page = addr & ~(uint64_t)(PAGE - 1);
+		d->maps->miss_left = MISS_KEPT;
+	}
+	return found;
 }
 
-/* Sets d->limit: the end of what may be read; false when nothing may. */
 static bool
-find_limit(struct rec_deepstack *d)
+stack_map(struct rec_deepstack *d, uint64_t addr, uint64_t *lo, uint64_t *hi)
 {
-	uint64_t end;
-
-	if (!(end = known_end(d->maps, d->sp)))
-		end = learn_end(d, d->sp);
-	if (end > d->copy_end + d->budget)
-		end = d->copy_end + d->budget;
-	d->limit = end;
-	return end > d->copy_end;
+	return known_map(d->maps, addr, lo, hi) || learn_map(d, addr, lo, hi);
 }
 
-/* Reads the next chunk (page-aligned end, doubling); false when none. */
+/*
+ * Opens the next span, from `start` in the mapping [lo, hi), with what
+ * is left of the budget; the last span is closed at what it read.
+ */
 static bool
-read_chunk(struct rec_deepstack *d)
+open_span(struct rec_deepstack *d, uint64_t start, uint64_t lo, uint64_t hi)
 {
-	uint64_t pos = d->copy_end + d->have,
+	struct rec_deepspan *s = &d->span[d->nspan], *last;
+	size_t off = 0;
+
+	if (d->nspan == REC_DEEPSTACK_SPANS)
+		return false;
+	if (d->nspan) {
+		last = &d->span[d->nspan - 1];
+		last->limit = last->start + last->have;
+		off = last->off + last->have;
+		d->segments++;
+	}
+	s->start = start;
+	s->map_lo = lo;
+	s->map_hi = hi;
+	s->off = off;
+	s->have = s->top = 0;
+	s->limit =
+	    hi - start < d->budget - off ? hi : start + (d->budget - off);
+	d->chunk = d->nspan ? 2 * PAGE : PAGE;
+	d->nspan++;
+	return true;
+}
+
+/*
+ * Whether the reads reached the top of the last span's mapping (within
+ * TOP_SLACK bytes; the copy's last word counts for an empty span 0): a
+ * switch of stacks happens there (psm's callback is the segment's first
+ * frame), and a read elsewhere in another mapping is a stray one (a
+ * register slot that a finished chain does not need, another thread's
+ * stack), which must not tie the sample to memory that changes.
+ */
+static bool
+reached_top(const struct rec_deepstack *d)
+{
+	const struct rec_deepspan *s = &d->span[d->nspan - 1];
+
+	if (s->top)
+		return s->start + s->top + TOP_SLACK >= s->map_hi;
+	return d->nspan == 1 && d->nseen &&
+	       d->seen[(d->nseen - 1) % REC_DEEPSTACK_SEEN] + 8 + TOP_SLACK >=
+		   s->map_hi;
+}
+
+/*
+ * The span that holds `addr`, opening one when it lies in a stack
+ * mapping no span has entered and the reads reached the top of the last;
+ * NULL when none may hold it.
+ */
+static struct rec_deepspan *
+span_for(struct rec_deepstack *d, uint64_t addr)
+{
+	uint64_t lo, hi, start;
+	size_t i;
+
+	for (i = 0; i < d->nspan; i++)
+		if (d->span[i].map_lo <= addr && addr < d->span[i].map_hi)
+			return d->span[i].start <= addr &&
+				       addr < d->span[i].limit
+				   ? &d->span[i]
+				   : NULL;
+	if (!reached_top(d) || !stack_map(d, addr, &lo, &hi))
+		return NULL;
+	/* a page below the first word: the frame's other slots */
+	start = (addr & ~(uint64_t)(PAGE - 1)) - PAGE;
+	if (start < lo || start > addr)
+		start = lo;
+	return open_span(d, start, lo, hi) ? &d->span[d->nspan - 1] : NULL;
+}
+
+/*
+ * Opens span 0: the mapping of the last word the unwinder read from the
+ * copy, from the copy's end.  When the copy ran past that mapping's top
+ * (the kernel copies on into whatever memory follows a stack), span 0 is
+ * empty: the next read must be another stack's.  A mapping known that
+ * explains neither is an older one: they are learnt again.  False when
+ * no stack mapping holds the word.
+ */
+static bool
+first_span(struct rec_deepstack *d)
+{
+	uint64_t lo, hi, end_lo, end_hi,
+	    last = d->nseen ? d->seen[(d->nseen - 1) % REC_DEEPSTACK_SEEN]
+			    : d->copy_end - 8;
+
+	if (!stack_map(d, last, &lo, &hi))
+		return false;
+	if (hi < d->copy_end &&
+	    !known_map(d->maps, d->copy_end - 8, &end_lo, &end_hi) &&
+	    !learn_map(d, last, &lo, &hi))
+		return false;
+	return open_span(d, hi < d->copy_end ? hi : d->copy_end, lo, hi);
+}
+
+/* Reads the last span's next chunk (page-aligned end, doubling). */
+static bool
+read_chunk(struct rec_deepstack *d, struct rec_deepspan *s)
+{
+	uint64_t pos = s->start + s->have,
 		 end = (pos & ~(uint64_t)(PAGE - 1)) + d->chunk;
 	struct iovec local, remote;
 	ssize_t got;
 
-	if (end > d->limit)
-		end = d->limit;
+	if (end > s->limit)
+		end = s->limit;
 	if (end <= pos)
 		return false;
-	local.iov_base = d->buf + d->have;
+	local.iov_base = d->buf + s->off + s->have;
 	local.iov_len = end - pos;
 	remote.iov_base = (void *)(uintptr_t)pos;
 	remote.iov_len = end - pos;
@@ -178,7 +318,7 @@ read_chunk(struct rec_deepstack *d)
 	got = process_vm_readv(d->pid, &local, 1, &remote, 1, 0);
 	if (got <= 0)
 		return false;
-	d->have += (size_t)got;
+	s->have += (size_t)got;
 	d->bytes += (uint64_t)got;
 	if (d->chunk < CHUNK_MAX)
 		d->chunk *= 2;
@@ -188,29 +328,59 @@ read_chunk(struct rec_deepstack *d)
 bool
 rec_deepstack_read(struct rec_deepstack *d, uint64_t addr, uint64_t *val)
 {
+	struct rec_deepspan *s;
 	size_t off;
 
-	/* whole words from the copy's end only, which verify can check */
-	if (d->failed || addr < d->copy_end || (addr - d->copy_end) % 8)
+	if (d->failed || addr % 8 || (addr >= d->sp && addr < d->copy_end))
 		return false;
-	if (!d->limit && !find_limit(d)) {
+	if (!d->nspan && !first_span(d)) {
 		d->failed = true;
 		return false;
 	}
-	if (addr > d->limit - sizeof(*val))
+	if (!(s = span_for(d, addr)) || addr < s->start || addr >= s->limit ||
+	    s->limit - addr < sizeof(*val))
 		return false;
-	while (addr - d->copy_end + sizeof(*val) > d->have)
-		if (!read_chunk(d)) {
-			d->failed = true;
+	while (addr - s->start + sizeof(*val) > s->have)
+		if (s != &d->span[d->nspan - 1] || !read_chunk(d, s))
 			return false;
-		}
-	off = addr - d->copy_end;
+	off = s->off + (addr - s->start);
 	memcpy(val, d->buf + off, sizeof(*val));
 	d->words[off / 8 / 64] |= (uint64_t)1 << (off / 8 % 64);
-	if (off + sizeof(*val) > d->top)
-		d->top = off + sizeof(*val);
+	if (addr - s->start + sizeof(*val) > s->top)
+		s->top = addr - s->start + sizeof(*val);
+	if (off + sizeof(*val) > d->used_end)
+		d->used_end = off + sizeof(*val);
 	d->used = true;
 	return true;
+}
+
+/*
+ * The span whose mapping holds the frame address `addr` (from the span's
+ * start, 0 for the copy too), or -1.  A stack's top, its mapping's end,
+ * counts as in it: the SP of the function that switched to it, once its
+ * callee returned.
+ */
+static int
+span_index(const struct rec_deepstack *d, uint64_t addr)
+{
+	size_t i;
+
+	if (addr >= d->sp && addr <= d->copy_end)
+		return 0;
+	for (i = 0; i < d->nspan; i++)
+		if (d->span[i].start <= addr && addr <= d->span[i].map_hi)
+			return (int)i;
+	return -1;
+}
+
+bool
+rec_deepstack_outward(const struct rec_deepstack *d, uint64_t sp,
+		      uint64_t new_sp)
+{
+	int from = span_index(d, sp), to = span_index(d, new_sp);
+
+	return from >= 0 && to >= 0 &&
+	       (to > from || (to == from && new_sp > sp));
 }
 
 /* Whether the words the unwinder read from the copy still hold. */
@@ -247,19 +417,30 @@ copy_words_hold(struct rec_deepstack *d)
 static int
 live_words_hold(struct rec_deepstack *d)
 {
-	struct iovec local = { d->again, d->top },
-		     remote = { (void *)(uintptr_t)d->copy_end, d->top };
-	size_t w;
+	struct iovec local[REC_DEEPSTACK_SPANS], remote[REC_DEEPSTACK_SPANS];
+	size_t i, n = 0, want = 0, w;
+	uint64_t bits;
 
+	for (i = 0; i < d->nspan; i++) {
+		if (!d->span[i].top)
+			continue;
+		local[n].iov_base = d->again + d->span[i].off;
+		remote[n].iov_base = (void *)(uintptr_t)d->span[i].start;
+		local[n].iov_len = remote[n].iov_len = d->span[i].top;
+		want += d->span[i].top;
+		n++;
+	}
 	d->syscalls++;
-	if (process_vm_readv(d->pid, &local, 1, &remote, 1, 0) !=
-	    (ssize_t)d->top)
+	if (process_vm_readv(d->pid, local, n, remote, n, 0) != (ssize_t)want)
 		return -EIO;
-	d->bytes += d->top;
-	for (w = 0; w * 8 < d->top; w++)
-		if ((d->words[w / 64] >> (w % 64) & 1) &&
-		    memcmp(d->buf + w * 8, d->again + w * 8, 8) != 0)
-			return -ESTALE;
+	d->bytes += want;
+	/* the marked words only, a bitmap word at a time: most are clear */
+	for (i = 0; i * 64 * 8 < d->used_end; i++)
+		for (bits = d->words[i]; bits; bits &= bits - 1) {
+			w = i * 64 + (size_t)__builtin_ctzll(bits);
+			if (memcmp(d->buf + w * 8, d->again + w * 8, 8) != 0)
+				return -ESTALE;
+		}
 	return 0;
 }
 

@@ -4,9 +4,17 @@
  *
  * A sample carries the registers and the stack's first bytes (up to
  * 64 KiB).  A deeper stack makes the unwinder read past the copy; those
- * reads come here, from the process's memory (process_vm_readv), within
- * the mapping that holds the sample's SP and at most `budget` bytes past
- * the copy.  The read happens after the sample was taken, so the caller
+ * reads come here, from the process's memory (process_vm_readv), at most
+ * `budget` bytes in all: first in the mapping that holds the sample's SP,
+ * from the copy's end up, then in the older segments of a stack that
+ * grows in segments (rustc's, through stacker and psm), which the
+ * unwinder reaches where CFI describes a switch of stacks.  Each stack
+ * mapping is a span, entered once, in the order the unwinder reaches it:
+ * only the last span read grows, and a read in the mapping of an earlier
+ * span past what was read there is refused, so a chain of frames cannot
+ * come back to a segment it left.  rec_deepstack_outward() tells the
+ * unwinder whether a step went outward: up within a span, or into a
+ * later one.  The read happens after the sample was taken, so the caller
  * must verify what it built from it: rec_deepstack_verify() checks that
  * the words the unwinder last read from the copy still hold the same
  * values in the live stack, and that the live words it read did not
@@ -40,15 +48,30 @@
 /* How many of the last words read from the copy are verified. */
 #define REC_DEEPSTACK_SEEN 2
 
+/* Stack mappings (segments) one sample's reads may enter at most. */
+#define REC_DEEPSTACK_SPANS 16
+
+/*
+ * What one sample read of one stack mapping: [start, limit) may be read,
+ * its bytes lie in the buffer from `off`; `have` bytes are read, the
+ * unwinder's words end `top` bytes from start.
+ */
+struct rec_deepspan {
+	uint64_t start, limit;
+	uint64_t map_lo, map_hi; /* the mapping */
+	size_t off, have, top;
+};
+
 /* The mappings of one process that held a sampled SP. */
 struct rec_stackmaps {
 	struct rec_ranges maps;
-	uint64_t miss_page; /* an SP page /proc/PID/maps did not cover */
+	uint64_t miss_page; /* a page /proc/PID/maps did not cover ... */
+	unsigned miss_left; /* ... for this many more lookups */
 };
 
 #define REC_STACKMAPS_INIT                                                     \
 	{                                                                      \
-		REC_RANGES_INIT, 0                                             \
+		REC_RANGES_INIT, 0, 0                                          \
 	}
 
 /* Frees what the set holds; it is empty and reusable afterwards. */
@@ -63,12 +86,16 @@ struct rec_deepstack {
 	int32_t pid;
 	struct rec_stackmaps *maps;
 	const uint8_t *copy;
-	uint64_t sp, copy_end, limit; /* limit 0: not looked up yet */
-	size_t have, chunk, top; /* top: end of the words read, from copy_end */
+	uint64_t sp, copy_end;
+	struct rec_deepspan span[REC_DEEPSTACK_SPANS];
+	size_t nspan;    /* 0: not looked up yet; span[0]: the SP's mapping */
+	size_t chunk;    /* the next read's size in the last span */
+	size_t used_end; /* the end in buf of the words marked in `words` */
+	int learnt;      /* reads of /proc/PID/maps in this sample */
 	bool used, failed;
 	uint64_t seen[REC_DEEPSTACK_SEEN]; /* a ring: nseen % SEEN is next */
 	size_t nseen;
-	uint64_t syscalls, bytes, maps_reads; /* for the counters */
+	uint64_t syscalls, bytes, maps_reads, segments; /* for the counters */
 };
 
 /*
@@ -94,11 +121,23 @@ void rec_deepstack_begin(struct rec_deepstack *d, int32_t pid,
 void rec_deepstack_saw(struct rec_deepstack *d, uint64_t addr);
 
 /*
- * Reads the live word at `addr`, which lies at or above the copy's end.
- * False when it is outside the SP's mapping, past the budget, or the
- * process could not be read.
+ * Reads the live word at `addr`: at or above the copy's end in the
+ * mapping of the last copy word noted, or in another stack mapping
+ * (writable, without a file), which becomes the next span once the reads
+ * reached the top of the last (d->segments counts them).  False when it
+ * lies in no stack mapping, in an earlier span past what was read there,
+ * in another mapping before the top of the last was reached, past the
+ * budget, or the process could not be read.
  */
 bool rec_deepstack_read(struct rec_deepstack *d, uint64_t addr, uint64_t *val);
+
+/*
+ * Whether a step from a frame whose SP is `sp` to one whose SP is
+ * `new_sp` went outward on the stack read: both in the copy or the same
+ * span with new_sp above sp, or new_sp in a later span than sp.
+ */
+bool rec_deepstack_outward(const struct rec_deepstack *d, uint64_t sp,
+			   uint64_t new_sp);
 
 /* Whether this sample read anything live. */
 bool rec_deepstack_used(const struct rec_deepstack *d);

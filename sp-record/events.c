@@ -28,6 +28,16 @@
 #define MIN_PAGES 8
 
 /* Event `i` and how often it is sampled. */
+/*
+ * A sample's bytes in the ring, about: header, ids, time, period; a
+ * callchain; registers and stack.
+ */
+static uint64_t
+sample_bytes(const struct rec_evopts *o)
+{
+	return 64 + 8 * 128 + (o->dwarf ? 8 * 24 + 16 + o->stack_size : 0);
+}
+
 static void
 set_source(struct perf_event_attr *a, const struct rec_evopts *o, size_t i)
 {
@@ -97,6 +107,7 @@ rec_events_init(struct rec_events *ev, const struct rec_evopts *o)
 	struct perf_event_attr *a = &ev->attr;
 	long max_stack;
 	size_t bytes;
+	uint64_t wake;
 	int i;
 
 	memset(ev, 0, sizeof(*ev));
@@ -152,8 +163,11 @@ rec_events_init(struct rec_events *ev, const struct rec_evopts *o)
 	a->inherit = 1;
 	/* Wake the reader when a quarter of the ring is used. */
 	bytes = o->pages * (size_t)sysconf(_SC_PAGESIZE);
+	wake = bytes / 4;
+	if (o->wake_samples && o->wake_samples * sample_bytes(o) < wake)
+		wake = o->wake_samples * sample_bytes(o);
 	a->watermark = 1;
-	a->wakeup_watermark = o->wake_each ? 1 : (uint32_t)(bytes / 4);
+	a->wakeup_watermark = o->wake_each ? 1 : (uint32_t)wake;
 	/* Several events: each sample says which (IOC_ID ids). */
 	if (o->nevents > 1) {
 		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
@@ -168,10 +182,7 @@ rec_events_init(struct rec_events *ev, const struct rec_evopts *o)
 size_t
 rec_events_default_pages(const struct rec_evopts *o, long ncpus, long pagesize)
 {
-	/* header, ids, time, period; a callchain; registers and stack */
-	uint64_t per_sample =
-	    64 + 8 * 128 + (o->dwarf ? 8 * 24 + 16 + o->stack_size : 0);
-	uint64_t want = o->freq * per_sample / 4 / (uint64_t)pagesize;
+	uint64_t want = o->freq * sample_bytes(o) / 4 / (uint64_t)pagesize;
 	uint64_t cap = (256ull << 20) / (uint64_t)pagesize /
 		       (uint64_t)(ncpus > 0 ? ncpus : 1);
 	size_t pages = 128;

@@ -537,13 +537,14 @@ read_other(struct uctx *c, uint64_t addr, unw_word_t *valp)
 		memcpy(valp, c->win + (addr - c->win_lo), sizeof(*valp));
 		return 0;
 	}
-	if (!r && addr >= c->sp && addr - c->sp < STACK_SPAN_MAX) {
-		/* a frame-pointer step over live memory is refused anyway */
-		if (c->fallback == FB_NONE &&
-		    rec_deepstack_read(&c->u->live, addr, valp))
-			return 0;
+	if (r)
+		return -UNW_EINVAL;
+	/* a frame-pointer step over live memory is refused anyway */
+	if (c->fallback == FB_NONE &&
+	    rec_deepstack_read(&c->u->live, addr, valp))
+		return 0;
+	if (addr >= c->sp && addr - c->sp < STACK_SPAN_MAX)
 		c->ran_out = true;
-	}
 	return -UNW_EINVAL;
 }
 
@@ -874,9 +875,10 @@ sigreturn_start(struct uctx *c, uint64_t ip)
 /*
  * Whether a step that read the live stack above the copy (deepstack.h)
  * can be taken as it is: CFI only (a frame-pointer step over live memory
- * proves nothing), the CFA strictly above the last, and the end only
- * where CFI marks the outermost frame (_start, the thread start).  The
- * return address is checked like any other, in step().
+ * proves nothing), the CFA strictly above the last or on an older stack
+ * segment entered just now, and the end only where CFI marks the
+ * outermost frame (_start, the thread start).  The return address is
+ * checked like any other, in step().
  */
 static bool
 live_step_ok(const struct uctx *c, int r, uint64_t sp, uint64_t new_ip,
@@ -884,7 +886,8 @@ live_step_ok(const struct uctx *c, int r, uint64_t sp, uint64_t new_ip,
 {
 	if (c->fallback != FB_NONE || c->ran_out)
 		return false;
-	return r == 0 || (new_ip != 0 && new_sp > sp);
+	return r == 0 ||
+	       (new_ip != 0 && rec_deepstack_outward(&c->u->live, sp, new_sp));
 }
 
 /*
@@ -963,7 +966,7 @@ step(struct rec_unwinder *u, struct uctx *c, unw_cursor_t *cur, uint64_t at,
 		c->err = ERR_DID_NOT_ADVANCE;
 		return -1;
 	}
-	if (new_sp < sp && !*sig) {
+	if (new_sp < sp && !*sig && !live) {
 		c->err = ERR_SP_BACKWARDS;
 		return -1;
 	}
@@ -1502,6 +1505,8 @@ rec_unwinder_counters(const struct rec_unwinder *u,
 		fn("unwind_deep.bytes", u->live.bytes, arg);
 	if (u->live.maps_reads)
 		fn("unwind_deep.maps_reads", u->live.maps_reads, arg);
+	if (u->live.segments)
+		fn("unwind_deep.segments", u->live.segments, arg);
 	go_counters(u, fn, arg);
 }
 

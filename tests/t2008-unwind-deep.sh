@@ -7,7 +7,10 @@
 # most stacks end in the truncated marker.  With "switch" the whole stack
 # changes every 50 us, faster than the recorder reads it: the frames read
 # live must be refused (counted as unwind_deep.call_mismatch or
-# stack_changed), and still no stack may be wrong.  CPU-time bounded.
+# stack_changed), and still no stack may be wrong.  unw_segs.rs (when
+# rustc is here) recurses the same way over stack segments switched to as
+# stacker's psm does: the reads must follow the switches into the older
+# segments, with the same bounds.  CPU-time bounded.
 . "$(dirname "$0")/lib.sh"
 need_perf
 cc_prog unw_deep unw_deep.c -O2 -fomit-frame-pointer
@@ -16,7 +19,7 @@ cc_prog unw_deep unw_deep.c -O2 -fomit-frame-pointer
 record() {
 	_n=$1
 	shift
-	"$SP_RECORD" -g dwarf $read -o "$TMP/$_n.spool" -- "$TMP/unw_deep" "$@" \
+	"$SP_RECORD" -g dwarf $read -o "$TMP/$_n.spool" -- "$TMP/$prog" "$@" \
 		2>"$TMP/err" || fail "sp-record ($_n) exited $?: $(cat "$TMP/err")"
 	"$SP_DUMP" "$TMP/$_n.spool" >"$TMP/$_n.dump" || fail "sp-dump exited $?"
 	pipeline "$SP_SYMBOLIZE" \| "$SP_FOLD" <"$TMP/$_n.dump" \
@@ -30,6 +33,7 @@ counter() {
 }
 
 read=""
+prog=unw_deep
 record deep 3c
 echo "-- reads past the copy"
 awk -v stable=1 -f "$PROGRAMS/unw_deep.awk" "$TMP/deep.folded" ||
@@ -56,4 +60,24 @@ awk -v min_pct=0 -f "$PROGRAMS/unw_deep.awk" "$TMP/switch.folded" ||
 refused=$(($(counter switch unwind_deep.call_mismatch) + \
 	$(counter switch unwind_deep.stack_changed)))
 [ "$refused" -gt 0 ] || fail "no frames read live were refused"
+
+if ! command -v rustc >/dev/null; then
+	[ "${CI:-}" = true ] && fail "rustc is missing"
+	echo "-- rustc is missing: no stack segments"
+	exit 0
+fi
+rustc -O -g -o "$TMP/unw_segs" "$PROGRAMS/unw_segs.rs" 2>"$TMP/err" ||
+	fail "rustc failed: $(cat "$TMP/err")"
+prog=unw_segs
+record segs 1c
+echo "-- stack segments"
+# complete stacks that crossed three switches or more
+crossed=$(awk '!/<stack truncated>/ {
+	if (gsub(/;seg_switch;/, "&") >= 3) n += $NF } END { print n + 0 }' \
+	"$TMP/segs.folded")
+echo "$crossed complete stacks over four segments or more"
+sed -f "$PROGRAMS/unw_segs.sed" "$TMP/segs.folded" >"$TMP/segs.judged"
+awk -v stable=1 -f "$PROGRAMS/unw_deep.awk" "$TMP/segs.judged" ||
+	fail "stacks over segments: too few complete, or a wrong frame"
+[ "$crossed" -gt 100 ] || fail "too few complete stacks crossed segments"
 exit 0

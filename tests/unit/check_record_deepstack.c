@@ -149,6 +149,48 @@ START_TEST(test_bounds)
 }
 END_TEST
 
+/*
+ * An older stack segment (psm's switch): once the reads reached the top
+ * of the stack, a read in another stack mapping opens a second span,
+ * whose words verify too; before that, such a read is a stray one and
+ * refused.  Steps go outward only, and never back to a span left.
+ */
+START_TEST(test_segments)
+{
+	uint8_t *m = mmap(NULL, MAP_LEN + 8192, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+		*old = m + 4096;
+	uint64_t v, want, o = (uint64_t)(uintptr_t)old;
+	size_t sp = MAP_LEN - COPY_LEN - 8192, end = MAP_LEN - 8192;
+
+	ck_assert_ptr_ne(m, MAP_FAILED);
+	ck_assert_int_eq(mprotect(old, MAP_LEN, PROT_READ | PROT_WRITE), 0);
+	memset(old, 0x5a, MAP_LEN);
+	sample(sp);
+	rec_deepstack_saw(&d, addr(end - 8));
+	ck_assert(rec_deepstack_read(&d, addr(end + 8), &v));
+	ck_assert(!rec_deepstack_read(&d, o + 8192, &v));
+	ck_assert_uint_eq(d.segments, 0);
+	ck_assert(rec_deepstack_read(&d, addr(MAP_LEN - 8), &v));
+	ck_assert(rec_deepstack_outward(&d, addr(sp), addr(end + 16)));
+	ck_assert(!rec_deepstack_outward(&d, addr(end + 16), addr(sp)));
+	ck_assert(rec_deepstack_read(&d, o + 8192, &v));
+	memcpy(&want, old + 8192, 8);
+	ck_assert_uint_eq(v, want);
+	ck_assert_uint_eq(d.segments, 1);
+	/* into the older segment, wherever it lies; never back */
+	ck_assert(rec_deepstack_outward(&d, addr(end + 16), o + 8200));
+	ck_assert(!rec_deepstack_outward(&d, o + 8200, addr(end + 32)));
+	/* a stack's top is its own: a switch's SP once its callee returned */
+	ck_assert(rec_deepstack_outward(&d, addr(end + 16), addr(MAP_LEN)));
+	ck_assert(rec_deepstack_read(&d, o + 9000, &v));
+	ck_assert_int_eq(rec_deepstack_verify(&d), 0);
+	old[9000 + 2] ^= 1;
+	ck_assert_int_eq(rec_deepstack_verify(&d), -ESTALE);
+	munmap(m, MAP_LEN + 8192);
+}
+END_TEST
+
 /* A budget of 0 reads nothing. */
 START_TEST(test_off)
 {
@@ -268,6 +310,7 @@ deepstack_suite(void)
 	tcase_add_test(tr, test_live_word_changed);
 	tcase_add_test(tr, test_nothing_seen);
 	tcase_add_test(tr, test_bounds);
+	tcase_add_test(tr, test_segments);
 	tcase_add_test(tr, test_off);
 	tcase_add_test(tr, test_gone);
 	suite_add_tcase(s, tr);
