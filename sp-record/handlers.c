@@ -294,6 +294,10 @@ on_comm(struct rec_handlers *h, const struct rec_event *e, uint64_t ts)
 	if (c.pid > INT32_MAX || c.tid > INT32_MAX)
 		return 0;
 	p = rec_ptab_get(procs(h), (int32_t)c.pid);
+	/* -a -u: a process that execs may have changed users (setpriv, su):
+	 * its next sample asks again. */
+	if (!p && c.is_exec)
+		rec_forget_ignored(h->trk, (int32_t)c.pid);
 	if (!p)
 		return 0;
 	if (c.is_exec) {

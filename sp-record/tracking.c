@@ -304,18 +304,28 @@ wanted(struct rec_tracker *t, int32_t pid)
 	return !t->only_uid || (rec_proc_uid(pid, &uid) == 0 && uid == t->uid);
 }
 
+/*
+ * How long a process found unwanted stays so without a look: it may
+ * change users (setuid after fork, as daemons drop privileges) with no
+ * exec to tell (an exec forgets the verdict at once).
+ */
+#define RECHECK_NS 1000000000ULL
+
 struct rec_proc *
 rec_adopt_sampled(struct rec_tracker *t, int32_t pid, uint64_t ts)
 {
 	struct rec_proc *p;
+	uint64_t when;
 
-	if (sp_htab_get(t->ignored, &pid, sizeof(pid), NULL))
+	if (sp_htab_get(t->ignored, &pid, sizeof(pid), &when) &&
+	    ts - when < RECHECK_NS)
 		return NULL;
 	if (!wanted(t, pid)) {
-		if (sp_htab_put(t->ignored, &pid, sizeof(pid), 1) < 0)
+		if (sp_htab_put(t->ignored, &pid, sizeof(pid), ts) < 0)
 			rec_out_wr(t->out, -ENOMEM);
 		return NULL;
 	}
+	sp_htab_del(t->ignored, &pid, sizeof(pid));
 	p = rec_track_process(t, pid, false);
 	if (!p || rec_snapshot_maps(t, p, ts) < 0 ||
 	    rec_name_threads(t, pid, ts) < 0)

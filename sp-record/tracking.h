@@ -87,7 +87,7 @@ int rec_name_threads(struct rec_tracker *t, int32_t pid, uint64_t ts);
 /*
  * -a: starts tracking a process first seen in a sample, with its maps and
  * thread names; NULL when it is not recorded (us, another user's under
- * -u: remembered until its exit) or on error.
+ * -u: remembered for a second, or until it execs or exits) or on error.
  */
 struct rec_proc *rec_adopt_sampled(struct rec_tracker *t, int32_t pid,
 				   uint64_t ts);
@@ -97,7 +97,10 @@ struct rec_proc *rec_adopt_sampled(struct rec_tracker *t, int32_t pid,
  * when not recorded.
  */
 struct rec_proc *rec_adopt_forked(struct rec_tracker *t, int32_t pid);
-/* -a: an exited process's pid may be reused by a process to record. */
+/*
+ * -a: an exited process's pid may be reused by a process to record, and
+ * a process that execs may have changed users.
+ */
 void rec_forget_ignored(struct rec_tracker *t, int32_t pid);
 
 /*
