@@ -160,24 +160,23 @@ walk_in_root(int rfd, const char *path)
 	return cur;
 }
 
-/* The module's path inside the process's root, never leaving it. */
-static int
-open_in_root(const struct sp_module *m, struct stat *st)
+int
+rec_capfile_in_root(int32_t pid, const char *path, struct stat *st)
 {
 	struct open_how how;
 	char root[48];
 	int rfd, pfd, e;
 
-	snprintf(root, sizeof(root), "/proc/%" PRId32 "/root", m->pid);
+	snprintf(root, sizeof(root), "/proc/%" PRId32 "/root", pid);
 	rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rfd < 0)
 		return -1;
 	memset(&how, 0, sizeof(how));
 	how.flags = O_PATH | O_CLOEXEC;
 	how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-	pfd = (int)syscall(SYS_openat2, rfd, m->path, &how, sizeof(how));
+	pfd = (int)syscall(SYS_openat2, rfd, path, &how, sizeof(how));
 	if (pfd < 0 && errno == ENOSYS)
-		pfd = walk_in_root(rfd, m->path);
+		pfd = walk_in_root(rfd, path);
 	e = errno;
 	close(rfd);
 	errno = e;
@@ -203,5 +202,5 @@ rec_capfile_process(const struct sp_module *m, struct stat *st,
 	if (fd >= 0 || is_deleted(m))
 		return fd;
 	*via = REC_CAPFILE_ROOT;
-	return open_in_root(m, st);
+	return rec_capfile_in_root(m->pid, m->path, st);
 }

@@ -33,6 +33,13 @@ enum rec_capfile_via {
 int rec_capfile_host(const char *path, struct stat *st);
 
 /*
+ * The regular file at `path` inside the root of process `pid` (its mount
+ * namespace's view), open read-only, with *st filled; no link leads out
+ * of that root.  Returns the descriptor, or -1 with errno set.
+ */
+int rec_capfile_in_root(int32_t pid, const char *path, struct stat *st);
+
+/*
  * The file behind module `m` of process m->pid as that process sees it,
  * trying in turn /proc/PID/map_files (the mapping itself; it needs
  * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), the process's executable or

@@ -398,18 +398,17 @@ copy_bytes(int out, const struct src *src)
 	return rc;
 }
 
+/*
+ * Writes `src` as `name` in directory `dfd` (taken): into a temporary
+ * file beside it, renamed over it once whole.
+ */
 static int
-put(struct rec_idstore *s, const char *hex, const struct src *src)
+put_at(struct rec_idstore *s, int dfd, const char *name, const struct src *src)
 {
-	char tmp[160];
-	int dfd, out, rc;
+	char tmp[256];
+	int out, rc;
 
-	if (!valid_id(hex))
-		return -EINVAL;
-	dfd = open_sub(s, hex, true);
-	if (dfd < 0)
-		return dfd;
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%u", hex + 2, (long)getpid(),
+	snprintf(tmp, sizeof(tmp), "%.180s.tmp.%ld.%u", name, (long)getpid(),
 		 s->serial++);
 	out =
 	    openat(dfd, tmp,
@@ -422,12 +421,43 @@ put(struct rec_idstore *s, const char *hex, const struct src *src)
 	rc = copy_bytes(out, src);
 	if (close(out) < 0 && rc == 0)
 		rc = -errno;
-	if (rc == 0 && renameat(dfd, tmp, dfd, hex + 2) < 0)
+	if (rc == 0 && renameat(dfd, tmp, dfd, name) < 0)
 		rc = -errno;
 	if (rc < 0)
 		unlinkat(dfd, tmp, 0);
 	close(dfd);
 	return rc;
+}
+
+static int
+put(struct rec_idstore *s, const char *hex, const struct src *src)
+{
+	int dfd;
+
+	if (!valid_id(hex))
+		return -EINVAL;
+	dfd = open_sub(s, hex, true);
+	if (dfd < 0)
+		return dfd;
+	return put_at(s, dfd, hex + 2, src);
+}
+
+int
+rec_idstore_put_jit(struct rec_idstore *s, const char *name, int fd,
+		    uint64_t len)
+{
+	struct src src = { fd, NULL, len };
+	int dfd;
+
+	if (!*name || strlen(name) > 180 ||
+	    strspn(name, "0123456789abcdefghijklmnopqrstuvwxyz-.") !=
+		strlen(name) ||
+	    name[0] == '.')
+		return -EINVAL;
+	dfd = open_dir(s->dfd, ".jit");
+	if (dfd < 0)
+		return dfd;
+	return put_at(s, dfd, name, &src);
 }
 
 int

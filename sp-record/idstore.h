@@ -78,6 +78,14 @@ int rec_idstore_prune(struct rec_idstore *s, uint64_t max,
  */
 int rec_idstore_put_fd(struct rec_idstore *s, const char *hex, int fd,
 		       uint64_t len);
+/*
+ * The same for a JIT's symbol file kept for one process (capture.h):
+ * written as DIR/.jit/`name` (lowercase letters, digits, '-' and '.', not
+ * starting with a dot; else -EINVAL), the directory made and checked as the
+ * tree's are.  Pruning does not look at these.
+ */
+int rec_idstore_put_jit(struct rec_idstore *s, const char *name, int fd,
+			uint64_t len);
 /* The same with the bytes in memory. */
 int rec_idstore_put_mem(struct rec_idstore *s, const char *hex,
 			const void *data, size_t len);

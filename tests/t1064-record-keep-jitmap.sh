@@ -1,0 +1,57 @@
+#!/bin/sh
+# Issue 29: a JIT's perf map and jitdump are kept with the recording.
+# tests/programs/rec_jitmap.c names one function of its anonymous code
+# in /tmp/perf-PID.map, another in /tmp/jit-PID.dump.  sp-record keeps
+# copies of both in its capture tree (.jit/BOOTID-START_US-PID.*), so
+# that once /tmp is cleaned the plain pipeline still names both, and a
+# map another process of the same pid writes there later is not used
+# for the old samples, neither by sp-symbolize nor by sp-archive.
+. "$(dirname "$0")/lib.sh"
+need_perf
+[ "$(uname -m)" = x86_64 ] || skip "rec_jitmap writes x86-64 code"
+cc_prog rec_jitmap rec_jitmap.c -O0 -g -fno-omit-frame-pointer
+made=""
+trap 'rm -rf "$TMP" $made' EXIT
+
+"$SP_RECORD" -o "$TMP/x.spool" -- "$TMP/rec_jitmap" 0.15c \
+	>/dev/null 2>"$TMP/err" || fail "sp-record: $(cat "$TMP/err")"
+grep -q "kept 2 JIT symbol files" "$TMP/err" ||
+	fail "no JIT files kept: $(cat "$TMP/err")"
+"$SP_DUMP" "$TMP/x.spool" >"$TMP/x.dump" || fail "sp-dump"
+pid=$(awk -F'\t' '$1 == "sample" { print $3; exit }' "$TMP/x.dump")
+made="/tmp/perf-$pid.map /tmp/jit-$pid.dump"
+[ -f "/tmp/perf-$pid.map" ] || fail "rec_jitmap wrote no map"
+rm -f $made
+
+names() { # names OUT: the plain pipeline, JIT names from the kept copies
+	pipeline "$SP_DUMP" "$TMP/x.spool" \| "$SP_SYMBOLIZE" \| "$SP_FOLD" \
+		>"$1" 2>"$TMP/err" || fail "pipeline: $(cat "$TMP/err")"
+	for f in jit_hot_loop jit_dump_loop; do
+		grep -q ";main;run_jit;$f [0-9]" "$1" ||
+			fail "$f not named: $(sort -k2n "$1" | tail -3)"
+	done
+	grep -q planted "$1" && fail "another process's map was used"
+	return 0
+}
+names "$TMP/gone.folded"
+
+# Another process of the same pid writes its map over the JIT's code.
+kept=$(ls "$XDG_CACHE_HOME"/stackpulse/.jit/*-"$pid".map) ||
+	fail "no kept map"
+awk '{ print $1, $2, "planted_" NR }' "$kept" >"/tmp/perf-$pid.map"
+names "$TMP/planted.folded"
+
+"$SP_ARCHIVE" --max-file 100K -o "$TMP/x.tar.gz" "$TMP/x.spool" \
+	2>"$TMP/err" || fail "sp-archive: $(cat "$TMP/err")"
+grep -q ", 2 JIT maps, " "$TMP/err" || fail "sp-archive: $(cat "$TMP/err")"
+"$SP_ARCHIVE" -x "$TMP/x.tar.gz" -C "$TMP/x" >/dev/null 2>"$TMP/err" ||
+	fail "sp-archive -x: $(cat "$TMP/err")"
+cmp "$kept" "$TMP/x/perf-$pid.map" || fail "the bundle's map is not the kept one"
+pipeline "$SP_DUMP" "$TMP/x/x.spool" \| "$SP_SYMBOLIZE" --debug-dir "$TMP/x" \
+	--perf-map-dir "$TMP/x" \| "$SP_FOLD" >"$TMP/x.folded" 2>"$TMP/err" ||
+	fail "pipeline: $(cat "$TMP/err")"
+for f in jit_hot_loop jit_dump_loop; do
+	grep -q ";main;run_jit;$f [0-9]" "$TMP/x.folded" ||
+		fail "bundle: $f not named: $(sort -k2n "$TMP/x.folded" | tail -3)"
+done
+exit 0
