@@ -25,9 +25,16 @@ struct jproc {
 	char *dump; /* the jitdump path it mapped, or NULL */
 };
 
+/*
+ * The most descriptors held at once: past it (-a over many JIT
+ * processes) a process's files are opened only when it is taken.
+ */
+#define MAX_HELD 256
+
 struct rec_jitkeep {
 	char boot[64];
 	uint64_t start_us;
+	size_t nheld;
 	struct sp_htab *by_pid; /* pid -> struct jproc * */
 };
 
@@ -205,8 +212,12 @@ rec_jitkeep_seen(struct rec_jitkeep *k, int32_t pid)
 	p->same_ns = same_mount_ns(pid);
 	p->dump = mapped_dump(p);
 	live = alive(pid);
-	for (i = 0; i < REC_JIT_NKINDS; i++)
-		p->fd[i] = open_kind(p, (enum rec_jitkind)i, live);
+	for (i = 0; i < REC_JIT_NKINDS; i++) {
+		p->fd[i] = k->nheld < MAX_HELD
+			       ? open_kind(p, (enum rec_jitkind)i, live)
+			       : -1;
+		k->nheld += p->fd[i] >= 0;
+	}
 }
 
 size_t
@@ -227,6 +238,7 @@ rec_jitkeep_take(struct rec_jitkeep *k, int32_t pid,
 	p = (struct jproc *)(uintptr_t)v;
 	live = alive(pid);
 	for (i = 0; i < REC_JIT_NKINDS; i++) {
+		k->nheld -= p->fd[i] >= 0;
 		fd = p->fd[i] >= 0 ? p->fd[i]
 				   : open_kind(p, (enum rec_jitkind)i, live);
 		p->fd[i] = -1;
