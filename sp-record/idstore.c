@@ -129,6 +129,25 @@ valid_id(const char *hex)
 }
 
 /*
+ * Directory `name` under `at` when it exists and passes check_dir(),
+ * not through a link: a descriptor, or -errno (-EPERM: refused).
+ */
+static int
+open_existing(int at, const char *name)
+{
+	int fd =
+	    openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (check_dir(fd) < 0) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/*
  * DIR/.build-id, made when `make`, kept open: its descriptor (not to be
  * closed) or -errno.
  */
@@ -139,18 +158,8 @@ open_ids(struct rec_idstore *s, bool make)
 
 	if (s->idfd >= 0)
 		return s->idfd;
-	if (make) {
-		fd = open_dir(s->dfd, ".build-id");
-	} else {
-		fd = openat(s->dfd, ".build-id",
-			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			return -errno;
-		if (check_dir(fd) < 0) {
-			close(fd);
-			return -EPERM;
-		}
-	}
+	fd = make ? open_dir(s->dfd, ".build-id")
+		  : open_existing(s->dfd, ".build-id");
 	if (fd >= 0)
 		s->idfd = fd;
 	return fd;
@@ -287,27 +296,11 @@ valid_jit(const char *name)
 		(n > 5 && !strcmp(name + n - 5, ".dump")));
 }
 
-/* DIR/.jit, checked as the tree's directories; a descriptor or -errno. */
-static int
-open_jit(struct rec_idstore *s)
-{
-	int fd = openat(s->dfd, ".jit",
-			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	if (check_dir(fd) < 0) {
-		close(fd);
-		return -EPERM;
-	}
-	return fd;
-}
-
 /* Lists the JIT files of DIR/.jit into `l`, as list_sub() does. */
 static int
 list_jit(struct rec_idstore *s, struct tlist *l)
 {
-	int fd = open_jit(s), rc = 0;
+	int fd = open_existing(s->dfd, ".jit"), rc = 0;
 	struct dirent *de;
 	struct stat st;
 	DIR *d;
@@ -415,7 +408,8 @@ rec_idstore_prune(struct rec_idstore *s, uint64_t max, int64_t keep_since_ns,
 		f = &l.v[i];
 		if (f->used >= keep_since_ns)
 			break;
-		sub = f->jit[0] ? open_jit(s) : open_sub(s, f->id, false);
+		sub = f->jit[0] ? open_existing(s->dfd, ".jit")
+				: open_sub(s, f->id, false);
 		if (sub < 0)
 			continue;
 		if (still_unused(sub, f, keep_since_ns) &&

@@ -23,23 +23,25 @@ made="/tmp/perf-$pid.map /tmp/jit-$pid.dump"
 [ -f "/tmp/perf-$pid.map" ] || fail "rec_jitmap wrote no map"
 rm -f $made
 
-names() { # names OUT: the plain pipeline, JIT names from the kept copies
-	pipeline "$SP_DUMP" "$TMP/x.spool" \| "$SP_SYMBOLIZE" \| "$SP_FOLD" \
-		>"$1" 2>"$TMP/err" || fail "pipeline: $(cat "$TMP/err")"
+names() { # names OUT SPOOL [OPTION...]: both JIT functions named, none planted
+	_out=$1 _spool=$2
+	shift 2
+	pipeline "$SP_DUMP" "$_spool" \| "$SP_SYMBOLIZE" "$@" \| "$SP_FOLD" \
+		>"$_out" 2>"$TMP/err" || fail "pipeline: $(cat "$TMP/err")"
 	for f in jit_hot_loop jit_dump_loop; do
-		grep -q ";main;run_jit;$f [0-9]" "$1" ||
-			fail "$f not named: $(sort -k2n "$1" | tail -3)"
+		grep -q ";main;run_jit;$f [0-9]" "$_out" ||
+			fail "$f not named: $(sort -k2n "$_out" | tail -3)"
 	done
-	grep -q planted "$1" && fail "another process's map was used"
+	grep -q planted "$_out" && fail "another process's map was used"
 	return 0
 }
-names "$TMP/gone.folded"
+names "$TMP/gone.folded" "$TMP/x.spool"
 
 # Another process of the same pid writes its map over the JIT's code.
 kept=$(ls "$XDG_CACHE_HOME"/stackpulse/.jit/*-"$pid".map) ||
 	fail "no kept map"
 awk '{ print $1, $2, "planted_" NR }' "$kept" >"/tmp/perf-$pid.map"
-names "$TMP/planted.folded"
+names "$TMP/planted.folded" "$TMP/x.spool"
 
 "$SP_ARCHIVE" --max-file 100K -o "$TMP/x.tar.gz" "$TMP/x.spool" \
 	2>"$TMP/err" || fail "sp-archive: $(cat "$TMP/err")"
@@ -47,11 +49,6 @@ grep -q ", 2 JIT maps, " "$TMP/err" || fail "sp-archive: $(cat "$TMP/err")"
 "$SP_ARCHIVE" -x "$TMP/x.tar.gz" -C "$TMP/x" >/dev/null 2>"$TMP/err" ||
 	fail "sp-archive -x: $(cat "$TMP/err")"
 cmp "$kept" "$TMP/x/perf-$pid.map" || fail "the bundle's map is not the kept one"
-pipeline "$SP_DUMP" "$TMP/x/x.spool" \| "$SP_SYMBOLIZE" --debug-dir "$TMP/x" \
-	--perf-map-dir "$TMP/x" \| "$SP_FOLD" >"$TMP/x.folded" 2>"$TMP/err" ||
-	fail "pipeline: $(cat "$TMP/err")"
-for f in jit_hot_loop jit_dump_loop; do
-	grep -q ";main;run_jit;$f [0-9]" "$TMP/x.folded" ||
-		fail "bundle: $f not named: $(sort -k2n "$TMP/x.folded" | tail -3)"
-done
+names "$TMP/x.folded" "$TMP/x/x.spool" --debug-dir "$TMP/x" \
+	--perf-map-dir "$TMP/x"
 exit 0
