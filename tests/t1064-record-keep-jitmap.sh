@@ -15,9 +15,10 @@ trap 'rm -rf "$TMP" $made' EXIT
 
 "$SP_RECORD" -o "$TMP/x.spool" -- "$TMP/rec_jitmap" 0.15c \
 	>/dev/null 2>"$TMP/err" || fail "sp-record: $(cat "$TMP/err")"
-grep -q "kept 2 JIT symbol files" "$TMP/err" ||
-	fail "no JIT files kept: $(cat "$TMP/err")"
 "$SP_DUMP" "$TMP/x.spool" >"$TMP/x.dump" || fail "sp-dump"
+grep -q "kept 2 JIT symbol files" "$TMP/err" &&
+	grep -q "	capture_jit_files=2" "$TMP/x.dump" ||
+	fail "no JIT files kept: $(cat "$TMP/err")"
 pid=$(awk -F'\t' '$1 == "sample" { print $3; exit }' "$TMP/x.dump")
 made="/tmp/perf-$pid.map /tmp/jit-$pid.dump"
 [ -f "/tmp/perf-$pid.map" ] || fail "rec_jitmap wrote no map"
