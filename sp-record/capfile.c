@@ -160,8 +160,9 @@ walk_in_root(int rfd, const char *path)
 	return cur;
 }
 
-int
-rec_capfile_in_root(int32_t pid, const char *path, struct stat *st)
+/* `path` inside the root of process `pid`: an O_PATH descriptor or -1. */
+static int
+path_in_root(int32_t pid, const char *path)
 {
 	struct open_how how;
 	char root[48];
@@ -180,7 +181,38 @@ rec_capfile_in_root(int32_t pid, const char *path, struct stat *st)
 	e = errno;
 	close(rfd);
 	errno = e;
-	return reopen_regular(pfd, st);
+	return pfd;
+}
+
+int
+rec_capfile_in_root(int32_t pid, const char *path, struct stat *st)
+{
+	return reopen_regular(path_in_root(pid, path), st);
+}
+
+int
+rec_capfile_dir_in_root(int32_t pid, const char *path)
+{
+	int fd = path_in_root(pid, path);
+	struct stat st;
+
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		close(fd);
+		errno = ENOTDIR;
+		fd = -1;
+	}
+	return fd;
+}
+
+int
+rec_capfile_at(int dirfd, const char *name, struct stat *st)
+{
+	if (strchr(name, '/')) {
+		errno = EINVAL;
+		return -1;
+	}
+	return reopen_regular(
+	    openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC), st);
 }
 
 int

@@ -22,6 +22,7 @@ struct jproc {
 	uid_t uid;          /* whose files are trusted, with root's */
 	bool same_ns;       /* it shares the recorder's mount namespace */
 	int fd[REC_JIT_NKINDS];
+	int tmp;    /* its /tmp (O_PATH), for files written as it exits */
 	char *dump; /* the jitdump path it mapped, or NULL */
 };
 
@@ -67,6 +68,8 @@ jproc_free(struct jproc *p)
 	for (i = 0; i < REC_JIT_NKINDS; i++)
 		if (p->fd[i] >= 0)
 			close(p->fd[i]);
+	if (p->tmp >= 0)
+		close(p->tmp);
 	free(p->dump);
 	free(p);
 }
@@ -145,8 +148,10 @@ mapped_dump(const struct jproc *p)
 }
 
 /*
- * Opens file `kind` of `p`: in its root while it lives, else the host's
- * when it shared the host's view; only root's or its user's.
+ * Opens file `kind` of `p`: in its root while it lives; once it is gone,
+ * in the /tmp held since its first sample (a JIT that writes its map as
+ * it exits, in a container gone since), else the host's when it shared
+ * the host's view.  Only root's or its user's.
  */
 static int
 open_kind(const struct jproc *p, enum rec_jitkind kind, bool alive)
@@ -154,20 +159,22 @@ open_kind(const struct jproc *p, enum rec_jitkind kind, bool alive)
 	char path[64];
 	const char *at = path;
 	struct stat st;
-	int fd;
+	int fd = -1;
 
 	if (kind == REC_JIT_MAP)
 		snprintf(path, sizeof(path), "/tmp/perf-%" PRId32 ".map",
-			 alive ? p->nspid : p->pid);
+			 p->nspid);
 	else if (p->dump)
 		at = p->dump;
 	else
 		snprintf(path, sizeof(path), "/tmp/jit-%" PRId32 ".dump",
-			 alive ? p->nspid : p->pid);
+			 p->nspid);
 	if (alive)
 		fd = rec_capfile_in_root(p->pid, at, &st);
-	else
-		fd = p->same_ns ? rec_capfile_host(at, &st) : -1;
+	else if (p->tmp >= 0 && !strncmp(at, "/tmp/", 5))
+		fd = rec_capfile_at(p->tmp, at + 5, &st);
+	else if (p->same_ns)
+		fd = rec_capfile_host(at, &st);
 	if (fd >= 0 && st.st_uid != 0 && st.st_uid != p->uid) {
 		close(fd);
 		fd = -1;
@@ -212,6 +219,10 @@ rec_jitkeep_seen(struct rec_jitkeep *k, int32_t pid)
 	p->same_ns = same_mount_ns(pid);
 	p->dump = mapped_dump(p);
 	live = alive(pid);
+	p->tmp = live && k->nheld < MAX_HELD
+		     ? rec_capfile_dir_in_root(pid, "/tmp")
+		     : -1;
+	k->nheld += p->tmp >= 0;
 	for (i = 0; i < REC_JIT_NKINDS; i++) {
 		p->fd[i] = k->nheld < MAX_HELD
 			       ? open_kind(p, (enum rec_jitkind)i, live)
@@ -236,6 +247,7 @@ rec_jitkeep_take(struct rec_jitkeep *k, int32_t pid,
 		return 0;
 	sp_htab_del(k->by_pid, &pid, sizeof(pid));
 	p = (struct jproc *)(uintptr_t)v;
+	k->nheld -= p->tmp >= 0;
 	live = alive(pid);
 	for (i = 0; i < REC_JIT_NKINDS; i++) {
 		k->nheld -= p->fd[i] >= 0;

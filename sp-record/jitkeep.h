@@ -10,10 +10,13 @@
  * mount namespace (/proc/PID/root/tmp/perf-NSPID.map, NSPID its pid
  * there; the jitdump at the path it mapped), and the descriptors held: a
  * JIT appends to its map while it runs, which the held descriptor sees.
- * At most 256 descriptors are held at once; past that, and for a file
- * absent at the first sample, the file is looked for when the process
- * is taken (rec_jitkeep_take), in its namespace while it lives, else in
- * the host's /tmp when the process shared the host's mount namespace.
+ * Its /tmp is held too (an O_PATH descriptor of the directory, which
+ * outlives the process and its mount namespace).  At most 256
+ * descriptors are held at once; past that, and for a file absent at the
+ * first sample (a JVM writes its map as it exits), the file is looked
+ * for when the process is taken (rec_jitkeep_take): in its namespace
+ * while it lives, else in the /tmp held, else in the host's /tmp when
+ * the process shared the host's mount namespace.
  * Every open is of a regular file, without following a link out of the
  * process's root (capfile.h), and only a file of root or of the
  * process's user is kept open.
