@@ -154,7 +154,9 @@ sha() {
 # samples, so modules whose code no sample ran are left out.  A process
 # with sampled frames in code without an ELF file (a JIT's: no module,
 # or an anonymous, memfd or perf-map one) gets a "jit<tab>PID" line, and
-# "jitdump<tab>PID<tab>PATH" for a jitdump it mapped.
+# "jitdump<tab>PID<tab>PATH" for a jitdump it mapped, and then one
+# "jitkey<tab>BOOTID-START_US" line: the spool's host boot id and start,
+# by which sp-record named its copies of those files (sp-record(1)).
 used_modules() {
 	awk -F'\t' '
 	function jitcode(p) {
@@ -162,7 +164,13 @@ used_modules() {
 		    p ~ /^\/(anon_hugepage|dev\/zero|SYSV|memfd:)/ ||
 		    p ~ /\/perf-[0-9]+\.map$/
 	}
-	$1 == "host" { host = $0; sub(/^host\t/, "", host) }
+	$1 == "spool" { start = $3 }
+	$1 == "host" {
+		host = $0; sub(/^host\t/, "", host)
+		for (i = 2; i <= NF; i++)
+			if ($i ~ /^bootid=[0-9a-f-]+$/)
+				boot = substr($i, 8)
+	}
 	$1 == "module" {
 		mpath[$2] = $9; mkind[$2] = $8; mpid[$2] = $3; nmod = $2 + 1
 		if ($9 ~ /\/jit-[0-9]+\.dump$/)
@@ -198,10 +206,13 @@ used_modules() {
 			if (mkind[m] != "kernel" && jitcode(mpath[m]))
 				jit[mpid[m]] = 1
 		for (pid in jit) {
+			njit++
 			print "jit\t" pid
 			if (pid in dump)
 				print "jitdump\t" pid "\t" dump[pid]
 		}
+		if (njit)
+			print "jitkey\t" (boot == "" ? "unknown" : boot) "-" start
 		if (kernel)
 			print "kernel\t" host
 		for (m = 0; m < nmod; m++) {
@@ -344,13 +355,22 @@ kallsyms() {
 # jit_files PID: stores the perf map /tmp/perf-PID.map and the jitdump
 # of process PID (the one it mapped, else /tmp/jit-PID.dump), which name
 # its JIT code, when they are of root or of the running user (as
-# sp-symbolize trusts them); says so when neither is there.
+# sp-symbolize trusts them); says so when neither is there.  The copy
+# sp-record kept of each (DIR/.jit/BOOTID-START_US-PID.map, .dump) is
+# taken first, as sp-symbolize does: /tmp may have been cleaned since, or
+# hold another process's file of the same pid.
 jit_files() {
 	_dump=$(awk -F'\t' -v p="$1" '$1 == "jitdump" && $2 == p { print $3; exit }' \
 		"$work/mods")
 	case $_dump in *\\*) _dump="" ;; esac
+	_map=/tmp/perf-$1.map _dump=${_dump:-/tmp/jit-$1.dump}
+	if [ -n "$jitdir" ]; then
+		_kept=$jitdir/$jitkey-$1
+		[ -f "$_kept.map" ] && [ -O "$_kept.map" ] && _map=$_kept.map
+		[ -f "$_kept.dump" ] && [ -O "$_kept.dump" ] && _dump=$_kept.dump
+	fi
 	_n=0
-	for _f in "/tmp/perf-$1.map" "${_dump:-/tmp/jit-$1.dump}"; do
+	for _f in "$_map" "$_dump"; do
 		[ -e "$_f" ] || [ -L "$_f" ] || continue
 		_m=perf-$1.map _k=perfmap
 		case $_f in *.dump) _m=jit-$1.dump _k=jitdump ;; esac
@@ -401,7 +421,7 @@ write_bundle() {
 		capreal=$(cd -P "$capdir" 2>/dev/null && pwd -P)
 	: >"$work/done"
 	while IFS='	' read -r id path; do
-		case $id in kernel | jit | jitdump) continue ;; esac
+		case $id in kernel | jit | jitdump | jitkey) continue ;; esac
 		case $id in
 		-) warn "'$path': no build id recorded; not stored"; continue ;;
 		*[!0-9a-f]* | ? | ??) warn "'$path': bad build id '$id'"; continue ;;
@@ -412,6 +432,13 @@ write_bundle() {
 		grep -qx "$id" "$work/done" && continue
 		store "$id" "$path" && echo "$id" >>"$work/done"
 	done <"$work/mods"
+	# sp-record's copies of the JIT files, by the real path too.
+	jitkey=$(sed -n 's/^jitkey	//p' "$work/mods")
+	jitdir=""
+	case $jitkey in *[!0-9a-z-]* | "") ;; *)
+		[ -n "$capdir" ] && [ -d "$capdir/.jit" ] &&
+			jitdir=$(cd -P "$capdir/.jit" 2>/dev/null && pwd -P) ;;
+	esac
 	grep '^jit	' "$work/mods" | while IFS='	' read -r _ pid; do
 		jit_files "$pid"
 	done

@@ -74,7 +74,7 @@ rec_help(void)
 	      "      --capture-max-tree SIZE   the tree's bound, least "
 	      "recently used\n"
 	      "                          files removed past it (4G)\n"
-	      "      --no-capture        keep no module files\n"
+	      "      --no-capture        keep no module files or JIT maps\n"
 	      "      --no-python         no Python frames read from CPython "
 	      "targets\n"
 	      "      --ptrace            sample by ptrace where perf events "

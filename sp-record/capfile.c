@@ -160,28 +160,59 @@ walk_in_root(int rfd, const char *path)
 	return cur;
 }
 
-/* The module's path inside the process's root, never leaving it. */
+/* `path` inside the root of process `pid`: an O_PATH descriptor or -1. */
 static int
-open_in_root(const struct sp_module *m, struct stat *st)
+path_in_root(int32_t pid, const char *path)
 {
 	struct open_how how;
 	char root[48];
 	int rfd, pfd, e;
 
-	snprintf(root, sizeof(root), "/proc/%" PRId32 "/root", m->pid);
+	snprintf(root, sizeof(root), "/proc/%" PRId32 "/root", pid);
 	rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rfd < 0)
 		return -1;
 	memset(&how, 0, sizeof(how));
 	how.flags = O_PATH | O_CLOEXEC;
 	how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-	pfd = (int)syscall(SYS_openat2, rfd, m->path, &how, sizeof(how));
+	pfd = (int)syscall(SYS_openat2, rfd, path, &how, sizeof(how));
 	if (pfd < 0 && errno == ENOSYS)
-		pfd = walk_in_root(rfd, m->path);
+		pfd = walk_in_root(rfd, path);
 	e = errno;
 	close(rfd);
 	errno = e;
-	return reopen_regular(pfd, st);
+	return pfd;
+}
+
+int
+rec_capfile_in_root(int32_t pid, const char *path, struct stat *st)
+{
+	return reopen_regular(path_in_root(pid, path), st);
+}
+
+int
+rec_capfile_dir_in_root(int32_t pid, const char *path)
+{
+	int fd = path_in_root(pid, path);
+	struct stat st;
+
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		close(fd);
+		errno = ENOTDIR;
+		fd = -1;
+	}
+	return fd;
+}
+
+int
+rec_capfile_at(int dirfd, const char *name, struct stat *st)
+{
+	if (strchr(name, '/')) {
+		errno = EINVAL;
+		return -1;
+	}
+	return reopen_regular(
+	    openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC), st);
 }
 
 int
@@ -203,5 +234,5 @@ rec_capfile_process(const struct sp_module *m, struct stat *st,
 	if (fd >= 0 || is_deleted(m))
 		return fd;
 	*via = REC_CAPFILE_ROOT;
-	return open_in_root(m, st);
+	return rec_capfile_in_root(m->pid, m->path, st);
 }

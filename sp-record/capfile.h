@@ -33,6 +33,26 @@ enum rec_capfile_via {
 int rec_capfile_host(const char *path, struct stat *st);
 
 /*
+ * The regular file at `path` inside the root of process `pid` (its mount
+ * namespace's view), open read-only, with *st filled; no link leads out
+ * of that root.  Returns the descriptor, or -1 with errno set.
+ */
+int rec_capfile_in_root(int32_t pid, const char *path, struct stat *st);
+/*
+ * The directory at `path` inside the root of process `pid`, resolved as
+ * rec_capfile_in_root() does, as an O_PATH descriptor: it still reaches
+ * that directory once the process and its mount namespace are gone.
+ * Returns the descriptor, or -1 with errno set (ENOTDIR: no directory).
+ */
+int rec_capfile_dir_in_root(int32_t pid, const char *path);
+/*
+ * The regular file `name` (one component, no link followed) in the
+ * directory open as `dirfd`, open read-only, with *st filled; or -1 with
+ * errno set.
+ */
+int rec_capfile_at(int dirfd, const char *name, struct stat *st);
+
+/*
  * The file behind module `m` of process m->pid as that process sees it,
  * trying in turn /proc/PID/map_files (the mapping itself; it needs
  * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), the process's executable or

@@ -20,6 +20,7 @@
 #include "sp-record/capture.h"
 #include "sp-record/filepin.h"
 #include "sp-record/idstore.h"
+#include "sp-record/jitkeep.h"
 #include "common/banned.h"
 
 #define DEFAULT_MAX_FILE (256ull << 20)
@@ -60,7 +61,8 @@ struct rec_capture {
 	struct sp_htab *by_id; /* build id -> index into ents */
 	struct ent *ents;
 	size_t nents, aents, nheld;
-	struct sp_htab *by_pid; /* pid -> struct held * */
+	struct sp_htab *by_pid;  /* pid -> struct held * */
+	struct rec_jitkeep *jit; /* perf maps and jitdumps */
 	struct rec_capture_stats st;
 };
 
@@ -92,7 +94,9 @@ rec_capture_new(const struct rec_config *cfg, struct rec_out *out,
 	c->off = !c->dir;
 	c->by_id = sp_htab_new();
 	c->by_pid = sp_htab_new();
-	if (!c->by_id || !c->by_pid || (cfg->capture_dir && !c->dir)) {
+	c->jit = rec_jitkeep_new(rec_out_start_us(out));
+	if (!c->by_id || !c->by_pid || !c->jit ||
+	    (cfg->capture_dir && !c->dir)) {
 		rec_capture_free(c);
 		errno = ENOMEM;
 		return NULL;
@@ -132,6 +136,7 @@ rec_capture_free(struct rec_capture *c)
 		drop_held(c);
 	sp_htab_free(c->by_pid);
 	sp_htab_free(c->by_id);
+	rec_jitkeep_free(c->jit);
 	rec_idstore_free(c->store);
 	free(c->ents);
 	free(c->seen);
@@ -143,6 +148,13 @@ const struct rec_capture_stats *
 rec_capture_stats(const struct rec_capture *c)
 {
 	return &c->st;
+}
+
+/* The bytes copied so far, for --capture-max-total. */
+static uint64_t
+used(const struct rec_capture *c)
+{
+	return c->st.bytes + c->st.jit_bytes;
 }
 
 /* The tree, opened at its first use; false when it cannot be used. */
@@ -306,7 +318,7 @@ copy(struct rec_capture *c, struct ent *e)
 		c->st.too_big++;
 		return;
 	}
-	if (e->size > c->max_total - c->st.bytes) {
+	if (e->size > c->max_total - used(c)) {
 		c->st.over_total++;
 		return;
 	}
@@ -372,7 +384,7 @@ keep_vdso(struct rec_capture *c, struct ent *e)
 			len = hi - lo;
 	if (f)
 		fclose(f);
-	if (!len || len > c->max_total - c->st.bytes)
+	if (!len || len > c->max_total - used(c))
 		return;
 	rc = rec_idstore_put_mem(c->store, e->id, img, len);
 	if (rc < 0) {
@@ -381,6 +393,22 @@ keep_vdso(struct rec_capture *c, struct ent *e)
 	}
 	c->st.files++;
 	c->st.bytes += len;
+}
+
+/* Whether a module of this path holds code outside any file: a JIT's. */
+static bool
+jit_code(const char *path, size_t n)
+{
+	static const char *const anon[] = { "//anon",    "[anon",
+					    "[heap]",    "[stack",
+					    "/dev/zero", "/anon_hugepage" };
+	size_t i;
+
+	for (i = 0; i < sizeof(anon) / sizeof(anon[0]); i++)
+		if (n >= strlen(anon[i]) &&
+		    !memcmp(path, anon[i], strlen(anon[i])))
+			return true;
+	return n == 0;
 }
 
 /* The first sample in module `id`. */
@@ -395,8 +423,12 @@ first_look(struct rec_capture *c, uint32_t id)
 	size_t len;
 	int fd;
 
-	if (!m || m->is_kernel || !m->path_len)
+	if (!m || m->is_kernel)
 		return;
+	if (jit_code(m->path, m->path_len)) {
+		rec_jitkeep_seen(c->jit, m->pid);
+		return;
+	}
 	if (m->path[0] != '/' && strcmp(m->path, "[vdso]") != 0)
 		return;
 	len = rec_out_module_buildid(c->out, m, raw);
@@ -439,13 +471,17 @@ first_look(struct rec_capture *c, uint32_t id)
 }
 
 void
-rec_capture_frames(struct rec_capture *c, const struct sp_frame *f, size_t n)
+rec_capture_frames(struct rec_capture *c, int32_t pid, const struct sp_frame *f,
+		   size_t n)
 {
 	size_t i, had;
 	uint32_t id;
 
 	for (i = 0; i < n; i++) {
 		id = f[i].module_id;
+		/* Code outside any file: a JIT's, named by its files. */
+		if (id == SP_NONE && f[i].mode == SP_FRAME_USER)
+			rec_jitkeep_seen(c->jit, pid);
 		if (id == SP_NONE || (id < c->aseen && c->seen[id]))
 			continue;
 		if (id >= c->aseen) {
@@ -469,6 +505,35 @@ release(struct rec_capture *c, uint32_t i)
 		decide(c, e);
 }
 
+/*
+ * Copies the JIT files of `pid` into the tree's .jit directory, within
+ * the same caps as module files.
+ */
+static void
+keep_jit(struct rec_capture *c, int32_t pid)
+{
+	struct rec_jitfile f[REC_JIT_NKINDS];
+	size_t i, n = rec_jitkeep_take(c->jit, pid, f);
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		if (!store(c))
+			rc = 1;
+		else if (f[i].size > c->max_file)
+			rc = 1, c->st.too_big++;
+		else if (f[i].size > c->max_total - used(c))
+			rc = 1, c->st.over_total++;
+		else if ((rc = rec_idstore_put_jit(c->store, f[i].name, f[i].fd,
+						   f[i].size)) < 0)
+			c->st.failed++;
+		if (rc == 0) {
+			c->st.jit_files++;
+			c->st.jit_bytes += f[i].size;
+		}
+		close(f[i].fd);
+	}
+}
+
 void
 rec_capture_retire(struct rec_capture *c, int32_t pid)
 {
@@ -476,6 +541,8 @@ rec_capture_retire(struct rec_capture *c, int32_t pid)
 	uint64_t v;
 	size_t i;
 
+	if (c)
+		keep_jit(c, pid);
 	if (!c || !sp_htab_get(c->by_pid, &pid, sizeof(pid), &v))
 		return;
 	sp_htab_del(c->by_pid, &pid, sizeof(pid));
@@ -490,16 +557,19 @@ void
 rec_capture_finish(struct rec_capture *c)
 {
 	struct rec_idstore_pruned pr = { 0, 0 };
+	int32_t pid;
 	size_t i;
 	int rc;
 
 	if (!c)
 		return;
+	while (rec_jitkeep_any(c->jit, &pid))
+		keep_jit(c, pid);
 	for (i = 0; i < c->nents; i++)
 		if (c->ents[i].state == ENT_HELD)
 			decide(c, &c->ents[i]);
 	/* Only copies grow the tree: a recording without any leaves it. */
-	if (!c->store || !c->st.files)
+	if (!c->store || !(c->st.files || c->st.jit_files))
 		return;
 	rc = rec_idstore_prune(c->store, c->max_tree, c->started_ns, &pr);
 	if (rc < 0)

@@ -20,6 +20,11 @@
  * marked used.  A recording that copied files ends by bounding the tree
  * (idstore.h: least recently used first, never what it used itself).
  *
+ * The perf map and jitdump of a process with samples in code outside
+ * any file (a JIT's) are copied when it is retired, or when the
+ * recording ends, into DIR/.jit under a name made of the boot id, the
+ * spool's start time and the pid (jitkeep.h), within the same caps.
+ *
  * Nothing here fails a recording: files not kept are counted, and a
  * tree that cannot be used is said once on stderr (`sp-record: ...`).
  */
@@ -39,12 +44,13 @@ struct rec_capture;
 
 /* What the summary says. */
 struct rec_capture_stats {
-	uint64_t files, bytes; /* copied into the tree */
-	uint64_t too_big;      /* over the cap per file */
-	uint64_t over_total;   /* past the cap per recording */
-	uint64_t unreadable;   /* no file of the recorded build id found */
-	uint64_t failed;       /* writing the copy failed */
-	uint64_t busy;         /* too many files held at once to hold it */
+	uint64_t files, bytes;         /* copied into the tree */
+	uint64_t jit_files, jit_bytes; /* perf maps and jitdumps copied */
+	uint64_t too_big;              /* over the cap per file */
+	uint64_t over_total;           /* past the cap per recording */
+	uint64_t unreadable; /* no file of the recorded build id found */
+	uint64_t failed;     /* writing the copy failed */
+	uint64_t busy;       /* too many files held at once to hold it */
 	uint64_t pruned, pruned_bytes; /* removed to keep the tree's bound */
 	const char *dir;               /* the tree's directory, or NULL */
 };
@@ -61,12 +67,18 @@ struct rec_capture *rec_capture_new(const struct rec_config *cfg,
 void rec_capture_free(struct rec_capture *c);
 
 /*
- * The frames of a sample about to be written: a module seen for the
- * first time has its file opened and held (cheap for modules seen).
+ * The frames of a sample of process `pid` about to be written: a module
+ * seen for the first time has its file opened and held (cheap for
+ * modules seen), and a frame outside any module has the process's perf
+ * map and jitdump opened once (jitkeep.h).
  */
-void rec_capture_frames(struct rec_capture *c, const struct sp_frame *f,
-			size_t n);
-/* Process `pid` was retired: the files only it held are decided. */
+void rec_capture_frames(struct rec_capture *c, int32_t pid,
+			const struct sp_frame *f, size_t n);
+/*
+ * Process `pid` was retired: the files only it held are decided, and
+ * its perf map and jitdump, if it had samples outside any module, are
+ * copied into DIR/.jit (jitkeep.h names them).
+ */
 void rec_capture_retire(struct rec_capture *c, int32_t pid);
 /* The recording ended: every file still held is decided. */
 void rec_capture_finish(struct rec_capture *c);

@@ -167,7 +167,7 @@ rec_write_sample(struct rec_handlers *h, struct rec_proc *p,
 		n = rec_stack_build(h->stk, mods(h), p->pid, s, h->frames);
 	}
 	if (h->cap)
-		rec_capture_frames(h->cap, h->frames, n);
+		rec_capture_frames(h->cap, p->pid, h->frames, n);
 	/* --off-cpu: a switch-out's stack waits for its thread to run. */
 	if (n > 0 && h->offcpu && event == h->ev->opts.nevents - 1)
 		return rec_out_wr(

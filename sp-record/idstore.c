@@ -129,6 +129,25 @@ valid_id(const char *hex)
 }
 
 /*
+ * Directory `name` under `at` when it exists and passes check_dir(),
+ * not through a link: a descriptor, or -errno (-EPERM: refused).
+ */
+static int
+open_existing(int at, const char *name)
+{
+	int fd =
+	    openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (check_dir(fd) < 0) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/*
  * DIR/.build-id, made when `make`, kept open: its descriptor (not to be
  * closed) or -errno.
  */
@@ -139,18 +158,8 @@ open_ids(struct rec_idstore *s, bool make)
 
 	if (s->idfd >= 0)
 		return s->idfd;
-	if (make) {
-		fd = open_dir(s->dfd, ".build-id");
-	} else {
-		fd = openat(s->dfd, ".build-id",
-			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			return -errno;
-		if (check_dir(fd) < 0) {
-			close(fd);
-			return -EPERM;
-		}
-	}
+	fd = make ? open_dir(s->dfd, ".build-id")
+		  : open_existing(s->dfd, ".build-id");
 	if (fd >= 0)
 		s->idfd = fd;
 	return fd;
@@ -203,6 +212,7 @@ struct tfile {
 	int64_t used; /* the later of atime and mtime, in ns */
 	uint64_t size;
 	char id[2 * 64 + 1]; /* its build id: xx then the name */
+	char jit[192];       /* or, when set, its name under .jit */
 };
 
 struct tlist {
@@ -217,6 +227,28 @@ ns_of(const struct timespec *t)
 	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
 }
 
+/* Adds the file `st` describes to `l`: a build id's, or a JIT file's. */
+static int
+add_file(struct tlist *l, const char *id, const char *jit,
+	 const struct stat *st)
+{
+	struct tfile *f;
+	int64_t a, m;
+
+	if (SP_GROW(l->v, l->alloc, l->n + 1))
+		return -ENOMEM;
+	f = &l->v[l->n++];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->id, sizeof(f->id), "%s", id);
+	snprintf(f->jit, sizeof(f->jit), "%s", jit);
+	a = ns_of(&st->st_atim);
+	m = ns_of(&st->st_mtim);
+	f->used = a > m ? a : m;
+	f->size = (uint64_t)st->st_size;
+	l->total += f->size;
+	return 0;
+}
+
 /*
  * Lists the entries of DIR/.build-id/`xx` (open as `sub`, taken) into
  * `l`: regular files of ours named like the rest of a build id.
@@ -228,15 +260,14 @@ list_sub(int sub, const char *xx, struct tlist *l)
 	char id[sizeof(l->v->id)];
 	struct dirent *de;
 	struct stat st;
-	struct tfile *f;
-	int64_t a, m;
 	size_t len;
+	int rc = 0;
 
 	if (!d) {
 		close(sub);
 		return -errno;
 	}
-	while ((de = readdir(d))) {
+	while (rc == 0 && (de = readdir(d))) {
 		if ((len = strlen(de->d_name)) > sizeof(id) - 3)
 			continue;
 		memcpy(id, xx, 2);
@@ -246,20 +277,49 @@ list_sub(int sub, const char *xx, struct tlist *l)
 			0 ||
 		    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
 			continue;
-		if (SP_GROW(l->v, l->alloc, l->n + 1)) {
-			closedir(d);
-			return -ENOMEM;
-		}
-		f = &l->v[l->n++];
-		memcpy(f->id, id, sizeof(id));
-		a = ns_of(&st.st_atim);
-		m = ns_of(&st.st_mtim);
-		f->used = a > m ? a : m;
-		f->size = (uint64_t)st.st_size;
-		l->total += f->size;
+		rc = add_file(l, id, "", &st);
 	}
 	closedir(d);
-	return 0;
+	return rc;
+}
+
+/* Whether `name` is a JIT file's under .jit (not a temporary file). */
+static bool
+valid_jit(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n && n < sizeof(((struct tfile *)0)->jit) && name[0] != '.' &&
+	       strspn(name, "0123456789abcdefghijklmnopqrstuvwxyz-.") == n &&
+	       !strstr(name, ".tmp.") &&
+	       ((n > 4 && !strcmp(name + n - 4, ".map")) ||
+		(n > 5 && !strcmp(name + n - 5, ".dump")));
+}
+
+/* Lists the JIT files of DIR/.jit into `l`, as list_sub() does. */
+static int
+list_jit(struct rec_idstore *s, struct tlist *l)
+{
+	int fd = open_existing(s->dfd, ".jit"), rc = 0;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if (fd < 0)
+		return fd == -ENOENT ? 0 : fd;
+	if (!(d = fdopendir(fd))) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	while (rc == 0 && (de = readdir(d)))
+		if (valid_jit(de->d_name) &&
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ==
+			0 &&
+		    S_ISREG(st.st_mode) && st.st_uid == geteuid())
+			rc = add_file(l, "", de->d_name, &st);
+	closedir(d);
+	return rc;
 }
 
 /* Lists the tree's entries into `l`; 0 or a negative errno. */
@@ -296,6 +356,13 @@ list_tree(struct rec_idstore *s, struct tlist *l)
 	return rc;
 }
 
+/* The file's name in its directory. */
+static const char *
+name_of(const struct tfile *f)
+{
+	return f->jit[0] ? f->jit : f->id + 2;
+}
+
 /*
  * Whether the file of `f`, in `sub`, is still the listed kind of file and
  * unused since `keep_since_ns`: another recording may have used or
@@ -307,7 +374,7 @@ still_unused(int sub, const struct tfile *f, int64_t keep_since_ns)
 	struct stat st;
 	int64_t a, m;
 
-	if (fstatat(sub, f->id + 2, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	if (fstatat(sub, name_of(f), &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
 		return false;
 	a = ns_of(&st.st_atim);
@@ -333,16 +400,20 @@ rec_idstore_prune(struct rec_idstore *s, uint64_t max, int64_t keep_since_ns,
 	int rc, sub;
 
 	rc = list_tree(s, &l);
+	if (rc == 0)
+		rc = list_jit(s, &l);
 	if (rc == 0 && l.total > max)
 		qsort(l.v, l.n, sizeof(*l.v), by_use);
 	for (i = 0; rc == 0 && l.total > max && i < l.n; i++) {
 		f = &l.v[i];
 		if (f->used >= keep_since_ns)
 			break;
-		if ((sub = open_sub(s, f->id, false)) < 0)
+		sub = f->jit[0] ? open_existing(s->dfd, ".jit")
+				: open_sub(s, f->id, false);
+		if (sub < 0)
 			continue;
 		if (still_unused(sub, f, keep_since_ns) &&
-		    unlinkat(sub, f->id + 2, 0) == 0) {
+		    unlinkat(sub, name_of(f), 0) == 0) {
 			l.total -= f->size;
 			out->files++;
 			out->bytes += f->size;
@@ -398,18 +469,17 @@ copy_bytes(int out, const struct src *src)
 	return rc;
 }
 
+/*
+ * Writes `src` as `name` in directory `dfd` (taken): into a temporary
+ * file beside it, renamed over it once whole.
+ */
 static int
-put(struct rec_idstore *s, const char *hex, const struct src *src)
+put_at(struct rec_idstore *s, int dfd, const char *name, const struct src *src)
 {
-	char tmp[160];
-	int dfd, out, rc;
+	char tmp[256];
+	int out, rc;
 
-	if (!valid_id(hex))
-		return -EINVAL;
-	dfd = open_sub(s, hex, true);
-	if (dfd < 0)
-		return dfd;
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%u", hex + 2, (long)getpid(),
+	snprintf(tmp, sizeof(tmp), "%.180s.tmp.%ld.%u", name, (long)getpid(),
 		 s->serial++);
 	out =
 	    openat(dfd, tmp,
@@ -422,12 +492,40 @@ put(struct rec_idstore *s, const char *hex, const struct src *src)
 	rc = copy_bytes(out, src);
 	if (close(out) < 0 && rc == 0)
 		rc = -errno;
-	if (rc == 0 && renameat(dfd, tmp, dfd, hex + 2) < 0)
+	if (rc == 0 && renameat(dfd, tmp, dfd, name) < 0)
 		rc = -errno;
 	if (rc < 0)
 		unlinkat(dfd, tmp, 0);
 	close(dfd);
 	return rc;
+}
+
+static int
+put(struct rec_idstore *s, const char *hex, const struct src *src)
+{
+	int dfd;
+
+	if (!valid_id(hex))
+		return -EINVAL;
+	dfd = open_sub(s, hex, true);
+	if (dfd < 0)
+		return dfd;
+	return put_at(s, dfd, hex + 2, src);
+}
+
+int
+rec_idstore_put_jit(struct rec_idstore *s, const char *name, int fd,
+		    uint64_t len)
+{
+	struct src src = { fd, NULL, len };
+	int dfd;
+
+	if (!valid_jit(name))
+		return -EINVAL;
+	dfd = open_dir(s->dfd, ".jit");
+	if (dfd < 0)
+		return dfd;
+	return put_at(s, dfd, name, &src);
 }
 
 int

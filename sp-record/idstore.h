@@ -60,11 +60,11 @@ struct rec_idstore_pruned {
  * `keep_since_ns` (wall-clock nanoseconds: the recording's own), which
  * may leave the tree above `max`.  Only the tree's own entries count
  * and go: regular files of the running user named by build id
- * (.build-id/xx/rest, hex digits) in directories that pass the checks
- * above; no symbolic link is followed, and a temporary file, any other
- * name or another user's file is left alone.  Adds what it removed to
- * *out.  Returns 0, or a negative errno when the tree could not be
- * read (ENOENT, no tree yet, is 0).
+ * (.build-id/xx/rest, hex digits), and JIT files in .jit (see
+ * rec_idstore_put_jit), in directories that pass the checks above; no symbolic
+ * link is followed, and a temporary file, any other name or another user's file
+ * is left alone.  Adds what it removed to *out.  Returns 0, or a negative errno
+ * when the tree could not be read (ENOENT, no tree yet, is 0).
  */
 int rec_idstore_prune(struct rec_idstore *s, uint64_t max,
 		      int64_t keep_since_ns, struct rec_idstore_pruned *out);
@@ -78,6 +78,16 @@ int rec_idstore_prune(struct rec_idstore *s, uint64_t max,
  */
 int rec_idstore_put_fd(struct rec_idstore *s, const char *hex, int fd,
 		       uint64_t len);
+/*
+ * The same for a JIT's symbol file kept for one process (capture.h):
+ * written as DIR/.jit/`name`, which must end in ".map" or ".dump" and
+ * hold only lowercase letters, digits, '-' and '.' (not first, and no
+ * ".tmp."), else -EINVAL; the directory is made and checked as the
+ * tree's are.  Pruning counts and removes these files as it does the
+ * build ids' (the same names only, regular files of the running user).
+ */
+int rec_idstore_put_jit(struct rec_idstore *s, const char *name, int fd,
+			uint64_t len);
 /* The same with the bytes in memory. */
 int rec_idstore_put_mem(struct rec_idstore *s, const char *hex,
 			const void *data, size_t len);

@@ -480,6 +480,9 @@ write_stats(struct recorder *r)
 					    rec_capture_stats(r->cap)->files);
 		rc |= sp_ext_counter_encode(b, "capture_bytes",
 					    rec_capture_stats(r->cap)->bytes);
+		rc |=
+		    sp_ext_counter_encode(b, "capture_jit_files",
+					  rec_capture_stats(r->cap)->jit_files);
 	}
 	rc |= sp_ext_counter_encode(b, "files_pinned",
 				    rec_filepin_stats()->pinned);

@@ -30,6 +30,7 @@ struct rec_out {
 	bool reader_gone;  /* EPIPE: the output's reader went away */
 	bool gone_at_stop; /* ... with the interrupt, which ended it too */
 	uint64_t kept_bytes;
+	uint64_t start_us; /* the header's wall-clock start */
 };
 
 static int write_host(struct rec_out *o);
@@ -43,6 +44,7 @@ rec_out_new(int fd, const char *name, uint64_t start_us, uint64_t interval_us)
 		return NULL;
 	o->name = name;
 	o->fd = fd;
+	o->start_us = start_us;
 	o->start = rec_spool_start(fd);
 	o->buildids = rec_buildids_new();
 	if (o->buildids)
@@ -323,6 +325,12 @@ rec_out_trimmed(const struct rec_out *o, uint64_t *kept)
 {
 	*kept = o->kept_bytes;
 	return o->trimmed;
+}
+
+uint64_t
+rec_out_start_us(const struct rec_out *o)
+{
+	return o->start_us;
 }
 
 uint64_t

@@ -110,5 +110,7 @@ void rec_out_trim(struct rec_out *o);
 bool rec_out_trimmed(const struct rec_out *o, uint64_t *kept);
 /* The bytes written; after a write error, those that reached the output. */
 uint64_t rec_out_bytes(const struct rec_out *o);
+/* The spool header's start time (wall-clock microseconds). */
+uint64_t rec_out_start_us(const struct rec_out *o);
 
 #endif

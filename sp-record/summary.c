@@ -174,6 +174,11 @@ print_capture(const struct rec_capture_stats *c, FILE *out)
 			"sp-record: kept %" PRIu64 " module file%s, %" PRIu64
 			" bytes, by build id in '%s'\n",
 			c->files, s_(c->files), c->bytes, c->dir);
+	if (c->jit_files)
+		fprintf(out,
+			"sp-record: kept %" PRIu64 " JIT symbol file%s (perf "
+			"maps, jitdumps), %" PRIu64 " bytes, in '%s/.jit'\n",
+			c->jit_files, s_(c->jit_files), c->jit_bytes, c->dir);
 	if (c->pruned)
 		fprintf(out,
 			"sp-record: removed %" PRIu64 " least recently used "

@@ -175,6 +175,8 @@ dispatch(struct filt *f, const struct sp_rec *rec)
 		return on_module(f, rec);
 	case SP_REC_HOST:
 		return on_host(f, rec);
+	case SP_REC_SPOOL:
+		return sym_resolver_spool(f->r, rec->u.spool.start_us);
 	case SP_REC_BUILDID:
 		return sym_resolver_buildid(f->r, rec->u.hex.tag,
 					    rec->u.hex.hex);

@@ -3,6 +3,7 @@
  * jitsyms.h).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@ struct rsrc {
 	bool loaded;
 	bool exists;
 	bool warned;
+	bool kept; /* sp-record's copy: this user's file */
 	struct sym_perfmap_id id;
 	struct sym_perfmap *map;
 	char *path;
@@ -42,6 +44,8 @@ struct rpm {
 
 struct sym_jitsyms {
 	char *dir;
+	char **kept; /* ROOT/.jit/BOOTID-START_US for each root */
+	size_t nkept;
 	struct sp_htab *pm_by_pid; /* pid -> index into pms */
 	struct rpm **pms;
 	size_t npms, apms;
@@ -81,6 +85,62 @@ sym_jitsyms_new(const char *dir, sym_warn_fn *warn, void *ctx)
 	return j;
 }
 
+static void
+free_kept(struct sym_jitsyms *j)
+{
+	size_t i;
+
+	for (i = 0; i < j->nkept; i++)
+		free(j->kept[i]);
+	free(j->kept);
+	j->kept = NULL;
+	j->nkept = 0;
+}
+
+int
+sym_jitsyms_kept(struct sym_jitsyms *j, char *const *roots, size_t nroots,
+		 const char *bootid, uint64_t start_us)
+{
+	size_t i, n = bootid ? strspn(bootid, "0123456789abcdef-") : 0;
+
+	free_kept(j);
+	if (j->dir || !nroots)
+		return 0;
+	/* Only what sp-record names its copies with reaches a path. */
+	if (!n || bootid[n])
+		bootid = "unknown";
+	if (!(j->kept = calloc(nroots, sizeof(*j->kept))))
+		return -ENOMEM;
+	for (i = 0; i < nroots; i++, j->nkept++)
+		if (asprintf(&j->kept[i], "%s/.jit/%s-%" PRIu64, roots[i],
+			     bootid, start_us) < 0) {
+			j->kept[i] = NULL;
+			return -ENOMEM;
+		}
+	return 0;
+}
+
+/*
+ * The copy sp-record kept of file `ext` ("map", "dump") of `pid`, when
+ * one is a regular file: malloc'ed, or NULL.
+ */
+static char *
+kept_path(const struct sym_jitsyms *j, int32_t pid, const char *ext)
+{
+	struct stat st;
+	char *path;
+	size_t i;
+
+	for (i = 0; i < j->nkept; i++) {
+		if (asprintf(&path, "%s-%d.%s", j->kept[i], (int)pid, ext) < 0)
+			return NULL;
+		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+			return path;
+		free(path);
+	}
+	return NULL;
+}
+
 void
 sym_jitsyms_free(struct sym_jitsyms *j)
 {
@@ -92,6 +152,7 @@ sym_jitsyms_free(struct sym_jitsyms *j)
 		free_rpm(j->pms[i]);
 	free(j->pms);
 	sp_htab_free(j->pm_by_pid);
+	free_kept(j);
 	free(j->dir);
 	free(j);
 }
@@ -109,9 +170,12 @@ perf_map_state(struct sym_jitsyms *r, int32_t pid)
 	if (SP_GROW(r->pms, r->apms, r->npms + 1))
 		return NULL;
 	pm = calloc(1, sizeof(*pm));
-	if (!pm ||
-	    asprintf(&pm->src[SRC_PERFMAP].path, "%s/perf-%d.map", dir, pid) <
-		0 ||
+	if (pm && (pm->src[SRC_PERFMAP].path = kept_path(r, pid, "map")))
+		pm->src[SRC_PERFMAP].kept = true;
+	else if (pm && asprintf(&pm->src[SRC_PERFMAP].path, "%s/perf-%d.map",
+				dir, pid) < 0)
+		pm->src[SRC_PERFMAP].path = NULL;
+	if (!pm || !pm->src[SRC_PERFMAP].path ||
 	    sp_htab_put(r->pm_by_pid, &pid, sizeof(pid), r->npms)) {
 		free_rpm(pm);
 		return NULL;
@@ -143,12 +207,18 @@ static void
 src_reload(struct sym_jitsyms *r, struct rpm *pm, int kind)
 {
 	struct rsrc *src = &pm->src[kind];
-	uid_t owner = perf_map_owner(r, pm->pid);
+	uid_t owner;
 	const char *why;
 	bool big;
 
-	if (!src->path && kind == SRC_JITDUMP)
-		src->path = sym_jitpath_find(pm->mapped, r->dir, pm->pid);
+	if (!src->path && kind == SRC_JITDUMP) {
+		src->path = kept_path(r, pm->pid, "dump");
+		src->kept = src->path != NULL;
+		if (!src->kept)
+			src->path =
+			    sym_jitpath_find(pm->mapped, r->dir, pm->pid);
+	}
+	owner = src->kept ? geteuid() : perf_map_owner(r, pm->pid);
 	sym_perfmap_free(src->map);
 	src->map = NULL;
 	src->loaded = true;

@@ -9,6 +9,7 @@
 #define SP_SYMBOLIZE_JITSYMS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sp-symbolize/warn.h"
@@ -24,6 +25,19 @@ struct sym_jitsyms;
  */
 struct sym_jitsyms *sym_jitsyms_new(const char *dir, sym_warn_fn *warn,
 				    void *ctx);
+/*
+ * Says where sp-record's copies of the files of this spool's processes
+ * are (sp-record(1), CAPTURE): ROOT/.jit/BOOTID-START_US-PID.map and
+ * .dump under each of `roots` (borrowed only during the call), from the
+ * spool's host boot id (NULL, or not a boot id: "unknown") and start
+ * time.  Without a `dir` given to sym_jitsyms_new(), a process's kept
+ * copy is read in place of the file in /tmp (or where jitpath.h finds
+ * it), which another process of the same pid may have written since;
+ * such a copy is this user's, and trusted as that.  It applies to the
+ * processes first looked up after the call.  Returns 0 or -ENOMEM.
+ */
+int sym_jitsyms_kept(struct sym_jitsyms *j, char *const *roots, size_t nroots,
+		     const char *bootid, uint64_t start_us);
 /* NULL is allowed. */
 void sym_jitsyms_free(struct sym_jitsyms *j);
 /*

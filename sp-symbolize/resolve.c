@@ -175,6 +175,14 @@ sym_resolver_buildid(struct sym_resolver *r, uint32_t module_id,
 	return 0;
 }
 
+/* Where sp-record's copies of this spool's perf maps would be. */
+static int
+jit_kept(struct sym_resolver *r)
+{
+	return sym_jitsyms_kept(r->jit, r->o.id_roots, r->o.nid_roots,
+				r->bootid, r->start_us);
+}
+
 int
 sym_resolver_host(struct sym_resolver *r, const char *key, const char *value)
 {
@@ -190,7 +198,14 @@ sym_resolver_host(struct sym_resolver *r, const char *key, const char *value)
 		return -ENOMEM;
 	free(*slot);
 	*slot = copy;
-	return 0;
+	return slot == &r->bootid ? jit_kept(r) : 0;
+}
+
+int
+sym_resolver_spool(struct sym_resolver *r, uint64_t start_us)
+{
+	r->start_us = start_us;
+	return jit_kept(r);
 }
 
 /*

@@ -104,6 +104,12 @@ int sym_resolver_buildid(struct sym_resolver *r, uint32_t module_id,
 /* Records a host fact ("release", "bootid"...); others are ignored. */
 int sym_resolver_host(struct sym_resolver *r, const char *key,
 		      const char *value);
+/*
+ * Records the spool's start time (its spool record): with the host's
+ * boot id it names sp-record's copies of the spool's perf maps and
+ * jitdumps (jitsyms.h).  Returns 0 or -ENOMEM.
+ */
+int sym_resolver_spool(struct sym_resolver *r, uint64_t start_us);
 /* Forgets the per-process state (perf map) of `pid`: exec or exit. */
 void sym_resolver_forget(struct sym_resolver *r, int32_t pid);
 /*

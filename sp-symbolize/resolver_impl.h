@@ -63,6 +63,7 @@ struct sym_resolver {
 	int ks_state;
 	char *release;
 	char *bootid;
+	uint64_t start_us; /* the spool's, for sp-record's JIT copies */
 	struct sym_image *vdso;
 	bool vdso_tried;
 	struct sym_resolver_stats stats;

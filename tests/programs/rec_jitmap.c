@@ -1,8 +1,9 @@
 /*
  * rec_jitmap.c: a tiny JIT for x86-64, for the tests of perf maps that
- * travel in a bundle (t1063).  Build with -O0 -fno-omit-frame-pointer.
+ * travel in a bundle (t1063) or are kept by sp-record (t1064).  Build with -O0
+ * -fno-omit-frame-pointer.
  *
- *   rec_jitmap SECONDS
+ *   rec_jitmap SECONDS [late]
  *
  * Writes two copies of a counting loop with a frame-pointer prologue
  * into anonymous executable memory, names the first "jit_hot_loop" in
@@ -10,6 +11,8 @@
  * "jit_dump_loop" in a jitdump, /tmp/jit-PID.dump, as perf's jitdump
  * specification lays it out; then calls them in turn from main -> run_jit
  * until it has used SECONDS of CPU time ("0.2c" or 0.2), and exits 0.
+ * With "late", both files are written only then, as it exits (as a JVM
+ * with -XX:+DumpPerfMapAtExit writes its map).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -88,6 +91,9 @@ main(int argc, char **argv)
 		return 1;
 	memcpy(mem, code, sizeof(code));
 	memcpy(mem + 64, code, sizeof(code));
+	if (argc > 2 && !strcmp(argv[2], "late"))
+		run_jit((void (*)(void))mem, (void (*)(void))(mem + 64),
+			atof(argv[1]));
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
 	if (!(f = fopen(path, "w")))
 		return 1;
@@ -97,6 +103,8 @@ main(int argc, char **argv)
 	snprintf(path, sizeof(path), "/tmp/jit-%d.dump", (int)getpid());
 	if (write_dump(path, mem + 64) != 0)
 		return 1;
-	run_jit((void (*)(void))mem, (void (*)(void))(mem + 64), atof(argv[1]));
+	if (argc <= 2)
+		run_jit((void (*)(void))mem, (void (*)(void))(mem + 64),
+			atof(argv[1]));
 	return 0;
 }

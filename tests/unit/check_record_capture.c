@@ -318,6 +318,77 @@ START_TEST(store_prunes_oldest_first)
 }
 END_TEST
 
+/*
+ * A JIT's files go to DIR/.jit under names no temporary file or other
+ * name takes, written as module files are, and count in the tree's
+ * bound: pruned oldest first, never a link, a temporary file or another
+ * name there.
+ */
+START_TEST(store_keeps_jit_files)
+{
+	static const char *const bad[] = { ".x.map", "a/b.map", "x.tmp.1.map",
+					   "x.txt",  "X.map",   "" };
+	static const char *const others[] = { "tree/.jit/b-2.map.tmp.1.2",
+					      "tree/.jit/notes" };
+	struct rec_idstore_pruned pr = { 0, 0 };
+	char path[PATH_MAX];
+	struct rec_idstore *s;
+	struct stat st;
+	size_t i;
+	int fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	put("src", "1000 10 jit_fn\n");
+	snprintf(path, sizeof(path), "%s/src", dir);
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	snprintf(path, sizeof(path), "%s/tree", dir);
+	s = rec_idstore_open(path);
+	ck_assert_ptr_nonnull(s);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_int_eq(rec_idstore_put_jit(s, bad[i], fd, 15),
+				 -EINVAL);
+	ck_assert_int_eq(rec_idstore_put_jit(s, "a-1-7.map", fd, 15), 0);
+	ck_assert_int_eq(rec_idstore_put_jit(s, "a-1-7.dump", fd, 15), 0);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/tree/.jit/a-1-7.map", dir);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0600);
+	ck_assert_int_eq(st.st_size, 15);
+	age("tree/.jit/a-1-7.map", 2000);
+	age("tree/.jit/a-1-7.dump", 1000);
+	for (i = 0; i < 2; i++) {
+		put(others[i], "not an entry");
+		age(others[i], 9000);
+	}
+	make("outdir", NULL);
+	put("outdir/c-3.map", "outside");
+	age("outdir/c-3.map", 9000);
+	make("tree/.jit/c-3.map", "../../outdir/c-3.map");
+	ck_assert_int_eq(rec_idstore_prune(s, 20, ns_ago(100), &pr), 0);
+	ck_assert_uint_eq(pr.files, 1);
+	ck_assert_uint_eq(pr.bytes, 15);
+	ck_assert(!exists("tree/.jit/a-1-7.map"));
+	ck_assert(exists("tree/.jit/a-1-7.dump"));
+	for (i = 0; i < 2; i++)
+		ck_assert_msg(exists(others[i]), "'%s' was removed", others[i]);
+	ck_assert(exists("tree/.jit/c-3.map") && exists("outdir/c-3.map"));
+	rec_idstore_free(s);
+
+	/* A .jit that is a link: nothing written through it. */
+	snprintf(path, sizeof(path), "%s/tree2", dir);
+	s = rec_idstore_open(path);
+	ck_assert_ptr_nonnull(s);
+	make("tree2/.jit", "../outdir");
+	fd = open("/dev/null", O_RDONLY);
+	ck_assert_int_lt(rec_idstore_put_jit(s, "d-4.map", fd, 0), 0);
+	close(fd);
+	ck_assert(!exists("outdir/d-4.map"));
+	rec_idstore_free(s);
+	remove_dir();
+}
+END_TEST
+
 /* Pins DIR/name as a mapping of process `pid` would; its inode. */
 static uint64_t
 pin_as(int32_t pid, const char *name)
@@ -422,6 +493,7 @@ main(void)
 	tcase_add_test(tc, root_is_never_left);
 	tcase_add_test(tc, store_writes_whole_private_files);
 	tcase_add_test(tc, store_prunes_oldest_first);
+	tcase_add_test(tc, store_keeps_jit_files);
 	tcase_add_test(tc, pins_outlive_the_path_and_stay_bounded);
 	suite_add_tcase(s, tc);
 	return unit_run(srunner_create(s));
