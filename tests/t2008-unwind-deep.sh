@@ -34,7 +34,7 @@ counter() {
 
 read=""
 prog=unw_deep
-record deep 3c
+record deep 1.5c
 echo "-- reads past the copy"
 awk -v stable=1 -f "$PROGRAMS/unw_deep.awk" "$TMP/deep.folded" ||
 	fail "deep stacks: too few complete, or a wrong frame"
@@ -42,7 +42,7 @@ awk -v stable=1 -f "$PROGRAMS/unw_deep.awk" "$TMP/deep.folded" ||
 	fail "no unwind_deep.completed counter in the stats record"
 
 read="--stack-read 0"
-record off 1c
+record off 0.5c
 read=""
 echo "-- no reads past the copy"
 awk -v stable=1 -v min_pct=0 -f "$PROGRAMS/unw_deep.awk" "$TMP/off.folded" \
