@@ -7,11 +7,13 @@
 . "$(dirname "$0")/lib.sh"
 need_perf
 
-# pythons: every CPython >= 3.12 found on PATH or under pyenv, once each.
+# pythons: every CPython >= 3.12 found under pyenv or on PATH, once each
+# (pyenv's own first: its shim on PATH is a bash script that costs more
+# CPU than the interpreter's start).
 pythons() {
 	for v in 3.12 3.13 3.14; do
-		for p in "$(command -v "python$v" 2>/dev/null)" \
-			"${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$v".*/bin/"python$v"; do
+		for p in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$v".*/bin/"python$v" \
+			"$(command -v "python$v" 2>/dev/null)"; do
 			[ -x "$p" ] && "$p" -c 'import sys' 2>/dev/null &&
 				{ echo "$v $p"; break; }
 		done
@@ -20,9 +22,10 @@ pythons() {
 
 # check PY MODE: records py_work.py under -X MODE and judges it.
 check() {
-	# 1 s of CPU (not of wall time) gives about 1000 samples, loaded or not.
+	# 0.5 s of CPU (not of wall time) gives about 500 samples, loaded or
+	# not.
 	"$SP_RECORD" -g dwarf -o "$TMP/py.spool" -- "$1" -X "$2" \
-		"$PROGRAMS/py_work.py" 1c 2>"$TMP/err" ||
+		"$PROGRAMS/py_work.py" 0.5c 2>"$TMP/err" ||
 		fail "sp-record $1 -X $2 exited $?: $(cat "$TMP/err")"
 	pipeline "$SP_DUMP" "$TMP/py.spool" \| "$SP_SYMBOLIZE" \| "$SP_FOLD" \
 		>"$TMP/folded" || fail "pipeline failed on $1 -X $2"
