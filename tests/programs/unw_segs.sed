@@ -5,7 +5,9 @@
 # so does one where a truncated stack starts; a leaf in on_segment (its
 # mmap, munmap) and fill's inlined iterator become one leaf, and so do
 # the inlined atomic loads of a level's loop (TARGET.load) and deeper's
-# stack_pointer.  Anything else is left for the judge to refuse.
+# stack_pointer; the C library's memset or memcpy called by a level (its
+# buffer's zeroing) is the level's fill.  Anything else is left for the
+# judge to refuse.
 s/unw_segs:://g
 s/<stack truncated>;\(on_segment;\)\{0,1\}seg_switch;seg_entry;/<stack truncated>;/
 s/;main;std::rt::lang_start_internal;.*;main;walk;/;main;walk;/
@@ -17,5 +19,6 @@ s/\(descend_[abc]\);on_segment;seg_switch;seg_entry;\(descend_[abc]\)/\1;\2/
 tb
 s/;fill;<core::.*\( [0-9][0-9]*\)$/;fill\1/
 s/\(descend_[abc]\)\(;<\{0,1\}core::[^;]*\)*\( [0-9][0-9]*\)$/\1\3/
+s/\(descend_[abc]\);__mem\(set\|cpy\|move\)[a-z_0-9]*\( [0-9][0-9]*\)$/\1;fill\3/
 s/\(descend_[abc]\)\(;deeper\)\{0,1\}\(;stack_pointer\)\{0,1\}\( [0-9][0-9]*\)$/\1\4/
 s/;on_segment\(;seg_switch\)\{0,1\}\(;[A-Za-z_][A-Za-z_0-9]*\)*\( [0-9][0-9]*\)$/;bottom\3/
