@@ -89,27 +89,6 @@ rec_jitkeep_free(struct rec_jitkeep *k)
 	free(k);
 }
 
-/* The process's pid in its own pid namespace (NSpid's last), or `pid`. */
-static int32_t
-ns_pid(int32_t pid)
-{
-	char path[48], line[256], *p;
-	int32_t ns = pid;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%" PRId32 "/status", pid);
-	if (!(f = fopen(path, "re")))
-		return pid;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "NSpid:", 6)) {
-			p = strrchr(line, '\t');
-			ns = p ? (int32_t)atoi(p + 1) : pid;
-			break;
-		}
-	fclose(f);
-	return ns > 0 ? ns : pid;
-}
-
 /* Whether `pid` is in the recorder's mount namespace. */
 static bool
 same_mount_ns(int32_t pid)
@@ -197,8 +176,6 @@ rec_jitkeep_seen(struct rec_jitkeep *k, int32_t pid)
 {
 	struct jproc *p;
 	uint64_t *slot;
-	char path[48];
-	struct stat st;
 	bool fresh, live;
 	int i;
 
@@ -213,9 +190,10 @@ rec_jitkeep_seen(struct rec_jitkeep *k, int32_t pid)
 	}
 	*slot = (uint64_t)(uintptr_t)p;
 	p->pid = pid;
-	snprintf(path, sizeof(path), "/proc/%" PRId32, pid);
-	p->uid = stat(path, &st) == 0 ? st.st_uid : geteuid();
-	p->nspid = ns_pid(pid);
+	if (rec_proc_uid(pid, &p->uid) < 0)
+		p->uid = geteuid();
+	if (rec_proc_nspid(pid, &p->nspid) < 0)
+		p->nspid = pid;
 	p->same_ns = same_mount_ns(pid);
 	p->dump = mapped_dump(p);
 	live = alive(pid);

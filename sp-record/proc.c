@@ -308,25 +308,47 @@ rec_proc_ppid(int32_t pid, int32_t *ppid)
 	return rc;
 }
 
-int
-rec_proc_tgid(int32_t pid, int32_t *tgid)
+/*
+ * The number after `key` ("\nTgid:") in /proc/PID/status, a pid: the
+ * line's first, or with `last` its last (NSpid lists one a namespace).
+ */
+static int
+status_pid(int32_t pid, const char *key, bool last, int32_t *out)
 {
-	char path[64], buf[4096], *p, *end;
+	char path[64], buf[4096], *p, *end, *eol, *tab;
 	long n, v;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	n = read_small(path, buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
-	p = strstr(buf, "\nTgid:");
+	p = strstr(buf, key);
 	if (!p)
 		return -EBADMSG;
+	p += strlen(key);
+	if (last && (eol = strchr(p, '\n'))) {
+		*eol = '\0';
+		if ((tab = strrchr(p, '\t')))
+			p = tab + 1;
+	}
 	errno = 0;
-	v = strtol(p + 6, &end, 10);
-	if (errno || end == p + 6 || v <= 0 || v > INT32_MAX)
+	v = strtol(p, &end, 10);
+	if (errno || end == p || v <= 0 || v > INT32_MAX)
 		return -EBADMSG;
-	*tgid = (int32_t)v;
+	*out = (int32_t)v;
 	return 0;
+}
+
+int
+rec_proc_tgid(int32_t pid, int32_t *tgid)
+{
+	return status_pid(pid, "\nTgid:", false, tgid);
+}
+
+int
+rec_proc_nspid(int32_t pid, int32_t *nspid)
+{
+	return status_pid(pid, "\nNSpid:", true, nspid);
 }
 
 int

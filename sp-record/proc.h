@@ -109,6 +109,8 @@ int rec_proc_stat(int32_t pid, char *state, uint64_t *start_time);
  * a thread id gives its process's id.
  */
 int rec_proc_tgid(int32_t pid, int32_t *tgid);
+/* The pid of `pid` in its own (innermost) pid namespace: NSpid's last. */
+int rec_proc_nspid(int32_t pid, int32_t *nspid);
 /* The owner of /proc/PID (its effective user); 0 or -errno. */
 int rec_proc_uid(int32_t pid, uid_t *uid);
 /* Reads the parent process id of `pid` from /proc/PID/stat. */

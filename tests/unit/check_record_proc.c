@@ -187,6 +187,10 @@ START_TEST(proc_readers_on_ourselves)
 	ck_assert_int_eq(rec_proc_tgid(getpid(), &tgid), 0);
 	ck_assert_int_eq(tgid, getpid());
 	ck_assert_int_lt(rec_proc_tgid(-3, &tgid), 0);
+	/* Our pid in our own namespace is what getpid() says. */
+	ck_assert_int_eq(rec_proc_nspid(getpid(), &tgid), 0);
+	ck_assert_int_eq(tgid, getpid());
+	ck_assert_int_lt(rec_proc_nspid(-3, &tgid), 0);
 	/* The task list names this thread and the one it started. */
 	ck_assert_int_eq(pthread_barrier_init(&st.told, NULL, 2), 0);
 	ck_assert_int_eq(pipe(st.release), 0);
