@@ -5,15 +5,23 @@
 #include "common/names.h"
 #include "common/banned.h"
 
+size_t
+sp_module_path_undeleted(const char *path, size_t len)
+{
+	static const char deleted[] = " (deleted)";
+	size_t dl = sizeof(deleted) - 1;
+
+	if (len > dl && !memcmp(path + len - dl, deleted, dl))
+		return len - dl;
+	return len;
+}
+
 const char *
 sp_module_basename(const char *path, size_t *len)
 {
-	static const char deleted[] = " (deleted)";
-	size_t n = strlen(path), dl = sizeof(deleted) - 1;
+	size_t n = sp_module_path_undeleted(path, strlen(path));
 	const char *base = path, *slash;
 
-	if (n > dl && !memcmp(path + n - dl, deleted, dl))
-		n -= dl;
 	if (n && path[0] != '[') {
 		slash = memrchr(path, '/', n);
 		if (slash)

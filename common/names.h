@@ -30,5 +30,11 @@ int sp_fallback_name(struct sp_buf *out, enum sp_frame_mode mode,
  * trailing " (deleted)" is dropped (sets *len).
  */
 const char *sp_module_basename(const char *path, size_t *len);
+/*
+ * The length of module path `path` (`len` bytes) without the " (deleted)"
+ * the kernel appends to a file removed since it was mapped; `len` when
+ * it has none.
+ */
+size_t sp_module_path_undeleted(const char *path, size_t len);
 
 #endif

@@ -12,11 +12,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/names.h"
 #include "common/spool.h"
 #include "sp-record/capfile.h"
 #include "common/banned.h"
-
-#define DELETED_SUFFIX " (deleted)"
 
 /*
  * Opens for reading the file an O_PATH descriptor `pfd` names, when it
@@ -54,10 +53,7 @@ rec_capfile_host(const char *path, struct stat *st)
 static bool
 is_deleted(const struct sp_module *m)
 {
-	size_t n = strlen(DELETED_SUFFIX);
-
-	return m->path_len >= n &&
-	       memcmp(m->path + m->path_len - n, DELETED_SUFFIX, n) == 0;
+	return sp_module_path_undeleted(m->path, m->path_len) != m->path_len;
 }
 
 static int

@@ -12,12 +12,11 @@
 
 #include "common/grow.h"
 #include "common/htab.h"
+#include "common/names.h"
 #include "common/spool.h"
 #include "sp-record/capfile.h"
 #include "sp-record/filepin.h"
 #include "common/banned.h"
-
-#define DELETED_SUFFIX " (deleted)"
 
 struct pin {
 	int fd; /* O_PATH; -1: a free slot */
@@ -222,10 +221,8 @@ same_path(const char *mp, size_t len, const char *pinned)
 {
 	size_t n = strlen(pinned);
 
-	if (len < n || memcmp(mp, pinned, n) != 0)
-		return false;
-	return len == n || (len - n == strlen(DELETED_SUFFIX) &&
-			    memcmp(mp + n, DELETED_SUFFIX, len - n) == 0);
+	return (n == len || n == sp_module_path_undeleted(mp, len)) &&
+	       memcmp(mp, pinned, n) == 0;
 }
 
 int

@@ -9,12 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/names.h"
 #include "common/spool.h"
 #include "sp-record/filepin.h"
 #include "sp-record/modfile.h"
 #include "common/banned.h"
-
-#define DELETED_SUFFIX " (deleted)"
 
 int
 rec_modfile_open_path(const char *path, uint64_t inode, struct stat *st)
@@ -40,9 +39,9 @@ rec_modfile_open_path(const char *path, uint64_t inode, struct stat *st)
 static bool
 is_deleted(const struct sp_module *m)
 {
-	size_t n = strlen(DELETED_SUFFIX), len = strlen(m->path);
+	size_t len = strlen(m->path);
 
-	return len >= n && memcmp(m->path + len - n, DELETED_SUFFIX, n) == 0;
+	return sp_module_path_undeleted(m->path, len) != len;
 }
 
 static int

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "common/names.h"
 #include "sp-symbolize/modkind.h"
 #include "common/banned.h"
 
@@ -36,12 +37,9 @@ has_prefix(const char *s, size_t n, const char *p)
 bool
 sym_perf_map_may_override(const char *path)
 {
-	static const char deleted[] = " (deleted)";
-	size_t n = strlen(path), dl = sizeof(deleted) - 1, blen;
+	size_t n = sp_module_path_undeleted(path, strlen(path)), blen;
 	const char *base;
 
-	if (n > dl && memcmp(path + n - dl, deleted, dl) == 0)
-		n -= dl;
 	if (n == 0 || has_prefix(path, n, "[anon") ||
 	    has_prefix(path, n, "//anon") || has_prefix(path, n, "[stack") ||
 	    has_prefix(path, n, "/SYSV"))

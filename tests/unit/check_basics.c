@@ -499,6 +499,11 @@ START_TEST(fallback_names_match_the_reference)
 	sp_fallback_name(&b, SP_FRAME_USER, "/tmp/a.out (deleted)", 0x10, 0);
 	ck_assert_str_eq((char *)b.data, "a.out+0x10");
 	sp_buf_release(&b);
+	/* The suffix alone, or in the middle, is not a deleted file's. */
+	ck_assert_uint_eq(sp_module_path_undeleted("/a (deleted)", 12), 2);
+	ck_assert_uint_eq(sp_module_path_undeleted("/a (deleted)x", 13), 13);
+	ck_assert_uint_eq(sp_module_path_undeleted(" (deleted)", 10), 10);
+	ck_assert_uint_eq(sp_module_path_undeleted("/a", 2), 2);
 }
 END_TEST
 
