@@ -25,10 +25,11 @@ struct rec_buildids {
 	struct sp_htab *seen; /* path + inode -> offset + 1 in ids, 0 */
 	struct sp_buf ids;    /* length byte, then the id */
 	struct sp_buf key;
+	struct rec_filepin *pins; /* borrowed, or NULL */
 };
 
 struct rec_buildids *
-rec_buildids_new(void)
+rec_buildids_new(struct rec_filepin *pins)
 {
 	struct rec_buildids *c = calloc(1, sizeof(*c));
 
@@ -37,6 +38,7 @@ rec_buildids_new(void)
 		errno = ENOMEM;
 		return NULL;
 	}
+	c->pins = pins;
 	return c;
 }
 
@@ -175,7 +177,7 @@ rec_buildids_get(struct rec_buildids *c, const struct sp_module *m,
 		memcpy(out, c->ids.data + *slot, len);
 		return len;
 	}
-	fd = rec_modfile_open(m, m->pid, &st);
+	fd = rec_modfile_open(m, m->pid, c->pins, &st);
 	if (fd >= 0) {
 		len = rec_buildid_from_fd(fd, out);
 		close(fd);

@@ -11,10 +11,14 @@
 #define REC_BUILDID_MAX 64
 
 struct rec_buildids;
+struct rec_filepin;
 struct sp_module;
 
-/* Returns an empty cache or NULL with errno set. */
-struct rec_buildids *rec_buildids_new(void);
+/*
+ * Returns an empty cache or NULL with errno set; files are opened through
+ * `pins` (borrowed, may be NULL) as a last resort.
+ */
+struct rec_buildids *rec_buildids_new(struct rec_filepin *pins);
 void rec_buildids_free(struct rec_buildids *c);
 
 /*

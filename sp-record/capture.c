@@ -61,14 +61,15 @@ struct rec_capture {
 	struct sp_htab *by_id; /* build id -> index into ents */
 	struct ent *ents;
 	size_t nents, aents, nheld;
-	struct sp_htab *by_pid;  /* pid -> struct held * */
-	struct rec_jitkeep *jit; /* perf maps and jitdumps */
+	struct sp_htab *by_pid;   /* pid -> struct held * */
+	struct rec_jitkeep *jit;  /* perf maps and jitdumps */
+	struct rec_filepin *pins; /* borrowed, or NULL */
 	struct rec_capture_stats st;
 };
 
 struct rec_capture *
 rec_capture_new(const struct rec_config *cfg, struct rec_out *out,
-		const struct sp_modtab *mods)
+		const struct sp_modtab *mods, struct rec_filepin *pins)
 {
 	struct rec_capture *c;
 	struct timespec now;
@@ -90,6 +91,7 @@ rec_capture_new(const struct rec_config *cfg, struct rec_out *out,
 	c->started_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 	c->out = out;
 	c->mods = mods;
+	c->pins = pins;
 	c->dir = cfg->capture_dir ? strdup(cfg->capture_dir) : sp_cache_dir();
 	c->off = !c->dir;
 	c->by_id = sp_htab_new();
@@ -231,7 +233,8 @@ host_file(const char *path, uint64_t inode, const char *hex, struct stat *st)
 
 /* The file of module `m`, of build id `hex`: the host's, else its own. */
 static int
-open_module(const struct sp_module *m, const char *hex, struct stat *st)
+open_module(const struct rec_capture *c, const struct sp_module *m,
+	    const char *hex, struct stat *st)
 {
 	enum rec_capfile_via via;
 	int fd = host_file(m->path, m->inode, hex, st);
@@ -241,7 +244,7 @@ open_module(const struct sp_module *m, const char *hex, struct stat *st)
 	fd = rec_capfile_process(m, st, &via);
 	/* A process that ended before its first sample was handled. */
 	if (fd < 0)
-		fd = rec_filepin_open(m, st);
+		fd = rec_filepin_open(c->pins, m, st);
 	if (fd >= 0 && !has_id(fd, hex)) {
 		close(fd);
 		fd = -1;
@@ -452,7 +455,7 @@ first_look(struct rec_capture *c, uint32_t id)
 		c->st.busy++;
 		return;
 	}
-	fd = open_module(m, hex, &st);
+	fd = open_module(c, m, hex, &st);
 	if (fd < 0) {
 		c->st.unreadable++;
 		return;

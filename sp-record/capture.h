@@ -41,6 +41,7 @@
 #include "sp-record/spoolout.h"
 
 struct rec_capture;
+struct rec_filepin;
 
 /* What the summary says. */
 struct rec_capture_stats {
@@ -57,12 +58,14 @@ struct rec_capture_stats {
 
 /*
  * The capture `cfg` asks for (NULL with REC_CAPTURE_OFF, or with errno
- * set on ENOMEM), reading build ids from `out`'s records and modules
- * from `mods`; both are borrowed and must outlive it.
+ * set on ENOMEM), reading build ids from `out`'s records, modules from
+ * `mods` and, for a process gone, its files from `pins` (may be NULL);
+ * all are borrowed and must outlive it.
  */
 struct rec_capture *rec_capture_new(const struct rec_config *cfg,
 				    struct rec_out *out,
-				    const struct sp_modtab *mods);
+				    const struct sp_modtab *mods,
+				    struct rec_filepin *pins);
 /* Closes what it holds without copying; NULL is allowed. */
 void rec_capture_free(struct rec_capture *c);
 

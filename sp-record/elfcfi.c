@@ -53,10 +53,11 @@ struct rec_elfcfi_cache {
 	size_t nidle, nmapped;
 	uint64_t seen_faults; /* rec_mapguard_faults() at the last sweep */
 	uint64_t dropped;
+	struct rec_filepin *pins; /* borrowed, or NULL */
 };
 
 struct rec_elfcfi_cache *
-rec_elfcfi_cache_new(void)
+rec_elfcfi_cache_new(struct rec_filepin *pins)
 {
 	struct rec_elfcfi_cache *c = calloc(1, sizeof(*c));
 
@@ -66,6 +67,7 @@ rec_elfcfi_cache_new(void)
 		free(c);
 		return NULL;
 	}
+	c->pins = pins;
 	return c;
 }
 
@@ -309,7 +311,7 @@ map_file(struct rec_elfcfi_cache *c, struct entry *e, const struct sp_module *m,
 {
 	struct stat st;
 	void *p;
-	int fd = rec_modfile_open(m, pid, &st);
+	int fd = rec_modfile_open(m, pid, c->pins, &st);
 
 	if (fd < 0)
 		return -ENOENT;

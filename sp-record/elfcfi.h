@@ -19,6 +19,7 @@
 
 #include "sp-record/filememo.h"
 
+struct rec_filepin;
 struct sp_module;
 struct rec_elfcfi_cache;
 
@@ -50,8 +51,11 @@ struct rec_elfcfi {
 	int32_t *built_table; /* what `table` points to when built */
 };
 
-/* Returns an empty cache, or NULL with errno set. */
-struct rec_elfcfi_cache *rec_elfcfi_cache_new(void);
+/*
+ * Returns an empty cache, or NULL with errno set; files are opened
+ * through `pins` (borrowed, may be NULL) as a last resort.
+ */
+struct rec_elfcfi_cache *rec_elfcfi_cache_new(struct rec_filepin *pins);
 /* Unmaps every file and frees the cache; NULL is allowed. */
 void rec_elfcfi_cache_free(struct rec_elfcfi_cache *c);
 

@@ -34,20 +34,37 @@ struct held {
 	size_t n, alloc;
 };
 
-static struct pin pins[REC_FILEPIN_MAX];
-static size_t npins;
-static uint64_t clock_now, serials;
-static struct sp_htab *by_pid; /* pid -> struct held * */
-static struct rec_filepin_stats stats;
+struct rec_filepin {
+	struct pin pins[REC_FILEPIN_MAX];
+	size_t npins;
+	uint64_t clock_now, serials;
+	struct sp_htab *by_pid; /* pid -> struct held * */
+	struct rec_filepin_stats stats;
+};
+
+struct rec_filepin *
+rec_filepin_new(void)
+{
+	struct rec_filepin *f = calloc(1, sizeof(*f));
+
+	if (f && !(f->by_pid = sp_htab_new())) {
+		free(f);
+		f = NULL;
+	}
+	if (!f)
+		errno = ENOMEM;
+	return f;
+}
 
 /* The slot of (dev, ino), or -1. */
 static int
-find(dev_t dev, uint64_t ino)
+find(const struct rec_filepin *f, dev_t dev, uint64_t ino)
 {
 	size_t i;
 
-	for (i = 0; i < npins; i++)
-		if (pins[i].fd >= 0 && pins[i].dev == dev && pins[i].ino == ino)
+	for (i = 0; i < f->npins; i++)
+		if (f->pins[i].fd >= 0 && f->pins[i].dev == dev &&
+		    f->pins[i].ino == ino)
 			return (int)i;
 	return -1;
 }
@@ -67,50 +84,48 @@ release(struct pin *p)
  * pin then goes with its other holders, or at the end.
  */
 static void
-hold(int32_t pid, size_t i)
+hold(struct rec_filepin *f, int32_t pid, size_t i)
 {
 	uint64_t *slot;
 	struct held *h;
 	bool fresh;
 	size_t k;
 
-	if (!by_pid && !(by_pid = sp_htab_new()))
-		return;
-	slot = sp_htab_slot(by_pid, &pid, sizeof(pid), 0, &fresh);
+	slot = sp_htab_slot(f->by_pid, &pid, sizeof(pid), 0, &fresh);
 	if (!slot)
 		return;
 	if (fresh && !(*slot = (uint64_t)(uintptr_t)calloc(1, sizeof(*h)))) {
-		sp_htab_del(by_pid, &pid, sizeof(pid));
+		sp_htab_del(f->by_pid, &pid, sizeof(pid));
 		return;
 	}
 	h = (struct held *)(uintptr_t)*slot;
 	for (k = 0; k < h->n; k += 2)
-		if (h->pairs[k] == i && h->pairs[k + 1] == pins[i].serial)
+		if (h->pairs[k] == i && h->pairs[k + 1] == f->pins[i].serial)
 			return;
 	if (SP_GROW(h->pairs, h->alloc, h->n + 2))
 		return;
 	h->pairs[h->n++] = i;
-	h->pairs[h->n++] = pins[i].serial;
-	pins[i].holders++;
+	h->pairs[h->n++] = f->pins[i].serial;
+	f->pins[i].holders++;
 }
 
 /* A slot to fill: a free one, else the one mapped least recently. */
 static struct pin *
-slot(void)
+slot(struct rec_filepin *f)
 {
 	size_t i, old = 0;
 
-	for (i = 0; i < npins; i++)
-		if (pins[i].fd < 0)
-			return &pins[i];
-	if (npins < REC_FILEPIN_MAX)
-		return &pins[npins++];
-	for (i = 1; i < npins; i++)
-		if (pins[i].used < pins[old].used)
+	for (i = 0; i < f->npins; i++)
+		if (f->pins[i].fd < 0)
+			return &f->pins[i];
+	if (f->npins < REC_FILEPIN_MAX)
+		return &f->pins[f->npins++];
+	for (i = 1; i < f->npins; i++)
+		if (f->pins[i].used < f->pins[old].used)
 			old = i;
-	release(&pins[old]);
-	stats.evicted++;
-	return &pins[old];
+	release(&f->pins[old]);
+	f->stats.evicted++;
+	return &f->pins[old];
 }
 
 /*
@@ -163,20 +178,20 @@ open_mapped(const struct rec_filepin_map *m, dev_t dev)
 }
 
 void
-rec_filepin_mapped(const struct rec_filepin_map *m)
+rec_filepin_mapped(struct rec_filepin *f, const struct rec_filepin_map *m)
 {
 	dev_t dev = makedev(m->maj, m->min);
 	struct pin *p;
 	char *path;
 	int i, fd;
 
-	if (m->pid <= 0 || !m->ino || m->path[0] != '/')
+	if (!f || m->pid <= 0 || !m->ino || m->path[0] != '/')
 		return;
-	clock_now++;
-	i = find(dev, m->ino);
+	f->clock_now++;
+	i = find(f, dev, m->ino);
 	if (i >= 0) {
-		pins[i].used = clock_now;
-		hold(m->pid, (size_t)i);
+		f->pins[i].used = f->clock_now;
+		hold(f, m->pid, (size_t)i);
 		return;
 	}
 	fd = open_mapped(m, dev);
@@ -184,29 +199,31 @@ rec_filepin_mapped(const struct rec_filepin_map *m)
 	if (!path) {
 		if (fd >= 0)
 			close(fd);
-		stats.unopened++;
+		f->stats.unopened++;
 		return;
 	}
-	p = slot();
-	*p = (struct pin){ fd, dev, m->ino, path, clock_now, ++serials, 0 };
-	stats.pinned++;
-	hold(m->pid, (size_t)(p - pins));
+	p = slot(f);
+	*p = (struct pin){
+		fd, dev, m->ino, path, f->clock_now, ++f->serials, 0
+	};
+	f->stats.pinned++;
+	hold(f, m->pid, (size_t)(p - f->pins));
 }
 
 void
-rec_filepin_retire(int32_t pid)
+rec_filepin_retire(struct rec_filepin *f, int32_t pid)
 {
 	struct held *h;
 	struct pin *p;
 	uint64_t v;
 	size_t k;
 
-	if (!by_pid || !sp_htab_get(by_pid, &pid, sizeof(pid), &v))
+	if (!f || !sp_htab_get(f->by_pid, &pid, sizeof(pid), &v))
 		return;
-	sp_htab_del(by_pid, &pid, sizeof(pid));
+	sp_htab_del(f->by_pid, &pid, sizeof(pid));
 	h = (struct held *)(uintptr_t)v;
 	for (k = 0; k < h->n; k += 2) {
-		p = &pins[h->pairs[k]];
+		p = &f->pins[h->pairs[k]];
 		if (p->fd >= 0 && p->serial == h->pairs[k + 1] &&
 		    --p->holders == 0)
 			release(p);
@@ -226,26 +243,29 @@ same_path(const char *mp, size_t len, const char *pinned)
 }
 
 int
-rec_filepin_open(const struct sp_module *m, struct stat *st)
+rec_filepin_open(struct rec_filepin *f, const struct sp_module *m,
+		 struct stat *st)
 {
+	struct pin *p;
 	char self[64];
 	size_t i;
 	int fd;
 
-	for (i = 0; i < npins; i++) {
-		if (pins[i].fd < 0 || pins[i].ino != m->inode || !m->inode ||
-		    !same_path(m->path, m->path_len, pins[i].path))
+	for (i = 0; f && i < f->npins; i++) {
+		p = &f->pins[i];
+		if (p->fd < 0 || p->ino != m->inode || !m->inode ||
+		    !same_path(m->path, m->path_len, p->path))
 			continue;
 		/* The pin is the target's file: a regular file, never a
 		 * FIFO reopened. */
-		if (fstat(pins[i].fd, st) < 0 || !S_ISREG(st->st_mode))
+		if (fstat(p->fd, st) < 0 || !S_ISREG(st->st_mode))
 			break;
-		snprintf(self, sizeof(self), "/proc/self/fd/%d", pins[i].fd);
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", p->fd);
 		fd = open(self, O_RDONLY | O_NOCTTY | O_CLOEXEC);
 		if (fd < 0)
 			return -1;
-		pins[i].used = ++clock_now;
-		stats.used++;
+		p->used = ++f->clock_now;
+		f->stats.used++;
 		return fd;
 	}
 	errno = ENOENT;
@@ -253,29 +273,29 @@ rec_filepin_open(const struct sp_module *m, struct stat *st)
 }
 
 const struct rec_filepin_stats *
-rec_filepin_stats(void)
+rec_filepin_stats(const struct rec_filepin *f)
 {
-	return &stats;
+	return &f->stats;
 }
 
 void
-rec_filepin_clear(void)
+rec_filepin_free(struct rec_filepin *f)
 {
 	const void *key;
 	size_t i, pos = 0;
 	struct held *h;
 	uint64_t v;
 
-	for (i = 0; i < npins; i++)
-		if (pins[i].fd >= 0)
-			release(&pins[i]);
-	npins = 0;
-	while (by_pid && sp_htab_next(by_pid, &pos, &key, NULL, &v)) {
+	if (!f)
+		return;
+	for (i = 0; i < f->npins; i++)
+		if (f->pins[i].fd >= 0)
+			release(&f->pins[i]);
+	while (sp_htab_next(f->by_pid, &pos, &key, NULL, &v)) {
 		h = (struct held *)(uintptr_t)v;
 		free(h->pairs);
 		free(h);
 	}
-	sp_htab_free(by_pid);
-	by_pid = NULL;
-	memset(&stats, 0, sizeof(stats));
+	sp_htab_free(f->by_pid);
+	free(f);
 }

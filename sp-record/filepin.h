@@ -17,15 +17,14 @@
  * every 10 ms, so a process that lives longer than that, and than the
  * recorder takes to be scheduled, has its files pinned.
  *
- * The pins are one table for the whole recorder, not a part handed to
- * each owner: the openers that need them sit inside every process's
- * unwinder cache, the build-id cache and the capture, and must all find
- * the same files.  A pin is let go when every process that mapped it
- * has been retired (its samples all handled: rec_filepin_retire), so
- * that a deleted binary's disk space is not held past its processes.
- * At most REC_FILEPIN_MAX files are held; a new file past that replaces
- * the one mapped least recently.  Nothing is read from a pinned file
- * until an opener asks for it.
+ * The pins are one table for the whole recorder, owned by it and lent
+ * to every opener that may need them (each process's unwinder cache,
+ * the build-id cache, the capture), which must all find the same files.  A pin
+ * is let go when every process that mapped it has been retired (its samples all
+ * handled: rec_filepin_retire), so that a deleted binary's disk space is not
+ * held past its processes. At most REC_FILEPIN_MAX files are held; a new file
+ * past that replaces the one mapped least recently.  Nothing is read from a
+ * pinned file until an opener asks for it.
  */
 #ifndef SP_RECORD_FILEPIN_H
 #define SP_RECORD_FILEPIN_H
@@ -37,6 +36,13 @@
 #define REC_FILEPIN_MAX 256
 
 struct sp_module;
+struct rec_filepin;
+
+/* An empty table, or NULL with errno set. */
+struct rec_filepin *rec_filepin_new(void);
+
+/* Lets every pin go (the recording ended). */
+void rec_filepin_free(struct rec_filepin *f);
 
 /* One executable file mapping, as its MMAP2 record says. */
 struct rec_filepin_map {
@@ -56,26 +62,24 @@ struct rec_filepin_stats {
 };
 
 /*
- * Pins the file of mapping `m` unless it is pinned already (same device
- * and inode) or has no path or inode.  Never blocks, never opens a FIFO
- * or a device.
+ * Pins the file of mapping `m` in `f` (NULL: none) unless it is pinned
+ * already (same device and inode) or has no path or inode.  Never
+ * blocks, never opens a FIFO or a device.
  */
-void rec_filepin_mapped(const struct rec_filepin_map *m);
+void rec_filepin_mapped(struct rec_filepin *f, const struct rec_filepin_map *m);
 
 /*
- * The pinned file of module `m` (its inode, at its path or that path
- * with " (deleted)"), opened anew for reading with *st filled; the
+ * The file of module `m` pinned in `f` (its inode, at its path or that
+ * path with " (deleted)"), opened anew for reading with *st filled; the
  * caller closes it.  Returns the descriptor or -1 with errno set
- * (ENOENT: none pinned).
+ * (ENOENT: none pinned, or `f` is NULL).
  */
-int rec_filepin_open(const struct sp_module *m, struct stat *st);
+int rec_filepin_open(struct rec_filepin *f, const struct sp_module *m,
+		     struct stat *st);
 
 /* Process `pid` was retired: pins only it held are let go. */
-void rec_filepin_retire(int32_t pid);
+void rec_filepin_retire(struct rec_filepin *f, int32_t pid);
 
-const struct rec_filepin_stats *rec_filepin_stats(void);
-
-/* Lets every pin go (the recording ended, or a test starts afresh). */
-void rec_filepin_clear(void);
+const struct rec_filepin_stats *rec_filepin_stats(const struct rec_filepin *f);
 
 #endif

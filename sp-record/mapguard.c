@@ -16,6 +16,10 @@ struct guarded {
 	volatile sig_atomic_t *flag;
 };
 
+/*
+ * The SIGBUS handler reaches nothing but globals, so the guarded ranges
+ * are the recorder's one table of them (single-threaded).
+ */
 static struct guarded *guards;
 static size_t nguards, capguards;
 static uintptr_t page_size;

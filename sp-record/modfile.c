@@ -69,7 +69,8 @@ open_exe(const struct sp_module *m, int32_t pid, struct stat *st)
 }
 
 int
-rec_modfile_open(const struct sp_module *m, int32_t pid, struct stat *st)
+rec_modfile_open(const struct sp_module *m, int32_t pid,
+		 struct rec_filepin *pins, struct stat *st)
 {
 	char alt[4200];
 	bool deleted = is_deleted(m);
@@ -89,6 +90,6 @@ rec_modfile_open(const struct sp_module *m, int32_t pid, struct stat *st)
 		fd = rec_modfile_open_path(alt, m->inode, st);
 	/* The process may be gone already: its file pinned on mapping. */
 	if (fd < 0)
-		fd = rec_filepin_open(m, st);
+		fd = rec_filepin_open(pins, m, st);
 	return fd;
 }

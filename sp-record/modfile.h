@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+struct rec_filepin;
 struct sp_module;
 
 /*
@@ -28,8 +29,11 @@ int rec_modfile_open_path(const char *path, uint64_t inode, struct stat *st);
  * " (deleted)"), /proc/PID/map_files/START-END first, the mapping itself;
  * m->path when its inode matches; that mapping; /proc/PID/exe when it is
  * that inode (no CAP_SYS_ADMIN needed); /proc/PID/root/PATH for a process
- * in another mount namespace.  Returns the descriptor or -1.
+ * in another mount namespace; last, the file pinned in `pins` (NULL:
+ * none) when its mapping was read (filepin.h).  Returns the descriptor
+ * or -1.
  */
-int rec_modfile_open(const struct sp_module *m, int32_t pid, struct stat *st);
+int rec_modfile_open(const struct sp_module *m, int32_t pid,
+		     struct rec_filepin *pins, struct stat *st);
 
 #endif

@@ -8,6 +8,7 @@
 #include "common/grow.h"
 #include "common/htab.h"
 #include "sp-record/pyann.h"
+#include "sp-record/pyfind.h"
 #include "sp-record/pyids.h"
 #include "sp-record/pystack.h"
 #include "common/banned.h"
@@ -44,6 +45,7 @@ struct pending_key {
 struct rec_pyann {
 	struct rec_out *out;
 	struct rec_pyids *ids;
+	struct rec_pyfiles *files;   /* module files read, by identity */
 	struct sp_htab *procs;       /* pid -> struct pyproc *, or a NOT_* */
 	struct sp_htab *pending;     /* struct pending_key -> P_PACK */
 	struct sp_htab *why;         /* reason -> processes */
@@ -61,11 +63,13 @@ rec_pyann_new(struct rec_out *out)
 		return NULL;
 	a->out = out;
 	a->ids = rec_pyids_new(out);
+	a->files = rec_pyfiles_new();
 	a->procs = sp_htab_new();
 	a->pending = sp_htab_new();
 	a->why = sp_htab_new();
 	a->frames = calloc(REC_PY_MAX_DEPTH, sizeof(*a->frames));
-	if (!a->ids || !a->procs || !a->pending || !a->why || !a->frames) {
+	if (!a->ids || !a->files || !a->procs || !a->pending || !a->why ||
+	    !a->frames) {
 		rec_pyann_free(a);
 		errno = ENOMEM;
 		return NULL;
@@ -98,6 +102,7 @@ rec_pyann_free(struct rec_pyann *a)
 	sp_htab_free(a->pending);
 	sp_htab_free(a->why);
 	rec_pyids_free(a->ids);
+	rec_pyfiles_free(a->files);
 	sp_buf_release(&a->notes);
 	free(a->frames);
 	free(a);
@@ -131,7 +136,7 @@ proc(struct rec_pyann *a, int32_t pid)
 	if (sp_htab_get(a->procs, &pid, sizeof(pid), &v))
 		return READER(v);
 	pp = calloc(1, sizeof(*pp));
-	if (pp && !(pp->py = rec_py_attach(pid, &why))) {
+	if (pp && !(pp->py = rec_py_attach(a->files, pid, &why))) {
 		err = errno;
 		free(pp);
 		pp = NULL;

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -46,15 +47,40 @@ struct pyfile {
 	size_t nload;
 };
 
-/*
- * Every process of a build runs the same few executables, each scanned
- * for Python's symbols at its first sample and again after a new
- * mapping: cc1's 29,000 dynamic symbols once per process were a third
- * of the recorder's time.  One memo for the recorder (single-threaded),
- * so that rec_pyfind's callers need not carry it.
- */
-static struct rec_filememo *memo;
-static uint64_t scans;
+struct rec_pyfiles {
+	struct rec_filememo *memo; /* struct pyfile by file identity */
+	uint64_t scans;
+};
+
+struct rec_pyfiles *
+rec_pyfiles_new(void)
+{
+	struct rec_pyfiles *f = calloc(1, sizeof(*f));
+
+	if (f &&
+	    !(f->memo = rec_filememo_new(sizeof(struct pyfile), MEMO_FILES))) {
+		free(f);
+		f = NULL;
+	}
+	if (!f)
+		errno = ENOMEM;
+	return f;
+}
+
+void
+rec_pyfiles_free(struct rec_pyfiles *f)
+{
+	if (!f)
+		return;
+	rec_filememo_free(f->memo);
+	free(f);
+}
+
+uint64_t
+rec_pyfiles_scans(const struct rec_pyfiles *f)
+{
+	return f->scans;
+}
 
 static const char *
 base_name(const char *path, size_t len, size_t *blen)
@@ -278,7 +304,6 @@ read_file(int fd, struct pyfile *pf)
 	Elf *e;
 	int rc = -EBADMSG;
 
-	scans++;
 	elf_version(EV_CURRENT);
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (e && elf_kind(e) == ELF_K_ELF) {
@@ -292,26 +317,27 @@ read_file(int fd, struct pyfile *pf)
 
 /* The file's symbols and segments, from the memo when it has them. */
 static int
-module_file(int fd, const struct stat *st, struct pyfile *pf)
+module_file(struct rec_pyfiles *files, int fd, const struct stat *st,
+	    struct pyfile *pf)
 {
 	struct rec_fileid id;
 	int rc;
 
 	rec_fileid_of(st, &id);
-	if (!memo)
-		memo = rec_filememo_new(sizeof(*pf), MEMO_FILES);
-	if (memo && rec_filememo_get(memo, &id, pf))
+	if (files && rec_filememo_get(files->memo, &id, pf))
 		return 0;
 	memset(pf, 0, sizeof(*pf));
 	rc = read_file(fd, pf);
-	if (rc == 0 && memo)
-		rec_filememo_put(memo, &id, pf); /* only a cost if it fails */
+	if (files)
+		files->scans++;
+	if (rc == 0 && files) /* a failed put only costs a read later */
+		rec_filememo_put(files->memo, &id, pf);
 	return rc;
 }
 
 static int
-module_symbols(int32_t pid, const struct pymod *mod, struct pysyms *s,
-	       uint64_t *bias, struct sp_buf *why)
+module_symbols(struct rec_pyfiles *files, int32_t pid, const struct pymod *mod,
+	       struct pysyms *s, uint64_t *bias, struct sp_buf *why)
 {
 	struct pyfile pf;
 	struct stat st;
@@ -322,7 +348,7 @@ module_symbols(int32_t pid, const struct pymod *mod, struct pysyms *s,
 		sp_buf_addf(why, "'%s': %s", mod->path, strerror(errno));
 		return -errno;
 	}
-	rc = module_file(fd, &st, &pf);
+	rc = module_file(files, fd, &st, &pf);
 	close(fd);
 	if (rc < 0) {
 		sp_buf_addf(why, "'%s': not an ELF file", mod->path);
@@ -334,12 +360,6 @@ module_symbols(int32_t pid, const struct pymod *mod, struct pysyms *s,
 		sp_buf_addf(why, "'%s': no loadable segment at 0x%" PRIx64,
 			    mod->path, mod->offset);
 	return rc;
-}
-
-uint64_t
-rec_pyfind_scans(void)
-{
-	return scans;
 }
 
 /* The version from Py_Version, else from the module's name. */
@@ -393,7 +413,8 @@ no_runtime(const struct pymod *mod, bool is_exe, struct sp_buf *why)
 }
 
 int
-rec_pyfind(int32_t pid, struct rec_pytarget *t, struct sp_buf *why)
+rec_pyfind(struct rec_pyfiles *files, int32_t pid, struct rec_pytarget *t,
+	   struct sp_buf *why)
 {
 	struct pymod lib = { .found = false }, exe = { .found = false };
 	struct pysyms s = { 0 };
@@ -411,7 +432,7 @@ rec_pyfind(int32_t pid, struct rec_pytarget *t, struct sp_buf *why)
 		sp_buf_adds(why, "not CPython");
 		return -ENOENT;
 	}
-	rc = module_symbols(pid, mod, &s, &bias, why);
+	rc = module_symbols(files, pid, mod, &s, &bias, why);
 	if (rc < 0)
 		return rc;
 	if (!s.runtime || !s.code_type)

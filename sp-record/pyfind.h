@@ -17,6 +17,23 @@
 
 #include "common/buf.h"
 
+/*
+ * What the module files rec_pyfind read said, kept by file identity
+ * (device, inode, size, modification time), the last 64 of them: every
+ * process of a build runs the same few executables, each scanned for
+ * Python's symbols at its first sample and after a new mapping, and
+ * cc1's 29,000 dynamic symbols read once a process were a third of the
+ * recorder's time.  Owned by whoever finds runtimes (the Python
+ * annotator); single-threaded.
+ */
+struct rec_pyfiles;
+
+struct rec_pyfiles *rec_pyfiles_new(void);
+void rec_pyfiles_free(struct rec_pyfiles *f);
+
+/* How many module files were read so far (not answered from `f`). */
+uint64_t rec_pyfiles_scans(const struct rec_pyfiles *f);
+
 struct rec_pytarget {
 	unsigned minor;      /* CPython 3.minor, 8..13 */
 	uint64_t runtime;    /* &_PyRuntime in the target */
@@ -31,21 +48,16 @@ struct rec_pytarget {
 };
 
 /*
- * Finds the CPython runtime of process `pid`.  Returns 0 with *t set, or
+ * Finds the CPython runtime of process `pid`, reading module files
+ * through `files` (NULL: every time).  Returns 0 with *t set, or
  * a negative errno with the reason in `why` (appended): -ENOENT when the
  * process is not CPython, -ENOTSUP for a version outside 3.8-3.13
  * ("python3.7: not supported", "python3.14: layout unknown") or one that
  * cannot be told, -ESRCH when the process is gone, -EACCES, -EBADMSG for
  * a module that is not a readable ELF file.
  */
-int rec_pyfind(int32_t pid, struct rec_pytarget *t, struct sp_buf *why);
-
-/*
- * How many module files rec_pyfind has read so far: a file is read once
- * while its identity (device, inode, size, modification time) stays in
- * the recorder's memo of the last 64, whichever process maps it.
- */
-uint64_t rec_pyfind_scans(void);
+int rec_pyfind(struct rec_pyfiles *files, int32_t pid, struct rec_pytarget *t,
+	       struct sp_buf *why);
 
 /*
  * The CPython version a module's file name says: 3.minor for names that

@@ -128,14 +128,14 @@ get_layout(struct rec_py *py, struct sp_buf *why)
 }
 
 struct rec_py *
-rec_py_attach(int32_t pid, struct sp_buf *why)
+rec_py_attach(struct rec_pyfiles *files, int32_t pid, struct sp_buf *why)
 {
 	struct rec_py *py = calloc(1, sizeof(*py));
 	int rc;
 
 	if (!py)
 		return NULL;
-	rc = rec_pyfind(pid, &py->t, why);
+	rc = rec_pyfind(files, pid, &py->t, why);
 	if (rc == 0) {
 		rc = rec_pymem_init(&py->mem, pid);
 		if (rc < 0)

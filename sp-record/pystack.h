@@ -2,7 +2,7 @@
  * pystack.h: the Python stacks of a running CPython 3.8-3.13 process,
  * read from its memory without stopping it or asking it anything.
  *
- *   struct rec_py *py = rec_py_attach(pid, &why);
+ *   struct rec_py *py = rec_py_attach(files, pid, &why);
  *   n = rec_py_read_stack(py, tid, frames, REC_PY_MAX_DEPTH, &truncated);
  *   ... frames[0] is the innermost Python frame, frames[n-1] the module
  *   rec_py_free(py);
@@ -60,12 +60,14 @@ struct rec_py_frame {
 };
 
 /*
- * Finds the CPython runtime of `pid` (pyfind.h) and its layout.  Returns
+ * Finds the CPython runtime of `pid` (pyfind.h, reading module files
+ * through `files`, NULL for none) and its layout.  Returns
  * the reader, or NULL with errno set and the reason appended to `why`
  * (ENOENT: not CPython; ENOTSUP: a version outside 3.8-3.13, e.g.
  * "python3.14: layout unknown"; ESRCH: gone; EACCES; ENOMEM).
  */
-struct rec_py *rec_py_attach(int32_t pid, struct sp_buf *why);
+struct rec_py *rec_py_attach(struct rec_pyfiles *files, int32_t pid,
+			     struct sp_buf *why);
 
 /*
  * Reads the Python stack of thread `tid` into out[0..max), innermost

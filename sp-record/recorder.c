@@ -44,6 +44,7 @@ struct recorder {
 	struct rec_handlers h;
 	struct rec_pyann *py;     /* Python stacks, or NULL */
 	struct rec_capture *cap;  /* module files kept, or NULL */
+	struct rec_filepin *pins; /* module files held open, lent to all */
 	struct rec_ptdriver *ptd; /* --ptrace sampler, or NULL */
 	struct pollfd *pfd;
 	bool *hup; /* ring fd reported POLLHUP */
@@ -62,14 +63,18 @@ setup(struct recorder *r)
 	const struct rec_config *cfg = &r->cfg;
 	int rc;
 
-	rc = rec_stacker_init(&r->stk, cfg->callgraph, cfg->ev.regs_mask, 0);
+	r->pins = rec_filepin_new();
+	if (!r->pins)
+		return -ENOMEM;
+	rc = rec_stacker_init(&r->stk, cfg->callgraph, cfg->ev.regs_mask, 0,
+			      r->pins);
 	if (rc < 0 && cfg->callgraph == REC_CG_DWARF) {
 		warnx("DWARF unwinding is not available (%s): recording "
 		      "frame-pointer stacks",
 		      strerror(-rc));
 		r->cfg.callgraph = REC_CG_FP;
 		r->cfg.ev.dwarf = false;
-		rc = rec_stacker_init(&r->stk, REC_CG_FP, 0, 0);
+		rc = rec_stacker_init(&r->stk, REC_CG_FP, 0, 0, r->pins);
 	}
 	if (rc == 0)
 		rc = rec_stacker_set_stack_read(&r->stk, cfg->stack_read);
@@ -103,7 +108,8 @@ open_output(struct recorder *r, int fd)
 	interval_us = r->cfg.ev.freq
 			  ? (1000000 + r->cfg.ev.freq / 2) / r->cfg.ev.freq
 			  : 0;
-	r->out = rec_out_new(fd, r->cfg.output_name, start_us, interval_us);
+	r->out =
+	    rec_out_new(fd, r->cfg.output_name, start_us, interval_us, r->pins);
 	return r->out ? 0 : -errno;
 }
 
@@ -123,7 +129,9 @@ connect_parts(struct recorder *r)
 	if (!r->cfg.no_python && !(r->py = rec_pyann_new(r->out)))
 		return -errno;
 	r->h.py = r->py;
-	r->cap = rec_capture_new(&r->cfg, r->out, rec_tracker_mods(r->trk));
+	rec_tracker_set_pins(r->trk, r->pins);
+	r->cap =
+	    rec_capture_new(&r->cfg, r->out, rec_tracker_mods(r->trk), r->pins);
 	if (!r->cap && r->cfg.capture != REC_CAPTURE_OFF)
 		return -errno;
 	r->h.cap = r->cap;
@@ -173,12 +181,12 @@ rec_free(struct recorder *r)
 	rec_events_release(&r->ev);
 	rec_tracker_free(r->trk);
 	rec_capture_free(r->cap);
-	rec_filepin_clear();
 	rec_stacker_release(&r->stk);
 	rec_sorter_free(r->sorter);
 	rec_handlers_release(&r->h);
 	rec_pyann_free(r->py);
 	rec_out_free(r->out);
+	rec_filepin_free(r->pins); /* after every part it was lent to */
 	free(r->pfd);
 	free(r->hup);
 	free(r);
@@ -240,7 +248,7 @@ pin_early(struct recorder *r, const struct perf_event_header *h)
 	pm = (struct rec_filepin_map){ (int32_t)m.pid, m.addr, m.addr + m.len,
 				       m.maj,          m.min,  m.ino,
 				       m.path };
-	rec_filepin_mapped(&pm);
+	rec_filepin_mapped(r->pins, &pm);
 }
 
 /*
@@ -485,11 +493,11 @@ write_stats(struct recorder *r)
 					  rec_capture_stats(r->cap)->jit_files);
 	}
 	rc |= sp_ext_counter_encode(b, "files_pinned",
-				    rec_filepin_stats()->pinned);
+				    rec_filepin_stats(r->pins)->pinned);
 	rc |= sp_ext_counter_encode(b, "files_pinned_used",
-				    rec_filepin_stats()->used);
+				    rec_filepin_stats(r->pins)->used);
 	rc |= sp_ext_counter_encode(b, "files_not_pinned",
-				    rec_filepin_stats()->unopened);
+				    rec_filepin_stats(r->pins)->unopened);
 	if (rc)
 		return rec_out_wr(r->out, -ENOMEM);
 	rec_stacker_counters(&r->stk, add_counter, b);

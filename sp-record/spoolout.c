@@ -36,7 +36,8 @@ struct rec_out {
 static int write_host(struct rec_out *o);
 
 struct rec_out *
-rec_out_new(int fd, const char *name, uint64_t start_us, uint64_t interval_us)
+rec_out_new(int fd, const char *name, uint64_t start_us, uint64_t interval_us,
+	    struct rec_filepin *pins)
 {
 	struct rec_out *o = calloc(1, sizeof(*o));
 
@@ -46,7 +47,7 @@ rec_out_new(int fd, const char *name, uint64_t start_us, uint64_t interval_us)
 	o->fd = fd;
 	o->start_us = start_us;
 	o->start = rec_spool_start(fd);
-	o->buildids = rec_buildids_new();
+	o->buildids = rec_buildids_new(pins);
 	if (o->buildids)
 		o->w = sp_spool_writer_new(fd, start_us, interval_us);
 	if (!o->w) {

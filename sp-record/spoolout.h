@@ -23,16 +23,18 @@
 #include "common/spool.h"
 #include "sp-record/events.h"
 
+struct rec_filepin;
 struct rec_out;
 
 /*
  * Starts a spool on `fd` (not owned; written from its current offset,
  * which a cut back after an error keeps) with the header and the host
- * record; `name` (kept, not copied) names it in messages.  Returns NULL
- * with errno set.
+ * record; `name` (kept, not copied) names it in messages.  Build ids are
+ * read from module files opened through `pins` (borrowed, may be NULL)
+ * as a last resort.  Returns NULL with errno set.
  */
 struct rec_out *rec_out_new(int fd, const char *name, uint64_t start_us,
-			    uint64_t interval_us);
+			    uint64_t interval_us, struct rec_filepin *pins);
 void rec_out_free(struct rec_out *o);
 
 /*

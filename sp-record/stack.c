@@ -62,7 +62,8 @@ rec_callchain_split(const uint64_t *chain, size_t n, unsigned want,
 
 int
 rec_stacker_init(struct rec_stacker *s, enum rec_callgraph mode,
-		 uint64_t regs_mask, unsigned max_chain)
+		 uint64_t regs_mask, unsigned max_chain,
+		 struct rec_filepin *pins)
 {
 	memset(s, 0, sizeof(*s));
 	s->mode = mode;
@@ -77,7 +78,7 @@ rec_stacker_init(struct rec_stacker *s, enum rec_callgraph mode,
 		return -ENOMEM;
 	}
 	if (mode == REC_CG_DWARF) {
-		s->unwinder = rec_unwinder_new();
+		s->unwinder = rec_unwinder_new(pins);
 		if (!s->unwinder) {
 			int err = errno ? -errno : -ENOSYS;
 

@@ -15,6 +15,7 @@
 
 #include "common/spool.h"
 
+struct rec_filepin;
 struct rec_sample;
 struct sp_modtab;
 struct rec_unwinder;
@@ -71,11 +72,13 @@ size_t rec_callchain_split(const uint64_t *chain, size_t n, unsigned want,
 			   uint64_t *skipped);
 
 /*
- * Sets up a stacker.  In dwarf mode it creates the unwinder; when that
- * fails it returns a negative errno and the caller may fall back to fp.
+ * Sets up a stacker.  In dwarf mode it creates the unwinder (lending it
+ * `pins`, which may be NULL); when that fails it returns a negative
+ * errno and the caller may fall back to fp.
  */
 int rec_stacker_init(struct rec_stacker *s, enum rec_callgraph mode,
-		     uint64_t regs_mask, unsigned max_chain);
+		     uint64_t regs_mask, unsigned max_chain,
+		     struct rec_filepin *pins);
 void rec_stacker_release(struct rec_stacker *s);
 /*
  * Sets how many bytes past a sample's stack copy the DWARF unwinder may

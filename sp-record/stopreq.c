@@ -10,6 +10,7 @@
 #include "sp-record/stopreq.h"
 #include "common/banned.h"
 
+/* Globals because the signal handlers that set them reach nothing else. */
 volatile sig_atomic_t rec_stop_signal;
 static volatile sig_atomic_t grace_armed;
 static struct timespec first_request;

@@ -19,11 +19,12 @@
 struct rec_tracker {
 	struct rec_ptab procs;
 	struct sp_modtab *mods;
-	struct rec_out *out;     /* borrowed */
-	struct rec_stacker *stk; /* borrowed */
-	struct rec_capture *cap; /* borrowed, or NULL */
-	struct sp_buf maps;      /* /proc/PID/maps scratch */
-	struct sp_buf maps_seen; /* the text rec_refresh_maps() last read */
+	struct rec_out *out;      /* borrowed */
+	struct rec_stacker *stk;  /* borrowed */
+	struct rec_capture *cap;  /* borrowed, or NULL */
+	struct rec_filepin *pins; /* borrowed, or NULL */
+	struct sp_buf maps;       /* /proc/PID/maps scratch */
+	struct sp_buf maps_seen;  /* the text rec_refresh_maps() last read */
 	int32_t maps_seen_pid;
 	int32_t self;            /* our pid: -a does not record us */
 	struct sp_htab *ignored; /* -a: pids not recorded (-u, us) */
@@ -74,6 +75,12 @@ void
 rec_tracker_set_capture(struct rec_tracker *t, struct rec_capture *cap)
 {
 	t->cap = cap;
+}
+
+void
+rec_tracker_set_pins(struct rec_tracker *t, struct rec_filepin *pins)
+{
+	t->pins = pins;
 }
 
 struct rec_ptab *
@@ -373,7 +380,7 @@ rec_retire(struct rec_tracker *t, int32_t pid, uint64_t ts)
 				sp_spool_writer_forget(rec_out_writer(o), pid));
 	rec_stacker_end(t->stk, pid);
 	rec_capture_retire(t->cap, pid);
-	rec_filepin_retire(pid);
+	rec_filepin_retire(t->pins, pid);
 	rec_ptab_remove(&t->procs, pid);
 	t->procs.procs_exited++;
 	return rc;

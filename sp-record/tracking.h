@@ -25,6 +25,7 @@
 #include "sp-record/spoolout.h"
 #include "sp-record/stack.h"
 
+struct rec_filepin;
 struct rec_tracker;
 
 /*
@@ -41,6 +42,8 @@ void rec_tracker_free(struct rec_tracker *t);
  * the module files it held are decided (capture.h).
  */
 void rec_tracker_set_capture(struct rec_tracker *t, struct rec_capture *cap);
+/* The pinned files (borrowed) to let go of as processes are retired. */
+void rec_tracker_set_pins(struct rec_tracker *t, struct rec_filepin *pins);
 
 /* The process and thread table; valid as long as the tracker. */
 struct rec_ptab *rec_tracker_procs(struct rec_tracker *t);

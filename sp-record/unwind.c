@@ -669,6 +669,7 @@ get_proc_name(unw_addr_space_t as, unw_word_t addr, char *buf, size_t len,
 	return -UNW_ENOINFO;
 }
 
+/* Never written: libunwind's unw_create_addr_space takes it non-const. */
 static unw_accessors_t accessors = {
 	.find_proc_info = find_proc_info,
 	.put_unwind_info = put_unwind_info,
@@ -794,13 +795,13 @@ rec_unwinder_end_process(struct rec_unwinder *u, int32_t pid)
 }
 
 struct rec_unwinder *
-rec_unwinder_new(void)
+rec_unwinder_new(struct rec_filepin *pins)
 {
 	struct rec_unwinder *u = calloc(1, sizeof(*u));
 
 	if (!u)
 		return NULL;
-	u->files = rec_elfcfi_cache_new();
+	u->files = rec_elfcfi_cache_new(pins);
 	u->rules = rec_cfimemo_new(REC_CFIMEMO_MAX);
 	u->procs = sp_htab_new();
 	u->code = sp_htab_new();

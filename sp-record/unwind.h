@@ -30,7 +30,7 @@
  *
  * How sp-record calls it (one unwinder for the whole recording):
  *
- *   u = rec_unwinder_new();                        at start-up
+ *   u = rec_unwinder_new(pins);                    at start-up
  *   for each PERF_RECORD_SAMPLE with user regs and stack, at drain time:
  *       n = rec_unwinder_unwind(u, mods, pid, regs, attr.sample_regs_user,
  *               stack_data, dyn_size, pcs, REC_UNWIND_MAX_FRAMES, &trunc);
@@ -69,6 +69,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct rec_filepin;
 struct sp_modtab;
 struct rec_unwinder;
 
@@ -83,10 +84,11 @@ struct rec_unwinder;
 #define REC_UNWIND_REGS_MASK 0xff0fffULL
 
 /*
- * Creates an unwinder with empty caches.  Returns NULL with errno set
- * (ENOMEM, or ENOSYS when the unwinding library is unusable).
+ * Creates an unwinder with empty caches, opening module files through
+ * `pins` (borrowed, may be NULL) as a last resort.  Returns NULL with
+ * errno set (ENOMEM, or ENOSYS when the unwinding library is unusable).
  */
-struct rec_unwinder *rec_unwinder_new(void);
+struct rec_unwinder *rec_unwinder_new(struct rec_filepin *pins);
 /* Frees the unwinder, its per-process state and cached files.  NULL ok. */
 void rec_unwinder_free(struct rec_unwinder *u);
 

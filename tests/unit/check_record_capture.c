@@ -391,7 +391,7 @@ END_TEST
 
 /* Pins DIR/name as a mapping of process `pid` would; its inode. */
 static uint64_t
-pin_as(int32_t pid, const char *name)
+pin_as(struct rec_filepin *f, int32_t pid, const char *name)
 {
 	char path[PATH_MAX];
 	struct rec_filepin_map m;
@@ -403,19 +403,20 @@ pin_as(int32_t pid, const char *name)
 		pid,       0x10000, 0x20000, major(st.st_dev), minor(st.st_dev),
 		st.st_ino, path
 	};
-	rec_filepin_mapped(&m);
+	rec_filepin_mapped(f, &m);
 	return st.st_ino;
 }
 
 static uint64_t
-pin(const char *name)
+pin(struct rec_filepin *f, const char *name)
 {
-	return pin_as(getpid(), name);
+	return pin_as(f, getpid(), name);
 }
 
 /* The pinned file DIR/name`suffix` of `inode`: its first byte, or -1. */
 static int
-pinned_byte(const char *name, const char *suffix, uint64_t inode)
+pinned_byte(struct rec_filepin *f, const char *name, const char *suffix,
+	    uint64_t inode)
 {
 	char path[PATH_MAX], c;
 	struct sp_module m;
@@ -428,7 +429,7 @@ pinned_byte(const char *name, const char *suffix, uint64_t inode)
 	m.inode = inode;
 	m.path = path;
 	m.path_len = strlen(path);
-	fd = rec_filepin_open(&m, &st);
+	fd = rec_filepin_open(f, &m, &st);
 	if (fd < 0)
 		return -1;
 	n = (int)read(fd, &c, 1);
@@ -439,47 +440,52 @@ pinned_byte(const char *name, const char *suffix, uint64_t inode)
 START_TEST(pins_outlive_the_path_and_stay_bounded)
 {
 	char name[32], path[PATH_MAX];
+	struct rec_filepin *f = rec_filepin_new(), *g;
 	uint64_t lib, ino, f0 = 0;
 	int i;
 
+	ck_assert_ptr_nonnull(f);
 	ck_assert_ptr_nonnull(mkdtemp(dir));
-	rec_filepin_clear();
 	put("lib.so", "L");
-	lib = pin("lib.so");
+	lib = pin(f, "lib.so");
 	snprintf(path, sizeof(path), "%s/lib.so", dir);
 	ck_assert_int_eq(unlink(path), 0);
 	/* Deleted since: found by its inode, at its path as maps say it. */
-	ck_assert_int_eq(pinned_byte("lib.so", " (deleted)", lib), 'L');
-	ck_assert_int_eq(pinned_byte("lib.so", "", lib), 'L');
-	ck_assert_int_eq(pinned_byte("other.so", "", lib), -1);
-	ck_assert_int_eq(pinned_byte("lib.so", "", lib + 1), -1);
-	ck_assert_uint_eq(rec_filepin_stats()->pinned, 1);
+	ck_assert_int_eq(pinned_byte(f, "lib.so", " (deleted)", lib), 'L');
+	ck_assert_int_eq(pinned_byte(f, "lib.so", "", lib), 'L');
+	ck_assert_int_eq(pinned_byte(f, "other.so", "", lib), -1);
+	ck_assert_int_eq(pinned_byte(f, "lib.so", "", lib + 1), -1);
+	/* Each table holds its own pins; no table holds none. */
+	g = rec_filepin_new();
+	ck_assert_int_eq(pinned_byte(g, "lib.so", "", lib), -1);
+	rec_filepin_free(g);
+	ck_assert_int_eq(pinned_byte(NULL, "lib.so", "", lib), -1);
+	ck_assert_uint_eq(rec_filepin_stats(f)->pinned, 1);
 	/* A FIFO is never held, nor opened. */
 	snprintf(path, sizeof(path), "%s/fifo", dir);
 	ck_assert_int_eq(mkfifo(path, 0600), 0);
-	ino = pin("fifo");
-	ck_assert_int_eq(pinned_byte("fifo", "", ino), -1);
-	ck_assert_uint_eq(rec_filepin_stats()->unopened, 1);
+	ino = pin(f, "fifo");
+	ck_assert_int_eq(pinned_byte(f, "fifo", "", ino), -1);
+	ck_assert_uint_eq(rec_filepin_stats(f)->unopened, 1);
 	/* Past the bound, the file mapped least recently goes. */
 	for (i = 0; i < REC_FILEPIN_MAX; i++) {
 		snprintf(name, sizeof(name), "f%d", i);
 		put(name, "F");
-		ino = pin(name);
+		ino = pin(f, name);
 		f0 = f0 ? f0 : ino;
 	}
-	ck_assert_uint_eq(rec_filepin_stats()->evicted, 1);
-	ck_assert_int_eq(pinned_byte("lib.so", "", lib), -1);
-	ck_assert_int_eq(pinned_byte(name, "", ino), 'F');
+	ck_assert_uint_eq(rec_filepin_stats(f)->evicted, 1);
+	ck_assert_int_eq(pinned_byte(f, "lib.so", "", lib), -1);
+	ck_assert_int_eq(pinned_byte(f, name, "", ino), 'F');
 	/* A pin goes with the last process that mapped it. */
-	ck_assert_uint_eq(pin_as(1, name), ino);
-	ck_assert_int_eq(pinned_byte("f0", "", f0), 'F');
-	rec_filepin_retire(getpid());
-	ck_assert_int_eq(pinned_byte(name, "", ino), 'F');
-	ck_assert_int_eq(pinned_byte("f0", "", f0), -1);
-	rec_filepin_retire(1);
-	ck_assert_int_eq(pinned_byte(name, "", ino), -1);
-	rec_filepin_clear();
-	ck_assert_int_eq(pinned_byte(name, "", ino), -1);
+	ck_assert_uint_eq(pin_as(f, 1, name), ino);
+	ck_assert_int_eq(pinned_byte(f, "f0", "", f0), 'F');
+	rec_filepin_retire(f, getpid());
+	ck_assert_int_eq(pinned_byte(f, name, "", ino), 'F');
+	ck_assert_int_eq(pinned_byte(f, "f0", "", f0), -1);
+	rec_filepin_retire(f, 1);
+	ck_assert_int_eq(pinned_byte(f, name, "", ino), -1);
+	rec_filepin_free(f);
 	remove_dir();
 }
 END_TEST

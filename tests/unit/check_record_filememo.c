@@ -164,47 +164,53 @@ stop(pid_t pid)
 
 /* rec_pyfind on `pid` (not Python) and how many files it read. */
 static uint64_t
-scans_for(pid_t pid)
+scans_for(struct rec_pyfiles *files, pid_t pid)
 {
 	struct sp_buf why = SP_BUF_INIT;
 	struct rec_pytarget t;
-	uint64_t before = rec_pyfind_scans();
+	uint64_t before = rec_pyfiles_scans(files);
 
-	ck_assert_int_eq(rec_pyfind(pid, &t, &why), -ENOENT);
+	ck_assert_int_eq(rec_pyfind(files, pid, &t, &why), -ENOENT);
 	sp_buf_release(&why);
-	return rec_pyfind_scans() - before;
+	return rec_pyfiles_scans(files) - before;
 }
 
 START_TEST(pyfind_reads_a_file_once)
 {
 	char dir[] = "/tmp/sp-memo-XXXXXX", path[128];
+	struct rec_pyfiles *files = rec_pyfiles_new();
 	pid_t a, b;
+
+	ck_assert_ptr_nonnull(files);
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/sl", dir);
-	if (access("/bin/sleep", X_OK) != 0)
+	if (access("/bin/sleep", X_OK) != 0) {
+		rec_pyfiles_free(files);
 		return; /* nothing to copy */
+	}
 	copy_file("/bin/sleep", path);
 	a = start(path);
 	b = start(path);
-	ck_assert_uint_eq(scans_for(a), 1);
-	ck_assert_uint_eq(scans_for(b), 0); /* the same file, shared */
-	ck_assert_uint_eq(scans_for(a), 0);
+	ck_assert_uint_eq(scans_for(files, a), 1);
+	ck_assert_uint_eq(scans_for(files, b), 0); /* the same file, shared */
+	ck_assert_uint_eq(scans_for(files, a), 0);
 	stop(a);
 	stop(b);
 	/* Replaced under the same path: a new inode, read again. */
 	copy_file("/bin/sleep", path);
 	a = start(path);
-	ck_assert_uint_eq(scans_for(a), 1);
+	ck_assert_uint_eq(scans_for(files, a), 1);
 	stop(a);
 	/* Changed in place: the same inode, another time, read again. */
 	later(path);
 	a = start(path);
-	ck_assert_uint_eq(scans_for(a), 1);
-	ck_assert_uint_eq(scans_for(a), 0);
+	ck_assert_uint_eq(scans_for(files, a), 1);
+	ck_assert_uint_eq(scans_for(files, a), 0);
 	stop(a);
 	unlink(path);
 	rmdir(dir);
+	rec_pyfiles_free(files);
 }
 END_TEST
 

@@ -84,7 +84,7 @@ copy_self(char *path)
 
 START_TEST(cut_file_is_dropped_and_counted)
 {
-	struct rec_elfcfi_cache *c = rec_elfcfi_cache_new();
+	struct rec_elfcfi_cache *c = rec_elfcfi_cache_new(NULL);
 	char path[] = "/tmp/sp-guard-XXXXXX";
 	const struct rec_elfcfi *f;
 	struct sp_module m;

@@ -404,7 +404,7 @@ START_TEST(stack_build_resolves_and_marks_truncation)
 	ck_assert_int_eq(sp_modtab_intern(t, &exe, NULL, &id), 0);
 	ck_assert_int_eq(rec_layout_init(&l, ST_BASE, 0), 0);
 	ck_assert_int_eq(rec_sample_parse(&l, b.w, len, &s), 0);
-	ck_assert_int_eq(rec_stacker_init(&st, REC_CG_FP, 0, 127), 0);
+	ck_assert_int_eq(rec_stacker_init(&st, REC_CG_FP, 0, 127, NULL), 0);
 	n = rec_stack_build(&st, t, 100, &s, out);
 	ck_assert_uint_eq(n, 4);
 	ck_assert_int_eq(out[0].mode, SP_FRAME_KERNEL);

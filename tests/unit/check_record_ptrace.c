@@ -215,7 +215,7 @@ on_event(const struct rec_ptracer_event *ev, void *arg)
 static size_t
 unwind_all(struct capture *c)
 {
-	struct rec_unwinder *u = rec_unwinder_new();
+	struct rec_unwinder *u = rec_unwinder_new(NULL);
 	static uint64_t pcs[REC_UNWIND_MAX_FRAMES];
 	size_t i, n, ok = 0;
 	bool trunc;

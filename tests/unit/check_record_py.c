@@ -419,7 +419,7 @@ START_TEST(live_stacks)
 	}
 	script_path(real);
 	ck_assert_msg(start(python, real, &w), "%s did not start", python);
-	py = rec_py_attach(w.pid, &why);
+	py = rec_py_attach(NULL, w.pid, &why);
 	ck_assert_msg(py, "%s: %s", python, why.data);
 	ck_assert(in_code(w.pid, rec_py_target(py)->eval_start,
 			  rec_py_target(py)->eval_end));
@@ -545,7 +545,7 @@ START_TEST(churning_threads)
 	snprintf(slash + 1, sizeof(script) - (size_t)(slash + 1 - script),
 		 "py_churn.py");
 	ck_assert_msg(start(python, script, &w), "%s did not start", python);
-	py = rec_py_attach(w.pid, &why);
+	py = rec_py_attach(NULL, w.pid, &why);
 	ck_assert_msg(py, "%s: %s", python, why.data);
 	/* Until 50 reads stood: most fall on a thread being torn down. */
 	for (i = 0; i < 20000 && read < 50; i++) {
@@ -577,7 +577,7 @@ START_TEST(refusals)
 	struct workload w;
 
 	errno = 0;
-	ck_assert_ptr_null(rec_py_attach(getpid(), &why));
+	ck_assert_ptr_null(rec_py_attach(NULL, getpid(), &why));
 	ck_assert_int_eq(errno, ENOENT);
 	ck_assert_str_eq((char *)why.data, "not CPython");
 	if (!find_python("3.7", python, sizeof(python))) {
@@ -588,7 +588,7 @@ START_TEST(refusals)
 	script_path(script);
 	ck_assert(start(python, script, &w));
 	sp_buf_reset(&why);
-	ck_assert_ptr_null(rec_py_attach(w.pid, &why));
+	ck_assert_ptr_null(rec_py_attach(NULL, w.pid, &why));
 	ck_assert_int_eq(errno, ENOTSUP);
 	ck_assert_str_eq((char *)why.data, "python3.7: not supported");
 	stop_workload(&w);

@@ -211,7 +211,7 @@ unwind_self(struct rec_unwinder *u, struct sp_modtab *t, size_t len,
 
 START_TEST(test_self_unwind)
 {
-	struct rec_unwinder *u = rec_unwinder_new();
+	struct rec_unwinder *u = rec_unwinder_new(NULL);
 	struct sp_modtab *t = self_modules(NULL);
 	uint64_t pcs[REC_UNWIND_MAX_FRAMES];
 	bool trunc;
@@ -265,7 +265,7 @@ is_trampoline(uint64_t pc)
  */
 START_TEST(test_signal_frame)
 {
-	struct rec_unwinder *u = rec_unwinder_new();
+	struct rec_unwinder *u = rec_unwinder_new(NULL);
 	struct sp_modtab *t = self_modules(NULL);
 	uint64_t pcs[REC_UNWIND_MAX_FRAMES],
 	    lo = (uint64_t)(uintptr_t)raise_here;
@@ -296,7 +296,7 @@ END_TEST
 
 START_TEST(test_short_copy_is_truncated)
 {
-	struct rec_unwinder *u = rec_unwinder_new();
+	struct rec_unwinder *u = rec_unwinder_new(NULL);
 	struct sp_modtab *t = self_modules(NULL);
 	uint64_t pcs[REC_UNWIND_MAX_FRAMES];
 	struct counters c = { 0 };
@@ -342,7 +342,7 @@ START_TEST(test_reads_past_the_copy)
 {
 	struct counters c = { 0 };
 
-	short_u = rec_unwinder_new();
+	short_u = rec_unwinder_new(NULL);
 	short_t = self_modules(NULL);
 	ck_assert_ptr_nonnull(short_u);
 	cap_hook = unwind_short;
@@ -441,7 +441,7 @@ START_TEST(test_jit_frames)
 	len = jit_stack(buf, regs);
 	for (pass = 0; pass < 4; pass++) {
 		if (pass % 2 == 0) {
-			u = rec_unwinder_new();
+			u = rec_unwinder_new(NULL);
 			t = self_modules(NULL);
 		}
 		if (pass == 0) {
@@ -482,7 +482,7 @@ END_TEST
 /* Reaching `max` frames before the root is a truncation, counted. */
 START_TEST(test_max_frames)
 {
-	struct rec_unwinder *u = rec_unwinder_new();
+	struct rec_unwinder *u = rec_unwinder_new(NULL);
 	struct sp_modtab *t = self_modules(NULL);
 	uint64_t pcs[5];
 	struct counters c = { 0 };
@@ -506,7 +506,7 @@ START_TEST(test_fallback_counted)
 {
 	char exe[4096];
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	struct rec_unwinder *u = rec_unwinder_new();
+	struct rec_unwinder *u = rec_unwinder_new(NULL);
 	struct sp_modtab *t;
 	uint64_t pcs[REC_UNWIND_MAX_FRAMES];
 	struct counters c = { 0 };
@@ -536,7 +536,7 @@ END_TEST
 
 START_TEST(test_missing_input)
 {
-	struct rec_unwinder *u = rec_unwinder_new();
+	struct rec_unwinder *u = rec_unwinder_new(NULL);
 	struct sp_modtab *t = sp_modtab_new();
 	uint64_t regs[24] = { 0 }, pcs[4];
 	uint8_t stack[64] = { 0 };
@@ -565,7 +565,7 @@ END_TEST
 /* An unknown pc with garbage registers ends cleanly, never crashes. */
 START_TEST(test_garbage_stack)
 {
-	struct rec_unwinder *u = rec_unwinder_new();
+	struct rec_unwinder *u = rec_unwinder_new(NULL);
 	struct sp_modtab *t = self_modules(NULL);
 	uint64_t regs[24], pcs[REC_UNWIND_MAX_FRAMES];
 	uint8_t stack[4096];
@@ -596,7 +596,8 @@ END_TEST
  */
 START_TEST(test_random_stacks)
 {
-	struct rec_unwinder *u = rec_unwinder_new(), *lib = rec_unwinder_new();
+	struct rec_unwinder *u = rec_unwinder_new(NULL),
+			    *lib = rec_unwinder_new(NULL);
 	struct sp_modtab *t = self_modules(NULL);
 	static uint64_t pcs[REC_UNWIND_MAX_FRAMES], lpcs[REC_UNWIND_MAX_FRAMES];
 	uint64_t regs[24], words[512], base = 0x7ff000100000;
@@ -684,8 +685,8 @@ counter(struct rec_unwinder *u, const char *key)
 static void
 own_matches_libunwind(bool own_used)
 {
-	struct rec_unwinder *own = rec_unwinder_new(),
-			    *lib = rec_unwinder_new();
+	struct rec_unwinder *own = rec_unwinder_new(NULL),
+			    *lib = rec_unwinder_new(NULL);
 	struct sp_modtab *t = self_modules(NULL);
 	static uint64_t pcs[REC_UNWIND_MAX_FRAMES], lpcs[REC_UNWIND_MAX_FRAMES];
 	size_t len, n, ln;
@@ -734,7 +735,7 @@ END_TEST
  */
 START_TEST(test_own_cfi_rules_per_file)
 {
-	struct rec_unwinder *u = rec_unwinder_new();
+	struct rec_unwinder *u = rec_unwinder_new(NULL);
 	struct sp_modtab *t = self_modules(NULL);
 	uint64_t pcs[REC_UNWIND_MAX_FRAMES], read;
 	bool trunc;
@@ -762,7 +763,7 @@ END_TEST
 
 START_TEST(test_elfcfi_self)
 {
-	struct rec_elfcfi_cache *c = rec_elfcfi_cache_new();
+	struct rec_elfcfi_cache *c = rec_elfcfi_cache_new(NULL);
 	struct sp_modtab *t = self_modules(NULL);
 	const struct rec_elfcfi *f, *again;
 	const struct sp_module *m;
@@ -797,7 +798,7 @@ END_TEST
  */
 START_TEST(test_elfcfi_map_files)
 {
-	struct rec_elfcfi_cache *c = rec_elfcfi_cache_new();
+	struct rec_elfcfi_cache *c = rec_elfcfi_cache_new(NULL);
 	struct sp_modtab *t = self_modules(NULL);
 	uint64_t pc = (uint64_t)(uintptr_t)level;
 	struct sp_module m;
@@ -819,7 +820,7 @@ END_TEST
 
 START_TEST(test_elfcfi_not_elf)
 {
-	struct rec_elfcfi_cache *c = rec_elfcfi_cache_new();
+	struct rec_elfcfi_cache *c = rec_elfcfi_cache_new(NULL);
 	char path[] = "/tmp/sp-unw-XXXXXX";
 	int fd = mkstemp(path);
 	struct sp_module m;
@@ -882,7 +883,7 @@ START_TEST(test_elfcfi_truncated)
 		m.inode = st.st_ino;
 		m.path = path;
 		m.path_len = strlen(path);
-		c = rec_elfcfi_cache_new();
+		c = rec_elfcfi_cache_new(NULL);
 		if ((f = rec_elfcfi_get(c, &m, 0))) {
 			for (v = f->min_vaddr; v < f->max_vaddr; v += 4093)
 				rec_elfcfi_read(f, v, word, sizeof(word));
@@ -1009,7 +1010,7 @@ tiny_elf(const char *path)
 START_TEST(test_elfcfi_bounded)
 {
 	enum { N = REC_ELFCFI_IDLE_MAX + 8 };
-	struct rec_elfcfi_cache *c = rec_elfcfi_cache_new();
+	struct rec_elfcfi_cache *c = rec_elfcfi_cache_new(NULL);
 	const struct rec_elfcfi *f[N], *again;
 	char dir[] = "/tmp/sp-unw-XXXXXX", path[N][64];
 	struct sp_module m;

@@ -658,7 +658,7 @@ START_TEST(test_chains_unwind_to_root)
 	struct rec *r = calloc(1, sizeof(*r));
 	struct judge j;
 	struct verdict v;
-	struct rec_unwinder *u = rec_unwinder_new();
+	struct rec_unwinder *u = rec_unwinder_new(NULL);
 	double secs = atof(env_or("SP_UNW_SECONDS", "1")), cold;
 	size_t stack = (size_t)atol(env_or("SP_UNW_STACK", "32768"));
 	size_t frames, c;
@@ -680,7 +680,7 @@ START_TEST(test_chains_unwind_to_root)
 	memset(&j, 0, sizeof(j));
 	memset(&v, 0, sizeof(v));
 	j.mods = r->mods;
-	j.files = rec_elfcfi_cache_new();
+	j.files = rec_elfcfi_cache_new(NULL);
 	symtab_load(&j.syms[0], r->exe);
 	symtab_load(&j.syms[1], r->lib);
 	cold = unwind_pass(r, u, &j, &v, &frames);
