@@ -16,6 +16,32 @@ sp_module_path_undeleted(const char *path, size_t len)
 	return len;
 }
 
+static bool
+starts(const char *s, size_t n, const char *prefix)
+{
+	size_t pl = strlen(prefix);
+
+	return n >= pl && memcmp(s, prefix, pl) == 0;
+}
+
+static bool
+equals(const char *s, size_t n, const char *what)
+{
+	return n == strlen(what) && memcmp(s, what, n) == 0;
+}
+
+bool
+sp_module_path_anonymous(const char *path, size_t len)
+{
+	size_t n = sp_module_path_undeleted(path, len);
+
+	return n == 0 || starts(path, n, "[anon") ||
+	       starts(path, n, "//anon") || starts(path, n, "[stack") ||
+	       starts(path, n, "/SYSV") || equals(path, n, "[heap]") ||
+	       equals(path, n, "/dev/zero") ||
+	       equals(path, n, "/anon_hugepage");
+}
+
 const char *
 sp_module_basename(const char *path, size_t *len)
 {

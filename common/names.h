@@ -9,6 +9,7 @@
 #ifndef SP_NAMES_H
 #define SP_NAMES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,5 +37,12 @@ const char *sp_module_basename(const char *path, size_t *len);
  * it has none.
  */
 size_t sp_module_path_undeleted(const char *path, size_t len);
+/*
+ * Whether module path `path` (`len` bytes) names memory that is no file:
+ * none at all, [anon...], //anon, [stack...], [heap], /dev/zero,
+ * /anon_hugepage or System V shared memory (/SYSV...), deleted or not.
+ * Code there is a JIT's, named only by its perf map or jitdump.
+ */
+bool sp_module_path_anonymous(const char *path, size_t len);
 
 #endif

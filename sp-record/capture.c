@@ -15,6 +15,7 @@
 #include "common/cachedir.h"
 #include "common/grow.h"
 #include "common/htab.h"
+#include "common/names.h"
 #include "sp-record/buildid.h"
 #include "sp-record/capfile.h"
 #include "sp-record/capture.h"
@@ -398,22 +399,6 @@ keep_vdso(struct rec_capture *c, struct ent *e)
 	c->st.bytes += len;
 }
 
-/* Whether a module of this path holds code outside any file: a JIT's. */
-static bool
-jit_code(const char *path, size_t n)
-{
-	static const char *const anon[] = { "//anon",    "[anon",
-					    "[heap]",    "[stack",
-					    "/dev/zero", "/anon_hugepage" };
-	size_t i;
-
-	for (i = 0; i < sizeof(anon) / sizeof(anon[0]); i++)
-		if (n >= strlen(anon[i]) &&
-		    !memcmp(path, anon[i], strlen(anon[i])))
-			return true;
-	return n == 0;
-}
-
 /* The first sample in module `id`. */
 static void
 first_look(struct rec_capture *c, uint32_t id)
@@ -428,7 +413,7 @@ first_look(struct rec_capture *c, uint32_t id)
 
 	if (!m || m->is_kernel)
 		return;
-	if (jit_code(m->path, m->path_len)) {
+	if (sp_module_path_anonymous(m->path, m->path_len)) {
 		rec_jitkeep_seen(c->jit, m->pid);
 		return;
 	}

@@ -40,13 +40,7 @@ sym_perf_map_may_override(const char *path)
 	size_t n = sp_module_path_undeleted(path, strlen(path)), blen;
 	const char *base;
 
-	if (n == 0 || has_prefix(path, n, "[anon") ||
-	    has_prefix(path, n, "//anon") || has_prefix(path, n, "[stack") ||
-	    has_prefix(path, n, "/SYSV"))
-		return true;
-	if ((n == 6 && memcmp(path, "[heap]", 6) == 0) ||
-	    (n == 9 && memcmp(path, "/dev/zero", 9) == 0) ||
-	    (n == 14 && memcmp(path, "/anon_hugepage", 14) == 0))
+	if (sp_module_path_anonymous(path, n))
 		return true;
 	base = memrchr(path, '/', n);
 	base = base ? base + 1 : path;

@@ -507,6 +507,28 @@ START_TEST(fallback_names_match_the_reference)
 }
 END_TEST
 
+#define ANON(p) sp_module_path_anonymous(p, strlen(p))
+
+/* Memory that is no file, as both sp-record and sp-symbolize see it. */
+START_TEST(anonymous_module_paths)
+{
+	ck_assert(ANON(""));
+	ck_assert(ANON("[anon:v8]"));
+	ck_assert(ANON("//anon"));
+	ck_assert(ANON("[stack:42]"));
+	ck_assert(ANON("[heap]"));
+	ck_assert(ANON("/dev/zero (deleted)"));
+	ck_assert(ANON("/anon_hugepage (deleted)"));
+	ck_assert(ANON("/SYSV00000000 (deleted)"));
+	ck_assert(!ANON("[heap]x"));
+	ck_assert(!ANON("[vdso]"));
+	ck_assert(!ANON("/dev/zero2"));
+	ck_assert(!ANON("/usr/lib/libc.so.6"));
+	ck_assert(!ANON("/tmp/perf-1.map"));
+	ck_assert(!ANON(" (deleted)x"));
+}
+END_TEST
+
 /* The [heap] mappings' VmFlags (joined) and AnonHugePages in KiB. */
 static long
 heap_mappings(char *flags, size_t size)
@@ -592,6 +614,7 @@ main(void)
 	tcase_add_test(txt, escape_round_trips_every_byte);
 	tcase_add_test(txt, field_parsers_are_strict);
 	tcase_add_test(txt, fallback_names_match_the_reference);
+	tcase_add_test(txt, anonymous_module_paths);
 	suite_add_tcase(s, txt);
 	tcase_add_test(heap, heap_starts_on_huge_pages);
 	suite_add_tcase(s, heap);
