@@ -157,6 +157,17 @@ samples_of() {
 		$1 == "sample" && $3 == p && $2 > t { n++ } END { print n + 0 }'
 }
 
+# wait_for_file FILE: waits (up to 120 s, for a loaded machine) until FILE
+# exists; returns 1 if it never does.
+wait_for_file() {
+	_i=0
+	while [ ! -e "$1" ]; do
+		_i=$((_i + 1))
+		[ $_i -lt 1200 ] || return 1
+		sleep 0.1
+	done
+}
+
 # wait_samples SPOOL PID N [AFTER_TS]: waits (up to 300 s) for N samples.
 wait_samples() {
 	_i=0

@@ -19,11 +19,19 @@ pid=$(awk -F'\t' '$1 == "exec" { print $3; exit }' "$TMP/dump")
 grep -q "$(printf '^exec\t[0-9]*\t%s\tpython$' "$pid")" "$TMP/dump" ||
 	fail "no Python runtime marker for python3 -X perf"
 
-PYTHONPERFSUPPORT=1 "$py" -c "$loop" 1.0 &
+# Attached once it runs, and kept running until the recorder is done,
+# however slowly a loaded machine starts it.
+until_told='import os, sys, time
+open(sys.argv[1], "w").close()
+end = time.monotonic() + 60
+while not os.path.exists(sys.argv[2]) and time.monotonic() < end:
+    sum(range(1000))'
+PYTHONPERFSUPPORT=1 "$py" -c "$until_told" "$TMP/ready" "$TMP/done" &
 ppid=$!
-sleep 0.3
+wait_for_file "$TMP/ready" || fail "python did not start"
 "$SP_RECORD" -d 0.4 -p "$ppid" -o "$TMP/y.spool" 2>"$TMP/err"
 rc=$?
+: >"$TMP/done"
 wait "$ppid"
 [ $rc -eq 0 ] || { cat "$TMP/err" >&2; fail "attaching to python failed"; }
 "$SP_DUMP" "$TMP/y.spool" >"$TMP/y.dump" || fail "sp-dump exited $?"

@@ -14,12 +14,7 @@ cc_prog lib.so rec_intlib.c -O0 -shared -fPIC
 "$TMP/rec_libswap" fifo 60 "$TMP/lib.so" "$TMP/ready" &
 target=$!
 trap 'kill $target 2>/dev/null; rm -rf "$TMP"' EXIT
-i=0
-while [ ! -e "$TMP/ready" ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-[ -e "$TMP/ready" ] || fail "rec_libswap did not set up the FIFO"
+wait_for_file "$TMP/ready" || fail "rec_libswap did not set up the FIFO"
 [ -p "$TMP/lib.so (deleted)" ] || fail "no FIFO at the module path"
 
 # recorded NAME STATUS: the run exited STATUS with a readable spool that

@@ -60,11 +60,7 @@ cc_prog lib.so rec_intlib.c -O0 -shared -fPIC
 cp "$TMP/lib.so" "$TMP/lib.orig"
 "$TMP/rec_libswap" fifo 1c "$TMP/lib.so" "$TMP/ready" &
 target=$!
-i=0
-while [ ! -e "$TMP/ready" ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_for_file "$TMP/ready" || fail "rec_libswap did not set up the FIFO"
 [ -p "$TMP/lib.so (deleted)" ] || fail "no FIFO at the module path"
 (exec 3>"$TMP/lib.so (deleted)" && touch "$TMP/opened") &
 writer=$!
