@@ -1,6 +1,5 @@
 /* inflate.c: debug sections inflated by libdeflate (see inflate.h). */
 #include <errno.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,24 +17,7 @@ struct sym_inflated {
 	size_t bytes; /* of bufs */
 };
 
-/*
- * Whether the `n` bytes at `p` open with a zlib header for deflate with
- * no preset dictionary (RFC 1950), and have room for its checksum.
- */
-static bool
-zlib_header(const unsigned char *p, size_t n)
-{
-	return n >= 6 && (p[0] & 0x0f) == 8 && (p[0] >> 4) <= 7 &&
-	       !(p[1] & 0x20) && ((unsigned)p[0] << 8 | p[1]) % 31 == 0;
-}
-
-/*
- * Inflates one zlib section into a new buffer; NULL when it does not.
- * The deflate data inside the zlib wrapper is inflated without its
- * Adler-32 check, a sixth of a pass over the inflated bytes (2% of a
- * first run on libc): a damaged stream still fails to decode or to fill
- * the size the section header states, which is checked.
- */
+/* Inflates one zlib section into a new buffer; NULL when it does not. */
 static void *
 inflate_section(struct libdeflate_decompressor *dec, Elf *elf, Elf_Scn *scn,
 		const GElf_Chdr *ch)
@@ -43,21 +25,17 @@ inflate_section(struct libdeflate_decompressor *dec, Elf *elf, Elf_Scn *scn,
 	size_t hdr = gelf_getclass(elf) == ELFCLASS64 ? sizeof(Elf64_Chdr)
 						      : sizeof(Elf32_Chdr);
 	Elf_Data *raw = elf_rawdata(scn, NULL);
-	const unsigned char *z;
-	size_t zlen, used = 0, got = 0;
+	size_t got = 0;
 	void *out;
 
 	if (!raw || !raw->d_buf || raw->d_size <= hdr)
 		return NULL;
-	z = (const unsigned char *)raw->d_buf + hdr;
-	zlen = raw->d_size - hdr;
-	if (!zlib_header(z, zlen) ||
-	    !(out = malloc(ch->ch_size ? ch->ch_size : 1)))
+	if (!(out = malloc(ch->ch_size ? ch->ch_size : 1)))
 		return NULL;
-	if (libdeflate_deflate_decompress_ex(dec, z + 2, zlen - 2, out,
-					     ch->ch_size, &used,
-					     &got) != LIBDEFLATE_SUCCESS ||
-	    got != ch->ch_size || used > zlen - 6) {
+	if (libdeflate_zlib_decompress(dec, (const char *)raw->d_buf + hdr,
+				       raw->d_size - hdr, out, ch->ch_size,
+				       &got) != LIBDEFLATE_SUCCESS ||
+	    got != ch->ch_size) {
 		free(out);
 		return NULL;
 	}
