@@ -16,7 +16,8 @@
 # run filled).  The pipeline runs twice more with
 # `sp-dump --runs` (a count per stack instead of a line per sample), the
 # form for consumers that need no time of each sample.  Times are CPU
-# (user + system), the best of 3; ratios are per sample.
+# (user + system), the best of 3 (CPU_RUNS=N: of N); ratios are per
+# sample.
 #   STACKCOLLAPSE=/path/to/stackcollapse-perf.pl sh bench/pipeline-speed.sh \
 #       [SECONDS]      (optimized build in $B, default build/)
 # WORKLOADS="c" runs the C workload only (default "c python").
