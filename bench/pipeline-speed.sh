@@ -11,11 +11,13 @@
 # stacks as sp-record's (perf script unwinds them), and with -g, frame
 # pointers only (cheaper to script, but stacks through code built
 # without them are cut short: docs/bench-truth.md).  sp-symbolize runs
-# first (an empty symbol cache, in a private XDG_CACHE_HOME) and repeat
-# (the cache the first run filled).  The pipeline runs twice more with
+# first (an empty symbol cache, in a private XDG_CACHE_HOME, emptied
+# before each run and outside its timing) and repeat (the cache the first
+# run filled).  The pipeline runs twice more with
 # `sp-dump --runs` (a count per stack instead of a line per sample), the
 # form for consumers that need no time of each sample.  Times are CPU
-# (user + system), the best of 3; ratios are per sample.
+# (user + system), the best of 3 (CPU_RUNS=N: of N); ratios are per
+# sample.
 #   STACKCOLLAPSE=/path/to/stackcollapse-perf.pl sh bench/pipeline-speed.sh \
 #       [SECONDS]      (optimized build in $B, default build/)
 # WORKLOADS="c" runs the C workload only (default "c python").
@@ -53,8 +55,9 @@ one() {
 		'$B/sp-fold'"
 	runs="'$B/sp-dump' --runs '$tmp/$name.spool' | '$B/sp-symbolize' |
 		'$B/sp-fold'"
-	c_first=$(cpu "rm -rf '$XDG_CACHE_HOME'; $pipe")
-	c_rfirst=$(cpu "rm -rf '$XDG_CACHE_HOME'; $runs")
+	# The cache is emptied before each first run, outside the timing.
+	c_first=$(cpu_after "rm -rf '$XDG_CACHE_HOME'" "$pipe")
+	c_rfirst=$(cpu_after "rm -rf '$XDG_CACHE_HOME'" "$runs")
 	rm -rf "$XDG_CACHE_HOME"
 	sh -c "$pipe" >/dev/null 2>&1
 	c_rep=$(cpu "$pipe")
