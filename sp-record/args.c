@@ -77,6 +77,8 @@ rec_help(void)
 	      "      --no-capture        keep no module files or JIT maps\n"
 	      "      --no-python         no Python frames read from CPython "
 	      "targets\n"
+	      "      --no-bpf            read them after the sample, not by "
+	      "BPF at it\n"
 	      "      --ptrace            sample by ptrace where perf events "
 	      "are refused\n"
 	      "      --off-cpu           also where threads wait, and how "

@@ -356,6 +356,9 @@ open_routed(struct rec_events *ev, size_t i, int c, int32_t pid, bool attach)
 		close(fd);
 		return -ENOMEM;
 	}
+	if (ev->bpf_fd > 0 && !ev->opts.events[i].tracepoint &&
+	    ioctl(fd, PERF_EVENT_IOC_SET_BPF, ev->bpf_fd) < 0)
+		ev->bpf_refused++;
 	if (ev->rings[c].fd < 0)
 		return map_ring(ev, c, fd);
 	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ev->rings[c].fd) < 0) {
@@ -437,6 +440,12 @@ rec_events_open_thread(struct rec_events *ev, int32_t tid)
 	rc = open_task(ev, tid, true);
 	ev->attr.inherit = 1;
 	return rc;
+}
+
+void
+rec_events_set_bpf(struct rec_events *ev, int fd)
+{
+	ev->bpf_fd = fd;
 }
 
 void

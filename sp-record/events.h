@@ -71,6 +71,8 @@ struct rec_events {
 	bool kernel_denied;   /* kernel sampling refused by the kernel */
 	bool offcpu_denied;   /* ... where --off-cpu needs it */
 	struct sp_buf msg;    /* see rec_events_errmsg() */
+	int bpf_fd;           /* a program for every sampling event, or 0 */
+	size_t bpf_refused;   /* events that did not take it */
 };
 
 /*
@@ -83,6 +85,12 @@ struct rec_events {
  */
 size_t rec_events_default_pages(const struct rec_evopts *o, long ncpus,
 				long pagesize);
+
+/*
+ * Attaches BPF program `fd` to every sampling event opened from now on
+ * (pybpf.h); an event that refuses it samples without it.
+ */
+void rec_events_set_bpf(struct rec_events *ev, int fd);
 
 /* Fills the attributes; returns 0 or a negative errno. */
 int rec_events_init(struct rec_events *ev, const struct rec_evopts *o);

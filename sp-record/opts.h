@@ -31,6 +31,8 @@ struct rec_config {
 	uint64_t off_cpu_min_ns; /* shorter waits are not written */
 	bool ptrace;             /* --ptrace: sample with ptrace, not perf */
 	bool no_python;          /* --no-python: no Python stacks read */
+	bool no_bpf;             /* --no-bpf: ... read by BPF at the sample */
+	bool py_trampolines;     /* the targets run Python's perf trampolines */
 	bool spool_on_stdout;    /* a launched command writes to stderr */
 	bool quiet;              /* -q: no status line */
 	size_t stack_read;       /* --stack-read: bytes past the copy */

@@ -8,6 +8,7 @@
 #include "common/grow.h"
 #include "common/htab.h"
 #include "sp-record/pyann.h"
+#include "sp-record/pybpf.h"
 #include "sp-record/pyfind.h"
 #include "sp-record/pyids.h"
 #include "sp-record/pystack.h"
@@ -19,6 +20,8 @@
 /* A CPython process and the map from its reader's code ids to ours. */
 struct pyproc {
 	struct rec_py *py;
+	int32_t pid;
+	bool bpf;      /* its stacks are read at the sample (pybpf.h) */
 	uint32_t *map; /* reader's code id -> pycode id + 1; 0: none yet */
 	size_t amap;
 };
@@ -46,6 +49,7 @@ struct rec_pyann {
 	struct rec_out *out;
 	struct rec_pyids *ids;
 	struct rec_pyfiles *files;   /* module files read, by identity */
+	struct rec_pybpf *bpf;       /* borrowed, or NULL */
 	struct sp_htab *procs;       /* pid -> struct pyproc *, or a NOT_* */
 	struct sp_htab *pending;     /* struct pending_key -> P_PACK */
 	struct sp_htab *why;         /* reason -> processes */
@@ -78,10 +82,12 @@ rec_pyann_new(struct rec_out *out)
 }
 
 static void
-free_proc(struct pyproc *pp)
+free_proc(struct rec_pyann *a, struct pyproc *pp)
 {
 	if (!pp)
 		return;
+	if (pp->bpf)
+		rec_pybpf_remove(a->bpf, pp->pid);
 	rec_py_free(pp->py);
 	free(pp->map);
 	free(pp);
@@ -97,7 +103,7 @@ rec_pyann_free(struct rec_pyann *a)
 	if (!a)
 		return;
 	while (a->procs && sp_htab_next(a->procs, &pos, &k, &len, &v))
-		free_proc(READER(v));
+		free_proc(a, READER(v));
 	sp_htab_free(a->procs);
 	sp_htab_free(a->pending);
 	sp_htab_free(a->why);
@@ -119,6 +125,41 @@ note(struct rec_pyann *a, const char *why)
 	n = sp_htab_slot(a->why, why, strlen(why), 0, NULL);
 	if (n)
 		(*n)++;
+}
+
+void
+rec_pyann_set_bpf(struct rec_pyann *a, struct rec_pybpf *b)
+{
+	a->bpf = b;
+}
+
+/* Has the BPF program read process pp's stacks from now on. */
+static void
+bpf_add(struct rec_pyann *a, struct pyproc *pp)
+{
+	struct pybpf_proc p;
+
+	pp->bpf = a->bpf && rec_py_bpf_proc(pp->py, &p) == 0 &&
+		  rec_pybpf_add(a->bpf, pp->pid, &p) == 0;
+}
+
+/*
+ * The stack the BPF program read at sample (tid, ts) into a->frames;
+ * -EAGAIN when it has none (read it now instead), -ENOENT when the
+ * thread had no Python thread state then.
+ */
+static int
+read_at_sample(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts,
+	       bool *trunc)
+{
+	const struct pybpf_stack *s = rec_pybpf_take(a->bpf, tid, ts);
+
+	if (!s)
+		return -EAGAIN;
+	if (s->status == PYBPF_NO_TSTATE)
+		return -ENOENT;
+	a->st.at_sample++;
+	return rec_py_from_bpf(pp->py, s, a->frames, REC_PY_MAX_DEPTH, trunc);
 }
 
 /*
@@ -152,11 +193,14 @@ proc(struct rec_pyann *a, int32_t pid)
 			note(a, (const char *)why.data);
 	}
 	sp_buf_release(&why);
-	if (pp)
+	if (pp) {
 		a->st.processes++;
+		pp->pid = pid;
+		bpf_add(a, pp);
+	}
 	if (sp_htab_put(a->procs, &pid, sizeof(pid),
 			pp ? (uintptr_t)pp : not ) < 0) {
-		free_proc(pp);
+		free_proc(a, pp);
 		return NULL;
 	}
 	return pp;
@@ -169,7 +213,7 @@ rec_pyann_forget(struct rec_pyann *a, int32_t pid)
 
 	if (!sp_htab_get(a->procs, &pid, sizeof(pid), &v))
 		return;
-	free_proc(READER(v));
+	free_proc(a, READER(v));
 	sp_htab_del(a->procs, &pid, sizeof(pid));
 }
 
@@ -261,11 +305,14 @@ rec_pyann_read(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts)
 		return 0;
 	if (!(pp = proc(a, pid)))
 		return 0;
-	n = rec_py_read_stack(pp->py, tid, a->frames, REC_PY_MAX_DEPTH, &trunc);
+	n = pp->bpf && ts ? read_at_sample(a, pp, tid, ts, &trunc) : -EAGAIN;
+	if (n == -EAGAIN)
+		n = rec_py_read_stack(pp->py, tid, a->frames, REC_PY_MAX_DEPTH,
+				      &trunc);
 	if (n == -ESRCH || n == -ENOTSUP) {
 		if (n == -ENOTSUP)
 			note(a, rec_py_why(pp->py));
-		free_proc(pp);
+		free_proc(a, pp);
 		/* Its samples go out as a process without Python. */
 		sp_htab_put(a->procs, &pid, sizeof(pid), NOT_PYTHON);
 		return 0;

@@ -32,6 +32,7 @@
 #include "sp-record/spoolout.h"
 
 struct rec_pyann;
+struct rec_pybpf;
 
 struct rec_pystats {
 	uint64_t stacks;       /* pystack records written */
@@ -39,11 +40,17 @@ struct rec_pystats {
 	uint64_t inconsistent; /* of which the chain did not fit the stack */
 	uint64_t failed;       /* reads that found no thread state or failed */
 	uint64_t processes;    /* CPython processes attached */
+	uint64_t at_sample;    /* stacks read at their sample by BPF */
 };
 
 /* An annotator writing through `out` (borrowed); NULL with errno set. */
 struct rec_pyann *rec_pyann_new(struct rec_out *out);
 void rec_pyann_free(struct rec_pyann *a);
+/*
+ * Has the BPF program `b` (borrowed) read the stacks of the processes
+ * attached from now on at their samples (pybpf.h).
+ */
+void rec_pyann_set_bpf(struct rec_pyann *a, struct rec_pybpf *b);
 
 /*
  * Reads the Python stack of thread `tid` of `pid` now and keeps it for

@@ -671,6 +671,129 @@ rec_py_read_stack(struct rec_py *py, int32_t tid, struct rec_py_frame *out,
 	return rc;
 }
 
+int
+rec_py_bpf_proc(const struct rec_py *py, struct pybpf_proc *p)
+{
+	const struct rec_pylayout *l = &py->l;
+
+	if (l->ts_native_tid == REC_PYLAYOUT_NONE && py->pthread_tid < 0)
+		return -ENOTSUP;
+	*p = (struct pybpf_proc){
+		.runtime = py->t.runtime,
+		.code_type = py->t.code_type,
+		.frameobj = l->frames == REC_PY_FRAMEOBJ,
+		.pthread_tid = py->pthread_tid,
+		.rt_interp_head = l->rt_interp_head,
+		.is_next = l->is_next,
+		.is_threads_head = l->is_threads_head,
+		.ts_next = l->ts_next,
+		.ts_thread_id = l->ts_thread_id,
+		.ts_native_tid = l->ts_native_tid,
+		.ts_frame = l->ts_frame,
+		.cf_current_frame = l->cf_current_frame,
+		.fr_back = l->fr_back,
+		.fr_code = l->fr_code,
+		.fr_instr = l->fr_instr,
+		.fr_owner = l->fr_owner,
+		.fr_is_entry = l->fr_is_entry,
+		.co_name = l->co_name,
+		.co_qualname = l->co_qualname,
+		.co_filename = l->co_filename,
+		.co_firstlineno = l->co_firstlineno,
+		.co_lines = l->co_lines,
+		.co_flags = l->co_flags,
+	};
+	return 0;
+}
+
+/* What a frame read by the BPF program says, as parse_frame says it. */
+static void
+bpf_rawframe(const struct rec_py *py, const struct pybpf_frame *f,
+	     struct rawframe *r)
+{
+	const struct rec_pylayout *l = &py->l;
+	int32_t lasti = (int32_t)f->instr;
+
+	r->back = 0;
+	r->code = f->code;
+	r->owner = f->owner;
+	r->entry = l->fr_is_entry != REC_PYLAYOUT_NONE
+		       ? f->entry
+		       : l->frames == REC_PY_FRAMEOBJ;
+	if (l->frames == REC_PY_FRAMEOBJ)
+		r->offset = l->minor == 10 ? 2 * (int64_t)lasti : lasti;
+	else
+		r->offset = (int64_t)(f->instr - (f->code + l->co_code));
+}
+
+static void
+put_u64(uint8_t *hdr, uint32_t off, uint64_t v)
+{
+	if (off != REC_PYLAYOUT_NONE)
+		memcpy(hdr + off, &v, 8);
+}
+
+/* The code of frame `f` from the fields the program read of it. */
+static const struct rec_py_code *
+bpf_code(struct rec_py *py, const struct pybpf_frame *f, int *err)
+{
+	const struct rec_pylayout *l = &py->l;
+	uint8_t hdr[REC_PYLAYOUT_SPAN_MAX] = { 0 };
+	uint32_t flags = f->flags;
+
+	if (l->co_span > sizeof(hdr)) {
+		*err = -EBADMSG;
+		return NULL;
+	}
+	put_u64(hdr, 8, f->type);
+	put_u64(hdr, l->co_name, f->name);
+	put_u64(hdr, l->co_qualname, f->qualname);
+	put_u64(hdr, l->co_filename, f->filename);
+	put_u64(hdr, l->co_lines, f->lines);
+	memcpy(hdr + l->co_firstlineno, &f->firstlineno, 4);
+	if (l->co_flags != REC_PYLAYOUT_NONE)
+		memcpy(hdr + l->co_flags, &flags, 4);
+	return rec_pycode_from_header(py->codes, &py->mem, f->code, hdr, err);
+}
+
+int
+rec_py_from_bpf(struct rec_py *py, const struct pybpf_stack *s,
+		struct rec_py_frame *out, size_t max, bool *truncated)
+{
+	const struct rec_py_code *code = NULL;
+	struct rawframe r = { 0 };
+	size_t i, n = 0;
+	int err = 0;
+
+	*truncated = s->status != PYBPF_OK;
+	rec_pymem_begin(&py->mem, REC_PY_SAMPLE_BYTES);
+	for (i = 0; i < s->n && i < PYBPF_MAX_FRAMES; i++) {
+		bpf_rawframe(py, &s->f[i], &r);
+		if (py->l.minor >= 12 && r.owner == REC_PY_OWNED_BY_CSTACK) {
+			if (n > 0) /* the shim an evaluator call starts with */
+				out[n - 1].entry = true;
+			continue;
+		}
+		if (n == max || !(code = bpf_code(py, &s->f[i], &err)))
+			break;
+		out[n].code = code;
+		out[n].line = rec_pycode_line(py->codes, code, r.offset);
+		out[n].offset = r.offset > 0 && r.offset <= UINT32_MAX
+				    ? (uint32_t)r.offset
+				    : 0;
+		out[n].entry = r.entry;
+		n++;
+	}
+	if (err == -ENOMEM)
+		return err;
+	/* A code object not seen before, freed since (a module's body). */
+	if (err == -EBADMSG || err == -EFAULT)
+		return -ESTALE;
+	if (i < s->n || (n > 0 && !is_root(py, &r, out[n - 1].code)))
+		*truncated = true;
+	return (int)n;
+}
+
 uint64_t
 rec_py_unstable(const struct rec_py *py)
 {

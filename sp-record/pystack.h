@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "common/buf.h"
+#include "sp-record/pybpf_abi.h"
 #include "sp-record/pycode.h"
 #include "sp-record/pyfind.h"
 
@@ -80,6 +81,24 @@ struct rec_py *rec_py_attach(struct rec_pyfiles *files, int32_t pid,
  */
 int rec_py_read_stack(struct rec_py *py, int32_t tid, struct rec_py_frame *out,
 		      size_t max, bool *truncated);
+
+/*
+ * The layout of the reader's process for the BPF program (pybpf.h).
+ * Returns 0, or -ENOTSUP when threads cannot be told apart (3.8-3.10
+ * without the pthread offset).
+ */
+int rec_py_bpf_proc(const struct rec_py *py, struct pybpf_proc *p);
+
+/*
+ * The stack `s` read by the BPF program at a sample, into out[0..max) as
+ * rec_py_read_stack gives it: codes not seen before are read (their
+ * names and line tables) now.  Returns the frames, -ENOMEM, or -ESTALE
+ * when such a code is no longer there to be read (a module's body,
+ * freed once run); a chain cut short (a failed read, no root) sets
+ * *truncated.
+ */
+int rec_py_from_bpf(struct rec_py *py, const struct pybpf_stack *s,
+		    struct rec_py_frame *out, size_t max, bool *truncated);
 
 /* The last failure's message, or "" (valid until the next call). */
 const char *rec_py_why(const struct rec_py *py);

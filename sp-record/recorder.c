@@ -21,6 +21,8 @@
 #include "sp-record/clock.h"
 #include "sp-record/filepin.h"
 #include "sp-record/handlers.h"
+#include "sp-record/pyann.h"
+#include "sp-record/pybpf.h"
 #include "sp-record/ptrace_run.h"
 #include "sp-record/recorder.h"
 #include "sp-record/sorter.h"
@@ -45,6 +47,8 @@ struct recorder {
 	struct rec_pyann *py;     /* Python stacks, or NULL */
 	struct rec_capture *cap;  /* module files kept, or NULL */
 	struct rec_filepin *pins; /* module files held open, lent to all */
+	struct rec_pybpf *pybpf;  /* Python stacks read at the sample */
+	struct sp_buf py_late;    /* ... or why not */
 	struct rec_ptdriver *ptd; /* --ptrace sampler, or NULL */
 	struct pollfd *pfd;
 	bool *hup; /* ring fd reported POLLHUP */
@@ -66,6 +70,18 @@ setup(struct recorder *r)
 	r->pins = rec_filepin_new();
 	if (!r->pins)
 		return -ENOMEM;
+	/*
+	 * Stacks read by the kernel at the sample need no wakeup each,
+	 * unless perf trampolines' code must be read before the process
+	 * ends.
+	 */
+	if (!cfg->no_python && !cfg->ptrace && !cfg->no_bpf) {
+		r->pybpf = rec_pybpf_open(&r->py_late);
+		if (r->pybpf && !cfg->py_trampolines)
+			r->cfg.ev.wake_each = false;
+		else if (!r->pybpf)
+			sp_buf_addc(&r->py_late, 0);
+	}
 	rc = rec_stacker_init(&r->stk, cfg->callgraph, cfg->ev.regs_mask, 0,
 			      r->pins);
 	if (rc < 0 && cfg->callgraph == REC_CG_DWARF) {
@@ -80,6 +96,8 @@ setup(struct recorder *r)
 		rc = rec_stacker_set_stack_read(&r->stk, cfg->stack_read);
 	if (rc == 0)
 		rc = rec_events_init(&r->ev, &r->cfg.ev);
+	if (rc == 0 && r->pybpf)
+		rec_events_set_bpf(&r->ev, rec_pybpf_prog_fd(r->pybpf));
 	if (rc == 0)
 		rc = rec_layout_init(&r->layout, r->ev.attr.sample_type,
 				     r->ev.attr.sample_regs_user);
@@ -129,6 +147,8 @@ connect_parts(struct recorder *r)
 	if (!r->cfg.no_python && !(r->py = rec_pyann_new(r->out)))
 		return -errno;
 	r->h.py = r->py;
+	if (r->py)
+		rec_pyann_set_bpf(r->py, r->pybpf);
 	rec_tracker_set_pins(r->trk, r->pins);
 	r->cap =
 	    rec_capture_new(&r->cfg, r->out, rec_tracker_mods(r->trk), r->pins);
@@ -185,6 +205,8 @@ rec_free(struct recorder *r)
 	rec_sorter_free(r->sorter);
 	rec_handlers_release(&r->h);
 	rec_pyann_free(r->py);
+	rec_pybpf_free(r->pybpf); /* after the events and the annotator */
+	sp_buf_release(&r->py_late);
 	rec_out_free(r->out);
 	rec_filepin_free(r->pins); /* after every part it was lent to */
 	free(r->pfd);
@@ -292,6 +314,9 @@ drain_rings(struct recorder *r)
 	struct rec_ring *ring;
 	int c, rc;
 
+	/* Stacks read at samples precede them: taken before the rings. */
+	if (r->pybpf && rec_pybpf_consume(r->pybpf) < 0)
+		r->st.bad_records++;
 	for (c = 0; c < r->ev.ncpus; c++) {
 		ring = &r->ev.rings[c];
 		if (ring->fd < 0)
@@ -498,6 +523,15 @@ write_stats(struct recorder *r)
 				    rec_filepin_stats(r->pins)->used);
 	rc |= sp_ext_counter_encode(b, "files_not_pinned",
 				    rec_filepin_stats(r->pins)->unopened);
+	if (r->pybpf) {
+		rc |= sp_ext_counter_encode(b, "python_bpf.stacks",
+					    rec_pybpf_stats(r->pybpf)->stacks);
+		rc |=
+		    sp_ext_counter_encode(b, "python_bpf.unpaired",
+					  rec_pybpf_stats(r->pybpf)->unpaired);
+		rc |= sp_ext_counter_encode(b, "python_bpf.faults",
+					    rec_pybpf_stats(r->pybpf)->faults);
+	}
 	if (rc)
 		return rec_out_wr(r->out, -ENOMEM);
 	rec_stacker_counters(&r->stk, add_counter, b);
@@ -668,6 +702,7 @@ report(const struct recorder *r)
 		r->ptd ? rec_ptdriver_summary(r->ptd) : NULL,
 		r->h.offcpu_short,
 		r->py,
+		r->py_late.len ? (const char *)r->py_late.data : "",
 		r->cap ? rec_capture_stats(r->cap) : NULL,
 	};
 

@@ -215,6 +215,34 @@ python_target(const struct rec_config *cfg, const char *cmd,
 }
 
 /*
+ * Whether Python's perf trampolines (3.12+ -X perf or perf_jit, or the
+ * environment's PYTHONPERFSUPPORT or PYTHON_PERF_JIT_SUPPORT; a perf map
+ * for a process attached to) run in the targets: the unwinder reads their
+ * code from the process, so their samples must be read before the
+ * process ends, at once.
+ */
+static bool
+perf_trampolines(char **argv, int argc, const int32_t *pids, size_t npids)
+{
+	char path[64];
+	int i;
+
+	if (getenv("PYTHONPERFSUPPORT") || getenv("PYTHON_PERF_JIT_SUPPORT"))
+		return true;
+	for (i = 1; i < argc; i++)
+		if (strncmp(argv[i], "-Xperf", 6) == 0 ||
+		    (strcmp(argv[i], "-X") == 0 && i + 1 < argc &&
+		     strncmp(argv[i + 1], "perf", 4) == 0))
+			return true;
+	for (i = 0; (size_t)i < npids; i++) {
+		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pids[i]);
+		if (access(path, F_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Recording never began (attaching or launching failed): the output file
  * holds nothing, so it goes rather than be left behind empty.
  */
@@ -355,6 +383,7 @@ enum {
 	OPT_CAPTURE_MAX_FILE,
 	OPT_CAPTURE_MAX_TOTAL,
 	OPT_CAPTURE_MAX_TREE,
+	OPT_NO_BPF,
 	OPT_NO_CAPTURE,
 	OPT_STACK_READ,
 };
@@ -383,6 +412,7 @@ main(int argc, char **argv)
 		{ "list-events", no_argument, NULL, 'l' },
 		{ "kernel", no_argument, NULL, 'k' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "no-bpf", no_argument, NULL, OPT_NO_BPF },
 		{ "no-capture", no_argument, NULL, OPT_NO_CAPTURE },
 		{ "no-python", no_argument, NULL, 'N' },
 		{ "off-cpu", no_argument, NULL, 'O' },
@@ -437,6 +467,9 @@ main(int argc, char **argv)
 		case OPT_CAPTURE_MAX_TREE:
 			cfg.capture_max_tree =
 			    rec_size_arg(optarg, "--capture-max-tree");
+			break;
+		case OPT_NO_BPF:
+			cfg.no_bpf = true;
 			break;
 		case OPT_NO_CAPTURE:
 			cfg.capture = REC_CAPTURE_OFF;
@@ -542,6 +575,8 @@ main(int argc, char **argv)
 	cfg.ev.dwarf = cfg.callgraph == REC_CG_DWARF;
 	cfg.ev.wake_each =
 	    python_target(&cfg, argc ? argv[0] : NULL, pids, npids);
+	cfg.py_trampolines =
+	    cfg.ev.wake_each && perf_trampolines(argv, argc, pids, npids);
 	if (cfg.ev.dwarf && cfg.stack_read)
 		cfg.ev.wake_samples = WAKE_DEEP;
 	if (cfg.ev.pages == 0)

@@ -135,7 +135,7 @@ print_events(const struct rec_events *ev, FILE *out)
 
 /* The Python stacks read, and why a Python-looking process has none. */
 static void
-print_python(struct rec_pyann *py, FILE *out)
+print_python(struct rec_pyann *py, const char *late, FILE *out)
 {
 	const struct rec_pystats *ps;
 	const char *notes, *nl;
@@ -154,6 +154,16 @@ print_python(struct rec_pyann *py, FILE *out)
 			ps->stacks ? 100.0 * (double)ps->inconsistent /
 					 (double)ps->stacks
 				   : 0.0);
+	if (ps->processes && ps->at_sample)
+		fprintf(out,
+			"sp-record: Python: %" PRIu64
+			" stack%s read at the sample by BPF\n",
+			ps->at_sample, s_(ps->at_sample));
+	else if (ps->processes && late && *late)
+		fprintf(out,
+			"sp-record: Python: stacks read after their sample "
+			"(%s)\n",
+			late);
 	for (notes = rec_pyann_notes(py); (nl = strchr(notes, '\n'));
 	     notes = nl + 1)
 		fprintf(out, "sp-record: no Python frames: %.*s\n",
@@ -265,7 +275,7 @@ rec_report_summary(const struct rec_report *rp, FILE *out, double seconds)
 		s->maps_refreshes == 1 ? "" : "es", rp->stk->stats.truncated,
 		s_(rp->stk->stats.truncated));
 	print_unwinding(rp, out);
-	print_python(rp->py, out);
+	print_python(rp->py, rp->py_late, out);
 	print_capture(rp->cap, out);
 	if (rp->ptsum)
 		fprintf(out,

@@ -32,7 +32,8 @@ struct rec_report {
 	const struct rec_ptracer_summary *ptsum; /* --ptrace, else NULL */
 	uint64_t offcpu_short;                   /* waits left out */
 	struct rec_pyann *py;                    /* or NULL: --no-python */
-	const struct rec_capture_stats *cap;     /* or NULL: --no-capture */
+	const char *py_late; /* why stacks are read after the sample, "" */
+	const struct rec_capture_stats *cap; /* or NULL: --no-capture */
 };
 
 /* As rec_summary() and rec_status_line() (recorder.h). */

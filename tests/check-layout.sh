@@ -20,7 +20,7 @@ awk '/^## / { in_layout = ($2 == "Layout") ; next }
 		print dir n
 	next }
      /^    [^ ]/ { dir = "" }' README.md | sort >"$listed"
-ls common/*.[ch] sp-*/*.[ch] sp-*/*.sh 2>/dev/null | sort >"$present"
+ls common/*.[ch] sp-*/*.[ch] sp-*/*.sh sp-*/*/*.[chS] 2>/dev/null | sort >"$present"
 bad=0
 for f in $(comm -13 "$listed" "$present"); do
 	echo "in the tree, not in README.md's Layout: $f"

@@ -1,0 +1,236 @@
+/*
+ * bpf/pyframes.c: a BPF program run by the kernel at each sample of a
+ * CPython process, before the sample is written: it reads the sampled
+ * thread's Python frame chain at that very moment and puts it in a ring
+ * buffer for sp-record (pybpf.h), so that the chain and the native stack
+ * copied with the sample are of one instant.
+ *
+ * Built with clang -target bpf; the layout of each process comes from
+ * sp-record through the `procs` map (pybpf_abi.h).  Every read is of the
+ * sampled process's memory, may fail (a page not in memory: the read
+ * never faults it in) and is bounded; the program always lets the sample
+ * through.
+ */
+#include <linux/bpf.h>
+#include <linux/bpf_perf_event.h>
+#include <bpf/bpf_helpers.h>
+
+#include "sp-record/pybpf_abi.h"
+
+/* Interpreters and thread states looked through for a thread. */
+#define MAX_INTERPS 4
+#define MAX_THREADS 64
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32); /* tgid */
+	__type(value, struct pybpf_proc);
+} procs SEC(".maps");
+
+/* A thread's state, as last found: checked at each use. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32); /* tid */
+	__type(value, __u64);
+} tstates SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pybpf_stack);
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 2 << 20);
+} stacks SEC(".maps");
+
+static __always_inline __u64
+read_u64(__u64 addr, __u32 off, int *bad)
+{
+	__u64 v = 0;
+
+	if (off == PYBPF_NONE ||
+	    bpf_probe_read_user(&v, 8, (void *)(addr + off)))
+		*bad = 1;
+	return v;
+}
+
+static __always_inline __u32
+read_u32(__u64 addr, __u32 off, int *bad)
+{
+	__u32 v = 0;
+
+	if (off == PYBPF_NONE ||
+	    bpf_probe_read_user(&v, 4, (void *)(addr + off)))
+		*bad = 1;
+	return v;
+}
+
+static __always_inline __u8
+read_u8(__u64 addr, __u32 off)
+{
+	__u8 v = 0;
+
+	if (off != PYBPF_NONE)
+		bpf_probe_read_user(&v, 1, (void *)(addr + off));
+	return v;
+}
+
+/* Whether thread state `ts` is thread `tid`'s. */
+static __always_inline int
+tstate_is(const struct pybpf_proc *p, __u64 ts, __u32 tid)
+{
+	int bad = 0;
+	__u64 pt;
+
+	if (p->ts_native_tid != PYBPF_NONE)
+		return read_u64(ts, p->ts_native_tid, &bad) == tid && !bad;
+	if (p->pthread_tid < 0)
+		return 0;
+	pt = read_u64(ts, p->ts_thread_id, &bad);
+	return !bad && read_u32(pt, (__u32)p->pthread_tid, &bad) == tid && !bad;
+}
+
+/* The walk of an interpreter's thread states (a bpf_loop callback). */
+struct tswalk {
+	const struct pybpf_proc *p;
+	__u64 ts, found;
+	__u32 tid;
+	int bad;
+};
+
+static long
+tstate_step(__u32 i, void *arg)
+{
+	struct tswalk *w = arg;
+
+	if (!w->ts || w->bad)
+		return 1;
+	if (tstate_is(w->p, w->ts, w->tid)) {
+		w->found = w->ts;
+		return 1;
+	}
+	w->ts = read_u64(w->ts, w->p->ts_next, &w->bad);
+	return 0;
+}
+
+static __always_inline __u64
+find_tstate(const struct pybpf_proc *p, __u32 tid)
+{
+	__u64 *known = bpf_map_lookup_elem(&tstates, &tid);
+	struct tswalk w = { .p = p, .tid = tid };
+	__u64 is;
+	int bad = 0, i;
+
+	if (known && tstate_is(p, *known, tid))
+		return *known;
+	is = read_u64(p->runtime, p->rt_interp_head, &bad);
+	for (i = 0; i < MAX_INTERPS && is && !bad; i++) {
+		w.ts = read_u64(is, p->is_threads_head, &bad);
+		w.bad = bad;
+		bpf_loop(MAX_THREADS, tstate_step, &w, 0);
+		if (w.found) {
+			bpf_map_update_elem(&tstates, &tid, &w.found, BPF_ANY);
+			return w.found;
+		}
+		is = read_u64(is, p->is_next, &bad);
+	}
+	return 0;
+}
+
+/* Reads frame `f` into *o; returns the next frame out, 0 on a fault. */
+static __always_inline __u64
+read_frame(const struct pybpf_proc *p, __u64 f, struct pybpf_frame *o, int *bad)
+{
+	__u64 back = read_u64(f, p->fr_back, bad), c;
+
+	c = o->code = read_u64(f, p->fr_code, bad);
+	o->instr = p->frameobj
+		       ? (__u64)(__s64)(__s32)read_u32(f, p->fr_instr, bad)
+		       : read_u64(f, p->fr_instr, bad);
+	o->owner = read_u8(f, p->fr_owner);
+	o->entry = read_u8(f, p->fr_is_entry);
+	o->type = read_u64(c, 8, bad);
+	o->name = read_u64(c, p->co_name, bad);
+	o->qualname =
+	    p->co_qualname != PYBPF_NONE ? read_u64(c, p->co_qualname, bad) : 0;
+	o->filename = read_u64(c, p->co_filename, bad);
+	o->lines = read_u64(c, p->co_lines, bad);
+	o->firstlineno = (__s32)read_u32(c, p->co_firstlineno, bad);
+	o->flags =
+	    p->co_flags != PYBPF_NONE ? read_u32(c, p->co_flags, bad) : 0;
+	return back;
+}
+
+/* The walk of a frame chain (a bpf_loop callback). */
+struct fwalk {
+	const struct pybpf_proc *p;
+	struct pybpf_stack *s;
+	__u64 f;
+	__u32 n;
+	int bad;
+};
+
+static long
+frame_step(__u32 i, void *arg)
+{
+	struct fwalk *w = arg;
+	__u64 k = i;
+
+	if (!w->f || w->bad)
+		return 1;
+	/* i < PYBPF_MAX_FRAMES (bpf_loop's count); the mask, kept from the
+	 * compiler, shows the verifier */
+	asm volatile("%0 &= %1" : "+r"(k) : "i"(PYBPF_MAX_FRAMES - 1));
+	w->f = read_frame(w->p, w->f, &w->s->f[k], &w->bad);
+	w->n = i + 1;
+	return 0;
+}
+
+SEC("perf_event")
+int
+pyframes(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid(), ts;
+	__u32 pid = id >> 32, tid = (__u32)id, zero = 0;
+	const struct pybpf_proc *p = bpf_map_lookup_elem(&procs, &pid);
+	struct fwalk w = { .p = p };
+	struct pybpf_stack *s;
+	__u32 n;
+
+	if (!p || !(s = bpf_map_lookup_elem(&scratch, &zero)))
+		return 1;
+	s->ts = bpf_ktime_get_ns();
+	s->pid = pid;
+	s->tid = tid;
+	s->status = PYBPF_OK;
+	s->n = 0;
+	ts = find_tstate(p, tid);
+	if (!ts) {
+		s->status = PYBPF_NO_TSTATE;
+		bpf_ringbuf_output(&stacks, s, PYBPF_HEAD_SIZE, 0);
+		return 1;
+	}
+	w.s = s;
+	w.f = read_u64(ts, p->ts_frame, &w.bad);
+	if (w.f && !w.bad && p->cf_current_frame != PYBPF_NONE)
+		w.f = read_u64(w.f, p->cf_current_frame, &w.bad);
+	bpf_loop(PYBPF_MAX_FRAMES, frame_step, &w, 0);
+	if (w.bad)
+		s->status = PYBPF_FAULT;
+	else if (w.f)
+		s->status = PYBPF_DEEP;
+	n = w.n;
+	if (n > PYBPF_MAX_FRAMES)
+		return 1;
+	s->n = n;
+	bpf_ringbuf_output(&stacks, s,
+			   PYBPF_HEAD_SIZE + n * sizeof(struct pybpf_frame), 0);
+	return 1;
+}
+
+char LICENSE[] SEC("license") = "GPL";
