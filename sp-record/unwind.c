@@ -1323,11 +1323,45 @@ copy_word(const struct uctx *c, uint64_t addr, uint64_t *v)
 }
 
 /*
+ * The stack word at `addr` for own_step(): from the copy (noted for the
+ * re-read, as access_mem() does), else from the live stack above it.
+ */
+static bool
+stack_word(struct uctx *c, uint64_t addr, uint64_t *v)
+{
+	if (copy_word(c, addr, v)) {
+		rec_deepstack_saw(&c->u->live, addr);
+		return true;
+	}
+	return rec_deepstack_read(&c->u->live, addr, v);
+}
+
+/* own_step()'s answers besides 1 (a step) and 0 (the outermost frame). */
+#define OWN_OTHER (-1)   /* not ours: libunwind unwinds the sample */
+#define OWN_REFUSED (-2) /* a step over the live stack failed a check */
+
+/*
+ * Whether a step that read the live stack may go on: outward on it (the
+ * check live_step_ok() makes of libunwind's steps) to a return address
+ * that is code.  Where step() would refuse it, the live frames are
+ * dropped as settle() drops them.
+ */
+static int
+own_live_ok(struct uctx *c, uint64_t sp, uint64_t cfa, uint64_t ra)
+{
+	if (!rec_deepstack_outward(&c->u->live, sp, cfa) || !is_code(c, ra))
+		return OWN_REFUSED;
+	return is_trampoline(c, ra) ? OWN_OTHER : 1;
+}
+
+/*
  * One step of own_walk(): from the frame at `at` with stack pointer *sp
  * and frame pointer *bp to its caller, as libunwind's step would go with
- * the same rule.  Returns 1 with *ip the caller's return address, 0 at
- * the outermost frame, -1 for anything else (the rule is not ours, a
- * read leaves the copy, a check of step() would fail).
+ * the same rule, reading above the copy as step() lets it (CFI only,
+ * outward).  Returns 1 with *ip the caller's return address, 0 at the
+ * outermost frame, OWN_OTHER for anything else in the copy (the rule is
+ * not ours, a check of step() would fail) or an unusual end above it,
+ * OWN_REFUSED where a step that read above the copy fails.
  */
 static int
 own_step(struct uctx *c, uint64_t at, uint64_t *ip, uint64_t *sp, uint64_t *bp,
@@ -1337,54 +1371,81 @@ own_step(struct uctx *c, uint64_t at, uint64_t *ip, uint64_t *sp, uint64_t *bp,
 	uint64_t cfa, ra;
 	int r = own_rule(c, at, &rule);
 
-	if (r == 0 && *have_bp && *bp == 0 && fp_end(c, *ip)) {
+	if (r == 0 && *have_bp && *bp == 0 && fp_end(c, *ip) &&
+	    !rec_deepstack_used(&c->u->live)) {
 		c->u->fallbacks[FB_EH_FRAME_HDR_LOOKUP]++;
 		return 0; /* the outermost frame, as in ld.so's _start */
 	}
 	if (r <= 0 || (rule.cfa_reg == REC_CFA_BP && !*have_bp))
-		return -1;
+		return OWN_OTHER;
 	cfa = (rule.cfa_reg == REC_CFA_SP ? *sp : *bp) +
 	      (uint64_t)(int64_t)rule.cfa_off;
 	if (rule.ra == REC_CFIRULE_UNDEF)
 		return 0;
-	if (!copy_word(c, cfa + (uint64_t)(int64_t)rule.ra, &ra) ||
-	    (ra == *ip && cfa == *sp))
-		return -1;
+	if (!stack_word(c, cfa + (uint64_t)(int64_t)rule.ra, &ra))
+		return rec_deepstack_used(&c->u->live) ? OWN_REFUSED
+						       : OWN_OTHER;
+	if ((ra == *ip && cfa == *sp) ||
+	    ((rule.bp == REC_CFIRULE_UNDEF || ra == 0) &&
+	     rec_deepstack_used(&c->u->live)))
+		return OWN_OTHER;
 	if (rule.bp == REC_CFIRULE_UNDEF || ra == 0)
 		return 0;
 	if (rule.bp != REC_CFIRULE_SAME &&
-	    !(*have_bp = copy_word(c, cfa + (uint64_t)(int64_t)rule.bp, bp)))
-		return -1;
-	if (cfa < *sp || !is_code(c, ra) || is_trampoline(c, ra))
-		return -1;
-	*ip = ra;
-	*sp = cfa;
-	return 1;
+	    !(*have_bp = stack_word(c, cfa + (uint64_t)(int64_t)rule.bp, bp)))
+		return OWN_OTHER;
+	if (rec_deepstack_used(&c->u->live))
+		r = own_live_ok(c, *sp, cfa, ra);
+	else
+		r = cfa < *sp || !is_code(c, ra) || is_trampoline(c, ra)
+			? OWN_OTHER
+			: 1;
+	if (r == 1) {
+		*ip = ra;
+		*sp = cfa;
+	}
+	return r;
 }
 
 /*
  * Unwinds the sample whose pc is pcs[0] with rules read by the recorder
  * (cfirule.h), no libunwind: per file, not per process, so a process's
- * first samples cost no more than its last.  Returns true with the pcs
- * in pcs[*n...] when every step had such a rule, read only the copy and
- * the walk reached the outermost frame; false (nothing counted) leaves
- * the sample to libunwind, which takes it from the start.
+ * first samples cost no more than its last.  Above the copy each caller
+ * must call its callee (call_matches), as walk() checks.  Returns 0 with
+ * the pcs in pcs[*n...] when every step had such a rule and the walk
+ * reached the outermost frame, OWN_REFUSED when a step over the live
+ * stack failed (*first_live is the index of the first pc found with live
+ * reads, as walk() sets it); OWN_OTHER (nothing counted) leaves the
+ * sample to libunwind, which takes it from the start.
  */
-static bool
-own_walk(struct uctx *c, uint64_t *pcs, size_t *n, size_t max)
+static int
+own_walk(struct uctx *c, uint64_t *pcs, size_t *n, size_t max,
+	 size_t *first_live)
 {
 	uint64_t ip = pcs[0], sp = c->sp, bp = 0;
 	bool have_bp = reg_value(c->regs, c->mask, PERF_REG_X86_BP, &bp);
 	int r;
 
+	*first_live = max;
 	if (is_trampoline(c, ip))
-		return false;
+		return OWN_OTHER;
 	while ((r = own_step(c, pcs[*n - 1], &ip, &sp, &bp, &have_bp)) > 0) {
 		if (*n == max)
-			return false;
+			return OWN_OTHER;
+		if (rec_deepstack_used(&c->u->live)) {
+			if (*first_live == max)
+				*first_live = *n;
+			if (!call_matches(c, pcs[*n - 1], ip)) {
+				c->call_mismatch = true;
+				r = OWN_REFUSED;
+				break;
+			}
+		}
 		pcs[(*n)++] = ip - 1;
 	}
-	return r == 0;
+	if (r == OWN_REFUSED && *first_live == max)
+		*first_live = *n; /* the failed step read live memory */
+	return r;
 }
 
 /* Ends the unwind call that found `n` pcs; returns `n`. */
@@ -1439,10 +1500,14 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 	rec_deepstack_begin(&u->live, pid, &c.p->stacks, sp, stack, stack_len);
 	pcs[n++] = ip;
 	c.ip_override = sigreturn_start(&c, ip);
-	if (!u->own_off && !c.ip_override && own_walk(&c, pcs, &n, max)) {
+	if (!u->own_off && !c.ip_override &&
+	    (r = own_walk(&c, pcs, &n, max, &first_live)) != OWN_OTHER) {
 		u->own_samples++;
-		return unwound(u, n);
+		return unwound(u, settle(u, &c, r, n, first_live, truncated));
 	}
+	/* libunwind reads again what the rules read: forget their reads */
+	rec_deepstack_begin(&u->live, pid, &c.p->stacks, sp, stack, stack_len);
+	c.call_mismatch = false;
 	n = 1;
 	rec_in_libunwind = 1;
 	if (!proc_as(c.p) || unw_init_remote(&cur, c.p->as, &c) < 0) {
