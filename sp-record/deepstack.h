@@ -132,6 +132,15 @@ void rec_deepstack_saw(struct rec_deepstack *d, uint64_t addr);
 bool rec_deepstack_read(struct rec_deepstack *d, uint64_t addr, uint64_t *val);
 
 /*
+ * Takes `val` as the live word at `addr` without reading it (a word a
+ * cached chain of frames read before, deepcache.h): the same bounds as
+ * rec_deepstack_read(), and it is verified as if read.  False where the
+ * read would be refused, or where the word was read in this sample and
+ * holds another value.
+ */
+bool rec_deepstack_expect(struct rec_deepstack *d, uint64_t addr, uint64_t val);
+
+/*
  * Whether a step from a frame whose SP is `sp` to one whose SP is
  * `new_sp` went outward on the stack read: both in the copy or the same
  * span with new_sp above sp, or new_sp in a later span than sp.
@@ -145,7 +154,8 @@ bool rec_deepstack_used(const struct rec_deepstack *d);
 /*
  * Whether the stack above the copy is still the one sampled: the words
  * noted by rec_deepstack_saw() must read the same from the live process
- * now, and so must every live word rec_deepstack_read() returned.
+ * now, and so must every live word rec_deepstack_read() returned or
+ * rec_deepstack_expect() took (only those words are read again).
  * Returns 0, -ESTALE when one changed, -EIO when they could not be read,
  * -ENODATA when no copy word was noted.
  */
