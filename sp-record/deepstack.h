@@ -25,7 +25,9 @@
  *   per sample:
  *       rec_deepstack_begin(&d, pid, maps, sp, copy, copy_len);
  *       during the unwind: rec_deepstack_saw(&d, addr) for each word read
- *       from the copy, rec_deepstack_read(&d, addr, &v) above it;
+ *       from the copy, rec_deepstack_read(&d, addr, &v) above it, or
+ *       rec_deepstack_expect(&d, addr, v) for a word whose value a
+ *       cached chain of frames gives (deepcache.h);
  *       after it, when rec_deepstack_used(&d): rec_deepstack_verify(&d)
  *   rec_deepstack_release(&d);
  *

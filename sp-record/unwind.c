@@ -26,7 +26,8 @@
  * accessors, processes, the unwind loop and its checks of live frames,
  * the walk with our own rules) reads that context's private types.
  * Where module files lie in a process is regcache.c's; reading and
- * re-reading the live stack is deepstack.c's; decoding call instructions
+ * re-reading the live stack is deepstack.c's; keeping the frames found
+ * there for the next sample is deepcache.c's; decoding call instructions
  * is callsite.c's; the sigprocmask() that keeps libunwind fast is
  * sigmask.c's.  Go's stacks
  * (no CFI, frame records, stack switches) are gofuncs.c's and
