@@ -201,6 +201,9 @@ struct uctx {
 	struct rec_deepstep *step; /* own_step()'s frame, its words */
 	bool no_cache;             /* own_walk() takes no cached chain */
 	const struct rec_deepchain *from; /* the chain it took frames from */
+	const struct rec_deepchain *old;  /* one that did not fit this stack */
+	int verdict; /* rec_deepstack_verify's, when have_verdict */
+	bool have_verdict;
 };
 
 struct rec_unwinder {
@@ -1227,7 +1230,9 @@ settle(struct rec_unwinder *u, struct uctx *c, int r, size_t n,
 		return n;
 	}
 	u->deep[DEEP_SAMPLES]++;
-	v = r == 0 ? rec_deepstack_verify(&u->live) : -EPROTO;
+	v = r != 0            ? -EPROTO
+	    : c->have_verdict ? c->verdict
+			      : rec_deepstack_verify(&u->live);
 	if (v == 0) {
 		u->deep[DEEP_COMPLETED]++;
 		return n;
@@ -1519,8 +1524,11 @@ own_walk(struct uctx *c, uint64_t *pcs, size_t *n, size_t max,
 		return OWN_OTHER;
 	for (;;) {
 		f = own_frame(c, pcs, *n, ip, sp, bp, have_bp);
-		if (!c->no_cache && rec_deepcache_find(&c->p->deep, f, &ch, &j))
+		if (!c->no_cache &&
+		    rec_deepcache_find(&c->p->deep, f, &ch, &j)) {
+			c->old = ch;
 			return own_replay(c, ch, j, pcs, n, max, first_live);
+		}
 		if ((r = own_step(c, pcs[*n - 1], &ip, &sp, &bp, &have_bp)) <=
 		    0)
 			break;
@@ -1557,7 +1565,27 @@ keep_chain(struct rec_unwinder *u, struct uctx *c, int r, size_t n,
 	if (c->from)
 		u->deep[DEEP_CACHED]++;
 	(void)rec_deepcache_put(&c->p->deep, u->steps + first_live - 1,
-				n - first_live + 1, c->from);
+				n - first_live + 1, c->from ? c->from : c->old);
+}
+
+/*
+ * own_walk(), and when it took frames from a cached chain, their words'
+ * re-read: a chain whose words changed may still lead to the outermost
+ * frame by other words, which a walk without the cache reads.
+ */
+static int
+own_walk_verified(struct rec_unwinder *u, struct uctx *c, uint64_t *pcs,
+		  size_t *n, size_t max, size_t *first_live)
+{
+	int r = own_walk(c, pcs, n, max, first_live);
+
+	if (r == 0 && c->from && rec_deepstack_used(&u->live)) {
+		c->verdict = rec_deepstack_verify(&u->live);
+		c->have_verdict = true;
+		if (c->verdict == -ESTALE)
+			r = OWN_RETRY;
+	}
+	return r;
 }
 
 /*
@@ -1573,11 +1601,15 @@ own_unwind(struct rec_unwinder *u, struct uctx *c, uint64_t *pcs, size_t *n,
 	size_t first_live;
 	int r;
 
-	while ((r = own_walk(c, pcs, n, max, &first_live)) == OWN_RETRY) {
+	while ((r = own_walk_verified(u, c, pcs, n, max, &first_live)) ==
+	       OWN_RETRY) {
 		rec_deepstack_begin(&u->live, c->p->pid, &c->p->stacks, c->sp,
 				    c->stack, c->stack_len);
 		c->no_cache = true;
 		c->call_mismatch = false;
+		c->have_verdict = false;
+		c->old = c->from ? c->from : c->old;
+		c->from = NULL;
 		*n = 1;
 	}
 	if (r == OWN_OTHER) {
