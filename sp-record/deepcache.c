@@ -12,10 +12,11 @@
 #include "sp-record/deepcache.h"
 #include "common/banned.h"
 
+/* Fibonacci hashing: the product's top bits (chains hold < 2^16 frames). */
 static size_t
 hash_sp(uint64_t sp, size_t hmask)
 {
-	return (size_t)(((sp >> 3) * 0x9e3779b97f4a7c15ull) >> 32) & hmask;
+	return (size_t)(((sp >> 3) * 0x9e3779b97f4a7c15ull) >> 44) & hmask;
 }
 
 /* Whether frame `f` of a chain has the state `s`. */
@@ -88,20 +89,25 @@ rec_deepcache_put(struct rec_deepcache *dc, const struct rec_deepstep *v,
 		c = &dc->chain[replaced - dc->chain];
 	else
 		c = &dc->chain[dc->next++ % REC_DEEPCACHE_CHAINS];
-	chain_free(c);
-	if (!n || n > UINT32_MAX / 4)
+	c->n = 0; /* its arrays are reused when large enough */
+	if (!n || n > UINT16_MAX)
 		return 0;
 	while (size < 2 * n)
 		size *= 2;
-	c->v = malloc(n * sizeof(*v));
-	c->slot = calloc(size, sizeof(*c->slot));
-	if (!c->v || !c->slot) {
+	if (n > c->cap || size - 1 > c->hmask) {
 		chain_free(c);
-		return -ENOMEM;
+		c->v = malloc(n * sizeof(*v));
+		c->slot = malloc(size * sizeof(*c->slot));
+		if (!c->v || !c->slot) {
+			chain_free(c);
+			return -ENOMEM;
+		}
+		c->cap = n;
+		c->hmask = size - 1;
 	}
+	memset(c->slot, 0, (c->hmask + 1) * sizeof(*c->slot));
 	memcpy(c->v, v, n * sizeof(*v));
 	mark_bp(c->v, n);
-	c->hmask = size - 1;
 	for (i = 0; i < n; i++) {
 		for (h = hash_sp(v[i].sp, c->hmask); c->slot[h];
 		     h = (h + 1) & c->hmask)

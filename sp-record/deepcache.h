@@ -51,6 +51,7 @@ struct rec_deepchain {
 	size_t n;
 	uint32_t *slot; /* frame index + 1 by SP, 0: empty; hmask + 1 slots */
 	size_t hmask;
+	size_t cap; /* frames v has room for */
 };
 
 struct rec_deepcache {
@@ -60,7 +61,7 @@ struct rec_deepcache {
 
 #define REC_DEEPCACHE_INIT                                                     \
 	{                                                                      \
-		{ { NULL, 0, NULL, 0 } }, 0                                    \
+		{ { NULL, 0, NULL, 0, 0 } }, 0                                 \
 	}
 
 /*

@@ -393,13 +393,41 @@ rec_deepstack_read(struct rec_deepstack *d, uint64_t addr, uint64_t *val)
 	return true;
 }
 
+/*
+ * rec_deepstack_expect()'s common case, a cached chain's words one after
+ * another: past what the last span read, within its limit, outside the
+ * copy.  Takes the word and returns true, or false for the general case.
+ */
+static bool
+expect_past(struct rec_deepstack *d, uint64_t addr, uint64_t val)
+{
+	struct rec_deepspan *s = &d->span[d->nspan ? d->nspan - 1 : 0];
+	size_t off;
+
+	if (!d->nspan || d->failed || addr % 8 || addr < s->start + s->have ||
+	    addr >= s->limit || s->limit - addr < sizeof(val) ||
+	    (addr >= d->sp && addr < d->copy_end) ||
+	    (off = s->off + (addr - s->start)) % 8)
+		return false;
+	memcpy(d->buf + off, &val, sizeof(val));
+	d->words[off / 8 / 64] |= (uint64_t)1 << (off / 8 % 64);
+	if (addr - s->start + sizeof(val) > s->top)
+		s->top = addr - s->start + sizeof(val);
+	if (off + sizeof(val) > d->used_end)
+		d->used_end = off + sizeof(val);
+	d->used = true;
+	return true;
+}
+
 bool
 rec_deepstack_expect(struct rec_deepstack *d, uint64_t addr, uint64_t val)
 {
-	struct rec_deepspan *s = live_span(d, addr);
+	struct rec_deepspan *s;
 	uint8_t *at;
 
-	if (!s)
+	if (expect_past(d, addr, val))
+		return true;
+	if (!(s = live_span(d, addr)))
 		return false;
 	at = d->buf + s->off + (addr - s->start);
 	if (addr - s->start + sizeof(val) <= s->have) {
