@@ -410,12 +410,7 @@ expect_past(struct rec_deepstack *d, uint64_t addr, uint64_t val)
 	    (off = s->off + (addr - s->start)) % 8)
 		return false;
 	memcpy(d->buf + off, &val, sizeof(val));
-	d->words[off / 8 / 64] |= (uint64_t)1 << (off / 8 % 64);
-	if (addr - s->start + sizeof(val) > s->top)
-		s->top = addr - s->start + sizeof(val);
-	if (off + sizeof(val) > d->used_end)
-		d->used_end = off + sizeof(val);
-	d->used = true;
+	mark(d, s, addr);
 	return true;
 }
 
