@@ -9,8 +9,10 @@
 # copy off (--stack-read 0) and once as sp-record runs by default
 # (524288 bytes past the copy at most),
 # and prints for each: samples, the share ending in the truncated marker,
-# frames per sample, and the recorder's own CPU (user + system) per
-# sample and per frame:
+# frames per sample, the recorder's own CPU (user + system) per sample
+# and per frame, the share of samples whose outer frames came from an
+# earlier sample's (deepcache.h) and the KiB read from the process per
+# sample:
 #   - tests/programs/unw_deep.c: 40 to 400 KiB deep, changing depth;
 #   - tests/programs/unw_segs.rs (when rustc is here): the same depths
 #     over 128 KiB stack segments, switched to as rustc's stacker does;
@@ -50,12 +52,15 @@ run() {
 			awk -F= -v k="$1" '$1 == k { v = $2 } END { print v + 0 }'
 	}
 	awk -v name="$name" -v read="$read" -v n="$n" \
-	    -v t="$(stat truncated_markers)" -v f="$(stat unwind.frames)" '{
+	    -v t="$(stat truncated_markers)" -v f="$(stat unwind.frames)" \
+	    -v k="$(stat unwind_deep.cached)" -v b="$(stat unwind_deep.bytes)" '{
 		c = $1 + $2
 		printf "%-10s read %-6s %5d samples %6.2f%% truncated " \
-		    "%5.1f frames %6.1f us/sample %5.2f us/frame\n", name, read,
+		    "%5.1f frames %6.1f us/sample %5.2f us/frame " \
+		    "%5.1f%% cached %6.1f KiB\n", name, read,
 		    n, n ? 100 * t / n : 0, n ? f / n : 0,
-		    n ? c * 1e6 / n : 0, f ? c * 1e6 / f : 0 }' "$OUT/time"
+		    n ? c * 1e6 / n : 0, f ? c * 1e6 / f : 0,
+		    n ? 100 * k / n : 0, n ? b / n / 1024 : 0 }' "$OUT/time"
 }
 
 for read in 0 524288; do

@@ -88,8 +88,9 @@ augmentation(struct rec_ehcur *c, const char *aug, struct cie *ci)
 			return -EBADMSG;
 		if (*aug == 'L' && !rec_ehcur_get(c, &ci->lsda_enc, 1))
 			return -EBADMSG;
-		if (*aug == 'P' &&
-		    (!rec_ehcur_get(c, &enc, 1) || !pointer(c, enc, &skip)))
+		/* skipped: indirect or not, its size is the encoding's */
+		if (*aug == 'P' && (!rec_ehcur_get(c, &enc, 1) ||
+				    !rec_ehcur_pointer(c, enc & 0x7f, &skip)))
 			return -ENOTSUP;
 		if (*aug != 'R' && *aug != 'L' && *aug != 'P')
 			return -ENOTSUP; /* 'S' (a signal frame), unknown */

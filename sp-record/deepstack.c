@@ -45,6 +45,15 @@
 #define LEARN_MAX 2
 /* How near its mapping's top a stack's reads must end to switch stacks. */
 #define TOP_SLACK 256
+/*
+ * The re-read of the marked words: a gap shorter than this between two
+ * is read with them, as one piece (what the kernel's read costs is
+ * mostly per page pinned and per piece: reading a page's words as one
+ * piece costs less than each alone, and only a page without a marked
+ * word is worth skipping); this many pieces a call (UIO_MAXIOV: 1024).
+ */
+#define GAP_MAX PAGE
+#define IOV_BATCH 256
 
 void
 rec_stackmaps_release(struct rec_stackmaps *m)
@@ -210,7 +219,10 @@ open_span(struct rec_deepstack *d, uint64_t start, uint64_t lo, uint64_t hi)
 	if (d->nspan == REC_DEEPSTACK_SPANS)
 		return false;
 	if (d->nspan) {
+		/* words taken from a cache lie past what was read */
 		last = &d->span[d->nspan - 1];
+		if (last->top > last->have)
+			last->have = last->top;
 		last->limit = last->start + last->have;
 		off = last->off + last->have;
 		d->segments++;
@@ -325,32 +337,103 @@ read_chunk(struct rec_deepstack *d, struct rec_deepspan *s)
 	return true;
 }
 
+/*
+ * The span that may hold the live word at `addr`, the first opened when
+ * none is; NULL when none may (see rec_deepstack_read).
+ */
+static struct rec_deepspan *
+live_span(struct rec_deepstack *d, uint64_t addr)
+{
+	struct rec_deepspan *s = &d->span[d->nspan ? d->nspan - 1 : 0];
+
+	if (d->failed || addr % 8 || (addr >= d->sp && addr < d->copy_end))
+		return NULL;
+	/* most words lie in the last span, which no other's mapping holds */
+	if (d->nspan && addr >= s->start && addr < s->limit &&
+	    s->limit - addr >= sizeof(uint64_t) &&
+	    (s->off + (addr - s->start)) % 8 == 0)
+		return s;
+	if (!d->nspan && !first_span(d)) {
+		d->failed = true;
+		return NULL;
+	}
+	if (!(s = span_for(d, addr)) || addr < s->start || addr >= s->limit ||
+	    s->limit - addr < sizeof(uint64_t) ||
+	    (s->off + (addr - s->start)) % 8)
+		return NULL;
+	return s;
+}
+
+/* Notes the unwinder's word at `addr` of span `s` for the re-read. */
+static void
+mark(struct rec_deepstack *d, struct rec_deepspan *s, uint64_t addr)
+{
+	size_t off = s->off + (addr - s->start);
+
+	d->words[off / 8 / 64] |= (uint64_t)1 << (off / 8 % 64);
+	if (addr - s->start + sizeof(uint64_t) > s->top)
+		s->top = addr - s->start + sizeof(uint64_t);
+	if (off + sizeof(uint64_t) > d->used_end)
+		d->used_end = off + sizeof(uint64_t);
+	d->used = true;
+}
+
 bool
 rec_deepstack_read(struct rec_deepstack *d, uint64_t addr, uint64_t *val)
 {
-	struct rec_deepspan *s;
-	size_t off;
+	struct rec_deepspan *s = live_span(d, addr);
 
-	if (d->failed || addr % 8 || (addr >= d->sp && addr < d->copy_end))
-		return false;
-	if (!d->nspan && !first_span(d)) {
-		d->failed = true;
-		return false;
-	}
-	if (!(s = span_for(d, addr)) || addr < s->start || addr >= s->limit ||
-	    s->limit - addr < sizeof(*val))
+	if (!s)
 		return false;
 	while (addr - s->start + sizeof(*val) > s->have)
 		if (s != &d->span[d->nspan - 1] || !read_chunk(d, s))
 			return false;
-	off = s->off + (addr - s->start);
-	memcpy(val, d->buf + off, sizeof(*val));
-	d->words[off / 8 / 64] |= (uint64_t)1 << (off / 8 % 64);
-	if (addr - s->start + sizeof(*val) > s->top)
-		s->top = addr - s->start + sizeof(*val);
-	if (off + sizeof(*val) > d->used_end)
-		d->used_end = off + sizeof(*val);
-	d->used = true;
+	memcpy(val, d->buf + s->off + (addr - s->start), sizeof(*val));
+	mark(d, s, addr);
+	return true;
+}
+
+/*
+ * rec_deepstack_expect()'s common case, a cached chain's words one after
+ * another: past what the last span read, within its limit, outside the
+ * copy.  Takes the word and returns true, or false for the general case.
+ */
+static bool
+expect_past(struct rec_deepstack *d, uint64_t addr, uint64_t val)
+{
+	struct rec_deepspan *s = &d->span[d->nspan ? d->nspan - 1 : 0];
+	size_t off;
+
+	if (!d->nspan || d->failed || addr % 8 || addr < s->start + s->have ||
+	    addr >= s->limit || s->limit - addr < sizeof(val) ||
+	    (addr >= d->sp && addr < d->copy_end) ||
+	    (off = s->off + (addr - s->start)) % 8)
+		return false;
+	memcpy(d->buf + off, &val, sizeof(val));
+	mark(d, s, addr);
+	return true;
+}
+
+bool
+rec_deepstack_expect(struct rec_deepstack *d, uint64_t addr, uint64_t val)
+{
+	struct rec_deepspan *s;
+	uint8_t *at;
+
+	if (expect_past(d, addr, val))
+		return true;
+	if (!(s = live_span(d, addr)))
+		return false;
+	at = d->buf + s->off + (addr - s->start);
+	if (addr - s->start + sizeof(val) <= s->have) {
+		if (memcmp(at, &val, sizeof(val)) != 0)
+			return false;
+	} else {
+		if (s != &d->span[d->nspan - 1])
+			return false;
+		memcpy(at, &val, sizeof(val));
+	}
+	mark(d, s, addr);
 	return true;
 }
 
@@ -383,71 +466,139 @@ rec_deepstack_outward(const struct rec_deepstack *d, uint64_t sp,
 	       (to > from || (to == from && new_sp > sp));
 }
 
-/* Whether the words the unwinder read from the copy still hold. */
-static int
-copy_words_hold(struct rec_deepstack *d)
+/*
+ * The re-read's first pieces: the last words the unwinder read from the
+ * copy, into now[].  Returns how many (0: none was noted).
+ */
+static size_t
+seen_pieces(const struct rec_deepstack *d, struct iovec *local,
+	    struct iovec *remote, uint64_t *now)
 {
-	struct iovec local[REC_DEEPSTACK_SEEN], remote[REC_DEEPSTACK_SEEN];
-	uint64_t now[REC_DEEPSTACK_SEEN], at;
 	size_t i,
 	    n = d->nseen < REC_DEEPSTACK_SEEN ? d->nseen : REC_DEEPSTACK_SEEN;
 
-	if (n == 0)
-		return -ENODATA;
 	for (i = 0; i < n; i++) {
 		local[i].iov_base = &now[i];
 		local[i].iov_len = sizeof(now[i]);
-		at = d->seen[(d->nseen - n + i) % REC_DEEPSTACK_SEEN];
-		remote[i].iov_base = (void *)(uintptr_t)at;
+		remote[i].iov_base =
+		    (void *)(uintptr_t)
+			d->seen[(d->nseen - n + i) % REC_DEEPSTACK_SEEN];
 		remote[i].iov_len = sizeof(now[i]);
 	}
-	d->syscalls++;
-	if (process_vm_readv(d->pid, local, n, remote, n, 0) !=
-	    (ssize_t)(n * sizeof(now[0])))
-		return -EIO;
-	for (i = 0; i < n; i++) {
-		at = d->seen[(d->nseen - n + i) % REC_DEEPSTACK_SEEN];
-		if (memcmp(&now[i], d->copy + (at - d->sp), sizeof(now[i])))
-			return -ESTALE;
-	}
-	return 0;
+	return n;
 }
 
-/* Whether the live words the unwinder read still hold: one more read. */
-static int
-live_words_hold(struct rec_deepstack *d)
+/* Whether the `n` words of seen_pieces() read the same as in the copy. */
+static bool
+seen_hold(const struct rec_deepstack *d, const uint64_t *now, size_t n)
 {
-	struct iovec local[REC_DEEPSTACK_SPANS], remote[REC_DEEPSTACK_SPANS];
-	size_t i, n = 0, want = 0, w;
-	uint64_t bits;
+	uint64_t at, was;
+	size_t i;
 
-	for (i = 0; i < d->nspan; i++) {
-		if (!d->span[i].top)
-			continue;
-		local[n].iov_base = d->again + d->span[i].off;
-		remote[n].iov_base = (void *)(uintptr_t)d->span[i].start;
-		local[n].iov_len = remote[n].iov_len = d->span[i].top;
-		want += d->span[i].top;
-		n++;
+	for (i = 0; i < n; i++) {
+		at = d->seen[(d->nseen - n + i) % REC_DEEPSTACK_SEEN];
+		memcpy(&was, d->copy + (at - d->sp), sizeof(was));
+		if (was != now[i])
+			return false;
 	}
+	return true;
+}
+
+/*
+ * The re-read's pieces: the marked words of span `s`, runs of them
+ * within a page and fewer than GAP_MAX bytes apart read as one, from
+ * word index *w on; at most `max` pieces into local/remote.  Returns how
+ * many, with *w where the next call goes on (past the span: done).
+ */
+static size_t
+marked_runs(const struct rec_deepstack *d, const struct rec_deepspan *s,
+	    size_t *w, struct iovec *local, struct iovec *remote, size_t max)
+{
+	size_t n = 0, end = (s->off + s->top) / 8, i;
+	uint64_t addr, bits, last = 0; /* last: the last piece's start */
+
+	while (*w < end && n < max) {
+		i = *w / 64;
+		bits = d->words[i] & (~(uint64_t)0 << (*w % 64));
+		if (!bits) {
+			*w = (i + 1) * 64;
+			continue;
+		}
+		*w = i * 64 + (size_t)__builtin_ctzll(bits);
+		if (*w >= end)
+			break;
+		addr = s->start + (*w * 8 - s->off);
+		if (n && addr - (last + remote[n - 1].iov_len) < GAP_MAX) {
+			remote[n - 1].iov_len = addr + 8 - last;
+			local[n - 1].iov_len = remote[n - 1].iov_len;
+		} else {
+			last = addr;
+			remote[n].iov_base = (void *)(uintptr_t)addr;
+			local[n].iov_base = d->again + *w * 8;
+			remote[n].iov_len = local[n].iov_len = 8;
+			n++;
+		}
+		(*w)++;
+	}
+	return n;
+}
+
+/* Reads the pieces, all of them or -EIO. */
+static int
+read_pieces(struct rec_deepstack *d, const struct iovec *local,
+	    const struct iovec *remote, size_t n)
+{
+	size_t want = 0, i;
+
+	for (i = 0; i < n; i++)
+		want += local[i].iov_len;
 	d->syscalls++;
 	if (process_vm_readv(d->pid, local, n, remote, n, 0) != (ssize_t)want)
 		return -EIO;
 	d->bytes += want;
+	return 0;
+}
+
+/*
+ * The re-read: the copy's last words read first (one piece each), then
+ * the live words the unwinder read (with what lies between them), in
+ * IOV_BATCH pieces a call; then each compared.
+ */
+int
+rec_deepstack_verify(struct rec_deepstack *d)
+{
+	struct iovec local[IOV_BATCH], remote[IOV_BATCH];
+	uint64_t now[REC_DEEPSTACK_SEEN], bits, was, is;
+	size_t nseen = seen_pieces(d, local, remote, now), n = nseen, i = 0,
+	       w = d->nspan ? d->span[0].off / 8 : 0;
+	int r;
+
+	if (!nseen)
+		return -ENODATA;
+	for (;;) {
+		while (i < d->nspan && n < IOV_BATCH) {
+			n += marked_runs(d, &d->span[i], &w, local + n,
+					 remote + n, IOV_BATCH - n);
+			if (w >= (d->span[i].off + d->span[i].top) / 8 &&
+			    ++i < d->nspan)
+				w = d->span[i].off / 8;
+		}
+		if (!n)
+			break;
+		if ((r = read_pieces(d, local, remote, n)) < 0)
+			return r;
+		n = 0;
+	}
+	if (!seen_hold(d, now, nseen))
+		return -ESTALE;
 	/* the marked words only, a bitmap word at a time: most are clear */
 	for (i = 0; i * 64 * 8 < d->used_end; i++)
 		for (bits = d->words[i]; bits; bits &= bits - 1) {
 			w = i * 64 + (size_t)__builtin_ctzll(bits);
-			if (memcmp(d->buf + w * 8, d->again + w * 8, 8) != 0)
+			memcpy(&was, d->buf + w * 8, sizeof(was));
+			memcpy(&is, d->again + w * 8, sizeof(is));
+			if (was != is)
 				return -ESTALE;
 		}
 	return 0;
-}
-
-int
-rec_deepstack_verify(struct rec_deepstack *d)
-{
-	int r = copy_words_hold(d);
-
-	return r < 0 ? r : live_words_hold(d);
 }

@@ -25,7 +25,9 @@
  *   per sample:
  *       rec_deepstack_begin(&d, pid, maps, sp, copy, copy_len);
  *       during the unwind: rec_deepstack_saw(&d, addr) for each word read
- *       from the copy, rec_deepstack_read(&d, addr, &v) above it;
+ *       from the copy, rec_deepstack_read(&d, addr, &v) above it, or
+ *       rec_deepstack_expect(&d, addr, v) for a word whose value a
+ *       cached chain of frames gives (deepcache.h);
  *       after it, when rec_deepstack_used(&d): rec_deepstack_verify(&d)
  *   rec_deepstack_release(&d);
  *
@@ -132,6 +134,15 @@ void rec_deepstack_saw(struct rec_deepstack *d, uint64_t addr);
 bool rec_deepstack_read(struct rec_deepstack *d, uint64_t addr, uint64_t *val);
 
 /*
+ * Takes `val` as the live word at `addr` without reading it (a word a
+ * cached chain of frames read before, deepcache.h): the same bounds as
+ * rec_deepstack_read(), and it is verified as if read.  False where the
+ * read would be refused, or where the word was read in this sample and
+ * holds another value.
+ */
+bool rec_deepstack_expect(struct rec_deepstack *d, uint64_t addr, uint64_t val);
+
+/*
  * Whether a step from a frame whose SP is `sp` to one whose SP is
  * `new_sp` went outward on the stack read: both in the copy or the same
  * span with new_sp above sp, or new_sp in a later span than sp.
@@ -145,7 +156,8 @@ bool rec_deepstack_used(const struct rec_deepstack *d);
 /*
  * Whether the stack above the copy is still the one sampled: the words
  * noted by rec_deepstack_saw() must read the same from the live process
- * now, and so must every live word rec_deepstack_read() returned.
+ * now, and so must every live word rec_deepstack_read() returned or
+ * rec_deepstack_expect() took (only those words are read again).
  * Returns 0, -ESTALE when one changed, -EIO when they could not be read,
  * -ENODATA when no copy word was noted.
  */

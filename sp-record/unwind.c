@@ -26,7 +26,8 @@
  * accessors, processes, the unwind loop and its checks of live frames,
  * the walk with our own rules) reads that context's private types.
  * Where module files lie in a process is regcache.c's; reading and
- * re-reading the live stack is deepstack.c's; decoding call instructions
+ * re-reading the live stack is deepstack.c's; keeping the frames found
+ * there for the next sample is deepcache.c's; decoding call instructions
  * is callsite.c's; the sigprocmask() that keeps libunwind fast is
  * sigmask.c's.  Go's stacks
  * (no CFI, frame records, stack switches) are gofuncs.c's and
@@ -51,6 +52,7 @@
 #include "sp-record/cfimemo.h"
 #include "sp-record/cfirule.h"
 #include "sp-record/coderange.h"
+#include "sp-record/deepcache.h"
 #include "sp-record/deepstack.h"
 #include "sp-record/elfcfi.h"
 #include "sp-record/madecfi.h"
@@ -107,13 +109,14 @@ enum deep_outcome {
 	DEEP_CHANGED,
 	DEEP_CALL,
 	DEEP_UNVERIFIED,
+	DEEP_CACHED, /* completed with frames taken from a cached chain */
 	DEEP_COUNT
 };
 
 static const char *const deep_keys[DEEP_COUNT] = {
 	"unwind_deep.samples",       "unwind_deep.completed",
 	"unwind_deep.stack_changed", "unwind_deep.call_mismatch",
-	"unwind_deep.unverified",
+	"unwind_deep.unverified",    "unwind_deep.cached",
 };
 
 static const char *const error_keys[ERR_COUNT] = {
@@ -153,9 +156,10 @@ struct proc {
 	struct rec_regcache regions;
 	int memfd; /* /proc/PID/mem, -1 until needed */
 	struct rec_stackmaps stacks;
-	struct sp_htab *tramps; /* pc -> start << 1 | endbr, 0: none */
-	struct sp_htab *tails;  /* (function, dest) -> 1: it jumps there */
-	struct rec_gomods *go;  /* its Go modules, NULL until needed */
+	struct sp_htab *tramps;    /* pc -> start << 1 | endbr, 0: none */
+	struct sp_htab *tails;     /* (function, dest) -> 1: it jumps there */
+	struct rec_gomods *go;     /* its Go modules, NULL until needed */
+	struct rec_deepcache deep; /* its last deep stacks' outer frames */
 };
 
 /* One unwind call: everything the accessors need. */
@@ -189,11 +193,17 @@ struct uctx {
 	const uint8_t *win;
 	uint64_t win_lo;
 	size_t win_len;
-	bool ran_out;       /* a read just above the copy failed */
-	int err;            /* enum unwind_error of a failed step */
-	bool call_mismatch; /* a live frame's caller called another */
-	int stop_fallback;  /* enum unwind_fallback of the failed step */
-	uint64_t stop_bp;   /* BP of the frame whose step failed */
+	bool ran_out;              /* a read just above the copy failed */
+	int err;                   /* enum unwind_error of a failed step */
+	bool call_mismatch;        /* a live frame's caller called another */
+	int stop_fallback;         /* enum unwind_fallback of the failed step */
+	uint64_t stop_bp;          /* BP of the frame whose step failed */
+	struct rec_deepstep *step; /* own_step()'s frame, its words */
+	bool no_cache;             /* own_walk() takes no cached chain */
+	const struct rec_deepchain *from; /* the chain it took frames from */
+	const struct rec_deepchain *old;  /* one that did not fit this stack */
+	int verdict; /* rec_deepstack_verify's, when have_verdict */
+	bool have_verdict;
 };
 
 struct rec_unwinder {
@@ -217,6 +227,8 @@ struct rec_unwinder {
 	struct rec_goframes goframes;
 	uint64_t deep[DEEP_COUNT];
 	uint8_t tail_code[TAIL_SCAN_MAX]; /* code scanned for a tail call */
+	/* own_walk()'s frames, for the process's cache of deep stacks */
+	struct rec_deepstep steps[REC_UNWIND_MAX_FRAMES];
 	bool missed_module; /* the last unwind met a pc without module */
 	uint64_t missed_pc; /* the first such pc */
 };
@@ -701,6 +713,7 @@ proc_free(struct rec_unwinder *u, struct proc *p)
 	sp_htab_free(p->tramps);
 	sp_htab_free(p->tails);
 	rec_gomods_free(p->go);
+	rec_deepcache_release(&p->deep);
 	free(p);
 }
 
@@ -1218,7 +1231,9 @@ settle(struct rec_unwinder *u, struct uctx *c, int r, size_t n,
 		return n;
 	}
 	u->deep[DEEP_SAMPLES]++;
-	v = r == 0 ? rec_deepstack_verify(&u->live) : -EPROTO;
+	v = r != 0            ? -EPROTO
+	    : c->have_verdict ? c->verdict
+			      : rec_deepstack_verify(&u->live);
 	if (v == 0) {
 		u->deep[DEEP_COMPLETED]++;
 		return n;
@@ -1324,11 +1339,52 @@ copy_word(const struct uctx *c, uint64_t addr, uint64_t *v)
 }
 
 /*
+ * The stack word at `addr` for own_step(): from the copy (noted for the
+ * re-read, as access_mem() does), else from the live stack above it.
+ */
+static bool
+stack_word(struct uctx *c, uint64_t addr, uint64_t *v)
+{
+	struct rec_deepstep *f = c->step;
+
+	if (copy_word(c, addr, v))
+		rec_deepstack_saw(&c->u->live, addr);
+	else if (!rec_deepstack_read(&c->u->live, addr, v))
+		return false;
+	if (f->nwords < 2) {
+		f->addr[f->nwords] = addr;
+		f->val[f->nwords++] = *v;
+	}
+	return true;
+}
+
+/* own_step()'s answers besides 1 (a step) and 0 (the outermost frame). */
+#define OWN_OTHER (-1)   /* not ours: libunwind unwinds the sample */
+#define OWN_REFUSED (-2) /* a step over the live stack failed a check */
+#define OWN_RETRY (-3)   /* a cached chain does not fit: walk without */
+
+/*
+ * Whether a step that read the live stack may go on: outward on it (the
+ * check live_step_ok() makes of libunwind's steps) to a return address
+ * that is code.  Where step() would refuse it, the live frames are
+ * dropped as settle() drops them.
+ */
+static int
+own_live_ok(struct uctx *c, uint64_t sp, uint64_t cfa, uint64_t ra)
+{
+	if (!rec_deepstack_outward(&c->u->live, sp, cfa) || !is_code(c, ra))
+		return OWN_REFUSED;
+	return is_trampoline(c, ra) ? OWN_OTHER : 1;
+}
+
+/*
  * One step of own_walk(): from the frame at `at` with stack pointer *sp
  * and frame pointer *bp to its caller, as libunwind's step would go with
- * the same rule.  Returns 1 with *ip the caller's return address, 0 at
- * the outermost frame, -1 for anything else (the rule is not ours, a
- * read leaves the copy, a check of step() would fail).
+ * the same rule, reading above the copy as step() lets it (CFI only,
+ * outward).  Returns 1 with *ip the caller's return address, 0 at the
+ * outermost frame, OWN_OTHER for anything else in the copy (the rule is
+ * not ours, a check of step() would fail) or an unusual end above it,
+ * OWN_REFUSED where a step that read above the copy fails.
  */
 static int
 own_step(struct uctx *c, uint64_t at, uint64_t *ip, uint64_t *sp, uint64_t *bp,
@@ -1338,54 +1394,236 @@ own_step(struct uctx *c, uint64_t at, uint64_t *ip, uint64_t *sp, uint64_t *bp,
 	uint64_t cfa, ra;
 	int r = own_rule(c, at, &rule);
 
-	if (r == 0 && *have_bp && *bp == 0 && fp_end(c, *ip)) {
+	if (r == 0 && *have_bp && *bp == 0 && fp_end(c, *ip) &&
+	    !rec_deepstack_used(&c->u->live)) {
 		c->u->fallbacks[FB_EH_FRAME_HDR_LOOKUP]++;
 		return 0; /* the outermost frame, as in ld.so's _start */
 	}
-	if (r <= 0 || (rule.cfa_reg == REC_CFA_BP && !*have_bp))
-		return -1;
+	if (r <= 0)
+		return OWN_OTHER;
+	c->step->uses_bp = rule.cfa_reg == REC_CFA_BP;
+	c->step->keeps_bp = rule.bp == REC_CFIRULE_SAME;
+	if (rule.cfa_reg == REC_CFA_BP && !*have_bp)
+		return OWN_OTHER;
 	cfa = (rule.cfa_reg == REC_CFA_SP ? *sp : *bp) +
 	      (uint64_t)(int64_t)rule.cfa_off;
 	if (rule.ra == REC_CFIRULE_UNDEF)
 		return 0;
-	if (!copy_word(c, cfa + (uint64_t)(int64_t)rule.ra, &ra) ||
-	    (ra == *ip && cfa == *sp))
-		return -1;
+	if (!stack_word(c, cfa + (uint64_t)(int64_t)rule.ra, &ra))
+		return rec_deepstack_used(&c->u->live) ? OWN_REFUSED
+						       : OWN_OTHER;
+	if ((ra == *ip && cfa == *sp) ||
+	    ((rule.bp == REC_CFIRULE_UNDEF || ra == 0) &&
+	     rec_deepstack_used(&c->u->live)))
+		return OWN_OTHER;
 	if (rule.bp == REC_CFIRULE_UNDEF || ra == 0)
 		return 0;
 	if (rule.bp != REC_CFIRULE_SAME &&
-	    !(*have_bp = copy_word(c, cfa + (uint64_t)(int64_t)rule.bp, bp)))
-		return -1;
-	if (cfa < *sp || !is_code(c, ra) || is_trampoline(c, ra))
-		return -1;
-	*ip = ra;
-	*sp = cfa;
-	return 1;
+	    !(*have_bp = stack_word(c, cfa + (uint64_t)(int64_t)rule.bp, bp)))
+		return OWN_OTHER;
+	if (rec_deepstack_used(&c->u->live))
+		r = own_live_ok(c, *sp, cfa, ra);
+	else
+		r = cfa < *sp || !is_code(c, ra) || is_trampoline(c, ra)
+			? OWN_OTHER
+			: 1;
+	if (r == 1) {
+		*ip = ra;
+		*sp = cfa;
+	}
+	return r;
+}
+
+/*
+ * Takes the frames above frame `j` of a cached chain (deepcache.h), whose
+ * state the walk's frame pcs[*n - 1] has: each step's words must read the
+ * same in the copy, or are taken as live words to verify (deepstack.h),
+ * and each step must go outward as own_step() requires.  Returns 0 with
+ * the pcs in pcs[*n...] up to the chain's outermost frame, or OWN_RETRY
+ * when the chain does not fit this sample.
+ */
+static int
+own_replay(struct uctx *c, const struct rec_deepchain *ch, size_t j,
+	   uint64_t *pcs, size_t *n, size_t max, size_t *first_live)
+{
+	struct rec_deepstack *d = &c->u->live;
+	const struct rec_deepstep *f;
+	uint64_t v;
+	size_t k, w;
+
+	for (k = j; k + 1 < ch->n; k++) {
+		f = &ch->v[k];
+		for (w = 0; w < f->nwords; w++)
+			if (copy_word(c, f->addr[w], &v)) {
+				if (v != f->val[w])
+					return OWN_RETRY;
+				rec_deepstack_saw(d, f->addr[w]);
+			} else if (!rec_deepstack_expect(d, f->addr[w],
+							 f->val[w]))
+				return OWN_RETRY;
+		if (*n == max)
+			return OWN_RETRY;
+		if (rec_deepstack_used(d)) {
+			if (!rec_deepstack_outward(d, f->sp, ch->v[k + 1].sp))
+				return OWN_RETRY;
+			if (*first_live == max)
+				*first_live = *n;
+		}
+		c->u->steps[*n - 1] = *f;
+		pcs[(*n)++] = ch->v[k + 1].ip - 1;
+	}
+	c->u->steps[*n - 1] = ch->v[ch->n - 1];
+	c->from = ch;
+	return 0;
+}
+
+/*
+ * Sets the walk's record of frame pcs[n - 1] (u->steps) to its state;
+ * own_step() adds the words it reads.
+ */
+static struct rec_deepstep *
+own_frame(struct uctx *c, const uint64_t *pcs, size_t n, uint64_t ip,
+	  uint64_t sp, uint64_t bp, bool have_bp)
+{
+	struct rec_deepstep *f = &c->u->steps[n - 1];
+
+	memset(f, 0, sizeof(*f));
+	f->at = pcs[n - 1];
+	f->ip = ip;
+	f->sp = sp;
+	f->bp = bp;
+	f->have_bp = have_bp;
+	return c->step = f;
 }
 
 /*
  * Unwinds the sample whose pc is pcs[0] with rules read by the recorder
  * (cfirule.h), no libunwind: per file, not per process, so a process's
- * first samples cost no more than its last.  Returns true with the pcs
- * in pcs[*n...] when every step had such a rule, read only the copy and
- * the walk reached the outermost frame; false (nothing counted) leaves
- * the sample to libunwind, which takes it from the start.
+ * first samples cost no more than its last.  Above the copy each caller
+ * must call its callee (call_matches), as walk() checks.  Where a frame
+ * has the state of one of a cached chain's, the rest comes from the
+ * chain (own_replay).  Returns 0 with the pcs in pcs[*n...] when every
+ * step had such a rule and the walk reached the outermost frame,
+ * OWN_REFUSED when a step over the live stack failed (*first_live is the
+ * index of the first pc found with live reads, as walk() sets it),
+ * OWN_RETRY when a cached chain did not fit; OWN_OTHER (nothing counted)
+ * leaves the sample to libunwind, which takes it from the start.
  */
-static bool
-own_walk(struct uctx *c, uint64_t *pcs, size_t *n, size_t max)
+static int
+own_walk(struct uctx *c, uint64_t *pcs, size_t *n, size_t max,
+	 size_t *first_live)
 {
 	uint64_t ip = pcs[0], sp = c->sp, bp = 0;
 	bool have_bp = reg_value(c->regs, c->mask, PERF_REG_X86_BP, &bp);
+	const struct rec_deepchain *ch;
+	struct rec_deepstep *f;
+	size_t j;
 	int r;
 
+	*first_live = max;
 	if (is_trampoline(c, ip))
-		return false;
-	while ((r = own_step(c, pcs[*n - 1], &ip, &sp, &bp, &have_bp)) > 0) {
+		return OWN_OTHER;
+	for (;;) {
+		f = own_frame(c, pcs, *n, ip, sp, bp, have_bp);
+		if (!c->no_cache &&
+		    rec_deepcache_find(&c->p->deep, f, &ch, &j)) {
+			c->old = ch;
+			return own_replay(c, ch, j, pcs, n, max, first_live);
+		}
+		if ((r = own_step(c, pcs[*n - 1], &ip, &sp, &bp, &have_bp)) <=
+		    0)
+			break;
 		if (*n == max)
-			return false;
+			return OWN_OTHER;
+		if (rec_deepstack_used(&c->u->live)) {
+			if (*first_live == max)
+				*first_live = *n;
+			if (!call_matches(c, pcs[*n - 1], ip)) {
+				c->call_mismatch = true;
+				r = OWN_REFUSED;
+				break;
+			}
+		}
 		pcs[(*n)++] = ip - 1;
 	}
-	return r == 0;
+	if (r == OWN_REFUSED && *first_live == max)
+		*first_live = *n; /* the failed step read live memory */
+	return r;
+}
+
+/*
+ * After own_walk() returned `r` and settle() kept `n` pcs: a stack
+ * completed over live reads gives the process's cache its frames from
+ * the one before the first found live (the chain a cached one came from
+ * is replaced: the same thread's, most likely).
+ */
+static void
+keep_chain(struct rec_unwinder *u, struct uctx *c, int r, size_t n,
+	   size_t first_live, uint64_t completed)
+{
+	if (r != 0 || u->deep[DEEP_COMPLETED] == completed || first_live >= n)
+		return;
+	if (c->from)
+		u->deep[DEEP_CACHED]++;
+	(void)rec_deepcache_put(&c->p->deep, u->steps + first_live - 1,
+				n - first_live + 1, c->from ? c->from : c->old);
+}
+
+/*
+ * own_walk(), and when it took frames from a cached chain, their words'
+ * re-read: a chain whose words changed may still lead to the outermost
+ * frame by other words, which a walk without the cache reads.
+ */
+static int
+own_walk_verified(struct rec_unwinder *u, struct uctx *c, uint64_t *pcs,
+		  size_t *n, size_t max, size_t *first_live)
+{
+	int r = own_walk(c, pcs, n, max, first_live);
+
+	if (r == 0 && c->from && rec_deepstack_used(&u->live)) {
+		c->verdict = rec_deepstack_verify(&u->live);
+		c->have_verdict = true;
+		if (c->verdict == -ESTALE)
+			r = OWN_RETRY;
+	}
+	return r;
+}
+
+/*
+ * The recorder's own rules on a sample (own_walk), again without cached
+ * chains when one did not fit.  Returns false, all reads forgotten, when
+ * libunwind must take the sample; else true with *n pcs kept.
+ */
+static bool
+own_unwind(struct rec_unwinder *u, struct uctx *c, uint64_t *pcs, size_t *n,
+	   size_t max, bool *truncated)
+{
+	uint64_t completed = u->deep[DEEP_COMPLETED];
+	size_t first_live;
+	int r;
+
+	while ((r = own_walk_verified(u, c, pcs, n, max, &first_live)) ==
+	       OWN_RETRY) {
+		rec_deepstack_begin(&u->live, c->p->pid, &c->p->stacks, c->sp,
+				    c->stack, c->stack_len);
+		c->no_cache = true;
+		c->call_mismatch = false;
+		c->have_verdict = false;
+		c->old = c->from ? c->from : c->old;
+		c->from = NULL;
+		*n = 1;
+	}
+	if (r == OWN_OTHER) {
+		rec_deepstack_begin(&u->live, c->p->pid, &c->p->stacks, c->sp,
+				    c->stack, c->stack_len);
+		c->call_mismatch = false;
+		*n = 1;
+		return false;
+	}
+	u->own_samples++;
+	*n = settle(u, c, r, *n, first_live, truncated);
+	keep_chain(u, c, r, *n, first_live, completed);
+	return true;
 }
 
 /* Ends the unwind call that found `n` pcs; returns `n`. */
@@ -1440,11 +1678,9 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 	rec_deepstack_begin(&u->live, pid, &c.p->stacks, sp, stack, stack_len);
 	pcs[n++] = ip;
 	c.ip_override = sigreturn_start(&c, ip);
-	if (!u->own_off && !c.ip_override && own_walk(&c, pcs, &n, max)) {
-		u->own_samples++;
+	if (!u->own_off && !c.ip_override &&
+	    own_unwind(u, &c, pcs, &n, max, truncated))
 		return unwound(u, n);
-	}
-	n = 1;
 	rec_in_libunwind = 1;
 	if (!proc_as(c.p) || unw_init_remote(&cur, c.p->as, &c) < 0) {
 		u->errors[ERR_INIT]++;

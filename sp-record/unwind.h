@@ -17,7 +17,10 @@
  * CFA lies above the last, each return address is code, the chain ends
  * where CFI marks the outermost frame, and the copy's last words read the
  * same in the live stack afterwards; otherwise they are dropped and the
- * stack is truncated as if the copy had simply run out.
+ * stack is truncated as if the copy had simply run out.  Kept frames are
+ * remembered per process (deepcache.h): the next sample of the same
+ * stack takes them once it reaches one of them, and verifies the words
+ * they were found with instead of reading and unwinding them again.
  *
  * Go programs (no CFI: every frame is stepped by frame pointer) switch
  * stacks: runtime.systemstack and runtime.morestack run on the thread's
@@ -186,7 +189,8 @@ void rec_unwinder_end_process(struct rec_unwinder *u, int32_t pid);
  * could not start) and "unwind_fallback.KIND" (frames stepped with the
  * frame pointer because CFI was missing or failed), plus "unwind.samples"
  * and "unwind.frames", and "unwind_deep.KIND" for the reads past the copy:
- * samples (that read any), completed (their live frames kept),
+ * samples (that read any), completed (their live frames kept), cached
+ * (completed with frames kept from an earlier sample, deepcache.h),
  * stack_changed and unverified (dropped: also counted as
  * unwind_error.stack_truncated), reads (system calls), bytes, maps_reads
  * (/proc/PID/maps reads to find a stack's mapping); "unwind.own_cfi_samples"

@@ -10,7 +10,8 @@
 # stack_changed), and still no stack may be wrong.  unw_segs.rs (when
 # rustc is here) recurses the same way over stack segments switched to as
 # stacker's psm does: the reads must follow the switches into the older
-# segments, with the same bounds.  CPU-time bounded.
+# segments, with the same bounds.  Most deep stacks must take their outer
+# frames from the last sample's, verified (deepcache.h).  CPU-time bounded.
 . "$(dirname "$0")/lib.sh"
 need_perf
 cc_prog unw_deep unw_deep.c -O2 -fomit-frame-pointer
@@ -38,8 +39,14 @@ record deep 1.5c
 echo "-- reads past the copy"
 awk -v stable=1 -f "$PROGRAMS/unw_deep.awk" "$TMP/deep.folded" ||
 	fail "deep stacks: too few complete, or a wrong frame"
-[ "$(counter deep unwind_deep.completed)" -gt 0 ] ||
+completed=$(counter deep unwind_deep.completed)
+[ "$completed" -gt 0 ] ||
 	fail "no unwind_deep.completed counter in the stats record"
+# the outer frames come from the last sample's (deepcache.h), verified
+cached=$(counter deep unwind_deep.cached)
+echo "$cached of $completed completed with frames kept from a sample before"
+[ $((cached * 10)) -ge $((completed * 8)) ] ||
+	fail "fewer than 80% of deep stacks took their outer frames kept"
 
 read="--stack-read 0"
 record off 0.5c
@@ -60,6 +67,7 @@ awk -v min_pct=0 -f "$PROGRAMS/unw_deep.awk" "$TMP/switch.folded" ||
 refused=$(($(counter switch unwind_deep.call_mismatch) + \
 	$(counter switch unwind_deep.stack_changed)))
 [ "$refused" -gt 0 ] || fail "no frames read live were refused"
+echo "$(counter switch unwind_deep.cached) with frames kept, $refused refused"
 
 if ! command -v rustc >/dev/null; then
 	[ "${CI:-}" = true ] && fail "rustc is missing"
@@ -79,5 +87,7 @@ echo "$crossed complete stacks over four segments or more"
 sed -f "$PROGRAMS/unw_segs.sed" "$TMP/segs.folded" >"$TMP/segs.judged"
 awk -v stable=1 -f "$PROGRAMS/unw_deep.awk" "$TMP/segs.judged" ||
 	fail "stacks over segments: too few complete, or a wrong frame"
+echo "$(counter segs unwind_deep.cached) of" \
+	"$(counter segs unwind_deep.completed) with frames kept"
 [ "$crossed" -gt 100 ] || fail "too few complete stacks crossed segments"
 exit 0

@@ -2,7 +2,7 @@
  * unw_deep.c: a deep recursion of changing depth, for the test of
  * unwinding past the stack copy (t2008, issue 28).
  *
- *   unw_deep SECONDS [switch]      ("3c": until 3 s of CPU time are used)
+ *   unw_deep SECONDS [switch|hold] ("3c": until 3 s of CPU time are used)
  *
  * main -> walk -> descend -> descend_a -> descend_b -> descend_c ->
  * descend_a ... -> fill or bottom.  Each descend_* has a frame of about
@@ -23,6 +23,10 @@
  * from descend_a without "switch"), at most MAX_DEPTH + 1 of them.  The
  * calls are direct: a direct call names its callee, which the unwinder
  * checks.
+ *
+ * With "hold" the depth stays at 220 levels, the jitter aside: a stack
+ * whose outer part never changes, for counting what a sample costs
+ * (instructions per sample under callgrind: docs/bench-truth.md).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +43,7 @@ int descend_a(int d);
 int descend_b(int d);
 int descend_c(int d);
 
-static int target, backward, leave, switching, done;
+static int target, backward, leave, switching, holding, done;
 static double start, secs;
 static clockid_t clock_id;
 static unsigned seed = 1;
@@ -91,7 +95,7 @@ steer(void)
 		leave = 1;
 		return;
 	}
-	target = sawtooth(t) + jitter;
+	target = (holding ? (MIN_DEPTH + MAX_DEPTH) / 2 : sawtooth(t)) + jitter;
 	if (target < MIN_DEPTH)
 		target = MIN_DEPTH;
 	if (target > MAX_DEPTH)
@@ -180,6 +184,7 @@ main(int argc, char **argv)
 	    strchr(arg, 'c') ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC;
 	secs = atof(arg);
 	switching = argc > 2 && strcmp(argv[2], "switch") == 0;
+	holding = argc > 2 && strcmp(argv[2], "hold") == 0;
 	walk();
 	return 0;
 }

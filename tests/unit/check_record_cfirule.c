@@ -148,6 +148,40 @@ START_TEST(test_rows)
 }
 END_TEST
 
+/*
+ * A CIE "zPLR" as Rust and C++ code has: a personality routine reached
+ * through the GOT (encoding 0x9b: indirect, pc-relative, sdata4) and an
+ * LSDA pointer in each FDE.  The rules only skip both.
+ */
+START_TEST(test_personality)
+{
+	static const uint8_t cie_body[] = { 1,    0x78, 16,   7,    0x9b, 0,
+					    0x10, 0,    0,    0x1b, 0x1b, 0x0c,
+					    7,    8,    0x90, 1 };
+	struct sec s;
+	int32_t loc;
+
+	memset(&s, 0, sizeof(s));
+	put32(&s, 0);
+	put32(&s, 0); /* CIE id */
+	put(&s, "\1zPLR", 6);
+	put(&s, cie_body, sizeof(cie_body));
+	close_entry(&s, 0);
+	s.fde = s.n;
+	put32(&s, 0);
+	put32(&s, (uint32_t)(s.n)); /* back to the CIE at 0 */
+	loc = (int32_t)(FUNC - (SEC_VADDR + s.n));
+	put(&s, &loc, 4);
+	put32(&s, FUNC_LEN);
+	put(&s, "\4", 1); /* augmentation data: the LSDA pointer */
+	put32(&s, 0x100);
+	put(&s, frame_prog, sizeof(frame_prog));
+	close_entry(&s, s.fde);
+	expect(&s, FUNC, REC_CFA_SP, 8, -8, REC_CFIRULE_SAME);
+	expect(&s, FUNC + 4, REC_CFA_BP, 16, -8, -16);
+}
+END_TEST
+
 /* Rows libunwind would read otherwise, or not at all, are refused. */
 START_TEST(test_refused)
 {
@@ -285,6 +319,7 @@ cfirule_suite(void)
 	TCase *tm = tcase_create("memo");
 
 	tcase_add_test(tr, test_rows);
+	tcase_add_test(tr, test_personality);
 	tcase_add_test(tr, test_refused);
 	tcase_add_test(tr, test_cut);
 	tcase_add_test(tm, test_memo_hit_miss_changed);

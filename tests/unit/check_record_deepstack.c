@@ -297,6 +297,63 @@ START_TEST(test_callsite_jumps)
 }
 END_TEST
 
+/*
+ * A word taken from a cache (rec_deepstack_expect) is verified as if
+ * read: it must hold its value in the live stack, and where it was read
+ * in this sample it must agree with what was read.
+ */
+START_TEST(test_expect)
+{
+	uint64_t v, want;
+
+	sample(0);
+	rec_deepstack_saw(&d, addr(COPY_LEN - 8));
+	memcpy(&want, stk + COPY_LEN + 6000, 8);
+	ck_assert(rec_deepstack_expect(&d, addr(COPY_LEN + 6000), want));
+	ck_assert(rec_deepstack_used(&d));
+	ck_assert_int_eq(rec_deepstack_verify(&d), 0);
+	/* the live word is not what the cache says */
+	sample(0);
+	rec_deepstack_saw(&d, addr(COPY_LEN - 8));
+	ck_assert(rec_deepstack_expect(&d, addr(COPY_LEN + 6000), want ^ 2));
+	ck_assert_int_eq(rec_deepstack_verify(&d), -ESTALE);
+	/* read in this sample: the value must agree, without reading again */
+	sample(0);
+	rec_deepstack_saw(&d, addr(COPY_LEN - 8));
+	ck_assert(rec_deepstack_read(&d, addr(COPY_LEN + 64), &v));
+	ck_assert(!rec_deepstack_expect(&d, addr(COPY_LEN + 64), v + 1));
+	ck_assert(rec_deepstack_expect(&d, addr(COPY_LEN + 64), v));
+	/* the bounds of a read: the copy, the budget, other mappings */
+	ck_assert(!rec_deepstack_expect(&d, addr(COPY_LEN - 8), v));
+	ck_assert(!rec_deepstack_expect(&d, addr(COPY_LEN + (16u << 10)), v));
+	ck_assert(!rec_deepstack_expect(&d, (uint64_t)(uintptr_t)&v, v));
+	ck_assert_int_eq(rec_deepstack_verify(&d), 0);
+}
+END_TEST
+
+/*
+ * The re-read reads only the pages that hold a marked word: a page in
+ * between may be gone, and a change anywhere among the words is seen.
+ */
+START_TEST(test_sparse_reread)
+{
+	uint64_t v, off[3] = { COPY_LEN + 8, COPY_LEN + 3 * 4096 + 16,
+			       COPY_LEN + 3 * 4096 + 2048 };
+	size_t i;
+
+	sample(0);
+	rec_deepstack_saw(&d, addr(COPY_LEN - 8));
+	for (i = 0; i < 3; i++)
+		ck_assert(rec_deepstack_read(&d, addr(off[i]), &v));
+	ck_assert_int_eq(mprotect(stk + COPY_LEN + 4096, 8192, PROT_NONE), 0);
+	ck_assert_int_eq(rec_deepstack_verify(&d), 0);
+	stk[off[2] + 7] ^= 0x10;
+	ck_assert_int_eq(rec_deepstack_verify(&d), -ESTALE);
+	ck_assert_int_eq(
+	    mprotect(stk + COPY_LEN + 4096, 8192, PROT_READ | PROT_WRITE), 0);
+}
+END_TEST
+
 static Suite *
 deepstack_suite(void)
 {
@@ -313,6 +370,8 @@ deepstack_suite(void)
 	tcase_add_test(tr, test_segments);
 	tcase_add_test(tr, test_off);
 	tcase_add_test(tr, test_gone);
+	tcase_add_test(tr, test_expect);
+	tcase_add_test(tr, test_sparse_reread);
 	suite_add_tcase(s, tr);
 	tcase_add_test(tc, test_callsite_direct);
 	tcase_add_test(tc, test_callsite_plt);

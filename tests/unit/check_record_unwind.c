@@ -165,7 +165,7 @@ self_modules(const char *skip)
 
 struct counters {
 	uint64_t fallback_no_module, stack_truncated, no_regs, no_stack;
-	uint64_t too_many, deep_completed;
+	uint64_t too_many, deep_completed, deep_cached;
 };
 
 static void
@@ -185,6 +185,8 @@ count(const char *key, uint64_t v, void *arg)
 		c->too_many = v;
 	else if (strcmp(key, "unwind_deep.completed") == 0)
 		c->deep_completed = v;
+	else if (strcmp(key, "unwind_deep.cached") == 0)
+		c->deep_cached = v;
 }
 
 /* pcs[1] must be capture's call site, then one per level, in order. */
@@ -335,6 +337,22 @@ unwind_short(void)
 }
 
 /*
+ * Makes the short unwinder, runs `hook` at the recursion's bottom and
+ * sets *c to the unwinder's counters.
+ */
+static void
+short_run(void (*hook)(void), struct counters *c)
+{
+	short_u = rec_unwinder_new(NULL);
+	short_t = self_modules(NULL);
+	ck_assert_ptr_nonnull(short_u);
+	cap_hook = hook;
+	level(DEPTH);
+	cap_hook = NULL;
+	rec_unwinder_counters(short_u, count, c);
+}
+
+/*
  * The copy ends halfway up the recursion, whose frames still stand: the
  * unwinder reads on from this process's stack and finds every frame.
  */
@@ -342,13 +360,7 @@ START_TEST(test_reads_past_the_copy)
 {
 	struct counters c = { 0 };
 
-	short_u = rec_unwinder_new(NULL);
-	short_t = self_modules(NULL);
-	ck_assert_ptr_nonnull(short_u);
-	cap_hook = unwind_short;
-	level(DEPTH);
-	cap_hook = NULL;
-	rec_unwinder_counters(short_u, count, &c);
+	short_run(unwind_short, &c);
 	check_chain(short_pcs, short_n);
 	ck_assert(!short_trunc);
 	ck_assert_uint_eq(c.deep_completed, 1);
@@ -361,6 +373,57 @@ START_TEST(test_reads_past_the_copy)
 	ck_assert(short_trunc);
 	ck_assert_uint_lt(short_n, DEPTH + 3);
 	ck_assert_uint_gt(short_n, DEPTH / 2);
+	rec_unwinder_free(short_u);
+	sp_modtab_free(short_t);
+}
+END_TEST
+
+/* What unwind_again() found: the sample unwound again, and after. */
+static uint64_t again_pcs[REC_UNWIND_MAX_FRAMES];
+static size_t again_n;
+static bool again_trunc, tampered_trunc;
+
+/*
+ * Unwinds the short copy four times: the first keeps the frames above
+ * the copy, the second takes them from there; the third finds level 8's
+ * saved BP changed (a word the kept frames read), the fourth finds it
+ * back.
+ */
+static void
+unwind_again(void)
+{
+	uint64_t *slot = (uint64_t *)fps[8], was = *slot;
+
+	unwind_short();
+	unwind_short();
+	memcpy(again_pcs, short_pcs, short_n * sizeof(*short_pcs));
+	again_n = short_n;
+	again_trunc = short_trunc;
+	*slot = 8; /* level 9's CFA then lies outside any stack */
+	unwind_short();
+	*slot = was;
+	tampered_trunc = short_trunc;
+	unwind_short();
+}
+
+/*
+ * The frames above the copy are kept (deepcache.h): the next sample of
+ * the same stack takes them from there, the same frames; where a word
+ * they were found with no longer holds, the stack is walked again
+ * without them, and the changed BP is refused.
+ */
+START_TEST(test_cached_outer_frames)
+{
+	struct counters c = { 0 };
+
+	short_run(unwind_again, &c);
+	check_chain(again_pcs, again_n);
+	ck_assert(!again_trunc);
+	ck_assert(tampered_trunc);
+	check_chain(short_pcs, short_n);
+	ck_assert(!short_trunc);
+	ck_assert_uint_eq(c.deep_completed, 3);
+	ck_assert_uint_eq(c.deep_cached, 2);
 	rec_unwinder_free(short_u);
 	sp_modtab_free(short_t);
 }
@@ -1058,6 +1121,7 @@ unwind_suite(void)
 	tcase_add_test(tc, test_signal_frame);
 	tcase_add_test(tc, test_short_copy_is_truncated);
 	tcase_add_test(tc, test_reads_past_the_copy);
+	tcase_add_test(tc, test_cached_outer_frames);
 	tcase_add_test(tc, test_max_frames);
 	tcase_add_test(tc, test_fallback_counted);
 	tcase_add_test(tc, test_missing_input);
