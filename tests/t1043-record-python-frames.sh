@@ -10,7 +10,8 @@
 # mid-walk): those are counted apart and may be up to a third.  Runs
 # Debian's /usr/bin/python3 and each pyenv 3.8-3.13 present, and prints
 # the rates of given-up and inconsistent stacks; where the BPF program
-# read the stacks at their samples, at most 15% may be inconsistent.
+# read the stacks at their samples, at most 15% may be inconsistent and
+# 95% of the samples must have a script leaf (97.4-99.7% seen).
 . "$(dirname "$0")/lib.sh"
 need_perf
 script=$PROGRAMS/py_frames.py
@@ -31,11 +32,13 @@ judge() {
 	# --ptrace reads while the thread is stopped, and the BPF program
 	# at the sample: only moments inside the evaluator's own entry or
 	# exit may count as inconsistent.
-	maxinc=100
+	maxinc=100 minok=90
 	[ "$2" = ptrace ] && maxinc=10
-	grep -q "read at the sample by BPF" "$TMP/err" && maxinc=15
+	if grep -q "read at the sample by BPF" "$TMP/err"; then
+		maxinc=15 minok=95
+	fi
 	awk -F'\t' -v name="$1 $2" -v script="$script" \
-	    -v maxinc="$maxinc" '
+	    -v maxinc="$maxinc" -v minok="$minok" '
 	BEGIN {
 		# Spinner: the class body, run once at start-up (a sample
 		# there by launch is rare, not wrong); arm and stop: the
@@ -80,7 +83,8 @@ judge() {
 			if (n[t] < 50)
 				continue
 			busy++
-			if (ok[t] * 100 < n[t] * 90) {
+			if (!lo || ok[t] / n[t] < lo) lo = ok[t] / n[t]
+			if (ok[t] * 100 < n[t] * minok) {
 				printf "%s: thread %s: %d of %d samples with a " \
 				    "script leaf\n", name, t, ok[t], n[t]
 				bad = 1
@@ -98,9 +102,9 @@ judge() {
 			bad = 1
 		}
 		printf "# %s: %d Python stacks, %.1f%% inconsistent, " \
-		    "%.1f%% given up\n", name, stacks,
-		    stacks ? 100 * incons / stacks : 0,
-		    all ? 100 * gave / all : 0
+		    "%.1f%% given up, %.1f%% with a script leaf\n", name,
+		    stacks, stacks ? 100 * incons / stacks : 0,
+		    all ? 100 * gave / all : 0, 100 * lo
 		if (incons * 100 > stacks * maxinc) {
 			printf "%s: more than %d%% inconsistent\n", name, maxinc
 			bad = 1
