@@ -246,30 +246,58 @@ sp_htab_next(const struct sp_htab *h, size_t *pos, const void **key,
 	return false;
 }
 
+/*
+ * The first slot of a probe run: rebuilding from there keeps every run's
+ * order, so the table comes out as deleting one key at a time leaves it.
+ */
+static size_t
+run_start(const struct sp_htab *h)
+{
+	size_t i = 0;
+
+	while (i < h->nslots && h->slots[i].used)
+		i++;
+	return i < h->nslots ? i : 0;
+}
+
+/*
+ * One pass in place: a removed entry's slot is emptied and each kept one
+ * moves to the first free slot from its home, found by its stored hash,
+ * so no key is hashed or compared again and nothing is allocated
+ * (removing keys one by one did both, and shifted each probe run once
+ * per removal).  Going from an empty slot in slot order, the slots
+ * before a kept entry's new place are already final.
+ */
 int
 sp_htab_del_if(struct sp_htab *h, sp_htab_match_fn *match, void *ctx)
 {
-	struct sp_buf gone = SP_BUF_INIT; /* each: uint32_t length, key */
-	size_t pos = 0, len, off;
-	const void *key;
-	uint64_t val;
-	uint32_t l;
+	size_t mask = h->nslots - 1, j, k, p, start, gone = 0;
+	struct sp_htab_entry *e;
 
-	/* Copied first: a deletion moves keys and slots. */
-	while (sp_htab_next(h, &pos, &key, &len, &val)) {
-		if (!match(key, len, val, ctx))
+	if (!h->count)
+		return 0;
+	start = run_start(h);
+	for (k = 1; k <= h->nslots; k++) {
+		p = (start + k) & mask;
+		e = &h->slots[p];
+		if (!e->used)
 			continue;
-		l = (uint32_t)len;
-		if (sp_buf_add(&gone, &l, sizeof(l)) ||
-		    sp_buf_add(&gone, key, len)) {
-			sp_buf_release(&gone);
-			return -ENOMEM;
+		if (match(h->keys.data + e->koff, e->klen, e->val, ctx)) {
+			h->dead += e->klen;
+			gone++;
+			memset(e, 0, sizeof(*e));
+			continue;
+		}
+		for (j = e->hash & mask; j != p && h->slots[j].used;
+		     j = (j + 1) & mask)
+			;
+		if (j != p) {
+			h->slots[j] = *e;
+			memset(e, 0, sizeof(*e));
 		}
 	}
-	for (off = 0; off < gone.len; off += sizeof(l) + l) {
-		memcpy(&l, gone.data + off, sizeof(l));
-		sp_htab_del(h, gone.data + off + sizeof(l), l);
-	}
-	sp_buf_release(&gone);
+	h->count -= gone;
+	if (gone)
+		compact_keys(h);
 	return 0;
 }
