@@ -286,6 +286,7 @@ intern_frame(struct sp_spool_writer *w, const struct sp_frame *f, uint32_t *id)
 	return rc ? rc : put_u(w, addr);
 }
 
+/* Run after module_dead pruned w->mods: a module still there is live. */
 static bool
 frame_dead(const void *key, size_t len, uint64_t val, void *ctx)
 {
@@ -295,7 +296,8 @@ frame_dead(const void *key, size_t len, uint64_t val, void *ctx)
 	(void)val;
 	memcpy(&k, key, sizeof(k) < len ? sizeof(k) : len);
 	if (k.module_id != SP_NONE)
-		return !module_live(w, k.module_id);
+		return !sp_htab_get(w->mods, &k.module_id, sizeof(k.module_id),
+				    NULL);
 	return k.epoch != frame_epoch(w, SP_NONE, (enum sp_frame_mode)k.mode);
 }
 
@@ -309,79 +311,132 @@ module_dead(const void *key, size_t len, uint64_t val, void *ctx)
 	return !module_live(ctx, id);
 }
 
-/* A stack node as prune_stacks() sorts them: by id, prefixes first. */
+/* A stack node (or a frame: id only) as prune_stacks() sorts them. */
 struct node {
-	uint32_t id, prefix, frame;
+	uint32_t id, prefix, frame, keep;
 };
 
-static int
-by_id(const void *a, const void *b)
+/*
+ * Sorts v[0..n) by id, a byte at a time (tmp holds n nodes): ids are
+ * dense and the tables hold thousands of nodes at each prune, where a
+ * comparison sort cost more than the rest of the prune.
+ */
+static void
+sort_by_id(struct node *v, struct node *tmp, size_t n)
 {
-	const struct node *x = a, *y = b;
+	struct node *src = v, *dst = tmp, *t;
+	size_t count[256], at[256], i, sum;
+	unsigned shift;
 
-	return (x->id > y->id) - (x->id < y->id);
+	for (shift = 0; shift < 32; shift += 8) {
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(src[i].id >> shift) & 0xff]++;
+		if (n == 0 || count[(src[0].id >> shift) & 0xff] == n)
+			continue; /* one digit: the order stands */
+		for (i = 0, sum = 0; i < 256; i++) {
+			at[i] = sum;
+			sum += count[i];
+		}
+		for (i = 0; i < n; i++)
+			dst[at[(src[i].id >> shift) & 0xff]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+}
+
+/* The node with `id` in v[0..n), sorted by id, or NULL. */
+static const struct node *
+find_node(const struct node *v, size_t n, uint32_t id)
+{
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (v[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].id == id ? &v[lo] : NULL;
+}
+
+/* The entries of `h` as nodes (values are ids), sorted by id. */
+static struct node *
+sorted_nodes(const struct sp_htab *h, bool stacks, size_t *n)
+{
+	size_t pos = 0, len, i = 0, cnt = sp_htab_count(h);
+	struct node *v = calloc(cnt ? 2 * cnt : 1, sizeof(*v));
+	const void *key;
+	uint64_t id;
+
+	if (!v)
+		return NULL;
+	while (i < cnt && sp_htab_next(h, &pos, &key, &len, &id)) {
+		v[i].id = (uint32_t)id;
+		if (stacks && len >= 2 * sizeof(uint32_t)) {
+			memcpy(&v[i].prefix, key, sizeof(uint32_t));
+			memcpy(&v[i].frame, (const uint8_t *)key + 4,
+			       sizeof(uint32_t));
+		}
+		i++;
+	}
+	sort_by_id(v, v + cnt, i);
+	*n = i;
+	return v;
+}
+
+struct stack_set {
+	const struct node *v;
+	size_t n;
+};
+
+static bool
+stack_dead(const void *key, size_t len, uint64_t val, void *ctx)
+{
+	const struct stack_set *s = ctx;
+	const struct node *x = find_node(s->v, s->n, (uint32_t)val);
+
+	(void)key;
+	(void)len;
+	return !x || !x->keep;
 }
 
 /*
- * Copies into `fresh` the nodes of `old` whose frame is in `frame_ids`
- * and whose prefix was copied (ids grow from prefix to node).
+ * Drops the nodes whose frame was pruned or whose prefix was dropped:
+ * in id order, since ids grow from prefix to node.
  */
 static int
-prune_stacks(const struct sp_htab *old, const struct sp_htab *frame_ids,
-	     struct sp_htab *fresh)
+prune_stacks(struct sp_spool_writer *w)
 {
-	struct sp_htab *kept = sp_htab_new();
-	struct node *v = NULL;
-	size_t n = 0, alloc = 0, pos = 0, len, i;
-	const void *key;
-	uint64_t id;
-	int rc = kept ? 0 : -ENOMEM;
+	struct node *v, *f = NULL;
+	struct stack_set set;
+	size_t n = 0, nf = 0, i;
+	int rc;
 
-	while (!rc && sp_htab_next(old, &pos, &key, &len, &id)) {
-		const uint32_t *k = key;
-
-		if (SP_GROW(v, alloc, n + 1))
-			rc = -ENOMEM;
-		else
-			v[n++] = (struct node){ (uint32_t)id, k[0], k[1] };
+	v = sorted_nodes(w->stacks, true, &n);
+	if (v)
+		f = sorted_nodes(w->frames, false, &nf);
+	if (!v || !f) {
+		free(v);
+		return -ENOMEM;
 	}
-	if (!rc)
-		qsort(v, n, sizeof(*v), by_id);
-	for (i = 0; !rc && i < n; i++) {
-		uint32_t k[2] = { v[i].prefix, v[i].frame };
+	for (i = 0; i < n; i++) {
+		const struct node *p = v[i].prefix == SP_NONE
+					   ? NULL
+					   : find_node(v, i, v[i].prefix);
 
-		if (!sp_htab_get(frame_ids, &v[i].frame, sizeof(v[i].frame),
-				 NULL) ||
-		    (v[i].prefix != SP_NONE &&
-		     !sp_htab_get(kept, &v[i].prefix, sizeof(v[i].prefix),
-				  NULL)))
-			continue;
-		rc = sp_htab_put(kept, &v[i].id, sizeof(v[i].id), 1);
-		rc = rc ? rc : sp_htab_put(fresh, k, sizeof(k), v[i].id);
+		v[i].keep = find_node(f, nf, v[i].frame) &&
+			    (v[i].prefix == SP_NONE || (p && p->keep));
 	}
+	set = (struct stack_set){ v, n };
+	rc = sp_htab_del_if(w->stacks, stack_dead, &set);
+	free(f);
 	free(v);
-	sp_htab_free(kept);
 	return rc;
-}
-
-/* The ids of the frames still interned, for prune_stacks(). */
-static struct sp_htab *
-frame_id_set(const struct sp_spool_writer *w)
-{
-	struct sp_htab *ids = sp_htab_new();
-	size_t pos = 0, len;
-	const void *key;
-	uint64_t id;
-
-	while (ids && sp_htab_next(w->frames, &pos, &key, &len, &id)) {
-		uint32_t i = (uint32_t)id;
-
-		if (sp_htab_put(ids, &i, sizeof(i), 1)) {
-			sp_htab_free(ids);
-			return NULL;
-		}
-	}
-	return ids;
 }
 
 /*
@@ -393,28 +448,17 @@ frame_id_set(const struct sp_spool_writer *w)
 static int
 prune(struct sp_spool_writer *w)
 {
-	struct sp_htab *frame_ids = NULL, *fresh = NULL;
 	size_t live;
 	int rc;
 
 	if (!w->dead ||
 	    sp_htab_count(w->frames) + sp_htab_count(w->stacks) < w->prune_at)
 		return 0;
-	rc = sp_htab_del_if(w->frames, frame_dead, w);
-	rc = rc ? rc : sp_htab_del_if(w->mods, module_dead, w);
-	if (!rc) {
-		frame_ids = frame_id_set(w);
-		fresh = sp_htab_new();
-		rc = frame_ids && fresh ? 0 : -ENOMEM;
-	}
-	rc = rc ? rc : prune_stacks(w->stacks, frame_ids, fresh);
-	sp_htab_free(frame_ids);
-	if (rc) {
-		sp_htab_free(fresh);
+	rc = sp_htab_del_if(w->mods, module_dead, w);
+	rc = rc ? rc : sp_htab_del_if(w->frames, frame_dead, w);
+	rc = rc ? rc : prune_stacks(w);
+	if (rc)
 		return rc;
-	}
-	sp_htab_free(w->stacks);
-	w->stacks = fresh;
 	live = sp_htab_count(w->frames) + sp_htab_count(w->stacks);
 	w->prune_at = live * 2 > PRUNE_MIN ? live * 2 : PRUNE_MIN;
 	w->dead = false;
