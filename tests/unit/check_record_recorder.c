@@ -340,7 +340,8 @@ END_TEST
  * A sample taken inside an exec, after the kernel announced the new
  * program but with the old one's registers: its pc is in no mapping of
  * the new image, and it is dropped and counted, not written with an
- * unresolved frame.  Long after the exec, such a pc is written.
+ * unresolved frame, without a read of the maps.  Long after the exec,
+ * such a pc is written.
  */
 START_TEST(samples_inside_an_exec_are_dropped)
 {
@@ -361,6 +362,8 @@ START_TEST(samples_inside_an_exec_are_dropped)
 	ck_assert_int_eq(find(find(0, "sample 5000001 5000001 -") + 1,
 			      "sample 5000001 5000001 -"),
 			 -1);
+	/* Only the late one read the maps: the old pc is not looked for. */
+	ck_assert_int_ge(find(0, "stats maps_refreshes=1"), 0);
 }
 END_TEST
 
