@@ -369,7 +369,7 @@ rec_step(struct recorder *r, int timeout_ms)
 	if (now - r->last_check_ns >=
 	    (r->cfg.system_wide ? 20 : 1) * HOUSEKEEPING_NS) {
 		r->last_check_ns = now;
-		rec_check_processes(r->trk, queue_retire, r);
+		rec_check_processes(r->trk, !r->h.gap, queue_retire, r);
 		if (r->h.gap && r->cfg.follow)
 			r->st.adopted += rec_adopt_children(r->trk, now);
 		r->h.gap = false;
