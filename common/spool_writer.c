@@ -52,6 +52,8 @@ struct sp_spool_writer {
 	uint32_t nframes, nstacks; /* the next ids */
 	struct sp_htab *threads;   /* live threads only: see forget_thread */
 	uint32_t nthreads;         /* the next thread id */
+	uint64_t prunes;           /* prunes so far: paths older are void */
+	struct path *paths;        /* PATHS of them, made at the first use */
 };
 
 struct frame_key {
@@ -60,6 +62,26 @@ struct frame_key {
 	uint64_t rel_ip;
 	uint64_t abs_ip;
 	uint64_t epoch;
+};
+
+/*
+ * The last stack interned for a thread, root first: the next sample of
+ * the thread shares most of its root side (main and the calls below the
+ * work), whose nodes are then taken from here instead of from the two
+ * tables, a lookup of each frame and each node less per shared level.
+ * A node found here is the one the tables hold for it as long as no
+ * prune ran since (only a prune removes entries).
+ */
+#define PATHS 32       /* threads kept, by thread id */
+#define PATH_DEPTH 128 /* levels kept from the root */
+
+struct path {
+	int32_t pid;
+	uint32_t n; /* levels kept */
+	uint64_t tid;
+	uint64_t prunes; /* w->prunes when kept */
+	struct frame_key keys[PATH_DEPTH];
+	uint32_t nodes[PATH_DEPTH];
 };
 
 struct sp_frame
@@ -122,6 +144,7 @@ sp_spool_writer_free(struct sp_spool_writer *w)
 	sp_htab_free(w->threads);
 	sp_htab_free(w->mods);
 	sp_htab_free(w->pidgen);
+	free(w->paths);
 	sp_buf_release(&w->out);
 	free(w);
 }
@@ -249,20 +272,28 @@ sp_spool_writer_module(struct sp_spool_writer *w, const struct sp_module *m)
 	return maybe_flush(w, rc);
 }
 
-static int
-intern_frame(struct sp_spool_writer *w, const struct sp_frame *f, uint32_t *id)
+/* The key `f` is interned under now. */
+static void
+frame_key_of(const struct sp_spool_writer *w, const struct sp_frame *f,
+	     struct frame_key *k)
 {
-	struct frame_key k;
+	memset(k, 0, sizeof(*k));
+	k->module_id = f->module_id;
+	k->mode = (uint32_t)f->mode;
+	k->rel_ip = f->rel_ip;
+	k->abs_ip = f->abs_ip;
+	k->epoch = frame_epoch(w, f->module_id, f->mode);
+}
+
+static int
+intern_frame(struct sp_spool_writer *w, const struct sp_frame *f,
+	     const struct frame_key *key, uint32_t *id)
+{
+	struct frame_key k = *key;
 	uint64_t *slot, tag, addr;
 	bool fresh;
 	int rc;
 
-	memset(&k, 0, sizeof(k));
-	k.module_id = f->module_id;
-	k.mode = (uint32_t)f->mode;
-	k.rel_ip = f->rel_ip;
-	k.abs_ip = f->abs_ip;
-	k.epoch = frame_epoch(w, f->module_id, f->mode);
 	slot = sp_htab_slot(w->frames, &k, sizeof(k), w->nframes, &fresh);
 	if (!slot)
 		return -ENOMEM;
@@ -462,41 +493,92 @@ prune(struct sp_spool_writer *w)
 	live = sp_htab_count(w->frames) + sp_htab_count(w->stacks);
 	w->prune_at = live * 2 > PRUNE_MIN ? live * 2 : PRUNE_MIN;
 	w->dead = false;
+	w->prunes++;
 	return 0;
 }
 
-/* Interns the stack root first; returns the leaf node's id in *id. */
-static int
-intern_stack(struct sp_spool_writer *w, const struct sp_frame *frames, size_t n,
-	     uint32_t *id)
+/*
+ * The path kept for thread (pid, tid), emptied when it was another
+ * thread's or is older than the last prune; NULL when there is no room
+ * for paths (interning goes on without them).
+ */
+static struct path *
+path_of(struct sp_spool_writer *w, int32_t pid, uint64_t tid)
 {
-	uint32_t prefix = SP_NONE, frame_id, key[2];
+	struct path *pa;
+
+	if (!w->paths && !(w->paths = calloc(PATHS, sizeof(*w->paths))))
+		return NULL;
+	pa = &w->paths[tid % PATHS];
+	if (pa->pid != pid || pa->tid != tid || pa->prunes != w->prunes) {
+		pa->pid = pid;
+		pa->tid = tid;
+		pa->prunes = w->prunes;
+		pa->n = 0;
+	}
+	return pa;
+}
+
+/* Interns one node; fresh ones are written. */
+static int
+intern_node(struct sp_spool_writer *w, uint32_t prefix, uint32_t frame_id,
+	    uint32_t *id)
+{
+	uint32_t key[2] = { prefix, frame_id };
 	uint64_t *slot;
 	bool fresh;
+	int rc = 0;
+
+	slot = sp_htab_slot(w->stacks, key, sizeof(key), w->nstacks, &fresh);
+	if (!slot)
+		return -ENOMEM;
+	*id = (uint32_t)*slot;
+	if (fresh) {
+		w->nstacks++;
+		rc = sp_buf_addc(&w->out, SP_TAG_STACK);
+		rc = rc ? rc : put_u(w, *id);
+		rc = rc ? rc : put_u(w, prefix);
+		rc = rc ? rc : put_u(w, frame_id);
+	}
+	return rc;
+}
+
+/*
+ * Interns the stack root first, taking the levels it shares with the
+ * thread's last stack from its path; returns the leaf node's id in *id.
+ */
+static int
+intern_stack(struct sp_spool_writer *w, int32_t pid, uint64_t tid,
+	     const struct sp_frame *frames, size_t n, uint32_t *id)
+{
+	uint32_t prefix = SP_NONE, frame_id;
+	struct frame_key k;
+	struct path *pa;
+	size_t d = 0;
 	int rc = prune(w);
 
 	if (rc)
 		return rc;
-	while (n--) {
-		rc = intern_frame(w, &frames[n], &frame_id);
+	pa = path_of(w, pid, tid);
+	for (; d < n; d++) {
+		frame_key_of(w, &frames[n - 1 - d], &k);
+		if (!pa || d >= pa->n || memcmp(&pa->keys[d], &k, sizeof(k)))
+			break;
+		prefix = pa->nodes[d];
+	}
+	if (pa && pa->n > d)
+		pa->n = (uint32_t)d;
+	for (; d < n; d++) {
+		frame_key_of(w, &frames[n - 1 - d], &k);
+		rc = intern_frame(w, &frames[n - 1 - d], &k, &frame_id);
+		rc = rc ? rc : intern_node(w, prefix, frame_id, &prefix);
 		if (rc)
 			return rc;
-		key[0] = prefix;
-		key[1] = frame_id;
-		slot = sp_htab_slot(w->stacks, key, sizeof(key), w->nstacks,
-				    &fresh);
-		if (!slot)
-			return -ENOMEM;
-		if (fresh) {
-			w->nstacks++;
-			rc = sp_buf_addc(&w->out, SP_TAG_STACK);
-			rc = rc ? rc : put_u(w, *slot);
-			rc = rc ? rc : put_u(w, prefix);
-			rc = rc ? rc : put_u(w, frame_id);
-			if (rc)
-				return rc;
+		if (pa && d < PATH_DEPTH && pa->n == d) {
+			pa->keys[d] = k;
+			pa->nodes[d] = prefix;
+			pa->n++;
 		}
-		prefix = (uint32_t)*slot;
 	}
 	*id = prefix;
 	return 0;
@@ -573,7 +655,7 @@ sp_spool_writer_sample(struct sp_spool_writer *w, uint64_t timestamp_ns,
 	rc = check_delta(w, timestamp_ns, &delta);
 	if (rc)
 		return rc;
-	rc = intern_stack(w, frames, nframes, &sid);
+	rc = intern_stack(w, pid, tid, frames, nframes, &sid);
 	rc = rc ? rc : intern_thread(w, pid, tid, &thread_id);
 	if (!rc) {
 		w->last_ts = timestamp_ns;
