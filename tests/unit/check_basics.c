@@ -346,9 +346,9 @@ del_odd(const void *key, size_t len, uint64_t val, void *ctx)
 
 /*
  * sp_htab_del_if against sp_htab_del of the same keys one by one, in
- * tables whose probe runs wrap around the end: the same entries in the
- * same iteration order, each key shown to the callback once, and the
- * table usable afterwards.
+ * tables whose probe runs wrap around the end, with keys kept in their
+ * slot and in the arena: the same entries in the same iteration order,
+ * each key shown to the callback once, and the table usable afterwards.
  */
 START_TEST(htab_del_if_matches_one_by_one)
 {
@@ -356,14 +356,15 @@ START_TEST(htab_del_if_matches_one_by_one)
 	uint64_t va, vb;
 	size_t pa, pb, la, lb;
 	const void *ka, *kb;
-	char key[32];
+	char key[64];
 
 	for (n = 1; n < 700; n += 37) {
 		struct sp_htab *a = sp_htab_new(), *b = sp_htab_new();
 
 		for (i = 0; i < n; i++) {
-			size_t kl =
-			    (size_t)snprintf(key, sizeof(key), "k%u", i);
+			size_t kl = (size_t)snprintf(
+			    key, sizeof(key), "k%u%.*s", i, (int)(i % 30),
+			    "..............................");
 
 			ck_assert_int_eq(sp_htab_put(a, key, kl, i), 0);
 			ck_assert_int_eq(sp_htab_put(b, key, kl, i), 0);
@@ -372,8 +373,9 @@ START_TEST(htab_del_if_matches_one_by_one)
 		ck_assert_int_eq(sp_htab_del_if(a, del_odd, &seen), 0);
 		ck_assert_uint_eq(seen, n);
 		for (i = 1; i < n; i += 2) {
-			size_t kl =
-			    (size_t)snprintf(key, sizeof(key), "k%u", i);
+			size_t kl = (size_t)snprintf(
+			    key, sizeof(key), "k%u%.*s", i, (int)(i % 30),
+			    "..............................");
 
 			ck_assert(sp_htab_del(b, key, kl));
 		}
@@ -387,8 +389,9 @@ START_TEST(htab_del_if_matches_one_by_one)
 		}
 		ck_assert(!sp_htab_next(b, &pb, &kb, &lb, &vb));
 		for (i = 0; i < n; i++) {
-			size_t kl =
-			    (size_t)snprintf(key, sizeof(key), "k%u", i);
+			size_t kl = (size_t)snprintf(
+			    key, sizeof(key), "k%u%.*s", i, (int)(i % 30),
+			    "..............................");
 
 			ck_assert_int_eq(sp_htab_get(a, key, kl, &va),
 					 i % 2 == 0);
