@@ -62,7 +62,7 @@ while [ "$i" -lt "$rounds" ]; do
 	i=$((i + 1))
 done >"$tmp/runs"
 awk '{ printf "%-28s %7.2f us/sample  (%.1f ms CPU, %d samples%s)\n",
-	$1, $2, $3, $4, NF > 4 ? ", " $5 " truncated" : "" }' "$tmp/runs"
+	$1, $2, $3, $4, (NF > 4 ? ", " $5 " truncated" : "") }' "$tmp/runs"
 for b in "$old" "$new"; do
 	awk -v b="$b" '$1 == b { print $2 }' "$tmp/runs" | sort -n |
 		awk -v b="$b" -v m="$mode" '{ v[NR] = $1 }
