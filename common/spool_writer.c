@@ -2,6 +2,11 @@
  * spool_writer.c: writes SPULSE1 spools.  Frames, stack prefix nodes and
  * threads are interned: each distinct one is written once, before the
  * first record that needs it, so a sample costs a few bytes.
+ *
+ * Longer than 700 lines because the interning, the pruning of what
+ * forgets and epochs leave dead, and the threads' last paths all work on
+ * the writer's private tables and ids, which no other file may see; the
+ * record encoders are a screen each.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -293,12 +298,11 @@ static int
 intern_frame(struct sp_spool_writer *w, const struct sp_frame *f,
 	     const struct frame_key *key, uint32_t *id)
 {
-	struct frame_key k = *key;
 	uint64_t *slot, tag, addr;
 	bool fresh;
 	int rc;
 
-	slot = sp_htab_slot(w->frames, &k, sizeof(k), w->nframes, &fresh);
+	slot = sp_htab_slot(w->frames, key, sizeof(*key), w->nframes, &fresh);
 	if (!slot)
 		return -ENOMEM;
 	*id = (uint32_t)*slot;
