@@ -1,6 +1,8 @@
 /*
- * htab.c: open-addressing hash table with linear probing.  Keys live in
- * one arena so the table costs two allocations however many keys it holds.
+ * htab.c: open-addressing hash table with linear probing.  Keys of up to
+ * 16 bytes live in their slot, so that a lookup touches one cache line;
+ * longer ones live in one arena, so the table costs two allocations
+ * however many keys it holds.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,12 +15,18 @@
 #include "common/htab.h"
 #include "common/banned.h"
 
+#define INLINE_KEY 16
+#define USED 0x80000000u /* in klen: the slot holds a key */
+#define KEY_MAX (USED - 1)
+
 struct sp_htab_entry {
-	uint64_t hash;
+	uint32_t hash; /* the low half of the key's XXH3 */
+	uint32_t klen; /* USED | the key's length; 0: empty */
 	uint64_t val;
-	size_t koff;
-	uint32_t klen;
-	uint32_t used;
+	union {
+		size_t off; /* in the arena, for keys over INLINE_KEY */
+		uint8_t bytes[INLINE_KEY];
+	} key;
 };
 
 struct sp_htab {
@@ -55,23 +63,37 @@ sp_htab_free(struct sp_htab *h)
 	free(h);
 }
 
+static size_t
+key_len(const struct sp_htab_entry *e)
+{
+	return e->klen & ~USED;
+}
+
+/* The key bytes of a used slot. */
+static const uint8_t *
+key_of(const struct sp_htab *h, const struct sp_htab_entry *e)
+{
+	return key_len(e) > INLINE_KEY ? h->keys.data + e->key.off
+				       : e->key.bytes;
+}
+
 static bool
 entry_matches(const struct sp_htab *h, const struct sp_htab_entry *e,
-	      uint64_t hash, const void *key, size_t len)
+	      uint32_t hash, const void *key, size_t len)
 {
-	return e->hash == hash && e->klen == len &&
-	       (len == 0 || !memcmp(h->keys.data + e->koff, key, len));
+	return e->hash == hash && e->klen == (USED | len) &&
+	       (len == 0 || !memcmp(key_of(h, e), key, len));
 }
 
 static struct sp_htab_entry *
-find_slot(const struct sp_htab *h, uint64_t hash, const void *key, size_t len)
+find_slot(const struct sp_htab *h, uint32_t hash, const void *key, size_t len)
 {
 	size_t mask = h->nslots - 1, i = hash & mask;
 
 	for (;; i = (i + 1) & mask) {
 		struct sp_htab_entry *e = &h->slots[i];
 
-		if (!e->used || entry_matches(h, e, hash, key, len))
+		if (!e->klen || entry_matches(h, e, hash, key, len))
 			return e;
 	}
 }
@@ -90,9 +112,9 @@ rehash(struct sp_htab *h, size_t nslots)
 	for (i = 0; i < oldn; i++) {
 		size_t j;
 
-		if (!old[i].used)
+		if (!old[i].klen)
 			continue;
-		for (j = old[i].hash & (nslots - 1); slots[j].used;
+		for (j = old[i].hash & (nslots - 1); slots[j].klen;
 		     j = (j + 1) & (nslots - 1))
 			;
 		slots[j] = old[i];
@@ -108,8 +130,8 @@ sp_htab_get(const struct sp_htab *h, const void *key, size_t len, uint64_t *val)
 
 	if (!h->count)
 		return false;
-	e = find_slot(h, sp_hash(key, len), key, len);
-	if (!e->used)
+	e = find_slot(h, (uint32_t)sp_hash(key, len), key, len);
+	if (!e->klen)
 		return false;
 	if (val)
 		*val = e->val;
@@ -120,27 +142,32 @@ uint64_t *
 sp_htab_slot(struct sp_htab *h, const void *key, size_t len, uint64_t init,
 	     bool *inserted)
 {
-	uint64_t hash = sp_hash(key, len);
+	uint32_t hash = (uint32_t)sp_hash(key, len);
 	struct sp_htab_entry *e;
 
 	if (inserted)
 		*inserted = false;
-	if (len > UINT32_MAX)
+	if (len > KEY_MAX)
 		return NULL;
 	/* Keep the load factor under 1/2 so probes stay short. */
 	if ((h->count + 1) * 2 > h->nslots &&
 	    rehash(h, h->nslots ? h->nslots * 2 : 16))
 		return NULL;
 	e = find_slot(h, hash, key, len);
-	if (e->used)
+	if (e->klen)
 		return &e->val;
-	e->koff = h->keys.len;
-	if (sp_buf_add(&h->keys, key, len))
-		return NULL;
+	if (len <= INLINE_KEY) {
+		memset(e->key.bytes, 0, sizeof(e->key.bytes));
+		if (len)
+			memcpy(e->key.bytes, key, len);
+	} else {
+		e->key.off = h->keys.len;
+		if (sp_buf_add(&h->keys, key, len))
+			return NULL;
+	}
 	e->hash = hash;
-	e->klen = (uint32_t)len;
+	e->klen = USED | (uint32_t)len;
 	e->val = init;
-	e->used = 1;
 	h->count++;
 	if (inserted)
 		*inserted = true;
@@ -181,13 +208,13 @@ compact_keys(struct sp_htab *h)
 		struct sp_htab_entry *e = &h->slots[i];
 		size_t off = fresh.len;
 
-		if (!e->used)
+		if (key_len(e) <= INLINE_KEY)
 			continue;
-		if (sp_buf_add(&fresh, h->keys.data + e->koff, e->klen)) {
+		if (sp_buf_add(&fresh, h->keys.data + e->key.off, key_len(e))) {
 			sp_buf_release(&fresh); /* keep the old arena: valid */
 			return;
 		}
-		e->koff = off;
+		e->key.off = off;
 	}
 	sp_buf_release(&h->keys);
 	h->keys = fresh;
@@ -202,13 +229,13 @@ sp_htab_del(struct sp_htab *h, const void *key, size_t len)
 
 	if (!h->count)
 		return false;
-	e = find_slot(h, sp_hash(key, len), key, len);
-	if (!e->used)
+	e = find_slot(h, (uint32_t)sp_hash(key, len), key, len);
+	if (!e->klen)
 		return false;
-	h->dead += e->klen;
+	h->dead += key_len(e) > INLINE_KEY ? key_len(e) : 0;
 	hole = (size_t)(e - h->slots);
 	/* Backward shift: later entries of the probe run fill the hole. */
-	for (j = (hole + 1) & mask; h->slots[j].used; j = (j + 1) & mask) {
+	for (j = (hole + 1) & mask; h->slots[j].klen; j = (j + 1) & mask) {
 		size_t home = h->slots[j].hash & mask;
 
 		if (between(hole, home, j))
@@ -235,12 +262,12 @@ sp_htab_next(const struct sp_htab *h, size_t *pos, const void **key,
 	while (*pos < h->nslots) {
 		const struct sp_htab_entry *e = &h->slots[(*pos)++];
 
-		if (!e->used)
+		if (!e->klen)
 			continue;
 		if (key)
-			*key = h->keys.data + e->koff;
+			*key = key_of(h, e);
 		if (len)
-			*len = e->klen;
+			*len = key_len(e);
 		if (val)
 			*val = e->val;
 		return true;
@@ -248,30 +275,58 @@ sp_htab_next(const struct sp_htab *h, size_t *pos, const void **key,
 	return false;
 }
 
+/*
+ * The first slot of a probe run: rebuilding from there keeps every run's
+ * order, so the table comes out as deleting one key at a time leaves it.
+ */
+static size_t
+run_start(const struct sp_htab *h)
+{
+	size_t i = 0;
+
+	while (i < h->nslots && h->slots[i].klen)
+		i++;
+	return i < h->nslots ? i : 0;
+}
+
+/*
+ * One pass in place: a removed entry's slot is emptied and each kept one
+ * moves to the first free slot from its home, found by its stored hash,
+ * so no key is hashed or compared again and nothing is allocated
+ * (removing keys one by one did both, and shifted each probe run once
+ * per removal).  Going from an empty slot in slot order, the slots
+ * before a kept entry's new place are already final.
+ */
 int
 sp_htab_del_if(struct sp_htab *h, sp_htab_match_fn *match, void *ctx)
 {
-	struct sp_buf gone = SP_BUF_INIT; /* each: uint32_t length, key */
-	size_t pos = 0, len, off;
-	const void *key;
-	uint64_t val;
-	uint32_t l;
+	size_t mask = h->nslots - 1, j, k, p, start, gone = 0;
+	struct sp_htab_entry *e;
 
-	/* Copied first: a deletion moves keys and slots. */
-	while (sp_htab_next(h, &pos, &key, &len, &val)) {
-		if (!match(key, len, val, ctx))
+	if (!h->count)
+		return 0;
+	start = run_start(h);
+	for (k = 1; k <= h->nslots; k++) {
+		p = (start + k) & mask;
+		e = &h->slots[p];
+		if (!e->klen)
 			continue;
-		l = (uint32_t)len;
-		if (sp_buf_add(&gone, &l, sizeof(l)) ||
-		    sp_buf_add(&gone, key, len)) {
-			sp_buf_release(&gone);
-			return -ENOMEM;
+		if (match(key_of(h, e), key_len(e), e->val, ctx)) {
+			h->dead += key_len(e) > INLINE_KEY ? key_len(e) : 0;
+			gone++;
+			memset(e, 0, sizeof(*e));
+			continue;
+		}
+		for (j = e->hash & mask; j != p && h->slots[j].klen;
+		     j = (j + 1) & mask)
+			;
+		if (j != p) {
+			h->slots[j] = *e;
+			memset(e, 0, sizeof(*e));
 		}
 	}
-	for (off = 0; off < gone.len; off += sizeof(l) + l) {
-		memcpy(&l, gone.data + off, sizeof(l));
-		sp_htab_del(h, gone.data + off + sizeof(l), l);
-	}
-	sp_buf_release(&gone);
+	h->count -= gone;
+	if (gone)
+		compact_keys(h);
 	return 0;
 }

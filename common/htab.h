@@ -39,8 +39,10 @@ bool sp_htab_del(struct sp_htab *h, const void *key, size_t len);
 size_t sp_htab_count(const struct sp_htab *h);
 /*
  * Removes every key for which `match(key, len, val, ctx)` is true; the
- * callback sees each key once and must not change the table.  Returns 0
- * or -ENOMEM (then nothing was removed).  Invalidates as sp_htab_del.
+ * callback sees each key once and must neither read nor change the table
+ * (it is rearranged as the pass goes).  Returns 0 (-ENOMEM is kept in
+ * the contract for callers written against it).  Invalidates as
+ * sp_htab_del.
  */
 typedef bool sp_htab_match_fn(const void *key, size_t len, uint64_t val,
 			      void *ctx);

@@ -2,6 +2,11 @@
  * spool_writer.c: writes SPULSE1 spools.  Frames, stack prefix nodes and
  * threads are interned: each distinct one is written once, before the
  * first record that needs it, so a sample costs a few bytes.
+ *
+ * Longer than 700 lines because the interning, the pruning of what
+ * forgets and epochs leave dead, and the threads' last paths all work on
+ * the writer's private tables and ids, which no other file may see; the
+ * record encoders are a screen each.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,8 +25,12 @@
 
 #define FLUSH_AT (64 * 1024)
 #define MARKER_TAG 5
-/* Table entries below which the intern tables are never pruned. */
-#define PRUNE_MIN 1024
+/*
+ * Table entries below which the intern tables are never pruned: each
+ * prune visits every entry, and with a floor of 1,024 a build whose
+ * processes each leave a few thousand dead pruned every 130 samples.
+ */
+#define PRUNE_MIN 16384
 
 struct sp_spool_writer {
 	int fd;
@@ -52,6 +61,8 @@ struct sp_spool_writer {
 	uint32_t nframes, nstacks; /* the next ids */
 	struct sp_htab *threads;   /* live threads only: see forget_thread */
 	uint32_t nthreads;         /* the next thread id */
+	uint64_t prunes;           /* prunes so far: paths older are void */
+	struct path *paths;        /* PATHS of them, made at the first use */
 };
 
 struct frame_key {
@@ -60,6 +71,26 @@ struct frame_key {
 	uint64_t rel_ip;
 	uint64_t abs_ip;
 	uint64_t epoch;
+};
+
+/*
+ * The last stack interned for a thread, root first: the next sample of
+ * the thread shares most of its root side (main and the calls below the
+ * work), whose nodes are then taken from here instead of from the two
+ * tables, a lookup of each frame and each node less per shared level.
+ * A node found here is the one the tables hold for it as long as no
+ * prune ran since (only a prune removes entries).
+ */
+#define PATHS 32       /* threads kept, by thread id */
+#define PATH_DEPTH 128 /* levels kept from the root */
+
+struct path {
+	int32_t pid;
+	uint32_t n; /* levels kept */
+	uint64_t tid;
+	uint64_t prunes; /* w->prunes when kept */
+	struct frame_key keys[PATH_DEPTH];
+	uint32_t nodes[PATH_DEPTH];
 };
 
 struct sp_frame
@@ -122,6 +153,7 @@ sp_spool_writer_free(struct sp_spool_writer *w)
 	sp_htab_free(w->threads);
 	sp_htab_free(w->mods);
 	sp_htab_free(w->pidgen);
+	free(w->paths);
 	sp_buf_release(&w->out);
 	free(w);
 }
@@ -249,21 +281,28 @@ sp_spool_writer_module(struct sp_spool_writer *w, const struct sp_module *m)
 	return maybe_flush(w, rc);
 }
 
-static int
-intern_frame(struct sp_spool_writer *w, const struct sp_frame *f, uint32_t *id)
+/* The key `f` is interned under now. */
+static void
+frame_key_of(const struct sp_spool_writer *w, const struct sp_frame *f,
+	     struct frame_key *k)
 {
-	struct frame_key k;
+	memset(k, 0, sizeof(*k));
+	k->module_id = f->module_id;
+	k->mode = (uint32_t)f->mode;
+	k->rel_ip = f->rel_ip;
+	k->abs_ip = f->abs_ip;
+	k->epoch = frame_epoch(w, f->module_id, f->mode);
+}
+
+static int
+intern_frame(struct sp_spool_writer *w, const struct sp_frame *f,
+	     const struct frame_key *key, uint32_t *id)
+{
 	uint64_t *slot, tag, addr;
 	bool fresh;
 	int rc;
 
-	memset(&k, 0, sizeof(k));
-	k.module_id = f->module_id;
-	k.mode = (uint32_t)f->mode;
-	k.rel_ip = f->rel_ip;
-	k.abs_ip = f->abs_ip;
-	k.epoch = frame_epoch(w, f->module_id, f->mode);
-	slot = sp_htab_slot(w->frames, &k, sizeof(k), w->nframes, &fresh);
+	slot = sp_htab_slot(w->frames, key, sizeof(*key), w->nframes, &fresh);
 	if (!slot)
 		return -ENOMEM;
 	*id = (uint32_t)*slot;
@@ -286,6 +325,7 @@ intern_frame(struct sp_spool_writer *w, const struct sp_frame *f, uint32_t *id)
 	return rc ? rc : put_u(w, addr);
 }
 
+/* Run after module_dead pruned w->mods: a module still there is live. */
 static bool
 frame_dead(const void *key, size_t len, uint64_t val, void *ctx)
 {
@@ -295,7 +335,8 @@ frame_dead(const void *key, size_t len, uint64_t val, void *ctx)
 	(void)val;
 	memcpy(&k, key, sizeof(k) < len ? sizeof(k) : len);
 	if (k.module_id != SP_NONE)
-		return !module_live(w, k.module_id);
+		return !sp_htab_get(w->mods, &k.module_id, sizeof(k.module_id),
+				    NULL);
 	return k.epoch != frame_epoch(w, SP_NONE, (enum sp_frame_mode)k.mode);
 }
 
@@ -309,79 +350,132 @@ module_dead(const void *key, size_t len, uint64_t val, void *ctx)
 	return !module_live(ctx, id);
 }
 
-/* A stack node as prune_stacks() sorts them: by id, prefixes first. */
+/* A stack node (or a frame: id only) as prune_stacks() sorts them. */
 struct node {
-	uint32_t id, prefix, frame;
+	uint32_t id, prefix, frame, keep;
 };
 
-static int
-by_id(const void *a, const void *b)
+/*
+ * Sorts v[0..n) by id, a byte at a time (tmp holds n nodes): ids are
+ * dense and the tables hold thousands of nodes at each prune, where a
+ * comparison sort cost more than the rest of the prune.
+ */
+static void
+sort_by_id(struct node *v, struct node *tmp, size_t n)
 {
-	const struct node *x = a, *y = b;
+	struct node *src = v, *dst = tmp, *t;
+	size_t count[256], at[256], i, sum;
+	unsigned shift;
 
-	return (x->id > y->id) - (x->id < y->id);
+	for (shift = 0; shift < 32; shift += 8) {
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(src[i].id >> shift) & 0xff]++;
+		if (n == 0 || count[(src[0].id >> shift) & 0xff] == n)
+			continue; /* one digit: the order stands */
+		for (i = 0, sum = 0; i < 256; i++) {
+			at[i] = sum;
+			sum += count[i];
+		}
+		for (i = 0; i < n; i++)
+			dst[at[(src[i].id >> shift) & 0xff]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+}
+
+/* The node with `id` in v[0..n), sorted by id, or NULL. */
+static const struct node *
+find_node(const struct node *v, size_t n, uint32_t id)
+{
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (v[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].id == id ? &v[lo] : NULL;
+}
+
+/* The entries of `h` as nodes (values are ids), sorted by id. */
+static struct node *
+sorted_nodes(const struct sp_htab *h, bool stacks, size_t *n)
+{
+	size_t pos = 0, len, i = 0, cnt = sp_htab_count(h);
+	struct node *v = calloc(cnt ? 2 * cnt : 1, sizeof(*v));
+	const void *key;
+	uint64_t id;
+
+	if (!v)
+		return NULL;
+	while (i < cnt && sp_htab_next(h, &pos, &key, &len, &id)) {
+		v[i].id = (uint32_t)id;
+		if (stacks && len >= 2 * sizeof(uint32_t)) {
+			memcpy(&v[i].prefix, key, sizeof(uint32_t));
+			memcpy(&v[i].frame, (const uint8_t *)key + 4,
+			       sizeof(uint32_t));
+		}
+		i++;
+	}
+	sort_by_id(v, v + cnt, i);
+	*n = i;
+	return v;
+}
+
+struct stack_set {
+	const struct node *v;
+	size_t n;
+};
+
+static bool
+stack_dead(const void *key, size_t len, uint64_t val, void *ctx)
+{
+	const struct stack_set *s = ctx;
+	const struct node *x = find_node(s->v, s->n, (uint32_t)val);
+
+	(void)key;
+	(void)len;
+	return !x || !x->keep;
 }
 
 /*
- * Copies into `fresh` the nodes of `old` whose frame is in `frame_ids`
- * and whose prefix was copied (ids grow from prefix to node).
+ * Drops the nodes whose frame was pruned or whose prefix was dropped:
+ * in id order, since ids grow from prefix to node.
  */
 static int
-prune_stacks(const struct sp_htab *old, const struct sp_htab *frame_ids,
-	     struct sp_htab *fresh)
+prune_stacks(struct sp_spool_writer *w)
 {
-	struct sp_htab *kept = sp_htab_new();
-	struct node *v = NULL;
-	size_t n = 0, alloc = 0, pos = 0, len, i;
-	const void *key;
-	uint64_t id;
-	int rc = kept ? 0 : -ENOMEM;
+	struct node *v, *f = NULL;
+	struct stack_set set;
+	size_t n = 0, nf = 0, i;
+	int rc;
 
-	while (!rc && sp_htab_next(old, &pos, &key, &len, &id)) {
-		const uint32_t *k = key;
-
-		if (SP_GROW(v, alloc, n + 1))
-			rc = -ENOMEM;
-		else
-			v[n++] = (struct node){ (uint32_t)id, k[0], k[1] };
+	v = sorted_nodes(w->stacks, true, &n);
+	if (v)
+		f = sorted_nodes(w->frames, false, &nf);
+	if (!v || !f) {
+		free(v);
+		return -ENOMEM;
 	}
-	if (!rc)
-		qsort(v, n, sizeof(*v), by_id);
-	for (i = 0; !rc && i < n; i++) {
-		uint32_t k[2] = { v[i].prefix, v[i].frame };
+	for (i = 0; i < n; i++) {
+		const struct node *p = v[i].prefix == SP_NONE
+					   ? NULL
+					   : find_node(v, i, v[i].prefix);
 
-		if (!sp_htab_get(frame_ids, &v[i].frame, sizeof(v[i].frame),
-				 NULL) ||
-		    (v[i].prefix != SP_NONE &&
-		     !sp_htab_get(kept, &v[i].prefix, sizeof(v[i].prefix),
-				  NULL)))
-			continue;
-		rc = sp_htab_put(kept, &v[i].id, sizeof(v[i].id), 1);
-		rc = rc ? rc : sp_htab_put(fresh, k, sizeof(k), v[i].id);
+		v[i].keep = find_node(f, nf, v[i].frame) &&
+			    (v[i].prefix == SP_NONE || (p && p->keep));
 	}
+	set = (struct stack_set){ v, n };
+	rc = sp_htab_del_if(w->stacks, stack_dead, &set);
+	free(f);
 	free(v);
-	sp_htab_free(kept);
 	return rc;
-}
-
-/* The ids of the frames still interned, for prune_stacks(). */
-static struct sp_htab *
-frame_id_set(const struct sp_spool_writer *w)
-{
-	struct sp_htab *ids = sp_htab_new();
-	size_t pos = 0, len;
-	const void *key;
-	uint64_t id;
-
-	while (ids && sp_htab_next(w->frames, &pos, &key, &len, &id)) {
-		uint32_t i = (uint32_t)id;
-
-		if (sp_htab_put(ids, &i, sizeof(i), 1)) {
-			sp_htab_free(ids);
-			return NULL;
-		}
-	}
-	return ids;
 }
 
 /*
@@ -393,66 +487,106 @@ frame_id_set(const struct sp_spool_writer *w)
 static int
 prune(struct sp_spool_writer *w)
 {
-	struct sp_htab *frame_ids = NULL, *fresh = NULL;
 	size_t live;
 	int rc;
 
 	if (!w->dead ||
 	    sp_htab_count(w->frames) + sp_htab_count(w->stacks) < w->prune_at)
 		return 0;
-	rc = sp_htab_del_if(w->frames, frame_dead, w);
-	rc = rc ? rc : sp_htab_del_if(w->mods, module_dead, w);
-	if (!rc) {
-		frame_ids = frame_id_set(w);
-		fresh = sp_htab_new();
-		rc = frame_ids && fresh ? 0 : -ENOMEM;
-	}
-	rc = rc ? rc : prune_stacks(w->stacks, frame_ids, fresh);
-	sp_htab_free(frame_ids);
-	if (rc) {
-		sp_htab_free(fresh);
+	rc = sp_htab_del_if(w->mods, module_dead, w);
+	rc = rc ? rc : sp_htab_del_if(w->frames, frame_dead, w);
+	rc = rc ? rc : prune_stacks(w);
+	if (rc)
 		return rc;
-	}
-	sp_htab_free(w->stacks);
-	w->stacks = fresh;
 	live = sp_htab_count(w->frames) + sp_htab_count(w->stacks);
 	w->prune_at = live * 2 > PRUNE_MIN ? live * 2 : PRUNE_MIN;
 	w->dead = false;
+	w->prunes++;
 	return 0;
 }
 
-/* Interns the stack root first; returns the leaf node's id in *id. */
-static int
-intern_stack(struct sp_spool_writer *w, const struct sp_frame *frames, size_t n,
-	     uint32_t *id)
+/*
+ * The path kept for thread (pid, tid), emptied when it was another
+ * thread's or is older than the last prune; NULL when there is no room
+ * for paths (interning goes on without them).
+ */
+static struct path *
+path_of(struct sp_spool_writer *w, int32_t pid, uint64_t tid)
 {
-	uint32_t prefix = SP_NONE, frame_id, key[2];
+	struct path *pa;
+
+	if (!w->paths && !(w->paths = calloc(PATHS, sizeof(*w->paths))))
+		return NULL;
+	pa = &w->paths[tid % PATHS];
+	if (pa->pid != pid || pa->tid != tid || pa->prunes != w->prunes) {
+		pa->pid = pid;
+		pa->tid = tid;
+		pa->prunes = w->prunes;
+		pa->n = 0;
+	}
+	return pa;
+}
+
+/* Interns one node; fresh ones are written. */
+static int
+intern_node(struct sp_spool_writer *w, uint32_t prefix, uint32_t frame_id,
+	    uint32_t *id)
+{
+	uint32_t key[2] = { prefix, frame_id };
 	uint64_t *slot;
 	bool fresh;
+	int rc = 0;
+
+	slot = sp_htab_slot(w->stacks, key, sizeof(key), w->nstacks, &fresh);
+	if (!slot)
+		return -ENOMEM;
+	*id = (uint32_t)*slot;
+	if (fresh) {
+		w->nstacks++;
+		rc = sp_buf_addc(&w->out, SP_TAG_STACK);
+		rc = rc ? rc : put_u(w, *id);
+		rc = rc ? rc : put_u(w, prefix);
+		rc = rc ? rc : put_u(w, frame_id);
+	}
+	return rc;
+}
+
+/*
+ * Interns the stack root first, taking the levels it shares with the
+ * thread's last stack from its path; returns the leaf node's id in *id.
+ */
+static int
+intern_stack(struct sp_spool_writer *w, int32_t pid, uint64_t tid,
+	     const struct sp_frame *frames, size_t n, uint32_t *id)
+{
+	uint32_t prefix = SP_NONE, frame_id;
+	struct frame_key k;
+	struct path *pa;
+	size_t d = 0;
 	int rc = prune(w);
 
 	if (rc)
 		return rc;
-	while (n--) {
-		rc = intern_frame(w, &frames[n], &frame_id);
+	pa = path_of(w, pid, tid);
+	for (; d < n; d++) {
+		frame_key_of(w, &frames[n - 1 - d], &k);
+		if (!pa || d >= pa->n || memcmp(&pa->keys[d], &k, sizeof(k)))
+			break;
+		prefix = pa->nodes[d];
+	}
+	if (pa && pa->n > d)
+		pa->n = (uint32_t)d;
+	for (; d < n; d++) {
+		frame_key_of(w, &frames[n - 1 - d], &k);
+		rc = intern_frame(w, &frames[n - 1 - d], &k, &frame_id);
+		rc = rc ? rc : intern_node(w, prefix, frame_id, &prefix);
 		if (rc)
 			return rc;
-		key[0] = prefix;
-		key[1] = frame_id;
-		slot = sp_htab_slot(w->stacks, key, sizeof(key), w->nstacks,
-				    &fresh);
-		if (!slot)
-			return -ENOMEM;
-		if (fresh) {
-			w->nstacks++;
-			rc = sp_buf_addc(&w->out, SP_TAG_STACK);
-			rc = rc ? rc : put_u(w, *slot);
-			rc = rc ? rc : put_u(w, prefix);
-			rc = rc ? rc : put_u(w, frame_id);
-			if (rc)
-				return rc;
+		if (pa && d < PATH_DEPTH && pa->n == d) {
+			pa->keys[d] = k;
+			pa->nodes[d] = prefix;
+			pa->n++;
 		}
-		prefix = (uint32_t)*slot;
 	}
 	*id = prefix;
 	return 0;
@@ -529,7 +663,7 @@ sp_spool_writer_sample(struct sp_spool_writer *w, uint64_t timestamp_ns,
 	rc = check_delta(w, timestamp_ns, &delta);
 	if (rc)
 		return rc;
-	rc = intern_stack(w, frames, nframes, &sid);
+	rc = intern_stack(w, pid, tid, frames, nframes, &sid);
 	rc = rc ? rc : intern_thread(w, pid, tid, &thread_id);
 	if (!rc) {
 		w->last_ts = timestamp_ns;

@@ -66,17 +66,21 @@ sp_leb_get_s64(const uint8_t **p, const uint8_t *end, int64_t *v)
 int
 sp_varint_put_u64(struct sp_buf *b, uint64_t v)
 {
-	uint8_t tmp[SP_VARINT_MAX];
-	size_t n = 0;
+	uint8_t *o;
+	int rc;
 
-	do {
-		tmp[n] = v & 0x7f;
+	/* Encoded in place: writers put several per record. */
+	if ((rc = sp_buf_grow(b, SP_VARINT_MAX)))
+		return rc;
+	o = b->data + b->len;
+	while (v >= 0x80) {
+		*o++ = (uint8_t)(v | 0x80);
 		v >>= 7;
-		if (v)
-			tmp[n] |= 0x80;
-		n++;
-	} while (v);
-	return sp_buf_add(b, tmp, n);
+	}
+	*o++ = (uint8_t)v;
+	b->len = (size_t)(o - b->data);
+	b->data[b->len] = 0;
+	return 0;
 }
 
 int

@@ -77,6 +77,14 @@ ensure_thread(struct rec_handlers *h, struct rec_proc *p, int32_t tid,
 	return rec_out_comm(h->out, ts, p->pid, tid, false, comm, strlen(comm));
 }
 
+/* Whether `s` may carry the registers of the program `p` replaced. */
+static bool
+in_exec(const struct rec_proc *p, const struct rec_sample *s)
+{
+	return p->exec_time && s->time >= p->exec_time &&
+	       s->time - p->exec_time <= REC_EXEC_STALE_NS;
+}
+
 /*
  * A pc no module covers: the maps may have changed unseen; read them,
  * once a page.  Returns 1 for a sample to drop: one taken inside the
@@ -96,18 +104,27 @@ cover_pc(struct rec_handlers *h, struct rec_proc *p, const struct rec_sample *s)
 	sp_modtab_resolve(mods(h), p->pid, pc, SP_FRAME_USER, &f);
 	if (f.module_id != SP_NONE)
 		return 0;
-	if (rec_proc_first_uncovered(p, pc)) {
-		h->st->maps_refreshes++;
-		rc = rec_snapshot_maps(h->trk, p, s->time);
-		if (rc < 0)
-			return rc;
-		sp_modtab_resolve(mods(h), p->pid, pc, SP_FRAME_USER, &f);
-		if (f.module_id != SP_NONE)
+	/*
+	 * Just after an exec the new image's mappings all came before the
+	 * sample (the sorter orders them): an uncovered pc is the old
+	 * program's, and reading the maps (once per process on a build)
+	 * could only find a later mapping there.  Unless records were lost,
+	 * or --ptrace, where no mapping is announced.
+	 */
+	if (h->ptrace || h->gap || !in_exec(p, s)) {
+		if (rec_proc_first_uncovered(p, pc)) {
+			h->st->maps_refreshes++;
+			rc = rec_snapshot_maps(h->trk, p, s->time);
+			if (rc < 0)
+				return rc;
+			sp_modtab_resolve(mods(h), p->pid, pc, SP_FRAME_USER,
+					  &f);
+			if (f.module_id != SP_NONE)
+				return 0;
+		}
+		if (!in_exec(p, s))
 			return 0;
 	}
-	if (!p->exec_time || s->time < p->exec_time ||
-	    s->time - p->exec_time > REC_EXEC_STALE_NS)
-		return 0;
 	h->st->stale_exec++;
 	return 1;
 }

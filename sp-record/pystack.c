@@ -127,20 +127,30 @@ get_layout(struct rec_py *py, struct sp_buf *why)
 	return rec_pylayout_debug(raw, sizeof(raw), &py->l, why);
 }
 
+/*
+ * The reader is allocated once the process is found to be CPython: most
+ * processes of a build are not, and zeroing the reader's page hints for
+ * each of them cost more than the look itself.
+ */
 struct rec_py *
 rec_py_attach(struct rec_pyfiles *files, int32_t pid, struct sp_buf *why)
 {
-	struct rec_py *py = calloc(1, sizeof(*py));
+	struct rec_pytarget t;
+	struct rec_py *py;
 	int rc;
 
-	if (!py)
+	memset(&t, 0, sizeof(t));
+	rc = rec_pyfind(files, pid, &t, why);
+	if (rc < 0) {
+		errno = -rc;
 		return NULL;
-	rc = rec_pyfind(files, pid, &py->t, why);
-	if (rc == 0) {
-		rc = rec_pymem_init(&py->mem, pid);
-		if (rc < 0)
-			sp_buf_addf(why, "pid %d: %s", (int)pid, strerror(-rc));
 	}
+	if (!(py = calloc(1, sizeof(*py))))
+		return NULL;
+	py->t = t;
+	rc = rec_pymem_init(&py->mem, pid);
+	if (rc < 0)
+		sp_buf_addf(why, "pid %d: %s", (int)pid, strerror(-rc));
 	if (rc == 0)
 		rc = get_layout(py, why);
 	if (rc == 0) {

@@ -53,6 +53,12 @@ struct recorder {
 	struct pollfd *pfd;
 	bool *hup; /* ring fd reported POLLHUP */
 	bool stopped;
+	/*
+	 * -p or -t: some tracked threads were not born under the events
+	 * (those -t left out, threads of an attached process listed
+	 * before its events opened), so their exits may never come.
+	 */
+	bool attached;
 	pid_t child;
 	bool child_reaped;
 	int child_status;
@@ -402,7 +408,8 @@ rec_step(struct recorder *r, int timeout_ms)
 	if (now - r->last_check_ns >=
 	    (r->cfg.system_wide ? 20 : 1) * HOUSEKEEPING_NS) {
 		r->last_check_ns = now;
-		rec_check_processes(r->trk, queue_retire, r);
+		rec_check_processes(r->trk, !r->h.gap && !r->attached,
+				    queue_retire, r);
 		if (r->h.gap && r->cfg.follow)
 			r->st.adopted += rec_adopt_children(r->trk, now);
 		r->h.gap = false;
@@ -617,6 +624,7 @@ rec_attach(struct recorder *r, int32_t *pids, size_t n)
 {
 	struct rec_start s = starter(r);
 
+	r->attached = true;
 	return started(r, &s, rec_start_attach(&s, pids, n));
 }
 
@@ -633,6 +641,7 @@ rec_attach_threads(struct recorder *r, const int32_t *tids, size_t n)
 {
 	struct rec_start s = starter(r);
 
+	r->attached = true;
 	return started(r, &s, rec_start_threads(&s, tids, n));
 }
 

@@ -28,6 +28,7 @@
 #include "sp-record/stopreq.h"
 #include "sp-record/sysctl.h"
 #include "sp-record/unwind.h"
+#include "common/heap.h"
 #include "common/version.h"
 #include "common/banned.h"
 
@@ -437,6 +438,12 @@ main(int argc, char **argv)
 	int ch, status, fd;
 	bool freq_max = false;
 
+	/*
+	 * Its sorter's events, intern tables and per-process state come and
+	 * go with the processes it follows: kept, not given back and
+	 * faulted in again.
+	 */
+	sp_heap_tune(8 << 20);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.ev.freq = DEFAULT_FREQ;
 	cfg.ev.stack_size = DEFAULT_STACK_SIZE;

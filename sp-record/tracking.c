@@ -389,6 +389,7 @@ rec_retire(struct rec_tracker *t, int32_t pid, uint64_t ts)
 struct check_ctx {
 	bool (*dead)(const struct rec_proc *p, void *arg);
 	void *arg;
+	bool ring_whole;
 };
 
 /* A zombie leader may still have live threads (it called pthread_exit). */
@@ -411,7 +412,7 @@ check_one(struct rec_proc *p, void *arg)
 	char state;
 	int rc;
 
-	if (p->retiring)
+	if (p->retiring || (cc->ring_whole && p->threads))
 		return;
 	rc = rec_proc_stat(p->pid, &state, &start);
 	if (rc == -ENOENT || rc == -ESRCH)
@@ -427,11 +428,11 @@ check_one(struct rec_proc *p, void *arg)
 }
 
 void
-rec_check_processes(struct rec_tracker *t,
+rec_check_processes(struct rec_tracker *t, bool ring_whole,
 		    bool (*dead)(const struct rec_proc *p, void *arg),
 		    void *arg)
 {
-	struct check_ctx cc = { dead, arg };
+	struct check_ctx cc = { dead, arg, ring_whole };
 
 	rec_ptab_each(&t->procs, check_one, &cc);
 }

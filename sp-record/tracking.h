@@ -109,9 +109,13 @@ void rec_forget_ignored(struct rec_tracker *t, int32_t pid);
 /*
  * Calls `dead` for each tracked process found dead and not yet retiring;
  * when it returns true (it queued the retirement) the process is marked
- * retiring.
+ * retiring.  With `ring_whole` (every thread's exit comes through the
+ * rings: no -p or -t, and no record was lost since the last call) a
+ * process with a thread whose exit has not come is taken to live, and
+ * /proc is read only for the others: on a build most processes are
+ * checked several times in their life, and each look costs a file open.
  */
-void rec_check_processes(struct rec_tracker *t,
+void rec_check_processes(struct rec_tracker *t, bool ring_whole,
 			 bool (*dead)(const struct rec_proc *p, void *arg),
 			 void *arg);
 /*

@@ -335,6 +335,75 @@ START_TEST(htab_deletes_under_churn)
 }
 END_TEST
 
+static bool
+del_odd(const void *key, size_t len, uint64_t val, void *ctx)
+{
+	(void)key;
+	(void)len;
+	(*(unsigned *)ctx)++;
+	return val % 2;
+}
+
+/*
+ * sp_htab_del_if against sp_htab_del of the same keys one by one, in
+ * tables whose probe runs wrap around the end, with keys kept in their
+ * slot and in the arena: the same entries in the same iteration order,
+ * each key shown to the callback once, and the table usable afterwards.
+ */
+START_TEST(htab_del_if_matches_one_by_one)
+{
+	unsigned n, i, seen;
+	uint64_t va, vb;
+	size_t pa, pb, la, lb;
+	const void *ka, *kb;
+	char key[64];
+
+	for (n = 1; n < 700; n += 37) {
+		struct sp_htab *a = sp_htab_new(), *b = sp_htab_new();
+
+		for (i = 0; i < n; i++) {
+			size_t kl = (size_t)snprintf(
+			    key, sizeof(key), "k%u%.*s", i, (int)(i % 30),
+			    "..............................");
+
+			ck_assert_int_eq(sp_htab_put(a, key, kl, i), 0);
+			ck_assert_int_eq(sp_htab_put(b, key, kl, i), 0);
+		}
+		seen = 0;
+		ck_assert_int_eq(sp_htab_del_if(a, del_odd, &seen), 0);
+		ck_assert_uint_eq(seen, n);
+		for (i = 1; i < n; i += 2) {
+			size_t kl = (size_t)snprintf(
+			    key, sizeof(key), "k%u%.*s", i, (int)(i % 30),
+			    "..............................");
+
+			ck_assert(sp_htab_del(b, key, kl));
+		}
+		ck_assert_uint_eq(sp_htab_count(a), sp_htab_count(b));
+		pa = pb = 0;
+		while (sp_htab_next(a, &pa, &ka, &la, &va)) {
+			ck_assert(sp_htab_next(b, &pb, &kb, &lb, &vb));
+			ck_assert_uint_eq(va, vb);
+			ck_assert_uint_eq(la, lb);
+			ck_assert_mem_eq(ka, kb, la);
+		}
+		ck_assert(!sp_htab_next(b, &pb, &kb, &lb, &vb));
+		for (i = 0; i < n; i++) {
+			size_t kl = (size_t)snprintf(
+			    key, sizeof(key), "k%u%.*s", i, (int)(i % 30),
+			    "..............................");
+
+			ck_assert_int_eq(sp_htab_get(a, key, kl, &va),
+					 i % 2 == 0);
+			ck_assert_int_eq(sp_htab_put(a, key, kl, i), 0);
+		}
+		ck_assert_uint_eq(sp_htab_count(a), n);
+		sp_htab_free(a);
+		sp_htab_free(b);
+	}
+}
+END_TEST
+
 START_TEST(htab_grows_and_keeps_everything)
 {
 	struct sp_htab *h = sp_htab_new();
@@ -610,6 +679,7 @@ main(void)
 	suite_add_tcase(s, enc);
 	tcase_add_test(tab, htab_grows_and_keeps_everything);
 	tcase_add_test(tab, htab_deletes_under_churn);
+	tcase_add_test(tab, htab_del_if_matches_one_by_one);
 	suite_add_tcase(s, tab);
 	tcase_add_test(txt, escape_round_trips_every_byte);
 	tcase_add_test(txt, field_parsers_are_strict);

@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/ext.h"
@@ -340,7 +341,8 @@ END_TEST
  * A sample taken inside an exec, after the kernel announced the new
  * program but with the old one's registers: its pc is in no mapping of
  * the new image, and it is dropped and counted, not written with an
- * unresolved frame.  Long after the exec, such a pc is written.
+ * unresolved frame, without a read of the maps.  Long after the exec,
+ * such a pc is written.
  */
 START_TEST(samples_inside_an_exec_are_dropped)
 {
@@ -361,6 +363,8 @@ START_TEST(samples_inside_an_exec_are_dropped)
 	ck_assert_int_eq(find(find(0, "sample 5000001 5000001 -") + 1,
 			      "sample 5000001 5000001 -"),
 			 -1);
+	/* Only the late one read the maps: the old pc is not looked for. */
+	ck_assert_int_ge(find(0, "stats maps_refreshes=1"), 0);
 }
 END_TEST
 
@@ -457,6 +461,48 @@ START_TEST(lost_forks_are_recovered_from_proc)
 }
 END_TEST
 
+static uint64_t
+mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+/*
+ * Process P (no such pid in /proc) has a thread the ring announced: the
+ * 100 ms liveness check leaves it alone when no record was lost, and its
+ * later sample is written; after a lost record /proc is asked, finds it
+ * gone, and it is retired before its later sample.
+ */
+static void
+check_after_thread(bool lose)
+{
+	uint64_t later;
+
+	start(false);
+	mmap2(P, 10, 0x1000, 0x1000, "/bin/a");
+	comm(P, P, 20, "a", false);
+	if (lose)
+		lost(30, 1);
+	ck_assert_int_eq(rec_handle_queued(r), 0);
+	usleep(120000); /* the check runs with the 100 ms housekeeping */
+	ck_assert_int_eq(rec_step(r, 0), 0);
+	later = mono_ns() + 1000000000ULL;
+	sample(P, P, later, 0x1010);
+	finish();
+}
+
+START_TEST(a_process_with_a_live_thread_is_not_looked_up)
+{
+	check_after_thread(false);
+	ck_assert_int_ne(find(0, "sample 5000001 5000001 /bin/a"), -1);
+	check_after_thread(true);
+	ck_assert_int_eq(find(0, "sample 5000001 5000001 /bin/a"), -1);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -472,6 +518,7 @@ main(void)
 	tcase_add_test(tc, leader_exit_keeps_the_process);
 	tcase_add_test(tc, without_follow_children_are_dropped);
 	tcase_add_test(tc, lost_forks_are_recovered_from_proc);
+	tcase_add_test(tc, a_process_with_a_live_thread_is_not_looked_up);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -719,6 +719,124 @@ START_TEST(churn_keeps_the_reader_bounded)
 }
 END_TEST
 
+enum { NS = 6000, DEPTH = 40 };
+
+struct want {
+	uint32_t n;
+	struct sp_frame f[DEPTH];
+};
+
+/* A random stack of `pid`'s module `m` and the kernel's (module 0). */
+static void
+random_stack(struct want *x, uint32_t m, uint64_t base)
+{
+	uint32_t i;
+
+	x->n = 1 + (uint32_t)random() % DEPTH;
+	for (i = 0; i < x->n; i++) {
+		/* Root side fixed, leaf side random: prefixes are shared. */
+		uint32_t from_root = x->n - 1 - i;
+		uint64_t off = from_root < x->n / 2
+				   ? 16 * (uint64_t)(from_root + 1)
+				   : 16 * (uint64_t)(random() % 64);
+
+		if (i == 0 && random() % 8 == 0)
+			x->f[i] = (struct sp_frame){ 0, off, 0xff000 + off,
+						     SP_FRAME_KERNEL };
+		else if (random() % 16 == 0)
+			x->f[i] = ufr(0x900000 + off); /* no module */
+		else
+			x->f[i] = mfr(m, base, off);
+	}
+}
+
+/* Whether stack `id` as read holds the frames of `x`, leaf first. */
+static bool
+stack_is(uint32_t id, const struct want *x)
+{
+	const struct sp_frame *f;
+	uint32_t i, prefix, frame;
+
+	for (i = 0; i < x->n; i++) {
+		if (!sp_spool_reader_stack(r, id, &prefix, &frame) ||
+		    !(f = sp_spool_reader_frame(r, frame)) ||
+		    f->module_id != x->f[i].module_id)
+			return false;
+		if (f->module_id == SP_NONE ? f->abs_ip != x->f[i].abs_ip
+					    : f->rel_ip != x->f[i].rel_ip)
+			return false;
+		id = prefix;
+	}
+	return id == SP_NONE;
+}
+
+/*
+ * Threads of three processes (thread ids that share the writer's path
+ * slots among them) sample stacks that share their root side, while
+ * modules come (new epochs for frames without one), processes are
+ * forgotten and the tables pruned: every sample read back holds the
+ * frames it was written with.
+ */
+START_TEST(interned_stacks_read_back_as_written)
+{
+	static struct want x[NS];
+	uint32_t mods[3], next_mod = 1, i, k = 0;
+	uint64_t tids[4] = { 1, 33, 65, 2 };
+	struct sp_module km = mod(-1, 0xff000, 0xff400, "[kernel]", 1);
+	struct sp_spool_record rec;
+	int rc;
+
+	srandom(7);
+	km.id = 0;
+	ck_assert_int_eq(sp_spool_writer_module(w, &km), 0);
+	for (i = 0; i < 3; i++) {
+		struct sp_module m =
+		    mod(100 + (int32_t)i, 0x400000, 0x401000, "/p", 0);
+
+		m.id = mods[i] = next_mod++;
+		ck_assert_int_eq(sp_spool_writer_module(w, &m), 0);
+	}
+	for (i = 0; i < NS; i++) {
+		uint32_t p = (uint32_t)random() % 3;
+		int32_t pid = 100 + (int32_t)p;
+
+		if (random() % 500 == 0) { /* the process is replaced */
+			struct sp_module m =
+			    mod(pid, 0x400000, 0x401000, "/q", 0);
+
+			ck_assert_int_eq(sp_spool_writer_forget(w, pid), 0);
+			m.id = mods[p] = next_mod++;
+			ck_assert_int_eq(sp_spool_writer_module(w, &m), 0);
+		} else if (random() % 100 == 0) { /* a new epoch */
+			struct sp_module m =
+			    mod(pid, 0x800000, 0x801000, "/lib", 0);
+
+			m.id = next_mod++;
+			ck_assert_int_eq(sp_spool_writer_module(w, &m), 0);
+		}
+		random_stack(&x[i], mods[p], 0x400000);
+		ck_assert_int_eq(sp_spool_writer_sample(w, i, pid,
+							tids[random() % 4],
+							x[i].f, x[i].n, NULL),
+				 0);
+	}
+	ck_assert_int_eq(sp_spool_writer_flush(w), 0);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	r = sp_spool_reader_new(fd);
+	ck_assert_int_eq(
+	    sp_spool_reader_header(r, &(uint64_t){ 0 }, &(uint64_t){ 0 }), 0);
+	while ((rc = sp_spool_reader_next(r, &rec)) > 0) {
+		if (rec.tag != SP_TAG_SAMPLE)
+			continue;
+		ck_assert_msg(stack_is(rec.u.sample.stack_id, &x[k]),
+			      "sample %u", k);
+		k++;
+	}
+	ck_assert_msg(rc == 0, "%s", sp_spool_reader_errmsg(r));
+	ck_assert_uint_eq(k, NS);
+}
+END_TEST
+
 /*
  * Process 7 runs /a and is forgotten; a new process 7 runs /b.  The new
  * one gets new ids, its module-less frames resolve against /b only, and
@@ -974,6 +1092,7 @@ spool_suite(void)
 	tcase_add_checked_fixture(fg, setup, teardown);
 	tcase_set_timeout(fg, 60);
 	tcase_add_test(fg, churn_keeps_the_reader_bounded);
+	tcase_add_test(fg, interned_stacks_read_back_as_written);
 	tcase_add_test(fg, a_new_process_with_the_pid_gets_new_ids);
 	tcase_add_test(fg, stacks_outlive_other_modules);
 	tcase_add_test(fg, references_to_forgotten_ids_are_refused);
