@@ -449,6 +449,19 @@ rec_events_set_bpf(struct rec_events *ev, int fd)
 }
 
 void
+rec_events_attach_bpf(struct rec_events *ev, int fd)
+{
+	size_t i;
+
+	ev->bpf_fd = fd;
+	/* A tracepoint event refuses a perf_event program: EINVAL. */
+	for (i = 0; i < ev->nfds; i++)
+		if (ioctl(ev->fds[i], PERF_EVENT_IOC_SET_BPF, fd) < 0 &&
+		    errno != EINVAL)
+			ev->bpf_refused++;
+}
+
+void
 rec_events_user_chain(struct rec_events *ev, bool on)
 {
 	if (ev->opts.dwarf)

@@ -91,6 +91,8 @@ size_t rec_events_default_pages(const struct rec_evopts *o, long ncpus,
  * (pybpf.h); an event that refuses it samples without it.
  */
 void rec_events_set_bpf(struct rec_events *ev, int fd);
+/* The same, and attaches it to the sampling events open already. */
+void rec_events_attach_bpf(struct rec_events *ev, int fd);
 
 /* Fills the attributes; returns 0 or a negative errno. */
 int rec_events_init(struct rec_events *ev, const struct rec_evopts *o);

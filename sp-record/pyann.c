@@ -127,12 +127,6 @@ note(struct rec_pyann *a, const char *why)
 		(*n)++;
 }
 
-void
-rec_pyann_set_bpf(struct rec_pyann *a, struct rec_pybpf *b)
-{
-	a->bpf = b;
-}
-
 /* Has the BPF program read process pp's stacks from now on. */
 static void
 bpf_add(struct rec_pyann *a, struct pyproc *pp)
@@ -141,6 +135,19 @@ bpf_add(struct rec_pyann *a, struct pyproc *pp)
 
 	pp->bpf = a->bpf && rec_py_bpf_proc(pp->py, &p) == 0 &&
 		  rec_pybpf_add(a->bpf, pp->pid, &p) == 0;
+}
+
+void
+rec_pyann_set_bpf(struct rec_pyann *a, struct rec_pybpf *b)
+{
+	const void *k;
+	size_t pos = 0, len;
+	uint64_t v;
+
+	a->bpf = b;
+	while (sp_htab_next(a->procs, &pos, &k, &len, &v))
+		if (READER(v))
+			bpf_add(a, READER(v));
 }
 
 /*

@@ -48,7 +48,7 @@ struct rec_pyann *rec_pyann_new(struct rec_out *out);
 void rec_pyann_free(struct rec_pyann *a);
 /*
  * Has the BPF program `b` (borrowed) read the stacks of the processes
- * attached from now on at their samples (pybpf.h).
+ * attached, and to be attached, at their samples (pybpf.h).
  */
 void rec_pyann_set_bpf(struct rec_pyann *a, struct rec_pybpf *b);
 

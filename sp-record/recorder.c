@@ -49,6 +49,7 @@ struct recorder {
 	struct rec_filepin *pins; /* module files held open, lent to all */
 	struct rec_pybpf *pybpf;  /* Python stacks read at the sample */
 	struct sp_buf py_late;    /* ... or why not */
+	bool pybpf_later;         /* loaded at the first CPython process */
 	struct rec_ptdriver *ptd; /* --ptrace sampler, or NULL */
 	struct pollfd *pfd;
 	bool *hup; /* ring fd reported POLLHUP */
@@ -79,14 +80,19 @@ setup(struct recorder *r)
 	/*
 	 * Stacks read by the kernel at the sample need no wakeup each,
 	 * unless perf trampolines' code must be read before the process
-	 * ends.
+	 * ends.  Loading the program costs about 13 ms of CPU: a target
+	 * not known to be Python has it loaded only once a CPython
+	 * process is found in it (python_found).
 	 */
-	if (!cfg->no_python && !cfg->ptrace && !cfg->no_bpf) {
+	if (!cfg->no_python && !cfg->ptrace && !cfg->no_bpf &&
+	    cfg->ev.wake_each) {
 		r->pybpf = rec_pybpf_open(&r->py_late);
 		if (r->pybpf && !cfg->py_trampolines)
 			r->cfg.ev.wake_each = false;
 		else if (!r->pybpf)
 			sp_buf_addc(&r->py_late, 0);
+	} else if (!cfg->no_python && !cfg->ptrace && !cfg->no_bpf) {
+		r->pybpf_later = true;
 	}
 	rc = rec_stacker_init(&r->stk, cfg->callgraph, cfg->ev.regs_mask, 0,
 			      r->pins);
@@ -227,9 +233,29 @@ rec_free(struct recorder *r)
  * a process found without an interpreter is probed again when it maps
  * one.
  */
+/*
+ * The first CPython process was found in targets not known to be
+ * Python: the BPF program is loaded now, attached to the events open
+ * and to be opened, and given the processes attached so far.
+ */
+static void
+python_found(struct recorder *r)
+{
+	r->pybpf_later = false;
+	r->pybpf = rec_pybpf_open(&r->py_late);
+	if (!r->pybpf) {
+		sp_buf_addc(&r->py_late, 0);
+		return;
+	}
+	rec_events_attach_bpf(&r->ev, rec_pybpf_prog_fd(r->pybpf));
+	rec_pyann_set_bpf(r->py, r->pybpf);
+}
+
 static int
 python_early(struct recorder *r, const struct perf_event_header *h)
 {
+	int rc;
+
 	struct rec_sample s;
 	struct rec_comm c;
 	struct rec_task t;
@@ -240,8 +266,11 @@ python_early(struct recorder *r, const struct perf_event_header *h)
 		    s.pid == 0 || s.pid > INT32_MAX || s.tid > INT32_MAX ||
 		    !rec_ptab_get(rec_tracker_procs(r->trk), (int32_t)s.pid))
 			return 0;
-		return rec_pyann_read(r->py, (int32_t)s.pid, (int32_t)s.tid,
-				      s.time);
+		rc = rec_pyann_read(r->py, (int32_t)s.pid, (int32_t)s.tid,
+				    s.time);
+		if (r->pybpf_later && rec_pyann_stats(r->py)->processes)
+			python_found(r);
+		return rc;
 	}
 	if (h->type == PERF_RECORD_COMM &&
 	    rec_comm_parse(&r->layout, h, h->size, &c) == 0 && c.is_exec &&

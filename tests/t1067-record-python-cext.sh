@@ -76,4 +76,19 @@ pythons >"$TMP/pythons"
 while read -r py inc; do
 	check "$py" "$inc"
 done <"$TMP/pythons"
+
+# A command not named like Python that becomes one (a shell's exec): the
+# program is loaded when the CPython process is found, and reads its
+# stacks at the samples from then on.
+read -r py inc <"$TMP/pythons"
+"$SP_RECORD" -o "$TMP/s.spool" -- sh -c "exec '$py' '$PROGRAMS/py_work.py' 0.3c" \
+	2>"$TMP/err" >/dev/null || fail "sp-record sh -c exec $py exited $?"
+if [ "${CI:-}" = true ] || grep -q "read at the sample by BPF" "$TMP/err"; then
+	bpf=$(sed -n 's/.*Python: \([0-9]*\) stacks\{0,1\} read at the sample.*/\1/p' "$TMP/err")
+	all=$(sed -n 's/.*Python: \([0-9]*\) stacks\{0,1\} read from.*/\1/p' "$TMP/err")
+	echo "sh -c exec $py: ${bpf:-0} of ${all:-0} stacks read at the sample" >&2
+	[ "${all:-0}" -ge 100 ] || fail "sh -c exec $py: ${all:-0} Python stacks"
+	[ $((${bpf:-0} * 10)) -ge $((all * 9)) ] ||
+		fail "sh -c exec $py: ${bpf:-0} of $all stacks read at the sample"
+fi
 exit 0

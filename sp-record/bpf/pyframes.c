@@ -31,7 +31,7 @@ struct {
 /* A thread's state, as last found: checked at each use. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 8192);
+	__uint(max_entries, 1024);
 	__type(key, __u32); /* tid */
 	__type(value, __u64);
 } tstates SEC(".maps");
@@ -48,14 +48,18 @@ struct {
 	__uint(max_entries, 2 << 20);
 } stacks SEC(".maps");
 
+/*
+ * The reads note a failure in *bad without a branch: a branch that sets
+ * a constant makes two verifier states of every read, and the states of
+ * a frame's dozen reads multiply.
+ */
 static __always_inline __u64
 read_u64(__u64 addr, __u32 off, int *bad)
 {
 	__u64 v = 0;
 
-	if (off == PYBPF_NONE ||
-	    bpf_probe_read_user(&v, 8, (void *)(addr + off)))
-		*bad = 1;
+	*bad |= off == PYBPF_NONE;
+	*bad |= bpf_probe_read_user(&v, 8, (void *)(addr + off)) != 0;
 	return v;
 }
 
@@ -64,19 +68,19 @@ read_u32(__u64 addr, __u32 off, int *bad)
 {
 	__u32 v = 0;
 
-	if (off == PYBPF_NONE ||
-	    bpf_probe_read_user(&v, 4, (void *)(addr + off)))
-		*bad = 1;
+	*bad |= off == PYBPF_NONE;
+	*bad |= bpf_probe_read_user(&v, 4, (void *)(addr + off)) != 0;
 	return v;
 }
 
-static __always_inline __u8
-read_u8(__u64 addr, __u32 off)
+/* A field the version may lack: 0 then, and no failure. */
+static __always_inline __u64
+read_opt(__u64 addr, __u32 off, __u32 size)
 {
-	__u8 v = 0;
+	__u64 v = 0;
 
 	if (off != PYBPF_NONE)
-		bpf_probe_read_user(&v, 1, (void *)(addr + off));
+		bpf_probe_read_user(&v, size, (void *)(addr + off));
 	return v;
 }
 
@@ -152,17 +156,15 @@ read_frame(const struct pybpf_proc *p, __u64 f, struct pybpf_frame *o, int *bad)
 	o->instr = p->frameobj
 		       ? (__u64)(__s64)(__s32)read_u32(f, p->fr_instr, bad)
 		       : read_u64(f, p->fr_instr, bad);
-	o->owner = read_u8(f, p->fr_owner);
-	o->entry = read_u8(f, p->fr_is_entry);
+	o->owner = (__u8)read_opt(f, p->fr_owner, 1);
+	o->entry = (__u8)read_opt(f, p->fr_is_entry, 1);
 	o->type = read_u64(c, 8, bad);
 	o->name = read_u64(c, p->co_name, bad);
-	o->qualname =
-	    p->co_qualname != PYBPF_NONE ? read_u64(c, p->co_qualname, bad) : 0;
+	o->qualname = read_opt(c, p->co_qualname, 8);
 	o->filename = read_u64(c, p->co_filename, bad);
 	o->lines = read_u64(c, p->co_lines, bad);
 	o->firstlineno = (__s32)read_u32(c, p->co_firstlineno, bad);
-	o->flags =
-	    p->co_flags != PYBPF_NONE ? read_u32(c, p->co_flags, bad) : 0;
+	o->flags = (__u32)read_opt(c, p->co_flags, 4);
 	return back;
 }
 
