@@ -21,10 +21,11 @@ extern const unsigned char rec_pybpf_object_end[];
 /*
  * A stack is its sample's when their times are this close: the program
  * runs in the sample's interrupt, after the sample's time is taken
- * (perf_prepare_sample), microseconds apart; a thread's samples are
- * farther apart than twice this at any rate sp-record samples at.
+ * (perf_prepare_sample), microseconds apart, unless a virtual CPU is
+ * descheduled between the two; a thread's samples are a millisecond
+ * apart or more at the rates perf events sample at here.
  */
-#define PAIR_NS 100000
+#define PAIR_NS 500000
 /* Stacks kept for one thread at most, waiting for their samples. */
 #define QUEUE_MAX 256
 

@@ -14,7 +14,11 @@
 /* An offset the version does not have (REC_PYLAYOUT_NONE). */
 #define PYBPF_NONE 0xffffffffu
 
-/* How a process's threads and frames are laid out (pylayout.h). */
+/*
+ * How a process's threads and frames are laid out (pylayout.h).  A frame
+ * or code field the version lacks (fr_owner, fr_is_entry, co_qualname,
+ * co_flags) is given as offset 0: read, and not looked at.
+ */
 struct pybpf_proc {
 	__u64 runtime;     /* &_PyRuntime */
 	__u64 code_type;   /* &PyCode_Type */

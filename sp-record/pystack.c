@@ -681,6 +681,13 @@ rec_py_read_stack(struct rec_py *py, int32_t tid, struct rec_py_frame *out,
 	return rc;
 }
 
+/* An optional field's offset for the BPF program: 0 when absent. */
+static uint32_t
+known(uint32_t off)
+{
+	return off == REC_PYLAYOUT_NONE ? 0 : off;
+}
+
 int
 rec_py_bpf_proc(const struct rec_py *py, struct pybpf_proc *p)
 {
@@ -704,14 +711,14 @@ rec_py_bpf_proc(const struct rec_py *py, struct pybpf_proc *p)
 		.fr_back = l->fr_back,
 		.fr_code = l->fr_code,
 		.fr_instr = l->fr_instr,
-		.fr_owner = l->fr_owner,
-		.fr_is_entry = l->fr_is_entry,
+		.fr_owner = known(l->fr_owner),
+		.fr_is_entry = known(l->fr_is_entry),
 		.co_name = l->co_name,
-		.co_qualname = l->co_qualname,
+		.co_qualname = known(l->co_qualname),
 		.co_filename = l->co_filename,
 		.co_firstlineno = l->co_firstlineno,
 		.co_lines = l->co_lines,
-		.co_flags = l->co_flags,
+		.co_flags = known(l->co_flags),
 	};
 	return 0;
 }

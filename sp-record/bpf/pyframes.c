@@ -73,17 +73,6 @@ read_u32(__u64 addr, __u32 off, int *bad)
 	return v;
 }
 
-/* A field the version may lack: 0 then, and no failure. */
-static __always_inline __u64
-read_opt(__u64 addr, __u32 off, __u32 size)
-{
-	__u64 v = 0;
-
-	if (off != PYBPF_NONE)
-		bpf_probe_read_user(&v, size, (void *)(addr + off));
-	return v;
-}
-
 /* Whether thread state `ts` is thread `tid`'s. */
 static __always_inline int
 tstate_is(const struct pybpf_proc *p, __u64 ts, __u32 tid)
@@ -147,24 +136,27 @@ find_tstate(const struct pybpf_proc *p, __u32 tid)
 }
 
 /* Reads frame `f` into *o; returns the next frame out, 0 on a fault. */
+/*
+ * Reads frame `f` into *o; returns the next frame out.  Without a branch:
+ * a field the version lacks comes at offset 0 (pybpf_abi.h) and is read
+ * and ignored, and f_lasti (3.8-3.10) is the low half of what is read.
+ */
 static __always_inline __u64
 read_frame(const struct pybpf_proc *p, __u64 f, struct pybpf_frame *o, int *bad)
 {
 	__u64 back = read_u64(f, p->fr_back, bad), c;
 
 	c = o->code = read_u64(f, p->fr_code, bad);
-	o->instr = p->frameobj
-		       ? (__u64)(__s64)(__s32)read_u32(f, p->fr_instr, bad)
-		       : read_u64(f, p->fr_instr, bad);
-	o->owner = (__u8)read_opt(f, p->fr_owner, 1);
-	o->entry = (__u8)read_opt(f, p->fr_is_entry, 1);
+	o->instr = read_u64(f, p->fr_instr, bad);
+	o->owner = (__u8)read_u32(f, p->fr_owner, bad);
+	o->entry = (__u8)read_u32(f, p->fr_is_entry, bad);
 	o->type = read_u64(c, 8, bad);
 	o->name = read_u64(c, p->co_name, bad);
-	o->qualname = read_opt(c, p->co_qualname, 8);
+	o->qualname = read_u64(c, p->co_qualname, bad);
 	o->filename = read_u64(c, p->co_filename, bad);
 	o->lines = read_u64(c, p->co_lines, bad);
 	o->firstlineno = (__s32)read_u32(c, p->co_firstlineno, bad);
-	o->flags = (__u32)read_opt(c, p->co_flags, 4);
+	o->flags = read_u32(c, p->co_flags, bad);
 	return back;
 }
 
