@@ -20,10 +20,26 @@
 /* A CPython process and the map from its reader's code ids to ours. */
 struct pyproc {
 	struct rec_py *py;
+	uint64_t serial; /* which process this is, for the memo */
 	int32_t pid;
 	bool bpf;      /* its stacks are read at the sample (pybpf.h) */
 	uint32_t *map; /* reader's code id -> pycode id + 1; 0: none yet */
 	size_t amap;
+};
+
+/*
+ * A thread's last stack read by the BPF program, and the node of each
+ * suffix of its frames (node[i]: frames i..n-1, node[n] none), kept per
+ * thread slot: a thread's next stack mostly shares its outer frames.
+ */
+#define MEMO_SLOTS 16
+struct pymemo {
+	uint64_t serial; /* the pyproc's, 0: empty */
+	int32_t tid;
+	size_t n;
+	bool root; /* its outermost frame ends a thread's chain */
+	struct pybpf_frame f[PYBPF_MAX_FRAMES];
+	uint32_t node[PYBPF_MAX_FRAMES + 1], entries[PYBPF_MAX_FRAMES + 1];
 };
 
 /* What procs holds for a process without a reader. */
@@ -50,6 +66,8 @@ struct rec_pyann {
 	struct rec_pyids *ids;
 	struct rec_pyfiles *files;   /* module files read, by identity */
 	struct rec_pybpf *bpf;       /* borrowed, or NULL */
+	struct pymemo *memo;         /* MEMO_SLOTS, with bpf */
+	uint64_t serials;            /* pyprocs made */
 	struct sp_htab *procs;       /* pid -> struct pyproc *, or a NOT_* */
 	struct sp_htab *pending;     /* struct pending_key -> P_PACK */
 	struct sp_htab *why;         /* reason -> processes */
@@ -111,6 +129,7 @@ rec_pyann_free(struct rec_pyann *a)
 	rec_pyfiles_free(a->files);
 	sp_buf_release(&a->notes);
 	free(a->frames);
+	free(a->memo);
 	free(a);
 }
 
@@ -144,29 +163,12 @@ rec_pyann_set_bpf(struct rec_pyann *a, struct rec_pybpf *b)
 	size_t pos = 0, len;
 	uint64_t v;
 
+	if (!a->memo && !(a->memo = calloc(MEMO_SLOTS, sizeof(*a->memo))))
+		return; /* stacks read late, as without BPF */
 	a->bpf = b;
 	while (sp_htab_next(a->procs, &pos, &k, &len, &v))
 		if (READER(v))
 			bpf_add(a, READER(v));
-}
-
-/*
- * The stack the BPF program read at sample (tid, ts) into a->frames;
- * -EAGAIN when it has none (read it now instead), -ENOENT when the
- * thread had no Python thread state then.
- */
-static int
-read_at_sample(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts,
-	       bool *trunc)
-{
-	const struct pybpf_stack *s = rec_pybpf_take(a->bpf, tid, ts);
-
-	if (!s)
-		return -EAGAIN;
-	if (s->status == PYBPF_NO_TSTATE)
-		return -ENOENT;
-	a->st.at_sample++;
-	return rec_py_from_bpf(pp->py, s, a->frames, REC_PY_MAX_DEPTH, trunc);
 }
 
 /*
@@ -203,6 +205,7 @@ proc(struct rec_pyann *a, int32_t pid)
 	if (pp) {
 		a->st.processes++;
 		pp->pid = pid;
+		pp->serial = ++a->serials;
 		bpf_add(a, pp);
 	}
 	if (sp_htab_put(a->procs, &pid, sizeof(pid),
@@ -300,11 +303,121 @@ keep(struct rec_pyann *a, int32_t tid, uint64_t ts, uint64_t packed)
 	(void)sp_htab_put(a->pending, &k, sizeof(k), packed);
 }
 
+/* Turns an interning failure of a BPF stack into the caller's answer. */
+static int
+memo_fail(struct pymemo *m, int rc)
+{
+	m->serial = 0; /* half updated: of no use */
+	return rc == -ESTALE ? -EAGAIN : rc;
+}
+
+/*
+ * Interns the frames s->f[i..0] over `node` (the suffix past i), from the
+ * outside in, into m's node[] and entries[]; *outer is the outermost
+ * function met.  Returns 0, -ESTALE or the output's errno.
+ */
+static int
+memo_intern(struct rec_pyann *a, struct pyproc *pp, const struct pybpf_stack *s,
+	    struct pymemo *m, size_t i, const struct rec_py_code **outer)
+{
+	uint32_t node = m->node[i + 1], entries = m->entries[i + 1], code;
+	struct rec_py_frame fr;
+	bool entry;
+	int rc;
+
+	for (; i != (size_t)-1; i--) {
+		if (rec_py_bpf_shim(pp->py, &s->f[i])) {
+			m->node[i] = node;
+			m->entries[i] = entries;
+			continue;
+		}
+		/* a frame that cannot be read makes the stack read late */
+		if (rec_py_bpf_frame(pp->py, &s->f[i], &fr) < 0)
+			return -ESTALE;
+		/* the shim an evaluator call starts with is just outside */
+		entry = fr.entry ||
+			(i + 1 < s->n && rec_py_bpf_shim(pp->py, &s->f[i + 1]));
+		rc = code_id(a, pp, fr.code, &code);
+		if (rc == 0)
+			rc = rec_pyids_node(a->ids, node, code, fr.line, entry,
+					    &node);
+		if (rc < 0)
+			return rc;
+		entries += entry;
+		m->node[i] = node;
+		m->entries[i] = entries;
+		if (!*outer)
+			*outer = fr.code;
+	}
+	return 0;
+}
+
+/*
+ * Interns the stack the BPF program read at sample (tid, ts) into *packed
+ * (as keep() takes it).  The frames a thread's stack shares with its last
+ * one, from the root in, are the same frames at the same instructions:
+ * their nodes are taken from the memo, and only the frames inside them
+ * are turned into functions and interned.  Returns 0; -EAGAIN when the
+ * program has no stack for the sample or one naming a function gone
+ * since (read it now instead); -ENOENT when the thread had no Python
+ * thread state then; or the output's errno.
+ */
+static int
+read_at_sample(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts,
+	       uint64_t *packed)
+{
+	const struct pybpf_stack *s = rec_pybpf_take(a->bpf, tid, ts);
+	struct pymemo *m = &a->memo[(uint32_t)tid % MEMO_SLOTS];
+	const struct rec_py_code *outer = NULL;
+	size_t n, k = 0, same;
+	bool root, trunc;
+	int rc;
+
+	if (!s)
+		return -EAGAIN;
+	if (s->status == PYBPF_NO_TSTATE)
+		return -ENOENT;
+	n = s->n < PYBPF_MAX_FRAMES ? s->n : PYBPF_MAX_FRAMES;
+	same = m->serial == pp->serial && m->tid == tid ? m->n : 0;
+	while (k < n && k < same &&
+	       memcmp(&s->f[n - 1 - k], &m->f[same - 1 - k], sizeof(s->f[0])) ==
+		   0)
+		k++;
+	/* the suffix's nodes move to where the new stack has them */
+	if (k > 0 && same != n)
+		memmove(m->node + n - k, m->node + same - k,
+			(k + 1) * sizeof(m->node[0]));
+	if (k > 0 && same != n)
+		memmove(m->entries + n - k, m->entries + same - k,
+			(k + 1) * sizeof(m->entries[0]));
+	m->node[n] = SP_NONE;
+	m->entries[n] = 0;
+	root = k > 0 && m->root;
+	rec_py_bpf_begin(pp->py);
+	rc = n > k ? memo_intern(a, pp, s, m, n - k - 1, &outer) : 0;
+	if (rc < 0)
+		return memo_fail(m, rc);
+	if (k == 0 && outer)
+		root = rec_py_bpf_root(pp->py, &s->f[n - 1], outer);
+	memcpy(m->f, s->f, n * sizeof(s->f[0]));
+	m->serial = pp->serial;
+	m->tid = tid;
+	m->n = n;
+	m->root = root;
+	trunc =
+	    s->status != PYBPF_OK || (n > 0 && !root && m->node[0] != SP_NONE);
+	a->st.at_sample++;
+	*packed =
+	    P_PACK(m->node[0], m->entries[0], trunc ? SP_PYSTACK_TRUNCATED : 0);
+	return 0;
+}
+
 int
 rec_pyann_read(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts)
 {
 	struct pyproc *pp;
 	uint32_t leaf, entries;
+	uint64_t packed;
 	bool trunc = false;
 	int n, rc;
 
@@ -312,10 +425,18 @@ rec_pyann_read(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts)
 		return 0;
 	if (!(pp = proc(a, pid)))
 		return 0;
-	n = pp->bpf && ts ? read_at_sample(a, pp, tid, ts, &trunc) : -EAGAIN;
-	if (n == -EAGAIN)
-		n = rec_py_read_stack(pp->py, tid, a->frames, REC_PY_MAX_DEPTH,
-				      &trunc);
+	if (pp->bpf && ts) {
+		rc = read_at_sample(a, pp, tid, ts, &packed);
+		if (rc == 0)
+			keep(a, tid, ts, packed);
+		if (rc != -EAGAIN && rc != -ENOENT)
+			return rc;
+		if (rc == -ENOENT) {
+			a->st.failed++;
+			return 0;
+		}
+	}
+	n = rec_py_read_stack(pp->py, tid, a->frames, REC_PY_MAX_DEPTH, &trunc);
 	if (n == -ESRCH || n == -ENOTSUP) {
 		if (n == -ENOTSUP)
 			note(a, rec_py_why(pp->py));

@@ -773,42 +773,46 @@ bpf_code(struct rec_py *py, const struct pybpf_frame *f, int *err)
 	return rec_pycode_from_header(py->codes, &py->mem, f->code, hdr, err);
 }
 
-int
-rec_py_from_bpf(struct rec_py *py, const struct pybpf_stack *s,
-		struct rec_py_frame *out, size_t max, bool *truncated)
+void
+rec_py_bpf_begin(struct rec_py *py)
 {
-	const struct rec_py_code *code = NULL;
-	struct rawframe r = { 0 };
-	size_t i, n = 0;
+	rec_pymem_begin(&py->mem, REC_PY_SAMPLE_BYTES);
+}
+
+bool
+rec_py_bpf_shim(const struct rec_py *py, const struct pybpf_frame *f)
+{
+	return py->l.minor >= 12 && f->owner == REC_PY_OWNED_BY_CSTACK;
+}
+
+int
+rec_py_bpf_frame(struct rec_py *py, const struct pybpf_frame *f,
+		 struct rec_py_frame *out)
+{
+	const struct rec_py_code *code;
+	struct rawframe r;
 	int err = 0;
 
-	*truncated = s->status != PYBPF_OK;
-	rec_pymem_begin(&py->mem, REC_PY_SAMPLE_BYTES);
-	for (i = 0; i < s->n && i < PYBPF_MAX_FRAMES; i++) {
-		bpf_rawframe(py, &s->f[i], &r);
-		if (py->l.minor >= 12 && r.owner == REC_PY_OWNED_BY_CSTACK) {
-			if (n > 0) /* the shim an evaluator call starts with */
-				out[n - 1].entry = true;
-			continue;
-		}
-		if (n == max || !(code = bpf_code(py, &s->f[i], &err)))
-			break;
-		out[n].code = code;
-		out[n].line = rec_pycode_line(py->codes, code, r.offset);
-		out[n].offset = r.offset > 0 && r.offset <= UINT32_MAX
-				    ? (uint32_t)r.offset
-				    : 0;
-		out[n].entry = r.entry;
-		n++;
-	}
-	if (err == -ENOMEM)
-		return err;
-	/* A code object not seen before, freed since (a module's body). */
-	if (err == -EBADMSG || err == -EFAULT)
-		return -ESTALE;
-	if (i < s->n || (n > 0 && !is_root(py, &r, out[n - 1].code)))
-		*truncated = true;
-	return (int)n;
+	bpf_rawframe(py, f, &r);
+	code = bpf_code(py, f, &err);
+	if (!code) /* not seen before and freed since: a module's body */
+		return err == -ENOMEM ? err : -ESTALE;
+	out->code = code;
+	out->line = rec_pycode_line(py->codes, code, r.offset);
+	out->offset =
+	    r.offset > 0 && r.offset <= UINT32_MAX ? (uint32_t)r.offset : 0;
+	out->entry = r.entry;
+	return 0;
+}
+
+bool
+rec_py_bpf_root(const struct rec_py *py, const struct pybpf_frame *f,
+		const struct rec_py_code *code)
+{
+	struct rawframe r;
+
+	bpf_rawframe(py, f, &r);
+	return is_root(py, &r, code);
 }
 
 uint64_t

@@ -90,15 +90,23 @@ int rec_py_read_stack(struct rec_py *py, int32_t tid, struct rec_py_frame *out,
 int rec_py_bpf_proc(const struct rec_py *py, struct pybpf_proc *p);
 
 /*
- * The stack `s` read by the BPF program at a sample, into out[0..max) as
- * rec_py_read_stack gives it: codes not seen before are read (their
- * names and line tables) now.  Returns the frames, -ENOMEM, or -ESTALE
- * when such a code is no longer there to be read (a module's body,
- * freed once run); a chain cut short (a failed read, no root) sets
- * *truncated.
+ * The frames of a stack the BPF program read at a sample, one at a time
+ * (pyann.c keeps what a thread's next stack shares with its last):
+ * rec_py_bpf_begin() starts a sample's reads; rec_py_bpf_shim() tells a
+ * C-stack shim (3.12+), which is no frame but makes the frame inside it
+ * an entry; rec_py_bpf_frame() gives a frame (its own entry flag only),
+ * reading a code not seen before (its names and line table), and
+ * returns 0, -ENOMEM, or -ESTALE when that code is gone since (a
+ * module's body, freed once run); rec_py_bpf_root() tells whether a
+ * chain whose outermost frame is `f`, running `code`, ends where a
+ * thread's chain ends.
  */
-int rec_py_from_bpf(struct rec_py *py, const struct pybpf_stack *s,
-		    struct rec_py_frame *out, size_t max, bool *truncated);
+void rec_py_bpf_begin(struct rec_py *py);
+bool rec_py_bpf_shim(const struct rec_py *py, const struct pybpf_frame *f);
+int rec_py_bpf_frame(struct rec_py *py, const struct pybpf_frame *f,
+		     struct rec_py_frame *out);
+bool rec_py_bpf_root(const struct rec_py *py, const struct pybpf_frame *f,
+		     const struct rec_py_code *code);
 
 /* The last failure's message, or "" (valid until the next call). */
 const char *rec_py_why(const struct rec_py *py);
