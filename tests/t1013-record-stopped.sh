@@ -11,6 +11,8 @@ cc_prog rec_chain rec_chain.c -O0 -fno-omit-frame-pointer -pthread
 # main one has used 1 s of CPU), stopping the recorder for 150 ms once
 # its first samples are in the spool; the summary goes to $TMP/err.
 stopped() {
+	# The last run's spool must not pass for this one's first samples.
+	rm -f "$TMP/x.spool"
 	"$SP_RECORD" -F 999 -g dwarf -o "$TMP/x.spool" "$@" -- \
 		"$TMP/rec_chain" 1c 1 2>"$TMP/err" &
 	rpid=$!
