@@ -341,6 +341,17 @@ map_ring(struct rec_events *ev, int c, int fd)
 	return 0;
 }
 
+/*
+ * Attaches the BPF program to event `fd`.  An event that refuses it (a
+ * tracepoint takes no perf_event program) samples without it: its
+ * Python stacks are read after the sample, which the summary counts.
+ */
+static void
+attach_prog(const struct rec_events *ev, int fd)
+{
+	(void)ioctl(fd, PERF_EVENT_IOC_SET_BPF, ev->bpf_fd);
+}
+
 /* Opens event `i` of `pid` (-1: every task) on CPU slot `c`, routed
  * into that CPU's ring. */
 static int
@@ -356,9 +367,8 @@ open_routed(struct rec_events *ev, size_t i, int c, int32_t pid, bool attach)
 		close(fd);
 		return -ENOMEM;
 	}
-	if (ev->bpf_fd > 0 && !ev->opts.events[i].tracepoint &&
-	    ioctl(fd, PERF_EVENT_IOC_SET_BPF, ev->bpf_fd) < 0)
-		ev->bpf_refused++;
+	if (ev->bpf_fd > 0)
+		attach_prog(ev, fd);
 	if (ev->rings[c].fd < 0)
 		return map_ring(ev, c, fd);
 	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ev->rings[c].fd) < 0) {
@@ -443,22 +453,13 @@ rec_events_open_thread(struct rec_events *ev, int32_t tid)
 }
 
 void
-rec_events_set_bpf(struct rec_events *ev, int fd)
-{
-	ev->bpf_fd = fd;
-}
-
-void
 rec_events_attach_bpf(struct rec_events *ev, int fd)
 {
 	size_t i;
 
 	ev->bpf_fd = fd;
-	/* A tracepoint event refuses a perf_event program: EINVAL. */
 	for (i = 0; i < ev->nfds; i++)
-		if (ioctl(ev->fds[i], PERF_EVENT_IOC_SET_BPF, fd) < 0 &&
-		    errno != EINVAL)
-			ev->bpf_refused++;
+		attach_prog(ev, ev->fds[i]);
 }
 
 void

@@ -72,7 +72,6 @@ struct rec_events {
 	bool offcpu_denied;   /* ... where --off-cpu needs it */
 	struct sp_buf msg;    /* see rec_events_errmsg() */
 	int bpf_fd;           /* a program for every sampling event, or 0 */
-	size_t bpf_refused;   /* events that did not take it */
 };
 
 /*
@@ -87,11 +86,9 @@ size_t rec_events_default_pages(const struct rec_evopts *o, long ncpus,
 				long pagesize);
 
 /*
- * Attaches BPF program `fd` to every sampling event opened from now on
+ * Attaches BPF program `fd` to the sampling events open and to be opened
  * (pybpf.h); an event that refuses it samples without it.
  */
-void rec_events_set_bpf(struct rec_events *ev, int fd);
-/* The same, and attaches it to the sampling events open already. */
 void rec_events_attach_bpf(struct rec_events *ev, int fd);
 
 /* Fills the attributes; returns 0 or a negative errno. */

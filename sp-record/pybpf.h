@@ -3,7 +3,7 @@
  * and handed to the Python annotator by the sample they belong to.
  *
  *   b = rec_pybpf_open(&why);            NULL: read late, as before
- *   rec_events_set_bpf(ev, rec_pybpf_prog_fd(b));   before events open
+ *   rec_events_attach_bpf(ev, rec_pybpf_prog_fd(b));  events open or not
  *   rec_pybpf_add(b, pid, &proc);         a CPython process attached
  *   drain:  rec_pybpf_consume(b);         before the perf rings are read
  *           rec_pybpf_take(b, tid, ts)    the stack of sample (tid, ts)

@@ -1,7 +1,12 @@
 /*
  * pystack.c: a CPython thread's frame chain read from its memory (see
  * pystack.h): the thread's state found from _PyRuntime, then the frames
- * walked from the innermost out.
+ * walked from the innermost out; and the frames the BPF program read at
+ * a sample (bpf/pyframes.c) turned into the same frames.
+ *
+ * At about 800 lines it is longer than most files: both readers decode
+ * a frame's fields with one layout (struct rawframe, is_root) and share
+ * the code cache, which a split would have to export.
  */
 #include <errno.h>
 #include <pthread.h>

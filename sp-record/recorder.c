@@ -109,7 +109,7 @@ setup(struct recorder *r)
 	if (rc == 0)
 		rc = rec_events_init(&r->ev, &r->cfg.ev);
 	if (rc == 0 && r->pybpf)
-		rec_events_set_bpf(&r->ev, rec_pybpf_prog_fd(r->pybpf));
+		rec_events_attach_bpf(&r->ev, rec_pybpf_prog_fd(r->pybpf));
 	if (rc == 0)
 		rc = rec_layout_init(&r->layout, r->ev.attr.sample_type,
 				     r->ev.attr.sample_regs_user);
@@ -227,13 +227,6 @@ rec_free(struct recorder *r)
 }
 
 /*
- * What the Python annotator needs of a record as it leaves the ring: a
- * sample of a tracked process has its Python stack read now, the nearer
- * its moment the better; an exec or a process's end drops the reader, and
- * a process found without an interpreter is probed again when it maps
- * one.
- */
-/*
  * The first CPython process was found in targets not known to be
  * Python: the BPF program is loaded now, attached to the events open
  * and to be opened, and given the processes attached so far.
@@ -251,6 +244,13 @@ python_found(struct recorder *r)
 	rec_pyann_set_bpf(r->py, r->pybpf);
 }
 
+/*
+ * What the Python annotator needs of a record as it leaves the ring: a
+ * sample of a tracked process has its Python stack read now, the nearer
+ * its moment the better; an exec or a process's end drops the reader, and
+ * a process found without an interpreter is probed again when it maps
+ * one.
+ */
 static int
 python_early(struct recorder *r, const struct perf_event_header *h)
 {

@@ -19,7 +19,7 @@
  * CFI made up for it (madecfi.h).  docs/bench-unwind.md says why this
  * backend and what it costs.
  *
- * At about 1,500 lines it is longer than the other files: libunwind calls
+ * At about 1,800 lines it is longer than the other files: libunwind calls
  * back into the accessors with one context (struct uctx) that ties the
  * process, the module table, the trampoline CFI and the sample's
  * registers and stack together, and each section below (anonymous code,

@@ -49,29 +49,23 @@ struct {
 } stacks SEC(".maps");
 
 /*
- * The reads note a failure in *bad without a branch: a branch that sets
- * a constant makes two verifier states of every read, and the states of
- * a frame's dozen reads multiply.
+ * Reads `size` bytes (8 or 4, little-endian) at addr + off.  A failure
+ * is noted in *bad without a branch: a branch that sets a constant makes
+ * two verifier states of every read, and the states of a frame's dozen
+ * reads multiply.
  */
 static __always_inline __u64
-read_u64(__u64 addr, __u32 off, int *bad)
+read_n(__u64 addr, __u32 off, __u32 size, int *bad)
 {
 	__u64 v = 0;
 
 	*bad |= off == PYBPF_NONE;
-	*bad |= bpf_probe_read_user(&v, 8, (void *)(addr + off)) != 0;
+	*bad |= bpf_probe_read_user(&v, size, (void *)(addr + off)) != 0;
 	return v;
 }
 
-static __always_inline __u32
-read_u32(__u64 addr, __u32 off, int *bad)
-{
-	__u32 v = 0;
-
-	*bad |= off == PYBPF_NONE;
-	*bad |= bpf_probe_read_user(&v, 4, (void *)(addr + off)) != 0;
-	return v;
-}
+#define read_u64(addr, off, bad) read_n(addr, off, 8, bad)
+#define read_u32(addr, off, bad) ((__u32)read_n(addr, off, 4, bad))
 
 /* Whether thread state `ts` is thread `tid`'s. */
 static __always_inline int
