@@ -259,6 +259,22 @@ code_id(struct rec_pyann *a, struct pyproc *pp, const struct rec_py_code *c,
 }
 
 /*
+ * Interns frame `f` (its entry flag `entry`) over *node, which becomes
+ * its node.  Returns 0 or the output's errno.
+ */
+static int
+intern_frame(struct rec_pyann *a, struct pyproc *pp,
+	     const struct rec_py_frame *f, bool entry, uint32_t *node)
+{
+	uint32_t code;
+	int rc = code_id(a, pp, f->code, &code);
+
+	return rc < 0
+		   ? rc
+		   : rec_pyids_node(a->ids, *node, code, f->line, entry, node);
+}
+
+/*
  * Interns frames[0..n) (innermost first) root first; sets *leaf and the
  * number of entry frames.  Returns 0 or the output's errno.
  */
@@ -266,17 +282,14 @@ static int
 intern_stack(struct rec_pyann *a, struct pyproc *pp, size_t n, uint32_t *leaf,
 	     uint32_t *entries)
 {
-	uint32_t node = SP_NONE, code;
+	uint32_t node = SP_NONE;
 	size_t i;
 	int rc;
 
 	*entries = 0;
 	for (i = n; i-- > 0;) {
-		rc = code_id(a, pp, a->frames[i].code, &code);
-		if (rc == 0)
-			rc = rec_pyids_node(a->ids, node, code,
-					    a->frames[i].line,
-					    a->frames[i].entry, &node);
+		rc = intern_frame(a, pp, &a->frames[i], a->frames[i].entry,
+				  &node);
 		if (rc < 0)
 			return rc;
 		*entries += a->frames[i].entry;
@@ -320,7 +333,7 @@ static int
 memo_intern(struct rec_pyann *a, struct pyproc *pp, const struct pybpf_stack *s,
 	    struct pymemo *m, size_t i, const struct rec_py_code **outer)
 {
-	uint32_t node = m->node[i + 1], entries = m->entries[i + 1], code;
+	uint32_t node = m->node[i + 1], entries = m->entries[i + 1];
 	struct rec_py_frame fr;
 	bool entry;
 	int rc;
@@ -337,10 +350,7 @@ memo_intern(struct rec_pyann *a, struct pyproc *pp, const struct pybpf_stack *s,
 		/* the shim an evaluator call starts with is just outside */
 		entry = fr.entry ||
 			(i + 1 < s->n && rec_py_bpf_shim(pp->py, &s->f[i + 1]));
-		rc = code_id(a, pp, fr.code, &code);
-		if (rc == 0)
-			rc = rec_pyids_node(a->ids, node, code, fr.line, entry,
-					    &node);
+		rc = intern_frame(a, pp, &fr, entry, &node);
 		if (rc < 0)
 			return rc;
 		entries += entry;
