@@ -29,8 +29,10 @@
  * Table entries below which the intern tables are never pruned: each
  * prune visits every entry, and with a floor of 1,024 a build whose
  * processes each leave a few thousand dead pruned every 130 samples.
+ * Higher, the memory a churn of short children settles at is reached
+ * later (t1022 reads it after 1,000 of them).
  */
-#define PRUNE_MIN 16384
+#define PRUNE_MIN 8192
 
 struct sp_spool_writer {
 	int fd;
@@ -53,7 +55,7 @@ struct sp_spool_writer {
 	 */
 	uint64_t epoch, kepoch;
 	bool dead;              /* a forget or an epoch since the last prune */
-	size_t prune_at;        /* entries of both tables that trigger one */
+	size_t prune_at;        /* entries() that trigger one */
 	struct sp_htab *mods;   /* module id -> pid << 32 | its generation */
 	struct sp_htab *pidgen; /* pid -> forgets of that pid so far */
 	struct sp_htab *frames;
@@ -479,6 +481,18 @@ prune_stacks(struct sp_spool_writer *w)
 }
 
 /*
+ * The entries of the tables a prune empties: modules count too, or a
+ * run of children that each map eight and are sampled rarely grows
+ * w->mods without ever reaching a prune.
+ */
+static size_t
+entries(const struct sp_spool_writer *w)
+{
+	return sp_htab_count(w->mods) + sp_htab_count(w->frames) +
+	       sp_htab_count(w->stacks);
+}
+
+/*
  * Drops from the intern tables what can no longer be written: frames of
  * a forgotten process's modules or of an ended epoch, and the stack
  * nodes holding them.  Run once the tables have doubled since the last
@@ -490,15 +504,14 @@ prune(struct sp_spool_writer *w)
 	size_t live;
 	int rc;
 
-	if (!w->dead ||
-	    sp_htab_count(w->frames) + sp_htab_count(w->stacks) < w->prune_at)
+	if (!w->dead || entries(w) < w->prune_at)
 		return 0;
 	rc = sp_htab_del_if(w->mods, module_dead, w);
 	rc = rc ? rc : sp_htab_del_if(w->frames, frame_dead, w);
 	rc = rc ? rc : prune_stacks(w);
 	if (rc)
 		return rc;
-	live = sp_htab_count(w->frames) + sp_htab_count(w->stacks);
+	live = entries(w);
 	w->prune_at = live * 2 > PRUNE_MIN ? live * 2 : PRUNE_MIN;
 	w->dead = false;
 	w->prunes++;
