@@ -4,11 +4,9 @@
  */
 #include <elf.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sp-record/goexe.h"
@@ -81,32 +79,4 @@ out:
 	free(sh);
 	close(fd);
 	return go;
-}
-
-bool
-rec_goexe_command_is_go(const char *cmd)
-{
-	const char *path = getenv("PATH"), *p, *end;
-	char full[PATH_MAX];
-	struct stat st;
-	int n;
-
-	if (strchr(cmd, '/'))
-		return rec_goexe_is_go(cmd);
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (p = path; *p; p = *end ? end + 1 : end) {
-		end = strchr(p, ':');
-		if (!end)
-			end = p + strlen(p);
-		n = snprintf(full, sizeof(full), "%.*s/%s",
-			     end > p ? (int)(end - p) : 1, end > p ? p : ".",
-			     cmd);
-		if (n < 0 || (size_t)n >= sizeof(full))
-			continue;
-		if (stat(full, &st) == 0 && S_ISREG(st.st_mode) &&
-		    access(full, X_OK) == 0)
-			return rec_goexe_is_go(full);
-	}
-	return false;
 }

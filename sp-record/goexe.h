@@ -5,10 +5,12 @@
  * A Go program switches its threads between stacks (gofuncs.h) that the
  * sample's stack copy cannot hold both of; the kernel's frame-pointer
  * walk of the user stack, taken at the sample, follows Go's frame
- * records across the switch.  sp-record asks for that walk only for Go
- * programs (it costs every other program bytes and kernel time for
- * nothing): for the command it launches and the processes it attaches
- * to, as this module tells.
+ * records across the switch.  sp-record asks for that walk wherever a
+ * Go program may run: a launched command (which may exec one), -a, -f,
+ * and a process attached to that this module finds is one.  Elsewhere it
+ * would cost bytes for nothing; on a 40-file C build under -f it cost no
+ * measurable CPU (recorder 48.4 against 49.3 us a sample, the build's
+ * total the same within 1%).
  */
 #ifndef SP_RECORD_GOEXE_H
 #define SP_RECORD_GOEXE_H
@@ -21,12 +23,5 @@
  * read or is no ELF64 file.
  */
 bool rec_goexe_is_go(const char *path);
-
-/*
- * rec_goexe_is_go() of command `cmd` as execvp() finds it: the path when
- * it holds a slash, else the first executable regular file of that name
- * in $PATH (or /usr/local/bin:/usr/bin:/bin without PATH).
- */
-bool rec_goexe_command_is_go(const char *cmd);
 
 #endif

@@ -90,7 +90,11 @@ rec_start_launch(struct rec_start *s, char **argv)
 	}
 	s->child = c.pid;
 	p = rec_track_process(s->trk, c.pid, true);
-	rec_events_user_chain(s->ev, rec_goexe_command_is_go(argv[0]));
+	/*
+	 * Whatever the command, it may exec a Go program (env, time, sh -c
+	 * do): the walk costs no measurable CPU on a C build (goexe.h).
+	 */
+	rec_events_user_chain(s->ev, true);
 	rc = p ? rec_events_open_launch(s->ev, c.pid) : -ENOMEM;
 	if (rc < 0) {
 		msg = rec_events_errmsg(s->ev);
@@ -112,12 +116,18 @@ rec_start_launch(struct rec_start *s, char **argv)
 	return rec_out_error(s->out) ? 1 : 0;
 }
 
-/* Whether process `pid` runs a Go program (goexe.h). */
+/*
+ * Whether process `pid`'s stacks need the kernel's frame-pointer walk
+ * (goexe.h): it runs a Go program, or its children are followed, any of
+ * which may exec one.
+ */
 static bool
-is_go_process(int32_t pid)
+may_run_go(const struct rec_start *s, int32_t pid)
 {
 	char path[64];
 
+	if (s->cfg->follow)
+		return true;
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	return rec_goexe_is_go(path);
 }
@@ -141,7 +151,7 @@ rec_start_attach(struct rec_start *s, int32_t *pids, size_t n)
 		}
 		if (rec_ptab_get(rec_tracker_procs(s->trk), pids[i]))
 			continue;
-		rec_events_user_chain(s->ev, is_go_process(pids[i]));
+		rec_events_user_chain(s->ev, may_run_go(s, pids[i]));
 		rc = rec_events_open_attach(s->ev, pids[i]);
 		if (rc < 0) {
 			warnx("%s", rec_events_errmsg(s->ev));
@@ -206,6 +216,7 @@ rec_start_system_wide(struct rec_start *s, char **argv)
 		warnx("%s", rec_events_errmsg(s->ev));
 		return 1;
 	}
+	rec_events_user_chain(s->ev, true);
 	rc = rec_events_open_cpus(s->ev);
 	if (rc < 0) {
 		msg = rec_events_errmsg(s->ev);
@@ -295,8 +306,10 @@ rec_start_threads(struct rec_start *s, const int32_t *tids, size_t n)
 
 	for (i = 0; i < n; i++) {
 		rc = rec_proc_tgid(tids[i], &pid);
-		if (rc == 0)
+		if (rc == 0) {
+			rec_events_user_chain(s->ev, may_run_go(s, pid));
 			rc = rec_events_open_thread(s->ev, tids[i]);
+		}
 		if (rc < 0) {
 			thread_failed(s, tids[i], rc, n);
 			return 1;

@@ -11,7 +11,9 @@
 # kernel's frame-pointer walk of the sample
 # (unwind_go.fpchain_completed).  The program runs for 2 s of its own
 # CPU time, so the sample count does not depend on how loaded the
-# machine is.
+# machine is.  Then for 1 s each: launched by env(1), a C program that
+# execs it, and recorded system-wide (-a): sp-record must ask for the
+# kernel's walk there too, not only when the command it starts is Go.
 . "$(dirname "$0")/lib.sh"
 need_perf
 if ! command -v go >/dev/null; then
@@ -54,4 +56,23 @@ spliced=$(grep '^stats' "$TMP/go.dump" | tr '\t' '\n' |
 	awk -F= '$1 == "unwind_go.fpchain_completed" { v = $2 }
 		END { print v + 0 }')
 [ "$spliced" -gt 0 ] || fail "no unwind_go.fpchain_completed in the stats"
+
+# go_only SPOOL: the folded stacks of the go_gc process alone.
+go_only() {
+	"$SP_DUMP" "$1" | "$SP_SYMBOLIZE" | "$SP_FOLD" >"$1.all" ||
+		fail "pipeline failed on $1"
+	grep '^go_gc;' "$1.all" >"$1.folded"
+}
+"$SP_RECORD" -g dwarf -o "$TMP/env.spool" -- env "$TMP/go_gc" 1c \
+	>/dev/null 2>"$TMP/err" || fail "sp-record exited $?: $(cat "$TMP/err")"
+go_only "$TMP/env.spool"
+rooted "$TMP/env.spool.folded" \
+	'runtime\.(goexit|mstart|rt0_go|mcall|sigtramp|sigreturn)(\.abi0)?' \
+	"go_gc under env" 500 99
+"$SP_RECORD" -a -g dwarf -o "$TMP/all.spool" -- "$TMP/go_gc" 1c \
+	>/dev/null 2>"$TMP/err" || fail "sp-record -a exited $?: $(cat "$TMP/err")"
+go_only "$TMP/all.spool"
+rooted "$TMP/all.spool.folded" \
+	'runtime\.(goexit|mstart|rt0_go|mcall|sigtramp|sigreturn)(\.abi0)?' \
+	"go_gc under -a" 500 99
 exit 0
