@@ -33,6 +33,7 @@
 
 #include "common/grow.h"
 #include "common/htab.h"
+#include "sp-record/fpwalk.h"
 #include "sp-record/launch.h"
 #include "sp-record/ptrace.h"
 #include "sp-record/unwind.h"
@@ -66,6 +67,8 @@ struct rec_ptracer {
 	size_t awaiting;       /* threads with awaiting set */
 	uint8_t *stack;
 	uint64_t regs[NREGS];
+	bool fp_walk;                       /* fpwalk.h: Go programs */
+	uint64_t chain[REC_FPWALK_MAX + 2]; /* its walk, kernel's form */
 	uint64_t *pauses; /* the first MAX_PAUSES pauses, in ns */
 	size_t npauses;
 	uint64_t samples, stack_errors, max_pause;
@@ -311,11 +314,16 @@ static void
 sample_and_resume(struct rec_ptracer *t, pid_t tid, int sig, uint64_t t0)
 {
 	struct rec_ptracer_event ev;
-	size_t len = 0;
+	size_t len = 0, nchain = 0;
 	bool ok = read_regs(t, tid) == 0;
 
 	if (ok)
 		len = read_stack(t, tid, t->regs[7]);
+	/* ip, bp and sp are regs 8, 6 and 7 in perf's order */
+	if (ok && t->fp_walk)
+		nchain = rec_fpwalk(tid, t->regs[8], t->regs[6], t->regs[7],
+				    t->stack, len, t->chain,
+				    sizeof(t->chain) / sizeof(t->chain[0]));
 	if (ok && t->stopped_fn)
 		t->stopped_fn(t->pid, tid, t->stopped_arg);
 	ptrace(PTRACE_CONT, tid, NULL, (void *)(uintptr_t)sig);
@@ -331,6 +339,8 @@ sample_and_resume(struct rec_ptracer *t, pid_t tid, int sig, uint64_t t0)
 	ev.regs_mask = REC_UNWIND_REGS_MASK;
 	ev.stack = t->stack;
 	ev.stack_len = len;
+	ev.chain = nchain ? t->chain : NULL;
+	ev.nchain = nchain;
 	note_pause(t, ev.pause_ns);
 	t->samples++;
 	emit(t, &ev);
@@ -635,6 +645,12 @@ rec_ptracer_on_stopped(struct rec_ptracer *t,
 {
 	t->stopped_fn = fn;
 	t->stopped_arg = arg;
+}
+
+void
+rec_ptracer_set_fpwalk(struct rec_ptracer *t, bool on)
+{
+	t->fp_walk = on;
 }
 
 /* ------------------------------------------------------------ detach */

@@ -77,6 +77,8 @@ struct rec_ptracer_event {
 	uint64_t regs_mask;   /* REC_UNWIND_REGS_MASK */
 	const uint8_t *stack; /* stack_len bytes from the thread's SP */
 	size_t stack_len;
+	const uint64_t *chain; /* rec_ptracer_set_fpwalk's walk, or NULL */
+	size_t nchain;
 	uint64_t pause_ns; /* from PTRACE_INTERRUPT to resuming it */
 	/* REC_PTRACER_EXIT only: the wait status of the main thread. */
 	int status;
@@ -146,6 +148,13 @@ void rec_ptracer_summary(const struct rec_ptracer *t,
 void rec_ptracer_on_stopped(struct rec_ptracer *t,
 			    void (*fn)(pid_t pid, pid_t tid, void *arg),
 			    void *arg);
+
+/*
+ * Turns on or off the frame-pointer walk of each sample (fpwalk.h),
+ * taken while the thread is stopped and passed in the event's chain: on
+ * for a Go program (goexe.h), whose stacks need it.
+ */
+void rec_ptracer_set_fpwalk(struct rec_ptracer *t, bool on);
 
 /* Detaches, then frees everything.  NULL is allowed. */
 void rec_ptracer_free(struct rec_ptracer *t);

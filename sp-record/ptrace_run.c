@@ -5,12 +5,14 @@
  */
 #include <err.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <asm/perf_regs.h>
 
 #include "sp-record/clock.h"
+#include "sp-record/goexe.h"
 #include "sp-record/ptrace_run.h"
 #include "sp-record/start.h"
 #include "sp-record/sysctl.h"
@@ -150,11 +152,23 @@ ptrace_sample(struct rec_ptdriver *d, const struct rec_ptracer_event *ev)
 	s.stack = ev->stack_len ? ev->stack : NULL;
 	s.stack_len = ev->stack_len;
 	s.misc = PERF_RECORD_MISC_USER;
+	s.chain = ev->chain;
+	s.nchain = ev->nchain;
 	below = mask & ((1ULL << PERF_REG_X86_IP) - 1);
 	if (ev->regs && (mask & (1ULL << PERF_REG_X86_IP)))
 		s.ip = ev->regs[__builtin_popcountll(below)];
 	h->stk->regs_mask = mask;
 	return rec_write_sample(h, p, &s);
+}
+
+/* The frame-pointer walk for a Go program only (ptrace.h). */
+static void
+set_fpwalk(struct rec_ptdriver *d, int32_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	rec_ptracer_set_fpwalk(d->pt, rec_goexe_is_go(path));
 }
 
 static int
@@ -168,6 +182,7 @@ ptrace_exec(struct rec_ptdriver *d, const struct rec_ptracer_event *ev)
 	if (!p)
 		return 0;
 	h->st->execs++;
+	set_fpwalk(d, p->pid);
 	if (h->py)
 		rec_pyann_forget(h->py, p->pid);
 	rc = rec_exec_epoch(h->trk, p, ev->timestamp_ns);
@@ -270,6 +285,7 @@ rec_ptdriver_start(struct rec_ptdriver *d, char **argv, int32_t pid,
 	pid = rec_ptracer_pid(d->pt);
 	if (argv)
 		*child = d->child = pid;
+	set_fpwalk(d, pid);
 	p = rec_track_process(trk, pid, true);
 	if (!p)
 		return 1;

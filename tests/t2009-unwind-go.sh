@@ -13,7 +13,8 @@
 # CPU time, so the sample count does not depend on how loaded the
 # machine is.  Then for 1 s each: launched by env(1), a C program that
 # execs it, and recorded system-wide (-a): sp-record must ask for the
-# kernel's walk there too, not only when the command it starts is Go.
+# kernel's walk there too, not only when the command it starts is Go;
+# and under --ptrace, where sp-record walks the frame pointers itself.
 . "$(dirname "$0")/lib.sh"
 need_perf
 if ! command -v go >/dev/null; then
@@ -75,4 +76,11 @@ go_only "$TMP/all.spool"
 rooted "$TMP/all.spool.folded" \
 	'runtime\.(goexit|mstart|rt0_go|mcall|sigtramp|sigreturn)(\.abi0)?' \
 	"go_gc under -a" 500 99
+"$SP_RECORD" --ptrace -g dwarf -o "$TMP/pt.spool" -- "$TMP/go_gc" 1c \
+	>/dev/null 2>"$TMP/err" ||
+	fail "sp-record --ptrace exited $?: $(cat "$TMP/err")"
+go_only "$TMP/pt.spool"
+rooted "$TMP/pt.spool.folded" \
+	'runtime\.(goexit|mstart|rt0_go|mcall|sigtramp|sigreturn)(\.abi0)?' \
+	"go_gc under --ptrace" 500 99
 exit 0
