@@ -7,7 +7,7 @@
 # Records two programs by attaching to them for SECONDS (default 4) at
 # 999 Hz with the default 32 KiB stack copy, once with the reads past the
 # copy off (--stack-read 0) and once as sp-record runs by default
-# (524288 bytes past the copy at most),
+# (2097152 bytes past the copy at most),
 # and prints for each: samples, the share ending in the truncated marker,
 # frames per sample, the recorder's own CPU (user + system) per sample
 # and per frame, the share of samples whose outer frames came from an
@@ -63,15 +63,15 @@ run() {
 		    n ? 100 * k / n : 0, n ? b / n / 1024 : 0 }' "$OUT/time"
 }
 
-for read in 0 524288; do
+for read in 0 2097152; do
 	run unw_deep "$read" "$OUT/unw_deep" $((SECS * 3))
 done
 if command -v rustc >/dev/null; then
 	rustc -O -g -o "$OUT/unw_segs" tests/programs/unw_segs.rs
-	for read in 0 524288; do
+	for read in 0 2097152; do
 		run unw_segs "$read" "$OUT/unw_segs" $((SECS * 3))
 	done
 fi
-for read in 0 524288; do
+for read in 0 2097152; do
 	run unw_chains "$read" "$OUT/unw_chains" $((SECS + 2))
 done

@@ -86,7 +86,7 @@ rec_help(void)
 	      "      --off-cpu-min US    shorter waits are left out (0)\n"
 	      "  -q, --quiet             no status line on a terminal\n"
 	      "      --stack-read SIZE   read past the copy for deep stacks "
-	      "(512K; 0: no)\n"
+	      "(2M; 0: no)\n"
 	      "      --stack-size BYTES  user stack copied per sample "
 	      "(32768)\n"
 	      "  -h, --help              this help\n"

@@ -12,7 +12,7 @@
  * is stepped that way too: "unwind_fallback.no_module_unwind_data".
  *
  * A stack deeper than the copy is read on from the live process
- * (deepstack.h: within the SP's mapping, 512 KiB past the copy at most).
+ * (deepstack.h: within the SP's mapping, up to --stack-read past the copy).
  * Frames found that way are kept only when every such step used CFI, each
  * CFA lies above the last, each return address is code, the chain ends
  * where CFI marks the outermost frame, and the copy's last words read the
