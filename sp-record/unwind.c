@@ -20,7 +20,7 @@
  * backend and what it costs.
  *
  * At about 1,800 lines it is longer than the other files: libunwind calls
- * back into the accessors with one context (struct uctx) that ties the
+ * back into the accessors with one context (struct rec_uctx) that ties the
  * process, the module table, the trampoline CFI and the sample's
  * registers and stack together, and each section below (anonymous code,
  * accessors, processes, the unwind loop and its checks of live frames,
@@ -62,7 +62,11 @@
 #include "sp-record/regcache.h"
 #include "sp-record/sigmask.h"
 #include "sp-record/unwind.h"
+#include "sp-record/unwind_ctx.h"
 #include "common/banned.h"
+
+_Static_assert(REC_UNW_MAX_FRAMES == REC_UNWIND_MAX_FRAMES,
+	       "unwind_ctx.h's bound on frames is unwind.h's");
 
 /* Exported by libunwind but declared in none of its headers. */
 #define dwarf_search_unwind_table UNW_OBJ(dwarf_search_unwind_table)
@@ -81,37 +85,11 @@ extern int dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip,
  * TAIL_DEPTH jumps, among the first TAIL_FANOUT jumps out of each
  * function, in its first TAIL_SCAN_MAX bytes.
  */
-#define TAIL_SCAN_MAX (16u << 10)
 #define TAIL_DEPTH 2
 #define TAIL_FANOUT 16
 
 /* How far above the copy a read still counts as "the copy ran out". */
 #define STACK_SPAN_MAX (64u << 20)
-
-enum unwind_error {
-	ERR_NO_REGS,
-	ERR_NO_STACK,
-	ERR_INIT,
-	ERR_STACK_TRUNCATED,
-	ERR_DEPTH,
-	ERR_STEP,
-	ERR_FALLBACK_FAILED,
-	ERR_DID_NOT_ADVANCE,
-	ERR_SP_BACKWARDS,
-	ERR_NOT_CODE,
-	ERR_COUNT
-};
-
-/* What became of samples whose unwinding read the stack above the copy. */
-enum deep_outcome {
-	DEEP_SAMPLES,
-	DEEP_COMPLETED,
-	DEEP_CHANGED,
-	DEEP_CALL,
-	DEEP_UNVERIFIED,
-	DEEP_CACHED, /* completed with frames taken from a cached chain */
-	DEEP_COUNT
-};
 
 static const char *const deep_keys[DEEP_COUNT] = {
 	"unwind_deep.samples",       "unwind_deep.completed",
@@ -132,105 +110,12 @@ static const char *const error_keys[ERR_COUNT] = {
 	"unwind_error.return_address_not_code",
 };
 
-enum unwind_fallback {
-	FB_NONE = -1,
-	FB_NO_MODULE,
-	FB_NO_FILE,
-	FB_NO_UNWIND_DATA,
-	FB_EH_FRAME_HDR_LOOKUP,
-	FB_FDE_READ,
-	FB_COUNT
-};
-
 static const char *const fallback_keys[FB_COUNT] = {
 	"unwind_fallback.no_module",
 	"unwind_fallback.no_module_file",
 	"unwind_fallback.no_module_unwind_data",
 	"unwind_fallback.eh_frame_hdr_lookup",
 	"unwind_fallback.dwarf_fde_read",
-};
-
-struct proc {
-	int32_t pid;
-	unw_addr_space_t as;
-	struct rec_regcache regions;
-	int memfd; /* /proc/PID/mem, -1 until needed */
-	struct rec_stackmaps stacks;
-	struct sp_htab *tramps;    /* pc -> start << 1 | endbr, 0: none */
-	struct sp_htab *tails;     /* (function, dest) -> 1: it jumps there */
-	struct rec_gomods *go;     /* its Go modules, NULL until needed */
-	struct rec_deepcache deep; /* its last deep stacks' outer frames */
-};
-
-/* One unwind call: everything the accessors need. */
-struct uctx {
-	struct rec_unwinder *u;
-	struct proc *p;
-	struct sp_modtab *mods;
-	const uint64_t *regs;
-	uint64_t mask;
-	const uint8_t *stack;
-	size_t stack_len;
-	uint64_t sp;
-	uint64_t ip_override; /* nonzero: what RIP reads as (see below) */
-	int fallback;         /* enum unwind_fallback of the current step */
-	/*
-	 * Unwind data the unwinder built (a search table, a trampoline's
-	 * CFI), which libunwind reads at built_addr: the table during the
-	 * lookup, the CFI while it steps, so it stays until the next one.
-	 */
-	const uint8_t *built;
-	uint64_t built_addr;
-	size_t built_len;
-	uint8_t made_cfi[REC_MADECFI_MAX];
-	int32_t fde_entry[2]; /* the search table entry of a lookup */
-	/*
-	 * The module file bytes of the last read, [win_lo, win_lo +
-	 * win_len) in the process at `win`: libunwind reads a CIE and FDE
-	 * one word per byte, about 180 reads per lookup in the same few
-	 * hundred bytes, so most reads hit here.
-	 */
-	const uint8_t *win;
-	uint64_t win_lo;
-	size_t win_len;
-	bool ran_out;              /* a read just above the copy failed */
-	int err;                   /* enum unwind_error of a failed step */
-	bool call_mismatch;        /* a live frame's caller called another */
-	int stop_fallback;         /* enum unwind_fallback of the failed step */
-	uint64_t stop_bp;          /* BP of the frame whose step failed */
-	struct rec_deepstep *step; /* own_step()'s frame, its words */
-	bool no_cache;             /* own_walk() takes no cached chain */
-	const struct rec_deepchain *from; /* the chain it took frames from */
-	const struct rec_deepchain *old;  /* one that did not fit this stack */
-	int verdict; /* rec_deepstack_verify's, when have_verdict */
-	bool have_verdict;
-};
-
-struct rec_unwinder {
-	struct rec_elfcfi_cache *files;
-	struct rec_cfimemo *rules; /* CFI rules read by us, by file */
-	bool own_off;              /* rec_unwinder_set_own_cfi(u, false) */
-	uint64_t own_samples;      /* unwound by those rules alone */
-	uint64_t rules_read;       /* rules read from files (memo misses) */
-	struct sp_htab *procs;     /* pid -> struct proc * */
-	struct sp_htab *code;      /* pid -> struct rec_ranges * (anon. code) */
-	struct proc *last_proc;
-	uint64_t errors[ERR_COUNT];
-	uint64_t fallbacks[FB_COUNT];
-	uint64_t samples, frames;
-	uint64_t changed_files;    /* module files cut under their mapping */
-	struct rec_deepstack live; /* the stack above the copy, read live */
-	uint64_t go_roots;         /* Go stacks ending at mstart, mcall */
-	const uint64_t *fp;        /* the kernel's walk of this sample ... */
-	size_t nfp;                /* ... (rec_unwinder_set_fpchain) */
-	uint64_t go_no_chain;      /* switches without the kernel's walk */
-	struct rec_goframes goframes;
-	uint64_t deep[DEEP_COUNT];
-	uint8_t tail_code[TAIL_SCAN_MAX]; /* code scanned for a tail call */
-	/* own_walk()'s frames, for the process's cache of deep stacks */
-	struct rec_deepstep steps[REC_UNWIND_MAX_FRAMES];
-	bool missed_module; /* the last unwind met a pc without module */
-	uint64_t missed_pc; /* the first such pc */
 };
 
 /* ------------------------------------------------------------ modules */
@@ -240,7 +125,7 @@ struct rec_unwinder {
  * module table the first time; sets *why when there is none.
  */
 static const struct rec_region *
-region_for(struct uctx *c, uint64_t addr, int *why)
+region_for(struct rec_uctx *c, uint64_t addr, int *why)
 {
 	const struct rec_region *r;
 	int miss;
@@ -266,7 +151,7 @@ code_of(const struct rec_unwinder *u, int32_t pid)
 
 /* Reads the process's memory (code outside any file); false on failure. */
 static bool
-read_mem(struct proc *p, uint64_t addr, void *buf, size_t len)
+read_mem(struct rec_unwproc *p, uint64_t addr, void *buf, size_t len)
 {
 	char path[64];
 
@@ -286,11 +171,11 @@ read_mem(struct proc *p, uint64_t addr, void *buf, size_t len)
  * answer for each pc is kept for the process's life.
  */
 static bool
-tramp_at(struct uctx *c, uint64_t ip, uint64_t *start, bool *endbr)
+tramp_at(struct rec_uctx *c, uint64_t ip, uint64_t *start, bool *endbr)
 {
 	uint8_t code[2 * REC_PYTRAMP_WINDOW];
 	uint64_t from = ip - REC_PYTRAMP_WINDOW, *slot, v;
-	struct proc *p = c->p;
+	struct rec_unwproc *p = c->p;
 	bool inserted;
 
 	if (ip < REC_PYTRAMP_WINDOW)
@@ -328,9 +213,9 @@ made_cfi_addr(uint64_t start)
  * address `at`), a one-entry table for the code [lo, hi).
  */
 static int
-search_made_cfi(struct uctx *c, unw_addr_space_t as, uint64_t ip, uint64_t lo,
-		uint64_t hi, uint64_t at, size_t len, unw_proc_info_t *pi,
-		int need_unwind_info)
+search_made_cfi(struct rec_uctx *c, unw_addr_space_t as, uint64_t ip,
+		uint64_t lo, uint64_t hi, uint64_t at, size_t len,
+		unw_proc_info_t *pi, int need_unwind_info)
 {
 	unw_dyn_info_t di;
 
@@ -349,7 +234,7 @@ search_made_cfi(struct uctx *c, unw_addr_space_t as, uint64_t ip, uint64_t lo,
 
 /* find_proc_info for a trampoline: its CFI, made up (pytramp.h). */
 static int
-find_tramp_info(struct uctx *c, unw_addr_space_t as, uint64_t ip,
+find_tramp_info(struct rec_uctx *c, unw_addr_space_t as, uint64_t ip,
 		unw_proc_info_t *pi, int need_unwind_info)
 {
 	uint64_t start, at;
@@ -369,7 +254,7 @@ find_tramp_info(struct uctx *c, unw_addr_space_t as, uint64_t ip,
  * frame, in made-up CFI (madecfi.h) covering `ip` alone.
  */
 static int
-find_fp_info(struct uctx *c, unw_addr_space_t as, uint64_t ip,
+find_fp_info(struct rec_uctx *c, unw_addr_space_t as, uint64_t ip,
 	     unw_proc_info_t *pi, int need_unwind_info)
 {
 	uint64_t at = made_cfi_addr(ip);
@@ -384,7 +269,7 @@ find_fp_info(struct uctx *c, unw_addr_space_t as, uint64_t ip,
  * anonymous executable memory the process mapped (trampolines too).
  */
 static bool
-is_code(struct uctx *c, uint64_t addr)
+is_code(struct rec_uctx *c, uint64_t addr)
 {
 	const struct rec_ranges *rs;
 	struct sp_frame fr;
@@ -442,7 +327,7 @@ static int
 find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 	       int need_unwind_info, void *arg)
 {
-	struct uctx *c = arg;
+	struct rec_uctx *c = arg;
 	unw_dyn_info_t di;
 	const struct rec_region *r;
 	int why = FB_NO_MODULE, ret;
@@ -518,7 +403,7 @@ get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *dil, void *arg)
  * false when they do not hold a word at `addr`.
  */
 static bool
-file_window(struct uctx *c, const struct rec_region *r, uint64_t addr)
+file_window(struct rec_uctx *c, const struct rec_region *r, uint64_t addr)
 {
 	const uint8_t *img;
 	uint64_t lo;
@@ -539,7 +424,7 @@ file_window(struct uctx *c, const struct rec_region *r, uint64_t addr)
  * a million calls on a build, cost no register saves.
  */
 static __attribute__((noinline)) int
-read_other(struct uctx *c, uint64_t addr, unw_word_t *valp)
+read_other(struct rec_uctx *c, uint64_t addr, unw_word_t *valp)
 {
 	const struct rec_region *r;
 	int why;
@@ -564,7 +449,7 @@ static int
 access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write,
 	   void *arg)
 {
-	struct uctx *c = arg;
+	struct rec_uctx *c = arg;
 
 	(void)as;
 	if (write)
@@ -635,7 +520,7 @@ static int
 access_reg(unw_addr_space_t as, unw_regnum_t r, unw_word_t *valp, int write,
 	   void *arg)
 {
-	struct uctx *c = arg;
+	struct rec_uctx *c = arg;
 	uint64_t v;
 
 	(void)as;
@@ -697,7 +582,7 @@ static unw_accessors_t accessors = {
 
 /* Frees `p` and gives back the module files it held. */
 static void
-proc_free(struct rec_unwinder *u, struct proc *p)
+proc_free(struct rec_unwinder *u, struct rec_unwproc *p)
 {
 	if (!p)
 		return;
@@ -717,10 +602,10 @@ proc_free(struct rec_unwinder *u, struct proc *p)
 	free(p);
 }
 
-static struct proc *
+static struct rec_unwproc *
 proc_get(struct rec_unwinder *u, int32_t pid)
 {
-	struct proc *p = u->last_proc;
+	struct rec_unwproc *p = u->last_proc;
 	uint64_t *slot;
 	bool inserted;
 
@@ -737,7 +622,7 @@ proc_get(struct rec_unwinder *u, int32_t pid)
 		p->memfd = -1;
 		*slot = (uint64_t)(uintptr_t)p;
 	}
-	u->last_proc = (struct proc *)(uintptr_t)*slot;
+	u->last_proc = (struct rec_unwproc *)(uintptr_t)*slot;
 	return u->last_proc;
 }
 
@@ -747,7 +632,7 @@ proc_get(struct rec_unwinder *u, int32_t pid)
  * it cannot be made.  Call it with rec_in_libunwind set.
  */
 static unw_addr_space_t
-proc_as(struct proc *p)
+proc_as(struct rec_unwproc *p)
 {
 	if (!p->as && (p->as = unw_create_addr_space(&accessors, 0)))
 		unw_set_caching_policy(p->as, UNW_CACHE_GLOBAL);
@@ -761,9 +646,9 @@ rec_unwinder_forget_process(struct rec_unwinder *u, int32_t pid)
 
 	if (!sp_htab_get(u->procs, &pid, sizeof(pid), &val) || !val)
 		return;
-	if (u->last_proc == (struct proc *)(uintptr_t)val)
+	if (u->last_proc == (struct rec_unwproc *)(uintptr_t)val)
 		u->last_proc = NULL;
-	proc_free(u, (struct proc *)(uintptr_t)val);
+	proc_free(u, (struct rec_unwproc *)(uintptr_t)val);
 	sp_htab_del(u->procs, &pid, sizeof(pid));
 }
 
@@ -837,7 +722,7 @@ rec_unwinder_free(struct rec_unwinder *u)
 	if (!u)
 		return;
 	while (u->procs && sp_htab_next(u->procs, &pos, &key, &klen, &val))
-		proc_free(u, (struct proc *)(uintptr_t)val);
+		proc_free(u, (struct rec_unwproc *)(uintptr_t)val);
 	sp_htab_free(u->procs);
 	pos = 0;
 	while (u->code && sp_htab_next(u->code, &pos, &key, &klen, &val))
@@ -860,7 +745,7 @@ rec_unwinder_set_stack_read(struct rec_unwinder *u, size_t bytes)
 
 /* Whether `addr` holds the signal trampoline: mov $15,%rax; syscall. */
 static bool
-is_trampoline(struct uctx *c, uint64_t addr)
+is_trampoline(struct rec_uctx *c, uint64_t addr)
 {
 	static const uint8_t tramp[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00,
 					  0x00, 0x00, 0x0f, 0x05 };
@@ -881,7 +766,7 @@ is_trampoline(struct uctx *c, uint64_t addr)
  * address, or 0.
  */
 static uint64_t
-sigreturn_start(struct uctx *c, uint64_t ip)
+sigreturn_start(struct rec_uctx *c, uint64_t ip)
 {
 	return ip >= 9 && is_trampoline(c, ip - 9) ? ip - 9 : 0;
 }
@@ -895,7 +780,7 @@ sigreturn_start(struct uctx *c, uint64_t ip)
  * checked like any other, in step().
  */
 static bool
-live_step_ok(const struct uctx *c, int r, uint64_t sp, uint64_t new_ip,
+live_step_ok(const struct rec_uctx *c, int r, uint64_t sp, uint64_t new_ip,
 	     uint64_t new_sp)
 {
 	if (c->fallback != FB_NONE || c->ran_out)
@@ -912,7 +797,7 @@ live_step_ok(const struct uctx *c, int r, uint64_t sp, uint64_t new_ip,
  * memory (live_step_ok).  FB_NONE for any other frame.
  */
 static int
-fp_fallback(struct uctx *c, uint64_t pc)
+fp_fallback(struct rec_uctx *c, uint64_t pc)
 {
 	int why = FB_NONE;
 	uint64_t start;
@@ -935,7 +820,7 @@ fp_fallback(struct uctx *c, uint64_t pc)
  * first instruction).
  */
 static int
-step(struct rec_unwinder *u, struct uctx *c, unw_cursor_t *cur, uint64_t at,
+step(struct rec_unwinder *u, struct rec_uctx *c, unw_cursor_t *cur, uint64_t at,
      int *sig, uint64_t *pc)
 {
 	unw_word_t ip, sp, bp, new_ip = 0, new_sp = 0;
@@ -1004,7 +889,7 @@ step(struct rec_unwinder *u, struct uctx *c, unw_cursor_t *cur, uint64_t at,
  * next, or false when no search table covers it.
  */
 static bool
-function_at(struct uctx *c, uint64_t pc, uint64_t *start, uint64_t *next)
+function_at(struct rec_uctx *c, uint64_t pc, uint64_t *start, uint64_t *next)
 {
 	const struct rec_region *r;
 	int32_t loc;
@@ -1030,7 +915,7 @@ function_at(struct uctx *c, uint64_t pc, uint64_t *start, uint64_t *next)
  * files; each answer is kept per process.
  */
 static bool
-tail_calls(struct uctx *c, uint64_t fn, uint64_t dest, int depth)
+tail_calls(struct rec_uctx *c, uint64_t fn, uint64_t dest, int depth)
 {
 	uint64_t key[3] = { fn, dest, (uint64_t)depth }, jumps[TAIL_FANOUT];
 	uint64_t start, next, *slot, v = 0;
@@ -1066,7 +951,7 @@ tail_calls(struct uctx *c, uint64_t fn, uint64_t dest, int depth)
  * direct call to another function than the callee's (callsite.h).
  */
 static bool
-call_matches(struct uctx *c, uint64_t callee_pc, uint64_t ra)
+call_matches(struct rec_uctx *c, uint64_t callee_pc, uint64_t ra)
 {
 	uint8_t before[REC_CALLSITE_BEFORE], code[REC_CALLSITE_PLT];
 	const struct rec_region *r;
@@ -1092,7 +977,7 @@ call_matches(struct uctx *c, uint64_t callee_pc, uint64_t ra)
  * and kind; false when `pc` lies in no Go module with symbols.
  */
 static bool
-go_func(struct uctx *c, uint64_t pc, uint64_t *start, uint64_t *end,
+go_func(struct rec_uctx *c, uint64_t pc, uint64_t *start, uint64_t *end,
 	enum rec_gofunc_kind *kind)
 {
 	const struct rec_gofuncs *fs;
@@ -1147,8 +1032,8 @@ go_view_is_code(void *arg, uint64_t addr)
  * -1 when it stays truncated.
  */
 static int
-go_continue(struct rec_unwinder *u, struct uctx *c, uint64_t *pcs, size_t *n,
-	    size_t max)
+go_continue(struct rec_unwinder *u, struct rec_uctx *c, uint64_t *pcs,
+	    size_t *n, size_t max)
 {
 	const struct rec_goview v = { c, go_view_func, go_view_code,
 				      go_view_is_code, &c->p->tails };
@@ -1179,7 +1064,7 @@ go_continue(struct rec_unwinder *u, struct uctx *c, uint64_t *pcs, size_t *n,
  * or to max when there is none.
  */
 static int
-walk(struct rec_unwinder *u, struct uctx *c, unw_cursor_t *cur, int sig,
+walk(struct rec_unwinder *u, struct rec_uctx *c, unw_cursor_t *cur, int sig,
      uint64_t *pcs, size_t *n, size_t max, size_t *first_live)
 {
 	uint64_t ip;
@@ -1218,7 +1103,7 @@ walk(struct rec_unwinder *u, struct uctx *c, unw_cursor_t *cur, int sig,
  * frames were cut or the walk ended early.
  */
 static size_t
-settle(struct rec_unwinder *u, struct uctx *c, int r, size_t n,
+settle(struct rec_unwinder *u, struct rec_uctx *c, int r, size_t n,
        size_t first_live, bool *truncated)
 {
 	int v;
@@ -1285,7 +1170,7 @@ read_rule(const struct rec_elfcfi *f, uint64_t vaddr, struct rec_cfirule *rule)
  * libunwind unwinds the sample.
  */
 static int
-own_rule(struct uctx *c, uint64_t at, struct rec_cfirule *rule)
+own_rule(struct rec_uctx *c, uint64_t at, struct rec_cfirule *rule)
 {
 	const struct rec_region *r;
 	const struct rec_elfcfi *f;
@@ -1316,7 +1201,7 @@ own_rule(struct uctx *c, uint64_t at, struct rec_cfirule *rule)
  * over instead (the same bytes its x86_64 unw_step compares).
  */
 static bool
-fp_end(struct uctx *c, uint64_t ip)
+fp_end(struct rec_uctx *c, uint64_t ip)
 {
 	const struct rec_region *r;
 	uint8_t code[16];
@@ -1330,7 +1215,7 @@ fp_end(struct uctx *c, uint64_t ip)
 
 /* The copy's word at `addr`; false when it lies outside the copy. */
 static bool
-copy_word(const struct uctx *c, uint64_t addr, uint64_t *v)
+copy_word(const struct rec_uctx *c, uint64_t addr, uint64_t *v)
 {
 	if (addr < c->sp || addr - c->sp > c->stack_len - sizeof(*v))
 		return false;
@@ -1343,7 +1228,7 @@ copy_word(const struct uctx *c, uint64_t addr, uint64_t *v)
  * re-read, as access_mem() does), else from the live stack above it.
  */
 static bool
-stack_word(struct uctx *c, uint64_t addr, uint64_t *v)
+stack_word(struct rec_uctx *c, uint64_t addr, uint64_t *v)
 {
 	struct rec_deepstep *f = c->step;
 
@@ -1370,7 +1255,7 @@ stack_word(struct uctx *c, uint64_t addr, uint64_t *v)
  * dropped as settle() drops them.
  */
 static int
-own_live_ok(struct uctx *c, uint64_t sp, uint64_t cfa, uint64_t ra)
+own_live_ok(struct rec_uctx *c, uint64_t sp, uint64_t cfa, uint64_t ra)
 {
 	if (!rec_deepstack_outward(&c->u->live, sp, cfa) || !is_code(c, ra))
 		return OWN_REFUSED;
@@ -1387,8 +1272,8 @@ own_live_ok(struct uctx *c, uint64_t sp, uint64_t cfa, uint64_t ra)
  * OWN_REFUSED where a step that read above the copy fails.
  */
 static int
-own_step(struct uctx *c, uint64_t at, uint64_t *ip, uint64_t *sp, uint64_t *bp,
-	 bool *have_bp)
+own_step(struct rec_uctx *c, uint64_t at, uint64_t *ip, uint64_t *sp,
+	 uint64_t *bp, bool *have_bp)
 {
 	struct rec_cfirule rule;
 	uint64_t cfa, ra;
@@ -1443,7 +1328,7 @@ own_step(struct uctx *c, uint64_t at, uint64_t *ip, uint64_t *sp, uint64_t *bp,
  * when the chain does not fit this sample.
  */
 static int
-own_replay(struct uctx *c, const struct rec_deepchain *ch, size_t j,
+own_replay(struct rec_uctx *c, const struct rec_deepchain *ch, size_t j,
 	   uint64_t *pcs, size_t *n, size_t max, size_t *first_live)
 {
 	struct rec_deepstack *d = &c->u->live;
@@ -1482,7 +1367,7 @@ own_replay(struct uctx *c, const struct rec_deepchain *ch, size_t j,
  * own_step() adds the words it reads.
  */
 static struct rec_deepstep *
-own_frame(struct uctx *c, const uint64_t *pcs, size_t n, uint64_t ip,
+own_frame(struct rec_uctx *c, const uint64_t *pcs, size_t n, uint64_t ip,
 	  uint64_t sp, uint64_t bp, bool have_bp)
 {
 	struct rec_deepstep *f = &c->u->steps[n - 1];
@@ -1510,7 +1395,7 @@ own_frame(struct uctx *c, const uint64_t *pcs, size_t n, uint64_t ip,
  * leaves the sample to libunwind, which takes it from the start.
  */
 static int
-own_walk(struct uctx *c, uint64_t *pcs, size_t *n, size_t max,
+own_walk(struct rec_uctx *c, uint64_t *pcs, size_t *n, size_t max,
 	 size_t *first_live)
 {
 	uint64_t ip = pcs[0], sp = c->sp, bp = 0;
@@ -1558,7 +1443,7 @@ own_walk(struct uctx *c, uint64_t *pcs, size_t *n, size_t max,
  * is replaced: the same thread's, most likely).
  */
 static void
-keep_chain(struct rec_unwinder *u, struct uctx *c, int r, size_t n,
+keep_chain(struct rec_unwinder *u, struct rec_uctx *c, int r, size_t n,
 	   size_t first_live, uint64_t completed)
 {
 	if (r != 0 || u->deep[DEEP_COMPLETED] == completed || first_live >= n)
@@ -1575,7 +1460,7 @@ keep_chain(struct rec_unwinder *u, struct uctx *c, int r, size_t n,
  * frame by other words, which a walk without the cache reads.
  */
 static int
-own_walk_verified(struct rec_unwinder *u, struct uctx *c, uint64_t *pcs,
+own_walk_verified(struct rec_unwinder *u, struct rec_uctx *c, uint64_t *pcs,
 		  size_t *n, size_t max, size_t *first_live)
 {
 	int r = own_walk(c, pcs, n, max, first_live);
@@ -1595,7 +1480,7 @@ own_walk_verified(struct rec_unwinder *u, struct uctx *c, uint64_t *pcs,
  * libunwind must take the sample; else true with *n pcs kept.
  */
 static bool
-own_unwind(struct rec_unwinder *u, struct uctx *c, uint64_t *pcs, size_t *n,
+own_unwind(struct rec_unwinder *u, struct rec_uctx *c, uint64_t *pcs, size_t *n,
 	   size_t max, bool *truncated)
 {
 	uint64_t completed = u->deep[DEEP_COMPLETED];
@@ -1643,7 +1528,7 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 		    const uint8_t *stack, size_t stack_len, uint64_t *pcs,
 		    size_t max, bool *truncated)
 {
-	struct uctx c;
+	struct rec_uctx c;
 	unw_cursor_t cur;
 	uint64_t ip, sp;
 	size_t n = 0, first_live;
