@@ -62,6 +62,7 @@
 #include "sp-record/regcache.h"
 #include "sp-record/sigmask.h"
 #include "sp-record/unwind.h"
+#include "sp-record/unwind_code.h"
 #include "sp-record/unwind_ctx.h"
 #include "common/banned.h"
 
@@ -118,84 +119,7 @@ static const char *const fallback_keys[FB_COUNT] = {
 	"unwind_fallback.dwarf_fde_read",
 };
 
-/* ------------------------------------------------------------ modules */
-
-/*
- * The file region of this process that holds `addr`, learning it from the
- * module table the first time; sets *why when there is none.
- */
-static const struct rec_region *
-region_for(struct rec_uctx *c, uint64_t addr, int *why)
-{
-	const struct rec_region *r;
-	int miss;
-
-	r = rec_regcache_get(&c->p->regions, c->u->files, c->mods, addr, &miss);
-	if (!r)
-		*why = miss == REC_REGION_NO_MODULE ? FB_NO_MODULE : FB_NO_FILE;
-	return r;
-}
-
-/* ------------------------------------------- anonymous code, trampolines */
-
-/* The anonymous code ranges of `pid`; NULL when none were added. */
-static struct rec_ranges *
-code_of(const struct rec_unwinder *u, int32_t pid)
-{
-	uint64_t v;
-
-	return sp_htab_get(u->code, &pid, sizeof(pid), &v)
-		   ? (struct rec_ranges *)(uintptr_t)v
-		   : NULL;
-}
-
-/* Reads the process's memory (code outside any file); false on failure. */
-static bool
-read_mem(struct rec_unwproc *p, uint64_t addr, void *buf, size_t len)
-{
-	char path[64];
-
-	if (p->memfd < 0) {
-		snprintf(path, sizeof(path), "/proc/%" PRId32 "/mem", p->pid);
-		if ((p->memfd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-			p->memfd = -2; /* do not try again */
-			return false;
-		}
-	}
-	return p->memfd >= 0 && addr <= INT64_MAX &&
-	       pread(p->memfd, buf, len, (off_t)addr) == (ssize_t)len;
-}
-
-/*
- * Whether `ip`, in no module, lies in a CPython perf trampoline; the
- * answer for each pc is kept for the process's life.
- */
-static bool
-tramp_at(struct rec_uctx *c, uint64_t ip, uint64_t *start, bool *endbr)
-{
-	uint8_t code[2 * REC_PYTRAMP_WINDOW];
-	uint64_t from = ip - REC_PYTRAMP_WINDOW, *slot, v;
-	struct rec_unwproc *p = c->p;
-	bool inserted;
-
-	if (ip < REC_PYTRAMP_WINDOW)
-		return false;
-	if (!p->tramps && !(p->tramps = sp_htab_new()))
-		return false;
-	if (sp_htab_get(p->tramps, &ip, sizeof(ip), &v)) {
-		*start = v >> 1;
-		*endbr = v & 1;
-		return v != 0;
-	}
-	if (!read_mem(p, from, code, sizeof(code)))
-		return false; /* unknown: not cached */
-	v = rec_pytramp_match(code, sizeof(code), from, ip, start, endbr)
-		? *start << 1 | *endbr
-		: 0;
-	if ((slot = sp_htab_slot(p->tramps, &ip, sizeof(ip), 0, &inserted)))
-		*slot = v;
-	return v != 0;
-}
+/* ------------------------------------------------------- made-up CFI */
 
 /*
  * Where made-up CFI for code at `start` lies: any address near the code
@@ -241,7 +165,7 @@ find_tramp_info(struct rec_uctx *c, unw_addr_space_t as, uint64_t ip,
 	size_t len;
 	bool endbr;
 
-	if (!tramp_at(c, ip, &start, &endbr))
+	if (!rec_unw_tramp_at(c, ip, &start, &endbr))
 		return -UNW_ENOINFO;
 	at = made_cfi_addr(start);
 	len = rec_pytramp_cfi(start, endbr, at, c->made_cfi);
@@ -264,64 +188,7 @@ find_fp_info(struct rec_uctx *c, unw_addr_space_t as, uint64_t ip,
 			       need_unwind_info);
 }
 
-/*
- * Whether a return address can be one: it lies in a module or in
- * anonymous executable memory the process mapped (trampolines too).
- */
-static bool
-is_code(struct rec_uctx *c, uint64_t addr)
-{
-	const struct rec_ranges *rs;
-	struct sp_frame fr;
-
-	/* Not the region cache: a file's region spans its data segments too. */
-	sp_modtab_resolve(c->mods, c->p->pid, addr, SP_FRAME_USER, &fr);
-	if (fr.module_id != SP_NONE)
-		return true;
-	return (rs = code_of(c->u, c->p->pid)) && rec_ranges_has(rs, addr);
-}
-
 /* ----------------------------------------------------------- accessors */
-
-/*
- * Finds the index of f's search table entry for ELF address `vaddr`: the
- * last one whose initial location is at or below it.  False when there
- * is none (below the first FDE, or out of the table's 32-bit reach).
- */
-static bool
-fde_index(const struct rec_elfcfi *f, uint64_t vaddr, size_t *index)
-{
-	int64_t rel = (int64_t)(vaddr - f->table_base);
-	size_t lo = 0, hi = f->fde_count, mid;
-	int32_t loc;
-
-	if (rel < INT32_MIN || rel > INT32_MAX || hi == 0)
-		return false;
-	while (hi - lo > 1) {
-		mid = lo + (hi - lo) / 2;
-		memcpy(&loc, f->table + mid * 8, sizeof(loc));
-		if (loc <= rel)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	memcpy(&loc, f->table + lo * 8, sizeof(loc));
-	*index = lo;
-	return loc <= rel;
-}
-
-/*
- * Finds the entry of f's search table for ELF address `vaddr`: the last
- * one whose initial location is at or below it.  False when there is
- * none (below the first FDE, or out of the table's 32-bit reach).
- */
-static bool
-fde_lookup(const struct rec_elfcfi *f, uint64_t vaddr, int32_t entry[2])
-{
-	size_t i;
-
-	return fde_index(f, vaddr, &i) && (memcpy(entry, f->table + i * 8, 8));
-}
 
 static int
 find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
@@ -332,7 +199,7 @@ find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 	const struct rec_region *r;
 	int why = FB_NO_MODULE, ret;
 
-	if (!(r = region_for(c, ip, &why))) {
+	if (!(r = rec_unw_region(c, ip, &why))) {
 		/* anonymous or no file: perhaps a Python trampoline */
 		if ((ret = find_tramp_info(c, as, ip, pi, need_unwind_info)) !=
 		    -UNW_ENOINFO)
@@ -343,7 +210,7 @@ find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 		 * counted as the fallback it is, which keeps it off memory
 		 * read live (live_step_ok).
 		 */
-		if (is_code(c, ip))
+		if (rec_unw_is_code(c, ip))
 			return find_fp_info(c, as, ip, pi, need_unwind_info);
 		if (why == FB_NO_MODULE && !c->u->missed_module) {
 			c->u->missed_module = true;
@@ -355,7 +222,7 @@ find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 		c->fallback = FB_NO_UNWIND_DATA;
 		return -UNW_ENOINFO;
 	}
-	if (!fde_lookup(r->f, ip - r->bias, c->fde_entry)) {
+	if (!rec_unw_fde_lookup(r->f, ip - r->bias, c->fde_entry)) {
 		c->fallback = FB_EH_FRAME_HDR_LOOKUP;
 		return -UNW_ENOINFO;
 	}
@@ -429,7 +296,7 @@ read_other(struct rec_uctx *c, uint64_t addr, unw_word_t *valp)
 	const struct rec_region *r;
 	int why;
 
-	r = region_for(c, addr, &why);
+	r = rec_unw_region(c, addr, &why);
 	if (r && file_window(c, r, addr)) {
 		memcpy(valp, c->win + (addr - c->win_lo), sizeof(*valp));
 		return 0;
@@ -503,19 +370,6 @@ perf_reg(unw_regnum_t r)
 	}
 }
 
-/* Value of perf register `pr` from the mask-ordered array; false if absent. */
-static bool
-reg_value(const uint64_t *regs, uint64_t mask, int pr, uint64_t *v)
-{
-	uint64_t bit;
-
-	if (pr < 0 || pr >= 64 || !(mask & ((uint64_t)1 << pr)))
-		return false;
-	bit = (uint64_t)1 << pr;
-	*v = regs[__builtin_popcountll(mask & (bit - 1))];
-	return true;
-}
-
 static int
 access_reg(unw_addr_space_t as, unw_regnum_t r, unw_word_t *valp, int write,
 	   void *arg)
@@ -524,7 +378,7 @@ access_reg(unw_addr_space_t as, unw_regnum_t r, unw_word_t *valp, int write,
 	uint64_t v;
 
 	(void)as;
-	if (write || !reg_value(c->regs, c->mask, perf_reg(r), &v))
+	if (write || !rec_unw_reg_value(c->regs, c->mask, perf_reg(r), &v))
 		return -UNW_EBADREG;
 	if (r == UNW_X86_64_RIP && c->ip_override)
 		v = c->ip_override;
@@ -743,21 +597,6 @@ rec_unwinder_set_stack_read(struct rec_unwinder *u, size_t bytes)
 
 /* ------------------------------------------------------------ unwinding */
 
-/* Whether `addr` holds the signal trampoline: mov $15,%rax; syscall. */
-static bool
-is_trampoline(struct rec_uctx *c, uint64_t addr)
-{
-	static const uint8_t tramp[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00,
-					  0x00, 0x00, 0x0f, 0x05 };
-	uint8_t code[sizeof(tramp)];
-	const struct rec_region *r;
-	int why;
-
-	return (r = region_for(c, addr, &why)) &&
-	       rec_elfcfi_read(r->f, addr - r->bias, code, sizeof(code)) == 0 &&
-	       memcmp(code, tramp, sizeof(tramp)) == 0;
-}
-
 /*
  * A sample taken inside rt_sigreturn has its pc just after the
  * trampoline's syscall instruction, past the trampoline's CFI.  Unwinding
@@ -768,7 +607,7 @@ is_trampoline(struct rec_uctx *c, uint64_t addr)
 static uint64_t
 sigreturn_start(struct rec_uctx *c, uint64_t ip)
 {
-	return ip >= 9 && is_trampoline(c, ip - 9) ? ip - 9 : 0;
+	return ip >= 9 && rec_unw_is_trampoline(c, ip - 9) ? ip - 9 : 0;
 }
 
 /*
@@ -803,8 +642,8 @@ fp_fallback(struct rec_uctx *c, uint64_t pc)
 	uint64_t start;
 	bool endbr;
 
-	if (region_for(c, pc, &why) || !is_code(c, pc) ||
-	    tramp_at(c, pc, &start, &endbr))
+	if (rec_unw_region(c, pc, &why) || !rec_unw_is_code(c, pc) ||
+	    rec_unw_tramp_at(c, pc, &start, &endbr))
 		return FB_NONE;
 	return why;
 }
@@ -869,7 +708,7 @@ step(struct rec_unwinder *u, struct rec_uctx *c, unw_cursor_t *cur, uint64_t at,
 		c->err = ERR_SP_BACKWARDS;
 		return -1;
 	}
-	if (!is_code(c, new_ip)) {
+	if (!rec_unw_is_code(c, new_ip)) {
 		/* garbage from a failed CFI or frame-pointer step */
 		c->err = ERR_NOT_CODE;
 		if (!u->missed_module && !live) {
@@ -878,7 +717,7 @@ step(struct rec_unwinder *u, struct rec_uctx *c, unw_cursor_t *cur, uint64_t at,
 		}
 		return -1;
 	}
-	new_sig = is_trampoline(c, new_ip);
+	new_sig = rec_unw_is_trampoline(c, new_ip);
 	*pc = *sig || new_sig ? new_ip : new_ip - 1;
 	*sig = new_sig;
 	return 1;
@@ -896,8 +735,8 @@ function_at(struct rec_uctx *c, uint64_t pc, uint64_t *start, uint64_t *next)
 	size_t i;
 	int why;
 
-	if (!(r = region_for(c, pc, &why)) || !r->f->table ||
-	    !fde_index(r->f, pc - r->bias, &i))
+	if (!(r = rec_unw_region(c, pc, &why)) || !r->f->table ||
+	    !rec_unw_fde_index(r->f, pc - r->bias, &i))
 		return false;
 	memcpy(&loc, r->f->table + i * 8, sizeof(loc));
 	*start = r->bias + r->f->table_base + (uint64_t)(int64_t)loc;
@@ -929,7 +768,7 @@ tail_calls(struct rec_uctx *c, uint64_t fn, uint64_t dest, int depth)
 	if (sp_htab_get(c->p->tails, key, sizeof(key), &v))
 		return v != 0;
 	if (function_at(c, fn, &start, &next) && start == fn &&
-	    (r = region_for(c, fn, &why))) {
+	    (r = rec_unw_region(c, fn, &why))) {
 		len = next - fn < TAIL_SCAN_MAX ? next - fn : TAIL_SCAN_MAX;
 		while (len && rec_elfcfi_read(r->f, fn - r->bias,
 					      c->u->tail_code, len) < 0)
@@ -958,14 +797,14 @@ call_matches(struct rec_uctx *c, uint64_t callee_pc, uint64_t ra)
 	uint64_t target, start, next;
 	int why;
 
-	if (!(r = region_for(c, ra - 1, &why)) ||
+	if (!(r = rec_unw_region(c, ra - 1, &why)) ||
 	    rec_elfcfi_read(r->f, ra - sizeof(before) - r->bias, before,
 			    sizeof(before)) < 0 ||
 	    !rec_callsite_target(before, ra, &target))
 		return true;
 	if (!function_at(c, callee_pc, &start, &next) || target == start)
 		return true;
-	if ((r = region_for(c, target, &why)) &&
+	if ((r = rec_unw_region(c, target, &why)) &&
 	    rec_elfcfi_read(r->f, target - r->bias, code, sizeof(code)) == 0 &&
 	    rec_callsite_is_plt(code))
 		return true;
@@ -984,7 +823,7 @@ go_func(struct rec_uctx *c, uint64_t pc, uint64_t *start, uint64_t *end,
 	const struct rec_region *r;
 	int why;
 
-	if (!(r = region_for(c, pc, &why)) ||
+	if (!(r = rec_unw_region(c, pc, &why)) ||
 	    (!c->p->go && !(c->p->go = rec_gomods_new())) ||
 	    !(fs = rec_gomods_get(c->p->go, r->f)) ||
 	    !rec_gofuncs_find(fs, pc - r->bias, start, end, kind))
@@ -1008,7 +847,7 @@ go_view_code(void *arg, uint64_t addr, void *buf, size_t len)
 	const struct rec_region *r;
 	int why;
 
-	return (r = region_for(arg, addr, &why))
+	return (r = rec_unw_region(arg, addr, &why))
 		   ? rec_elfcfi_read(r->f, addr - r->bias, buf, len)
 		   : -1;
 }
@@ -1016,7 +855,7 @@ go_view_code(void *arg, uint64_t addr, void *buf, size_t len)
 static bool
 go_view_is_code(void *arg, uint64_t addr)
 {
-	return is_code(arg, addr);
+	return rec_unw_is_code(arg, addr);
 }
 
 /*
@@ -1151,7 +990,7 @@ read_rule(const struct rec_elfcfi *f, uint64_t vaddr, struct rec_cfirule *rule)
 	size_t len;
 	int r;
 
-	if (!fde_lookup(f, vaddr, entry))
+	if (!rec_unw_fde_lookup(f, vaddr, entry))
 		return NO_FDE;
 	fde = f->table_base + (uint64_t)(int64_t)entry[1];
 	if (!(sec = rec_elfcfi_span(f, fde, &lo, &len)))
@@ -1178,7 +1017,7 @@ own_rule(struct rec_uctx *c, uint64_t at, struct rec_cfirule *rule)
 	bool keep;
 	int why;
 
-	if (!(r = region_for(c, at, &why)) || !(f = r->f)->table)
+	if (!(r = rec_unw_region(c, at, &why)) || !(f = r->f)->table)
 		return -1;
 	vaddr = at - r->bias;
 	keep = f->id.dev || f->id.ino;
@@ -1207,7 +1046,7 @@ fp_end(struct rec_uctx *c, uint64_t ip)
 	uint8_t code[16];
 	int why;
 
-	return (r = region_for(c, ip, &why)) &&
+	return (r = rec_unw_region(c, ip, &why)) &&
 	       rec_elfcfi_read(r->f, ip - r->bias, code, sizeof(code)) == 0 &&
 	       !(code[0] == 0xff && code[1] == 0x25 && code[6] == 0x68 &&
 		 code[11] == 0xe9);
@@ -1257,9 +1096,10 @@ stack_word(struct rec_uctx *c, uint64_t addr, uint64_t *v)
 static int
 own_live_ok(struct rec_uctx *c, uint64_t sp, uint64_t cfa, uint64_t ra)
 {
-	if (!rec_deepstack_outward(&c->u->live, sp, cfa) || !is_code(c, ra))
+	if (!rec_deepstack_outward(&c->u->live, sp, cfa) ||
+	    !rec_unw_is_code(c, ra))
 		return OWN_REFUSED;
-	return is_trampoline(c, ra) ? OWN_OTHER : 1;
+	return rec_unw_is_trampoline(c, ra) ? OWN_OTHER : 1;
 }
 
 /*
@@ -1309,7 +1149,8 @@ own_step(struct rec_uctx *c, uint64_t at, uint64_t *ip, uint64_t *sp,
 	if (rec_deepstack_used(&c->u->live))
 		r = own_live_ok(c, *sp, cfa, ra);
 	else
-		r = cfa < *sp || !is_code(c, ra) || is_trampoline(c, ra)
+		r = cfa < *sp || !rec_unw_is_code(c, ra) ||
+			    rec_unw_is_trampoline(c, ra)
 			? OWN_OTHER
 			: 1;
 	if (r == 1) {
@@ -1399,14 +1240,15 @@ own_walk(struct rec_uctx *c, uint64_t *pcs, size_t *n, size_t max,
 	 size_t *first_live)
 {
 	uint64_t ip = pcs[0], sp = c->sp, bp = 0;
-	bool have_bp = reg_value(c->regs, c->mask, PERF_REG_X86_BP, &bp);
+	bool have_bp =
+	    rec_unw_reg_value(c->regs, c->mask, PERF_REG_X86_BP, &bp);
 	const struct rec_deepchain *ch;
 	struct rec_deepstep *f;
 	size_t j;
 	int r;
 
 	*first_live = max;
-	if (is_trampoline(c, ip))
+	if (rec_unw_is_trampoline(c, ip))
 		return OWN_OTHER;
 	for (;;) {
 		f = own_frame(c, pcs, *n, ip, sp, bp, have_bp);
@@ -1537,8 +1379,9 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 	*truncated = false;
 	u->missed_module = false;
 	u->samples++;
-	if (!regs || !reg_value(regs, regs_mask, PERF_REG_X86_IP, &ip) ||
-	    !reg_value(regs, regs_mask, PERF_REG_X86_SP, &sp)) {
+	if (!regs ||
+	    !rec_unw_reg_value(regs, regs_mask, PERF_REG_X86_IP, &ip) ||
+	    !rec_unw_reg_value(regs, regs_mask, PERF_REG_X86_SP, &sp)) {
 		u->errors[ERR_NO_REGS]++;
 		return 0;
 	}
@@ -1572,7 +1415,8 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 		*truncated = true;
 	} else {
 		r = walk(u, &c, &cur,
-			 is_trampoline(&c, c.ip_override ? c.ip_override : ip),
+			 rec_unw_is_trampoline(&c, c.ip_override ? c.ip_override
+								 : ip),
 			 pcs, &n, max, &first_live);
 		n = settle(u, &c, r, n, first_live, truncated);
 	}
