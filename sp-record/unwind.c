@@ -63,6 +63,7 @@
 #include "sp-record/sigmask.h"
 #include "sp-record/unwind.h"
 #include "sp-record/unwind_code.h"
+#include "sp-record/unwind_calls.h"
 #include "sp-record/unwind_ctx.h"
 #include "common/banned.h"
 
@@ -80,14 +81,6 @@ extern int dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip,
  * non-canonical address, which no process maps.
  */
 #define BUILT_TABLE_ADDR 0xfff8000000000000ULL
-
-/*
- * Tail calls followed from a call's target to the callee: at most
- * TAIL_DEPTH jumps, among the first TAIL_FANOUT jumps out of each
- * function, in its first TAIL_SCAN_MAX bytes.
- */
-#define TAIL_DEPTH 2
-#define TAIL_FANOUT 16
 
 /* How far above the copy a read still counts as "the copy ran out". */
 #define STACK_SPAN_MAX (64u << 20)
@@ -724,94 +717,6 @@ step(struct rec_unwinder *u, struct rec_uctx *c, unw_cursor_t *cur, uint64_t at,
 }
 
 /*
- * The start of the function (FDE) holding `pc` and the start of the
- * next, or false when no search table covers it.
- */
-static bool
-function_at(struct rec_uctx *c, uint64_t pc, uint64_t *start, uint64_t *next)
-{
-	const struct rec_region *r;
-	int32_t loc;
-	size_t i;
-	int why;
-
-	if (!(r = rec_unw_region(c, pc, &why)) || !r->f->table ||
-	    !rec_unw_fde_index(r->f, pc - r->bias, &i))
-		return false;
-	memcpy(&loc, r->f->table + i * 8, sizeof(loc));
-	*start = r->bias + r->f->table_base + (uint64_t)(int64_t)loc;
-	*next = *start + TAIL_SCAN_MAX;
-	if (i + 1 < r->f->fde_count) {
-		memcpy(&loc, r->f->table + (i + 1) * 8, sizeof(loc));
-		*next = r->bias + r->f->table_base + (uint64_t)(int64_t)loc;
-	}
-	return true;
-}
-
-/*
- * Whether function `fn` reaches `dest` through at most `depth` direct
- * jumps out of functions (tail calls), their code read from their module
- * files; each answer is kept per process.
- */
-static bool
-tail_calls(struct rec_uctx *c, uint64_t fn, uint64_t dest, int depth)
-{
-	uint64_t key[3] = { fn, dest, (uint64_t)depth }, jumps[TAIL_FANOUT];
-	uint64_t start, next, *slot, v = 0;
-	const struct rec_region *r;
-	size_t len = 0, n, i;
-	bool inserted;
-	int why;
-
-	if (!c->p->tails && !(c->p->tails = sp_htab_new()))
-		return false;
-	if (sp_htab_get(c->p->tails, key, sizeof(key), &v))
-		return v != 0;
-	if (function_at(c, fn, &start, &next) && start == fn &&
-	    (r = rec_unw_region(c, fn, &why))) {
-		len = next - fn < TAIL_SCAN_MAX ? next - fn : TAIL_SCAN_MAX;
-		while (len && rec_elfcfi_read(r->f, fn - r->bias,
-					      c->u->tail_code, len) < 0)
-			len /= 2; /* the module's end: read less */
-	}
-	n = rec_callsite_jumps(c->u->tail_code, len, fn, jumps, TAIL_FANOUT);
-	for (i = 0; i < n && i < TAIL_FANOUT && !v; i++)
-		v = jumps[i] == dest;
-	for (i = 0; i < n && i < TAIL_FANOUT && !v && depth > 1; i++)
-		v = tail_calls(c, jumps[i], dest, depth - 1);
-	if ((slot = sp_htab_slot(c->p->tails, key, sizeof(key), 0, &inserted)))
-		*slot = v;
-	return v != 0;
-}
-
-/*
- * Whether the caller at return address `ra` may be the one the frame at
- * `callee_pc` returns to: false only when its call instruction is a
- * direct call to another function than the callee's (callsite.h).
- */
-static bool
-call_matches(struct rec_uctx *c, uint64_t callee_pc, uint64_t ra)
-{
-	uint8_t before[REC_CALLSITE_BEFORE], code[REC_CALLSITE_PLT];
-	const struct rec_region *r;
-	uint64_t target, start, next;
-	int why;
-
-	if (!(r = rec_unw_region(c, ra - 1, &why)) ||
-	    rec_elfcfi_read(r->f, ra - sizeof(before) - r->bias, before,
-			    sizeof(before)) < 0 ||
-	    !rec_callsite_target(before, ra, &target))
-		return true;
-	if (!function_at(c, callee_pc, &start, &next) || target == start)
-		return true;
-	if ((r = rec_unw_region(c, target, &why)) &&
-	    rec_elfcfi_read(r->f, target - r->bias, code, sizeof(code)) == 0 &&
-	    rec_callsite_is_plt(code))
-		return true;
-	return tail_calls(c, target, start, TAIL_DEPTH);
-}
-
-/*
  * The Go function holding `pc`: its start and end (runtime addresses)
  * and kind; false when `pc` lies in no Go module with symbols.
  */
@@ -916,7 +821,7 @@ walk(struct rec_unwinder *u, struct rec_uctx *c, unw_cursor_t *cur, int sig,
 				*first_live = *n;
 			/* no call where a signal frame is on either side */
 			if (!callee_sig && !sig &&
-			    !call_matches(c, pcs[*n - 1], ip + 1)) {
+			    !rec_unw_call_matches(c, pcs[*n - 1], ip + 1)) {
 				c->call_mismatch = true;
 				r = -1;
 				break;
@@ -1226,7 +1131,7 @@ own_frame(struct rec_uctx *c, const uint64_t *pcs, size_t n, uint64_t ip,
  * Unwinds the sample whose pc is pcs[0] with rules read by the recorder
  * (cfirule.h), no libunwind: per file, not per process, so a process's
  * first samples cost no more than its last.  Above the copy each caller
- * must call its callee (call_matches), as walk() checks.  Where a frame
+ * must call its callee (rec_unw_call_matches), as walk() checks.  Where a frame
  * has the state of one of a cached chain's, the rest comes from the
  * chain (own_replay).  Returns 0 with the pcs in pcs[*n...] when every
  * step had such a rule and the walk reached the outermost frame,
@@ -1265,7 +1170,7 @@ own_walk(struct rec_uctx *c, uint64_t *pcs, size_t *n, size_t max,
 		if (rec_deepstack_used(&c->u->live)) {
 			if (*first_live == max)
 				*first_live = *n;
-			if (!call_matches(c, pcs[*n - 1], ip)) {
+			if (!rec_unw_call_matches(c, pcs[*n - 1], ip)) {
 				c->call_mismatch = true;
 				r = OWN_REFUSED;
 				break;
