@@ -31,7 +31,7 @@
  * is callsite.c's; the sigprocmask() that keeps libunwind fast is
  * sigmask.c's.  Go's stacks
  * (no CFI, frame records, stack switches) are gofuncs.c's and
- * goframes.c's; go_continue() below says when they are used.
+ * goframes.c's; unwind_go.c says when they are used.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -65,6 +65,7 @@
 #include "sp-record/unwind_code.h"
 #include "sp-record/unwind_calls.h"
 #include "sp-record/unwind_ctx.h"
+#include "sp-record/unwind_go.h"
 #include "common/banned.h"
 
 _Static_assert(REC_UNW_MAX_FRAMES == REC_UNWIND_MAX_FRAMES,
@@ -717,91 +718,6 @@ step(struct rec_unwinder *u, struct rec_uctx *c, unw_cursor_t *cur, uint64_t at,
 }
 
 /*
- * The Go function holding `pc`: its start and end (runtime addresses)
- * and kind; false when `pc` lies in no Go module with symbols.
- */
-static bool
-go_func(struct rec_uctx *c, uint64_t pc, uint64_t *start, uint64_t *end,
-	enum rec_gofunc_kind *kind)
-{
-	const struct rec_gofuncs *fs;
-	const struct rec_region *r;
-	int why;
-
-	if (!(r = rec_unw_region(c, pc, &why)) ||
-	    (!c->p->go && !(c->p->go = rec_gomods_new())) ||
-	    !(fs = rec_gomods_get(c->p->go, r->f)) ||
-	    !rec_gofuncs_find(fs, pc - r->bias, start, end, kind))
-		return false;
-	*start += r->bias;
-	*end += r->bias;
-	return true;
-}
-
-/* rec_goview's callbacks: the process of the unwind call `arg`. */
-static bool
-go_view_func(void *arg, uint64_t pc, uint64_t *start, uint64_t *end,
-	     enum rec_gofunc_kind *kind)
-{
-	return go_func(arg, pc, start, end, kind);
-}
-
-static int
-go_view_code(void *arg, uint64_t addr, void *buf, size_t len)
-{
-	const struct rec_region *r;
-	int why;
-
-	return (r = rec_unw_region(arg, addr, &why))
-		   ? rec_elfcfi_read(r->f, addr - r->bias, buf, len)
-		   : -1;
-}
-
-static bool
-go_view_is_code(void *arg, uint64_t addr)
-{
-	return rec_unw_is_code(arg, addr);
-}
-
-/*
- * Where the step from the Go frame at pcs[*n - 1] failed: at a root
- * (runtime.mstart, runtime.mcall) the stack ends, as in Go's
- * traceback.  At a stack switch (the frame's BP is the goroutine's) or
- * where the frame's BP lies above the copy, the kernel's frame-pointer
- * walk of the sample goes on, when recorded (goexe.h), frame by frame
- * checked (goframes.h).  The goroutine's stack read now would be read
- * too late: its thread has left the switch by then (most of such reads
- * were refused by the checks when tried), so without the kernel's walk
- * the stack stays truncated.  Returns 0 when the stack was completed,
- * -1 when it stays truncated.
- */
-static int
-go_continue(struct rec_unwinder *u, struct rec_uctx *c, uint64_t *pcs,
-	    size_t *n, size_t max)
-{
-	const struct rec_goview v = { c, go_view_func, go_view_code,
-				      go_view_is_code, &c->p->tails };
-	enum rec_gofunc_kind kind;
-	uint64_t start, end;
-
-	if (c->stop_fallback != FB_NO_UNWIND_DATA ||
-	    !go_func(c, pcs[*n - 1], &start, &end, &kind))
-		return -1;
-	if (kind == REC_GOFUNC_ROOT) {
-		u->go_roots++;
-		return 0;
-	}
-	if (kind == REC_GOFUNC_OTHER && c->stop_bp < c->sp + c->stack_len)
-		return -1;
-	if (!u->nfp) {
-		u->go_no_chain += kind != REC_GOFUNC_OTHER;
-		return -1;
-	}
-	return rec_goframes_splice(&u->goframes, &v, u->fp, u->nfp, pcs, n,
-				   max);
-}
-
-/*
  * Walks the frames from cur into pcs[*n..max).  Returns what the last
  * step returned (0: the outermost frame was reached), with *first_live
  * set to the index of the first pc found with live reads (deepstack.h),
@@ -831,7 +747,7 @@ walk(struct rec_unwinder *u, struct rec_uctx *c, unw_cursor_t *cur, int sig,
 		pcs[(*n)++] = ip;
 	}
 	if (r < 0 && !rec_deepstack_used(&u->live) &&
-	    go_continue(u, c, pcs, n, max) == 0)
+	    rec_unw_go_continue(&u->go, c, pcs, n, max) == 0)
 		r = 0;
 	if (r > 0)
 		c->err = ERR_DEPTH;
@@ -1262,8 +1178,8 @@ own_unwind(struct rec_unwinder *u, struct rec_uctx *c, uint64_t *pcs, size_t *n,
 static size_t
 unwound(struct rec_unwinder *u, size_t n)
 {
-	u->fp = NULL;
-	u->nfp = 0;
+	u->go.fp = NULL;
+	u->go.nfp = 0;
 	u->changed_files = rec_elfcfi_changed(u->files);
 	u->frames += n;
 	return n;
@@ -1329,21 +1245,6 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 	return unwound(u, n);
 }
 
-/* The counters of Go's stacks (goframes.h), "unwind_go.KIND". */
-static void
-go_counters(const struct rec_unwinder *u,
-	    void (*fn)(const char *key, uint64_t value, void *arg), void *arg)
-{
-	if (u->goframes.spliced)
-		fn("unwind_go.fpchain_completed", u->goframes.spliced, arg);
-	if (u->goframes.refused)
-		fn("unwind_go.fpchain_refused", u->goframes.refused, arg);
-	if (u->go_no_chain)
-		fn("unwind_go.switch_without_fpchain", u->go_no_chain, arg);
-	if (u->go_roots)
-		fn("unwind_go.roots", u->go_roots, arg);
-}
-
 void
 rec_unwinder_counters(const struct rec_unwinder *u,
 		      void (*fn)(const char *key, uint64_t value, void *arg),
@@ -1378,7 +1279,7 @@ rec_unwinder_counters(const struct rec_unwinder *u,
 		fn("unwind_deep.maps_reads", u->live.maps_reads, arg);
 	if (u->live.segments)
 		fn("unwind_deep.segments", u->live.segments, arg);
-	go_counters(u, fn, arg);
+	rec_unw_go_counters(&u->go, fn, arg);
 }
 
 void
@@ -1390,8 +1291,8 @@ rec_unwinder_set_own_cfi(struct rec_unwinder *u, bool on)
 void
 rec_unwinder_set_fpchain(struct rec_unwinder *u, const uint64_t *pcs, size_t n)
 {
-	u->fp = pcs;
-	u->nfp = n;
+	u->go.fp = pcs;
+	u->go.nfp = n;
 }
 
 bool

@@ -27,8 +27,9 @@
 
 /*
  * REC_UNWIND_MAX_FRAMES of unwind.h, which this header does not include:
- * the unwinder's parts include it, and unwind.c theirs (it checks that
- * the two agree).
+ * unwind.c includes its parts' headers, so a part including unwind.h
+ * would close a circle (tests/check-includes.sh).  unwind.c checks that
+ * the two agree.
  */
 #define REC_UNW_MAX_FRAMES 1024
 
@@ -136,6 +137,19 @@ struct rec_uctx {
 	bool have_verdict;
 };
 
+/*
+ * The Go part's state (unwind_go.c): the kernel's walk of the sample
+ * being unwound (rec_unwinder_set_fpchain; borrowed, cleared after each
+ * sample) and its counters.  Zeroed is ready.
+ */
+struct rec_unwgo {
+	const uint64_t *fp; /* the kernel's walk of this sample ... */
+	size_t nfp;         /* ... and its length, 0: none */
+	uint64_t roots;     /* Go stacks ending at mstart, mcall */
+	uint64_t no_chain;  /* switches without the kernel's walk */
+	struct rec_goframes frames;
+};
+
 /* The unwinder: its caches, its counters (rec_unwinder_counters). */
 struct rec_unwinder {
 	struct rec_elfcfi_cache *files;
@@ -151,11 +165,7 @@ struct rec_unwinder {
 	uint64_t samples, frames;
 	uint64_t changed_files;    /* module files cut under their mapping */
 	struct rec_deepstack live; /* the stack above the copy, read live */
-	uint64_t go_roots;         /* Go stacks ending at mstart, mcall */
-	const uint64_t *fp;        /* the kernel's walk of this sample ... */
-	size_t nfp;                /* ... (rec_unwinder_set_fpchain) */
-	uint64_t go_no_chain;      /* switches without the kernel's walk */
-	struct rec_goframes goframes;
+	struct rec_unwgo go;       /* Go's stacks (unwind_go.h) */
 	uint64_t deep[DEEP_COUNT];
 	uint8_t tail_code[TAIL_SCAN_MAX]; /* code scanned for a tail call */
 	/* own_walk()'s frames, for the process's cache of deep stacks */
