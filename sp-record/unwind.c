@@ -1,70 +1,47 @@
 /*
- * unwind.c: DWARF unwinding of sampled user stacks with libunwind's remote
- * interface (unwind.h).
+ * unwind.c: the DWARF unwinder (unwind.h): its life, its per-process
+ * state, the entry point that picks a walk for each sample, and the
+ * counters.
  *
- * A sample is first walked with the recorder's own CFI rules (cfirule.h:
- * CFA = SP or BP + offset, the return address and BP at CFA offsets),
- * kept per module file and address (cfimemo.h), so the hundredth cc1 of
- * a build finds the rules the first one read; own_walk() takes only the
- * stacks it can finish exactly as libunwind would (every read in the
- * copy, no signal frame, no other rule), and libunwind unwinds the rest
- * from the start.  For those, a process gets one libunwind address space
- * (made at the first sample that needs it) with a global cache of
- * register-state records keyed by pc; unwind tables are found by our own
- * find_proc_info from the module's .eh_frame_hdr, read from the file on
- * disk (elfcfi.h).  Memory reads come from the sample's stack copy, from
- * the module files, and above the copy from the live process
- * (deepstack.h), whose frames the unwind loop verifies before keeping
- * them.  Code without a file (a JIT's, as HotSpot's) gets frame-pointer
- * CFI made up for it (madecfi.h).  docs/bench-unwind.md says why this
- * backend and what it costs.
- *
- * At about 1,800 lines it is longer than the other files: libunwind calls
- * back into the accessors with one context (struct rec_uctx) that ties the
- * process, the module table, the trampoline CFI and the sample's
- * registers and stack together, and each section below (anonymous code,
- * accessors, processes, the unwind loop and its checks of live frames,
- * the walk with our own rules) reads that context's private types.
- * Where module files lie in a process is regcache.c's; reading and
- * re-reading the live stack is deepstack.c's; keeping the frames found
- * there for the next sample is deepcache.c's; decoding call instructions
- * is callsite.c's; the sigprocmask() that keeps libunwind fast is
- * sigmask.c's.  Go's stacks
- * (no CFI, frame records, stack switches) are gofuncs.c's and
- * goframes.c's; unwind_go.c says when they are used.
+ * A sample is first walked with the recorder's own CFI rules
+ * (unwind_own.c: CFA = SP or BP + offset, the return address and BP at
+ * CFA offsets, kept per module file and address), which take only the
+ * stacks they can finish exactly as libunwind would; libunwind unwinds
+ * the rest from the start (unwind_walk.c), through a per-process address
+ * space whose accessors (unwind_acc.c) find unwind tables in each
+ * module's .eh_frame_hdr (elfcfi.h) and read the sample's stack copy,
+ * the module files, and above the copy the live process (deepstack.h),
+ * whose frames the walks verify before keeping them (unwind_calls.c
+ * checks each caller called its callee).  What is code, and where module
+ * files and trampolines lie, is unwind_code.c's; Go's stack switches are
+ * unwind_go.c's.  The parts share the unwinder and one call's context
+ * (unwind_ctx.h) and call one another in one direction only: this file
+ * calls the walks, the walks call the checks, the checks call
+ * unwind_code.c.  Where module files lie in a process is regcache.c's;
+ * keeping the frames found live for the next sample is deepcache.c's;
+ * the sigprocmask() that keeps libunwind fast is sigmask.c's.
+ * docs/bench-unwind.md says why this backend and what it costs.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <libunwind.h>
 #include <stdlib.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <asm/perf_regs.h>
 
-#include "common/grow.h"
 #include "common/htab.h"
-#include "common/modtab.h"
-#include "common/spool.h"
-#include "sp-record/callsite.h"
 #include "sp-record/cfimemo.h"
-#include "sp-record/cfirule.h"
 #include "sp-record/coderange.h"
 #include "sp-record/deepcache.h"
 #include "sp-record/deepstack.h"
 #include "sp-record/elfcfi.h"
-#include "sp-record/madecfi.h"
-#include "sp-record/goframes.h"
 #include "sp-record/gofuncs.h"
-#include "sp-record/pytramp.h"
 #include "sp-record/regcache.h"
 #include "sp-record/sigmask.h"
 #include "sp-record/unwind.h"
-#include "sp-record/unwind_code.h"
 #include "sp-record/unwind_acc.h"
-#include "sp-record/unwind_calls.h"
+#include "sp-record/unwind_code.h"
 #include "sp-record/unwind_ctx.h"
 #include "sp-record/unwind_go.h"
 #include "sp-record/unwind_own.h"
@@ -100,8 +77,6 @@ static const char *const fallback_keys[FB_COUNT] = {
 	"unwind_fallback.eh_frame_hdr_lookup",
 	"unwind_fallback.dwarf_fde_read",
 };
-
-/* ------------------------------------------------------------ processes */
 
 /* Frees `p` and gives back the module files it held. */
 static void
@@ -250,8 +225,6 @@ rec_unwinder_set_stack_read(struct rec_unwinder *u, size_t bytes)
 	rec_deepstack_release(&u->live);
 	return rec_deepstack_init(&u->live, bytes);
 }
-
-/* ------------------------------------------------------------ unwinding */
 
 /*
  * A sample taken inside rt_sigreturn has its pc just after the
