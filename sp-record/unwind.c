@@ -51,6 +51,26 @@
 _Static_assert(REC_UNW_MAX_FRAMES == REC_UNWIND_MAX_FRAMES,
 	       "unwind_ctx.h's bound on frames is unwind.h's");
 
+/*
+ * The unwinder: its caches, the state it hands its parts (the own
+ * rules', the Go part's, each call's counters and live stack) and its
+ * counters (rec_unwinder_counters).
+ */
+struct rec_unwinder {
+	struct rec_elfcfi_cache *files;
+	struct rec_unwown own; /* the recorder's own rules (unwind_own.h) */
+	bool own_off;          /* rec_unwinder_set_own_cfi(u, false) */
+	struct sp_htab *procs; /* pid -> struct rec_unwproc * */
+	struct sp_htab *code;  /* pid -> struct rec_ranges * (anon. code) */
+	struct rec_unwproc *last_proc;
+	struct rec_unwcount count; /* what the walks count */
+	uint64_t samples, frames;
+	uint64_t changed_files;    /* module files cut under their mapping */
+	struct rec_deepstack live; /* the stack above the copy, read live */
+	struct rec_unwgo go;       /* Go's stacks (unwind_go.h) */
+	uint8_t tail_code[TAIL_SCAN_MAX]; /* code scanned for a tail call */
+};
+
 static const char *const deep_keys[DEEP_COUNT] = {
 	"unwind_deep.samples",       "unwind_deep.completed",
 	"unwind_deep.stack_changed", "unwind_deep.call_mismatch",
@@ -185,10 +205,10 @@ rec_unwinder_new(struct rec_filepin *pins)
 	if (!u)
 		return NULL;
 	u->files = rec_elfcfi_cache_new(pins);
-	u->rules = rec_cfimemo_new(REC_CFIMEMO_MAX);
+	u->own.rules = rec_cfimemo_new(REC_CFIMEMO_MAX);
 	u->procs = sp_htab_new();
 	u->code = sp_htab_new();
-	if (!u->files || !u->rules || !u->procs || !u->code ||
+	if (!u->files || !u->own.rules || !u->procs || !u->code ||
 	    rec_deepstack_init(&u->live, REC_DEEPSTACK_BUDGET) < 0) {
 		rec_unwinder_free(u);
 		errno = ENOMEM;
@@ -214,7 +234,7 @@ rec_unwinder_free(struct rec_unwinder *u)
 		ranges_free((struct rec_ranges *)(uintptr_t)val);
 	sp_htab_free(u->code);
 	rec_elfcfi_cache_free(u->files);
-	rec_cfimemo_free(u->rules);
+	rec_cfimemo_free(u->own.rules);
 	rec_deepstack_release(&u->live);
 	free(u);
 }
@@ -263,22 +283,26 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 	int r;
 
 	*truncated = false;
-	u->missed_module = false;
+	u->count.missed_module = false;
 	u->samples++;
 	if (!regs ||
 	    !rec_unw_reg_value(regs, regs_mask, PERF_REG_X86_IP, &ip) ||
 	    !rec_unw_reg_value(regs, regs_mask, PERF_REG_X86_SP, &sp)) {
-		u->errors[ERR_NO_REGS]++;
+		u->count.errors[ERR_NO_REGS]++;
 		return 0;
 	}
 	if (!stack || stack_len < sizeof(uint64_t)) {
-		u->errors[ERR_NO_STACK]++;
+		u->count.errors[ERR_NO_STACK]++;
 		return 0;
 	}
 	if (max == 0)
 		return 0;
 	memset(&c, 0, sizeof(c));
-	c.u = u;
+	c.files = u->files;
+	c.code = u->code;
+	c.live = &u->live;
+	c.count = &u->count;
+	c.tail_code = u->tail_code;
 	c.mods = mods;
 	c.regs = regs;
 	c.mask = regs_mask;
@@ -286,25 +310,25 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 	c.stack_len = stack_len;
 	c.sp = sp;
 	if (!(c.p = proc_get(u, pid))) {
-		u->errors[ERR_INIT]++;
+		u->count.errors[ERR_INIT]++;
 		return 0;
 	}
 	rec_deepstack_begin(&u->live, pid, &c.p->stacks, sp, stack, stack_len);
 	pcs[n++] = ip;
 	c.ip_override = sigreturn_start(&c, ip);
 	if (!u->own_off && !c.ip_override &&
-	    rec_unw_own_unwind(u, &c, pcs, &n, max, truncated))
+	    rec_unw_own_unwind(&u->own, &c, pcs, &n, max, truncated))
 		return unwound(u, n);
 	rec_in_libunwind = 1;
 	if (!rec_unw_proc_as(c.p) || unw_init_remote(&cur, c.p->as, &c) < 0) {
-		u->errors[ERR_INIT]++;
+		u->count.errors[ERR_INIT]++;
 		*truncated = true;
 	} else {
-		r = rec_unw_walk(u, &c, &cur,
+		r = rec_unw_walk(&u->go, &c, &cur,
 				 rec_unw_is_trampoline(
 				     &c, c.ip_override ? c.ip_override : ip),
 				 pcs, &n, max, &first_live);
-		n = rec_unw_settle(u, &c, r, n, first_live, truncated);
+		n = rec_unw_settle(&c, r, n, first_live, truncated);
 	}
 	rec_in_libunwind = 0;
 	return unwound(u, n);
@@ -323,19 +347,19 @@ rec_unwinder_counters(const struct rec_unwinder *u,
 		fn("unwind.frames", u->frames, arg);
 	if (u->changed_files)
 		fn("unwind.changed_files", u->changed_files, arg);
-	if (u->own_samples)
-		fn("unwind.own_cfi_samples", u->own_samples, arg);
-	if (u->rules_read)
-		fn("unwind.own_cfi_rules_read", u->rules_read, arg);
+	if (u->own.samples)
+		fn("unwind.own_cfi_samples", u->own.samples, arg);
+	if (u->own.rules_read)
+		fn("unwind.own_cfi_rules_read", u->own.rules_read, arg);
 	for (i = 0; i < ERR_COUNT; i++)
-		if (u->errors[i])
-			fn(error_keys[i], u->errors[i], arg);
+		if (u->count.errors[i])
+			fn(error_keys[i], u->count.errors[i], arg);
 	for (i = 0; i < FB_COUNT; i++)
-		if (u->fallbacks[i])
-			fn(fallback_keys[i], u->fallbacks[i], arg);
+		if (u->count.fallbacks[i])
+			fn(fallback_keys[i], u->count.fallbacks[i], arg);
 	for (i = 0; i < DEEP_COUNT; i++)
-		if (u->deep[i])
-			fn(deep_keys[i], u->deep[i], arg);
+		if (u->count.deep[i])
+			fn(deep_keys[i], u->count.deep[i], arg);
 	if (u->live.syscalls)
 		fn("unwind_deep.reads", u->live.syscalls, arg);
 	if (u->live.bytes)
@@ -363,7 +387,7 @@ rec_unwinder_set_fpchain(struct rec_unwinder *u, const uint64_t *pcs, size_t n)
 bool
 rec_unwinder_missed_module(const struct rec_unwinder *u, uint64_t *pc)
 {
-	if (u->missed_module && pc)
-		*pc = u->missed_pc;
-	return u->missed_module;
+	if (u->count.missed_module && pc)
+		*pc = u->count.missed_pc;
+	return u->count.missed_module;
 }

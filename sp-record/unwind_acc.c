@@ -128,9 +128,9 @@ find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 		 */
 		if (rec_unw_is_code(c, ip))
 			return find_fp_info(c, as, ip, pi, need_unwind_info);
-		if (why == FB_NO_MODULE && !c->u->missed_module) {
-			c->u->missed_module = true;
-			c->u->missed_pc = ip;
+		if (why == FB_NO_MODULE && !c->count->missed_module) {
+			c->count->missed_module = true;
+			c->count->missed_pc = ip;
 		}
 		return -UNW_ENOINFO;
 	}
@@ -220,8 +220,7 @@ read_other(struct rec_uctx *c, uint64_t addr, unw_word_t *valp)
 	if (r)
 		return -UNW_EINVAL;
 	/* a frame-pointer step over live memory is refused anyway */
-	if (c->fallback == FB_NONE &&
-	    rec_deepstack_read(&c->u->live, addr, valp))
+	if (c->fallback == FB_NONE && rec_deepstack_read(c->live, addr, valp))
 		return 0;
 	if (addr >= c->sp && addr - c->sp < STACK_SPAN_MAX)
 		c->ran_out = true;
@@ -239,7 +238,7 @@ access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write,
 		return -UNW_EINVAL;
 	if (addr >= c->sp && addr - c->sp <= c->stack_len - sizeof(*valp)) {
 		memcpy(valp, c->stack + (addr - c->sp), sizeof(*valp));
-		rec_deepstack_saw(&c->u->live, addr);
+		rec_deepstack_saw(c->live, addr);
 		return 0;
 	}
 	if (c->built && addr >= c->built_addr &&

@@ -70,11 +70,11 @@ tail_calls(struct rec_uctx *c, uint64_t fn, uint64_t dest, int depth)
 	if (function_at(c, fn, &start, &next) && start == fn &&
 	    (r = rec_unw_region(c, fn, &why))) {
 		len = next - fn < TAIL_SCAN_MAX ? next - fn : TAIL_SCAN_MAX;
-		while (len && rec_elfcfi_read(r->f, fn - r->bias,
-					      c->u->tail_code, len) < 0)
+		while (len && rec_elfcfi_read(r->f, fn - r->bias, c->tail_code,
+					      len) < 0)
 			len /= 2; /* the module's end: read less */
 	}
-	n = rec_callsite_jumps(c->u->tail_code, len, fn, jumps, TAIL_FANOUT);
+	n = rec_callsite_jumps(c->tail_code, len, fn, jumps, TAIL_FANOUT);
 	for (i = 0; i < n && i < TAIL_FANOUT && !v; i++)
 		v = jumps[i] == dest;
 	for (i = 0; i < n && i < TAIL_FANOUT && !v && depth > 1; i++)

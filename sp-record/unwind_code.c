@@ -32,7 +32,7 @@ rec_unw_region(struct rec_uctx *c, uint64_t addr, int *why)
 	const struct rec_region *r;
 	int miss;
 
-	r = rec_regcache_get(&c->p->regions, c->u->files, c->mods, addr, &miss);
+	r = rec_regcache_get(&c->p->regions, c->files, c->mods, addr, &miss);
 	if (!r)
 		*why = miss == REC_REGION_NO_MODULE ? FB_NO_MODULE : FB_NO_FILE;
 	return r;
@@ -40,11 +40,11 @@ rec_unw_region(struct rec_uctx *c, uint64_t addr, int *why)
 
 /* The anonymous code ranges of `pid`; NULL when none were added. */
 static struct rec_ranges *
-code_of(const struct rec_unwinder *u, int32_t pid)
+code_of(struct sp_htab *code, int32_t pid)
 {
 	uint64_t v;
 
-	return sp_htab_get(u->code, &pid, sizeof(pid), &v)
+	return sp_htab_get(code, &pid, sizeof(pid), &v)
 		   ? (struct rec_ranges *)(uintptr_t)v
 		   : NULL;
 }
@@ -111,7 +111,7 @@ rec_unw_is_code(struct rec_uctx *c, uint64_t addr)
 	sp_modtab_resolve(c->mods, c->p->pid, addr, SP_FRAME_USER, &fr);
 	if (fr.module_id != SP_NONE)
 		return true;
-	return (rs = code_of(c->u, c->p->pid)) && rec_ranges_has(rs, addr);
+	return (rs = code_of(c->code, c->p->pid)) && rec_ranges_has(rs, addr);
 }
 
 /* Whether `addr` holds the signal trampoline: mov $15,%rax; syscall. */

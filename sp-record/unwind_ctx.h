@@ -1,10 +1,12 @@
 /*
  * unwind_ctx.h: what the parts of the DWARF unwinder (unwind.h) share,
- * private to them: the unwinder itself, a process's unwind state and one
- * unwind call's context, which libunwind hands back to the accessors
- * (unwind_acc.c) and which the walks (unwind_walk.c, unwind_own.c) and
- * their checks read.  Each part's functions are declared in its own
- * header; only the unwinder's files include this one.
+ * private to them: a process's unwind state, the counters the walks
+ * add to, and one unwind call's context, which libunwind hands back to
+ * the accessors (unwind_acc.c) and which the walks (unwind_walk.c,
+ * unwind_own.c) and their checks read.  The unwinder itself is
+ * unwind.c's alone: it lends each call what the parts need, and hands
+ * the Go part and the own rules their own state (unwind_go.h,
+ * unwind_own.h).  Only the unwinder's files include this header.
  */
 #ifndef SP_RECORD_UNWIND_CTX_H
 #define SP_RECORD_UNWIND_CTX_H
@@ -20,7 +22,6 @@
 #include "sp-record/deepcache.h"
 #include "sp-record/deepstack.h"
 #include "sp-record/elfcfi.h"
-#include "sp-record/goframes.h"
 #include "sp-record/gofuncs.h"
 #include "sp-record/madecfi.h"
 #include "sp-record/regcache.h"
@@ -91,11 +92,17 @@ struct rec_unwproc {
 };
 
 /*
- * One unwind call: everything the accessors need.  It lives on
- * rec_unwinder_unwind's stack; no pointer into it outlives the call.
+ * One unwind call: everything the accessors and the walks need.  It
+ * lives on rec_unwinder_unwind's stack; no pointer into it outlives the
+ * call.
  */
 struct rec_uctx {
-	struct rec_unwinder *u;
+	/* the unwinder's, lent for the call (unwind.c) */
+	struct rec_elfcfi_cache *files; /* module files, by identity */
+	struct sp_htab *code; /* pid -> struct rec_ranges *: anonymous code */
+	struct rec_deepstack *live; /* the stack above the copy, read live */
+	struct rec_unwcount *count; /* what the walks count */
+	uint8_t *tail_code;         /* TAIL_SCAN_MAX bytes of scratch */
 	struct rec_unwproc *p;
 	struct sp_modtab *mods;
 	const uint64_t *regs;
@@ -138,38 +145,13 @@ struct rec_uctx {
 };
 
 /*
- * The Go part's state (unwind_go.c): the kernel's walk of the sample
- * being unwound (rec_unwinder_set_fpchain; borrowed, cleared after each
- * sample) and its counters.  Zeroed is ready.
+ * What the walks count and note for the caller, over the recording:
+ * rec_unwinder_counters and rec_unwinder_missed_module read it.
  */
-struct rec_unwgo {
-	const uint64_t *fp; /* the kernel's walk of this sample ... */
-	size_t nfp;         /* ... and its length, 0: none */
-	uint64_t roots;     /* Go stacks ending at mstart, mcall */
-	uint64_t no_chain;  /* switches without the kernel's walk */
-	struct rec_goframes frames;
-};
-
-/* The unwinder: its caches, its counters (rec_unwinder_counters). */
-struct rec_unwinder {
-	struct rec_elfcfi_cache *files;
-	struct rec_cfimemo *rules; /* CFI rules read by us, by file */
-	bool own_off;              /* rec_unwinder_set_own_cfi(u, false) */
-	uint64_t own_samples;      /* unwound by those rules alone */
-	uint64_t rules_read;       /* rules read from files (memo misses) */
-	struct sp_htab *procs;     /* pid -> struct rec_unwproc * */
-	struct sp_htab *code;      /* pid -> struct rec_ranges * (anon. code) */
-	struct rec_unwproc *last_proc;
+struct rec_unwcount {
 	uint64_t errors[ERR_COUNT];
 	uint64_t fallbacks[FB_COUNT];
-	uint64_t samples, frames;
-	uint64_t changed_files;    /* module files cut under their mapping */
-	struct rec_deepstack live; /* the stack above the copy, read live */
-	struct rec_unwgo go;       /* Go's stacks (unwind_go.h) */
 	uint64_t deep[DEEP_COUNT];
-	uint8_t tail_code[TAIL_SCAN_MAX]; /* code scanned for a tail call */
-	/* own_walk()'s frames, for the process's cache of deep stacks */
-	struct rec_deepstep steps[REC_UNW_MAX_FRAMES];
 	bool missed_module; /* the last unwind met a pc without module */
 	uint64_t missed_pc; /* the first such pc */
 };

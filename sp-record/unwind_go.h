@@ -10,8 +10,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sp-record/goframes.h"
+
 struct rec_uctx;
-struct rec_unwgo; /* unwind_ctx.h */
+
+/*
+ * The Go part's state: the kernel's walk of the sample being unwound
+ * (rec_unwinder_set_fpchain; borrowed, cleared after each sample) and
+ * its counters.  Zeroed is ready.
+ */
+struct rec_unwgo {
+	const uint64_t *fp; /* the kernel's walk of this sample ... */
+	size_t nfp;         /* ... and its length, 0: none */
+	uint64_t roots;     /* Go stacks ending at mstart, mcall */
+	uint64_t no_chain;  /* switches without the kernel's walk */
+	struct rec_goframes frames;
+};
 
 /*
  * Where the step from the Go frame at pcs[*n - 1] failed (c's

@@ -63,7 +63,8 @@ read_rule(const struct rec_elfcfi *f, uint64_t vaddr, struct rec_cfirule *rule)
  * libunwind unwinds the sample.
  */
 static int
-own_rule(struct rec_uctx *c, uint64_t at, struct rec_cfirule *rule)
+own_rule(struct rec_unwown *o, struct rec_uctx *c, uint64_t at,
+	 struct rec_cfirule *rule)
 {
 	const struct rec_region *r;
 	const struct rec_elfcfi *f;
@@ -75,11 +76,11 @@ own_rule(struct rec_uctx *c, uint64_t at, struct rec_cfirule *rule)
 		return -1;
 	vaddr = at - r->bias;
 	keep = f->id.dev || f->id.ino;
-	if (!keep || !rec_cfimemo_get(c->u->rules, &f->id, vaddr, &word)) {
+	if (!keep || !rec_cfimemo_get(o->rules, &f->id, vaddr, &word)) {
 		word = read_rule(f, vaddr, rule);
-		c->u->rules_read++;
+		o->rules_read++;
 		if (keep)
-			rec_cfimemo_put(c->u->rules, &f->id, vaddr, word);
+			rec_cfimemo_put(o->rules, &f->id, vaddr, word);
 	}
 	if (word == NO_FDE || word == NO_RULE)
 		return word == NO_FDE ? 0 : -1;
@@ -127,8 +128,8 @@ stack_word(struct rec_uctx *c, uint64_t addr, uint64_t *v)
 	struct rec_deepstep *f = c->step;
 
 	if (copy_word(c, addr, v))
-		rec_deepstack_saw(&c->u->live, addr);
-	else if (!rec_deepstack_read(&c->u->live, addr, v))
+		rec_deepstack_saw(c->live, addr);
+	else if (!rec_deepstack_read(c->live, addr, v))
 		return false;
 	if (f->nwords < 2) {
 		f->addr[f->nwords] = addr;
@@ -151,8 +152,7 @@ stack_word(struct rec_uctx *c, uint64_t addr, uint64_t *v)
 static int
 own_live_ok(struct rec_uctx *c, uint64_t sp, uint64_t cfa, uint64_t ra)
 {
-	if (!rec_deepstack_outward(&c->u->live, sp, cfa) ||
-	    !rec_unw_is_code(c, ra))
+	if (!rec_deepstack_outward(c->live, sp, cfa) || !rec_unw_is_code(c, ra))
 		return OWN_REFUSED;
 	return rec_unw_is_trampoline(c, ra) ? OWN_OTHER : 1;
 }
@@ -167,16 +167,16 @@ own_live_ok(struct rec_uctx *c, uint64_t sp, uint64_t cfa, uint64_t ra)
  * OWN_REFUSED where a step that read above the copy fails.
  */
 static int
-own_step(struct rec_uctx *c, uint64_t at, uint64_t *ip, uint64_t *sp,
-	 uint64_t *bp, bool *have_bp)
+own_step(struct rec_unwown *o, struct rec_uctx *c, uint64_t at, uint64_t *ip,
+	 uint64_t *sp, uint64_t *bp, bool *have_bp)
 {
 	struct rec_cfirule rule;
 	uint64_t cfa, ra;
-	int r = own_rule(c, at, &rule);
+	int r = own_rule(o, c, at, &rule);
 
 	if (r == 0 && *have_bp && *bp == 0 && fp_end(c, *ip) &&
-	    !rec_deepstack_used(&c->u->live)) {
-		c->u->fallbacks[FB_EH_FRAME_HDR_LOOKUP]++;
+	    !rec_deepstack_used(c->live)) {
+		c->count->fallbacks[FB_EH_FRAME_HDR_LOOKUP]++;
 		return 0; /* the outermost frame, as in ld.so's _start */
 	}
 	if (r <= 0)
@@ -190,18 +190,17 @@ own_step(struct rec_uctx *c, uint64_t at, uint64_t *ip, uint64_t *sp,
 	if (rule.ra == REC_CFIRULE_UNDEF)
 		return 0;
 	if (!stack_word(c, cfa + (uint64_t)(int64_t)rule.ra, &ra))
-		return rec_deepstack_used(&c->u->live) ? OWN_REFUSED
-						       : OWN_OTHER;
+		return rec_deepstack_used(c->live) ? OWN_REFUSED : OWN_OTHER;
 	if ((ra == *ip && cfa == *sp) ||
 	    ((rule.bp == REC_CFIRULE_UNDEF || ra == 0) &&
-	     rec_deepstack_used(&c->u->live)))
+	     rec_deepstack_used(c->live)))
 		return OWN_OTHER;
 	if (rule.bp == REC_CFIRULE_UNDEF || ra == 0)
 		return 0;
 	if (rule.bp != REC_CFIRULE_SAME &&
 	    !(*have_bp = stack_word(c, cfa + (uint64_t)(int64_t)rule.bp, bp)))
 		return OWN_OTHER;
-	if (rec_deepstack_used(&c->u->live))
+	if (rec_deepstack_used(c->live))
 		r = own_live_ok(c, *sp, cfa, ra);
 	else
 		r = cfa < *sp || !rec_unw_is_code(c, ra) ||
@@ -224,10 +223,11 @@ own_step(struct rec_uctx *c, uint64_t at, uint64_t *ip, uint64_t *sp,
  * when the chain does not fit this sample.
  */
 static int
-own_replay(struct rec_uctx *c, const struct rec_deepchain *ch, size_t j,
-	   uint64_t *pcs, size_t *n, size_t max, size_t *first_live)
+own_replay(struct rec_unwown *o, struct rec_uctx *c,
+	   const struct rec_deepchain *ch, size_t j, uint64_t *pcs, size_t *n,
+	   size_t max, size_t *first_live)
 {
-	struct rec_deepstack *d = &c->u->live;
+	struct rec_deepstack *d = c->live;
 	const struct rec_deepstep *f;
 	uint64_t v;
 	size_t k, w;
@@ -250,23 +250,23 @@ own_replay(struct rec_uctx *c, const struct rec_deepchain *ch, size_t j,
 			if (*first_live == max)
 				*first_live = *n;
 		}
-		c->u->steps[*n - 1] = *f;
+		o->steps[*n - 1] = *f;
 		pcs[(*n)++] = ch->v[k + 1].ip - 1;
 	}
-	c->u->steps[*n - 1] = ch->v[ch->n - 1];
+	o->steps[*n - 1] = ch->v[ch->n - 1];
 	c->from = ch;
 	return 0;
 }
 
 /*
- * Sets the walk's record of frame pcs[n - 1] (u->steps) to its state;
+ * Sets the walk's record of frame pcs[n - 1] (o->steps) to its state;
  * own_step() adds the words it reads.
  */
 static struct rec_deepstep *
-own_frame(struct rec_uctx *c, const uint64_t *pcs, size_t n, uint64_t ip,
-	  uint64_t sp, uint64_t bp, bool have_bp)
+own_frame(struct rec_unwown *o, struct rec_uctx *c, const uint64_t *pcs,
+	  size_t n, uint64_t ip, uint64_t sp, uint64_t bp, bool have_bp)
 {
-	struct rec_deepstep *f = &c->u->steps[n - 1];
+	struct rec_deepstep *f = &o->steps[n - 1];
 
 	memset(f, 0, sizeof(*f));
 	f->at = pcs[n - 1];
@@ -292,8 +292,8 @@ own_frame(struct rec_uctx *c, const uint64_t *pcs, size_t n, uint64_t ip,
  * leaves the sample to libunwind, which takes it from the start.
  */
 static int
-own_walk(struct rec_uctx *c, uint64_t *pcs, size_t *n, size_t max,
-	 size_t *first_live)
+own_walk(struct rec_unwown *o, struct rec_uctx *c, uint64_t *pcs, size_t *n,
+	 size_t max, size_t *first_live)
 {
 	uint64_t ip = pcs[0], sp = c->sp, bp = 0;
 	bool have_bp =
@@ -307,18 +307,18 @@ own_walk(struct rec_uctx *c, uint64_t *pcs, size_t *n, size_t max,
 	if (rec_unw_is_trampoline(c, ip))
 		return OWN_OTHER;
 	for (;;) {
-		f = own_frame(c, pcs, *n, ip, sp, bp, have_bp);
+		f = own_frame(o, c, pcs, *n, ip, sp, bp, have_bp);
 		if (!c->no_cache &&
 		    rec_deepcache_find(&c->p->deep, f, &ch, &j)) {
 			c->old = ch;
-			return own_replay(c, ch, j, pcs, n, max, first_live);
+			return own_replay(o, c, ch, j, pcs, n, max, first_live);
 		}
-		if ((r = own_step(c, pcs[*n - 1], &ip, &sp, &bp, &have_bp)) <=
-		    0)
+		if ((r = own_step(o, c, pcs[*n - 1], &ip, &sp, &bp,
+				  &have_bp)) <= 0)
 			break;
 		if (*n == max)
 			return OWN_OTHER;
-		if (rec_deepstack_used(&c->u->live)) {
+		if (rec_deepstack_used(c->live)) {
 			if (*first_live == max)
 				*first_live = *n;
 			if (!rec_unw_call_matches(c, pcs[*n - 1], ip)) {
@@ -341,14 +341,15 @@ own_walk(struct rec_uctx *c, uint64_t *pcs, size_t *n, size_t max,
  * is replaced: the same thread's, most likely).
  */
 static void
-keep_chain(struct rec_unwinder *u, struct rec_uctx *c, int r, size_t n,
+keep_chain(struct rec_unwown *o, struct rec_uctx *c, int r, size_t n,
 	   size_t first_live, uint64_t completed)
 {
-	if (r != 0 || u->deep[DEEP_COMPLETED] == completed || first_live >= n)
+	if (r != 0 || c->count->deep[DEEP_COMPLETED] == completed ||
+	    first_live >= n)
 		return;
 	if (c->from)
-		u->deep[DEEP_CACHED]++;
-	(void)rec_deepcache_put(&c->p->deep, u->steps + first_live - 1,
+		c->count->deep[DEEP_CACHED]++;
+	(void)rec_deepcache_put(&c->p->deep, o->steps + first_live - 1,
 				n - first_live + 1, c->from ? c->from : c->old);
 }
 
@@ -358,13 +359,13 @@ keep_chain(struct rec_unwinder *u, struct rec_uctx *c, int r, size_t n,
  * frame by other words, which a walk without the cache reads.
  */
 static int
-own_walk_verified(struct rec_unwinder *u, struct rec_uctx *c, uint64_t *pcs,
+own_walk_verified(struct rec_unwown *o, struct rec_uctx *c, uint64_t *pcs,
 		  size_t *n, size_t max, size_t *first_live)
 {
-	int r = own_walk(c, pcs, n, max, first_live);
+	int r = own_walk(o, c, pcs, n, max, first_live);
 
-	if (r == 0 && c->from && rec_deepstack_used(&u->live)) {
-		c->verdict = rec_deepstack_verify(&u->live);
+	if (r == 0 && c->from && rec_deepstack_used(c->live)) {
+		c->verdict = rec_deepstack_verify(c->live);
 		c->have_verdict = true;
 		if (c->verdict == -ESTALE)
 			r = OWN_RETRY;
@@ -378,16 +379,16 @@ own_walk_verified(struct rec_unwinder *u, struct rec_uctx *c, uint64_t *pcs,
  * libunwind must take the sample; else true with *n pcs kept.
  */
 bool
-rec_unw_own_unwind(struct rec_unwinder *u, struct rec_uctx *c, uint64_t *pcs,
+rec_unw_own_unwind(struct rec_unwown *o, struct rec_uctx *c, uint64_t *pcs,
 		   size_t *n, size_t max, bool *truncated)
 {
-	uint64_t completed = u->deep[DEEP_COMPLETED];
+	uint64_t completed = c->count->deep[DEEP_COMPLETED];
 	size_t first_live;
 	int r;
 
-	while ((r = own_walk_verified(u, c, pcs, n, max, &first_live)) ==
+	while ((r = own_walk_verified(o, c, pcs, n, max, &first_live)) ==
 	       OWN_RETRY) {
-		rec_deepstack_begin(&u->live, c->p->pid, &c->p->stacks, c->sp,
+		rec_deepstack_begin(c->live, c->p->pid, &c->p->stacks, c->sp,
 				    c->stack, c->stack_len);
 		c->no_cache = true;
 		c->call_mismatch = false;
@@ -397,14 +398,14 @@ rec_unw_own_unwind(struct rec_unwinder *u, struct rec_uctx *c, uint64_t *pcs,
 		*n = 1;
 	}
 	if (r == OWN_OTHER) {
-		rec_deepstack_begin(&u->live, c->p->pid, &c->p->stacks, c->sp,
+		rec_deepstack_begin(c->live, c->p->pid, &c->p->stacks, c->sp,
 				    c->stack, c->stack_len);
 		c->call_mismatch = false;
 		*n = 1;
 		return false;
 	}
-	u->own_samples++;
-	*n = rec_unw_settle(u, c, r, *n, first_live, truncated);
-	keep_chain(u, c, r, *n, first_live, completed);
+	o->samples++;
+	*n = rec_unw_settle(c, r, *n, first_live, truncated);
+	keep_chain(o, c, r, *n, first_live, completed);
 	return true;
 }

@@ -10,8 +10,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct rec_uctx;
-struct rec_unwinder;
+#include "sp-record/deepcache.h"
+#include "sp-record/unwind_ctx.h"
+
+struct rec_cfimemo;
+
+/*
+ * The own rules' state: the rules read, kept by file (cfimemo.h, made
+ * and freed by unwind.c), the counters, and the frames of the walk under
+ * way, for the process's cache of deep stacks.
+ */
+struct rec_unwown {
+	struct rec_cfimemo *rules;
+	uint64_t samples;    /* unwound by those rules alone */
+	uint64_t rules_read; /* rules read from files (memo misses) */
+	struct rec_deepstep steps[REC_UNW_MAX_FRAMES];
+};
 
 /*
  * Unwinds the sample whose pc is pcs[0] (*n is 1) with the recorder's
@@ -20,7 +34,7 @@ struct rec_unwinder;
  * set as rec_unw_settle() sets it; false, all live reads forgotten and
  * *n back to 1, when libunwind must take the sample from the start.
  */
-bool rec_unw_own_unwind(struct rec_unwinder *u, struct rec_uctx *c,
-			uint64_t *pcs, size_t *n, size_t max, bool *truncated);
+bool rec_unw_own_unwind(struct rec_unwown *o, struct rec_uctx *c, uint64_t *pcs,
+			size_t *n, size_t max, bool *truncated);
 
 #endif

@@ -35,7 +35,7 @@ live_step_ok(const struct rec_uctx *c, int r, uint64_t sp, uint64_t new_ip,
 	if (c->fallback != FB_NONE || c->ran_out)
 		return false;
 	return r == 0 ||
-	       (new_ip != 0 && rec_deepstack_outward(&c->u->live, sp, new_sp));
+	       (new_ip != 0 && rec_deepstack_outward(c->live, sp, new_sp));
 }
 
 /*
@@ -69,8 +69,7 @@ fp_fallback(struct rec_uctx *c, uint64_t pc)
  * first instruction).
  */
 static int
-step(struct rec_unwinder *u, struct rec_uctx *c, unw_cursor_t *cur, uint64_t at,
-     int *sig, uint64_t *pc)
+step(struct rec_uctx *c, unw_cursor_t *cur, uint64_t at, int *sig, uint64_t *pc)
 {
 	unw_word_t ip, sp, bp, new_ip = 0, new_sp = 0;
 	int r, new_sig;
@@ -84,8 +83,8 @@ step(struct rec_unwinder *u, struct rec_uctx *c, unw_cursor_t *cur, uint64_t at,
 	c->ran_out = false;
 	r = unw_step(cur);
 	if (c->fallback != FB_NONE)
-		u->fallbacks[c->fallback]++;
-	live = rec_deepstack_used(&u->live);
+		c->count->fallbacks[c->fallback]++;
+	live = rec_deepstack_used(c->live);
 	if (r > 0) {
 		unw_get_reg(cur, UNW_REG_IP, &new_ip);
 		unw_get_reg(cur, UNW_REG_SP, &new_sp);
@@ -121,9 +120,9 @@ step(struct rec_unwinder *u, struct rec_uctx *c, unw_cursor_t *cur, uint64_t at,
 	if (!rec_unw_is_code(c, new_ip)) {
 		/* garbage from a failed CFI or frame-pointer step */
 		c->err = ERR_NOT_CODE;
-		if (!u->missed_module && !live) {
-			u->missed_module = true;
-			u->missed_pc = new_ip;
+		if (!c->count->missed_module && !live) {
+			c->count->missed_module = true;
+			c->count->missed_pc = new_ip;
 		}
 		return -1;
 	}
@@ -140,15 +139,15 @@ step(struct rec_unwinder *u, struct rec_uctx *c, unw_cursor_t *cur, uint64_t at,
  * or to max when there is none.
  */
 int
-rec_unw_walk(struct rec_unwinder *u, struct rec_uctx *c, unw_cursor_t *cur,
+rec_unw_walk(struct rec_unwgo *go, struct rec_uctx *c, unw_cursor_t *cur,
 	     int sig, uint64_t *pcs, size_t *n, size_t max, size_t *first_live)
 {
 	uint64_t ip;
 	int r, callee_sig = sig;
 
 	*first_live = max;
-	while ((r = step(u, c, cur, pcs[*n - 1], &sig, &ip)) > 0 && *n < max) {
-		if (rec_deepstack_used(&u->live)) {
+	while ((r = step(c, cur, pcs[*n - 1], &sig, &ip)) > 0 && *n < max) {
+		if (rec_deepstack_used(c->live)) {
 			if (*first_live == max)
 				*first_live = *n;
 			/* no call where a signal frame is on either side */
@@ -162,12 +161,12 @@ rec_unw_walk(struct rec_unwinder *u, struct rec_uctx *c, unw_cursor_t *cur,
 		callee_sig = sig;
 		pcs[(*n)++] = ip;
 	}
-	if (r < 0 && !rec_deepstack_used(&u->live) &&
-	    rec_unw_go_continue(&u->go, c, pcs, n, max) == 0)
+	if (r < 0 && !rec_deepstack_used(c->live) &&
+	    rec_unw_go_continue(go, c, pcs, n, max) == 0)
 		r = 0;
 	if (r > 0)
 		c->err = ERR_DEPTH;
-	if (r != 0 && *first_live == max && rec_deepstack_used(&u->live))
+	if (r != 0 && *first_live == max && rec_deepstack_used(c->live))
 		*first_live = *n; /* the failed step read live memory */
 	return r;
 }
@@ -179,30 +178,30 @@ rec_unw_walk(struct rec_unwinder *u, struct rec_uctx *c, unw_cursor_t *cur,
  * frames were cut or the walk ended early.
  */
 size_t
-rec_unw_settle(struct rec_unwinder *u, struct rec_uctx *c, int r, size_t n,
-	       size_t first_live, bool *truncated)
+rec_unw_settle(struct rec_uctx *c, int r, size_t n, size_t first_live,
+	       bool *truncated)
 {
 	int v;
 
-	if (!rec_deepstack_used(&u->live)) {
+	if (!rec_deepstack_used(c->live)) {
 		if (r != 0) {
-			u->errors[c->err]++;
+			c->count->errors[c->err]++;
 			*truncated = true;
 		}
 		return n;
 	}
-	u->deep[DEEP_SAMPLES]++;
+	c->count->deep[DEEP_SAMPLES]++;
 	v = r != 0            ? -EPROTO
 	    : c->have_verdict ? c->verdict
-			      : rec_deepstack_verify(&u->live);
+			      : rec_deepstack_verify(c->live);
 	if (v == 0) {
-		u->deep[DEEP_COMPLETED]++;
+		c->count->deep[DEEP_COMPLETED]++;
 		return n;
 	}
-	u->deep[c->call_mismatch ? DEEP_CALL
-		: v == -ESTALE   ? DEEP_CHANGED
-				 : DEEP_UNVERIFIED]++;
-	u->errors[ERR_STACK_TRUNCATED]++;
+	c->count->deep[c->call_mismatch ? DEEP_CALL
+		       : v == -ESTALE   ? DEEP_CHANGED
+					: DEEP_UNVERIFIED]++;
+	c->count->errors[ERR_STACK_TRUNCATED]++;
 	*truncated = true;
 	return first_live < n ? first_live : n;
 }
