@@ -12,7 +12,7 @@
  * a chain's finds the same callers above it as long as the chain's words
  * still hold the same values: the unwinder takes the rest of the chain
  * from here and verifies those words against the live stack instead of
- * reading and unwinding the whole stack again (unwind.c, deepstack.h).
+ * reading and unwinding the whole stack again (unwind_own.c, deepstack.h).
  * A frame's BP counts only where the chain above it depends on it (a CFA
  * computed from BP, or BP handed on unsaved to a frame that does).
  *

@@ -1,116 +1,74 @@
 /*
- * unwind.c: DWARF unwinding of sampled user stacks with libunwind's remote
- * interface (unwind.h).
+ * unwind.c: the DWARF unwinder (unwind.h): its life, its per-process
+ * state, the entry point that picks a walk for each sample, and the
+ * counters.
  *
- * A sample is first walked with the recorder's own CFI rules (cfirule.h:
- * CFA = SP or BP + offset, the return address and BP at CFA offsets),
- * kept per module file and address (cfimemo.h), so the hundredth cc1 of
- * a build finds the rules the first one read; own_walk() takes only the
- * stacks it can finish exactly as libunwind would (every read in the
- * copy, no signal frame, no other rule), and libunwind unwinds the rest
- * from the start.  For those, a process gets one libunwind address space
- * (made at the first sample that needs it) with a global cache of
- * register-state records keyed by pc; unwind tables are found by our own
- * find_proc_info from the module's .eh_frame_hdr, read from the file on
- * disk (elfcfi.h).  Memory reads come from the sample's stack copy, from
- * the module files, and above the copy from the live process
- * (deepstack.h), whose frames the unwind loop verifies before keeping
- * them.  Code without a file (a JIT's, as HotSpot's) gets frame-pointer
- * CFI made up for it (madecfi.h).  docs/bench-unwind.md says why this
- * backend and what it costs.
- *
- * At about 1,800 lines it is longer than the other files: libunwind calls
- * back into the accessors with one context (struct uctx) that ties the
- * process, the module table, the trampoline CFI and the sample's
- * registers and stack together, and each section below (anonymous code,
- * accessors, processes, the unwind loop and its checks of live frames,
- * the walk with our own rules) reads that context's private types.
- * Where module files lie in a process is regcache.c's; reading and
- * re-reading the live stack is deepstack.c's; keeping the frames found
- * there for the next sample is deepcache.c's; decoding call instructions
- * is callsite.c's; the sigprocmask() that keeps libunwind fast is
- * sigmask.c's.  Go's stacks
- * (no CFI, frame records, stack switches) are gofuncs.c's and
- * goframes.c's; go_continue() below says when they are used.
+ * A sample is first walked with the recorder's own CFI rules
+ * (unwind_own.c: CFA = SP or BP + offset, the return address and BP at
+ * CFA offsets, kept per module file and address), which take only the
+ * stacks they can finish exactly as libunwind would; libunwind unwinds
+ * the rest from the start (unwind_walk.c), through a per-process address
+ * space whose accessors (unwind_acc.c) find unwind tables in each
+ * module's .eh_frame_hdr (elfcfi.h) and read the sample's stack copy,
+ * the module files, and above the copy the live process (deepstack.h),
+ * whose frames the walks verify before keeping them (unwind_calls.c
+ * checks each caller called its callee).  What is code, and where module
+ * files and trampolines lie, is unwind_code.c's; Go's stack switches are
+ * unwind_go.c's.  The parts share the unwinder and one call's context
+ * (unwind_ctx.h) and call one another in one direction only: this file
+ * calls the walks, the walks call the checks, the checks call
+ * unwind_code.c.  Where module files lie in a process is regcache.c's;
+ * keeping the frames found live for the next sample is deepcache.c's;
+ * the sigprocmask() that keeps libunwind fast is sigmask.c's.
+ * docs/bench-unwind.md says why this backend and what it costs.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <libunwind.h>
 #include <stdlib.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <asm/perf_regs.h>
 
-#include "common/grow.h"
 #include "common/htab.h"
-#include "common/modtab.h"
-#include "common/spool.h"
-#include "sp-record/callsite.h"
 #include "sp-record/cfimemo.h"
-#include "sp-record/cfirule.h"
 #include "sp-record/coderange.h"
 #include "sp-record/deepcache.h"
 #include "sp-record/deepstack.h"
 #include "sp-record/elfcfi.h"
-#include "sp-record/madecfi.h"
-#include "sp-record/goframes.h"
 #include "sp-record/gofuncs.h"
-#include "sp-record/pytramp.h"
 #include "sp-record/regcache.h"
 #include "sp-record/sigmask.h"
 #include "sp-record/unwind.h"
+#include "sp-record/unwind_acc.h"
+#include "sp-record/unwind_code.h"
+#include "sp-record/unwind_ctx.h"
+#include "sp-record/unwind_go.h"
+#include "sp-record/unwind_own.h"
+#include "sp-record/unwind_walk.h"
 #include "common/banned.h"
 
-/* Exported by libunwind but declared in none of its headers. */
-#define dwarf_search_unwind_table UNW_OBJ(dwarf_search_unwind_table)
-extern int dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip,
-				     unw_dyn_info_t *di, unw_proc_info_t *pi,
-				     int need_unwind_info, void *arg);
+_Static_assert(REC_UNW_MAX_FRAMES == REC_UNWIND_MAX_FRAMES,
+	       "unwind_ctx.h's bound on frames is unwind.h's");
 
 /*
- * Where libunwind reads the one-entry search table of a lookup: a
- * non-canonical address, which no process maps.
+ * The unwinder: its caches, the state it hands its parts (the own
+ * rules', the Go part's, each call's counters and live stack) and its
+ * counters (rec_unwinder_counters).
  */
-#define BUILT_TABLE_ADDR 0xfff8000000000000ULL
-
-/*
- * Tail calls followed from a call's target to the callee: at most
- * TAIL_DEPTH jumps, among the first TAIL_FANOUT jumps out of each
- * function, in its first TAIL_SCAN_MAX bytes.
- */
-#define TAIL_SCAN_MAX (16u << 10)
-#define TAIL_DEPTH 2
-#define TAIL_FANOUT 16
-
-/* How far above the copy a read still counts as "the copy ran out". */
-#define STACK_SPAN_MAX (64u << 20)
-
-enum unwind_error {
-	ERR_NO_REGS,
-	ERR_NO_STACK,
-	ERR_INIT,
-	ERR_STACK_TRUNCATED,
-	ERR_DEPTH,
-	ERR_STEP,
-	ERR_FALLBACK_FAILED,
-	ERR_DID_NOT_ADVANCE,
-	ERR_SP_BACKWARDS,
-	ERR_NOT_CODE,
-	ERR_COUNT
-};
-
-/* What became of samples whose unwinding read the stack above the copy. */
-enum deep_outcome {
-	DEEP_SAMPLES,
-	DEEP_COMPLETED,
-	DEEP_CHANGED,
-	DEEP_CALL,
-	DEEP_UNVERIFIED,
-	DEEP_CACHED, /* completed with frames taken from a cached chain */
-	DEEP_COUNT
+struct rec_unwinder {
+	struct rec_elfcfi_cache *files;
+	struct rec_unwown own; /* the recorder's own rules (unwind_own.h) */
+	bool own_off;          /* rec_unwinder_set_own_cfi(u, false) */
+	struct sp_htab *procs; /* pid -> struct rec_unwproc * */
+	struct sp_htab *code;  /* pid -> struct rec_ranges * (anon. code) */
+	struct rec_unwproc *last_proc;
+	struct rec_unwcount count; /* what the walks count */
+	uint64_t samples, frames;
+	uint64_t changed_files;    /* module files cut under their mapping */
+	struct rec_deepstack live; /* the stack above the copy, read live */
+	struct rec_unwgo go;       /* Go's stacks (unwind_go.h) */
+	uint8_t tail_code[TAIL_SCAN_MAX]; /* code scanned for a tail call */
 };
 
 static const char *const deep_keys[DEEP_COUNT] = {
@@ -132,16 +90,6 @@ static const char *const error_keys[ERR_COUNT] = {
 	"unwind_error.return_address_not_code",
 };
 
-enum unwind_fallback {
-	FB_NONE = -1,
-	FB_NO_MODULE,
-	FB_NO_FILE,
-	FB_NO_UNWIND_DATA,
-	FB_EH_FRAME_HDR_LOOKUP,
-	FB_FDE_READ,
-	FB_COUNT
-};
-
 static const char *const fallback_keys[FB_COUNT] = {
 	"unwind_fallback.no_module",
 	"unwind_fallback.no_module_file",
@@ -150,554 +98,9 @@ static const char *const fallback_keys[FB_COUNT] = {
 	"unwind_fallback.dwarf_fde_read",
 };
 
-struct proc {
-	int32_t pid;
-	unw_addr_space_t as;
-	struct rec_regcache regions;
-	int memfd; /* /proc/PID/mem, -1 until needed */
-	struct rec_stackmaps stacks;
-	struct sp_htab *tramps;    /* pc -> start << 1 | endbr, 0: none */
-	struct sp_htab *tails;     /* (function, dest) -> 1: it jumps there */
-	struct rec_gomods *go;     /* its Go modules, NULL until needed */
-	struct rec_deepcache deep; /* its last deep stacks' outer frames */
-};
-
-/* One unwind call: everything the accessors need. */
-struct uctx {
-	struct rec_unwinder *u;
-	struct proc *p;
-	struct sp_modtab *mods;
-	const uint64_t *regs;
-	uint64_t mask;
-	const uint8_t *stack;
-	size_t stack_len;
-	uint64_t sp;
-	uint64_t ip_override; /* nonzero: what RIP reads as (see below) */
-	int fallback;         /* enum unwind_fallback of the current step */
-	/*
-	 * Unwind data the unwinder built (a search table, a trampoline's
-	 * CFI), which libunwind reads at built_addr: the table during the
-	 * lookup, the CFI while it steps, so it stays until the next one.
-	 */
-	const uint8_t *built;
-	uint64_t built_addr;
-	size_t built_len;
-	uint8_t made_cfi[REC_MADECFI_MAX];
-	int32_t fde_entry[2]; /* the search table entry of a lookup */
-	/*
-	 * The module file bytes of the last read, [win_lo, win_lo +
-	 * win_len) in the process at `win`: libunwind reads a CIE and FDE
-	 * one word per byte, about 180 reads per lookup in the same few
-	 * hundred bytes, so most reads hit here.
-	 */
-	const uint8_t *win;
-	uint64_t win_lo;
-	size_t win_len;
-	bool ran_out;              /* a read just above the copy failed */
-	int err;                   /* enum unwind_error of a failed step */
-	bool call_mismatch;        /* a live frame's caller called another */
-	int stop_fallback;         /* enum unwind_fallback of the failed step */
-	uint64_t stop_bp;          /* BP of the frame whose step failed */
-	struct rec_deepstep *step; /* own_step()'s frame, its words */
-	bool no_cache;             /* own_walk() takes no cached chain */
-	const struct rec_deepchain *from; /* the chain it took frames from */
-	const struct rec_deepchain *old;  /* one that did not fit this stack */
-	int verdict; /* rec_deepstack_verify's, when have_verdict */
-	bool have_verdict;
-};
-
-struct rec_unwinder {
-	struct rec_elfcfi_cache *files;
-	struct rec_cfimemo *rules; /* CFI rules read by us, by file */
-	bool own_off;              /* rec_unwinder_set_own_cfi(u, false) */
-	uint64_t own_samples;      /* unwound by those rules alone */
-	uint64_t rules_read;       /* rules read from files (memo misses) */
-	struct sp_htab *procs;     /* pid -> struct proc * */
-	struct sp_htab *code;      /* pid -> struct rec_ranges * (anon. code) */
-	struct proc *last_proc;
-	uint64_t errors[ERR_COUNT];
-	uint64_t fallbacks[FB_COUNT];
-	uint64_t samples, frames;
-	uint64_t changed_files;    /* module files cut under their mapping */
-	struct rec_deepstack live; /* the stack above the copy, read live */
-	uint64_t go_roots;         /* Go stacks ending at mstart, mcall */
-	const uint64_t *fp;        /* the kernel's walk of this sample ... */
-	size_t nfp;                /* ... (rec_unwinder_set_fpchain) */
-	uint64_t go_no_chain;      /* switches without the kernel's walk */
-	struct rec_goframes goframes;
-	uint64_t deep[DEEP_COUNT];
-	uint8_t tail_code[TAIL_SCAN_MAX]; /* code scanned for a tail call */
-	/* own_walk()'s frames, for the process's cache of deep stacks */
-	struct rec_deepstep steps[REC_UNWIND_MAX_FRAMES];
-	bool missed_module; /* the last unwind met a pc without module */
-	uint64_t missed_pc; /* the first such pc */
-};
-
-/* ------------------------------------------------------------ modules */
-
-/*
- * The file region of this process that holds `addr`, learning it from the
- * module table the first time; sets *why when there is none.
- */
-static const struct rec_region *
-region_for(struct uctx *c, uint64_t addr, int *why)
-{
-	const struct rec_region *r;
-	int miss;
-
-	r = rec_regcache_get(&c->p->regions, c->u->files, c->mods, addr, &miss);
-	if (!r)
-		*why = miss == REC_REGION_NO_MODULE ? FB_NO_MODULE : FB_NO_FILE;
-	return r;
-}
-
-/* ------------------------------------------- anonymous code, trampolines */
-
-/* The anonymous code ranges of `pid`; NULL when none were added. */
-static struct rec_ranges *
-code_of(const struct rec_unwinder *u, int32_t pid)
-{
-	uint64_t v;
-
-	return sp_htab_get(u->code, &pid, sizeof(pid), &v)
-		   ? (struct rec_ranges *)(uintptr_t)v
-		   : NULL;
-}
-
-/* Reads the process's memory (code outside any file); false on failure. */
-static bool
-read_mem(struct proc *p, uint64_t addr, void *buf, size_t len)
-{
-	char path[64];
-
-	if (p->memfd < 0) {
-		snprintf(path, sizeof(path), "/proc/%" PRId32 "/mem", p->pid);
-		if ((p->memfd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-			p->memfd = -2; /* do not try again */
-			return false;
-		}
-	}
-	return p->memfd >= 0 && addr <= INT64_MAX &&
-	       pread(p->memfd, buf, len, (off_t)addr) == (ssize_t)len;
-}
-
-/*
- * Whether `ip`, in no module, lies in a CPython perf trampoline; the
- * answer for each pc is kept for the process's life.
- */
-static bool
-tramp_at(struct uctx *c, uint64_t ip, uint64_t *start, bool *endbr)
-{
-	uint8_t code[2 * REC_PYTRAMP_WINDOW];
-	uint64_t from = ip - REC_PYTRAMP_WINDOW, *slot, v;
-	struct proc *p = c->p;
-	bool inserted;
-
-	if (ip < REC_PYTRAMP_WINDOW)
-		return false;
-	if (!p->tramps && !(p->tramps = sp_htab_new()))
-		return false;
-	if (sp_htab_get(p->tramps, &ip, sizeof(ip), &v)) {
-		*start = v >> 1;
-		*endbr = v & 1;
-		return v != 0;
-	}
-	if (!read_mem(p, from, code, sizeof(code)))
-		return false; /* unknown: not cached */
-	v = rec_pytramp_match(code, sizeof(code), from, ip, start, endbr)
-		? *start << 1 | *endbr
-		: 0;
-	if ((slot = sp_htab_slot(p->tramps, &ip, sizeof(ip), 0, &inserted)))
-		*slot = v;
-	return v != 0;
-}
-
-/*
- * Where made-up CFI for code at `start` lies: any address near the code
- * serves (within 2 GiB, for its pc-relative entries), since libunwind
- * reads it from us (access_mem).
- */
-static uint64_t
-made_cfi_addr(uint64_t start)
-{
-	return (start + 0x1000) & ~(uint64_t)7;
-}
-
-/*
- * Looks `ip` up in the made-up CFI c->made_cfi (`len` bytes, as at
- * address `at`), a one-entry table for the code [lo, hi).
- */
-static int
-search_made_cfi(struct uctx *c, unw_addr_space_t as, uint64_t ip, uint64_t lo,
-		uint64_t hi, uint64_t at, size_t len, unw_proc_info_t *pi,
-		int need_unwind_info)
-{
-	unw_dyn_info_t di;
-
-	memset(&di, 0, sizeof(di));
-	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
-	di.start_ip = lo;
-	di.end_ip = hi;
-	di.u.rti.segbase = at;
-	di.u.rti.table_data = at;
-	di.u.rti.table_len = 1;
-	c->built = c->made_cfi;
-	c->built_addr = at;
-	c->built_len = len;
-	return dwarf_search_unwind_table(as, ip, &di, pi, need_unwind_info, c);
-}
-
-/* find_proc_info for a trampoline: its CFI, made up (pytramp.h). */
-static int
-find_tramp_info(struct uctx *c, unw_addr_space_t as, uint64_t ip,
-		unw_proc_info_t *pi, int need_unwind_info)
-{
-	uint64_t start, at;
-	size_t len;
-	bool endbr;
-
-	if (!tramp_at(c, ip, &start, &endbr))
-		return -UNW_ENOINFO;
-	at = made_cfi_addr(start);
-	len = rec_pytramp_cfi(start, endbr, at, c->made_cfi);
-	return search_made_cfi(c, as, ip, start, start + rec_pytramp_len(endbr),
-			       at, len, pi, need_unwind_info);
-}
-
-/*
- * find_proc_info for code without a file (a JIT's): a frame-pointer
- * frame, in made-up CFI (madecfi.h) covering `ip` alone.
- */
-static int
-find_fp_info(struct uctx *c, unw_addr_space_t as, uint64_t ip,
-	     unw_proc_info_t *pi, int need_unwind_info)
-{
-	uint64_t at = made_cfi_addr(ip);
-	size_t len = rec_madecfi_fp(ip, 1, at, c->made_cfi);
-
-	return search_made_cfi(c, as, ip, ip, ip + 1, at, len, pi,
-			       need_unwind_info);
-}
-
-/*
- * Whether a return address can be one: it lies in a module or in
- * anonymous executable memory the process mapped (trampolines too).
- */
-static bool
-is_code(struct uctx *c, uint64_t addr)
-{
-	const struct rec_ranges *rs;
-	struct sp_frame fr;
-
-	/* Not the region cache: a file's region spans its data segments too. */
-	sp_modtab_resolve(c->mods, c->p->pid, addr, SP_FRAME_USER, &fr);
-	if (fr.module_id != SP_NONE)
-		return true;
-	return (rs = code_of(c->u, c->p->pid)) && rec_ranges_has(rs, addr);
-}
-
-/* ----------------------------------------------------------- accessors */
-
-/*
- * Finds the index of f's search table entry for ELF address `vaddr`: the
- * last one whose initial location is at or below it.  False when there
- * is none (below the first FDE, or out of the table's 32-bit reach).
- */
-static bool
-fde_index(const struct rec_elfcfi *f, uint64_t vaddr, size_t *index)
-{
-	int64_t rel = (int64_t)(vaddr - f->table_base);
-	size_t lo = 0, hi = f->fde_count, mid;
-	int32_t loc;
-
-	if (rel < INT32_MIN || rel > INT32_MAX || hi == 0)
-		return false;
-	while (hi - lo > 1) {
-		mid = lo + (hi - lo) / 2;
-		memcpy(&loc, f->table + mid * 8, sizeof(loc));
-		if (loc <= rel)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	memcpy(&loc, f->table + lo * 8, sizeof(loc));
-	*index = lo;
-	return loc <= rel;
-}
-
-/*
- * Finds the entry of f's search table for ELF address `vaddr`: the last
- * one whose initial location is at or below it.  False when there is
- * none (below the first FDE, or out of the table's 32-bit reach).
- */
-static bool
-fde_lookup(const struct rec_elfcfi *f, uint64_t vaddr, int32_t entry[2])
-{
-	size_t i;
-
-	return fde_index(f, vaddr, &i) && (memcpy(entry, f->table + i * 8, 8));
-}
-
-static int
-find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
-	       int need_unwind_info, void *arg)
-{
-	struct uctx *c = arg;
-	unw_dyn_info_t di;
-	const struct rec_region *r;
-	int why = FB_NO_MODULE, ret;
-
-	if (!(r = region_for(c, ip, &why))) {
-		/* anonymous or no file: perhaps a Python trampoline */
-		if ((ret = find_tramp_info(c, as, ip, pi, need_unwind_info)) !=
-		    -UNW_ENOINFO)
-			return ret;
-		c->fallback = why;
-		/*
-		 * Code without a file: a frame-pointer step, in CFI but
-		 * counted as the fallback it is, which keeps it off memory
-		 * read live (live_step_ok).
-		 */
-		if (is_code(c, ip))
-			return find_fp_info(c, as, ip, pi, need_unwind_info);
-		if (why == FB_NO_MODULE && !c->u->missed_module) {
-			c->u->missed_module = true;
-			c->u->missed_pc = ip;
-		}
-		return -UNW_ENOINFO;
-	}
-	if (!r->f->table) {
-		c->fallback = FB_NO_UNWIND_DATA;
-		return -UNW_ENOINFO;
-	}
-	if (!fde_lookup(r->f, ip - r->bias, c->fde_entry)) {
-		c->fallback = FB_EH_FRAME_HDR_LOOKUP;
-		return -UNW_ENOINFO;
-	}
-	/*
-	 * The binary search is done above, on the file's table in memory;
-	 * libunwind gets the one entry found, which saves it a memory
-	 * callback per probe.
-	 */
-	memset(&di, 0, sizeof(di));
-	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
-	di.start_ip = r->lo;
-	di.end_ip = r->hi;
-	di.u.rti.segbase = r->bias + r->f->table_base;
-	di.u.rti.table_data = BUILT_TABLE_ADDR;
-	di.u.rti.table_len = 1;
-	c->built = (const uint8_t *)c->fde_entry;
-	c->built_addr = BUILT_TABLE_ADDR;
-	c->built_len = sizeof(c->fde_entry);
-	ret = dwarf_search_unwind_table(as, ip, &di, pi, need_unwind_info, arg);
-	if (ret < 0)
-		c->fallback =
-		    ret == -UNW_ENOINFO ? FB_EH_FRAME_HDR_LOOKUP : FB_FDE_READ;
-	return ret;
-}
-
-static void
-put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
-{
-	(void)as;
-	(void)pi;
-	(void)arg;
-}
-
-static int
-get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *dil, void *arg)
-{
-	(void)as;
-	(void)dil;
-	(void)arg;
-	return -UNW_ENOINFO;
-}
-
-/*
- * Points the window at the file bytes of region `r` around `addr`;
- * false when they do not hold a word at `addr`.
- */
-static bool
-file_window(struct uctx *c, const struct rec_region *r, uint64_t addr)
-{
-	const uint8_t *img;
-	uint64_t lo;
-	size_t len;
-
-	img = rec_elfcfi_span(r->f, addr - r->bias, &lo, &len);
-	if (!img || len - (addr - r->bias - lo) < sizeof(uint64_t))
-		return false;
-	c->win = img;
-	c->win_lo = lo + r->bias;
-	c->win_len = len;
-	return true;
-}
-
-/*
- * access_mem's other cases: a module file outside the window, or the
- * live stack above the copy.  Kept out of line so that the cases above,
- * a million calls on a build, cost no register saves.
- */
-static __attribute__((noinline)) int
-read_other(struct uctx *c, uint64_t addr, unw_word_t *valp)
-{
-	const struct rec_region *r;
-	int why;
-
-	r = region_for(c, addr, &why);
-	if (r && file_window(c, r, addr)) {
-		memcpy(valp, c->win + (addr - c->win_lo), sizeof(*valp));
-		return 0;
-	}
-	if (r)
-		return -UNW_EINVAL;
-	/* a frame-pointer step over live memory is refused anyway */
-	if (c->fallback == FB_NONE &&
-	    rec_deepstack_read(&c->u->live, addr, valp))
-		return 0;
-	if (addr >= c->sp && addr - c->sp < STACK_SPAN_MAX)
-		c->ran_out = true;
-	return -UNW_EINVAL;
-}
-
-static int
-access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write,
-	   void *arg)
-{
-	struct uctx *c = arg;
-
-	(void)as;
-	if (write)
-		return -UNW_EINVAL;
-	if (addr >= c->sp && addr - c->sp <= c->stack_len - sizeof(*valp)) {
-		memcpy(valp, c->stack + (addr - c->sp), sizeof(*valp));
-		rec_deepstack_saw(&c->u->live, addr);
-		return 0;
-	}
-	if (c->built && addr >= c->built_addr &&
-	    c->built_len >= sizeof(*valp) &&
-	    addr - c->built_addr <= c->built_len - sizeof(*valp)) {
-		memcpy(valp, c->built + (addr - c->built_addr), sizeof(*valp));
-		return 0;
-	}
-	if (addr - c->win_lo < c->win_len &&
-	    c->win_len - (addr - c->win_lo) >= sizeof(*valp)) {
-		memcpy(valp, c->win + (addr - c->win_lo), sizeof(*valp));
-		return 0;
-	}
-	return read_other(c, addr, valp);
-}
-
-/* perf_regs.h number of a libunwind x86_64 register, or -1. */
-static int
-perf_reg(unw_regnum_t r)
-{
-	switch (r) {
-	case UNW_X86_64_RAX:
-		return PERF_REG_X86_AX;
-	case UNW_X86_64_RDX:
-		return PERF_REG_X86_DX;
-	case UNW_X86_64_RCX:
-		return PERF_REG_X86_CX;
-	case UNW_X86_64_RBX:
-		return PERF_REG_X86_BX;
-	case UNW_X86_64_RSI:
-		return PERF_REG_X86_SI;
-	case UNW_X86_64_RDI:
-		return PERF_REG_X86_DI;
-	case UNW_X86_64_RBP:
-		return PERF_REG_X86_BP;
-	case UNW_X86_64_RSP:
-		return PERF_REG_X86_SP;
-	case UNW_X86_64_RIP:
-		return PERF_REG_X86_IP;
-	default:
-		if (r >= UNW_X86_64_R8 && r <= UNW_X86_64_R15)
-			return PERF_REG_X86_R8 + (r - UNW_X86_64_R8);
-		return -1;
-	}
-}
-
-/* Value of perf register `pr` from the mask-ordered array; false if absent. */
-static bool
-reg_value(const uint64_t *regs, uint64_t mask, int pr, uint64_t *v)
-{
-	uint64_t bit;
-
-	if (pr < 0 || pr >= 64 || !(mask & ((uint64_t)1 << pr)))
-		return false;
-	bit = (uint64_t)1 << pr;
-	*v = regs[__builtin_popcountll(mask & (bit - 1))];
-	return true;
-}
-
-static int
-access_reg(unw_addr_space_t as, unw_regnum_t r, unw_word_t *valp, int write,
-	   void *arg)
-{
-	struct uctx *c = arg;
-	uint64_t v;
-
-	(void)as;
-	if (write || !reg_value(c->regs, c->mask, perf_reg(r), &v))
-		return -UNW_EBADREG;
-	if (r == UNW_X86_64_RIP && c->ip_override)
-		v = c->ip_override;
-	*valp = v;
-	return 0;
-}
-
-static int
-access_fpreg(unw_addr_space_t as, unw_regnum_t r, unw_fpreg_t *v, int write,
-	     void *arg)
-{
-	(void)as;
-	(void)r;
-	(void)v;
-	(void)write;
-	(void)arg;
-	return -UNW_EBADREG;
-}
-
-static int
-resume(unw_addr_space_t as, unw_cursor_t *cur, void *arg)
-{
-	(void)as;
-	(void)cur;
-	(void)arg;
-	return -UNW_EINVAL;
-}
-
-static int
-get_proc_name(unw_addr_space_t as, unw_word_t addr, char *buf, size_t len,
-	      unw_word_t *off, void *arg)
-{
-	(void)as;
-	(void)addr;
-	(void)buf;
-	(void)len;
-	(void)off;
-	(void)arg;
-	return -UNW_ENOINFO;
-}
-
-/* Never written: libunwind's unw_create_addr_space takes it non-const. */
-static unw_accessors_t accessors = {
-	.find_proc_info = find_proc_info,
-	.put_unwind_info = put_unwind_info,
-	.get_dyn_info_list_addr = get_dyn_info_list_addr,
-	.access_mem = access_mem,
-	.access_reg = access_reg,
-	.access_fpreg = access_fpreg,
-	.resume = resume,
-	.get_proc_name = get_proc_name,
-};
-
-/* ------------------------------------------------------------ processes */
-
 /* Frees `p` and gives back the module files it held. */
 static void
-proc_free(struct rec_unwinder *u, struct proc *p)
+proc_free(struct rec_unwinder *u, struct rec_unwproc *p)
 {
 	if (!p)
 		return;
@@ -717,10 +120,10 @@ proc_free(struct rec_unwinder *u, struct proc *p)
 	free(p);
 }
 
-static struct proc *
+static struct rec_unwproc *
 proc_get(struct rec_unwinder *u, int32_t pid)
 {
-	struct proc *p = u->last_proc;
+	struct rec_unwproc *p = u->last_proc;
 	uint64_t *slot;
 	bool inserted;
 
@@ -737,21 +140,8 @@ proc_get(struct rec_unwinder *u, int32_t pid)
 		p->memfd = -1;
 		*slot = (uint64_t)(uintptr_t)p;
 	}
-	u->last_proc = (struct proc *)(uintptr_t)*slot;
+	u->last_proc = (struct rec_unwproc *)(uintptr_t)*slot;
 	return u->last_proc;
-}
-
-/*
- * The libunwind address space of `p`, made when its first sample needs
- * libunwind (most processes of a build never do: own_walk()); NULL when
- * it cannot be made.  Call it with rec_in_libunwind set.
- */
-static unw_addr_space_t
-proc_as(struct proc *p)
-{
-	if (!p->as && (p->as = unw_create_addr_space(&accessors, 0)))
-		unw_set_caching_policy(p->as, UNW_CACHE_GLOBAL);
-	return p->as;
 }
 
 void
@@ -761,9 +151,9 @@ rec_unwinder_forget_process(struct rec_unwinder *u, int32_t pid)
 
 	if (!sp_htab_get(u->procs, &pid, sizeof(pid), &val) || !val)
 		return;
-	if (u->last_proc == (struct proc *)(uintptr_t)val)
+	if (u->last_proc == (struct rec_unwproc *)(uintptr_t)val)
 		u->last_proc = NULL;
-	proc_free(u, (struct proc *)(uintptr_t)val);
+	proc_free(u, (struct rec_unwproc *)(uintptr_t)val);
 	sp_htab_del(u->procs, &pid, sizeof(pid));
 }
 
@@ -815,10 +205,10 @@ rec_unwinder_new(struct rec_filepin *pins)
 	if (!u)
 		return NULL;
 	u->files = rec_elfcfi_cache_new(pins);
-	u->rules = rec_cfimemo_new(REC_CFIMEMO_MAX);
+	u->own.rules = rec_cfimemo_new(REC_CFIMEMO_MAX);
 	u->procs = sp_htab_new();
 	u->code = sp_htab_new();
-	if (!u->files || !u->rules || !u->procs || !u->code ||
+	if (!u->files || !u->own.rules || !u->procs || !u->code ||
 	    rec_deepstack_init(&u->live, REC_DEEPSTACK_BUDGET) < 0) {
 		rec_unwinder_free(u);
 		errno = ENOMEM;
@@ -837,14 +227,14 @@ rec_unwinder_free(struct rec_unwinder *u)
 	if (!u)
 		return;
 	while (u->procs && sp_htab_next(u->procs, &pos, &key, &klen, &val))
-		proc_free(u, (struct proc *)(uintptr_t)val);
+		proc_free(u, (struct rec_unwproc *)(uintptr_t)val);
 	sp_htab_free(u->procs);
 	pos = 0;
 	while (u->code && sp_htab_next(u->code, &pos, &key, &klen, &val))
 		ranges_free((struct rec_ranges *)(uintptr_t)val);
 	sp_htab_free(u->code);
 	rec_elfcfi_cache_free(u->files);
-	rec_cfimemo_free(u->rules);
+	rec_cfimemo_free(u->own.rules);
 	rec_deepstack_release(&u->live);
 	free(u);
 }
@@ -856,23 +246,6 @@ rec_unwinder_set_stack_read(struct rec_unwinder *u, size_t bytes)
 	return rec_deepstack_init(&u->live, bytes);
 }
 
-/* ------------------------------------------------------------ unwinding */
-
-/* Whether `addr` holds the signal trampoline: mov $15,%rax; syscall. */
-static bool
-is_trampoline(struct uctx *c, uint64_t addr)
-{
-	static const uint8_t tramp[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00,
-					  0x00, 0x00, 0x0f, 0x05 };
-	uint8_t code[sizeof(tramp)];
-	const struct rec_region *r;
-	int why;
-
-	return (r = region_for(c, addr, &why)) &&
-	       rec_elfcfi_read(r->f, addr - r->bias, code, sizeof(code)) == 0 &&
-	       memcmp(code, tramp, sizeof(tramp)) == 0;
-}
-
 /*
  * A sample taken inside rt_sigreturn has its pc just after the
  * trampoline's syscall instruction, past the trampoline's CFI.  Unwinding
@@ -881,757 +254,17 @@ is_trampoline(struct uctx *c, uint64_t addr)
  * address, or 0.
  */
 static uint64_t
-sigreturn_start(struct uctx *c, uint64_t ip)
+sigreturn_start(struct rec_uctx *c, uint64_t ip)
 {
-	return ip >= 9 && is_trampoline(c, ip - 9) ? ip - 9 : 0;
-}
-
-/*
- * Whether a step that read the live stack above the copy (deepstack.h)
- * can be taken as it is: CFI only (a frame-pointer step over live memory
- * proves nothing), the CFA strictly above the last or on an older stack
- * segment entered just now, and the end only where CFI marks the
- * outermost frame (_start, the thread start).  The return address is
- * checked like any other, in step().
- */
-static bool
-live_step_ok(const struct uctx *c, int r, uint64_t sp, uint64_t new_ip,
-	     uint64_t new_sp)
-{
-	if (c->fallback != FB_NONE || c->ran_out)
-		return false;
-	return r == 0 ||
-	       (new_ip != 0 && rec_deepstack_outward(&c->u->live, sp, new_sp));
-}
-
-/*
- * The fallback of a step from the frame at `pc` (what it looks up CFI
- * by) when that frame is code without a file (madecfi.h): the reason,
- * set before the step since libunwind's cache may answer it without
- * asking find_proc_info, and a frame-pointer step must never read live
- * memory (live_step_ok).  FB_NONE for any other frame.
- */
-static int
-fp_fallback(struct uctx *c, uint64_t pc)
-{
-	int why = FB_NONE;
-	uint64_t start;
-	bool endbr;
-
-	if (region_for(c, pc, &why) || !is_code(c, pc) ||
-	    tramp_at(c, pc, &start, &endbr))
-		return FB_NONE;
-	return why;
-}
-
-/*
- * Steps from the frame at cur, whose pc (call site) is `at`, to its
- * caller.  *sig says whether the frame at cur is a signal trampoline's,
- * and is updated for the caller's.
- * Returns 1 with *pc set to the caller's pc, 0 at the outermost frame, or
- * -1 when the stack is truncated (c->err says why).  The pc is the call
- * site (return address - 1) unless there was no call: the frame a signal
- * interrupted, and the trampoline itself (the handler "returns" to its
- * first instruction).
- */
-static int
-step(struct rec_unwinder *u, struct uctx *c, unw_cursor_t *cur, uint64_t at,
-     int *sig, uint64_t *pc)
-{
-	unw_word_t ip, sp, bp, new_ip = 0, new_sp = 0;
-	int r, new_sig;
-	bool live;
-
-	unw_get_reg(cur, UNW_REG_IP, &ip);
-	unw_get_reg(cur, UNW_REG_SP, &sp);
-	if (unw_get_reg(cur, UNW_X86_64_RBP, &bp) < 0)
-		bp = 1;
-	c->fallback = fp_fallback(c, at);
-	c->ran_out = false;
-	r = unw_step(cur);
-	if (c->fallback != FB_NONE)
-		u->fallbacks[c->fallback]++;
-	live = rec_deepstack_used(&u->live);
-	if (r > 0) {
-		unw_get_reg(cur, UNW_REG_IP, &new_ip);
-		unw_get_reg(cur, UNW_REG_SP, &new_sp);
-	}
-	if (live && r >= 0 && !live_step_ok(c, r, sp, new_ip, new_sp)) {
-		c->err = ERR_STACK_TRUNCATED;
-		return -1;
-	}
-	/*
-	 * The end: CFI said so, or, without CFI, a zero frame pointer (the
-	 * ABI's outermost-frame marker, as in ld.so's _start).
-	 */
-	if (r == 0 && !c->ran_out && (c->fallback == FB_NONE || bp == 0))
-		return 0;
-	c->stop_fallback = c->fallback;
-	c->stop_bp = bp;
-	if (r <= 0) {
-		c->err = c->ran_out ? ERR_STACK_TRUNCATED
-			 : r < 0    ? ERR_STEP
-				    : ERR_FALLBACK_FAILED;
-		return -1;
-	}
-	if (new_ip == 0)
-		return 0;
-	if (new_ip == ip && new_sp == sp) {
-		c->err = ERR_DID_NOT_ADVANCE;
-		return -1;
-	}
-	if (new_sp < sp && !*sig && !live) {
-		c->err = ERR_SP_BACKWARDS;
-		return -1;
-	}
-	if (!is_code(c, new_ip)) {
-		/* garbage from a failed CFI or frame-pointer step */
-		c->err = ERR_NOT_CODE;
-		if (!u->missed_module && !live) {
-			u->missed_module = true;
-			u->missed_pc = new_ip;
-		}
-		return -1;
-	}
-	new_sig = is_trampoline(c, new_ip);
-	*pc = *sig || new_sig ? new_ip : new_ip - 1;
-	*sig = new_sig;
-	return 1;
-}
-
-/*
- * The start of the function (FDE) holding `pc` and the start of the
- * next, or false when no search table covers it.
- */
-static bool
-function_at(struct uctx *c, uint64_t pc, uint64_t *start, uint64_t *next)
-{
-	const struct rec_region *r;
-	int32_t loc;
-	size_t i;
-	int why;
-
-	if (!(r = region_for(c, pc, &why)) || !r->f->table ||
-	    !fde_index(r->f, pc - r->bias, &i))
-		return false;
-	memcpy(&loc, r->f->table + i * 8, sizeof(loc));
-	*start = r->bias + r->f->table_base + (uint64_t)(int64_t)loc;
-	*next = *start + TAIL_SCAN_MAX;
-	if (i + 1 < r->f->fde_count) {
-		memcpy(&loc, r->f->table + (i + 1) * 8, sizeof(loc));
-		*next = r->bias + r->f->table_base + (uint64_t)(int64_t)loc;
-	}
-	return true;
-}
-
-/*
- * Whether function `fn` reaches `dest` through at most `depth` direct
- * jumps out of functions (tail calls), their code read from their module
- * files; each answer is kept per process.
- */
-static bool
-tail_calls(struct uctx *c, uint64_t fn, uint64_t dest, int depth)
-{
-	uint64_t key[3] = { fn, dest, (uint64_t)depth }, jumps[TAIL_FANOUT];
-	uint64_t start, next, *slot, v = 0;
-	const struct rec_region *r;
-	size_t len = 0, n, i;
-	bool inserted;
-	int why;
-
-	if (!c->p->tails && !(c->p->tails = sp_htab_new()))
-		return false;
-	if (sp_htab_get(c->p->tails, key, sizeof(key), &v))
-		return v != 0;
-	if (function_at(c, fn, &start, &next) && start == fn &&
-	    (r = region_for(c, fn, &why))) {
-		len = next - fn < TAIL_SCAN_MAX ? next - fn : TAIL_SCAN_MAX;
-		while (len && rec_elfcfi_read(r->f, fn - r->bias,
-					      c->u->tail_code, len) < 0)
-			len /= 2; /* the module's end: read less */
-	}
-	n = rec_callsite_jumps(c->u->tail_code, len, fn, jumps, TAIL_FANOUT);
-	for (i = 0; i < n && i < TAIL_FANOUT && !v; i++)
-		v = jumps[i] == dest;
-	for (i = 0; i < n && i < TAIL_FANOUT && !v && depth > 1; i++)
-		v = tail_calls(c, jumps[i], dest, depth - 1);
-	if ((slot = sp_htab_slot(c->p->tails, key, sizeof(key), 0, &inserted)))
-		*slot = v;
-	return v != 0;
-}
-
-/*
- * Whether the caller at return address `ra` may be the one the frame at
- * `callee_pc` returns to: false only when its call instruction is a
- * direct call to another function than the callee's (callsite.h).
- */
-static bool
-call_matches(struct uctx *c, uint64_t callee_pc, uint64_t ra)
-{
-	uint8_t before[REC_CALLSITE_BEFORE], code[REC_CALLSITE_PLT];
-	const struct rec_region *r;
-	uint64_t target, start, next;
-	int why;
-
-	if (!(r = region_for(c, ra - 1, &why)) ||
-	    rec_elfcfi_read(r->f, ra - sizeof(before) - r->bias, before,
-			    sizeof(before)) < 0 ||
-	    !rec_callsite_target(before, ra, &target))
-		return true;
-	if (!function_at(c, callee_pc, &start, &next) || target == start)
-		return true;
-	if ((r = region_for(c, target, &why)) &&
-	    rec_elfcfi_read(r->f, target - r->bias, code, sizeof(code)) == 0 &&
-	    rec_callsite_is_plt(code))
-		return true;
-	return tail_calls(c, target, start, TAIL_DEPTH);
-}
-
-/*
- * The Go function holding `pc`: its start and end (runtime addresses)
- * and kind; false when `pc` lies in no Go module with symbols.
- */
-static bool
-go_func(struct uctx *c, uint64_t pc, uint64_t *start, uint64_t *end,
-	enum rec_gofunc_kind *kind)
-{
-	const struct rec_gofuncs *fs;
-	const struct rec_region *r;
-	int why;
-
-	if (!(r = region_for(c, pc, &why)) ||
-	    (!c->p->go && !(c->p->go = rec_gomods_new())) ||
-	    !(fs = rec_gomods_get(c->p->go, r->f)) ||
-	    !rec_gofuncs_find(fs, pc - r->bias, start, end, kind))
-		return false;
-	*start += r->bias;
-	*end += r->bias;
-	return true;
-}
-
-/* rec_goview's callbacks: the process of the unwind call `arg`. */
-static bool
-go_view_func(void *arg, uint64_t pc, uint64_t *start, uint64_t *end,
-	     enum rec_gofunc_kind *kind)
-{
-	return go_func(arg, pc, start, end, kind);
-}
-
-static int
-go_view_code(void *arg, uint64_t addr, void *buf, size_t len)
-{
-	const struct rec_region *r;
-	int why;
-
-	return (r = region_for(arg, addr, &why))
-		   ? rec_elfcfi_read(r->f, addr - r->bias, buf, len)
-		   : -1;
-}
-
-static bool
-go_view_is_code(void *arg, uint64_t addr)
-{
-	return is_code(arg, addr);
-}
-
-/*
- * Where the step from the Go frame at pcs[*n - 1] failed: at a root
- * (runtime.mstart, runtime.mcall) the stack ends, as in Go's
- * traceback.  At a stack switch (the frame's BP is the goroutine's) or
- * where the frame's BP lies above the copy, the kernel's frame-pointer
- * walk of the sample goes on, when recorded (goexe.h), frame by frame
- * checked (goframes.h).  The goroutine's stack read now would be read
- * too late: its thread has left the switch by then (most of such reads
- * were refused by the checks when tried), so without the kernel's walk
- * the stack stays truncated.  Returns 0 when the stack was completed,
- * -1 when it stays truncated.
- */
-static int
-go_continue(struct rec_unwinder *u, struct uctx *c, uint64_t *pcs, size_t *n,
-	    size_t max)
-{
-	const struct rec_goview v = { c, go_view_func, go_view_code,
-				      go_view_is_code, &c->p->tails };
-	enum rec_gofunc_kind kind;
-	uint64_t start, end;
-
-	if (c->stop_fallback != FB_NO_UNWIND_DATA ||
-	    !go_func(c, pcs[*n - 1], &start, &end, &kind))
-		return -1;
-	if (kind == REC_GOFUNC_ROOT) {
-		u->go_roots++;
-		return 0;
-	}
-	if (kind == REC_GOFUNC_OTHER && c->stop_bp < c->sp + c->stack_len)
-		return -1;
-	if (!u->nfp) {
-		u->go_no_chain += kind != REC_GOFUNC_OTHER;
-		return -1;
-	}
-	return rec_goframes_splice(&u->goframes, &v, u->fp, u->nfp, pcs, n,
-				   max);
-}
-
-/*
- * Walks the frames from cur into pcs[*n..max).  Returns what the last
- * step returned (0: the outermost frame was reached), with *first_live
- * set to the index of the first pc found with live reads (deepstack.h),
- * or to max when there is none.
- */
-static int
-walk(struct rec_unwinder *u, struct uctx *c, unw_cursor_t *cur, int sig,
-     uint64_t *pcs, size_t *n, size_t max, size_t *first_live)
-{
-	uint64_t ip;
-	int r, callee_sig = sig;
-
-	*first_live = max;
-	while ((r = step(u, c, cur, pcs[*n - 1], &sig, &ip)) > 0 && *n < max) {
-		if (rec_deepstack_used(&u->live)) {
-			if (*first_live == max)
-				*first_live = *n;
-			/* no call where a signal frame is on either side */
-			if (!callee_sig && !sig &&
-			    !call_matches(c, pcs[*n - 1], ip + 1)) {
-				c->call_mismatch = true;
-				r = -1;
-				break;
-			}
-		}
-		callee_sig = sig;
-		pcs[(*n)++] = ip;
-	}
-	if (r < 0 && !rec_deepstack_used(&u->live) &&
-	    go_continue(u, c, pcs, n, max) == 0)
-		r = 0;
-	if (r > 0)
-		c->err = ERR_DEPTH;
-	if (r != 0 && *first_live == max && rec_deepstack_used(&u->live))
-		*first_live = *n; /* the failed step read live memory */
-	return r;
-}
-
-/*
- * Keeps the frames found with live reads only when the chain reached its
- * outermost frame and the stack did not change under the reads; else
- * cuts them off.  Returns the number of pcs kept; *truncated is set when
- * frames were cut or the walk ended early.
- */
-static size_t
-settle(struct rec_unwinder *u, struct uctx *c, int r, size_t n,
-       size_t first_live, bool *truncated)
-{
-	int v;
-
-	if (!rec_deepstack_used(&u->live)) {
-		if (r != 0) {
-			u->errors[c->err]++;
-			*truncated = true;
-		}
-		return n;
-	}
-	u->deep[DEEP_SAMPLES]++;
-	v = r != 0            ? -EPROTO
-	    : c->have_verdict ? c->verdict
-			      : rec_deepstack_verify(&u->live);
-	if (v == 0) {
-		u->deep[DEEP_COMPLETED]++;
-		return n;
-	}
-	u->deep[c->call_mismatch ? DEEP_CALL
-		: v == -ESTALE   ? DEEP_CHANGED
-				 : DEEP_UNVERIFIED]++;
-	u->errors[ERR_STACK_TRUNCATED]++;
-	*truncated = true;
-	return first_live < n ? first_live : n;
-}
-
-/* ------------------------------------------- the recorder's own CFI rules */
-
-/*
- * The memo's words for an address without a rule of cfirule.h's kind:
- * one no FDE covers (libunwind steps it by frame pointer), and one
- * whose FDE holds another kind of rule.
- */
-#define NO_FDE (UINT64_MAX - 1)
-#define NO_RULE UINT64_MAX
-
-/* Reads the rule for ELF address `vaddr` of `f` from the file. */
-static uint64_t
-read_rule(const struct rec_elfcfi *f, uint64_t vaddr, struct rec_cfirule *rule)
-{
-	const uint8_t *sec;
-	uint64_t fde, lo;
-	int32_t entry[2];
-	size_t len;
-	int r;
-
-	if (!fde_lookup(f, vaddr, entry))
-		return NO_FDE;
-	fde = f->table_base + (uint64_t)(int64_t)entry[1];
-	if (!(sec = rec_elfcfi_span(f, fde, &lo, &len)))
-		return NO_RULE;
-	r = rec_cfirule_find(sec, len, lo, fde, vaddr, rule);
-	return r == 0         ? rec_cfirule_pack(rule)
-	       : r == -ENOENT ? NO_FDE
-			      : NO_RULE;
-}
-
-/*
- * The rule of the frame whose pc (call site) is `at`, from the memo or
- * read from its module file and kept by the file's identity (the vdso,
- * which has none, is read each time).  Returns 1 with *rule set, 0 when
- * no FDE covers `at` (in a module with CFI), -1 for anything else: then
- * libunwind unwinds the sample.
- */
-static int
-own_rule(struct uctx *c, uint64_t at, struct rec_cfirule *rule)
-{
-	const struct rec_region *r;
-	const struct rec_elfcfi *f;
-	uint64_t word, vaddr;
-	bool keep;
-	int why;
-
-	if (!(r = region_for(c, at, &why)) || !(f = r->f)->table)
-		return -1;
-	vaddr = at - r->bias;
-	keep = f->id.dev || f->id.ino;
-	if (!keep || !rec_cfimemo_get(c->u->rules, &f->id, vaddr, &word)) {
-		word = read_rule(f, vaddr, rule);
-		c->u->rules_read++;
-		if (keep)
-			rec_cfimemo_put(c->u->rules, &f->id, vaddr, word);
-	}
-	if (word == NO_FDE || word == NO_RULE)
-		return word == NO_FDE ? 0 : -1;
-	rec_cfirule_unpack(word, rule);
-	return 1;
-}
-
-/*
- * Whether libunwind's frame-pointer step from a frame without CFI at
- * `ip` (not a return address minus one) with a zero BP ends the stack:
- * it does unless the code at `ip` reads as a PLT entry, which it steps
- * over instead (the same bytes its x86_64 unw_step compares).
- */
-static bool
-fp_end(struct uctx *c, uint64_t ip)
-{
-	const struct rec_region *r;
-	uint8_t code[16];
-	int why;
-
-	return (r = region_for(c, ip, &why)) &&
-	       rec_elfcfi_read(r->f, ip - r->bias, code, sizeof(code)) == 0 &&
-	       !(code[0] == 0xff && code[1] == 0x25 && code[6] == 0x68 &&
-		 code[11] == 0xe9);
-}
-
-/* The copy's word at `addr`; false when it lies outside the copy. */
-static bool
-copy_word(const struct uctx *c, uint64_t addr, uint64_t *v)
-{
-	if (addr < c->sp || addr - c->sp > c->stack_len - sizeof(*v))
-		return false;
-	memcpy(v, c->stack + (addr - c->sp), sizeof(*v));
-	return true;
-}
-
-/*
- * The stack word at `addr` for own_step(): from the copy (noted for the
- * re-read, as access_mem() does), else from the live stack above it.
- */
-static bool
-stack_word(struct uctx *c, uint64_t addr, uint64_t *v)
-{
-	struct rec_deepstep *f = c->step;
-
-	if (copy_word(c, addr, v))
-		rec_deepstack_saw(&c->u->live, addr);
-	else if (!rec_deepstack_read(&c->u->live, addr, v))
-		return false;
-	if (f->nwords < 2) {
-		f->addr[f->nwords] = addr;
-		f->val[f->nwords++] = *v;
-	}
-	return true;
-}
-
-/* own_step()'s answers besides 1 (a step) and 0 (the outermost frame). */
-#define OWN_OTHER (-1)   /* not ours: libunwind unwinds the sample */
-#define OWN_REFUSED (-2) /* a step over the live stack failed a check */
-#define OWN_RETRY (-3)   /* a cached chain does not fit: walk without */
-
-/*
- * Whether a step that read the live stack may go on: outward on it (the
- * check live_step_ok() makes of libunwind's steps) to a return address
- * that is code.  Where step() would refuse it, the live frames are
- * dropped as settle() drops them.
- */
-static int
-own_live_ok(struct uctx *c, uint64_t sp, uint64_t cfa, uint64_t ra)
-{
-	if (!rec_deepstack_outward(&c->u->live, sp, cfa) || !is_code(c, ra))
-		return OWN_REFUSED;
-	return is_trampoline(c, ra) ? OWN_OTHER : 1;
-}
-
-/*
- * One step of own_walk(): from the frame at `at` with stack pointer *sp
- * and frame pointer *bp to its caller, as libunwind's step would go with
- * the same rule, reading above the copy as step() lets it (CFI only,
- * outward).  Returns 1 with *ip the caller's return address, 0 at the
- * outermost frame, OWN_OTHER for anything else in the copy (the rule is
- * not ours, a check of step() would fail) or an unusual end above it,
- * OWN_REFUSED where a step that read above the copy fails.
- */
-static int
-own_step(struct uctx *c, uint64_t at, uint64_t *ip, uint64_t *sp, uint64_t *bp,
-	 bool *have_bp)
-{
-	struct rec_cfirule rule;
-	uint64_t cfa, ra;
-	int r = own_rule(c, at, &rule);
-
-	if (r == 0 && *have_bp && *bp == 0 && fp_end(c, *ip) &&
-	    !rec_deepstack_used(&c->u->live)) {
-		c->u->fallbacks[FB_EH_FRAME_HDR_LOOKUP]++;
-		return 0; /* the outermost frame, as in ld.so's _start */
-	}
-	if (r <= 0)
-		return OWN_OTHER;
-	c->step->uses_bp = rule.cfa_reg == REC_CFA_BP;
-	c->step->keeps_bp = rule.bp == REC_CFIRULE_SAME;
-	if (rule.cfa_reg == REC_CFA_BP && !*have_bp)
-		return OWN_OTHER;
-	cfa = (rule.cfa_reg == REC_CFA_SP ? *sp : *bp) +
-	      (uint64_t)(int64_t)rule.cfa_off;
-	if (rule.ra == REC_CFIRULE_UNDEF)
-		return 0;
-	if (!stack_word(c, cfa + (uint64_t)(int64_t)rule.ra, &ra))
-		return rec_deepstack_used(&c->u->live) ? OWN_REFUSED
-						       : OWN_OTHER;
-	if ((ra == *ip && cfa == *sp) ||
-	    ((rule.bp == REC_CFIRULE_UNDEF || ra == 0) &&
-	     rec_deepstack_used(&c->u->live)))
-		return OWN_OTHER;
-	if (rule.bp == REC_CFIRULE_UNDEF || ra == 0)
-		return 0;
-	if (rule.bp != REC_CFIRULE_SAME &&
-	    !(*have_bp = stack_word(c, cfa + (uint64_t)(int64_t)rule.bp, bp)))
-		return OWN_OTHER;
-	if (rec_deepstack_used(&c->u->live))
-		r = own_live_ok(c, *sp, cfa, ra);
-	else
-		r = cfa < *sp || !is_code(c, ra) || is_trampoline(c, ra)
-			? OWN_OTHER
-			: 1;
-	if (r == 1) {
-		*ip = ra;
-		*sp = cfa;
-	}
-	return r;
-}
-
-/*
- * Takes the frames above frame `j` of a cached chain (deepcache.h), whose
- * state the walk's frame pcs[*n - 1] has: each step's words must read the
- * same in the copy, or are taken as live words to verify (deepstack.h),
- * and each step must go outward as own_step() requires.  Returns 0 with
- * the pcs in pcs[*n...] up to the chain's outermost frame, or OWN_RETRY
- * when the chain does not fit this sample.
- */
-static int
-own_replay(struct uctx *c, const struct rec_deepchain *ch, size_t j,
-	   uint64_t *pcs, size_t *n, size_t max, size_t *first_live)
-{
-	struct rec_deepstack *d = &c->u->live;
-	const struct rec_deepstep *f;
-	uint64_t v;
-	size_t k, w;
-
-	for (k = j; k + 1 < ch->n; k++) {
-		f = &ch->v[k];
-		for (w = 0; w < f->nwords; w++)
-			if (copy_word(c, f->addr[w], &v)) {
-				if (v != f->val[w])
-					return OWN_RETRY;
-				rec_deepstack_saw(d, f->addr[w]);
-			} else if (!rec_deepstack_expect(d, f->addr[w],
-							 f->val[w]))
-				return OWN_RETRY;
-		if (*n == max)
-			return OWN_RETRY;
-		if (rec_deepstack_used(d)) {
-			if (!rec_deepstack_outward(d, f->sp, ch->v[k + 1].sp))
-				return OWN_RETRY;
-			if (*first_live == max)
-				*first_live = *n;
-		}
-		c->u->steps[*n - 1] = *f;
-		pcs[(*n)++] = ch->v[k + 1].ip - 1;
-	}
-	c->u->steps[*n - 1] = ch->v[ch->n - 1];
-	c->from = ch;
-	return 0;
-}
-
-/*
- * Sets the walk's record of frame pcs[n - 1] (u->steps) to its state;
- * own_step() adds the words it reads.
- */
-static struct rec_deepstep *
-own_frame(struct uctx *c, const uint64_t *pcs, size_t n, uint64_t ip,
-	  uint64_t sp, uint64_t bp, bool have_bp)
-{
-	struct rec_deepstep *f = &c->u->steps[n - 1];
-
-	memset(f, 0, sizeof(*f));
-	f->at = pcs[n - 1];
-	f->ip = ip;
-	f->sp = sp;
-	f->bp = bp;
-	f->have_bp = have_bp;
-	return c->step = f;
-}
-
-/*
- * Unwinds the sample whose pc is pcs[0] with rules read by the recorder
- * (cfirule.h), no libunwind: per file, not per process, so a process's
- * first samples cost no more than its last.  Above the copy each caller
- * must call its callee (call_matches), as walk() checks.  Where a frame
- * has the state of one of a cached chain's, the rest comes from the
- * chain (own_replay).  Returns 0 with the pcs in pcs[*n...] when every
- * step had such a rule and the walk reached the outermost frame,
- * OWN_REFUSED when a step over the live stack failed (*first_live is the
- * index of the first pc found with live reads, as walk() sets it),
- * OWN_RETRY when a cached chain did not fit; OWN_OTHER (nothing counted)
- * leaves the sample to libunwind, which takes it from the start.
- */
-static int
-own_walk(struct uctx *c, uint64_t *pcs, size_t *n, size_t max,
-	 size_t *first_live)
-{
-	uint64_t ip = pcs[0], sp = c->sp, bp = 0;
-	bool have_bp = reg_value(c->regs, c->mask, PERF_REG_X86_BP, &bp);
-	const struct rec_deepchain *ch;
-	struct rec_deepstep *f;
-	size_t j;
-	int r;
-
-	*first_live = max;
-	if (is_trampoline(c, ip))
-		return OWN_OTHER;
-	for (;;) {
-		f = own_frame(c, pcs, *n, ip, sp, bp, have_bp);
-		if (!c->no_cache &&
-		    rec_deepcache_find(&c->p->deep, f, &ch, &j)) {
-			c->old = ch;
-			return own_replay(c, ch, j, pcs, n, max, first_live);
-		}
-		if ((r = own_step(c, pcs[*n - 1], &ip, &sp, &bp, &have_bp)) <=
-		    0)
-			break;
-		if (*n == max)
-			return OWN_OTHER;
-		if (rec_deepstack_used(&c->u->live)) {
-			if (*first_live == max)
-				*first_live = *n;
-			if (!call_matches(c, pcs[*n - 1], ip)) {
-				c->call_mismatch = true;
-				r = OWN_REFUSED;
-				break;
-			}
-		}
-		pcs[(*n)++] = ip - 1;
-	}
-	if (r == OWN_REFUSED && *first_live == max)
-		*first_live = *n; /* the failed step read live memory */
-	return r;
-}
-
-/*
- * After own_walk() returned `r` and settle() kept `n` pcs: a stack
- * completed over live reads gives the process's cache its frames from
- * the one before the first found live (the chain a cached one came from
- * is replaced: the same thread's, most likely).
- */
-static void
-keep_chain(struct rec_unwinder *u, struct uctx *c, int r, size_t n,
-	   size_t first_live, uint64_t completed)
-{
-	if (r != 0 || u->deep[DEEP_COMPLETED] == completed || first_live >= n)
-		return;
-	if (c->from)
-		u->deep[DEEP_CACHED]++;
-	(void)rec_deepcache_put(&c->p->deep, u->steps + first_live - 1,
-				n - first_live + 1, c->from ? c->from : c->old);
-}
-
-/*
- * own_walk(), and when it took frames from a cached chain, their words'
- * re-read: a chain whose words changed may still lead to the outermost
- * frame by other words, which a walk without the cache reads.
- */
-static int
-own_walk_verified(struct rec_unwinder *u, struct uctx *c, uint64_t *pcs,
-		  size_t *n, size_t max, size_t *first_live)
-{
-	int r = own_walk(c, pcs, n, max, first_live);
-
-	if (r == 0 && c->from && rec_deepstack_used(&u->live)) {
-		c->verdict = rec_deepstack_verify(&u->live);
-		c->have_verdict = true;
-		if (c->verdict == -ESTALE)
-			r = OWN_RETRY;
-	}
-	return r;
-}
-
-/*
- * The recorder's own rules on a sample (own_walk), again without cached
- * chains when one did not fit.  Returns false, all reads forgotten, when
- * libunwind must take the sample; else true with *n pcs kept.
- */
-static bool
-own_unwind(struct rec_unwinder *u, struct uctx *c, uint64_t *pcs, size_t *n,
-	   size_t max, bool *truncated)
-{
-	uint64_t completed = u->deep[DEEP_COMPLETED];
-	size_t first_live;
-	int r;
-
-	while ((r = own_walk_verified(u, c, pcs, n, max, &first_live)) ==
-	       OWN_RETRY) {
-		rec_deepstack_begin(&u->live, c->p->pid, &c->p->stacks, c->sp,
-				    c->stack, c->stack_len);
-		c->no_cache = true;
-		c->call_mismatch = false;
-		c->have_verdict = false;
-		c->old = c->from ? c->from : c->old;
-		c->from = NULL;
-		*n = 1;
-	}
-	if (r == OWN_OTHER) {
-		rec_deepstack_begin(&u->live, c->p->pid, &c->p->stacks, c->sp,
-				    c->stack, c->stack_len);
-		c->call_mismatch = false;
-		*n = 1;
-		return false;
-	}
-	u->own_samples++;
-	*n = settle(u, c, r, *n, first_live, truncated);
-	keep_chain(u, c, r, *n, first_live, completed);
-	return true;
+	return ip >= 9 && rec_unw_is_trampoline(c, ip - 9) ? ip - 9 : 0;
 }
 
 /* Ends the unwind call that found `n` pcs; returns `n`. */
 static size_t
 unwound(struct rec_unwinder *u, size_t n)
 {
-	u->fp = NULL;
-	u->nfp = 0;
+	u->go.fp = NULL;
+	u->go.nfp = 0;
 	u->changed_files = rec_elfcfi_changed(u->files);
 	u->frames += n;
 	return n;
@@ -1643,28 +276,33 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 		    const uint8_t *stack, size_t stack_len, uint64_t *pcs,
 		    size_t max, bool *truncated)
 {
-	struct uctx c;
+	struct rec_uctx c;
 	unw_cursor_t cur;
 	uint64_t ip, sp;
 	size_t n = 0, first_live;
 	int r;
 
 	*truncated = false;
-	u->missed_module = false;
+	u->count.missed_module = false;
 	u->samples++;
-	if (!regs || !reg_value(regs, regs_mask, PERF_REG_X86_IP, &ip) ||
-	    !reg_value(regs, regs_mask, PERF_REG_X86_SP, &sp)) {
-		u->errors[ERR_NO_REGS]++;
+	if (!regs ||
+	    !rec_unw_reg_value(regs, regs_mask, PERF_REG_X86_IP, &ip) ||
+	    !rec_unw_reg_value(regs, regs_mask, PERF_REG_X86_SP, &sp)) {
+		u->count.errors[ERR_NO_REGS]++;
 		return 0;
 	}
 	if (!stack || stack_len < sizeof(uint64_t)) {
-		u->errors[ERR_NO_STACK]++;
+		u->count.errors[ERR_NO_STACK]++;
 		return 0;
 	}
 	if (max == 0)
 		return 0;
 	memset(&c, 0, sizeof(c));
-	c.u = u;
+	c.files = u->files;
+	c.code = u->code;
+	c.live = &u->live;
+	c.count = &u->count;
+	c.tail_code = u->tail_code;
 	c.mods = mods;
 	c.regs = regs;
 	c.mask = regs_mask;
@@ -1672,42 +310,28 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 	c.stack_len = stack_len;
 	c.sp = sp;
 	if (!(c.p = proc_get(u, pid))) {
-		u->errors[ERR_INIT]++;
+		u->count.errors[ERR_INIT]++;
 		return 0;
 	}
 	rec_deepstack_begin(&u->live, pid, &c.p->stacks, sp, stack, stack_len);
 	pcs[n++] = ip;
 	c.ip_override = sigreturn_start(&c, ip);
 	if (!u->own_off && !c.ip_override &&
-	    own_unwind(u, &c, pcs, &n, max, truncated))
+	    rec_unw_own_unwind(&u->own, &c, pcs, &n, max, truncated))
 		return unwound(u, n);
 	rec_in_libunwind = 1;
-	if (!proc_as(c.p) || unw_init_remote(&cur, c.p->as, &c) < 0) {
-		u->errors[ERR_INIT]++;
+	if (!rec_unw_proc_as(c.p) || unw_init_remote(&cur, c.p->as, &c) < 0) {
+		u->count.errors[ERR_INIT]++;
 		*truncated = true;
 	} else {
-		r = walk(u, &c, &cur,
-			 is_trampoline(&c, c.ip_override ? c.ip_override : ip),
-			 pcs, &n, max, &first_live);
-		n = settle(u, &c, r, n, first_live, truncated);
+		r = rec_unw_walk(&u->go, &c, &cur,
+				 rec_unw_is_trampoline(
+				     &c, c.ip_override ? c.ip_override : ip),
+				 pcs, &n, max, &first_live);
+		n = rec_unw_settle(&c, r, n, first_live, truncated);
 	}
 	rec_in_libunwind = 0;
 	return unwound(u, n);
-}
-
-/* The counters of Go's stacks (goframes.h), "unwind_go.KIND". */
-static void
-go_counters(const struct rec_unwinder *u,
-	    void (*fn)(const char *key, uint64_t value, void *arg), void *arg)
-{
-	if (u->goframes.spliced)
-		fn("unwind_go.fpchain_completed", u->goframes.spliced, arg);
-	if (u->goframes.refused)
-		fn("unwind_go.fpchain_refused", u->goframes.refused, arg);
-	if (u->go_no_chain)
-		fn("unwind_go.switch_without_fpchain", u->go_no_chain, arg);
-	if (u->go_roots)
-		fn("unwind_go.roots", u->go_roots, arg);
 }
 
 void
@@ -1723,19 +347,19 @@ rec_unwinder_counters(const struct rec_unwinder *u,
 		fn("unwind.frames", u->frames, arg);
 	if (u->changed_files)
 		fn("unwind.changed_files", u->changed_files, arg);
-	if (u->own_samples)
-		fn("unwind.own_cfi_samples", u->own_samples, arg);
-	if (u->rules_read)
-		fn("unwind.own_cfi_rules_read", u->rules_read, arg);
+	if (u->own.samples)
+		fn("unwind.own_cfi_samples", u->own.samples, arg);
+	if (u->own.rules_read)
+		fn("unwind.own_cfi_rules_read", u->own.rules_read, arg);
 	for (i = 0; i < ERR_COUNT; i++)
-		if (u->errors[i])
-			fn(error_keys[i], u->errors[i], arg);
+		if (u->count.errors[i])
+			fn(error_keys[i], u->count.errors[i], arg);
 	for (i = 0; i < FB_COUNT; i++)
-		if (u->fallbacks[i])
-			fn(fallback_keys[i], u->fallbacks[i], arg);
+		if (u->count.fallbacks[i])
+			fn(fallback_keys[i], u->count.fallbacks[i], arg);
 	for (i = 0; i < DEEP_COUNT; i++)
-		if (u->deep[i])
-			fn(deep_keys[i], u->deep[i], arg);
+		if (u->count.deep[i])
+			fn(deep_keys[i], u->count.deep[i], arg);
 	if (u->live.syscalls)
 		fn("unwind_deep.reads", u->live.syscalls, arg);
 	if (u->live.bytes)
@@ -1744,7 +368,7 @@ rec_unwinder_counters(const struct rec_unwinder *u,
 		fn("unwind_deep.maps_reads", u->live.maps_reads, arg);
 	if (u->live.segments)
 		fn("unwind_deep.segments", u->live.segments, arg);
-	go_counters(u, fn, arg);
+	rec_unw_go_counters(&u->go, fn, arg);
 }
 
 void
@@ -1756,14 +380,14 @@ rec_unwinder_set_own_cfi(struct rec_unwinder *u, bool on)
 void
 rec_unwinder_set_fpchain(struct rec_unwinder *u, const uint64_t *pcs, size_t n)
 {
-	u->fp = pcs;
-	u->nfp = n;
+	u->go.fp = pcs;
+	u->go.nfp = n;
 }
 
 bool
 rec_unwinder_missed_module(const struct rec_unwinder *u, uint64_t *pc)
 {
-	if (u->missed_module && pc)
-		*pc = u->missed_pc;
-	return u->missed_module;
+	if (u->count.missed_module && pc)
+		*pc = u->count.missed_pc;
+	return u->count.missed_module;
 }

@@ -121,7 +121,7 @@ size_t rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods,
  * none).  The next rec_unwinder_unwind() reads it and forgets it; it
  * must stay valid until then.  Where a Go program's stack switch stops
  * the unwinder (gofuncs.h), the frames of this walk past the switch are
- * taken, each checked as a live Go frame would be (see unwind.c).
+ * taken, each checked as a live Go frame would be (unwind_go.c).
  */
 void rec_unwinder_set_fpchain(struct rec_unwinder *u, const uint64_t *pcs,
 			      size_t n);

@@ -1,5 +1,5 @@
 /*
- * check_record_unwind.c: the DWARF unwinder (sp-record/unwind.c) and its
+ * check_record_unwind.c: the DWARF unwinder (sp-record/unwind*.c) and its
  * module files (sp-record/elfcfi.c) without perf_event_open: the test
  * captures its own registers and stack, then unwinds them as if they came
  * from a sample, and checks the pcs against the return addresses each

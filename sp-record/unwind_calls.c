@@ -1,0 +1,112 @@
+/*
+ * unwind_calls.c: whether a frame found above the stack copy was called
+ * by its caller (unwind_calls.h).  A caller's call instruction names its
+ * callee's function, or one that reaches it through a PLT entry or a
+ * few tail calls; the code is read from the module files (callsite.h).
+ */
+#include <string.h>
+
+#include "common/htab.h"
+#include "sp-record/callsite.h"
+#include "sp-record/elfcfi.h"
+#include "sp-record/regcache.h"
+#include "sp-record/unwind_calls.h"
+#include "sp-record/unwind_code.h"
+#include "sp-record/unwind_ctx.h"
+#include "common/banned.h"
+
+/*
+ * Tail calls followed from a call's target to the callee: at most
+ * TAIL_DEPTH jumps, among the first TAIL_FANOUT jumps out of each
+ * function, in its first TAIL_SCAN_MAX bytes.
+ */
+#define TAIL_DEPTH 2
+#define TAIL_FANOUT 16
+
+/*
+ * The start of the function (FDE) holding `pc` and the start of the
+ * next, or false when no search table covers it.
+ */
+static bool
+function_at(struct rec_uctx *c, uint64_t pc, uint64_t *start, uint64_t *next)
+{
+	const struct rec_region *r;
+	int32_t loc;
+	size_t i;
+	int why;
+
+	if (!(r = rec_unw_region(c, pc, &why)) || !r->f->table ||
+	    !rec_unw_fde_index(r->f, pc - r->bias, &i))
+		return false;
+	memcpy(&loc, r->f->table + i * 8, sizeof(loc));
+	*start = r->bias + r->f->table_base + (uint64_t)(int64_t)loc;
+	*next = *start + TAIL_SCAN_MAX;
+	if (i + 1 < r->f->fde_count) {
+		memcpy(&loc, r->f->table + (i + 1) * 8, sizeof(loc));
+		*next = r->bias + r->f->table_base + (uint64_t)(int64_t)loc;
+	}
+	return true;
+}
+
+/*
+ * Whether function `fn` reaches `dest` through at most `depth` direct
+ * jumps out of functions (tail calls), their code read from their module
+ * files; each answer is kept per process.
+ */
+static bool
+tail_calls(struct rec_uctx *c, uint64_t fn, uint64_t dest, int depth)
+{
+	uint64_t key[3] = { fn, dest, (uint64_t)depth }, jumps[TAIL_FANOUT];
+	uint64_t start, next, *slot, v = 0;
+	const struct rec_region *r;
+	size_t len = 0, n, i;
+	bool inserted;
+	int why;
+
+	if (!c->p->tails && !(c->p->tails = sp_htab_new()))
+		return false;
+	if (sp_htab_get(c->p->tails, key, sizeof(key), &v))
+		return v != 0;
+	if (function_at(c, fn, &start, &next) && start == fn &&
+	    (r = rec_unw_region(c, fn, &why))) {
+		len = next - fn < TAIL_SCAN_MAX ? next - fn : TAIL_SCAN_MAX;
+		while (len && rec_elfcfi_read(r->f, fn - r->bias, c->tail_code,
+					      len) < 0)
+			len /= 2; /* the module's end: read less */
+	}
+	n = rec_callsite_jumps(c->tail_code, len, fn, jumps, TAIL_FANOUT);
+	for (i = 0; i < n && i < TAIL_FANOUT && !v; i++)
+		v = jumps[i] == dest;
+	for (i = 0; i < n && i < TAIL_FANOUT && !v && depth > 1; i++)
+		v = tail_calls(c, jumps[i], dest, depth - 1);
+	if ((slot = sp_htab_slot(c->p->tails, key, sizeof(key), 0, &inserted)))
+		*slot = v;
+	return v != 0;
+}
+
+/*
+ * Whether the caller at return address `ra` may be the one the frame at
+ * `callee_pc` returns to: false only when its call instruction is a
+ * direct call to another function than the callee's (callsite.h).
+ */
+bool
+rec_unw_call_matches(struct rec_uctx *c, uint64_t callee_pc, uint64_t ra)
+{
+	uint8_t before[REC_CALLSITE_BEFORE], code[REC_CALLSITE_PLT];
+	const struct rec_region *r;
+	uint64_t target, start, next;
+	int why;
+
+	if (!(r = rec_unw_region(c, ra - 1, &why)) ||
+	    rec_elfcfi_read(r->f, ra - sizeof(before) - r->bias, before,
+			    sizeof(before)) < 0 ||
+	    !rec_callsite_target(before, ra, &target))
+		return true;
+	if (!function_at(c, callee_pc, &start, &next) || target == start)
+		return true;
+	if ((r = rec_unw_region(c, target, &why)) &&
+	    rec_elfcfi_read(r->f, target - r->bias, code, sizeof(code)) == 0 &&
+	    rec_callsite_is_plt(code))
+		return true;
+	return tail_calls(c, target, start, TAIL_DEPTH);
+}
