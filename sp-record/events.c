@@ -164,8 +164,6 @@ rec_events_init(struct rec_events *ev, const struct rec_evopts *o)
 	/* Wake the reader when a quarter of the ring is used. */
 	bytes = o->pages * (size_t)sysconf(_SC_PAGESIZE);
 	wake = bytes / 4;
-	if (o->wake_samples && o->wake_samples * sample_bytes(o) < wake)
-		wake = o->wake_samples * sample_bytes(o);
 	a->watermark = 1;
 	a->wakeup_watermark = o->wake_each ? 1 : (uint32_t)wake;
 	/* Several events: each sample says which (IOC_ID ids). */

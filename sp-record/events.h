@@ -45,13 +45,6 @@ struct rec_evopts {
 	 * a Python stack is read the sooner after its sample.
 	 */
 	bool wake_each;
-	/*
-	 * Otherwise wake the reader after about this many samples, not at
-	 * a quarter of the ring (0): a deep stack is read past its copy
-	 * from the live process, and the sooner after the sample, the less
-	 * often its thread has returned past the copy by then.
-	 */
-	uint32_t wake_samples;
 };
 
 struct rec_events {

@@ -33,6 +33,15 @@
 #include "common/banned.h"
 
 #define HOUSEKEEPING_NS 100000000ULL /* liveness checks and flushes */
+/*
+ * While stacks deeper than the copy come (read on from the process,
+ * deepstack.h), the rings are read every few milliseconds, so that the
+ * stack is read close to its sample: until 50 ms after the last one (a
+ * deep program's come without pause; a build's a few a second).  Waking
+ * for every few samples instead cost a build 14% of the recorder's CPU.
+ */
+#define DEEP_POLL_MS 3
+#define DEEP_QUICK_NS 50000000ULL
 
 struct recorder {
 	struct rec_config cfg;
@@ -65,6 +74,8 @@ struct recorder {
 	int child_status;
 	uint64_t last_check_ns;
 	uint64_t last_flush_ns;
+	uint64_t deep_seen;     /* rec_stacker_deep_samples() at the last step */
+	uint64_t deep_until_ns; /* polls are short until then (rec_step) */
 };
 
 /* Sets up the parts that write nothing yet; returns 0 or -errno. */
@@ -417,6 +428,8 @@ rec_step(struct recorder *r, int timeout_ms)
 		r->pfd[n].revents = 0;
 		n++;
 	}
+	if (rec_now_ns() < r->deep_until_ns && timeout_ms > DEEP_POLL_MS)
+		timeout_ms = DEEP_POLL_MS;
 	rc = poll(r->pfd, (nfds_t)n, timeout_ms);
 	/* A ring whose events all ended reports POLLHUP forever: stop
 	 * polling it (it is still drained) so the loop does not spin. */
@@ -432,6 +445,10 @@ rec_step(struct recorder *r, int timeout_ms)
 	process_ready(r, false);
 	rec_reap(r, false, NULL);
 	now = rec_now_ns();
+	if (rec_stacker_deep_samples(&r->stk) != r->deep_seen) {
+		r->deep_seen = rec_stacker_deep_samples(&r->stk);
+		r->deep_until_ns = now + DEEP_QUICK_NS;
+	}
 	/* -a retires processes at their last thread's exit record: the
 	 * /proc check over every process is only a safety net there. */
 	if (now - r->last_check_ns >=

@@ -187,13 +187,6 @@ open_output(const char *path, struct rec_config *cfg)
 }
 
 /*
- * With reads past the stack copy, the rings are read after about this
- * many samples (events.h): a few wakeups more per second for stacks read
- * milliseconds after their sample rather than tens of milliseconds.
- */
-#define WAKE_DEEP 4
-
-/*
  * Whether the targets run Python, as far as their names tell: their
  * samples are then read at once (wake_each), so that their Python
  * stacks are read close to the sample.  Never with -a: every CPU's ring
@@ -584,8 +577,6 @@ main(int argc, char **argv)
 	    python_target(&cfg, argc ? argv[0] : NULL, pids, npids);
 	cfg.py_trampolines =
 	    cfg.ev.wake_each && perf_trampolines(argv, argc, pids, npids);
-	if (cfg.ev.dwarf && cfg.stack_read)
-		cfg.ev.wake_samples = WAKE_DEEP;
 	if (cfg.ev.pages == 0)
 		cfg.ev.pages = rec_events_default_pages(
 		    &cfg.ev, sysconf(_SC_NPROCESSORS_ONLN),

@@ -281,6 +281,12 @@ rec_stacker_add_code(struct rec_stacker *s, int32_t pid, uint64_t start,
 			   : 0;
 }
 
+uint64_t
+rec_stacker_deep_samples(const struct rec_stacker *s)
+{
+	return s->unwinder ? rec_unwinder_deep_samples(s->unwinder) : 0;
+}
+
 void
 rec_stacker_counters(const struct rec_stacker *s,
 		     void (*fn)(const char *key, uint64_t value, void *arg),

@@ -127,6 +127,9 @@ int rec_stacker_add_code(struct rec_stacker *s, int32_t pid, uint64_t start,
 			 uint64_t end);
 
 /* Calls fn for each nonzero unwinder counter (nothing in fp mode). */
+/* rec_unwinder_deep_samples(), 0 without DWARF unwinding. */
+uint64_t rec_stacker_deep_samples(const struct rec_stacker *s);
+
 void rec_stacker_counters(const struct rec_stacker *s,
 			  void (*fn)(const char *key, uint64_t value,
 				     void *arg),

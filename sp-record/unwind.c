@@ -334,6 +334,12 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 	return unwound(u, n);
 }
 
+uint64_t
+rec_unwinder_deep_samples(const struct rec_unwinder *u)
+{
+	return u->count.deep[DEEP_SAMPLES];
+}
+
 void
 rec_unwinder_counters(const struct rec_unwinder *u,
 		      void (*fn)(const char *key, uint64_t value, void *arg),

@@ -199,6 +199,12 @@ void rec_unwinder_end_process(struct rec_unwinder *u, int32_t pid);
  * file and address however many processes map the file).  Keys are
  * static strings.
  */
+/*
+ * Samples so far whose unwind read the stack past the copy (deepstack.h):
+ * the recorder reads its rings sooner while they come.
+ */
+uint64_t rec_unwinder_deep_samples(const struct rec_unwinder *u);
+
 void rec_unwinder_counters(const struct rec_unwinder *u,
 			   void (*fn)(const char *key, uint64_t value,
 				      void *arg),
