@@ -74,7 +74,7 @@ struct recorder {
 	int child_status;
 	uint64_t last_check_ns;
 	uint64_t last_flush_ns;
-	uint64_t deep_seen;     /* rec_stacker_deep_samples() at the last step */
+	uint64_t deep_seen; /* rec_stacker_deep_samples() at the last step */
 	uint64_t deep_until_ns; /* polls are short until then (rec_step) */
 };
 
