@@ -64,3 +64,18 @@ rec_madecfi_fp(uint64_t start, uint32_t len, uint64_t at, uint8_t *out)
 	return rec_madecfi_write(start, len, at, ops, sizeof(ops), NULL, 0,
 				 out);
 }
+
+size_t
+rec_madecfi_sp(uint64_t start, uint32_t len, uint64_t at, uint8_t cfa_off,
+	       uint8_t *out)
+{
+	uint8_t ops[] = {
+		0x0c, 7, 0, /* DW_CFA_def_cfa rsp+cfa_off (one ULEB byte) */
+		0x90, 1,    /* DW_CFA_offset r16 (ra), cfa-8 */
+	};
+	_Static_assert(sizeof(ops) <= REC_MADECFI_CIE_OPS, "CIE too long");
+
+	ops[2] = cfa_off & 0x7f;
+	return rec_madecfi_write(start, len, at, ops, sizeof(ops), NULL, 0,
+				 out);
+}

@@ -47,4 +47,12 @@ size_t rec_madecfi_write(uint64_t start, uint32_t len, uint64_t at,
 /* rec_madecfi_write for a frame-pointer frame (above). */
 size_t rec_madecfi_fp(uint64_t start, uint32_t len, uint64_t at, uint8_t *out);
 
+/*
+ * rec_madecfi_write for a frame whose return address lies at
+ * rsp + cfa_off - 8 (cfa_off below 128): CFA = rsp + cfa_off, the
+ * return address at CFA-8, no other register saved.
+ */
+size_t rec_madecfi_sp(uint64_t start, uint32_t len, uint64_t at,
+		      uint8_t cfa_off, uint8_t *out);
+
 #endif

@@ -363,6 +363,8 @@ rec_unwinder_counters(const struct rec_unwinder *u,
 	for (i = 0; i < FB_COUNT; i++)
 		if (u->count.fallbacks[i])
 			fn(fallback_keys[i], u->count.fallbacks[i], arg);
+	if (u->count.leaf_returns)
+		fn("unwind.leaf_return_pcs", u->count.leaf_returns, arg);
 	for (i = 0; i < DEEP_COUNT; i++)
 		if (u->count.deep[i])
 			fn(deep_keys[i], u->count.deep[i], arg);

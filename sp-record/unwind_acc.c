@@ -20,6 +20,7 @@
 #include "sp-record/pytramp.h"
 #include "sp-record/regcache.h"
 #include "sp-record/unwind_acc.h"
+#include "sp-record/unwind_calls.h"
 #include "sp-record/unwind_code.h"
 #include "sp-record/unwind_ctx.h"
 #include "common/banned.h"
@@ -106,6 +107,34 @@ find_fp_info(struct rec_uctx *c, unw_addr_space_t as, uint64_t ip,
 			       need_unwind_info);
 }
 
+/*
+ * find_proc_info for the sample's own pc in a module file without CFI
+ * for it: a frame whose return address the copy holds at a place found
+ * by rec_unw_leaf_return, in made-up CFI covering `ip` alone; the
+ * fallback `why` is counted as for any step without CFI.  -UNW_ENOINFO
+ * for any other frame (libunwind passes a caller's pc less one, never
+ * the sample's pc) or when no return address is found.  libunwind keeps
+ * the rule for the pc (UNW_CACHE_GLOBAL): a frame is laid out the same
+ * each time its code is at one pc.
+ */
+static int
+find_leaf_info(struct rec_uctx *c, unw_addr_space_t as, uint64_t ip,
+	       unw_proc_info_t *pi, int need_unwind_info, int why)
+{
+	uint64_t pc, at = made_cfi_addr(ip);
+	uint8_t cfa_off;
+
+	c->fallback = why;
+	if (c->ip_override ||
+	    !rec_unw_reg_value(c->regs, c->mask, PERF_REG_X86_IP, &pc) ||
+	    pc != ip || !rec_unw_leaf_return(c, ip, &cfa_off))
+		return -UNW_ENOINFO;
+	c->count->leaf_returns++;
+	return search_made_cfi(c, as, ip, ip, ip + 1, at,
+			       rec_madecfi_sp(ip, 1, at, cfa_off, c->made_cfi),
+			       pi, need_unwind_info);
+}
+
 static int
 find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 	       int need_unwind_info, void *arg)
@@ -134,14 +163,12 @@ find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 		}
 		return -UNW_ENOINFO;
 	}
-	if (!r->f->table) {
-		c->fallback = FB_NO_UNWIND_DATA;
-		return -UNW_ENOINFO;
-	}
-	if (!rec_unw_fde_lookup(r->f, ip - r->bias, c->fde_entry)) {
-		c->fallback = FB_EH_FRAME_HDR_LOOKUP;
-		return -UNW_ENOINFO;
-	}
+	if (!r->f->table)
+		return find_leaf_info(c, as, ip, pi, need_unwind_info,
+				      FB_NO_UNWIND_DATA);
+	if (!rec_unw_fde_lookup(r->f, ip - r->bias, c->fde_entry))
+		return find_leaf_info(c, as, ip, pi, need_unwind_info,
+				      FB_EH_FRAME_HDR_LOOKUP);
 	/*
 	 * The binary search is done above, on the file's table in memory;
 	 * libunwind gets the one entry found, which saves it a memory
@@ -158,9 +185,12 @@ find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 	c->built_addr = BUILT_TABLE_ADDR;
 	c->built_len = sizeof(c->fde_entry);
 	ret = dwarf_search_unwind_table(as, ip, &di, pi, need_unwind_info, arg);
+	/* the entry found ends before ip: no FDE covers it */
+	if (ret == -UNW_ENOINFO)
+		return find_leaf_info(c, as, ip, pi, need_unwind_info,
+				      FB_EH_FRAME_HDR_LOOKUP);
 	if (ret < 0)
-		c->fallback =
-		    ret == -UNW_ENOINFO ? FB_EH_FRAME_HDR_LOOKUP : FB_FDE_READ;
+		c->fallback = FB_FDE_READ;
 	return ret;
 }
 

@@ -84,6 +84,55 @@ tail_calls(struct rec_uctx *c, uint64_t fn, uint64_t dest, int depth)
 	return v != 0;
 }
 
+/* How far above the sampled rsp rec_unw_leaf_return looks. */
+#define LEAF_SCAN 32
+/* How far below the pc a direct call's target may lie, for it. */
+#define LEAF_FN_MAX (64u << 10)
+
+/* Whether the code at `ra` follows a call that may have called `pc`. */
+static bool
+may_call_leaf(struct rec_uctx *c, uint64_t ra, uint64_t pc)
+{
+	uint8_t before[REC_CALLSITE_INDIRECT], code[REC_CALLSITE_PLT];
+	const struct rec_region *r;
+	uint64_t target, start, next;
+	int why;
+
+	if (ra < sizeof(before) || !(r = rec_unw_region(c, ra - 1, &why)) ||
+	    rec_elfcfi_read(r->f, ra - sizeof(before) - r->bias, before,
+			    sizeof(before)) < 0)
+		return false;
+	if (!rec_callsite_target(before + sizeof(before) - REC_CALLSITE_BEFORE,
+				 ra, &target))
+		return rec_callsite_indirect(before);
+	if ((r = rec_unw_region(c, target, &why)) &&
+	    rec_elfcfi_read(r->f, target - r->bias, code, sizeof(code)) == 0 &&
+	    rec_callsite_is_plt(code))
+		return true;
+	/* a function with CFI of its own between them is not the callee */
+	return target <= pc && pc - target < LEAF_FN_MAX &&
+	       (!function_at(c, target, &start, &next) || next <= target ||
+		next > pc);
+}
+
+bool
+rec_unw_leaf_return(struct rec_uctx *c, uint64_t pc, uint8_t *cfa_off)
+{
+	uint64_t w;
+	size_t k, found = 0;
+
+	for (k = 0; k <= LEAF_SCAN && k + sizeof(w) <= c->stack_len; k += 8) {
+		memcpy(&w, c->stack + k, sizeof(w));
+		if (rec_unw_is_code(c, w) && may_call_leaf(c, w, pc)) {
+			/* two candidates: one is stale, and which is unknown */
+			if (found++)
+				return false;
+			*cfa_off = (uint8_t)(k + 8);
+		}
+	}
+	return found == 1;
+}
+
 /*
  * Whether the caller at return address `ra` may be the one the frame at
  * `callee_pc` returns to: false only when its call instruction is a

@@ -20,4 +20,16 @@ struct rec_uctx;
  */
 bool rec_unw_call_matches(struct rec_uctx *c, uint64_t callee_pc, uint64_t ra);
 
+/*
+ * For the sample's own pc, in a module file with no CFI for it (a
+ * library's _init, which ld.so calls through a pointer, hand-written
+ * code): the first of the copy's words at rsp, rsp+8, ... rsp+32 that
+ * is a return address right after a call that may have called `pc`: an
+ * indirect call, a direct one to a PLT entry, or to an address at most
+ * 64 KiB below `pc` with no CFI between them.  Sets *cfa_off to its
+ * offset + 8 (the frame's CFA).  False when none is, or more than one
+ * (a stale return address left below the live one).
+ */
+bool rec_unw_leaf_return(struct rec_uctx *c, uint64_t pc, uint8_t *cfa_off);
+
 #endif

@@ -152,8 +152,9 @@ struct rec_unwcount {
 	uint64_t errors[ERR_COUNT];
 	uint64_t fallbacks[FB_COUNT];
 	uint64_t deep[DEEP_COUNT];
-	bool missed_module; /* the last unwind met a pc without module */
-	uint64_t missed_pc; /* the first such pc */
+	uint64_t leaf_returns; /* pcs given a rule by rec_unw_leaf_return */
+	bool missed_module;    /* the last unwind met a pc without module */
+	uint64_t missed_pc;    /* the first such pc */
 };
 
 #endif

@@ -1,0 +1,76 @@
+/*
+ * unw_nocfi.c: leaf functions without CFI, as a library's _init is
+ * (ld.so calls it through a pointer) and as hand-written assembly often
+ * is, for the test that their stacks are complete.
+ *
+ *   unw_nocfi [SECONDS]    (default 1; "1c": 1 s of CPU time)
+ *
+ * Neither spin function has .cfi directives, so no FDE covers them; each
+ * keeps an 8-byte slot below its return address, as _init does, zeroed
+ * here so that only the return address looks like one.  spin_indirect
+ * is called through a pointer, spin_direct by a direct call.
+ */
+#include <stdlib.h>
+#include <time.h>
+
+void spin_indirect(unsigned long n);
+void spin_direct(unsigned long n);
+
+__asm__(".text\n"
+	".globl spin_indirect\n"
+	".type spin_indirect, @function\n"
+	"spin_indirect:\n"
+	"	sub $8, %rsp\n"
+	"	movq $0, (%rsp)\n"
+	"1:	dec %rdi\n"
+	"	jnz 1b\n"
+	"	add $8, %rsp\n"
+	"	ret\n"
+	".size spin_indirect, .-spin_indirect\n"
+	".globl spin_direct\n"
+	".type spin_direct, @function\n"
+	"spin_direct:\n"
+	"	sub $8, %rsp\n"
+	"	movq $0, (%rsp)\n"
+	"1:	dec %rdi\n"
+	"	jnz 1b\n"
+	"	add $8, %rsp\n"
+	"	ret\n"
+	".size spin_direct, .-spin_direct\n");
+
+static volatile unsigned long after;
+
+/* The work after each call keeps it a call, not a tail jump. */
+static void __attribute__((noinline))
+via_pointer(void (*volatile f)(unsigned long))
+{
+	f(300000);
+	after++;
+}
+
+static void __attribute__((noinline)) direct(void)
+{
+	spin_direct(300000);
+	after++;
+}
+
+int
+main(int argc, char **argv)
+{
+	char *unit = NULL;
+	double secs = argc > 1 ? strtod(argv[1], &unit) : 1;
+	/* "1c": 1 s of CPU time, however loaded the machine */
+	clockid_t id =
+	    unit && *unit == 'c' ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
+	struct timespec t0, t;
+
+	clock_gettime(id, &t0);
+	do {
+		via_pointer(spin_indirect);
+		direct();
+		clock_gettime(id, &t);
+	} while ((double)(t.tv_sec - t0.tv_sec) +
+		     (double)(t.tv_nsec - t0.tv_nsec) / 1e9 <
+		 secs);
+	return 0;
+}
