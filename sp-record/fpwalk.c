@@ -16,7 +16,8 @@
  * lie close together, so one read serves several records.
  */
 struct page {
-	uint64_t base; /* 0: none */
+	bool have; /* bytes hold the page at base */
+	uint64_t base;
 	uint8_t bytes[PAGE];
 };
 
@@ -38,12 +39,13 @@ read_record(pid_t tid, uint64_t fp, uint64_t sp, const uint8_t *stack,
 		remote = (struct iovec){ (void *)(uintptr_t)fp, 16 };
 		return process_vm_readv(tid, &local, 1, &remote, 1, 0) == 16;
 	}
-	if (pg->base != base) {
-		pg->base = 0;
+	if (!pg->have || pg->base != base) {
+		pg->have = false;
 		local = (struct iovec){ pg->bytes, PAGE };
 		remote = (struct iovec){ (void *)(uintptr_t)base, PAGE };
 		if (process_vm_readv(tid, &local, 1, &remote, 1, 0) != PAGE)
 			return false;
+		pg->have = true;
 		pg->base = base;
 	}
 	memcpy(rec, pg->bytes + (fp - base), 16);
@@ -58,7 +60,7 @@ rec_fpwalk(pid_t tid, uint64_t ip, uint64_t bp, uint64_t sp,
 	uint64_t rec[2], fp = bp;
 	size_t n = 0;
 
-	pg.base = 0;
+	pg.have = false;
 	if (max < 2)
 		return 0;
 	chain[n++] = (uint64_t)PERF_CONTEXT_USER;

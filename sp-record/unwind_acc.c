@@ -121,13 +121,21 @@ static int
 find_leaf_info(struct rec_uctx *c, unw_addr_space_t as, uint64_t ip,
 	       unw_proc_info_t *pi, int need_unwind_info, int why)
 {
-	uint64_t pc, at = made_cfi_addr(ip);
+	uint64_t pc, bp, at = made_cfi_addr(ip);
 	uint8_t cfa_off;
 
 	c->fallback = why;
 	if (c->ip_override ||
 	    !rec_unw_reg_value(c->regs, c->mask, PERF_REG_X86_IP, &pc) ||
 	    pc != ip || !rec_unw_leaf_return(c, ip, &cfa_off))
+		return -UNW_ENOINFO;
+	/*
+	 * A frame-pointer frame (rbp holds the saved rbp just below the
+	 * return address): libunwind's frame-pointer step restores rbp,
+	 * which the caller's CFI may need; this rule would not.
+	 */
+	if (rec_unw_reg_value(c->regs, c->mask, PERF_REG_X86_BP, &bp) &&
+	    bp == c->sp + cfa_off - 16)
 		return -UNW_ENOINFO;
 	c->count->leaf_returns++;
 	return search_made_cfi(c, as, ip, ip, ip + 1, at,
@@ -163,9 +171,11 @@ find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 		}
 		return -UNW_ENOINFO;
 	}
-	if (!r->f->table)
-		return find_leaf_info(c, as, ip, pi, need_unwind_info,
-				      FB_NO_UNWIND_DATA);
+	/* a module without CFI (Go's) is stepped by frame pointer */
+	if (!r->f->table) {
+		c->fallback = FB_NO_UNWIND_DATA;
+		return -UNW_ENOINFO;
+	}
 	if (!rec_unw_fde_lookup(r->f, ip - r->bias, c->fde_entry))
 		return find_leaf_info(c, as, ip, pi, need_unwind_info,
 				      FB_EH_FRAME_HDR_LOOKUP);

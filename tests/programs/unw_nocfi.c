@@ -8,13 +8,16 @@
  * Neither spin function has .cfi directives, so no FDE covers them; each
  * keeps an 8-byte slot below its return address, as _init does, zeroed
  * here so that only the return address looks like one.  spin_indirect
- * is called through a pointer, spin_direct by a direct call.
+ * is called through a pointer, spin_direct by a direct call.  spin_fp
+ * keeps a frame pointer's frame (push %rbp; mov %rsp, %rbp), which a
+ * caller built with frame pointers needs restored.
  */
 #include <stdlib.h>
 #include <time.h>
 
 void spin_indirect(unsigned long n);
 void spin_direct(unsigned long n);
+void spin_fp(unsigned long n);
 
 __asm__(".text\n"
 	".globl spin_indirect\n"
@@ -36,7 +39,17 @@ __asm__(".text\n"
 	"	jnz 1b\n"
 	"	add $8, %rsp\n"
 	"	ret\n"
-	".size spin_direct, .-spin_direct\n");
+	".size spin_direct, .-spin_direct\n"
+	".globl spin_fp\n"
+	".type spin_fp, @function\n"
+	"spin_fp:\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"1:	dec %rdi\n"
+	"	jnz 1b\n"
+	"	pop %rbp\n"
+	"	ret\n"
+	".size spin_fp, .-spin_fp\n");
 
 static volatile unsigned long after;
 
@@ -54,6 +67,12 @@ static void __attribute__((noinline)) direct(void)
 	after++;
 }
 
+static void __attribute__((noinline)) framed(void)
+{
+	spin_fp(300000);
+	after++;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -68,6 +87,7 @@ main(int argc, char **argv)
 	do {
 		via_pointer(spin_indirect);
 		direct();
+		framed();
 		clock_gettime(id, &t);
 	} while ((double)(t.tv_sec - t0.tv_sec) +
 		     (double)(t.tv_nsec - t0.tv_nsec) / 1e9 <
