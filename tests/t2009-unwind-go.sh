@@ -11,10 +11,11 @@
 # kernel's frame-pointer walk of the sample
 # (unwind_go.fpchain_completed).  The program runs for 2 s of its own
 # CPU time, so the sample count does not depend on how loaded the
-# machine is.  Then for 1 s each: launched by env(1), a C program that
-# execs it, and recorded system-wide (-a): sp-record must ask for the
-# kernel's walk there too, not only when the command it starts is Go;
-# and under --ptrace, where sp-record walks the frame pointers itself.
+# machine is.  Then launched by env(1), a C program that execs it (0.5 s
+# of CPU), and recorded system-wide (-a, 1 s): sp-record must ask for
+# the kernel's walk there too, not only when the command it starts is
+# Go; and under --ptrace (0.5 s), where it walks the frame pointers
+# itself.
 . "$(dirname "$0")/lib.sh"
 need_perf
 if ! command -v go >/dev/null; then
@@ -64,23 +65,23 @@ go_only() {
 		fail "pipeline failed on $1"
 	grep '^go_gc;' "$1.all" >"$1.folded"
 }
-"$SP_RECORD" -g dwarf -o "$TMP/env.spool" -- env "$TMP/go_gc" 1c \
+"$SP_RECORD" -g dwarf -o "$TMP/env.spool" -- env "$TMP/go_gc" 0.5c \
 	>/dev/null 2>"$TMP/err" || fail "sp-record exited $?: $(cat "$TMP/err")"
 go_only "$TMP/env.spool"
 rooted "$TMP/env.spool.folded" \
 	'runtime\.(goexit|mstart|rt0_go|mcall|sigtramp|sigreturn)(\.abi0)?' \
-	"go_gc under env" 500 99
+	"go_gc under env" 250 99
 "$SP_RECORD" -a -g dwarf -o "$TMP/all.spool" -- "$TMP/go_gc" 1c \
 	>/dev/null 2>"$TMP/err" || fail "sp-record -a exited $?: $(cat "$TMP/err")"
 go_only "$TMP/all.spool"
 rooted "$TMP/all.spool.folded" \
 	'runtime\.(goexit|mstart|rt0_go|mcall|sigtramp|sigreturn)(\.abi0)?' \
 	"go_gc under -a" 500 99
-"$SP_RECORD" --ptrace -g dwarf -o "$TMP/pt.spool" -- "$TMP/go_gc" 1c \
+"$SP_RECORD" --ptrace -g dwarf -o "$TMP/pt.spool" -- "$TMP/go_gc" 0.5c \
 	>/dev/null 2>"$TMP/err" ||
 	fail "sp-record --ptrace exited $?: $(cat "$TMP/err")"
 go_only "$TMP/pt.spool"
 rooted "$TMP/pt.spool.folded" \
 	'runtime\.(goexit|mstart|rt0_go|mcall|sigtramp|sigreturn)(\.abi0)?' \
-	"go_gc under --ptrace" 500 99
+	"go_gc under --ptrace" 250 99
 exit 0

@@ -14,7 +14,7 @@ need_perf
 main='unw_nocfi;_start;__libc_start_main;__libc_start_call_main;main'
 for fp in -fomit-frame-pointer -fno-omit-frame-pointer; do
 	cc_prog unw_nocfi unw_nocfi.c -O2 -g $fp
-	"$SP_RECORD" -g dwarf -o "$TMP/x.spool" -- "$TMP/unw_nocfi" 1c \
+	"$SP_RECORD" -g dwarf -o "$TMP/x.spool" -- "$TMP/unw_nocfi" 0.5c \
 		2>"$TMP/err" || fail "sp-record exited $?: $(cat "$TMP/err")"
 	"$SP_DUMP" "$TMP/x.spool" >"$TMP/dump" || fail "sp-dump exited $?"
 	pipeline "$SP_SYMBOLIZE" \| "$SP_FOLD" <"$TMP/dump" >"$TMP/folded" ||
@@ -29,7 +29,7 @@ for fp in -fomit-frame-pointer -fno-omit-frame-pointer; do
 				print "wrong: " $0; wrong += $NF } }
 		END { printf "%s: %d samples in the leaves, %d complete, " \
 			"%d wrong\n", fp, n, ok, wrong
-		      exit n < 500 || wrong > 0 || ok * 100 < n * 99 }' \
+		      exit n < 250 || wrong > 0 || ok * 100 < n * 99 }' \
 		"$TMP/folded" >&2 ||
 		fail "$fp: leaves without CFI are not stepped right"
 	grep '^stats' "$TMP/dump" | tr '\t' '\n' |
