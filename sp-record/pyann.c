@@ -12,6 +12,7 @@
 #include "sp-record/pyfind.h"
 #include "sp-record/pyids.h"
 #include "sp-record/pystack.h"
+#include "sp-record/pytie.h"
 #include "common/banned.h"
 
 /* Kept stacks never taken (samples dropped) are let go past this many. */
@@ -60,6 +61,8 @@ struct pending_key {
 #define P_FLAGS(v) ((uint8_t)((v) >> 48))
 #define P_PACK(leaf, entries, flags)                                           \
 	((uint64_t)(leaf) | (uint64_t)(entries) << 32 | (uint64_t)(flags) << 48)
+/* A flag of ours beside the spool's: the chain was read at the sample. */
+#define P_AT_SAMPLE 0x80
 
 struct rec_pyann {
 	struct rec_out *out;
@@ -417,8 +420,8 @@ read_at_sample(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts,
 	trunc =
 	    s->status != PYBPF_OK || (n > 0 && !root && m->node[0] != SP_NONE);
 	a->st.at_sample++;
-	*packed =
-	    P_PACK(m->node[0], m->entries[0], trunc ? SP_PYSTACK_TRUNCATED : 0);
+	*packed = P_PACK(m->node[0], m->entries[0],
+			 P_AT_SAMPLE | (trunc ? SP_PYSTACK_TRUNCATED : 0));
 	return 0;
 }
 
@@ -487,42 +490,6 @@ take(struct rec_pyann *a, int32_t tid, uint64_t ts, uint64_t *packed)
 	return true;
 }
 
-/*
- * Sets s->index to the native evaluator frames that ran the stack's
- * groups, outermost first, or marks it inconsistent: as many evaluator
- * frames as entries, or (a chain cut before its root) no fewer.
- */
-static void
-tie(const struct rec_pytarget *t, const struct sp_frame *frames, size_t n,
-    uint32_t entries, struct sp_ext_pystack *s)
-{
-	uint32_t eval[SP_PYSTACK_GROUPS_MAX], m = 0, g;
-	size_t i;
-
-	for (i = 0; i < n && m < SP_PYSTACK_GROUPS_MAX; i++)
-		if (frames[i].mode == SP_FRAME_USER &&
-		    frames[i].abs_ip >= t->eval_start &&
-		    frames[i].abs_ip <= t->eval_end && t->eval_end)
-			eval[m++] = (uint32_t)i;
-	s->ngroups = 0;
-	if (s->leaf == SP_NONE) {
-		/* Evaluator frames but no chain: read too late (or given up).
-		 */
-		if (m && !(s->flags & SP_PYSTACK_TRUNCATED))
-			s->flags = SP_PYSTACK_INCONSISTENT;
-		return;
-	}
-	if (entries > m ||
-	    (entries < m && !(s->flags & SP_PYSTACK_TRUNCATED))) {
-		s->flags = SP_PYSTACK_INCONSISTENT;
-		return;
-	}
-	/* Group g (outermost first) ran in the entries-1-g'th innermost. */
-	for (g = 0; g < entries; g++)
-		s->index[g] = eval[entries - 1 - g];
-	s->ngroups = entries;
-}
-
 int
 rec_pyann_write(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts,
 		const struct sp_frame *frames, size_t n)
@@ -530,6 +497,7 @@ rec_pyann_write(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts,
 	struct sp_ext_pystack s;
 	struct pyproc *pp;
 	uint64_t v, pv;
+	bool entering;
 	int rc;
 
 	if (!take(a, tid, ts, &v))
@@ -538,8 +506,9 @@ rec_pyann_write(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts,
 	    !(pp = READER(pv)))
 		return 0;
 	s.leaf = P_LEAF(v);
-	s.flags = P_FLAGS(v);
-	tie(rec_py_target(pp->py), frames, n, P_ENTRIES(v), &s);
+	s.flags = P_FLAGS(v) & ~P_AT_SAMPLE;
+	entering = rec_pytie(rec_py_target(pp->py), frames, n, P_ENTRIES(v),
+			     (P_FLAGS(v) & P_AT_SAMPLE) != 0, &s);
 	rc = sp_ext_pystack_encode(rec_out_scratch(a->out), &s);
 	if (rc < 0)
 		return rec_out_wr(a->out, rc);
@@ -549,6 +518,7 @@ rec_pyann_write(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts,
 	a->st.stacks++;
 	a->st.truncated += (s.flags & SP_PYSTACK_TRUNCATED) != 0;
 	a->st.inconsistent += (s.flags & SP_PYSTACK_INCONSISTENT) != 0;
+	a->st.entering += entering;
 	return 0;
 }
 

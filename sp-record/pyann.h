@@ -41,6 +41,8 @@ struct rec_pystats {
 	uint64_t failed;       /* reads that found no thread state or failed */
 	uint64_t processes;    /* CPython processes attached */
 	uint64_t at_sample;    /* stacks read at their sample by BPF */
+	uint64_t entering;     /* of the written, tied with one evaluator
+				* frame left native (a call entered or left) */
 };
 
 /* An annotator writing through `out` (borrowed); NULL with errno set. */

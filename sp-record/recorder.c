@@ -534,6 +534,9 @@ python_counters(struct sp_buf *b, const struct rec_pystats *ps)
 	rc |= sp_ext_counter_encode(b, "python_truncated", ps->truncated);
 	rc |= sp_ext_counter_encode(b, "python_inconsistent", ps->inconsistent);
 	rc |= sp_ext_counter_encode(b, "python_failed_reads", ps->failed);
+	if (ps->entering)
+		rc |= sp_ext_counter_encode(b, "python_entering_calls",
+					    ps->entering);
 	return rc;
 }
 
