@@ -465,8 +465,11 @@ rec_pyann_read(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts)
 	rc = intern_stack(a, pp, (size_t)n, &leaf, &entries);
 	if (rc < 0)
 		return rc;
+	/* ts 0: read while the thread is stopped at its sample (--ptrace) */
 	keep(a, tid, ts,
-	     P_PACK(leaf, entries, trunc ? SP_PYSTACK_TRUNCATED : 0));
+	     P_PACK(leaf, entries,
+		    (ts ? 0 : P_AT_SAMPLE) |
+			(trunc ? SP_PYSTACK_TRUNCATED : 0)));
 	return 0;
 }
 

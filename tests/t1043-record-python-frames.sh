@@ -10,8 +10,10 @@
 # mid-walk): those are counted apart and may be up to a third.  Runs
 # Debian's /usr/bin/python3 and each pyenv 3.8-3.13 present, and prints
 # the rates of given-up and inconsistent stacks; where the BPF program
-# read the stacks at their samples, at most 25% may be inconsistent and
-# 95% of the samples must have a script leaf (97.4-99.7% seen).
+# read the stacks at their samples, at most 10% may be inconsistent
+# (0-0.9% seen since a call entered or left is tied, not refused; 4.5-8.2%
+# for 3.8-3.10 before) and 95% of the samples must have a script leaf
+# (97.4-100% seen).
 . "$(dirname "$0")/lib.sh"
 need_perf
 script=$PROGRAMS/py_frames.py
@@ -30,12 +32,11 @@ pythons() {
 # judge NAME MODE DUMP: the checks above, on one sp-dump output.
 judge() {
 	# --ptrace reads while the thread is stopped, and the BPF program
-	# at the sample: only moments inside the evaluator's own entry or
-	# exit may count as inconsistent.
+	# at the sample: a chain that does not fit is a reader's fault.
 	maxinc=100 minok=90
 	[ "$2" = ptrace ] && maxinc=10
 	if grep -q "read at the sample by BPF" "$TMP/err"; then
-		maxinc=25 minok=95
+		maxinc=10 minok=95
 	fi
 	awk -F'\t' -v name="$1 $2" -v script="$script" \
 	    -v maxinc="$maxinc" -v minok="$minok" '
