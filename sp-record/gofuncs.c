@@ -48,6 +48,7 @@ static const struct {
 	{ "runtime.sigtramp", REC_GOFUNC_ROOT },
 	{ "runtime.sigreturn", REC_GOFUNC_ROOT },
 	{ "runtime.sigreturn__sigaction", REC_GOFUNC_ROOT },
+	{ "runtime.clone", REC_GOFUNC_CLONE },
 };
 
 /* The kind of function `name` (of `len` bytes), with or without ".abi0". */

@@ -42,7 +42,8 @@ enum rec_gofunc_kind {
 	REC_GOFUNC_OTHER,
 	REC_GOFUNC_SYSTEMSTACK, /* runtime.systemstack: g to g0 and back */
 	REC_GOFUNC_MORESTACK,   /* runtime.morestack(_noctxt): g to g0 */
-	REC_GOFUNC_ROOT, /* goexit, mstart, rt0_go, mcall, sigtramp ... */
+	REC_GOFUNC_ROOT,  /* goexit, mstart, rt0_go, mcall, sigtramp ... */
+	REC_GOFUNC_CLONE, /* runtime.clone: a new thread's only frame */
 };
 
 /*

@@ -6,6 +6,8 @@
  * sample gives the rest, each frame checked (goframes.h) against the
  * module's functions (gofuncs.h).
  */
+#include <asm/perf_regs.h>
+
 #include "sp-record/elfcfi.h"
 #include "sp-record/goframes.h"
 #include "sp-record/gofuncs.h"
@@ -42,7 +44,28 @@ static bool
 go_view_func(void *arg, uint64_t pc, uint64_t *start, uint64_t *end,
 	     enum rec_gofunc_kind *kind)
 {
-	return go_func(arg, pc, start, end, kind);
+	bool found = go_func(arg, pc, start, end, kind);
+
+	/* a caller's frame in runtime.clone is any other function's */
+	if (found && *kind == REC_GOFUNC_CLONE)
+		*kind = REC_GOFUNC_OTHER;
+	return found;
+}
+
+/*
+ * Whether the frame at `pc`, in runtime.clone, is the new thread's:
+ * the leaf, with the system call's 0 in rax.  Its stack is a fresh one
+ * that runtime.clone switches to (the thread's g0), and rbp still holds
+ * the parent's, so it is the whole stack.
+ */
+static bool
+new_thread(struct rec_uctx *c, size_t n)
+{
+	uint64_t ax;
+
+	return n == 1 &&
+	       rec_unw_reg_value(c->regs, c->mask, PERF_REG_X86_AX, &ax) &&
+	       ax == 0;
 }
 
 static int
@@ -86,10 +109,13 @@ rec_unw_go_continue(struct rec_unwgo *g, struct rec_uctx *c, uint64_t *pcs,
 	if (c->stop_fallback != FB_NO_UNWIND_DATA ||
 	    !go_func(c, pcs[*n - 1], &start, &end, &kind))
 		return -1;
-	if (kind == REC_GOFUNC_ROOT) {
+	if (kind == REC_GOFUNC_ROOT ||
+	    (kind == REC_GOFUNC_CLONE && new_thread(c, *n))) {
 		g->roots++;
 		return 0;
 	}
+	if (kind == REC_GOFUNC_CLONE)
+		kind = REC_GOFUNC_OTHER;
 	if (kind == REC_GOFUNC_OTHER && c->stop_bp < c->sp + c->stack_len)
 		return -1;
 	if (!g->nfp) {

@@ -5,7 +5,8 @@
 # samples must reach the end of a Go stack (runtime.goexit under a
 # goroutine; runtime.mstart, runtime.rt0_go or runtime.mcall, where Go's
 # own traceback ends, on g0; runtime.sigtramp and its return trampoline
-# in a signal handler) without a truncated marker; no caller among the
+# in a signal handler; runtime.clone in a thread just made, and the ELF
+# entry _rt0_amd64_linux) without a truncated marker; no caller among the
 # program's own functions may be one that does not call it, directly or
 # not, in its source; the frames past a stack switch must come from the
 # kernel's frame-pointer walk of the sample
@@ -33,7 +34,7 @@ pipeline "$SP_SYMBOLIZE" \| "$SP_FOLD" <"$TMP/go.dump" >"$TMP/folded" ||
 	fail "pipeline failed"
 # 2 s of CPU at 999 Hz: far fewer samples is a recorder fault.
 rooted "$TMP/folded" \
-	'runtime\.(goexit|mstart|rt0_go|mcall|sigtramp|sigreturn)(\.abi0)?' \
+	'(runtime\.(goexit|mstart|rt0_go|mcall|sigtramp|sigreturn|clone)(\.abi0)?|_rt0_amd64_linux)' \
 	"go_gc" 1000 99
 # No wrong frame among the program's own: each main.* caller of a
 # main.* function calls it in the source, directly or through others
@@ -69,19 +70,19 @@ go_only() {
 	>/dev/null 2>"$TMP/err" || fail "sp-record exited $?: $(cat "$TMP/err")"
 go_only "$TMP/env.spool"
 rooted "$TMP/env.spool.folded" \
-	'runtime\.(goexit|mstart|rt0_go|mcall|sigtramp|sigreturn)(\.abi0)?' \
+	'(runtime\.(goexit|mstart|rt0_go|mcall|sigtramp|sigreturn|clone)(\.abi0)?|_rt0_amd64_linux)' \
 	"go_gc under env" 250 99
 "$SP_RECORD" -a -g dwarf -o "$TMP/all.spool" -- "$TMP/go_gc" 1c \
 	>/dev/null 2>"$TMP/err" || fail "sp-record -a exited $?: $(cat "$TMP/err")"
 go_only "$TMP/all.spool"
 rooted "$TMP/all.spool.folded" \
-	'runtime\.(goexit|mstart|rt0_go|mcall|sigtramp|sigreturn)(\.abi0)?' \
+	'(runtime\.(goexit|mstart|rt0_go|mcall|sigtramp|sigreturn|clone)(\.abi0)?|_rt0_amd64_linux)' \
 	"go_gc under -a" 500 99
 "$SP_RECORD" --ptrace -g dwarf -o "$TMP/pt.spool" -- "$TMP/go_gc" 0.5c \
 	>/dev/null 2>"$TMP/err" ||
 	fail "sp-record --ptrace exited $?: $(cat "$TMP/err")"
 go_only "$TMP/pt.spool"
 rooted "$TMP/pt.spool.folded" \
-	'runtime\.(goexit|mstart|rt0_go|mcall|sigtramp|sigreturn)(\.abi0)?' \
+	'(runtime\.(goexit|mstart|rt0_go|mcall|sigtramp|sigreturn|clone)(\.abi0)?|_rt0_amd64_linux)' \
 	"go_gc under --ptrace" 250 99
 exit 0
