@@ -19,37 +19,18 @@ void spin_indirect(unsigned long n);
 void spin_direct(unsigned long n);
 void spin_fp(unsigned long n);
 
-__asm__(".text\n"
-	".globl spin_indirect\n"
-	".type spin_indirect, @function\n"
-	"spin_indirect:\n"
-	"	sub $8, %rsp\n"
-	"	movq $0, (%rsp)\n"
-	"1:	dec %rdi\n"
-	"	jnz 1b\n"
-	"	add $8, %rsp\n"
-	"	ret\n"
-	".size spin_indirect, .-spin_indirect\n"
-	".globl spin_direct\n"
-	".type spin_direct, @function\n"
-	"spin_direct:\n"
-	"	sub $8, %rsp\n"
-	"	movq $0, (%rsp)\n"
-	"1:	dec %rdi\n"
-	"	jnz 1b\n"
-	"	add $8, %rsp\n"
-	"	ret\n"
-	".size spin_direct, .-spin_direct\n"
-	".globl spin_fp\n"
-	".type spin_fp, @function\n"
-	"spin_fp:\n"
-	"	push %rbp\n"
-	"	mov %rsp, %rbp\n"
-	"1:	dec %rdi\n"
-	"	jnz 1b\n"
-	"	pop %rbp\n"
-	"	ret\n"
-	".size spin_fp, .-spin_fp\n");
+/* A function NAME without CFI: ENTER, a countdown of rdi, LEAVE. */
+#define NOCFI(name, enter, leave)                                              \
+	".globl " name "\n.type " name ", @function\n" name ":\n" enter        \
+	"1:	dec %rdi\n	jnz 1b\n" leave "	ret\n"                       \
+	".size " name ", .-" name "\n"
+#define SLOT "	sub $8, %rsp\n	movq $0, (%rsp)\n"
+#define UNSLOT "	add $8, %rsp\n"
+
+__asm__(".text\n" NOCFI("spin_indirect", SLOT, UNSLOT)
+	    NOCFI("spin_direct", SLOT, UNSLOT)
+		NOCFI("spin_fp", "	push %rbp\n	mov %rsp, %rbp\n",
+		      "	pop %rbp\n"));
 
 static volatile unsigned long after;
 
