@@ -80,3 +80,12 @@ out:
 	close(fd);
 	return go;
 }
+
+bool
+rec_goexe_pid_is_go(int32_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	return rec_goexe_is_go(path);
+}

@@ -16,6 +16,7 @@
 #define SP_RECORD_GOEXE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /*
  * Whether the ELF file at `path` is a Go program: it has a .gopclntab,
@@ -23,5 +24,8 @@
  * read or is no ELF64 file.
  */
 bool rec_goexe_is_go(const char *path);
+
+/* rec_goexe_is_go() of process `pid`'s executable (/proc/PID/exe). */
+bool rec_goexe_pid_is_go(int32_t pid);
 
 #endif

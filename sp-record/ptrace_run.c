@@ -161,16 +161,6 @@ ptrace_sample(struct rec_ptdriver *d, const struct rec_ptracer_event *ev)
 	return rec_write_sample(h, p, &s);
 }
 
-/* The frame-pointer walk for a Go program only (ptrace.h). */
-static void
-set_fpwalk(struct rec_ptdriver *d, int32_t pid)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	rec_ptracer_set_fpwalk(d->pt, rec_goexe_is_go(path));
-}
-
 static int
 ptrace_exec(struct rec_ptdriver *d, const struct rec_ptracer_event *ev)
 {
@@ -182,7 +172,8 @@ ptrace_exec(struct rec_ptdriver *d, const struct rec_ptracer_event *ev)
 	if (!p)
 		return 0;
 	h->st->execs++;
-	set_fpwalk(d, p->pid);
+	/* the frame-pointer walk for a Go program only (ptrace.h) */
+	rec_ptracer_set_fpwalk(d->pt, rec_goexe_pid_is_go(p->pid));
 	if (h->py)
 		rec_pyann_forget(h->py, p->pid);
 	rc = rec_exec_epoch(h->trk, p, ev->timestamp_ns);
@@ -285,7 +276,7 @@ rec_ptdriver_start(struct rec_ptdriver *d, char **argv, int32_t pid,
 	pid = rec_ptracer_pid(d->pt);
 	if (argv)
 		*child = d->child = pid;
-	set_fpwalk(d, pid);
+	rec_ptracer_set_fpwalk(d->pt, rec_goexe_pid_is_go(pid));
 	p = rec_track_process(trk, pid, true);
 	if (!p)
 		return 1;

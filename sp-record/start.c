@@ -124,12 +124,7 @@ rec_start_launch(struct rec_start *s, char **argv)
 static bool
 may_run_go(const struct rec_start *s, int32_t pid)
 {
-	char path[64];
-
-	if (s->cfg->follow)
-		return true;
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	return rec_goexe_is_go(path);
+	return s->cfg->follow || rec_goexe_pid_is_go(pid);
 }
 
 int
