@@ -48,6 +48,30 @@ function_at(struct rec_uctx *c, uint64_t pc, uint64_t *start, uint64_t *next)
 	return true;
 }
 
+/* The `len` bytes of code before return address `ra`; false if unread. */
+static bool
+code_before(struct rec_uctx *c, uint64_t ra, uint8_t *buf, size_t len)
+{
+	const struct rec_region *r;
+	int why;
+
+	return ra >= len && (r = rec_unw_region(c, ra - 1, &why)) &&
+	       rec_elfcfi_read(r->f, ra - len - r->bias, buf, len) == 0;
+}
+
+/* Whether the code at `addr` reads as a PLT entry. */
+static bool
+is_plt(struct rec_uctx *c, uint64_t addr)
+{
+	uint8_t code[REC_CALLSITE_PLT];
+	const struct rec_region *r;
+	int why;
+
+	return (r = rec_unw_region(c, addr, &why)) &&
+	       rec_elfcfi_read(r->f, addr - r->bias, code, sizeof(code)) == 0 &&
+	       rec_callsite_is_plt(code);
+}
+
 /*
  * Whether function `fn` reaches `dest` through at most `depth` direct
  * jumps out of functions (tail calls), their code read from their module
@@ -93,21 +117,15 @@ tail_calls(struct rec_uctx *c, uint64_t fn, uint64_t dest, int depth)
 static bool
 may_call_leaf(struct rec_uctx *c, uint64_t ra, uint64_t pc)
 {
-	uint8_t before[REC_CALLSITE_INDIRECT], code[REC_CALLSITE_PLT];
-	const struct rec_region *r;
+	uint8_t before[REC_CALLSITE_INDIRECT];
 	uint64_t target, start, next;
-	int why;
 
-	if (ra < sizeof(before) || !(r = rec_unw_region(c, ra - 1, &why)) ||
-	    rec_elfcfi_read(r->f, ra - sizeof(before) - r->bias, before,
-			    sizeof(before)) < 0)
+	if (!code_before(c, ra, before, sizeof(before)))
 		return false;
 	if (!rec_callsite_target(before + sizeof(before) - REC_CALLSITE_BEFORE,
 				 ra, &target))
 		return rec_callsite_indirect(before);
-	if ((r = rec_unw_region(c, target, &why)) &&
-	    rec_elfcfi_read(r->f, target - r->bias, code, sizeof(code)) == 0 &&
-	    rec_callsite_is_plt(code))
+	if (is_plt(c, target))
 		return true;
 	/* a function with CFI of its own between them is not the callee */
 	return target <= pc && pc - target < LEAF_FN_MAX &&
@@ -141,21 +159,14 @@ rec_unw_leaf_return(struct rec_uctx *c, uint64_t pc, uint8_t *cfa_off)
 bool
 rec_unw_call_matches(struct rec_uctx *c, uint64_t callee_pc, uint64_t ra)
 {
-	uint8_t before[REC_CALLSITE_BEFORE], code[REC_CALLSITE_PLT];
-	const struct rec_region *r;
+	uint8_t before[REC_CALLSITE_BEFORE];
 	uint64_t target, start, next;
-	int why;
 
-	if (!(r = rec_unw_region(c, ra - 1, &why)) ||
-	    rec_elfcfi_read(r->f, ra - sizeof(before) - r->bias, before,
-			    sizeof(before)) < 0 ||
+	if (!code_before(c, ra, before, sizeof(before)) ||
 	    !rec_callsite_target(before, ra, &target))
 		return true;
-	if (!function_at(c, callee_pc, &start, &next) || target == start)
-		return true;
-	if ((r = rec_unw_region(c, target, &why)) &&
-	    rec_elfcfi_read(r->f, target - r->bias, code, sizeof(code)) == 0 &&
-	    rec_callsite_is_plt(code))
+	if (!function_at(c, callee_pc, &start, &next) || target == start ||
+	    is_plt(c, target))
 		return true;
 	return tail_calls(c, target, start, TAIL_DEPTH);
 }
