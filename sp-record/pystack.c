@@ -285,32 +285,64 @@ struct rawframe {
 	bool entry;
 };
 
+/*
+ * Sets r->offset and r->entry (r->code set) from a frame's instruction
+ * field `instr` (a pointer into its code's bytes, or 3.8-3.10's 32-bit
+ * last instruction) and its is_entry byte, where the layout has one.
+ */
+static void
+frame_position(const struct rec_py *py, uint64_t instr, uint8_t is_entry,
+	       struct rawframe *r)
+{
+	const struct rec_pylayout *l = &py->l;
+	int32_t lasti = (int32_t)instr;
+
+	r->entry = l->fr_is_entry != REC_PYLAYOUT_NONE
+		       ? is_entry
+		       : l->frames == REC_PY_FRAMEOBJ;
+	if (l->frames == REC_PY_FRAMEOBJ)
+		/* 3.10 counts code units, 3.8 and 3.9 bytes */
+		r->offset = l->minor == 10 ? 2 * (int64_t)lasti : lasti;
+	else
+		r->offset = (int64_t)(instr - (r->code + l->co_code));
+}
+
 /* Decodes the l.fr_span bytes of a frame, `b`. */
 static int
 parse_frame(const struct rec_py *py, const uint8_t *b, struct rawframe *r)
 {
 	const struct rec_pylayout *l = &py->l;
-	uint64_t v;
-	int32_t lasti;
+	uint64_t v, instr = 0;
+	uint32_t lasti;
 
 	memcpy(&r->back, b + l->fr_back, 8);
 	memcpy(&r->code, b + l->fr_code, 8);
 	r->owner = l->fr_owner != REC_PYLAYOUT_NONE ? b[l->fr_owner] : 0;
-	r->entry = l->fr_is_entry != REC_PYLAYOUT_NONE
-		       ? b[l->fr_is_entry]
-		       : l->frames == REC_PY_FRAMEOBJ;
 	if (l->frames == REC_PY_FRAMEOBJ) {
 		memcpy(&v, b + 8, 8); /* ob_type */
 		if (py->t.frame_type && v != py->t.frame_type)
 			return -EBADMSG;
 		memcpy(&lasti, b + l->fr_instr, 4);
-		/* 3.10 counts code units, 3.8 and 3.9 bytes */
-		r->offset = l->minor == 10 ? 2 * (int64_t)lasti : lasti;
-		return 0;
+		instr = lasti;
+	} else {
+		memcpy(&instr, b + l->fr_instr, 8);
 	}
-	memcpy(&v, b + l->fr_instr, 8);
-	r->offset = (int64_t)(v - (r->code + l->co_code));
+	frame_position(
+	    py, instr,
+	    l->fr_is_entry != REC_PYLAYOUT_NONE ? b[l->fr_is_entry] : 0, r);
 	return 0;
+}
+
+/* The frame of code `code` at r's instruction. */
+static void
+make_frame(const struct rec_py *py, const struct rec_py_code *code,
+	   const struct rawframe *r, struct rec_py_frame *out)
+{
+	out->code = code;
+	out->line = rec_pycode_line(py->codes, code, r->offset);
+	out->offset =
+	    r->offset > 0 && r->offset <= UINT32_MAX ? (uint32_t)r->offset : 0;
+	out->entry = r->entry;
 }
 
 static int
@@ -533,12 +565,7 @@ resolve_codes(struct rec_py *py, const struct rawframe *raw, size_t n,
 		if (!code)
 			return rc == -ENOMEM ? rc : 0;
 		*made |= code->id >= old;
-		out[i].code = code;
-		out[i].line = rec_pycode_line(py->codes, code, raw[i].offset);
-		out[i].offset = raw[i].offset > 0 && raw[i].offset <= UINT32_MAX
-				    ? (uint32_t)raw[i].offset
-				    : 0;
-		out[i].entry = raw[i].entry;
+		make_frame(py, code, &raw[i], &out[i]);
 		*good = i + 1;
 	}
 	return 0;
@@ -733,19 +760,10 @@ static void
 bpf_rawframe(const struct rec_py *py, const struct pybpf_frame *f,
 	     struct rawframe *r)
 {
-	const struct rec_pylayout *l = &py->l;
-	int32_t lasti = (int32_t)f->instr;
-
 	r->back = 0;
 	r->code = f->code;
 	r->owner = f->owner;
-	r->entry = l->fr_is_entry != REC_PYLAYOUT_NONE
-		       ? f->entry
-		       : l->frames == REC_PY_FRAMEOBJ;
-	if (l->frames == REC_PY_FRAMEOBJ)
-		r->offset = l->minor == 10 ? 2 * (int64_t)lasti : lasti;
-	else
-		r->offset = (int64_t)(f->instr - (f->code + l->co_code));
+	frame_position(py, f->instr, f->entry, r);
 }
 
 static void
@@ -802,11 +820,7 @@ rec_py_bpf_frame(struct rec_py *py, const struct pybpf_frame *f,
 	code = bpf_code(py, f, &err);
 	if (!code) /* not seen before and freed since: a module's body */
 		return err == -ENOMEM ? err : -ESTALE;
-	out->code = code;
-	out->line = rec_pycode_line(py->codes, code, r.offset);
-	out->offset =
-	    r.offset > 0 && r.offset <= UINT32_MAX ? (uint32_t)r.offset : 0;
-	out->entry = r.entry;
+	make_frame(py, code, &r, out);
 	return 0;
 }
 
