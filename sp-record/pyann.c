@@ -397,12 +397,12 @@ read_at_sample(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts,
 		   0)
 		k++;
 	/* the suffix's nodes move to where the new stack has them */
-	if (k > 0 && same != n)
+	if (k > 0 && same != n) {
 		memmove(m->node + n - k, m->node + same - k,
 			(k + 1) * sizeof(m->node[0]));
-	if (k > 0 && same != n)
 		memmove(m->entries + n - k, m->entries + same - k,
 			(k + 1) * sizeof(m->entries[0]));
+	}
 	m->node[n] = SP_NONE;
 	m->entries[n] = 0;
 	root = k > 0 && m->root;

@@ -270,12 +270,11 @@ python_found(struct recorder *r)
 static int
 python_early(struct recorder *r, const struct perf_event_header *h)
 {
-	int rc;
-
 	struct rec_sample s;
 	struct rec_comm c;
 	struct rec_task t;
 	struct rec_mmap2 m;
+	int rc;
 
 	if (h->type == PERF_RECORD_SAMPLE) {
 		if (rec_sample_parse(&r->layout, h, h->size, &s) < 0 ||

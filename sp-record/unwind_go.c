@@ -52,22 +52,6 @@ go_view_func(void *arg, uint64_t pc, uint64_t *start, uint64_t *end,
 	return found;
 }
 
-/*
- * Whether the frame at `pc`, in runtime.clone, is the new thread's:
- * the leaf, with the system call's 0 in rax.  Its stack is a fresh one
- * that runtime.clone switches to (the thread's g0), and rbp still holds
- * the parent's, so it is the whole stack.
- */
-static bool
-new_thread(struct rec_uctx *c, size_t n)
-{
-	uint64_t ax;
-
-	return n == 1 &&
-	       rec_unw_reg_value(c->regs, c->mask, PERF_REG_X86_AX, &ax) &&
-	       ax == 0;
-}
-
 static int
 go_view_code(void *arg, uint64_t addr, void *buf, size_t len)
 {
@@ -83,6 +67,22 @@ static bool
 go_view_is_code(void *arg, uint64_t addr)
 {
 	return rec_unw_is_code(arg, addr);
+}
+
+/*
+ * Whether a stack of `n` frames stopped in runtime.clone is a new
+ * thread's: that frame is the leaf, with the system call's 0 in rax.  Its stack
+ * is a fresh one that runtime.clone switches to (the thread's g0), and rbp
+ * still holds the parent's, so it is the whole stack.
+ */
+static bool
+new_thread(struct rec_uctx *c, size_t n)
+{
+	uint64_t ax;
+
+	return n == 1 &&
+	       rec_unw_reg_value(c->regs, c->mask, PERF_REG_X86_AX, &ax) &&
+	       ax == 0;
 }
 
 /*
