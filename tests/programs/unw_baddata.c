@@ -10,8 +10,7 @@
  * a return address that is no code address: all ones but the top bit, the
  * top bit and 1, a stack address, a data address, an unmapped page.
  */
-#include <stdlib.h>
-#include <time.h>
+#include "budget.h"
 
 void spin_nocfi(unsigned long n, unsigned long *frame);
 
@@ -39,11 +38,6 @@ static void __attribute__((noinline)) run(unsigned long ra)
 int
 main(int argc, char **argv)
 {
-	char *unit = NULL;
-	double secs = argc > 1 ? strtod(argv[1], &unit) : 1;
-	/* "1c": 1 s of CPU time, however loaded the machine */
-	clockid_t id =
-	    unit && *unit == 'c' ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
 	unsigned long local = 0;
 	const unsigned long ras[5] = {
 		0x7fffffffffffffffUL,
@@ -52,15 +46,12 @@ main(int argc, char **argv)
 		(unsigned long)&data_word,
 		0x10000UL,
 	};
-	struct timespec t0, t;
+	struct budget b;
 	unsigned i = 0;
 
-	clock_gettime(id, &t0);
-	do {
+	budget_start(&b, argc, argv, 1);
+	do
 		run(ras[i++ % 5]);
-		clock_gettime(id, &t);
-	} while ((double)(t.tv_sec - t0.tv_sec) +
-		     (double)(t.tv_nsec - t0.tv_nsec) / 1e9 <
-		 secs);
+	while (budget_left(&b));
 	return 0;
 }

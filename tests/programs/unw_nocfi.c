@@ -12,8 +12,7 @@
  * keeps a frame pointer's frame (push %rbp; mov %rsp, %rbp), which a
  * caller built with frame pointers needs restored.
  */
-#include <stdlib.h>
-#include <time.h>
+#include "budget.h"
 
 void spin_indirect(unsigned long n);
 void spin_direct(unsigned long n);
@@ -57,21 +56,13 @@ static void __attribute__((noinline)) framed(void)
 int
 main(int argc, char **argv)
 {
-	char *unit = NULL;
-	double secs = argc > 1 ? strtod(argv[1], &unit) : 1;
-	/* "1c": 1 s of CPU time, however loaded the machine */
-	clockid_t id =
-	    unit && *unit == 'c' ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
-	struct timespec t0, t;
+	struct budget b;
 
-	clock_gettime(id, &t0);
+	budget_start(&b, argc, argv, 1);
 	do {
 		via_pointer(spin_indirect);
 		direct();
 		framed();
-		clock_gettime(id, &t);
-	} while ((double)(t.tv_sec - t0.tv_sec) +
-		     (double)(t.tv_nsec - t0.tv_nsec) / 1e9 <
-		 secs);
+	} while (budget_left(&b));
 	return 0;
 }
