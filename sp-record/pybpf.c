@@ -82,9 +82,12 @@ on_stack(void *ctx, void *data, size_t size)
 	b->st.stacks++;
 	b->st.faults += s->status == PYBPF_FAULT;
 	slot = sp_htab_slot(b->queues, &s->tid, sizeof(s->tid), 0, &fresh);
-	if (slot && fresh && !(*slot = (uintptr_t)calloc(1, sizeof(*q))))
+	if (slot && fresh && !(*slot = (uintptr_t)calloc(1, sizeof(*q)))) {
+		/* the deletion may move another thread's entry into slot */
 		sp_htab_del(b->queues, &s->tid, sizeof(s->tid));
-	if (!slot || !*slot || !(copy = malloc(size))) {
+		slot = NULL;
+	}
+	if (!slot || !(copy = malloc(size))) {
 		b->err = b->err ? b->err : -ENOMEM;
 		return 0;
 	}
