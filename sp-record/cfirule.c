@@ -427,6 +427,8 @@ rec_cfirule_find(const uint8_t *sec, size_t len, uint64_t vaddr, uint64_t fde,
 	initial = row;
 	if ((r = run(&c, &ci, start, pc, &row, &initial)) < 0)
 		return r;
+	rule->prev_in = pc > start;
+	rule->next_in = pc - start + 1 < range;
 	return to_rule(&row, rule);
 }
 
@@ -434,7 +436,8 @@ uint64_t
 rec_cfirule_pack(const struct rec_cfirule *rule)
 {
 	return ((uint64_t)(uint32_t)rule->cfa_off & 0xffffffu) |
-	       (uint64_t)(rule->cfa_reg & 0xff) << 24 |
+	       (uint64_t)(rule->cfa_reg & 1) << 24 |
+	       (uint64_t)rule->prev_in << 25 | (uint64_t)rule->next_in << 26 |
 	       (uint64_t)(uint16_t)rule->ra << 32 |
 	       (uint64_t)(uint16_t)rule->bp << 48;
 }
@@ -446,7 +449,9 @@ rec_cfirule_unpack(uint64_t word, struct rec_cfirule *rule)
 
 	/* sign-extend the 24-bit offset */
 	rule->cfa_off = (int32_t)(off ^ 0x800000u) - 0x800000;
-	rule->cfa_reg = (uint8_t)(word >> 24);
+	rule->cfa_reg = (uint8_t)(word >> 24 & 1);
+	rule->prev_in = word >> 25 & 1;
+	rule->next_in = word >> 26 & 1;
 	rule->ra = (int16_t)(uint16_t)(word >> 32);
 	rule->bp = (int16_t)(uint16_t)(word >> 48);
 }

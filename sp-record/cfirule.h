@@ -31,6 +31,13 @@ struct rec_cfirule {
 	int32_t cfa_off; /* CFA = cfa_reg's value + cfa_off, |off| < 8 MiB */
 	int16_t ra;      /* the return address: a CFA offset or UNDEF */
 	int16_t bp;      /* the caller's BP: a CFA offset, SAME or UNDEF */
+	/*
+	 * Whether pc - 1 and pc + 1 lie in pc's FDE too: where they do, no
+	 * function starts at pc or pc + 1, so neither can be a signal
+	 * return trampoline, and the unwinder need not read the code there
+	 * to know it (a read of a cold code page costs more than the step).
+	 */
+	bool prev_in, next_in;
 };
 
 /*

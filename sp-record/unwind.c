@@ -315,10 +315,11 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 	}
 	rec_deepstack_begin(&u->live, pid, &c.p->stacks, sp, stack, stack_len);
 	pcs[n++] = ip;
-	c.ip_override = sigreturn_start(&c, ip);
-	if (!u->own_off && !c.ip_override &&
+	/* The own walk leaves a sample at a trampoline to libunwind. */
+	if (!u->own_off &&
 	    rec_unw_own_unwind(&u->own, &c, pcs, &n, max, truncated))
 		return unwound(u, n);
+	c.ip_override = sigreturn_start(&c, ip);
 	rec_in_libunwind = 1;
 	if (!rec_unw_proc_as(c.p) || unw_init_remote(&cur, c.p->as, &c) < 0) {
 		u->count.errors[ERR_INIT]++;

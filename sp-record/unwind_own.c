@@ -138,6 +138,27 @@ stack_word(struct rec_uctx *c, uint64_t addr, uint64_t *v)
 	return true;
 }
 
+/*
+ * Whether the frame at `ip` may be in a signal return trampoline, which
+ * libunwind's signal-frame step must take: `ip` is a trampoline's start
+ * (a handler returns to it), or the sample's pc (`at` == `ip`) just
+ * past its system call.  The walk checks here, at the frame's own rule,
+ * not where the step found the return address: a trampoline is a
+ * function of its own, so where the rule's FDE also covers the byte on
+ * the other side of `at`, no function starts at `ip` and its code is
+ * not read (`rule` NULL: no FDE covers `at`).
+ */
+static bool
+maybe_trampoline(struct rec_uctx *c, uint64_t at, uint64_t ip,
+		 const struct rec_cfirule *rule)
+{
+	if (at == ip)
+		return !(rule && rule->prev_in) &&
+		       (rec_unw_is_trampoline(c, ip) ||
+			(ip >= 9 && rec_unw_is_trampoline(c, ip - 9)));
+	return !(rule && rule->next_in) && rec_unw_is_trampoline(c, ip);
+}
+
 /* own_step()'s answers besides 1 (a step) and 0 (the outermost frame). */
 #define OWN_OTHER (-1)   /* not ours: libunwind unwinds the sample */
 #define OWN_REFUSED (-2) /* a step over the live stack failed a check */
@@ -174,6 +195,8 @@ own_step(struct rec_unwown *o, struct rec_uctx *c, uint64_t at, uint64_t *ip,
 	uint64_t cfa, ra;
 	int r = own_rule(o, c, at, &rule);
 
+	if (r >= 0 && maybe_trampoline(c, at, *ip, r == 1 ? &rule : NULL))
+		return OWN_OTHER;
 	if (r == 0 && *have_bp && *bp == 0 && fp_end(c, *ip) &&
 	    !rec_deepstack_used(c->live)) {
 		c->count->fallbacks[FB_EH_FRAME_HDR_LOOKUP]++;
@@ -203,10 +226,7 @@ own_step(struct rec_unwown *o, struct rec_uctx *c, uint64_t at, uint64_t *ip,
 	if (rec_deepstack_used(c->live))
 		r = own_live_ok(c, *sp, cfa, ra);
 	else
-		r = cfa < *sp || !rec_unw_is_code(c, ra) ||
-			    rec_unw_is_trampoline(c, ra)
-			? OWN_OTHER
-			: 1;
+		r = cfa < *sp || !rec_unw_is_code(c, ra) ? OWN_OTHER : 1;
 	if (r == 1) {
 		*ip = ra;
 		*sp = cfa;
@@ -304,8 +324,6 @@ own_walk(struct rec_unwown *o, struct rec_uctx *c, uint64_t *pcs, size_t *n,
 	int r;
 
 	*first_live = max;
-	if (rec_unw_is_trampoline(c, ip))
-		return OWN_OTHER;
 	for (;;) {
 		f = own_frame(o, c, pcs, *n, ip, sp, bp, have_bp);
 		if (!c->no_cache &&

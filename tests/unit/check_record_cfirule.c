@@ -107,6 +107,10 @@ expect(const struct sec *s, uint64_t pc, int reg, int32_t off, int16_t ra,
 	ck_assert_int_eq(back.cfa_off, off);
 	ck_assert_int_eq(back.ra, ra);
 	ck_assert_int_eq(back.bp, bp);
+	/* only the FDE's first and last bytes have a neighbour outside it */
+	ck_assert(r.prev_in == (pc > FUNC) && back.prev_in == r.prev_in);
+	ck_assert(r.next_in == (pc + 1 < FUNC + FUNC_LEN) &&
+		  back.next_in == r.next_in);
 }
 
 /* push %rbp; mov %rsp,%rbp; ...; leave (remembered); ret; more code */
