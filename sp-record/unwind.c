@@ -88,6 +88,7 @@ static const char *const error_keys[ERR_COUNT] = {
 	"unwind_error.did_not_advance",
 	"unwind_error.sp_moved_backwards",
 	"unwind_error.return_address_not_code",
+	"unwind_error.caller_skipped",
 };
 
 static const char *const fallback_keys[FB_COUNT] = {

@@ -113,24 +113,34 @@ tail_calls(struct rec_uctx *c, uint64_t fn, uint64_t dest, int depth)
 /* How far below the pc a direct call's target may lie, for it. */
 #define LEAF_FN_MAX (64u << 10)
 
+/* What the code before a word read as a return address says of it. */
+enum leaf_caller {
+	NO_CALL,     /* no call before it: not a return address */
+	OTHER_CALL,  /* a call that cannot have called the leaf */
+	LEAF_CALLER, /* a call that may have called the leaf */
+};
+
 /* Whether the code at `ra` follows a call that may have called `pc`. */
-static bool
-may_call_leaf(struct rec_uctx *c, uint64_t ra, uint64_t pc)
+static enum leaf_caller
+leaf_caller(struct rec_uctx *c, uint64_t ra, uint64_t pc)
 {
 	uint8_t before[REC_CALLSITE_INDIRECT];
 	uint64_t target, start, next;
 
-	if (!code_before(c, ra, before, sizeof(before)))
-		return false;
+	if (!rec_unw_is_code(c, ra) ||
+	    !code_before(c, ra, before, sizeof(before)))
+		return NO_CALL;
 	if (!rec_callsite_target(before + sizeof(before) - REC_CALLSITE_BEFORE,
 				 ra, &target))
-		return rec_callsite_indirect(before);
+		return rec_callsite_indirect(before) ? LEAF_CALLER : NO_CALL;
 	if (is_plt(c, target))
-		return true;
+		return LEAF_CALLER;
 	/* a function with CFI of its own between them is not the callee */
 	return target <= pc && pc - target < LEAF_FN_MAX &&
-	       (!function_at(c, target, &start, &next) || next <= target ||
-		next > pc);
+		       (!function_at(c, target, &start, &next) ||
+			next <= target || next > pc)
+		   ? LEAF_CALLER
+		   : OTHER_CALL;
 }
 
 bool
@@ -141,14 +151,42 @@ rec_unw_leaf_return(struct rec_uctx *c, uint64_t pc, uint8_t *cfa_off)
 
 	for (k = 0; k <= LEAF_SCAN && k + sizeof(w) <= c->stack_len; k += 8) {
 		memcpy(&w, c->stack + k, sizeof(w));
-		if (rec_unw_is_code(c, w) && may_call_leaf(c, w, pc)) {
+		switch (leaf_caller(c, w, pc)) {
+		case LEAF_CALLER:
 			/* two candidates: one is stale, and which is unknown */
 			if (found++)
 				return false;
 			*cfa_off = (uint8_t)(k + 8);
+			break;
+		case OTHER_CALL:
+			/*
+			 * Below any candidate, this is most likely the leaf's
+			 * own return address, into a caller that reached the
+			 * leaf by a tail call; a candidate above it would be
+			 * that caller's caller, one frame skipped.
+			 */
+			if (!found)
+				return false;
+			break;
+		case NO_CALL:
+			break;
 		}
 	}
 	return found == 1;
+}
+
+bool
+rec_unw_skips_return(struct rec_uctx *c, uint64_t pc, uint64_t ra_at)
+{
+	uint64_t w;
+	size_t k;
+
+	for (k = 0; c->sp + k < ra_at && k + 8 <= c->stack_len; k += 8) {
+		memcpy(&w, c->stack + k, sizeof(w));
+		if (leaf_caller(c, w, pc) != NO_CALL)
+			return true;
+	}
+	return false;
 }
 
 /*

@@ -28,8 +28,19 @@ bool rec_unw_call_matches(struct rec_uctx *c, uint64_t callee_pc, uint64_t ra);
  * indirect call, a direct one to a PLT entry, or to an address at most
  * 64 KiB below `pc` with no CFI between them.  Sets *cfa_off to its
  * offset + 8 (the frame's CFA).  False when none is, or more than one
- * (a stale return address left below the live one).
+ * (a stale return address left below the live one), or when a return
+ * address after a call of another function lies below it (the leaf's
+ * own, when its caller reached it by a tail call).
  */
 bool rec_unw_leaf_return(struct rec_uctx *c, uint64_t pc, uint8_t *cfa_off);
+
+/*
+ * Whether a step without CFI from the sample's own frame at `pc`, which
+ * read its return address at `ra_at`, passed over another return
+ * address right after a call in the copy below it.  A leaf without a
+ * frame of its own stepped by its caller's frame pointer skips that
+ * caller so; a leaf that saved rbp has none there.
+ */
+bool rec_unw_skips_return(struct rec_uctx *c, uint64_t pc, uint64_t ra_at);
 
 #endif

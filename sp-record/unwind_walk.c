@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <libunwind.h>
+#include <string.h>
 
 #include "sp-record/deepstack.h"
 #include "sp-record/unwind_calls.h"
@@ -59,6 +60,25 @@ fp_fallback(struct rec_uctx *c, uint64_t pc)
 }
 
 /*
+ * Where a step without CFI from the sample's own frame read the return
+ * address `ra`: libunwind's frame-pointer guess reads it at rbp + 8 (and
+ * gives the callee's CFA + 16 as the caller's SP), made-up CFI at the
+ * caller's SP - 8.
+ */
+static uint64_t
+ra_slot(const struct rec_uctx *c, uint64_t bp, uint64_t ra, uint64_t new_sp)
+{
+	uint64_t w;
+
+	if (bp >= c->sp && bp - c->sp + 16 <= c->stack_len) {
+		memcpy(&w, c->stack + (bp - c->sp + 8), sizeof(w));
+		if (w == ra)
+			return bp + 8;
+	}
+	return new_sp - 8;
+}
+
+/*
  * Steps from the frame at cur, whose pc (call site) is `at`, to its
  * caller.  *sig says whether the frame at cur is a signal trampoline's,
  * and is updated for the caller's.
@@ -91,6 +111,17 @@ step(struct rec_uctx *c, unw_cursor_t *cur, uint64_t at, int *sig, uint64_t *pc)
 	}
 	if (live && r >= 0 && !live_step_ok(c, r, sp, new_ip, new_sp)) {
 		c->err = ERR_STACK_TRUNCATED;
+		return -1;
+	}
+	/*
+	 * The sample's own frame, without CFI in a module that has some:
+	 * a return address the step passed over is a caller it skipped
+	 * (modules without any CFI, Go's, are stepped by frame pointer
+	 * throughout; unwind_go.c checks their frames).
+	 */
+	if (r > 0 && c->fallback == FB_EH_FRAME_HDR_LOOKUP && sp == c->sp &&
+	    rec_unw_skips_return(c, at, ra_slot(c, bp, new_ip, new_sp))) {
+		c->err = ERR_CALLER_SKIPPED;
 		return -1;
 	}
 	/*

@@ -10,13 +10,17 @@
  * here so that only the return address looks like one.  spin_indirect
  * is called through a pointer, spin_direct by a direct call.  spin_fp
  * keeps a frame pointer's frame (push %rbp; mov %rsp, %rbp), which a
- * caller built with frame pointers needs restored.
+ * caller built with frame pointers needs restored.  spin_tail is reached
+ * by a tail jump from hop, called directly by tailed, which main calls
+ * through a pointer: its return address is tailed's, and main's right
+ * above it must not be taken for its caller's (one frame skipped).
  */
 #include "budget.h"
 
 void spin_indirect(unsigned long n);
 void spin_direct(unsigned long n);
 void spin_fp(unsigned long n);
+void spin_tail(unsigned long n);
 
 /* A function NAME without CFI: ENTER, a countdown of rdi, LEAVE. */
 #define NOCFI(name, enter, leave)                                              \
@@ -29,7 +33,7 @@ void spin_fp(unsigned long n);
 __asm__(".text\n" NOCFI("spin_indirect", SLOT, UNSLOT)
 	    NOCFI("spin_direct", SLOT, UNSLOT)
 		NOCFI("spin_fp", "	push %rbp\n	mov %rsp, %rbp\n",
-		      "	pop %rbp\n"));
+		      "	pop %rbp\n") NOCFI("spin_tail", SLOT, UNSLOT));
 
 static volatile unsigned long after;
 
@@ -53,6 +57,18 @@ static void __attribute__((noinline)) framed(void)
 	after++;
 }
 
+/* A tail jump to spin_tail, in its own CFI. */
+__asm__(".text\n.globl hop\n.type hop, @function\nhop:\n"
+	"	.cfi_startproc\n	jmp spin_tail\n	.cfi_endproc\n"
+	".size hop, .-hop\n");
+void hop(unsigned long n);
+
+static void __attribute__((noinline)) tailed(void)
+{
+	hop(300000);
+	after++;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -63,6 +79,7 @@ main(int argc, char **argv)
 		via_pointer(spin_indirect);
 		direct();
 		framed();
+		((void (*volatile)(void))tailed)();
 	} while (budget_left(&b));
 	return 0;
 }
