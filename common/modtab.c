@@ -28,6 +28,8 @@ struct group {
 	size_t n, alloc;
 	struct entry *index; /* sorted by (start, id) unless overlaps */
 	size_t nindex;
+	size_t hint; /* the index entry found last: a stack's frames run
+			in a few modules, each many frames long */
 	bool dirty, overlaps;
 };
 
@@ -38,6 +40,9 @@ struct sp_modtab {
 	struct sp_htab *owners; /* pid -> struct group * */
 	struct group kernel;
 	struct sp_buf key; /* scratch for identity keys */
+	/* the group resolved last, by pid: a stack's frames are one pid's */
+	struct group *last;
+	int32_t last_pid;
 };
 
 struct sp_modtab *
@@ -265,6 +270,8 @@ sp_modtab_deactivate(struct sp_modtab *t, int32_t pid,
 	for (i = 0; i < n; i++)
 		drop_module(t, g->mods[i].id);
 	sp_htab_del(t->owners, &key, sizeof(key));
+	if (t->last == g)
+		t->last = NULL;
 	group_free(g);
 	free(g);
 	return n && w ? sp_spool_writer_deactivate(w, pid) : 0;
@@ -326,10 +333,14 @@ rebuild(struct group *g)
 }
 
 static const struct entry *
-group_find(const struct group *g, uint64_t addr)
+group_find(struct group *g, uint64_t addr)
 {
 	size_t lo = 0, hi = g->nindex;
 
+	/* without overlaps, the one entry that covers addr is the answer */
+	if (!g->overlaps && g->hint < g->nindex &&
+	    g->index[g->hint].start <= addr && addr < g->index[g->hint].end)
+		return &g->index[g->hint];
 	if (g->overlaps) {
 		for (hi = g->nindex; hi-- > 0;)
 			if (g->index[hi].start <= addr &&
@@ -345,8 +356,10 @@ group_find(const struct group *g, uint64_t addr)
 		else
 			hi = mid;
 	}
-	if (lo && addr < g->index[lo - 1].end)
+	if (lo && addr < g->index[lo - 1].end) {
+		g->hint = lo - 1;
 		return &g->index[lo - 1];
+	}
 	return NULL;
 }
 
@@ -357,9 +370,13 @@ sp_modtab_resolve(struct sp_modtab *t, int32_t pid, uint64_t abs_ip,
 	const struct entry *e = NULL;
 	struct group *g = NULL;
 
-	if (mode == SP_FRAME_USER)
+	if (mode == SP_FRAME_USER && t->last && t->last_pid == pid) {
+		g = t->last;
+	} else if (mode == SP_FRAME_USER) {
 		g = group_of(t, false, pid, false);
-	else if (mode == SP_FRAME_KERNEL)
+		t->last = g;
+		t->last_pid = pid;
+	} else if (mode == SP_FRAME_KERNEL)
 		g = &t->kernel;
 	if (g && g->dirty)
 		rebuild(g);

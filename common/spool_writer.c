@@ -83,8 +83,14 @@ struct frame_key {
  * A node found here is the one the tables hold for it as long as no
  * prune ran since (only a prune removes entries).
  */
-#define PATHS 32       /* threads kept, by thread id */
-#define PATH_DEPTH 128 /* levels kept from the root */
+#define PATHS 32 /* threads kept, by thread id */
+/*
+ * Levels kept from the root: as deep as sp-record's stacks go (its
+ * REC_STACK_MAX), so that a deep stack's many shared levels are not
+ * interned again at each sample.  The arrays are made zeroed and their
+ * pages touched only as deep as a thread's stacks go.
+ */
+#define PATH_DEPTH 1280
 
 struct path {
 	int32_t pid;

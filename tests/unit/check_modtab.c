@@ -1,8 +1,9 @@
 /*
  * check_modtab.c: the recorder's module table: interning, index with
  * latest-overlap-wins, inode-distinct mappings, rebuild after
- * deactivation (which frees), user/kernel separation, clone-on-fork, and
- * mappings that come back after others replaced them.
+ * deactivation (which frees), the last group and entry found,
+ * user/kernel separation, clone-on-fork, and mappings that come back
+ * after others replaced them.
  */
 #include "tests/unit/ck.h"
 #include <stdlib.h>
@@ -91,6 +92,31 @@ START_TEST(index_rebuilds_after_deactivation)
 	ck_assert_uint_ne(again, first);
 	ck_assert_uint_eq(resolve(7, 0x2000, SP_FRAME_USER, NULL), again);
 	ck_assert(!sp_modtab_is_active(t, first));
+}
+END_TEST
+
+/* Resolving remembers the last group and entry: never past a change. */
+START_TEST(the_last_found_follows_changes)
+{
+	uint32_t a = add(7, 0x1000, 0x2000, "/a", false, 0);
+	uint32_t b = add(7, 0x3000, 0x4000, "/b", false, 0);
+	uint32_t c, d;
+
+	ck_assert_uint_eq(resolve(7, 0x1800, SP_FRAME_USER, NULL), a);
+	ck_assert_uint_eq(resolve(7, 0x3800, SP_FRAME_USER, NULL), b);
+	ck_assert_uint_eq(resolve(7, 0x1900, SP_FRAME_USER, NULL), a);
+	ck_assert_uint_eq(resolve(7, 0x2800, SP_FRAME_USER, NULL), SP_NONE);
+	ck_assert_uint_eq(resolve(8, 0x1800, SP_FRAME_USER, NULL), SP_NONE);
+	ck_assert_uint_eq(resolve(7, 0x1800, SP_FRAME_USER, NULL), a);
+	c = add(7, 0x1000, 0x1800, "/c", false, 0); /* over a's start */
+	ck_assert_uint_eq(resolve(7, 0x1100, SP_FRAME_USER, NULL), c);
+	ck_assert_uint_eq(resolve(7, 0x1900, SP_FRAME_USER, NULL), a);
+	ck_assert_int_eq(sp_modtab_deactivate(t, 7, NULL), 0);
+	ck_assert_uint_eq(resolve(7, 0x1900, SP_FRAME_USER, NULL), SP_NONE);
+	d = add(7, 0x1000, 0x2000, "/d", false, 0);
+	ck_assert_uint_eq(resolve(7, 0x1900, SP_FRAME_USER, NULL), d);
+	add(8, 0x1000, 0x2000, "/e", false, 0);
+	ck_assert_uint_eq(resolve(7, 0x1900, SP_FRAME_USER, NULL), d);
 }
 END_TEST
 
@@ -267,6 +293,7 @@ main(void)
 	tcase_add_test(tc, identical_modules_share_an_id);
 	tcase_add_test(tc, inode_distinct_mappings_stay_distinct);
 	tcase_add_test(tc, index_rebuilds_after_deactivation);
+	tcase_add_test(tc, the_last_found_follows_changes);
 	tcase_add_test(tc, deactivation_frees_and_ids_go_on);
 	tcase_add_test(tc, modes_are_resolved_separately);
 	tcase_add_test(tc, fork_clones_active_modules);
