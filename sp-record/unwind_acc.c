@@ -108,34 +108,47 @@ find_fp_info(struct rec_uctx *c, unw_addr_space_t as, uint64_t ip,
 }
 
 /*
- * find_proc_info for the sample's own pc in a module file without CFI
- * for it: a frame whose return address the copy holds at a place found
- * by rec_unw_leaf_return, in made-up CFI covering `ip` alone; the
- * fallback `why` is counted as for any step without CFI.  -UNW_ENOINFO
- * for any other frame (libunwind passes a caller's pc less one, never
- * the sample's pc) or when no return address is found.  libunwind keeps
- * the rule for the pc (UNW_CACHE_GLOBAL): a frame is laid out the same
- * each time its code is at one pc.
+ * find_proc_info for a frame in a module file without CFI for it (a
+ * library's _init, and what it calls): the sample's own pc, or the pc
+ * of the caller libunwind is stepping from (a return address less one),
+ * whose return address the copy holds at a place found by
+ * rec_unw_leaf_return above the frame's SP, in made-up CFI covering
+ * `ip` alone; the fallback `why` is counted as for any step without
+ * CFI.  -UNW_ENOINFO for any other pc or when no return address is
+ * found.  libunwind keeps the rule for the pc (UNW_CACHE_GLOBAL): a
+ * frame is laid out the same each time its code is at one pc.
  */
 static int
 find_leaf_info(struct rec_uctx *c, unw_addr_space_t as, uint64_t ip,
 	       unw_proc_info_t *pi, int need_unwind_info, int why)
 {
-	uint64_t pc, bp, at = made_cfi_addr(ip);
+	uint64_t pc, sp, bp, at = made_cfi_addr(ip);
+	bool have_bp;
 	uint8_t cfa_off;
 
 	c->fallback = why;
 	if (c->ip_override ||
-	    !rec_unw_reg_value(c->regs, c->mask, PERF_REG_X86_IP, &pc) ||
-	    pc != ip || !rec_unw_leaf_return(c, ip, &cfa_off))
+	    !rec_unw_reg_value(c->regs, c->mask, PERF_REG_X86_IP, &pc))
+		return -UNW_ENOINFO;
+	if (pc == ip) {
+		sp = c->sp;
+		have_bp =
+		    rec_unw_reg_value(c->regs, c->mask, PERF_REG_X86_BP, &bp);
+	} else if (c->step_at && ip == c->step_at) {
+		sp = c->step_sp;
+		bp = c->step_bp;
+		have_bp = true;
+	} else {
+		return -UNW_ENOINFO;
+	}
+	if (!rec_unw_leaf_return(c, ip, sp, &cfa_off))
 		return -UNW_ENOINFO;
 	/*
 	 * A frame-pointer frame (rbp holds the saved rbp just below the
 	 * return address): libunwind's frame-pointer step restores rbp,
 	 * which the caller's CFI may need; this rule would not.
 	 */
-	if (rec_unw_reg_value(c->regs, c->mask, PERF_REG_X86_BP, &bp) &&
-	    bp == c->sp + cfa_off - 16)
+	if (have_bp && bp == sp + cfa_off - 16)
 		return -UNW_ENOINFO;
 	c->count->leaf_returns++;
 	return search_made_cfi(c, as, ip, ip, ip + 1, at,

@@ -144,13 +144,18 @@ leaf_caller(struct rec_uctx *c, uint64_t ra, uint64_t pc)
 }
 
 bool
-rec_unw_leaf_return(struct rec_uctx *c, uint64_t pc, uint8_t *cfa_off)
+rec_unw_leaf_return(struct rec_uctx *c, uint64_t pc, uint64_t sp,
+		    uint8_t *cfa_off)
 {
-	uint64_t w;
+	uint64_t w, at;
 	size_t k, found = 0;
 
-	for (k = 0; k <= LEAF_SCAN && k + sizeof(w) <= c->stack_len; k += 8) {
-		memcpy(&w, c->stack + k, sizeof(w));
+	if (sp < c->sp || sp - c->sp > c->stack_len)
+		return false;
+	at = sp - c->sp;
+	for (k = 0; k <= LEAF_SCAN && at + k + sizeof(w) <= c->stack_len;
+	     k += 8) {
+		memcpy(&w, c->stack + at + k, sizeof(w));
 		switch (leaf_caller(c, w, pc)) {
 		case LEAF_CALLER:
 			/* two candidates: one is stale, and which is unknown */
@@ -176,12 +181,15 @@ rec_unw_leaf_return(struct rec_uctx *c, uint64_t pc, uint8_t *cfa_off)
 }
 
 bool
-rec_unw_skips_return(struct rec_uctx *c, uint64_t pc, uint64_t ra_at)
+rec_unw_skips_return(struct rec_uctx *c, uint64_t pc, uint64_t sp,
+		     uint64_t ra_at)
 {
-	uint64_t w;
-	size_t k;
+	uint64_t w, k;
 
-	for (k = 0; c->sp + k < ra_at && k + 8 <= c->stack_len; k += 8) {
+	if (sp < c->sp)
+		return false;
+	for (k = sp - c->sp; c->sp + k < ra_at && k + 8 <= c->stack_len;
+	     k += 8) {
 		memcpy(&w, c->stack + k, sizeof(w));
 		if (leaf_caller(c, w, pc) != NO_CALL)
 			return true;

@@ -21,26 +21,28 @@ struct rec_uctx;
 bool rec_unw_call_matches(struct rec_uctx *c, uint64_t callee_pc, uint64_t ra);
 
 /*
- * For the sample's own pc, in a module file with no CFI for it (a
- * library's _init, which ld.so calls through a pointer, hand-written
- * code): the first of the copy's words at rsp, rsp+8, ... rsp+32 that
- * is a return address right after a call that may have called `pc`: an
- * indirect call, a direct one to a PLT entry, or to an address at most
- * 64 KiB below `pc` with no CFI between them.  Sets *cfa_off to its
- * offset + 8 (the frame's CFA).  False when none is, or more than one
- * (a stale return address left below the live one), or when a return
- * address after a call of another function lies below it (the leaf's
- * own, when its caller reached it by a tail call).
+ * For a frame at `pc` whose SP is `sp`, in a module file with no CFI
+ * for it (a library's _init, which ld.so calls through a pointer;
+ * hand-written code): the first of the copy's words at sp, sp+8, ...
+ * sp+32 that is a return address right after a call that may have
+ * called `pc`: an indirect call, a direct one to a PLT entry, or to an
+ * address at most 64 KiB below `pc` with no CFI between them.  Sets
+ * *cfa_off to its offset + 8 (the frame's CFA).  False when none is, or
+ * more than one (a stale return address left below the live one), or
+ * when a return address after a call of another function lies below it
+ * (the frame's own, when its caller reached it by a tail call).
  */
-bool rec_unw_leaf_return(struct rec_uctx *c, uint64_t pc, uint8_t *cfa_off);
+bool rec_unw_leaf_return(struct rec_uctx *c, uint64_t pc, uint64_t sp,
+			 uint8_t *cfa_off);
 
 /*
- * Whether a step without CFI from the sample's own frame at `pc`, which
- * read its return address at `ra_at`, passed over another return
- * address right after a call in the copy below it.  A leaf without a
- * frame of its own stepped by its caller's frame pointer skips that
- * caller so; a leaf that saved rbp has none there.
+ * Whether a step without CFI from the frame at `pc` whose SP is `sp`,
+ * which read its return address at `ra_at`, passed over another return
+ * address right after a call in the copy below it.  A function without
+ * a frame of its own stepped by its caller's frame pointer skips that
+ * caller so; one that saved rbp has none there.
  */
-bool rec_unw_skips_return(struct rec_uctx *c, uint64_t pc, uint64_t ra_at);
+bool rec_unw_skips_return(struct rec_uctx *c, uint64_t pc, uint64_t sp,
+			  uint64_t ra_at);
 
 #endif

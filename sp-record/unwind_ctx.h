@@ -114,6 +114,12 @@ struct rec_uctx {
 	uint64_t ip_override; /* nonzero: what RIP reads as (unwind.c) */
 	int fallback;         /* enum unwind_fallback of the current step */
 	/*
+	 * The frame libunwind is stepping from (unwind_walk.c): its pc (a
+	 * caller's: return address - 1), SP and BP, for made-up CFI of a
+	 * caller without any (unwind_acc.c); step_at 0 before the first.
+	 */
+	uint64_t step_at, step_sp, step_bp;
+	/*
 	 * Unwind data the unwinder built (a search table, a trampoline's
 	 * CFI), which libunwind reads at built_addr: the table during the
 	 * lookup, the CFI while it steps, so it stays until the next one.

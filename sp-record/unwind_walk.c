@@ -60,9 +60,9 @@ fp_fallback(struct rec_uctx *c, uint64_t pc)
 }
 
 /*
- * Where a step without CFI from the sample's own frame read the return
- * address `ra`: libunwind's frame-pointer guess reads it at rbp + 8 (and
- * gives the callee's CFA + 16 as the caller's SP), made-up CFI at the
+ * Where a step without CFI from a frame read the return address
+ * `ra`: libunwind's frame-pointer guess reads it at rbp + 8 (and gives
+ * the callee's CFA + 16 as the caller's SP), made-up CFI at the
  * caller's SP - 8.
  */
 static uint64_t
@@ -101,6 +101,9 @@ step(struct rec_uctx *c, unw_cursor_t *cur, uint64_t at, int *sig, uint64_t *pc)
 		bp = 1;
 	c->fallback = fp_fallback(c, at);
 	c->ran_out = false;
+	c->step_at = at;
+	c->step_sp = sp;
+	c->step_bp = bp;
 	r = unw_step(cur);
 	if (c->fallback != FB_NONE)
 		c->count->fallbacks[c->fallback]++;
@@ -114,13 +117,13 @@ step(struct rec_uctx *c, unw_cursor_t *cur, uint64_t at, int *sig, uint64_t *pc)
 		return -1;
 	}
 	/*
-	 * The sample's own frame, without CFI in a module that has some:
-	 * a return address the step passed over is a caller it skipped
-	 * (modules without any CFI, Go's, are stepped by frame pointer
-	 * throughout; unwind_go.c checks their frames).
+	 * A frame without CFI in a module that has some: a return address
+	 * the step passed over is a caller it skipped (modules without any
+	 * CFI, Go's, are stepped by frame pointer throughout; unwind_go.c
+	 * checks their frames).
 	 */
-	if (r > 0 && c->fallback == FB_EH_FRAME_HDR_LOOKUP && sp == c->sp &&
-	    rec_unw_skips_return(c, at, ra_slot(c, bp, new_ip, new_sp))) {
+	if (r > 0 && c->fallback == FB_EH_FRAME_HDR_LOOKUP &&
+	    rec_unw_skips_return(c, at, sp, ra_slot(c, bp, new_ip, new_sp))) {
 		c->err = ERR_CALLER_SKIPPED;
 		return -1;
 	}

@@ -7,8 +7,9 @@
 # a frame pointer's frame (left to the frame-pointer step, which restores
 # rbp for a caller built with frame pointers), must each reach _start
 # through their callers in at least 99% of their samples, without and
-# with frame pointers, and no stack may name another caller.  A fourth
-# leaf, reached by a tail jump, holds its caller's return address where
+# with frame pointers, and no stack may name another caller; so must a
+# leaf called by a function without CFI either (as _init calls).  A
+# leaf reached by a tail jump holds its caller's return address where
 # a call of another function left it: its stacks are cut, never shown
 # without that caller (as a frame-pointer step or a return address
 # found above it would show them).
@@ -32,6 +33,7 @@ for fp in -fomit-frame-pointer -fno-omit-frame-pointer; do
 		/;spin_[a-z]* [0-9]+$/ {
 			n += $NF; s = $0; sub(/ [0-9]+$/, "", s)
 			if (s == main ";via_pointer;spin_indirect" ||
+			    s == main ";via_pointer;spin_outer;spin_inner" ||
 			    s == main ";direct;spin_direct" ||
 			    s == main ";framed;spin_fp")
 				ok += $NF

@@ -14,6 +14,8 @@
  * by a tail jump from hop, called directly by tailed, which main calls
  * through a pointer: its return address is tailed's, and main's right
  * above it must not be taken for its caller's (one frame skipped).
+ * spin_outer, without CFI either, calls spin_inner, as a library's
+ * _init calls code of its own: a caller without CFI.
  */
 #include "budget.h"
 
@@ -21,6 +23,7 @@ void spin_indirect(unsigned long n);
 void spin_direct(unsigned long n);
 void spin_fp(unsigned long n);
 void spin_tail(unsigned long n);
+void spin_outer(unsigned long n);
 
 /* A function NAME without CFI: ENTER, a countdown of rdi, LEAVE. */
 #define NOCFI(name, enter, leave)                                              \
@@ -33,7 +36,20 @@ void spin_tail(unsigned long n);
 __asm__(".text\n" NOCFI("spin_indirect", SLOT, UNSLOT)
 	    NOCFI("spin_direct", SLOT, UNSLOT)
 		NOCFI("spin_fp", "	push %rbp\n	mov %rsp, %rbp\n",
-		      "	pop %rbp\n") NOCFI("spin_tail", SLOT, UNSLOT));
+		      "	pop %rbp\n") NOCFI("spin_tail", SLOT, UNSLOT)
+		    NOCFI("spin_inner", SLOT, UNSLOT));
+
+/*
+ * A caller without CFI: spin_inner's, passing on its count in rdi.  Its
+ * three zeroed slots put its caller's return address out of the reach
+ * of spin_inner's search (two return addresses there would be refused).
+ */
+#define SLOTS3                                                                 \
+	"	sub $24, %rsp\n	movq $0, (%rsp)\n	movq $0, 8(%rsp)\n"                \
+	"	movq $0, 16(%rsp)\n"
+__asm__(".text\n.globl spin_outer\n.type spin_outer, @function\n"
+	"spin_outer:\n" SLOTS3 "	call spin_inner\n	add $24, %rsp\n"
+	"	ret\n.size spin_outer, .-spin_outer\n");
 
 static volatile unsigned long after;
 
@@ -80,6 +96,7 @@ main(int argc, char **argv)
 		direct();
 		framed();
 		((void (*volatile)(void))tailed)();
+		via_pointer(spin_outer);
 	} while (budget_left(&b));
 	return 0;
 }
