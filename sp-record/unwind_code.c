@@ -49,10 +49,15 @@ code_of(struct sp_htab *code, int32_t pid)
 		   : NULL;
 }
 
-/* Reads the process's memory (code outside any file); false on failure. */
-static bool
+/*
+ * Reads up to `len` bytes of the process's memory (code outside any
+ * file) at `addr`; returns how many (0 on failure): a read stops at the
+ * end of a mapping.
+ */
+static size_t
 read_mem(struct rec_unwproc *p, uint64_t addr, void *buf, size_t len)
 {
+	ssize_t n;
 	char path[64];
 
 	if (p->memfd < 0) {
@@ -62,8 +67,10 @@ read_mem(struct rec_unwproc *p, uint64_t addr, void *buf, size_t len)
 			return false;
 		}
 	}
-	return p->memfd >= 0 && addr <= INT64_MAX &&
-	       pread(p->memfd, buf, len, (off_t)addr) == (ssize_t)len;
+	if (p->memfd < 0 || addr > INT64_MAX ||
+	    (n = pread(p->memfd, buf, len, (off_t)addr)) < 0)
+		return 0;
+	return (size_t)n;
 }
 
 /*
@@ -77,6 +84,7 @@ rec_unw_tramp_at(struct rec_uctx *c, uint64_t ip, uint64_t *start, bool *endbr)
 	uint64_t from = ip - REC_PYTRAMP_WINDOW, *slot, v;
 	struct rec_unwproc *p = c->p;
 	bool inserted;
+	size_t n;
 
 	if (ip < REC_PYTRAMP_WINDOW)
 		return false;
@@ -87,9 +95,19 @@ rec_unw_tramp_at(struct rec_uctx *c, uint64_t ip, uint64_t *start, bool *endbr)
 		*endbr = v & 1;
 		return v != 0;
 	}
-	if (!read_mem(p, from, code, sizeof(code)))
+	/*
+	 * The window may begin below the mapping (the first trampoline of
+	 * CPython's arena is at its first byte): then from the page of ip.
+	 */
+	if (!(n = read_mem(p, from, code, sizeof(code))) &&
+	    (ip & ~(uint64_t)4095) > from) {
+		from = ip & ~(uint64_t)4095;
+		n = read_mem(p, from, code,
+			     (size_t)(ip - from) + REC_PYTRAMP_WINDOW);
+	}
+	if (n <= ip - from)
 		return false; /* unknown: not cached */
-	v = rec_pytramp_match(code, sizeof(code), from, ip, start, endbr)
+	v = rec_pytramp_match(code, n, from, ip, start, endbr)
 		? *start << 1 | *endbr
 		: 0;
 	if ((slot = sp_htab_slot(p->tramps, &ip, sizeof(ip), 0, &inserted)))

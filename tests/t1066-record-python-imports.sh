@@ -1,5 +1,5 @@
 #!/bin/sh
-# t1066-record-python-imports.sh: CPython 3.12+ -X perf importing many
+# t1066-record-python-imports.sh: CPython 3.12 and 3.13 -X perf importing many
 # modules in fresh interpreters, next to two busy loops (issue 28: under
 # contention, 3% of such stacks once ended in the truncated marker at
 # the perf trampolines, right under _find_and_load).  At most 0.1% of
@@ -7,14 +7,18 @@
 . "$(dirname "$0")/lib.sh"
 need_perf
 
+# One interpreter of each version found (3.13's trampolines begin at the
+# first byte of their mapping, 3.12's do not), or two of the one.
 py=
 for v in 3.12 3.13; do
 	for p in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$v".*/bin/"python$v" \
 		"$(command -v "python$v" 2>/dev/null)"; do
-		[ -x "$p" ] && "$p" -c 'import sys' 2>/dev/null && py=$p && break
+		[ -x "$p" ] && "$p" -c 'import sys' 2>/dev/null &&
+			py="$py $p" && break
 	done
-	[ -n "$py" ] && break
 done
+set -- $py
+[ $# -eq 1 ] && set -- "$1" "$1"
 if [ -z "$py" ]; then
 	[ "${CI:-}" = true ] && fail "no CPython >= 3.12 (pyenv or PATH)"
 	skip "no CPython >= 3.12 on PATH or under pyenv"
@@ -41,8 +45,8 @@ for m in ("json asyncio decimal unittest sqlite3 ssl ctypes pydoc "
 EOF
 cat >"$TMP/drv.py" <<'EOF'
 import subprocess, sys
-for _ in range(int(sys.argv[1])):
-    subprocess.run([sys.executable, "-X", "perf", sys.argv[2]], check=True)
+for py in sys.argv[2:]:
+    subprocess.run([py, "-X", "perf", sys.argv[1]], check=True)
 EOF
 
 sh -c 'while :; do :; done' &
@@ -50,8 +54,8 @@ busy1=$!
 sh -c 'while :; do :; done' &
 busy2=$!
 trap 'kill $busy1 $busy2 2>/dev/null; rm -rf "$TMP"' EXIT
-"$SP_RECORD" -f -g dwarf -o "$TMP/p.spool" -- "$py" -X perf "$TMP/drv.py" 2 \
-	"$TMP/imp.py" 2>"$TMP/err" ||
+"$SP_RECORD" -f -g dwarf -o "$TMP/p.spool" -- "$1" -X perf "$TMP/drv.py" \
+	"$TMP/imp.py" "$@" 2>"$TMP/err" ||
 	fail "sp-record exited $?: $(cat "$TMP/err")"
 kill $busy1 $busy2
 pipeline "$SP_DUMP" "$TMP/p.spool" \| "$SP_SYMBOLIZE" \| "$SP_FOLD" \
@@ -63,7 +67,7 @@ awk '{ n = $NF; t += n }
 	/<stack truncated>/ { tr += n }
 	END { printf "%d %d %d\n", t, tr, bad }' "$TMP/folded" >"$TMP/n"
 read -r total trunc bad <"$TMP/n"
-echo "$py -X perf imports: $total samples, $trunc truncated," \
+echo "$* -X perf imports: $total samples, $trunc truncated," \
 	"$bad at the import machinery" >&2
 [ "$total" -ge 300 ] || fail "only $total samples of the imports"
 [ $((bad * 1000)) -le "$total" ] ||
