@@ -3,6 +3,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/stat.h>
 
 #include "common/ext_py.h"
 #include "common/grow.h"
@@ -46,8 +48,12 @@ struct pymemo {
 /* What procs holds for a process without a reader. */
 #define NOT_PYTHON 0     /* refused: a version outside the list, ... */
 #define NOT_PYTHON_YET 1 /* no interpreter mapped (yet) */
-#define READER(v)                                                              \
-	((v) > NOT_PYTHON_YET ? (struct pyproc *)(uintptr_t)(v) : NULL)
+#define EXECED 2 /* seen to exec, nothing named as Python mapped since */
+#define MAPPED 3 /* an interpreter mapped: probed at its next sample */
+#define READER(v) ((v) > MAPPED ? (struct pyproc *)(uintptr_t)(v) : NULL)
+
+/* Executables kept in rec_pyann's `plain`, at most (then it starts over). */
+#define PLAIN_MAX 256
 
 struct pending_key {
 	int32_t tid;
@@ -67,11 +73,20 @@ struct pending_key {
 struct rec_pyann {
 	struct rec_out *out;
 	struct rec_pyids *ids;
-	struct rec_pyfiles *files;   /* module files read, by identity */
-	struct rec_pybpf *bpf;       /* borrowed, or NULL */
-	struct pymemo *memo;         /* MEMO_SLOTS, with bpf */
-	uint64_t serials;            /* pyprocs made */
-	struct sp_htab *procs;       /* pid -> struct pyproc *, or a NOT_* */
+	struct rec_pyfiles *files; /* module files read, by identity */
+	struct rec_pybpf *bpf;     /* borrowed, or NULL */
+	struct pymemo *memo;       /* MEMO_SLOTS, with bpf */
+	uint64_t serials;          /* pyprocs made */
+	struct sp_htab *procs;     /* pid -> struct pyproc *, or a marker */
+	/*
+	 * Executables by identity (device, inode, size, mtime) -> 1 when a
+	 * process of it, probed at its first sample after its exec, was
+	 * found neither CPython nor with an interpreter mapped, 2 otherwise:
+	 * a build's thousand cc1s are then not probed each (reading
+	 * /proc/PID/maps and the exe link was 7.5% of the recorder's CPU on
+	 * one).  One that maps an interpreter later is probed then.
+	 */
+	struct sp_htab *plain;
 	struct sp_htab *pending;     /* struct pending_key -> P_PACK */
 	struct sp_htab *why;         /* reason -> processes */
 	struct rec_py_frame *frames; /* REC_PY_MAX_DEPTH */
@@ -126,6 +141,7 @@ rec_pyann_free(struct rec_pyann *a)
 	while (a->procs && sp_htab_next(a->procs, &pos, &k, &len, &v))
 		free_proc(a, READER(v));
 	sp_htab_free(a->procs);
+	sp_htab_free(a->plain);
 	sp_htab_free(a->pending);
 	sp_htab_free(a->why);
 	rec_pyids_free(a->ids);
@@ -174,6 +190,55 @@ rec_pyann_set_bpf(struct rec_pyann *a, struct rec_pybpf *b)
 			bpf_add(a, READER(v));
 }
 
+/* The identity of `pid`'s executable; false when it cannot be read. */
+static bool
+exe_key(int32_t pid, uint64_t key[4])
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat(path, &st) < 0)
+		return false;
+	key[0] = (uint64_t)st.st_dev;
+	key[1] = (uint64_t)st.st_ino;
+	key[2] = (uint64_t)st.st_size;
+	key[3] =
+	    (uint64_t)st.st_mtim.tv_sec << 30 ^ (uint64_t)st.st_mtim.tv_nsec;
+	return true;
+}
+
+/*
+ * Whether a process seen to exec, with nothing named as Python mapped
+ * since, runs an executable whose processes were found plain: it has
+ * no interpreter unless it maps one later (rec_pyann_mapped).
+ */
+static bool
+known_plain(struct rec_pyann *a, int32_t pid, uint64_t v)
+{
+	uint64_t key[4], plain;
+
+	return v == EXECED && a->plain && exe_key(pid, key) &&
+	       sp_htab_get(a->plain, key, sizeof(key), &plain) && plain == 1;
+}
+
+/* Notes what probing `pid` found of its executable. */
+static void
+note_plain(struct rec_pyann *a, int32_t pid, bool plain)
+{
+	uint64_t key[4];
+
+	if (!a->plain && !(a->plain = sp_htab_new()))
+		return;
+	if (sp_htab_count(a->plain) >= PLAIN_MAX) {
+		sp_htab_free(a->plain);
+		if (!(a->plain = sp_htab_new()))
+			return;
+	}
+	if (exe_key(pid, key))
+		(void)sp_htab_put(a->plain, key, sizeof(key), plain ? 1 : 2);
+}
+
 /*
  * The reader of `pid`, attached at its first call; NULL when the process
  * is not CPython, is refused, or memory ran out.
@@ -183,11 +248,17 @@ proc(struct rec_pyann *a, int32_t pid)
 {
 	struct sp_buf why = SP_BUF_INIT;
 	struct pyproc *pp;
-	uint64_t v, not = NOT_PYTHON;
+	uint64_t v = MAPPED, not = NOT_PYTHON;
 	int err;
 
-	if (sp_htab_get(a->procs, &pid, sizeof(pid), &v))
+	if (sp_htab_get(a->procs, &pid, sizeof(pid), &v) && v != EXECED &&
+	    v != MAPPED)
 		return READER(v);
+	if (known_plain(a, pid, v)) {
+		a->st.known_plain++;
+		(void)sp_htab_put(a->procs, &pid, sizeof(pid), NOT_PYTHON_YET);
+		return NULL;
+	}
 	pp = calloc(1, sizeof(*pp));
 	if (pp && !(pp->py = rec_py_attach(a->files, pid, &why))) {
 		err = errno;
@@ -205,6 +276,9 @@ proc(struct rec_pyann *a, int32_t pid)
 			note(a, (const char *)why.data);
 	}
 	sp_buf_release(&why);
+	/* What its executable brings, not what it mapped since. */
+	if (v == EXECED)
+		note_plain(a, pid, !pp && not == NOT_PYTHON_YET);
 	if (pp) {
 		a->st.processes++;
 		pp->pid = pid;
@@ -231,12 +305,25 @@ rec_pyann_forget(struct rec_pyann *a, int32_t pid)
 }
 
 void
-rec_pyann_mapped(struct rec_pyann *a, int32_t pid)
+rec_pyann_exec(struct rec_pyann *a, int32_t pid)
 {
 	uint64_t v;
 
-	if (sp_htab_get(a->procs, &pid, sizeof(pid), &v) && v == NOT_PYTHON_YET)
-		sp_htab_del(a->procs, &pid, sizeof(pid));
+	/* An interpreter mapped since (in ring order) still counts. */
+	if (sp_htab_get(a->procs, &pid, sizeof(pid), &v) && v == MAPPED)
+		return;
+	rec_pyann_forget(a, pid);
+	(void)sp_htab_put(a->procs, &pid, sizeof(pid), EXECED);
+}
+
+void
+rec_pyann_mapped(struct rec_pyann *a, int32_t pid)
+{
+	uint64_t v = NOT_PYTHON_YET;
+
+	if (!sp_htab_get(a->procs, &pid, sizeof(pid), &v) ||
+	    v == NOT_PYTHON_YET || v == EXECED)
+		(void)sp_htab_put(a->procs, &pid, sizeof(pid), MAPPED);
 }
 
 /* Our pycode id of the reader's code `c`; 0 or the output's errno. */

@@ -5,7 +5,8 @@
  *
  *   a = rec_pyann_new(out);
  *   drain:   rec_pyann_read(a, pid, tid, ts)    a sample just out of a ring
- *            rec_pyann_forget(a, pid)           its exec or its end
+ *            rec_pyann_exec(a, pid)             its exec
+ *            rec_pyann_forget(a, pid)           its end
  *            rec_pyann_mapped(a, pid)           a libpython mapped
  *   handle:  rec_pyann_write(a, pid, tid, ts, frames, n)  before it
  *
@@ -43,6 +44,8 @@ struct rec_pystats {
 	uint64_t at_sample;    /* stacks read at their sample by BPF */
 	uint64_t entering;     /* of the written, tied with one evaluator
 				* frame left native (a call entered or left) */
+	uint64_t known_plain;  /* processes not probed: their executable's
+				* were found without an interpreter */
 };
 
 /* An annotator writing through `out` (borrowed); NULL with errno set. */
@@ -63,8 +66,14 @@ int rec_pyann_read(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts);
 /* `pid` ran exec or ended: its reader no longer applies. */
 void rec_pyann_forget(struct rec_pyann *a, int32_t pid);
 /*
- * `pid` mapped an interpreter (its modules changed): if it was found
- * without one, it is probed again at its next sample.
+ * `pid` ran exec: its reader no longer applies, and until it maps an
+ * interpreter (rec_pyann_mapped), its executable alone tells whether it
+ * is CPython: one whose processes were probed plain is not probed again.
+ */
+void rec_pyann_exec(struct rec_pyann *a, int32_t pid);
+/*
+ * `pid` mapped an interpreter (its modules changed): unless a reader is
+ * attached or its version was refused, it is probed at its next sample.
  */
 void rec_pyann_mapped(struct rec_pyann *a, int32_t pid);
 /*

@@ -290,7 +290,7 @@ python_early(struct recorder *r, const struct perf_event_header *h)
 	if (h->type == PERF_RECORD_COMM &&
 	    rec_comm_parse(&r->layout, h, h->size, &c) == 0 && c.is_exec &&
 	    c.pid <= INT32_MAX)
-		rec_pyann_forget(r->py, (int32_t)c.pid);
+		rec_pyann_exec(r->py, (int32_t)c.pid);
 	if (h->type == PERF_RECORD_MMAP2 &&
 	    rec_mmap2_parse(&r->layout, h, h->size, &m) == 0 &&
 	    m.pid <= INT32_MAX &&
@@ -536,6 +536,9 @@ python_counters(struct sp_buf *b, const struct rec_pystats *ps)
 	if (ps->entering)
 		rc |= sp_ext_counter_encode(b, "python_entering_calls",
 					    ps->entering);
+	if (ps->known_plain)
+		rc |= sp_ext_counter_encode(b, "python_known_plain",
+					    ps->known_plain);
 	return rc;
 }
 
