@@ -429,6 +429,7 @@ rec_cfirule_find(const uint8_t *sec, size_t len, uint64_t vaddr, uint64_t fde,
 		return r;
 	rule->prev_in = pc > start;
 	rule->next_in = pc - start + 1 < range;
+	rule->tiny = range <= 16;
 	return to_rule(&row, rule);
 }
 
@@ -438,7 +439,7 @@ rec_cfirule_pack(const struct rec_cfirule *rule)
 	return ((uint64_t)(uint32_t)rule->cfa_off & 0xffffffu) |
 	       (uint64_t)(rule->cfa_reg & 1) << 24 |
 	       (uint64_t)rule->prev_in << 25 | (uint64_t)rule->next_in << 26 |
-	       (uint64_t)(uint16_t)rule->ra << 32 |
+	       (uint64_t)rule->tiny << 27 | (uint64_t)(uint16_t)rule->ra << 32 |
 	       (uint64_t)(uint16_t)rule->bp << 48;
 }
 
@@ -452,6 +453,7 @@ rec_cfirule_unpack(uint64_t word, struct rec_cfirule *rule)
 	rule->cfa_reg = (uint8_t)(word >> 24 & 1);
 	rule->prev_in = word >> 25 & 1;
 	rule->next_in = word >> 26 & 1;
+	rule->tiny = word >> 27 & 1;
 	rule->ra = (int16_t)(uint16_t)(word >> 32);
 	rule->bp = (int16_t)(uint16_t)(word >> 48);
 }

@@ -38,6 +38,7 @@ struct rec_cfirule {
 	 * to know it (a read of a cold code page costs more than the step).
 	 */
 	bool prev_in, next_in;
+	bool tiny; /* the FDE covers at most 16 bytes, a trampoline's size */
 };
 
 /*

@@ -142,21 +142,30 @@ stack_word(struct rec_uctx *c, uint64_t addr, uint64_t *v)
  * Whether the frame at `ip` may be in a signal return trampoline, which
  * libunwind's signal-frame step must take: `ip` is a trampoline's start
  * (a handler returns to it), or the sample's pc (`at` == `ip`) just
- * past its system call.  The walk checks here, at the frame's own rule,
- * not where the step found the return address: a trampoline is a
- * function of its own, so where the rule's FDE also covers the byte on
- * the other side of `at`, no function starts at `ip` and its code is
- * not read (`rule` NULL: no FDE covers `at`).
+ * past its system call.  The walk checks here, at the frame's own rule
+ * (`rule` NULL: no FDE covers `at`), not where the step found the
+ * return address, and reads the code only where the rule leaves it
+ * open: reading a cold code page costs more than the step.  A
+ * trampoline is a function of its own, tiny, so no function starts
+ * where the rule's FDE also covers the byte on the other side of `at`,
+ * and none at the start of a larger FDE.  A sample's pc just past a
+ * trampoline lies in no FDE (glibc's is followed by padding, and its
+ * FDE has the signal-frame augmentation, which the rules refuse); were
+ * it a larger function's first byte, that function's entry rule would
+ * take the signal frame's first word, its flags, as a return address,
+ * which is not code, and libunwind would take the sample.
  */
 static bool
 maybe_trampoline(struct rec_uctx *c, uint64_t at, uint64_t ip,
 		 const struct rec_cfirule *rule)
 {
-	if (at == ip)
-		return !(rule && rule->prev_in) &&
-		       (rec_unw_is_trampoline(c, ip) ||
-			(ip >= 9 && rec_unw_is_trampoline(c, ip - 9)));
-	return !(rule && rule->next_in) && rec_unw_is_trampoline(c, ip);
+	if (at != ip)
+		return !(rule && rule->next_in) && rec_unw_is_trampoline(c, ip);
+	if (rule)
+		return !rule->prev_in && rule->tiny &&
+		       rec_unw_is_trampoline(c, ip);
+	return rec_unw_is_trampoline(c, ip) ||
+	       (ip >= 9 && rec_unw_is_trampoline(c, ip - 9));
 }
 
 /* own_step()'s answers besides 1 (a step) and 0 (the outermost frame). */

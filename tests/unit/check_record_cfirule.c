@@ -111,6 +111,7 @@ expect(const struct sec *s, uint64_t pc, int reg, int32_t off, int16_t ra,
 	ck_assert(r.prev_in == (pc > FUNC) && back.prev_in == r.prev_in);
 	ck_assert(r.next_in == (pc + 1 < FUNC + FUNC_LEN) &&
 		  back.next_in == r.next_in);
+	ck_assert(!r.tiny && !back.tiny); /* FUNC_LEN is 0x40 */
 }
 
 /* push %rbp; mov %rsp,%rbp; ...; leave (remembered); ret; more code */
@@ -149,6 +150,22 @@ START_TEST(test_rows)
 	expect(&s, FUNC + FUNC_LEN - 1, REC_CFA_BP, 16, REC_CFIRULE_UNDEF, -16);
 	ck_assert_int_eq(find(&s, FUNC - 1, &r), -ENOENT);
 	ck_assert_int_eq(find(&s, FUNC + FUNC_LEN, &r), -ENOENT);
+}
+END_TEST
+
+/* An FDE of a trampoline's size says so (the unwinder reads its code). */
+START_TEST(test_tiny)
+{
+	uint32_t len = 9;
+	struct rec_cfirule r, back;
+	struct sec s;
+
+	build(&s, "zR", frame_prog, sizeof(frame_prog));
+	memcpy(s.b + s.fde + 12, &len, 4); /* the FDE's address range */
+	ck_assert_int_eq(find(&s, FUNC, &r), 0);
+	rec_cfirule_unpack(rec_cfirule_pack(&r), &back);
+	ck_assert(r.tiny && back.tiny && !back.prev_in && back.next_in);
+	ck_assert_int_eq(find(&s, FUNC + len, &r), -ENOENT);
 }
 END_TEST
 
@@ -323,6 +340,7 @@ cfirule_suite(void)
 	TCase *tm = tcase_create("memo");
 
 	tcase_add_test(tr, test_rows);
+	tcase_add_test(tr, test_tiny);
 	tcase_add_test(tr, test_personality);
 	tcase_add_test(tr, test_refused);
 	tcase_add_test(tr, test_cut);
