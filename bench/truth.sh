@@ -9,6 +9,9 @@
 # completeness, unresolved share, and the largest difference in self and
 # total share among perf's top 15 functions.
 #   sh bench/truth.sh [SECONDS]      (optimized build in $B)
+# RUST_CRATE=DIR adds rustc building a crate without dependencies from
+# its sources in DIR (say regex-syntax from a checkout of rust-lang/regex),
+# with its default features, -C opt-level=2: issue 28's deep stacks.
 set -e
 secs=${1:-2}
 B=${B:-build}
@@ -74,5 +77,28 @@ std::map<std::string, std::vector<int>> index_words(const std::string &s)
 }
 CC
 compare "C++ compile (g++ -O2)" g++ -O2 -g -c -o "$tmp/heavy.o" "$tmp/heavy.cc"
+if [ -n "${RUST_CRATE:-}" ] && command -v rustc >/dev/null; then
+	# The crate's name, then --cfg feature="F" for its default features
+	# and those they enable, one per line.
+	python3 - "$RUST_CRATE/Cargo.toml" >"$tmp/crate" <<'PY'
+import sys, tomllib
+t = tomllib.load(open(sys.argv[1], "rb"))
+feats, todo = set(), ["default"]
+while todo:
+    for f in t.get("features", {}).get(todo.pop(), []):
+        if ":" not in f and "/" not in f and f not in feats:
+            feats.add(f)
+            todo.append(f)
+print(t["package"]["name"].replace("-", "_"))
+for f in sorted(feats):
+    print('feature="%s"' % f)
+PY
+	name=$(head -n 1 "$tmp/crate")
+	set --
+	for f in $(tail -n +2 "$tmp/crate"); do set -- "$@" --cfg "$f"; done
+	compare "rustc, a crate (-C opt-level=2)" rustc --edition 2021 \
+		--crate-type lib --crate-name "$name" "$@" -C opt-level=2 \
+		-o "$tmp/lib$name.rlib" "$RUST_CRATE/src/lib.rs"
+fi
 sh bench/gen-project.sh "$tmp/proj" 20
 compare "make -j2 (-f)" sh -c "make -s -C '$tmp/proj' clean 2>/dev/null; rm -f '$tmp/proj'/*.o '$tmp/proj/prog'; make -s -j2 -C '$tmp/proj'"

@@ -1,9 +1,9 @@
 /* pyann.c: Python stacks read at the sample and tied to it (pyann.h). */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 #include <sys/stat.h>
 
 #include "common/ext_py.h"
