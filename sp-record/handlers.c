@@ -157,6 +157,23 @@ cover_missed(struct rec_handlers *h, struct rec_proc *p, uint64_t ts)
 }
 
 /*
+ * A sample whose stack the unwinder read past its copy and cut (its `n`
+ * frames end in the marker): its thread may have more of its stack
+ * copied by BPF at its next samples (deepbpf.h).
+ */
+static void
+note_deep(struct rec_handlers *h, const struct rec_sample *s, size_t n)
+{
+	uint64_t lo, hi;
+
+	if (h->deep && s->pid <= INT32_MAX && s->tid <= INT32_MAX && n > 0 &&
+	    h->frames[n - 1].mode == SP_FRAME_TRUNCATED &&
+	    rec_stacker_last_deep(h->stk, &lo, &hi))
+		rec_deepbpf_want(h->deep, (int32_t)s->pid, (int32_t)s->tid, lo,
+				 hi);
+}
+
+/*
  * Unwinds and writes one sample of tracked process `p`.  A sample whose
  * unwinding led to a maps refresh is unwound again (the unwinder's own
  * counters count both passes; the truncation count only the second).
@@ -176,6 +193,7 @@ rec_write_sample(struct rec_handlers *h, struct rec_proc *p,
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	n = rec_stack_build(h->stk, mods(h), p->pid, s, h->frames);
+	note_deep(h, s, n);
 	rc = cover_missed(h, p, s->time);
 	if (rc < 0)
 		return rc;
@@ -420,6 +438,8 @@ on_exit_record(struct rec_handlers *h, const struct rec_event *e, uint64_t ts)
 	rec_ptab_remove_thread(procs(h), (int32_t)t.tid);
 	if (h->offcpu)
 		free(rec_offcpu_take(h->offcpu, t.tid));
+	if (h->deep)
+		rec_deepbpf_forget(h->deep, (int32_t)t.pid, (int32_t)t.tid);
 	sp_spool_writer_forget_thread(rec_out_writer(h->out), (int32_t)t.pid,
 				      t.tid);
 	rc = rec_out_exit(h->out, ts, (int32_t)t.pid, (int32_t)t.tid);

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "sp-record/capture.h"
+#include "sp-record/deepbpf.h"
 #include "sp-record/events.h"
 #include "sp-record/offcpu.h"
 #include "sp-record/perfrec.h"
@@ -57,8 +58,9 @@ struct rec_handlers {
 	const struct rec_layout *layout;
 	const struct rec_events *ev;
 	struct rec_stats *st;
-	struct rec_pyann *py;    /* Python stacks, or NULL (--no-python) */
-	struct rec_capture *cap; /* module files kept, or NULL */
+	struct rec_pyann *py;     /* Python stacks, or NULL (--no-python) */
+	struct rec_capture *cap;  /* module files kept, or NULL */
+	struct rec_deepbpf *deep; /* deep stacks copied by BPF, or NULL */
 	bool ptrace; /* samples come from --ptrace: no event, no MMAP2 */
 	/* Options, from rec_handlers_init(). */
 	bool system_wide, follow;

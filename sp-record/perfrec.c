@@ -225,12 +225,14 @@ rec_sample_compact_size(const struct rec_layout *l, const void *rec, size_t len,
 	return s->stack_field + 8 + (keep ? keep + 8 : 0);
 }
 
-void
-rec_sample_compact_write(const void *rec, const struct rec_sample *s, size_t n,
-			 void *out)
+/* The sample with its stack copy, then `more` bytes after it, as one. */
+static void
+write_stack(const void *rec, const struct rec_sample *s, const void *more,
+	    size_t more_len, size_t n, void *out)
 {
 	struct perf_event_header h;
-	uint64_t keep = (s->stack_len + 7) & ~(uint64_t)7;
+	uint64_t len = s->stack_len + more_len;
+	uint64_t keep = (len + 7) & ~(uint64_t)7;
 	uint8_t *o = out;
 	size_t at = s->stack_field;
 
@@ -239,13 +241,48 @@ rec_sample_compact_write(const void *rec, const struct rec_sample *s, size_t n,
 	at += 8;
 	if (keep) {
 		memcpy(o + at, s->stack, s->stack_len);
-		memset(o + at + s->stack_len, 0, keep - s->stack_len);
+		if (more_len)
+			memcpy(o + at + s->stack_len, more, more_len);
+		memset(o + at + len, 0, keep - len);
 		at += keep;
-		memcpy(o + at, &s->stack_len, 8);
+		memcpy(o + at, &len, 8);
 	}
 	memcpy(&h, o, sizeof(h));
-	h.size = (uint16_t)n;
+	/* a longer record (a deep copy) is known by its event's length */
+	h.size = n <= UINT16_MAX ? (uint16_t)n : 0;
 	memcpy(o, &h, sizeof(h));
+}
+
+void
+rec_sample_compact_write(const void *rec, const struct rec_sample *s, size_t n,
+			 void *out)
+{
+	write_stack(rec, s, NULL, 0, n, out);
+}
+
+size_t
+rec_sample_extended_size(const struct rec_sample *s, size_t more_len)
+{
+	return s->stack_field + 8 +
+	       ((s->stack_len + more_len + 7) & ~(size_t)7) + 8;
+}
+
+void
+rec_sample_extend_write(const void *rec, const struct rec_sample *s,
+			const void *more, size_t more_len, void *out)
+{
+	write_stack(rec, s, more, more_len,
+		    rec_sample_extended_size(s, more_len), out);
+}
+
+bool
+rec_sample_user_reg(const struct rec_layout *l, const struct rec_sample *s,
+		    int reg, uint64_t *v)
+{
+	if (!s->regs || !(l->regs_mask & (1ULL << reg)))
+		return false;
+	*v = s->regs[__builtin_popcountll(l->regs_mask & ((1ULL << reg) - 1))];
+	return true;
 }
 
 size_t

@@ -83,6 +83,18 @@ size_t rec_sample_compact_size(const struct rec_layout *l, const void *rec,
 void rec_sample_compact_write(const void *rec, const struct rec_sample *s,
 			      size_t n, void *out);
 /*
+ * A sample whose stack copy is followed by `more_len` bytes of the stack
+ * above it, read at the same instant (deepbpf.h): the length of it as
+ * one record, then the record, in `out` (room for that length).  The
+ * header's size is a 16-bit field: the caller keeps the whole under it.
+ */
+size_t rec_sample_extended_size(const struct rec_sample *s, size_t more_len);
+void rec_sample_extend_write(const void *rec, const struct rec_sample *s,
+			     const void *more, size_t more_len, void *out);
+/* A user register of the sample (PERF_REG_X86_*); false when absent. */
+bool rec_sample_user_reg(const struct rec_layout *l, const struct rec_sample *s,
+			 int reg, uint64_t *v);
+/*
  * The timestamp of any record: a sample's TIME field or the trailer's.
  * Returns 0, or -EBADMSG (then *ts is 0).
  */

@@ -9,6 +9,7 @@
  * sampling events, the sorter and the stacker.  Every other file gets
  * only the parts it uses.
  */
+#include <asm/perf_regs.h>
 #include <err.h>
 #include <errno.h>
 #include <poll.h>
@@ -62,8 +63,10 @@ struct recorder {
 	struct rec_capture *cap;  /* module files kept, or NULL */
 	struct rec_filepin *pins; /* module files held open, lent to all */
 	struct rec_pybpf *pybpf;  /* Python stacks read at the sample */
+	struct rec_deepbpf *deep; /* deep stacks copied at the sample */
 	struct sp_buf py_late;    /* ... or why not */
 	bool pybpf_later;         /* loaded at the first CPython process */
+	bool py_bpf;              /* it reads Python stacks */
 	struct rec_ptdriver *ptd; /* --ptrace sampler, or NULL */
 	struct pollfd *pfd;
 	bool *hup; /* ring fd reported POLLHUP */
@@ -82,6 +85,19 @@ struct recorder {
 	uint64_t deep_seen; /* rec_stacker_deep_samples() at the last step */
 	uint64_t deep_until_ns; /* polls are short until then (rec_step) */
 };
+
+/*
+ * Has the Python reader run at each sample: through the deep stacks'
+ * program, which every event already has (threads made before now
+ * included), else attached to the events itself.
+ */
+static void
+attach_python(struct recorder *r)
+{
+	if (!r->deep ||
+	    rec_deepbpf_set_next(r->deep, rec_pybpf_prog_fd(r->pybpf)) < 0)
+		rec_events_attach_bpf(&r->ev, rec_pybpf_prog_fd(r->pybpf));
+}
 
 /* Sets up the parts that write nothing yet; returns 0 or -errno. */
 static int
@@ -103,12 +119,25 @@ setup(struct recorder *r)
 	if (!cfg->no_python && !cfg->ptrace && !cfg->no_bpf &&
 	    cfg->ev.wake_each) {
 		r->pybpf = rec_pybpf_open(&r->py_late);
+		r->py_bpf = r->pybpf != NULL;
 		if (r->pybpf && !cfg->py_trampolines)
 			r->cfg.ev.wake_each = false;
 		else if (!r->pybpf)
 			sp_buf_addc(&r->py_late, 0);
 	} else if (!cfg->no_python && !cfg->ptrace && !cfg->no_bpf) {
 		r->pybpf_later = true;
+	}
+	/* Quietly without: reads past the copy are then as they were. */
+	if (!cfg->ptrace && !cfg->no_bpf && cfg->callgraph == REC_CG_DWARF &&
+	    cfg->stack_read > 0) {
+		struct sp_buf why = SP_BUF_INIT;
+
+		r->deep = rec_deepbpf_open(
+		    cfg->ev.stack_size,
+		    (uint32_t)(cfg->stack_read < UINT32_MAX ? cfg->stack_read
+							    : UINT32_MAX),
+		    &why);
+		sp_buf_release(&why);
 	}
 	rc = rec_stacker_init(&r->stk, cfg->callgraph, cfg->ev.regs_mask, 0,
 			      r->pins);
@@ -124,8 +153,10 @@ setup(struct recorder *r)
 		rc = rec_stacker_set_stack_read(&r->stk, cfg->stack_read);
 	if (rc == 0)
 		rc = rec_events_init(&r->ev, &r->cfg.ev);
+	if (rc == 0 && r->deep)
+		rec_events_attach_bpf(&r->ev, rec_deepbpf_prog_fd(r->deep));
 	if (rc == 0 && r->pybpf)
-		rec_events_attach_bpf(&r->ev, rec_pybpf_prog_fd(r->pybpf));
+		attach_python(r);
 	if (rc == 0)
 		rc = rec_layout_init(&r->layout, r->ev.attr.sample_type,
 				     r->ev.attr.sample_regs_user);
@@ -175,6 +206,7 @@ connect_parts(struct recorder *r)
 	if (!r->cfg.no_python && !(r->py = rec_pyann_new(r->out)))
 		return -errno;
 	r->h.py = r->py;
+	r->h.deep = r->deep;
 	if (r->py)
 		rec_pyann_set_bpf(r->py, r->pybpf);
 	rec_tracker_set_pins(r->trk, r->pins);
@@ -234,6 +266,7 @@ rec_free(struct recorder *r)
 	rec_handlers_release(&r->h);
 	rec_pyann_free(r->py);
 	rec_pybpf_free(r->pybpf); /* after the events and the annotator */
+	rec_deepbpf_free(r->deep);
 	sp_buf_release(&r->py_late);
 	rec_out_free(r->out);
 	rec_filepin_free(r->pins); /* after every part it was lent to */
@@ -251,13 +284,13 @@ static void
 python_found(struct recorder *r)
 {
 	r->pybpf_later = false;
-	r->pybpf = rec_pybpf_open(&r->py_late);
-	if (!r->pybpf) {
+	if (!r->pybpf && !(r->pybpf = rec_pybpf_open(&r->py_late))) {
 		sp_buf_addc(&r->py_late, 0);
 		return;
 	}
-	rec_events_attach_bpf(&r->ev, rec_pybpf_prog_fd(r->pybpf));
+	attach_python(r);
 	rec_pyann_set_bpf(r->py, r->pybpf);
+	r->py_bpf = true;
 }
 
 /*
@@ -324,6 +357,35 @@ pin_early(struct recorder *r, const struct perf_event_header *h)
 }
 
 /*
+ * Queues a sample whose stack copy is full (the stack goes on above it),
+ * with the bytes above it that the BPF program copied at the same
+ * instant (deepbpf.h), as one longer copy; as it is when there are none.
+ */
+static int
+queue_deep(struct recorder *r, const struct perf_event_header *h,
+	   const struct rec_sample *s, uint64_t ts)
+{
+	const uint8_t *more = NULL;
+	struct rec_event *e;
+	size_t more_len = 0, n = h->size;
+	uint64_t sp;
+
+	if (s->stack_field && s->stack_len == r->cfg.ev.stack_size &&
+	    s->tid <= INT32_MAX &&
+	    rec_sample_user_reg(&r->layout, s, PERF_REG_X86_SP, &sp) &&
+	    (more = rec_deepbpf_take(r->h.deep, (int32_t)s->tid, s->time, sp,
+				     &more_len)))
+		n = rec_sample_extended_size(s, more_len);
+	if (!(e = rec_sorter_reserve(r->sorter, n)))
+		return -ENOMEM;
+	if (more)
+		rec_sample_extend_write(h, s, more, more_len, e->data);
+	else
+		memcpy(e->data, h, h->size);
+	return rec_sorter_queue(r->sorter, e, ts, REC_KIND_PERF, n);
+}
+
+/*
  * Queues one ring record.  A sample's stack copy is cut to the bytes the
  * kernel filled (dyn_size) as it is copied out of the ring, straight into
  * the sorter's event: one copy of what is used, not of the whole
@@ -346,6 +408,8 @@ queue_record(struct recorder *r, const struct perf_event_header *h)
 	n = h->type == PERF_RECORD_SAMPLE
 		? rec_sample_compact_size(&r->layout, h, h->size, &s)
 		: 0;
+	if (n == 0 && h->type == PERF_RECORD_SAMPLE && r->h.deep)
+		return queue_deep(r, h, &s, ts);
 	if (!(e = rec_sorter_reserve(r->sorter, n ? n : h->size)))
 		return -ENOMEM;
 	if (n)
@@ -366,6 +430,8 @@ drain_rings(struct recorder *r)
 
 	/* Stacks read at samples precede them: taken before the rings. */
 	if (r->pybpf && rec_pybpf_consume(r->pybpf) < 0)
+		r->st.bad_records++;
+	if (r->deep && rec_deepbpf_consume(r->deep) < 0)
 		r->st.bad_records++;
 	for (c = 0; c < r->ev.ncpus; c++) {
 		ring = &r->ev.rings[c];
@@ -432,7 +498,7 @@ rec_step(struct recorder *r, int timeout_ms)
 		r->pfd[n].revents = 0;
 		n++;
 	}
-	if ((r->pybpf || rec_now_ns() < r->deep_until_ns) &&
+	if ((r->py_bpf || rec_now_ns() < r->deep_until_ns) &&
 	    timeout_ms > QUICK_POLL_MS)
 		timeout_ms = QUICK_POLL_MS;
 	rc = poll(r->pfd, (nfds_t)n, timeout_ms);
@@ -524,6 +590,21 @@ add_counter(const char *key, uint64_t value, void *arg)
 	sp_ext_counter_encode(b, key, value);
 }
 
+/* The deep stacks' copies at the sample (deepbpf.h). */
+static int
+deep_counters(struct sp_buf *b, const struct rec_deepbpf_stats *ds)
+{
+	int rc = 0;
+
+	rc |= sp_ext_counter_encode(b, "unwind_deep.bpf_copies", ds->copies);
+	rc |= sp_ext_counter_encode(b, "unwind_deep.bpf_taken", ds->taken);
+	rc |=
+	    sp_ext_counter_encode(b, "unwind_deep.bpf_unpaired", ds->unpaired);
+	rc |= sp_ext_counter_encode(b, "unwind_deep.bpf_empty", ds->empty);
+	rc |= sp_ext_counter_encode(b, "unwind_deep.bpf_bytes", ds->bytes);
+	return rc;
+}
+
 static int
 python_counters(struct sp_buf *b, const struct rec_pystats *ps)
 {
@@ -587,7 +668,9 @@ write_stats(struct recorder *r)
 				    rec_filepin_stats(r->pins)->used);
 	rc |= sp_ext_counter_encode(b, "files_not_pinned",
 				    rec_filepin_stats(r->pins)->unopened);
-	if (r->pybpf) {
+	if (r->deep)
+		rc |= deep_counters(b, rec_deepbpf_stats(r->deep));
+	if (r->py_bpf) {
 		rc |= sp_ext_counter_encode(b, "python_bpf.stacks",
 					    rec_pybpf_stats(r->pybpf)->stacks);
 		rc |=

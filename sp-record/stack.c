@@ -281,6 +281,12 @@ rec_stacker_add_code(struct rec_stacker *s, int32_t pid, uint64_t start,
 			   : 0;
 }
 
+bool
+rec_stacker_last_deep(const struct rec_stacker *s, uint64_t *lo, uint64_t *hi)
+{
+	return s->unwinder && rec_unwinder_last_deep(s->unwinder, lo, hi);
+}
+
 uint64_t
 rec_stacker_deep_samples(const struct rec_stacker *s)
 {

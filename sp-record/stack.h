@@ -127,6 +127,9 @@ int rec_stacker_add_code(struct rec_stacker *s, int32_t pid, uint64_t start,
 			 uint64_t end);
 
 /* Calls fn for each nonzero unwinder counter (nothing in fp mode). */
+/* rec_unwinder_last_deep(), false without DWARF unwinding. */
+bool rec_stacker_last_deep(const struct rec_stacker *s, uint64_t *lo,
+			   uint64_t *hi);
 /* rec_unwinder_deep_samples(), 0 without DWARF unwinding. */
 uint64_t rec_stacker_deep_samples(const struct rec_stacker *s);
 

@@ -336,6 +336,19 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 	return unwound(u, n);
 }
 
+bool
+rec_unwinder_last_deep(const struct rec_unwinder *u, uint64_t *lo, uint64_t *hi)
+{
+	const struct rec_deepspan *s = &u->live.span[0];
+
+	if (!rec_deepstack_used(&u->live) || u->live.nspan == 0 || !s->map_hi ||
+	    u->live.sp < s->map_lo || u->live.sp >= s->map_hi)
+		return false;
+	*lo = s->map_lo;
+	*hi = s->map_hi;
+	return true;
+}
+
 uint64_t
 rec_unwinder_deep_samples(const struct rec_unwinder *u)
 {

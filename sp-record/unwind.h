@@ -200,6 +200,12 @@ void rec_unwinder_end_process(struct rec_unwinder *u, int32_t pid);
  * static strings.
  */
 /*
+ * Whether the last sample unwound read its stack past the copy; then
+ * [*lo, *hi) is the mapping that holds its SP (deepbpf.h).
+ */
+bool rec_unwinder_last_deep(const struct rec_unwinder *u, uint64_t *lo,
+			    uint64_t *hi);
+/*
  * Samples so far whose unwind read the stack past the copy (deepstack.h):
  * the recorder reads its rings sooner while they come.
  */

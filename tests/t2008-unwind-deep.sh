@@ -7,7 +7,8 @@
 # most stacks end in the truncated marker.  With "switch" the whole stack
 # changes every 50 us, faster than the recorder reads it: the frames read
 # live must be refused (counted as unwind_deep.call_mismatch or
-# stack_changed), and still no stack may be wrong.  unw_segs.rs (when
+# stack_changed), and still no stack may be wrong; where BPF copies more
+# of the stack at the sample, the stacks within those copies complete.  unw_segs.rs (when
 # rustc is here) recurses the same way over stack segments switched to as
 # stacker's psm does: the reads must follow the switches into the older
 # segments, with the same bounds.  Most deep stacks must take their outer
@@ -68,6 +69,18 @@ refused=$(($(counter switch unwind_deep.call_mismatch) + \
 	$(counter switch unwind_deep.stack_changed)))
 [ "$refused" -gt 0 ] || fail "no frames read live were refused"
 echo "$(counter switch unwind_deep.cached) with frames kept, $refused refused"
+# Copied at the sample (deepbpf.h, as root): stacks within the copies are
+# complete however fast they change, a quarter or more of them here
+# (7.5-16.7% without).
+taken=$(counter switch unwind_deep.bpf_taken)
+if [ "$taken" -gt 0 ] || [ "${CI:-}" = true ]; then
+	echo "$taken copied at the sample"
+	[ "$taken" -gt 100 ] || fail "only $taken stacks copied at the sample"
+	awk -v min_pct=25 -f "$PROGRAMS/unw_deep.awk" "$TMP/switch.folded" \
+		>/dev/null || fail "copies at the sample: too few complete"
+else
+	echo "-- no copies at the sample (no BPF here)"
+fi
 
 if ! command -v rustc >/dev/null; then
 	[ "${CI:-}" = true ] && fail "rustc is missing"

@@ -214,6 +214,47 @@ START_TEST(stack_copies_shrink_to_what_was_filled)
 }
 END_TEST
 
+/*
+ * A full copy with the bytes above it appended (deepbpf.h): one record
+ * whose copy is both, its user registers found by number.
+ */
+START_TEST(full_copies_extend_with_more)
+{
+	static const uint8_t more[20] = { 9, 8, 7 };
+	uint64_t out[64], sp = 0;
+	struct rec_layout l;
+	struct rec_sample s, t;
+	struct rb b;
+	size_t len, n, i;
+
+	/* registers 0 and 7 (the SP) */
+	ck_assert_int_eq(rec_layout_init(&l, ST_DWARF, 0x81), 0);
+	sample_base(&b);
+	put(&b, PERF_SAMPLE_REGS_ABI_64);
+	put(&b, 0x11);
+	put(&b, 0x7ff000);
+	put(&b, 16); /* stack size */
+	for (i = 0; i < 2; i++)
+		put(&b, 0x0101010101010101ULL * (i + 1));
+	put(&b, 16); /* dyn_size: all of it */
+	len = finish(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	ck_assert_uint_eq(rec_sample_compact_size(&l, b.w, len, &s), 0);
+	ck_assert(rec_sample_user_reg(&l, &s, 7, &sp) && sp == 0x7ff000);
+	ck_assert(!rec_sample_user_reg(&l, &s, 6, &sp));
+	n = rec_sample_extended_size(&s, sizeof(more));
+	ck_assert_uint_eq(n, len + 24); /* 20 bytes, padded to 24 */
+	ck_assert_uint_le(n, sizeof(out));
+	rec_sample_extend_write(b.w, &s, more, sizeof(more), out);
+	ck_assert_int_eq(rec_sample_parse(&l, out, n, &t), 0);
+	ck_assert_uint_eq(t.stack_len, 16 + sizeof(more));
+	ck_assert_uint_eq(t.stack[15], 2);
+	ck_assert_uint_eq(t.stack[16], 9);
+	ck_assert_uint_eq(t.stack[18], 7);
+	ck_assert_uint_eq(t.regs[1], 0x7ff000);
+	ck_assert_uint_eq(t.nchain, 6);
+}
+END_TEST
+
 START_TEST(unknown_sample_bits_are_refused)
 {
 	struct rec_layout l;
@@ -446,6 +487,7 @@ main(void)
 	tcase_add_test(tp, truncated_samples_are_rejected);
 	tcase_add_test(tp, sample_with_registers_and_stack);
 	tcase_add_test(tp, stack_copies_shrink_to_what_was_filled);
+	tcase_add_test(tp, full_copies_extend_with_more);
 	tcase_add_test(tp, unknown_sample_bits_are_refused);
 	tcase_add_test(tp, raw_data_is_found_and_bounded);
 	tcase_add_test(tp, mmap2_and_comm);
