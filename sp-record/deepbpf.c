@@ -9,16 +9,8 @@
 #include "common/htab.h"
 #include "sp-record/deepbpf.h"
 #include "sp-record/deepbpf_abi.h"
+#include "sp-record/tidq.h"
 #include "common/banned.h"
-
-/* As in pybpf.c: a copy and its sample are microseconds apart. */
-#define PAIR_NS 500000
-/*
- * Copies kept for one thread at most, waiting for their samples: all the
- * ring buffer can hold of copies of a few KiB (a slow drain finds a
- * thread's copies of many samples there).
- */
-#define QUEUE_MAX 256
 
 /*
  * Cut deep stacks of a process before its threads are registered: one
@@ -28,16 +20,11 @@
  */
 #define CUTS_MIN 4
 
+/* A copy kept for its sample (its time is the table's, tidq.h). */
 struct copy {
-	uint64_t ts, sp;
+	uint64_t sp;
 	size_t len;
 	uint8_t data[];
-};
-
-/* A thread's copies not yet taken, oldest first (a ring). */
-struct queue {
-	size_t head, n;
-	struct copy *v[QUEUE_MAX];
 };
 
 /* The compiled program, linked in by the build (bpf/object.S). */
@@ -49,10 +36,9 @@ struct rec_deepbpf {
 	struct ring_buffer *ring;
 	int prog_fd, next_fd, map_fd;
 	uint32_t skip, max;
-	struct sp_htab *queues; /* tid -> struct queue * */
-	struct sp_htab *wanted; /* tid -> lo ^ hi of the mapping registered */
-	struct sp_htab *cuts;   /* pid -> its deep stacks cut so far */
-	struct copy *taken;
+	struct rec_tidq *copies; /* read, waiting for their samples */
+	struct sp_htab *wanted;  /* tid -> lo ^ hi of the mapping registered */
+	struct sp_htab *cuts;    /* pid -> its deep stacks cut so far */
 	struct rec_deepbpf_stats st;
 };
 
@@ -78,60 +64,17 @@ rec_deepbpf_consume(struct rec_deepbpf *d)
 	return ring_buffer__consume(d->ring);
 }
 
-static void
-queue_free(struct queue *q)
-{
-	size_t i;
-
-	for (i = 0; q && i < q->n; i++)
-		free(q->v[(q->head + i) % QUEUE_MAX]);
-	free(q);
-}
-
 void
 rec_deepbpf_free(struct rec_deepbpf *d)
 {
-	const void *key;
-	size_t pos = 0;
-	uint64_t v;
-
 	if (!d)
 		return;
-	while (d->queues && sp_htab_next(d->queues, &pos, &key, NULL, &v))
-		queue_free((struct queue *)(uintptr_t)v);
-	sp_htab_free(d->queues);
+	rec_tidq_free(d->copies);
 	sp_htab_free(d->wanted);
 	sp_htab_free(d->cuts);
 	ring_buffer__free(d->ring);
 	bpf_object__close(d->obj);
-	free(d->taken);
 	free(d);
-}
-
-/* Drops the copy at the head of `q`. */
-static void
-pop(struct queue *q)
-{
-	free(q->v[q->head]);
-	q->head = (q->head + 1) % QUEUE_MAX;
-	q->n--;
-}
-
-/* The queue of thread `tid`, made if need be; NULL when memory ran out. */
-static struct queue *
-queue_of(struct rec_deepbpf *d, uint32_t tid)
-{
-	uint64_t *slot;
-	bool fresh;
-
-	slot = sp_htab_slot(d->queues, &tid, sizeof(tid), 0, &fresh);
-	if (!slot)
-		return NULL;
-	if (fresh && !(*slot = (uintptr_t)calloc(1, sizeof(struct queue)))) {
-		sp_htab_del(d->queues, &tid, sizeof(tid));
-		return NULL;
-	}
-	return (struct queue *)(uintptr_t)*slot;
 }
 
 /* A ring buffer record (libbpf's ring_buffer_sample_fn): keeps a copy. */
@@ -141,7 +84,6 @@ on_copy(void *ctx, void *data, size_t size)
 	struct rec_deepbpf *d = ctx;
 	const struct deepbpf_copy *r = data;
 	struct copy *c;
-	struct queue *q;
 
 	if (size < DEEPBPF_HEAD || r->len > DEEPBPF_MAX ||
 	    size < DEEPBPF_HEAD + (size_t)r->len)
@@ -151,17 +93,14 @@ on_copy(void *ctx, void *data, size_t size)
 		d->st.empty++;
 		return 0;
 	}
-	if (!(q = queue_of(d, r->tid)) || !(c = malloc(sizeof(*c) + r->len)))
-		return 0; /* out of memory: the sample reads live instead */
-	c->ts = r->ts;
+	/* out of memory: the sample reads live instead */
+	if (!(c = malloc(sizeof(*c) + r->len)))
+		return 0;
 	c->sp = r->sp;
 	c->len = r->len;
 	memcpy(c->data, r->data, r->len);
-	if (q->n == QUEUE_MAX) { /* its samples were lost: the oldest goes */
-		pop(q);
-		d->st.unpaired++;
-	}
-	q->v[(q->head + q->n++) % QUEUE_MAX] = c;
+	(void)rec_tidq_push(d->copies, 0, (int32_t)r->tid, r->ts, c,
+			    &d->st.unpaired);
 	return 0;
 }
 
@@ -214,7 +153,7 @@ rec_deepbpf_open(uint32_t skip, uint32_t max, struct sp_buf *why)
 {
 	struct rec_deepbpf *d = calloc(1, sizeof(*d));
 
-	if (!d || !(d->queues = sp_htab_new()) ||
+	if (!d || !(d->copies = rec_tidq_new()) ||
 	    !(d->wanted = sp_htab_new()) || !(d->cuts = sp_htab_new())) {
 		rec_deepbpf_free(d);
 		sp_buf_adds(why, "out of memory");
@@ -233,29 +172,19 @@ const uint8_t *
 rec_deepbpf_take(struct rec_deepbpf *d, int32_t tid, uint64_t ts, uint64_t sp,
 		 size_t *len)
 {
-	struct queue *q;
-	uint64_t v;
+	const struct copy *c =
+	    rec_tidq_take(d->copies, tid, ts, &d->st.unpaired);
 
-	free(d->taken);
-	d->taken = NULL;
-	if (!sp_htab_get(d->queues, &tid, sizeof(tid), &v))
+	if (!c)
 		return NULL;
-	q = (struct queue *)(uintptr_t)v;
-	/* Older copies are of samples lost (a full perf ring). */
-	while (q->n > 0 && q->v[q->head]->ts + PAIR_NS < ts) {
-		pop(q);
+	if (c->sp != sp) { /* not of this sample after all */
 		d->st.unpaired++;
-	}
-	if (q->n == 0 || q->v[q->head]->ts > ts + PAIR_NS ||
-	    q->v[q->head]->sp != sp)
 		return NULL;
-	d->taken = q->v[q->head];
-	q->head = (q->head + 1) % QUEUE_MAX;
-	q->n--;
+	}
 	d->st.taken++;
-	d->st.bytes += d->taken->len;
-	*len = d->taken->len;
-	return d->taken->data;
+	d->st.bytes += c->len;
+	*len = c->len;
+	return c->data;
 }
 
 /* Unregisters every thread. */
@@ -304,16 +233,12 @@ void
 rec_deepbpf_forget(struct rec_deepbpf *d, int32_t pid, int32_t tid)
 {
 	uint32_t key = (uint32_t)tid;
-	uint64_t v;
 
 	if (pid == tid && d->cuts)
 		sp_htab_del(d->cuts, &pid, sizeof(pid));
 	if (d->wanted && sp_htab_del(d->wanted, &tid, sizeof(tid)))
 		bpf_map_delete_elem(d->map_fd, &key);
-	if (sp_htab_get(d->queues, &tid, sizeof(tid), &v)) {
-		queue_free((struct queue *)(uintptr_t)v);
-		sp_htab_del(d->queues, &tid, sizeof(tid));
-	}
+	rec_tidq_drop_thread(d->copies, tid);
 }
 
 const struct rec_deepbpf_stats *

@@ -10,95 +10,41 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "common/htab.h"
 #include "sp-record/pybpf.h"
+#include "sp-record/tidq.h"
 #include "common/banned.h"
 
 /* The compiled program, linked in by the build (pybpf_object.S). */
 extern const unsigned char rec_pybpf_object[];
 extern const unsigned char rec_pybpf_object_end[];
 
-/*
- * A stack is its sample's when their times are this close: the program
- * runs in the sample's interrupt, after the sample's time is taken
- * (perf_prepare_sample), microseconds apart, unless a virtual CPU is
- * descheduled between the two; a thread's samples are a millisecond
- * apart or more at the rates perf events sample at here.
- */
-#define PAIR_NS 500000
-/* Stacks kept for one thread at most, waiting for their samples. */
-#define QUEUE_MAX 256
-
-/* A thread's stacks not yet taken, oldest first (a ring). */
-struct queue {
-	int32_t pid;
-	size_t head, n;
-	struct pybpf_stack *v[QUEUE_MAX];
-};
-
 struct rec_pybpf {
 	struct bpf_object *obj;
 	struct ring_buffer *ring;
 	int prog_fd, procs_fd;
-	struct sp_htab *queues; /* tid -> struct queue * */
-	struct pybpf_stack *taken;
+	struct rec_tidq *stacks; /* read, waiting for their samples */
 	struct rec_pybpf_stats st;
 	int err; /* the first failure while consuming */
 };
 
-static void
-queue_free(struct queue *q)
-{
-	size_t i;
-
-	for (i = 0; q && i < q->n; i++)
-		free(q->v[(q->head + i) % QUEUE_MAX]);
-	free(q);
-}
-
-/* Drops the stack at the head of `q`. */
-static void
-pop(struct queue *q)
-{
-	free(q->v[q->head]);
-	q->head = (q->head + 1) % QUEUE_MAX;
-	q->n--;
-}
-
-/* Adds a stack from the ring buffer to its thread's queue. */
+/* Keeps a stack from the ring buffer for its sample. */
 static int
 on_stack(void *ctx, void *data, size_t size)
 {
 	struct rec_pybpf *b = ctx;
 	const struct pybpf_stack *s = data;
 	struct pybpf_stack *copy;
-	struct queue *q;
-	uint64_t *slot;
-	bool fresh;
 
 	if (size < PYBPF_HEAD_SIZE || s->n > PYBPF_MAX_FRAMES ||
 	    size < PYBPF_HEAD_SIZE + s->n * sizeof(s->f[0]))
 		return 0;
 	b->st.stacks++;
 	b->st.faults += s->status == PYBPF_FAULT;
-	slot = sp_htab_slot(b->queues, &s->tid, sizeof(s->tid), 0, &fresh);
-	if (slot && fresh && !(*slot = (uintptr_t)calloc(1, sizeof(*q)))) {
-		/* the deletion may move another thread's entry into slot */
-		sp_htab_del(b->queues, &s->tid, sizeof(s->tid));
-		slot = NULL;
-	}
-	if (!slot || !(copy = malloc(size))) {
+	if ((copy = malloc(size)))
+		memcpy(copy, s, size);
+	if (!copy || rec_tidq_push(b->stacks, (int32_t)s->pid, (int32_t)s->tid,
+				   s->ts, copy, &b->st.unpaired) < 0)
 		b->err = b->err ? b->err : -ENOMEM;
-		return 0;
-	}
-	memcpy(copy, s, size);
-	q = (struct queue *)(uintptr_t)*slot;
-	q->pid = (int32_t)s->pid;
-	if (q->n == QUEUE_MAX) { /* its samples were lost: the oldest goes */
-		pop(q);
-		b->st.unpaired++;
-	}
-	q->v[(q->head + q->n++) % QUEUE_MAX] = copy;
 	return 0;
 }
 
@@ -156,7 +102,7 @@ rec_pybpf_open(struct sp_buf *why)
 {
 	struct rec_pybpf *b = calloc(1, sizeof(*b));
 
-	if (!b || !(b->queues = sp_htab_new())) {
+	if (!b || !(b->stacks = rec_tidq_new())) {
 		free(b);
 		sp_buf_adds(why, "out of memory");
 		return NULL;
@@ -172,18 +118,11 @@ rec_pybpf_open(struct sp_buf *why)
 void
 rec_pybpf_free(struct rec_pybpf *b)
 {
-	const void *key;
-	size_t pos = 0;
-	uint64_t v;
-
 	if (!b)
 		return;
-	while (b->queues && sp_htab_next(b->queues, &pos, &key, NULL, &v))
-		queue_free((struct queue *)(uintptr_t)v);
-	sp_htab_free(b->queues);
+	rec_tidq_free(b->stacks);
 	ring_buffer__free(b->ring);
 	bpf_object__close(b->obj);
-	free(b->taken);
 	free(b);
 }
 
@@ -206,24 +145,9 @@ void
 rec_pybpf_remove(struct rec_pybpf *b, int32_t pid)
 {
 	uint32_t key = (uint32_t)pid;
-	int32_t tids[64];
-	size_t pos, n;
-	const void *k;
-	uint64_t v;
 
 	bpf_map_delete_elem(b->procs_fd, &key);
-	do { /* the threads of pid, 64 at a time (the table may not change
-	      * while it is walked) */
-		pos = n = 0;
-		while (n < 64 && sp_htab_next(b->queues, &pos, &k, NULL, &v))
-			if (((struct queue *)(uintptr_t)v)->pid == pid)
-				memcpy(&tids[n++], k, sizeof(tids[0]));
-		for (pos = 0; pos < n; pos++) {
-			sp_htab_get(b->queues, &tids[pos], sizeof(tids[0]), &v);
-			queue_free((struct queue *)(uintptr_t)v);
-			sp_htab_del(b->queues, &tids[pos], sizeof(tids[0]));
-		}
-	} while (n == 64);
+	rec_tidq_drop_process(b->stacks, pid);
 }
 
 int
@@ -241,26 +165,11 @@ rec_pybpf_consume(struct rec_pybpf *b)
 const struct pybpf_stack *
 rec_pybpf_take(struct rec_pybpf *b, int32_t tid, uint64_t ts)
 {
-	struct queue *q;
-	uint64_t v;
+	const struct pybpf_stack *s =
+	    rec_tidq_take(b->stacks, tid, ts, &b->st.unpaired);
 
-	free(b->taken);
-	b->taken = NULL;
-	if (!sp_htab_get(b->queues, &tid, sizeof(tid), &v))
-		return NULL;
-	q = (struct queue *)(uintptr_t)v;
-	/* Older stacks are of samples lost (a full perf ring). */
-	while (q->n > 0 && q->v[q->head]->ts + PAIR_NS < ts) {
-		pop(q);
-		b->st.unpaired++;
-	}
-	if (q->n == 0 || q->v[q->head]->ts > ts + PAIR_NS)
-		return NULL;
-	b->taken = q->v[q->head];
-	q->head = (q->head + 1) % QUEUE_MAX;
-	q->n--;
-	b->st.taken++;
-	return b->taken;
+	b->st.taken += s != NULL;
+	return s;
 }
 
 const struct rec_pybpf_stats *
