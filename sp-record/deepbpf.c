@@ -161,6 +161,7 @@ rec_deepbpf_open(uint32_t skip, uint32_t max, struct sp_buf *why)
 	}
 	d->skip = skip;
 	d->max = max < DEEPBPF_MAX ? max : DEEPBPF_MAX;
+	libbpf_set_print(NULL); /* the caller says in one line what failed */
 	if (load(d, why) < 0) {
 		rec_deepbpf_free(d);
 		return NULL;

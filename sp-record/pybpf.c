@@ -3,7 +3,6 @@
  * samples (pybpf.h).
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,16 +86,6 @@ load(struct rec_pybpf *b, struct sp_buf *why)
 	return 0;
 }
 
-/* libbpf's own messages: the caller says in one line what failed. */
-static int
-quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	(void)level;
-	(void)fmt;
-	(void)ap;
-	return 0;
-}
-
 struct rec_pybpf *
 rec_pybpf_open(struct sp_buf *why)
 {
@@ -107,7 +96,7 @@ rec_pybpf_open(struct sp_buf *why)
 		sp_buf_adds(why, "out of memory");
 		return NULL;
 	}
-	libbpf_set_print(quiet);
+	libbpf_set_print(NULL); /* the caller says in one line what failed */
 	if (load(b, why) < 0) {
 		rec_pybpf_free(b);
 		return NULL;
