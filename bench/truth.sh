@@ -12,6 +12,8 @@
 # RUST_CRATE=DIR adds rustc building a crate without dependencies from
 # its sources in DIR (say regex-syntax from a checkout of rust-lang/regex),
 # with its default features, -C opt-level=2: issue 28's deep stacks.
+# perf script then takes half an hour or more (its addr2line on
+# libLLVM and librustc_driver, for inlined frames).
 set -e
 secs=${1:-2}
 B=${B:-build}
