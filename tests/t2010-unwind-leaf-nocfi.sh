@@ -34,6 +34,7 @@ for fp in -fomit-frame-pointer -fno-omit-frame-pointer; do
 			n += $NF; s = $0; sub(/ [0-9]+$/, "", s)
 			if (s == main ";via_pointer;spin_indirect" ||
 			    s == main ";via_pointer;spin_outer;spin_inner" ||
+			    s == main ";via_pointer;spin_outer" ||
 			    s == main ";direct;spin_direct" ||
 			    s == main ";framed;spin_fp")
 				ok += $NF

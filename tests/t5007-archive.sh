@@ -109,14 +109,18 @@ printf 'X' | dd of="$TMP/s/$lib_rel.debug" bs=1 seek=100 conv=notrunc \
 repack flipped
 refused flipped "$lib_rel.debug"
 cp "$TMP/keep" "$TMP/s/$lib_rel.debug"
-other=.build-id/00/$(echo "$lib_id" | cut -c3-).debug
-mkdir "$TMP/s/.build-id/00" && mv "$TMP/s/$lib_rel.debug" "$TMP/s/$other" &&
+# a directory of no module's (another's build id may start with 00)
+for pre in 00 01 02 03; do
+	[ -e "$TMP/s/.build-id/$pre" ] || break
+done
+other=.build-id/$pre/$(echo "$lib_id" | cut -c3-).debug
+mkdir "$TMP/s/.build-id/$pre" && mv "$TMP/s/$lib_rel.debug" "$TMP/s/$other" &&
 	sed -i "s|$lib_rel.debug|$other|" "$TMP/s/MANIFEST" || fail "renaming"
 repack renamed
 refused renamed "$other"
 grep -q "build id $lib_id does not match its name" "$TMP/err" ||
 	fail "renamed: $(cat "$TMP/err")"
-mv "$TMP/s/$other" "$TMP/s/$lib_rel.debug" && rmdir "$TMP/s/.build-id/00" &&
+mv "$TMP/s/$other" "$TMP/s/$lib_rel.debug" && rmdir "$TMP/s/.build-id/$pre" &&
 	sed -i "s|$other|$lib_rel.debug|" "$TMP/s/MANIFEST" || fail "renaming back"
 ln -s /etc/passwd "$TMP/s/kallsyms"
 repack linked
