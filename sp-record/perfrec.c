@@ -276,12 +276,14 @@ rec_sample_extend_write(const void *rec, const struct rec_sample *s,
 }
 
 bool
-rec_sample_user_reg(const struct rec_layout *l, const struct rec_sample *s,
-		    int reg, uint64_t *v)
+rec_regs_value(const uint64_t *regs, uint64_t mask, int reg, uint64_t *v)
 {
-	if (!s->regs || !(l->regs_mask & (1ULL << reg)))
+	uint64_t bit;
+
+	if (!regs || reg < 0 || reg >= 64 || !(mask & ((uint64_t)1 << reg)))
 		return false;
-	*v = s->regs[__builtin_popcountll(l->regs_mask & ((1ULL << reg) - 1))];
+	bit = (uint64_t)1 << reg;
+	*v = regs[__builtin_popcountll(mask & (bit - 1))];
 	return true;
 }
 

@@ -91,9 +91,12 @@ void rec_sample_compact_write(const void *rec, const struct rec_sample *s,
 size_t rec_sample_extended_size(const struct rec_sample *s, size_t more_len);
 void rec_sample_extend_write(const void *rec, const struct rec_sample *s,
 			     const void *more, size_t more_len, void *out);
-/* A user register of the sample (PERF_REG_X86_*); false when absent. */
-bool rec_sample_user_reg(const struct rec_layout *l, const struct rec_sample *s,
-			 int reg, uint64_t *v);
+/*
+ * Register `reg` (PERF_REG_X86_*) of a block of registers `regs` holds
+ * in the order of `mask` (a sample's user registers, the layout's mask);
+ * false when it is not there.
+ */
+bool rec_regs_value(const uint64_t *regs, uint64_t mask, int reg, uint64_t *v);
 /*
  * The timestamp of any record: a sample's TIME field or the trailer's.
  * Returns 0, or -EBADMSG (then *ts is 0).

@@ -133,7 +133,7 @@ ptrace_sample(struct rec_ptdriver *d, const struct rec_ptracer_event *ev)
 {
 	struct rec_handlers *h = d->h;
 	struct rec_proc *p = rec_ptab_get(rec_tracker_procs(h->trk), ev->pid);
-	uint64_t mask = ev->regs_mask, below;
+	uint64_t mask = ev->regs_mask;
 	struct rec_sample s;
 
 	h->st->sample_events++;
@@ -154,9 +154,7 @@ ptrace_sample(struct rec_ptdriver *d, const struct rec_ptracer_event *ev)
 	s.misc = PERF_RECORD_MISC_USER;
 	s.chain = ev->chain;
 	s.nchain = ev->nchain;
-	below = mask & ((1ULL << PERF_REG_X86_IP) - 1);
-	if (ev->regs && (mask & (1ULL << PERF_REG_X86_IP)))
-		s.ip = ev->regs[__builtin_popcountll(below)];
+	(void)rec_regs_value(ev->regs, mask, PERF_REG_X86_IP, &s.ip);
 	h->stk->regs_mask = mask;
 	return rec_write_sample(h, p, &s);
 }

@@ -248,7 +248,7 @@ proc(struct rec_pyann *a, int32_t pid)
 {
 	struct sp_buf why = SP_BUF_INIT;
 	struct pyproc *pp;
-	uint64_t v = MAPPED, not = NOT_PYTHON;
+	uint64_t v = MAPPED, not = NOT_PYTHON; /* no entry: probe, as MAPPED */
 	int err;
 
 	if (sp_htab_get(a->procs, &pid, sizeof(pid), &v) && v != EXECED &&

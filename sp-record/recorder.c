@@ -66,7 +66,6 @@ struct recorder {
 	struct rec_deepbpf *deep; /* deep stacks copied at the sample */
 	struct sp_buf py_late;    /* ... or why not */
 	bool pybpf_later;         /* loaded at the first CPython process */
-	bool py_bpf;              /* it reads Python stacks */
 	struct rec_ptdriver *ptd; /* --ptrace sampler, or NULL */
 	struct pollfd *pfd;
 	bool *hup; /* ring fd reported POLLHUP */
@@ -119,7 +118,6 @@ setup(struct recorder *r)
 	if (!cfg->no_python && !cfg->ptrace && !cfg->no_bpf &&
 	    cfg->ev.wake_each) {
 		r->pybpf = rec_pybpf_open(&r->py_late);
-		r->py_bpf = r->pybpf != NULL;
 		if (r->pybpf && !cfg->py_trampolines)
 			r->cfg.ev.wake_each = false;
 		else if (!r->pybpf)
@@ -284,13 +282,12 @@ static void
 python_found(struct recorder *r)
 {
 	r->pybpf_later = false;
-	if (!r->pybpf && !(r->pybpf = rec_pybpf_open(&r->py_late))) {
+	if (!(r->pybpf = rec_pybpf_open(&r->py_late))) {
 		sp_buf_addc(&r->py_late, 0);
 		return;
 	}
 	attach_python(r);
 	rec_pyann_set_bpf(r->py, r->pybpf);
-	r->py_bpf = true;
 }
 
 /*
@@ -357,47 +354,37 @@ pin_early(struct recorder *r, const struct perf_event_header *h)
 }
 
 /*
- * Queues a sample whose stack copy is full (the stack goes on above it),
- * with the bytes above it that the BPF program copied at the same
- * instant (deepbpf.h), as one longer copy; as it is when there are none.
+ * The bytes above a sample's full stack copy (the stack goes on) that the
+ * BPF program copied at the same instant (deepbpf.h), and their number;
+ * NULL when there are none.
  */
-static int
-queue_deep(struct recorder *r, const struct perf_event_header *h,
-	   const struct rec_sample *s, uint64_t ts)
+static const uint8_t *
+deep_copy_of(struct recorder *r, const struct rec_sample *s, size_t *len)
 {
-	const uint8_t *more = NULL;
-	struct rec_event *e;
-	size_t more_len = 0, n = h->size;
 	uint64_t sp;
 
-	if (s->stack_field && s->stack_len == r->cfg.ev.stack_size &&
-	    s->tid <= INT32_MAX &&
-	    rec_sample_user_reg(&r->layout, s, PERF_REG_X86_SP, &sp) &&
-	    (more = rec_deepbpf_take(r->h.deep, (int32_t)s->tid, s->time, sp,
-				     &more_len)))
-		n = rec_sample_extended_size(s, more_len);
-	if (!(e = rec_sorter_reserve(r->sorter, n)))
-		return -ENOMEM;
-	if (more)
-		rec_sample_extend_write(h, s, more, more_len, e->data);
-	else
-		memcpy(e->data, h, h->size);
-	return rec_sorter_queue(r->sorter, e, ts, REC_KIND_PERF, n);
+	if (!r->deep || !s->stack_field ||
+	    s->stack_len != r->cfg.ev.stack_size || s->tid > INT32_MAX ||
+	    !rec_regs_value(s->regs, r->layout.regs_mask, PERF_REG_X86_SP, &sp))
+		return NULL;
+	return rec_deepbpf_take(r->deep, (int32_t)s->tid, s->time, sp, len);
 }
 
 /*
  * Queues one ring record.  A sample's stack copy is cut to the bytes the
  * kernel filled (dyn_size) as it is copied out of the ring, straight into
  * the sorter's event: one copy of what is used, not of the whole
- * --stack-size the ring holds.
+ * --stack-size the ring holds; a full one is followed by BPF's copy of
+ * what lies above it, if there is one.
  */
 static int
 queue_record(struct recorder *r, const struct perf_event_header *h)
 {
+	const uint8_t *more = NULL;
 	struct rec_sample s;
 	struct rec_event *e;
+	size_t n, more_len = 0;
 	uint64_t ts;
-	size_t n;
 
 	if (rec_record_time(&r->layout, h, h->size, &ts) < 0)
 		r->st.bad_records++;
@@ -408,11 +395,15 @@ queue_record(struct recorder *r, const struct perf_event_header *h)
 	n = h->type == PERF_RECORD_SAMPLE
 		? rec_sample_compact_size(&r->layout, h, h->size, &s)
 		: 0;
-	if (n == 0 && h->type == PERF_RECORD_SAMPLE && r->h.deep)
-		return queue_deep(r, h, &s, ts);
+	/* a full copy (nothing to cut) may go on in one made by BPF */
+	if (n == 0 && h->type == PERF_RECORD_SAMPLE &&
+	    (more = deep_copy_of(r, &s, &more_len)))
+		n = rec_sample_extended_size(&s, more_len);
 	if (!(e = rec_sorter_reserve(r->sorter, n ? n : h->size)))
 		return -ENOMEM;
-	if (n)
+	if (more)
+		rec_sample_extend_write(h, &s, more, more_len, e->data);
+	else if (n)
 		rec_sample_compact_write(h, &s, n, e->data);
 	else
 		memcpy(e->data, h, h->size);
@@ -498,7 +489,7 @@ rec_step(struct recorder *r, int timeout_ms)
 		r->pfd[n].revents = 0;
 		n++;
 	}
-	if ((r->py_bpf || rec_now_ns() < r->deep_until_ns) &&
+	if ((r->pybpf || rec_now_ns() < r->deep_until_ns) &&
 	    timeout_ms > QUICK_POLL_MS)
 		timeout_ms = QUICK_POLL_MS;
 	rc = poll(r->pfd, (nfds_t)n, timeout_ms);
@@ -670,7 +661,7 @@ write_stats(struct recorder *r)
 				    rec_filepin_stats(r->pins)->unopened);
 	if (r->deep)
 		rc |= deep_counters(b, rec_deepbpf_stats(r->deep));
-	if (r->py_bpf) {
+	if (r->pybpf) {
 		rc |= sp_ext_counter_encode(b, "python_bpf.stacks",
 					    rec_pybpf_stats(r->pybpf)->stacks);
 		rc |=

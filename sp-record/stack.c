@@ -217,26 +217,15 @@ rec_stack_build(struct rec_stacker *s, struct sp_modtab *mods, int32_t pid,
 	return k;
 }
 
-/* The index of register `reg` in a sample's register block, or -1. */
-static int
-reg_index(uint64_t mask, int reg)
-{
-	if (!(mask & (1ULL << reg)))
-		return -1;
-	return __builtin_popcountll(mask & ((1ULL << reg) - 1));
-}
-
 bool
 rec_sample_user_pc(const struct rec_stacker *s, const struct rec_sample *smp,
 		   uint64_t *pc)
 {
 	struct rec_rawframe f;
-	int ip = reg_index(s->regs_mask, PERF_REG_X86_IP);
 
-	if (smp->regs && smp->abi == PERF_SAMPLE_REGS_ABI_64 && ip >= 0) {
-		*pc = smp->regs[ip];
+	if (smp->abi == PERF_SAMPLE_REGS_ABI_64 &&
+	    rec_regs_value(smp->regs, s->regs_mask, PERF_REG_X86_IP, pc))
 		return true;
-	}
 	/*
 	 * Without registers only a sample taken in user mode says where
 	 * user code ran: in the kernel (an execve finishing, say) the user

@@ -37,6 +37,7 @@
 #include "sp-record/deepstack.h"
 #include "sp-record/elfcfi.h"
 #include "sp-record/gofuncs.h"
+#include "sp-record/perfrec.h"
 #include "sp-record/regcache.h"
 #include "sp-record/sigmask.h"
 #include "sp-record/unwind.h"
@@ -286,9 +287,8 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 	*truncated = false;
 	u->count.missed_module = false;
 	u->samples++;
-	if (!regs ||
-	    !rec_unw_reg_value(regs, regs_mask, PERF_REG_X86_IP, &ip) ||
-	    !rec_unw_reg_value(regs, regs_mask, PERF_REG_X86_SP, &sp)) {
+	if (!regs || !rec_regs_value(regs, regs_mask, PERF_REG_X86_IP, &ip) ||
+	    !rec_regs_value(regs, regs_mask, PERF_REG_X86_SP, &sp)) {
 		u->count.errors[ERR_NO_REGS]++;
 		return 0;
 	}

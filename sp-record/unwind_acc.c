@@ -17,6 +17,7 @@
 #include "sp-record/deepstack.h"
 #include "sp-record/elfcfi.h"
 #include "sp-record/madecfi.h"
+#include "sp-record/perfrec.h"
 #include "sp-record/pytramp.h"
 #include "sp-record/regcache.h"
 #include "sp-record/unwind_acc.h"
@@ -128,12 +129,12 @@ find_leaf_info(struct rec_uctx *c, unw_addr_space_t as, uint64_t ip,
 
 	c->fallback = why;
 	if (c->ip_override ||
-	    !rec_unw_reg_value(c->regs, c->mask, PERF_REG_X86_IP, &pc))
+	    !rec_regs_value(c->regs, c->mask, PERF_REG_X86_IP, &pc))
 		return -UNW_ENOINFO;
 	if (pc == ip) {
 		sp = c->sp;
 		have_bp =
-		    rec_unw_reg_value(c->regs, c->mask, PERF_REG_X86_BP, &bp);
+		    rec_regs_value(c->regs, c->mask, PERF_REG_X86_BP, &bp);
 	} else if (c->step_at && ip == c->step_at) {
 		sp = c->step_sp;
 		bp = c->step_bp;
@@ -346,7 +347,7 @@ access_reg(unw_addr_space_t as, unw_regnum_t r, unw_word_t *valp, int write,
 	uint64_t v;
 
 	(void)as;
-	if (write || !rec_unw_reg_value(c->regs, c->mask, perf_reg(r), &v))
+	if (write || !rec_regs_value(c->regs, c->mask, perf_reg(r), &v))
 		return -UNW_EBADREG;
 	if (r == UNW_X86_64_RIP && c->ip_override)
 		v = c->ip_override;

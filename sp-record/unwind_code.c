@@ -187,16 +187,3 @@ rec_unw_fde_lookup(const struct rec_elfcfi *f, uint64_t vaddr, int32_t entry[2])
 	return rec_unw_fde_index(f, vaddr, &i) &&
 	       (memcpy(entry, f->table + i * 8, 8));
 }
-
-/* Value of perf register `pr` from the mask-ordered array; false if absent. */
-bool
-rec_unw_reg_value(const uint64_t *regs, uint64_t mask, int pr, uint64_t *v)
-{
-	uint64_t bit;
-
-	if (pr < 0 || pr >= 64 || !(mask & ((uint64_t)1 << pr)))
-		return false;
-	bit = (uint64_t)1 << pr;
-	*v = regs[__builtin_popcountll(mask & (bit - 1))];
-	return true;
-}

@@ -50,11 +50,4 @@ bool rec_unw_fde_index(const struct rec_elfcfi *f, uint64_t vaddr,
 bool rec_unw_fde_lookup(const struct rec_elfcfi *f, uint64_t vaddr,
 			int32_t entry[2]);
 
-/*
- * The value of perf register `pr` (perf_regs.h) in `regs`, one u64 per
- * set bit of `mask`, lowest first; false when the mask lacks it.
- */
-bool rec_unw_reg_value(const uint64_t *regs, uint64_t mask, int pr,
-		       uint64_t *v);
-
 #endif

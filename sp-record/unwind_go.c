@@ -11,6 +11,7 @@
 #include "sp-record/elfcfi.h"
 #include "sp-record/goframes.h"
 #include "sp-record/gofuncs.h"
+#include "sp-record/perfrec.h"
 #include "sp-record/regcache.h"
 #include "sp-record/unwind_code.h"
 #include "sp-record/unwind_ctx.h"
@@ -81,7 +82,7 @@ new_thread(struct rec_uctx *c, size_t n)
 	uint64_t ax;
 
 	return n == 1 &&
-	       rec_unw_reg_value(c->regs, c->mask, PERF_REG_X86_AX, &ax) &&
+	       rec_regs_value(c->regs, c->mask, PERF_REG_X86_AX, &ax) &&
 	       ax == 0;
 }
 

@@ -18,6 +18,7 @@
 #include "sp-record/deepcache.h"
 #include "sp-record/deepstack.h"
 #include "sp-record/elfcfi.h"
+#include "sp-record/perfrec.h"
 #include "sp-record/regcache.h"
 #include "sp-record/unwind_calls.h"
 #include "sp-record/unwind_code.h"
@@ -325,8 +326,7 @@ own_walk(struct rec_unwown *o, struct rec_uctx *c, uint64_t *pcs, size_t *n,
 	 size_t max, size_t *first_live)
 {
 	uint64_t ip = pcs[0], sp = c->sp, bp = 0;
-	bool have_bp =
-	    rec_unw_reg_value(c->regs, c->mask, PERF_REG_X86_BP, &bp);
+	bool have_bp = rec_regs_value(c->regs, c->mask, PERF_REG_X86_BP, &bp);
 	const struct rec_deepchain *ch;
 	struct rec_deepstep *f;
 	size_t j;

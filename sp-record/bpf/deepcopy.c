@@ -84,11 +84,9 @@ user_sp(struct bpf_perf_event_data *ctx)
  * Copies more of a deep thread's stack than the sample does, at the same
  * instant: from SP + skip up to `max` bytes, below its mapping's end,
  * while the SP lies in the mapping registered; a copy that faults (a
- * page not in memory) is sent empty.  A global function, verified on
- * its own: the verifier then walks the Python reader once, not once for
- * each way this one ends (four times the load's CPU).  Returns 0.
+ * page not in memory) is sent empty.
  */
-__attribute__((noinline)) int
+static __always_inline void
 deep_copy(struct bpf_perf_event_data *ctx, __u32 tid)
 {
 	struct deepbpf_want *d = bpf_map_lookup_elem(&deep, &tid);
@@ -97,13 +95,13 @@ deep_copy(struct bpf_perf_event_data *ctx, __u32 tid)
 	__u32 cpu;
 
 	if (!d)
-		return 0;
+		return;
 	sp = user_sp(ctx);
 	if (sp < d->lo || sp >= d->hi)
-		return 0;
+		return;
 	from = sp + d->skip;
 	if (from >= d->hi || from < sp)
-		return 0;
+		return;
 	len = d->hi - from;
 	if (len > d->max)
 		len = d->max;
@@ -112,10 +110,10 @@ deep_copy(struct bpf_perf_event_data *ctx, __u32 tid)
 	/* shown to the verifier, which lost the bound in the compares */
 	asm volatile("%0 &= %1" : "+r"(len) : "i"(2 * DEEPBPF_MAX - 1));
 	if (len > DEEPBPF_MAX)
-		return 0;
+		return;
 	cpu = bpf_get_smp_processor_id();
 	if (!(o = bpf_map_lookup_elem(&deepscratch, &cpu)))
-		return 0;
+		return;
 	o->ts = bpf_ktime_get_ns();
 	o->sp = sp;
 	o->tid = tid;
@@ -124,7 +122,6 @@ deep_copy(struct bpf_perf_event_data *ctx, __u32 tid)
 	o->len = (__u32)len;
 	/* a full ring loses the copy: the sample reads live instead */
 	bpf_ringbuf_output(&deepring, o, DEEPBPF_HEAD + len, 0);
-	return 0;
 }
 
 SEC("perf_event")

@@ -239,8 +239,10 @@ START_TEST(full_copies_extend_with_more)
 	put(&b, 16); /* dyn_size: all of it */
 	len = finish(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
 	ck_assert_uint_eq(rec_sample_compact_size(&l, b.w, len, &s), 0);
-	ck_assert(rec_sample_user_reg(&l, &s, 7, &sp) && sp == 0x7ff000);
-	ck_assert(!rec_sample_user_reg(&l, &s, 6, &sp));
+	ck_assert(rec_regs_value(s.regs, l.regs_mask, 7, &sp) &&
+		  sp == 0x7ff000);
+	ck_assert(!rec_regs_value(s.regs, l.regs_mask, 6, &sp));
+	ck_assert(!rec_regs_value(NULL, l.regs_mask, 7, &sp));
 	n = rec_sample_extended_size(&s, sizeof(more));
 	ck_assert_uint_eq(n, len + 24); /* 20 bytes, padded to 24 */
 	ck_assert_uint_le(n, sizeof(out));
