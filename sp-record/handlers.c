@@ -329,10 +329,11 @@ on_comm(struct rec_handlers *h, const struct rec_event *e, uint64_t ts)
 	if (c.pid > INT32_MAX || c.tid > INT32_MAX)
 		return 0;
 	p = rec_ptab_get(procs(h), (int32_t)c.pid);
-	/* -a -u: a process that execs may have changed users (setpriv, su):
-	 * its next sample asks again. */
+	/* -a: a process that execs may have changed users (setpriv, su):
+	 * its next sample asks again, and its exec's samples with the old
+	 * program's registers are told apart once it is adopted. */
 	if (!p && c.is_exec)
-		rec_forget_ignored(h->trk, (int32_t)c.pid);
+		rec_untracked_exec(h->trk, (int32_t)c.pid, ts);
 	if (!p)
 		return 0;
 	if (c.is_exec) {
@@ -432,7 +433,7 @@ on_exit_record(struct rec_handlers *h, const struct rec_event *e, uint64_t ts)
 	if (t.pid > INT32_MAX || t.tid > INT32_MAX)
 		return 0;
 	if (t.pid == t.tid)
-		rec_forget_ignored(h->trk, (int32_t)t.pid);
+		rec_untracked_exit(h->trk, (int32_t)t.pid);
 	if (!rec_ptab_get(procs(h), (int32_t)t.pid))
 		return 0;
 	rec_ptab_remove_thread(procs(h), (int32_t)t.tid);

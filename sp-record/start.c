@@ -191,6 +191,7 @@ launch_plain(struct rec_start *s, char **argv)
 		return 1;
 	}
 	s->child = c.pid;
+	rec_hold_until_exec(s->trk, c.pid);
 	if (rec_child_start(&c) < 0)
 		warn("cannot start '%s'", argv[0]);
 	if ((e = rec_child_exec_errno(&c)) != 0) {

@@ -27,7 +27,9 @@ struct rec_tracker {
 	struct sp_buf maps_seen;  /* the text rec_refresh_maps() last read */
 	int32_t maps_seen_pid;
 	int32_t self;            /* our pid: -a does not record us */
+	int32_t held;            /* -a -- CMD: our child, ours until exec */
 	struct sp_htab *ignored; /* -a: pids not recorded (-u, us) */
+	struct sp_htab *execs;   /* -a: pids not tracked -> their exec's time */
 	bool system_wide, only_uid;
 	uid_t uid;
 };
@@ -50,7 +52,8 @@ rec_tracker_new(const struct rec_config *cfg, struct rec_out *out,
 	rc = rec_ptab_init(&t->procs);
 	t->mods = sp_modtab_new();
 	t->ignored = sp_htab_new();
-	if (rc < 0 || !t->mods || !t->ignored) {
+	t->execs = sp_htab_new();
+	if (rc < 0 || !t->mods || !t->ignored || !t->execs) {
 		rec_tracker_free(t);
 		errno = rc < 0 ? -rc : ENOMEM;
 		return NULL;
@@ -66,6 +69,7 @@ rec_tracker_free(struct rec_tracker *t)
 	rec_ptab_release(&t->procs);
 	sp_modtab_free(t->mods);
 	sp_htab_free(t->ignored);
+	sp_htab_free(t->execs);
 	sp_buf_release(&t->maps);
 	sp_buf_release(&t->maps_seen);
 	free(t);
@@ -306,7 +310,7 @@ wanted(struct rec_tracker *t, int32_t pid)
 {
 	uid_t uid;
 
-	if (pid == t->self)
+	if (pid == t->self || pid == t->held)
 		return false;
 	return !t->only_uid || (rec_proc_uid(pid, &uid) == 0 && uid == t->uid);
 }
@@ -334,6 +338,12 @@ rec_adopt_sampled(struct rec_tracker *t, int32_t pid, uint64_t ts)
 	}
 	sp_htab_del(t->ignored, &pid, sizeof(pid));
 	p = rec_track_process(t, pid, false);
+	/* Its exec's samples with the old program's registers are dropped
+	 * as a tracked process's are (handlers.c). */
+	if (p && sp_htab_get(t->execs, &pid, sizeof(pid), &when)) {
+		p->exec_time = when;
+		sp_htab_del(t->execs, &pid, sizeof(pid));
+	}
 	if (!p || rec_snapshot_maps(t, p, ts) < 0 ||
 	    rec_name_threads(t, pid, ts) < 0)
 		return NULL;
@@ -351,9 +361,26 @@ rec_adopt_forked(struct rec_tracker *t, int32_t pid)
 }
 
 void
-rec_forget_ignored(struct rec_tracker *t, int32_t pid)
+rec_hold_until_exec(struct rec_tracker *t, int32_t pid)
+{
+	t->held = pid;
+}
+
+void
+rec_untracked_exec(struct rec_tracker *t, int32_t pid, uint64_t ts)
+{
+	if (pid == t->held)
+		t->held = 0;
+	sp_htab_del(t->ignored, &pid, sizeof(pid));
+	if (t->system_wide && sp_htab_put(t->execs, &pid, sizeof(pid), ts) < 0)
+		rec_out_wr(t->out, -ENOMEM);
+}
+
+void
+rec_untracked_exit(struct rec_tracker *t, int32_t pid)
 {
 	sp_htab_del(t->ignored, &pid, sizeof(pid));
+	sp_htab_del(t->execs, &pid, sizeof(pid));
 }
 
 int

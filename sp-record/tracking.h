@@ -101,10 +101,19 @@ struct rec_proc *rec_adopt_sampled(struct rec_tracker *t, int32_t pid,
  */
 struct rec_proc *rec_adopt_forked(struct rec_tracker *t, int32_t pid);
 /*
- * -a: an exited process's pid may be reused by a process to record, and
- * a process that execs may have changed users.
+ * -a -- CMD: the child forked to run CMD runs our code until its exec
+ * (its samples are ours, and its maps read late would be CMD's): it is
+ * not recorded until its exec's record.
  */
-void rec_forget_ignored(struct rec_tracker *t, int32_t pid);
+void rec_hold_until_exec(struct rec_tracker *t, int32_t pid);
+/*
+ * -a: a process not tracked execs: it may have changed users (setpriv,
+ * su) or be the held child; its exec's time is kept for when it is
+ * adopted.
+ */
+void rec_untracked_exec(struct rec_tracker *t, int32_t pid, uint64_t ts);
+/* -a: an exited process's pid may be reused by a process to record. */
+void rec_untracked_exit(struct rec_tracker *t, int32_t pid);
 
 /*
  * Calls `dead` for each tracked process found dead and not yet retiring;
