@@ -175,6 +175,19 @@ bpf_add(struct rec_pyann *a, struct pyproc *pp)
 		  rec_pybpf_add(a->bpf, pp->pid, &p) == 0;
 }
 
+/* Keeps a code the BPF program met, with its strings as they were. */
+static int
+seed_code(void *ctx, const struct pybpf_code *c)
+{
+	struct rec_pyann *a = ctx;
+	int32_t pid = (int32_t)c->pid;
+	uint64_t v;
+
+	if (!sp_htab_get(a->procs, &pid, sizeof(pid), &v) || !READER(v))
+		return 0;
+	return rec_py_bpf_seed(READER(v)->py, c);
+}
+
 void
 rec_pyann_set_bpf(struct rec_pyann *a, struct rec_pybpf *b)
 {
@@ -185,6 +198,8 @@ rec_pyann_set_bpf(struct rec_pyann *a, struct rec_pybpf *b)
 	if (!a->memo && !(a->memo = calloc(MEMO_SLOTS, sizeof(*a->memo))))
 		return; /* stacks read late, as without BPF */
 	a->bpf = b;
+	if (b)
+		rec_pybpf_on_code(b, seed_code, a);
 	while (sp_htab_next(a->procs, &pos, &k, &len, &v))
 		if (READER(v))
 			bpf_add(a, READER(v));

@@ -23,8 +23,25 @@ struct rec_pybpf {
 	int prog_fd, procs_fd;
 	struct rec_tidq *stacks; /* read, waiting for their samples */
 	struct rec_pybpf_stats st;
+	rec_pybpf_code_fn *on_code;
+	void *code_ctx;
 	int err; /* the first failure while consuming */
 };
+
+/* Hands a code's strings over. */
+static int
+on_code(struct rec_pybpf *b, const void *data, size_t size)
+{
+	int rc;
+
+	if (size < sizeof(struct pybpf_code) || !b->on_code)
+		return 0;
+	b->st.codes++;
+	rc = b->on_code(b->code_ctx, data);
+	if (rc < 0 && !b->err)
+		b->err = rc;
+	return 0;
+}
 
 /* Keeps a stack from the ring buffer for its sample. */
 static int
@@ -34,6 +51,8 @@ on_stack(void *ctx, void *data, size_t size)
 	const struct pybpf_stack *s = data;
 	struct pybpf_stack *copy;
 
+	if (size >= PYBPF_HEAD_SIZE && s->status == PYBPF_CODE)
+		return on_code(b, data, size);
 	if (size < PYBPF_HEAD_SIZE || s->n > PYBPF_MAX_FRAMES ||
 	    size < PYBPF_HEAD_SIZE + s->n * sizeof(s->f[0]))
 		return 0;
@@ -128,6 +147,13 @@ rec_pybpf_add(struct rec_pybpf *b, int32_t pid, const struct pybpf_proc *p)
 
 	return bpf_map_update_elem(b->procs_fd, &key, p, BPF_ANY) < 0 ? -errno
 								      : 0;
+}
+
+void
+rec_pybpf_on_code(struct rec_pybpf *b, rec_pybpf_code_fn *fn, void *ctx)
+{
+	b->on_code = fn;
+	b->code_ctx = ctx;
 }
 
 void

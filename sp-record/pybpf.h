@@ -5,6 +5,7 @@
  *   b = rec_pybpf_open(&why);            NULL: read late, as before
  *   rec_events_attach_bpf(ev, rec_pybpf_prog_fd(b));  events open or not
  *   rec_pybpf_add(b, pid, &proc);         a CPython process attached
+ *   rec_pybpf_on_code(b, fn, ctx);        fn(ctx, code): a code's strings
  *   drain:  rec_pybpf_consume(b);         before the perf rings are read
  *           rec_pybpf_take(b, tid, ts)    the stack of sample (tid, ts)
  *   rec_pybpf_remove(b, pid);             its exec or its end
@@ -32,7 +33,11 @@ struct rec_pybpf_stats {
 	uint64_t taken;    /* ... paired with their sample */
 	uint64_t unpaired; /* ... dropped without a sample */
 	uint64_t faults;   /* ... cut by a read that failed */
+	uint64_t codes;    /* code objects' strings read at a sample */
 };
+
+/* Takes a code object's strings (valid during the call); 0 or -errno. */
+typedef int rec_pybpf_code_fn(void *ctx, const struct pybpf_code *c);
 
 /*
  * Loads the program.  Returns NULL with the reason in `why` when BPF is
@@ -48,6 +53,12 @@ int rec_pybpf_prog_fd(const struct rec_pybpf *b);
 int rec_pybpf_add(struct rec_pybpf *b, int32_t pid, const struct pybpf_proc *p);
 /* Stops reading `pid`'s stacks and drops those not taken. */
 void rec_pybpf_remove(struct rec_pybpf *b, int32_t pid);
+
+/*
+ * Has rec_pybpf_consume() hand each code object's strings to `fn`, as
+ * they come, before the stacks that need them.
+ */
+void rec_pybpf_on_code(struct rec_pybpf *b, rec_pybpf_code_fn *fn, void *ctx);
 
 /* Moves the ring buffer's stacks to their threads' queues; 0 or -errno. */
 int rec_pybpf_consume(struct rec_pybpf *b);

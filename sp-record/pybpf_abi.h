@@ -50,6 +50,7 @@ enum pybpf_status {
 	PYBPF_NO_TSTATE = 1, /* no thread state of this thread (yet) */
 	PYBPF_FAULT = 2,     /* a read failed: the chain is cut there */
 	PYBPF_DEEP = 3,      /* PYBPF_MAX_FRAMES read, the chain goes on */
+	PYBPF_CODE = 4,      /* not a stack: a struct pybpf_code */
 };
 
 /* A record of the ring buffer: n frames follow, innermost first. */
@@ -61,5 +62,33 @@ struct pybpf_stack {
 };
 
 #define PYBPF_HEAD_SIZE 24 /* the bytes of pybpf_stack before f[] */
+
+/*
+ * The bytes of a str object copied from its start (header, then the
+ * first characters); a longer name is read late.  PYBPF_STR_MIN when the
+ * full copy fails (a page past the object not mapped).
+ */
+#define PYBPF_NAME_RAW 256
+#define PYBPF_FILE_RAW 512
+#define PYBPF_STR_MIN 96
+
+/*
+ * A code object met for the first time (in its process, at its address,
+ * with its fingerprint): the str objects of its name (co_qualname where
+ * the version has it) and file name as they were at the sample.  A
+ * module's body is freed with its strings once it has run, before
+ * sp-record reads them.  Written to the ring buffer before the stack that
+ * holds the frame, with the head of a pybpf_stack: n 0, status
+ * PYBPF_CODE.
+ */
+struct pybpf_code {
+	__u64 ts;
+	__u32 pid, tid;
+	__u32 n, status;
+	struct pybpf_frame f;
+	__u32 name_len, file_len; /* bytes copied: 0 when none could be */
+	__u8 name[PYBPF_NAME_RAW];
+	__u8 file[PYBPF_FILE_RAW];
+};
 
 #endif

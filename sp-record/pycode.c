@@ -1,6 +1,6 @@
 /*
  * pycode.c: code objects read from a CPython process and kept by address
- * (see pycode.h).
+ * and fingerprint (see pycode.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,6 +25,18 @@ struct fingerprint {
 	uint64_t flags;
 };
 
+/* The key of a kept code (no padding: hashed as bytes). */
+struct codekey {
+	uint64_t addr;
+	struct fingerprint fp;
+};
+
+/*
+ * A reference count no live object has: a freed object's first word is
+ * the allocator's link to the next free block (an address, or 0).
+ */
+#define REFS_MAX (1ULL << 40)
+
 /* Lines looked up of one code object, kept: a sample's frames stop at
  * the few call sites of their functions. */
 #define LINES_KEPT 4
@@ -42,7 +54,7 @@ struct code {
 struct rec_pycode_cache {
 	const struct rec_pylayout *l;
 	uint64_t code_type;
-	struct sp_htab *by_addr; /* address -> index into codes */
+	struct sp_htab *by_key; /* struct codekey -> index into codes */
 	struct code **codes;
 	size_t ncodes, alloc;
 };
@@ -56,8 +68,8 @@ rec_pycode_new(const struct rec_pylayout *l, uint64_t code_type)
 		return NULL;
 	c->l = l;
 	c->code_type = code_type;
-	c->by_addr = sp_htab_new();
-	if (!c->by_addr) {
+	c->by_key = sp_htab_new();
+	if (!c->by_key) {
 		free(c);
 		return NULL;
 	}
@@ -85,7 +97,7 @@ rec_pycode_free(struct rec_pycode_cache *c)
 	for (i = 0; i < c->ncodes; i++)
 		code_free(c->codes[i]);
 	free(c->codes);
-	sp_htab_free(c->by_addr);
+	sp_htab_free(c->by_key);
 	free(c);
 }
 
@@ -98,10 +110,26 @@ u64_at(const uint8_t *p, uint32_t off)
 	return v;
 }
 
-/* Reads the str object at `addr` as a new UTF-8 C string. */
+/*
+ * Reads `len` bytes at `off` in the str object at `addr`: from `raw`, its
+ * bytes copied at the sample, when they hold them, else through `mem`.
+ */
+static int
+str_bytes(struct rec_pymem *mem, uint64_t addr,
+	  const struct rec_pycode_raw *raw, uint32_t off, void *buf, size_t len)
+{
+	if (raw && off <= raw->len && len <= raw->len - off) {
+		memcpy(buf, raw->bytes + off, len);
+		return 0;
+	}
+	return rec_pymem_read(mem, addr + off, buf, len);
+}
+
+/* Reads the str object at `addr` (or `raw`) as a new UTF-8 C string. */
 static int
 read_str(struct rec_pymem *mem, const struct rec_py_strlayout *sl,
-	 uint64_t addr, uint32_t max_chars, char **out)
+	 uint64_t addr, const struct rec_pycode_raw *raw, uint32_t max_chars,
+	 char **out)
 {
 	struct sp_buf b = SP_BUF_INIT;
 	struct rec_py_strshape s;
@@ -110,7 +138,7 @@ read_str(struct rec_pymem *mem, const struct rec_py_strlayout *sl,
 
 	if (sl->ascii_size > sizeof(hdr))
 		return -EBADMSG;
-	rc = rec_pymem_read(mem, addr, hdr, sl->ascii_size);
+	rc = str_bytes(mem, addr, raw, 0, hdr, sl->ascii_size);
 	if (rc == 0)
 		rc = rec_py_str_shape(hdr, sl->ascii_size, sl, max_chars, &s);
 	if (rc < 0)
@@ -118,7 +146,7 @@ read_str(struct rec_pymem *mem, const struct rec_py_strlayout *sl,
 	data = malloc(s.nbytes ? s.nbytes : 1);
 	if (!data)
 		return -ENOMEM;
-	rc = rec_pymem_read(mem, addr + s.data_off, data, s.nbytes);
+	rc = str_bytes(mem, addr, raw, s.data_off, data, s.nbytes);
 	if (rc == 0)
 		rc = rec_py_str_utf8(data, s.nbytes, s.kind, &b);
 	if (rc == 0)
@@ -156,7 +184,8 @@ read_lines(struct rec_pymem *mem, uint64_t addr, struct code *k)
 }
 
 static int
-load(struct rec_pycode_cache *c, struct rec_pymem *mem, struct code *k)
+load(struct rec_pycode_cache *c, struct rec_pymem *mem, struct code *k,
+     const struct rec_pycode_seed *seed)
 {
 	const struct rec_pylayout *l = c->l;
 	char *s = NULL;
@@ -164,33 +193,97 @@ load(struct rec_pycode_cache *c, struct rec_pymem *mem, struct code *k)
 
 	rc =
 	    read_str(mem, &l->str, k->fp.qualname ? k->fp.qualname : k->fp.name,
-		     REC_PYCODE_NAME_MAX, &s);
+		     seed ? &seed->name : NULL, REC_PYCODE_NAME_MAX, &s);
 	if (rc < 0)
 		return rc;
 	k->pub.name = s;
-	rc = read_str(mem, &l->str, k->fp.filename, REC_PYCODE_FILE_MAX, &s);
+	rc = read_str(mem, &l->str, k->fp.filename, seed ? &seed->file : NULL,
+		      REC_PYCODE_FILE_MAX, &s);
 	if (rc < 0)
 		return rc;
 	k->pub.filename = s;
 	return read_lines(mem, k->fp.lines, k);
 }
 
-/* Keeps the new code `k` as the one at its address. */
+/* The fingerprint of code header `hdr`; false when not a code's. */
+static bool
+fingerprint_of(const struct rec_pycode_cache *c, const uint8_t *hdr,
+	       struct fingerprint *fp)
+{
+	const struct rec_pylayout *l = c->l;
+	int32_t v;
+
+	if (u64_at(hdr, 8) != c->code_type) /* ob_type */
+		return false;
+	memset(fp, 0, sizeof(*fp));
+	fp->name = u64_at(hdr, l->co_name);
+	if (l->co_qualname != REC_PYLAYOUT_NONE)
+		fp->qualname = u64_at(hdr, l->co_qualname);
+	fp->filename = u64_at(hdr, l->co_filename);
+	fp->lines = u64_at(hdr, l->co_lines);
+	memcpy(&v, hdr + l->co_firstlineno, 4);
+	fp->firstlineno = v;
+	if (l->co_flags != REC_PYLAYOUT_NONE) {
+		memcpy(&v, hdr + l->co_flags, 4);
+		fp->flags = (uint32_t)v;
+	}
+	return true;
+}
+
+/*
+ * Whether the code object at `addr` is still, now, the one of `fp`: then
+ * the strings and line table it holds, read before, were its own.  A
+ * freed object may keep its fields, not its reference count.
+ */
+static bool
+still_there(struct rec_pycode_cache *c, struct rec_pymem *mem, uint64_t addr,
+	    const struct fingerprint *fp)
+{
+	uint8_t hdr[CO_HDR_MAX];
+	struct rec_pymem_block b = { addr, hdr, c->l->co_span, false };
+	struct fingerprint now;
+	uint64_t refs;
+
+	if (rec_pymem_readv(mem, &b, 1) < 0 || !b.ok ||
+	    !fingerprint_of(c, hdr, &now))
+		return false;
+	refs = u64_at(hdr, 0);
+	return refs > 0 && refs < REFS_MAX && !memcmp(&now, fp, sizeof(now));
+}
+
+static void
+key_of(uint64_t addr, const struct fingerprint *fp, struct codekey *key)
+{
+	memset(key, 0, sizeof(*key));
+	key->addr = addr;
+	key->fp = *fp;
+}
+
+/* Keeps the new code `k`. */
 static int
 keep(struct rec_pycode_cache *c, struct code *k)
 {
+	struct codekey key;
+
 	if (SP_GROW(c->codes, c->alloc, c->ncodes + 1) < 0)
 		return -ENOMEM;
 	k->pub.id = (uint32_t)c->ncodes;
-	if (sp_htab_put(c->by_addr, &k->pub.addr, 8, c->ncodes) < 0)
+	key_of(k->pub.addr, &k->fp, &key);
+	if (sp_htab_put(c->by_key, &key, sizeof(key), c->ncodes) < 0)
 		return -ENOMEM;
 	c->codes[c->ncodes++] = k;
 	return 0;
 }
 
+/*
+ * Makes the code at `addr`: its strings from `seed` or read now, its
+ * line table read now.  A code gone by the end of the reads is given up
+ * (-ESTALE) when its strings were read now, or kept without its lines
+ * when they came with the seed.
+ */
 static const struct rec_py_code *
 make(struct rec_pycode_cache *c, struct rec_pymem *mem, uint64_t addr,
-     const struct fingerprint *fp, int *err)
+     const struct fingerprint *fp, const struct rec_pycode_seed *seed, int *err)
 {
 	struct code *k = calloc(1, sizeof(*k));
 
@@ -202,7 +295,13 @@ make(struct rec_pycode_cache *c, struct rec_pymem *mem, uint64_t addr,
 	k->pub.firstlineno = (int32_t)fp->firstlineno;
 	k->pub.resumable = (fp->flags & RESUMABLE) != 0;
 	k->fp = *fp;
-	*err = load(c, mem, k);
+	*err = load(c, mem, k, seed);
+	if (*err == 0 && !still_there(c, mem, addr, fp)) {
+		free(k->lines);
+		k->lines = NULL;
+		k->nlines = 0;
+		*err = seed ? 0 : -ESTALE;
+	}
 	if (*err == 0)
 		*err = keep(c, k);
 	if (*err < 0) {
@@ -228,35 +327,49 @@ rec_pycode_get(struct rec_pycode_cache *c, struct rec_pymem *mem, uint64_t addr,
 	return rec_pycode_from_header(c, mem, addr, hdr, err);
 }
 
+/* The kept code of `addr` and `fp`, or NULL. */
+static const struct rec_py_code *
+kept(const struct rec_pycode_cache *c, uint64_t addr,
+     const struct fingerprint *fp)
+{
+	struct codekey key;
+	uint64_t idx;
+
+	key_of(addr, fp, &key);
+	return sp_htab_get(c->by_key, &key, sizeof(key), &idx)
+		   ? &c->codes[idx]->pub
+		   : NULL;
+}
+
 const struct rec_py_code *
 rec_pycode_from_header(struct rec_pycode_cache *c, struct rec_pymem *mem,
 		       uint64_t addr, const uint8_t *hdr, int *err)
 {
-	const struct rec_pylayout *l = c->l;
+	const struct rec_py_code *code;
 	struct fingerprint fp;
-	uint64_t idx;
-	int32_t first;
 
-	if (u64_at(hdr, 8) != c->code_type) { /* ob_type */
+	if (!fingerprint_of(c, hdr, &fp)) {
 		*err = -EBADMSG;
 		return NULL;
 	}
-	memset(&fp, 0, sizeof(fp));
-	fp.name = u64_at(hdr, l->co_name);
-	if (l->co_qualname != REC_PYLAYOUT_NONE)
-		fp.qualname = u64_at(hdr, l->co_qualname);
-	fp.filename = u64_at(hdr, l->co_filename);
-	fp.lines = u64_at(hdr, l->co_lines);
-	memcpy(&first, hdr + l->co_firstlineno, 4);
-	fp.firstlineno = first;
-	if (l->co_flags != REC_PYLAYOUT_NONE) {
-		memcpy(&first, hdr + l->co_flags, 4);
-		fp.flags = (uint32_t)first;
-	}
-	if (sp_htab_get(c->by_addr, &addr, 8, &idx) &&
-	    memcmp(&c->codes[idx]->fp, &fp, sizeof(fp)) == 0)
-		return &c->codes[idx]->pub;
-	return make(c, mem, addr, &fp, err);
+	if ((code = kept(c, addr, &fp)))
+		return code;
+	return make(c, mem, addr, &fp, NULL, err);
+}
+
+int
+rec_pycode_seed(struct rec_pycode_cache *c, struct rec_pymem *mem,
+		uint64_t addr, const uint8_t *hdr,
+		const struct rec_pycode_seed *seed)
+{
+	struct fingerprint fp;
+	int err = 0;
+
+	if (!fingerprint_of(c, hdr, &fp))
+		return -EBADMSG;
+	if (!kept(c, addr, &fp))
+		make(c, mem, addr, &fp, seed, &err);
+	return err;
 }
 
 size_t

@@ -1,12 +1,18 @@
 /*
  * pycode.h: the code objects of a CPython process, read once each and
- * kept by address.
+ * kept by address and fingerprint.
  *
  * A code object's address may be reused by another once the first is
- * freed, so every lookup reads the object's header again (the reader
- * reads it anyway to check its type) and compares the pointers to its
- * name, file name and line table and its first line with the kept
- * ones; a difference makes a new code with a new id.
+ * freed, so every lookup takes the object's header as read with its
+ * frame and compares the pointers to its name, file name and line table
+ * and its first line (the fingerprint) with the kept ones; a difference
+ * makes a new code with a new id.
+ *
+ * A module's body is freed with its strings as soon as it has run, and
+ * their memory reused: strings read after that may be another object's.
+ * So a code is kept only if it is still in place, the same, once its
+ * strings are read; strings the BPF program copied at the sample
+ * (rec_pycode_seed) are the code's own either way.
  */
 #ifndef SP_RECORD_PYCODE_H
 #define SP_RECORD_PYCODE_H
@@ -47,7 +53,8 @@ void rec_pycode_free(struct rec_pycode_cache *c);
  * The code object at `addr`, read through `mem` when not kept.  Returns
  * it (valid until rec_pycode_free), or NULL with *err set: -EFAULT or
  * -E2BIG from the reads, -EBADMSG when it is not a code object or its
- * strings are not compact str objects, -ENOMEM.
+ * strings are not compact str objects, -ESTALE when it was gone once
+ * they were read, -ENOMEM.
  */
 const struct rec_py_code *rec_pycode_get(struct rec_pycode_cache *c,
 					 struct rec_pymem *mem, uint64_t addr,
@@ -62,6 +69,28 @@ const struct rec_py_code *rec_pycode_from_header(struct rec_pycode_cache *c,
 						 struct rec_pymem *mem,
 						 uint64_t addr,
 						 const uint8_t *hdr, int *err);
+
+/* A str object's bytes from its start, as copied at a sample. */
+struct rec_pycode_raw {
+	const uint8_t *bytes;
+	size_t len;
+};
+
+/* A code's name (co_qualname where the version has it) and file name. */
+struct rec_pycode_seed {
+	struct rec_pycode_raw name, file;
+};
+
+/*
+ * Keeps the code at `addr` of header `hdr` (as rec_pycode_from_header
+ * takes it), unless kept: its strings from `seed`, where what a long one
+ * lacks is read through `mem`, its line table read through `mem` (and
+ * dropped when the code is gone by then).  Returns 0, -EBADMSG,
+ * -ENOMEM or a read's error.
+ */
+int rec_pycode_seed(struct rec_pycode_cache *c, struct rec_pymem *mem,
+		    uint64_t addr, const uint8_t *hdr,
+		    const struct rec_pycode_seed *seed);
 
 /*
  * How many codes were made so far: a code whose id is not below a count

@@ -773,18 +773,17 @@ put_u64(uint8_t *hdr, uint32_t off, uint64_t v)
 		memcpy(hdr + off, &v, 8);
 }
 
-/* The code of frame `f` from the fields the program read of it. */
-static const struct rec_py_code *
-bpf_code(struct rec_py *py, const struct pybpf_frame *f, int *err)
+/* The header of frame f's code, from the fields the program read of it. */
+static int
+bpf_header(const struct rec_py *py, const struct pybpf_frame *f, uint8_t *hdr,
+	   size_t size)
 {
 	const struct rec_pylayout *l = &py->l;
-	uint8_t hdr[REC_PYLAYOUT_SPAN_MAX] = { 0 };
 	uint32_t flags = f->flags;
 
-	if (l->co_span > sizeof(hdr)) {
-		*err = -EBADMSG;
-		return NULL;
-	}
+	if (l->co_span > size)
+		return -EBADMSG;
+	memset(hdr, 0, l->co_span);
 	put_u64(hdr, 8, f->type);
 	put_u64(hdr, l->co_name, f->name);
 	put_u64(hdr, l->co_qualname, f->qualname);
@@ -793,7 +792,40 @@ bpf_code(struct rec_py *py, const struct pybpf_frame *f, int *err)
 	memcpy(hdr + l->co_firstlineno, &f->firstlineno, 4);
 	if (l->co_flags != REC_PYLAYOUT_NONE)
 		memcpy(hdr + l->co_flags, &flags, 4);
+	return 0;
+}
+
+/* The code of frame `f`. */
+static const struct rec_py_code *
+bpf_code(struct rec_py *py, const struct pybpf_frame *f, int *err)
+{
+	uint8_t hdr[REC_PYLAYOUT_SPAN_MAX];
+
+	if ((*err = bpf_header(py, f, hdr, sizeof(hdr))) < 0)
+		return NULL;
 	return rec_pycode_from_header(py->codes, &py->mem, f->code, hdr, err);
+}
+
+int
+rec_py_bpf_seed(struct rec_py *py, const struct pybpf_code *c)
+{
+	uint8_t hdr[REC_PYLAYOUT_SPAN_MAX];
+	struct rec_pycode_seed seed = {
+		.name = { c->name, c->name_len < sizeof(c->name)
+				       ? c->name_len
+				       : sizeof(c->name) },
+		.file = { c->file, c->file_len < sizeof(c->file)
+				       ? c->file_len
+				       : sizeof(c->file) },
+	};
+	int rc = bpf_header(py, &c->f, hdr, sizeof(hdr));
+
+	if (rc < 0)
+		return rc;
+	rec_pymem_begin(&py->mem, REC_PY_SAMPLE_BYTES);
+	rc = rec_pycode_seed(py->codes, &py->mem, c->f.code, hdr, &seed);
+	/* A string that cannot be decoded: the code is read as before. */
+	return rc == -ENOMEM ? rc : 0;
 }
 
 void

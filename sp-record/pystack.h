@@ -97,11 +97,17 @@ int rec_py_bpf_proc(const struct rec_py *py, struct pybpf_proc *p);
  * an entry; rec_py_bpf_frame() gives a frame (its own entry flag only),
  * reading a code not seen before (its names and line table), and
  * returns 0, -ENOMEM, or -ESTALE when that code is gone since (a
- * module's body, freed once run); rec_py_bpf_root() tells whether a
+ * module's body, freed once run) and was not seeded with its strings by
+ * rec_py_bpf_seed(); rec_py_bpf_root() tells whether a
  * chain whose outermost frame is `f`, running `code`, ends where a
  * thread's chain ends.
  */
 void rec_py_bpf_begin(struct rec_py *py);
+/*
+ * Keeps the code the BPF program met first with its strings as it copied
+ * them at the sample (pybpf_abi.h); 0, -EBADMSG or -ENOMEM.
+ */
+int rec_py_bpf_seed(struct rec_py *py, const struct pybpf_code *c);
 bool rec_py_bpf_shim(const struct rec_py *py, const struct pybpf_frame *f);
 int rec_py_bpf_frame(struct rec_py *py, const struct pybpf_frame *f,
 		     struct rec_py_frame *out);

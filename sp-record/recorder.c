@@ -669,6 +669,8 @@ write_stats(struct recorder *r)
 					  rec_pybpf_stats(r->pybpf)->unpaired);
 		rc |= sp_ext_counter_encode(b, "python_bpf.faults",
 					    rec_pybpf_stats(r->pybpf)->faults);
+		rc |= sp_ext_counter_encode(b, "python_bpf.codes",
+					    rec_pybpf_stats(r->pybpf)->codes);
 	}
 	if (rc)
 		return rec_out_wr(r->out, -ENOMEM);

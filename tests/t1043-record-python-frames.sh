@@ -3,8 +3,10 @@
 # launch and by -p attach (the first interpreter also with --ptrace, at
 # most 10% inconsistent) gets its Python stacks: pycode records name the
 # script's functions and no function it lacks, and at least 90% of each
-# busy thread's samples (from its first in the script's code) whose
-# stack was read carry a pystack whose leaf is one of them.  A read is
+# busy thread's samples (from its first in a function of the script's,
+# when the imports are done, to its last: the interpreter's shutdown has
+# no Python stack) whose stack was read carry a pystack whose leaf is one
+# of them.  A read is
 # given up (no frames, truncated) when the leaf kept changing under it,
 # which a loaded machine makes likelier (the recorder is preempted
 # mid-walk): those are counted apart and may be up to a third.  Runs
@@ -13,7 +15,7 @@
 # read the stacks at their samples, at most 10% may be inconsistent
 # (0-0.9% seen since a call entered or left is tied, not refused; 4.5-8.2%
 # for 3.8-3.10 before) and 95% of the samples must have a script leaf
-# (97.4-100% seen).
+# (97.1-100% seen).
 . "$(dirname "$0")/lib.sh"
 need_perf
 script=$PROGRAMS/py_frames.py
@@ -58,19 +60,27 @@ judge() {
 			bad = 1
 		}
 	}
-	$1 == "pycode" { named[$4] = 1 }
+	$1 == "pycode" { named[$4] = 1; named_id[$2] = $4 }
 	$1 == "pynode" { code[$2] = $4 }
 	$1 == "pystack" { leaf = $2; st = $3; next }
 	$1 == "sample" {
 		hit = leaf != "" && leaf != "-" && mine[code[leaf]]
-		# Counted from the thread'"'"'s first script leaf: the start-up
-		# (imports) before it runs no code of the script.
-		if (hit) started[$4] = 1
+		# Counted from the thread'"'"'s first script function to its
+		# last script leaf: before, the start-up runs the module'"'"'s
+		# body and the class body, which call the imports; after,
+		# the interpreter'"'"'s shutdown has no Python stack.
+		if (hit && !(named_id[code[leaf]] ~ /^(<module>|Spinner)$/))
+			started[$4] = 1
 		if (started[$4] && leaf == "-" && st == "truncated")
-			gaveup[$4]++
+			pgave[$4]++
 		else if (started[$4])
-			n[$4]++
-		if (hit) ok[$4]++
+			pn[$4]++
+		if (hit) {
+			ok[$4]++
+			n[$4] += pn[$4]
+			gaveup[$4] += pgave[$4]
+			pn[$4] = pgave[$4] = 0
+		}
 		if (st == "inconsistent") incons++
 		if (st != "") stacks++
 		leaf = ""; st = ""

@@ -48,6 +48,27 @@ struct {
 	__uint(max_entries, 2 << 20);
 } stacks SEC(".maps");
 
+/* A code object of a process. */
+struct codekey {
+	__u32 pid, pad;
+	__u64 addr;
+};
+
+/* The code objects whose strings were sent, by their fingerprint's hash. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct codekey);
+	__type(value, __u64);
+} codes SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pybpf_code);
+} codescratch SEC(".maps");
+
 /*
  * Reads `size` bytes (8 or 4, little-endian) at addr + off.  A failure
  * is noted in *bad without a branch: a branch that sets a constant makes
@@ -154,6 +175,51 @@ read_frame(const struct pybpf_proc *p, __u64 f, struct pybpf_frame *o, int *bad)
 	return back;
 }
 
+/* Copies the str object at `src` into dst (n bytes); returns the count. */
+static __always_inline __u32
+copy_str(__u8 *dst, __u32 n, __u64 src)
+{
+	if (bpf_probe_read_user(dst, n, (void *)src) == 0)
+		return n;
+	if (bpf_probe_read_user(dst, PYBPF_STR_MIN, (void *)src) == 0)
+		return PYBPF_STR_MIN;
+	return 0;
+}
+
+/*
+ * Sends the strings of frame o's code unless they were sent for this
+ * code (address and fingerprint) already; a full ring buffer leaves it
+ * unsent, for the next sample to try.
+ */
+static __always_inline void
+note_code(const struct pybpf_proc *p, const struct pybpf_stack *s,
+	  const struct pybpf_frame *o)
+{
+	struct codekey k = { .pid = s->pid, .addr = o->code };
+	__u64 fp = o->type ^ o->name ^ (o->qualname << 1) ^ (o->filename << 2) ^
+		   (o->lines << 3) ^ ((__u64)(__u32)o->firstlineno << 32) ^
+		   o->flags;
+	__u64 *sent = bpf_map_lookup_elem(&codes, &k);
+	struct pybpf_code *c;
+	__u32 zero = 0;
+
+	if (sent && *sent == fp)
+		return;
+	if (!(c = bpf_map_lookup_elem(&codescratch, &zero)))
+		return;
+	c->ts = s->ts;
+	c->pid = s->pid;
+	c->tid = s->tid;
+	c->n = 0;
+	c->status = PYBPF_CODE;
+	c->f = *o;
+	c->name_len = copy_str(c->name, PYBPF_NAME_RAW,
+			       p->co_qualname ? o->qualname : o->name);
+	c->file_len = copy_str(c->file, PYBPF_FILE_RAW, o->filename);
+	if (bpf_ringbuf_output(&stacks, c, sizeof(*c), 0) == 0)
+		bpf_map_update_elem(&codes, &k, &fp, BPF_ANY);
+}
+
 /* The walk of a frame chain (a bpf_loop callback). */
 struct fwalk {
 	const struct pybpf_proc *p;
@@ -175,6 +241,8 @@ frame_step(__u32 i, void *arg)
 	 * compiler, shows the verifier */
 	asm volatile("%0 &= %1" : "+r"(k) : "i"(PYBPF_MAX_FRAMES - 1));
 	w->f = read_frame(w->p, w->f, &w->s->f[k], &w->bad);
+	if (!w->bad)
+		note_code(w->p, w->s, &w->s->f[k]);
 	w->n = i + 1;
 	return 0;
 }
