@@ -87,18 +87,22 @@ struct frame_key {
 /*
  * Levels kept from the root: as deep as sp-record's stacks go (its
  * REC_STACK_MAX), so that a deep stack's many shared levels are not
- * interned again at each sample.  The arrays are made zeroed and their
- * pages touched only as deep as a thread's stacks go.
+ * interned again at each sample.  The arrays grow with a thread's
+ * stacks, from PATH_FIRST levels: 32 paths of the full depth are 1.5 MB,
+ * which calloc may well clear by hand (a tenth of the CPU a 40-file
+ * build cost the recorder went to that, its page faults and misses).
  */
 #define PATH_DEPTH 1280
+#define PATH_FIRST 64
 
 struct path {
 	int32_t pid;
-	uint32_t n; /* levels kept */
+	uint32_t n;   /* levels kept */
+	uint32_t cap; /* levels the arrays hold */
 	uint64_t tid;
 	uint64_t prunes; /* w->prunes when kept */
-	struct frame_key keys[PATH_DEPTH];
-	uint32_t nodes[PATH_DEPTH];
+	struct frame_key *keys;
+	uint32_t *nodes;
 };
 
 struct sp_frame
@@ -154,6 +158,8 @@ nomem:
 void
 sp_spool_writer_free(struct sp_spool_writer *w)
 {
+	size_t i;
+
 	if (!w)
 		return;
 	sp_htab_free(w->frames);
@@ -161,6 +167,10 @@ sp_spool_writer_free(struct sp_spool_writer *w)
 	sp_htab_free(w->threads);
 	sp_htab_free(w->mods);
 	sp_htab_free(w->pidgen);
+	for (i = 0; w->paths && i < PATHS; i++) {
+		free(w->paths[i].keys);
+		free(w->paths[i].nodes);
+	}
 	free(w->paths);
 	sp_buf_release(&w->out);
 	free(w);
@@ -546,6 +556,30 @@ path_of(struct sp_spool_writer *w, int32_t pid, uint64_t tid)
 	return pa;
 }
 
+/* Makes room in `pa` for level `d`; false when there is none. */
+static bool
+path_room(struct path *pa, size_t d)
+{
+	struct frame_key *keys;
+	uint32_t *nodes, cap;
+
+	if (d < pa->cap)
+		return true;
+	if (d >= PATH_DEPTH)
+		return false;
+	cap = pa->cap ? pa->cap * 2 : PATH_FIRST;
+	cap = cap < PATH_DEPTH ? cap : PATH_DEPTH;
+	keys = realloc(pa->keys, cap * sizeof(*keys));
+	if (keys)
+		pa->keys = keys;
+	nodes = keys ? realloc(pa->nodes, cap * sizeof(*nodes)) : NULL;
+	if (!nodes)
+		return false;
+	pa->nodes = nodes;
+	pa->cap = cap;
+	return true;
+}
+
 /* Interns one node; fresh ones are written. */
 static int
 intern_node(struct sp_spool_writer *w, uint32_t prefix, uint32_t frame_id,
@@ -601,7 +635,7 @@ intern_stack(struct sp_spool_writer *w, int32_t pid, uint64_t tid,
 		rc = rc ? rc : intern_node(w, prefix, frame_id, &prefix);
 		if (rc)
 			return rc;
-		if (pa && d < PATH_DEPTH && pa->n == d) {
+		if (pa && pa->n == d && path_room(pa, d)) {
 			pa->keys[d] = k;
 			pa->nodes[d] = prefix;
 			pa->n++;
