@@ -87,9 +87,15 @@ rec_goframes_splice(struct rec_goframes *g, const struct rec_goview *v,
 	size_t j, k, n0 = *n;
 	int r;
 
-	for (j = 1; j < nfp; j++)
-		if (fp[j] == callee && (*n < 2 || fp[j - 1] == pcs[*n - 2]))
-			break;
+	/* a leaf whose step failed (in systemstack past its switch, or
+	 * before its frame is made) is the sampled pc, the walk's first */
+	if (*n == 1 && nfp > 0 && fp[0] == callee)
+		j = 0;
+	else
+		for (j = 1; j < nfp; j++)
+			if (fp[j] == callee &&
+			    (*n < 2 || fp[j - 1] == pcs[*n - 2]))
+				break;
 	for (k = j + 1; k < nfp && *n < max; k++) {
 		if ((r = rec_goframes_check(g, v, callee, fp[k] + 1)) < 0)
 			break;

@@ -420,6 +420,31 @@ START_TEST(test_splice_indirect_and_skip)
 }
 END_TEST
 
+/*
+ * A sample in systemstack itself, past its switch to g0: its step fails
+ * at the leaf, and the kernel's walk, from main.a's frame, goes on from
+ * main.c (main.a, frameless in between as far as the walk goes, is
+ * skipped: it calls systemstack).
+ */
+START_TEST(test_splice_from_the_leaf)
+{
+	const uint64_t fp[] = { 0x1130, 0x2124, 0x2234, 0x1000 };
+	const uint64_t other[] = { 0x1134, 0x2124, 0x2234, 0x1000 };
+	uint64_t pcs[16] = { 0x1130 };
+	size_t n = 1;
+
+	ck_assert_int_eq(rec_goframes_splice(gf, &view, fp, 4, pcs, &n, 16), 0);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_uint_eq(pcs[1], 0x2124);
+	ck_assert_uint_eq(pcs[3], 0x1000);
+	/* a walk of another pc is not this sample's */
+	n = 1;
+	ck_assert_int_eq(rec_goframes_splice(gf, &view, other, 4, pcs, &n, 16),
+			 -1);
+	ck_assert_uint_eq(n, 1);
+}
+END_TEST
+
 static Suite *
 goframes_suite(void)
 {
@@ -434,6 +459,7 @@ goframes_suite(void)
 	suite_add_tcase(s, tf);
 	tcase_add_checked_fixture(ts, setup, teardown);
 	tcase_add_test(ts, test_splice_to_goexit);
+	tcase_add_test(ts, test_splice_from_the_leaf);
 	tcase_add_test(ts, test_splice_junction);
 	tcase_add_test(ts, test_splice_wrong_callee);
 	tcase_add_test(ts, test_splice_no_root);
