@@ -29,7 +29,9 @@ while True:
     if not b:
         break
     out += b
-os.waitpid(child, 0)
+_, status = os.waitpid(child, 0)
+if status:
+    sys.stderr.write("sp-record on the terminal: wait status %d\n" % status)
 sys.stdout.write(out.decode("utf-8", "replace"))
 PY
 }
@@ -40,7 +42,8 @@ n=$(grep -o 'sp-record: [0-9]* s, [0-9]* samples, 1 process, 1 thread, lost [0-9
 [ "$n" -ge 2 ] || fail "status lines: $n in $(cat -v "$TMP/tty")"
 grep -q "$(printf '\r\033\\[K')sp-record: 1 sample" "$TMP/tty" &&
 	fail "the status was not erased before the summary"
-grep -q 'samples in [0-9.]* s from 1 process' "$TMP/tty" || fail "no summary"
+grep -q 'samples in [0-9.]* s from 1 process' "$TMP/tty" ||
+	fail "no summary in $(cat -v "$TMP/tty")"
 onpty -q >"$TMP/tty.q"
 grep -q ' s, [0-9]* samples, ' "$TMP/tty.q" && fail "-q printed a status"
 "$SP_RECORD" -d 1 -o "$TMP/y.spool" -p "$spin" 2>"$TMP/err" || fail "exit $?"
