@@ -409,7 +409,8 @@ on_fork(struct rec_handlers *h, const struct rec_event *e, uint64_t ts)
 		if (rc < 0)
 			return rc;
 	}
-	child = rec_track_process(h->trk, pid, false);
+	child = h->exits_whole ? rec_track_child(h->trk, pid)
+			       : rec_track_process(h->trk, pid, false);
 	if (!child)
 		return rec_out_error(h->out);
 	parent = rec_ptab_get(procs(h), ppid);
@@ -444,10 +445,10 @@ on_exit_record(struct rec_handlers *h, const struct rec_event *e, uint64_t ts)
 	sp_spool_writer_forget_thread(rec_out_writer(h->out), (int32_t)t.pid,
 				      t.tid);
 	rc = rec_out_exit(h->out, ts, (int32_t)t.pid, (int32_t)t.tid);
-	/* -a sees every thread come and go: the last one out ends the
-	 * process now, not at the next liveness check. */
+	/* -a and a launch see every thread come and go: the last one out
+	 * ends the process now, not at the next liveness check. */
 	p = rec_ptab_get(procs(h), (int32_t)t.pid);
-	if (rc == 0 && h->system_wide && p && !p->threads)
+	if (rc == 0 && (h->system_wide || h->exits_whole) && p && !p->threads)
 		rc = rec_retire(h->trk, (int32_t)t.pid, ts);
 	return rc;
 }
@@ -523,6 +524,8 @@ on_lost(struct rec_handlers *h, const struct rec_event *e, uint64_t ts)
 	}
 	h->st->lost += n;
 	h->gap = n > 0;
+	if (n > 0)
+		h->exits_whole = false;
 	return rec_out_lost(h->out, ts, n);
 }
 

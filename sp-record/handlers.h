@@ -70,6 +70,12 @@ struct rec_handlers {
 	struct rec_offcpu *offcpu; /* --off-cpu: threads switched out */
 	uint64_t offcpu_short;     /* waits under --off-cpu-min */
 	bool gap;                  /* events lost; the caller clears it */
+	/*
+	 * A launched command: every thread's fork and exit comes as a
+	 * record, until some are lost, so the last exit ends a process (as
+	 * under -a) without a look in /proc.  Set by the caller.
+	 */
+	bool exits_whole;
 };
 
 /*

@@ -749,6 +749,7 @@ rec_launch(struct recorder *r, char **argv)
 {
 	struct rec_start s = starter(r);
 
+	r->h.exits_whole = !r->cfg.ptrace;
 	return started(r, &s, rec_start_launch(&s, argv));
 }
 

@@ -248,15 +248,23 @@ rec_refresh_maps(struct rec_tracker *t, struct rec_proc *p, uint64_t ts)
 }
 
 struct rec_proc *
-rec_track_process(struct rec_tracker *t, int32_t pid, bool target)
+rec_track_child(struct rec_tracker *t, int32_t pid)
 {
 	struct rec_proc *p = rec_ptab_add(&t->procs, pid);
+
+	if (!p)
+		rec_out_wr(t->out, -ENOMEM);
+	return p;
+}
+
+struct rec_proc *
+rec_track_process(struct rec_tracker *t, int32_t pid, bool target)
+{
+	struct rec_proc *p = rec_track_child(t, pid);
 	char state;
 
-	if (!p) {
-		rec_out_wr(t->out, -ENOMEM);
+	if (!p)
 		return NULL;
-	}
 	p->target = target;
 	if (rec_proc_stat(pid, &state, &p->start_time) < 0)
 		p->start_time = 0;
@@ -442,11 +450,13 @@ check_one(struct rec_proc *p, void *arg)
 	if (p->retiring || (cc->ring_whole && p->threads))
 		return;
 	rc = rec_proc_stat(p->pid, &state, &start);
+	if (rc == 0 && !p->start_time)
+		p->start_time = start; /* not read (rec_track_child): now */
 	if (rc == -ENOENT || rc == -ESRCH)
 		dead = true;
 	else if (rc < 0)
 		dead = false;
-	else if (p->start_time && start != p->start_time)
+	else if (start != p->start_time)
 		dead = true;
 	else
 		dead = (state == 'Z' || state == 'X') && !group_alive(p->pid);

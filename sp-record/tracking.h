@@ -55,6 +55,12 @@ uint32_t rec_tracker_nmodules(const struct rec_tracker *t);
 /* Starts tracking `pid`; its start time tells generations apart. */
 struct rec_proc *rec_track_process(struct rec_tracker *t, int32_t pid,
 				   bool target);
+/*
+ * The same for a child whose exit will come as a record (a launch's,
+ * exits_whole in handlers.h): its start time is read only if a liveness
+ * check needs it, a /proc read less per process of a build.
+ */
+struct rec_proc *rec_track_child(struct rec_tracker *t, int32_t pid);
 /* A process ended (or its pid was reused): closes its module epoch. */
 int rec_retire(struct rec_tracker *t, int32_t pid, uint64_t ts);
 /*
