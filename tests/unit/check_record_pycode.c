@@ -1,0 +1,198 @@
+/*
+ * check_record_pycode.c: the code cache of the CPython frame reader
+ * (sp-record/pycode.h) on code objects laid out in this process's own
+ * memory as 3.12 lays them out: a code kept by address and fingerprint,
+ * a freed one given up, and one seeded with the strings the BPF program
+ * copied at the sample.
+ */
+#include "tests/unit/ck.h"
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sp-record/pycode.h"
+#include "sp-record/pylayout.h"
+#include "sp-record/pymem.h"
+
+/* 3.12's compact ASCII str: the header, then the characters. */
+#define STR_HDR 40
+#define ASCII_STATE ((1u << 2) | (1u << 5) | (1u << 6)) /* kind 1 */
+
+struct fake_str {
+	uint8_t b[STR_HDR + 64];
+};
+
+/* A bytes object (a line table): ob_size at 16, data at 32. */
+struct fake_bytes {
+	uint8_t b[40];
+};
+
+static uint64_t code_type; /* its address is PyCode_Type's */
+static struct rec_pylayout lay;
+static uint8_t code[512] __attribute__((aligned(16)));
+static struct fake_str name, other, file;
+static struct fake_bytes lines;
+static struct rec_pycode_cache *cache;
+static struct rec_pymem mem;
+
+static void
+put64(uint8_t *p, uint32_t off, uint64_t v)
+{
+	memcpy(p + off, &v, 8);
+}
+
+static void
+make_str(struct fake_str *s, const char *text)
+{
+	uint32_t state = ASCII_STATE;
+
+	memset(s, 0, sizeof(*s));
+	put64(s->b, 0, 1);
+	put64(s->b, lay.str.length, strlen(text));
+	memcpy(s->b + lay.str.state, &state, 4);
+	memcpy(s->b + STR_HDR, text, strlen(text));
+}
+
+static void
+setup(void)
+{
+	int32_t first = 7;
+
+	ck_assert_int_eq(rec_pylayout_table(12, &lay), 0);
+	ck_assert_uint_eq(lay.str.ascii_size, STR_HDR);
+	make_str(&name, "spin");
+	make_str(&other, "not_it");
+	make_str(&file, "/srv/app.py");
+	memset(&lines, 0, sizeof(lines));
+	memset(code, 0, sizeof(code));
+	put64(code, 0, 3); /* ob_refcnt */
+	put64(code, 8, (uintptr_t)&code_type);
+	put64(code, lay.co_name, (uintptr_t)&name);
+	put64(code, lay.co_qualname, (uintptr_t)&name);
+	put64(code, lay.co_filename, (uintptr_t)&file);
+	put64(code, lay.co_lines, (uintptr_t)&lines);
+	memcpy(code + lay.co_firstlineno, &first, 4);
+	cache = rec_pycode_new(&lay, (uintptr_t)&code_type);
+	ck_assert_ptr_nonnull(cache);
+	ck_assert_int_eq(rec_pymem_init(&mem, getpid()), 0);
+	rec_pymem_begin(&mem, 1 << 20);
+}
+
+static void
+teardown(void)
+{
+	rec_pycode_free(cache);
+	rec_pymem_release(&mem);
+}
+
+static const struct rec_py_code *
+get(int *err)
+{
+	rec_pymem_begin(&mem, 1 << 20);
+	return rec_pycode_from_header(cache, &mem, (uintptr_t)code, code, err);
+}
+
+START_TEST(kept_by_address_and_fingerprint)
+{
+	const struct rec_py_code *a, *b;
+	int err = 0;
+
+	a = get(&err);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_str_eq(a->name, "spin");
+	ck_assert_str_eq(a->filename, "/srv/app.py");
+	ck_assert_int_eq(a->firstlineno, 7);
+	ck_assert_ptr_eq(get(&err), a); /* kept: not read again */
+	/* another code at that address: a new one */
+	put64(code, lay.co_qualname, (uintptr_t)&other);
+	b = get(&err);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_ptr_ne(b, a);
+	ck_assert_str_eq(b->name, "not_it");
+	/* and the first one back: still kept */
+	put64(code, lay.co_qualname, (uintptr_t)&name);
+	ck_assert_ptr_eq(get(&err), a);
+	ck_assert_uint_eq(rec_pycode_count(cache), 2);
+}
+END_TEST
+
+/*
+ * A code freed before its strings were read: its fields stay, its
+ * reference count is the allocator's link.  The strings read may be
+ * another object's by then, so it is not kept.
+ */
+START_TEST(freed_code_is_not_kept)
+{
+	uint8_t hdr[sizeof(code)];
+	int err = 0;
+
+	memcpy(hdr, code, sizeof(code));
+	put64(code, 0, (uintptr_t)&other); /* a free list's next block */
+	rec_pymem_begin(&mem, 1 << 20);
+	ck_assert_ptr_null(
+	    rec_pycode_from_header(cache, &mem, (uintptr_t)code, hdr, &err));
+	ck_assert_int_eq(err, -ESTALE);
+	put64(code, 0, 0); /* the free list's last block */
+	ck_assert_ptr_null(
+	    rec_pycode_from_header(cache, &mem, (uintptr_t)code, hdr, &err));
+	ck_assert_int_eq(err, -ESTALE);
+	ck_assert_uint_eq(rec_pycode_count(cache), 0);
+}
+END_TEST
+
+/*
+ * The BPF program's copy of the strings at the sample wins over what the
+ * memory holds by the time they are read; a code freed by then is kept
+ * with them, without its line table.
+ */
+START_TEST(seeded_strings)
+{
+	struct fake_str at_sample;
+	struct rec_pycode_seed seed;
+	const struct rec_py_code *c;
+	int err = 0;
+
+	make_str(&at_sample, "spin");
+	make_str(&name, "reused"); /* the name's memory, reused since */
+	put64(code, 0, 0);         /* and the code freed */
+	seed.name = (struct rec_pycode_raw){ at_sample.b, sizeof(at_sample) };
+	seed.file = (struct rec_pycode_raw){ file.b, STR_HDR + 4 };
+	rec_pymem_begin(&mem, 1 << 20);
+	ck_assert_int_eq(
+	    rec_pycode_seed(cache, &mem, (uintptr_t)code, code, &seed), 0);
+	c = get(&err);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_str_eq(c->name, "spin");
+	/* a copy too short for the file name: the rest read from memory */
+	ck_assert_str_eq(c->filename, "/srv/app.py");
+	ck_assert_int_eq(rec_pycode_line(cache, c, 10), -1); /* no lines */
+	ck_assert_uint_eq(rec_pycode_count(cache), 1);
+}
+END_TEST
+
+static Suite *
+pycode_suite(void)
+{
+	Suite *s = suite_create("record_pycode");
+	TCase *tc = tcase_create("cache");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, kept_by_address_and_fingerprint);
+	tcase_add_test(tc, freed_code_is_not_kept);
+	tcase_add_test(tc, seeded_strings);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(pycode_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
