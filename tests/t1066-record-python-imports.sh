@@ -25,24 +25,7 @@ if [ -z "$py" ]; then
 fi
 
 # Each interpreter imports some 60 standard modules, each for the first
-# time: the import machinery's Python frames come and go by the
-# thousand, with C extension modules loaded and initialized among them.
-cat >"$TMP/imp.py" <<'EOF'
-import importlib
-for m in ("json asyncio decimal unittest sqlite3 ssl ctypes pydoc "
-          "email.mime.text http.client xml.etree.ElementTree argparse "
-          "logging.handlers csv concurrent.futures multiprocessing tarfile "
-          "zipfile shutil tempfile urllib.request http.server smtplib "
-          "imaplib ftplib xmlrpc.client difflib inspect dataclasses typing "
-          "fractions statistics random pickle shelve dbm calendar "
-          "configparser gettext locale socketserver selectors uuid hashlib "
-          "hmac secrets base64 plistlib mailbox mimetypes quopri cmd code "
-          "codeop pdb profile").split():
-    try:
-        importlib.import_module(m)
-    except ImportError:
-        pass
-EOF
+# time (tests/programs/py_imports.py).
 cat >"$TMP/drv.py" <<'EOF'
 import subprocess, sys
 for py in sys.argv[2:]:
@@ -55,7 +38,7 @@ sh -c 'while :; do :; done' &
 busy2=$!
 trap 'kill $busy1 $busy2 2>/dev/null; rm -rf "$TMP"' EXIT
 "$SP_RECORD" -f -g dwarf -o "$TMP/p.spool" -- "$1" -X perf "$TMP/drv.py" \
-	"$TMP/imp.py" "$@" 2>"$TMP/err" ||
+	"$PROGRAMS/py_imports.py" "$@" 2>"$TMP/err" ||
 	fail "sp-record exited $?: $(cat "$TMP/err")"
 kill $busy1 $busy2
 pipeline "$SP_DUMP" "$TMP/p.spool" \| "$SP_SYMBOLIZE" \| "$SP_FOLD" \

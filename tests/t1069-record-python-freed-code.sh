@@ -1,6 +1,7 @@
 #!/bin/sh
 # t1069-record-python-freed-code.sh: a plain CPython importing some 60
-# standard modules, each for the first time, recorded by launch: a
+# standard modules, each for the first time (tests/programs/py_imports.py),
+# recorded by launch: a
 # module's body is freed with its name and file name strings as soon as
 # it has run, and their memory reused at once by the next import's, so a
 # name read after the sample can be another string's ("__stdin__" for
@@ -21,22 +22,6 @@ for v in 3.9 3.10 3.8; do
 	done
 done
 
-cat >"$TMP/imp.py" <<'PY'
-import importlib
-for m in ("json asyncio decimal unittest sqlite3 ssl ctypes pydoc "
-          "email.mime.text http.client xml.etree.ElementTree argparse "
-          "logging.handlers csv concurrent.futures multiprocessing tarfile "
-          "zipfile shutil tempfile urllib.request http.server smtplib "
-          "imaplib ftplib xmlrpc.client difflib inspect dataclasses typing "
-          "fractions statistics random pickle shelve dbm calendar "
-          "configparser gettext locale socketserver selectors uuid hashlib "
-          "hmac secrets base64 plistlib mailbox mimetypes quopri cmd code "
-          "codeop pdb profile").split():
-    try:
-        importlib.import_module(m)
-    except ImportError:
-        pass
-PY
 # check.py DUMP: "CHECKED WRONG", then the wrong records.
 cat >"$TMP/check.py" <<'PY'
 import re, sys
@@ -67,7 +52,7 @@ i=0
 for py; do
 	i=$((i + 1))
 	for run in 1 2; do
-		"$SP_RECORD" -o "$TMP/$i.spool" -- "$py" "$TMP/imp.py" \
+		"$SP_RECORD" -o "$TMP/$i.spool" -- "$py" "$PROGRAMS/py_imports.py" \
 			>/dev/null 2>"$TMP/err" ||
 			fail "sp-record $py exited $?: $(cat "$TMP/err")"
 		"$SP_DUMP" "$TMP/$i.spool" >"$TMP/$i.$run.dump" ||
