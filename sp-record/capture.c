@@ -19,6 +19,7 @@
 #include "sp-record/buildid.h"
 #include "sp-record/capfile.h"
 #include "sp-record/capture.h"
+#include "sp-record/filememo.h"
 #include "sp-record/filepin.h"
 #include "sp-record/idstore.h"
 #include "sp-record/jitkeep.h"
@@ -37,9 +38,16 @@ struct ent {
 	enum ent_state state;
 	int fd;
 	uint64_t size;
-	uint32_t holders; /* live processes that sampled it */
-	char *path;       /* the module's path, for the host's view */
-	uint64_t inode;   /* the recorded inode, or 0 */
+	uint32_t holders;       /* live processes that sampled it */
+	char *path;             /* the module's path, for the host's view */
+	uint64_t inode;         /* the recorded inode, or 0 */
+	struct rec_fileid held; /* the identity of the file held */
+};
+
+/* A file's identity and a build id it was read to have. */
+struct verified {
+	struct rec_fileid id;
+	char hex[2 * REC_BUILDID_MAX + 1];
 };
 
 /* The entries a live process holds. */
@@ -62,7 +70,13 @@ struct rec_capture {
 	struct sp_htab *by_id; /* build id -> index into ents */
 	struct ent *ents;
 	size_t nents, aents, nheld;
-	struct sp_htab *by_pid;   /* pid -> struct held * */
+	struct sp_htab *by_pid; /* pid -> struct held * */
+	/*
+	 * struct verified: a build id read from a file of that identity.
+	 * Each cc1 of a build is opened at its first sample and looked at
+	 * again when retired; its build id is read once.
+	 */
+	struct sp_htab *verified;
 	struct rec_jitkeep *jit;  /* perf maps and jitdumps */
 	struct rec_filepin *pins; /* borrowed, or NULL */
 	struct rec_capture_stats st;
@@ -97,8 +111,9 @@ rec_capture_new(const struct rec_config *cfg, struct rec_out *out,
 	c->off = !c->dir;
 	c->by_id = sp_htab_new();
 	c->by_pid = sp_htab_new();
+	c->verified = sp_htab_new();
 	c->jit = rec_jitkeep_new(rec_out_start_us(out));
-	if (!c->by_id || !c->by_pid || !c->jit ||
+	if (!c->by_id || !c->by_pid || !c->verified || !c->jit ||
 	    (cfg->capture_dir && !c->dir)) {
 		rec_capture_free(c);
 		errno = ENOMEM;
@@ -139,6 +154,7 @@ rec_capture_free(struct rec_capture *c)
 		drop_held(c);
 	sp_htab_free(c->by_pid);
 	sp_htab_free(c->by_id);
+	sp_htab_free(c->verified);
 	rec_jitkeep_free(c->jit);
 	rec_idstore_free(c->store);
 	free(c->ents);
@@ -216,16 +232,40 @@ has_id(int fd, const char *hex)
 }
 
 /*
+ * Whether the file open as `fd` (of status `st`) has build id `hex`:
+ * read once per file identity and build id.
+ */
+static bool
+has_id_memo(struct rec_capture *c, int fd, const struct stat *st,
+	    const char *hex)
+{
+	struct verified v;
+
+	memset(&v, 0, sizeof(v));
+	rec_fileid_of(st, &v.id);
+	snprintf(v.hex, sizeof(v.hex), "%s", hex);
+	if (sp_htab_get(c->verified, &v, sizeof(v), NULL))
+		return true;
+	if (!has_id(fd, hex))
+		return false;
+	(void)sp_htab_put(c->verified, &v, sizeof(v),
+			  1); /* ENOMEM: read again */
+	return true;
+}
+
+/*
  * The host's file at `path` when it is the recorded one, as sp-symbolize
  * judges it (resolve.c's host_lost): the inode recorded (when one was)
  * and the build id.  The descriptor, or -1.
  */
 static int
-host_file(const char *path, uint64_t inode, const char *hex, struct stat *st)
+host_file(struct rec_capture *c, const char *path, uint64_t inode,
+	  const char *hex, struct stat *st)
 {
 	int fd = rec_capfile_host(path, st);
 
-	if (fd >= 0 && ((inode && st->st_ino != inode) || !has_id(fd, hex))) {
+	if (fd >= 0 &&
+	    ((inode && st->st_ino != inode) || !has_id_memo(c, fd, st, hex))) {
 		close(fd);
 		fd = -1;
 	}
@@ -234,11 +274,11 @@ host_file(const char *path, uint64_t inode, const char *hex, struct stat *st)
 
 /* The file of module `m`, of build id `hex`: the host's, else its own. */
 static int
-open_module(const struct rec_capture *c, const struct sp_module *m,
-	    const char *hex, struct stat *st)
+open_module(struct rec_capture *c, const struct sp_module *m, const char *hex,
+	    struct stat *st)
 {
 	enum rec_capfile_via via;
-	int fd = host_file(m->path, m->inode, hex, st);
+	int fd = host_file(c, m->path, m->inode, hex, st);
 
 	if (fd >= 0)
 		return fd;
@@ -246,7 +286,7 @@ open_module(const struct rec_capture *c, const struct sp_module *m,
 	/* A process that ended before its first sample was handled. */
 	if (fd < 0)
 		fd = rec_filepin_open(c->pins, m, st);
-	if (fd >= 0 && !has_id(fd, hex)) {
+	if (fd >= 0 && !has_id_memo(c, fd, st, hex)) {
 		close(fd);
 		fd = -1;
 	}
@@ -340,30 +380,70 @@ copy(struct rec_capture *c, struct ent *e)
 }
 
 /*
- * Decides a held file: copied when the host cannot reach it (or with
- * --capture all), else let go, to be looked at again when another
- * process samples it.
+ * Whether the host reaches the file held for `e` at its path: a stat
+ * that finds the file held, unchanged (one system call, where opening
+ * it and reading its build id took seven), or else the path's file is
+ * of the same build id.
  */
-static void
-decide(struct rec_capture *c, struct ent *e)
+static bool
+host_reaches(struct rec_capture *c, const struct ent *e)
 {
+	struct rec_fileid now;
 	struct stat st;
-	int fd = -1;
+	int fd;
 
-	if (c->mode == REC_CAPTURE_LOST)
-		fd = host_file(e->path, e->inode, e->id, &st);
-	if (fd >= 0) {
-		close(fd);
-		e->state = ENT_NEW;
-	} else {
-		copy(c, e);
-		e->state = ENT_DONE;
+	if (stat(e->path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (!e->inode || st.st_ino == e->inode)) {
+		rec_fileid_of(&st, &now);
+		if (!memcmp(&now, &e->held, sizeof(now)))
+			return true;
 	}
+	if ((fd = host_file(c, e->path, e->inode, e->id, &st)) < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/* Lets go of held file `e`, to be looked at again when sampled again. */
+static void
+let_go(struct rec_capture *c, struct ent *e)
+{
 	close(e->fd);
 	e->fd = -1;
 	c->nheld--;
 	free(e->path);
 	e->path = NULL;
+}
+
+/*
+ * Decides a held file: copied when the host cannot reach it (or with
+ * --capture all).  One it reaches stays held, idle, for the next process
+ * that samples it (each cc1 of a build), until its descriptor is wanted
+ * for another file (let_go_idle) or the recording ends.
+ */
+static void
+decide(struct rec_capture *c, struct ent *e)
+{
+	if (c->mode == REC_CAPTURE_LOST && host_reaches(c, e))
+		return;
+	copy(c, e);
+	e->state = ENT_DONE;
+	let_go(c, e);
+}
+
+/* Lets go of one idle held file; false when none is idle. */
+static bool
+let_go_idle(struct rec_capture *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nents; i++)
+		if (c->ents[i].state == ENT_HELD && !c->ents[i].holders) {
+			c->ents[i].state = ENT_NEW;
+			let_go(c, &c->ents[i]);
+			return true;
+		}
+	return false;
 }
 
 /* The recorder's own vdso: the image of every process of this kernel. */
@@ -436,7 +516,7 @@ first_look(struct rec_capture *c, uint32_t id)
 	}
 	if (c->store && in_tree(c, hex))
 		return;
-	if (c->nheld >= MAX_HELD) {
+	if (c->nheld >= MAX_HELD && !let_go_idle(c)) {
 		c->st.busy++;
 		return;
 	}
@@ -453,6 +533,7 @@ first_look(struct rec_capture *c, uint32_t id)
 	e->fd = fd;
 	e->size = (uint64_t)st.st_size;
 	e->inode = m->inode;
+	rec_fileid_of(&st, &e->held);
 	e->state = ENT_HELD;
 	c->nheld++;
 	hold(c, e, m->pid);

@@ -11,7 +11,10 @@
  * Once every process holding it has been retired, or when the recording
  * ends, the file is copied if the host can no longer reach it (its path
  * gone, another inode or another build id: what makes sp-symbolize look
- * in the tree), or in any case with REC_CAPTURE_ALL.  The descriptor
+ * in the tree), or in any case with REC_CAPTURE_ALL; one the host still
+ * reaches stays held, idle, for the next process of the same build id
+ * (at most 512 files are held; an idle one is let go for a new one),
+ * and is looked at again when that one is retired.  The descriptor
  * taken while the process lived is what lets a file deleted, replaced
  * or left in a namespace since be copied after its process ended.  The
  * vdso is copied from the recorder's own image at its first sample
