@@ -19,6 +19,7 @@
 #include "sp-record/buildid.h"
 #include "sp-record/capfile.h"
 #include "sp-record/capture.h"
+#include "sp-record/clock.h"
 #include "sp-record/filememo.h"
 #include "sp-record/filepin.h"
 #include "sp-record/idstore.h"
@@ -29,6 +30,12 @@
 #define DEFAULT_MAX_TOTAL (1ull << 30)
 #define DEFAULT_MAX_TREE (4ull << 30)
 #define MAX_HELD 512 /* descriptors held at once */
+/*
+ * How long a file the host reaches stays held once no process holds it:
+ * long enough for the next process of a build, short enough that a
+ * binary deleted since does not keep its disk space for long.
+ */
+#define IDLE_NS 1000000000ULL
 
 enum ent_state { ENT_NEW, ENT_HELD, ENT_DONE };
 
@@ -42,6 +49,7 @@ struct ent {
 	char *path;             /* the module's path, for the host's view */
 	uint64_t inode;         /* the recorded inode, or 0 */
 	struct rec_fileid held; /* the identity of the file held */
+	uint64_t idle_since;    /* decided, held with no holder, since */
 };
 
 /* A file's identity and a build id it was read to have. */
@@ -418,14 +426,16 @@ let_go(struct rec_capture *c, struct ent *e)
 /*
  * Decides a held file: copied when the host cannot reach it (or with
  * --capture all).  One it reaches stays held, idle, for the next process
- * that samples it (each cc1 of a build), until its descriptor is wanted
- * for another file (let_go_idle) or the recording ends.
+ * that samples it (each cc1 of a build), for IDLE_NS (rec_capture_tick)
+ * or until its descriptor is wanted for another file (let_go_idle).
  */
 static void
 decide(struct rec_capture *c, struct ent *e)
 {
-	if (c->mode == REC_CAPTURE_LOST && host_reaches(c, e))
+	if (c->mode == REC_CAPTURE_LOST && host_reaches(c, e)) {
+		e->idle_since = rec_now_ns();
 		return;
+	}
 	copy(c, e);
 	e->state = ENT_DONE;
 	let_go(c, e);
@@ -620,6 +630,22 @@ rec_capture_retire(struct rec_capture *c, int32_t pid)
 		release(c, h->ents[i]);
 	free(h->ents);
 	free(h);
+}
+
+void
+rec_capture_tick(struct rec_capture *c, uint64_t now)
+{
+	struct ent *e;
+	size_t i;
+
+	for (i = 0; c && i < c->nents; i++) {
+		e = &c->ents[i];
+		if (e->state == ENT_HELD && !e->holders &&
+		    now - e->idle_since >= IDLE_NS) {
+			e->state = ENT_NEW;
+			let_go(c, e);
+		}
+	}
 }
 
 void

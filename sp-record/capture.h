@@ -12,9 +12,10 @@
  * ends, the file is copied if the host can no longer reach it (its path
  * gone, another inode or another build id: what makes sp-symbolize look
  * in the tree), or in any case with REC_CAPTURE_ALL; one the host still
- * reaches stays held, idle, for the next process of the same build id
- * (at most 512 files are held; an idle one is let go for a new one),
- * and is looked at again when that one is retired.  The descriptor
+ * reaches stays held, idle, for a second, for the next process of the
+ * same build id (at most 512 files are held; an idle one is let go for
+ * a new one), and is looked at again when that one is retired.  The
+ * descriptor
  * taken while the process lived is what lets a file deleted, replaced
  * or left in a namespace since be copied after its process ended.  The
  * vdso is copied from the recorder's own image at its first sample
@@ -86,6 +87,8 @@ void rec_capture_frames(struct rec_capture *c, int32_t pid,
  * copied into DIR/.jit (jitkeep.h names them).
  */
 void rec_capture_retire(struct rec_capture *c, int32_t pid);
+/* Lets go of the files held idle for a second at `now` (rec_now_ns). */
+void rec_capture_tick(struct rec_capture *c, uint64_t now);
 /* The recording ended: every file still held is decided. */
 void rec_capture_finish(struct rec_capture *c);
 

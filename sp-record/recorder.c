@@ -526,6 +526,7 @@ rec_step(struct recorder *r, int timeout_ms)
 	    now - r->last_flush_ns >= HOUSEKEEPING_NS) {
 		r->last_flush_ns = now;
 		rec_out_flush(r->out);
+		rec_capture_tick(r->cap, now);
 	}
 	return rec_out_error(r->out);
 }
