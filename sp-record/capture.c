@@ -256,8 +256,8 @@ has_id_memo(struct rec_capture *c, int fd, const struct stat *st,
 		return true;
 	if (!has_id(fd, hex))
 		return false;
-	(void)sp_htab_put(c->verified, &v, sizeof(v),
-			  1); /* ENOMEM: read again */
+	/* Out of memory, it is read again next time. */
+	(void)sp_htab_put(c->verified, &v, sizeof(v), 1);
 	return true;
 }
 
