@@ -70,25 +70,28 @@ struct pybpf_stack {
  */
 #define PYBPF_NAME_RAW 256
 #define PYBPF_FILE_RAW 512
+#define PYBPF_LINES_RAW 1024 /* the line table's bytes object */
 #define PYBPF_STR_MIN 96
 
 /*
  * A code object met for the first time (in its process, at its address,
  * with its fingerprint): the str objects of its name (co_qualname where
- * the version has it) and file name as they were at the sample.  A
- * module's body is freed with its strings once it has run, before
- * sp-record reads them.  Written to the ring buffer before the stack that
- * holds the frame, with the head of a pybpf_stack: n 0, status
- * PYBPF_CODE.
+ * the version has it) and file name, and the bytes object of its line
+ * table, as they were at the sample.  A module's body is freed with them
+ * once it has run, before sp-record reads them.  Written to the ring buffer
+ * before the stack that holds the frame, with the head of a pybpf_stack: n 0,
+ * status PYBPF_CODE.
  */
 struct pybpf_code {
 	__u64 ts;
 	__u32 pid, tid;
 	__u32 n, status;
 	struct pybpf_frame f;
-	__u32 name_len, file_len; /* bytes copied: 0 when none could be */
+	__u32 name_len, file_len, lines_len; /* bytes copied, or 0 */
+	__u32 pad;
 	__u8 name[PYBPF_NAME_RAW];
 	__u8 file[PYBPF_FILE_RAW];
+	__u8 lines[PYBPF_LINES_RAW];
 };
 
 #endif

@@ -46,6 +46,7 @@ struct code {
 	struct fingerprint fp;
 	uint8_t *lines;
 	size_t nlines;
+	bool cut;                /* lines is the start of a longer table */
 	uint32_t at[LINES_KEPT]; /* offsets looked up, +1 (0: none) */
 	int32_t line[LINES_KEPT];
 	unsigned next; /* the entry to replace */
@@ -183,6 +184,34 @@ read_lines(struct rec_pymem *mem, uint64_t addr, struct code *k)
 	return rec_pymem_read(mem, addr + 32, k->lines, k->nlines);
 }
 
+/*
+ * Takes the line table from `raw`, a bytes object's start as copied at
+ * the sample: when it holds the whole table, or with `part`, as much of
+ * it as it holds.  Returns 1 when taken, 0 when not, or -ENOMEM.
+ */
+static int
+lines_from_raw(struct code *k, const struct rec_pycode_raw *raw, bool part)
+{
+	size_t have = raw->len > 32 ? raw->len - 32 : 0;
+	int64_t n;
+
+	if (raw->len < 32)
+		return 0;
+	memcpy(&n, raw->bytes + 16, 8);
+	if (n < 0 || n > REC_PYCODE_LINES_MAX || (!part && (size_t)n > have))
+		return 0;
+	have = (size_t)n < have ? (size_t)n : have;
+	if (!have)
+		return 0;
+	free(k->lines);
+	if (!(k->lines = malloc(have)))
+		return -ENOMEM;
+	memcpy(k->lines, raw->bytes + 32, have);
+	k->nlines = have;
+	k->cut = have < (size_t)n;
+	return 1;
+}
+
 static int
 load(struct rec_pycode_cache *c, struct rec_pymem *mem, struct code *k,
      const struct rec_pycode_seed *seed)
@@ -202,7 +231,8 @@ load(struct rec_pycode_cache *c, struct rec_pymem *mem, struct code *k,
 	if (rc < 0)
 		return rc;
 	k->pub.filename = s;
-	return read_lines(mem, k->fp.lines, k);
+	rc = seed ? lines_from_raw(k, &seed->lines, false) : 0;
+	return rc ? (rc < 0 ? rc : 0) : read_lines(mem, k->fp.lines, k);
 }
 
 /* The fingerprint of code header `hdr`; false when not a code's. */
@@ -300,7 +330,9 @@ make(struct rec_pycode_cache *c, struct rec_pymem *mem, uint64_t addr,
 		free(k->lines);
 		k->lines = NULL;
 		k->nlines = 0;
-		*err = seed ? 0 : -ESTALE;
+		/* what the sample's copy holds of the table, if any */
+		*err = seed ? lines_from_raw(k, &seed->lines, true) : -ESTALE;
+		*err = *err > 0 ? 0 : *err;
 	}
 	if (*err == 0)
 		*err = keep(c, k);
@@ -395,7 +427,8 @@ rec_pycode_line(struct rec_pycode_cache *c, const struct rec_py_code *code,
 	i = k->next;
 	k->next = (k->next + 1) % LINES_KEPT;
 	k->at[i] = (uint32_t)offset + 1;
-	k->line[i] = rec_py_line(c->l->lines, k->lines, k->nlines,
-				 code->firstlineno, (uint32_t)offset);
+	k->line[i] = (k->cut ? rec_py_line_cut : rec_py_line)(
+	    c->l->lines, k->lines, k->nlines, code->firstlineno,
+	    (uint32_t)offset);
 	return k->line[i];
 }

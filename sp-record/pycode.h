@@ -76,16 +76,20 @@ struct rec_pycode_raw {
 	size_t len;
 };
 
-/* A code's name (co_qualname where the version has it) and file name. */
+/*
+ * A code's name (co_qualname where the version has it), file name and
+ * line table (its bytes object).
+ */
 struct rec_pycode_seed {
-	struct rec_pycode_raw name, file;
+	struct rec_pycode_raw name, file, lines;
 };
 
 /*
  * Keeps the code at `addr` of header `hdr` (as rec_pycode_from_header
  * takes it), unless kept: its strings from `seed`, where what a long one
- * lacks is read through `mem`, its line table read through `mem` (and
- * dropped when the code is gone by then).  Returns 0, -EBADMSG,
+ * lacks is read through `mem`; its line table from `seed` when whole,
+ * else read through `mem`, or, the code gone by then, the start of it
+ * `seed` holds (lines past it are not known).  Returns 0, -EBADMSG,
  * -ENOMEM or a read's error.
  */
 int rec_pycode_seed(struct rec_pycode_cache *c, struct rec_pymem *mem,

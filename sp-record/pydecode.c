@@ -4,6 +4,7 @@
  * lnotab_notes.txt of 3.8-3.10 and Objects/locations.md of 3.11+.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "sp-record/pydecode.h"
@@ -120,6 +121,28 @@ locations_line(const uint8_t *tab, size_t len, int32_t first, uint32_t addr)
 			;
 	}
 	return -1;
+}
+
+/* Whether 3.8-3.9 pairs `tab` reach past byte offset `addr`. */
+static bool
+lnotab_covers(const uint8_t *tab, size_t len, uint32_t addr)
+{
+	uint64_t at = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		if ((at += tab[i]) > addr)
+			return true;
+	return false;
+}
+
+int32_t
+rec_py_line_cut(enum rec_py_lines fmt, const uint8_t *tab, size_t len,
+		int32_t first, uint32_t addr)
+{
+	if (fmt == REC_PY_LNOTAB && !lnotab_covers(tab, len, addr))
+		return -1;
+	return rec_py_line(fmt, tab, len, first, addr);
 }
 
 int32_t

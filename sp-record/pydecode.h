@@ -29,6 +29,13 @@ enum rec_py_lines {
  */
 int32_t rec_py_line(enum rec_py_lines fmt, const uint8_t *tab, size_t len,
 		    int32_t first, uint32_t addr);
+/*
+ * The same from the first `len` bytes of a longer table: -1 for an
+ * instruction past what they cover (3.8 and 3.9's pairs otherwise give
+ * the last line they reach).
+ */
+int32_t rec_py_line_cut(enum rec_py_lines fmt, const uint8_t *tab, size_t len,
+			int32_t first, uint32_t addr);
 
 /* Where a str object's characters lie, from its header. */
 struct rec_py_strlayout {

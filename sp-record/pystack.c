@@ -817,6 +817,9 @@ rec_py_bpf_seed(struct rec_py *py, const struct pybpf_code *c)
 		.file = { c->file, c->file_len < sizeof(c->file)
 				       ? c->file_len
 				       : sizeof(c->file) },
+		.lines = { c->lines, c->lines_len < sizeof(c->lines)
+					 ? c->lines_len
+					 : sizeof(c->lines) },
 	};
 	int rc = bpf_header(py, &c->f, hdr, sizeof(hdr));
 

@@ -175,9 +175,9 @@ read_frame(const struct pybpf_proc *p, __u64 f, struct pybpf_frame *o, int *bad)
 	return back;
 }
 
-/* Copies the str object at `src` into dst (n bytes); returns the count. */
+/* Copies the object at `src` into dst (n bytes); returns the count. */
 static __always_inline __u32
-copy_str(__u8 *dst, __u32 n, __u64 src)
+copy_obj(__u8 *dst, __u32 n, __u64 src)
 {
 	if (bpf_probe_read_user(dst, n, (void *)src) == 0)
 		return n;
@@ -213,9 +213,10 @@ note_code(const struct pybpf_proc *p, const struct pybpf_stack *s,
 	c->n = 0;
 	c->status = PYBPF_CODE;
 	c->f = *o;
-	c->name_len = copy_str(c->name, PYBPF_NAME_RAW,
+	c->name_len = copy_obj(c->name, PYBPF_NAME_RAW,
 			       p->co_qualname ? o->qualname : o->name);
-	c->file_len = copy_str(c->file, PYBPF_FILE_RAW, o->filename);
+	c->file_len = copy_obj(c->file, PYBPF_FILE_RAW, o->filename);
+	c->lines_len = copy_obj(c->lines, PYBPF_LINES_RAW, o->lines);
 	if (bpf_ringbuf_output(&stacks, c, sizeof(*c), 0) == 0)
 		bpf_map_update_elem(&codes, &k, &fp, BPF_ANY);
 }

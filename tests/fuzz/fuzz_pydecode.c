@@ -59,7 +59,7 @@ static void
 lines(const uint8_t *copy, size_t size)
 {
 	enum rec_py_lines fmt = (enum rec_py_lines)copy[0];
-	int32_t first, line;
+	int32_t first, line, cut;
 	uint32_t addr;
 
 	if (size < 9)
@@ -68,6 +68,10 @@ lines(const uint8_t *copy, size_t size)
 	memcpy(&addr, copy + 5, 4);
 	line = rec_py_line(fmt, copy + 9, size - 9, first, addr);
 	if (line < -1)
+		abort();
+	/* a cut table knows no more than the whole one did */
+	cut = rec_py_line_cut(fmt, copy + 9, size - 9, first, addr);
+	if (cut != line && cut != -1)
 		abort();
 	/* an entry covers at most 8 code units of 2 bytes */
 	if (fmt == REC_PY_LOCATIONS && (uint64_t)addr >= 16 * (size - 9) &&

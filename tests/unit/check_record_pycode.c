@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "sp-record/pycode.h"
+#include "sp-record/pydecode.h"
 #include "sp-record/pylayout.h"
 #include "sp-record/pymem.h"
 
@@ -144,20 +145,28 @@ END_TEST
 /*
  * The BPF program's copy of the strings at the sample wins over what the
  * memory holds by the time they are read; a code freed by then is kept
- * with them, without its line table.
+ * with them, and with the start of its line table the copy holds.
  */
 START_TEST(seeded_strings)
 {
+	/* a bytes object of 6 bytes of 3.12 locations, cut after its first
+	 * entry: one code unit on the first line + 1 */
+	uint8_t table[32 + 3] = { 0 };
 	struct fake_str at_sample;
 	struct rec_pycode_seed seed;
 	const struct rec_py_code *c;
 	int err = 0;
 
+	put64(table, 16, 6);
+	table[32] = 0x80 | (11 << 3);
+	table[33] = 1;
+	table[34] = 2;
 	make_str(&at_sample, "spin");
 	make_str(&name, "reused"); /* the name's memory, reused since */
 	put64(code, 0, 0);         /* and the code freed */
 	seed.name = (struct rec_pycode_raw){ at_sample.b, sizeof(at_sample) };
 	seed.file = (struct rec_pycode_raw){ file.b, STR_HDR + 4 };
+	seed.lines = (struct rec_pycode_raw){ table, sizeof(table) };
 	rec_pymem_begin(&mem, 1 << 20);
 	ck_assert_int_eq(
 	    rec_pycode_seed(cache, &mem, (uintptr_t)code, code, &seed), 0);
@@ -166,8 +175,25 @@ START_TEST(seeded_strings)
 	ck_assert_str_eq(c->name, "spin");
 	/* a copy too short for the file name: the rest read from memory */
 	ck_assert_str_eq(c->filename, "/srv/app.py");
-	ck_assert_int_eq(rec_pycode_line(cache, c, 10), -1); /* no lines */
+	/* the table's start, as copied: lines it covers, none past it */
+	ck_assert_int_eq(rec_pycode_line(cache, c, 0), 8);
+	ck_assert_int_eq(rec_pycode_line(cache, c, 4), -1);
 	ck_assert_uint_eq(rec_pycode_count(cache), 1);
+}
+END_TEST
+
+/*
+ * 3.8 and 3.9's pairs give the last line they reach to any address past
+ * them: from a table cut short, that may be a later line's address.
+ */
+START_TEST(cut_tables)
+{
+	const uint8_t pairs[] = { 2, 1, 4, 1 }; /* lines +1 at 2, +1 at 6 */
+
+	ck_assert_int_eq(rec_py_line(REC_PY_LNOTAB, pairs, 4, 10, 3), 11);
+	ck_assert_int_eq(rec_py_line(REC_PY_LNOTAB, pairs, 4, 10, 9), 12);
+	ck_assert_int_eq(rec_py_line_cut(REC_PY_LNOTAB, pairs, 4, 10, 3), 11);
+	ck_assert_int_eq(rec_py_line_cut(REC_PY_LNOTAB, pairs, 4, 10, 9), -1);
 }
 END_TEST
 
@@ -181,6 +207,7 @@ pycode_suite(void)
 	tcase_add_test(tc, kept_by_address_and_fingerprint);
 	tcase_add_test(tc, freed_code_is_not_kept);
 	tcase_add_test(tc, seeded_strings);
+	tcase_add_test(tc, cut_tables);
 	suite_add_tcase(s, tc);
 	return s;
 }
