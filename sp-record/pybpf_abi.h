@@ -30,7 +30,7 @@ struct pybpf_proc {
 	__u32 fr_back, fr_code, fr_instr, fr_owner, fr_is_entry;
 	__u32 co_name, co_qualname, co_filename, co_firstlineno, co_lines;
 	__u32 co_flags;
-	__u32 pad;
+	__u32 co_shape;
 };
 
 /* One frame as read: its code object's fingerprint (pycode.h) too. */
@@ -38,6 +38,7 @@ struct pybpf_frame {
 	__u64 code;  /* the code object's address */
 	__u64 instr; /* the instruction pointer (3.11+) or f_lasti */
 	__u64 type, name, qualname, filename, lines; /* of the code */
+	__u64 shape;
 	__s32 firstlineno;
 	__u32 flags;
 	__u8 owner, entry;

@@ -21,6 +21,7 @@
 /* What identifies a code object besides its address. */
 struct fingerprint {
 	uint64_t name, qualname, filename, lines;
+	uint64_t shape; /* pylayout.h's co_shape: sizes, not pointers */
 	int64_t firstlineno;
 	uint64_t flags;
 };
@@ -251,6 +252,7 @@ fingerprint_of(const struct rec_pycode_cache *c, const uint8_t *hdr,
 		fp->qualname = u64_at(hdr, l->co_qualname);
 	fp->filename = u64_at(hdr, l->co_filename);
 	fp->lines = u64_at(hdr, l->co_lines);
+	fp->shape = u64_at(hdr, l->co_shape);
 	memcpy(&v, hdr + l->co_firstlineno, 4);
 	fp->firstlineno = v;
 	if (l->co_flags != REC_PYLAYOUT_NONE) {

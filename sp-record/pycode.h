@@ -5,8 +5,8 @@
  * A code object's address may be reused by another once the first is
  * freed, so every lookup takes the object's header as read with its
  * frame and compares the pointers to its name, file name and line table
- * and its first line (the fingerprint) with the kept ones; a difference
- * makes a new code with a new id.
+ * and its first line and sizes (the fingerprint) with the kept ones; a
+ * difference makes a new code with a new id.
  *
  * A module's body is freed with its strings as soon as it has run, and
  * their memory reused: strings read after that may be another object's.

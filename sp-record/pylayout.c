@@ -48,6 +48,7 @@ static const struct rec_pylayout py38 = {
 	.co_lines = 120, /* co_lnotab */
 	.co_code = NONE,
 	.co_flags = 36,
+	.co_shape = 28,
 	.str = { .length = 16,
 		 .state = 32,
 		 .ascii_size = 48,
@@ -78,6 +79,7 @@ static const struct rec_pylayout py311 = {
 	.co_lines = 136, /* co_linetable */
 	.co_code = 184,  /* co_code_adaptive */
 	.co_flags = NONE,
+	.co_shape = 16,
 	.str = { .length = 16,
 		 .state = 32,
 		 .ascii_size = 48,
@@ -109,6 +111,7 @@ static const struct rec_pylayout py312 = {
 	.co_lines = 136,
 	.co_code = 192,
 	.co_flags = NONE,
+	.co_shape = 16,
 	.str = { .length = 16,
 		 .state = 32,
 		 .ascii_size = 40,
@@ -135,13 +138,10 @@ set_spans(struct rec_pylayout *l)
 			  l->ts_frame };
 	uint32_t fr[] = { l->fr_back, l->fr_code, l->fr_instr, l->fr_owner,
 			  l->fr_is_entry };
-	uint32_t co[] = { l->co_name,
-			  l->co_qualname,
-			  l->co_filename,
-			  l->co_firstlineno,
-			  l->co_lines,
-			  l->co_flags,
-			  8 /* ob_type */ };
+	uint32_t co[] = { l->co_name,     l->co_qualname,
+			  l->co_filename, l->co_firstlineno,
+			  l->co_lines,    l->co_flags,
+			  l->co_shape,    8 /* ob_type */ };
 
 	l->ts_span = span(ts, sizeof(ts) / sizeof(ts[0]));
 	l->fr_span = span(fr, sizeof(fr) / sizeof(fr[0]));
@@ -276,6 +276,7 @@ rec_pylayout_debug(const uint8_t *raw, size_t len, struct rec_pylayout *l,
 	l->cf_current_frame = NONE;
 	l->fr_is_entry = NONE;
 	l->co_flags = NONE;
+	l->co_shape = 16; /* ob_size: a PyVarObject, as since 3.11 */
 	if (debug_offsets(raw, l) < 0) {
 		sp_buf_adds(why, "python3.13: _Py_DebugOffsets out of range");
 		return -EBADMSG;

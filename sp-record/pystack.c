@@ -751,6 +751,7 @@ rec_py_bpf_proc(const struct rec_py *py, struct pybpf_proc *p)
 		.co_firstlineno = l->co_firstlineno,
 		.co_lines = l->co_lines,
 		.co_flags = known(l->co_flags),
+		.co_shape = l->co_shape,
 	};
 	return 0;
 }
@@ -789,6 +790,7 @@ bpf_header(const struct rec_py *py, const struct pybpf_frame *f, uint8_t *hdr,
 	put_u64(hdr, l->co_qualname, f->qualname);
 	put_u64(hdr, l->co_filename, f->filename);
 	put_u64(hdr, l->co_lines, f->lines);
+	put_u64(hdr, l->co_shape, f->shape);
 	memcpy(hdr + l->co_firstlineno, &f->firstlineno, 4);
 	if (l->co_flags != REC_PYLAYOUT_NONE)
 		memcpy(hdr + l->co_flags, &flags, 4);

@@ -161,8 +161,9 @@ done
 if have_perf; then
 	cc_prog rec_chain rec_chain.c -O2 -g -pthread
 	"$SP_RECORD" -q -o "$TMP/r.spool" -- "$TMP/rec_chain" 0.3c 1 \
-		>/dev/null 2>&1
-	[ -s "$TMP/r.spool" ] || fail "sp-record wrote nothing"
+		>/dev/null 2>"$TMP/rec.err"
+	[ -s "$TMP/r.spool" ] ||
+		fail "sp-record wrote nothing: $(head -3 "$TMP/rec.err")"
 	same "$TMP/r.spool" rec native
 fi
 echo ok

@@ -170,6 +170,7 @@ read_frame(const struct pybpf_proc *p, __u64 f, struct pybpf_frame *o, int *bad)
 	o->qualname = read_u64(c, p->co_qualname, bad);
 	o->filename = read_u64(c, p->co_filename, bad);
 	o->lines = read_u64(c, p->co_lines, bad);
+	o->shape = read_u64(c, p->co_shape, bad);
 	o->firstlineno = (__s32)read_u32(c, p->co_firstlineno, bad);
 	o->flags = read_u32(c, p->co_flags, bad);
 	return back;
@@ -198,7 +199,7 @@ note_code(const struct pybpf_proc *p, const struct pybpf_stack *s,
 	struct codekey k = { .pid = s->pid, .addr = o->code };
 	__u64 fp = o->type ^ o->name ^ (o->qualname << 1) ^ (o->filename << 2) ^
 		   (o->lines << 3) ^ ((__u64)(__u32)o->firstlineno << 32) ^
-		   o->flags;
+		   o->flags ^ (o->shape << 5);
 	__u64 *sent = bpf_map_lookup_elem(&codes, &k);
 	struct pybpf_code *c;
 	__u32 zero = 0;
