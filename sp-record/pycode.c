@@ -21,7 +21,7 @@
 /* What identifies a code object besides its address. */
 struct fingerprint {
 	uint64_t name, qualname, filename, lines;
-	uint64_t shape; /* pylayout.h's co_shape: sizes, not pointers */
+	uint64_t shape; /* pylayout.h's co_shape */
 	int64_t firstlineno;
 	uint64_t flags;
 };

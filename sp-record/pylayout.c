@@ -48,7 +48,7 @@ static const struct rec_pylayout py38 = {
 	.co_lines = 120, /* co_lnotab */
 	.co_code = NONE,
 	.co_flags = 36,
-	.co_shape = 28,
+	.co_shape = 48, /* co_code: the bytecode, sized by it */
 	.str = { .length = 16,
 		 .state = 32,
 		 .ascii_size = 48,

@@ -44,8 +44,9 @@ struct rec_pylayout {
 	 * only where frames do not say who owns them (3.8-3.10) */
 	uint32_t co_name, co_qualname, co_filename, co_firstlineno;
 	uint32_t co_lines, co_code, co_flags;
-	/* 8 bytes that tell code objects apart where their pointers do not:
-	 * co_nlocals and co_stacksize (3.8-3.10), ob_size (3.11+) */
+	/* 8 bytes that tell code objects apart where the other pointers do
+	 * not: co_code (3.8-3.10: its bytecode, allocated by its size),
+	 * ob_size (3.11+: the bytecode's length) */
 	uint32_t co_shape;
 	/* the bytes read of each: every offset above plus its field */
 	uint32_t ts_span, fr_span, co_span;
