@@ -9,11 +9,9 @@
 # name what that file defines at the code's first line (a def or class
 # of that name within the next lines, or a <module>, <lambda>,
 # <genexpr>... code); of the module bodies calling the import machinery
-# at most 5% may be at no statement of its file (0-5 of 120-165 are,
-# under ASan, 3.9 more than 3.11; not explained yet: a line inside a
-# method of the same file, as if a frame were taken for its module's
-# body), 80% of them must be at an import, and at most a fifth without a
-# line (their line tables are freed with them: 38% had none before the
+# each must be at a statement of its file, 80% of them at an import,
+# and at most a fifth without a line (one recording each: node and code
+# ids are a spool's own, so two dumps are never checked as one) (their line tables are freed with them: 38% had none before the
 # program copied them); and where the BPF program read the stacks, the
 # strings of codes it met first came with them (python_bpf.codes).
 . "$(dirname "$0")/lib.sh"
@@ -97,14 +95,10 @@ PY
 i=0
 for py; do
 	i=$((i + 1))
-	for run in 1 2; do
-		"$SP_RECORD" -o "$TMP/$i.spool" -- "$py" "$PROGRAMS/py_imports.py" \
-			>/dev/null 2>"$TMP/err" ||
-			fail "sp-record $py exited $?: $(cat "$TMP/err")"
-		"$SP_DUMP" "$TMP/$i.spool" >"$TMP/$i.$run.dump" ||
-			fail "sp-dump failed"
-	done
-	cat "$TMP/$i.1.dump" "$TMP/$i.2.dump" >"$TMP/$i.dump"
+	"$SP_RECORD" -o "$TMP/$i.spool" -- "$py" "$PROGRAMS/py_imports.py" \
+		>/dev/null 2>"$TMP/err" ||
+		fail "sp-record $py exited $?: $(cat "$TMP/err")"
+	"$SP_DUMP" "$TMP/$i.spool" >"$TMP/$i.dump" || fail "sp-dump failed"
 	python3 "$TMP/check.py" "$TMP/$i.dump" >"$TMP/out" ||
 		fail "check.py failed"
 	read -r checked wrong calls lineless imports badline <"$TMP/out"
@@ -114,7 +108,7 @@ for py; do
 	[ "$checked" -ge 100 ] || fail "$py: only $checked pycode records"
 	[ "$wrong" -eq 0 ] ||
 		fail "$py: a name not in its file: $(sed -n 2,4p "$TMP/out")"
-	[ $((badline * 20)) -le "$calls" ] ||
+	[ "$badline" -eq 0 ] ||
 		fail "$py: $badline lines at no statement: $(sed -n 2,4p "$TMP/out")"
 	[ "$calls" -ge 20 ] || fail "$py: only $calls module bodies importing"
 	[ $((lineless * 5)) -le "$calls" ] ||
@@ -122,7 +116,7 @@ for py; do
 	[ $((imports * 10)) -ge $(((calls - lineless) * 8)) ] ||
 		fail "$py: $imports of $calls module bodies at an import"
 	if grep -q "read at the sample by BPF" "$TMP/err"; then
-		codes=$(grep '^stats' "$TMP/$i.1.dump" | tr '\t' '\n' |
+		codes=$(grep '^stats' "$TMP/$i.dump" | tr '\t' '\n' |
 			awk -F= '$1 == "python_bpf.codes" { print $2 }')
 		[ "${codes:-0}" -gt 0 ] ||
 			fail "$py: no code's strings came from the BPF program"
