@@ -52,11 +52,8 @@ struct ent {
 	uint64_t idle_since;    /* decided, held with no holder, since */
 };
 
-/* A file's identity and a build id it was read to have. */
-struct verified {
-	struct rec_fileid id;
-	char hex[2 * REC_BUILDID_MAX + 1];
-};
+/* Files whose build ids are kept by identity (verified below). */
+#define MAX_VERIFIED 1024
 
 /* The entries a live process holds. */
 struct held {
@@ -80,11 +77,11 @@ struct rec_capture {
 	size_t nents, aents, nheld;
 	struct sp_htab *by_pid; /* pid -> struct held * */
 	/*
-	 * struct verified: a build id read from a file of that identity.
-	 * Each cc1 of a build is opened at its first sample and looked at
-	 * again when retired; its build id is read once.
+	 * The build id (hex) read from a file, by its identity: each cc1 of
+	 * a build is opened at its first sample and looked at again when
+	 * retired; its build id is read once.
 	 */
-	struct sp_htab *verified;
+	struct rec_filememo *verified;
 	struct rec_jitkeep *jit;  /* perf maps and jitdumps */
 	struct rec_filepin *pins; /* borrowed, or NULL */
 	struct rec_capture_stats st;
@@ -119,7 +116,7 @@ rec_capture_new(const struct rec_config *cfg, struct rec_out *out,
 	c->off = !c->dir;
 	c->by_id = sp_htab_new();
 	c->by_pid = sp_htab_new();
-	c->verified = sp_htab_new();
+	c->verified = rec_filememo_new(2 * REC_BUILDID_MAX + 1, MAX_VERIFIED);
 	c->jit = rec_jitkeep_new(rec_out_start_us(out));
 	if (!c->by_id || !c->by_pid || !c->verified || !c->jit ||
 	    (cfg->capture_dir && !c->dir)) {
@@ -162,7 +159,7 @@ rec_capture_free(struct rec_capture *c)
 		drop_held(c);
 	sp_htab_free(c->by_pid);
 	sp_htab_free(c->by_id);
-	sp_htab_free(c->verified);
+	rec_filememo_free(c->verified);
 	rec_jitkeep_free(c->jit);
 	rec_idstore_free(c->store);
 	free(c->ents);
@@ -247,17 +244,17 @@ static bool
 has_id_memo(struct rec_capture *c, int fd, const struct stat *st,
 	    const char *hex)
 {
-	struct verified v;
+	char have[2 * REC_BUILDID_MAX + 1] = "";
+	struct rec_fileid id;
 
-	memset(&v, 0, sizeof(v));
-	rec_fileid_of(st, &v.id);
-	snprintf(v.hex, sizeof(v.hex), "%s", hex);
-	if (sp_htab_get(c->verified, &v, sizeof(v), NULL))
-		return true;
+	rec_fileid_of(st, &id);
+	if (rec_filememo_get(c->verified, &id, have))
+		return strcmp(have, hex) == 0;
 	if (!has_id(fd, hex))
 		return false;
+	snprintf(have, sizeof(have), "%s", hex);
 	/* Out of memory, it is read again next time. */
-	(void)sp_htab_put(c->verified, &v, sizeof(v), 1);
+	(void)rec_filememo_put(c->verified, &id, have);
 	return true;
 }
 
@@ -441,6 +438,17 @@ decide(struct rec_capture *c, struct ent *e)
 	let_go(c, e);
 }
 
+/* Lets go of `e` when it is held idle; returns whether it was. */
+static bool
+let_go_if_idle(struct rec_capture *c, struct ent *e)
+{
+	if (e->state != ENT_HELD || e->holders)
+		return false;
+	e->state = ENT_NEW;
+	let_go(c, e);
+	return true;
+}
+
 /* Lets go of one idle held file; false when none is idle. */
 static bool
 let_go_idle(struct rec_capture *c)
@@ -448,11 +456,8 @@ let_go_idle(struct rec_capture *c)
 	size_t i;
 
 	for (i = 0; i < c->nents; i++)
-		if (c->ents[i].state == ENT_HELD && !c->ents[i].holders) {
-			c->ents[i].state = ENT_NEW;
-			let_go(c, &c->ents[i]);
+		if (let_go_if_idle(c, &c->ents[i]))
 			return true;
-		}
 	return false;
 }
 
@@ -635,17 +640,11 @@ rec_capture_retire(struct rec_capture *c, int32_t pid)
 void
 rec_capture_tick(struct rec_capture *c, uint64_t now)
 {
-	struct ent *e;
 	size_t i;
 
-	for (i = 0; c && i < c->nents; i++) {
-		e = &c->ents[i];
-		if (e->state == ENT_HELD && !e->holders &&
-		    now - e->idle_since >= IDLE_NS) {
-			e->state = ENT_NEW;
-			let_go(c, e);
-		}
-	}
+	for (i = 0; c && i < c->nents; i++)
+		if (now - c->ents[i].idle_since >= IDLE_NS)
+			let_go_if_idle(c, &c->ents[i]);
 }
 
 void
