@@ -113,11 +113,11 @@ u64_at(const uint8_t *p, uint32_t off)
 }
 
 /*
- * Reads `len` bytes at `off` in the str object at `addr`: from `raw`, its
+ * Reads `len` bytes at `off` in the object at `addr`: from `raw`, its
  * bytes copied at the sample, when they hold them, else through `mem`.
  */
 static int
-str_bytes(struct rec_pymem *mem, uint64_t addr,
+obj_bytes(struct rec_pymem *mem, uint64_t addr,
 	  const struct rec_pycode_raw *raw, uint32_t off, void *buf, size_t len)
 {
 	if (raw && off <= raw->len && len <= raw->len - off) {
@@ -140,7 +140,7 @@ read_str(struct rec_pymem *mem, const struct rec_py_strlayout *sl,
 
 	if (sl->ascii_size > sizeof(hdr))
 		return -EBADMSG;
-	rc = str_bytes(mem, addr, raw, 0, hdr, sl->ascii_size);
+	rc = obj_bytes(mem, addr, raw, 0, hdr, sl->ascii_size);
 	if (rc == 0)
 		rc = rec_py_str_shape(hdr, sl->ascii_size, sl, max_chars, &s);
 	if (rc < 0)
@@ -148,7 +148,7 @@ read_str(struct rec_pymem *mem, const struct rec_py_strlayout *sl,
 	data = malloc(s.nbytes ? s.nbytes : 1);
 	if (!data)
 		return -ENOMEM;
-	rc = str_bytes(mem, addr, raw, s.data_off, data, s.nbytes);
+	rc = obj_bytes(mem, addr, raw, s.data_off, data, s.nbytes);
 	if (rc == 0)
 		rc = rec_py_str_utf8(data, s.nbytes, s.kind, &b);
 	if (rc == 0)
@@ -162,55 +162,67 @@ read_str(struct rec_pymem *mem, const struct rec_py_strlayout *sl,
 	return 0;
 }
 
-/* Reads the bytes object at `addr` (a line table); a long one is left. */
-static int
-read_lines(struct rec_pymem *mem, uint64_t addr, struct code *k)
-{
-	uint8_t hdr[32]; /* PyBytesObject: ob_size at 16, ob_sval at 32 */
-	int64_t n;
-	int rc;
+/* A line table's bytes object: ob_size at 16, ob_sval at 32. */
+#define BYTES_HDR 32
 
-	rc = rec_pymem_read(mem, addr, hdr, sizeof(hdr));
-	if (rc < 0)
-		return rc;
+/*
+ * The size of the line table whose bytes object starts with `hdr`;
+ * -EBADMSG, or -E2BIG for one too long to keep (it gives no lines).
+ */
+static int64_t
+table_size(const uint8_t *hdr)
+{
+	int64_t n;
+
 	memcpy(&n, hdr + 16, 8);
 	if (n < 0)
 		return -EBADMSG;
-	if (n > REC_PYCODE_LINES_MAX)
-		return 0;
-	k->lines = malloc(n ? (size_t)n : 1);
-	if (!k->lines)
-		return -ENOMEM;
-	k->nlines = (size_t)n;
-	return rec_pymem_read(mem, addr + 32, k->lines, k->nlines);
+	return n > REC_PYCODE_LINES_MAX ? -E2BIG : n;
 }
 
 /*
- * Takes the line table from `raw`, a bytes object's start as copied at
- * the sample: when it holds the whole table, or with `part`, as much of
- * it as it holds.  Returns 1 when taken, 0 when not, or -ENOMEM.
+ * Reads the line table, the bytes object at `addr` (or in `raw` when it
+ * holds it whole).
  */
 static int
-lines_from_raw(struct code *k, const struct rec_pycode_raw *raw, bool part)
+read_lines(struct rec_pymem *mem, uint64_t addr,
+	   const struct rec_pycode_raw *raw, struct code *k)
 {
-	size_t have = raw->len > 32 ? raw->len - 32 : 0;
+	uint8_t hdr[BYTES_HDR];
 	int64_t n;
+	int rc;
 
-	if (raw->len < 32)
+	if ((rc = obj_bytes(mem, addr, raw, 0, hdr, sizeof(hdr))) < 0)
+		return rc;
+	if ((n = table_size(hdr)) < 0)
+		return n == -E2BIG ? 0 : (int)n;
+	if (!(k->lines = malloc(n ? (size_t)n : 1)))
+		return -ENOMEM;
+	k->nlines = (size_t)n;
+	return obj_bytes(mem, addr, raw, BYTES_HDR, k->lines, k->nlines);
+}
+
+/*
+ * The code gone before its line table was read: keeps what `raw`, the
+ * table's bytes object as copied at the sample, holds of it (all, or its
+ * start: then lines past it are not known).  Returns 0 or -ENOMEM.
+ */
+static int
+lines_at_sample(struct code *k, const struct rec_pycode_raw *raw)
+{
+	int64_t n = raw->len > BYTES_HDR ? table_size(raw->bytes) : 0;
+	size_t have;
+
+	if (n <= 0)
 		return 0;
-	memcpy(&n, raw->bytes + 16, 8);
-	if (n < 0 || n > REC_PYCODE_LINES_MAX || (!part && (size_t)n > have))
-		return 0;
-	have = (size_t)n < have ? (size_t)n : have;
-	if (!have)
-		return 0;
-	free(k->lines);
+	have =
+	    raw->len - BYTES_HDR < (size_t)n ? raw->len - BYTES_HDR : (size_t)n;
 	if (!(k->lines = malloc(have)))
 		return -ENOMEM;
-	memcpy(k->lines, raw->bytes + 32, have);
+	memcpy(k->lines, raw->bytes + BYTES_HDR, have);
 	k->nlines = have;
 	k->cut = have < (size_t)n;
-	return 1;
+	return 0;
 }
 
 static int
@@ -232,8 +244,7 @@ load(struct rec_pycode_cache *c, struct rec_pymem *mem, struct code *k,
 	if (rc < 0)
 		return rc;
 	k->pub.filename = s;
-	rc = seed ? lines_from_raw(k, &seed->lines, false) : 0;
-	return rc ? (rc < 0 ? rc : 0) : read_lines(mem, k->fp.lines, k);
+	return read_lines(mem, k->fp.lines, seed ? &seed->lines : NULL, k);
 }
 
 /* The fingerprint of code header `hdr`; false when not a code's. */
@@ -308,10 +319,10 @@ keep(struct rec_pycode_cache *c, struct code *k)
 }
 
 /*
- * Makes the code at `addr`: its strings from `seed` or read now, its
- * line table read now.  A code gone by the end of the reads is given up
- * (-ESTALE) when its strings were read now, or kept without its lines
- * when they came with the seed.
+ * Makes the code at `addr`: its strings and line table from `seed` or
+ * read now.  A code gone by the end of the reads is given up (-ESTALE)
+ * when its strings were read now, or kept with what `seed` holds of its
+ * line table when they came with it.
  */
 static const struct rec_py_code *
 make(struct rec_pycode_cache *c, struct rec_pymem *mem, uint64_t addr,
@@ -332,9 +343,7 @@ make(struct rec_pycode_cache *c, struct rec_pymem *mem, uint64_t addr,
 		free(k->lines);
 		k->lines = NULL;
 		k->nlines = 0;
-		/* what the sample's copy holds of the table, if any */
-		*err = seed ? lines_from_raw(k, &seed->lines, true) : -ESTALE;
-		*err = *err > 0 ? 0 : *err;
+		*err = seed ? lines_at_sample(k, &seed->lines) : -ESTALE;
 	}
 	if (*err == 0)
 		*err = keep(c, k);
