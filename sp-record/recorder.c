@@ -18,7 +18,6 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "common/ext.h"
 #include "sp-record/clock.h"
 #include "sp-record/filepin.h"
 #include "sp-record/handlers.h"
@@ -29,6 +28,7 @@
 #include "sp-record/sorter.h"
 #include "sp-record/spoolout.h"
 #include "sp-record/start.h"
+#include "sp-record/statsrec.h"
 #include "sp-record/summary.h"
 #include "sp-record/tracking.h"
 #include "common/banned.h"
@@ -574,113 +574,17 @@ rec_reap(struct recorder *r, bool block, int *status)
 	return r->child_reaped;
 }
 
-static void
-add_counter(const char *key, uint64_t value, void *arg)
-{
-	struct sp_buf *b = arg;
-
-	sp_ext_counter_encode(b, key, value);
-}
-
-/* The deep stacks' copies at the sample (deepbpf.h). */
-static int
-deep_counters(struct sp_buf *b, const struct rec_deepbpf_stats *ds)
-{
-	int rc = 0;
-
-	rc |= sp_ext_counter_encode(b, "unwind_deep.bpf_copies", ds->copies);
-	rc |= sp_ext_counter_encode(b, "unwind_deep.bpf_taken", ds->taken);
-	rc |=
-	    sp_ext_counter_encode(b, "unwind_deep.bpf_unpaired", ds->unpaired);
-	rc |= sp_ext_counter_encode(b, "unwind_deep.bpf_empty", ds->empty);
-	rc |= sp_ext_counter_encode(b, "unwind_deep.bpf_bytes", ds->bytes);
-	return rc;
-}
-
-static int
-python_counters(struct sp_buf *b, const struct rec_pystats *ps)
-{
-	int rc = 0;
-
-	rc |= sp_ext_counter_encode(b, "python_stacks", ps->stacks);
-	rc |= sp_ext_counter_encode(b, "python_truncated", ps->truncated);
-	rc |= sp_ext_counter_encode(b, "python_inconsistent", ps->inconsistent);
-	rc |= sp_ext_counter_encode(b, "python_failed_reads", ps->failed);
-	if (ps->entering)
-		rc |= sp_ext_counter_encode(b, "python_entering_calls",
-					    ps->entering);
-	if (ps->known_plain)
-		rc |= sp_ext_counter_encode(b, "python_known_plain",
-					    ps->known_plain);
-	return rc;
-}
-
+/* Writes the stats record of every part's counters. */
 static int
 write_stats(struct recorder *r)
 {
-	const struct rec_stats *s = &r->st;
-	const struct rec_ptab *procs = rec_tracker_procs(r->trk);
-	struct sp_buf *b = rec_out_scratch(r->out);
-	int rc = 0;
+	struct rec_statsparts p = {
+		&r->st,   &r->stk, rec_tracker_procs(r->trk),
+		r->pins,  r->cap,  r->deep,
+		r->pybpf, r->py,
+	};
 
-	rc |= sp_ext_counter_encode(b, "sample_events", s->sample_events);
-	rc |= sp_ext_counter_encode(b, "samples", s->samples);
-	rc |= sp_ext_counter_encode(b, "lost", s->lost);
-	rc |= sp_ext_counter_encode(b, "untracked_samples", s->untracked);
-	rc |= sp_ext_counter_encode(b, "idle_samples", s->idle);
-	rc |= sp_ext_counter_encode(b, "empty_stacks", s->empty_stacks);
-	rc |= sp_ext_counter_encode(b, "stale_exec_samples", s->stale_exec);
-	rc |= sp_ext_counter_encode(b, "bad_records", s->bad_records);
-	rc |= sp_ext_counter_encode(b, "throttles", s->throttles);
-	rc |= sp_ext_counter_encode(b, "truncated_markers",
-				    r->stk.stats.truncated);
-	rc |= sp_ext_counter_encode(b, "ip_only_stacks", r->stk.stats.ip_only);
-	rc |= sp_ext_counter_encode(b, "ignored_user_callchain_frames",
-				    r->stk.stats.ignored_user_frames);
-	rc |= sp_ext_counter_encode(b, "maps_refreshes", s->maps_refreshes);
-	rc |= sp_ext_counter_encode(b, "mmaps", s->mmaps);
-	rc |= sp_ext_counter_encode(b, "execs", s->execs);
-	rc |= sp_ext_counter_encode(b, "forks", s->forks);
-	rc |= sp_ext_counter_encode(b, "adopted_children", s->adopted);
-	rc |= sp_ext_counter_encode(b, "processes", procs->procs_seen);
-	rc |= sp_ext_counter_encode(b, "threads", procs->threads_seen);
-	rc |= sp_ext_counter_encode(b, "wrapped_records", s->wrapped);
-	if (r->cap) {
-		rc |= sp_ext_counter_encode(b, "capture_files",
-					    rec_capture_stats(r->cap)->files);
-		rc |= sp_ext_counter_encode(b, "capture_bytes",
-					    rec_capture_stats(r->cap)->bytes);
-		rc |=
-		    sp_ext_counter_encode(b, "capture_jit_files",
-					  rec_capture_stats(r->cap)->jit_files);
-	}
-	rc |= sp_ext_counter_encode(b, "files_pinned",
-				    rec_filepin_stats(r->pins)->pinned);
-	rc |= sp_ext_counter_encode(b, "files_pinned_used",
-				    rec_filepin_stats(r->pins)->used);
-	rc |= sp_ext_counter_encode(b, "files_not_pinned",
-				    rec_filepin_stats(r->pins)->unopened);
-	if (r->deep)
-		rc |= deep_counters(b, rec_deepbpf_stats(r->deep));
-	if (r->pybpf) {
-		rc |= sp_ext_counter_encode(b, "python_bpf.stacks",
-					    rec_pybpf_stats(r->pybpf)->stacks);
-		rc |=
-		    sp_ext_counter_encode(b, "python_bpf.unpaired",
-					  rec_pybpf_stats(r->pybpf)->unpaired);
-		rc |= sp_ext_counter_encode(b, "python_bpf.faults",
-					    rec_pybpf_stats(r->pybpf)->faults);
-		rc |= sp_ext_counter_encode(b, "python_bpf.codes",
-					    rec_pybpf_stats(r->pybpf)->codes);
-	}
-	if (rc)
-		return rec_out_wr(r->out, -ENOMEM);
-	rec_stacker_counters(&r->stk, add_counter, b);
-	if (r->py && rec_pyann_stats(r->py)->processes)
-		rc |= python_counters(b, rec_pyann_stats(r->py));
-	if (rc)
-		return rec_out_wr(r->out, -ENOMEM);
-	return rec_out_ext(r->out, SP_EXT_STATS);
+	return rec_statsrec_write(r->out, &p);
 }
 
 /* What rec_stop() returns: a reader that went away is no error. */
