@@ -29,6 +29,7 @@
 #include "sp-record/spoolout.h"
 #include "sp-record/start.h"
 #include "sp-record/statsrec.h"
+#include "sp-record/stopreq.h"
 #include "sp-record/summary.h"
 #include "sp-record/tracking.h"
 #include "common/banned.h"
@@ -492,6 +493,7 @@ rec_step(struct recorder *r, int timeout_ms)
 	if ((r->pybpf || rec_now_ns() < r->deep_until_ns) &&
 	    timeout_ms > QUICK_POLL_MS)
 		timeout_ms = QUICK_POLL_MS;
+	rec_stopreq_doing("waiting for samples");
 	rc = poll(r->pfd, (nfds_t)n, timeout_ms);
 	/* A ring whose events all ended reports POLLHUP forever: stop
 	 * polling it (it is still drained) so the loop does not spin. */
@@ -503,7 +505,9 @@ rec_step(struct recorder *r, int timeout_ms)
 				if (r->ev.rings[k].fd == r->pfd[c].fd)
 					r->hup[k] = true;
 		}
+	rec_stopreq_doing("reading the rings");
 	drain_rings(r);
+	rec_stopreq_doing("handling samples");
 	process_ready(r, false);
 	rec_reap(r, false, NULL);
 	now = rec_now_ns();
@@ -516,6 +520,7 @@ rec_step(struct recorder *r, int timeout_ms)
 	if (now - r->last_check_ns >=
 	    (r->cfg.system_wide ? 20 : 1) * HOUSEKEEPING_NS) {
 		r->last_check_ns = now;
+		rec_stopreq_doing("checking the processes");
 		rec_check_processes(r->trk, !r->h.gap && !r->attached,
 				    queue_retire, r);
 		if (r->h.gap && r->cfg.follow)
@@ -525,9 +530,12 @@ rec_step(struct recorder *r, int timeout_ms)
 	if (!rec_out_error(r->out) &&
 	    now - r->last_flush_ns >= HOUSEKEEPING_NS) {
 		r->last_flush_ns = now;
+		rec_stopreq_doing("writing the spool");
 		rec_out_flush(r->out);
+		rec_stopreq_doing("capturing module files");
 		rec_capture_tick(r->cap, now);
 	}
+	rec_stopreq_doing(NULL);
 	return rec_out_error(r->out);
 }
 

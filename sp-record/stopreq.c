@@ -15,15 +15,30 @@ volatile sig_atomic_t rec_stop_signal;
 static volatile sig_atomic_t grace_armed;
 static struct timespec first_request;
 static volatile pid_t child;
+/* What the drain loop is doing, named in the notice of ending at once. */
+static const char *volatile doing;
+
+/* write(2) of a string: async-signal-safe, a short write is let go. */
+static void
+say(const char *s)
+{
+	ssize_t n = write(STDERR_FILENO, s, strlen(s));
+
+	(void)n;
+}
 
 static void
 end_now(int sig)
 {
-	static const char msg[] =
-	    "sp-record: did not stop in time: ending at once\n";
-	ssize_t n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	const char *what = doing;
 
-	(void)n;
+	say("sp-record: did not stop in time");
+	if (what && *what) {
+		say(" (");
+		say(what);
+		say(")");
+	}
+	say(": ending at once\n");
 	/* SIGCONT: a stopped command would hold the SIGTERM pending. */
 	if (child > 0) {
 		kill(child, SIGTERM);
@@ -101,6 +116,15 @@ void
 rec_stopreq_child(pid_t pid)
 {
 	child = pid;
+}
+
+const char *
+rec_stopreq_doing(const char *what)
+{
+	const char *was = doing;
+
+	doing = what;
+	return was;
 }
 
 void

@@ -7,6 +7,7 @@
  * loop sees it.  Should sp-record still not have reached its orderly stop
  * REC_STOP_GRACE_S seconds later (rec_stopreq_disarm not called), it ends
  * at once; so does a second request a second or more after the first.
+ * The notice then names what the recorder was doing (rec_stopreq_doing).
  * Ending at once loses the summary and the records not yet flushed; the
  * launched command gets SIGTERM, as an orderly stop gives it, and the
  * kernel detaches --ptrace targets as the tracer dies.
@@ -28,6 +29,11 @@ void rec_stopreq_install(void);
 void rec_stopreq_deadline(double seconds);
 /* The launched command, ended with sp-record if it must end at once. */
 void rec_stopreq_child(pid_t pid);
+/*
+ * Says what the recorder is doing from now on (a string that lives as
+ * long as the program, or NULL); returns what it said before.
+ */
+const char *rec_stopreq_doing(const char *what);
 /* The orderly stop began: the grace bound no longer applies. */
 void rec_stopreq_disarm(void);
 

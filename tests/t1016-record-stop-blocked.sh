@@ -33,7 +33,7 @@ while kill -0 $rec 2>/dev/null && [ $i -lt 150 ]; do
 	i=$((i + 1))
 done
 kill -0 $rec 2>/dev/null && fail "sp-record still runs 15 s after SIGINT"
-grep -q '^sp-record: did not stop in time: ending at once$' "$TMP/err" ||
+grep -q '^sp-record: did not stop in time ([a-z ]*): ending at once$' "$TMP/err" ||
 	fail "no notice: $(cat "$TMP/err")"
 # Ended: gone, or a zombie its new parent has not reaped yet.
 sleep 0.5
