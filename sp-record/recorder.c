@@ -582,17 +582,29 @@ rec_reap(struct recorder *r, bool block, int *status)
 	return r->child_reaped;
 }
 
-/* Writes the stats record of every part's counters. */
-static int
-write_stats(struct recorder *r)
+/* The parts the summary, the status line and the stats record read. */
+static struct rec_report
+report(const struct recorder *r)
 {
-	struct rec_statsparts p = {
-		&r->st,   &r->stk, rec_tracker_procs(r->trk),
-		r->pins,  r->cap,  r->deep,
-		r->pybpf, r->py,
+	struct rec_report rp = {
+		&r->cfg,
+		&r->ev,
+		&r->st,
+		&r->stk,
+		rec_tracker_procs_const(r->trk),
+		rec_tracker_nmodules(r->trk),
+		r->out,
+		r->ptd ? rec_ptdriver_summary(r->ptd) : NULL,
+		r->h.offcpu_short,
+		r->py,
+		r->py_late.len ? (const char *)r->py_late.data : "",
+		r->cap ? rec_capture_stats(r->cap) : NULL,
+		rec_filepin_stats(r->pins),
+		r->deep ? rec_deepbpf_stats(r->deep) : NULL,
+		r->pybpf ? rec_pybpf_stats(r->pybpf) : NULL,
 	};
 
-	return rec_statsrec_write(r->out, &p);
+	return rp;
 }
 
 /* What rec_stop() returns: a reader that went away is no error. */
@@ -628,8 +640,11 @@ rec_stop(struct recorder *r)
 		rec_out_lost(r->out, rec_now_ns(), counted - r->st.lost);
 		r->st.lost = counted;
 	}
-	if (!rec_out_error(r->out))
-		write_stats(r);
+	if (!rec_out_error(r->out)) {
+		struct rec_report rp = report(r);
+
+		rec_statsrec_write(r->out, &rp);
+	}
 	rec_out_flush(r->out);
 	rec_out_trim(r->out);
 	return stop_status(r);
@@ -741,28 +756,6 @@ uint64_t
 rec_sample_type(const struct recorder *r)
 {
 	return r->layout.sample_type;
-}
-
-/* The parts the summary and the status line read. */
-static struct rec_report
-report(const struct recorder *r)
-{
-	struct rec_report rp = {
-		&r->cfg,
-		&r->ev,
-		&r->st,
-		&r->stk,
-		rec_tracker_procs_const(r->trk),
-		rec_tracker_nmodules(r->trk),
-		r->out,
-		r->ptd ? rec_ptdriver_summary(r->ptd) : NULL,
-		r->h.offcpu_short,
-		r->py,
-		r->py_late.len ? (const char *)r->py_late.data : "",
-		r->cap ? rec_capture_stats(r->cap) : NULL,
-	};
-
-	return rp;
 }
 
 void

@@ -51,7 +51,7 @@ python_counters(struct sp_buf *b, const struct rec_pystats *ps)
 
 /* The counters every recording has. */
 static int
-core_counters(struct sp_buf *b, const struct rec_statsparts *p)
+core_counters(struct sp_buf *b, const struct rec_report *p)
 {
 	const struct rec_stats *s = p->st;
 	int rc = 0;
@@ -83,25 +83,19 @@ core_counters(struct sp_buf *b, const struct rec_statsparts *p)
 
 /* The module files captured and held open. */
 static int
-file_counters(struct sp_buf *b, const struct rec_statsparts *p)
+file_counters(struct sp_buf *b, const struct rec_report *p)
 {
 	int rc = 0;
 
 	if (p->cap) {
-		rc |= sp_ext_counter_encode(b, "capture_files",
-					    rec_capture_stats(p->cap)->files);
-		rc |= sp_ext_counter_encode(b, "capture_bytes",
-					    rec_capture_stats(p->cap)->bytes);
-		rc |=
-		    sp_ext_counter_encode(b, "capture_jit_files",
-					  rec_capture_stats(p->cap)->jit_files);
+		rc |= sp_ext_counter_encode(b, "capture_files", p->cap->files);
+		rc |= sp_ext_counter_encode(b, "capture_bytes", p->cap->bytes);
+		rc |= sp_ext_counter_encode(b, "capture_jit_files",
+					    p->cap->jit_files);
 	}
-	rc |= sp_ext_counter_encode(b, "files_pinned",
-				    rec_filepin_stats(p->pins)->pinned);
-	rc |= sp_ext_counter_encode(b, "files_pinned_used",
-				    rec_filepin_stats(p->pins)->used);
-	rc |= sp_ext_counter_encode(b, "files_not_pinned",
-				    rec_filepin_stats(p->pins)->unopened);
+	rc |= sp_ext_counter_encode(b, "files_pinned", p->pins->pinned);
+	rc |= sp_ext_counter_encode(b, "files_pinned_used", p->pins->used);
+	rc |= sp_ext_counter_encode(b, "files_not_pinned", p->pins->unopened);
 	return rc;
 }
 
@@ -119,15 +113,15 @@ pybpf_counters(struct sp_buf *b, const struct rec_pybpf_stats *ps)
 }
 
 int
-rec_statsrec_write(struct rec_out *out, const struct rec_statsparts *p)
+rec_statsrec_write(struct rec_out *out, const struct rec_report *p)
 {
 	struct sp_buf *b = rec_out_scratch(out);
 	int rc = core_counters(b, p) | file_counters(b, p);
 
 	if (p->deep)
-		rc |= deep_counters(b, rec_deepbpf_stats(p->deep));
+		rc |= deep_counters(b, p->deep);
 	if (p->pybpf)
-		rc |= pybpf_counters(b, rec_pybpf_stats(p->pybpf));
+		rc |= pybpf_counters(b, p->pybpf);
 	if (rc)
 		return rec_out_wr(out, -ENOMEM);
 	rec_stacker_counters(p->stk, add_counter, b);

@@ -2,8 +2,8 @@
  * summary.h: what sp-record prints on stderr about a recording: the
  * one-screen summary at the end and the status line while it runs.
  *
- * struct rec_report lends the printers the parts they read; nothing is
- * kept.
+ * struct rec_report lends the printers the parts they read, and the stats
+ * record's writer (statsrec.h) too; nothing is kept.
  */
 #ifndef SP_RECORD_SUMMARY_H
 #define SP_RECORD_SUMMARY_H
@@ -12,9 +12,12 @@
 #include <stdio.h>
 
 #include "sp-record/capture.h"
+#include "sp-record/deepbpf.h"
 #include "sp-record/events.h"
+#include "sp-record/filepin.h"
 #include "sp-record/proc.h"
 #include "sp-record/ptrace.h"
+#include "sp-record/pybpf.h"
 #include "sp-record/pyann.h"
 #include "sp-record/opts.h"
 #include "sp-record/stats.h"
@@ -34,6 +37,9 @@ struct rec_report {
 	struct rec_pyann *py;                    /* or NULL: --no-python */
 	const char *py_late; /* why stacks are read after the sample, "" */
 	const struct rec_capture_stats *cap; /* or NULL: --no-capture */
+	const struct rec_filepin_stats *pins;
+	const struct rec_deepbpf_stats *deep; /* or NULL: no deep copies */
+	const struct rec_pybpf_stats *pybpf;  /* or NULL: no Python BPF */
 };
 
 /* As rec_summary() and rec_status_line() (recorder.h). */
