@@ -32,8 +32,11 @@ no -o, the hottest functions on standard output.
       --title TEXT      the flame graph's title (the command's name)
   -h, --help            this help
       --version         the version
-Every other option goes to sp-record: -p PID, -d SECONDS, -F HZ, -f,
--g fp|dwarf, -k, --off-cpu, -a ... (see sp-record(1)).  Ctrl-C ends the
+      --no-children     record only the command (or the processes -p
+                        names), not the processes they start
+Every other option goes to sp-record: -p PID, -d SECONDS, -F HZ,
+-g fp|dwarf, -k, --off-cpu, -a ... (see sp-record(1)); -f, which
+follows children, is the default here.  Ctrl-C ends the
 recording and the profile is still written.  See sp-profile(1).
 EOF
 }
@@ -75,6 +78,9 @@ SP_FOLD=${SP_FOLD:-$(tool sp-fold)}
 # command starts at "--" or at the first word that is no option (after
 # the values of sp-record's options that take one).
 out="" format="" keep="" title="" attach="" rec_args="" cmd_given=""
+# Children are recorded unless --no-children says not (as perf record
+# inherits): a command is often a shell, make or a launcher.
+children=1 follow_moot=""
 quote() {	# WORD: WORD single-quoted for eval (the dot keeps newlines)
 	_q=$(printf '%s.' "$1" | sed "s/'/'\\\\''/g")
 	printf "'%s'" "${_q%.}"
@@ -99,12 +105,15 @@ while [ $# -gt 0 ]; do
 	-p | --pid | -t | --tid) need_value "$1" $#; attach=1
 		add "$1"; add "$2"; shift 2 ;;
 	-p?* | --pid=* | -t?* | --tid=*) attach=1; add "$1"; shift ;;
-	-a | --all-cpus) attach=1; add "$1"; shift ;;
+	-a | --all-cpus) attach=1 follow_moot=1; add "$1"; shift ;;
+	-f | --children) children=1; shift ;;
+	--no-children) children=""; shift ;;
+	--ptrace) follow_moot=1; add "$1"; shift ;;
 	-C | --cpu | -u | --uid | -d | --duration | -F | --freq | -e | \
 	--event | -c | --count | -g | --call-graph | -m | --mmap-pages | \
 	--stack-size | --off-cpu-min)
 		need_value "$1" $#; add "$1"; add "$2"; shift 2 ;;
-	-f | --children | -k | --kernel | -q | --quiet | --ptrace | --off-cpu)
+	-k | --kernel | -q | --quiet | --off-cpu)
 		add "$1"; shift ;;
 	--) shift; cmd_given=1; break ;;
 	-?*) usage_error "unrecognized option '$1'" ;;
@@ -112,6 +121,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ -n "$cmd_given" ] && [ $# -eq 0 ] && usage_error "no command after '--'"
+# -a records every process already; --ptrace follows no children.
+[ -n "$children" ] && [ -z "$follow_moot" ] && add -f
 [ $# -eq 0 ] && [ -z "$attach" ] &&
 	usage_error "nothing to record: give a command, or -p PID"
 case $format in

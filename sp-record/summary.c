@@ -266,6 +266,13 @@ rec_report_summary(const struct rec_report *rp, FILE *out, double seconds)
 				s->stale_exec);
 		fputc('\n', out);
 	}
+	/* Without -a the events reach only the targets and what they fork. */
+	if (s->untracked && !rp->cfg->follow && !rp->cfg->system_wide &&
+	    !rp->ptsum)
+		fprintf(out,
+			"sp-record: -f would have recorded the %" PRIu64
+			" sample%s of child processes\n",
+			s->untracked, s_(s->untracked));
 	fprintf(out,
 		"sp-record: %" PRIu64 " exec%s, %" PRIu64 " fork%s, %" PRIu64
 		" exited, %u module%s, %" PRIu64 " maps refresh%s, %" PRIu64

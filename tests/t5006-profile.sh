@@ -4,8 +4,9 @@
 # workload's hot function, pprof that go tool pprof reads, speedscope
 # JSON, folded stacks; no -o gives the top table.  -p with -d records a
 # running process; Ctrl-C in a terminal ends the recording and the
-# profile is still written; --keep keeps the spool; mistakes are usage
-# errors that say what was wrong.
+# profile is still written; --keep keeps the spool; a command's children
+# are recorded unless --no-children; mistakes are usage errors that say
+# what was wrong.
 . "$(dirname "$0")/lib.sh"
 need_perf
 cc_prog rec_chain rec_chain.c -O0 -g -fno-omit-frame-pointer -pthread
@@ -53,6 +54,18 @@ grep -q '^sample' "$TMP/kept.dump" || fail "--keep: no samples"
 "$SP_PROFILE" -o "$TMP/x.folded" -- "$TMP/rec_chain" 0.3c 2>"$TMP/err"
 grep -q ";$CHAIN [0-9]*\$" "$TMP/x.folded" ||
 	fail "folded: $(head -n 3 "$TMP/x.folded")"
+
+# A command's children are recorded (sp-record -f), unless --no-children,
+# when sp-record says what -f would have recorded.
+"$SP_PROFILE" -o "$TMP/c.folded" -- sh -c '"$1" 0.3c; exit 0' sh \
+	"$TMP/rec_chain" 2>"$TMP/err" || fail "a child: $(cat "$TMP/err")"
+grep -q ";$CHAIN [0-9]*\$" "$TMP/c.folded" ||
+	fail "no child's samples: $(head -n 3 "$TMP/c.folded")"
+"$SP_PROFILE" --no-children -o "$TMP/n.folded" -- sh -c '"$1" 0.3c; exit 0' \
+	sh "$TMP/rec_chain" 2>"$TMP/err"
+grep -q ';spin ' "$TMP/n.folded" && fail "--no-children recorded the child"
+grep -Eq '^sp-record: -f would have recorded the [0-9]+ samples? of child processes$' \
+	"$TMP/err" || fail "--no-children: no word of -f: $(cat "$TMP/err")"
 
 # No -o: the top table on standard output.
 "$SP_PROFILE" -- "$TMP/rec_chain" 0.3c >"$TMP/top" 2>"$TMP/err"
