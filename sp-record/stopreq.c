@@ -50,9 +50,12 @@ end_now(int sig)
 	raise(sig);
 }
 
+/* Once the orderly stop began (grace_armed 2) nothing arms it again. */
 static void
 arm_grace(void)
 {
+	if (grace_armed == 2)
+		return;
 	grace_armed = 1;
 	alarm(REC_STOP_GRACE_S);
 }
@@ -74,11 +77,15 @@ on_signal(int sig)
 	}
 }
 
-/* The end of -d, or of the grace that followed a request. */
+/*
+ * The end of -d, or of the grace that followed a request.  The -d timer
+ * can expire just as the loop ends on its own time and disarms: that
+ * late alarm ends nothing.
+ */
 static void
 on_alarm(int sig)
 {
-	if (grace_armed)
+	if (grace_armed == 1)
 		end_now(sig);
 	else
 		arm_grace();
