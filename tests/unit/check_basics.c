@@ -664,8 +664,6 @@ main(void)
 	TCase *tab = tcase_create("hash table");
 	TCase *txt = tcase_create("text records");
 	TCase *heap = tcase_create("heap");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(enc, varints_round_trip);
 	tcase_add_test(enc, varint_encoding_matches_leb128);
@@ -688,9 +686,5 @@ main(void)
 	suite_add_tcase(s, txt);
 	tcase_add_test(heap, heap_starts_on_huge_pages);
 	suite_add_tcase(s, heap);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ck_run(s);
 }

@@ -147,8 +147,6 @@ main(void)
 {
 	Suite *s = suite_create("cli");
 	TCase *tc = tcase_create("values");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, uint_takes_whole_numbers_in_range);
 	tcase_add_test(tc, real_takes_finite_numbers_in_range);
@@ -157,9 +155,5 @@ main(void)
 	tcase_add_test(tc, close_stdout_reports_the_write_error);
 	tcase_add_test(tc, close_stdout_is_quiet_when_all_went_out);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return ck_run(s);
 }

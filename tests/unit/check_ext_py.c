@@ -343,8 +343,6 @@ main(void)
 {
 	Suite *s = suite_create("ext_py");
 	TCase *tc = tcase_create("payloads");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, pycode_round_trips);
 	tcase_add_test(tc, pynode_round_trips_and_refuses_flags);
@@ -357,9 +355,5 @@ main(void)
 	tcase_add_loop_test(tc, faults_name_their_line, 0,
 			    sizeof(faults) / sizeof(faults[0]));
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ck_run(s);
 }

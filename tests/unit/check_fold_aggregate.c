@@ -567,8 +567,6 @@ main(void)
 	TCase *set = tcase_create("set and filters");
 	TCase *perf = tcase_create("perf script");
 	TCase *rec = tcase_create("record stream");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(set, set_sums_and_sorts_bytewise);
 	tcase_add_test(set, filters_match_frames_not_the_comm);
@@ -584,9 +582,5 @@ main(void)
 	tcase_add_test(rec, forgotten_processes_free_their_state);
 	tcase_add_test(rec, a_pid_back_within_an_interval_keeps_its_frames);
 	suite_add_tcase(s, rec);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ck_run(s);
 }

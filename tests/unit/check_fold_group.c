@@ -125,17 +125,11 @@ main(void)
 	Suite *s = suite_create("fold grouping");
 	TCase *names = tcase_create("names");
 	TCase *syms = tcase_create("symbols");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(names, kernel_symbols_lose_their_offset);
 	tcase_add_test(names, unresolved_frames_become_their_module);
 	suite_add_tcase(s, names);
 	tcase_add_test(syms, symbols_keep_a_group_only_when_it_differs);
 	suite_add_tcase(s, syms);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ck_run(s);
 }

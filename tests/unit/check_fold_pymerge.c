@@ -532,11 +532,5 @@ pymerge_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(pymerge_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ck_run(pymerge_suite());
 }

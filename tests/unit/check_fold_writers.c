@@ -389,8 +389,6 @@ main(void)
 	Suite *s = suite_create("fold writers");
 	TCase *text = tcase_create("top and svg");
 	TCase *pprof = tcase_create("pprof");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(text, top_counts_self_and_total_once_per_stack);
 	tcase_add_test(text, svg_has_a_rect_per_frame_and_escapes);
@@ -398,9 +396,5 @@ main(void)
 	tcase_add_test(pprof, pprof_decodes_to_the_folded_stacks);
 	tcase_add_test(pprof, pprof_of_records_groups_by_function);
 	suite_add_tcase(s, pprof);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ck_run(s);
 }

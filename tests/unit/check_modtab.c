@@ -285,8 +285,6 @@ main(void)
 {
 	Suite *s = suite_create("modtab");
 	TCase *tc = tcase_create("table");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, latest_overlap_wins);
@@ -302,9 +300,5 @@ main(void)
 	tcase_add_test(tc, a_partial_overlap_keeps_the_rest);
 	tcase_add_test(tc, a_clone_keeps_the_newer_on_top);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ck_run(s);
 }

@@ -354,11 +354,5 @@ cfirule_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(cfirule_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return ck_run(cfirule_suite());
 }

@@ -148,11 +148,5 @@ deepcache_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(deepcache_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return ck_run(deepcache_suite());
 }

@@ -187,8 +187,6 @@ main(void)
 {
 	Suite *s = suite_create("record_events");
 	TCase *tc = tcase_create("default_pages");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, dwarf_at_999_hz_holds_a_quarter_second);
 	tcase_add_test(tc, small_samples_keep_the_minimum);
@@ -202,9 +200,5 @@ main(void)
 	tcase_add_test(tc, possible_covers_online);
 	tcase_add_test(tc, sysctl_reads);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ck_run(s);
 }

@@ -135,8 +135,6 @@ main(void)
 {
 	Suite *su = suite_create("record_evname");
 	TCase *tc = tcase_create("evname");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, names_and_aliases);
 	tcase_add_test(tc, modifiers_choose_where_events_count);
@@ -144,9 +142,5 @@ main(void)
 	tcase_add_test(tc, unknown_names_say_where_to_look);
 	tcase_add_test(tc, wait_states_from_prev_state);
 	suite_add_tcase(su, tc);
-	sr = srunner_create(su);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ck_run(su);
 }

@@ -219,8 +219,6 @@ main(void)
 {
 	Suite *s = suite_create("record_filememo");
 	TCase *tc = tcase_create("memo");
-	SRunner *sr;
-	int failed;
 
 	/* Check's 4 s of wall clock is not enough on a loaded machine. */
 	tcase_set_timeout(tc, 60);
@@ -228,9 +226,5 @@ main(void)
 	tcase_add_test(tc, bounded_oldest_dropped);
 	tcase_add_test(tc, pyfind_reads_a_file_once);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return ck_run(s);
 }

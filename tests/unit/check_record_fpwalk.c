@@ -117,11 +117,5 @@ fpwalk_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(fpwalk_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ck_run(fpwalk_suite());
 }

@@ -123,15 +123,9 @@ main(void)
 {
 	Suite *s = suite_create("record_mapguard");
 	TCase *tc = tcase_create("cut files");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, cut_page_reads_as_zeros);
 	tcase_add_test(tc, cut_file_is_dropped_and_counted);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return ck_run(s);
 }

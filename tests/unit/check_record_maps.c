@@ -179,8 +179,6 @@ main(void)
 	Suite *s = suite_create("record_maps");
 	TCase *tc = tcase_create("parse");
 	TCase *tr = tcase_create("read");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, file_mapping);
 	tcase_add_test(tc, paths_with_spaces_and_deleted_files);
@@ -191,9 +189,5 @@ main(void)
 	tcase_add_test(tr, own_maps_hold_our_program);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, tr);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ck_run(s);
 }

@@ -482,8 +482,6 @@ main(void)
 	Suite *s = suite_create("record_perfrec");
 	TCase *tp = tcase_create("decode");
 	TCase *tc = tcase_create("callchain");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tp, sample_fields);
 	tcase_add_test(tp, truncated_samples_are_rejected);
@@ -498,9 +496,5 @@ main(void)
 	tcase_add_test(tc, stack_build_resolves_and_marks_truncation);
 	suite_add_tcase(s, tp);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ck_run(s);
 }

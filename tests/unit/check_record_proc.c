@@ -260,8 +260,6 @@ main(void)
 {
 	Suite *s = suite_create("record_proc");
 	TCase *tc = tcase_create("proc");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, processes_and_threads);
 	tcase_add_test(tc, thread_lists_follow_their_process);
@@ -270,9 +268,5 @@ main(void)
 	tcase_add_test(tc, python_runtime_paths);
 	tcase_add_test(tc, cmdline_detects_python_x_perf);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ck_run(s);
 }

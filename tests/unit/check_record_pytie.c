@@ -129,17 +129,11 @@ main(void)
 {
 	Suite *s = suite_create("record_pytie");
 	TCase *tc = tcase_create("tie");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_fit);
 	tcase_add_test(tc, test_entering);
 	tcase_add_test(tc, test_cut_chain);
 	tcase_add_test(tc, test_misfits);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ck_run(s);
 }

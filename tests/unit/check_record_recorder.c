@@ -508,8 +508,6 @@ main(void)
 {
 	Suite *s = suite_create("record_recorder");
 	TCase *tc = tcase_create("records");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, modules_precede_samples_and_exec_starts_an_epoch);
 	tcase_add_test(tc, samples_inside_an_exec_are_dropped);
@@ -520,9 +518,5 @@ main(void)
 	tcase_add_test(tc, lost_forks_are_recovered_from_proc);
 	tcase_add_test(tc, a_process_with_a_live_thread_is_not_looked_up);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ck_run(s);
 }

@@ -201,8 +201,6 @@ main(void)
 {
 	Suite *s = suite_create("record_ring");
 	TCase *tc = tcase_create("ring");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, empty_ring_has_no_records);
@@ -213,9 +211,5 @@ main(void)
 	tcase_add_test(tc, malformed_headers_skip_the_pass);
 	tcase_add_test(tc, head_behind_tail_resynchronizes);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ck_run(s);
 }

@@ -210,8 +210,6 @@ main(void)
 {
 	Suite *su = suite_create("record_sorter");
 	TCase *tc = tcase_create("sorter");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, first_round_releases_nothing);
@@ -222,9 +220,5 @@ main(void)
 	tcase_add_test(tc, simulated_rings_merge_in_time_order);
 	tcase_add_test(tc, reserved_events_are_queued_and_reused);
 	suite_add_tcase(su, tc);
-	sr = srunner_create(su);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ck_run(su);
 }

@@ -209,17 +209,11 @@ main(void)
 {
 	Suite *s = suite_create("record_spooltrim");
 	TCase *tc = tcase_create("trim");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, every_cut_is_trimmed_to_a_boundary);
 	tcase_add_test(tc, appended_cut_is_trimmed_from_its_start);
 	tcase_add_test(tc, start_is_the_offset_without_append);
 	tcase_add_test(tc, pipe_is_left_alone);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return ck_run(s);
 }

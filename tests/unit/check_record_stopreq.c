@@ -139,8 +139,6 @@ main(void)
 {
 	Suite *s = suite_create("record_stopreq");
 	TCase *tc = tcase_create("grace");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, the_grace_ends_a_recorder_stuck_in_a_step);
 	tcase_add_test(tc, a_late_alarm_ends_nothing);
@@ -148,9 +146,5 @@ main(void)
 	tcase_add_test(tc, a_request_arms_the_grace);
 	tcase_add_test(tc, a_second_request_ends_at_once);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return ck_run(s);
 }

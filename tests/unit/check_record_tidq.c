@@ -83,15 +83,9 @@ main(void)
 {
 	Suite *s = suite_create("record_tidq");
 	TCase *tc = tcase_create("tidq");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_pairs_by_thread_and_time);
 	tcase_add_test(tc, test_bounded_and_dropped);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ck_run(s);
 }

@@ -588,8 +588,6 @@ main(void)
 {
 	Suite *s = suite_create("records");
 	TCase *tc = tcase_create("codec");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, every_kind_decodes_and_writes_back);
 	tcase_add_test(tc, fields_decode_to_their_values);
@@ -610,9 +608,5 @@ main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, lines_are_bounded_and_reads_checked);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ck_run(s);
 }

@@ -110,11 +110,5 @@ dpkg_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(dpkg_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ck_run(dpkg_suite());
 }

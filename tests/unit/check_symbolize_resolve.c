@@ -781,11 +781,5 @@ resolve_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(resolve_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ck_run(resolve_suite());
 }

@@ -12,6 +12,19 @@
 
 #include <check.h>
 
+/* Runs suite `s` and frees it; main()'s exit status (1: a test failed). */
+static inline int
+ck_run(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
+
 #undef mark_point
 #define mark_point() ((void)0)
 #define _mark_point(file, line) ((void)0)
