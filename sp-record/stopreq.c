@@ -125,13 +125,10 @@ rec_stopreq_child(pid_t pid)
 	child = pid;
 }
 
-const char *
+void
 rec_stopreq_doing(const char *what)
 {
-	const char *was = doing;
-
 	doing = what;
-	return was;
 }
 
 void

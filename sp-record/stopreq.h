@@ -30,10 +30,10 @@ void rec_stopreq_deadline(double seconds);
 /* The launched command, ended with sp-record if it must end at once. */
 void rec_stopreq_child(pid_t pid);
 /*
- * Says what the recorder is doing from now on (a string that lives as
- * long as the program, or NULL); returns what it said before.
+ * Says what the recorder is doing from now on, for the notice: a string
+ * that lives as long as the program, or NULL between its steps.
  */
-const char *rec_stopreq_doing(const char *what);
+void rec_stopreq_doing(const char *what);
 /* The orderly stop began: the grace bound no longer applies. */
 void rec_stopreq_disarm(void);
 
