@@ -1,7 +1,8 @@
 #!/bin/sh
 # t2008-unwind-deep.sh: stacks deeper than the stack copy (issue 28).
 # unw_deep recurses 40 to 400 KiB deep, its depth following a sawtooth of
-# CPU time: at least 99% of its samples must be complete and every stack
+# CPU time: at least 99% of its samples with a stack (the kernel copied
+# none for at most 1%, the ip alone) must be complete and every stack
 # must follow the program's own call structure (unw_deep.awk), which
 # takes the reads past the copy: without them (--stack-read 0)
 # most stacks end in the truncated marker.  With "switch" the whole stack
