@@ -106,7 +106,7 @@ while [ $# -gt 0 ]; do
 		add "$1"; add "$2"; shift 2 ;;
 	-p?* | --pid=* | -t?* | --tid=*) attach=1; add "$1"; shift ;;
 	-a | --all-cpus) attach=1 follow_moot=1; add "$1"; shift ;;
-	-f | --children) children=1; shift ;;
+	-f | --children) children=asked; shift ;;
 	--no-children) children=""; shift ;;
 	--ptrace) follow_moot=1; add "$1"; shift ;;
 	-C | --cpu | -u | --uid | -d | --duration | -F | --freq | -e | \
@@ -121,8 +121,12 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ -n "$cmd_given" ] && [ $# -eq 0 ] && usage_error "no command after '--'"
-# -a records every process already; --ptrace follows no children.
-[ -n "$children" ] && [ -z "$follow_moot" ] && add -f
+# -a records every process already; --ptrace follows no children (a -f
+# asked for still goes, and sp-record says so).
+if [ "$children" = asked ] || { [ -n "$children" ] && [ -z "$follow_moot" ]; }
+then
+	add -f
+fi
 [ $# -eq 0 ] && [ -z "$attach" ] &&
 	usage_error "nothing to record: give a command, or -p PID"
 case $format in
