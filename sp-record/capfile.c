@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/names.h"
+#include "common/openreg.h"
 #include "common/spool.h"
 #include "sp-record/capfile.h"
 #include "common/banned.h"
@@ -25,22 +26,14 @@
 static int
 reopen_regular(int pfd, struct stat *st)
 {
-	char self[64];
-	int fd, e;
+	int fd;
 
 	if (pfd < 0)
 		return -1;
-	if (fstat(pfd, st) < 0 || !S_ISREG(st->st_mode)) {
-		e = fstat(pfd, st) < 0 ? errno : EINVAL;
-		close(pfd);
-		errno = e;
+	if ((fd = sp_open_regular_path(pfd, st)) < 0) {
+		errno = -fd;
 		return -1;
 	}
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
-	fd = open(self, O_RDONLY | O_NOCTTY | O_CLOEXEC);
-	e = errno;
-	close(pfd);
-	errno = e;
 	return fd;
 }
 

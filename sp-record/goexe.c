@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/openreg.h"
 #include "sp-record/goexe.h"
 #include "common/banned.h"
 
@@ -54,10 +55,11 @@ rec_goexe_is_go(const char *path)
 	Elf64_Shdr *sh = NULL;
 	char *names = NULL;
 	Elf64_Ehdr eh;
+	struct stat st;
 	bool go = false;
 	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+	if ((fd = sp_open_regular(AT_FDCWD, path, false, &st)) < 0)
 		return false;
 	if (!read_at(fd, &eh, sizeof(eh), 0) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/names.h"
+#include "common/openreg.h"
 #include "common/spool.h"
 #include "sp-record/filepin.h"
 #include "sp-record/modfile.h"
@@ -18,21 +19,16 @@
 int
 rec_modfile_open_path(const char *path, uint64_t inode, struct stat *st)
 {
-	int fd, flags;
+	int fd = sp_open_regular(AT_FDCWD, path, false, st);
 
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) ||
-	    (inode && st->st_ino != inode)) {
+	if (fd >= 0 && inode && st->st_ino != inode) {
 		close(fd);
-		errno = EINVAL;
+		fd = -EINVAL;
+	}
+	if (fd < 0) {
+		errno = -fd;
 		return -1;
 	}
-	/* Regular files ignore O_NONBLOCK; clear it all the same. */
-	flags = fcntl(fd, F_GETFL);
-	if (flags >= 0)
-		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
 	return fd;
 }
 

@@ -17,9 +17,10 @@ struct sp_module;
 
 /*
  * Opens `path` read-only when it is a regular file with inode `inode`
- * (0: any), filling *st.  The open never blocks (O_NONBLOCK, so a FIFO
- * opens at once and is then refused).  Returns the descriptor, or -1 with
- * errno set (EINVAL: not a regular file or another inode).
+ * (0: any), filling *st.  The type is checked before anything is opened
+ * (openreg.h), so a FIFO or device there is never opened, even through
+ * a symbolic link.  Returns the descriptor, or -1 with errno set
+ * (EINVAL: not a regular file or another inode).
  */
 int rec_modfile_open_path(const char *path, uint64_t inode, struct stat *st);
 

@@ -14,7 +14,7 @@
 
 #include "common/buf.h"
 #include "sp-symbolize/dpkgown.h"
-#include "sp-symbolize/openreg.h"
+#include "common/openreg.h"
 #include "common/banned.h"
 
 /* A file looked for: its identity and its name's last component. */
@@ -128,7 +128,7 @@ scan_dir(DIR *dir, struct want *w, size_t n, char **owners)
 		len = list_package(de->d_name);
 		if (!len)
 			continue;
-		fd = sym_open_regular(dirfd(dir), de->d_name, true, &st);
+		fd = sp_open_regular(dirfd(dir), de->d_name, true, &st);
 		if (fd < 0)
 			continue;
 		f = fdopen(fd, "r");

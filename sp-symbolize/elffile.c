@@ -14,7 +14,7 @@
 #include <zlib.h>
 
 #include "sp-symbolize/elffile.h"
-#include "sp-symbolize/openreg.h"
+#include "common/openreg.h"
 #include "common/banned.h"
 
 /*
@@ -116,7 +116,7 @@ sym_elffile_open(struct sym_elffile *f, const char *path)
 	*f = (struct sym_elffile)SYM_ELFFILE_INIT;
 	elf_version(EV_CURRENT);
 	/* A FIFO or a device a record or a debug link names is not opened. */
-	fd = sym_open_regular(AT_FDCWD, path, false, &st);
+	fd = sp_open_regular(AT_FDCWD, path, false, &st);
 	if (fd < 0)
 		return fd;
 	f->fd = fd;

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "common/grow.h"
-#include "sp-symbolize/openreg.h"
+#include "common/openreg.h"
 #include "sp-symbolize/perfmap.h"
 #include "common/buf.h"
 #include "common/banned.h"
@@ -175,7 +175,7 @@ sym_perfmap_id_equal(const struct sym_perfmap_id *a,
 int
 sym_perfmap_open(const char *path, uid_t owner, struct stat *st)
 {
-	int fd = sym_open_regular(AT_FDCWD, path, true, st);
+	int fd = sp_open_regular(AT_FDCWD, path, true, st);
 
 	if (fd == -EINVAL ||
 	    (fd >= 0 && st->st_uid != owner && st->st_uid != 0)) {

@@ -25,7 +25,7 @@
 #include "common/buf.h"
 #include "common/grow.h"
 #include "common/htab.h"
-#include "sp-symbolize/openreg.h"
+#include "common/openreg.h"
 #include "sp-symbolize/symcache.h"
 #include "common/banned.h"
 
@@ -216,7 +216,7 @@ read_file(struct sym_cache *c, const char *name, uint64_t max, struct sp_buf *b)
 
 	if (rc)
 		return rc;
-	fd = sym_open_regular(c->dfd, name, true, &st);
+	fd = sp_open_regular(c->dfd, name, true, &st);
 	if (fd < 0)
 		return fd == -EINVAL || fd == -ELOOP ? -EPERM : fd;
 	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))

@@ -5,6 +5,7 @@
  *
  *   rec_libswap fifo SECONDS LIBRARY READY
  *   rec_libswap truncate SECONDS LIBRARY
+ *   rec_libswap link SECONDS LIBRARY READY TARGET
  *
  * fifo: deletes LIBRARY and puts a FIFO named "LIBRARY (deleted)" in its
  * place, the path /proc/PID/maps then shows; creates the file READY; then
@@ -12,6 +13,10 @@
  * truncate: spins in the library for SECONDS/2, cuts LIBRARY's file right
  * after its code (what the recorder reads of it, the CFI, is gone; what
  * this process runs is not), spins SECONDS/2 more in other functions.
+ * link: renames LIBRARY to "LIBRARY.moved" and puts a symbolic link to
+ * TARGET (a FIFO, a device) at LIBRARY, the path a recorder that saw the
+ * mapping made still names (/proc/PID/maps shows the new name); writes
+ * its pid to READY; then spins in the library for SECONDS.
  * LIBRARY is built from rec_intlib.c.  SECONDS is wall time; "3c" is
  * 3 s of CPU time, so that a test gets its samples however loaded the
  * machine is.
@@ -76,6 +81,25 @@ find_code_end(struct dl_phdr_info *info, size_t size, void *arg)
 	return code_end != 0;
 }
 
+/* The link mode: LIBRARY moved away, a link to TARGET in its place. */
+static int
+relink(const char *lib, const char *target, const char *ready, double secs)
+{
+	char moved[4096];
+	int fd;
+
+	snprintf(moved, sizeof(moved), "%s.moved", lib);
+	if (rename(lib, moved) < 0 || symlink(target, lib) < 0 ||
+	    (fd = open(ready, O_WRONLY | O_CREAT, 0600)) < 0) {
+		perror("rec_libswap");
+		return 1;
+	}
+	dprintf(fd, "%d\n", (int)getpid());
+	close(fd);
+	spin(secs, lib_work);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -108,6 +132,8 @@ main(int argc, char **argv)
 		spin(secs, lib_work);
 		return 0;
 	}
+	if (strcmp(argv[1], "link") == 0 && argc > 5)
+		return relink(argv[3], argv[5], argv[4], secs);
 	spin(secs / 2, lib_work);
 	dl_iterate_phdr(find_code_end, argv[3]);
 	if (!code_end || truncate(argv[3], code_end) < 0) {
