@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/satmath.h"
 #include "sp-fold/write_pprof.h"
 #include "sp-fold/write_pprof_proto.h"
 #include "common/banned.h"
@@ -78,8 +79,8 @@ fold_write_pprof(FILE *out, const struct fold_profile *prof,
 	for (i = 0; !rc && i < n; i++) {
 		rc = line_locations(&p, &l[i], !o->no_comm, &ids, &comm);
 		reverse_ids(&ids);
-		v[0] = (int64_t)l[i].count;
-		v[1] = (int64_t)(l[i].count * meta->period_ns);
+		v[0] = sp_sat_i64(l[i].count);
+		v[1] = sp_sat_i64(sp_sat_mul_u64(l[i].count, meta->period_ns));
 		if (!rc)
 			rc = fold_pprof_sample(
 			    &p, (const uint64_t *)ids.data,

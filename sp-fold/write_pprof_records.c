@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/satmath.h"
 #include "sp-fold/events.h"
 #include "sp-fold/expand.h"
 #include "sp-fold/group.h"
@@ -240,8 +241,9 @@ entry_sample(struct fold_pprof *p, const struct fold_profile *prof,
 		if (loc && sp_buf_add(locs, &id, sizeof(id)))
 			return -ENOMEM;
 	}
-	v[0] = (int64_t)(o->weight_time ? e->count / period : e->count);
-	v[1] = (int64_t)(o->weight_time ? e->count : e->count * period);
+	v[0] = sp_sat_i64(o->weight_time ? e->count / period : e->count);
+	v[1] = sp_sat_i64(o->weight_time ? e->count
+					 : sp_sat_mul_u64(e->count, period));
 	return fold_pprof_sample(
 	    p, (const uint64_t *)locs->data, locs->len / sizeof(uint64_t), v, 2,
 	    e->name == UINT32_MAX ? NULL : prof->m->strs[e->name], e->pid,

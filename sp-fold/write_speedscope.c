@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/records.h"
+#include "common/satmath.h"
 #include "sp-fold/expand.h"
 #include "sp-fold/write_speedscope.h"
 #include "common/banned.h"
@@ -241,7 +242,7 @@ profile(struct ss *ss, const uint32_t *order, size_t from, size_t to)
 	sl = (const struct slot *)ss->slots.data;
 	n = ss->slots.len / sizeof(*sl);
 	for (end = start, i = 0; i < n; i++)
-		end += sl[i].weight;
+		end = sp_sat_add_u64(end, sl[i].weight);
 	profile_head(ss, &prof->ents[prof->ticks[order[to - 1]].entry], start,
 		     end);
 	for (i = 0; i < n; i++) {
