@@ -214,6 +214,16 @@ void sp_spool_reader_on_wait(struct sp_spool_reader *r, void (*fn)(void *),
  * input, wait 100 ms and read again instead of ending (like tail -f).
  */
 void sp_spool_reader_follow(struct sp_spool_reader *r, bool follow);
+/*
+ * Whether the last record read is the stats record (SP_EXT_STATS) that
+ * sp-record writes last, when it stops.  At a clean end of input, false
+ * means the spool was cut short at a record boundary (a recorder killed,
+ * a tee interrupted): every record is sound, but the recording is not
+ * whole.
+ */
+bool sp_spool_reader_closed(const struct sp_spool_reader *r);
+/* The file offset of the first byte not yet read as a record. */
+uint64_t sp_spool_reader_offset(const struct sp_spool_reader *r);
 /* What went wrong, with the byte offset where it applies. */
 const char *sp_spool_reader_errmsg(const struct sp_spool_reader *r);
 

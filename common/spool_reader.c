@@ -85,6 +85,7 @@ struct sp_spool_reader {
 	struct idlist kernel;
 	uint64_t last_ts;
 	struct sp_ext_bounds ext; /* events defined, for the extensions */
+	bool closed; /* the last record read was sp-record's stats record */
 };
 
 /* A bounded decoding cursor over the unparsed input. */
@@ -713,6 +714,7 @@ sp_spool_reader_next(struct sp_spool_reader *r, struct sp_spool_record *rec)
 			rc = parse_record(&c, rec->tag, rec);
 			if (rc == 0) {
 				r->pos = (size_t)(c.p - r->in.data);
+				r->closed = rec->tag == SP_EXT_STATS;
 				return 1;
 			}
 			if (rc != -EAGAIN)
@@ -801,6 +803,18 @@ sp_spool_reader_on_wait(struct sp_spool_reader *r, void (*fn)(void *),
 {
 	r->on_wait = fn;
 	r->wait_ctx = ctx;
+}
+
+bool
+sp_spool_reader_closed(const struct sp_spool_reader *r)
+{
+	return r->closed;
+}
+
+uint64_t
+sp_spool_reader_offset(const struct sp_spool_reader *r)
+{
+	return r->base + r->pos;
 }
 
 const char *

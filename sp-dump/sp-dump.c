@@ -517,6 +517,12 @@ dump_records(struct dump *d)
 		warnx("'%s': %s", d->name, sp_spool_reader_errmsg(d->r));
 		return 1;
 	}
+	/* Every record is sound, but the recording is not whole. */
+	if (!sp_spool_reader_closed(d->r))
+		warnx("'%s': the spool ends at byte %" PRIu64 " without "
+		      "sp-record's closing stats record: the recording was "
+		      "cut short (every record before is shown)",
+		      d->name, sp_spool_reader_offset(d->r));
 	return 0;
 }
 

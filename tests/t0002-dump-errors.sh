@@ -98,8 +98,9 @@ printf 'header 0 0\nmodule 0 7 0x1000 0x2000 0 1 0 /m\nbuildid 0 abcd\ncomm 1 7 
 "$SP_FOLD" --weight period --event-filter instructions "$TMP/out" >"$TMP/folded" 2>"$TMP/err" || fail "sp-fold: $(cat "$TMP/err")"
 grep -qx "app;\[m\] 5" "$TMP/folded" || fail "weighted sample lost: $(cat "$TMP/folded")"
 
-# Every cut of a small spool: a clean error or a clean shorter spool,
-# never a crash, and only whole lines on stdout.  Leak checks are off for
+# Every cut of a small spool: a clean error, or a clean shorter spool
+# that is said to be cut short (it lacks the closing stats record: issue
+# 39 item 9), never a crash, and only whole lines on stdout.  Leak checks are off for
 # the cuts (they were two thirds of this test's CPU): fuzz_spool checks
 # leaks on truncated input, and the errors above check them on each path.
 python3 "$TOP/tests/spoolgen.py" >"$TMP/full.spool" <<'EOF2'
@@ -114,8 +115,12 @@ sample 100 0 1
 exec 5 7 0
 ext 20 0a0e0e
 deactivate 7
+stats samples 1
 EOF2
 size=$(wc -c <"$TMP/full.spool")
+"$SP_DUMP" "$TMP/full.spool" >"$TMP/out" 2>"$TMP/err" ||
+	fail "the whole spool: $(cat "$TMP/err")"
+[ -s "$TMP/err" ] && fail "the whole spool: $(cat "$TMP/err")"
 n=0
 while [ $n -lt "$size" ]; do
 	head -c $n "$TMP/full.spool" >"$TMP/cut.spool"
@@ -123,7 +128,9 @@ while [ $n -lt "$size" ]; do
 		"$SP_DUMP" "$TMP/cut.spool" >"$TMP/out" 2>"$TMP/err"
 	rc=$?
 	case $rc in
-	0) [ -s "$TMP/err" ] && fail "cut $n: exit 0 with a message" ;;
+	0) one_error sp-dump "$TMP/err"
+	   grep -q "ends at byte $n without sp-record's closing stats record" \
+		"$TMP/err" || fail "cut $n: $(cat "$TMP/err")" ;;
 	1) one_error sp-dump "$TMP/err"
 	   grep -Eq 'truncated spool (record|header) at byte|empty input' \
 		"$TMP/err" || fail "cut $n: $(cat "$TMP/err")" ;;

@@ -29,7 +29,16 @@ grep -q 'Broken pipe' "$TMP/rec.err" && fail "write error: $(cat "$TMP/rec.err")
 [ "$(cat "$TMP/rec.rc")" = 0 ] ||
 	fail "sp-record exit $(cat "$TMP/rec.rc"): $(cat "$TMP/rec.err")"
 grep -q 'stopped by signal 2' "$TMP/rec.err" || fail "$(cat "$TMP/rec.err")"
-"$SP_DUMP" "$TMP/x.spool" >"$TMP/dump" || fail "the spool is not readable"
+"$SP_DUMP" "$TMP/x.spool" >"$TMP/dump" 2>"$TMP/dump.err" ||
+	fail "the spool is not readable: $(cat "$TMP/dump.err")"
+# A spool that lost its end says so, and one that did not says nothing
+# (issue 39 item 9: a cut at a record boundary read as whole).
+if grep -q '^stats' "$TMP/dump"; then
+	[ -s "$TMP/dump.err" ] && fail "a whole spool: $(cat "$TMP/dump.err")"
+else
+	grep -q "without sp-record's closing stats record" "$TMP/dump.err" ||
+		fail "a spool cut short, read as whole: $(cat "$TMP/dump.err")"
+fi
 # 1 s of the target's CPU at 499 Hz: about 500 samples.
 [ "$(grep -c '^sample' "$TMP/dump")" -gt 200 ] ||
 	fail "only $(grep -c '^sample' "$TMP/dump") samples in 1 s of CPU"
@@ -41,6 +50,8 @@ fi
 
 ctrl_c -i
 [ "$(cat "$TMP/rec.rc")" = 0 ] || fail "with tee -i: exit $(cat "$TMP/rec.rc")"
-"$SP_DUMP" "$TMP/x.spool" >"$TMP/dump" || fail "tee -i: spool not readable"
+"$SP_DUMP" "$TMP/x.spool" >"$TMP/dump" 2>"$TMP/dump.err" ||
+	fail "tee -i: spool not readable"
 grep -q '^stats' "$TMP/dump" || fail "tee -i: no stats record at the end"
+[ -s "$TMP/dump.err" ] && fail "tee -i: $(cat "$TMP/dump.err")"
 exit 0

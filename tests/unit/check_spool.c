@@ -615,7 +615,11 @@ START_TEST(rejects_extensions_the_text_readers_refuse)
 }
 END_TEST
 
-/* Every cut of a valid spool yields its complete records, then an error. */
+/*
+ * Every cut of a valid spool yields its complete records, then an error;
+ * a cut between records is a shorter spool the reader says was not
+ * closed (no stats record last), at the byte where it ends.
+ */
 START_TEST(every_truncation_is_a_clean_error)
 {
 	struct sp_module m = mod(7, 0x1000, 0x2000, "/lib/x.so", false);
@@ -623,7 +627,8 @@ START_TEST(every_truncation_is_a_clean_error)
 				 ufr(0x9999),
 				 sp_frame_truncated_marker() };
 	struct sp_spool_record rec;
-	struct sp_buf all = SP_BUF_INIT;
+	struct sp_buf all = SP_BUF_INIT, stats = SP_BUF_INIT;
+	uint64_t start, interval;
 	size_t cut;
 	int boundaries = 0;
 
@@ -632,6 +637,8 @@ START_TEST(every_truncation_is_a_clean_error)
 	sp_spool_writer_exec(w, 11, 7, true);
 	sp_spool_writer_ext(w, 200, "xyz", 3);
 	sp_spool_writer_deactivate(w, 7);
+	ck_assert_int_eq(sp_ext_counter_encode(&stats, "samples", 1), 0);
+	sp_spool_writer_ext(w, SP_EXT_STATS, stats.data, stats.len);
 	ck_assert_int_eq(sp_spool_writer_flush(w), 0);
 	all.len = 0;
 	sp_buf_grow(&all, 4096);
@@ -654,15 +661,28 @@ START_TEST(every_truncation_is_a_clean_error)
 		/* A cut between records leaves a shorter valid spool. */
 		if (rc == 0) {
 			ck_assert_int_eq(n, boundaries++);
+			ck_assert(!sp_spool_reader_closed(r));
+			ck_assert_uint_eq(sp_spool_reader_offset(r), cut);
 			continue;
 		}
 		ck_assert_ptr_nonnull(
 		    strstr(sp_spool_reader_errmsg(r), "truncated")
 			?: strstr(sp_spool_reader_errmsg(r), "empty"));
 	}
-	/* module, 3 frames, 3 stacks, thread, sample, exec, ext, deact */
-	ck_assert_int_eq(boundaries, 12);
+	/* module, 3 frames, 3 stacks, thread, sample, exec, ext, deact,
+	 * stats */
+	ck_assert_int_eq(boundaries, 13);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	ck_assert_int_eq(pwrite(fd, all.data, all.len, 0), (ssize_t)all.len);
+	sp_spool_reader_free(r);
+	r = sp_spool_reader_new(fd);
+	ck_assert_int_eq(sp_spool_reader_header(r, &start, &interval), 0);
+	for (cut = 0; sp_spool_reader_next(r, &rec) > 0; cut++)
+		;
+	ck_assert_uint_eq(cut, 13);
+	ck_assert(sp_spool_reader_closed(r));
 	sp_buf_release(&all);
+	sp_buf_release(&stats);
 }
 END_TEST
 
