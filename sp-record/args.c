@@ -68,6 +68,8 @@ rec_help(void)
 	      "                          those the host cannot reach (lost)\n"
 	      "      --capture-dir DIR   where (the symbol cache: "
 	      "~/.cache/stackpulse)\n"
+	      "      --capture-dir-force  even a system directory or a "
+	      "filesystem root\n"
 	      "      --capture-max-file SIZE   larger files are not kept "
 	      "(256M)\n"
 	      "      --capture-max-total SIZE  bytes kept per recording (1G)\n"

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "sp-record/args.h"
+#include "sp-record/capdir.h"
 #include "sp-record/deepstack.h"
 #include "sp-record/proc.h"
 #include "sp-record/ptrace.h"
@@ -87,6 +89,27 @@ check_scope(const struct rec_config *cfg, size_t npids, size_t ntids, int argc)
 		warnx("--ptrace records one process: no -a, no -t");
 		rec_usage();
 	}
+}
+
+/*
+ * --capture-dir: refused in a system directory unless forced, and where
+ * the build-id store would keep nothing (others may write) at all.
+ */
+static void
+check_capture_dir(const struct rec_config *cfg, bool force)
+{
+	char why[PATH_MAX + 64];
+	int rc;
+
+	if (!cfg->capture_dir || cfg->capture == REC_CAPTURE_OFF)
+		return;
+	rc = rec_capdir_check(cfg->capture_dir, why, sizeof(why));
+	if (!rc || (rc == -EPERM && force))
+		return;
+	warnx("--capture-dir '%s' is %s: give a directory of your own%s",
+	      cfg->capture_dir, why,
+	      rc == -EPERM ? ", or --capture-dir-force" : "");
+	rec_usage();
 }
 
 /*
@@ -374,6 +397,7 @@ record(struct recorder *r, const struct rec_config *cfg, double duration)
 enum {
 	OPT_CAPTURE = 256,
 	OPT_CAPTURE_DIR,
+	OPT_CAPTURE_DIR_FORCE,
 	OPT_CAPTURE_MAX_FILE,
 	OPT_CAPTURE_MAX_TOTAL,
 	OPT_CAPTURE_MAX_TREE,
@@ -390,6 +414,8 @@ main(int argc, char **argv)
 		{ "call-graph", required_argument, NULL, 'g' },
 		{ "capture", required_argument, NULL, OPT_CAPTURE },
 		{ "capture-dir", required_argument, NULL, OPT_CAPTURE_DIR },
+		{ "capture-dir-force", no_argument, NULL,
+		  OPT_CAPTURE_DIR_FORCE },
 		{ "capture-max-file", required_argument, NULL,
 		  OPT_CAPTURE_MAX_FILE },
 		{ "capture-max-total", required_argument, NULL,
@@ -429,7 +455,7 @@ main(int argc, char **argv)
 	size_t npids = 0, ntids = 0;
 	double duration = 0;
 	int ch, status, fd;
-	bool freq_max = false;
+	bool freq_max = false, capture_dir_force = false;
 
 	/*
 	 * Its sorter's events, intern tables and per-process state come and
@@ -455,6 +481,9 @@ main(int argc, char **argv)
 			break;
 		case OPT_CAPTURE_DIR:
 			cfg.capture_dir = optarg;
+			break;
+		case OPT_CAPTURE_DIR_FORCE:
+			capture_dir_force = true;
 			break;
 		case OPT_CAPTURE_MAX_FILE:
 			cfg.capture_max_file =
@@ -557,6 +586,7 @@ main(int argc, char **argv)
 	rec_unique_ids(pids, &npids);
 	rec_unique_ids(tids, &ntids);
 	check_scope(&cfg, npids, ntids, argc);
+	check_capture_dir(&cfg, capture_dir_force);
 	if (cfg.ev.nevents == 0) {
 		rec_evspec_default(&cfg.ev.events[0]);
 		cfg.ev.nevents = 1;
