@@ -385,6 +385,8 @@ rec_unwinder_counters(const struct rec_unwinder *u,
 			fn(fallback_keys[i], u->count.fallbacks[i], arg);
 	if (u->count.leaf_returns)
 		fn("unwind.leaf_return_pcs", u->count.leaf_returns, arg);
+	if (u->count.exhausted)
+		fn("unwind.reads_exhausted", u->count.exhausted, arg);
 	for (i = 0; i < DEEP_COUNT; i++)
 		if (u->count.deep[i])
 			fn(deep_keys[i], u->count.deep[i], arg);

@@ -174,6 +174,7 @@ struct rec_unwcount {
 	uint64_t fallbacks[FB_COUNT];
 	uint64_t deep[DEEP_COUNT];
 	uint64_t leaf_returns; /* pcs given a rule by rec_unw_leaf_return */
+	uint64_t exhausted;    /* steps that spent all of UNW_READS_MAX */
 	bool missed_module;    /* the last unwind met a pc without module */
 	uint64_t missed_pc;    /* the first such pc */
 };

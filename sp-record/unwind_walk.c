@@ -193,6 +193,7 @@ step(struct rec_uctx *c, unw_cursor_t *cur, uint64_t at, int *sig, uint64_t *pc)
 		c->count->fallbacks[c->fallback]++;
 	/* whatever libunwind made of the step, its reads were cut short */
 	if (c->reads > UNW_READS_MAX) {
+		c->count->exhausted++;
 		over_note(c, at, c->reads - reads);
 		c->err = ERR_BUDGET;
 		return -1;
