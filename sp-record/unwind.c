@@ -63,6 +63,7 @@ struct rec_unwinder {
 	bool own_off;          /* rec_unwinder_set_own_cfi(u, false) */
 	struct sp_htab *procs; /* pid -> struct rec_unwproc * */
 	struct sp_htab *code;  /* pid -> struct rec_ranges * (anon. code) */
+	struct sp_htab *over;  /* steps that ran out of reads (unwind_walk.c) */
 	struct rec_unwproc *last_proc;
 	struct rec_unwcount count; /* what the walks count */
 	uint64_t samples, frames;
@@ -90,6 +91,7 @@ static const char *const error_keys[ERR_COUNT] = {
 	"unwind_error.sp_moved_backwards",
 	"unwind_error.return_address_not_code",
 	"unwind_error.caller_skipped",
+	"unwind_error.budget_exceeded",
 };
 
 static const char *const fallback_keys[FB_COUNT] = {
@@ -210,7 +212,8 @@ rec_unwinder_new(struct rec_filepin *pins)
 	u->own.rules = rec_cfimemo_new(REC_CFIMEMO_MAX);
 	u->procs = sp_htab_new();
 	u->code = sp_htab_new();
-	if (!u->files || !u->own.rules || !u->procs || !u->code ||
+	u->over = sp_htab_new();
+	if (!u->files || !u->own.rules || !u->procs || !u->code || !u->over ||
 	    rec_deepstack_init(&u->live, REC_DEEPSTACK_BUDGET) < 0) {
 		rec_unwinder_free(u);
 		errno = ENOMEM;
@@ -235,6 +238,7 @@ rec_unwinder_free(struct rec_unwinder *u)
 	while (u->code && sp_htab_next(u->code, &pos, &key, &klen, &val))
 		ranges_free((struct rec_ranges *)(uintptr_t)val);
 	sp_htab_free(u->code);
+	sp_htab_free(u->over);
 	rec_elfcfi_cache_free(u->files);
 	rec_cfimemo_free(u->own.rules);
 	rec_deepstack_release(&u->live);
@@ -303,6 +307,7 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 	c.code = u->code;
 	c.live = &u->live;
 	c.count = &u->count;
+	c.over = u->over;
 	c.tail_code = u->tail_code;
 	c.mods = mods;
 	c.regs = regs;
@@ -380,6 +385,8 @@ rec_unwinder_counters(const struct rec_unwinder *u,
 			fn(fallback_keys[i], u->count.fallbacks[i], arg);
 	if (u->count.leaf_returns)
 		fn("unwind.leaf_return_pcs", u->count.leaf_returns, arg);
+	if (u->count.exhausted)
+		fn("unwind.reads_exhausted", u->count.exhausted, arg);
 	for (i = 0; i < DEEP_COUNT; i++)
 		if (u->count.deep[i])
 			fn(deep_keys[i], u->count.deep[i], arg);

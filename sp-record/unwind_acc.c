@@ -288,7 +288,8 @@ access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write,
 	struct rec_uctx *c = arg;
 
 	(void)as;
-	if (write)
+	/* ends any loop in what libunwind evaluates (unwind_walk.c) */
+	if (write || ++c->reads > UNW_READS_MAX)
 		return -UNW_EINVAL;
 	if (addr >= c->sp && addr - c->sp <= c->stack_len - sizeof(*valp)) {
 		memcpy(valp, c->stack + (addr - c->sp), sizeof(*valp));

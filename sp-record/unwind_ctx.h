@@ -34,6 +34,17 @@
  */
 #define REC_UNW_MAX_FRAMES 1024
 
+/*
+ * The most memory reads libunwind may make for one sample (access_mem
+ * calls, unwind_acc.c).  libunwind reads each byte of CFI, and of each
+ * DWARF expression it evaluates, through them, and an expression may
+ * jump backwards without end (DW_OP_skip, DW_OP_bra): the budget ends
+ * any such loop.  Honest samples use far less: at most about 19,000 on a
+ * busy machine whose every sample went through libunwind (a cold step
+ * through cc1's 20 KB FDE), under 1,600 for unw_deep's 400-deep stacks.
+ */
+#define UNW_READS_MAX (1u << 20)
+
 /* The longest start of a function scanned for a tail call. */
 #define TAIL_SCAN_MAX (16u << 10)
 
@@ -50,6 +61,7 @@ enum unwind_error {
 	ERR_SP_BACKWARDS,
 	ERR_NOT_CODE,
 	ERR_CALLER_SKIPPED,
+	ERR_BUDGET, /* libunwind ran out of reads (UNW_READS_MAX) */
 	ERR_COUNT
 };
 
@@ -103,6 +115,7 @@ struct rec_uctx {
 	struct sp_htab *code; /* pid -> struct rec_ranges *: anonymous code */
 	struct rec_deepstack *live; /* the stack above the copy, read live */
 	struct rec_unwcount *count; /* what the walks count */
+	struct sp_htab *over;       /* steps out of reads (unwind_walk.c) */
 	uint8_t *tail_code;         /* TAIL_SCAN_MAX bytes of scratch */
 	struct rec_unwproc *p;
 	struct sp_modtab *mods;
@@ -138,6 +151,7 @@ struct rec_uctx {
 	const uint8_t *win;
 	uint64_t win_lo;
 	size_t win_len;
+	uint64_t reads;            /* access_mem calls so far */
 	bool ran_out;              /* a read just above the copy failed */
 	int err;                   /* enum unwind_error of a failed step */
 	bool call_mismatch;        /* a live frame's caller called another */
@@ -160,6 +174,7 @@ struct rec_unwcount {
 	uint64_t fallbacks[FB_COUNT];
 	uint64_t deep[DEEP_COUNT];
 	uint64_t leaf_returns; /* pcs given a rule by rec_unw_leaf_return */
+	uint64_t exhausted;    /* steps that spent all of UNW_READS_MAX */
 	bool missed_module;    /* the last unwind met a pc without module */
 	uint64_t missed_pc;    /* the first such pc */
 };

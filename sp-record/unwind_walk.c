@@ -13,7 +13,11 @@
 #include <libunwind.h>
 #include <string.h>
 
+#include "common/htab.h"
 #include "sp-record/deepstack.h"
+#include "sp-record/elfcfi.h"
+#include "sp-record/filememo.h"
+#include "sp-record/regcache.h"
 #include "sp-record/unwind_calls.h"
 #include "sp-record/unwind_code.h"
 #include "sp-record/unwind_ctx.h"
@@ -79,6 +83,81 @@ ra_slot(const struct rec_uctx *c, uint64_t bp, uint64_t ra, uint64_t new_sp)
 }
 
 /*
+ * How many times a module file's CFI may exhaust a sample's reads
+ * (UNW_READS_MAX) before libunwind steps none of its frames: a file
+ * whose expressions each run long but not without end would cost the
+ * whole budget every sample.
+ */
+#define OVER_FILE_MAX 16
+
+/*
+ * The keys of c->over, a table the unwinder keeps over the recording:
+ * a module file's identity gives how often its CFI exhausted the reads;
+ * the file with an ELF address, that a step from there did by itself.
+ * Keyed by file, not process, so that no number of processes running
+ * the same file costs more.
+ */
+struct over_key {
+	struct rec_fileid id;
+	uint64_t vaddr;
+};
+
+/* The file and ELF address of the frame at `at`; false if in none. */
+static bool
+over_key(struct rec_uctx *c, uint64_t at, struct over_key *k)
+{
+	const struct rec_region *r;
+	int why;
+
+	if (!(r = rec_unw_region(c, at, &why)))
+		return false;
+	k->id = r->f->id;
+	k->vaddr = at - r->bias;
+	return true;
+}
+
+/*
+ * Whether the step from the frame at `at` is refused: it ran out of
+ * reads before, or its file's CFI did too often (over_note).
+ */
+static bool
+over_known(struct rec_uctx *c, uint64_t at)
+{
+	struct over_key k;
+	uint64_t v;
+
+	if (!sp_htab_count(c->over) || !over_key(c, at, &k))
+		return false;
+	return (sp_htab_get(c->over, &k.id, sizeof(k.id), &v) &&
+		v >= OVER_FILE_MAX) ||
+	       sp_htab_get(c->over, &k, sizeof(k), &v);
+}
+
+/*
+ * Notes that the step from the frame at `at` ran out of reads, having
+ * made `used` of them: a strike against its file, and, when the step
+ * spent half the budget by itself (a sample that spent it on many steps
+ * says nothing of the last), the address, whose steps are not tried
+ * again.  A looping expression then costs the budget once, not once
+ * per sample.  The table holds at most OVER_FILE_MAX addresses a file.
+ */
+static void
+over_note(struct rec_uctx *c, uint64_t at, uint64_t used)
+{
+	struct over_key k;
+	uint64_t *strikes;
+	bool inserted;
+
+	if (!over_key(c, at, &k) ||
+	    !(strikes =
+		  sp_htab_slot(c->over, &k.id, sizeof(k.id), 0, &inserted)))
+		return;
+	(*strikes)++;
+	if (used >= UNW_READS_MAX / 2)
+		(void)sp_htab_put(c->over, &k, sizeof(k), 1);
+}
+
+/*
  * Steps from the frame at cur, whose pc (call site) is `at`, to its
  * caller.  *sig says whether the frame at cur is a signal trampoline's,
  * and is updated for the caller's.
@@ -92,9 +171,14 @@ static int
 step(struct rec_uctx *c, unw_cursor_t *cur, uint64_t at, int *sig, uint64_t *pc)
 {
 	unw_word_t ip, sp, bp, new_ip = 0, new_sp = 0;
+	uint64_t reads = c->reads;
 	int r, new_sig;
 	bool live;
 
+	if (over_known(c, at)) {
+		c->err = ERR_BUDGET;
+		return -1;
+	}
 	unw_get_reg(cur, UNW_REG_IP, &ip);
 	unw_get_reg(cur, UNW_REG_SP, &sp);
 	if (unw_get_reg(cur, UNW_X86_64_RBP, &bp) < 0)
@@ -107,6 +191,13 @@ step(struct rec_uctx *c, unw_cursor_t *cur, uint64_t at, int *sig, uint64_t *pc)
 	r = unw_step(cur);
 	if (c->fallback != FB_NONE)
 		c->count->fallbacks[c->fallback]++;
+	/* whatever libunwind made of the step, its reads were cut short */
+	if (c->reads > UNW_READS_MAX) {
+		c->count->exhausted++;
+		over_note(c, at, c->reads - reads);
+		c->err = ERR_BUDGET;
+		return -1;
+	}
 	live = rec_deepstack_used(c->live);
 	if (r > 0) {
 		unw_get_reg(cur, UNW_REG_IP, &new_ip);
@@ -195,7 +286,7 @@ rec_unw_walk(struct rec_unwgo *go, struct rec_uctx *c, unw_cursor_t *cur,
 		callee_sig = sig;
 		pcs[(*n)++] = ip;
 	}
-	if (r < 0 && !rec_deepstack_used(c->live) &&
+	if (r < 0 && c->err != ERR_BUDGET && !rec_deepstack_used(c->live) &&
 	    rec_unw_go_continue(go, c, pcs, n, max) == 0)
 		r = 0;
 	if (r > 0)
@@ -235,7 +326,8 @@ rec_unw_settle(struct rec_uctx *c, int r, size_t n, size_t first_live,
 	c->count->deep[c->call_mismatch ? DEEP_CALL
 		       : v == -ESTALE   ? DEEP_CHANGED
 					: DEEP_UNVERIFIED]++;
-	c->count->errors[ERR_STACK_TRUNCATED]++;
+	c->count->errors[r < 0 && c->err == ERR_BUDGET ? ERR_BUDGET
+						       : ERR_STACK_TRUNCATED]++;
 	*truncated = true;
 	return first_live < n ? first_live : n;
 }

@@ -7,7 +7,9 @@
  * FDE indexed and for FDEs at the first offsets of the input, must
  * refuse or give a rule of its kind that packs into one word and back.
  * Neither may read past the input or crash.  Their LEB128 numbers go
- * through common/varint.c.
+ * through common/varint.c.  The seed loop-expr is unw_loopcfa's
+ * .eh_frame, whose expressions jump back without end (t2011): the rule
+ * reader skips an expression by its length and never evaluates one.
  *
  * ehframe.c and cfirule.c are compiled in directly: they need nothing
  * else of the tool.
