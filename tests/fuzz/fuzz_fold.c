@@ -3,7 +3,8 @@
  * first byte picks the reader (perf script text, folded stacks or the
  * record stream) and options; the rest is the input.  The folded set then
  * goes through the folded, top, svg and pprof writers into /dev/null, and
- * a record stream through the svg writer with sources too.  Perf script
+ * a record stream through the svg writer with sources too and the pprof
+ * writer with addresses and mappings.  Perf script
  * is read without --inline, which would run addr2line.
  *
  * tool: sp-fold
@@ -20,6 +21,7 @@
 #include "sp-fold/read_records.h"
 #include "sp-fold/write_folded.h"
 #include "sp-fold/write_pprof.h"
+#include "sp-fold/write_pprof_records.h"
 #include "sp-fold/write_svg.h"
 #include "sp-fold/write_svg_records.h"
 #include "sp-fold/write_top.h"
@@ -42,7 +44,10 @@ write_all(struct fold_set *set, const struct fold_opts *o,
 	fclose(null);
 }
 
-/* The svg of a record stream, which carries sources to the tooltips. */
+/*
+ * The svg of a record stream, which carries sources to the tooltips, and
+ * its pprof, whose values are counts times the period (saturating).
+ */
 static void
 svg_records(const struct fold_profile *p, const struct fold_opts *o)
 {
@@ -51,6 +56,7 @@ svg_records(const struct fold_profile *p, const struct fold_opts *o)
 	if (!null)
 		return;
 	fold_write_svg_records(null, p, o);
+	fold_write_pprof_records(null, p, o);
 	fclose(null);
 }
 
