@@ -21,7 +21,10 @@
  *
  * A process is attached at its first sample (rec_py_attach); one that is
  * not CPython, or whose version is refused, is remembered and its
- * samples go out as before; the reason is kept for the summary.
+ * samples go out as before; the reason is kept for the summary.  One
+ * whose reads keep meeting bad pointers is given up (its samples go out
+ * with an empty truncated stack, unread, one in 1,024 read to see
+ * whether its chain healed), and counted.
  */
 #ifndef SP_RECORD_PYANN_H
 #define SP_RECORD_PYANN_H
