@@ -314,6 +314,7 @@ proc(struct rec_pyann *a, int32_t pid)
 	if (pp) {
 		a->st.processes++;
 		pp->pid = pid;
+		pp->fresh = true; /* its maps were read just now */
 		pp->serial = ++a->serials;
 		bpf_add(a, pp);
 	}
