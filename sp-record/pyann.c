@@ -13,12 +13,24 @@
 #include "sp-record/pybpf.h"
 #include "sp-record/pyfind.h"
 #include "sp-record/pyids.h"
+#include "sp-record/pymem.h"
 #include "sp-record/pystack.h"
 #include "sp-record/pytie.h"
 #include "common/banned.h"
 
 /* Kept stacks never taken (samples dropped) are let go past this many. */
 #define PENDING_MAX 65536
+
+/*
+ * A process whose reads meet a bad pointer (an address outside its
+ * writable mappings, a short read) this many times in a row, and still
+ * after its maps were read again, is given up: its samples go out with
+ * an empty truncated Python stack, unread, but one in RETRY_EVERY is
+ * read again, and one read without a fault takes it back (a chain that
+ * healed).  An exec makes a new reader.
+ */
+#define GIVE_UP_AFTER 64
+#define RETRY_EVERY 1024
 
 /* A CPython process and the map from its reader's code ids to ours. */
 struct pyproc {
@@ -28,6 +40,11 @@ struct pyproc {
 	bool bpf;      /* its stacks are read at the sample (pybpf.h) */
 	uint32_t *map; /* reader's code id -> pycode id + 1; 0: none yet */
 	size_t amap;
+	uint32_t fails;   /* reads in a row that met a bad pointer */
+	bool fresh;       /* ... its maps were read again since the first */
+	uint32_t skipped; /* samples not read since given up or retried */
+	bool gave_up;     /* GIVE_UP_AFTER fails: its samples are not read */
+	bool counted;     /* ... counted in st.gave_up once */
 };
 
 /*
@@ -297,6 +314,7 @@ proc(struct rec_pyann *a, int32_t pid)
 	if (pp) {
 		a->st.processes++;
 		pp->pid = pid;
+		pp->fresh = true; /* its maps were read just now */
 		pp->serial = ++a->serials;
 		bpf_add(a, pp);
 	}
@@ -329,6 +347,15 @@ rec_pyann_exec(struct rec_pyann *a, int32_t pid)
 		return;
 	rec_pyann_forget(a, pid);
 	(void)sp_htab_put(a->procs, &pid, sizeof(pid), EXECED);
+}
+
+void
+rec_pyann_maps_changed(struct rec_pyann *a, int32_t pid)
+{
+	uint64_t v;
+
+	if (sp_htab_get(a->procs, &pid, sizeof(pid), &v) && READER(v))
+		rec_pymem_changed(rec_py_mem(READER(v)->py));
 }
 
 void
@@ -527,23 +554,25 @@ read_at_sample(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts,
 	return 0;
 }
 
-int
-rec_pyann_read(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts)
+/*
+ * Reads thread tid's stack for sample ts of process pp and keeps it;
+ * *kept says whether a stack was kept.  Returns 0, the output's errno,
+ * or -ESRCH or -ENOTSUP when the process is to be dropped.
+ */
+static int
+read_stack(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts,
+	   bool *kept)
 {
-	struct pyproc *pp;
 	uint32_t leaf, entries;
 	uint64_t packed;
 	bool trunc = false;
 	int n, rc;
 
-	if (!a->pending && !(a->pending = sp_htab_new()))
-		return 0;
-	if (!(pp = proc(a, pid)))
-		return 0;
 	if (pp->bpf && ts) {
 		rc = read_at_sample(a, pp, tid, ts, &packed);
 		if (rc == 0)
 			keep(a, tid, ts, packed);
+		*kept = rc == 0;
 		if (rc != -EAGAIN && rc != -ENOENT)
 			return rc;
 		if (rc == -ENOENT) {
@@ -552,14 +581,8 @@ rec_pyann_read(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts)
 		}
 	}
 	n = rec_py_read_stack(pp->py, tid, a->frames, REC_PY_MAX_DEPTH, &trunc);
-	if (n == -ESRCH || n == -ENOTSUP) {
-		if (n == -ENOTSUP)
-			note(a, rec_py_why(pp->py));
-		free_proc(a, pp);
-		/* Its samples go out as a process without Python. */
-		sp_htab_put(a->procs, &pid, sizeof(pid), NOT_PYTHON);
-		return 0;
-	}
+	if (n == -ESRCH || n == -ENOTSUP)
+		return n;
 	if (n < 0) {
 		a->st.failed++;
 		return 0;
@@ -572,7 +595,97 @@ rec_pyann_read(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts)
 	     P_PACK(leaf, entries,
 		    (ts ? 0 : P_AT_SAMPLE) |
 			(trunc ? SP_PYSTACK_TRUNCATED : 0)));
+	*kept = true;
 	return 0;
+}
+
+/*
+ * Whether process pp, given up, has sample (tid, ts) go out unread,
+ * with an empty truncated stack; one in RETRY_EVERY is read.
+ */
+static bool
+skip_given_up(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts)
+{
+	if (!pp->gave_up || ++pp->skipped >= RETRY_EVERY) {
+		pp->skipped = 0;
+		return false;
+	}
+	keep(a, tid, ts,
+	     P_PACK(SP_NONE, 0, (ts ? 0 : P_AT_SAMPLE) | SP_PYSTACK_TRUNCATED));
+	a->st.gave_up_samples++;
+	return true;
+}
+
+/*
+ * Counts a read of pp that met a bad pointer (`fault`; `reread`: the
+ * maps were read again during it), else one that kept a stack clears
+ * the count.  GIVE_UP_AFTER in a row give the process up (the BPF
+ * program no longer reads it either), once its maps were read again
+ * since the first: a heap grown since they were read, which no event
+ * tells (pymem.h), is not taken for a broken chain.  A read without a
+ * fault takes it back.
+ */
+static void
+budget(struct rec_pyann *a, struct pyproc *pp, bool fault, bool kept,
+       bool reread)
+{
+	if (!fault && kept) {
+		pp->fails = 0;
+		pp->fresh = false;
+		if (pp->gave_up)
+			bpf_add(a, pp);
+		pp->gave_up = false;
+		return;
+	}
+	if (!fault || pp->gave_up)
+		return;
+	pp->fresh |= reread;
+	if (++pp->fails < GIVE_UP_AFTER)
+		return;
+	if (!pp->fresh) { /* its next miss reads them */
+		rec_pymem_changed(rec_py_mem(pp->py));
+		return;
+	}
+	pp->gave_up = true;
+	pp->skipped = 0;
+	a->st.gave_up += !pp->counted;
+	pp->counted = true;
+	if (pp->bpf)
+		rec_pybpf_remove(a->bpf, pp->pid);
+	pp->bpf = false;
+}
+
+int
+rec_pyann_read(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts)
+{
+	struct rec_pymem *m;
+	struct pyproc *pp;
+	uint64_t faults, maps;
+	bool kept = false;
+	int rc;
+
+	if (!a->pending && !(a->pending = sp_htab_new()))
+		return 0;
+	if (!(pp = proc(a, pid)))
+		return 0;
+	m = rec_py_mem(pp->py);
+	rec_pymem_tick(m);
+	if (skip_given_up(a, pp, tid, ts))
+		return 0;
+	faults = m->faults;
+	maps = m->maps_reads;
+	rc = read_stack(a, pp, tid, ts, &kept);
+	if (rc == -ESRCH || rc == -ENOTSUP) {
+		if (rc == -ENOTSUP)
+			note(a, rec_py_why(pp->py));
+		free_proc(a, pp);
+		/* Its samples go out as a process without Python. */
+		sp_htab_put(a->procs, &pid, sizeof(pid), NOT_PYTHON);
+		return 0;
+	}
+	a->st.maps_rereads += m->maps_reads - maps;
+	budget(a, pp, m->faults != faults, kept, m->maps_reads != maps);
+	return rc;
 }
 
 /* Takes the stack kept for (tid, ts), else for (tid, 0). */

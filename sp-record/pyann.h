@@ -8,6 +8,7 @@
  *            rec_pyann_exec(a, pid)             its exec
  *            rec_pyann_forget(a, pid)           its end
  *            rec_pyann_mapped(a, pid)           a libpython mapped
+ *            rec_pyann_maps_changed(a, pid)     anything mapped
  *   handle:  rec_pyann_write(a, pid, tid, ts, frames, n)  before it
  *
  * Reading at the drain, not when the sorter hands the sample on, narrows
@@ -20,7 +21,10 @@
  *
  * A process is attached at its first sample (rec_py_attach); one that is
  * not CPython, or whose version is refused, is remembered and its
- * samples go out as before; the reason is kept for the summary.
+ * samples go out as before; the reason is kept for the summary.  One
+ * whose reads keep meeting bad pointers is given up (its samples go out
+ * with an empty truncated stack, unread, one in 1,024 read to see
+ * whether its chain healed), and counted.
  */
 #ifndef SP_RECORD_PYANN_H
 #define SP_RECORD_PYANN_H
@@ -46,6 +50,10 @@ struct rec_pystats {
 				* frame left native (a call entered or left) */
 	uint64_t known_plain;  /* processes not probed: their executable's
 				* were found without an interpreter */
+	uint64_t gave_up;      /* processes whose frame chains kept meeting
+				* bad pointers: their samples are not read */
+	uint64_t gave_up_samples; /* samples of theirs not read */
+	uint64_t maps_rereads;    /* /proc/PID/maps read again by readers */
 };
 
 /* An annotator writing through `out` (borrowed); NULL with errno set. */
@@ -71,6 +79,11 @@ void rec_pyann_forget(struct rec_pyann *a, int32_t pid);
  * is CPython: one whose processes were probed plain is not probed again.
  */
 void rec_pyann_exec(struct rec_pyann *a, int32_t pid);
+/*
+ * `pid` mapped something (an MMAP2 record): its reader, if any, may
+ * read its maps again when an address misses them (pymem.h).
+ */
+void rec_pyann_maps_changed(struct rec_pyann *a, int32_t pid);
 /*
  * `pid` mapped an interpreter (its modules changed): unless a reader is
  * attached or its version was refused, it is probed at its next sample.

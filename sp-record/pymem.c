@@ -30,9 +30,12 @@ read_ranges(struct rec_pymem *m)
 	int rc;
 
 	m->maps_reads++;
+	m->ticks = 0;
+	m->changed = false;
 	rc = rec_maps_read(m->pid, &text);
 	if (rc < 0)
 		return rc == -ENOENT ? -ESRCH : rc;
+	m->maps_len = text.len;
 	m->nranges = 0;
 	while (rec_maps_next((const char *)text.data, text.len, &pos, &map,
 			     NULL) == 1) {
@@ -97,16 +100,31 @@ inside(const struct rec_pymem *m, uint64_t addr, size_t len)
 	       addr + len <= m->ranges[lo].end;
 }
 
-/* Whether block `addr` is inside; the maps are reread once a sample. */
+/*
+ * Whether the maps may be read again for an address that missed them:
+ * once a sample at most, and, for a process of many mappings, once its
+ * mappings changed or enough of its samples went by (pymem.h).
+ */
+static bool
+may_reread(const struct rec_pymem *m)
+{
+	return !m->reread &&
+	       (m->changed || m->ticks >= m->maps_len / REC_PYMEM_MAPS_TICK);
+}
+
+/* Whether block `addr` is inside, the maps read again if they may be. */
 static bool
 inside_now(struct rec_pymem *m, uint64_t addr, size_t len)
 {
 	if (inside(m, addr, len))
 		return true;
-	if (m->reread)
-		return false;
-	m->reread = true;
-	return read_ranges(m) == 0 && inside(m, addr, len);
+	if (may_reread(m)) {
+		m->reread = true;
+		if (read_ranges(m) == 0 && inside(m, addr, len))
+			return true;
+	}
+	m->faults++;
+	return false;
 }
 
 /* Reads [addr, addr+len) once checked; counts it against the budget. */
@@ -123,10 +141,15 @@ read_direct(struct rec_pymem *m, uint64_t addr, void *buf, size_t len)
 		return -EFAULT;
 	m->budget -= len;
 	n = process_vm_readv(m->pid, &local, 1, &remote, 1, 0);
+	if (n < 0 && errno == ESRCH)
+		return -ESRCH;
 	if (n < 0)
-		return errno == ESRCH ? -ESRCH : -EFAULT;
+		n = 0;
 	m->bytes_read += (uint64_t)n;
-	return (size_t)n == len ? 0 : -EFAULT;
+	if ((size_t)n == len)
+		return 0;
+	m->faults++;
+	return -EFAULT;
 }
 
 /* The page slots, allocated at first use; NULL when out of memory. */
@@ -292,6 +315,7 @@ transfer(struct rec_pymem *m, struct rec_pymem_block *b, size_t nb,
 			continue;
 		if ((size_t)r < b[i].len) {
 			b[i].ok = false;
+			m->faults++;
 			r = 0;
 			continue;
 		}
@@ -338,6 +362,18 @@ rec_pymem_used(const struct rec_pymem *m, uint64_t *pages, size_t max)
 	for (i = 0; i < n && i < max; i++)
 		pages[i] = p[i]->addr;
 	return i;
+}
+
+void
+rec_pymem_tick(struct rec_pymem *m)
+{
+	m->ticks++;
+}
+
+void
+rec_pymem_changed(struct rec_pymem *m)
+{
+	m->changed = true;
 }
 
 void

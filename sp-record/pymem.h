@@ -7,7 +7,15 @@
  * frame, thread state or code object anywhere else is a pointer gone
  * stale), and a sample's reads share a byte budget, so a chain that
  * changes under the reader costs a bounded amount.  The mappings are
- * reread at most once per sample, when an address misses them.
+ * reread at most once per sample, when an address misses them; and a
+ * process with many of them (a 4 MB maps file of 60,000 mappings takes
+ * tens of milliseconds to read) has them reread only once they changed
+ * (an mmap seen, rec_pymem_changed) or enough of its samples went by
+ * (rec_pymem_tick): one a REC_PYMEM_MAPS_TICK bytes of its last maps, so
+ * a frame chain that points outside them costs no more than this a
+ * sample, however often it is sampled.  (perf reports only executable
+ * mappings, never the anonymous memory a growing heap takes: the
+ * samples are what bring that in.)
  *
  * A system call costs more than copying a page (several microseconds
  * in a VM), so reads of up to a page are served from whole pages read
@@ -28,6 +36,9 @@
 /* Blocks rec_pymem_readv reads at most. */
 #define REC_PYMEM_MANY 256
 
+/* Bytes of maps text a sample of the process pays a reread for. */
+#define REC_PYMEM_MAPS_TICK 16384
+
 /* Pages kept for one sample. */
 #define REC_PYMEM_PAGES 16
 #define REC_PYMEM_PAGE 4096
@@ -46,9 +57,13 @@ struct rec_pymem {
 	struct rec_pymem_page *pages; /* REC_PYMEM_PAGES of them */
 	size_t npages, next;          /* kept; the next to replace */
 	size_t budget;                /* bytes this sample may still read */
-	bool reread;    /* the maps were reread during this sample */
-	uint64_t clock; /* counts the pages read, each one's stamp */
+	bool reread;     /* the maps were reread during this sample */
+	bool changed;    /* ... changed since they were last read */
+	size_t maps_len; /* bytes of maps text last read */
+	uint64_t ticks;  /* samples since then (rec_pymem_tick) */
+	uint64_t clock;  /* counts the pages read, each one's stamp */
 	uint64_t bytes_read, maps_reads; /* totals, for tests and costs */
+	uint64_t faults; /* reads refused outside the mappings or short */
 };
 
 /* Sets up reads of `pid` and reads its maps.  Returns 0 or -errno. */
@@ -121,6 +136,15 @@ int rec_pymem_prefetch(struct rec_pymem *m, struct rec_pymem_block *b,
  * what a later sample may prefetch.
  */
 size_t rec_pymem_used(const struct rec_pymem *m, uint64_t *pages, size_t max);
+
+/*
+ * A sample of the process went by: counts towards the next reread of
+ * its maps (a process of up to REC_PYMEM_MAPS_TICK bytes of them needs
+ * none, and has them reread at any sample an address misses them).
+ */
+void rec_pymem_tick(struct rec_pymem *m);
+/* The process's mappings changed: the next miss rereads them. */
+void rec_pymem_changed(struct rec_pymem *m);
 
 /* Drops the pages kept, so that the next reads see the process now. */
 void rec_pymem_forget(struct rec_pymem *m);

@@ -211,6 +211,12 @@ rec_py_bytes_read(const struct rec_py *py)
 	return py->mem.bytes_read;
 }
 
+struct rec_pymem *
+rec_py_mem(struct rec_py *py)
+{
+	return &py->mem;
+}
+
 /* Whether the thread state at `ts` (its first bytes in `b`) is tid's. */
 static int
 tstate_is(struct rec_py *py, const uint8_t *b, int32_t tid)

@@ -41,6 +41,7 @@
 #include "sp-record/pyfind.h"
 
 struct rec_py;
+struct rec_pymem;
 
 /* At most this many frames are walked (C-stack shims included: twice). */
 #define REC_PY_MAX_DEPTH 128
@@ -125,6 +126,12 @@ const struct rec_pytarget *rec_py_target(const struct rec_py *py);
 
 /* Bytes read from the target so far, for cost accounting. */
 uint64_t rec_py_bytes_read(const struct rec_py *py);
+
+/*
+ * The reader's reads of the process (pymem.h): for its costs, its
+ * faults, and to tick and mark its maps.  Valid while `py` is.
+ */
+struct rec_pymem *rec_py_mem(struct rec_py *py);
 
 /* Stacks given up (0 frames, truncated) because they kept changing. */
 uint64_t rec_py_unstable(const struct rec_py *py);

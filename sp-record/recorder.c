@@ -294,9 +294,9 @@ python_found(struct recorder *r)
 /*
  * What the Python annotator needs of a record as it leaves the ring: a
  * sample of a tracked process has its Python stack read now, the nearer
- * its moment the better; an exec or a process's end drops the reader, and
- * a process found without an interpreter is probed again when it maps
- * one.
+ * its moment the better; an exec or a process's end drops the reader, a
+ * mapping lets a reader read the process's maps again, and a process
+ * found without an interpreter is probed again when it maps one.
  */
 static int
 python_early(struct recorder *r, const struct perf_event_header *h)
@@ -324,9 +324,11 @@ python_early(struct recorder *r, const struct perf_event_header *h)
 		rec_pyann_exec(r->py, (int32_t)c.pid);
 	if (h->type == PERF_RECORD_MMAP2 &&
 	    rec_mmap2_parse(&r->layout, h, h->size, &m) == 0 &&
-	    m.pid <= INT32_MAX &&
-	    rec_is_python_runtime_path(m.path, m.path_len))
-		rec_pyann_mapped(r->py, (int32_t)m.pid);
+	    m.pid <= INT32_MAX) {
+		rec_pyann_maps_changed(r->py, (int32_t)m.pid);
+		if (rec_is_python_runtime_path(m.path, m.path_len))
+			rec_pyann_mapped(r->py, (int32_t)m.pid);
+	}
 	if (h->type == PERF_RECORD_EXIT &&
 	    rec_task_parse(h, h->size, &t) == 0 && t.pid == t.tid &&
 	    t.pid <= INT32_MAX)

@@ -46,6 +46,13 @@ python_counters(struct sp_buf *b, const struct rec_pystats *ps)
 	if (ps->known_plain)
 		rc |= sp_ext_counter_encode(b, "python_known_plain",
 					    ps->known_plain);
+	if (ps->gave_up)
+		rc |= sp_ext_counter_encode(b, "python_gave_up_processes",
+					    ps->gave_up);
+	if (ps->gave_up_samples)
+		rc |= sp_ext_counter_encode(b, "python_gave_up_samples",
+					    ps->gave_up_samples);
+	rc |= sp_ext_counter_encode(b, "python_maps_rereads", ps->maps_rereads);
 	return rc;
 }
 

@@ -164,6 +164,13 @@ print_python(struct rec_pyann *py, const char *late, FILE *out)
 			"sp-record: Python: stacks read after their sample "
 			"(%s)\n",
 			late);
+	if (ps->gave_up)
+		fprintf(out,
+			"sp-record: Python: %" PRIu64
+			" process%s given up: frame chains kept pointing "
+			"outside their memory (%" PRIu64 " sample%s unread)\n",
+			ps->gave_up, ps->gave_up == 1 ? "" : "es",
+			ps->gave_up_samples, s_(ps->gave_up_samples));
 	for (notes = rec_pyann_notes(py); (nl = strchr(notes, '\n'));
 	     notes = nl + 1)
 		fprintf(out, "sp-record: no Python frames: %.*s\n",

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -704,6 +705,59 @@ START_TEST(bounded_reads)
 }
 END_TEST
 
+/*
+ * In a process of many mappings (4,000 here), an address that misses
+ * them has them read again only once enough samples went by (one a
+ * REC_PYMEM_MAPS_TICK bytes of them) or they changed; and once a
+ * sample at most.  Each miss is counted as a fault.
+ */
+START_TEST(maps_rereads)
+{
+	size_t n = 4000, page = REC_PYMEM_PAGE, i, allow;
+	uint8_t *cut, *late;
+	struct rec_pymem m;
+	uint64_t v = 0;
+
+	cut = mmap(NULL, n * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	late = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert(cut != MAP_FAILED && late != MAP_FAILED);
+	for (i = 0; i < n; i += 2)
+		ck_assert_int_eq(mprotect(cut + i * page, page, PROT_READ), 0);
+	ck_assert_int_eq(rec_pymem_init(&m, getpid()), 0);
+	allow = m.maps_len / REC_PYMEM_MAPS_TICK;
+	ck_assert_uint_ge(allow, 4);
+	/* writable from now on: a heap grown without an event */
+	ck_assert_int_eq(mprotect(late, page, PROT_READ | PROT_WRITE), 0);
+	late[0] = 7;
+	for (i = 0; i < allow; i++, rec_pymem_tick(&m)) {
+		rec_pymem_begin(&m, page);
+		ck_assert_int_eq(rec_pymem_read(&m, (uintptr_t)late, &v, 1),
+				 -EFAULT);
+	}
+	ck_assert_uint_eq(m.maps_reads, 1);
+	rec_pymem_begin(&m, page);
+	ck_assert_int_eq(rec_pymem_read(&m, (uintptr_t)late, &v, 1), 0);
+	ck_assert_uint_eq(v, 7);
+	ck_assert_uint_eq(m.maps_reads, 2);
+	/* a pointer to nowhere, sample after sample: no reread */
+	for (i = 0; i < allow; i++, rec_pymem_tick(&m)) {
+		rec_pymem_begin(&m, page);
+		ck_assert_int_eq(rec_pymem_read(&m, 16, &v, 8), -EFAULT);
+	}
+	ck_assert_uint_eq(m.maps_reads, 2);
+	ck_assert_uint_eq(m.faults, 2 * allow);
+	rec_pymem_changed(&m);
+	rec_pymem_begin(&m, page);
+	ck_assert_int_eq(rec_pymem_read(&m, 16, &v, 8), -EFAULT);
+	ck_assert_int_eq(rec_pymem_read(&m, 24, &v, 8), -EFAULT);
+	ck_assert_uint_eq(m.maps_reads, 3);
+	rec_pymem_release(&m);
+	munmap(late, page);
+	munmap(cut, n * page);
+}
+END_TEST
+
 static Suite *
 py_suite(void)
 {
@@ -719,6 +773,7 @@ py_suite(void)
 	tcase_add_test(tc, debug_offsets);
 	tcase_add_test(tc, module_names);
 	tcase_add_test(tc, bounded_reads);
+	tcase_add_test(tc, maps_rereads);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("lines");
 	tcase_set_timeout(tc, 60);
