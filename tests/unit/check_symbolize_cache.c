@@ -87,7 +87,7 @@ START_TEST(round_trip)
 	struct sp_buf b = SP_BUF_INIT;
 
 	assert_sample(s);
-	ck_assert_int_eq(sym_cset_encode(s, CTX, &b), 0);
+	ck_assert_int_eq(sym_cset_encode(s, CTX, NULL, &b), 0);
 	ck_assert_int_eq(sym_cset_decode(d, b.data, b.len, CTX), 0);
 	assert_sample(d);
 	/* Decoding again adds nothing: every key is present. */
@@ -118,7 +118,7 @@ START_TEST(every_cut_and_flip_is_refused)
 	struct sp_buf b = SP_BUF_INIT;
 	size_t i;
 
-	ck_assert_int_eq(sym_cset_encode(s, CTX, &b), 0);
+	ck_assert_int_eq(sym_cset_encode(s, CTX, NULL, &b), 0);
 	for (i = 0; i < b.len; i++) {
 		ck_assert_int_eq(sym_cset_decode(d, b.data, i, CTX), -EBADMSG);
 		b.data[i] ^= 0x20;
@@ -155,7 +155,7 @@ one_frame(struct sp_buf *b)
 
 	ck_assert_ptr_nonnull(sym_res_add(&r, "ab"));
 	ck_assert_int_eq(sym_cset_add(s, 5, &r, 0), 0);
-	ck_assert_int_eq(sym_cset_encode(s, CTX, b), 0);
+	ck_assert_int_eq(sym_cset_encode(s, CTX, NULL, b), 0);
 	sym_res_release(&r);
 	sym_cset_free(s);
 }
@@ -168,7 +168,7 @@ START_TEST(unknown_flags_are_refused)
 
 	sym_res_add(&r, "f")->flags = 1u << 7; /* past "kjiphtu" */
 	ck_assert_int_eq(sym_cset_add(s, 1, &r, 0), 0);
-	ck_assert_int_eq(sym_cset_encode(s, CTX, &b), 0);
+	ck_assert_int_eq(sym_cset_encode(s, CTX, NULL, &b), 0);
 	ck_assert_int_eq(sym_cset_decode(d, b.data, b.len, CTX), -EBADMSG);
 	ck_assert_uint_eq(sym_cset_count(d), 0);
 	sp_buf_release(&b);
@@ -181,14 +181,17 @@ END_TEST
 START_TEST(sealed_garbage_is_refused)
 {
 	/* Body: count 1, key 5, 1 frame: flags 0, no offset, line 0,
-	 * start line 0, name "ab" (len 2), no file (0).  Header 16 bytes. */
+	 * start line 0, name "ab" (len 2), no file (0).  Header 24 bytes,
+	 * then no origin: no path (0), no identities (0). */
 	static const uint8_t body[] = { 1, 5, 1, 0, 0, 0, 0, 2, 'a', 'b', 0 };
 	struct sym_cset *d = sym_cset_new();
 	struct sp_buf b = SP_BUF_INIT;
-	size_t at = 16;
+	size_t at = 26;
 
 	one_frame(&b);
-	ck_assert_uint_eq(b.len, 16 + sizeof(body) + 8);
+	ck_assert_uint_eq(b.len, at + sizeof(body) + 8);
+	ck_assert_uint_eq(b.data[24], 0);
+	ck_assert_uint_eq(b.data[25], 0);
 	ck_assert_mem_eq(b.data + at, body, sizeof(body));
 	b.data[at + 8] = '\0'; /* a NUL in the name */
 	reseal(&b);
@@ -273,7 +276,7 @@ static void
 save_sample(const char *id, uint64_t max)
 {
 	struct sym_cache *c = sym_cache_new(cdir(), max, count_warning, NULL);
-	struct sym_cset *s = sym_cache_set(c, id, CTX), *x = sample_set();
+	struct sym_cset *s = sym_cache_set(c, id, CTX, NULL), *x = sample_set();
 	uint64_t keys[] = { 0x1234, 0x99, 1ull << 63 };
 	size_t i;
 
@@ -293,14 +296,15 @@ START_TEST(saved_sets_load_again)
 	save_sample(ID_A, SYM_CACHE_DEFAULT_MAX);
 	ck_assert_int_eq(access(cfile(ID_A), R_OK), 0);
 	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
-	assert_sample(sym_cache_set(c, ID_A, CTX));
+	assert_sample(sym_cache_set(c, ID_A, CTX, NULL));
 	/* Nothing new: nothing written. */
 	ck_assert_int_eq(sym_cache_save(c), 0);
 	/* Another context, another build id, a bad build id: nothing. */
-	ck_assert_uint_eq(sym_cset_count(sym_cache_set(c, ID_A, CTX + 1)), 0);
-	ck_assert_uint_eq(sym_cset_count(sym_cache_set(c, ID_B, CTX)), 0);
-	ck_assert_ptr_null(sym_cache_set(c, "../x", CTX));
-	ck_assert_ptr_null(sym_cache_set(c, "0123ABCD", CTX));
+	ck_assert_uint_eq(sym_cset_count(sym_cache_set(c, ID_A, CTX + 1, NULL)),
+			  0);
+	ck_assert_uint_eq(sym_cset_count(sym_cache_set(c, ID_B, CTX, NULL)), 0);
+	ck_assert_ptr_null(sym_cache_set(c, "../x", CTX, NULL));
+	ck_assert_ptr_null(sym_cache_set(c, "0123ABCD", CTX, NULL));
 	sym_cache_free(c);
 	ck_assert_int_eq(nwarnings, 0);
 }
@@ -316,11 +320,11 @@ START_TEST(corrupt_file_is_rebuilt)
 	save_sample(ID_A, SYM_CACHE_DEFAULT_MAX);
 	ck_assert_int_eq(truncate(cfile(ID_A), 20), 0);
 	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
-	s = sym_cache_set(c, ID_A, CTX);
+	s = sym_cache_set(c, ID_A, CTX, NULL);
 	ck_assert_uint_eq(sym_cset_count(s), 0);
 	ck_assert_int_eq(nwarnings, 1);
 	/* Asked again in the same run: no second warning. */
-	ck_assert_ptr_eq(sym_cache_set(c, ID_A, CTX), s);
+	ck_assert_ptr_eq(sym_cache_set(c, ID_A, CTX, NULL), s);
 	ck_assert_int_eq(nwarnings, 1);
 	ck_assert_ptr_nonnull(sym_res_add(&r, "fresh"));
 	ck_assert_int_eq(sym_cset_add(s, 7, &r, 0), 0);
@@ -329,7 +333,7 @@ START_TEST(corrupt_file_is_rebuilt)
 	sym_res_release(&r);
 
 	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
-	s = sym_cache_set(c, ID_A, CTX);
+	s = sym_cache_set(c, ID_A, CTX, NULL);
 	ck_assert_uint_eq(sym_cset_count(s), 1);
 	ck_assert_str_eq(sym_cset_find(s, 7)->v[0].name, "fresh");
 	ck_assert_int_eq(nwarnings, 1);
@@ -342,7 +346,7 @@ START_TEST(corrupt_file_is_rebuilt)
 			 31);
 	close(fd);
 	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
-	ck_assert_uint_eq(sym_cset_count(sym_cache_set(c, ID_A, CTX)), 0);
+	ck_assert_uint_eq(sym_cset_count(sym_cache_set(c, ID_A, CTX, NULL)), 0);
 	ck_assert_int_eq(nwarnings, 2);
 	sym_cache_free(c);
 }
@@ -352,7 +356,7 @@ START_TEST(saves_merge_with_another_runs)
 {
 	struct sym_cache *c =
 	    sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
-	struct sym_cset *s = sym_cache_set(c, ID_A, CTX);
+	struct sym_cset *s = sym_cache_set(c, ID_A, CTX, NULL);
 	struct sym_res r = SYM_RES_INIT;
 
 	/* This run started before the other one saved. */
@@ -364,7 +368,7 @@ START_TEST(saves_merge_with_another_runs)
 	sym_res_release(&r);
 
 	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
-	s = sym_cache_set(c, ID_A, CTX);
+	s = sym_cache_set(c, ID_A, CTX, NULL);
 	ck_assert_uint_eq(sym_cset_count(s), 4);
 	ck_assert_str_eq(sym_cset_find(s, 7)->v[0].name, "mine");
 	ck_assert_str_eq(sym_cset_find(s, 0x1234)->v[0].name, "outer(int)");
@@ -404,7 +408,7 @@ START_TEST(least_recently_used_files_go)
 	ck_assert_int_eq(utimensat(AT_FDCWD, a, old, 0), 0);
 	ck_assert_int_eq(utimensat(AT_FDCWD, b, old, 0), 0);
 	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
-	assert_sample(sym_cache_set(c, ID_A, CTX));
+	assert_sample(sym_cache_set(c, ID_A, CTX, NULL));
 	sym_cache_free(c);
 	save_sample("aaaa", (uint64_t)2 * one + 10);
 	ck_assert_int_eq(size_of(a), one);
@@ -428,8 +432,8 @@ START_TEST(no_directory_means_no_cache)
 	snprintf(sub, sizeof(sub), "%s/.cache/stackpulse", file);
 	c = sym_cache_new(sub, SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
 	ck_assert_ptr_nonnull(sym_res_add(&r, "f"));
-	ck_assert_int_eq(sym_cset_add(sym_cache_set(c, ID_A, CTX), 1, &r, 0),
-			 0);
+	ck_assert_int_eq(
+	    sym_cset_add(sym_cache_set(c, ID_A, CTX, NULL), 1, &r, 0), 0);
 	ck_assert_int_eq(sym_cache_save(c), 0);
 	ck_assert_int_eq(sym_cache_save(c), 0);
 	ck_assert_int_eq(nwarnings, 0);
@@ -474,7 +478,7 @@ static int
 save_one(struct sym_cache *c, const char *id)
 {
 	struct sym_res r = SYM_RES_INIT;
-	struct sym_cset *s = sym_cache_set(c, id, CTX);
+	struct sym_cset *s = sym_cache_set(c, id, CTX, NULL);
 	int rc;
 
 	if (!s)
@@ -505,7 +509,7 @@ START_TEST(linked_directory_is_refused)
 	ck_assert_int_eq(symlink(in_dir("other"), cdir()), 0);
 	c = sym_cache_new(cdir(), 100, count_warning, NULL);
 	ck_assert_int_eq(nwarnings, 1);
-	ck_assert_ptr_null(sym_cache_set(c, ID_B, CTX));
+	ck_assert_ptr_null(sym_cache_set(c, ID_B, CTX, NULL));
 	ck_assert_int_eq(sym_cache_save(c), 0);
 	sym_cache_free(c);
 	/* Every file is still there, and no new one. */
@@ -585,7 +589,7 @@ plant(const char *name, uid_t uid, mode_t mode)
 
 	ck_assert_ptr_nonnull(sym_res_add(&r, name));
 	ck_assert_int_eq(sym_cset_add(s, 0x1234, &r, 0), 0);
-	ck_assert_int_eq(sym_cset_encode(s, CTX, &b), 0);
+	ck_assert_int_eq(sym_cset_encode(s, CTX, NULL, &b), 0);
 	unlink(cfile(ID_A));
 	fd = open(cfile(ID_A), O_WRONLY | O_CREAT | O_EXCL, 0600);
 	ck_assert_int_ge(fd, 0);
@@ -608,8 +612,8 @@ cached_name(void)
 	const struct sym_res *r;
 
 	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
-	r = sym_cache_set(c, ID_A, CTX)
-		? sym_cset_find(sym_cache_set(c, ID_A, CTX), 0x1234)
+	r = sym_cache_set(c, ID_A, CTX, NULL)
+		? sym_cset_find(sym_cache_set(c, ID_A, CTX, NULL), 0x1234)
 		: NULL;
 	snprintf(name, sizeof(name), "%s", r && r->n ? r->v[0].name : "");
 	sym_cache_free(c);
@@ -658,7 +662,7 @@ START_TEST(shared_directory_is_refused)
 	ck_assert_int_eq(chmod(cdir(), 0770), 0);
 	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
 	ck_assert_int_eq(nwarnings, 1);
-	ck_assert_ptr_null(sym_cache_set(c, ID_A, CTX));
+	ck_assert_ptr_null(sym_cache_set(c, ID_A, CTX, NULL));
 	ck_assert_int_eq(save_one(c, ID_B), -1000);
 	ck_assert_int_eq(sym_cache_save(c), 0);
 	sym_cache_free(c);
