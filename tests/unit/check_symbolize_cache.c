@@ -1,9 +1,11 @@
 /*
  * check_symbolize_cache.c: the symbol cache: the cache file codec
  * (round trip, every truncation and every flipped byte refused, sound
- * checksums over malformed bodies refused, another context refused)
- * and the store (save and load, corrupt files rebuilt with one warning,
- * merging with another run's save, least recently used eviction) and
+ * checksums over malformed bodies refused, another context refused,
+ * the origin kept) and the store (save and load, corrupt files rebuilt
+ * with one warning, merging with another run's save, least recently
+ * used eviction, a set serving only the file it was made from or its
+ * copies, one warning when another file claims the build id) and
  * what it refuses (a linked, shared or another user's directory, files
  * not named as its own, entries others could have planted).
  */
@@ -21,6 +23,7 @@
 #include "common/htab.h"
 #include "common/records.h"
 #include "sp-symbolize/cachefile.h"
+#include "sp-symbolize/fileid.h"
 #include "sp-symbolize/symcache.h"
 
 #define CTX 0x1122334455667788ull
@@ -671,6 +674,144 @@ START_TEST(shared_directory_is_refused)
 }
 END_TEST
 
+/* A module file `name` in the test's directory holding `bytes`. */
+static struct sym_csource
+module_file(const char *name, const char *bytes)
+{
+	static char paths[4][PATH_MAX];
+	static int k;
+	struct sym_csource src;
+	struct stat st;
+	int fd;
+
+	k = (k + 1) % 4;
+	snprintf(paths[k], sizeof(paths[k]), "%s/%s", dir, name);
+	fd = open(paths[k], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, bytes, strlen(bytes)),
+			 (ssize_t)strlen(bytes));
+	close(fd);
+	ck_assert_int_eq(stat(paths[k], &st), 0);
+	src.path = paths[k];
+	sym_fileid_stat(&st, &src.st);
+	return src;
+}
+
+/* Opens the set of `id`, `ctx` for `src` and adds a result "f" at 7. */
+static struct sym_cset *
+add_for(struct sym_cache *c, const char *id, uint64_t ctx,
+	const struct sym_csource *src)
+{
+	struct sym_cset *s = sym_cache_set(c, id, ctx, src);
+	struct sym_res r = SYM_RES_INIT;
+
+	if (s) {
+		ck_assert_ptr_nonnull(sym_res_add(&r, "f"));
+		ck_assert_int_eq(sym_cset_add(s, 7, &r, 0), 0);
+		sym_res_release(&r);
+	}
+	return s;
+}
+
+START_TEST(sets_serve_their_own_file)
+{
+	struct sym_csource one = module_file("one", "genuine bytes");
+	struct sym_csource copy = module_file("copy", "genuine bytes");
+	struct sym_csource other = module_file("other", "another bytes");
+	struct sym_cache *c =
+	    sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
+	struct sym_cset *s;
+
+	ck_assert_ptr_nonnull(add_for(c, ID_A, CTX, &one));
+	ck_assert_int_eq(sym_cache_save(c), 1);
+	sym_cache_free(c);
+	/* A copy: the same bytes serve, its identity is recorded once. */
+	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
+	s = sym_cache_set(c, ID_A, CTX, &copy);
+	ck_assert_uint_eq(sym_cset_count(s), 1);
+	ck_assert_int_eq(sym_cache_save(c), 1);
+	sym_cache_free(c);
+	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
+	ck_assert_uint_eq(sym_cset_count(sym_cache_set(c, ID_A, CTX, &copy)),
+			  1);
+	ck_assert_ptr_eq(sym_cache_set(c, ID_A, CTX, &one),
+			 sym_cache_set(c, ID_A, CTX, &copy));
+	ck_assert_int_eq(sym_cache_save(c), 0);
+	sym_cache_free(c);
+	ck_assert_int_eq(nwarnings, 0);
+	/* Other bytes under the build id: not used, one warning, replaced. */
+	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
+	s = sym_cache_set(c, ID_A, CTX, &other);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(sym_cset_count(s), 0);
+	ck_assert_int_eq(nwarnings, 1);
+	/* The first file again in this run: not this set's, said once. */
+	ck_assert_ptr_null(sym_cache_set(c, ID_A, CTX, &one));
+	ck_assert_int_eq(nwarnings, 1);
+	ck_assert_int_eq(sym_cache_save(c), 1);
+	sym_cache_free(c);
+	/* Under another context (another owner), the conflict is said too. */
+	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
+	ck_assert_uint_eq(sym_cset_count(add_for(c, ID_A, CTX + 1, &one)), 1);
+	ck_assert_int_eq(nwarnings, 2);
+	sym_cache_free(c);
+}
+END_TEST
+
+START_TEST(changed_file_is_not_cached)
+{
+	struct sym_csource one = module_file("one", "genuine bytes");
+	struct sym_cache *c =
+	    sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
+
+	/*
+	 * Rewritten after its identity was read: no hash, no cache.  (Its
+	 * size changes: timestamps may not move within a clock tick.)
+	 */
+	module_file("one", "changed bytes!");
+	ck_assert_ptr_null(sym_cache_set(c, ID_A, CTX, &one));
+	ck_assert_int_eq(sym_cache_save(c), 0);
+	sym_cache_free(c);
+	ck_assert_int_eq(nwarnings, 0);
+}
+END_TEST
+
+START_TEST(origin_round_trip)
+{
+	struct sym_cset *s = sample_set();
+	struct sym_corigin o = SYM_CORIGIN_INIT, d = SYM_CORIGIN_INIT;
+	struct sym_filestat st = { 1, 2, 3, -4, 5, 6 };
+	struct sp_buf b = SP_BUF_INIT;
+	size_t i;
+
+	o.hash = 0x1234567890abcdefull;
+	ck_assert_int_eq(sym_corigin_set_path(&o, "/lib/x.so"), 0);
+	/* More identities than kept: the newest stay, newest first. */
+	for (i = 0; i < SYM_CACHEFILE_MAX_IDS + 2; i++) {
+		st.ino = 100 + i;
+		ck_assert(sym_corigin_note(&o, &st));
+	}
+	ck_assert(!sym_corigin_note(&o, &st));
+	ck_assert_uint_eq(o.nids, SYM_CACHEFILE_MAX_IDS);
+	ck_assert_int_eq(sym_cset_encode(s, CTX, &o, &b), 0);
+	ck_assert_int_eq(sym_cset_origin(b.data, b.len, CTX, &d), 0);
+	ck_assert_uint_eq(d.hash, o.hash);
+	ck_assert_str_eq(d.path, "/lib/x.so");
+	ck_assert_uint_eq(d.nids, SYM_CACHEFILE_MAX_IDS);
+	ck_assert_uint_eq(d.ids[0].ino, 100 + SYM_CACHEFILE_MAX_IDS + 1);
+	ck_assert_int_eq(d.ids[0].mtime_ns, -4);
+	ck_assert(sym_corigin_knows(&d, &st));
+	st.ino = 100;
+	ck_assert(!sym_corigin_knows(&d, &st));
+	ck_assert_int_eq(sym_cset_origin(b.data, b.len, CTX + 1, &d), -ESTALE);
+	ck_assert_ptr_null(d.path);
+	sp_buf_release(&b);
+	sym_corigin_release(&o);
+	sym_corigin_release(&d);
+	sym_cset_free(s);
+}
+END_TEST
+
 static Suite *
 cache_suite(void)
 {
@@ -682,6 +823,7 @@ cache_suite(void)
 	tcase_add_test(t, every_cut_and_flip_is_refused);
 	tcase_add_test(t, unknown_flags_are_refused);
 	tcase_add_test(t, sealed_garbage_is_refused);
+	tcase_add_test(t, origin_round_trip);
 	suite_add_tcase(s, t);
 	t = tcase_create("store");
 	tcase_add_checked_fixture(t, setup, teardown);
@@ -690,6 +832,8 @@ cache_suite(void)
 	tcase_add_test(t, saves_merge_with_another_runs);
 	tcase_add_test(t, least_recently_used_files_go);
 	tcase_add_test(t, no_directory_means_no_cache);
+	tcase_add_test(t, sets_serve_their_own_file);
+	tcase_add_test(t, changed_file_is_not_cached);
 	suite_add_tcase(s, t);
 	t = tcase_create("hostile");
 	tcase_add_checked_fixture(t, setup, teardown);
