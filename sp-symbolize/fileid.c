@@ -103,10 +103,13 @@ int
 sym_fileid_hash(const char *path, const struct sym_filestat *want,
 		uint64_t *hash)
 {
-	XXH3_state_t *xs = XXH3_createState();
+	XXH3_state_t *xs;
 	struct stat st;
 	int rc, fd;
 
+	if (want->size > SYM_FILEID_MAX_HASH)
+		return -EFBIG;
+	xs = XXH3_createState();
 	if (!xs)
 		return -ENOMEM;
 	fd = sym_open_regular(AT_FDCWD, path, false, &st);

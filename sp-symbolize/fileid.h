@@ -45,10 +45,17 @@ int sym_fileid_read(const char *path, const struct sym_symopts *opts,
 void sym_fileid_stat(const struct stat *st, struct sym_filestat *out);
 
 /*
+ * A file larger than this is not hashed, so not cached: modules this
+ * large are rare, and reading a sparse one of any size takes minutes.
+ */
+#define SYM_FILEID_MAX_HASH (4ull << 30)
+
+/*
  * XXH3 of every byte of the file at `path`, provided the file opened is
  * `want` (same identity before and after the read): what tells two
  * files that claim one build id apart.  Returns 0, -ESTALE when the
- * file is not `want` (any more), or another negative errno.
+ * file is not `want` (any more), -EFBIG when `want` is larger than
+ * SYM_FILEID_MAX_HASH, or another negative errno.
  */
 int sym_fileid_hash(const char *path, const struct sym_filestat *want,
 		    uint64_t *hash);
