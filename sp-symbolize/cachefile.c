@@ -5,6 +5,7 @@
  * the whole file before the second one allocates anything.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,7 @@
 
 static const uint8_t magic[8] = { 'S', 'P', 'S', 'Y',
 				  'M', 'C', 0,   SYM_CACHEFILE_VERSION };
-#define HEAD_LEN 16 /* magic and context */
+#define HEAD_LEN 24 /* magic, context and the origin's hash */
 #define SUM_LEN 8
 #define ALL_FLAGS ((1u << (sizeof(SP_SYM_LETTERS) - 1)) - 1)
 
@@ -104,6 +105,63 @@ sym_cset_add(struct sym_cset *s, uint64_t key, const struct sym_res *src,
 	return sym_res_append(r, &part) ? -ENOMEM : 0;
 }
 
+void
+sym_corigin_release(struct sym_corigin *o)
+{
+	free(o->path);
+	*o = (struct sym_corigin)SYM_CORIGIN_INIT;
+}
+
+bool
+sym_filestat_same(const struct sym_filestat *a, const struct sym_filestat *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+	       a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns &&
+	       a->uid == b->uid;
+}
+
+bool
+sym_corigin_knows(const struct sym_corigin *o, const struct sym_filestat *st)
+{
+	size_t i;
+
+	for (i = 0; i < o->nids; i++)
+		if (sym_filestat_same(&o->ids[i], st))
+			return true;
+	return false;
+}
+
+bool
+sym_corigin_note(struct sym_corigin *o, const struct sym_filestat *st)
+{
+	struct sym_filestat keep = *st;
+	size_t i;
+
+	if (o->nids > 0 && sym_filestat_same(&o->ids[0], st))
+		return false;
+	for (i = 0; i < o->nids && !sym_filestat_same(&o->ids[i], st); i++)
+		;
+	if (i == o->nids && o->nids < SYM_CACHEFILE_MAX_IDS)
+		o->nids++;
+	if (i == SYM_CACHEFILE_MAX_IDS)
+		i--;
+	memmove(&o->ids[1], &o->ids[0], i * sizeof(o->ids[0]));
+	o->ids[0] = keep;
+	return true;
+}
+
+int
+sym_corigin_set_path(struct sym_corigin *o, const char *path)
+{
+	char *copy = strdup(path);
+
+	if (!copy)
+		return -ENOMEM;
+	free(o->path);
+	o->path = copy;
+	return 0;
+}
+
 static void
 put_le64(uint8_t *p, uint64_t v)
 {
@@ -144,16 +202,43 @@ put_entry(struct sp_buf *b, const struct sym_entry *e)
 	       put_str(b, e->name, false) || put_str(b, e->file, true);
 }
 
+static int
+put_stat(struct sp_buf *b, const struct sym_filestat *st)
+{
+	return sp_varint_put_u64(b, st->dev) || sp_varint_put_u64(b, st->ino) ||
+	       sp_varint_put_u64(b, st->size) ||
+	       sp_varint_put_u64(b, (uint64_t)st->mtime_ns) ||
+	       sp_varint_put_u64(b, (uint64_t)st->ctime_ns) ||
+	       sp_varint_put_u64(b, st->uid);
+}
+
+/* The origin's part after the header: PATHLEN PATH NIDS identities. */
+static int
+put_origin(struct sp_buf *b, const struct sym_corigin *o)
+{
+	size_t i;
+	int bad;
+
+	bad = put_str(b, o ? o->path : NULL, true) ||
+	      sp_varint_put_u64(b, o ? o->nids : 0);
+	for (i = 0; !bad && o && i < o->nids; i++)
+		bad = put_stat(b, &o->ids[i]);
+	return bad;
+}
+
 int
-sym_cset_encode(const struct sym_cset *s, uint64_t ctx, struct sp_buf *out)
+sym_cset_encode(const struct sym_cset *s, uint64_t ctx,
+		const struct sym_corigin *o, struct sp_buf *out)
 {
 	size_t start = out->len, i, j;
 	uint8_t word[8];
 	int bad;
 
 	put_le64(word, ctx);
-	bad = sp_buf_add(out, magic, sizeof(magic)) ||
-	      sp_buf_add(out, word, 8) || sp_varint_put_u64(out, s->n);
+	bad = sp_buf_add(out, magic, sizeof(magic)) || sp_buf_add(out, word, 8);
+	put_le64(word, o ? o->hash : 0);
+	bad = bad || sp_buf_add(out, word, 8) || put_origin(out, o) ||
+	      sp_varint_put_u64(out, s->n);
 	for (i = 0; !bad && i < s->n; i++) {
 		bad = sp_varint_put_u64(out, s->keys[i]) ||
 		      sp_varint_put_u64(out, s->res[i].n);
@@ -259,13 +344,58 @@ get_result(struct rd *r, struct sym_cset *s)
 	return rc;
 }
 
+static bool
+get_stat(struct rd *r, struct sym_filestat *st)
+{
+	uint64_t mt, ct, uid;
+
+	if (!get_u64(r, &st->dev) || !get_u64(r, &st->ino) ||
+	    !get_u64(r, &st->size) || !get_u64(r, &mt) || !get_u64(r, &ct) ||
+	    !get_u64(r, &uid) || uid > UINT32_MAX)
+		return false;
+	st->mtime_ns = (int64_t)mt;
+	st->ctime_ns = (int64_t)ct;
+	st->uid = (uint32_t)uid;
+	return true;
+}
+
+/*
+ * The origin's path and identities; into `o` when it is not NULL (its
+ * path then allocated, which may fail: -ENOMEM).
+ */
+static int
+get_origin(struct rd *r, struct sym_corigin *o)
+{
+	struct sym_filestat st;
+	const char *path;
+	size_t len;
+	uint64_t n, i;
+	bool null;
+
+	if (!get_str(r, true, &path, &len, &null) ||
+	    len > SYM_CACHEFILE_MAX_PATH || !get_u64(r, &n) ||
+	    n > SYM_CACHEFILE_MAX_IDS)
+		return -EBADMSG;
+	for (i = 0; i < n; i++) {
+		if (!get_stat(r, &st))
+			return -EBADMSG;
+		if (o)
+			o->ids[o->nids++] = st;
+	}
+	if (o && !null && !(o->path = strndup(path, len)))
+		return -ENOMEM;
+	return 0;
+}
+
 /* Walks the body: checks it when `s` is NULL, else adds it to `s`. */
 static int
 walk(struct rd r, struct sym_cset *s)
 {
 	uint64_t count, i;
-	int rc = 0;
+	int rc = get_origin(&r, NULL);
 
+	if (rc)
+		return rc;
 	if (!get_u64(&r, &count) || count > (uint64_t)(r.end - r.p))
 		return -EBADMSG;
 	for (i = 0; i < count && rc == 0; i++)
@@ -273,19 +403,49 @@ walk(struct rd r, struct sym_cset *s)
 	return rc == 0 && r.p != r.end ? -EBADMSG : rc;
 }
 
-int
-sym_cset_decode(struct sym_cset *s, const uint8_t *p, size_t len, uint64_t ctx)
+/* Checks the whole file p[0..len) for `ctx`; 0, -EBADMSG or -ESTALE. */
+static int
+check(const uint8_t *p, size_t len, uint64_t ctx, struct rd *body)
 {
-	struct rd body;
 	int rc;
 
 	if (len < HEAD_LEN + SUM_LEN || memcmp(p, magic, sizeof(magic)) ||
 	    get_le64(p + len - SUM_LEN) != sp_hash(p, len - SUM_LEN))
 		return -EBADMSG;
-	body.p = p + HEAD_LEN;
-	body.end = p + len - SUM_LEN;
-	rc = walk(body, NULL);
+	body->p = p + HEAD_LEN;
+	body->end = p + len - SUM_LEN;
+	rc = walk(*body, NULL);
 	if (rc == 0 && get_le64(p + sizeof(magic)) != ctx)
 		return -ESTALE;
+	return rc;
+}
+
+int
+sym_cset_origin(const uint8_t *p, size_t len, uint64_t ctx,
+		struct sym_corigin *o)
+{
+	struct rd body;
+	struct sym_corigin got = SYM_CORIGIN_INIT;
+	int rc = check(p, len, ctx, &body);
+
+	sym_corigin_release(o);
+	if (rc)
+		return rc;
+	/* The origin comes first: get_origin() alone reads it. */
+	got.hash = get_le64(p + 16);
+	rc = get_origin(&body, &got);
+	if (rc)
+		sym_corigin_release(&got);
+	else
+		*o = got;
+	return rc;
+}
+
+int
+sym_cset_decode(struct sym_cset *s, const uint8_t *p, size_t len, uint64_t ctx)
+{
+	struct rd body;
+	int rc = check(p, len, ctx, &body);
+
 	return rc ? rc : walk(body, s);
 }

@@ -2,7 +2,8 @@
  * fileid.c: the cache identity of a module file or of the running
  * kernel (see fileid.h).  Of a file, only the ELF header, program
  * headers and notes (the build id) and the section headers (the
- * debuglink) are read: about 3 KB.
+ * debuglink) are read: about 3 KB.  The whole file is read only for its
+ * content hash, which the cache asks for when it first meets a file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,8 +15,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include "common/buf.h"
 #include "common/htab.h"
+#include "common/openreg.h"
 #include "sp-symbolize/cachefile.h"
 #include "sp-symbolize/elffile.h"
 #include "sp-symbolize/fileid.h"
@@ -37,12 +42,93 @@ add_candidate(void *ctx, const char *cand, bool by_id)
 
 	(void)by_id;
 	if (stat(cand, &st) == 0 &&
-	    sp_buf_addf(&c->b, "%s\n%ju %ju %jd %jd.%ld\n", cand,
+	    sp_buf_addf(&c->b, "%s\n%ju %ju %jd %jd.%ld %jd.%ld\n", cand,
 			(uintmax_t)st.st_dev, (uintmax_t)st.st_ino,
 			(intmax_t)st.st_size, (intmax_t)st.st_mtim.tv_sec,
-			st.st_mtim.tv_nsec))
+			st.st_mtim.tv_nsec, (intmax_t)st.st_ctim.tv_sec,
+			st.st_ctim.tv_nsec))
 		c->bad = true;
 	return false;
+}
+
+void
+sym_fileid_stat(const struct stat *st, struct sym_filestat *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->dev = (uint64_t)st->st_dev;
+	out->ino = (uint64_t)st->st_ino;
+	out->size = (uint64_t)st->st_size;
+	out->mtime_ns =
+	    (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+	out->ctime_ns =
+	    (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
+	out->uid = (uint32_t)st->st_uid;
+}
+
+/* Whether the open `fd` is the file `want`. */
+static bool
+fd_is(int fd, const struct sym_filestat *want)
+{
+	struct sym_filestat now;
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return false;
+	sym_fileid_stat(&st, &now);
+	return sym_filestat_same(&now, want);
+}
+
+/* Feeds the bytes of `fd` to `xs`; 0 or a negative errno. */
+static int
+hash_fd(int fd, XXH3_state_t *xs)
+{
+	static const size_t chunk = 1 << 16;
+	uint8_t *buf = malloc(chunk);
+	ssize_t n;
+	int rc = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	while (rc == 0 && (n = read(fd, buf, chunk)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || XXH3_64bits_update(xs, buf, (size_t)n) != XXH_OK)
+			rc = n < 0 ? -errno : -EIO;
+	}
+	free(buf);
+	return rc;
+}
+
+int
+sym_fileid_hash(const char *path, const struct sym_filestat *want,
+		uint64_t *hash)
+{
+	XXH3_state_t *xs;
+	struct stat st;
+	int rc, fd;
+
+	if (want->size > SYM_FILEID_MAX_HASH)
+		return -EFBIG;
+	xs = XXH3_createState();
+	if (!xs)
+		return -ENOMEM;
+	fd = sp_open_regular(AT_FDCWD, path, false, &st);
+	rc = fd < 0 ? fd : 0;
+	if (rc == 0 && !fd_is(fd, want))
+		rc = -ESTALE;
+	if (rc == 0 && XXH3_64bits_reset(xs) != XXH_OK)
+		rc = -EIO;
+	if (rc == 0)
+		rc = hash_fd(fd, xs);
+	/* Changed while it was read: the hash is of no one file. */
+	if (rc == 0 && !fd_is(fd, want))
+		rc = -ESTALE;
+	if (rc == 0)
+		*hash = XXH3_64bits_digest(xs);
+	if (fd >= 0)
+		close(fd);
+	XXH3_freeState(xs);
+	return rc;
 }
 
 static void
@@ -78,8 +164,13 @@ sym_fileid_read(const char *path, const struct sym_symopts *opts,
 		return -ENOENT;
 	}
 	sym_buildid_hex(raw, len, id->buildid);
+	sym_fileid_stat(&st, &id->st);
 	add_opts(&c, opts, tool);
 	if (sp_buf_addf(&c.b, "size %jd\n", (intmax_t)st.st_size))
+		c.bad = true;
+	/* Root's own and the user's own files share: nobody else's do. */
+	if (st.st_uid != 0 && st.st_uid != geteuid() &&
+	    sp_buf_addf(&c.b, "owner %ju\n", (uintmax_t)st.st_uid))
 		c.bad = true;
 	sym_debug_each(path, f.elf, opts->debug_dirs, opts->ndebug_dirs,
 		       add_candidate, &c);

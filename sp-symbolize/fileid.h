@@ -9,6 +9,9 @@
 
 #include <stdint.h>
 
+#include <sys/stat.h>
+
+#include "sp-symbolize/cachefile.h"
 #include "sp-symbolize/image.h"
 
 struct sym_fileid {
@@ -16,12 +19,16 @@ struct sym_fileid {
 	/*
 	 * XXH3 of: the cache format, the caller's `tool` string, the options
 	 * of `opts` that change results, the file's size (a stripped copy
-	 * shares the build id of the file it came from), and the device,
-	 * inode, size and modification time of every debug file candidate
+	 * shares the build id of the file it came from), its owner when that
+	 * is neither root nor the running user (another user's files never
+	 * share results with root's or one's own), and the device, inode,
+	 * size, modification and change times of every debug file candidate
 	 * that exists (elffile.h), so that installing or removing a debug
 	 * file starts another context.
 	 */
 	uint64_t ctx;
+	/* The file itself, as fstat(2) saw the descriptor that was read. */
+	struct sym_filestat st;
 };
 
 /*
@@ -33,6 +40,25 @@ struct sym_fileid {
  */
 int sym_fileid_read(const char *path, const struct sym_symopts *opts,
 		    const char *tool, struct sym_fileid *id);
+
+/* The identity of `st`, as the cache keeps it. */
+void sym_fileid_stat(const struct stat *st, struct sym_filestat *out);
+
+/*
+ * A file larger than this is not hashed, so not cached: modules this
+ * large are rare, and reading a sparse one of any size takes minutes.
+ */
+#define SYM_FILEID_MAX_HASH (4ull << 30)
+
+/*
+ * XXH3 of every byte of the file at `path`, provided the file opened is
+ * `want` (same identity before and after the read): what tells two
+ * files that claim one build id apart.  Returns 0, -ESTALE when the
+ * file is not `want` (any more), -EFBIG when `want` is larger than
+ * SYM_FILEID_MAX_HASH, or another negative errno.
+ */
+int sym_fileid_hash(const char *path, const struct sym_filestat *want,
+		    uint64_t *hash);
 
 /*
  * The identity of the running kernel's core text symbols, as this

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/buf.h"
 #include "common/grow.h"
@@ -283,6 +284,14 @@ bool
 sym_image_stripped(const struct sym_image *img)
 {
 	return img->stripped;
+}
+
+int
+sym_image_fstat(const struct sym_image *img, struct stat *st)
+{
+	if (img->file.fd < 0)
+		return -ENOENT;
+	return fstat(img->file.fd, st) ? -errno : 0;
 }
 
 const char *

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/stat.h>
+
 #include "common/buf.h"
 #include "sp-symbolize/symres.h"
 
@@ -63,6 +65,11 @@ const char *sym_image_warning(const struct sym_image *img);
  * for with opts->names_only.
  */
 bool sym_image_stripped(const struct sym_image *img);
+/*
+ * fstat(2) of the file the image reads (not its debug file): 0, or
+ * -ENOENT for an image in memory, or fstat's negative errno.
+ */
+int sym_image_fstat(const struct sym_image *img, struct stat *st);
 /* The image's GNU build id as lowercase hex, or NULL when it has none. */
 const char *sym_image_buildid(const struct sym_image *img);
 /*

@@ -180,7 +180,7 @@ kernel_cset(struct sym_resolver *r)
 	r->kcs_tried = true;
 	if (!(id = kernel_id(r)))
 		return NULL;
-	r->kcs = sym_cache_set(r->o.cache, id->buildid, id->ctx);
+	r->kcs = sym_cache_set(r->o.cache, id->buildid, id->ctx, NULL);
 	return r->kcs;
 }
 

@@ -495,6 +495,7 @@ static struct sym_cset *
 module_cset(struct sym_resolver *r, struct rmod *rm)
 {
 	const char *path = rm->m.path, *pick;
+	struct sym_csource src;
 	struct sym_fileid id;
 	char buf[PATH_MAX];
 
@@ -507,12 +508,34 @@ module_cset(struct sym_resolver *r, struct rmod *rm)
 	if (path_lost(rm, pick) || fileid_for_path(r, pick, &id) ||
 	    (rm->buildid && strcmp(rm->buildid, id.buildid) != 0))
 		return NULL;
-	rm->cset = sym_cache_set(r->o.cache, id.buildid, id.ctx);
+	src.path = pick;
+	src.st = id.st;
+	rm->cset = sym_cache_set(r->o.cache, id.buildid, id.ctx, &src);
 	if (rm->cset) {
 		rm->cstate = MOD_OK;
 		memcpy(rm->cache_id, id.buildid, sizeof(rm->cache_id));
+		rm->cache_st = id.st;
 	}
 	return rm->cset;
+}
+
+/*
+ * Whether `img` reads the very file the cache set of `rm` is for: its
+ * build id, and its descriptor's identity (a file replaced at the path
+ * since the set was chosen is another one, whatever its build id).
+ */
+static bool
+img_is_cached_file(const struct sym_image *img, const struct rmod *rm)
+{
+	const char *have = sym_image_buildid(img);
+	struct sym_filestat now;
+	struct stat st;
+
+	if (!have || strcmp(have, rm->cache_id) != 0 ||
+	    sym_image_fstat(img, &st))
+		return false;
+	sym_fileid_stat(&st, &now);
+	return sym_filestat_same(&now, &rm->cache_st);
 }
 
 /*
@@ -529,7 +552,6 @@ image_frames(struct sym_resolver *r, struct rmod *rm, uint64_t rel_ip,
 	const struct sym_res *hit = cs ? sym_cset_find(cs, rel_ip) : NULL;
 	struct sym_image *img;
 	size_t first = out->n;
-	const char *have;
 	int n;
 
 	if (hit) {
@@ -538,9 +560,8 @@ image_frames(struct sym_resolver *r, struct rmod *rm, uint64_t rel_ip,
 	}
 	img = module_image(r, rm);
 	n = img ? sym_image_resolve(img, rel_ip, out) : 0;
-	have = img ? sym_image_buildid(img) : NULL;
 	/* An image with a warning is not cached: each run says it again. */
-	if (n < 0 || !cs || !have || strcmp(have, rm->cache_id) != 0 ||
+	if (n < 0 || !cs || !img || !img_is_cached_file(img, rm) ||
 	    sym_image_warning(img))
 		return n;
 	r->stats.cache_misses++;

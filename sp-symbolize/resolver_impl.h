@@ -42,6 +42,7 @@ struct rmod {
 	int cstate;
 	struct sym_cset *cset; /* borrowed from the cache, or NULL */
 	char cache_id[sizeof(((struct sym_fileid *)0)->buildid)];
+	struct sym_filestat cache_st; /* the file `cset` is for */
 };
 
 /* A file's cache identity, read once per path like its image. */

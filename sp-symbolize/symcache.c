@@ -8,6 +8,10 @@
  * to be this user's and writable by nobody else; every file is then
  * reached relative to that descriptor, so that a directory swapped for
  * a link after the check is not followed either.
+ *
+ * A set of a module file is trusted for the file it was made from only
+ * (symcache.h): its origin is checked at its first use in a run, by
+ * identity, or by content hash when the identity is new.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -26,18 +30,22 @@
 #include "common/grow.h"
 #include "common/htab.h"
 #include "common/openreg.h"
+#include "sp-symbolize/fileid.h"
 #include "sp-symbolize/symcache.h"
 #include "common/banned.h"
 
 /* A temporary file this old was left by a run that died: fair game. */
 #define SYM_CACHE_TMP_AGE 3600
+/* Files of one build id under other contexts read to find a conflict. */
+#define SYM_CACHE_MAX_SIBLINGS 16
 
 struct centry {
 	char *name; /* in the directory */
 	uint64_t ctx;
-	struct sym_cset *set;
-	size_t loaded; /* results the file holds (read or written) */
-	bool rewrite;  /* the file was corrupt: replace it */
+	struct sym_cset *set; /* NULL: not cached in this run */
+	size_t loaded;        /* results the file holds (read or written) */
+	bool rewrite;         /* the file was corrupt, or its origin changed */
+	struct sym_corigin origin; /* hash 0: results of no file */
 };
 
 struct sym_cache {
@@ -50,7 +58,11 @@ struct sym_cache {
 	struct sp_htab *by_name; /* name -> index into v */
 	struct centry *v;
 	size_t n, alloc;
-	bool failed; /* a save failed and said so: no more saves */
+	bool failed;            /* a save failed and said so: no more saves */
+	struct sp_htab *warned; /* build ids said to have two files */
+	bool listed;            /* names[] read from the directory */
+	char **names;           /* its BUILDID-CTX files, at the first need */
+	size_t nnames, anames;
 };
 
 /* Creates `dir` and its missing parents, private to the user. */
@@ -172,7 +184,8 @@ sym_cache_new(const char *dir, uint64_t max_bytes, sym_warn_fn *warn,
 	c->warn_ctx = warn_ctx;
 	c->dir = strdup(dir);
 	c->by_name = sp_htab_new();
-	if (!c->dir || !c->by_name) {
+	c->warned = sp_htab_new();
+	if (!c->dir || !c->by_name || !c->warned) {
 		sym_cache_free(c);
 		errno = ENOMEM;
 		return NULL;
@@ -192,9 +205,14 @@ sym_cache_free(struct sym_cache *c)
 	for (i = 0; i < c->n; i++) {
 		free(c->v[i].name);
 		sym_cset_free(c->v[i].set);
+		sym_corigin_release(&c->v[i].origin);
 	}
 	free(c->v);
+	for (i = 0; i < c->nnames; i++)
+		free(c->names[i]);
+	free(c->names);
 	sp_htab_free(c->by_name);
+	sp_htab_free(c->warned);
 	if (c->dfd >= 0)
 		close(c->dfd);
 	free(c->dir);
@@ -253,16 +271,197 @@ valid_buildid(const char *id)
 	return id[n] == '\0' && n >= 4 && n <= 128;
 }
 
-/* Loads the file of `e` into its set; warns about a corrupt one. */
+/*
+ * Says, once per build id, that the cache holds results another file
+ * with the build id of `path` made, which `path` does not use.
+ */
 static void
-load(struct sym_cache *c, struct centry *e)
+conflict(struct sym_cache *c, const char *buildid, const char *path,
+	 const char *other)
 {
-	struct sp_buf b = SP_BUF_INIT;
-	int rc = read_file(c, e->name, c->max, &b);
+	size_t len = strlen(buildid);
 
-	if (rc == 0)
-		rc = sym_cset_decode(e->set, b.data, b.len, e->ctx);
+	if (sp_htab_get(c->warned, buildid, len, NULL))
+		return;
+	sp_htab_put(c->warned, buildid, len, 0);
+	sym_warnf(c->warn, c->warn_ctx,
+		  "'%s': build id %s: the cache holds results of another file "
+		  "with this build id, '%s': they are not used",
+		  path, buildid, other ? other : "whose path is unknown");
+}
+
+/*
+ * Makes `src` the origin of `e`, its content hash `hash`; 0 or
+ * -ENOMEM.
+ */
+static int
+set_origin(struct centry *e, const struct sym_csource *src, uint64_t hash)
+{
+	sym_corigin_release(&e->origin);
+	e->origin.hash = hash;
+	sym_corigin_note(&e->origin, &src->st);
+	return sym_corigin_set_path(&e->origin, src->path);
+}
+
+/* Lists the directory's BUILDID-CTX files once, for siblings(). */
+static void
+list_names(struct sym_cache *c)
+{
+	int fd = c->dfd >= 0 ? dup(c->dfd) : -1;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	bool tmp;
+
+	c->listed = true;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	rewinddir(d); /* the descriptor's offset is shared with c->dfd */
+	while ((de = readdir(d))) {
+		if (!own_name(de->d_name, &tmp) || tmp ||
+		    strchr(de->d_name, '.'))
+			continue;
+		if (SP_GROW(c->names, c->anames, c->nnames + 1) ||
+		    !(c->names[c->nnames] = strdup(de->d_name)))
+			break;
+		c->nnames++;
+	}
+	closedir(d);
+}
+
+/*
+ * Whether the origin `o` is another file than that of `e` in a way a
+ * context cannot explain: the same size (the context holds the size,
+ * as a stripped copy has another), other bytes.
+ */
+static bool
+other_file(const struct centry *e, const struct sym_corigin *o)
+{
+	return o->hash && o->nids > 0 && o->hash != e->origin.hash &&
+	       o->ids[0].size == e->origin.ids[0].size;
+}
+
+/*
+ * Whether the cache file `name` (a sibling of `e` under another
+ * context) holds results of another file (other_file()); *path is
+ * then that file's, or NULL.
+ */
+static bool
+other_sibling(struct sym_cache *c, const struct centry *e, const char *name,
+	      char **path)
+{
+	struct sym_corigin o = SYM_CORIGIN_INIT;
+	struct sp_buf b = SP_BUF_INIT;
+	const char *dash = strrchr(name, '-');
+	uint64_t ctx = strtoull(dash + 1, NULL, 16);
+	bool other = false;
+
+	if (read_file(c, name, c->max, &b) == 0 &&
+	    sym_cset_origin(b.data, b.len, ctx, &o) == 0 && other_file(e, &o)) {
+		other = true;
+		*path = o.path;
+		o.path = NULL;
+	}
 	sp_buf_release(&b);
+	sym_corigin_release(&o);
+	return other;
+}
+
+/*
+ * Looks for results of another file with the build id of `e` under
+ * other contexts (another owner, other options or debug files), in
+ * this run or on disk, when `e` starts afresh: those are never used for
+ * `e`, but two files claiming one build id are worth a word.
+ */
+static void
+siblings(struct sym_cache *c, const struct centry *e, const char *buildid)
+{
+	size_t len = strlen(buildid), i, seen = 0;
+	char *other;
+
+	for (i = 0; i < c->n; i++)
+		if (&c->v[i] != e && strncmp(c->v[i].name, buildid, len) == 0 &&
+		    c->v[i].name[len] == '-' &&
+		    other_file(e, &c->v[i].origin)) {
+			conflict(c, buildid, e->origin.path,
+				 c->v[i].origin.path);
+			return;
+		}
+	if (!c->listed)
+		list_names(c);
+	for (i = 0; i < c->nnames && seen < SYM_CACHE_MAX_SIBLINGS; i++) {
+		if (strncmp(c->names[i], buildid, len) != 0 ||
+		    c->names[i][len] != '-' ||
+		    sp_htab_get(c->by_name, c->names[i], strlen(c->names[i]),
+				NULL))
+			continue;
+		seen++;
+		other = NULL;
+		if (other_sibling(c, e, c->names[i], &other)) {
+			conflict(c, buildid, e->origin.path, other);
+			free(other);
+			return;
+		}
+	}
+}
+
+/*
+ * Starts `e` afresh for the file `src`: its content hashed, no results.
+ * Returns false when the file cannot be hashed as the one identified
+ * (changed since, unreadable): then it is not cached in this run.
+ */
+static bool
+start_afresh(struct centry *e, const struct sym_csource *src)
+{
+	uint64_t hash;
+
+	if (sym_fileid_hash(src->path, &src->st, &hash) ||
+	    set_origin(e, src, hash))
+		return false;
+	return true;
+}
+
+enum { ADOPT_NO_CACHE = -1, ADOPT_AFRESH, ADOPT_USE };
+
+/*
+ * Decides whether the results of the cache file of `e`, origin `o`
+ * (taken over), are those of the file `src` (NULL: of no file): an
+ * identity the file recorded, or else the same content hash (a copy, a
+ * reinstall: its identity is added).  Another file's results are not
+ * used: one warning, and `e` starts afresh, to replace them at the
+ * save.  Returns ADOPT_USE, ADOPT_AFRESH, or ADOPT_NO_CACHE when `src`
+ * cannot be cached in this run.
+ */
+static int
+adopt(struct sym_cache *c, struct centry *e, const char *buildid,
+      const struct sym_csource *src, struct sym_corigin *o)
+{
+	uint64_t hash;
+
+	sym_corigin_release(&e->origin);
+	e->origin = *o;
+	*o = (struct sym_corigin)SYM_CORIGIN_INIT;
+	if (!src || sym_corigin_knows(&e->origin, &src->st))
+		return ADOPT_USE;
+	if (sym_fileid_hash(src->path, &src->st, &hash))
+		return ADOPT_NO_CACHE;
+	if (hash != 0 && hash == e->origin.hash) {
+		e->rewrite = sym_corigin_note(&e->origin, &src->st);
+		return sym_corigin_set_path(&e->origin, src->path)
+			   ? ADOPT_NO_CACHE
+			   : ADOPT_USE;
+	}
+	conflict(c, buildid, src->path, e->origin.path);
+	e->rewrite = true;
+	return set_origin(e, src, hash) ? ADOPT_NO_CACHE : ADOPT_AFRESH;
+}
+
+/* Warns about the cache file of `e` that could not be used. */
+static void
+unusable(struct sym_cache *c, struct centry *e, int rc)
+{
 	if (rc == -EBADMSG || rc == -ESTALE) {
 		sym_warnf(c->warn, c->warn_ctx,
 			  "'%s/%s': corrupt cache file ignored; it is rebuilt",
@@ -274,15 +473,68 @@ load(struct sym_cache *c, struct centry *e)
 			  "only its owner may write: ignored; it is replaced",
 			  c->dir, e->name);
 		e->rewrite = true;
-	} else if (rc == 0) {
+	}
+}
+
+/*
+ * Loads the file of `e` into its set when its results are of `src`
+ * (adopt()); warns about a corrupt one.  Without a usable file, a set
+ * of a file starts afresh.  Returns false when `src` cannot be cached
+ * in this run.
+ */
+static bool
+load(struct sym_cache *c, struct centry *e, const char *buildid,
+     const struct sym_csource *src)
+{
+	struct sym_corigin o = SYM_CORIGIN_INIT;
+	struct sp_buf b = SP_BUF_INIT;
+	int rc = read_file(c, e->name, c->max, &b), how = ADOPT_AFRESH;
+
+	if (rc == 0)
+		rc = sym_cset_origin(b.data, b.len, e->ctx, &o);
+	if (rc == 0)
+		how = adopt(c, e, buildid, src, &o);
+	if (rc == 0 && how == ADOPT_USE)
+		rc = sym_cset_decode(e->set, b.data, b.len, e->ctx);
+	sp_buf_release(&b);
+	sym_corigin_release(&o);
+	unusable(c, e, rc);
+	if (rc == 0)
 		/* Touched when used: eviction removes the least recent. */
 		utimensat(c->dfd, e->name, NULL, AT_SYMLINK_NOFOLLOW);
-	}
+	else if (src && how == ADOPT_AFRESH && !start_afresh(e, src))
+		how = ADOPT_NO_CACHE;
+	else if (src && how == ADOPT_AFRESH)
+		siblings(c, e, buildid);
 	e->loaded = sym_cset_count(e->set);
+	return how != ADOPT_NO_CACHE;
+}
+
+/*
+ * Whether the set of `e`, met again in this run, may serve the file
+ * `src`: the same file, or the same bytes (that identity is added).
+ */
+static bool
+claim(struct sym_cache *c, struct centry *e, const char *buildid,
+      const struct sym_csource *src)
+{
+	uint64_t hash;
+
+	if (!src || sym_corigin_knows(&e->origin, &src->st))
+		return true;
+	if (!e->origin.hash || sym_fileid_hash(src->path, &src->st, &hash))
+		return false;
+	if (hash == e->origin.hash) {
+		e->rewrite |= sym_corigin_note(&e->origin, &src->st);
+		return true;
+	}
+	conflict(c, buildid, src->path, e->origin.path);
+	return false;
 }
 
 struct sym_cset *
-sym_cache_set(struct sym_cache *c, const char *buildid, uint64_t ctx)
+sym_cache_set(struct sym_cache *c, const char *buildid, uint64_t ctx,
+	      const struct sym_csource *src)
 {
 	struct centry *e;
 	uint64_t i;
@@ -293,7 +545,8 @@ sym_cache_set(struct sym_cache *c, const char *buildid, uint64_t ctx)
 		return NULL;
 	if (sp_htab_get(c->by_name, name, strlen(name), &i)) {
 		free(name);
-		return c->v[i].set;
+		e = &c->v[i];
+		return e->set && claim(c, e, buildid, src) ? e->set : NULL;
 	}
 	if (SP_GROW(c->v, c->alloc, c->n + 1) ||
 	    sp_htab_put(c->by_name, name, strlen(name), c->n)) {
@@ -304,9 +557,13 @@ sym_cache_set(struct sym_cache *c, const char *buildid, uint64_t ctx)
 	memset(e, 0, sizeof(*e));
 	e->name = name;
 	e->ctx = ctx;
+	e->origin = (struct sym_corigin)SYM_CORIGIN_INIT;
 	e->set = sym_cset_new();
-	if (e->set)
-		load(c, e);
+	if (e->set && !load(c, e, buildid, src)) {
+		/* Not this file's results, nor can they be: no cache. */
+		sym_cset_free(e->set);
+		e->set = NULL;
+	}
 	return e->set;
 }
 
@@ -381,17 +638,31 @@ replace_file(struct sym_cache *c, const char *name, const struct sp_buf *b)
 	return rc;
 }
 
-/* Merges what another run saved meanwhile, then replaces the file. */
+/*
+ * Merges what another run saved meanwhile from the same bytes (results
+ * and identities), then replaces the file.  Another file's results are
+ * replaced: the last run to save wins.
+ */
 static int
 write_back(struct sym_cache *c, struct centry *e)
 {
+	struct sym_corigin o = SYM_CORIGIN_INIT;
 	struct sp_buf b = SP_BUF_INIT;
+	size_t i;
 	int rc;
 
-	if (read_file(c, e->name, c->max, &b) == 0)
+	if (read_file(c, e->name, c->max, &b) == 0 &&
+	    sym_cset_origin(b.data, b.len, e->ctx, &o) == 0 &&
+	    o.hash == e->origin.hash) {
 		sym_cset_decode(e->set, b.data, b.len, e->ctx);
+		for (i = 0; i < o.nids; i++)
+			if (e->origin.nids < SYM_CACHEFILE_MAX_IDS &&
+			    !sym_corigin_knows(&e->origin, &o.ids[i]))
+				e->origin.ids[e->origin.nids++] = o.ids[i];
+	}
+	sym_corigin_release(&o);
 	sp_buf_reset(&b);
-	rc = sym_cset_encode(e->set, e->ctx, &b);
+	rc = sym_cset_encode(e->set, e->ctx, &e->origin, &b);
 	if (rc == 0)
 		rc = replace_file(c, e->name, &b);
 	sp_buf_release(&b);

@@ -44,16 +44,36 @@ struct sym_cache *sym_cache_new(const char *dir, uint64_t max_bytes,
 /* Frees the sets without saving them; NULL is allowed. */
 void sym_cache_free(struct sym_cache *c);
 
+/* The module file a set's results are made from, as fileid.h read it. */
+struct sym_csource {
+	const char *path;
+	struct sym_filestat st;
+};
+
 /*
- * The set of results for `buildid` (hex) in context `ctx`, read from
- * its file at the first call (empty when there is none, or it is
+ * The set of results for `buildid` (hex) in context `ctx`, made from
+ * the file `src` (NULL: from no file, the kernel's), read from its
+ * cache file at the first call (empty when there is none, or it is
  * unusable).  Results added to it are saved by sym_cache_save().  The
- * set is owned by the cache and lives until sym_cache_free().  Returns
- * NULL for a build id that is not 4 to 128 hex digits, when the
- * directory was refused, or on ENOMEM.
+ * set is owned by the cache and lives until sym_cache_free().
+ *
+ * A cache file's results serve only the file they were made from: one
+ * of the identities it recorded (device, inode, size, modification and
+ * change times, owner), or else a file with the same bytes (the whole
+ * file is hashed once then, and its identity recorded).  Results of
+ * another file with the same build id are not used: one warning per
+ * build id names both files, and the file's results replace them at
+ * the save.  A set that starts afresh hashes the file too, and warns
+ * the same way when the cache holds another file's results for the
+ * build id under another context (another owner: fileid.h).
+ *
+ * Returns NULL for a build id that is not 4 to 128 hex digits, when the
+ * directory was refused, when `src` cannot be hashed as the file
+ * identified (it changed), when `src` is not the file whose results the
+ * set already holds in this run, or on ENOMEM.
  */
 struct sym_cset *sym_cache_set(struct sym_cache *c, const char *buildid,
-			       uint64_t ctx);
+			       uint64_t ctx, const struct sym_csource *src);
 
 /*
  * Writes back every set that gained results since it was read or last

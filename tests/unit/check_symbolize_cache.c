@@ -1,9 +1,11 @@
 /*
  * check_symbolize_cache.c: the symbol cache: the cache file codec
  * (round trip, every truncation and every flipped byte refused, sound
- * checksums over malformed bodies refused, another context refused)
- * and the store (save and load, corrupt files rebuilt with one warning,
- * merging with another run's save, least recently used eviction) and
+ * checksums over malformed bodies refused, another context refused,
+ * the origin kept) and the store (save and load, corrupt files rebuilt
+ * with one warning, merging with another run's save, least recently
+ * used eviction, a set serving only the file it was made from or its
+ * copies, one warning when another file claims the build id) and
  * what it refuses (a linked, shared or another user's directory, files
  * not named as its own, entries others could have planted).
  */
@@ -21,6 +23,7 @@
 #include "common/htab.h"
 #include "common/records.h"
 #include "sp-symbolize/cachefile.h"
+#include "sp-symbolize/fileid.h"
 #include "sp-symbolize/symcache.h"
 
 #define CTX 0x1122334455667788ull
@@ -87,7 +90,7 @@ START_TEST(round_trip)
 	struct sp_buf b = SP_BUF_INIT;
 
 	assert_sample(s);
-	ck_assert_int_eq(sym_cset_encode(s, CTX, &b), 0);
+	ck_assert_int_eq(sym_cset_encode(s, CTX, NULL, &b), 0);
 	ck_assert_int_eq(sym_cset_decode(d, b.data, b.len, CTX), 0);
 	assert_sample(d);
 	/* Decoding again adds nothing: every key is present. */
@@ -118,7 +121,7 @@ START_TEST(every_cut_and_flip_is_refused)
 	struct sp_buf b = SP_BUF_INIT;
 	size_t i;
 
-	ck_assert_int_eq(sym_cset_encode(s, CTX, &b), 0);
+	ck_assert_int_eq(sym_cset_encode(s, CTX, NULL, &b), 0);
 	for (i = 0; i < b.len; i++) {
 		ck_assert_int_eq(sym_cset_decode(d, b.data, i, CTX), -EBADMSG);
 		b.data[i] ^= 0x20;
@@ -155,7 +158,7 @@ one_frame(struct sp_buf *b)
 
 	ck_assert_ptr_nonnull(sym_res_add(&r, "ab"));
 	ck_assert_int_eq(sym_cset_add(s, 5, &r, 0), 0);
-	ck_assert_int_eq(sym_cset_encode(s, CTX, b), 0);
+	ck_assert_int_eq(sym_cset_encode(s, CTX, NULL, b), 0);
 	sym_res_release(&r);
 	sym_cset_free(s);
 }
@@ -168,7 +171,7 @@ START_TEST(unknown_flags_are_refused)
 
 	sym_res_add(&r, "f")->flags = 1u << 7; /* past "kjiphtu" */
 	ck_assert_int_eq(sym_cset_add(s, 1, &r, 0), 0);
-	ck_assert_int_eq(sym_cset_encode(s, CTX, &b), 0);
+	ck_assert_int_eq(sym_cset_encode(s, CTX, NULL, &b), 0);
 	ck_assert_int_eq(sym_cset_decode(d, b.data, b.len, CTX), -EBADMSG);
 	ck_assert_uint_eq(sym_cset_count(d), 0);
 	sp_buf_release(&b);
@@ -181,14 +184,17 @@ END_TEST
 START_TEST(sealed_garbage_is_refused)
 {
 	/* Body: count 1, key 5, 1 frame: flags 0, no offset, line 0,
-	 * start line 0, name "ab" (len 2), no file (0).  Header 16 bytes. */
+	 * start line 0, name "ab" (len 2), no file (0).  Header 24 bytes,
+	 * then no origin: no path (0), no identities (0). */
 	static const uint8_t body[] = { 1, 5, 1, 0, 0, 0, 0, 2, 'a', 'b', 0 };
 	struct sym_cset *d = sym_cset_new();
 	struct sp_buf b = SP_BUF_INIT;
-	size_t at = 16;
+	size_t at = 26;
 
 	one_frame(&b);
-	ck_assert_uint_eq(b.len, 16 + sizeof(body) + 8);
+	ck_assert_uint_eq(b.len, at + sizeof(body) + 8);
+	ck_assert_uint_eq(b.data[24], 0);
+	ck_assert_uint_eq(b.data[25], 0);
 	ck_assert_mem_eq(b.data + at, body, sizeof(body));
 	b.data[at + 8] = '\0'; /* a NUL in the name */
 	reseal(&b);
@@ -273,7 +279,7 @@ static void
 save_sample(const char *id, uint64_t max)
 {
 	struct sym_cache *c = sym_cache_new(cdir(), max, count_warning, NULL);
-	struct sym_cset *s = sym_cache_set(c, id, CTX), *x = sample_set();
+	struct sym_cset *s = sym_cache_set(c, id, CTX, NULL), *x = sample_set();
 	uint64_t keys[] = { 0x1234, 0x99, 1ull << 63 };
 	size_t i;
 
@@ -293,14 +299,15 @@ START_TEST(saved_sets_load_again)
 	save_sample(ID_A, SYM_CACHE_DEFAULT_MAX);
 	ck_assert_int_eq(access(cfile(ID_A), R_OK), 0);
 	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
-	assert_sample(sym_cache_set(c, ID_A, CTX));
+	assert_sample(sym_cache_set(c, ID_A, CTX, NULL));
 	/* Nothing new: nothing written. */
 	ck_assert_int_eq(sym_cache_save(c), 0);
 	/* Another context, another build id, a bad build id: nothing. */
-	ck_assert_uint_eq(sym_cset_count(sym_cache_set(c, ID_A, CTX + 1)), 0);
-	ck_assert_uint_eq(sym_cset_count(sym_cache_set(c, ID_B, CTX)), 0);
-	ck_assert_ptr_null(sym_cache_set(c, "../x", CTX));
-	ck_assert_ptr_null(sym_cache_set(c, "0123ABCD", CTX));
+	ck_assert_uint_eq(sym_cset_count(sym_cache_set(c, ID_A, CTX + 1, NULL)),
+			  0);
+	ck_assert_uint_eq(sym_cset_count(sym_cache_set(c, ID_B, CTX, NULL)), 0);
+	ck_assert_ptr_null(sym_cache_set(c, "../x", CTX, NULL));
+	ck_assert_ptr_null(sym_cache_set(c, "0123ABCD", CTX, NULL));
 	sym_cache_free(c);
 	ck_assert_int_eq(nwarnings, 0);
 }
@@ -316,11 +323,11 @@ START_TEST(corrupt_file_is_rebuilt)
 	save_sample(ID_A, SYM_CACHE_DEFAULT_MAX);
 	ck_assert_int_eq(truncate(cfile(ID_A), 20), 0);
 	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
-	s = sym_cache_set(c, ID_A, CTX);
+	s = sym_cache_set(c, ID_A, CTX, NULL);
 	ck_assert_uint_eq(sym_cset_count(s), 0);
 	ck_assert_int_eq(nwarnings, 1);
 	/* Asked again in the same run: no second warning. */
-	ck_assert_ptr_eq(sym_cache_set(c, ID_A, CTX), s);
+	ck_assert_ptr_eq(sym_cache_set(c, ID_A, CTX, NULL), s);
 	ck_assert_int_eq(nwarnings, 1);
 	ck_assert_ptr_nonnull(sym_res_add(&r, "fresh"));
 	ck_assert_int_eq(sym_cset_add(s, 7, &r, 0), 0);
@@ -329,7 +336,7 @@ START_TEST(corrupt_file_is_rebuilt)
 	sym_res_release(&r);
 
 	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
-	s = sym_cache_set(c, ID_A, CTX);
+	s = sym_cache_set(c, ID_A, CTX, NULL);
 	ck_assert_uint_eq(sym_cset_count(s), 1);
 	ck_assert_str_eq(sym_cset_find(s, 7)->v[0].name, "fresh");
 	ck_assert_int_eq(nwarnings, 1);
@@ -342,7 +349,7 @@ START_TEST(corrupt_file_is_rebuilt)
 			 31);
 	close(fd);
 	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
-	ck_assert_uint_eq(sym_cset_count(sym_cache_set(c, ID_A, CTX)), 0);
+	ck_assert_uint_eq(sym_cset_count(sym_cache_set(c, ID_A, CTX, NULL)), 0);
 	ck_assert_int_eq(nwarnings, 2);
 	sym_cache_free(c);
 }
@@ -352,7 +359,7 @@ START_TEST(saves_merge_with_another_runs)
 {
 	struct sym_cache *c =
 	    sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
-	struct sym_cset *s = sym_cache_set(c, ID_A, CTX);
+	struct sym_cset *s = sym_cache_set(c, ID_A, CTX, NULL);
 	struct sym_res r = SYM_RES_INIT;
 
 	/* This run started before the other one saved. */
@@ -364,7 +371,7 @@ START_TEST(saves_merge_with_another_runs)
 	sym_res_release(&r);
 
 	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
-	s = sym_cache_set(c, ID_A, CTX);
+	s = sym_cache_set(c, ID_A, CTX, NULL);
 	ck_assert_uint_eq(sym_cset_count(s), 4);
 	ck_assert_str_eq(sym_cset_find(s, 7)->v[0].name, "mine");
 	ck_assert_str_eq(sym_cset_find(s, 0x1234)->v[0].name, "outer(int)");
@@ -404,7 +411,7 @@ START_TEST(least_recently_used_files_go)
 	ck_assert_int_eq(utimensat(AT_FDCWD, a, old, 0), 0);
 	ck_assert_int_eq(utimensat(AT_FDCWD, b, old, 0), 0);
 	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
-	assert_sample(sym_cache_set(c, ID_A, CTX));
+	assert_sample(sym_cache_set(c, ID_A, CTX, NULL));
 	sym_cache_free(c);
 	save_sample("aaaa", (uint64_t)2 * one + 10);
 	ck_assert_int_eq(size_of(a), one);
@@ -428,8 +435,8 @@ START_TEST(no_directory_means_no_cache)
 	snprintf(sub, sizeof(sub), "%s/.cache/stackpulse", file);
 	c = sym_cache_new(sub, SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
 	ck_assert_ptr_nonnull(sym_res_add(&r, "f"));
-	ck_assert_int_eq(sym_cset_add(sym_cache_set(c, ID_A, CTX), 1, &r, 0),
-			 0);
+	ck_assert_int_eq(
+	    sym_cset_add(sym_cache_set(c, ID_A, CTX, NULL), 1, &r, 0), 0);
 	ck_assert_int_eq(sym_cache_save(c), 0);
 	ck_assert_int_eq(sym_cache_save(c), 0);
 	ck_assert_int_eq(nwarnings, 0);
@@ -474,7 +481,7 @@ static int
 save_one(struct sym_cache *c, const char *id)
 {
 	struct sym_res r = SYM_RES_INIT;
-	struct sym_cset *s = sym_cache_set(c, id, CTX);
+	struct sym_cset *s = sym_cache_set(c, id, CTX, NULL);
 	int rc;
 
 	if (!s)
@@ -505,7 +512,7 @@ START_TEST(linked_directory_is_refused)
 	ck_assert_int_eq(symlink(in_dir("other"), cdir()), 0);
 	c = sym_cache_new(cdir(), 100, count_warning, NULL);
 	ck_assert_int_eq(nwarnings, 1);
-	ck_assert_ptr_null(sym_cache_set(c, ID_B, CTX));
+	ck_assert_ptr_null(sym_cache_set(c, ID_B, CTX, NULL));
 	ck_assert_int_eq(sym_cache_save(c), 0);
 	sym_cache_free(c);
 	/* Every file is still there, and no new one. */
@@ -585,7 +592,7 @@ plant(const char *name, uid_t uid, mode_t mode)
 
 	ck_assert_ptr_nonnull(sym_res_add(&r, name));
 	ck_assert_int_eq(sym_cset_add(s, 0x1234, &r, 0), 0);
-	ck_assert_int_eq(sym_cset_encode(s, CTX, &b), 0);
+	ck_assert_int_eq(sym_cset_encode(s, CTX, NULL, &b), 0);
 	unlink(cfile(ID_A));
 	fd = open(cfile(ID_A), O_WRONLY | O_CREAT | O_EXCL, 0600);
 	ck_assert_int_ge(fd, 0);
@@ -608,8 +615,8 @@ cached_name(void)
 	const struct sym_res *r;
 
 	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
-	r = sym_cache_set(c, ID_A, CTX)
-		? sym_cset_find(sym_cache_set(c, ID_A, CTX), 0x1234)
+	r = sym_cache_set(c, ID_A, CTX, NULL)
+		? sym_cset_find(sym_cache_set(c, ID_A, CTX, NULL), 0x1234)
 		: NULL;
 	snprintf(name, sizeof(name), "%s", r && r->n ? r->v[0].name : "");
 	sym_cache_free(c);
@@ -658,12 +665,150 @@ START_TEST(shared_directory_is_refused)
 	ck_assert_int_eq(chmod(cdir(), 0770), 0);
 	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
 	ck_assert_int_eq(nwarnings, 1);
-	ck_assert_ptr_null(sym_cache_set(c, ID_A, CTX));
+	ck_assert_ptr_null(sym_cache_set(c, ID_A, CTX, NULL));
 	ck_assert_int_eq(save_one(c, ID_B), -1000);
 	ck_assert_int_eq(sym_cache_save(c), 0);
 	sym_cache_free(c);
 	ck_assert_int_eq(nwarnings, 1);
 	ck_assert_int_eq(size_of(cfile(ID_B)), -1);
+}
+END_TEST
+
+/* A module file `name` in the test's directory holding `bytes`. */
+static struct sym_csource
+module_file(const char *name, const char *bytes)
+{
+	static char paths[4][PATH_MAX];
+	static int k;
+	struct sym_csource src;
+	struct stat st;
+	int fd;
+
+	k = (k + 1) % 4;
+	snprintf(paths[k], sizeof(paths[k]), "%s/%s", dir, name);
+	fd = open(paths[k], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, bytes, strlen(bytes)),
+			 (ssize_t)strlen(bytes));
+	close(fd);
+	ck_assert_int_eq(stat(paths[k], &st), 0);
+	src.path = paths[k];
+	sym_fileid_stat(&st, &src.st);
+	return src;
+}
+
+/* Opens the set of `id`, `ctx` for `src` and adds a result "f" at 7. */
+static struct sym_cset *
+add_for(struct sym_cache *c, const char *id, uint64_t ctx,
+	const struct sym_csource *src)
+{
+	struct sym_cset *s = sym_cache_set(c, id, ctx, src);
+	struct sym_res r = SYM_RES_INIT;
+
+	if (s) {
+		ck_assert_ptr_nonnull(sym_res_add(&r, "f"));
+		ck_assert_int_eq(sym_cset_add(s, 7, &r, 0), 0);
+		sym_res_release(&r);
+	}
+	return s;
+}
+
+START_TEST(sets_serve_their_own_file)
+{
+	struct sym_csource one = module_file("one", "genuine bytes");
+	struct sym_csource copy = module_file("copy", "genuine bytes");
+	struct sym_csource other = module_file("other", "another bytes");
+	struct sym_cache *c =
+	    sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
+	struct sym_cset *s;
+
+	ck_assert_ptr_nonnull(add_for(c, ID_A, CTX, &one));
+	ck_assert_int_eq(sym_cache_save(c), 1);
+	sym_cache_free(c);
+	/* A copy: the same bytes serve, its identity is recorded once. */
+	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
+	s = sym_cache_set(c, ID_A, CTX, &copy);
+	ck_assert_uint_eq(sym_cset_count(s), 1);
+	ck_assert_int_eq(sym_cache_save(c), 1);
+	sym_cache_free(c);
+	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
+	ck_assert_uint_eq(sym_cset_count(sym_cache_set(c, ID_A, CTX, &copy)),
+			  1);
+	ck_assert_ptr_eq(sym_cache_set(c, ID_A, CTX, &one),
+			 sym_cache_set(c, ID_A, CTX, &copy));
+	ck_assert_int_eq(sym_cache_save(c), 0);
+	sym_cache_free(c);
+	ck_assert_int_eq(nwarnings, 0);
+	/* Other bytes under the build id: not used, one warning, replaced. */
+	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
+	s = sym_cache_set(c, ID_A, CTX, &other);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(sym_cset_count(s), 0);
+	ck_assert_int_eq(nwarnings, 1);
+	/* The first file again in this run: not this set's, said once. */
+	ck_assert_ptr_null(sym_cache_set(c, ID_A, CTX, &one));
+	ck_assert_int_eq(nwarnings, 1);
+	ck_assert_int_eq(sym_cache_save(c), 1);
+	sym_cache_free(c);
+	/* Under another context (another owner), the conflict is said too. */
+	c = sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
+	ck_assert_uint_eq(sym_cset_count(add_for(c, ID_A, CTX + 1, &one)), 1);
+	ck_assert_int_eq(nwarnings, 2);
+	sym_cache_free(c);
+}
+END_TEST
+
+START_TEST(changed_file_is_not_cached)
+{
+	struct sym_csource one = module_file("one", "genuine bytes");
+	struct sym_cache *c =
+	    sym_cache_new(cdir(), SYM_CACHE_DEFAULT_MAX, count_warning, NULL);
+
+	/*
+	 * Rewritten after its identity was read: no hash, no cache.  (Its
+	 * size changes: timestamps may not move within a clock tick.)
+	 */
+	module_file("one", "changed bytes!");
+	ck_assert_ptr_null(sym_cache_set(c, ID_A, CTX, &one));
+	ck_assert_int_eq(sym_cache_save(c), 0);
+	sym_cache_free(c);
+	ck_assert_int_eq(nwarnings, 0);
+}
+END_TEST
+
+START_TEST(origin_round_trip)
+{
+	struct sym_cset *s = sample_set();
+	struct sym_corigin o = SYM_CORIGIN_INIT, d = SYM_CORIGIN_INIT;
+	struct sym_filestat st = { 1, 2, 3, -4, 5, 6 };
+	struct sp_buf b = SP_BUF_INIT;
+	size_t i;
+
+	o.hash = 0x1234567890abcdefull;
+	ck_assert_int_eq(sym_corigin_set_path(&o, "/lib/x.so"), 0);
+	/* More identities than kept: the newest stay, newest first. */
+	for (i = 0; i < SYM_CACHEFILE_MAX_IDS + 2; i++) {
+		st.ino = 100 + i;
+		ck_assert(sym_corigin_note(&o, &st));
+	}
+	ck_assert(!sym_corigin_note(&o, &st));
+	ck_assert_uint_eq(o.nids, SYM_CACHEFILE_MAX_IDS);
+	ck_assert_int_eq(sym_cset_encode(s, CTX, &o, &b), 0);
+	ck_assert_int_eq(sym_cset_origin(b.data, b.len, CTX, &d), 0);
+	ck_assert_uint_eq(d.hash, o.hash);
+	ck_assert_str_eq(d.path, "/lib/x.so");
+	ck_assert_uint_eq(d.nids, SYM_CACHEFILE_MAX_IDS);
+	ck_assert_uint_eq(d.ids[0].ino, 100 + SYM_CACHEFILE_MAX_IDS + 1);
+	ck_assert_int_eq(d.ids[0].mtime_ns, -4);
+	ck_assert(sym_corigin_knows(&d, &st));
+	st.ino = 100;
+	ck_assert(!sym_corigin_knows(&d, &st));
+	ck_assert_int_eq(sym_cset_origin(b.data, b.len, CTX + 1, &d), -ESTALE);
+	ck_assert_ptr_null(d.path);
+	sp_buf_release(&b);
+	sym_corigin_release(&o);
+	sym_corigin_release(&d);
+	sym_cset_free(s);
 }
 END_TEST
 
@@ -678,6 +823,7 @@ cache_suite(void)
 	tcase_add_test(t, every_cut_and_flip_is_refused);
 	tcase_add_test(t, unknown_flags_are_refused);
 	tcase_add_test(t, sealed_garbage_is_refused);
+	tcase_add_test(t, origin_round_trip);
 	suite_add_tcase(s, t);
 	t = tcase_create("store");
 	tcase_add_checked_fixture(t, setup, teardown);
@@ -686,6 +832,8 @@ cache_suite(void)
 	tcase_add_test(t, saves_merge_with_another_runs);
 	tcase_add_test(t, least_recently_used_files_go);
 	tcase_add_test(t, no_directory_means_no_cache);
+	tcase_add_test(t, sets_serve_their_own_file);
+	tcase_add_test(t, changed_file_is_not_cached);
 	suite_add_tcase(s, t);
 	t = tcase_create("hostile");
 	tcase_add_checked_fixture(t, setup, teardown);
