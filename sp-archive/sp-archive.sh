@@ -21,19 +21,21 @@ version="@VERSION@"
 usage() {
 	cat <<'EOF'
 usage: sp-archive [-o BUNDLE] [--max-file SIZE] [--max-total SIZE] SPOOL
-       sp-archive -x BUNDLE [-C DIR]
+       sp-archive -x BUNDLE [--max-file SIZE] [--max-total SIZE] [-C DIR]
 Bundles a spool with the module files, debug files, kernel symbols and
 JIT perf maps its samples need, so that it symbolizes elsewhere;
 -x checks and extracts a bundle and prints the command that symbolizes
 it.
 
   -o, --output BUNDLE   where the bundle goes (SPOOL.tar.gz)
-      --max-file SIZE   store no file larger than SIZE (1G; K, M, G)
-      --max-total SIZE  store at most SIZE of files in all (4G)
+      --max-file SIZE   store (or with -x extract) no file larger than
+                        SIZE (1G; K, M, G)
+      --max-total SIZE  store (or extract) at most SIZE of files in all (4G)
       --capture-dir DIR the module files sp-record kept by build id
                         (its --capture-dir: the symbol cache's folder)
   -x, --extract BUNDLE  check BUNDLE's members and extract them
-  -C, --directory DIR   extract into DIR (made if missing; .)
+  -C, --directory DIR   extract into DIR (made if missing; .), a
+                        folder that only you and root can change
   -h, --help            this help
       --version         the version
 A file is stored only when it is a regular file, no symbolic link, and
@@ -54,7 +56,7 @@ warn() {
 usage_error() {
 	echo "$me: $1" >&2
 	echo "usage: sp-archive [-o BUNDLE] [--max-file SIZE] [--max-total SIZE] SPOOL" >&2
-	echo "       sp-archive -x BUNDLE [-C DIR]" >&2
+	echo "       sp-archive -x BUNDLE [--max-file SIZE] [--max-total SIZE] [-C DIR]" >&2
 	echo "Try 'sp-archive --help'." >&2
 	exit 2
 }
@@ -485,29 +487,33 @@ member() {
 	esac
 }
 
-# unsafe NAME: why NAME, in the current folder and not followed when a
-# link, is not a folder that only the running user and root can change,
-# or nothing.  It must be theirs, and writable by no one else: not by
-# everyone, nor by a group other than the user's own, unless it is
-# sticky (as /tmp is), where no one renames or replaces what is not
-# theirs.
-unsafe() {
+# safe_dir NAME: whether NAME, in the current folder and not followed
+# when a link, is a folder that only the running user and root can
+# change; when not, $_why says why.  It must be theirs, and writable by
+# no one else: not by everyone, nor by a group other than the user's
+# own, unless it is sticky (as /tmp is), where no one renames or
+# replaces what is not theirs.
+safe_dir() {
+	_why=""
 	if [ -L "$1" ]; then
-		echo "is a symbolic link"
-		return
+		_why="is a symbolic link"
+	elif [ ! -d "$1" ]; then
+		_why="is not a folder"
+	elif ! _st=$(stat -c '%u %g %a' -- "$1"); then
+		_why="cannot be read"
+	else
+		set -- $_st
+		if [ "$1" != "$uid" ] && [ "$1" != 0 ]; then
+			_why="is a folder of uid $1, not yours or root's"
+		elif [ $((0$3 & 01000)) -ne 0 ]; then
+			:
+		elif [ $((0$3 & 02)) -ne 0 ]; then
+			_why="is writable by everyone"
+		elif [ $((0$3 & 020)) -ne 0 ] && [ "$2" != "$gid" ]; then
+			_why="is writable by group $2"
+		fi
 	fi
-	[ -d "$1" ] || { echo "is not a folder"; return; }
-	_st=$(stat -c '%u %g %a' -- "$1") || { echo "cannot be read"; return; }
-	set -- $_st
-	if [ "$1" != "$uid" ] && [ "$1" != 0 ]; then
-		echo "is a folder of uid $1, not yours or root's"
-	elif [ $((0$3 & 01000)) -ne 0 ]; then
-		:
-	elif [ $((0$3 & 02)) -ne 0 ]; then
-		echo "is writable by everyone"
-	elif [ $((0$3 & 020)) -ne 0 ] && [ "$2" != "$gid" ]; then
-		echo "is writable by group $2"
-	fi
+	[ -z "$_why" ]
 }
 
 # mkdir_safe NAME: makes folder NAME writable by its owner only, whatever
@@ -519,7 +525,7 @@ mkdir_safe() {
 
 # enter PATH: changes into folder PATH (absolute), made when missing, one
 # name at a time from /, following a symbolic link only when it is the
-# running user's or root's, and only through folders unsafe() accepts:
+# running user's or root's, and only through folders safe_dir() accepts:
 # once there, no one else can put another folder at any name on the
 # way.  On failure $_at is the name and $_why what is wrong with it.
 enter() {
@@ -528,16 +534,14 @@ enter() {
 		case $_rest in /*)
 			_at=/
 			cd / || { _why="cannot be entered"; return 1; }
-			_why=$(unsafe .)
-			[ -z "$_why" ] || return 1
+			safe_dir . || return 1
 			while [ "${_rest#/}" != "$_rest" ]; do _rest=${_rest#/}; done
 		esac
 		[ -n "$_rest" ] || return 0
 		_c=${_rest%%/*}
 		case $_rest in */*) _rest=${_rest#*/} ;; *) _rest="" ;; esac
 		[ "$_c" != . ] || continue
-		_at=$(pwd -P)
-		_at=${_at%/}/$_c
+		_at=${PWD%/}/$_c
 		if [ -L "$_c" ]; then
 			_o=$(stat -c %u -- "$_c")
 			if [ "$_o" != "$uid" ] && [ "$_o" != 0 ]; then
@@ -553,8 +557,7 @@ enter() {
 			_why=$(mkdir_safe "$_c")
 			[ -z "$_why" ] || { _why="cannot be made: $_why"; return 1; }
 		fi
-		_why=$(unsafe "$_c")
-		[ -z "$_why" ] || return 1
+		safe_dir "$_c" || return 1
 		cd -P -- "$_c" || { _why="cannot be entered"; return 1; }
 	done
 }
@@ -628,6 +631,7 @@ extract_stage() {
 	[ -z "$_odd" ] ||
 		refuse "${_odd#./}" "not a plain file or folder once extracted"
 }
+
 # Checks each extracted member against MANIFEST: its SHA-256, and for
 # .build-id members the build id its name says.
 check_members() {
@@ -656,6 +660,8 @@ check_members() {
 		esac
 		echo "$_m"
 	done >"$work/listed" || exit 1
+	_dup=$(sort "$work/listed" | uniq -d | head -n 1)
+	[ -z "$_dup" ] || refuse MANIFEST "names '$_dup' twice"
 	(cd "$stage" && find . -type f ! -name MANIFEST) | sed 's|^\./||' |
 		while IFS= read -r _m; do
 			grep -qxF "$_m" "$work/listed" || refuse "$_m" "not in MANIFEST"
@@ -677,8 +683,7 @@ place() {
 				_why=$(mkdir_safe "$_d")
 				[ -z "$_why" ] || die 1 "cannot make '$dir/$_d': $_why"
 			fi
-			_why=$(unsafe "$_d")
-			[ -z "$_why" ] ||
+			safe_dir "$_d" ||
 				die 1 "'$extract': not extracted: '$dir/$_d' $_why"
 		done || exit 1
 	while IFS= read -r _m; do
