@@ -21,19 +21,21 @@ version="@VERSION@"
 usage() {
 	cat <<'EOF'
 usage: sp-archive [-o BUNDLE] [--max-file SIZE] [--max-total SIZE] SPOOL
-       sp-archive -x BUNDLE [-C DIR]
+       sp-archive -x BUNDLE [--max-file SIZE] [--max-total SIZE] [-C DIR]
 Bundles a spool with the module files, debug files, kernel symbols and
 JIT perf maps its samples need, so that it symbolizes elsewhere;
 -x checks and extracts a bundle and prints the command that symbolizes
 it.
 
   -o, --output BUNDLE   where the bundle goes (SPOOL.tar.gz)
-      --max-file SIZE   store no file larger than SIZE (1G; K, M, G)
-      --max-total SIZE  store at most SIZE of files in all (4G)
+      --max-file SIZE   store (or with -x extract) no file larger than
+                        SIZE (1G; K, M, G)
+      --max-total SIZE  store (or extract) at most SIZE of files in all (4G)
       --capture-dir DIR the module files sp-record kept by build id
                         (its --capture-dir: the symbol cache's folder)
   -x, --extract BUNDLE  check BUNDLE's members and extract them
-  -C, --directory DIR   extract into DIR (made if missing; .)
+  -C, --directory DIR   extract into DIR (made if missing; .), a
+                        folder that only you and root can change
   -h, --help            this help
       --version         the version
 A file is stored only when it is a regular file, no symbolic link, and
@@ -54,7 +56,7 @@ warn() {
 usage_error() {
 	echo "$me: $1" >&2
 	echo "usage: sp-archive [-o BUNDLE] [--max-file SIZE] [--max-total SIZE] SPOOL" >&2
-	echo "       sp-archive -x BUNDLE [-C DIR]" >&2
+	echo "       sp-archive -x BUNDLE [--max-file SIZE] [--max-total SIZE] [-C DIR]" >&2
 	echo "Try 'sp-archive --help'." >&2
 	exit 2
 }
@@ -452,6 +454,20 @@ write_bundle() {
 }
 
 # ------------------------------------------------------------ reading
+#
+# The bundle may be another user's, who can rewrite it while it is read,
+# DIR or a folder on the way to it may be someone else's, and -x may run
+# as root.  So the bundle is read through one open into a private
+# folder, decompressed there, and only that copy is listed, checked and
+# extracted; members are sized from the listing before a byte of them is
+# written; and DIR is entered one name at a time, through folders and
+# links that only the running user or root can change, after which
+# every path is relative to it.
+
+# Room for tar's own blocks beside the members' bytes in the bounded
+# decompressed bundle: a header and a partial block for some 16000
+# members.
+tar_slack=16777216
 
 # refuse MEMBER WHAT: the bundle is refused for MEMBER, nothing extracted.
 refuse() {
@@ -471,22 +487,149 @@ member() {
 	esac
 }
 
-# Checks what tar says is in the bundle: names, kinds, no name twice.
+# safe_dir NAME: whether NAME, in the current folder and not followed
+# when a link, is a folder that only the running user and root can
+# change; when not, $_why says why.  It must be theirs, and writable by
+# no one else: not by everyone, nor by a group other than the user's
+# own, unless it is sticky (as /tmp is), where no one renames or
+# replaces what is not theirs.
+safe_dir() {
+	_why=""
+	if [ -L "$1" ]; then
+		_why="is a symbolic link"
+	elif [ ! -d "$1" ]; then
+		_why="is not a folder"
+	elif ! _st=$(stat -c '%u %g %a' -- "$1"); then
+		_why="cannot be read"
+	else
+		set -- $_st
+		if [ "$1" != "$uid" ] && [ "$1" != 0 ]; then
+			_why="is a folder of uid $1, not yours or root's"
+		elif [ $((0$3 & 01000)) -ne 0 ]; then
+			:
+		elif [ $((0$3 & 02)) -ne 0 ]; then
+			_why="is writable by everyone"
+		elif [ $((0$3 & 020)) -ne 0 ] && [ "$2" != "$gid" ]; then
+			_why="is writable by group $2"
+		fi
+	fi
+	[ -z "$_why" ]
+}
+
+# mkdir_safe NAME: makes folder NAME writable by its owner only, whatever
+# the umask; prints mkdir's complaint when it cannot.
+mkdir_safe() {
+	(umask "$(printf '%04o' $(($(umask) | 022)))" && mkdir -- "$1") 2>&1 |
+		sed 's/^mkdir: //' | head -n 1
+}
+
+# enter PATH: changes into folder PATH (absolute), made when missing, one
+# name at a time from /, following a symbolic link only when it is the
+# running user's or root's, and only through folders safe_dir() accepts:
+# once there, no one else can put another folder at any name on the
+# way.  On failure $_at is the name and $_why what is wrong with it.
+enter() {
+	_rest=$1 _links=0
+	while :; do
+		case $_rest in /*)
+			_at=/
+			cd / || { _why="cannot be entered"; return 1; }
+			safe_dir . || return 1
+			while [ "${_rest#/}" != "$_rest" ]; do _rest=${_rest#/}; done
+		esac
+		[ -n "$_rest" ] || return 0
+		_c=${_rest%%/*}
+		case $_rest in */*) _rest=${_rest#*/} ;; *) _rest="" ;; esac
+		[ "$_c" != . ] || continue
+		_at=${PWD%/}/$_c
+		if [ -L "$_c" ]; then
+			_o=$(stat -c %u -- "$_c")
+			if [ "$_o" != "$uid" ] && [ "$_o" != 0 ]; then
+				_why="is a symbolic link of uid $_o, not yours or root's"
+				return 1
+			fi
+			_links=$((_links + 1))
+			[ $_links -le 40 ] || { _why="is one symbolic link too many"; return 1; }
+			_rest=$(readlink -- "$_c")${_rest:+/$_rest}
+			continue
+		fi
+		if [ ! -e "$_c" ]; then
+			_why=$(mkdir_safe "$_c")
+			[ -z "$_why" ] || { _why="cannot be made: $_why"; return 1; }
+		fi
+		safe_dir "$_c" || return 1
+		cd -P -- "$_c" || { _why="cannot be entered"; return 1; }
+	done
+}
+
+# unpack BUNDLE: BUNDLE read through one open (a FIFO put there since the
+# test is not waited on), decompressed into $work/b.tar, bounded by
+# --max-total and tar's blocks so that a gzip bomb stops there.
+unpack() {
+	_max=$((max_total + tar_slack))
+	{ dd if="$1" iflag=nonblock bs=65536 status=none 2>"$work/dd.err"
+		echo $? >"$work/dd.rc"; } |
+		{ gzip -dc 2>"$work/gz.err"; echo $? >"$work/gz.rc"; } |
+		head -c $((_max + 1)) >"$work/b.tar" ||
+		die 1 "cannot write in '$dir'"
+	[ "$(wc -c <"$work/b.tar")" -le "$_max" ] ||
+		die 1 "'$extract': decompresses to more than --max-total ($max_total bytes) and $tar_slack bytes of tar blocks; nothing extracted"
+	[ "$(cat "$work/dd.rc")" = 0 ] ||
+		die 1 "'$extract': $(sed 's/^dd: //' "$work/dd.err" | head -n 1)"
+	[ "$(cat "$work/gz.rc")" = 0 ] ||
+		die 1 "'$extract': not a bundle: $(grep -m 1 . "$work/gz.err")"
+}
+
+# Checks what tar says is in the private copy: names, kinds (plain files
+# and folders only), no name twice, and sizes: each within --max-file,
+# all within --max-total (a sparse member counts its full size, which
+# extracting it writes).
 check_listing() {
-	if ! tar -tzf "$extract" >"$work/names" 2>"$work/tar.err"; then
+	if ! tar -tf "$work/b.tar" >"$work/names" 2>"$work/tar.err"; then
 		_last=$(tail -n 1 "$work/names")
 		[ -n "$_last" ] || die 1 "'$extract': not a bundle: $(grep -m 1 . "$work/tar.err")"
 		refuse "$_last" "$(grep -m 1 . "$work/tar.err")"
 	fi
-	tar -tvzf "$extract" 2>/dev/null | cut -c1 | paste - "$work/names" |
-		while IFS='	' read -r _t _n; do
+	LC_ALL=C tar -tvf "$work/b.tar" --numeric-owner 2>/dev/null |
+		awk '{ print substr($1, 1, 1) "\t" $3 }' >"$work/kinds"
+	[ "$(wc -l <"$work/kinds")" -eq "$(wc -l <"$work/names")" ] ||
+		die 1 "'$extract': not a bundle: tar lists it two ways"
+	paste "$work/kinds" "$work/names" | {
+		_sum=0
+		while IFS='	' read -r _t _s _n; do
 			case $_t in -|d) ;;
 			*) refuse "$_n" "not a plain file or folder ('$_t')" ;; esac
 			member "$_n" || refuse "$_n" "not a name a bundle holds"
-		done || exit 1
+			[ "$_t" = - ] || continue
+			case $_s in "" | *[!0-9]*) refuse "$_n" "no size ('$_s')" ;; esac
+			if [ ${#_s} -gt 18 ] || [ "$_s" -gt "$max_file" ]; then
+				die 1 "'$extract': member '$_n' is $_s bytes, more than --max-file ($max_file bytes); nothing extracted"
+			fi
+			_sum=$((_sum + _s))
+			[ "$_sum" -le "$max_total" ] ||
+				die 1 "'$extract': its members up to '$_n' are $_sum bytes, more than --max-total ($max_total bytes); nothing extracted"
+		done
+	} || exit 1
 	_dup=$(sort "$work/names" | uniq -d | head -n 1)
 	[ -z "$_dup" ] || refuse "$_dup" "stored twice"
 	grep -qx MANIFEST "$work/names" || die 1 "'$extract': not a bundle: no MANIFEST"
+}
+
+# Extracts the private copy into the stage, no file past --max-file
+# even were tar to write more than it listed, and checks that what came
+# out is plain files and folders only, none a hard link.
+extract_stage() {
+	if ! (ulimit -f $(((max_file + 511) / 512)) 2>/dev/null
+		exec tar -xf "$work/b.tar" -C "$stage" --no-same-owner \
+			--no-same-permissions) 2>"$work/tar.err"; then
+		die 1 "'$extract': damaged: $(grep -m 1 . "$work/tar.err" ||
+			echo "tar stopped at --max-file ($max_file bytes)")"
+	fi
+	rm -f "$work/b.tar"
+	_odd=$(cd "$stage" && find -P . ! -type f ! -type d -o -type f -links +1 |
+		head -n 1)
+	[ -z "$_odd" ] ||
+		refuse "${_odd#./}" "not a plain file or folder once extracted"
 }
 
 # Checks each extracted member against MANIFEST: its SHA-256, and for
@@ -517,6 +660,8 @@ check_members() {
 		esac
 		echo "$_m"
 	done >"$work/listed" || exit 1
+	_dup=$(sort "$work/listed" | uniq -d | head -n 1)
+	[ -z "$_dup" ] || refuse MANIFEST "names '$_dup' twice"
 	(cd "$stage" && find . -type f ! -name MANIFEST) | sed 's|^\./||' |
 		while IFS= read -r _m; do
 			grep -qxF "$_m" "$work/listed" || refuse "$_m" "not in MANIFEST"
@@ -525,29 +670,49 @@ check_members() {
 	[ -n "$spool" ] || refuse MANIFEST "no spool"
 }
 
+# place: moves the checked members from the stage into DIR, the current
+# folder: first makes or checks each .build-id folder they go in (a
+# real folder, that only the user or root can change), then renames
+# each member with mv -T, which replaces a link at its name and never
+# follows one.
+place() {
+	{ grep -q / "$work/listed" && echo .build-id
+		grep / "$work/listed" | sed 's|/[^/]*$||' | sort -u; } |
+		while IFS= read -r _d; do
+			if [ ! -e "$_d" ] && [ ! -L "$_d" ]; then
+				_why=$(mkdir_safe "$_d")
+				[ -z "$_why" ] || die 1 "cannot make '$dir/$_d': $_why"
+			fi
+			safe_dir "$_d" ||
+				die 1 "'$extract': not extracted: '$dir/$_d' $_why"
+		done || exit 1
+	while IFS= read -r _m; do
+		mv -fT -- "$stage/$_m" "$_m" || die 1 "cannot write '$dir/$_m'"
+	done <"$work/listed"
+	mv -fT -- "$stage/MANIFEST" MANIFEST ||
+		die 1 "cannot write '$dir/MANIFEST'"
+}
+
 read_bundle() {
 	[ -n "$dir" ] || dir=.
 	[ -e "$extract" ] || die 1 "'$extract': no such file"
 	[ -f "$extract" ] || die 1 "'$extract': not a regular file"
-	mkdir -p "$dir" || die 1 "cannot make '$dir'"
-	work=$(mktemp -d "$dir/.sp-archive.XXXXXX") ||
-		die 1 "cannot write in '$dir'"
+	_here=$(pwd -P) || die 1 "cannot tell the current folder"
+	case $extract in /*) _b=$extract ;; *) _b=$_here/$extract ;; esac
+	case $dir in /*) _d=$dir ;; *) _d=$_here/$dir ;; esac
+	uid=$(id -u) gid=$(id -g)
+	enter "$_d" ||
+		die 1 "'$extract': not extracted into '$dir': '$_at' $_why"
+	work=$(mktemp -d .sp-archive.XXXXXX) || die 1 "cannot write in '$dir'"
 	trap 'rm -rf "$work"' EXIT
 	trap 'exit 1' INT TERM HUP
-	work=$(cd "$work" && pwd) || die 1 "cannot enter '$work'"
 	stage=$work/b
-	mkdir "$stage" || die 1 "cannot write in '$work'"
+	mkdir "$stage" || die 1 "cannot write in '$dir'"
+	unpack "$_b"
 	check_listing
-	tar -xzf "$extract" -C "$stage" --no-same-owner --no-same-permissions \
-		2>"$work/tar.err" ||
-		die 1 "'$extract': damaged: $(grep -m 1 . "$work/tar.err")"
+	extract_stage
 	check_members
-	# In place only once every member is checked.
-	while IFS= read -r _m; do
-		mkdir -p "$dir/$(dirname "$_m")" && mv -f "$stage/$_m" "$dir/$_m" ||
-			die 1 "cannot write '$dir/$_m'"
-	done <"$work/listed"
-	mv -f "$stage/MANIFEST" "$dir/MANIFEST" || die 1 "cannot write '$dir/MANIFEST'"
+	place
 	_k=""
 	grep -qx kallsyms "$work/listed" && _k=" --kallsyms $(quote "$dir/kallsyms")"
 	grep -q '^perf-[0-9]*\.map$\|^jit-[0-9]*\.dump$' "$work/listed" &&
