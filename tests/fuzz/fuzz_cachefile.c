@@ -32,25 +32,34 @@ le64(const uint8_t *p)
 	return v;
 }
 
-/* Decodes, then checks the round trip of whatever decoded. */
+/*
+ * Decodes the entries and the origin, then checks the round trip of
+ * whatever decoded.
+ */
 static void
 try_file(const uint8_t *p, size_t len, uint64_t ctx)
 {
 	struct sym_cset *s = sym_cset_new(), *t = sym_cset_new();
+	struct sym_corigin o = SYM_CORIGIN_INIT, o2 = SYM_CORIGIN_INIT;
 	struct sp_buf b = SP_BUF_INIT;
-	int rc;
+	int rc, orc;
 
 	if (!s || !t)
 		abort();
+	orc = sym_cset_origin(p, len, ctx, &o);
 	rc = sym_cset_decode(s, p, len, ctx);
 	if (rc != 0 && sym_cset_count(s) != 0)
 		abort(); /* a refused file must add nothing */
-	if (rc == 0) {
-		if (sym_cset_encode(s, ctx, &b) ||
+	if (rc == 0 && orc == 0) {
+		if (sym_cset_encode(s, ctx, &o, &b) ||
 		    sym_cset_decode(t, b.data, b.len, ctx) ||
-		    sym_cset_count(t) != sym_cset_count(s))
+		    sym_cset_count(t) != sym_cset_count(s) ||
+		    sym_cset_origin(b.data, b.len, ctx, &o2) ||
+		    o2.hash != o.hash || o2.nids != o.nids)
 			abort();
 	}
+	sym_corigin_release(&o);
+	sym_corigin_release(&o2);
 	sp_buf_release(&b);
 	sym_cset_free(s);
 	sym_cset_free(t);
