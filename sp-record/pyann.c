@@ -492,6 +492,12 @@ read_at_sample(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts,
 		return -EAGAIN;
 	if (s->status == PYBPF_NO_TSTATE)
 		return -ENOENT;
+	a->st.at_sample++;
+	if (s->status == PYBPF_AMBIGUOUS) {
+		/* no frames: tied, inconsistent if it ran Python */
+		*packed = P_PACK(SP_NONE, 0, P_AT_SAMPLE);
+		return 0;
+	}
 	n = s->n < PYBPF_MAX_FRAMES ? s->n : PYBPF_MAX_FRAMES;
 	same = m->serial == pp->serial && m->tid == tid ? m->n : 0;
 	while (k < n && k < same &&
@@ -524,7 +530,6 @@ read_at_sample(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts,
 	m->root = root;
 	trunc = s->status != PYBPF_OK || cut ||
 		(n > 0 && !root && m->node[0] != SP_NONE);
-	a->st.at_sample++;
 	*packed = P_PACK(m->node[0], m->entries[0],
 			 P_AT_SAMPLE | (trunc ? SP_PYSTACK_TRUNCATED : 0));
 	return 0;
