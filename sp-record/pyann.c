@@ -528,10 +528,13 @@ read_at_sample(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts,
 	m->tid = tid;
 	m->n = n;
 	m->root = root;
-	trunc = s->status != PYBPF_OK || cut ||
+	trunc = PYBPF_STATUS(s->status) != PYBPF_OK || cut ||
+		(s->status & PYBPF_NESTED) ||
 		(n > 0 && !root && m->node[0] != SP_NONE);
+	/* a state that may not run is tied as one read late: exactly */
 	*packed = P_PACK(m->node[0], m->entries[0],
-			 P_AT_SAMPLE | (trunc ? SP_PYSTACK_TRUNCATED : 0));
+			 (s->status & PYBPF_IDLE ? 0 : P_AT_SAMPLE) |
+			     (trunc ? SP_PYSTACK_TRUNCATED : 0));
 	return 0;
 }
 

@@ -68,6 +68,15 @@ enum pybpf_status {
  * the chain lacks the thread's outer frames.
  */
 #define PYBPF_NESTED 0x100
+/*
+ * Or'ed into a status: the thread's one state among several
+ * interpreters' is not known to run (3.8-3.11: it does not hold the GIL),
+ * so another thread may run this one's innermost calls in a state of its
+ * own (a subinterpreter it made): the chain is tied as read late.
+ */
+#define PYBPF_IDLE 0x200
+/* The status without the flags above. */
+#define PYBPF_STATUS(s) ((s)&0xff)
 
 /* A record of the ring buffer: n frames follow, innermost first. */
 struct pybpf_stack {

@@ -234,7 +234,8 @@ scan_step(__u32 i, void *arg)
  * or the one running (of two, the main interpreter's: the other is a
  * subinterpreter's run by another thread in a state this one made; 3.12+
  * mark it, and one not marked is not this thread's now), with
- * *status PYBPF_NESTED when another holds frames; 0 with *status
+ * *status PYBPF_NESTED when another holds frames (PYBPF_IDLE: the one
+ * state found does not run); 0 with *status
  * PYBPF_AMBIGUOUS when which runs cannot be told (none, or several
  * outside the main interpreter, or states left unread past the bounds).
  * As pystack.c's find_among.
@@ -255,8 +256,10 @@ find_among(const struct pybpf_proc *p, __u64 is, __u32 tid, __u32 *status)
 		w.found = w.main;
 	else if (w.runs_many || (!w.found && (w.many || cut)))
 		w.found = 0;
-	else if (!w.found && p->ts_status == PYBPF_NONE)
+	else if (!w.found && p->ts_status == PYBPF_NONE) {
 		w.found = w.first;
+		*status |= PYBPF_IDLE;
+	}
 	if (w.found && w.many && w.busy)
 		*status |= PYBPF_NESTED;
 	if (!w.found)
@@ -424,9 +427,9 @@ pyframes(struct bpf_perf_event_data *ctx)
 		w.f = read_u64(w.f, p->cf_current_frame, &w.bad);
 	bpf_loop(PYBPF_MAX_FRAMES, frame_step, &w, 0);
 	if (w.bad)
-		s->status = PYBPF_FAULT | (s->status & PYBPF_NESTED);
+		s->status = PYBPF_FAULT | (s->status & ~0xff);
 	else if (w.f)
-		s->status = PYBPF_DEEP | (s->status & PYBPF_NESTED);
+		s->status = PYBPF_DEEP | (s->status & ~0xff);
 	n = w.n;
 	if (n > PYBPF_MAX_FRAMES)
 		return 1;
