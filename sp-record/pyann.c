@@ -448,22 +448,19 @@ keep(struct rec_pyann *a, int32_t tid, uint64_t ts, uint64_t packed)
 	(void)sp_htab_put(a->pending, &k, sizeof(k), packed);
 }
 
-/* Turns an interning failure of a BPF stack into the caller's answer. */
-static int
-memo_fail(struct pymemo *m, int rc)
-{
-	m->serial = 0; /* half updated: of no use */
-	return rc == -ESTALE ? -EAGAIN : rc;
-}
-
 /*
  * Interns the frames s->f[i..0] over `node` (the suffix past i), from the
  * outside in, into m's node[] and entries[]; *outer is the outermost
- * function met.  Returns 0, -ESTALE or the output's errno.
+ * function met.  A frame whose function cannot be read (a module's body
+ * freed since, a name that is not a str) cuts the chain there: the
+ * frames inside it are interned from the root, and *cut is set (a chain
+ * read late would be another moment's, often another function's).
+ * Returns 0 or the output's errno.
  */
 static int
 memo_intern(struct rec_pyann *a, struct pyproc *pp, const struct pybpf_stack *s,
-	    struct pymemo *m, size_t i, const struct rec_py_code **outer)
+	    struct pymemo *m, size_t i, const struct rec_py_code **outer,
+	    bool *cut)
 {
 	uint32_t node = m->node[i + 1], entries = m->entries[i + 1];
 	struct rec_py_frame fr;
@@ -476,9 +473,12 @@ memo_intern(struct rec_pyann *a, struct pyproc *pp, const struct pybpf_stack *s,
 			m->entries[i] = entries;
 			continue;
 		}
-		/* a frame that cannot be read makes the stack read late */
-		if (rec_py_bpf_frame(pp->py, &s->f[i], &fr) < 0)
-			return -ESTALE;
+		if (rec_py_bpf_frame(pp->py, &s->f[i], &fr) < 0) {
+			node = m->node[i] = SP_NONE;
+			entries = m->entries[i] = 0;
+			*cut = true;
+			continue;
+		}
 		/* the shim an evaluator call starts with is just outside */
 		entry = fr.entry ||
 			(i + 1 < s->n && rec_py_bpf_shim(pp->py, &s->f[i + 1]));
@@ -500,9 +500,9 @@ memo_intern(struct rec_pyann *a, struct pyproc *pp, const struct pybpf_stack *s,
  * one, from the root in, are the same frames at the same instructions:
  * their nodes are taken from the memo, and only the frames inside them
  * are turned into functions and interned.  Returns 0; -EAGAIN when the
- * program has no stack for the sample or one naming a function gone
- * since (read it now instead); -ENOENT when the thread had no Python
- * thread state then; or the output's errno.
+ * program has no stack for the sample (read it now instead); -ENOENT
+ * when the thread had no Python thread state then; or the output's
+ * errno.
  */
 static int
 read_at_sample(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts,
@@ -512,13 +512,19 @@ read_at_sample(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts,
 	struct pymemo *m = &a->memo[(uint32_t)tid % MEMO_SLOTS];
 	const struct rec_py_code *outer = NULL;
 	size_t n, k = 0, same;
-	bool root, trunc;
+	bool root, trunc, cut = false;
 	int rc;
 
 	if (!s)
 		return -EAGAIN;
 	if (s->status == PYBPF_NO_TSTATE)
 		return -ENOENT;
+	a->st.at_sample++;
+	if (s->status == PYBPF_AMBIGUOUS) {
+		/* no frames: tied, inconsistent if it ran Python */
+		*packed = P_PACK(SP_NONE, 0, P_AT_SAMPLE);
+		return 0;
+	}
 	n = s->n < PYBPF_MAX_FRAMES ? s->n : PYBPF_MAX_FRAMES;
 	same = m->serial == pp->serial && m->tid == tid ? m->n : 0;
 	while (k < n && k < same &&
@@ -536,21 +542,26 @@ read_at_sample(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts,
 	m->entries[n] = 0;
 	root = k > 0 && m->root;
 	rec_py_bpf_begin(pp->py);
-	rc = n > k ? memo_intern(a, pp, s, m, n - k - 1, &outer) : 0;
-	if (rc < 0)
-		return memo_fail(m, rc);
+	rc = n > k ? memo_intern(a, pp, s, m, n - k - 1, &outer, &cut) : 0;
+	if (rc < 0) {
+		m->serial = 0; /* half updated: of no use */
+		return rc;
+	}
 	if (k == 0 && outer)
 		root = rec_py_bpf_root(pp->py, &s->f[n - 1], outer);
 	memcpy(m->f, s->f, n * sizeof(s->f[0]));
-	m->serial = pp->serial;
+	/* a cut chain's nodes are not those of its frames' suffixes */
+	m->serial = cut ? 0 : pp->serial;
 	m->tid = tid;
 	m->n = n;
 	m->root = root;
-	trunc =
-	    s->status != PYBPF_OK || (n > 0 && !root && m->node[0] != SP_NONE);
-	a->st.at_sample++;
+	trunc = PYBPF_STATUS(s->status) != PYBPF_OK || cut ||
+		(s->status & PYBPF_NESTED) ||
+		(n > 0 && !root && m->node[0] != SP_NONE);
+	/* a state that may not run is tied as one read late: exactly */
 	*packed = P_PACK(m->node[0], m->entries[0],
-			 P_AT_SAMPLE | (trunc ? SP_PYSTACK_TRUNCATED : 0));
+			 (s->status & PYBPF_IDLE ? 0 : P_AT_SAMPLE) |
+			     (trunc ? SP_PYSTACK_TRUNCATED : 0));
 	return 0;
 }
 

@@ -57,7 +57,7 @@ on_stack(void *ctx, void *data, size_t size)
 	    size < PYBPF_HEAD_SIZE + s->n * sizeof(s->f[0]))
 		return 0;
 	b->st.stacks++;
-	b->st.faults += s->status == PYBPF_FAULT;
+	b->st.faults += PYBPF_STATUS(s->status) == PYBPF_FAULT;
 	if ((copy = malloc(size)))
 		memcpy(copy, s, size);
 	if (!copy || rec_tidq_push(b->stacks, (int32_t)s->pid, (int32_t)s->tid,

@@ -25,6 +25,9 @@ struct pybpf_proc {
 	__u32 frameobj;    /* 1: 3.8-3.10 PyFrameObject, f_lasti an int */
 	__s32 pthread_tid; /* the kernel tid in struct pthread, -1 */
 	__u32 rt_interp_head, is_next, is_threads_head;
+	/* which of a thread's states runs (pylayout.h), PYBPF_NONE; the
+	 * bit of the status word saying it */
+	__u32 rt_tstate_current, ts_status, ts_active;
 	__u32 ts_next, ts_thread_id, ts_native_tid, ts_frame;
 	__u32 cf_current_frame;
 	__u32 fr_back, fr_code, fr_instr, fr_owner, fr_is_entry;
@@ -52,7 +55,28 @@ enum pybpf_status {
 	PYBPF_FAULT = 2,     /* a read failed: the chain is cut there */
 	PYBPF_DEEP = 3,      /* PYBPF_MAX_FRAMES read, the chain goes on */
 	PYBPF_CODE = 4,      /* not a stack: a struct pybpf_code */
+	/*
+	 * The thread has states in several interpreters and which of them
+	 * runs cannot be told (none is current, or several): no frames.
+	 */
+	PYBPF_AMBIGUOUS = 5,
 };
+
+/*
+ * Or'ed into a status: the thread runs the state read inside a call from
+ * another interpreter's (another of its states holds frames), so
+ * the chain lacks the thread's outer frames.
+ */
+#define PYBPF_NESTED 0x100
+/*
+ * Or'ed into a status: the thread's one state among several
+ * interpreters' is not known to run (3.8-3.11: it does not hold the GIL),
+ * so another thread may run this one's innermost calls in a state of its
+ * own (a subinterpreter it made): the chain is tied as read late.
+ */
+#define PYBPF_IDLE 0x200
+/* The status without the flags above. */
+#define PYBPF_STATUS(s) ((s)&0xff)
 
 /* A record of the ring buffer: n frames follow, innermost first. */
 struct pybpf_stack {

@@ -15,6 +15,12 @@
 /* The header bytes read of a code object, at most. */
 #define CO_HDR_MAX REC_PYLAYOUT_SPAN_MAX
 
+/*
+ * The longest str object read at all, in characters, so that its size
+ * in bytes (4 a character at most) fits 32 bits.
+ */
+#define STR_CHARS_MAX (UINT32_MAX / 4)
+
 /* CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR (Include/code.h). */
 #define RESUMABLE (0x20 | 0x80 | 0x200)
 
@@ -127,7 +133,37 @@ obj_bytes(struct rec_pymem *mem, uint64_t addr,
 	return rec_pymem_read(mem, addr + off, buf, len);
 }
 
-/* Reads the str object at `addr` (or `raw`) as a new UTF-8 C string. */
+/* Where a name or file name too long to keep was cut (pycode.h). */
+#define CUT_MARK "[...]"
+
+/*
+ * Appends characters [from, from + n) of the str object of shape `s` at
+ * `addr` (or `raw`) to `b` as UTF-8.
+ */
+static int
+add_chars(struct rec_pymem *mem, uint64_t addr,
+	  const struct rec_pycode_raw *raw, const struct rec_py_strshape *s,
+	  uint32_t from, uint32_t n, struct sp_buf *b)
+{
+	uint8_t *data = malloc(n ? (size_t)n * s->kind : 1);
+	int rc;
+
+	if (!data)
+		return -ENOMEM;
+	rc = obj_bytes(mem, addr, raw, s->data_off + from * s->kind, data,
+		       (size_t)n * s->kind);
+	if (rc == 0)
+		rc = rec_py_str_utf8(data, (size_t)n * s->kind, s->kind, b);
+	free(data);
+	return rc;
+}
+
+/*
+ * Reads the str object at `addr` (or `raw`) as a new UTF-8 C string.
+ * One longer than `max_chars` keeps its first and last characters, half
+ * of `max_chars` each, joined by CUT_MARK: a file's base name and a
+ * qualified name's last part are at the end.
+ */
 static int
 read_str(struct rec_pymem *mem, const struct rec_py_strlayout *sl,
 	 uint64_t addr, const struct rec_pycode_raw *raw, uint32_t max_chars,
@@ -135,25 +171,29 @@ read_str(struct rec_pymem *mem, const struct rec_py_strlayout *sl,
 {
 	struct sp_buf b = SP_BUF_INIT;
 	struct rec_py_strshape s;
-	uint8_t hdr[CO_HDR_MAX], *data;
+	uint8_t hdr[CO_HDR_MAX];
+	uint32_t head;
 	int rc;
 
 	if (sl->ascii_size > sizeof(hdr))
 		return -EBADMSG;
 	rc = obj_bytes(mem, addr, raw, 0, hdr, sl->ascii_size);
 	if (rc == 0)
-		rc = rec_py_str_shape(hdr, sl->ascii_size, sl, max_chars, &s);
+		rc = rec_py_str_shape(hdr, sl->ascii_size, sl, STR_CHARS_MAX,
+				      &s);
 	if (rc < 0)
 		return rc;
-	data = malloc(s.nbytes ? s.nbytes : 1);
-	if (!data)
-		return -ENOMEM;
-	rc = obj_bytes(mem, addr, raw, s.data_off, data, s.nbytes);
-	if (rc == 0)
-		rc = rec_py_str_utf8(data, s.nbytes, s.kind, &b);
+	head = s.nchars > max_chars ? max_chars / 2 : s.nchars;
+	rc = add_chars(mem, addr, raw, &s, 0, head, &b);
+	if (rc == 0 && head < s.nchars) {
+		rc = sp_buf_adds(&b, CUT_MARK);
+		if (rc == 0)
+			rc = add_chars(mem, addr, raw, &s,
+				       s.nchars - (max_chars - head),
+				       max_chars - head, &b);
+	}
 	if (rc == 0)
 		rc = sp_buf_add(&b, "", 0); /* a C string even when empty */
-	free(data);
 	if (rc < 0) {
 		sp_buf_release(&b);
 		return rc;

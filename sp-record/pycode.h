@@ -37,7 +37,10 @@ struct rec_py_code {
 	bool resumable;
 };
 
-/* The longest names and file names kept, in characters. */
+/*
+ * The longest names and file names kept, in characters: a longer one is
+ * kept cut, its first and last halves of these joined by "[...]".
+ */
 #define REC_PYCODE_NAME_MAX 1024
 #define REC_PYCODE_FILE_MAX 4096
 /* The longest line table kept; a longer one gives no lines. */

@@ -23,12 +23,17 @@
 
 #define NONE REC_PYLAYOUT_NONE
 
-/* 3.8 and 3.9 share every offset used here; 3.10 moved f_lasti. */
+/*
+ * 3.8 and 3.9 share every offset used here but gilstate's; 3.10 moved
+ * f_lasti.
+ */
 static const struct rec_pylayout py38 = {
 	.minor = 8,
 	.frames = REC_PY_FRAMEOBJ,
 	.lines = REC_PY_LNOTAB,
-	.rt_interp_head = 32, /* interpreters.head */
+	.rt_interp_head = 32,     /* interpreters.head */
+	.rt_tstate_current = 568, /* 3.9, 3.10; 3.8: 1368 */
+	.ts_status = NONE,
 	.is_next = 0,
 	.is_threads_head = 8, /* tstate_head */
 	.ts_next = 8,
@@ -60,6 +65,8 @@ static const struct rec_pylayout py311 = {
 	.frames = REC_PY_IFRAME,
 	.lines = REC_PY_LOCATIONS,
 	.rt_interp_head = 40,
+	.rt_tstate_current = 576,
+	.ts_status = NONE,
 	.is_next = 0,
 	.is_threads_head = 16, /* threads.head */
 	.ts_next = 8,
@@ -92,6 +99,8 @@ static const struct rec_pylayout py312 = {
 	.frames = REC_PY_IFRAME,
 	.lines = REC_PY_LOCATIONS,
 	.rt_interp_head = 40,
+	.rt_tstate_current = NONE, /* one GIL an interpreter */
+	.ts_status = 24,
 	.is_next = 0,
 	.is_threads_head = 72,
 	.ts_next = 8,
@@ -135,7 +144,7 @@ static void
 set_spans(struct rec_pylayout *l)
 {
 	uint32_t ts[] = { l->ts_next, l->ts_thread_id, l->ts_native_tid,
-			  l->ts_frame };
+			  l->ts_frame, l->ts_status };
 	uint32_t fr[] = { l->fr_back, l->fr_code, l->fr_instr, l->fr_owner,
 			  l->fr_is_entry };
 	uint32_t co[] = { l->co_name,     l->co_qualname,
@@ -153,6 +162,8 @@ rec_pylayout_table(unsigned minor, struct rec_pylayout *l)
 {
 	if (minor == 8 || minor == 9) {
 		*l = py38;
+		if (minor == 8)
+			l->rt_tstate_current = 1368;
 	} else if (minor == 10) {
 		/* f_lasti moved and counts code units; co_linetable
 		 * took co_lnotab's place. */
@@ -185,6 +196,7 @@ enum {
 	D_TS_CURRENT_FRAME = 23,
 	D_TS_THREAD_ID = 24,
 	D_TS_NATIVE_TID = 25,
+	D_TS_STATUS = 27,
 	D_FR_PREVIOUS = 29,
 	D_FR_EXECUTABLE = 30,
 	D_FR_INSTR_PTR = 31,
@@ -226,6 +238,7 @@ debug_offsets(const uint8_t *raw, struct rec_pylayout *l)
 	rc |= doff(raw, D_TS_CURRENT_FRAME, &l->ts_frame);
 	rc |= doff(raw, D_TS_THREAD_ID, &l->ts_thread_id);
 	rc |= doff(raw, D_TS_NATIVE_TID, &l->ts_native_tid);
+	rc |= doff(raw, D_TS_STATUS, &l->ts_status);
 	rc |= doff(raw, D_FR_PREVIOUS, &l->fr_back);
 	rc |= doff(raw, D_FR_EXECUTABLE, &l->fr_code);
 	rc |= doff(raw, D_FR_INSTR_PTR, &l->fr_instr);
@@ -274,6 +287,7 @@ rec_pylayout_debug(const uint8_t *raw, size_t len, struct rec_pylayout *l,
 	l->frames = REC_PY_IFRAME;
 	l->lines = REC_PY_LOCATIONS;
 	l->cf_current_frame = NONE;
+	l->rt_tstate_current = NONE;
 	l->fr_is_entry = NONE;
 	l->co_flags = NONE;
 	l->co_shape = 16; /* ob_size: a PyVarObject, as since 3.11 */

@@ -32,6 +32,14 @@ struct rec_pylayout {
 	enum rec_py_lines lines;
 	/* _PyRuntimeState and PyInterpreterState */
 	uint32_t rt_interp_head, is_next, is_threads_head;
+	/*
+	 * Which of a thread's states (one an interpreter it ran) runs now:
+	 * 3.8-3.11 have one GIL and the state that holds it at
+	 * rt_tstate_current (gilstate.tstate_current); 3.12+ mark each
+	 * state current for its thread with the `active` bit
+	 * (REC_PY_TS_ACTIVE) of the word at ts_status (_status).
+	 */
+	uint32_t rt_tstate_current, ts_status;
 	/* PyThreadState; ts_frame is the frame (3.8-3.10), the _PyCFrame
 	 * (3.11, 3.12, then cf_current_frame inside it) or the current
 	 * frame (3.13) */
@@ -55,6 +63,9 @@ struct rec_pylayout {
 
 /* The most bytes read of any one struct (ts_span, fr_span, co_span). */
 #define REC_PYLAYOUT_SPAN_MAX 1024
+
+/* The `active` bit of PyThreadState._status (3.12, 3.13). */
+#define REC_PY_TS_ACTIVE (1u << 4)
 
 /* The frame owner of C-stack shim frames (3.12+), never a function. */
 #define REC_PY_OWNED_BY_CSTACK 3

@@ -259,26 +259,150 @@ walk_tstates(struct rec_py *py, uint64_t is, int32_t tid, uint8_t *b,
 	return rc < 0 ? rc : 0;
 }
 
-/* Finds tid's thread state into *ts, its first bytes into `b`. */
-static int
-find_tstate(struct rec_py *py, int32_t tid, uint8_t *b, uint64_t *ts)
+/*
+ * A thread's states in every interpreter (a thread that ran a
+ * subinterpreter has one in each): which of them runs now.
+ */
+struct tsfind {
+	int32_t tid;
+	uint64_t cur;   /* the state holding the GIL (3.8-3.11), or 0 */
+	uint64_t first; /* the first of tid's states met */
+	uint64_t found; /* the one running, of the last met */
+	uint64_t main;  /* the one running in the main interpreter */
+	unsigned n, running;
+	bool in_main; /* the interpreter scanned is the main one (the last) */
+	bool busy;    /* one not running holds frames */
+};
+
+/* Whether the state at `at` (its first bytes in `b`) runs now. */
+static bool
+tstate_runs(const struct rec_py *py, const uint8_t *b, uint64_t at,
+	    uint64_t cur)
 {
-	size_t threads = MAX_THREADS, n;
-	uint64_t is;
+	uint32_t status;
+
+	if (py->l.ts_status == REC_PYLAYOUT_NONE)
+		return at == cur;
+	memcpy(&status, b + py->l.ts_status, 4);
+	return (status & REC_PY_TS_ACTIVE) != 0;
+}
+
+/* Whether the state at `at` has a frame (false if it cannot be read). */
+static bool
+tstate_busy(struct rec_py *py, uint64_t at)
+{
+	uint64_t v;
+
+	if (read_u64(py, at + py->l.ts_frame, &v) < 0)
+		return false;
+	if (v && py->l.cf_current_frame != REC_PYLAYOUT_NONE &&
+	    read_u64(py, v + py->l.cf_current_frame, &v) < 0)
+		return false;
+	return v != 0;
+}
+
+/* Notes every state of f->tid in interpreter `is`. */
+static int
+scan_tstates(struct rec_py *py, uint64_t is, struct tsfind *f, uint8_t *b,
+	     size_t *budget)
+{
+	uint64_t at;
 	int rc;
 
+	rc = read_u64(py, is + py->l.is_threads_head, &at);
+	for (; rc == 0 && at && *budget > 0; (*budget)--) {
+		rc = rec_pymem_read(&py->mem, at, b, py->l.ts_span);
+		if (rc == 0)
+			rc = tstate_is(py, b, f->tid);
+		if (rc < 0)
+			break;
+		if (rc == 1 && !f->n++)
+			f->first = at;
+		if (rc == 1 && tstate_runs(py, b, at, f->cur)) {
+			f->found = at;
+			f->running++;
+			if (f->in_main)
+				f->main = at;
+		} else if (rc == 1) {
+			f->busy |= tstate_busy(py, at);
+		}
+		memcpy(&at, b + py->l.ts_next, 8);
+		rc = 0;
+	}
+	return rc;
+}
+
+/*
+ * Finds tid's state among several interpreters' into *ts.  One state is
+ * tid's; of several, the one running now, and *nested tells whether the
+ * thread entered it from a call in another interpreter (another of its
+ * states holds frames), whose frames its chain lacks.  A subinterpreter
+ * created by one thread and run by another (3.8-3.12) runs in the state
+ * its creator made, with the creator's thread id: two may then run, and
+ * the one of the main interpreter, whose states no other thread runs,
+ * is tid's.  -EBUSY when which runs cannot be told: none of several is
+ * known to run (3.12+: not one), or several outside the main interpreter.
+ */
+static int
+find_among(struct rec_py *py, uint64_t is, int32_t tid, uint8_t *b,
+	   uint64_t *ts, bool *nested)
+{
+	struct tsfind f = { .tid = tid };
+	size_t threads = MAX_THREADS, n;
+	uint64_t next = 0;
+	int rc = 0;
+
+	if (py->l.rt_tstate_current != REC_PYLAYOUT_NONE)
+		rc = read_u64(py, py->t.runtime + py->l.rt_tstate_current,
+			      &f.cur);
+	for (n = 0; rc == 0 && is && n < MAX_INTERPS; n++) {
+		rc = read_u64(py, is + py->l.is_next, &next);
+		f.in_main = next == 0;
+		if (rc == 0)
+			rc = scan_tstates(py, is, &f, b, &threads);
+		is = next;
+	}
+	if (rc < 0)
+		return rc;
+	if (f.n == 0)
+		return -ENOENT;
+	if (f.n > 1 && f.running != 1 && !(f.running > 1 && f.main))
+		return -EBUSY;
+	/* 3.12+ mark the state a thread runs: one not marked runs elsewhere */
+	if (!f.running && py->l.ts_status != REC_PYLAYOUT_NONE)
+		return -EBUSY;
+	*ts = f.running == 1 ? f.found : f.running ? f.main : f.first;
+	*nested = f.n > 1 && f.busy;
+	return 0;
+}
+
+/*
+ * Finds tid's thread state into *ts (*nested: see find_among), its
+ * first bytes into `b`.  A process with one interpreter has one state a
+ * thread, kept by tid.
+ */
+static int
+find_tstate(struct rec_py *py, int32_t tid, uint8_t *b, uint64_t *ts,
+	    bool *nested)
+{
+	size_t threads = MAX_THREADS;
+	uint64_t is, next = 0;
+	int rc;
+
+	*nested = false;
+	rc = read_u64(py, py->t.runtime + py->l.rt_interp_head, &is);
+	if (rc == 0 && is)
+		rc = read_u64(py, is + py->l.is_next, &next);
+	if (rc == 0 && next)
+		return find_among(py, is, tid, b, ts, nested);
 	if (sp_htab_get(py->tstates, &tid, sizeof(tid), ts) &&
 	    rec_pymem_read(&py->mem, *ts, b, py->l.ts_span) == 0 &&
 	    tstate_is(py, b, tid) == 1)
 		return 0;
-	rc = read_u64(py, py->t.runtime + py->l.rt_interp_head, &is);
-	for (n = 0; rc == 0 && is && n < MAX_INTERPS; n++) {
+	if (rc == 0 && is)
 		rc = walk_tstates(py, is, tid, b, ts, &threads);
-		if (rc == 1)
-			return sp_htab_put(py->tstates, &tid, sizeof(tid), *ts);
-		if (rc == 0)
-			rc = read_u64(py, is + py->l.is_next, &is);
-	}
+	if (rc == 1)
+		return sp_htab_put(py->tstates, &tid, sizeof(tid), *ts);
 	sp_htab_del(py->tstates, &tid, sizeof(tid));
 	return rc < 0 ? rc : -ENOENT;
 }
@@ -690,6 +814,7 @@ rec_py_read_stack(struct rec_py *py, int32_t tid, struct rec_py_frame *out,
 {
 	struct hint *h = &py->hints[(uint32_t)tid % HINTS];
 	uint8_t ts[REC_PYLAYOUT_SPAN_MAX];
+	bool nested = false;
 	uint64_t at;
 	int rc;
 
@@ -709,9 +834,13 @@ rec_py_read_stack(struct rec_py *py, int32_t tid, struct rec_py_frame *out,
 	/* The pages this thread's last sample used, at one moment. */
 	rc = rec_pymem_prefetch(&py->mem, NULL, 0, h->pages, h->npages);
 	if (rc >= 0)
-		rc = find_tstate(py, tid, ts, &at);
+		rc = find_tstate(py, tid, ts, &at, &nested);
+	if (rc == -EBUSY)
+		return 0; /* no frames: tied, inconsistent if it ran Python */
 	if (rc == 0)
 		rc = walk_stable(py, at, h, out, max, truncated);
+	if (rc >= 0 && nested)
+		*truncated = true;
 	if (rc < 0)
 		sp_buf_addf(&py->why, "thread %d: %s", (int)tid,
 			    rc == -ENOENT ? "no Python thread state"
@@ -739,6 +868,9 @@ rec_py_bpf_proc(const struct rec_py *py, struct pybpf_proc *p)
 		.frameobj = l->frames == REC_PY_FRAMEOBJ,
 		.pthread_tid = py->pthread_tid,
 		.rt_interp_head = l->rt_interp_head,
+		.rt_tstate_current = l->rt_tstate_current,
+		.ts_status = l->ts_status,
+		.ts_active = REC_PY_TS_ACTIVE,
 		.is_next = l->is_next,
 		.is_threads_head = l->is_threads_head,
 		.ts_next = l->ts_next,

@@ -126,28 +126,175 @@ tstate_step(__u32 i, void *arg)
 	return 0;
 }
 
+/*
+ * The scan of every interpreter's states for a thread's (a bpf_loop
+ * callback), in a process with subinterpreters: a thread that ran one
+ * has a state in each, and only one runs (find_among).  One loop walks
+ * the states of each interpreter in turn, so the verifier sees one step;
+ * and the step has no branch but its loop's: the verifier checks a
+ * callback again for each distinct state it may leave, and flags set by
+ * branches (or counts) made it check half a million instructions.
+ */
+struct tsscan {
+	const struct pybpf_proc *p;
+	__u64 is, ts, cur;
+	__u64 first, found, main;             /* of tid's states: 0 none yet */
+	__u64 many, runs_many, busy, in_main; /* 0 or 1 */
+	__u32 tid;
+	int bad;
+};
+
+/* 1 when x is not 0, else 0; the barrier keeps the compiler from making
+ * it a branch again. */
 static __always_inline __u64
-find_tstate(const struct pybpf_proc *p, __u32 tid)
+nz(__u64 x)
+{
+	__u64 m = 0 - x;
+
+	asm volatile("" : "+r"(m));
+	return (x | m) >> 63;
+}
+
+/* a when c is 1, b when c is 0. */
+static __always_inline __u64
+pick(__u64 c, __u64 a, __u64 b)
+{
+	__u64 m = 0 - c;
+
+	asm volatile("" : "+r"(m));
+	return b ^ ((a ^ b) & m);
+}
+
+/* tstate_is without a branch: 1 when state `ts` is thread `tid`'s. */
+static __always_inline __u64
+tstate_match(const struct pybpf_proc *p, __u64 ts, __u32 tid)
+{
+	int bad = 0, bad_pt = 0;
+	__u64 native = read_u64(ts, p->ts_native_tid, &bad);
+	__u64 pt = read_u64(ts, p->ts_thread_id, &bad_pt);
+	__u64 t = read_u32(pt, (__u32)p->pthread_tid, &bad_pt);
+	__u64 has_native = nz(p->ts_native_tid ^ PYBPF_NONE);
+
+	/* no tid offset, or a read failed: never a tid */
+	t |= ((__u64)(__u32)p->pthread_tid >> 31 | (__u64)(bad_pt & 1)) << 32;
+	return pick(has_native, (1 - nz(native ^ tid)) & (1 - (__u64)(bad & 1)),
+		    1 - nz(t ^ tid));
+}
+
+/* 1 when state `ts` runs now: it holds the GIL, or is marked active. */
+static __always_inline __u64
+tstate_runs(const struct pybpf_proc *p, __u64 ts, __u64 cur)
+{
+	int bad = 0;
+	__u64 st = read_u32(ts, p->ts_status, &bad);
+
+	return pick(nz(p->ts_status ^ PYBPF_NONE), nz(st & p->ts_active),
+		    (1 - nz(ts ^ cur)) & nz(cur));
+}
+
+/* 1 when state `ts` has a frame. */
+static __always_inline __u64
+tstate_busy(const struct pybpf_proc *p, __u64 ts)
+{
+	int bad = 0;
+	__u64 v = read_u64(ts, p->ts_frame, &bad), in;
+
+	in = read_u64(v, p->cf_current_frame, &bad);
+	return nz(pick(nz(p->cf_current_frame ^ PYBPF_NONE), in, v));
+}
+
+static long
+scan_step(__u32 i, void *arg)
+{
+	struct tsscan *w = arg;
+	__u64 ts = w->ts, m, r;
+
+	if (w->bad || (!ts && !w->is))
+		return 1;
+	if (!ts) { /* the next interpreter's states */
+		w->ts = read_u64(w->is, w->p->is_threads_head, &w->bad);
+		w->is = read_u64(w->is, w->p->is_next, &w->bad);
+		w->in_main = 1 - nz(w->is); /* the main interpreter is last */
+		return 0;
+	}
+	m = tstate_match(w->p, ts, w->tid);
+	r = m & tstate_runs(w->p, ts, w->cur);
+	w->many |= m & nz(w->first);
+	w->first = pick(m & (1 - nz(w->first)), ts, w->first);
+	w->runs_many |= r & nz(w->found);
+	w->found = pick(r, ts, w->found);
+	w->main = pick(r & w->in_main, ts, w->main);
+	w->busy |= m & (1 - r) & tstate_busy(w->p, ts);
+	w->ts = read_u64(ts, w->p->ts_next, &w->bad);
+	return 0;
+}
+
+/*
+ * The state of `tid` among the interpreters from `is` on: the only one,
+ * or the one running (of two, the main interpreter's: the other is a
+ * subinterpreter's run by another thread in a state this one made; 3.12+
+ * mark it, and one not marked is not this thread's now), with
+ * *status PYBPF_NESTED when another holds frames (PYBPF_IDLE: the one
+ * state found does not run); 0 with *status
+ * PYBPF_AMBIGUOUS when which runs cannot be told (none, or several
+ * outside the main interpreter, or states left unread past the bounds).
+ * As pystack.c's find_among.
+ */
+static __always_inline __u64
+find_among(const struct pybpf_proc *p, __u64 is, __u32 tid, __u32 *status)
+{
+	struct tsscan w = { .p = p, .is = is, .tid = tid };
+	int cut;
+
+	if (p->rt_tstate_current != PYBPF_NONE)
+		w.cur = read_u64(p->runtime, p->rt_tstate_current, &w.bad);
+	bpf_loop(MAX_INTERPS * MAX_THREADS, scan_step, &w, 0);
+	cut = w.ts || w.is || w.bad;
+	if (!w.first && !cut)
+		return 0;
+	if (w.runs_many && w.main)
+		w.found = w.main;
+	else if (w.runs_many || (!w.found && (w.many || cut)))
+		w.found = 0;
+	else if (!w.found && p->ts_status == PYBPF_NONE) {
+		w.found = w.first;
+		*status |= PYBPF_IDLE;
+	}
+	if (w.found && w.many && w.busy)
+		*status |= PYBPF_NESTED;
+	if (!w.found)
+		*status = PYBPF_AMBIGUOUS;
+	return w.found;
+	*status = PYBPF_AMBIGUOUS;
+	return 0;
+}
+
+/*
+ * The state of `tid`: kept by tid in a process of one interpreter, where
+ * a thread has one; else found_among every interpreter's.
+ */
+static __always_inline __u64
+find_tstate(const struct pybpf_proc *p, __u32 tid, __u32 *status)
 {
 	__u64 *known = bpf_map_lookup_elem(&tstates, &tid);
 	struct tswalk w = { .p = p, .tid = tid };
-	__u64 is;
-	int bad = 0, i;
+	__u64 is, next;
+	int bad = 0;
 
+	is = read_u64(p->runtime, p->rt_interp_head, &bad);
+	next = read_u64(is, p->is_next, &bad);
+	if (!is || bad)
+		return 0;
+	if (next)
+		return find_among(p, is, tid, status);
 	if (known && tstate_is(p, *known, tid))
 		return *known;
-	is = read_u64(p->runtime, p->rt_interp_head, &bad);
-	for (i = 0; i < MAX_INTERPS && is && !bad; i++) {
-		w.ts = read_u64(is, p->is_threads_head, &bad);
-		w.bad = bad;
-		bpf_loop(MAX_THREADS, tstate_step, &w, 0);
-		if (w.found) {
-			bpf_map_update_elem(&tstates, &tid, &w.found, BPF_ANY);
-			return w.found;
-		}
-		is = read_u64(is, p->is_next, &bad);
-	}
-	return 0;
+	w.ts = read_u64(is, p->is_threads_head, &bad);
+	w.bad = bad;
+	bpf_loop(MAX_THREADS, tstate_step, &w, 0);
+	if (w.found)
+		bpf_map_update_elem(&tstates, &tid, &w.found, BPF_ANY);
+	return w.found;
 }
 
 /* Reads frame `f` into *o; returns the next frame out, 0 on a fault. */
@@ -267,9 +414,10 @@ pyframes(struct bpf_perf_event_data *ctx)
 	s->tid = tid;
 	s->status = PYBPF_OK;
 	s->n = 0;
-	ts = find_tstate(p, tid);
+	ts = find_tstate(p, tid, &s->status);
 	if (!ts) {
-		s->status = PYBPF_NO_TSTATE;
+		if (s->status != PYBPF_AMBIGUOUS)
+			s->status = PYBPF_NO_TSTATE;
 		bpf_ringbuf_output(&stacks, s, PYBPF_HEAD_SIZE, 0);
 		return 1;
 	}
@@ -279,9 +427,9 @@ pyframes(struct bpf_perf_event_data *ctx)
 		w.f = read_u64(w.f, p->cf_current_frame, &w.bad);
 	bpf_loop(PYBPF_MAX_FRAMES, frame_step, &w, 0);
 	if (w.bad)
-		s->status = PYBPF_FAULT;
+		s->status = PYBPF_FAULT | (s->status & ~0xff);
 	else if (w.f)
-		s->status = PYBPF_DEEP;
+		s->status = PYBPF_DEEP | (s->status & ~0xff);
 	n = w.n;
 	if (n > PYBPF_MAX_FRAMES)
 		return 1;

@@ -197,6 +197,40 @@ START_TEST(cut_tables)
 }
 END_TEST
 
+/*
+ * A name over REC_PYCODE_NAME_MAX characters (code.replace makes them) is
+ * kept cut, its two ends joined by a mark, not refused: a code that
+ * cannot be read costs its samples their function.
+ */
+START_TEST(long_names_cut)
+{
+	static uint8_t big[STR_HDR + REC_PYCODE_NAME_MAX + 100];
+	uint32_t state = ASCII_STATE, n = REC_PYCODE_NAME_MAX + 76;
+	const struct rec_py_code *c;
+	int err = 0;
+
+	memset(big, 'a', sizeof(big));
+	memset(big, 0, STR_HDR);
+	put64(big, 0, 1);
+	put64(big, lay.str.length, n);
+	memcpy(big + lay.str.state, &state, 4);
+	big[STR_HDR + n - 1] = 'z';
+	put64(code, lay.co_qualname, (uintptr_t)big);
+	c = get(&err);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_uint_eq(strlen(c->name), REC_PYCODE_NAME_MAX + 5);
+	ck_assert_mem_eq(c->name + REC_PYCODE_NAME_MAX / 2 - 1, "a[...]a", 7);
+	ck_assert_int_eq(c->name[REC_PYCODE_NAME_MAX + 4], 'z');
+	ck_assert_int_eq(c->name[0], 'a');
+	/* as many characters as are kept: whole */
+	put64(big, lay.str.length, REC_PYCODE_NAME_MAX);
+	put64(code, lay.co_name, (uintptr_t)&other); /* a new fingerprint */
+	c = get(&err);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_uint_eq(strlen(c->name), REC_PYCODE_NAME_MAX);
+}
+END_TEST
+
 static Suite *
 pycode_suite(void)
 {
@@ -208,6 +242,7 @@ pycode_suite(void)
 	tcase_add_test(tc, freed_code_is_not_kept);
 	tcase_add_test(tc, seeded_strings);
 	tcase_add_test(tc, cut_tables);
+	tcase_add_test(tc, long_names_cut);
 	suite_add_tcase(s, tc);
 	return s;
 }
