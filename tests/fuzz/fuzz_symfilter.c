@@ -26,7 +26,6 @@
 #include "sp-symbolize/kallsyms.c"
 #include "sp-symbolize/kernframe.c"
 #include "sp-symbolize/modkind.c"
-#include "sp-symbolize/openreg.c"
 #include "sp-symbolize/perfmap.c"
 #include "sp-symbolize/resolve.c"
 #include "sp-symbolize/symcache.c"
@@ -170,6 +169,31 @@ sym_fileid_kernel(const char *tool, struct sym_fileid *id)
 {
 	(void)tool;
 	(void)id;
+	return -ENOENT;
+}
+
+void
+sym_fileid_stat(const struct stat *st, struct sym_filestat *out)
+{
+	(void)st;
+	memset(out, 0, sizeof(*out));
+}
+
+int
+sym_fileid_hash(const char *path, const struct sym_filestat *want,
+		uint64_t *hash)
+{
+	(void)path;
+	(void)want;
+	(void)hash;
+	return -ENOENT;
+}
+
+int
+sym_image_fstat(const struct sym_image *img, struct stat *st)
+{
+	(void)img;
+	(void)st;
 	return -ENOENT;
 }
 
