@@ -11,15 +11,14 @@
 
 /*
  * Whether `dir` is refused as a capture directory: 0 when it may be
- * used (it need not exist yet), else a negative errno with `why` (of
+ * used (it need not exist yet), else -EPERM with `why` (of
  * `len` bytes) saying what it is, e.g. "a filesystem root", with its
  * real path when that is not `dir`.  A directory that exists is judged
- * by its real path.  -EPERM, which the user may override: a filesystem
- * root or mount point, one of the system's top-level directories or
- * their children under /usr and /var, a pseudo filesystem (proc,
- * sysfs, cgroup...).  -EACCES, which nothing overrides (the build-id
- * store keeps files only in a directory that is ours alone, idstore.h):
- * one another user owns or others may write.
+ * by its real path: a filesystem root or mount point, one of the
+ * system's top-level directories or their children under /usr and /var,
+ * a pseudo filesystem (proc, sysfs, cgroup...).  (One another user owns
+ * or others may write is the build-id store's to refuse, idstore.h: it
+ * keeps nothing there and says so.)
  */
 int rec_capdir_check(const char *dir, char *why, size_t len);
 

@@ -91,24 +91,18 @@ check_scope(const struct rec_config *cfg, size_t npids, size_t ntids, int argc)
 	}
 }
 
-/*
- * --capture-dir: refused in a system directory unless forced, and where
- * the build-id store would keep nothing (others may write) at all.
- */
+/* --capture-dir: refused in a system directory unless forced. */
 static void
 check_capture_dir(const struct rec_config *cfg, bool force)
 {
 	char why[PATH_MAX + 64];
-	int rc;
 
-	if (!cfg->capture_dir || cfg->capture == REC_CAPTURE_OFF)
+	if (!cfg->capture_dir || force || cfg->capture == REC_CAPTURE_OFF ||
+	    !rec_capdir_check(cfg->capture_dir, why, sizeof(why)))
 		return;
-	rc = rec_capdir_check(cfg->capture_dir, why, sizeof(why));
-	if (!rc || (rc == -EPERM && force))
-		return;
-	warnx("--capture-dir '%s' is %s: give a directory of your own%s",
-	      cfg->capture_dir, why,
-	      rc == -EPERM ? ", or --capture-dir-force" : "");
+	warnx("--capture-dir '%s' is %s: give a directory of your own, or "
+	      "--capture-dir-force",
+	      cfg->capture_dir, why);
 	rec_usage();
 }
 
