@@ -499,14 +499,15 @@ memo_intern(struct rec_pyann *a, struct pyproc *pp, const struct pybpf_stack *s,
  * (as keep() takes it).  The frames a thread's stack shares with its last
  * one, from the root in, are the same frames at the same instructions:
  * their nodes are taken from the memo, and only the frames inside them
- * are turned into functions and interned.  Returns 0; -EAGAIN when the
+ * are turned into functions and interned.  *fault says whether the
+ * program met a bad pointer on the chain.  Returns 0; -EAGAIN when the
  * program has no stack for the sample (read it now instead); -ENOENT
  * when the thread had no Python thread state then; or the output's
  * errno.
  */
 static int
 read_at_sample(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts,
-	       uint64_t *packed)
+	       uint64_t *packed, bool *fault)
 {
 	const struct pybpf_stack *s = rec_pybpf_take(a->bpf, tid, ts);
 	struct pymemo *m = &a->memo[(uint32_t)tid % MEMO_SLOTS];
@@ -525,6 +526,7 @@ read_at_sample(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts,
 		*packed = P_PACK(SP_NONE, 0, P_AT_SAMPLE);
 		return 0;
 	}
+	*fault = PYBPF_STATUS(s->status) == PYBPF_FAULT;
 	n = s->n < PYBPF_MAX_FRAMES ? s->n : PYBPF_MAX_FRAMES;
 	same = m->serial == pp->serial && m->tid == tid ? m->n : 0;
 	while (k < n && k < same &&
@@ -567,12 +569,14 @@ read_at_sample(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts,
 
 /*
  * Reads thread tid's stack for sample ts of process pp and keeps it;
- * *kept says whether a stack was kept.  Returns 0, the output's errno,
+ * *kept says whether a stack was kept, *bpf_fault whether the BPF
+ * program's read of it met a bad pointer (the kernel read the live
+ * memory: no maps of ours to be stale).  Returns 0, the output's errno,
  * or -ESRCH or -ENOTSUP when the process is to be dropped.
  */
 static int
 read_stack(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts,
-	   bool *kept)
+	   bool *kept, bool *bpf_fault)
 {
 	uint32_t leaf, entries;
 	uint64_t packed;
@@ -580,7 +584,7 @@ read_stack(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts,
 	int n, rc;
 
 	if (pp->bpf && ts) {
-		rc = read_at_sample(a, pp, tid, ts, &packed);
+		rc = read_at_sample(a, pp, tid, ts, &packed, bpf_fault);
 		if (rc == 0)
 			keep(a, tid, ts, packed);
 		*kept = rc == 0;
@@ -672,7 +676,7 @@ rec_pyann_read(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts)
 	struct rec_pymem *m;
 	struct pyproc *pp;
 	uint64_t faults, maps;
-	bool kept = false;
+	bool kept = false, bpf_fault = false;
 	int rc;
 
 	if (!a->pending && !(a->pending = sp_htab_new()))
@@ -685,7 +689,7 @@ rec_pyann_read(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts)
 		return 0;
 	faults = m->faults;
 	maps = m->maps_reads;
-	rc = read_stack(a, pp, tid, ts, &kept);
+	rc = read_stack(a, pp, tid, ts, &kept, &bpf_fault);
 	if (rc == -ESRCH || rc == -ENOTSUP) {
 		if (rc == -ENOTSUP)
 			note(a, rec_py_why(pp->py));
@@ -695,7 +699,8 @@ rec_pyann_read(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts)
 		return 0;
 	}
 	a->st.maps_rereads += m->maps_reads - maps;
-	budget(a, pp, m->faults != faults, kept, m->maps_reads != maps);
+	budget(a, pp, m->faults != faults || bpf_fault, kept,
+	       m->maps_reads != maps || bpf_fault);
 	return rc;
 }
 
