@@ -35,7 +35,10 @@ wait $pid 2>/dev/null
 {
 	cat "$TMP/head"
 	i=0
-	while [ $i -lt 3000 ]; do echo 'sample 1 0 0'; i=$((i + 1)); done | gen
+	{
+		while [ $i -lt 3000 ]; do echo 'sample 1 0 0'; i=$((i + 1)); done
+		echo 'stats samples 3000' # the recorder's closing record
+	} | gen
 } >"$TMP/big.spool"
 ("$SP_DUMP" "$TMP/big.spool" 2>"$TMP/err"; echo $? >"$TMP/rc") | head -n 1 >/dev/null
 rc=$(cat "$TMP/rc")
