@@ -157,6 +157,13 @@ samples_of() {
 		$1 == "sample" && $3 == p && $2 > t { n++ } END { print n + 0 }'
 }
 
+# stats_counter DUMP KEY: the value of counter KEY in the stats record of
+# sp-dump's output DUMP, 0 when it has none.
+stats_counter() {
+	grep '^stats' "$1" | tr '\t' '\n' |
+		awk -F= -v k="$2" '$1 == k { v = $2 } END { print v + 0 }'
+}
+
 # wait_for_file FILE: waits (up to 120 s, for a loaded machine) until FILE
 # exists; returns 1 if it never does.
 wait_for_file() {

@@ -116,9 +116,8 @@ for py; do
 	[ $((imports * 10)) -ge $(((calls - lineless) * 8)) ] ||
 		fail "$py: $imports of $calls module bodies at an import"
 	if grep -q "read at the sample by BPF" "$TMP/err"; then
-		codes=$(grep '^stats' "$TMP/$i.dump" | tr '\t' '\n' |
-			awk -F= '$1 == "python_bpf.codes" { print $2 }')
-		[ "${codes:-0}" -gt 0 ] ||
+		codes=$(stats_counter "$TMP/$i.dump" python_bpf.codes)
+		[ "$codes" -gt 0 ] ||
 			fail "$py: no code's strings came from the BPF program"
 	fi
 done

@@ -30,10 +30,7 @@ record() {
 }
 
 # counter NAME KEY: the value of a stats counter of $TMP/NAME.dump, or 0.
-counter() {
-	grep '^stats' "$TMP/$1.dump" | tr '\t' '\n' |
-		awk -F= -v k="$2" '$1 == k { v = $2 } END { print v + 0 }'
-}
+counter() { stats_counter "$TMP/$1.dump" "$2"; }
 
 read=""
 prog=unw_deep

@@ -56,9 +56,7 @@ under=$(awk '/runtime\.systemstack/ { n += $NF } END { print n + 0 }' \
 	"$TMP/folded")
 [ "$under" -ge 100 ] ||
 	fail "only $under samples under runtime.systemstack: not the workload"
-spliced=$(grep '^stats' "$TMP/go.dump" | tr '\t' '\n' |
-	awk -F= '$1 == "unwind_go.fpchain_completed" { v = $2 }
-		END { print v + 0 }')
+spliced=$(stats_counter "$TMP/go.dump" unwind_go.fpchain_completed)
 [ "$spliced" -gt 0 ] || fail "no unwind_go.fpchain_completed in the stats"
 
 # go_only SPOOL: the folded stacks of the go_gc process alone.

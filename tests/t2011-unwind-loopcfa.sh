@@ -31,10 +31,7 @@ record() {
 }
 
 # counter NAME KEY: the value of a stats counter of $TMP/NAME.dump, or 0.
-counter() {
-	grep '^stats' "$TMP/$1.dump" | tr '\t' '\n' |
-		awk -F= -v k="$2" '$1 == k { v = $2 } END { print v + 0 }'
-}
+counter() { stats_counter "$TMP/$1.dump" "$2"; }
 
 # cut_in_loops NAME: each spin function's samples (at least 50) must all
 # end in the truncated marker, counted; the budget of reads is spent in
