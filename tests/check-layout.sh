@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/check-layout.sh: fails when the README's Layout list and the
-# source tree disagree: a file of common/ or a tool's folder that the list
-# does not name, or a name in the list with no file.  Names like
+# source tree disagree: a file of common/, a tool's folder or one of its
+# part folders (sp-record/unwind/) that the list does not name, or a name
+# in the list with no file.  Names like
 # "buf.[ch]" stand for buf.c and buf.h.
 #   sh tests/check-layout.sh
 cd "$(dirname "$0")/.." || exit 1
@@ -10,7 +11,7 @@ trap 'rm -f "$listed" "$present"' EXIT
 # The indented block after "## Layout": a folder line, then its files.
 awk '/^## / { in_layout = ($2 == "Layout") ; next }
      !in_layout { next }
-     /^    [a-z][-a-z]*\/$/ { dir = $1; next }
+     /^    [a-z][-a-z\/]*\/$/ { dir = $1; next }
      /^        [^ ]/ && dir != "" {
 	n = $1
 	if (n ~ /\.\[ch\]$/) {
