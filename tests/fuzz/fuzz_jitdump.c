@@ -4,7 +4,7 @@
  * parsed into a map or refused, never read past their end, never loop;
  * every address of each entry parsed must look up.
  *
- * objs: sp-symbolize/jitdump.c sp-symbolize/perfmap.c sp-symbolize/openreg.c
+ * objs: sp-symbolize/jitdump.c sp-symbolize/perfmap.c
  * libs: -ldw -lelf -llzma -liberty -ldeflate
  */
 #include <stddef.h>

@@ -26,7 +26,6 @@
 #include "sp-symbolize/kallsyms.c"
 #include "sp-symbolize/kernframe.c"
 #include "sp-symbolize/modkind.c"
-#include "sp-symbolize/openreg.c"
 #include "sp-symbolize/perfmap.c"
 #include "sp-symbolize/resolve.c"
 #include "sp-symbolize/symcache.c"
