@@ -23,8 +23,9 @@ CFLAGS="-std=gnu11 -O2 -g -I. -D_GNU_SOURCE"
 LIBS="$(pkg-config --libs check libunwind-ptrace libunwind-generic) -lelf \
 	-lxxhash -lm"
 # Every part of the recorder but its main, so a new file is never missed.
-SRCS="tests/unit/check_record_unwind_perf.c $(ls sp-record/*.c |
-	grep -v '^sp-record/sp-record.c$') common/*.c"
+SRCS="tests/unit/check_record_unwind_perf.c $(ls sp-record/*.c \
+	sp-record/*/*.c | grep -v '^sp-record/sp-record.c$\|^sp-record/bpf/') \
+	common/*.c"
 
 # shellcheck disable=SC2086
 cc $CFLAGS -o "$OUT/nosig" $SRCS $LIBS

@@ -12,7 +12,7 @@
 #include "common/cli.h"
 #include "common/htab.h"
 #include "sp-record/args.h"
-#include "sp-record/cpus.h"
+#include "sp-record/sys/cpus.h"
 #include "common/banned.h"
 
 #define MAX_STACK_SIZE 65528 /* the kernel's limit, a multiple of 8 */

@@ -12,9 +12,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "sp-record/events.h"
+#include "sp-record/perf/events.h"
 #include "sp-record/opts.h"
-#include "sp-record/stack.h"
+#include "sp-record/unwind/stack.h"
 
 /* The synopsis on stderr, exit 2. */
 void rec_usage(void) __attribute__((noreturn));

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "sp-record/clock.h"
+#include "sp-record/sys/clock.h"
 #include "sp-record/handlers.h"
 #include "common/banned.h"
 

@@ -10,7 +10,7 @@
  * returns 0 or the output's negative errno; a record that does not
  * decode is counted (bad_records) and skipped.
  *
- * The Python annotator (pyann.h), a borrowed part, reads a sampled
+ * The Python annotator (python/reader.h), a borrowed part, reads a sampled
  * thread's Python stack before the sample reaches the handlers; here
  * rec_write_sample() writes it, tied to the unwound stack, before the
  * sample.
@@ -21,17 +21,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sp-record/capture.h"
-#include "sp-record/deepbpf.h"
-#include "sp-record/events.h"
-#include "sp-record/offcpu.h"
-#include "sp-record/perfrec.h"
+#include "sp-record/capture/capture.h"
+#include "sp-record/unwind/deepbpf.h"
+#include "sp-record/perf/events.h"
+#include "sp-record/perf/offcpu.h"
+#include "sp-record/perf/perfrec.h"
 #include "sp-record/opts.h"
-#include "sp-record/pyann.h"
+#include "sp-record/python/reader.h"
 #include "sp-record/stats.h"
-#include "sp-record/sorter.h"
-#include "sp-record/spoolout.h"
-#include "sp-record/stack.h"
+#include "sp-record/perf/sorter.h"
+#include "sp-record/out/spoolout.h"
+#include "sp-record/unwind/stack.h"
 #include "sp-record/tracking.h"
 
 /* Kinds of sorter events: perf records, and the recorder's own. */

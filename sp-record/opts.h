@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "sp-record/events.h"
-#include "sp-record/stack.h"
+#include "sp-record/perf/events.h"
+#include "sp-record/unwind/stack.h"
 
 /* Which sampled module files are kept by build id (capture.h). */
 enum rec_capture_mode {

@@ -11,11 +11,11 @@
 #include <time.h>
 #include <asm/perf_regs.h>
 
-#include "sp-record/clock.h"
-#include "sp-record/goexe.h"
+#include "sp-record/sys/clock.h"
+#include "sp-record/unwind/goexe.h"
 #include "sp-record/ptrace_run.h"
 #include "sp-record/start.h"
-#include "sp-record/sysctl.h"
+#include "sp-record/sys/sysctl.h"
 #include "common/banned.h"
 
 #define FLUSH_NS 100000000ULL /* the spool is flushed this often */

@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #include "sp-record/handlers.h"
-#include "sp-record/ptrace.h"
+#include "sp-record/ptrace/ptrace.h"
 #include "sp-record/opts.h"
 
 struct rec_ptdriver;

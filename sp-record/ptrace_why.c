@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-record/proc.h"
+#include "sp-record/sys/proc.h"
 #include "sp-record/ptrace_run.h"
 #include "common/banned.h"
 

@@ -10,11 +10,11 @@
 #include <sys/wait.h>
 
 #include "common/htab.h"
-#include "sp-record/clock.h"
-#include "sp-record/goexe.h"
-#include "sp-record/launch.h"
+#include "sp-record/sys/clock.h"
+#include "sp-record/unwind/goexe.h"
+#include "sp-record/sys/launch.h"
 #include "sp-record/start.h"
-#include "sp-record/sysctl.h"
+#include "sp-record/sys/sysctl.h"
 #include "common/banned.h"
 
 /* Waits for the launched command, whose start failed. */

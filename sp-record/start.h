@@ -17,10 +17,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "sp-record/events.h"
+#include "sp-record/perf/events.h"
 #include "sp-record/opts.h"
-#include "sp-record/spoolout.h"
-#include "sp-record/stack.h"
+#include "sp-record/out/spoolout.h"
+#include "sp-record/unwind/stack.h"
 #include "sp-record/tracking.h"
 
 struct rec_start {

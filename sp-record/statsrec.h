@@ -5,7 +5,7 @@
 #ifndef SP_RECORD_STATSREC_H
 #define SP_RECORD_STATSREC_H
 
-#include "sp-record/spoolout.h"
+#include "sp-record/out/spoolout.h"
 #include "sp-record/summary.h"
 
 /*

@@ -11,18 +11,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sp-record/capture.h"
-#include "sp-record/deepbpf.h"
-#include "sp-record/events.h"
-#include "sp-record/filepin.h"
-#include "sp-record/proc.h"
-#include "sp-record/ptrace.h"
-#include "sp-record/pybpf.h"
-#include "sp-record/pyann.h"
+#include "sp-record/capture/capture.h"
+#include "sp-record/unwind/deepbpf.h"
+#include "sp-record/perf/events.h"
+#include "sp-record/files/filepin.h"
+#include "sp-record/sys/proc.h"
+#include "sp-record/ptrace/ptrace.h"
+#include "sp-record/python/pybpf.h"
+#include "sp-record/python/reader.h"
 #include "sp-record/opts.h"
 #include "sp-record/stats.h"
-#include "sp-record/spoolout.h"
-#include "sp-record/stack.h"
+#include "sp-record/out/spoolout.h"
+#include "sp-record/unwind/stack.h"
 
 struct rec_report {
 	const struct rec_config *cfg;

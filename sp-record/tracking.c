@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "common/htab.h"
-#include "sp-record/filepin.h"
-#include "sp-record/maps.h"
+#include "sp-record/files/filepin.h"
+#include "sp-record/sys/maps.h"
 #include "sp-record/tracking.h"
 #include "common/banned.h"
 

@@ -19,11 +19,11 @@
 #include <stdint.h>
 
 #include "common/modtab.h"
-#include "sp-record/capture.h"
-#include "sp-record/proc.h"
+#include "sp-record/capture/capture.h"
+#include "sp-record/sys/proc.h"
 #include "sp-record/opts.h"
-#include "sp-record/spoolout.h"
-#include "sp-record/stack.h"
+#include "sp-record/out/spoolout.h"
+#include "sp-record/unwind/stack.h"
 
 struct rec_filepin;
 struct rec_tracker;

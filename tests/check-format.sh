@@ -8,7 +8,7 @@
 cd "$(dirname "$0")/.." || exit 1
 cf=${CLANG_FORMAT:-clang-format}
 command -v "$cf" >/dev/null || { echo "SKIP: no $cf"; exit 77; }
-files=$(ls common/*.[ch] sp-*/*.[ch] sp-*/*/*.c tests/unit/*.c tests/fuzz/*.c \
+files=$(ls common/*.[ch] sp-*/*.[ch] sp-*/*/*.[ch] tests/unit/*.c tests/fuzz/*.c \
 	tests/programs/*.c 2>/dev/null)
 # shellcheck disable=SC2086
 out=$("$cf" --dry-run -Werror $files 2>&1) && exit 0

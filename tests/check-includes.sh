@@ -8,7 +8,8 @@
 # A header without a .c of its name (types, or what a tool's files share
 # privately) is no part: its includes count as its includer's.
 #   sh tests/check-includes.sh [DIR...]
-# DIRs default to common/ and the four tool folders.  Includes are
+# DIRs default to common/ and the four tool folders, each with its part
+# folders (sp-record/unwind/, ...) one level down.  Includes are
 # "path" ones, resolved from the top (as -I. does) or from the file's own
 # folder; <system> headers and files outside the DIRs are not followed.
 # Exit status: 0 no circle, 1 a circle, 2 a missing folder.
@@ -18,7 +19,7 @@ files=""
 for d in "$@"; do
 	d=${d%/}
 	[ -d "$d" ] || { echo "check-includes: no folder '$d'" >&2; exit 2; }
-	for f in "$d"/*.c "$d"/*.h; do
+	for f in "$d"/*.c "$d"/*.h "$d"/*/*.c "$d"/*/*.h; do
 		[ -f "$f" ] && files="$files $f"
 	done
 done
@@ -31,7 +32,9 @@ if [ -n "$direct" ]; then
 	exit 1
 fi
 # Header guards are spelled one way: SP_NAME_H in common/, SP_TOOL_NAME_H
-# in a tool's folder (sp-fold/read_folded.h: SP_FOLD_READ_FOLDED_H).
+# in a tool's folder (sp-fold/read_folded.h: SP_FOLD_READ_FOLDED_H) and
+# SP_TOOL_PART_NAME_H in a part folder (sp-record/unwind/stack.h:
+# SP_RECORD_UNWIND_STACK_H).
 headers=""
 for f in $files; do
 	case $f in *.h) headers="$headers $f" ;; esac
@@ -45,16 +48,14 @@ function check(f) {
 		bad = 1
 	}
 }
-function want(f, d, n, w) {
-	d = f
-	sub(/\/[^\/]*$/, "", d)
-	sub(/^.*\//, "", d)
-	n = f
-	sub(/^.*\//, "", n)
-	sub(/\.h$/, "", n)
-	w = (d == "common") ? "SP_" : "SP_" toupper(substr(d, 4)) "_"
-	w = w toupper(n) "_H"
-	gsub(/[.-]/, "_", w)
+function want(f, w) {
+	w = f
+	sub(/^\.\//, "", w)
+	sub(/\.h$/, "", w)
+	sub(/^common\//, "", w)
+	sub(/^sp-/, "", w)
+	w = "SP_" toupper(w) "_H"
+	gsub(/[.\/-]/, "_", w)
 	return w
 }
 FNR == 1 { if (NR > 1) check(prev); prev = FILENAME; have = ""; def = 0; wanted = want(FILENAME) }

@@ -14,7 +14,7 @@
 #include <linux/bpf_perf_event.h>
 #include <bpf/bpf_helpers.h>
 
-#include "sp-record/deepbpf_abi.h"
+#include "sp-record/bpf/deepbpf_abi.h"
 
 /*
  * Threads whose stacks go past the sample's copy (deepbpf.h), kept by

@@ -15,7 +15,7 @@
 #include <linux/bpf_perf_event.h>
 #include <bpf/bpf_helpers.h>
 
-#include "sp-record/pybpf_abi.h"
+#include "sp-record/bpf/pybpf_abi.h"
 
 /* Interpreters and thread states looked through for a thread. */
 #define MAX_INTERPS 4

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-record/cfirule.c"
-#include "sp-record/ehframe.c"
+#include "sp-record/unwind/cfirule.c"
+#include "sp-record/unwind/ehframe.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,7 +5,7 @@
  * process is recorded: any bytes are refused or read into a table whose
  * lookups answer inside it, never read past their end.
  *
- * objs: sp-record/gofuncs.c sp-record/gopclntab.c
+ * objs: sp-record/unwind/gofuncs.c sp-record/unwind/gopclntab.c
  */
 #include <errno.h>
 #include <stddef.h>
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-record/gofuncs.h"
-#include "sp-record/gopclntab.h"
+#include "sp-record/unwind/gofuncs.h"
+#include "sp-record/unwind/gopclntab.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-record/pydecode.c"
+#include "sp-record/python/pydecode.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-record/maps.c"
-#include "sp-record/perfrec.c"
-#include "sp-record/ring.c"
+#include "sp-record/sys/maps.c"
+#include "sp-record/perf/perfrec.c"
+#include "sp-record/perf/ring.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,7 +2,7 @@
 # table and the line CPython itself gives each instruction (the files
 # named and the interpreter's own dis.py), so that
 # tests/unit/check_record_py.c can compare sp-record's line table
-# decoders (sp-record/pydecode.c) with the interpreter's own answers.
+# decoders (sp-record/python/pydecode.c) with the interpreter's own answers.
 # Output: "minor N", then one line per code object:
 #   FIRSTLINENO TABLE-HEX LINE LINE ...   (a line per code unit, -1: none)
 import dis

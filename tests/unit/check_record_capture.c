@@ -23,9 +23,9 @@
 #include <unistd.h>
 
 #include "common/spool.h"
-#include "sp-record/capfile.h"
-#include "sp-record/filepin.h"
-#include "sp-record/idstore.h"
+#include "sp-record/files/capfile.h"
+#include "sp-record/files/filepin.h"
+#include "sp-record/capture/idstore.h"
 #include "tests/unit/skip.h"
 
 static char dir[] = "/tmp/sp-capture-XXXXXX";

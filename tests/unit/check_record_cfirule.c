@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sp-record/cfimemo.h"
-#include "sp-record/cfirule.h"
+#include "sp-record/unwind/cfimemo.h"
+#include "sp-record/unwind/cfirule.h"
 
 #define SEC_VADDR 0x2000u /* where the built section lies */
 #define FUNC 0x1000u      /* the function its FDE covers */

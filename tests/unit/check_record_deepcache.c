@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-record/deepcache.h"
+#include "sp-record/unwind/deepcache.h"
 
 #define N 300
 

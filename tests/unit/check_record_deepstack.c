@@ -14,8 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sp-record/callsite.h"
-#include "sp-record/deepstack.h"
+#include "sp-record/unwind/callsite.h"
+#include "sp-record/unwind/deepstack.h"
 #include "tests/unit/skip.h"
 
 #define MAP_LEN (64u << 10)

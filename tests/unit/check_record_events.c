@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-record/cpus.h"
-#include "sp-record/events.h"
-#include "sp-record/sysctl.h"
+#include "sp-record/sys/cpus.h"
+#include "sp-record/perf/events.h"
+#include "sp-record/sys/sysctl.h"
 
 static struct rec_evopts
 opts(uint64_t freq, bool dwarf, uint32_t stack)

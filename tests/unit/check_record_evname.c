@@ -9,7 +9,7 @@
 
 #include <linux/perf_event.h>
 
-#include "sp-record/evname.h"
+#include "sp-record/perf/evname.h"
 
 static struct rec_evspec e;
 static struct sp_buf msg = SP_BUF_INIT;

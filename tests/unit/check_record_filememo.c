@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "common/buf.h"
-#include "sp-record/filememo.h"
-#include "sp-record/pyfind.h"
+#include "sp-record/files/filememo.h"
+#include "sp-record/python/pyfind.h"
 
 static void
 id_of(const char *path, struct rec_fileid *id)

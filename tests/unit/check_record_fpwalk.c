@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sp-record/fpwalk.h"
+#include "sp-record/ptrace/fpwalk.h"
 
 #define IP 0x401000u
 

@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "common/htab.h"
-#include "sp-record/goframes.h"
-#include "sp-record/gofuncs.h"
-#include "sp-record/gopclntab.h"
+#include "sp-record/unwind/goframes.h"
+#include "sp-record/unwind/gofuncs.h"
+#include "sp-record/unwind/gopclntab.h"
 
 /* ------------------------------------------------- a symbol table image */
 

@@ -1,7 +1,7 @@
 /*
  * check_record_mapguard.c: a file cut under the recorder's mapping
  * (sp-record/mapguard.c) reads as zeros instead of raising SIGBUS, and
- * the CFI cache (sp-record/elfcfi.c) then drops that file and counts it.
+ * the CFI cache (sp-record/unwind/mapped.c) then drops that file and counts it.
  */
 #include "tests/unit/ck.h"
 #include <errno.h>
@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "common/spool.h"
-#include "sp-record/elfcfi.h"
-#include "sp-record/mapguard.h"
+#include "sp-record/unwind/mapped.h"
+#include "sp-record/files/mapguard.h"
 
 /* A temporary file holding `len` bytes of `byte`; its path in `path`. */
 static void

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
-#include "sp-record/maps.h"
+#include "sp-record/sys/maps.h"
 
 static struct rec_map
 parse_ok(const char *line)

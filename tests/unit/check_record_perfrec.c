@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "common/modtab.h"
-#include "sp-record/perfrec.h"
-#include "sp-record/stack.h"
+#include "sp-record/perf/perfrec.h"
+#include "sp-record/unwind/stack.h"
 
 #define ST_BASE                                                                \
 	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |                 \

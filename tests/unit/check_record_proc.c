@@ -11,7 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "sp-record/proc.h"
+#include "sp-record/sys/proc.h"
 
 START_TEST(processes_and_threads)
 {

@@ -22,9 +22,9 @@
 
 #include "common/modtab.h"
 #include "common/spool.h"
-#include "sp-record/proc.h"
-#include "sp-record/ptrace.h"
-#include "sp-record/unwind.h"
+#include "sp-record/sys/proc.h"
+#include "sp-record/ptrace/ptrace.h"
+#include "sp-record/unwind/unwind.h"
 #include "tests/unit/skip.h"
 
 #define MAX_SAMPLES 4096

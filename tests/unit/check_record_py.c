@@ -34,12 +34,12 @@
 #include <unistd.h>
 
 #include "common/buf.h"
-#include "sp-record/maps.h"
-#include "sp-record/pydecode.h"
-#include "sp-record/pyfind.h"
-#include "sp-record/pylayout.h"
-#include "sp-record/pymem.h"
-#include "sp-record/pystack.h"
+#include "sp-record/sys/maps.h"
+#include "sp-record/python/pydecode.h"
+#include "sp-record/python/pyfind.h"
+#include "sp-record/python/pylayout.h"
+#include "sp-record/python/pymem.h"
+#include "sp-record/python/pystack.h"
 #include "tests/unit/skip.h"
 
 extern char **environ;

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sp-record/pycode.h"
-#include "sp-record/pydecode.h"
-#include "sp-record/pylayout.h"
-#include "sp-record/pymem.h"
+#include "sp-record/python/pycode.h"
+#include "sp-record/python/pydecode.h"
+#include "sp-record/python/pylayout.h"
+#include "sp-record/python/pymem.h"
 
 /* 3.12's compact ASCII str: the header, then the characters. */
 #define STR_HDR 40

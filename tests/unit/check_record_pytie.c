@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "sp-record/pyfind.h"
-#include "sp-record/pytie.h"
+#include "sp-record/python/pyfind.h"
+#include "sp-record/python/pytie.h"
 
 #define EVAL 0x5000u /* _PyEval_EvalFrameDefault: [0x5000, 0x6000) */
 #define OTHER 0x9000u

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-record/ring.h"
+#include "sp-record/perf/ring.h"
 
 #define SIZE 64
 

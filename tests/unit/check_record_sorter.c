@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-record/sorter.h"
+#include "sp-record/perf/sorter.h"
 
 static struct rec_sorter *s;
 

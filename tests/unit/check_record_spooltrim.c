@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "common/spool.h"
-#include "sp-record/spooltrim.h"
+#include "sp-record/out/spooltrim.h"
 
 /* Writes a small spool to `fd`: a module and 20 samples; its size. */
 static off_t

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "tests/unit/ck.h"
-#include "sp-record/stopreq.h"
+#include "sp-record/sys/stopreq.h"
 
 /*
  * Runs `steps` in a child with stderr on a pipe; returns its wait status

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "sp-record/tidq.h"
+#include "sp-record/bpf/tidq.h"
 
 /* A record holding `v`, as the table keeps them (malloc'd). */
 static int *

@@ -1,6 +1,6 @@
 /*
  * check_record_unwind.c: the DWARF unwinder (sp-record/unwind*.c) and its
- * module files (sp-record/elfcfi.c) without perf_event_open: the test
+ * module files (sp-record/unwind/mapped.c) without perf_event_open: the test
  * captures its own registers and stack, then unwinds them as if they came
  * from a sample, and checks the pcs against the return addresses each
  * function recorded.  The .eh_frame index (sp-record/ehframe.c) reads
@@ -20,9 +20,9 @@
 
 #include "common/modtab.h"
 #include "common/spool.h"
-#include "sp-record/ehframe.h"
-#include "sp-record/elfcfi.h"
-#include "sp-record/unwind.h"
+#include "sp-record/unwind/ehframe.h"
+#include "sp-record/unwind/mapped.h"
+#include "sp-record/unwind/unwind.h"
 #include "tests/unit/skip.h"
 
 #define NOINLINE __attribute__((noinline))

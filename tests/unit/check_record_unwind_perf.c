@@ -31,8 +31,8 @@
 
 #include "common/modtab.h"
 #include "common/spool.h"
-#include "sp-record/elfcfi.h"
-#include "sp-record/unwind.h"
+#include "sp-record/unwind/mapped.h"
+#include "sp-record/unwind/unwind.h"
 #include "tests/unit/skip.h"
 
 #define RING_PAGES 512

@@ -1,0 +1,60 @@
+/*
+ * coderange.c: a sorted set of address ranges (coderange.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/grow.h"
+#include "sp-record/unwind/coderange.h"
+#include "common/banned.h"
+
+/* Index of the first range whose hi is above `addr`. */
+static size_t
+first_above(const struct rec_ranges *rs, uint64_t addr)
+{
+	size_t lo = 0, hi = rs->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (rs->v[mid].hi <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int
+rec_ranges_add(struct rec_ranges *rs, uint64_t lo, uint64_t hi)
+{
+	size_t at, end;
+
+	if (lo >= hi)
+		return 0;
+	if (SP_GROW(rs->v, rs->cap, rs->n + 1))
+		return -ENOMEM;
+	at = first_above(rs, lo);
+	for (end = at; end < rs->n && rs->v[end].lo < hi; end++)
+		;
+	/* Ranges [at, end) overlap: replace them by the new one. */
+	memmove(&rs->v[at + 1], &rs->v[end], (rs->n - end) * sizeof(*rs->v));
+	rs->n = rs->n - (end - at) + 1;
+	rs->v[at] = (struct rec_range){ lo, hi };
+	return 0;
+}
+
+bool
+rec_ranges_has(const struct rec_ranges *rs, uint64_t addr)
+{
+	size_t i = first_above(rs, addr);
+
+	return i < rs->n && rs->v[i].lo <= addr;
+}
+
+void
+rec_ranges_release(struct rec_ranges *rs)
+{
+	free(rs->v);
+	*rs = (struct rec_ranges)REC_RANGES_INIT;
+}
