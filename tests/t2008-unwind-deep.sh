@@ -52,7 +52,8 @@ record off 0.5c
 read=""
 echo "-- no reads past the copy"
 awk -v stable=1 -v min_pct=0 -f "$PROGRAMS/unw_deep.awk" "$TMP/off.folded" \
-	>"$TMP/off.out" || fail "without reads: a wrong frame"
+	>"$TMP/off.out" ||
+	fail "without reads: a wrong frame, too few samples or too many unrooted: $(cat "$TMP/off.out")"
 cat "$TMP/off.out"
 awk '{ sub(/%.*/, "", $5); sub(/\(/, "", $5); exit !($5 < 50) }' \
 	"$TMP/off.out" || fail "without reads, half the stacks are complete"
