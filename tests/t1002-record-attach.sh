@@ -6,11 +6,13 @@
 need_perf
 cc_prog rec_chain rec_chain.c -O0 -fno-omit-frame-pointer -pthread
 
-# main + 1 worker from the start, 2 "late" threads from 0.6 s, 2 s in all.
-"$TMP/rec_chain" 2 1 2 0.6 &
+# main + 1 worker from the start, 2 "late" threads from 0.8 s, each
+# spinning 0.5 s of its own CPU time (however loaded the machine is),
+# recorded until the process exits.
+"$TMP/rec_chain" 0.5c 1 2 0.8 &
 pid=$!
 sleep 0.2
-"$SP_RECORD" -d 1.2 -p "$pid" >"$TMP/x.spool" 2>"$TMP/err"
+"$SP_RECORD" -p "$pid" >"$TMP/x.spool" 2>"$TMP/err"
 rc=$?
 cat "$TMP/err" >&2
 wait "$pid"

@@ -95,12 +95,20 @@ fi
 # SIGTERM: events drained, spool complete (ends with the stats record).
 "$SP_RECORD" -o "$TMP/x.spool" -- "$TMP/rec_chain" 10 2>"$TMP/err" &
 rec=$!
-sleep 1
-# Flushed as it goes: samples are already in the file while recording.
-cp "$TMP/x.spool" "$TMP/partial.spool"
-"$SP_DUMP" "$TMP/partial.spool" >"$TMP/partial.dump" 2>/dev/null
-grep -q '^sample' "$TMP/partial.dump" ||
-	fail "no samples in the spool after a second of recording"
+# Flushed as it goes: samples are in the file while the recorder runs
+# (looked for every 0.2 s while the 10 s command runs, so a loaded
+# machine that is slow to give the target its CPU is waited for).
+i=0
+while :; do
+	sleep 0.2
+	cp "$TMP/x.spool" "$TMP/partial.spool"
+	"$SP_DUMP" "$TMP/partial.spool" >"$TMP/partial.dump" 2>/dev/null
+	grep -q '^sample' "$TMP/partial.dump" && break
+	i=$((i + 1))
+	[ $i -lt 40 ] && kill -0 $rec 2>/dev/null ||
+		fail "no samples in the spool while recording"
+done
+kill -0 $rec 2>/dev/null || fail "the recorder ended before its samples showed"
 kill -TERM "$rec"
 wait "$rec"
 rc=$?
