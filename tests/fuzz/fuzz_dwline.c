@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-symbolize/dwlhdr.c"
-#include "sp-symbolize/dwline.c"
-#include "sp-symbolize/dwlsort.c"
+#include "sp-symbolize/dwarf/dwlhdr.c"
+#include "sp-symbolize/dwarf/dwline.c"
+#include "sp-symbolize/dwarf/dwlsort.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

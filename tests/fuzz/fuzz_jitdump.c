@@ -4,7 +4,7 @@
  * parsed into a map or refused, never read past their end, never loop;
  * every address of each entry parsed must look up.
  *
- * objs: sp-symbolize/jitdump.c sp-symbolize/perfmap.c
+ * objs: sp-symbolize/jit/jitdump.c sp-symbolize/jit/perfmap.c
  * libs: -ldw -lelf -llzma -liberty -ldeflate
  */
 #include <stddef.h>
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-symbolize/jitdump.h"
-#include "sp-symbolize/perfmap.h"
+#include "sp-symbolize/jit/jitdump.h"
+#include "sp-symbolize/jit/perfmap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,22 +15,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "sp-symbolize/cachefile.c"
+#include "sp-symbolize/cache/cachefile.c"
 #include "sp-symbolize/filter.c"
-#include "sp-symbolize/hostinfo.c"
-#include "sp-symbolize/idtree.c"
-#include "sp-symbolize/imgtab.c"
-#include "sp-symbolize/jitdump.c"
-#include "sp-symbolize/jitpath.c"
-#include "sp-symbolize/jitsyms.c"
-#include "sp-symbolize/kallsyms.c"
+#include "sp-symbolize/kernel/hostinfo.c"
+#include "sp-symbolize/image/idtree.c"
+#include "sp-symbolize/image/imgtab.c"
+#include "sp-symbolize/jit/jitdump.c"
+#include "sp-symbolize/jit/jitpath.c"
+#include "sp-symbolize/jit/jitsyms.c"
+#include "sp-symbolize/kernel/kallsyms.c"
 #include "sp-symbolize/kernframe.c"
 #include "sp-symbolize/modkind.c"
-#include "sp-symbolize/perfmap.c"
+#include "sp-symbolize/jit/perfmap.c"
 #include "sp-symbolize/resolve.c"
-#include "sp-symbolize/symcache.c"
-#include "sp-symbolize/symres.c"
-#include "sp-symbolize/warn.c"
+#include "sp-symbolize/cache/symcache.c"
+#include "sp-symbolize/out/symres.c"
+#include "sp-symbolize/out/warn.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
