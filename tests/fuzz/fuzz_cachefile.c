@@ -7,7 +7,6 @@
  * encode and decode again to the same results.
  *
  * objs: sp-symbolize/cache/cachefile.c sp-symbolize/out/symres.c
- * libs: -ldw -lelf -llzma -liberty -ldeflate
  */
 #include <errno.h>
 #include <stddef.h>

@@ -5,7 +5,6 @@
  * every address of each entry parsed must look up.
  *
  * objs: sp-symbolize/jit/jitdump.c sp-symbolize/jit/perfmap.c
- * libs: -ldw -lelf -llzma -liberty -ldeflate
  */
 #include <stddef.h>
 #include <stdint.h>
