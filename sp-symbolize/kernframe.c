@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "common/buf.h"
-#include "sp-symbolize/hostinfo.h"
+#include "sp-symbolize/kernel/hostinfo.h"
 #include "sp-symbolize/resolver_impl.h"
-#include "sp-symbolize/warn.h"
+#include "sp-symbolize/out/warn.h"
 #include "common/banned.h"
 
 /*

@@ -24,11 +24,11 @@
 
 #include "common/buf.h"
 #include "common/spool.h"
-#include "sp-symbolize/image.h"
+#include "sp-symbolize/image/image.h"
 #include "sp-symbolize/modkind.h"
-#include "sp-symbolize/symcache.h"
-#include "sp-symbolize/symres.h"
-#include "sp-symbolize/warn.h"
+#include "sp-symbolize/cache/symcache.h"
+#include "sp-symbolize/out/symres.h"
+#include "sp-symbolize/out/warn.h"
 
 struct sym_resolver;
 

@@ -13,11 +13,11 @@
 
 #include "common/htab.h"
 #include "common/idtab.h"
-#include "sp-symbolize/fileid.h"
-#include "sp-symbolize/idtree.h"
-#include "sp-symbolize/imgtab.h"
-#include "sp-symbolize/jitsyms.h"
-#include "sp-symbolize/kallsyms.h"
+#include "sp-symbolize/cache/fileid.h"
+#include "sp-symbolize/image/idtree.h"
+#include "sp-symbolize/image/imgtab.h"
+#include "sp-symbolize/jit/jitsyms.h"
+#include "sp-symbolize/kernel/kallsyms.h"
 #include "sp-symbolize/resolve.h"
 
 /*

@@ -21,10 +21,10 @@
 #include "common/records.h"
 #include "common/version.h"
 #include "sp-symbolize/dpkgown.h"
-#include "sp-symbolize/fileid.h"
+#include "sp-symbolize/cache/fileid.h"
 #include "sp-symbolize/filter.h"
 #include "sp-symbolize/resolve.h"
-#include "sp-symbolize/symcache.h"
+#include "sp-symbolize/cache/symcache.h"
 #include "common/banned.h"
 
 enum {

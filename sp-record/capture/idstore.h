@@ -1,7 +1,7 @@
 /*
  * idstore.h: module files kept by GNU build id in a build-id tree on
  * disk, DIR/.build-id/xx/rest for build id xxrest: the layout
- * sp-symbolize(1) looks a lost module up in (sp-symbolize/idtree.h),
+ * sp-symbolize(1) looks a lost module up in (sp-symbolize/image/idtree.h),
  * under its symbol cache's directory or a --debug-dir.
  *
  * The tree is never another user's: DIR and every directory made under

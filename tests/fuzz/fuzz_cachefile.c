@@ -6,8 +6,7 @@
  * structure checks behind it are reached.  A file that decodes must
  * encode and decode again to the same results.
  *
- * objs: sp-symbolize/cachefile.c sp-symbolize/symres.c
- * libs: -ldw -lelf -llzma -liberty -ldeflate
+ * objs: sp-symbolize/cache/cachefile.c sp-symbolize/out/symres.c
  */
 #include <errno.h>
 #include <stddef.h>
@@ -17,7 +16,7 @@
 
 #include "common/buf.h"
 #include "common/htab.h"
-#include "sp-symbolize/cachefile.h"
+#include "sp-symbolize/cache/cachefile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

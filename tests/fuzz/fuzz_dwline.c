@@ -4,15 +4,16 @@
  * string sections its version 5 tables point into); the decoder must
  * refuse it or build a table whose lookups stay inside it, never read
  * past the input or crash.
+ *
+ * objs: sp-symbolize/dwarf/dwlhdr.c sp-symbolize/dwarf/dwline.c
+ * objs: sp-symbolize/dwarf/dwlsort.c
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-symbolize/dwlhdr.c"
-#include "sp-symbolize/dwline.c"
-#include "sp-symbolize/dwlsort.c"
+#include "sp-symbolize/dwarf/dwline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,16 +4,15 @@
  * parsed into a map or refused, never read past their end, never loop;
  * every address of each entry parsed must look up.
  *
- * objs: sp-symbolize/jitdump.c sp-symbolize/perfmap.c
- * libs: -ldw -lelf -llzma -liberty -ldeflate
+ * objs: sp-symbolize/jit/jitdump.c sp-symbolize/jit/perfmap.c
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-symbolize/jitdump.h"
-#include "sp-symbolize/perfmap.h"
+#include "sp-symbolize/jit/jitdump.h"
+#include "sp-symbolize/jit/perfmap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -22,9 +22,9 @@
 #include "common/buf.h"
 #include "common/htab.h"
 #include "common/records.h"
-#include "sp-symbolize/cachefile.h"
-#include "sp-symbolize/fileid.h"
-#include "sp-symbolize/symcache.h"
+#include "sp-symbolize/cache/cachefile.h"
+#include "sp-symbolize/cache/fileid.h"
+#include "sp-symbolize/cache/symcache.h"
 
 #define CTX 0x1122334455667788ull
 #define ID_A "0123456789abcdef0123"

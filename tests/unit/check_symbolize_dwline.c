@@ -20,7 +20,7 @@
 
 #include <elfutils/libdw.h>
 
-#include "sp-symbolize/dwline.h"
+#include "sp-symbolize/dwarf/dwline.h"
 #include "tests/unit/fixture.h"
 
 static void

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sp-symbolize/image.h"
-#include "sp-symbolize/symres.h"
+#include "sp-symbolize/image/image.h"
+#include "sp-symbolize/out/symres.h"
 #include "tests/unit/fixture.h"
 
 static bool have_cxx;

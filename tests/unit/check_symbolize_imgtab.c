@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sp-symbolize/image.h"
-#include "sp-symbolize/imgtab.h"
-#include "sp-symbolize/symres.h"
+#include "sp-symbolize/image/image.h"
+#include "sp-symbolize/image/imgtab.h"
+#include "sp-symbolize/out/symres.h"
 #include "tests/unit/fixture.h"
 
 /* The file offsets probed: the fixture's code lies in the first 16 KiB. */

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "sp-symbolize/resolve.h"
-#include "sp-symbolize/symres.h"
+#include "sp-symbolize/out/symres.h"
 
 static char dir[] = "/tmp/sp-symres.XXXXXX";
 static int nwarnings;

@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-symbolize/demangle.h"
-#include "sp-symbolize/jitdump.h"
-#include "sp-symbolize/kallsyms.h"
-#include "sp-symbolize/perfmap.h"
+#include "sp-symbolize/elf/demangle.h"
+#include "sp-symbolize/jit/jitdump.h"
+#include "sp-symbolize/kernel/kallsyms.h"
+#include "sp-symbolize/jit/perfmap.h"
 #include "sp-symbolize/resolve.h"
-#include "sp-symbolize/symname.h"
-#include "sp-symbolize/symres.h"
+#include "sp-symbolize/elf/symname.h"
+#include "sp-symbolize/out/symres.h"
 
 static FILE *
 text(const char *s)
