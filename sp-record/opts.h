@@ -20,8 +20,8 @@ enum rec_capture_mode {
 };
 
 struct rec_config {
-	struct rec_evopts ev;
-	enum rec_callgraph callgraph;
+	struct rec_events_opts ev;
+	enum rec_stack_callgraph callgraph;
 	bool follow;          /* -f: record processes forked later */
 	bool system_wide;     /* -a: every process on the chosen CPUs */
 	const char *cpu_list; /* -C: those CPUs only (with -a) */

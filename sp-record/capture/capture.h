@@ -67,7 +67,7 @@ struct rec_capture_stats {
  * all are borrowed and must outlive it.
  */
 struct rec_capture *rec_capture_new(const struct rec_config *cfg,
-				    struct rec_out *out,
+				    struct rec_spoolout *out,
 				    const struct sp_modtab *mods,
 				    struct rec_filepin *pins);
 /* Closes what it holds without copying; NULL is allowed. */
@@ -87,7 +87,7 @@ void rec_capture_frames(struct rec_capture *c, int32_t pid,
  * copied into DIR/.jit (jitkeep.h names them).
  */
 void rec_capture_retire(struct rec_capture *c, int32_t pid);
-/* Lets go of the files held idle for a second at `now` (rec_now_ns). */
+/* Lets go of the files held idle for a second at `now` (rec_clock_now_ns). */
 void rec_capture_tick(struct rec_capture *c, uint64_t now);
 /* The recording ended: every file still held is decided. */
 void rec_capture_finish(struct rec_capture *c);
