@@ -9,15 +9,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "sp-record/capture/capture.h"
 #include "sp-record/perf/events.h"
 #include "sp-record/unwind/stack.h"
-
-/* Which sampled module files are kept by build id (capture.h). */
-enum rec_capture_mode {
-	REC_CAPTURE_LOST, /* those the host cannot reach (the default) */
-	REC_CAPTURE_ALL,  /* --capture all */
-	REC_CAPTURE_OFF,  /* --no-capture */
-};
 
 struct rec_config {
 	struct rec_events_opts ev;

@@ -16,6 +16,7 @@
 #include "sp-record/ptrace_run.h"
 #include "sp-record/start.h"
 #include "sp-record/sys/sysctl.h"
+#include "sp-record/unwind/unwind.h"
 #include "common/banned.h"
 
 #define FLUSH_NS 100000000ULL /* the spool is flushed this often */
@@ -127,6 +128,10 @@ refresh_maps(struct rec_ptrace_run *d, struct rec_proc *p, uint64_t ts)
 	d->maps_gap_ns = cost < PTRACE_MAPS_NS ? cost : PTRACE_MAPS_NS;
 	return rc < 0 ? rc : 0;
 }
+
+/* ptrace's samples are unwound as perf's are, from the same registers. */
+_Static_assert(REC_PTRACE_REGS_MASK == REC_UNWIND_REGS_MASK,
+	       "ptrace samples carry the registers perf samples do");
 
 static int
 ptrace_sample(struct rec_ptrace_run *d, const struct rec_ptrace_event *ev)

@@ -194,6 +194,14 @@ open_output(struct rec_recorder *r, int fd)
 static int
 connect_parts(struct rec_recorder *r)
 {
+	const struct rec_capture_opts capo = {
+		.mode = r->cfg.capture,
+		.dir = r->cfg.capture_dir,
+		.max_file = r->cfg.capture_max_file,
+		.max_total = r->cfg.capture_max_total,
+		.max_tree = r->cfg.capture_max_tree,
+	};
+
 	r->trk = rec_tracking_new(&r->cfg, r->out, &r->stk);
 	if (!r->trk)
 		return -errno;
@@ -210,8 +218,8 @@ connect_parts(struct rec_recorder *r)
 	if (r->py)
 		rec_reader_set_bpf(r->py, r->pybpf);
 	rec_tracking_set_pins(r->trk, r->pins);
-	r->cap = rec_capture_new(&r->cfg, r->out, rec_tracking_mods(r->trk),
-				 r->pins);
+	r->cap =
+	    rec_capture_new(&capo, r->out, rec_tracking_mods(r->trk), r->pins);
 	if (!r->cap && r->cfg.capture != REC_CAPTURE_OFF)
 		return -errno;
 	r->h.cap = r->cap;

@@ -88,38 +88,35 @@ struct rec_capture {
 };
 
 struct rec_capture *
-rec_capture_new(const struct rec_config *cfg, struct rec_spoolout *out,
+rec_capture_new(const struct rec_capture_opts *o, struct rec_spoolout *out,
 		const struct sp_modtab *mods, struct rec_filepin *pins)
 {
 	struct rec_capture *c;
 	struct timespec now;
 
-	if (cfg->capture == REC_CAPTURE_OFF)
+	if (o->mode == REC_CAPTURE_OFF)
 		return NULL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
-	c->mode = cfg->capture;
-	c->max_file =
-	    cfg->capture_max_file ? cfg->capture_max_file : DEFAULT_MAX_FILE;
-	c->max_total =
-	    cfg->capture_max_total ? cfg->capture_max_total : DEFAULT_MAX_TOTAL;
-	c->max_tree =
-	    cfg->capture_max_tree ? cfg->capture_max_tree : DEFAULT_MAX_TREE;
+	c->mode = o->mode;
+	c->max_file = o->max_file ? o->max_file : DEFAULT_MAX_FILE;
+	c->max_total = o->max_total ? o->max_total : DEFAULT_MAX_TOTAL;
+	c->max_tree = o->max_tree ? o->max_tree : DEFAULT_MAX_TREE;
 	/* The clock file times are set by, so none written later is older. */
 	clock_gettime(CLOCK_REALTIME_COARSE, &now);
 	c->started_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 	c->out = out;
 	c->mods = mods;
 	c->pins = pins;
-	c->dir = cfg->capture_dir ? strdup(cfg->capture_dir) : sp_cache_dir();
+	c->dir = o->dir ? strdup(o->dir) : sp_cache_dir();
 	c->off = !c->dir;
 	c->by_id = sp_htab_new();
 	c->by_pid = sp_htab_new();
 	c->verified = rec_filememo_new(2 * REC_BUILDID_MAX + 1, MAX_VERIFIED);
 	c->jit = rec_jitkeep_new(rec_spoolout_start_us(out));
 	if (!c->by_id || !c->by_pid || !c->verified || !c->jit ||
-	    (cfg->capture_dir && !c->dir)) {
+	    (o->dir && !c->dir)) {
 		rec_capture_free(c);
 		errno = ENOMEM;
 		return NULL;

@@ -36,7 +36,6 @@
 #include "sp-record/ptrace/fpwalk.h"
 #include "sp-record/sys/launch.h"
 #include "sp-record/ptrace/ptrace.h"
-#include "sp-record/unwind/unwind.h"
 #include "common/banned.h"
 
 #define OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)
@@ -221,7 +220,7 @@ emit_simple(struct rec_ptrace *t, enum rec_ptrace_kind kind, pid_t tid,
 
 /* ------------------------------------------------------------ capture */
 
-/* Copies the registers in perf order (mask REC_UNWIND_REGS_MASK). */
+/* Copies the registers in perf order (mask REC_PTRACE_REGS_MASK). */
 static int
 read_regs(struct rec_ptrace *t, pid_t tid)
 {
@@ -336,7 +335,7 @@ sample_and_resume(struct rec_ptrace *t, pid_t tid, int sig, uint64_t t0)
 	ev.timestamp_ns = now_ns();
 	ev.pause_ns = ev.timestamp_ns - t0;
 	ev.regs = t->regs;
-	ev.regs_mask = REC_UNWIND_REGS_MASK;
+	ev.regs_mask = REC_PTRACE_REGS_MASK;
 	ev.stack = t->stack;
 	ev.stack_len = len;
 	ev.chain = nchain ? t->chain : NULL;

@@ -60,6 +60,13 @@
 
 struct rec_ptrace;
 
+/*
+ * The registers a sample carries, in perf's order (sample_regs_user on
+ * x86_64): all but DS, ES, FS and GS, as the recorder asks of perf, so
+ * the unwinder reads both alike.
+ */
+#define REC_PTRACE_REGS_MASK 0xff0fffULL
+
 enum rec_ptrace_kind {
 	REC_PTRACER_SAMPLE,
 	REC_PTRACER_EXEC,
@@ -74,7 +81,7 @@ struct rec_ptrace_event {
 	uint64_t timestamp_ns; /* CLOCK_MONOTONIC */
 	/* REC_PTRACER_SAMPLE only; valid during the callback. */
 	const uint64_t *regs; /* one u64 per bit of regs_mask, low first */
-	uint64_t regs_mask;   /* REC_UNWIND_REGS_MASK */
+	uint64_t regs_mask;   /* REC_PTRACE_REGS_MASK */
 	const uint8_t *stack; /* stack_len bytes from the thread's SP */
 	size_t stack_len;
 	const uint64_t *chain; /* rec_ptrace_set_fpwalk's walk, or NULL */
