@@ -25,7 +25,7 @@ static const char synopsis[] =
 
 /* A usage error: the synopsis on stderr, exit 2. */
 void
-rec_usage(void)
+rec_args_usage(void)
 {
 	fputs(synopsis, stderr);
 	fputs("Try 'sp-record --help' for the options.\n", stderr);
@@ -33,7 +33,7 @@ rec_usage(void)
 }
 
 void
-rec_help(void)
+rec_args_help(void)
 {
 	fputs(synopsis, stdout);
 	fputs("Samples the stacks of processes (and, with -f, their "
@@ -100,14 +100,14 @@ rec_help(void)
 
 /* Parses a positive integer option; exits with usage on a bad one. */
 unsigned long long
-rec_number_arg(const char *s, const char *what, unsigned long long max)
+rec_args_number(const char *s, const char *what, unsigned long long max)
 {
 	uint64_t v;
 
 	if (sp_cli_uint(s, 1, max, &v)) {
 		warnx("invalid %s '%s': not a whole number from 1 to %llu",
 		      what, s, max);
-		rec_usage();
+		rec_args_usage();
 	}
 	return v;
 }
@@ -116,20 +116,20 @@ rec_number_arg(const char *s, const char *what, unsigned long long max)
 static int
 add_event(const char *tok, void *ctx)
 {
-	struct rec_evopts *o = ctx;
+	struct rec_events_opts *o = ctx;
 	struct sp_buf why = SP_BUF_INIT;
 	int rc;
 
 	if (o->nevents == REC_EVENTS_MAX) {
 		warnx("at most %d events", REC_EVENTS_MAX);
-		rec_usage();
+		rec_args_usage();
 	}
-	rc = rec_evspec_parse(tok, &o->events[o->nevents], &why);
+	rc = rec_evname_parse(tok, &o->events[o->nevents], &why);
 	if (rc == -EACCES) /* the machine's, not the command line's */
 		errx(1, "%s", why.len ? (char *)why.data : strerror(-rc));
 	if (rc < 0) {
 		warnx("%s", why.len ? (char *)why.data : strerror(-rc));
-		rec_usage();
+		rec_args_usage();
 	}
 	o->nevents++;
 	sp_buf_release(&why);
@@ -138,7 +138,7 @@ add_event(const char *tok, void *ctx)
 
 /* -e: events perf would name, comma-separated; a usage error otherwise. */
 void
-rec_event_arg(const char *list, struct rec_evopts *o)
+rec_args_event(const char *list, struct rec_events_opts *o)
 {
 	if (sp_cli_each(list, ",", add_event, o) == -ENOMEM)
 		err(1, "strdup");
@@ -147,7 +147,7 @@ rec_event_arg(const char *list, struct rec_evopts *o)
 
 /* --stack-size: what PERF_SAMPLE_STACK_USER accepts. */
 uint32_t
-rec_stack_size_arg(const char *s)
+rec_args_stack_size(const char *s)
 {
 	const char *why = NULL;
 	uint64_t v;
@@ -161,7 +161,7 @@ rec_stack_size_arg(const char *s)
 		why = "not a multiple of 8";
 	if (why) {
 		warnx("invalid stack size '%s': %s", s, why);
-		rec_usage();
+		rec_args_usage();
 	}
 	return (uint32_t)v;
 }
@@ -184,12 +184,12 @@ add_pid(const char *tok, void *ctx)
 	if (!v)
 		return -ENOMEM;
 	*l->pids = v;
-	v[(*l->n)++] = (int32_t)rec_number_arg(tok, "pid", INT32_MAX);
+	v[(*l->n)++] = (int32_t)rec_args_number(tok, "pid", INT32_MAX);
 	return 0;
 }
 
 void
-rec_add_pids(const char *list, int32_t **pids, size_t *n)
+rec_args_add_pids(const char *list, int32_t **pids, size_t *n)
 {
 	static const char sep[] = ", \t\n";
 	struct pid_list l = { pids, n };
@@ -202,7 +202,7 @@ rec_add_pids(const char *list, int32_t **pids, size_t *n)
 		      strspn(list, sep) == strlen(list)
 			  ? " (did pidof or pgrep find nothing?)"
 			  : "");
-		rec_usage();
+		rec_args_usage();
 	}
 }
 
@@ -212,7 +212,7 @@ rec_add_pids(const char *list, int32_t **pids, size_t *n)
  * 2,000 times named its threads 2,000 times.
  */
 void
-rec_unique_ids(int32_t *v, size_t *n)
+rec_args_unique_ids(int32_t *v, size_t *n)
 {
 	struct sp_htab *seen = sp_htab_new();
 	size_t i, k;
@@ -232,7 +232,7 @@ rec_unique_ids(int32_t *v, size_t *n)
 
 /* -u: a user name or number. */
 uid_t
-rec_user_arg(const char *s)
+rec_args_user(const char *s)
 {
 	struct passwd *pw = getpwnam(s);
 	uint64_t v;
@@ -241,7 +241,7 @@ rec_user_arg(const char *s)
 		return pw->pw_uid;
 	if (sp_cli_uint(s, 0, (uid_t)-2, &v)) {
 		warnx("unknown user '%s'", s);
-		rec_usage();
+		rec_args_usage();
 	}
 	return (uid_t)v;
 }
@@ -251,7 +251,7 @@ rec_user_arg(const char *s)
  * refused later, when recording starts).
  */
 const char *
-rec_cpus_arg(const char *s)
+rec_args_cpus(const char *s)
 {
 	int *cpus, n, limit = rec_cpus_possible();
 	const char *bad;
@@ -261,67 +261,67 @@ rec_cpus_arg(const char *s)
 		warnx("-C: CPU %.*s is out of range: this machine's CPUs are "
 		      "0-%d",
 		      (int)strspn(bad, "0123456789"), bad, limit - 1);
-		rec_usage();
+		rec_args_usage();
 	}
 	if (n == -ENOMEM)
 		errx(1, "-C: %s", strerror(ENOMEM));
 	if (n < 0) {
 		warnx("invalid CPU list '%s' (as 0-3,6)", s);
-		rec_usage();
+		rec_args_usage();
 	}
 	free(cpus);
 	return s;
 }
 
 double
-rec_duration_arg(const char *s)
+rec_args_duration(const char *s)
 {
 	double d;
 
 	if (sp_cli_real(s, 0, 1e9, &d) || !(d > 0)) {
 		warnx("invalid duration '%s'", s);
-		rec_usage();
+		rec_args_usage();
 	}
 	return d;
 }
 
-enum rec_callgraph
-rec_callgraph_arg(const char *s)
+enum rec_stack_callgraph
+rec_args_callgraph(const char *s)
 {
 	if (!strcmp(s, "fp"))
 		return REC_CG_FP;
 	if (!strcmp(s, "dwarf"))
 		return REC_CG_DWARF;
 	warnx("invalid call graph '%s' (fp, dwarf)", s);
-	rec_usage();
+	rec_args_usage();
 }
 
 enum rec_capture_mode
-rec_capture_arg(const char *s)
+rec_args_capture(const char *s)
 {
 	if (!strcmp(s, "all"))
 		return REC_CAPTURE_ALL;
 	if (!strcmp(s, "lost"))
 		return REC_CAPTURE_LOST;
 	warnx("invalid --capture '%s' (all, lost)", s);
-	rec_usage();
+	rec_args_usage();
 }
 
 uint64_t
-rec_size_arg(const char *s, const char *what)
+rec_args_size(const char *s, const char *what)
 {
 	uint64_t v;
 
 	if (sp_cli_size(s, &v) || v == 0) {
 		warnx("invalid %s '%s': a size above 0, with K, M or G", what,
 		      s);
-		rec_usage();
+		rec_args_usage();
 	}
 	return v;
 }
 
 size_t
-rec_stack_read_arg(const char *s)
+rec_args_stack_read(const char *s)
 {
 	uint64_t v;
 
@@ -330,19 +330,19 @@ rec_stack_read_arg(const char *s)
 		    "invalid --stack-read '%s': a size from 0 to 64M, with K, "
 		    "M or G",
 		    s);
-		rec_usage();
+		rec_args_usage();
 	}
 	return (size_t)v;
 }
 
 size_t
-rec_pages_arg(const char *s)
+rec_args_pages(const char *s)
 {
-	size_t n = rec_number_arg(s, "page count", 1 << 20);
+	size_t n = rec_args_number(s, "page count", 1 << 20);
 
 	if (n & (n - 1)) {
 		warnx("page count must be a power of two");
-		rec_usage();
+		rec_args_usage();
 	}
 	return n;
 }

@@ -13,16 +13,16 @@
 
 #define MISSED_REFRESH_NS 100000000ULL /* maps reads for unwinder misses */
 
-static struct rec_ptab *
+static struct rec_proc_tab *
 procs(struct rec_handlers *h)
 {
-	return rec_tracker_procs(h->trk);
+	return rec_tracking_procs(h->trk);
 }
 
 static struct sp_modtab *
 mods(struct rec_handlers *h)
 {
-	return rec_tracker_mods(h->trk);
+	return rec_tracking_mods(h->trk);
 }
 
 int
@@ -63,26 +63,27 @@ static int
 ensure_thread(struct rec_handlers *h, struct rec_proc *p, int32_t tid,
 	      uint64_t ts)
 {
-	struct rec_thread *th = rec_ptab_thread(procs(h), tid);
-	char comm[REC_COMM_MAX];
+	struct rec_proc_thread *th = rec_proc_tab_thread(procs(h), tid);
+	char comm[REC_PROC_COMM_MAX];
 
 	if (th && th->pid == p->pid)
 		return 0;
 	if (rec_proc_comm(p->pid, tid, comm, sizeof(comm)) < 0)
 		comm[0] = '\0';
-	if (!rec_ptab_add_thread(procs(h), p->pid, tid, comm, strlen(comm)))
-		return rec_out_wr(h->out, -ENOMEM);
+	if (!rec_proc_tab_add_thread(procs(h), p->pid, tid, comm, strlen(comm)))
+		return rec_spoolout_wr(h->out, -ENOMEM);
 	if (!comm[0])
 		return 0;
-	return rec_out_comm(h->out, ts, p->pid, tid, false, comm, strlen(comm));
+	return rec_spoolout_comm(h->out, ts, p->pid, tid, false, comm,
+				 strlen(comm));
 }
 
 /* Whether `s` may carry the registers of the program `p` replaced. */
 static bool
-in_exec(const struct rec_proc *p, const struct rec_sample *s)
+in_exec(const struct rec_proc *p, const struct rec_perfrec_sample *s)
 {
 	return p->exec_time && s->time >= p->exec_time &&
-	       s->time - p->exec_time <= REC_EXEC_STALE_NS;
+	       s->time - p->exec_time <= REC_HANDLERS_EXEC_STALE_NS;
 }
 
 /*
@@ -93,13 +94,14 @@ in_exec(const struct rec_proc *p, const struct rec_sample *s)
  * lies in no mapping of the new image; 0 to write it, or an error.
  */
 static int
-cover_pc(struct rec_handlers *h, struct rec_proc *p, const struct rec_sample *s)
+cover_pc(struct rec_handlers *h, struct rec_proc *p,
+	 const struct rec_perfrec_sample *s)
 {
 	struct sp_frame f;
 	uint64_t pc;
 	int rc;
 
-	if (!rec_sample_user_pc(h->stk, s, &pc))
+	if (!rec_stack_sample_user_pc(h->stk, s, &pc))
 		return 0;
 	sp_modtab_resolve(mods(h), p->pid, pc, SP_FRAME_USER, &f);
 	if (f.module_id != SP_NONE)
@@ -114,7 +116,7 @@ cover_pc(struct rec_handlers *h, struct rec_proc *p, const struct rec_sample *s)
 	if (h->ptrace || h->gap || !in_exec(p, s)) {
 		if (rec_proc_first_uncovered(p, pc)) {
 			h->st->maps_refreshes++;
-			rc = rec_snapshot_maps(h->trk, p, s->time);
+			rc = rec_tracking_snapshot_maps(h->trk, p, s->time);
 			if (rc < 0)
 				return rc;
 			sp_modtab_resolve(mods(h), p->pid, pc, SP_FRAME_USER,
@@ -142,9 +144,9 @@ cover_missed(struct rec_handlers *h, struct rec_proc *p, uint64_t ts)
 	uint64_t pc, now;
 	int rc;
 
-	if (!h->ptrace || !rec_stacker_missed_module(h->stk, &pc))
+	if (!h->ptrace || !rec_stack_missed_module(h->stk, &pc))
 		return 0;
-	now = rec_now_ns();
+	now = rec_clock_now_ns();
 	if (p->missed_refresh_ns &&
 	    now - p->missed_refresh_ns < MISSED_REFRESH_NS)
 		return 0;
@@ -152,7 +154,7 @@ cover_missed(struct rec_handlers *h, struct rec_proc *p, uint64_t ts)
 		return 0;
 	p->missed_refresh_ns = now;
 	h->st->maps_refreshes++;
-	rc = rec_snapshot_maps(h->trk, p, ts);
+	rc = rec_tracking_snapshot_maps(h->trk, p, ts);
 	return rc < 0 ? rc : 1;
 }
 
@@ -162,13 +164,13 @@ cover_missed(struct rec_handlers *h, struct rec_proc *p, uint64_t ts)
  * copied by BPF at its next samples (deepbpf.h).
  */
 static void
-note_deep(struct rec_handlers *h, const struct rec_sample *s, size_t n)
+note_deep(struct rec_handlers *h, const struct rec_perfrec_sample *s, size_t n)
 {
 	uint64_t lo, hi;
 
 	if (h->deep && s->pid <= INT32_MAX && s->tid <= INT32_MAX && n > 0 &&
 	    h->frames[n - 1].mode == SP_FRAME_TRUNCATED &&
-	    rec_stacker_last_deep(h->stk, &lo, &hi))
+	    rec_stack_last_deep(h->stk, &lo, &hi))
 		rec_deepbpf_want(h->deep, (int32_t)s->pid, (int32_t)s->tid, lo,
 				 hi);
 }
@@ -179,8 +181,8 @@ note_deep(struct rec_handlers *h, const struct rec_sample *s, size_t n)
  * counters count both passes; the truncation count only the second).
  */
 int
-rec_write_sample(struct rec_handlers *h, struct rec_proc *p,
-		 const struct rec_sample *s)
+rec_handlers_write_sample(struct rec_handlers *h, struct rec_proc *p,
+			  const struct rec_perfrec_sample *s)
 {
 	struct rec_stack_stats before = h->stk->stats;
 	size_t n, event = h->ptrace ? 0 : rec_events_index(h->ev, s->id);
@@ -205,24 +207,25 @@ rec_write_sample(struct rec_handlers *h, struct rec_proc *p,
 		rec_capture_frames(h->cap, p->pid, h->frames, n);
 	/* --off-cpu: a switch-out's stack waits for its thread to run. */
 	if (n > 0 && h->offcpu && event == h->ev->opts.nevents - 1)
-		return rec_out_wr(
+		return rec_spoolout_wr(
 		    h->out, rec_offcpu_put(h->offcpu, p->pid, s->tid, s->time,
-					   rec_evspec_wait_state(
+					   rec_evname_wait_state(
 					       &h->ev->opts.events[event],
 					       s->raw, s->raw_len),
 					   h->frames, n));
 	/* The Python stack, then the weight, go with a sample that will be
 	 * written: one with frames (the ptrace sampler has no event). */
 	if (n > 0 && h->py &&
-	    (rc = rec_pyann_write(h->py, p->pid, (int32_t)s->tid, s->time,
-				  h->frames, n)) < 0)
+	    (rc = rec_reader_write(h->py, p->pid, (int32_t)s->tid, s->time,
+				   h->frames, n)) < 0)
 		return rc;
 	if (n > 0 && !h->ptrace && needs_weight(h->ev) &&
-	    (rc = rec_out_weight(h->out, (uint32_t)event, s->period)) < 0)
+	    (rc = rec_spoolout_weight(h->out, (uint32_t)event, s->period)) < 0)
 		return rc;
-	rc = rec_out_wr(h->out, sp_spool_writer_sample(
-				    rec_out_writer(h->out), s->time, p->pid,
-				    s->tid, h->frames, n, &stack_id));
+	rc = rec_spoolout_wr(h->out,
+			     sp_spool_writer_sample(rec_spoolout_writer(h->out),
+						    s->time, p->pid, s->tid,
+						    h->frames, n, &stack_id));
 	if (rc < 0)
 		return rc;
 	if (stack_id == SP_NONE) {
@@ -235,12 +238,12 @@ rec_write_sample(struct rec_handlers *h, struct rec_proc *p,
 }
 
 static int
-on_sample(struct rec_handlers *h, const struct rec_event *e)
+on_sample(struct rec_handlers *h, const struct rec_sorter_event *e)
 {
-	struct rec_sample s;
+	struct rec_perfrec_sample s;
 	struct rec_proc *p;
 
-	if (rec_sample_parse(h->layout, e->data, e->len, &s) < 0) {
+	if (rec_perfrec_sample_parse(h->layout, e->data, e->len, &s) < 0) {
 		h->st->bad_records++;
 		return 0;
 	}
@@ -249,18 +252,19 @@ on_sample(struct rec_handlers *h, const struct rec_event *e)
 		h->st->idle++;
 		return 0;
 	}
-	p = s.pid <= INT32_MAX ? rec_ptab_get(procs(h), (int32_t)s.pid) : NULL;
+	p = s.pid <= INT32_MAX ? rec_proc_tab_get(procs(h), (int32_t)s.pid)
+			       : NULL;
 	if (!p && h->system_wide && s.pid <= INT32_MAX)
-		p = rec_adopt_sampled(h->trk, (int32_t)s.pid, s.time);
+		p = rec_tracking_adopt_sampled(h->trk, (int32_t)s.pid, s.time);
 	if (!p) {
 		h->st->untracked++;
 		return 0;
 	}
-	return rec_write_sample(h, p, &s);
+	return rec_handlers_write_sample(h, p, &s);
 }
 
 static bool
-mmap_is_module(const struct rec_mmap2 *m)
+mmap_is_module(const struct rec_perfrec_mmap2 *m)
 {
 	if (!(m->prot & PROT_EXEC) || m->len == 0)
 		return false;
@@ -271,34 +275,34 @@ mmap_is_module(const struct rec_mmap2 *m)
 
 /* Executable memory without a file: JIT code, Python's trampolines. */
 static bool
-mmap_is_anon_code(const struct rec_mmap2 *m)
+mmap_is_anon_code(const struct rec_perfrec_mmap2 *m)
 {
 	return (m->prot & PROT_EXEC) && m->len > 0 &&
 	       !(m->path_len > 0 && m->path[0] == '/');
 }
 
 static int
-on_mmap2(struct rec_handlers *h, const struct rec_event *e, uint64_t ts)
+on_mmap2(struct rec_handlers *h, const struct rec_sorter_event *e, uint64_t ts)
 {
-	struct rec_mmap2 mm;
+	struct rec_perfrec_mmap2 mm;
 	struct sp_module m;
 	struct rec_proc *p;
 	int rc;
 
-	if (rec_mmap2_parse(h->layout, e->data, e->len, &mm) < 0) {
+	if (rec_perfrec_mmap2_parse(h->layout, e->data, e->len, &mm) < 0) {
 		h->st->bad_records++;
 		return 0;
 	}
 	if (mm.pid > INT32_MAX)
 		return 0;
-	p = rec_ptab_get(procs(h), (int32_t)mm.pid);
+	p = rec_proc_tab_get(procs(h), (int32_t)mm.pid);
 	if (!p)
 		return 0;
 	/* Out of memory, a missing range only ends some stacks early. */
 	if (!mmap_is_module(&mm)) {
 		if (mmap_is_anon_code(&mm))
-			(void)rec_stacker_add_code(h->stk, p->pid, mm.addr,
-						   mm.addr + mm.len);
+			(void)rec_stack_add_code(h->stk, p->pid, mm.addr,
+						 mm.addr + mm.len);
 		return 0;
 	}
 	memset(&m, 0, sizeof(m));
@@ -309,44 +313,44 @@ on_mmap2(struct rec_handlers *h, const struct rec_event *e, uint64_t ts)
 	m.inode = mm.has_build_id ? 0 : mm.ino;
 	m.path = mm.path;
 	m.path_len = mm.path_len;
-	rc = rec_map_module(h->trk, p, &m, ts);
+	rc = rec_tracking_map_module(h->trk, p, &m, ts);
 	if (rc == 0)
 		h->st->mmaps++;
 	return rc;
 }
 
 static int
-on_comm(struct rec_handlers *h, const struct rec_event *e, uint64_t ts)
+on_comm(struct rec_handlers *h, const struct rec_sorter_event *e, uint64_t ts)
 {
-	struct rec_comm c;
+	struct rec_perfrec_comm c;
 	struct rec_proc *p;
 	int rc;
 
-	if (rec_comm_parse(h->layout, e->data, e->len, &c) < 0) {
+	if (rec_perfrec_comm_parse(h->layout, e->data, e->len, &c) < 0) {
 		h->st->bad_records++;
 		return 0;
 	}
 	if (c.pid > INT32_MAX || c.tid > INT32_MAX)
 		return 0;
-	p = rec_ptab_get(procs(h), (int32_t)c.pid);
+	p = rec_proc_tab_get(procs(h), (int32_t)c.pid);
 	/* -a: a process that execs may have changed users (setpriv, su):
 	 * its next sample asks again, and its exec's samples with the old
 	 * program's registers are told apart once it is adopted. */
 	if (!p && c.is_exec)
-		rec_untracked_exec(h->trk, (int32_t)c.pid, ts);
+		rec_tracking_untracked_exec(h->trk, (int32_t)c.pid, ts);
 	if (!p)
 		return 0;
 	if (c.is_exec) {
 		h->st->execs++;
-		rc = rec_exec_epoch(h->trk, p, ts);
+		rc = rec_tracking_exec_epoch(h->trk, p, ts);
 		if (rc < 0)
 			return rc;
 	}
-	if (!rec_ptab_add_thread(procs(h), p->pid, (int32_t)c.tid, c.name,
-				 c.name_len))
-		return rec_out_wr(h->out, -ENOMEM);
-	return rec_out_comm(h->out, ts, p->pid, (int32_t)c.tid, c.is_exec,
-			    c.name, c.name_len);
+	if (!rec_proc_tab_add_thread(procs(h), p->pid, (int32_t)c.tid, c.name,
+				     c.name_len))
+		return rec_spoolout_wr(h->out, -ENOMEM);
+	return rec_spoolout_comm(h->out, ts, p->pid, (int32_t)c.tid, c.is_exec,
+				 c.name, c.name_len);
 }
 
 /* Names a new thread after the thread that created it, as the kernel. */
@@ -354,29 +358,30 @@ static int
 new_thread(struct rec_handlers *h, int32_t pid, int32_t tid, int32_t ptid,
 	   uint64_t ts)
 {
-	struct rec_thread *parent = rec_ptab_thread(procs(h), ptid);
-	char comm[REC_COMM_MAX] = "";
+	struct rec_proc_thread *parent = rec_proc_tab_thread(procs(h), ptid);
+	char comm[REC_PROC_COMM_MAX] = "";
 
 	if (parent)
 		memcpy(comm, parent->comm, sizeof(comm));
 	else if (rec_proc_comm(pid, tid, comm, sizeof(comm)) < 0)
 		comm[0] = '\0';
-	if (!rec_ptab_add_thread(procs(h), pid, tid, comm, strlen(comm)))
-		return rec_out_wr(h->out, -ENOMEM);
+	if (!rec_proc_tab_add_thread(procs(h), pid, tid, comm, strlen(comm)))
+		return rec_spoolout_wr(h->out, -ENOMEM);
 	if (!comm[0])
 		return 0;
-	return rec_out_comm(h->out, ts, pid, tid, false, comm, strlen(comm));
+	return rec_spoolout_comm(h->out, ts, pid, tid, false, comm,
+				 strlen(comm));
 }
 
 static int
-on_fork(struct rec_handlers *h, const struct rec_event *e, uint64_t ts)
+on_fork(struct rec_handlers *h, const struct rec_sorter_event *e, uint64_t ts)
 {
 	struct rec_proc *parent, *child;
-	struct rec_task t;
+	struct rec_perfrec_task t;
 	int32_t pid, ppid;
 	int rc;
 
-	if (rec_task_parse(e->data, e->len, &t) < 0) {
+	if (rec_perfrec_task_parse(e->data, e->len, &t) < 0) {
 		h->st->bad_records++;
 		return 0;
 	}
@@ -386,16 +391,16 @@ on_fork(struct rec_handlers *h, const struct rec_event *e, uint64_t ts)
 	pid = (int32_t)t.pid;
 	ppid = (int32_t)t.ppid;
 	if (pid == ppid) {
-		if (t.tid == t.ptid || !rec_ptab_get(procs(h), pid))
+		if (t.tid == t.ptid || !rec_proc_tab_get(procs(h), pid))
 			return 0;
 		return new_thread(h, pid, (int32_t)t.tid, (int32_t)t.ptid, ts);
 	}
-	parent = rec_ptab_get(procs(h), ppid);
+	parent = rec_proc_tab_get(procs(h), ppid);
 	if (!parent && h->system_wide) {
 		h->st->forks++;
-		if (!rec_ptab_get(procs(h), pid) &&
-		    !rec_adopt_forked(h->trk, pid))
-			return rec_out_error(h->out);
+		if (!rec_proc_tab_get(procs(h), pid) &&
+		    !rec_tracking_adopt_forked(h->trk, pid))
+			return rec_spoolout_error(h->out);
 		return new_thread(h, pid, (int32_t)t.tid, (int32_t)t.ptid, ts);
 	}
 	if (!parent)
@@ -404,52 +409,53 @@ on_fork(struct rec_handlers *h, const struct rec_event *e, uint64_t ts)
 	if (!h->follow)
 		return 0;
 	/* Still tracked under this pid: an older process that went away. */
-	if (rec_ptab_get(procs(h), pid)) {
-		rc = rec_retire(h->trk, pid, ts);
+	if (rec_proc_tab_get(procs(h), pid)) {
+		rc = rec_tracking_retire(h->trk, pid, ts);
 		if (rc < 0)
 			return rc;
 	}
-	child = h->exits_whole ? rec_track_child(h->trk, pid)
-			       : rec_track_process(h->trk, pid, false);
+	child = h->exits_whole ? rec_tracking_track_child(h->trk, pid)
+			       : rec_tracking_track_process(h->trk, pid, false);
 	if (!child)
-		return rec_out_error(h->out);
-	parent = rec_ptab_get(procs(h), ppid);
-	rc = rec_inherit(h->trk, parent, child, ts);
+		return rec_spoolout_error(h->out);
+	parent = rec_proc_tab_get(procs(h), ppid);
+	rc = rec_tracking_inherit(h->trk, parent, child, ts);
 	if (rc < 0)
 		return rc;
 	return new_thread(h, pid, (int32_t)t.tid, (int32_t)t.ptid, ts);
 }
 
 static int
-on_exit_record(struct rec_handlers *h, const struct rec_event *e, uint64_t ts)
+on_exit_record(struct rec_handlers *h, const struct rec_sorter_event *e,
+	       uint64_t ts)
 {
 	struct rec_proc *p;
-	struct rec_task t;
+	struct rec_perfrec_task t;
 	int rc;
 
-	if (rec_task_parse(e->data, e->len, &t) < 0) {
+	if (rec_perfrec_task_parse(e->data, e->len, &t) < 0) {
 		h->st->bad_records++;
 		return 0;
 	}
 	if (t.pid > INT32_MAX || t.tid > INT32_MAX)
 		return 0;
 	if (t.pid == t.tid)
-		rec_untracked_exit(h->trk, (int32_t)t.pid);
-	if (!rec_ptab_get(procs(h), (int32_t)t.pid))
+		rec_tracking_untracked_exit(h->trk, (int32_t)t.pid);
+	if (!rec_proc_tab_get(procs(h), (int32_t)t.pid))
 		return 0;
-	rec_ptab_remove_thread(procs(h), (int32_t)t.tid);
+	rec_proc_tab_remove_thread(procs(h), (int32_t)t.tid);
 	if (h->offcpu)
 		free(rec_offcpu_take(h->offcpu, t.tid));
 	if (h->deep)
 		rec_deepbpf_forget(h->deep, (int32_t)t.pid, (int32_t)t.tid);
-	sp_spool_writer_forget_thread(rec_out_writer(h->out), (int32_t)t.pid,
-				      t.tid);
-	rc = rec_out_exit(h->out, ts, (int32_t)t.pid, (int32_t)t.tid);
+	sp_spool_writer_forget_thread(rec_spoolout_writer(h->out),
+				      (int32_t)t.pid, t.tid);
+	rc = rec_spoolout_exit(h->out, ts, (int32_t)t.pid, (int32_t)t.tid);
 	/* -a and a launch see every thread come and go: the last one out
 	 * ends the process now, not at the next liveness check. */
-	p = rec_ptab_get(procs(h), (int32_t)t.pid);
+	p = rec_proc_tab_get(procs(h), (int32_t)t.pid);
 	if (rc == 0 && (h->system_wide || h->exits_whole) && p && !p->threads)
-		rc = rec_retire(h->trk, (int32_t)t.pid, ts);
+		rc = rec_tracking_retire(h->trk, (int32_t)t.pid, ts);
 	return rc;
 }
 
@@ -463,13 +469,14 @@ write_wait(struct rec_handlers *h, struct rec_offcpu_wait *w, uint64_t in_ns)
 
 	if (ns < h->off_cpu_min_ns || ns == 0)
 		h->offcpu_short++;
-	else if ((!w->state || (rc = rec_out_wait(h->out, w->state)) == 0) &&
-		 (rc = rec_out_weight(
+	else if ((!w->state ||
+		  (rc = rec_spoolout_wait(h->out, w->state)) == 0) &&
+		 (rc = rec_spoolout_weight(
 		      h->out, (uint32_t)(h->ev->opts.nevents - 1), ns)) == 0)
-		rc = rec_out_wr(h->out,
-				sp_spool_writer_sample(
-				    rec_out_writer(h->out), w->out_ns, w->pid,
-				    w->tid, w->frames, w->nframes, &stack_id));
+		rc = rec_spoolout_wr(
+		    h->out, sp_spool_writer_sample(
+				rec_spoolout_writer(h->out), w->out_ns, w->pid,
+				w->tid, w->frames, w->nframes, &stack_id));
 	if (rc == 0 && ns >= h->off_cpu_min_ns && ns)
 		h->st->samples++;
 	free(w);
@@ -477,7 +484,7 @@ write_wait(struct rec_handlers *h, struct rec_offcpu_wait *w, uint64_t in_ns)
 }
 
 int
-rec_offcpu_flush(struct rec_handlers *h, uint64_t now)
+rec_handlers_offcpu_flush(struct rec_handlers *h, uint64_t now)
 {
 	struct rec_offcpu_wait *w;
 	int rc = 0;
@@ -489,14 +496,14 @@ rec_offcpu_flush(struct rec_handlers *h, uint64_t now)
 
 /* --off-cpu: a thread back on a CPU ends its wait. */
 static int
-on_switch(struct rec_handlers *h, const struct rec_event *e)
+on_switch(struct rec_handlers *h, const struct rec_sorter_event *e)
 {
 	struct rec_offcpu_wait *w;
-	struct rec_switch sw;
+	struct rec_perfrec_switch sw;
 
 	if (!h->offcpu)
 		return 0;
-	if (rec_switch_parse(h->layout, e->data, e->len, &sw) < 0) {
+	if (rec_perfrec_switch_parse(h->layout, e->data, e->len, &sw) < 0) {
 		h->st->bad_records++;
 		return 0;
 	}
@@ -514,11 +521,11 @@ on_switch(struct rec_handlers *h, const struct rec_event *e)
 }
 
 static int
-on_lost(struct rec_handlers *h, const struct rec_event *e, uint64_t ts)
+on_lost(struct rec_handlers *h, const struct rec_sorter_event *e, uint64_t ts)
 {
 	uint64_t n;
 
-	if (rec_lost_parse(e->data, e->len, &n) < 0) {
+	if (rec_perfrec_lost_parse(e->data, e->len, &n) < 0) {
 		h->st->bad_records++;
 		return 0;
 	}
@@ -526,27 +533,27 @@ on_lost(struct rec_handlers *h, const struct rec_event *e, uint64_t ts)
 	h->gap = n > 0;
 	if (n > 0)
 		h->exits_whole = false;
-	return rec_out_lost(h->out, ts, n);
+	return rec_spoolout_lost(h->out, ts, n);
 }
 
 static int
-on_retire(struct rec_handlers *h, const struct rec_event *e)
+on_retire(struct rec_handlers *h, const struct rec_sorter_event *e)
 {
 	struct rec_proc *p;
-	struct rec_retire rt;
+	struct rec_handlers_retire rt;
 
 	if (e->len != sizeof(rt))
 		return 0;
 	memcpy(&rt, e->data, sizeof(rt));
-	p = rec_ptab_get(procs(h), rt.pid);
+	p = rec_proc_tab_get(procs(h), rt.pid);
 	/* Only the generation that was found dead. */
 	if (!p || !p->retiring || p->start_time != rt.start_time)
 		return 0;
-	return rec_retire(h->trk, rt.pid, e->ts);
+	return rec_tracking_retire(h->trk, rt.pid, e->ts);
 }
 
 int
-rec_handle(struct rec_handlers *h, const struct rec_event *e)
+rec_handlers_handle(struct rec_handlers *h, const struct rec_sorter_event *e)
 {
 	const struct perf_event_header *hdr = (const void *)e->data;
 

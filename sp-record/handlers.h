@@ -12,7 +12,7 @@
  *
  * The Python annotator (python/reader.h), a borrowed part, reads a sampled
  * thread's Python stack before the sample reaches the handlers; here
- * rec_write_sample() writes it, tied to the unwound stack, before the
+ * rec_handlers_write_sample() writes it, tied to the unwound stack, before the
  * sample.
  */
 #ifndef SP_RECORD_HANDLERS_H
@@ -38,7 +38,7 @@
 enum { REC_KIND_PERF, REC_KIND_RETIRE };
 
 /* A process found dead; retired in time order once earlier events ran. */
-struct rec_retire {
+struct rec_handlers_retire {
 	int32_t pid;
 	uint32_t pad;
 	uint64_t start_time;
@@ -48,17 +48,17 @@ struct rec_retire {
  * How long after an exec's announcement a sample may still carry the old
  * program's registers (the kernel maps the new one, then switches).
  */
-#define REC_EXEC_STALE_NS 50000000ULL
+#define REC_HANDLERS_EXEC_STALE_NS 50000000ULL
 
 struct rec_handlers {
 	/* Borrowed, set by the caller. */
-	struct rec_tracker *trk;
-	struct rec_out *out;
-	struct rec_stacker *stk;
-	const struct rec_layout *layout;
+	struct rec_tracking *trk;
+	struct rec_spoolout *out;
+	struct rec_stack *stk;
+	const struct rec_perfrec_layout *layout;
 	const struct rec_events *ev;
 	struct rec_stats *st;
-	struct rec_pyann *py;     /* Python stacks, or NULL (--no-python) */
+	struct rec_reader *py;    /* Python stacks, or NULL (--no-python) */
 	struct rec_capture *cap;  /* module files kept, or NULL */
 	struct rec_deepbpf *deep; /* deep stacks copied by BPF, or NULL */
 	bool ptrace; /* samples come from --ptrace: no event, no MMAP2 */
@@ -86,14 +86,15 @@ int rec_handlers_init(struct rec_handlers *h, const struct rec_config *cfg);
 void rec_handlers_release(struct rec_handlers *h);
 
 /* Handles one event popped from the sorter. */
-int rec_handle(struct rec_handlers *h, const struct rec_event *e);
+int rec_handlers_handle(struct rec_handlers *h,
+			const struct rec_sorter_event *e);
 /*
  * Unwinds and writes one sample of tracked process `p` (perf's, or one
  * --ptrace made).
  */
-int rec_write_sample(struct rec_handlers *h, struct rec_proc *p,
-		     const struct rec_sample *s);
+int rec_handlers_write_sample(struct rec_handlers *h, struct rec_proc *p,
+			      const struct rec_perfrec_sample *s);
 /* --off-cpu: writes every stack still waiting, as if run again at `now`. */
-int rec_offcpu_flush(struct rec_handlers *h, uint64_t now);
+int rec_handlers_offcpu_flush(struct rec_handlers *h, uint64_t now);
 
 #endif

@@ -9,19 +9,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "sp-record/capture/capture.h"
 #include "sp-record/perf/events.h"
 #include "sp-record/unwind/stack.h"
 
-/* Which sampled module files are kept by build id (capture.h). */
-enum rec_capture_mode {
-	REC_CAPTURE_LOST, /* those the host cannot reach (the default) */
-	REC_CAPTURE_ALL,  /* --capture all */
-	REC_CAPTURE_OFF,  /* --no-capture */
-};
-
 struct rec_config {
-	struct rec_evopts ev;
-	enum rec_callgraph callgraph;
+	struct rec_events_opts ev;
+	enum rec_stack_callgraph callgraph;
 	bool follow;          /* -f: record processes forked later */
 	bool system_wide;     /* -a: every process on the chosen CPUs */
 	const char *cpu_list; /* -C: those CPUs only (with -a) */

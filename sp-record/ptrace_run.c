@@ -16,6 +16,7 @@
 #include "sp-record/ptrace_run.h"
 #include "sp-record/start.h"
 #include "sp-record/sys/sysctl.h"
+#include "sp-record/unwind/unwind.h"
 #include "common/banned.h"
 
 #define FLUSH_NS 100000000ULL /* the spool is flushed this often */
@@ -27,8 +28,8 @@
 #define PTRACE_MAPS_NS 250000000ULL
 #define PTRACE_MAPS_COST 20
 
-struct rec_ptdriver {
-	struct rec_ptracer *pt;
+struct rec_ptrace_run {
+	struct rec_ptrace *pt;
 	struct rec_handlers *h; /* borrowed */
 	bool spool_on_stdout;   /* a launched command writes to stderr */
 	pid_t child;            /* the launched command, or 0 */
@@ -37,7 +38,7 @@ struct rec_ptdriver {
 	uint64_t last_flush_ns;
 	uint64_t last_maps_ns; /* last periodic maps read */
 	uint64_t maps_gap_ns;  /* from that one to the next */
-	struct rec_ptracer_summary sum;
+	struct rec_ptrace_summary sum;
 };
 
 /* Reads a Python stack while its thread stands still: exact. */
@@ -46,46 +47,46 @@ read_python(pid_t pid, pid_t tid, void *arg)
 {
 	struct rec_handlers *h = arg;
 
-	(void)rec_pyann_read(h->py, pid, tid, 0);
+	(void)rec_reader_read(h->py, pid, tid, 0);
 }
 
-struct rec_ptdriver *
-rec_ptdriver_new(const struct rec_config *cfg, struct rec_handlers *h)
+struct rec_ptrace_run *
+rec_ptrace_run_new(const struct rec_config *cfg, struct rec_handlers *h)
 {
-	struct rec_ptdriver *d = calloc(1, sizeof(*d));
+	struct rec_ptrace_run *d = calloc(1, sizeof(*d));
 
 	if (!d)
 		return NULL;
 	d->h = h;
 	d->spool_on_stdout = cfg->spool_on_stdout;
-	d->pt = rec_ptracer_new((unsigned)cfg->ev.freq, cfg->ev.stack_size);
+	d->pt = rec_ptrace_new((unsigned)cfg->ev.freq, cfg->ev.stack_size);
 	if (!d->pt) {
 		free(d);
 		return NULL;
 	}
 	if (h->py)
-		rec_ptracer_on_stopped(d->pt, read_python, h);
+		rec_ptrace_on_stopped(d->pt, read_python, h);
 	return d;
 }
 
 void
-rec_ptdriver_free(struct rec_ptdriver *d)
+rec_ptrace_run_free(struct rec_ptrace_run *d)
 {
 	if (!d)
 		return;
-	rec_ptracer_free(d->pt);
+	rec_ptrace_free(d->pt);
 	free(d);
 }
 
 bool
-rec_ptdriver_child_exited(const struct rec_ptdriver *d, int *status)
+rec_ptrace_run_child_exited(const struct rec_ptrace_run *d, int *status)
 {
 	*status = d->child_status;
 	return d->child_exited;
 }
 
-const struct rec_ptracer_summary *
-rec_ptdriver_summary(const struct rec_ptdriver *d)
+const struct rec_ptrace_summary *
+rec_ptrace_run_summary(const struct rec_ptrace_run *d)
 {
 	return &d->sum;
 }
@@ -109,7 +110,7 @@ cpu_ns(void)
  * spaced by PTRACE_MAPS_COST times what the last one cost.
  */
 static int
-refresh_maps(struct rec_ptdriver *d, struct rec_proc *p, uint64_t ts)
+refresh_maps(struct rec_ptrace_run *d, struct rec_proc *p, uint64_t ts)
 {
 	uint64_t t0, cost;
 	int rc;
@@ -118,23 +119,28 @@ refresh_maps(struct rec_ptdriver *d, struct rec_proc *p, uint64_t ts)
 		return 0;
 	t0 = cpu_ns();
 	d->last_maps_ns = ts;
-	rc = rec_refresh_maps(d->h->trk, p, ts);
+	rc = rec_tracking_refresh_maps(d->h->trk, p, ts);
 	if (rc > 0)
 		d->h->st->maps_refreshes++;
 	if (rc > 0 && d->h->py)
-		rec_pyann_mapped(d->h->py, p->pid);
+		rec_reader_mapped(d->h->py, p->pid);
 	cost = (cpu_ns() - t0) * PTRACE_MAPS_COST;
 	d->maps_gap_ns = cost < PTRACE_MAPS_NS ? cost : PTRACE_MAPS_NS;
 	return rc < 0 ? rc : 0;
 }
 
+/* ptrace's samples are unwound as perf's are, from the same registers. */
+_Static_assert(REC_PTRACE_REGS_MASK == REC_UNWIND_REGS_MASK,
+	       "ptrace samples carry the registers perf samples do");
+
 static int
-ptrace_sample(struct rec_ptdriver *d, const struct rec_ptracer_event *ev)
+ptrace_sample(struct rec_ptrace_run *d, const struct rec_ptrace_event *ev)
 {
 	struct rec_handlers *h = d->h;
-	struct rec_proc *p = rec_ptab_get(rec_tracker_procs(h->trk), ev->pid);
+	struct rec_proc *p =
+	    rec_proc_tab_get(rec_tracking_procs(h->trk), ev->pid);
 	uint64_t mask = ev->regs_mask;
-	struct rec_sample s;
+	struct rec_perfrec_sample s;
 
 	h->st->sample_events++;
 	if (!p) {
@@ -142,7 +148,7 @@ ptrace_sample(struct rec_ptdriver *d, const struct rec_ptracer_event *ev)
 		return 0;
 	}
 	if (refresh_maps(d, p, ev->timestamp_ns) < 0)
-		return rec_out_error(h->out);
+		return rec_spoolout_error(h->out);
 	memset(&s, 0, sizeof(s));
 	s.pid = (uint32_t)ev->pid;
 	s.tid = (uint32_t)ev->tid;
@@ -154,40 +160,41 @@ ptrace_sample(struct rec_ptdriver *d, const struct rec_ptracer_event *ev)
 	s.misc = PERF_RECORD_MISC_USER;
 	s.chain = ev->chain;
 	s.nchain = ev->nchain;
-	(void)rec_regs_value(ev->regs, mask, PERF_REG_X86_IP, &s.ip);
+	(void)rec_perfrec_regs_value(ev->regs, mask, PERF_REG_X86_IP, &s.ip);
 	h->stk->regs_mask = mask;
-	return rec_write_sample(h, p, &s);
+	return rec_handlers_write_sample(h, p, &s);
 }
 
 static int
-ptrace_exec(struct rec_ptdriver *d, const struct rec_ptracer_event *ev)
+ptrace_exec(struct rec_ptrace_run *d, const struct rec_ptrace_event *ev)
 {
 	struct rec_handlers *h = d->h;
-	struct rec_proc *p = rec_ptab_get(rec_tracker_procs(h->trk), ev->pid);
-	char comm[REC_COMM_MAX];
+	struct rec_proc *p =
+	    rec_proc_tab_get(rec_tracking_procs(h->trk), ev->pid);
+	char comm[REC_PROC_COMM_MAX];
 	int rc;
 
 	if (!p)
 		return 0;
 	h->st->execs++;
 	/* the frame-pointer walk for a Go program only (ptrace.h) */
-	rec_ptracer_set_fpwalk(d->pt, rec_goexe_pid_is_go(p->pid));
+	rec_ptrace_set_fpwalk(d->pt, rec_goexe_pid_is_go(p->pid));
 	if (h->py)
-		rec_pyann_forget(h->py, p->pid);
-	rc = rec_exec_epoch(h->trk, p, ev->timestamp_ns);
+		rec_reader_forget(h->py, p->pid);
+	rc = rec_tracking_exec_epoch(h->trk, p, ev->timestamp_ns);
 	if (rc == 0)
-		rc = rec_snapshot_maps(h->trk, p, ev->timestamp_ns);
+		rc = rec_tracking_snapshot_maps(h->trk, p, ev->timestamp_ns);
 	if (rc == 0 && rec_proc_comm(p->pid, ev->tid, comm, sizeof(comm)) == 0)
-		rc = rec_out_comm(h->out, ev->timestamp_ns, p->pid, ev->tid,
-				  true, comm, strlen(comm));
+		rc = rec_spoolout_comm(h->out, ev->timestamp_ns, p->pid,
+				       ev->tid, true, comm, strlen(comm));
 	return rc;
 }
 
 static int
-on_ptrace(const struct rec_ptracer_event *ev, void *arg)
+on_ptrace(const struct rec_ptrace_event *ev, void *arg)
 {
-	struct rec_ptdriver *d = arg;
-	struct rec_out *out = d->h->out;
+	struct rec_ptrace_run *d = arg;
+	struct rec_spoolout *out = d->h->out;
 
 	switch (ev->kind) {
 	case REC_PTRACER_SAMPLE:
@@ -197,25 +204,25 @@ on_ptrace(const struct rec_ptracer_event *ev, void *arg)
 		ptrace_exec(d, ev);
 		break;
 	case REC_PTRACER_THREAD_EXIT:
-		rec_out_exit(out, ev->timestamp_ns, ev->pid, ev->tid);
+		rec_spoolout_exit(out, ev->timestamp_ns, ev->pid, ev->tid);
 		break;
 	case REC_PTRACER_EXIT:
-		rec_out_exit(out, ev->timestamp_ns, ev->pid, ev->pid);
+		rec_spoolout_exit(out, ev->timestamp_ns, ev->pid, ev->pid);
 		if (d->h->py)
-			rec_pyann_forget(d->h->py, ev->pid);
-		rec_retire(d->h->trk, ev->pid, ev->timestamp_ns);
+			rec_reader_forget(d->h->py, ev->pid);
+		rec_tracking_retire(d->h->trk, ev->pid, ev->timestamp_ns);
 		if (d->child == ev->pid) {
 			d->child_exited = true;
 			d->child_status = ev->status;
 		}
 		break;
 	}
-	if (!rec_out_error(out) &&
-	    rec_now_ns() - d->last_flush_ns >= FLUSH_NS) {
-		d->last_flush_ns = rec_now_ns();
-		rec_out_flush(out);
+	if (!rec_spoolout_error(out) &&
+	    rec_clock_now_ns() - d->last_flush_ns >= FLUSH_NS) {
+		d->last_flush_ns = rec_clock_now_ns();
+		rec_spoolout_flush(out);
 	}
-	return rec_out_error(out) ? 1 : 0;
+	return rec_spoolout_error(out) ? 1 : 0;
 }
 
 /*
@@ -236,7 +243,7 @@ ptrace_failed(char **argv, int32_t pid, int rc)
 		warnx("%s: no such process", who);
 		return 1;
 	}
-	if (!argv && rec_ptrace_explain(who, pid, rc))
+	if (!argv && rec_ptrace_why_explain(who, pid, rc))
 		return 1;
 	if (rc == -EPERM || (!argv && rc == -EACCES)) {
 		rec_sysctl_long("kernel.yama.ptrace_scope", &scope);
@@ -254,49 +261,49 @@ ptrace_failed(char **argv, int32_t pid, int rc)
 		warnx("%s: ptrace: %s", who, strerror(-rc));
 		return 1;
 	}
-	return rec_exec_failed(argv[0], -rc);
+	return rec_start_exec_failed(argv[0], -rc);
 }
 
 int
-rec_ptdriver_start(struct rec_ptdriver *d, char **argv, int32_t pid,
-		   pid_t *child)
+rec_ptrace_run_start(struct rec_ptrace_run *d, char **argv, int32_t pid,
+		     pid_t *child)
 {
-	struct rec_tracker *trk = d->h->trk;
-	struct rec_out *out = d->h->out;
+	struct rec_tracking *trk = d->h->trk;
+	struct rec_spoolout *out = d->h->out;
 	struct rec_proc *p;
 	uint64_t ts;
 	int rc;
 
-	rc = argv ? rec_ptracer_spawn(d->pt, argv, d->spool_on_stdout)
-		  : rec_ptracer_attach(d->pt, pid);
+	rc = argv ? rec_ptrace_spawn(d->pt, argv, d->spool_on_stdout)
+		  : rec_ptrace_attach(d->pt, pid);
 	if (rc < 0)
 		return ptrace_failed(argv, pid, rc);
-	pid = rec_ptracer_pid(d->pt);
+	pid = rec_ptrace_pid(d->pt);
 	if (argv)
 		*child = d->child = pid;
-	rec_ptracer_set_fpwalk(d->pt, rec_goexe_pid_is_go(pid));
-	p = rec_track_process(trk, pid, true);
+	rec_ptrace_set_fpwalk(d->pt, rec_goexe_pid_is_go(pid));
+	p = rec_tracking_track_process(trk, pid, true);
 	if (!p)
 		return 1;
-	ts = rec_now_ns();
+	ts = rec_clock_now_ns();
 	d->last_maps_ns = ts;
-	if (rec_snapshot_maps(trk, p, ts) == 0)
-		rec_name_threads(trk, pid, ts);
-	rec_out_flush(out);
-	d->last_flush_ns = rec_now_ns();
-	return rec_out_error(out) ? 1 : 0;
+	if (rec_tracking_snapshot_maps(trk, p, ts) == 0)
+		rec_tracking_name_threads(trk, pid, ts);
+	rec_spoolout_flush(out);
+	d->last_flush_ns = rec_clock_now_ns();
+	return rec_spoolout_error(out) ? 1 : 0;
 }
 
 int
-rec_ptdriver_run(struct rec_ptdriver *d, double seconds,
-		 volatile sig_atomic_t *stop)
+rec_ptrace_run_run(struct rec_ptrace_run *d, double seconds,
+		   volatile sig_atomic_t *stop)
 {
-	int rc = rec_ptracer_run(d->pt, seconds, stop, on_ptrace, d);
+	int rc = rec_ptrace_sample(d->pt, seconds, stop, on_ptrace, d);
 
-	if (rc < 0 && !rec_out_error(d->h->out))
+	if (rc < 0 && !rec_spoolout_error(d->h->out))
 		warnx("ptrace: %s", strerror(-rc));
-	rec_ptracer_summary(d->pt, &d->sum);
+	rec_ptrace_summary(d->pt, &d->sum);
 	/* Detached now, so a launched command can be ended normally. */
-	rec_ptracer_detach(d->pt);
-	return rec_out_error(d->h->out);
+	rec_ptrace_detach(d->pt);
+	return rec_spoolout_error(d->h->out);
 }

@@ -15,38 +15,38 @@
 #include "sp-record/ptrace/ptrace.h"
 #include "sp-record/opts.h"
 
-struct rec_ptdriver;
+struct rec_ptrace_run;
 
 /*
  * A driver sampling at cfg's rate through `h` (borrowed; it must outlive
  * the driver).  Returns NULL with errno set.
  */
-struct rec_ptdriver *rec_ptdriver_new(const struct rec_config *cfg,
-				      struct rec_handlers *h);
+struct rec_ptrace_run *rec_ptrace_run_new(const struct rec_config *cfg,
+					  struct rec_handlers *h);
 /* Detaches from what is left and frees the driver. */
-void rec_ptdriver_free(struct rec_ptdriver *d);
+void rec_ptrace_run_free(struct rec_ptrace_run *d);
 
 /*
  * Launches argv (when not NULL; its pid in *child) or attaches to `pid`,
  * then tracks it with its maps and thread names.  Returns 0 or an exit
  * status for sp-record, after printing why.
  */
-int rec_ptdriver_start(struct rec_ptdriver *d, char **argv, int32_t pid,
-		       pid_t *child);
-/* As rec_ptrace_run() (recorder.h); then detaches. */
-int rec_ptdriver_run(struct rec_ptdriver *d, double seconds,
-		     volatile sig_atomic_t *stop);
+int rec_ptrace_run_start(struct rec_ptrace_run *d, char **argv, int32_t pid,
+			 pid_t *child);
+/* As rec_recorder_ptrace_run() (recorder.h); then detaches. */
+int rec_ptrace_run_run(struct rec_ptrace_run *d, double seconds,
+		       volatile sig_atomic_t *stop);
 /* Whether the launched command exited while traced, with its status. */
-bool rec_ptdriver_child_exited(const struct rec_ptdriver *d, int *status);
+bool rec_ptrace_run_child_exited(const struct rec_ptrace_run *d, int *status);
 /* The sampler's pauses and failures, once run. */
-const struct rec_ptracer_summary *
-rec_ptdriver_summary(const struct rec_ptdriver *d);
+const struct rec_ptrace_summary *
+rec_ptrace_run_summary(const struct rec_ptrace_run *d);
 
 /*
  * ptrace_why.c: says why attaching to `pid` (named `who` in messages)
  * failed with `rc` when privilege is not the reason; false when it has
  * nothing better to say than the usual advice.
  */
-bool rec_ptrace_explain(const char *who, int32_t pid, int rc);
+bool rec_ptrace_why_explain(const char *who, int32_t pid, int rc);
 
 #endif

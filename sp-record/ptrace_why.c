@@ -49,7 +49,7 @@ is_kernel_thread(const char *who)
 	unsigned long flags;
 
 	snprintf(path, sizeof(path), "/proc/%s/stat", who);
-	rec_read_line(path, line, sizeof(line));
+	rec_proc_read_line(path, line, sizeof(line));
 	if (!(p = strrchr(line, ')')) ||
 	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
 		return false;
@@ -99,7 +99,7 @@ explain_denied(const char *whostr, int32_t pid)
 }
 
 bool
-rec_ptrace_explain(const char *whostr, int32_t pid, int rc)
+rec_ptrace_why_explain(const char *whostr, int32_t pid, int rc)
 {
 	return pid > 0 && (rc == -EPERM || rc == -EACCES) &&
 	       explain_denied(whostr, pid);

@@ -1,6 +1,6 @@
 /*
- * recorder.c: the recorder's life (rec_new, rec_free), its drain
- * loop (rings -> event sorter -> handlers), the end of a recording and
+ * recorder.c: the recorder's life (rec_recorder_new, rec_recorder_free), its
+ * drain loop (rings -> event sorter -> handlers), the end of a recording and
  * the test seams (recorder.h).
  *
  * The recorder is owned in parts, and this is the one file that sees
@@ -50,24 +50,24 @@
 #define QUICK_POLL_MS 3
 #define DEEP_QUICK_NS 50000000ULL
 
-struct recorder {
+struct rec_recorder {
 	struct rec_config cfg;
 	struct rec_events ev;
-	struct rec_layout layout;
+	struct rec_perfrec_layout layout;
 	struct rec_sorter *sorter;
-	struct rec_stacker stk;
+	struct rec_stack stk;
 	struct rec_stats st;
-	struct rec_out *out;
-	struct rec_tracker *trk;
+	struct rec_spoolout *out;
+	struct rec_tracking *trk;
 	struct rec_handlers h;
-	struct rec_pyann *py;     /* Python stacks, or NULL */
-	struct rec_capture *cap;  /* module files kept, or NULL */
-	struct rec_filepin *pins; /* module files held open, lent to all */
-	struct rec_pybpf *pybpf;  /* Python stacks read at the sample */
-	struct rec_deepbpf *deep; /* deep stacks copied at the sample */
-	struct sp_buf py_late;    /* ... or why not */
-	bool pybpf_later;         /* loaded at the first CPython process */
-	struct rec_ptdriver *ptd; /* --ptrace sampler, or NULL */
+	struct rec_reader *py;      /* Python stacks, or NULL */
+	struct rec_capture *cap;    /* module files kept, or NULL */
+	struct rec_filepin *pins;   /* module files held open, lent to all */
+	struct rec_pybpf *pybpf;    /* Python stacks read at the sample */
+	struct rec_deepbpf *deep;   /* deep stacks copied at the sample */
+	struct sp_buf py_late;      /* ... or why not */
+	bool pybpf_later;           /* loaded at the first CPython process */
+	struct rec_ptrace_run *ptd; /* --ptrace sampler, or NULL */
 	struct pollfd *pfd;
 	bool *hup; /* ring fd reported POLLHUP */
 	bool stopped;
@@ -82,8 +82,9 @@ struct recorder {
 	int child_status;
 	uint64_t last_check_ns;
 	uint64_t last_flush_ns;
-	uint64_t deep_seen; /* rec_stacker_deep_samples() at the last step */
-	uint64_t deep_until_ns; /* polls are short until then (rec_step) */
+	uint64_t deep_seen; /* rec_stack_deep_samples() at the last step */
+	uint64_t
+	    deep_until_ns; /* polls are short until then (rec_recorder_step) */
 };
 
 /*
@@ -92,7 +93,7 @@ struct recorder {
  * included), else attached to the events itself.
  */
 static void
-attach_python(struct recorder *r)
+attach_python(struct rec_recorder *r)
 {
 	if (!r->deep ||
 	    rec_deepbpf_set_next(r->deep, rec_pybpf_prog_fd(r->pybpf)) < 0)
@@ -101,7 +102,7 @@ attach_python(struct recorder *r)
 
 /* Sets up the parts that write nothing yet; returns 0 or -errno. */
 static int
-setup(struct recorder *r)
+setup(struct rec_recorder *r)
 {
 	const struct rec_config *cfg = &r->cfg;
 	int rc;
@@ -138,18 +139,18 @@ setup(struct recorder *r)
 		    &why);
 		sp_buf_release(&why);
 	}
-	rc = rec_stacker_init(&r->stk, cfg->callgraph, cfg->ev.regs_mask, 0,
-			      r->pins);
+	rc = rec_stack_init(&r->stk, cfg->callgraph, cfg->ev.regs_mask, 0,
+			    r->pins);
 	if (rc < 0 && cfg->callgraph == REC_CG_DWARF) {
 		warnx("DWARF unwinding is not available (%s): recording "
 		      "frame-pointer stacks",
 		      strerror(-rc));
 		r->cfg.callgraph = REC_CG_FP;
 		r->cfg.ev.dwarf = false;
-		rc = rec_stacker_init(&r->stk, REC_CG_FP, 0, 0, r->pins);
+		rc = rec_stack_init(&r->stk, REC_CG_FP, 0, 0, r->pins);
 	}
 	if (rc == 0)
-		rc = rec_stacker_set_stack_read(&r->stk, cfg->stack_read);
+		rc = rec_stack_set_stack_read(&r->stk, cfg->stack_read);
 	if (rc == 0)
 		rc = rec_events_init(&r->ev, &r->cfg.ev);
 	if (rc == 0 && r->deep)
@@ -157,8 +158,8 @@ setup(struct recorder *r)
 	if (rc == 0 && r->pybpf)
 		attach_python(r);
 	if (rc == 0)
-		rc = rec_layout_init(&r->layout, r->ev.attr.sample_type,
-				     r->ev.attr.sample_regs_user);
+		rc = rec_perfrec_layout_init(&r->layout, r->ev.attr.sample_type,
+					     r->ev.attr.sample_regs_user);
 	r->stk.max_chain = r->ev.attr.sample_max_stack;
 	r->stk.kernel = r->ev.kernel_stacks;
 	if (rc == 0)
@@ -173,7 +174,7 @@ setup(struct recorder *r)
 
 /* The spool: its header and host record; returns 0 or -errno. */
 static int
-open_output(struct recorder *r, int fd)
+open_output(struct rec_recorder *r, int fd)
 {
 	struct timespec wall;
 	uint64_t start_us, interval_us;
@@ -184,16 +185,24 @@ open_output(struct recorder *r, int fd)
 	interval_us = r->cfg.ev.freq
 			  ? (1000000 + r->cfg.ev.freq / 2) / r->cfg.ev.freq
 			  : 0;
-	r->out =
-	    rec_out_new(fd, r->cfg.output_name, start_us, interval_us, r->pins);
+	r->out = rec_spoolout_new(fd, r->cfg.output_name, start_us, interval_us,
+				  r->pins);
 	return r->out ? 0 : -errno;
 }
 
 /* The parts that write through the output; returns 0 or -errno. */
 static int
-connect_parts(struct recorder *r)
+connect_parts(struct rec_recorder *r)
 {
-	r->trk = rec_tracker_new(&r->cfg, r->out, &r->stk);
+	const struct rec_capture_opts capo = {
+		.mode = r->cfg.capture,
+		.dir = r->cfg.capture_dir,
+		.max_file = r->cfg.capture_max_file,
+		.max_total = r->cfg.capture_max_total,
+		.max_tree = r->cfg.capture_max_tree,
+	};
+
+	r->trk = rec_tracking_new(&r->cfg, r->out, &r->stk);
 	if (!r->trk)
 		return -errno;
 	r->h.trk = r->trk;
@@ -202,26 +211,26 @@ connect_parts(struct recorder *r)
 	r->h.layout = &r->layout;
 	r->h.ev = &r->ev;
 	r->h.st = &r->st;
-	if (!r->cfg.no_python && !(r->py = rec_pyann_new(r->out)))
+	if (!r->cfg.no_python && !(r->py = rec_reader_new(r->out)))
 		return -errno;
 	r->h.py = r->py;
 	r->h.deep = r->deep;
 	if (r->py)
-		rec_pyann_set_bpf(r->py, r->pybpf);
-	rec_tracker_set_pins(r->trk, r->pins);
+		rec_reader_set_bpf(r->py, r->pybpf);
+	rec_tracking_set_pins(r->trk, r->pins);
 	r->cap =
-	    rec_capture_new(&r->cfg, r->out, rec_tracker_mods(r->trk), r->pins);
+	    rec_capture_new(&capo, r->out, rec_tracking_mods(r->trk), r->pins);
 	if (!r->cap && r->cfg.capture != REC_CAPTURE_OFF)
 		return -errno;
 	r->h.cap = r->cap;
-	rec_tracker_set_capture(r->trk, r->cap);
+	rec_tracking_set_capture(r->trk, r->cap);
 	return 0;
 }
 
-struct recorder *
-rec_new(const struct rec_config *cfg, int fd)
+struct rec_recorder *
+rec_recorder_new(const struct rec_config *cfg, int fd)
 {
-	struct recorder *r = calloc(1, sizeof(*r));
+	struct rec_recorder *r = calloc(1, sizeof(*r));
 	int rc;
 
 	if (!r) {
@@ -232,42 +241,42 @@ rec_new(const struct rec_config *cfg, int fd)
 	rc = setup(r);
 	if (rc < 0) {
 		warnx("cannot set up the recorder: %s", strerror(-rc));
-		rec_free(r);
+		rec_recorder_free(r);
 		return NULL;
 	}
 	rc = open_output(r, fd);
 	if (rc < 0) {
 		warnx("cannot create the spool writer: %s", strerror(-rc));
-		rec_free(r);
+		rec_recorder_free(r);
 		return NULL;
 	}
 	rc = connect_parts(r);
 	if (rc < 0) {
 		warnx("cannot set up the recorder: %s", strerror(-rc));
-		rec_free(r);
+		rec_recorder_free(r);
 		return NULL;
 	}
-	r->last_check_ns = r->last_flush_ns = rec_now_ns();
+	r->last_check_ns = r->last_flush_ns = rec_clock_now_ns();
 	return r;
 }
 
 void
-rec_free(struct recorder *r)
+rec_recorder_free(struct rec_recorder *r)
 {
 	if (!r)
 		return;
-	rec_ptdriver_free(r->ptd);
+	rec_ptrace_run_free(r->ptd);
 	rec_events_release(&r->ev);
-	rec_tracker_free(r->trk);
+	rec_tracking_free(r->trk);
 	rec_capture_free(r->cap);
-	rec_stacker_release(&r->stk);
+	rec_stack_release(&r->stk);
 	rec_sorter_free(r->sorter);
 	rec_handlers_release(&r->h);
-	rec_pyann_free(r->py);
+	rec_reader_free(r->py);
 	rec_pybpf_free(r->pybpf); /* after the events and the annotator */
 	rec_deepbpf_free(r->deep);
 	sp_buf_release(&r->py_late);
-	rec_out_free(r->out);
+	rec_spoolout_free(r->out);
 	rec_filepin_free(r->pins); /* after every part it was lent to */
 	free(r->pfd);
 	free(r->hup);
@@ -280,7 +289,7 @@ rec_free(struct recorder *r)
  * and to be opened, and given the processes attached so far.
  */
 static void
-python_found(struct recorder *r)
+python_found(struct rec_recorder *r)
 {
 	r->pybpf_later = false;
 	if (!(r->pybpf = rec_pybpf_open(&r->py_late))) {
@@ -288,7 +297,7 @@ python_found(struct recorder *r)
 		return;
 	}
 	attach_python(r);
-	rec_pyann_set_bpf(r->py, r->pybpf);
+	rec_reader_set_bpf(r->py, r->pybpf);
 }
 
 /*
@@ -299,40 +308,41 @@ python_found(struct recorder *r)
  * found without an interpreter is probed again when it maps one.
  */
 static int
-python_early(struct recorder *r, const struct perf_event_header *h)
+python_early(struct rec_recorder *r, const struct perf_event_header *h)
 {
-	struct rec_sample s;
-	struct rec_comm c;
-	struct rec_task t;
-	struct rec_mmap2 m;
+	struct rec_perfrec_sample s;
+	struct rec_perfrec_comm c;
+	struct rec_perfrec_task t;
+	struct rec_perfrec_mmap2 m;
 	int rc;
 
 	if (h->type == PERF_RECORD_SAMPLE) {
-		if (rec_sample_parse(&r->layout, h, h->size, &s) < 0 ||
+		if (rec_perfrec_sample_parse(&r->layout, h, h->size, &s) < 0 ||
 		    s.pid == 0 || s.pid > INT32_MAX || s.tid > INT32_MAX ||
-		    !rec_ptab_get(rec_tracker_procs(r->trk), (int32_t)s.pid))
+		    !rec_proc_tab_get(rec_tracking_procs(r->trk),
+				      (int32_t)s.pid))
 			return 0;
-		rc = rec_pyann_read(r->py, (int32_t)s.pid, (int32_t)s.tid,
-				    s.time);
-		if (r->pybpf_later && rec_pyann_stats(r->py)->processes)
+		rc = rec_reader_read(r->py, (int32_t)s.pid, (int32_t)s.tid,
+				     s.time);
+		if (r->pybpf_later && rec_reader_stats(r->py)->processes)
 			python_found(r);
 		return rc;
 	}
 	if (h->type == PERF_RECORD_COMM &&
-	    rec_comm_parse(&r->layout, h, h->size, &c) == 0 && c.is_exec &&
-	    c.pid <= INT32_MAX)
-		rec_pyann_exec(r->py, (int32_t)c.pid);
+	    rec_perfrec_comm_parse(&r->layout, h, h->size, &c) == 0 &&
+	    c.is_exec && c.pid <= INT32_MAX)
+		rec_reader_exec(r->py, (int32_t)c.pid);
 	if (h->type == PERF_RECORD_MMAP2 &&
-	    rec_mmap2_parse(&r->layout, h, h->size, &m) == 0 &&
+	    rec_perfrec_mmap2_parse(&r->layout, h, h->size, &m) == 0 &&
 	    m.pid <= INT32_MAX) {
-		rec_pyann_maps_changed(r->py, (int32_t)m.pid);
-		if (rec_is_python_runtime_path(m.path, m.path_len))
-			rec_pyann_mapped(r->py, (int32_t)m.pid);
+		rec_reader_maps_changed(r->py, (int32_t)m.pid);
+		if (rec_proc_is_python_runtime_path(m.path, m.path_len))
+			rec_reader_mapped(r->py, (int32_t)m.pid);
 	}
 	if (h->type == PERF_RECORD_EXIT &&
-	    rec_task_parse(h, h->size, &t) == 0 && t.pid == t.tid &&
+	    rec_perfrec_task_parse(h, h->size, &t) == 0 && t.pid == t.tid &&
 	    t.pid <= INT32_MAX)
-		rec_pyann_forget(r->py, (int32_t)t.pid);
+		rec_reader_forget(r->py, (int32_t)t.pid);
 	return 0;
 }
 
@@ -342,13 +352,14 @@ python_early(struct recorder *r, const struct perf_event_header *h)
  * mapping is handled would take its files with it (filepin.h).
  */
 static void
-pin_early(struct recorder *r, const struct perf_event_header *h)
+pin_early(struct rec_recorder *r, const struct perf_event_header *h)
 {
 	struct rec_filepin_map pm;
-	struct rec_mmap2 m;
+	struct rec_perfrec_mmap2 m;
 
-	if (rec_mmap2_parse(&r->layout, h, h->size, &m) < 0 || m.pid == 0 ||
-	    m.pid > INT32_MAX || m.has_build_id || m.addr + m.len < m.addr)
+	if (rec_perfrec_mmap2_parse(&r->layout, h, h->size, &m) < 0 ||
+	    m.pid == 0 || m.pid > INT32_MAX || m.has_build_id ||
+	    m.addr + m.len < m.addr)
 		return;
 	pm = (struct rec_filepin_map){ (int32_t)m.pid, m.addr, m.addr + m.len,
 				       m.maj,          m.min,  m.ino,
@@ -362,13 +373,15 @@ pin_early(struct recorder *r, const struct perf_event_header *h)
  * NULL when there are none.
  */
 static const uint8_t *
-deep_copy_of(struct recorder *r, const struct rec_sample *s, size_t *len)
+deep_copy_of(struct rec_recorder *r, const struct rec_perfrec_sample *s,
+	     size_t *len)
 {
 	uint64_t sp;
 
 	if (!r->deep || !s->stack_field ||
 	    s->stack_len != r->cfg.ev.stack_size || s->tid > INT32_MAX ||
-	    !rec_regs_value(s->regs, r->layout.regs_mask, PERF_REG_X86_SP, &sp))
+	    !rec_perfrec_regs_value(s->regs, r->layout.regs_mask,
+				    PERF_REG_X86_SP, &sp))
 		return NULL;
 	return rec_deepbpf_take(r->deep, (int32_t)s->tid, s->time, sp, len);
 }
@@ -381,33 +394,33 @@ deep_copy_of(struct recorder *r, const struct rec_sample *s, size_t *len)
  * what lies above it, if there is one.
  */
 static int
-queue_record(struct recorder *r, const struct perf_event_header *h)
+queue_record(struct rec_recorder *r, const struct perf_event_header *h)
 {
 	const uint8_t *more = NULL;
-	struct rec_sample s;
-	struct rec_event *e;
+	struct rec_perfrec_sample s;
+	struct rec_sorter_event *e;
 	size_t n, more_len = 0;
 	uint64_t ts;
 
-	if (rec_record_time(&r->layout, h, h->size, &ts) < 0)
+	if (rec_perfrec_time_of(&r->layout, h, h->size, &ts) < 0)
 		r->st.bad_records++;
 	if (r->py && python_early(r, h) < 0)
-		return rec_out_error(r->out);
+		return rec_spoolout_error(r->out);
 	if (h->type == PERF_RECORD_MMAP2)
 		pin_early(r, h);
 	n = h->type == PERF_RECORD_SAMPLE
-		? rec_sample_compact_size(&r->layout, h, h->size, &s)
+		? rec_perfrec_sample_compact_size(&r->layout, h, h->size, &s)
 		: 0;
 	/* a full copy (nothing to cut) may go on in one made by BPF */
 	if (n == 0 && h->type == PERF_RECORD_SAMPLE &&
 	    (more = deep_copy_of(r, &s, &more_len)))
-		n = rec_sample_extended_size(&s, more_len);
+		n = rec_perfrec_sample_extended_size(&s, more_len);
 	if (!(e = rec_sorter_reserve(r->sorter, n ? n : h->size)))
 		return -ENOMEM;
 	if (more)
-		rec_sample_extend_write(h, &s, more, more_len, e->data);
+		rec_perfrec_sample_extend_write(h, &s, more, more_len, e->data);
 	else if (n)
-		rec_sample_compact_write(h, &s, n, e->data);
+		rec_perfrec_sample_compact_write(h, &s, n, e->data);
 	else
 		memcpy(e->data, h, h->size);
 	return rec_sorter_queue(r->sorter, e, ts, REC_KIND_PERF,
@@ -416,7 +429,7 @@ queue_record(struct recorder *r, const struct perf_event_header *h)
 
 /* Reads every ring once, queueing its records: one sorter round. */
 static int
-drain_rings(struct recorder *r)
+drain_rings(struct rec_recorder *r)
 {
 	const struct perf_event_header *h;
 	struct rec_ring *ring;
@@ -435,7 +448,7 @@ drain_rings(struct recorder *r)
 		while ((rc = rec_ring_next(ring, &h)) == 1) {
 			if ((rc = queue_record(r, h)) < 0) {
 				rec_ring_end(ring);
-				return rec_out_wr(r->out, rc);
+				return rec_spoolout_wr(r->out, rc);
 			}
 		}
 		if (rc < 0)
@@ -448,16 +461,16 @@ drain_rings(struct recorder *r)
 
 /* Handles the ready events (all of them with `force`). */
 static int
-process_ready(struct recorder *r, bool force)
+process_ready(struct rec_recorder *r, bool force)
 {
-	struct rec_event *e;
+	struct rec_sorter_event *e;
 
-	while (!rec_out_error(r->out) &&
+	while (!rec_spoolout_error(r->out) &&
 	       (e = rec_sorter_pop(r->sorter, force))) {
-		rec_handle(&r->h, e);
+		rec_handlers_handle(&r->h, e);
 		rec_sorter_release(r->sorter, e);
 	}
-	return rec_out_error(r->out);
+	return rec_spoolout_error(r->out);
 }
 
 /*
@@ -469,21 +482,21 @@ process_ready(struct recorder *r, bool force)
 static bool
 queue_retire(const struct rec_proc *p, void *arg)
 {
-	struct recorder *r = arg;
-	struct rec_retire rt = { p->pid, 0, p->start_time };
+	struct rec_recorder *r = arg;
+	struct rec_handlers_retire rt = { p->pid, 0, p->start_time };
 
-	return rec_sorter_push(r->sorter, rec_now_ns(), REC_KIND_RETIRE, &rt,
-			       sizeof(rt)) == 0;
+	return rec_sorter_push(r->sorter, rec_clock_now_ns(), REC_KIND_RETIRE,
+			       &rt, sizeof(rt)) == 0;
 }
 
 int
-rec_step(struct recorder *r, int timeout_ms)
+rec_recorder_step(struct rec_recorder *r, int timeout_ms)
 {
 	int c, n = 0, rc;
 	uint64_t now;
 
-	if (rec_out_error(r->out))
-		return rec_out_error(r->out);
+	if (rec_spoolout_error(r->out))
+		return rec_spoolout_error(r->out);
 	for (c = 0; c < r->ev.ncpus; c++) {
 		if (r->ev.rings[c].fd < 0 || r->hup[c])
 			continue;
@@ -492,7 +505,7 @@ rec_step(struct recorder *r, int timeout_ms)
 		r->pfd[n].revents = 0;
 		n++;
 	}
-	if ((r->pybpf || rec_now_ns() < r->deep_until_ns) &&
+	if ((r->pybpf || rec_clock_now_ns() < r->deep_until_ns) &&
 	    timeout_ms > QUICK_POLL_MS)
 		timeout_ms = QUICK_POLL_MS;
 	rec_stopreq_doing("waiting for samples");
@@ -511,10 +524,10 @@ rec_step(struct recorder *r, int timeout_ms)
 	drain_rings(r);
 	rec_stopreq_doing("handling samples");
 	process_ready(r, false);
-	rec_reap(r, false, NULL);
-	now = rec_now_ns();
-	if (rec_stacker_deep_samples(&r->stk) != r->deep_seen) {
-		r->deep_seen = rec_stacker_deep_samples(&r->stk);
+	rec_recorder_reap(r, false, NULL);
+	now = rec_clock_now_ns();
+	if (rec_stack_deep_samples(&r->stk) != r->deep_seen) {
+		r->deep_seen = rec_stack_deep_samples(&r->stk);
 		r->deep_until_ns = now + DEEP_QUICK_NS;
 	}
 	/* -a retires processes at their last thread's exit record: the
@@ -523,47 +536,48 @@ rec_step(struct recorder *r, int timeout_ms)
 	    (r->cfg.system_wide ? 20 : 1) * HOUSEKEEPING_NS) {
 		r->last_check_ns = now;
 		rec_stopreq_doing("checking the processes");
-		rec_check_processes(r->trk, !r->h.gap && !r->attached,
-				    queue_retire, r);
+		rec_tracking_check_processes(r->trk, !r->h.gap && !r->attached,
+					     queue_retire, r);
 		if (r->h.gap && r->cfg.follow)
-			r->st.adopted += rec_adopt_children(r->trk, now);
+			r->st.adopted +=
+			    rec_tracking_adopt_children(r->trk, now);
 		r->h.gap = false;
 	}
-	if (!rec_out_error(r->out) &&
+	if (!rec_spoolout_error(r->out) &&
 	    now - r->last_flush_ns >= HOUSEKEEPING_NS) {
 		r->last_flush_ns = now;
 		rec_stopreq_doing("writing the spool");
-		rec_out_flush(r->out);
+		rec_spoolout_flush(r->out);
 		rec_stopreq_doing("capturing module files");
 		rec_capture_tick(r->cap, now);
 	}
 	rec_stopreq_doing(NULL);
-	return rec_out_error(r->out);
+	return rec_spoolout_error(r->out);
 }
 
 bool
-rec_targets_gone(struct recorder *r)
+rec_recorder_targets_gone(struct rec_recorder *r)
 {
 	if (r->cfg.system_wide) /* until -d, a signal, or its command */
 		return r->child > 0 && r->child_reaped;
-	return rec_tracker_procs(r->trk)->nprocs == 0 &&
+	return rec_tracking_procs(r->trk)->nprocs == 0 &&
 	       (r->child <= 0 || r->child_reaped);
 }
 
 int
-rec_failed(const struct recorder *r)
+rec_recorder_failed(const struct rec_recorder *r)
 {
-	return rec_out_error(r->out);
+	return rec_spoolout_error(r->out);
 }
 
 pid_t
-rec_child(const struct recorder *r)
+rec_recorder_child(const struct rec_recorder *r)
 {
 	return r->child_reaped ? 0 : r->child;
 }
 
 bool
-rec_reap(struct recorder *r, bool block, int *status)
+rec_recorder_reap(struct rec_recorder *r, bool block, int *status)
 {
 	int st;
 	pid_t rc;
@@ -585,18 +599,18 @@ rec_reap(struct recorder *r, bool block, int *status)
 }
 
 /* The parts the summary, the status line and the stats record read. */
-static struct rec_report
-report(const struct recorder *r)
+static struct rec_summary
+report(const struct rec_recorder *r)
 {
-	struct rec_report rp = {
+	struct rec_summary rp = {
 		&r->cfg,
 		&r->ev,
 		&r->st,
 		&r->stk,
-		rec_tracker_procs_const(r->trk),
-		rec_tracker_nmodules(r->trk),
+		rec_tracking_procs_const(r->trk),
+		rec_tracking_nmodules(r->trk),
 		r->out,
-		r->ptd ? rec_ptdriver_summary(r->ptd) : NULL,
+		r->ptd ? rec_ptrace_run_summary(r->ptd) : NULL,
 		r->h.offcpu_short,
 		r->py,
 		r->py_late.len ? (const char *)r->py_late.data : "",
@@ -609,15 +623,17 @@ report(const struct recorder *r)
 	return rp;
 }
 
-/* What rec_stop() returns: a reader that went away is no error. */
+/* What rec_recorder_stop() returns: a reader that went away is no error. */
 static int
-stop_status(const struct recorder *r)
+stop_status(const struct rec_recorder *r)
 {
-	return rec_out_reader_gone(r->out, NULL) ? 0 : rec_out_error(r->out);
+	return rec_spoolout_reader_gone(r->out, NULL)
+		   ? 0
+		   : rec_spoolout_error(r->out);
 }
 
 int
-rec_stop(struct recorder *r)
+rec_recorder_stop(struct rec_recorder *r)
 {
 	uint64_t counted;
 	int c;
@@ -626,35 +642,36 @@ rec_stop(struct recorder *r)
 		return stop_status(r);
 	r->stopped = true;
 	rec_events_disable(&r->ev);
-	if (!rec_out_error(r->out)) {
+	if (!rec_spoolout_error(r->out)) {
 		drain_rings(r);
 		process_ready(r, true);
 	}
 	/* Threads still waiting have waited until now. */
-	if (!rec_out_error(r->out))
-		rec_offcpu_flush(&r->h, rec_now_ns());
+	if (!rec_spoolout_error(r->out))
+		rec_handlers_offcpu_flush(&r->h, rec_clock_now_ns());
 	rec_capture_finish(r->cap);
 	for (c = 0; c < r->ev.ncpus; c++)
 		r->st.wrapped += r->ev.rings[c].wrapped;
 	/* The per-event counters also see losses no LOST record told. */
 	if (rec_events_lost(&r->ev, &counted) && counted > r->st.lost &&
-	    !rec_out_error(r->out)) {
-		rec_out_lost(r->out, rec_now_ns(), counted - r->st.lost);
+	    !rec_spoolout_error(r->out)) {
+		rec_spoolout_lost(r->out, rec_clock_now_ns(),
+				  counted - r->st.lost);
 		r->st.lost = counted;
 	}
-	if (!rec_out_error(r->out)) {
-		struct rec_report rp = report(r);
+	if (!rec_spoolout_error(r->out)) {
+		struct rec_summary rp = report(r);
 
 		rec_statsrec_write(r->out, &rp);
 	}
-	rec_out_flush(r->out);
-	rec_out_trim(r->out);
+	rec_spoolout_flush(r->out);
+	rec_spoolout_trim(r->out);
 	return stop_status(r);
 }
 
 /* The parts starting a recording uses. */
 static struct rec_start
-starter(struct recorder *r)
+starter(struct rec_recorder *r)
 {
 	struct rec_start s = { &r->cfg, &r->ev, &r->stk, r->trk,
 			       r->out,  0,      false,   0 };
@@ -664,7 +681,7 @@ starter(struct recorder *r)
 
 /* Takes what a start learnt of the launched command. */
 static int
-started(struct recorder *r, const struct rec_start *s, int rc)
+started(struct rec_recorder *r, const struct rec_start *s, int rc)
 {
 	if (s->child > 0) {
 		r->child = s->child;
@@ -675,7 +692,7 @@ started(struct recorder *r, const struct rec_start *s, int rc)
 }
 
 int
-rec_launch(struct recorder *r, char **argv)
+rec_recorder_launch(struct rec_recorder *r, char **argv)
 {
 	struct rec_start s = starter(r);
 
@@ -684,7 +701,7 @@ rec_launch(struct recorder *r, char **argv)
 }
 
 int
-rec_attach(struct recorder *r, int32_t *pids, size_t n)
+rec_recorder_attach(struct rec_recorder *r, int32_t *pids, size_t n)
 {
 	struct rec_start s = starter(r);
 
@@ -693,7 +710,7 @@ rec_attach(struct recorder *r, int32_t *pids, size_t n)
 }
 
 int
-rec_system_wide(struct recorder *r, char **argv)
+rec_recorder_system_wide(struct rec_recorder *r, char **argv)
 {
 	struct rec_start s = starter(r);
 
@@ -701,7 +718,8 @@ rec_system_wide(struct recorder *r, char **argv)
 }
 
 int
-rec_attach_threads(struct recorder *r, const int32_t *tids, size_t n)
+rec_recorder_attach_threads(struct rec_recorder *r, const int32_t *tids,
+			    size_t n)
 {
 	struct rec_start s = starter(r);
 
@@ -710,23 +728,24 @@ rec_attach_threads(struct recorder *r, const int32_t *tids, size_t n)
 }
 
 int
-rec_ptrace_start(struct recorder *r, char **argv, int32_t pid)
+rec_recorder_ptrace_start(struct rec_recorder *r, char **argv, int32_t pid)
 {
-	r->ptd = rec_ptdriver_new(&r->cfg, &r->h);
+	r->ptd = rec_ptrace_run_new(&r->cfg, &r->h);
 	if (!r->ptd) {
 		warn("cannot set up ptrace sampling");
 		return 1;
 	}
 	r->h.ptrace = true;
-	return rec_ptdriver_start(r->ptd, argv, pid, &r->child);
+	return rec_ptrace_run_start(r->ptd, argv, pid, &r->child);
 }
 
 int
-rec_ptrace_run(struct recorder *r, double seconds, volatile sig_atomic_t *stop)
+rec_recorder_ptrace_run(struct rec_recorder *r, double seconds,
+			volatile sig_atomic_t *stop)
 {
-	int rc = rec_ptdriver_run(r->ptd, seconds, stop), status;
+	int rc = rec_ptrace_run_run(r->ptd, seconds, stop), status;
 
-	if (!r->child_reaped && rec_ptdriver_child_exited(r->ptd, &status)) {
+	if (!r->child_reaped && rec_ptrace_run_child_exited(r->ptd, &status)) {
 		r->child_reaped = true;
 		r->child_status = status;
 	}
@@ -734,50 +753,51 @@ rec_ptrace_run(struct recorder *r, double seconds, volatile sig_atomic_t *stop)
 }
 
 int
-rec_track(struct recorder *r, int32_t pid)
+rec_recorder_track(struct rec_recorder *r, int32_t pid)
 {
-	return rec_track_process(r->trk, pid, true) ? 0 : -ENOMEM;
+	return rec_tracking_track_process(r->trk, pid, true) ? 0 : -ENOMEM;
 }
 
 int
-rec_inject(struct recorder *r, const void *rec, size_t len)
+rec_recorder_inject(struct rec_recorder *r, const void *rec, size_t len)
 {
 	uint64_t ts;
 
-	rec_record_time(&r->layout, rec, len, &ts);
+	rec_perfrec_time_of(&r->layout, rec, len, &ts);
 	return rec_sorter_push(r->sorter, ts, REC_KIND_PERF, rec, len);
 }
 
 int
-rec_handle_queued(struct recorder *r)
+rec_recorder_handle_queued(struct rec_recorder *r)
 {
 	return process_ready(r, true);
 }
 
 uint64_t
-rec_sample_type(const struct recorder *r)
+rec_recorder_sample_type(const struct rec_recorder *r)
 {
 	return r->layout.sample_type;
 }
 
 void
-rec_summary(const struct recorder *r, FILE *out, double seconds)
+rec_recorder_summary(const struct rec_recorder *r, FILE *out, double seconds)
 {
-	struct rec_report rp = report(r);
+	struct rec_summary rp = report(r);
 
-	rec_report_summary(&rp, out, seconds);
+	rec_summary_print(&rp, out, seconds);
 }
 
 void
-rec_status_line(const struct recorder *r, FILE *out, double seconds)
+rec_recorder_status_line(const struct rec_recorder *r, FILE *out,
+			 double seconds)
 {
-	struct rec_report rp = report(r);
+	struct rec_summary rp = report(r);
 
-	rec_report_status(&rp, out, seconds);
+	rec_summary_status(&rp, out, seconds);
 }
 
 void
-rec_status_clear(FILE *out)
+rec_recorder_status_clear(FILE *out)
 {
 	fputs("\r\033[K", out);
 	fflush(out);

@@ -74,20 +74,20 @@ check_scope(const struct rec_config *cfg, size_t npids, size_t ntids, int argc)
 	if (modes > 1 || (argc && (npids || ntids))) {
 		warnx("-p, -t, -a and a command: one of them (a command may "
 		      "go with -a)");
-		rec_usage();
+		rec_args_usage();
 	}
 	if (!modes && !argc) {
 		warnx("nothing to record: give -p PID, -t TID, -a or a "
 		      "command");
-		rec_usage();
+		rec_args_usage();
 	}
 	if ((cfg->cpu_list || cfg->only_uid) && !cfg->system_wide) {
 		warnx("-C and -u go with -a");
-		rec_usage();
+		rec_args_usage();
 	}
 	if (cfg->ptrace && (cfg->system_wide || ntids)) {
 		warnx("--ptrace records one process: no -a, no -t");
-		rec_usage();
+		rec_args_usage();
 	}
 }
 
@@ -103,7 +103,7 @@ check_capture_dir(const struct rec_config *cfg, bool force)
 	warnx("--capture-dir '%s' is %s: give a directory of your own, or "
 	      "--capture-dir-force",
 	      cfg->capture_dir, why);
-	rec_usage();
+	rec_args_usage();
 }
 
 /*
@@ -113,26 +113,26 @@ check_capture_dir(const struct rec_config *cfg, bool force)
 static void
 off_cpu_options(struct rec_config *cfg)
 {
-	struct rec_evopts *o = &cfg->ev;
+	struct rec_events_opts *o = &cfg->ev;
 	size_t i;
 
 	if (cfg->ptrace) {
 		warnx("--off-cpu needs perf events, not --ptrace");
-		rec_usage();
+		rec_args_usage();
 	}
 	if (!o->source_explicit)
-		rec_evspec_cpu_clock(&o->events[0]);
+		rec_evname_cpu_clock(&o->events[0]);
 	for (i = 0; i < o->nevents; i++)
 		if (!o->events[i].is_time || o->period) {
 			warnx("--off-cpu goes with time: -e cpu-clock or "
 			      "task-clock, no -c");
-			rec_usage();
+			rec_args_usage();
 		}
 	if (o->nevents == REC_EVENTS_MAX) {
 		warnx("at most %d events with --off-cpu", REC_EVENTS_MAX - 1);
-		rec_usage();
+		rec_args_usage();
 	}
-	rec_evspec_off_cpu(&o->events[o->nevents++]);
+	rec_evname_off_cpu(&o->events[o->nevents++]);
 	o->switches = true;
 }
 
@@ -153,22 +153,22 @@ raise_fd_limit(void)
  * SIGTERM, then SIGKILL after a second.  Returns true if we ended it.
  */
 static bool
-end_child(struct recorder *r)
+end_child(struct rec_recorder *r)
 {
-	pid_t pid = rec_child(r);
+	pid_t pid = rec_recorder_child(r);
 	int i;
 
-	if (pid <= 0 || rec_reap(r, false, NULL))
+	if (pid <= 0 || rec_recorder_reap(r, false, NULL))
 		return false;
 	kill(pid, SIGTERM);
 	kill(pid, SIGCONT); /* a stopped command would hold the SIGTERM */
 	for (i = 0; i < 100; i++) {
-		if (rec_reap(r, false, NULL))
+		if (rec_recorder_reap(r, false, NULL))
 			return true;
 		usleep(10000);
 	}
 	kill(pid, SIGKILL);
-	rec_reap(r, true, NULL);
+	rec_recorder_reap(r, true, NULL);
 	return true;
 }
 
@@ -218,7 +218,7 @@ python_target(const struct rec_config *cfg, const char *cmd,
 	if (cfg->no_python || cfg->system_wide || cfg->ptrace)
 		return false;
 	if (cmd)
-		return rec_is_python_runtime_path(cmd, strlen(cmd));
+		return rec_proc_is_python_runtime_path(cmd, strlen(cmd));
 	for (i = 0; i < npids; i++)
 		if (rec_proc_exe_python(pids[i]))
 			return true;
@@ -275,20 +275,20 @@ ptrace_options(struct rec_config *cfg, size_t npids)
 {
 	if (npids > 1) {
 		warnx("--ptrace records one process");
-		rec_usage();
+		rec_args_usage();
 	}
 	if ((cfg->ev.source_explicit &&
 	     (cfg->ev.nevents > 1 || !cfg->ev.events[0].is_time)) ||
 	    cfg->ev.period) {
 		warnx("--ptrace samples time only: one -e cpu-clock or "
 		      "task-clock at most, no -c");
-		rec_usage();
+		rec_args_usage();
 	}
 	if (cfg->ev.freq > REC_PTRACE_MAX_HZ) {
 		warnx("invalid frequency '%llu' for --ptrace: at most %d "
 		      "samples a second",
 		      (unsigned long long)cfg->ev.freq, REC_PTRACE_MAX_HZ);
-		rec_usage();
+		rec_args_usage();
 	}
 	if (cfg->follow || cfg->ev.kernel)
 		warnx("--ptrace records neither children (-f) nor kernel "
@@ -333,7 +333,7 @@ wait_for_terminal(const struct rec_config *cfg)
 		return;
 	close(fd);
 	for (i = 0; i < 6000 && terminal_taken(STDERR_FILENO); i++) {
-		if (rec_stop_signal && ++after_signal > 5)
+		if (rec_stopreq_signal && ++after_signal > 5)
 			break;
 		usleep(100000);
 	}
@@ -344,46 +344,48 @@ wait_for_terminal(const struct rec_config *cfg)
  * the output failed; returns sp-record's exit status.
  */
 static int
-record(struct recorder *r, const struct rec_config *cfg, double duration)
+record(struct rec_recorder *r, const struct rec_config *cfg, double duration)
 {
 	double start = now_s(), left, elapsed, shown = start;
 	bool status_line = !cfg->quiet && isatty(STDERR_FILENO), drawn = false;
 	int status, wst;
 	bool killed;
 
-	rec_stopreq_child(rec_child(r));
+	rec_stopreq_child(rec_recorder_child(r));
 	if (duration > 0)
 		rec_stopreq_deadline(duration);
 	if (cfg->ptrace)
-		rec_ptrace_run(r, duration, &rec_stop_signal);
-	while (!cfg->ptrace && !rec_stop_signal && !rec_targets_gone(r) &&
-	       !rec_failed(r)) {
+		rec_recorder_ptrace_run(r, duration, &rec_stopreq_signal);
+	while (!cfg->ptrace && !rec_stopreq_signal &&
+	       !rec_recorder_targets_gone(r) && !rec_recorder_failed(r)) {
 		left = duration > 0 ? duration - (now_s() - start) : 1;
 		if (left <= 0)
 			break;
-		rec_step(r, left * 1000 < STEP_MS ? (int)(left * 1000) + 1
-						  : STEP_MS);
+		rec_recorder_step(r, left * 1000 < STEP_MS
+					 ? (int)(left * 1000) + 1
+					 : STEP_MS);
 		if (status_line && now_s() - shown >= 1) {
 			shown = now_s();
 			drawn = !terminal_taken(STDERR_FILENO);
 			if (drawn)
-				rec_status_line(r, stderr, shown - start);
+				rec_recorder_status_line(r, stderr,
+							 shown - start);
 		}
 	}
 	if (drawn)
-		rec_status_clear(stderr);
+		rec_recorder_status_clear(stderr);
 	elapsed = now_s() - start;
 	rec_stopreq_disarm();
-	status = rec_stop(r) ? 1 : 0;
+	status = rec_recorder_stop(r) ? 1 : 0;
 	killed = end_child(r);
 	wait_for_terminal(cfg);
-	if (rec_stop_signal)
-		warnx("stopped by signal %d", (int)rec_stop_signal);
-	rec_summary(r, stderr, elapsed);
-	if (status == 0 && rec_reap(r, false, &wst) && !killed)
+	if (rec_stopreq_signal)
+		warnx("stopped by signal %d", (int)rec_stopreq_signal);
+	rec_recorder_summary(r, stderr, elapsed);
+	if (status == 0 && rec_recorder_reap(r, false, &wst) && !killed)
 		status = child_exit_status(wst);
-	else if (status == 0 && killed && rec_stop_signal)
-		status = 128 + rec_stop_signal;
+	else if (status == 0 && killed && rec_stopreq_signal)
+		status = 128 + rec_stopreq_signal;
 	return status;
 }
 
@@ -443,7 +445,7 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rec_config cfg;
-	struct recorder *r;
+	struct rec_recorder *r;
 	const char *output = NULL;
 	int32_t *pids = NULL, *tids = NULL;
 	size_t npids = 0, ntids = 0;
@@ -468,10 +470,10 @@ main(int argc, char **argv)
 				 longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
-			duration = rec_duration_arg(optarg);
+			duration = rec_args_duration(optarg);
 			break;
 		case OPT_CAPTURE:
-			cfg.capture = rec_capture_arg(optarg);
+			cfg.capture = rec_args_capture(optarg);
 			break;
 		case OPT_CAPTURE_DIR:
 			cfg.capture_dir = optarg;
@@ -481,15 +483,15 @@ main(int argc, char **argv)
 			break;
 		case OPT_CAPTURE_MAX_FILE:
 			cfg.capture_max_file =
-			    rec_size_arg(optarg, "--capture-max-file");
+			    rec_args_size(optarg, "--capture-max-file");
 			break;
 		case OPT_CAPTURE_MAX_TOTAL:
 			cfg.capture_max_total =
-			    rec_size_arg(optarg, "--capture-max-total");
+			    rec_args_size(optarg, "--capture-max-total");
 			break;
 		case OPT_CAPTURE_MAX_TREE:
 			cfg.capture_max_tree =
-			    rec_size_arg(optarg, "--capture-max-tree");
+			    rec_args_size(optarg, "--capture-max-tree");
 			break;
 		case OPT_NO_BPF:
 			cfg.no_bpf = true;
@@ -501,34 +503,34 @@ main(int argc, char **argv)
 			cfg.system_wide = true;
 			break;
 		case 'C':
-			cfg.cpu_list = rec_cpus_arg(optarg);
+			cfg.cpu_list = rec_args_cpus(optarg);
 			break;
 		case 'c':
 			cfg.ev.period =
-			    rec_number_arg(optarg, "period", UINT64_MAX);
+			    rec_args_number(optarg, "period", UINT64_MAX);
 			break;
 		case 'e':
-			rec_event_arg(optarg, &cfg.ev);
+			rec_args_event(optarg, &cfg.ev);
 			break;
 		case 'F':
 			freq_max = strcmp(optarg, "max") == 0;
 			if (!freq_max)
-				cfg.ev.freq = rec_number_arg(
+				cfg.ev.freq = rec_args_number(
 				    optarg, "frequency", 10000000);
 			break;
 		case 'f':
 			cfg.follow = true;
 			break;
 		case 'g':
-			cfg.callgraph = rec_callgraph_arg(optarg);
+			cfg.callgraph = rec_args_callgraph(optarg);
 			break;
 		case 'k':
 			cfg.ev.kernel = true;
 			break;
 		case 'l':
-			return rec_evspec_list(stdout) < 0;
+			return rec_evname_list(stdout) < 0;
 		case 'm':
-			cfg.ev.pages = rec_pages_arg(optarg);
+			cfg.ev.pages = rec_args_pages(optarg);
 			break;
 		case 'N':
 			cfg.no_python = true;
@@ -538,7 +540,7 @@ main(int argc, char **argv)
 			break;
 		case 'M':
 			cfg.off_cpu_min_ns =
-			    rec_number_arg(optarg, "--off-cpu-min", 60000000) *
+			    rec_args_number(optarg, "--off-cpu-min", 60000000) *
 			    1000;
 			break;
 		case 'o':
@@ -551,38 +553,38 @@ main(int argc, char **argv)
 			cfg.quiet = true;
 			break;
 		case 'p':
-			rec_add_pids(optarg, &pids, &npids);
+			rec_args_add_pids(optarg, &pids, &npids);
 			break;
 		case 'S':
-			cfg.ev.stack_size = rec_stack_size_arg(optarg);
+			cfg.ev.stack_size = rec_args_stack_size(optarg);
 			break;
 		case OPT_STACK_READ:
-			cfg.stack_read = rec_stack_read_arg(optarg);
+			cfg.stack_read = rec_args_stack_read(optarg);
 			break;
 		case 't':
-			rec_add_pids(optarg, &tids, &ntids);
+			rec_args_add_pids(optarg, &tids, &ntids);
 			break;
 		case 'u':
 			cfg.only_uid = true;
-			cfg.uid = rec_user_arg(optarg);
+			cfg.uid = rec_args_user(optarg);
 			break;
 		case 'h':
-			rec_help();
+			rec_args_help();
 		case 'V':
 			printf("sp-record %s\n", sp_version());
 			return 0;
 		default:
-			rec_usage();
+			rec_args_usage();
 		}
 	}
 	argc -= optind;
 	argv += optind;
-	rec_unique_ids(pids, &npids);
-	rec_unique_ids(tids, &ntids);
+	rec_args_unique_ids(pids, &npids);
+	rec_args_unique_ids(tids, &ntids);
 	check_scope(&cfg, npids, ntids, argc);
 	check_capture_dir(&cfg, capture_dir_force);
 	if (cfg.ev.nevents == 0) {
-		rec_evspec_default(&cfg.ev.events[0]);
+		rec_evname_default(&cfg.ev.events[0]);
 		cfg.ev.nevents = 1;
 	}
 	if (cfg.off_cpu)
@@ -609,26 +611,26 @@ main(int argc, char **argv)
 	fd = open_output(output, &cfg);
 	raise_fd_limit();
 	rec_stopreq_install();
-	r = rec_new(&cfg, fd);
+	r = rec_recorder_new(&cfg, fd);
 	if (!r)
 		return 1;
 	if (cfg.ptrace)
-		status = rec_ptrace_start(r, argc ? argv : NULL,
-					  npids ? pids[0] : 0);
+		status = rec_recorder_ptrace_start(r, argc ? argv : NULL,
+						   npids ? pids[0] : 0);
 	else if (cfg.system_wide)
-		status = rec_system_wide(r, argc ? argv : NULL);
+		status = rec_recorder_system_wide(r, argc ? argv : NULL);
 	else if (ntids)
-		status = rec_attach_threads(r, tids, ntids);
+		status = rec_recorder_attach_threads(r, tids, ntids);
 	else
-		status =
-		    argc ? rec_launch(r, argv) : rec_attach(r, pids, npids);
+		status = argc ? rec_recorder_launch(r, argv)
+			      : rec_recorder_attach(r, pids, npids);
 	free(pids);
 	free(tids);
 	if (status == 0)
 		status = record(r, &cfg, duration);
 	else if (output)
 		drop_empty_output(fd, output);
-	rec_free(r);
+	rec_recorder_free(r);
 	if (fd != STDOUT_FILENO && close(fd) < 0) {
 		warn("'%s'", output);
 		status = 1;

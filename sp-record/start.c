@@ -40,7 +40,7 @@ static void
 kernel_module(struct rec_start *s)
 {
 	if (s->ev->kernel_stacks)
-		rec_out_kernel_module(s->out, rec_tracker_mods(s->trk));
+		rec_spoolout_kernel_module(s->out, rec_tracking_mods(s->trk));
 }
 
 /*
@@ -55,10 +55,10 @@ announce(struct rec_start *s)
 		warnx("kernel stacks are not permitted (kernel."
 		      "perf_event_paranoid is %ld; run as root or grant "
 		      "CAP_PERFMON): recording user stacks only",
-		      rec_perf_paranoid());
+		      rec_sysctl_perf_paranoid());
 	s->stk->max_chain = s->ev->attr.sample_max_stack;
 	s->stk->kernel = s->ev->kernel_stacks;
-	rec_out_events(s->out, s->ev);
+	rec_spoolout_events(s->out, s->ev);
 }
 
 /*
@@ -67,7 +67,7 @@ announce(struct rec_start *s)
  * was searched in PATH, where ENOENT means no such command.
  */
 int
-rec_exec_failed(const char *cmd, int e)
+rec_start_exec_failed(const char *cmd, int e)
 {
 	if (e == ENOENT && !strchr(cmd, '/'))
 		warnx("'%s': command not found", cmd);
@@ -79,17 +79,17 @@ rec_exec_failed(const char *cmd, int e)
 int
 rec_start_launch(struct rec_start *s, char **argv)
 {
-	struct rec_child c;
+	struct rec_launch_child c;
 	struct rec_proc *p;
 	const char *msg;
 	int e, rc;
 
-	if ((rc = rec_child_fork(&c, argv, s->cfg->spool_on_stdout)) < 0) {
+	if ((rc = rec_launch_fork(&c, argv, s->cfg->spool_on_stdout)) < 0) {
 		warnx("cannot start '%s': %s", argv[0], strerror(-rc));
 		return 1;
 	}
 	s->child = c.pid;
-	p = rec_track_process(s->trk, c.pid, true);
+	p = rec_tracking_track_process(s->trk, c.pid, true);
 	/*
 	 * Whatever the command, it may exec a Go program (env, time, sh -c
 	 * do): the walk costs no measurable CPU on a C build (goexe.h).
@@ -99,21 +99,21 @@ rec_start_launch(struct rec_start *s, char **argv)
 	if (rc < 0) {
 		msg = rec_events_errmsg(s->ev);
 		warnx("%s", msg[0] ? msg : strerror(-rc));
-		rec_child_abort(&c);
+		rec_launch_abort(&c);
 		reap(s);
 		return 1;
 	}
 	kernel_module(s);
 	/* Events are in place: let the child execute the command. */
-	if (rec_child_start(&c) < 0)
+	if (rec_launch_start(&c) < 0)
 		warn("cannot start '%s'", argv[0]);
-	if ((e = rec_child_exec_errno(&c)) != 0) {
+	if ((e = rec_launch_exec_errno(&c)) != 0) {
 		reap(s);
-		return rec_exec_failed(argv[0], e);
+		return rec_start_exec_failed(argv[0], e);
 	}
 	/* Notices only once the command runs: not before its error. */
 	announce(s);
-	return rec_out_error(s->out) ? 1 : 0;
+	return rec_spoolout_error(s->out) ? 1 : 0;
 }
 
 /*
@@ -144,7 +144,7 @@ rec_start_attach(struct rec_start *s, int32_t *pids, size_t n)
 			      (int)pids[i], (int)tgid);
 			pids[i] = tgid;
 		}
-		if (rec_ptab_get(rec_tracker_procs(s->trk), pids[i]))
+		if (rec_proc_tab_get(rec_tracking_procs(s->trk), pids[i]))
 			continue;
 		rec_events_user_chain(s->ev, may_run_go(s, pids[i]));
 		rc = rec_events_open_attach(s->ev, pids[i]);
@@ -152,7 +152,7 @@ rec_start_attach(struct rec_start *s, int32_t *pids, size_t n)
 			warnx("%s", rec_events_errmsg(s->ev));
 			return 1;
 		}
-		if (!rec_track_process(s->trk, pids[i], true))
+		if (!rec_tracking_track_process(s->trk, pids[i], true))
 			return 1;
 		pids[k++] = pids[i];
 	}
@@ -167,36 +167,36 @@ rec_start_attach(struct rec_start *s, int32_t *pids, size_t n)
 		warnx("cannot enable the events: %s", strerror((int)-rc));
 		return 1;
 	}
-	ts = rec_now_ns();
-	for (i = 0; i < k && !rec_out_error(s->out); i++) {
-		p = rec_ptab_get(rec_tracker_procs(s->trk), pids[i]);
-		if (!p || rec_snapshot_maps(s->trk, p, ts) < 0 ||
-		    rec_name_threads(s->trk, pids[i], ts) < 0)
+	ts = rec_clock_now_ns();
+	for (i = 0; i < k && !rec_spoolout_error(s->out); i++) {
+		p = rec_proc_tab_get(rec_tracking_procs(s->trk), pids[i]);
+		if (!p || rec_tracking_snapshot_maps(s->trk, p, ts) < 0 ||
+		    rec_tracking_name_threads(s->trk, pids[i], ts) < 0)
 			break;
 	}
-	if (!rec_out_error(s->out))
-		rec_out_flush(s->out);
-	return rec_out_error(s->out) ? 1 : 0;
+	if (!rec_spoolout_error(s->out))
+		rec_spoolout_flush(s->out);
+	return rec_spoolout_error(s->out) ? 1 : 0;
 }
 
 /* Launches the command of -a -- CMD: sampled as any other process. */
 static int
 launch_plain(struct rec_start *s, char **argv)
 {
-	struct rec_child c;
+	struct rec_launch_child c;
 	int e, rc;
 
-	if ((rc = rec_child_fork(&c, argv, s->cfg->spool_on_stdout)) < 0) {
+	if ((rc = rec_launch_fork(&c, argv, s->cfg->spool_on_stdout)) < 0) {
 		warnx("cannot start '%s': %s", argv[0], strerror(-rc));
 		return 1;
 	}
 	s->child = c.pid;
-	rec_hold_until_exec(s->trk, c.pid);
-	if (rec_child_start(&c) < 0)
+	rec_tracking_hold_until_exec(s->trk, c.pid);
+	if (rec_launch_start(&c) < 0)
 		warn("cannot start '%s'", argv[0]);
-	if ((e = rec_child_exec_errno(&c)) != 0) {
+	if ((e = rec_launch_exec_errno(&c)) != 0) {
 		reap(s);
-		return rec_exec_failed(argv[0], e);
+		return rec_start_exec_failed(argv[0], e);
 	}
 	return 0;
 }
@@ -228,9 +228,9 @@ rec_start_system_wide(struct rec_start *s, char **argv)
 	}
 	if (argv && (rc = launch_plain(s, argv)) != 0)
 		return rc;
-	if (!rec_out_error(s->out))
-		rec_out_flush(s->out);
-	return rec_out_error(s->out) ? 1 : 0;
+	if (!rec_spoolout_error(s->out))
+		rec_spoolout_flush(s->out);
+	return rec_spoolout_error(s->out) ? 1 : 0;
 }
 
 /*
@@ -275,19 +275,21 @@ snapshot_processes(struct rec_start *s, const int32_t *tids, size_t n)
 	size_t i;
 
 	if (!done) {
-		rec_out_wr(s->out, -ENOMEM);
+		rec_spoolout_wr(s->out, -ENOMEM);
 		return;
 	}
-	for (i = 0; i < n && !rec_out_error(s->out); i++) {
+	for (i = 0; i < n && !rec_spoolout_error(s->out); i++) {
 		if (rec_proc_tgid(tids[i], &pid) < 0 ||
-		    !(p = rec_ptab_get(rec_tracker_procs(s->trk), pid)))
+		    !(p = rec_proc_tab_get(rec_tracking_procs(s->trk), pid)))
 			continue;
 		if (!sp_htab_slot(done, &pid, sizeof(pid), 1, &fresh)) {
-			rec_out_wr(s->out, -ENOMEM);
+			rec_spoolout_wr(s->out, -ENOMEM);
 			break;
 		}
-		if (fresh && (rec_snapshot_maps(s->trk, p, rec_now_ns()) < 0 ||
-			      rec_name_threads(s->trk, pid, rec_now_ns()) < 0))
+		if (fresh && (rec_tracking_snapshot_maps(
+				  s->trk, p, rec_clock_now_ns()) < 0 ||
+			      rec_tracking_name_threads(
+				  s->trk, pid, rec_clock_now_ns()) < 0))
 			break;
 	}
 	sp_htab_free(done);
@@ -310,8 +312,8 @@ rec_start_threads(struct rec_start *s, const int32_t *tids, size_t n)
 			thread_failed(s, tids[i], rc, n);
 			return 1;
 		}
-		if (!rec_ptab_get(rec_tracker_procs(s->trk), pid) &&
-		    !rec_track_process(s->trk, pid, true))
+		if (!rec_proc_tab_get(rec_tracking_procs(s->trk), pid) &&
+		    !rec_tracking_track_process(s->trk, pid, true))
 			return 1;
 	}
 	announce(s);
@@ -322,7 +324,7 @@ rec_start_threads(struct rec_start *s, const int32_t *tids, size_t n)
 		return 1;
 	}
 	snapshot_processes(s, tids, n);
-	if (!rec_out_error(s->out))
-		rec_out_flush(s->out);
-	return rec_out_error(s->out) ? 1 : 0;
+	if (!rec_spoolout_error(s->out))
+		rec_spoolout_flush(s->out);
+	return rec_spoolout_error(s->out) ? 1 : 0;
 }

@@ -27,9 +27,9 @@ struct rec_start {
 	/* Borrowed, set by the caller. */
 	const struct rec_config *cfg;
 	struct rec_events *ev;
-	struct rec_stacker *stk; /* learns what the events can give */
-	struct rec_tracker *trk;
-	struct rec_out *out;
+	struct rec_stack *stk; /* learns what the events can give */
+	struct rec_tracking *trk;
+	struct rec_spoolout *out;
 	/* Set here: the launched command (0: none), and its wait status
 	 * once `reaped` (a start that failed waits for it). */
 	pid_t child;
@@ -37,7 +37,8 @@ struct rec_start {
 	int status;
 };
 
-/* As rec_launch(), rec_attach(), rec_system_wide(), rec_attach_threads(). */
+/* As rec_recorder_launch(), rec_recorder_attach(), rec_recorder_system_wide(),
+ * rec_recorder_attach_threads(). */
 int rec_start_launch(struct rec_start *s, char **argv);
 int rec_start_attach(struct rec_start *s, int32_t *pids, size_t n);
 int rec_start_system_wide(struct rec_start *s, char **argv);
@@ -47,6 +48,6 @@ int rec_start_threads(struct rec_start *s, const int32_t *tids, size_t n);
  * Says why command `cmd` could not be executed (errno `e`); returns the
  * shell's status for it (127 not found, 126 not executable).
  */
-int rec_exec_failed(const char *cmd, int e);
+int rec_start_exec_failed(const char *cmd, int e);
 
 #endif

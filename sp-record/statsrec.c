@@ -32,7 +32,7 @@ deep_counters(struct sp_buf *b, const struct rec_deepbpf_stats *ds)
 }
 
 static int
-python_counters(struct sp_buf *b, const struct rec_pystats *ps)
+python_counters(struct sp_buf *b, const struct rec_reader_stats *ps)
 {
 	int rc = 0;
 
@@ -58,7 +58,7 @@ python_counters(struct sp_buf *b, const struct rec_pystats *ps)
 
 /* The counters every recording has. */
 static int
-core_counters(struct sp_buf *b, const struct rec_report *p)
+core_counters(struct sp_buf *b, const struct rec_summary *p)
 {
 	const struct rec_stats *s = p->st;
 	int rc = 0;
@@ -90,7 +90,7 @@ core_counters(struct sp_buf *b, const struct rec_report *p)
 
 /* The module files captured and held open. */
 static int
-file_counters(struct sp_buf *b, const struct rec_report *p)
+file_counters(struct sp_buf *b, const struct rec_summary *p)
 {
 	int rc = 0;
 
@@ -120,9 +120,9 @@ pybpf_counters(struct sp_buf *b, const struct rec_pybpf_stats *ps)
 }
 
 int
-rec_statsrec_write(struct rec_out *out, const struct rec_report *p)
+rec_statsrec_write(struct rec_spoolout *out, const struct rec_summary *p)
 {
-	struct sp_buf *b = rec_out_scratch(out);
+	struct sp_buf *b = rec_spoolout_scratch(out);
 	int rc = core_counters(b, p) | file_counters(b, p);
 
 	if (p->deep)
@@ -130,11 +130,11 @@ rec_statsrec_write(struct rec_out *out, const struct rec_report *p)
 	if (p->pybpf)
 		rc |= pybpf_counters(b, p->pybpf);
 	if (rc)
-		return rec_out_wr(out, -ENOMEM);
-	rec_stacker_counters(p->stk, add_counter, b);
-	if (p->py && rec_pyann_stats(p->py)->processes)
-		rc |= python_counters(b, rec_pyann_stats(p->py));
+		return rec_spoolout_wr(out, -ENOMEM);
+	rec_stack_counters(p->stk, add_counter, b);
+	if (p->py && rec_reader_stats(p->py)->processes)
+		rc |= python_counters(b, rec_reader_stats(p->py));
 	if (rc)
-		return rec_out_wr(out, -ENOMEM);
-	return rec_out_ext(out, SP_EXT_STATS);
+		return rec_spoolout_wr(out, -ENOMEM);
+	return rec_spoolout_ext(out, SP_EXT_STATS);
 }

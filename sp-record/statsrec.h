@@ -10,8 +10,8 @@
 
 /*
  * Writes the stats record of the parts `rp` lends to `out`.  Returns 0
- * or what rec_out_wr() keeps (-ENOMEM, or the output's error).
+ * or what rec_spoolout_wr() keeps (-ENOMEM, or the output's error).
  */
-int rec_statsrec_write(struct rec_out *out, const struct rec_report *rp);
+int rec_statsrec_write(struct rec_spoolout *out, const struct rec_summary *rp);
 
 #endif

@@ -71,13 +71,13 @@ sort_counter(const char *key, uint64_t value, void *arg)
 }
 
 static void
-print_unwinding(const struct rec_report *rp, FILE *out)
+print_unwinding(const struct rec_summary *rp, FILE *out)
 {
 	struct unwind_lines u = { 0,           0,           0,
 				  SP_BUF_INIT, SP_BUF_INIT, SP_BUF_INIT,
 				  SP_BUF_INIT };
 
-	rec_stacker_counters(rp->stk, sort_counter, &u);
+	rec_stack_counters(rp->stk, sort_counter, &u);
 	if (u.samples)
 		fprintf(out,
 			"sp-record: unwound %" PRIu64 " stack%s, %.1f "
@@ -135,14 +135,14 @@ print_events(const struct rec_events *ev, FILE *out)
 
 /* The Python stacks read, and why a Python-looking process has none. */
 static void
-print_python(struct rec_pyann *py, const char *late, FILE *out)
+print_python(struct rec_reader *py, const char *late, FILE *out)
 {
-	const struct rec_pystats *ps;
+	const struct rec_reader_stats *ps;
 	const char *notes, *nl;
 
 	if (!py)
 		return;
-	ps = rec_pyann_stats(py);
+	ps = rec_reader_stats(py);
 	if (ps->processes)
 		fprintf(out,
 			"sp-record: Python: %" PRIu64
@@ -171,7 +171,7 @@ print_python(struct rec_pyann *py, const char *late, FILE *out)
 			"outside their memory (%" PRIu64 " sample%s unread)\n",
 			ps->gave_up, ps->gave_up == 1 ? "" : "es",
 			ps->gave_up_samples, s_(ps->gave_up_samples));
-	for (notes = rec_pyann_notes(py); (nl = strchr(notes, '\n'));
+	for (notes = rec_reader_notes(py); (nl = strchr(notes, '\n'));
 	     notes = nl + 1)
 		fprintf(out, "sp-record: no Python frames: %.*s\n",
 			(int)(nl - notes), notes);
@@ -218,11 +218,11 @@ print_capture(const struct rec_capture_stats *c, FILE *out)
 }
 
 void
-rec_report_summary(const struct rec_report *rp, FILE *out, double seconds)
+rec_summary_print(const struct rec_summary *rp, FILE *out, double seconds)
 {
 	const struct rec_stats *s = rp->st;
 	/* After a write error, what reached the output, not what was made. */
-	uint64_t bytes = rec_out_bytes(rp->out), kept;
+	uint64_t bytes = rec_spoolout_bytes(rp->out), kept;
 	bool at_stop;
 	uint64_t procs = rp->procs->procs_seen;
 	uint64_t threads = rp->procs->threads_seen;
@@ -301,14 +301,14 @@ rec_report_summary(const struct rec_report *rp, FILE *out, double seconds)
 			(double)rp->ptsum->pause_max_ns / 1e3,
 			rp->ptsum->stack_read_errors,
 			s_(rp->ptsum->stack_read_errors));
-	if (rec_out_trimmed(rp->out, &kept)) {
+	if (rec_spoolout_trimmed(rp->out, &kept)) {
 		fprintf(out,
 			"sp-record: kept %" PRIu64 " bytes of '%s', up to "
 			"the last whole record before the write error\n",
 			kept, rp->cfg->output_name);
 		return;
 	}
-	if (rec_out_reader_gone(rp->out, &at_stop) && at_stop) {
+	if (rec_spoolout_reader_gone(rp->out, &at_stop) && at_stop) {
 		fprintf(out,
 			"sp-record: the output closed after the interrupt (its "
 			"reader ended too): %" PRIu64 " bytes reached it, all "
@@ -317,7 +317,7 @@ rec_report_summary(const struct rec_report *rp, FILE *out, double seconds)
 			bytes);
 		return;
 	}
-	if (rec_out_reader_gone(rp->out, NULL)) {
+	if (rec_spoolout_reader_gone(rp->out, NULL)) {
 		fprintf(
 		    out,
 		    "sp-record: the output's reader went away after %" PRIu64
@@ -333,7 +333,7 @@ rec_report_summary(const struct rec_report *rp, FILE *out, double seconds)
 }
 
 void
-rec_report_status(const struct rec_report *rp, FILE *out, double seconds)
+rec_summary_status(const struct rec_summary *rp, FILE *out, double seconds)
 {
 	fprintf(out,
 		"\r\033[Ksp-record: %.0f s, %" PRIu64 " samples, %" PRIu64

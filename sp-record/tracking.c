@@ -16,15 +16,16 @@
 #include "sp-record/tracking.h"
 #include "common/banned.h"
 
-struct rec_tracker {
-	struct rec_ptab procs;
+struct rec_tracking {
+	struct rec_proc_tab procs;
 	struct sp_modtab *mods;
-	struct rec_out *out;      /* borrowed */
-	struct rec_stacker *stk;  /* borrowed */
+	struct rec_spoolout *out; /* borrowed */
+	struct rec_stack *stk;    /* borrowed */
 	struct rec_capture *cap;  /* borrowed, or NULL */
 	struct rec_filepin *pins; /* borrowed, or NULL */
 	struct sp_buf maps;       /* /proc/PID/maps scratch */
-	struct sp_buf maps_seen;  /* the text rec_refresh_maps() last read */
+	struct sp_buf
+	    maps_seen; /* the text rec_tracking_refresh_maps() last read */
 	int32_t maps_seen_pid;
 	int32_t self;            /* our pid: -a does not record us */
 	int32_t held;            /* -a -- CMD: our child, ours until exec */
@@ -34,11 +35,11 @@ struct rec_tracker {
 	uid_t uid;
 };
 
-struct rec_tracker *
-rec_tracker_new(const struct rec_config *cfg, struct rec_out *out,
-		struct rec_stacker *stk)
+struct rec_tracking *
+rec_tracking_new(const struct rec_config *cfg, struct rec_spoolout *out,
+		 struct rec_stack *stk)
 {
-	struct rec_tracker *t = calloc(1, sizeof(*t));
+	struct rec_tracking *t = calloc(1, sizeof(*t));
 	int rc;
 
 	if (!t)
@@ -49,12 +50,12 @@ rec_tracker_new(const struct rec_config *cfg, struct rec_out *out,
 	t->system_wide = cfg->system_wide;
 	t->only_uid = cfg->only_uid;
 	t->uid = cfg->uid;
-	rc = rec_ptab_init(&t->procs);
+	rc = rec_proc_tab_init(&t->procs);
 	t->mods = sp_modtab_new();
 	t->ignored = sp_htab_new();
 	t->execs = sp_htab_new();
 	if (rc < 0 || !t->mods || !t->ignored || !t->execs) {
-		rec_tracker_free(t);
+		rec_tracking_free(t);
 		errno = rc < 0 ? -rc : ENOMEM;
 		return NULL;
 	}
@@ -62,11 +63,11 @@ rec_tracker_new(const struct rec_config *cfg, struct rec_out *out,
 }
 
 void
-rec_tracker_free(struct rec_tracker *t)
+rec_tracking_free(struct rec_tracking *t)
 {
 	if (!t)
 		return;
-	rec_ptab_release(&t->procs);
+	rec_proc_tab_release(&t->procs);
 	sp_modtab_free(t->mods);
 	sp_htab_free(t->ignored);
 	sp_htab_free(t->execs);
@@ -76,52 +77,53 @@ rec_tracker_free(struct rec_tracker *t)
 }
 
 void
-rec_tracker_set_capture(struct rec_tracker *t, struct rec_capture *cap)
+rec_tracking_set_capture(struct rec_tracking *t, struct rec_capture *cap)
 {
 	t->cap = cap;
 }
 
 void
-rec_tracker_set_pins(struct rec_tracker *t, struct rec_filepin *pins)
+rec_tracking_set_pins(struct rec_tracking *t, struct rec_filepin *pins)
 {
 	t->pins = pins;
 }
 
-struct rec_ptab *
-rec_tracker_procs(struct rec_tracker *t)
+struct rec_proc_tab *
+rec_tracking_procs(struct rec_tracking *t)
 {
 	return &t->procs;
 }
 
-const struct rec_ptab *
-rec_tracker_procs_const(const struct rec_tracker *t)
+const struct rec_proc_tab *
+rec_tracking_procs_const(const struct rec_tracking *t)
 {
 	return &t->procs;
 }
 
 struct sp_modtab *
-rec_tracker_mods(struct rec_tracker *t)
+rec_tracking_mods(struct rec_tracking *t)
 {
 	return t->mods;
 }
 
 uint32_t
-rec_tracker_nmodules(const struct rec_tracker *t)
+rec_tracking_nmodules(const struct rec_tracking *t)
 {
 	return sp_modtab_count(t->mods);
 }
 
 /* Writes the runtime marker the first time a Python runtime shows up. */
 static int
-mark_python(struct rec_tracker *t, struct rec_proc *p, uint64_t ts)
+mark_python(struct rec_tracking *t, struct rec_proc *p, uint64_t ts)
 {
 	if (p->python_runtime)
 		return 0;
 	p->python_runtime = true;
-	if (rec_out_error(t->out))
-		return rec_out_error(t->out);
-	return rec_out_wr(t->out, sp_spool_writer_exec(rec_out_writer(t->out),
-						       ts, p->pid, true));
+	if (rec_spoolout_error(t->out))
+		return rec_spoolout_error(t->out);
+	return rec_spoolout_wr(t->out,
+			       sp_spool_writer_exec(rec_spoolout_writer(t->out),
+						    ts, p->pid, true));
 }
 
 static bool
@@ -146,7 +148,7 @@ replaces(const struct sp_frame *lo, const struct sp_frame *hi, uint32_t id)
 
 /* Interns `m`; *replaced tells whether it took another module's place. */
 static int
-intern(struct rec_tracker *t, const struct sp_module *m, bool *replaced)
+intern(struct rec_tracking *t, const struct sp_module *m, bool *replaced)
 {
 	struct sp_frame lo, hi;
 	uint32_t id;
@@ -154,15 +156,15 @@ intern(struct rec_tracker *t, const struct sp_module *m, bool *replaced)
 
 	sp_modtab_resolve(t->mods, m->pid, m->start, SP_FRAME_USER, &lo);
 	sp_modtab_resolve(t->mods, m->pid, m->end - 1, SP_FRAME_USER, &hi);
-	rc = rec_out_intern(t->out, t->mods, m, &id);
+	rc = rec_spoolout_intern(t->out, t->mods, m, &id);
 	if (rc == 0)
 		*replaced = replaces(&lo, &hi, id);
 	return rc;
 }
 
 int
-rec_map_module(struct rec_tracker *t, struct rec_proc *p,
-	       const struct sp_module *m, uint64_t ts)
+rec_tracking_map_module(struct rec_tracking *t, struct rec_proc *p,
+			const struct sp_module *m, uint64_t ts)
 {
 	bool replaced;
 	int rc = intern(t, m, &replaced);
@@ -170,8 +172,8 @@ rec_map_module(struct rec_tracker *t, struct rec_proc *p,
 	if (rc < 0)
 		return rc;
 	if (replaced)
-		rec_stacker_forget(t->stk, p->pid);
-	if (rec_is_python_runtime_path(m->path, m->path_len) &&
+		rec_stack_forget(t->stk, p->pid);
+	if (rec_proc_is_python_runtime_path(m->path, m->path_len) &&
 	    python_support(p))
 		return mark_python(t, p, ts);
 	return 0;
@@ -184,20 +186,20 @@ rec_map_module(struct rec_tracker *t, struct rec_proc *p,
  * --ptrace sees only this way) resets the unwinder's view of `p`.
  */
 static int
-register_maps(struct rec_tracker *t, struct rec_proc *p, uint64_t ts)
+register_maps(struct rec_tracking *t, struct rec_proc *p, uint64_t ts)
 {
 	const char *text = (const char *)t->maps.data;
 	bool python = false, replaced = false, one;
 	struct sp_module m;
-	struct rec_map map;
+	struct rec_maps_entry map;
 	size_t pos = 0;
 	int rc;
 
 	while (rec_maps_next(text, t->maps.len, &pos, &map, NULL) == 1) {
-		if (!rec_map_is_module(&map)) {
+		if (!rec_maps_is_module(&map)) {
 			if (map.perms[2] == 'x') /* anonymous code */
-				(void)rec_stacker_add_code(t->stk, p->pid,
-							   map.start, map.end);
+				(void)rec_stack_add_code(t->stk, p->pid,
+							 map.start, map.end);
 			continue;
 		}
 		memset(&m, 0, sizeof(m));
@@ -212,17 +214,19 @@ register_maps(struct rec_tracker *t, struct rec_proc *p, uint64_t ts)
 		if (rc < 0)
 			return rc;
 		replaced |= one;
-		python |= rec_is_python_runtime_path(map.path, map.path_len);
+		python |=
+		    rec_proc_is_python_runtime_path(map.path, map.path_len);
 	}
 	if (replaced)
-		rec_stacker_forget(t->stk, p->pid);
+		rec_stack_forget(t->stk, p->pid);
 	if (python && python_support(p))
 		return mark_python(t, p, ts);
 	return 0;
 }
 
 int
-rec_snapshot_maps(struct rec_tracker *t, struct rec_proc *p, uint64_t ts)
+rec_tracking_snapshot_maps(struct rec_tracking *t, struct rec_proc *p,
+			   uint64_t ts)
 {
 	if (rec_maps_read(p->pid, &t->maps) < 0)
 		return 0; /* gone: its EXIT is on its way */
@@ -230,7 +234,8 @@ rec_snapshot_maps(struct rec_tracker *t, struct rec_proc *p, uint64_t ts)
 }
 
 int
-rec_refresh_maps(struct rec_tracker *t, struct rec_proc *p, uint64_t ts)
+rec_tracking_refresh_maps(struct rec_tracking *t, struct rec_proc *p,
+			  uint64_t ts)
 {
 	int rc;
 
@@ -248,19 +253,19 @@ rec_refresh_maps(struct rec_tracker *t, struct rec_proc *p, uint64_t ts)
 }
 
 struct rec_proc *
-rec_track_child(struct rec_tracker *t, int32_t pid)
+rec_tracking_track_child(struct rec_tracking *t, int32_t pid)
 {
-	struct rec_proc *p = rec_ptab_add(&t->procs, pid);
+	struct rec_proc *p = rec_proc_tab_add(&t->procs, pid);
 
 	if (!p)
-		rec_out_wr(t->out, -ENOMEM);
+		rec_spoolout_wr(t->out, -ENOMEM);
 	return p;
 }
 
 struct rec_proc *
-rec_track_process(struct rec_tracker *t, int32_t pid, bool target)
+rec_tracking_track_process(struct rec_tracking *t, int32_t pid, bool target)
 {
-	struct rec_proc *p = rec_track_child(t, pid);
+	struct rec_proc *p = rec_tracking_track_child(t, pid);
 	char state;
 
 	if (!p)
@@ -272,27 +277,28 @@ rec_track_process(struct rec_tracker *t, int32_t pid, bool target)
 }
 
 int
-rec_exec_epoch(struct rec_tracker *t, struct rec_proc *p, uint64_t ts)
+rec_tracking_exec_epoch(struct rec_tracking *t, struct rec_proc *p, uint64_t ts)
 {
-	struct rec_out *o = t->out;
+	struct rec_spoolout *o = t->out;
 	int rc;
 
 	p->exec_time = ts;
-	rc = rec_out_wr(
-	    o, sp_spool_writer_exec(rec_out_writer(o), ts, p->pid, false));
+	rc = rec_spoolout_wr(
+	    o, sp_spool_writer_exec(rec_spoolout_writer(o), ts, p->pid, false));
 	if (rc == 0)
-		rc = rec_out_wr(o, sp_modtab_deactivate(t->mods, p->pid,
-							rec_out_writer(o)));
+		rc = rec_spoolout_wr(
+		    o, sp_modtab_deactivate(t->mods, p->pid,
+					    rec_spoolout_writer(o)));
 	p->python_runtime = false;
 	p->python_support = -1;
 	rec_proc_clear_uncovered(p);
-	rec_stacker_end(t->stk, p->pid);
+	rec_stack_end(t->stk, p->pid);
 	return rc;
 }
 
 int
-rec_inherit(struct rec_tracker *t, struct rec_proc *parent,
-	    struct rec_proc *child, uint64_t ts)
+rec_tracking_inherit(struct rec_tracking *t, struct rec_proc *parent,
+		     struct rec_proc *child, uint64_t ts)
 {
 	uint32_t first;
 	int rc;
@@ -304,17 +310,17 @@ rec_inherit(struct rec_tracker *t, struct rec_proc *parent,
 			return rc;
 	}
 	first = sp_modtab_count(t->mods);
-	rc =
-	    rec_out_wr(t->out, sp_modtab_clone(t->mods, parent->pid, child->pid,
-					       rec_out_writer(t->out)));
+	rc = rec_spoolout_wr(t->out,
+			     sp_modtab_clone(t->mods, parent->pid, child->pid,
+					     rec_spoolout_writer(t->out)));
 	if (rc == 0)
-		rc = rec_out_buildids(t->out, t->mods, first);
+		rc = rec_spoolout_buildids(t->out, t->mods, first);
 	return rc;
 }
 
 /* -a: whether `pid` is to be recorded (not us; the -u user's). */
 static bool
-wanted(struct rec_tracker *t, int32_t pid)
+wanted(struct rec_tracking *t, int32_t pid)
 {
 	uid_t uid;
 
@@ -331,7 +337,7 @@ wanted(struct rec_tracker *t, int32_t pid)
 #define RECHECK_NS 1000000000ULL
 
 struct rec_proc *
-rec_adopt_sampled(struct rec_tracker *t, int32_t pid, uint64_t ts)
+rec_tracking_adopt_sampled(struct rec_tracking *t, int32_t pid, uint64_t ts)
 {
 	struct rec_proc *p;
 	uint64_t when;
@@ -341,82 +347,84 @@ rec_adopt_sampled(struct rec_tracker *t, int32_t pid, uint64_t ts)
 		return NULL;
 	if (!wanted(t, pid)) {
 		if (sp_htab_put(t->ignored, &pid, sizeof(pid), ts) < 0)
-			rec_out_wr(t->out, -ENOMEM);
+			rec_spoolout_wr(t->out, -ENOMEM);
 		return NULL;
 	}
 	sp_htab_del(t->ignored, &pid, sizeof(pid));
-	p = rec_track_process(t, pid, false);
+	p = rec_tracking_track_process(t, pid, false);
 	/* Its exec's samples with the old program's registers are dropped
 	 * as a tracked process's are (handlers.c). */
 	if (p && sp_htab_get(t->execs, &pid, sizeof(pid), &when)) {
 		p->exec_time = when;
 		sp_htab_del(t->execs, &pid, sizeof(pid));
 	}
-	if (!p || rec_snapshot_maps(t, p, ts) < 0 ||
-	    rec_name_threads(t, pid, ts) < 0)
+	if (!p || rec_tracking_snapshot_maps(t, p, ts) < 0 ||
+	    rec_tracking_name_threads(t, pid, ts) < 0)
 		return NULL;
 	return p;
 }
 
 struct rec_proc *
-rec_adopt_forked(struct rec_tracker *t, int32_t pid)
+rec_tracking_adopt_forked(struct rec_tracking *t, int32_t pid)
 {
 	/* Its own children (-a -- CMD) are recorded; a child of another
 	 * user's process may have changed users. */
 	if (!wanted(t, pid))
 		return NULL;
-	return rec_track_process(t, pid, false);
+	return rec_tracking_track_process(t, pid, false);
 }
 
 void
-rec_hold_until_exec(struct rec_tracker *t, int32_t pid)
+rec_tracking_hold_until_exec(struct rec_tracking *t, int32_t pid)
 {
 	t->held = pid;
 }
 
 void
-rec_untracked_exec(struct rec_tracker *t, int32_t pid, uint64_t ts)
+rec_tracking_untracked_exec(struct rec_tracking *t, int32_t pid, uint64_t ts)
 {
 	if (pid == t->held)
 		t->held = 0;
 	sp_htab_del(t->ignored, &pid, sizeof(pid));
 	if (t->system_wide && sp_htab_put(t->execs, &pid, sizeof(pid), ts) < 0)
-		rec_out_wr(t->out, -ENOMEM);
+		rec_spoolout_wr(t->out, -ENOMEM);
 }
 
 void
-rec_untracked_exit(struct rec_tracker *t, int32_t pid)
+rec_tracking_untracked_exit(struct rec_tracking *t, int32_t pid)
 {
 	sp_htab_del(t->ignored, &pid, sizeof(pid));
 	sp_htab_del(t->execs, &pid, sizeof(pid));
 }
 
 int
-rec_retire(struct rec_tracker *t, int32_t pid, uint64_t ts)
+rec_tracking_retire(struct rec_tracking *t, int32_t pid, uint64_t ts)
 {
-	struct rec_proc *p = rec_ptab_get(&t->procs, pid);
-	struct rec_out *o = t->out;
+	struct rec_proc *p = rec_proc_tab_get(&t->procs, pid);
+	struct rec_spoolout *o = t->out;
 	int rc = 0;
 
 	if (!p)
 		return 0;
-	if (p->python_runtime && !rec_out_error(o))
-		rc = rec_out_wr(
-		    o, sp_spool_writer_exec(rec_out_writer(o), ts, pid, false));
-	if (!rc && !rec_out_error(o))
-		rc = rec_out_wr(
-		    o, sp_modtab_deactivate(t->mods, pid, rec_out_writer(o)));
+	if (p->python_runtime && !rec_spoolout_error(o))
+		rc = rec_spoolout_wr(
+		    o, sp_spool_writer_exec(rec_spoolout_writer(o), ts, pid,
+					    false));
+	if (!rc && !rec_spoolout_error(o))
+		rc = rec_spoolout_wr(
+		    o,
+		    sp_modtab_deactivate(t->mods, pid, rec_spoolout_writer(o)));
 	/*
 	 * -a runs for hours while processes come and go: a forget record
 	 * lets every reader down the pipe free what was only this one's.
 	 */
-	if (!rc && t->system_wide && !rec_out_error(o))
-		rc = rec_out_wr(o,
-				sp_spool_writer_forget(rec_out_writer(o), pid));
-	rec_stacker_end(t->stk, pid);
+	if (!rc && t->system_wide && !rec_spoolout_error(o))
+		rc = rec_spoolout_wr(
+		    o, sp_spool_writer_forget(rec_spoolout_writer(o), pid));
+	rec_stack_end(t->stk, pid);
 	rec_capture_retire(t->cap, pid);
 	rec_filepin_retire(t->pins, pid);
-	rec_ptab_remove(&t->procs, pid);
+	rec_proc_tab_remove(&t->procs, pid);
 	t->procs.procs_exited++;
 	return rc;
 }
@@ -451,7 +459,8 @@ check_one(struct rec_proc *p, void *arg)
 		return;
 	rc = rec_proc_stat(p->pid, &state, &start);
 	if (rc == 0 && !p->start_time)
-		p->start_time = start; /* not read (rec_track_child): now */
+		p->start_time =
+		    start; /* not read (rec_tracking_track_child): now */
 	if (rc == -ENOENT || rc == -ESRCH)
 		dead = true;
 	else if (rc < 0)
@@ -465,17 +474,17 @@ check_one(struct rec_proc *p, void *arg)
 }
 
 void
-rec_check_processes(struct rec_tracker *t, bool ring_whole,
-		    bool (*dead)(const struct rec_proc *p, void *arg),
-		    void *arg)
+rec_tracking_check_processes(struct rec_tracking *t, bool ring_whole,
+			     bool (*dead)(const struct rec_proc *p, void *arg),
+			     void *arg)
 {
 	struct check_ctx cc = { dead, arg, ring_whole };
 
-	rec_ptab_each(&t->procs, check_one, &cc);
+	rec_proc_tab_each(&t->procs, check_one, &cc);
 }
 
 uint64_t
-rec_adopt_children(struct rec_tracker *t, uint64_t now)
+rec_tracking_adopt_children(struct rec_tracking *t, uint64_t now)
 {
 	struct rec_proc *p;
 	struct dirent *e;
@@ -486,32 +495,32 @@ rec_adopt_children(struct rec_tracker *t, uint64_t now)
 	long v;
 	DIR *d;
 
-	for (pass = 0, found = 1; pass < 8 && found && !rec_out_error(t->out);
-	     pass++) {
+	for (pass = 0, found = 1;
+	     pass < 8 && found && !rec_spoolout_error(t->out); pass++) {
 		d = opendir("/proc");
 		if (!d)
 			return adopted;
 		found = 0;
-		while ((e = readdir(d)) && !rec_out_error(t->out)) {
+		while ((e = readdir(d)) && !rec_spoolout_error(t->out)) {
 			v = strtol(e->d_name, &end, 10);
 			if (*end || v <= 0 || v > INT32_MAX)
 				continue;
 			pid = (int32_t)v;
-			if (rec_ptab_get(&t->procs, pid) ||
+			if (rec_proc_tab_get(&t->procs, pid) ||
 			    rec_proc_ppid(pid, &ppid) < 0 ||
-			    !rec_ptab_get(&t->procs, ppid))
+			    !rec_proc_tab_get(&t->procs, ppid))
 				continue;
 			/* -a records the shell that started us: we are its
 			 * child, and never recorded. */
 			if (t->system_wide && !wanted(t, pid))
 				continue;
-			p = rec_track_process(t, pid, false);
+			p = rec_tracking_track_process(t, pid, false);
 			if (!p)
 				break;
 			adopted++;
 			found = 1;
-			if (rec_snapshot_maps(t, p, now) == 0)
-				rec_name_threads(t, pid, now);
+			if (rec_tracking_snapshot_maps(t, p, now) == 0)
+				rec_tracking_name_threads(t, pid, now);
 		}
 		closedir(d);
 	}
@@ -519,9 +528,9 @@ rec_adopt_children(struct rec_tracker *t, uint64_t now)
 }
 
 int
-rec_name_threads(struct rec_tracker *t, int32_t pid, uint64_t ts)
+rec_tracking_name_threads(struct rec_tracking *t, int32_t pid, uint64_t ts)
 {
-	char comm[REC_COMM_MAX];
+	char comm[REC_PROC_COMM_MAX];
 	int32_t *tids;
 	long n, i;
 	int rc = 0;
@@ -530,13 +539,13 @@ rec_name_threads(struct rec_tracker *t, int32_t pid, uint64_t ts)
 	for (i = 0; i < n && rc == 0; i++) {
 		if (rec_proc_comm(pid, tids[i], comm, sizeof(comm)) < 0)
 			continue;
-		if (!rec_ptab_add_thread(&t->procs, pid, tids[i], comm,
-					 strlen(comm))) {
-			rc = rec_out_wr(t->out, -ENOMEM);
+		if (!rec_proc_tab_add_thread(&t->procs, pid, tids[i], comm,
+					     strlen(comm))) {
+			rc = rec_spoolout_wr(t->out, -ENOMEM);
 			break;
 		}
-		rc = rec_out_comm(t->out, ts, pid, tids[i], false, comm,
-				  strlen(comm));
+		rc = rec_spoolout_comm(t->out, ts, pid, tids[i], false, comm,
+				       strlen(comm));
 	}
 	free(tids);
 	return rc;

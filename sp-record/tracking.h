@@ -26,100 +26,105 @@
 #include "sp-record/unwind/stack.h"
 
 struct rec_filepin;
-struct rec_tracker;
+struct rec_tracking;
 
 /*
  * A tracker of the processes `cfg` names (its -a scope: -u's user, never
  * us).  Returns NULL with errno set.
  */
-struct rec_tracker *rec_tracker_new(const struct rec_config *cfg,
-				    struct rec_out *out,
-				    struct rec_stacker *stk);
-void rec_tracker_free(struct rec_tracker *t);
+struct rec_tracking *rec_tracking_new(const struct rec_config *cfg,
+				      struct rec_spoolout *out,
+				      struct rec_stack *stk);
+void rec_tracking_free(struct rec_tracking *t);
 
 /*
  * Tells `cap` (borrowed; NULL: none) of each process retired, so that
  * the module files it held are decided (capture.h).
  */
-void rec_tracker_set_capture(struct rec_tracker *t, struct rec_capture *cap);
+void rec_tracking_set_capture(struct rec_tracking *t, struct rec_capture *cap);
 /* The pinned files (borrowed) to let go of as processes are retired. */
-void rec_tracker_set_pins(struct rec_tracker *t, struct rec_filepin *pins);
+void rec_tracking_set_pins(struct rec_tracking *t, struct rec_filepin *pins);
 
 /* The process and thread table; valid as long as the tracker. */
-struct rec_ptab *rec_tracker_procs(struct rec_tracker *t);
-const struct rec_ptab *rec_tracker_procs_const(const struct rec_tracker *t);
+struct rec_proc_tab *rec_tracking_procs(struct rec_tracking *t);
+const struct rec_proc_tab *
+rec_tracking_procs_const(const struct rec_tracking *t);
 /* The module table every sample resolves against. */
-struct sp_modtab *rec_tracker_mods(struct rec_tracker *t);
-uint32_t rec_tracker_nmodules(const struct rec_tracker *t);
+struct sp_modtab *rec_tracking_mods(struct rec_tracking *t);
+uint32_t rec_tracking_nmodules(const struct rec_tracking *t);
 
 /* Starts tracking `pid`; its start time tells generations apart. */
-struct rec_proc *rec_track_process(struct rec_tracker *t, int32_t pid,
-				   bool target);
+struct rec_proc *rec_tracking_track_process(struct rec_tracking *t, int32_t pid,
+					    bool target);
 /*
  * The same for a child whose exit will come as a record (a launch's,
  * exits_whole in handlers.h): its start time is read only if a liveness
  * check needs it, a /proc read less per process of a build.
  */
-struct rec_proc *rec_track_child(struct rec_tracker *t, int32_t pid);
+struct rec_proc *rec_tracking_track_child(struct rec_tracking *t, int32_t pid);
 /* A process ended (or its pid was reused): closes its module epoch. */
-int rec_retire(struct rec_tracker *t, int32_t pid, uint64_t ts);
+int rec_tracking_retire(struct rec_tracking *t, int32_t pid, uint64_t ts);
 /*
  * A new program in `p` at `ts`: its old modules no longer apply (the
  * exec record and a deactivation are written).
  */
-int rec_exec_epoch(struct rec_tracker *t, struct rec_proc *p, uint64_t ts);
+int rec_tracking_exec_epoch(struct rec_tracking *t, struct rec_proc *p,
+			    uint64_t ts);
 /*
  * -f: `child` (just tracked) starts with a copy of `parent`'s modules
  * and Python state.
  */
-int rec_inherit(struct rec_tracker *t, struct rec_proc *parent,
-		struct rec_proc *child, uint64_t ts);
+int rec_tracking_inherit(struct rec_tracking *t, struct rec_proc *parent,
+			 struct rec_proc *child, uint64_t ts);
 
 /*
  * Interns module `m` of process `p` (from an MMAP2 record): a mapping
  * over an older one makes the stacker forget what it knew of `p`, and a
  * Python runtime gets its marker when perf support is on.
  */
-int rec_map_module(struct rec_tracker *t, struct rec_proc *p,
-		   const struct sp_module *m, uint64_t ts);
+int rec_tracking_map_module(struct rec_tracking *t, struct rec_proc *p,
+			    const struct sp_module *m, uint64_t ts);
 /* Reads /proc/PID/maps of `p` and interns its modules. */
-int rec_snapshot_maps(struct rec_tracker *t, struct rec_proc *p, uint64_t ts);
+int rec_tracking_snapshot_maps(struct rec_tracking *t, struct rec_proc *p,
+			       uint64_t ts);
 /*
  * Reads /proc/PID/maps of `p` again and interns its modules when the
  * text differs from what the last call read (of any process).  Returns
  * 1 when it did, 0 when nothing changed or the process is gone, or a
  * negative errno.
  */
-int rec_refresh_maps(struct rec_tracker *t, struct rec_proc *p, uint64_t ts);
+int rec_tracking_refresh_maps(struct rec_tracking *t, struct rec_proc *p,
+			      uint64_t ts);
 /* Names every thread of a freshly attached process (comm records). */
-int rec_name_threads(struct rec_tracker *t, int32_t pid, uint64_t ts);
+int rec_tracking_name_threads(struct rec_tracking *t, int32_t pid, uint64_t ts);
 /*
  * -a: starts tracking a process first seen in a sample, with its maps and
  * thread names; NULL when it is not recorded (us, another user's under
  * -u: remembered for a second, or until it execs or exits) or on error.
  */
-struct rec_proc *rec_adopt_sampled(struct rec_tracker *t, int32_t pid,
-				   uint64_t ts);
+struct rec_proc *rec_tracking_adopt_sampled(struct rec_tracking *t, int32_t pid,
+					    uint64_t ts);
 /*
  * -a: starts tracking a child forked by a process not tracked (its
  * modules come from its exec's records, or a maps read on a miss); NULL
  * when not recorded.
  */
-struct rec_proc *rec_adopt_forked(struct rec_tracker *t, int32_t pid);
+struct rec_proc *rec_tracking_adopt_forked(struct rec_tracking *t, int32_t pid);
 /*
  * -a -- CMD: the child forked to run CMD runs our code until its exec
  * (its samples are ours, and its maps read late would be CMD's): it is
  * not recorded until its exec's record.
  */
-void rec_hold_until_exec(struct rec_tracker *t, int32_t pid);
+void rec_tracking_hold_until_exec(struct rec_tracking *t, int32_t pid);
 /*
  * -a: a process not tracked execs: it may have changed users (setpriv,
  * su) or be the held child; its exec's time is kept for when it is
  * adopted.
  */
-void rec_untracked_exec(struct rec_tracker *t, int32_t pid, uint64_t ts);
+void rec_tracking_untracked_exec(struct rec_tracking *t, int32_t pid,
+				 uint64_t ts);
 /* -a: an exited process's pid may be reused by a process to record. */
-void rec_untracked_exit(struct rec_tracker *t, int32_t pid);
+void rec_tracking_untracked_exit(struct rec_tracking *t, int32_t pid);
 
 /*
  * Calls `dead` for each tracked process found dead and not yet retiring;
@@ -130,14 +135,15 @@ void rec_untracked_exit(struct rec_tracker *t, int32_t pid);
  * /proc is read only for the others: on a build most processes are
  * checked several times in their life, and each look costs a file open.
  */
-void rec_check_processes(struct rec_tracker *t, bool ring_whole,
-			 bool (*dead)(const struct rec_proc *p, void *arg),
-			 void *arg);
+void rec_tracking_check_processes(struct rec_tracking *t, bool ring_whole,
+				  bool (*dead)(const struct rec_proc *p,
+					       void *arg),
+				  void *arg);
 /*
  * Lost events may include the FORK of a child -f should follow: adopts
  * every untracked process whose parent is tracked, with its maps and
  * thread names, until none is left.  Returns how many it adopted.
  */
-uint64_t rec_adopt_children(struct rec_tracker *t, uint64_t now);
+uint64_t rec_tracking_adopt_children(struct rec_tracking *t, uint64_t now);
 
 #endif

@@ -63,6 +63,58 @@ have == "" && /^#ifndef / { have = $2 }
 $0 == "#define " wanted { def = 1 }
 END { check(prev); exit bad }
 ' $headers || exit 1
+# sp-record's parts include one way, as docs/ARCHITECTURE.md's table of
+# parts says: a part includes its own files and those of the parts listed
+# after it here, never the top's (sp-record/opts.h and the like).  An
+# arrow not in the table is a new dependency: change both, or pass the
+# part what it needs (capture.h has its own settings, not opts.h).
+record_parts="
+ptrace: sys
+capture: out files sys
+python: out files bpf sys
+unwind: perf files bpf sys
+out: perf files sys
+perf: sys
+files:
+bpf:
+sys:
+"
+record_files=""
+for f in $files; do
+	case $f in sp-record/*/*) record_files="$record_files $f" ;; esac
+done
+# shellcheck disable=SC2086 # one word per file on purpose
+[ -z "$record_files" ] || awk -v table="$record_parts" '
+BEGIN {
+	n = split(table, lines, "\n")
+	for (i = 1; i <= n; i++) {
+		if (split(lines[i], w, " ") < 1)
+			continue
+		p = w[1]
+		sub(/:$/, "", p)
+		known[p] = 1
+		for (j = 2; j in w; j++)
+			may[p, w[j]] = 1
+	}
+}
+/^[ \t]*#[ \t]*include[ \t]*"sp-record\// {
+	split(FILENAME, f, "/")
+	t = $0
+	sub(/^[^"]*"/, "", t)
+	sub(/".*/, "", t)
+	n = split(t, g, "/")
+	if (!(f[2] in known)) {
+		print "check-includes: " FILENAME ": part \047" f[2] "\047 is not in the table of parts"
+		bad = 1
+	} else if (n == 2) {
+		print "check-includes: " FILENAME " includes " t ", at the top of sp-record: a part includes only parts"
+		bad = 1
+	} else if (g[2] != f[2] && !((f[2], g[2]) in may)) {
+		print "check-includes: " FILENAME " includes " t ": part " f[2] "/ does not use " g[2] "/"
+		bad = 1
+	}
+}
+END { exit bad }' $record_files || exit 1
 # shellcheck disable=SC2086 # one word per file on purpose
 exec awk '
 function part(f) {

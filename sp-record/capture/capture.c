@@ -45,11 +45,11 @@ struct ent {
 	enum ent_state state;
 	int fd;
 	uint64_t size;
-	uint32_t holders;       /* live processes that sampled it */
-	char *path;             /* the module's path, for the host's view */
-	uint64_t inode;         /* the recorded inode, or 0 */
-	struct rec_fileid held; /* the identity of the file held */
-	uint64_t idle_since;    /* decided, held with no holder, since */
+	uint32_t holders; /* live processes that sampled it */
+	char *path;       /* the module's path, for the host's view */
+	uint64_t inode;   /* the recorded inode, or 0 */
+	struct rec_filememo_id held; /* the identity of the file held */
+	uint64_t idle_since;         /* decided, held with no holder, since */
 };
 
 /* Files whose build ids are kept by identity (verified below). */
@@ -65,8 +65,8 @@ struct rec_capture {
 	enum rec_capture_mode mode;
 	char *dir;
 	uint64_t max_file, max_total, max_tree;
-	int64_t started_ns;  /* wall clock: the tree's files used since */
-	struct rec_out *out; /* borrowed */
+	int64_t started_ns;       /* wall clock: the tree's files used since */
+	struct rec_spoolout *out; /* borrowed */
 	const struct sp_modtab *mods; /* borrowed */
 	struct rec_idstore *store;    /* opened at the first copy */
 	bool off;                     /* the tree was refused */
@@ -88,38 +88,35 @@ struct rec_capture {
 };
 
 struct rec_capture *
-rec_capture_new(const struct rec_config *cfg, struct rec_out *out,
+rec_capture_new(const struct rec_capture_opts *o, struct rec_spoolout *out,
 		const struct sp_modtab *mods, struct rec_filepin *pins)
 {
 	struct rec_capture *c;
 	struct timespec now;
 
-	if (cfg->capture == REC_CAPTURE_OFF)
+	if (o->mode == REC_CAPTURE_OFF)
 		return NULL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
-	c->mode = cfg->capture;
-	c->max_file =
-	    cfg->capture_max_file ? cfg->capture_max_file : DEFAULT_MAX_FILE;
-	c->max_total =
-	    cfg->capture_max_total ? cfg->capture_max_total : DEFAULT_MAX_TOTAL;
-	c->max_tree =
-	    cfg->capture_max_tree ? cfg->capture_max_tree : DEFAULT_MAX_TREE;
+	c->mode = o->mode;
+	c->max_file = o->max_file ? o->max_file : DEFAULT_MAX_FILE;
+	c->max_total = o->max_total ? o->max_total : DEFAULT_MAX_TOTAL;
+	c->max_tree = o->max_tree ? o->max_tree : DEFAULT_MAX_TREE;
 	/* The clock file times are set by, so none written later is older. */
 	clock_gettime(CLOCK_REALTIME_COARSE, &now);
 	c->started_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 	c->out = out;
 	c->mods = mods;
 	c->pins = pins;
-	c->dir = cfg->capture_dir ? strdup(cfg->capture_dir) : sp_cache_dir();
+	c->dir = o->dir ? strdup(o->dir) : sp_cache_dir();
 	c->off = !c->dir;
 	c->by_id = sp_htab_new();
 	c->by_pid = sp_htab_new();
 	c->verified = rec_filememo_new(2 * REC_BUILDID_MAX + 1, MAX_VERIFIED);
-	c->jit = rec_jitkeep_new(rec_out_start_us(out));
+	c->jit = rec_jitkeep_new(rec_spoolout_start_us(out));
 	if (!c->by_id || !c->by_pid || !c->verified || !c->jit ||
-	    (cfg->capture_dir && !c->dir)) {
+	    (o->dir && !c->dir)) {
 		rec_capture_free(c);
 		errno = ENOMEM;
 		return NULL;
@@ -245,9 +242,9 @@ has_id_memo(struct rec_capture *c, int fd, const struct stat *st,
 	    const char *hex)
 {
 	char have[2 * REC_BUILDID_MAX + 1] = "";
-	struct rec_fileid id;
+	struct rec_filememo_id id;
 
-	rec_fileid_of(st, &id);
+	rec_filememo_id_of(st, &id);
 	if (rec_filememo_get(c->verified, &id, have))
 		return strcmp(have, hex) == 0;
 	if (!has_id(fd, hex))
@@ -393,13 +390,13 @@ copy(struct rec_capture *c, struct ent *e)
 static bool
 host_reaches(struct rec_capture *c, const struct ent *e)
 {
-	struct rec_fileid now;
+	struct rec_filememo_id now;
 	struct stat st;
 	int fd;
 
 	if (stat(e->path, &st) == 0 && S_ISREG(st.st_mode) &&
 	    (!e->inode || st.st_ino == e->inode)) {
-		rec_fileid_of(&st, &now);
+		rec_filememo_id_of(&st, &now);
 		if (!memcmp(&now, &e->held, sizeof(now)))
 			return true;
 	}
@@ -430,7 +427,7 @@ static void
 decide(struct rec_capture *c, struct ent *e)
 {
 	if (c->mode == REC_CAPTURE_LOST && host_reaches(c, e)) {
-		e->idle_since = rec_now_ns();
+		e->idle_since = rec_clock_now_ns();
 		return;
 	}
 	copy(c, e);
@@ -514,7 +511,7 @@ first_look(struct rec_capture *c, uint32_t id)
 	}
 	if (m->path[0] != '/' && strcmp(m->path, "[vdso]") != 0)
 		return;
-	len = rec_out_module_buildid(c->out, m, raw);
+	len = rec_spoolout_module_buildid(c->out, m, raw);
 	if (!len)
 		return;
 	to_hex(raw, len, hex);
@@ -548,7 +545,7 @@ first_look(struct rec_capture *c, uint32_t id)
 	e->fd = fd;
 	e->size = (uint64_t)st.st_size;
 	e->inode = m->inode;
-	rec_fileid_of(&st, &e->held);
+	rec_filememo_id_of(&st, &e->held);
 	e->state = ENT_HELD;
 	c->nheld++;
 	hold(c, e, m->pid);
@@ -596,7 +593,7 @@ release(struct rec_capture *c, uint32_t i)
 static void
 keep_jit(struct rec_capture *c, int32_t pid)
 {
-	struct rec_jitfile f[REC_JIT_NKINDS];
+	struct rec_jitkeep_file f[REC_JIT_NKINDS];
 	size_t i, n = rec_jitkeep_take(c->jit, pid, f);
 	int rc;
 

@@ -41,11 +41,29 @@
 
 #include "common/modtab.h"
 #include "common/spool.h"
-#include "sp-record/opts.h"
 #include "sp-record/out/spoolout.h"
 
 struct rec_capture;
 struct rec_filepin;
+
+/* Which sampled module files are kept by build id. */
+enum rec_capture_mode {
+	REC_CAPTURE_LOST, /* those the host cannot reach (the default) */
+	REC_CAPTURE_ALL,  /* --capture all */
+	REC_CAPTURE_OFF,  /* --no-capture */
+};
+
+/*
+ * What the command line asks of the capture: the recorder copies these
+ * out of its own settings, so this part needs nothing of the top's.
+ */
+struct rec_capture_opts {
+	enum rec_capture_mode mode;
+	const char *dir;   /* the tree's directory, or NULL: the default */
+	uint64_t max_file; /* caps in bytes, or 0: the defaults */
+	uint64_t max_total;
+	uint64_t max_tree;
+};
 
 /* What the summary says. */
 struct rec_capture_stats {
@@ -61,13 +79,13 @@ struct rec_capture_stats {
 };
 
 /*
- * The capture `cfg` asks for (NULL with REC_CAPTURE_OFF, or with errno
+ * The capture `o` asks for (NULL with REC_CAPTURE_OFF, or with errno
  * set on ENOMEM), reading build ids from `out`'s records, modules from
  * `mods` and, for a process gone, its files from `pins` (may be NULL);
  * all are borrowed and must outlive it.
  */
-struct rec_capture *rec_capture_new(const struct rec_config *cfg,
-				    struct rec_out *out,
+struct rec_capture *rec_capture_new(const struct rec_capture_opts *o,
+				    struct rec_spoolout *out,
 				    const struct sp_modtab *mods,
 				    struct rec_filepin *pins);
 /* Closes what it holds without copying; NULL is allowed. */
@@ -87,7 +105,7 @@ void rec_capture_frames(struct rec_capture *c, int32_t pid,
  * copied into DIR/.jit (jitkeep.h names them).
  */
 void rec_capture_retire(struct rec_capture *c, int32_t pid);
-/* Lets go of the files held idle for a second at `now` (rec_now_ns). */
+/* Lets go of the files held idle for a second at `now` (rec_clock_now_ns). */
 void rec_capture_tick(struct rec_capture *c, uint64_t now);
 /* The recording ended: every file still held is decided. */
 void rec_capture_finish(struct rec_capture *c);

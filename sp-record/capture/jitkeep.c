@@ -50,8 +50,8 @@ rec_jitkeep_new(uint64_t start_us)
 		return NULL;
 	}
 	k->start_us = start_us;
-	rec_read_line("/proc/sys/kernel/random/boot_id", k->boot,
-		      sizeof(k->boot));
+	rec_proc_read_line("/proc/sys/kernel/random/boot_id", k->boot,
+			   sizeof(k->boot));
 	/* The name's characters, as sp-symbolize builds it from the host
 	 * record: a boot id is a lowercase UUID. */
 	n = strspn(k->boot, "0123456789abcdef-");
@@ -133,7 +133,7 @@ mapped_dump(const struct jproc *p)
  * the host's view.  Only root's or its user's.
  */
 static int
-open_kind(const struct jproc *p, enum rec_jitkind kind, bool alive)
+open_kind(const struct jproc *p, enum rec_jitkeep_kind kind, bool alive)
 {
 	char path[64];
 	const char *at = path;
@@ -203,7 +203,7 @@ rec_jitkeep_seen(struct rec_jitkeep *k, int32_t pid)
 	k->nheld += p->tmp >= 0;
 	for (i = 0; i < REC_JIT_NKINDS; i++) {
 		p->fd[i] = k->nheld < MAX_HELD
-			       ? open_kind(p, (enum rec_jitkind)i, live)
+			       ? open_kind(p, (enum rec_jitkeep_kind)i, live)
 			       : -1;
 		k->nheld += p->fd[i] >= 0;
 	}
@@ -211,7 +211,7 @@ rec_jitkeep_seen(struct rec_jitkeep *k, int32_t pid)
 
 size_t
 rec_jitkeep_take(struct rec_jitkeep *k, int32_t pid,
-		 struct rec_jitfile out[REC_JIT_NKINDS])
+		 struct rec_jitkeep_file out[REC_JIT_NKINDS])
 {
 	static const char *const ext[] = { "map", "dump" };
 	struct jproc *p;
@@ -229,8 +229,9 @@ rec_jitkeep_take(struct rec_jitkeep *k, int32_t pid,
 	live = alive(pid);
 	for (i = 0; i < REC_JIT_NKINDS; i++) {
 		k->nheld -= p->fd[i] >= 0;
-		fd = p->fd[i] >= 0 ? p->fd[i]
-				   : open_kind(p, (enum rec_jitkind)i, live);
+		fd = p->fd[i] >= 0
+			 ? p->fd[i]
+			 : open_kind(p, (enum rec_jitkeep_kind)i, live);
 		p->fd[i] = -1;
 		if (fd < 0)
 			continue;

@@ -34,10 +34,10 @@
 
 struct rec_jitkeep;
 
-enum rec_jitkind { REC_JIT_MAP, REC_JIT_DUMP, REC_JIT_NKINDS };
+enum rec_jitkeep_kind { REC_JIT_MAP, REC_JIT_DUMP, REC_JIT_NKINDS };
 
 /* One file to copy: its descriptor (the caller's to close) and size. */
-struct rec_jitfile {
+struct rec_jitkeep_file {
 	int fd;
 	uint64_t size;
 	char name[128]; /* the kept copy's name under DIR/.jit */
@@ -60,7 +60,7 @@ void rec_jitkeep_seen(struct rec_jitkeep *k, int32_t pid);
  * no file was found.
  */
 size_t rec_jitkeep_take(struct rec_jitkeep *k, int32_t pid,
-			struct rec_jitfile out[REC_JIT_NKINDS]);
+			struct rec_jitkeep_file out[REC_JIT_NKINDS]);
 /* A process still in the table (for the end of a recording), or false. */
 bool rec_jitkeep_any(const struct rec_jitkeep *k, int32_t *pid);
 

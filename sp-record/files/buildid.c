@@ -21,17 +21,17 @@
 #define MAX_NOTES 65536 /* bytes of PT_NOTE read per segment */
 #define MAX_PHDRS 256
 
-struct rec_buildids {
+struct rec_buildid_set {
 	struct sp_htab *seen; /* path + inode -> offset + 1 in ids, 0 */
 	struct sp_buf ids;    /* length byte, then the id */
 	struct sp_buf key;
 	struct rec_filepin *pins; /* borrowed, or NULL */
 };
 
-struct rec_buildids *
-rec_buildids_new(struct rec_filepin *pins)
+struct rec_buildid_set *
+rec_buildid_set_new(struct rec_filepin *pins)
 {
-	struct rec_buildids *c = calloc(1, sizeof(*c));
+	struct rec_buildid_set *c = calloc(1, sizeof(*c));
 
 	if (!c || !(c->seen = sp_htab_new())) {
 		free(c);
@@ -43,7 +43,7 @@ rec_buildids_new(struct rec_filepin *pins)
 }
 
 void
-rec_buildids_free(struct rec_buildids *c)
+rec_buildid_set_free(struct rec_buildid_set *c)
 {
 	if (!c)
 		return;
@@ -150,8 +150,8 @@ vdso_buildid(size_t size, uint8_t *out)
 }
 
 size_t
-rec_buildids_get(struct rec_buildids *c, const struct sp_module *m,
-		 uint8_t *out)
+rec_buildid_set_get(struct rec_buildid_set *c, const struct sp_module *m,
+		    uint8_t *out)
 {
 	struct stat st;
 	uint64_t *slot;

@@ -10,7 +10,7 @@
 
 #define REC_BUILDID_MAX 64
 
-struct rec_buildids;
+struct rec_buildid_set;
 struct rec_filepin;
 struct sp_module;
 
@@ -18,8 +18,8 @@ struct sp_module;
  * Returns an empty cache or NULL with errno set; files are opened through
  * `pins` (borrowed, may be NULL) as a last resort.
  */
-struct rec_buildids *rec_buildids_new(struct rec_filepin *pins);
-void rec_buildids_free(struct rec_buildids *c);
+struct rec_buildid_set *rec_buildid_set_new(struct rec_filepin *pins);
+void rec_buildid_set_free(struct rec_buildid_set *c);
 
 /*
  * Gets the build id of the file behind user module `m` of process m->pid,
@@ -27,8 +27,8 @@ void rec_buildids_free(struct rec_buildids *c);
  * Returns its length (1..REC_BUILDID_MAX) with the bytes in `out`, or 0
  * when the file has none or cannot be read.
  */
-size_t rec_buildids_get(struct rec_buildids *c, const struct sp_module *m,
-			uint8_t *out);
+size_t rec_buildid_set_get(struct rec_buildid_set *c, const struct sp_module *m,
+			   uint8_t *out);
 
 /*
  * Finds the build id in an ELF64 little-endian file open as `fd`.

@@ -14,14 +14,14 @@
 #include "common/banned.h"
 
 struct rec_filememo {
-	struct sp_htab *slots;  /* struct rec_fileid -> slot index */
-	struct rec_fileid *ids; /* each slot's key */
-	unsigned char *values;  /* max * size bytes */
+	struct sp_htab *slots;       /* struct rec_filememo_id -> slot index */
+	struct rec_filememo_id *ids; /* each slot's key */
+	unsigned char *values;       /* max * size bytes */
 	size_t size, max, n, next;
 };
 
 void
-rec_fileid_of(const struct stat *st, struct rec_fileid *id)
+rec_filememo_id_of(const struct stat *st, struct rec_filememo_id *id)
 {
 	memset(id, 0, sizeof(*id));
 	id->dev = (uint64_t)st->st_dev;
@@ -63,7 +63,7 @@ rec_filememo_free(struct rec_filememo *m)
 }
 
 bool
-rec_filememo_get(const struct rec_filememo *m, const struct rec_fileid *id,
+rec_filememo_get(const struct rec_filememo *m, const struct rec_filememo_id *id,
 		 void *value)
 {
 	uint64_t slot;
@@ -75,7 +75,7 @@ rec_filememo_get(const struct rec_filememo *m, const struct rec_fileid *id,
 }
 
 int
-rec_filememo_put(struct rec_filememo *m, const struct rec_fileid *id,
+rec_filememo_put(struct rec_filememo *m, const struct rec_filememo_id *id,
 		 const void *value)
 {
 	uint64_t slot;

@@ -11,7 +11,7 @@
  * the oldest dropped first.
  *
  *   m = rec_filememo_new(sizeof(struct what), 64);
- *   rec_fileid_of(&st, &id);            st: fstat of the opened file
+ *   rec_filememo_id_of(&st, &id);            st: fstat of the opened file
  *   if (!rec_filememo_get(m, &id, &what)) {
  *           ... read the file into what ...
  *           rec_filememo_put(m, &id, &what);
@@ -25,8 +25,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-/* A key: set it with rec_fileid_of (it zeroes any padding). */
-struct rec_fileid {
+/* A key: set it with rec_filememo_id_of (it zeroes any padding). */
+struct rec_filememo_id {
 	uint64_t dev, ino, size;
 	int64_t mtime_sec, mtime_nsec;
 };
@@ -34,7 +34,7 @@ struct rec_fileid {
 struct rec_filememo;
 
 /* The identity of the file `st` describes. */
-void rec_fileid_of(const struct stat *st, struct rec_fileid *id);
+void rec_filememo_id_of(const struct stat *st, struct rec_filememo_id *id);
 
 /*
  * An empty memo of values of `size` bytes, at most `max` (>= 1) kept.
@@ -45,14 +45,14 @@ struct rec_filememo *rec_filememo_new(size_t size, size_t max);
 void rec_filememo_free(struct rec_filememo *m);
 
 /* Copies the value kept for `id` into `value`; false when none is. */
-bool rec_filememo_get(const struct rec_filememo *m, const struct rec_fileid *id,
-		      void *value);
+bool rec_filememo_get(const struct rec_filememo *m,
+		      const struct rec_filememo_id *id, void *value);
 /*
  * Keeps a copy of `value` for `id` (replacing one kept for it), first
  * dropping the oldest value when `max` are kept.  Returns 0 or -ENOMEM
  * (nothing is kept then).
  */
-int rec_filememo_put(struct rec_filememo *m, const struct rec_fileid *id,
+int rec_filememo_put(struct rec_filememo *m, const struct rec_filememo_id *id,
 		     const void *value);
 /* How many values are kept. */
 size_t rec_filememo_count(const struct rec_filememo *m);

@@ -60,7 +60,7 @@ boundary(int fd)
 }
 
 uint64_t
-rec_spool_start(int fd)
+rec_spooltrim_start(int fd)
 {
 	struct stat st;
 	int fl = fcntl(fd, F_GETFL);
@@ -75,7 +75,7 @@ rec_spool_start(int fd)
 }
 
 int
-rec_spool_trim(int fd, uint64_t start, uint64_t *kept)
+rec_spooltrim(int fd, uint64_t start, uint64_t *kept)
 {
 	char path[64];
 	struct stat st;

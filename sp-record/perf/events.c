@@ -33,15 +33,15 @@
  * callchain; registers and stack.
  */
 static uint64_t
-sample_bytes(const struct rec_evopts *o)
+sample_bytes(const struct rec_events_opts *o)
 {
 	return 64 + 8 * 128 + (o->dwarf ? 8 * 24 + 16 + o->stack_size : 0);
 }
 
 static void
-set_source(struct perf_event_attr *a, const struct rec_evopts *o, size_t i)
+set_source(struct perf_event_attr *a, const struct rec_events_opts *o, size_t i)
 {
-	const struct rec_evspec *e = &o->events[i];
+	const struct rec_evname_spec *e = &o->events[i];
 
 	a->type = e->type;
 	a->config = e->config;
@@ -102,7 +102,7 @@ rec_events_index(const struct rec_events *ev, uint64_t id)
 }
 
 int
-rec_events_init(struct rec_events *ev, const struct rec_evopts *o)
+rec_events_init(struct rec_events *ev, const struct rec_events_opts *o)
 {
 	struct perf_event_attr *a = &ev->attr;
 	long max_stack;
@@ -178,7 +178,8 @@ rec_events_init(struct rec_events *ev, const struct rec_evopts *o)
 }
 
 size_t
-rec_events_default_pages(const struct rec_evopts *o, long ncpus, long pagesize)
+rec_events_default_pages(const struct rec_events_opts *o, long ncpus,
+			 long pagesize)
 {
 	uint64_t want = o->freq * sample_bytes(o) / 4 / (uint64_t)pagesize;
 	uint64_t cap = (256ull << 20) / (uint64_t)pagesize /
@@ -239,7 +240,7 @@ adapt(struct rec_events *ev, int err)
 	if (a->type == PERF_TYPE_HARDWARE && !ev->opts.source_explicit &&
 	    (err == ENOENT || err == EOPNOTSUPP || err == ENODEV ||
 	     err == EINVAL)) {
-		rec_evspec_cpu_clock(&ev->opts.events[0]);
+		rec_evname_cpu_clock(&ev->opts.events[0]);
 		set_source(a, &ev->opts, 0);
 		ev->fell_back = true;
 		return true;
@@ -358,7 +359,7 @@ open_routed(struct rec_events *ev, size_t i, int c, int32_t pid, bool attach)
 	int fd = open_one(ev, i, pid, ev->cpus[c]), rc;
 
 	if (fd < 0) {
-		rec_events_explain(&ev->msg, ev, -fd, pid, attach);
+		rec_events_why_explain(&ev->msg, ev, -fd, pid, attach);
 		return fd;
 	}
 	if (keep_fd(ev, fd) < 0) {
@@ -491,9 +492,9 @@ rec_events_open_attach(struct rec_events *ev, int32_t pid)
 	for (pass = 0; pass < 32; pass++) {
 		n = rec_proc_tasks(pid, &tids);
 		if (n < 0 && opened == 0) {
-			rec_events_explain(&ev->msg, ev,
-					   n == -ENOENT ? ESRCH : (int)-n, pid,
-					   true);
+			rec_events_why_explain(&ev->msg, ev,
+					       n == -ENOENT ? ESRCH : (int)-n,
+					       pid, true);
 			return n == -ENOENT ? -ESRCH : n;
 		}
 		if (n < 0)

@@ -28,15 +28,16 @@
 
 #define REC_EVENTS_MAX 8
 
-struct rec_evopts {
-	struct rec_evspec events[REC_EVENTS_MAX]; /* cycles unless -e says */
-	size_t nevents;                           /* at least 1 */
-	bool source_explicit; /* -e given: no fallback to cpu-clock */
-	bool switches;        /* --off-cpu: context-switch records too */
-	uint64_t freq;        /* samples per second, unless period */
-	uint64_t period;      /* -c: one sample every `period` events */
-	bool kernel;          /* -k: kernel callchains */
-	bool dwarf;           /* ask for user registers and stack */
+struct rec_events_opts {
+	struct rec_evname_spec
+	    events[REC_EVENTS_MAX]; /* cycles unless -e says */
+	size_t nevents;             /* at least 1 */
+	bool source_explicit;       /* -e given: no fallback to cpu-clock */
+	bool switches;              /* --off-cpu: context-switch records too */
+	uint64_t freq;              /* samples per second, unless period */
+	uint64_t period;            /* -c: one sample every `period` events */
+	bool kernel;                /* -k: kernel callchains */
+	bool dwarf;                 /* ask for user registers and stack */
 	uint64_t regs_mask;
 	uint32_t stack_size; /* bytes of user stack per sample */
 	size_t pages;        /* ring data pages per CPU, 2^n */
@@ -49,7 +50,7 @@ struct rec_evopts {
 
 struct rec_events {
 	struct perf_event_attr attr;
-	struct rec_evopts opts;
+	struct rec_events_opts opts;
 	int *cpus; /* online CPU numbers */
 	int ncpus;
 	struct rec_ring *rings; /* one per CPU; fd -1 until opened */
@@ -75,7 +76,7 @@ struct rec_events {
  * 999 Hz.  At least 128, at most 2048 pages, a power of two, and at most
  * 256 MiB over `ncpus` CPUs.
  */
-size_t rec_events_default_pages(const struct rec_evopts *o, long ncpus,
+size_t rec_events_default_pages(const struct rec_events_opts *o, long ncpus,
 				long pagesize);
 
 /*
@@ -85,7 +86,7 @@ size_t rec_events_default_pages(const struct rec_evopts *o, long ncpus,
 void rec_events_attach_bpf(struct rec_events *ev, int fd);
 
 /* Fills the attributes; returns 0 or a negative errno. */
-int rec_events_init(struct rec_events *ev, const struct rec_evopts *o);
+int rec_events_init(struct rec_events *ev, const struct rec_events_opts *o);
 /* Disables and closes every event and unmaps the rings. */
 void rec_events_release(struct rec_events *ev);
 
@@ -122,8 +123,8 @@ long rec_events_open_attach(struct rec_events *ev, int32_t pid);
  * sp-record launched), naming what to change.  For events.c
  * (events_why.c); it reads `ev` and calls nothing of events.c.
  */
-void rec_events_explain(struct sp_buf *msg, const struct rec_events *ev,
-			int err, int32_t pid, bool attach);
+void rec_events_why_explain(struct sp_buf *msg, const struct rec_events *ev,
+			    int err, int32_t pid, bool attach);
 
 /*
  * -C: keeps only the online CPUs of `list` ("0-3,6").  Returns 0 or

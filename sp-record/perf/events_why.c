@@ -29,10 +29,10 @@ foreign_process(int32_t pid)
 }
 
 void
-rec_events_explain(struct sp_buf *m, const struct rec_events *ev, int err,
-		   int32_t pid, bool attach)
+rec_events_why_explain(struct sp_buf *m, const struct rec_events *ev, int err,
+		       int32_t pid, bool attach)
 {
-	long paranoid = rec_perf_paranoid(), maxrate = 0;
+	long paranoid = rec_sysctl_perf_paranoid(), maxrate = 0;
 	char sw[200];
 
 	sp_buf_reset(m);
@@ -95,7 +95,7 @@ rec_events_explain(struct sp_buf *m, const struct rec_events *ev, int err,
 	case ENOENT:
 	case EOPNOTSUPP:
 	case ENODEV:
-		rec_evspec_software_names(sw, sizeof(sw));
+		rec_evname_software_names(sw, sizeof(sw));
 		sp_buf_addf(
 		    m,
 		    "event '%s' is not supported here (%s); "

@@ -87,7 +87,7 @@ find_known(const char *name, size_t len)
 }
 
 static void
-set_known(struct rec_evspec *out, const struct known *k)
+set_known(struct rec_evname_spec *out, const struct known *k)
 {
 	memset(out, 0, sizeof(*out));
 	snprintf(out->name, sizeof(out->name), "%s", k->name);
@@ -99,13 +99,13 @@ set_known(struct rec_evspec *out, const struct known *k)
 }
 
 void
-rec_evspec_default(struct rec_evspec *out)
+rec_evname_default(struct rec_evname_spec *out)
 {
 	set_known(out, &hardware[0]);
 }
 
 void
-rec_evspec_cpu_clock(struct rec_evspec *out)
+rec_evname_cpu_clock(struct rec_evname_spec *out)
 {
 	set_known(out, &software[0]);
 }
@@ -199,11 +199,11 @@ tracepoint_field(const char *sys, const char *name, const char *field,
 static bool
 may_read_raw(void)
 {
-	return geteuid() == 0 || rec_perf_paranoid() <= -1;
+	return geteuid() == 0 || rec_sysctl_perf_paranoid() <= -1;
 }
 
 void
-rec_evspec_off_cpu(struct rec_evspec *out)
+rec_evname_off_cpu(struct rec_evname_spec *out)
 {
 	uint64_t id;
 
@@ -231,7 +231,7 @@ rec_evspec_off_cpu(struct rec_evspec *out)
 #define STATE_PREEMPT 0x100u /* TASK_REPORT_MAX: switched out runnable */
 
 enum sp_wait_state
-rec_evspec_wait_state(const struct rec_evspec *spec, const uint8_t *raw,
+rec_evname_wait_state(const struct rec_evname_spec *spec, const uint8_t *raw,
 		      size_t len)
 {
 	uint64_t v = 0;
@@ -254,7 +254,7 @@ rec_evspec_wait_state(const struct rec_evspec *spec, const uint8_t *raw,
 }
 
 static int
-parse_tracepoint(const char *s, const char *colon, struct rec_evspec *out,
+parse_tracepoint(const char *s, const char *colon, struct rec_evname_spec *out,
 		 struct sp_buf *err)
 {
 	char sys[REC_EVNAME_MAX];
@@ -291,7 +291,7 @@ parse_tracepoint(const char *s, const char *colon, struct rec_evspec *out,
 
 /* Applies ":u", ":k" or ":uk" (where the event is counted). */
 static int
-modifiers(const char *mod, struct rec_evspec *out)
+modifiers(const char *mod, struct rec_evname_spec *out)
 {
 	bool u = false, k = false;
 
@@ -308,7 +308,7 @@ modifiers(const char *mod, struct rec_evspec *out)
 }
 
 static int
-parse_raw(const char *s, size_t len, struct rec_evspec *out)
+parse_raw(const char *s, size_t len, struct rec_evname_spec *out)
 {
 	char *end;
 	uint64_t v;
@@ -326,7 +326,7 @@ parse_raw(const char *s, size_t len, struct rec_evspec *out)
 }
 
 int
-rec_evspec_parse(const char *s, struct rec_evspec *out, struct sp_buf *err)
+rec_evname_parse(const char *s, struct rec_evname_spec *out, struct sp_buf *err)
 {
 	const char *colon = strchr(s, ':');
 	size_t len = colon ? (size_t)(colon - s) : strlen(s);
@@ -447,7 +447,7 @@ list_known(FILE *out, const struct known *k, size_t n, const char *kind)
 }
 
 void
-rec_evspec_software_names(char *buf, size_t len)
+rec_evname_software_names(char *buf, size_t len)
 {
 	size_t i, used = 0;
 	int n;
@@ -464,7 +464,7 @@ rec_evspec_software_names(char *buf, size_t len)
 }
 
 int
-rec_evspec_list(FILE *out)
+rec_evname_list(FILE *out)
 {
 	char **tps;
 	long n = tracepoints(&tps), i;

@@ -17,7 +17,7 @@
 
 #define REC_EVNAME_MAX 128
 
-struct rec_evspec {
+struct rec_evname_spec {
 	char name[REC_EVNAME_MAX]; /* canonical, modifiers included */
 	uint32_t type;             /* PERF_TYPE_* */
 	uint64_t config;
@@ -37,11 +37,12 @@ struct rec_evspec {
  * spelling) with a one-line reason appended to `err` (it names the event
  * and says where to look for valid ones, or what to change).
  */
-int rec_evspec_parse(const char *s, struct rec_evspec *out, struct sp_buf *err);
+int rec_evname_parse(const char *s, struct rec_evname_spec *out,
+		     struct sp_buf *err);
 /* The default event: hardware cycles (cpu-clock where there are none). */
-void rec_evspec_default(struct rec_evspec *out);
+void rec_evname_default(struct rec_evname_spec *out);
 /* Turns the spec into cpu-clock (the fallback for a missing PMU). */
-void rec_evspec_cpu_clock(struct rec_evspec *out);
+void rec_evname_cpu_clock(struct rec_evname_spec *out);
 /*
  * --off-cpu's event, named "off-cpu": every context switch, sampled in
  * the thread switched out (its stack where it blocked).  Where tracefs
@@ -49,20 +50,20 @@ void rec_evspec_cpu_clock(struct rec_evspec *out);
  * sched:sched_switch tracepoint, whose prev_state says why the thread
  * left the CPU; otherwise the context-switches software event.
  */
-void rec_evspec_off_cpu(struct rec_evspec *out);
+void rec_evname_off_cpu(struct rec_evname_spec *out);
 /*
  * Why a thread left the CPU, from a sched_switch sample's raw data as
  * `spec` locates it: SP_WAIT_NONE when the sample does not say.
  */
-enum sp_wait_state rec_evspec_wait_state(const struct rec_evspec *spec,
+enum sp_wait_state rec_evname_wait_state(const struct rec_evname_spec *spec,
 					 const uint8_t *raw, size_t len);
 /* The software events, "cpu-clock, task-clock, ...", cut to fit. */
-void rec_evspec_software_names(char *buf, size_t len);
+void rec_evname_software_names(char *buf, size_t len);
 /*
  * Prints every event this machine can sample, one per line with its kind
  * (hardware events only where the PMU has them).  Returns 0 or -errno of
  * the write.
  */
-int rec_evspec_list(FILE *out);
+int rec_evname_list(FILE *out);
 
 #endif

@@ -68,7 +68,8 @@ skip(struct cur *c, uint64_t n)
 }
 
 int
-rec_layout_init(struct rec_layout *l, uint64_t sample_type, uint64_t regs_mask)
+rec_perfrec_layout_init(struct rec_perfrec_layout *l, uint64_t sample_type,
+			uint64_t regs_mask)
 {
 	uint64_t st = sample_type;
 	size_t off = 0;
@@ -103,7 +104,7 @@ rec_layout_init(struct rec_layout *l, uint64_t sample_type, uint64_t regs_mask)
 }
 
 static void
-parse_chain(struct cur *c, struct rec_sample *s)
+parse_chain(struct cur *c, struct rec_perfrec_sample *s)
 {
 	const uint8_t *p;
 	uint64_t nr = get64(c);
@@ -119,7 +120,7 @@ parse_chain(struct cur *c, struct rec_sample *s)
 
 /* A tracepoint's record: u32 size, then size bytes (u64-aligned in all). */
 static void
-parse_raw(struct cur *c, struct rec_sample *s)
+parse_raw(struct cur *c, struct rec_perfrec_sample *s)
 {
 	uint32_t size;
 
@@ -134,7 +135,8 @@ parse_raw(struct cur *c, struct rec_sample *s)
 }
 
 static void
-parse_regs(struct cur *c, const struct rec_layout *l, struct rec_sample *s)
+parse_regs(struct cur *c, const struct rec_perfrec_layout *l,
+	   struct rec_perfrec_sample *s)
 {
 	s->abi = get64(c);
 	if (s->abi == PERF_SAMPLE_REGS_ABI_NONE)
@@ -143,7 +145,7 @@ parse_regs(struct cur *c, const struct rec_layout *l, struct rec_sample *s)
 }
 
 static void
-parse_stack(struct cur *c, const void *rec, struct rec_sample *s)
+parse_stack(struct cur *c, const void *rec, struct rec_perfrec_sample *s)
 {
 	const uint8_t *data;
 	uint64_t size, dyn;
@@ -168,8 +170,8 @@ parse_stack(struct cur *c, const void *rec, struct rec_sample *s)
 }
 
 int
-rec_sample_parse(const struct rec_layout *l, const void *rec, size_t len,
-		 struct rec_sample *s)
+rec_perfrec_sample_parse(const struct rec_perfrec_layout *l, const void *rec,
+			 size_t len, struct rec_perfrec_sample *s)
 {
 	const struct perf_event_header *h = rec;
 	struct cur c = { (const uint8_t *)rec + HDR, (const uint8_t *)rec + len,
@@ -209,13 +211,14 @@ rec_sample_parse(const struct rec_layout *l, const void *rec, size_t len,
 }
 
 size_t
-rec_sample_compact_size(const struct rec_layout *l, const void *rec, size_t len,
-			struct rec_sample *s)
+rec_perfrec_sample_compact_size(const struct rec_perfrec_layout *l,
+				const void *rec, size_t len,
+				struct rec_perfrec_sample *s)
 {
 	uint64_t size, keep;
 
 	if (!(l->sample_type & PERF_SAMPLE_STACK_USER) ||
-	    rec_sample_parse(l, rec, len, s) < 0 || !s->stack_field)
+	    rec_perfrec_sample_parse(l, rec, len, s) < 0 || !s->stack_field)
 		return 0;
 	memcpy(&size, (const uint8_t *)rec + s->stack_field, 8);
 	keep = (s->stack_len + 7) & ~(uint64_t)7;
@@ -227,8 +230,8 @@ rec_sample_compact_size(const struct rec_layout *l, const void *rec, size_t len,
 
 /* The sample with its stack copy, then `more` bytes after it, as one. */
 static void
-write_stack(const void *rec, const struct rec_sample *s, const void *more,
-	    size_t more_len, size_t n, void *out)
+write_stack(const void *rec, const struct rec_perfrec_sample *s,
+	    const void *more, size_t more_len, size_t n, void *out)
 {
 	struct perf_event_header h;
 	uint64_t len = s->stack_len + more_len;
@@ -254,29 +257,33 @@ write_stack(const void *rec, const struct rec_sample *s, const void *more,
 }
 
 void
-rec_sample_compact_write(const void *rec, const struct rec_sample *s, size_t n,
-			 void *out)
+rec_perfrec_sample_compact_write(const void *rec,
+				 const struct rec_perfrec_sample *s, size_t n,
+				 void *out)
 {
 	write_stack(rec, s, NULL, 0, n, out);
 }
 
 size_t
-rec_sample_extended_size(const struct rec_sample *s, size_t more_len)
+rec_perfrec_sample_extended_size(const struct rec_perfrec_sample *s,
+				 size_t more_len)
 {
 	return s->stack_field + 8 +
 	       ((s->stack_len + more_len + 7) & ~(size_t)7) + 8;
 }
 
 void
-rec_sample_extend_write(const void *rec, const struct rec_sample *s,
-			const void *more, size_t more_len, void *out)
+rec_perfrec_sample_extend_write(const void *rec,
+				const struct rec_perfrec_sample *s,
+				const void *more, size_t more_len, void *out)
 {
 	write_stack(rec, s, more, more_len,
-		    rec_sample_extended_size(s, more_len), out);
+		    rec_perfrec_sample_extended_size(s, more_len), out);
 }
 
 bool
-rec_regs_value(const uint64_t *regs, uint64_t mask, int reg, uint64_t *v)
+rec_perfrec_regs_value(const uint64_t *regs, uint64_t mask, int reg,
+		       uint64_t *v)
 {
 	uint64_t bit;
 
@@ -288,20 +295,20 @@ rec_regs_value(const uint64_t *regs, uint64_t mask, int reg, uint64_t *v)
 }
 
 size_t
-rec_sample_compact(const struct rec_layout *l, const void *rec, size_t len,
-		   void *out)
+rec_perfrec_sample_compact(const struct rec_perfrec_layout *l, const void *rec,
+			   size_t len, void *out)
 {
-	struct rec_sample s;
-	size_t n = rec_sample_compact_size(l, rec, len, &s);
+	struct rec_perfrec_sample s;
+	size_t n = rec_perfrec_sample_compact_size(l, rec, len, &s);
 
 	if (n)
-		rec_sample_compact_write(rec, &s, n, out);
+		rec_perfrec_sample_compact_write(rec, &s, n, out);
 	return n;
 }
 
 int
-rec_record_id(const struct rec_layout *l, const void *rec, size_t len,
-	      struct rec_id *id)
+rec_perfrec_id_of(const struct rec_perfrec_layout *l, const void *rec,
+		  size_t len, struct rec_perfrec_id *id)
 {
 	const uint8_t *t;
 
@@ -322,20 +329,20 @@ rec_record_id(const struct rec_layout *l, const void *rec, size_t len,
 }
 
 int
-rec_record_time(const struct rec_layout *l, const void *rec, size_t len,
-		uint64_t *ts)
+rec_perfrec_time_of(const struct rec_perfrec_layout *l, const void *rec,
+		    size_t len, uint64_t *ts)
 {
 	const struct perf_event_header *h = rec;
 	struct cur c = { (const uint8_t *)rec + HDR, (const uint8_t *)rec + len,
 			 len < HDR };
-	struct rec_id id;
+	struct rec_perfrec_id id;
 	uint32_t a, b;
 
 	*ts = 0;
 	if (len < HDR || !(l->sample_type & PERF_SAMPLE_TIME))
 		return -EBADMSG;
 	if (h->type != PERF_RECORD_SAMPLE) {
-		if (rec_record_id(l, rec, len, &id) < 0)
+		if (rec_perfrec_id_of(l, rec, len, &id) < 0)
 			return -EBADMSG;
 		*ts = id.time;
 		return 0;
@@ -363,8 +370,8 @@ bounded_str(const uint8_t *p, const uint8_t *end)
 }
 
 int
-rec_mmap2_parse(const struct rec_layout *l, const void *rec, size_t len,
-		struct rec_mmap2 *m)
+rec_perfrec_mmap2_parse(const struct rec_perfrec_layout *l, const void *rec,
+			size_t len, struct rec_perfrec_mmap2 *m)
 {
 	const struct perf_event_header *h = rec;
 	const uint8_t *end = (const uint8_t *)rec + len;
@@ -402,8 +409,8 @@ rec_mmap2_parse(const struct rec_layout *l, const void *rec, size_t len,
 }
 
 int
-rec_comm_parse(const struct rec_layout *l, const void *rec, size_t len,
-	       struct rec_comm *cm)
+rec_perfrec_comm_parse(const struct rec_perfrec_layout *l, const void *rec,
+		       size_t len, struct rec_perfrec_comm *cm)
 {
 	const struct perf_event_header *h = rec;
 	const uint8_t *end = (const uint8_t *)rec + len;
@@ -427,7 +434,7 @@ rec_comm_parse(const struct rec_layout *l, const void *rec, size_t len,
 }
 
 int
-rec_task_parse(const void *rec, size_t len, struct rec_task *t)
+rec_perfrec_task_parse(const void *rec, size_t len, struct rec_perfrec_task *t)
 {
 	struct cur c = { (const uint8_t *)rec + HDR, (const uint8_t *)rec + len,
 			 len < HDR };
@@ -440,7 +447,7 @@ rec_task_parse(const void *rec, size_t len, struct rec_task *t)
 }
 
 int
-rec_lost_parse(const void *rec, size_t len, uint64_t *lost)
+rec_perfrec_lost_parse(const void *rec, size_t len, uint64_t *lost)
 {
 	const struct perf_event_header *h = rec;
 	struct cur c = { (const uint8_t *)rec + HDR, (const uint8_t *)rec + len,
@@ -460,14 +467,15 @@ rec_lost_parse(const void *rec, size_t len, uint64_t *lost)
 #endif
 
 int
-rec_switch_parse(const struct rec_layout *l, const void *rec, size_t len,
-		 struct rec_switch *s)
+rec_perfrec_switch_parse(const struct rec_perfrec_layout *l, const void *rec,
+			 size_t len, struct rec_perfrec_switch *s)
 {
 	const struct perf_event_header *h = rec;
-	struct rec_id id;
+	struct rec_perfrec_id id;
 
 	memset(s, 0, sizeof(*s));
-	if (rec_record_id(l, rec, len, &id) < 0 || !id.has_tid || !id.has_time)
+	if (rec_perfrec_id_of(l, rec, len, &id) < 0 || !id.has_tid ||
+	    !id.has_time)
 		return -EBADMSG;
 	s->pid = id.pid;
 	s->tid = id.tid;

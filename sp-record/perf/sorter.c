@@ -11,7 +11,7 @@
 #include "sp-record/perf/sorter.h"
 #include "common/banned.h"
 
-_Static_assert(offsetof(struct rec_event, data) % 8 == 0,
+_Static_assert(offsetof(struct rec_sorter_event, data) % 8 == 0,
 	       "event data must stay 8-byte aligned");
 
 /*
@@ -24,9 +24,9 @@ _Static_assert(offsetof(struct rec_event, data) % 8 == 0,
 #define CACHE_MAX (8u << 20) /* bytes kept on the free lists */
 
 struct rec_sorter {
-	struct rec_event **heap;
+	struct rec_sorter_event **heap;
 	size_t n, alloc;
-	struct rec_event *free_list[NCLASSES];
+	struct rec_sorter_event *free_list[NCLASSES];
 	size_t cached; /* bytes on the free lists */
 	uint64_t seq;
 	uint64_t newest;      /* newest timestamp pushed so far */
@@ -43,10 +43,10 @@ rec_sorter_new(void)
 }
 
 /* The next event on a free list is kept in the data of the one before. */
-static struct rec_event *
-next_free(const struct rec_event *e)
+static struct rec_sorter_event *
+next_free(const struct rec_sorter_event *e)
 {
-	struct rec_event *next;
+	struct rec_sorter_event *next;
 
 	memcpy(&next, e->data, sizeof(next));
 	return next;
@@ -55,7 +55,7 @@ next_free(const struct rec_event *e)
 void
 rec_sorter_free(struct rec_sorter *s)
 {
-	struct rec_event *e, *next;
+	struct rec_sorter_event *e, *next;
 	size_t i;
 
 	if (!s)
@@ -77,10 +77,10 @@ class_cap(uint32_t cls)
 	return (size_t)MIN_CAP << cls;
 }
 
-struct rec_event *
+struct rec_sorter_event *
 rec_sorter_reserve(struct rec_sorter *s, size_t cap)
 {
-	struct rec_event *e;
+	struct rec_sorter_event *e;
 	uint32_t cls = 0;
 
 	while (cls < NO_CLASS && class_cap(cls) < cap)
@@ -99,7 +99,7 @@ rec_sorter_reserve(struct rec_sorter *s, size_t cap)
 }
 
 void
-rec_sorter_release(struct rec_sorter *s, struct rec_event *e)
+rec_sorter_release(struct rec_sorter *s, struct rec_sorter_event *e)
 {
 	if (!e)
 		return;
@@ -113,7 +113,7 @@ rec_sorter_release(struct rec_sorter *s, struct rec_event *e)
 }
 
 static bool
-event_before(const struct rec_event *a, const struct rec_event *b)
+event_before(const struct rec_sorter_event *a, const struct rec_sorter_event *b)
 {
 	if (a->ts != b->ts)
 		return a->ts < b->ts;
@@ -123,7 +123,7 @@ event_before(const struct rec_event *a, const struct rec_event *b)
 static void
 sift_up(struct rec_sorter *s, size_t i)
 {
-	struct rec_event *e = s->heap[i];
+	struct rec_sorter_event *e = s->heap[i];
 	size_t parent;
 
 	while (i > 0) {
@@ -139,7 +139,7 @@ sift_up(struct rec_sorter *s, size_t i)
 static void
 sift_down(struct rec_sorter *s, size_t i)
 {
-	struct rec_event *e = s->heap[i];
+	struct rec_sorter_event *e = s->heap[i];
 	size_t child;
 
 	for (;;) {
@@ -158,7 +158,7 @@ sift_down(struct rec_sorter *s, size_t i)
 }
 
 int
-rec_sorter_queue(struct rec_sorter *s, struct rec_event *e, uint64_t ts,
+rec_sorter_queue(struct rec_sorter *s, struct rec_sorter_event *e, uint64_t ts,
 		 uint32_t kind, size_t len)
 {
 	if (len > UINT32_MAX) {
@@ -184,7 +184,7 @@ int
 rec_sorter_push(struct rec_sorter *s, uint64_t ts, uint32_t kind,
 		const void *rec, size_t len)
 {
-	struct rec_event *e;
+	struct rec_sorter_event *e;
 
 	if (len > UINT32_MAX)
 		return -EINVAL;
@@ -205,10 +205,10 @@ rec_sorter_end_round(struct rec_sorter *s)
 	s->rounds++;
 }
 
-struct rec_event *
+struct rec_sorter_event *
 rec_sorter_pop(struct rec_sorter *s, int force)
 {
-	struct rec_event *e;
+	struct rec_sorter_event *e;
 
 	if (s->n == 0)
 		return NULL;

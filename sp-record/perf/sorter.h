@@ -20,7 +20,7 @@
  * One queued record.  A popped event belongs to the caller, who hands it
  * back with rec_sorter_release() (or free()).
  */
-struct rec_event {
+struct rec_sorter_event {
 	uint64_t ts;   /* the sort key, in ns */
 	uint64_t seq;  /* arrival order, breaks ties */
 	uint32_t kind; /* caller-defined: perf record or synthetic */
@@ -50,15 +50,15 @@ int rec_sorter_push(struct rec_sorter *s, uint64_t ts, uint32_t kind,
  * which takes it over, or hands it back with rec_sorter_release().
  * Queuing returns 0 or -ENOMEM (the event is released then).
  */
-struct rec_event *rec_sorter_reserve(struct rec_sorter *s, size_t cap);
-int rec_sorter_queue(struct rec_sorter *s, struct rec_event *e, uint64_t ts,
-		     uint32_t kind, size_t len);
+struct rec_sorter_event *rec_sorter_reserve(struct rec_sorter *s, size_t cap);
+int rec_sorter_queue(struct rec_sorter *s, struct rec_sorter_event *e,
+		     uint64_t ts, uint32_t kind, size_t len);
 /*
  * Takes back a popped or reserved event.  Its memory is kept for later
  * events (up to a few MiB in all), so a steady stream of records costs
  * no allocation.  NULL is allowed.
  */
-void rec_sorter_release(struct rec_sorter *s, struct rec_event *e);
+void rec_sorter_release(struct rec_sorter *s, struct rec_sorter_event *e);
 
 /* Ends a round: records up to the previous round's newest become ready. */
 void rec_sorter_end_round(struct rec_sorter *s);
@@ -66,7 +66,7 @@ void rec_sorter_end_round(struct rec_sorter *s);
  * Takes the oldest queued event if it is ready (or any oldest event when
  * `force` is set, to flush at the end).  Returns NULL when none is.
  */
-struct rec_event *rec_sorter_pop(struct rec_sorter *s, int force);
+struct rec_sorter_event *rec_sorter_pop(struct rec_sorter *s, int force);
 /* Number of queued events. */
 size_t rec_sorter_count(const struct rec_sorter *s);
 

@@ -12,7 +12,7 @@
  * machine over one table of threads, and each section below (threads,
  * capture, stops, attach, ticks, detach) moves threads between those
  * states.  Splitting it would mean a private header sharing struct
- * rec_ptracer and its threads among several files, the kind of struct
+ * rec_ptrace and its threads among several files, the kind of struct
  * the recorder's parts no longer share.
  */
 #include <dirent.h>
@@ -36,7 +36,6 @@
 #include "sp-record/ptrace/fpwalk.h"
 #include "sp-record/sys/launch.h"
 #include "sp-record/ptrace/ptrace.h"
-#include "sp-record/unwind/unwind.h"
 #include "common/banned.h"
 
 #define OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)
@@ -53,7 +52,7 @@ struct thread {
 	uint64_t t0;    /* when it was interrupted */
 };
 
-struct rec_ptracer {
+struct rec_ptrace {
 	unsigned freq;
 	size_t stack_size;
 	pid_t pid;
@@ -72,7 +71,7 @@ struct rec_ptracer {
 	uint64_t *pauses; /* the first MAX_PAUSES pauses, in ns */
 	size_t npauses;
 	uint64_t samples, stack_errors, max_pause;
-	rec_ptracer_fn fn;
+	rec_ptrace_fn fn;
 	void *arg;
 	void (*stopped_fn)(pid_t pid, pid_t tid, void *arg);
 	void *stopped_arg;
@@ -87,10 +86,10 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-struct rec_ptracer *
-rec_ptracer_new(unsigned freq_hz, size_t stack_size)
+struct rec_ptrace *
+rec_ptrace_new(unsigned freq_hz, size_t stack_size)
 {
-	struct rec_ptracer *t;
+	struct rec_ptrace *t;
 	struct rlimit rl;
 
 	if (freq_hz < 1 || freq_hz > REC_PTRACE_MAX_HZ || stack_size % 8 ||
@@ -110,7 +109,7 @@ rec_ptracer_new(unsigned freq_hz, size_t stack_size)
 	t->pauses = malloc(1024 * sizeof(*t->pauses));
 	t->index = sp_htab_new();
 	if (!t->stack || !t->pauses || !t->index) {
-		rec_ptracer_free(t);
+		rec_ptrace_free(t);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -118,7 +117,7 @@ rec_ptracer_new(unsigned freq_hz, size_t stack_size)
 }
 
 pid_t
-rec_ptracer_pid(const struct rec_ptracer *t)
+rec_ptrace_pid(const struct rec_ptrace *t)
 {
 	return t->pid;
 }
@@ -130,7 +129,7 @@ rec_ptracer_pid(const struct rec_ptracer *t)
  * same however many threads the target has.
  */
 static struct thread *
-thread_find(struct rec_ptracer *t, pid_t tid)
+thread_find(struct rec_ptrace *t, pid_t tid)
 {
 	uint64_t v;
 
@@ -140,7 +139,7 @@ thread_find(struct rec_ptracer *t, pid_t tid)
 }
 
 static struct thread *
-thread_add(struct rec_ptracer *t, pid_t tid)
+thread_add(struct rec_ptrace *t, pid_t tid)
 {
 	struct thread *th = thread_find(t, tid);
 
@@ -159,7 +158,7 @@ thread_add(struct rec_ptracer *t, pid_t tid)
 }
 
 static void
-settle(struct rec_ptracer *t, struct thread *th)
+settle(struct rec_ptrace *t, struct thread *th)
 {
 	if (th && th->awaiting) {
 		th->awaiting = false;
@@ -168,7 +167,7 @@ settle(struct rec_ptracer *t, struct thread *th)
 }
 
 static void
-thread_remove(struct rec_ptracer *t, pid_t tid)
+thread_remove(struct rec_ptrace *t, pid_t tid)
 {
 	struct thread *th = thread_find(t, tid);
 	size_t i;
@@ -189,7 +188,7 @@ thread_remove(struct rec_ptracer *t, pid_t tid)
 
 /* Forgets every thread (their ids stay in the index as "none"). */
 static void
-threads_clear(struct rec_ptracer *t)
+threads_clear(struct rec_ptrace *t)
 {
 	while (t->nthreads > 0)
 		thread_remove(t, t->threads[t->nthreads - 1].tid);
@@ -197,7 +196,7 @@ threads_clear(struct rec_ptracer *t)
 }
 
 static int
-emit(struct rec_ptracer *t, struct rec_ptracer_event *ev)
+emit(struct rec_ptrace *t, struct rec_ptrace_event *ev)
 {
 	if (t->fn && !t->fn_stop && t->fn(ev, t->arg) != 0)
 		t->fn_stop = true;
@@ -205,10 +204,10 @@ emit(struct rec_ptracer *t, struct rec_ptracer_event *ev)
 }
 
 static void
-emit_simple(struct rec_ptracer *t, enum rec_ptracer_kind kind, pid_t tid,
+emit_simple(struct rec_ptrace *t, enum rec_ptrace_kind kind, pid_t tid,
 	    int status)
 {
-	struct rec_ptracer_event ev;
+	struct rec_ptrace_event ev;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = kind;
@@ -221,9 +220,9 @@ emit_simple(struct rec_ptracer *t, enum rec_ptracer_kind kind, pid_t tid,
 
 /* ------------------------------------------------------------ capture */
 
-/* Copies the registers in perf order (mask REC_UNWIND_REGS_MASK). */
+/* Copies the registers in perf order (mask REC_PTRACE_REGS_MASK). */
 static int
-read_regs(struct rec_ptracer *t, pid_t tid)
+read_regs(struct rec_ptrace *t, pid_t tid)
 {
 	struct user_regs_struct r;
 	uint64_t *o = t->regs;
@@ -259,7 +258,7 @@ read_regs(struct rec_ptracer *t, pid_t tid)
  * top of the stack return everything below it.
  */
 static size_t
-read_stack(struct rec_ptracer *t, pid_t tid, uint64_t sp)
+read_stack(struct rec_ptrace *t, pid_t tid, uint64_t sp)
 {
 	struct iovec local[65536 / PAGE + 2], remote[65536 / PAGE + 2];
 	size_t done = 0, chunk;
@@ -288,7 +287,7 @@ read_stack(struct rec_ptracer *t, pid_t tid, uint64_t sp)
 }
 
 static void
-note_pause(struct rec_ptracer *t, uint64_t ns)
+note_pause(struct rec_ptrace *t, uint64_t ns)
 {
 	uint64_t *grown;
 
@@ -311,9 +310,9 @@ note_pause(struct rec_ptracer *t, uint64_t ns)
  * time).
  */
 static void
-sample_and_resume(struct rec_ptracer *t, pid_t tid, int sig, uint64_t t0)
+sample_and_resume(struct rec_ptrace *t, pid_t tid, int sig, uint64_t t0)
 {
-	struct rec_ptracer_event ev;
+	struct rec_ptrace_event ev;
 	size_t len = 0, nchain = 0;
 	bool ok = read_regs(t, tid) == 0;
 
@@ -336,7 +335,7 @@ sample_and_resume(struct rec_ptracer *t, pid_t tid, int sig, uint64_t t0)
 	ev.timestamp_ns = now_ns();
 	ev.pause_ns = ev.timestamp_ns - t0;
 	ev.regs = t->regs;
-	ev.regs_mask = REC_UNWIND_REGS_MASK;
+	ev.regs_mask = REC_PTRACE_REGS_MASK;
 	ev.stack = t->stack;
 	ev.stack_len = len;
 	ev.chain = nchain ? t->chain : NULL;
@@ -356,7 +355,7 @@ is_stop_signal(int sig)
 }
 
 static void
-on_exit_status(struct rec_ptracer *t, pid_t tid, int st)
+on_exit_status(struct rec_ptrace *t, pid_t tid, int st)
 {
 	thread_remove(t, tid);
 	if (tid == t->pid) {
@@ -369,7 +368,7 @@ on_exit_status(struct rec_ptracer *t, pid_t tid, int st)
 
 /* After an exec only the thread group leader is left, under the pid. */
 static void
-on_exec(struct rec_ptracer *t, pid_t tid)
+on_exec(struct rec_ptrace *t, pid_t tid)
 {
 	threads_clear(t);
 	thread_add(t, t->pid);
@@ -383,7 +382,7 @@ on_exec(struct rec_ptracer *t, pid_t tid)
  * interrupt, or a signal or clone stop that came first).
  */
 static void
-on_status(struct rec_ptracer *t, pid_t tid, int st)
+on_status(struct rec_ptrace *t, pid_t tid, int st)
 {
 	struct thread *th;
 	unsigned long msg;
@@ -423,7 +422,7 @@ on_status(struct rec_ptracer *t, pid_t tid, int st)
 
 /* Handles every pending status without blocking. */
 static void
-reap(struct rec_ptracer *t)
+reap(struct rec_ptrace *t)
 {
 	pid_t tid;
 	int st;
@@ -435,7 +434,7 @@ reap(struct rec_ptracer *t)
 /* ------------------------------------------------------------ attach */
 
 static int
-seize(struct rec_ptracer *t, pid_t tid)
+seize(struct rec_ptrace *t, pid_t tid)
 {
 	if (ptrace(PTRACE_SEIZE, tid, NULL, (void *)(uintptr_t)OPTIONS) < 0)
 		return -errno;
@@ -444,7 +443,7 @@ seize(struct rec_ptracer *t, pid_t tid)
 
 /* Seizes each thread in /proc/PID/task not yet seized; returns how many. */
 static int
-seize_tasks(struct rec_ptracer *t, pid_t pid)
+seize_tasks(struct rec_ptrace *t, pid_t pid)
 {
 	char path[64];
 	struct dirent *d;
@@ -473,7 +472,7 @@ seize_tasks(struct rec_ptracer *t, pid_t pid)
 }
 
 int
-rec_ptracer_attach(struct rec_ptracer *t, pid_t pid)
+rec_ptrace_attach(struct rec_ptrace *t, pid_t pid)
 {
 	int r;
 
@@ -482,7 +481,7 @@ rec_ptracer_attach(struct rec_ptracer *t, pid_t pid)
 	while ((r = seize_tasks(t, pid)) > 0)
 		;
 	if (r < 0 || t->nthreads == 0) {
-		rec_ptracer_detach(t);
+		rec_ptrace_detach(t);
 		t->pid = 0;
 		return r < 0 ? r : -ESRCH;
 	}
@@ -490,19 +489,19 @@ rec_ptracer_attach(struct rec_ptracer *t, pid_t pid)
 }
 
 int
-rec_ptracer_spawn(struct rec_ptracer *t, char *const argv[],
-		  bool stdout_to_stderr)
+rec_ptrace_spawn(struct rec_ptrace *t, char *const argv[],
+		 bool stdout_to_stderr)
 {
-	struct rec_child c;
+	struct rec_launch_child c;
 	int st, err;
 
-	if ((err = rec_child_fork(&c, argv, stdout_to_stderr)) < 0)
+	if ((err = rec_launch_fork(&c, argv, stdout_to_stderr)) < 0)
 		return err;
 	t->pid = c.pid;
 	if ((err = seize(t, c.pid)) == 0)
-		err = rec_child_start(&c);
+		err = rec_launch_start(&c);
 	if (err < 0) {
-		rec_child_abort(&c);
+		rec_launch_abort(&c);
 		waitpid(c.pid, &st, __WALL);
 		return err;
 	}
@@ -513,7 +512,7 @@ rec_ptracer_spawn(struct rec_ptracer *t, char *const argv[],
 			break;
 	}
 	/* past the exec stop, the pipe is closed: EOF, or the errno */
-	err = rec_child_exec_errno(&c);
+	err = rec_launch_exec_errno(&c);
 	if (!t->exited)
 		return 0;
 	return err ? -err : -ECHILD;
@@ -528,7 +527,7 @@ rec_ptracer_spawn(struct rec_ptracer *t, char *const argv[],
  * tick, not an open, a read and a close.
  */
 static bool
-is_running(struct rec_ptracer *t, struct thread *th)
+is_running(struct rec_ptrace *t, struct thread *th)
 {
 	char path[64], buf[512], *p;
 	ssize_t n;
@@ -559,7 +558,7 @@ is_running(struct rec_ptracer *t, struct thread *th)
  * as soon as it stops, so the stops of different threads overlap.
  */
 static void
-tick(struct rec_ptracer *t)
+tick(struct rec_ptrace *t)
 {
 	struct thread *th;
 	pid_t tid;
@@ -588,8 +587,7 @@ tick(struct rec_ptracer *t)
  * blocked by the caller), handling stops as they come.
  */
 static void
-wait_until(struct rec_ptracer *t, uint64_t deadline,
-	   volatile sig_atomic_t *stop)
+wait_until(struct rec_ptrace *t, uint64_t deadline, volatile sig_atomic_t *stop)
 {
 	struct timespec ts;
 	sigset_t chld;
@@ -611,8 +609,8 @@ wait_until(struct rec_ptracer *t, uint64_t deadline,
 }
 
 int
-rec_ptracer_run(struct rec_ptracer *t, double seconds,
-		volatile sig_atomic_t *stop, rec_ptracer_fn fn, void *arg)
+rec_ptrace_sample(struct rec_ptrace *t, double seconds,
+		  volatile sig_atomic_t *stop, rec_ptrace_fn fn, void *arg)
 {
 	uint64_t period = 1000000000u / t->freq, next = now_ns(), end;
 	sigset_t chld, old;
@@ -640,15 +638,15 @@ rec_ptracer_run(struct rec_ptracer *t, double seconds,
 }
 
 void
-rec_ptracer_on_stopped(struct rec_ptracer *t,
-		       void (*fn)(pid_t pid, pid_t tid, void *arg), void *arg)
+rec_ptrace_on_stopped(struct rec_ptrace *t,
+		      void (*fn)(pid_t pid, pid_t tid, void *arg), void *arg)
 {
 	t->stopped_fn = fn;
 	t->stopped_arg = arg;
 }
 
 void
-rec_ptracer_set_fpwalk(struct rec_ptracer *t, bool on)
+rec_ptrace_set_fpwalk(struct rec_ptrace *t, bool on)
 {
 	t->fp_walk = on;
 }
@@ -662,7 +660,7 @@ rec_ptracer_set_fpwalk(struct rec_ptracer *t, bool on)
  * and the detached thread stays in its job-control stop.
  */
 static void
-detach_thread(struct rec_ptracer *t, pid_t tid)
+detach_thread(struct rec_ptrace *t, pid_t tid)
 {
 	unsigned long msg;
 	int st, ev;
@@ -691,7 +689,7 @@ detach_thread(struct rec_ptracer *t, pid_t tid)
 }
 
 void
-rec_ptracer_detach(struct rec_ptracer *t)
+rec_ptrace_detach(struct rec_ptrace *t)
 {
 	sigset_t chld, old;
 
@@ -714,7 +712,7 @@ cmp_u64(const void *a, const void *b)
 }
 
 void
-rec_ptracer_summary(const struct rec_ptracer *t, struct rec_ptracer_summary *s)
+rec_ptrace_summary(const struct rec_ptrace *t, struct rec_ptrace_summary *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->samples = t->samples;
@@ -729,11 +727,11 @@ rec_ptracer_summary(const struct rec_ptracer *t, struct rec_ptracer_summary *s)
 }
 
 void
-rec_ptracer_free(struct rec_ptracer *t)
+rec_ptrace_free(struct rec_ptrace *t)
 {
 	if (!t)
 		return;
-	rec_ptracer_detach(t);
+	rec_ptrace_detach(t);
 	sp_htab_free(t->index);
 	free(t->threads);
 	free(t->stack);

@@ -49,7 +49,7 @@ struct codekey {
 #define LINES_KEPT 4
 
 struct code {
-	struct rec_py_code pub; /* first: a rec_py_code is a struct code */
+	struct rec_pycode pub; /* first: a rec_py_code is a struct code */
 	struct fingerprint fp;
 	uint8_t *lines;
 	size_t nlines;
@@ -142,8 +142,9 @@ obj_bytes(struct rec_pymem *mem, uint64_t addr,
  */
 static int
 add_chars(struct rec_pymem *mem, uint64_t addr,
-	  const struct rec_pycode_raw *raw, const struct rec_py_strshape *s,
-	  uint32_t from, uint32_t n, struct sp_buf *b)
+	  const struct rec_pycode_raw *raw,
+	  const struct rec_pydecode_strshape *s, uint32_t from, uint32_t n,
+	  struct sp_buf *b)
 {
 	uint8_t *data = malloc(n ? (size_t)n * s->kind : 1);
 	int rc;
@@ -153,7 +154,8 @@ add_chars(struct rec_pymem *mem, uint64_t addr,
 	rc = obj_bytes(mem, addr, raw, s->data_off + from * s->kind, data,
 		       (size_t)n * s->kind);
 	if (rc == 0)
-		rc = rec_py_str_utf8(data, (size_t)n * s->kind, s->kind, b);
+		rc = rec_pydecode_str_utf8(data, (size_t)n * s->kind, s->kind,
+					   b);
 	free(data);
 	return rc;
 }
@@ -165,12 +167,12 @@ add_chars(struct rec_pymem *mem, uint64_t addr,
  * qualified name's last part are at the end.
  */
 static int
-read_str(struct rec_pymem *mem, const struct rec_py_strlayout *sl,
+read_str(struct rec_pymem *mem, const struct rec_pydecode_strlayout *sl,
 	 uint64_t addr, const struct rec_pycode_raw *raw, uint32_t max_chars,
 	 char **out)
 {
 	struct sp_buf b = SP_BUF_INIT;
-	struct rec_py_strshape s;
+	struct rec_pydecode_strshape s;
 	uint8_t hdr[CO_HDR_MAX];
 	uint32_t head;
 	int rc;
@@ -179,8 +181,8 @@ read_str(struct rec_pymem *mem, const struct rec_py_strlayout *sl,
 		return -EBADMSG;
 	rc = obj_bytes(mem, addr, raw, 0, hdr, sl->ascii_size);
 	if (rc == 0)
-		rc = rec_py_str_shape(hdr, sl->ascii_size, sl, STR_CHARS_MAX,
-				      &s);
+		rc = rec_pydecode_str_shape(hdr, sl->ascii_size, sl,
+					    STR_CHARS_MAX, &s);
 	if (rc < 0)
 		return rc;
 	head = s.nchars > max_chars ? max_chars / 2 : s.nchars;
@@ -364,7 +366,7 @@ keep(struct rec_pycode_cache *c, struct code *k)
  * when its strings were read now, or kept with what `seed` holds of its
  * line table when they came with it.
  */
-static const struct rec_py_code *
+static const struct rec_pycode *
 make(struct rec_pycode_cache *c, struct rec_pymem *mem, uint64_t addr,
      const struct fingerprint *fp, const struct rec_pycode_seed *seed, int *err)
 {
@@ -394,7 +396,7 @@ make(struct rec_pycode_cache *c, struct rec_pymem *mem, uint64_t addr,
 	return &k->pub;
 }
 
-const struct rec_py_code *
+const struct rec_pycode *
 rec_pycode_get(struct rec_pycode_cache *c, struct rec_pymem *mem, uint64_t addr,
 	       int *err)
 {
@@ -411,7 +413,7 @@ rec_pycode_get(struct rec_pycode_cache *c, struct rec_pymem *mem, uint64_t addr,
 }
 
 /* The kept code of `addr` and `fp`, or NULL. */
-static const struct rec_py_code *
+static const struct rec_pycode *
 kept(const struct rec_pycode_cache *c, uint64_t addr,
      const struct fingerprint *fp)
 {
@@ -424,11 +426,11 @@ kept(const struct rec_pycode_cache *c, uint64_t addr,
 		   : NULL;
 }
 
-const struct rec_py_code *
+const struct rec_pycode *
 rec_pycode_from_header(struct rec_pycode_cache *c, struct rec_pymem *mem,
 		       uint64_t addr, const uint8_t *hdr, int *err)
 {
-	const struct rec_py_code *code;
+	const struct rec_pycode *code;
 	struct fingerprint fp;
 
 	if (!fingerprint_of(c, hdr, &fp)) {
@@ -462,7 +464,7 @@ rec_pycode_count(const struct rec_pycode_cache *c)
 }
 
 int32_t
-rec_pycode_line(struct rec_pycode_cache *c, const struct rec_py_code *code,
+rec_pycode_line(struct rec_pycode_cache *c, const struct rec_pycode *code,
 		int64_t offset)
 {
 	struct code *k = c->codes[code->id];
@@ -478,7 +480,7 @@ rec_pycode_line(struct rec_pycode_cache *c, const struct rec_py_code *code,
 	i = k->next;
 	k->next = (k->next + 1) % LINES_KEPT;
 	k->at[i] = (uint32_t)offset + 1;
-	k->line[i] = (k->cut ? rec_py_line_cut : rec_py_line)(
+	k->line[i] = (k->cut ? rec_pydecode_line_cut : rec_pydecode_line)(
 	    c->l->lines, k->lines, k->nlines, code->firstlineno,
 	    (uint32_t)offset);
 	return k->line[i];

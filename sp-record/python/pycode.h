@@ -27,7 +27,7 @@
 struct rec_pycode_cache;
 
 /* A code object as first read; never changes once made. */
-struct rec_py_code {
+struct rec_pycode {
 	uint32_t id;          /* 0, 1, 2, ... in the order first read */
 	uint64_t addr;        /* where it was */
 	const char *name;     /* co_qualname (3.11+), else co_name; UTF-8 */
@@ -59,19 +59,19 @@ void rec_pycode_free(struct rec_pycode_cache *c);
  * strings are not compact str objects, -ESTALE when it was gone once
  * they were read, -ENOMEM.
  */
-const struct rec_py_code *rec_pycode_get(struct rec_pycode_cache *c,
-					 struct rec_pymem *mem, uint64_t addr,
-					 int *err);
+const struct rec_pycode *rec_pycode_get(struct rec_pycode_cache *c,
+					struct rec_pymem *mem, uint64_t addr,
+					int *err);
 
 /*
  * The same, from the first c->l->co_span bytes of the object, `hdr`,
  * already read (many at once: rec_pymem_readv).  A code not kept yet
  * is made: its name, file name and line table are read through `mem`.
  */
-const struct rec_py_code *rec_pycode_from_header(struct rec_pycode_cache *c,
-						 struct rec_pymem *mem,
-						 uint64_t addr,
-						 const uint8_t *hdr, int *err);
+const struct rec_pycode *rec_pycode_from_header(struct rec_pycode_cache *c,
+						struct rec_pymem *mem,
+						uint64_t addr,
+						const uint8_t *hdr, int *err);
 
 /* A str object's bytes from its start, as copied at a sample. */
 struct rec_pycode_raw {
@@ -111,6 +111,6 @@ size_t rec_pycode_count(const struct rec_pycode_cache *c);
  * looked up of each code are kept with their lines.
  */
 int32_t rec_pycode_line(struct rec_pycode_cache *c,
-			const struct rec_py_code *code, int64_t offset);
+			const struct rec_pycode *code, int64_t offset);
 
 #endif

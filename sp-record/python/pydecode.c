@@ -137,17 +137,17 @@ lnotab_covers(const uint8_t *tab, size_t len, uint32_t addr)
 }
 
 int32_t
-rec_py_line_cut(enum rec_py_lines fmt, const uint8_t *tab, size_t len,
-		int32_t first, uint32_t addr)
+rec_pydecode_line_cut(enum rec_pydecode_lines fmt, const uint8_t *tab,
+		      size_t len, int32_t first, uint32_t addr)
 {
 	if (fmt == REC_PY_LNOTAB && !lnotab_covers(tab, len, addr))
 		return -1;
-	return rec_py_line(fmt, tab, len, first, addr);
+	return rec_pydecode_line(fmt, tab, len, first, addr);
 }
 
 int32_t
-rec_py_line(enum rec_py_lines fmt, const uint8_t *tab, size_t len,
-	    int32_t first, uint32_t addr)
+rec_pydecode_line(enum rec_pydecode_lines fmt, const uint8_t *tab, size_t len,
+		  int32_t first, uint32_t addr)
 {
 	switch (fmt) {
 	case REC_PY_LNOTAB:
@@ -166,9 +166,9 @@ rec_py_line(enum rec_py_lines fmt, const uint8_t *tab, size_t len,
 #define STATE_ASCII(s) (((s) >> 6) & 1)
 
 int
-rec_py_str_shape(const uint8_t *hdr, size_t len,
-		 const struct rec_py_strlayout *l, uint32_t max_chars,
-		 struct rec_py_strshape *s)
+rec_pydecode_str_shape(const uint8_t *hdr, size_t len,
+		       const struct rec_pydecode_strlayout *l,
+		       uint32_t max_chars, struct rec_pydecode_strshape *s)
 {
 	uint32_t state;
 	int64_t n;
@@ -224,8 +224,8 @@ add_utf8(struct sp_buf *out, uint32_t c)
 }
 
 int
-rec_py_str_utf8(const uint8_t *data, size_t n, uint32_t kind,
-		struct sp_buf *out)
+rec_pydecode_str_utf8(const uint8_t *data, size_t n, uint32_t kind,
+		      struct sp_buf *out)
 {
 	uint16_t c2;
 	uint32_t c;

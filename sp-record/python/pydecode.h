@@ -15,7 +15,7 @@
 #include "common/buf.h"
 
 /* The line table formats, by the CPython versions that use them. */
-enum rec_py_lines {
+enum rec_pydecode_lines {
 	REC_PY_LNOTAB,    /* 3.8, 3.9: co_lnotab byte pairs */
 	REC_PY_LINES310,  /* 3.10: co_linetable byte pairs */
 	REC_PY_LOCATIONS, /* 3.11+: co_linetable location entries */
@@ -27,18 +27,18 @@ enum rec_py_lines {
  * bytes in format `fmt`.  Returns the line, or -1 when the table says
  * the instruction has none or does not reach `addr` (a cut table).
  */
-int32_t rec_py_line(enum rec_py_lines fmt, const uint8_t *tab, size_t len,
-		    int32_t first, uint32_t addr);
+int32_t rec_pydecode_line(enum rec_pydecode_lines fmt, const uint8_t *tab,
+			  size_t len, int32_t first, uint32_t addr);
 /*
  * The same from the first `len` bytes of a longer table: -1 for an
  * instruction past what they cover (3.8 and 3.9's pairs otherwise give
  * the last line they reach).
  */
-int32_t rec_py_line_cut(enum rec_py_lines fmt, const uint8_t *tab, size_t len,
-			int32_t first, uint32_t addr);
+int32_t rec_pydecode_line_cut(enum rec_pydecode_lines fmt, const uint8_t *tab,
+			      size_t len, int32_t first, uint32_t addr);
 
 /* Where a str object's characters lie, from its header. */
-struct rec_py_strlayout {
+struct rec_pydecode_strlayout {
 	uint32_t length;       /* offset of the length (Py_ssize_t) */
 	uint32_t state;        /* offset of the state bit field (32 bits) */
 	uint32_t ascii_size;   /* sizeof(PyASCIIObject): ASCII data */
@@ -46,7 +46,7 @@ struct rec_py_strlayout {
 };
 
 /* The shape of one str object: its data's offset, size and kind. */
-struct rec_py_strshape {
+struct rec_pydecode_strshape {
 	uint32_t data_off; /* from the object's start */
 	uint32_t kind;     /* bytes per character: 1, 2 or 4 */
 	uint32_t nchars;
@@ -59,9 +59,9 @@ struct rec_py_strshape {
  * name of a code object is one).  Returns 0, -EBADMSG when the header is
  * not a compact str's, or -E2BIG when it holds more than `max_chars`.
  */
-int rec_py_str_shape(const uint8_t *hdr, size_t len,
-		     const struct rec_py_strlayout *l, uint32_t max_chars,
-		     struct rec_py_strshape *s);
+int rec_pydecode_str_shape(const uint8_t *hdr, size_t len,
+			   const struct rec_pydecode_strlayout *l,
+			   uint32_t max_chars, struct rec_pydecode_strshape *s);
 
 /*
  * Appends the `n` bytes of characters `data` of kind `kind` (1, 2 or 4
@@ -70,7 +70,7 @@ int rec_py_str_shape(const uint8_t *hdr, size_t len,
  * is a valid C string.  Returns 0, -EBADMSG for a kind other than 1, 2,
  * 4 or a code point past U+10FFFF, or -ENOMEM.
  */
-int rec_py_str_utf8(const uint8_t *data, size_t n, uint32_t kind,
-		    struct sp_buf *out);
+int rec_pydecode_str_utf8(const uint8_t *data, size_t n, uint32_t kind,
+			  struct sp_buf *out);
 
 #endif

@@ -47,15 +47,15 @@ struct pyfile {
 	size_t nload;
 };
 
-struct rec_pyfiles {
+struct rec_pyfind_files {
 	struct rec_filememo *memo; /* struct pyfile by file identity */
 	uint64_t scans;
 };
 
-struct rec_pyfiles *
-rec_pyfiles_new(void)
+struct rec_pyfind_files *
+rec_pyfind_files_new(void)
 {
-	struct rec_pyfiles *f = calloc(1, sizeof(*f));
+	struct rec_pyfind_files *f = calloc(1, sizeof(*f));
 
 	if (f &&
 	    !(f->memo = rec_filememo_new(sizeof(struct pyfile), MEMO_FILES))) {
@@ -68,7 +68,7 @@ rec_pyfiles_new(void)
 }
 
 void
-rec_pyfiles_free(struct rec_pyfiles *f)
+rec_pyfind_files_free(struct rec_pyfind_files *f)
 {
 	if (!f)
 		return;
@@ -77,7 +77,7 @@ rec_pyfiles_free(struct rec_pyfiles *f)
 }
 
 uint64_t
-rec_pyfiles_scans(const struct rec_pyfiles *f)
+rec_pyfind_files_scans(const struct rec_pyfind_files *f)
 {
 	return f->scans;
 }
@@ -116,7 +116,7 @@ rec_pyfind_name_minor(const char *path, size_t len)
 
 /* Keeps mapping `m` as the module's when it is the first or lowest. */
 static void
-note_mapping(struct pymod *mod, const struct rec_map *m)
+note_mapping(struct pymod *mod, const struct rec_maps_entry *m)
 {
 	if (mod->found && (strlen(mod->path) != m->path_len ||
 			   memcmp(mod->path, m->path, m->path_len) != 0))
@@ -143,7 +143,7 @@ find_module(int32_t pid, struct pymod *lib, struct pymod *exe)
 {
 	char link[64], exe_path[PATH_MAX];
 	struct sp_buf text = SP_BUF_INIT;
-	struct rec_map m;
+	struct rec_maps_entry m;
 	size_t pos = 0, blen;
 	ssize_t n;
 	int rc;
@@ -317,13 +317,13 @@ read_file(int fd, struct pyfile *pf)
 
 /* The file's symbols and segments, from the memo when it has them. */
 static int
-module_file(struct rec_pyfiles *files, int fd, const struct stat *st,
+module_file(struct rec_pyfind_files *files, int fd, const struct stat *st,
 	    struct pyfile *pf)
 {
-	struct rec_fileid id;
+	struct rec_filememo_id id;
 	int rc;
 
-	rec_fileid_of(st, &id);
+	rec_filememo_id_of(st, &id);
 	if (files && rec_filememo_get(files->memo, &id, pf))
 		return 0;
 	memset(pf, 0, sizeof(*pf));
@@ -336,8 +336,9 @@ module_file(struct rec_pyfiles *files, int fd, const struct stat *st,
 }
 
 static int
-module_symbols(struct rec_pyfiles *files, int32_t pid, const struct pymod *mod,
-	       struct pysyms *s, uint64_t *bias, struct sp_buf *why)
+module_symbols(struct rec_pyfind_files *files, int32_t pid,
+	       const struct pymod *mod, struct pysyms *s, uint64_t *bias,
+	       struct sp_buf *why)
 {
 	struct pyfile pf;
 	struct stat st;
@@ -413,8 +414,8 @@ no_runtime(const struct pymod *mod, bool is_exe, struct sp_buf *why)
 }
 
 int
-rec_pyfind(struct rec_pyfiles *files, int32_t pid, struct rec_pytarget *t,
-	   struct sp_buf *why)
+rec_pyfind(struct rec_pyfind_files *files, int32_t pid,
+	   struct rec_pyfind_target *t, struct sp_buf *why)
 {
 	struct pymod lib = { .found = false }, exe = { .found = false };
 	struct pysyms s = { 0 };

@@ -26,15 +26,15 @@
  * recorder's time.  Owned by whoever finds runtimes (the Python
  * annotator); single-threaded.
  */
-struct rec_pyfiles;
+struct rec_pyfind_files;
 
-struct rec_pyfiles *rec_pyfiles_new(void);
-void rec_pyfiles_free(struct rec_pyfiles *f);
+struct rec_pyfind_files *rec_pyfind_files_new(void);
+void rec_pyfind_files_free(struct rec_pyfind_files *f);
 
 /* How many module files were read so far (not answered from `f`). */
-uint64_t rec_pyfiles_scans(const struct rec_pyfiles *f);
+uint64_t rec_pyfind_files_scans(const struct rec_pyfind_files *f);
 
-struct rec_pytarget {
+struct rec_pyfind_target {
 	unsigned minor;      /* CPython 3.minor, 8..13 */
 	uint64_t runtime;    /* &_PyRuntime in the target */
 	uint64_t code_type;  /* &PyCode_Type */
@@ -56,8 +56,8 @@ struct rec_pytarget {
  * cannot be told, -ESRCH when the process is gone, -EACCES, -EBADMSG for
  * a module that is not a readable ELF file.
  */
-int rec_pyfind(struct rec_pyfiles *files, int32_t pid, struct rec_pytarget *t,
-	       struct sp_buf *why);
+int rec_pyfind(struct rec_pyfind_files *files, int32_t pid,
+	       struct rec_pyfind_target *t, struct sp_buf *why);
 
 /*
  * The CPython version a module's file name says: 3.minor for names that

@@ -9,7 +9,7 @@
 #include "common/banned.h"
 
 struct rec_pyids {
-	struct rec_out *out;
+	struct rec_spoolout *out;
 	struct sp_htab *codes; /* firstline, name length, name, file -> id */
 	struct sp_htab *nodes; /* struct node_key -> id */
 	uint32_t ncodes, nnodes;
@@ -23,7 +23,7 @@ struct node_key {
 };
 
 struct rec_pyids *
-rec_pyids_new(struct rec_out *out)
+rec_pyids_new(struct rec_spoolout *out)
 {
 	struct rec_pyids *ids = calloc(1, sizeof(*ids));
 
@@ -52,7 +52,7 @@ rec_pyids_free(struct rec_pyids *ids)
 }
 
 int
-rec_pyids_code(struct rec_pyids *ids, const struct rec_py_code *c, uint32_t *id)
+rec_pyids_code(struct rec_pyids *ids, const struct rec_pycode *c, uint32_t *id)
 {
 	struct sp_ext_pycode rec;
 	uint64_t name_len = strlen(c->name), *slot;
@@ -64,11 +64,11 @@ rec_pyids_code(struct rec_pyids *ids, const struct rec_py_code *c, uint32_t *id)
 	    sp_buf_add(&ids->key, &name_len, sizeof(name_len)) ||
 	    sp_buf_adds(&ids->key, c->name) ||
 	    sp_buf_adds(&ids->key, c->filename))
-		return rec_out_wr(ids->out, -ENOMEM);
+		return rec_spoolout_wr(ids->out, -ENOMEM);
 	slot = sp_htab_slot(ids->codes, ids->key.data, ids->key.len,
 			    ids->ncodes, &added);
 	if (!slot)
-		return rec_out_wr(ids->out, -ENOMEM);
+		return rec_spoolout_wr(ids->out, -ENOMEM);
 	*id = (uint32_t)*slot;
 	if (!added)
 		return 0;
@@ -79,9 +79,9 @@ rec_pyids_code(struct rec_pyids *ids, const struct rec_py_code *c, uint32_t *id)
 	rec.name_len = (size_t)name_len;
 	rec.file = c->filename;
 	rec.file_len = strlen(c->filename);
-	rc = sp_ext_pycode_encode(rec_out_scratch(ids->out), &rec);
-	return rc ? rec_out_wr(ids->out, rc)
-		  : rec_out_ext(ids->out, SP_EXT_PYCODE);
+	rc = sp_ext_pycode_encode(rec_spoolout_scratch(ids->out), &rec);
+	return rc ? rec_spoolout_wr(ids->out, rc)
+		  : rec_spoolout_ext(ids->out, SP_EXT_PYCODE);
 }
 
 int
@@ -96,7 +96,7 @@ rec_pyids_node(struct rec_pyids *ids, uint32_t prefix, uint32_t code,
 
 	slot = sp_htab_slot(ids->nodes, &k, sizeof(k), ids->nnodes, &added);
 	if (!slot)
-		return rec_out_wr(ids->out, -ENOMEM);
+		return rec_spoolout_wr(ids->out, -ENOMEM);
 	*id = (uint32_t)*slot;
 	if (!added)
 		return 0;
@@ -106,7 +106,7 @@ rec_pyids_node(struct rec_pyids *ids, uint32_t prefix, uint32_t code,
 	rec.code = code;
 	rec.line = line;
 	rec.flags = entry ? SP_PYNODE_ENTRY : 0;
-	rc = sp_ext_pynode_encode(rec_out_scratch(ids->out), &rec);
-	return rc ? rec_out_wr(ids->out, rc)
-		  : rec_out_ext(ids->out, SP_EXT_PYNODE);
+	rc = sp_ext_pynode_encode(rec_spoolout_scratch(ids->out), &rec);
+	return rc ? rec_spoolout_wr(ids->out, rc)
+		  : rec_spoolout_ext(ids->out, SP_EXT_PYNODE);
 }

@@ -20,14 +20,14 @@
 struct rec_pyids;
 
 /* Returns an empty table writing through `out` (borrowed), or NULL. */
-struct rec_pyids *rec_pyids_new(struct rec_out *out);
+struct rec_pyids *rec_pyids_new(struct rec_spoolout *out);
 void rec_pyids_free(struct rec_pyids *ids);
 
 /*
  * The pycode id of `c`, its record written when the content is new.
  * Returns 0 or the output's negative errno (-ENOMEM included).
  */
-int rec_pyids_code(struct rec_pyids *ids, const struct rec_py_code *c,
+int rec_pyids_code(struct rec_pyids *ids, const struct rec_pycode *c,
 		   uint32_t *id);
 /*
  * The pynode id of a frame running pycode `code` at `line` under node

@@ -21,15 +21,15 @@
 #define REC_PYLAYOUT_NONE UINT32_MAX
 
 /* How a thread's frames are chained. */
-enum rec_py_frames {
+enum rec_pylayout_frames {
 	REC_PY_FRAMEOBJ, /* 3.8-3.10: PyFrameObject, f_lasti an int */
 	REC_PY_IFRAME, /* 3.11+: _PyInterpreterFrame, an instruction pointer */
 };
 
 struct rec_pylayout {
 	unsigned minor; /* 3.minor */
-	enum rec_py_frames frames;
-	enum rec_py_lines lines;
+	enum rec_pylayout_frames frames;
+	enum rec_pydecode_lines lines;
 	/* _PyRuntimeState and PyInterpreterState */
 	uint32_t rt_interp_head, is_next, is_threads_head;
 	/*
@@ -37,7 +37,7 @@ struct rec_pylayout {
 	 * 3.8-3.11 have one GIL and the state that holds it at
 	 * rt_tstate_current (gilstate.tstate_current); 3.12+ mark each
 	 * state current for its thread with the `active` bit
-	 * (REC_PY_TS_ACTIVE) of the word at ts_status (_status).
+	 * (REC_PYLAYOUT_TS_ACTIVE) of the word at ts_status (_status).
 	 */
 	uint32_t rt_tstate_current, ts_status;
 	/* PyThreadState; ts_frame is the frame (3.8-3.10), the _PyCFrame
@@ -58,17 +58,17 @@ struct rec_pylayout {
 	uint32_t co_shape;
 	/* the bytes read of each: every offset above plus its field */
 	uint32_t ts_span, fr_span, co_span;
-	struct rec_py_strlayout str;
+	struct rec_pydecode_strlayout str;
 };
 
 /* The most bytes read of any one struct (ts_span, fr_span, co_span). */
 #define REC_PYLAYOUT_SPAN_MAX 1024
 
 /* The `active` bit of PyThreadState._status (3.12, 3.13). */
-#define REC_PY_TS_ACTIVE (1u << 4)
+#define REC_PYLAYOUT_TS_ACTIVE (1u << 4)
 
 /* The frame owner of C-stack shim frames (3.12+), never a function. */
-#define REC_PY_OWNED_BY_CSTACK 3
+#define REC_PYLAYOUT_OWNED_BY_CSTACK 3
 
 /* Bytes of _Py_DebugOffsets that rec_pylayout_debug() reads. */
 #define REC_PYLAYOUT_DEBUG_SIZE (73 * 8)

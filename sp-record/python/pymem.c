@@ -25,7 +25,7 @@ static int
 read_ranges(struct rec_pymem *m)
 {
 	struct sp_buf text = SP_BUF_INIT;
-	struct rec_map map;
+	struct rec_maps_entry map;
 	size_t pos = 0;
 	int rc;
 

@@ -44,8 +44,8 @@ struct hint {
 	uint64_t pages[REC_PYMEM_PAGES];
 };
 
-struct rec_py {
-	struct rec_pytarget t;
+struct rec_pystack {
+	struct rec_pyfind_target t;
 	struct rec_pylayout l;
 	struct rec_pymem mem;
 	struct rec_pycode_cache *codes;
@@ -58,7 +58,7 @@ struct rec_py {
 	 * order (chain), and frames no earlier than the last of them (leaf).
 	 */
 	uint64_t chain, leaf;
-	uint8_t *hdrs; /* code object headers, REC_PY_MAX_DEPTH of them */
+	uint8_t *hdrs; /* code object headers, REC_PYSTACK_MAX_DEPTH of them */
 	struct hint hints[HINTS];
 	struct sp_buf why;
 };
@@ -93,7 +93,7 @@ pthread_tid_offset(void)
  * which becomes the stamp of the page read.
  */
 static int
-py_read_after(struct rec_py *py, uint64_t addr, void *buf, size_t len,
+py_read_after(struct rec_pystack *py, uint64_t addr, void *buf, size_t len,
 	      uint64_t *since)
 {
 	if (py->now)
@@ -102,20 +102,20 @@ py_read_after(struct rec_py *py, uint64_t addr, void *buf, size_t len,
 }
 
 static int
-py_read(struct rec_py *py, uint64_t addr, void *buf, size_t len)
+py_read(struct rec_pystack *py, uint64_t addr, void *buf, size_t len)
 {
 	return py_read_after(py, addr, buf, len, &py->chain);
 }
 
 static int
-read_u64(struct rec_py *py, uint64_t addr, uint64_t *v)
+read_u64(struct rec_pystack *py, uint64_t addr, uint64_t *v)
 {
 	return py_read(py, addr, v, 8);
 }
 
 /* 3.13 says where its fields are; older versions have tables. */
 static int
-get_layout(struct rec_py *py, struct sp_buf *why)
+get_layout(struct rec_pystack *py, struct sp_buf *why)
 {
 	uint8_t raw[REC_PYLAYOUT_DEBUG_SIZE];
 	int rc;
@@ -137,11 +137,12 @@ get_layout(struct rec_py *py, struct sp_buf *why)
  * processes of a build are not, and zeroing the reader's page hints for
  * each of them cost more than the look itself.
  */
-struct rec_py *
-rec_py_attach(struct rec_pyfiles *files, int32_t pid, struct sp_buf *why)
+struct rec_pystack *
+rec_pystack_attach(struct rec_pyfind_files *files, int32_t pid,
+		   struct sp_buf *why)
 {
-	struct rec_pytarget t;
-	struct rec_py *py;
+	struct rec_pyfind_target t;
+	struct rec_pystack *py;
 	int rc;
 
 	memset(&t, 0, sizeof(t));
@@ -161,12 +162,12 @@ rec_py_attach(struct rec_pyfiles *files, int32_t pid, struct sp_buf *why)
 	if (rc == 0) {
 		py->codes = rec_pycode_new(&py->l, py->t.code_type);
 		py->tstates = sp_htab_new();
-		py->hdrs = calloc(REC_PY_MAX_DEPTH, py->l.co_span);
+		py->hdrs = calloc(REC_PYSTACK_MAX_DEPTH, py->l.co_span);
 		if (!py->codes || !py->tstates || !py->hdrs)
 			rc = -ENOMEM;
 	}
 	if (rc < 0) {
-		rec_py_free(py);
+		rec_pystack_free(py);
 		errno = -rc;
 		return NULL;
 	}
@@ -175,7 +176,7 @@ rec_py_attach(struct rec_pyfiles *files, int32_t pid, struct sp_buf *why)
 }
 
 void
-rec_py_free(struct rec_py *py)
+rec_pystack_free(struct rec_pystack *py)
 {
 	if (!py)
 		return;
@@ -188,38 +189,38 @@ rec_py_free(struct rec_py *py)
 }
 
 const char *
-rec_py_why(const struct rec_py *py)
+rec_pystack_why(const struct rec_pystack *py)
 {
 	return py->why.len ? (const char *)py->why.data : "";
 }
 
 unsigned
-rec_py_minor(const struct rec_py *py)
+rec_pystack_minor(const struct rec_pystack *py)
 {
 	return py->t.minor;
 }
 
-const struct rec_pytarget *
-rec_py_target(const struct rec_py *py)
+const struct rec_pyfind_target *
+rec_pystack_target(const struct rec_pystack *py)
 {
 	return &py->t;
 }
 
 uint64_t
-rec_py_bytes_read(const struct rec_py *py)
+rec_pystack_bytes_read(const struct rec_pystack *py)
 {
 	return py->mem.bytes_read;
 }
 
 struct rec_pymem *
-rec_py_mem(struct rec_py *py)
+rec_pystack_mem(struct rec_pystack *py)
 {
 	return &py->mem;
 }
 
 /* Whether the thread state at `ts` (its first bytes in `b`) is tid's. */
 static int
-tstate_is(struct rec_py *py, const uint8_t *b, int32_t tid)
+tstate_is(struct rec_pystack *py, const uint8_t *b, int32_t tid)
 {
 	uint64_t v;
 	int32_t t;
@@ -238,7 +239,7 @@ tstate_is(struct rec_py *py, const uint8_t *b, int32_t tid)
 
 /* Walks the thread states of interpreter `is` for tid's. */
 static int
-walk_tstates(struct rec_py *py, uint64_t is, int32_t tid, uint8_t *b,
+walk_tstates(struct rec_pystack *py, uint64_t is, int32_t tid, uint8_t *b,
 	     uint64_t *ts, size_t *budget)
 {
 	uint64_t at;
@@ -276,7 +277,7 @@ struct tsfind {
 
 /* Whether the state at `at` (its first bytes in `b`) runs now. */
 static bool
-tstate_runs(const struct rec_py *py, const uint8_t *b, uint64_t at,
+tstate_runs(const struct rec_pystack *py, const uint8_t *b, uint64_t at,
 	    uint64_t cur)
 {
 	uint32_t status;
@@ -284,12 +285,12 @@ tstate_runs(const struct rec_py *py, const uint8_t *b, uint64_t at,
 	if (py->l.ts_status == REC_PYLAYOUT_NONE)
 		return at == cur;
 	memcpy(&status, b + py->l.ts_status, 4);
-	return (status & REC_PY_TS_ACTIVE) != 0;
+	return (status & REC_PYLAYOUT_TS_ACTIVE) != 0;
 }
 
 /* Whether the state at `at` has a frame (false if it cannot be read). */
 static bool
-tstate_busy(struct rec_py *py, uint64_t at)
+tstate_busy(struct rec_pystack *py, uint64_t at)
 {
 	uint64_t v;
 
@@ -303,7 +304,7 @@ tstate_busy(struct rec_py *py, uint64_t at)
 
 /* Notes every state of f->tid in interpreter `is`. */
 static int
-scan_tstates(struct rec_py *py, uint64_t is, struct tsfind *f, uint8_t *b,
+scan_tstates(struct rec_pystack *py, uint64_t is, struct tsfind *f, uint8_t *b,
 	     size_t *budget)
 {
 	uint64_t at;
@@ -344,7 +345,7 @@ scan_tstates(struct rec_py *py, uint64_t is, struct tsfind *f, uint8_t *b,
  * known to run (3.12+: not one), or several outside the main interpreter.
  */
 static int
-find_among(struct rec_py *py, uint64_t is, int32_t tid, uint8_t *b,
+find_among(struct rec_pystack *py, uint64_t is, int32_t tid, uint8_t *b,
 	   uint64_t *ts, bool *nested)
 {
 	struct tsfind f = { .tid = tid };
@@ -382,7 +383,7 @@ find_among(struct rec_py *py, uint64_t is, int32_t tid, uint8_t *b,
  * thread, kept by tid.
  */
 static int
-find_tstate(struct rec_py *py, int32_t tid, uint8_t *b, uint64_t *ts,
+find_tstate(struct rec_pystack *py, int32_t tid, uint8_t *b, uint64_t *ts,
 	    bool *nested)
 {
 	size_t threads = MAX_THREADS;
@@ -421,7 +422,7 @@ struct rawframe {
  * last instruction) and its is_entry byte, where the layout has one.
  */
 static void
-frame_position(const struct rec_py *py, uint64_t instr, uint8_t is_entry,
+frame_position(const struct rec_pystack *py, uint64_t instr, uint8_t is_entry,
 	       struct rawframe *r)
 {
 	const struct rec_pylayout *l = &py->l;
@@ -439,7 +440,7 @@ frame_position(const struct rec_py *py, uint64_t instr, uint8_t is_entry,
 
 /* Decodes the l.fr_span bytes of a frame, `b`. */
 static int
-parse_frame(const struct rec_py *py, const uint8_t *b, struct rawframe *r)
+parse_frame(const struct rec_pystack *py, const uint8_t *b, struct rawframe *r)
 {
 	const struct rec_pylayout *l = &py->l;
 	uint64_t v, instr = 0;
@@ -465,8 +466,8 @@ parse_frame(const struct rec_py *py, const uint8_t *b, struct rawframe *r)
 
 /* The frame of code `code` at r's instruction. */
 static void
-make_frame(const struct rec_py *py, const struct rec_py_code *code,
-	   const struct rawframe *r, struct rec_py_frame *out)
+make_frame(const struct rec_pystack *py, const struct rec_pycode *code,
+	   const struct rawframe *r, struct rec_pystack_frame *out)
 {
 	out->code = code;
 	out->line = rec_pycode_line(py->codes, code, r->offset);
@@ -476,7 +477,7 @@ make_frame(const struct rec_py *py, const struct rec_py_code *code,
 }
 
 static int
-decode_frame(struct rec_py *py, uint64_t f, struct rawframe *r)
+decode_frame(struct rec_pystack *py, uint64_t f, struct rawframe *r)
 {
 	uint8_t b[REC_PYLAYOUT_SPAN_MAX];
 	uint64_t since;
@@ -513,14 +514,14 @@ seen(const uint64_t *v, size_t n, uint64_t a)
  * 3.12+ chains end at the shim of the outermost evaluator call.
  */
 static bool
-is_root(const struct rec_py *py, const struct rawframe *r,
-	const struct rec_py_code *code)
+is_root(const struct rec_pystack *py, const struct rawframe *r,
+	const struct rec_pycode *code)
 {
 	if (py->l.frames == REC_PY_FRAMEOBJ)
 		return !code->resumable;
 	if (py->l.minor == 11)
 		return r->owner == OWNED_BY_THREAD;
-	return r->owner == REC_PY_OWNED_BY_CSTACK;
+	return r->owner == REC_PYLAYOUT_OWNED_BY_CSTACK;
 }
 
 /* The thread's innermost frame, as much as tells it from another. */
@@ -531,7 +532,7 @@ struct leaf {
 
 /* Reads the leaf of thread state `ts`; false if it cannot. */
 static bool
-leaf_now(struct rec_py *py, uint64_t ts, struct leaf *lf)
+leaf_now(struct rec_pystack *py, uint64_t ts, struct leaf *lf)
 {
 	struct rawframe r;
 	uint64_t v;
@@ -560,10 +561,10 @@ leaf_now(struct rec_py *py, uint64_t ts, struct leaf *lf)
  * on; -ESRCH when the process is gone.
  */
 static int
-walk_frames(struct rec_py *py, uint64_t f, struct rawframe *raw, size_t max,
-	    struct rawframe *last, bool *truncated)
+walk_frames(struct rec_pystack *py, uint64_t f, struct rawframe *raw,
+	    size_t max, struct rawframe *last, bool *truncated)
 {
-	uint64_t visited[2 * REC_PY_MAX_DEPTH];
+	uint64_t visited[2 * REC_PYSTACK_MAX_DEPTH];
 	struct rawframe r = { 0 };
 	size_t n = 0, nv = 0;
 	int rc = 0;
@@ -577,7 +578,8 @@ walk_frames(struct rec_py *py, uint64_t f, struct rawframe *raw, size_t max,
 		if (rc < 0)
 			break;
 		f = r.back;
-		if (py->l.minor >= 12 && r.owner == REC_PY_OWNED_BY_CSTACK) {
+		if (py->l.minor >= 12 &&
+		    r.owner == REC_PYLAYOUT_OWNED_BY_CSTACK) {
 			if (n > 0) /* the shim an evaluator call starts with */
 				raw[n - 1].entry = true;
 			continue;
@@ -617,7 +619,7 @@ add_pages(uint64_t *pages, size_t *n, uint64_t addr, size_t len)
  * them.  Returns how many.
  */
 static size_t
-leaf_pages(const struct rec_py *py, uint64_t ts, const struct leaf *before,
+leaf_pages(const struct rec_pystack *py, uint64_t ts, const struct leaf *before,
 	   const struct hint *h, uint64_t *pages)
 {
 	const struct rec_pylayout *l = &py->l;
@@ -649,7 +651,7 @@ leaf_pages(const struct rec_py *py, uint64_t ts, const struct leaf *before,
  * b[0..), into py->hdrs; returns how many.
  */
 static size_t
-code_blocks(struct rec_py *py, const struct rawframe *raw, size_t n,
+code_blocks(struct rec_pystack *py, const struct rawframe *raw, size_t n,
 	    struct rec_pymem_block *b)
 {
 	uint32_t span = py->l.co_span;
@@ -675,12 +677,12 @@ code_blocks(struct rec_py *py, const struct rawframe *raw, size_t n,
  * Returns 0 or -ENOMEM.
  */
 static int
-resolve_codes(struct rec_py *py, const struct rawframe *raw, size_t n,
-	      const struct rec_pymem_block *b, struct rec_py_frame *out,
+resolve_codes(struct rec_pystack *py, const struct rawframe *raw, size_t n,
+	      const struct rec_pymem_block *b, struct rec_pystack_frame *out,
 	      size_t *good, bool *made)
 {
 	size_t i, j, old = rec_pycode_count(py->codes);
-	const struct rec_py_code *code;
+	const struct rec_pycode *code;
 	int rc;
 
 	*good = 0;
@@ -709,12 +711,12 @@ resolve_codes(struct rec_py *py, const struct rawframe *raw, size_t n,
  * `h`.  Returns the frames read, or -errno.
  */
 static int
-walk(struct rec_py *py, uint64_t ts, const struct leaf *before, struct hint *h,
-     struct rec_py_frame *out, size_t max, bool *truncated, struct leaf *after,
-     bool *ok)
+walk(struct rec_pystack *py, uint64_t ts, const struct leaf *before,
+     struct hint *h, struct rec_pystack_frame *out, size_t max, bool *truncated,
+     struct leaf *after, bool *ok)
 {
-	struct rawframe raw[REC_PY_MAX_DEPTH], last;
-	struct rec_pymem_block b[REC_PY_MAX_DEPTH];
+	struct rawframe raw[REC_PYSTACK_MAX_DEPTH], last;
+	struct rec_pymem_block b[REC_PYSTACK_MAX_DEPTH];
 	uint64_t pages[LEAF_PAGES];
 	size_t na, np, good;
 	bool made;
@@ -758,7 +760,7 @@ walk(struct rec_py *py, uint64_t ts, const struct leaf *before, struct hint *h,
  */
 static bool
 walk_stands(const struct leaf *b, const struct leaf *a,
-	    const struct rec_py_frame *out, int n)
+	    const struct rec_pystack_frame *out, int n)
 {
 	if (b->f == a->f && b->code == a->code && b->back == a->back)
 		return true;
@@ -779,8 +781,8 @@ walk_stands(const struct leaf *b, const struct leaf *a,
  * walk may have linked it into another stack's frames.
  */
 static int
-walk_stable(struct rec_py *py, uint64_t ts, struct hint *h,
-	    struct rec_py_frame *out, size_t max, bool *truncated)
+walk_stable(struct rec_pystack *py, uint64_t ts, struct hint *h,
+	    struct rec_pystack_frame *out, size_t max, bool *truncated)
 {
 	struct leaf before, after;
 	int rc, try;
@@ -809,8 +811,8 @@ walk_stable(struct rec_py *py, uint64_t ts, struct hint *h,
 }
 
 int
-rec_py_read_stack(struct rec_py *py, int32_t tid, struct rec_py_frame *out,
-		  size_t max, bool *truncated)
+rec_pystack_read(struct rec_pystack *py, int32_t tid,
+		 struct rec_pystack_frame *out, size_t max, bool *truncated)
 {
 	struct hint *h = &py->hints[(uint32_t)tid % HINTS];
 	uint8_t ts[REC_PYLAYOUT_SPAN_MAX];
@@ -820,13 +822,13 @@ rec_py_read_stack(struct rec_py *py, int32_t tid, struct rec_py_frame *out,
 
 	*truncated = false;
 	sp_buf_reset(&py->why);
-	rec_pymem_begin(&py->mem, REC_PY_SAMPLE_BYTES);
+	rec_pymem_begin(&py->mem, REC_PYSTACK_SAMPLE_BYTES);
 	if (py->l.ts_span > sizeof(ts)) {
 		sp_buf_adds(&py->why, "thread state layout too large");
 		return -ENOTSUP;
 	}
-	if (max > REC_PY_MAX_DEPTH)
-		max = REC_PY_MAX_DEPTH;
+	if (max > REC_PYSTACK_MAX_DEPTH)
+		max = REC_PYSTACK_MAX_DEPTH;
 	if (h->tid != tid) {
 		h->tid = tid;
 		h->npages = 0;
@@ -856,7 +858,7 @@ known(uint32_t off)
 }
 
 int
-rec_py_bpf_proc(const struct rec_py *py, struct pybpf_proc *p)
+rec_pystack_bpf_proc(const struct rec_pystack *py, struct pybpf_proc *p)
 {
 	const struct rec_pylayout *l = &py->l;
 
@@ -870,7 +872,7 @@ rec_py_bpf_proc(const struct rec_py *py, struct pybpf_proc *p)
 		.rt_interp_head = l->rt_interp_head,
 		.rt_tstate_current = l->rt_tstate_current,
 		.ts_status = l->ts_status,
-		.ts_active = REC_PY_TS_ACTIVE,
+		.ts_active = REC_PYLAYOUT_TS_ACTIVE,
 		.is_next = l->is_next,
 		.is_threads_head = l->is_threads_head,
 		.ts_next = l->ts_next,
@@ -896,7 +898,7 @@ rec_py_bpf_proc(const struct rec_py *py, struct pybpf_proc *p)
 
 /* What a frame read by the BPF program says, as parse_frame says it. */
 static void
-bpf_rawframe(const struct rec_py *py, const struct pybpf_frame *f,
+bpf_rawframe(const struct rec_pystack *py, const struct pybpf_frame *f,
 	     struct rawframe *r)
 {
 	r->back = 0;
@@ -914,8 +916,8 @@ put_u64(uint8_t *hdr, uint32_t off, uint64_t v)
 
 /* The header of frame f's code, from the fields the program read of it. */
 static int
-bpf_header(const struct rec_py *py, const struct pybpf_frame *f, uint8_t *hdr,
-	   size_t size)
+bpf_header(const struct rec_pystack *py, const struct pybpf_frame *f,
+	   uint8_t *hdr, size_t size)
 {
 	const struct rec_pylayout *l = &py->l;
 	uint32_t flags = f->flags;
@@ -936,8 +938,8 @@ bpf_header(const struct rec_py *py, const struct pybpf_frame *f, uint8_t *hdr,
 }
 
 /* The code of frame `f`. */
-static const struct rec_py_code *
-bpf_code(struct rec_py *py, const struct pybpf_frame *f, int *err)
+static const struct rec_pycode *
+bpf_code(struct rec_pystack *py, const struct pybpf_frame *f, int *err)
 {
 	uint8_t hdr[REC_PYLAYOUT_SPAN_MAX];
 
@@ -947,7 +949,7 @@ bpf_code(struct rec_py *py, const struct pybpf_frame *f, int *err)
 }
 
 int
-rec_py_bpf_seed(struct rec_py *py, const struct pybpf_code *c)
+rec_pystack_bpf_seed(struct rec_pystack *py, const struct pybpf_code *c)
 {
 	uint8_t hdr[REC_PYLAYOUT_SPAN_MAX];
 	struct rec_pycode_seed seed = {
@@ -965,29 +967,29 @@ rec_py_bpf_seed(struct rec_py *py, const struct pybpf_code *c)
 
 	if (rc < 0)
 		return rc;
-	rec_pymem_begin(&py->mem, REC_PY_SAMPLE_BYTES);
+	rec_pymem_begin(&py->mem, REC_PYSTACK_SAMPLE_BYTES);
 	rc = rec_pycode_seed(py->codes, &py->mem, c->f.code, hdr, &seed);
 	/* A string that cannot be decoded: the code is read as before. */
 	return rc == -ENOMEM ? rc : 0;
 }
 
 void
-rec_py_bpf_begin(struct rec_py *py)
+rec_pystack_bpf_begin(struct rec_pystack *py)
 {
-	rec_pymem_begin(&py->mem, REC_PY_SAMPLE_BYTES);
+	rec_pymem_begin(&py->mem, REC_PYSTACK_SAMPLE_BYTES);
 }
 
 bool
-rec_py_bpf_shim(const struct rec_py *py, const struct pybpf_frame *f)
+rec_pystack_bpf_shim(const struct rec_pystack *py, const struct pybpf_frame *f)
 {
-	return py->l.minor >= 12 && f->owner == REC_PY_OWNED_BY_CSTACK;
+	return py->l.minor >= 12 && f->owner == REC_PYLAYOUT_OWNED_BY_CSTACK;
 }
 
 int
-rec_py_bpf_frame(struct rec_py *py, const struct pybpf_frame *f,
-		 struct rec_py_frame *out)
+rec_pystack_bpf_frame(struct rec_pystack *py, const struct pybpf_frame *f,
+		      struct rec_pystack_frame *out)
 {
-	const struct rec_py_code *code;
+	const struct rec_pycode *code;
 	struct rawframe r;
 	int err = 0;
 
@@ -1000,8 +1002,8 @@ rec_py_bpf_frame(struct rec_py *py, const struct pybpf_frame *f,
 }
 
 bool
-rec_py_bpf_root(const struct rec_py *py, const struct pybpf_frame *f,
-		const struct rec_py_code *code)
+rec_pystack_bpf_root(const struct rec_pystack *py, const struct pybpf_frame *f,
+		     const struct rec_pycode *code)
 {
 	struct rawframe r;
 
@@ -1010,7 +1012,7 @@ rec_py_bpf_root(const struct rec_py *py, const struct pybpf_frame *f,
 }
 
 uint64_t
-rec_py_unstable(const struct rec_py *py)
+rec_pystack_unstable(const struct rec_pystack *py)
 {
 	return py->unstable;
 }

@@ -7,8 +7,8 @@
 #include "common/banned.h"
 
 bool
-rec_pytie(const struct rec_pytarget *t, const struct sp_frame *frames, size_t n,
-	  uint32_t entries, bool at_sample, struct sp_ext_pystack *s)
+rec_pytie(const struct rec_pyfind_target *t, const struct sp_frame *frames,
+	  size_t n, uint32_t entries, bool at_sample, struct sp_ext_pystack *s)
 {
 	uint32_t eval[SP_PYSTACK_GROUPS_MAX], m = 0, g, from;
 	size_t i;

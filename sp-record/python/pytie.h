@@ -18,7 +18,7 @@
 #include "common/ext_py.h"
 #include "common/spool.h"
 
-struct rec_pytarget;
+struct rec_pyfind_target;
 
 /*
  * Sets s->index and s->ngroups for the `entries` groups of the chain
@@ -31,7 +31,7 @@ struct rec_pytarget;
  * the chain yet, or has unlinked it): the groups ran in the outer ones,
  * the innermost stays native, and the return is true.  False otherwise.
  */
-bool rec_pytie(const struct rec_pytarget *t, const struct sp_frame *frames,
+bool rec_pytie(const struct rec_pyfind_target *t, const struct sp_frame *frames,
 	       size_t n, uint32_t entries, bool at_sample,
 	       struct sp_ext_pystack *s);
 

@@ -34,7 +34,7 @@
 
 /* A CPython process and the map from its reader's code ids to ours. */
 struct pyproc {
-	struct rec_py *py;
+	struct rec_pystack *py;
 	uint64_t serial; /* which process this is, for the memo */
 	int32_t pid;
 	bool bpf;      /* its stacks are read at the sample (pybpf.h) */
@@ -69,7 +69,7 @@ struct pymemo {
 #define MAPPED 3 /* an interpreter mapped: probed at its next sample */
 #define READER(v) ((v) > MAPPED ? (struct pyproc *)(uintptr_t)(v) : NULL)
 
-/* Executables kept in rec_pyann's `plain`, at most (then it starts over). */
+/* Executables kept in rec_reader's `plain`, at most (then it starts over). */
 #define PLAIN_MAX 256
 
 struct pending_key {
@@ -87,14 +87,14 @@ struct pending_key {
 /* A flag of ours beside the spool's: the chain was read at the sample. */
 #define P_AT_SAMPLE 0x80
 
-struct rec_pyann {
-	struct rec_out *out;
+struct rec_reader {
+	struct rec_spoolout *out;
 	struct rec_pyids *ids;
-	struct rec_pyfiles *files; /* module files read, by identity */
-	struct rec_pybpf *bpf;     /* borrowed, or NULL */
-	struct pymemo *memo;       /* MEMO_SLOTS, with bpf */
-	uint64_t serials;          /* pyprocs made */
-	struct sp_htab *procs;     /* pid -> struct pyproc *, or a marker */
+	struct rec_pyfind_files *files; /* module files read, by identity */
+	struct rec_pybpf *bpf;          /* borrowed, or NULL */
+	struct pymemo *memo;            /* MEMO_SLOTS, with bpf */
+	uint64_t serials;               /* pyprocs made */
+	struct sp_htab *procs; /* pid -> struct pyproc *, or a marker */
 	/*
 	 * Executables by identity (device, inode, size, mtime) -> 1 when a
 	 * process of it, probed at its first sample after its exec, was
@@ -104,30 +104,30 @@ struct rec_pyann {
 	 * one).  One that maps an interpreter later is probed then.
 	 */
 	struct sp_htab *plain;
-	struct sp_htab *pending;     /* struct pending_key -> P_PACK */
-	struct sp_htab *why;         /* reason -> processes */
-	struct rec_py_frame *frames; /* REC_PY_MAX_DEPTH */
-	struct rec_pystats st;
+	struct sp_htab *pending;          /* struct pending_key -> P_PACK */
+	struct sp_htab *why;              /* reason -> processes */
+	struct rec_pystack_frame *frames; /* REC_PYSTACK_MAX_DEPTH */
+	struct rec_reader_stats st;
 	struct sp_buf notes;
 };
 
-struct rec_pyann *
-rec_pyann_new(struct rec_out *out)
+struct rec_reader *
+rec_reader_new(struct rec_spoolout *out)
 {
-	struct rec_pyann *a = calloc(1, sizeof(*a));
+	struct rec_reader *a = calloc(1, sizeof(*a));
 
 	if (!a)
 		return NULL;
 	a->out = out;
 	a->ids = rec_pyids_new(out);
-	a->files = rec_pyfiles_new();
+	a->files = rec_pyfind_files_new();
 	a->procs = sp_htab_new();
 	a->pending = sp_htab_new();
 	a->why = sp_htab_new();
-	a->frames = calloc(REC_PY_MAX_DEPTH, sizeof(*a->frames));
+	a->frames = calloc(REC_PYSTACK_MAX_DEPTH, sizeof(*a->frames));
 	if (!a->ids || !a->files || !a->procs || !a->pending || !a->why ||
 	    !a->frames) {
-		rec_pyann_free(a);
+		rec_reader_free(a);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -135,19 +135,19 @@ rec_pyann_new(struct rec_out *out)
 }
 
 static void
-free_proc(struct rec_pyann *a, struct pyproc *pp)
+free_proc(struct rec_reader *a, struct pyproc *pp)
 {
 	if (!pp)
 		return;
 	if (pp->bpf)
 		rec_pybpf_remove(a->bpf, pp->pid);
-	rec_py_free(pp->py);
+	rec_pystack_free(pp->py);
 	free(pp->map);
 	free(pp);
 }
 
 void
-rec_pyann_free(struct rec_pyann *a)
+rec_reader_free(struct rec_reader *a)
 {
 	const void *k;
 	size_t pos = 0, len;
@@ -162,7 +162,7 @@ rec_pyann_free(struct rec_pyann *a)
 	sp_htab_free(a->pending);
 	sp_htab_free(a->why);
 	rec_pyids_free(a->ids);
-	rec_pyfiles_free(a->files);
+	rec_pyfind_files_free(a->files);
 	sp_buf_release(&a->notes);
 	free(a->frames);
 	free(a->memo);
@@ -171,7 +171,7 @@ rec_pyann_free(struct rec_pyann *a)
 
 /* Counts a reason a Python-looking process has no Python frames. */
 static void
-note(struct rec_pyann *a, const char *why)
+note(struct rec_reader *a, const char *why)
 {
 	uint64_t *n;
 
@@ -184,11 +184,11 @@ note(struct rec_pyann *a, const char *why)
 
 /* Has the BPF program read process pp's stacks from now on. */
 static void
-bpf_add(struct rec_pyann *a, struct pyproc *pp)
+bpf_add(struct rec_reader *a, struct pyproc *pp)
 {
 	struct pybpf_proc p;
 
-	pp->bpf = a->bpf && rec_py_bpf_proc(pp->py, &p) == 0 &&
+	pp->bpf = a->bpf && rec_pystack_bpf_proc(pp->py, &p) == 0 &&
 		  rec_pybpf_add(a->bpf, pp->pid, &p) == 0;
 }
 
@@ -196,17 +196,17 @@ bpf_add(struct rec_pyann *a, struct pyproc *pp)
 static int
 seed_code(void *ctx, const struct pybpf_code *c)
 {
-	struct rec_pyann *a = ctx;
+	struct rec_reader *a = ctx;
 	int32_t pid = (int32_t)c->pid;
 	uint64_t v;
 
 	if (!sp_htab_get(a->procs, &pid, sizeof(pid), &v) || !READER(v))
 		return 0;
-	return rec_py_bpf_seed(READER(v)->py, c);
+	return rec_pystack_bpf_seed(READER(v)->py, c);
 }
 
 void
-rec_pyann_set_bpf(struct rec_pyann *a, struct rec_pybpf *b)
+rec_reader_set_bpf(struct rec_reader *a, struct rec_pybpf *b)
 {
 	const void *k;
 	size_t pos = 0, len;
@@ -243,10 +243,10 @@ exe_key(int32_t pid, uint64_t key[4])
 /*
  * Whether a process seen to exec, with nothing named as Python mapped
  * since, runs an executable whose processes were found plain: it has
- * no interpreter unless it maps one later (rec_pyann_mapped).
+ * no interpreter unless it maps one later (rec_reader_mapped).
  */
 static bool
-known_plain(struct rec_pyann *a, int32_t pid, uint64_t v)
+known_plain(struct rec_reader *a, int32_t pid, uint64_t v)
 {
 	uint64_t key[4], plain;
 
@@ -256,7 +256,7 @@ known_plain(struct rec_pyann *a, int32_t pid, uint64_t v)
 
 /* Notes what probing `pid` found of its executable. */
 static void
-note_plain(struct rec_pyann *a, int32_t pid, bool plain)
+note_plain(struct rec_reader *a, int32_t pid, bool plain)
 {
 	uint64_t key[4];
 
@@ -276,7 +276,7 @@ note_plain(struct rec_pyann *a, int32_t pid, bool plain)
  * is not CPython, is refused, or memory ran out.
  */
 static struct pyproc *
-proc(struct rec_pyann *a, int32_t pid)
+proc(struct rec_reader *a, int32_t pid)
 {
 	struct sp_buf why = SP_BUF_INIT;
 	struct pyproc *pp;
@@ -292,7 +292,7 @@ proc(struct rec_pyann *a, int32_t pid)
 		return NULL;
 	}
 	pp = calloc(1, sizeof(*pp));
-	if (pp && !(pp->py = rec_py_attach(a->files, pid, &why))) {
+	if (pp && !(pp->py = rec_pystack_attach(a->files, pid, &why))) {
 		err = errno;
 		free(pp);
 		pp = NULL;
@@ -327,7 +327,7 @@ proc(struct rec_pyann *a, int32_t pid)
 }
 
 void
-rec_pyann_forget(struct rec_pyann *a, int32_t pid)
+rec_reader_forget(struct rec_reader *a, int32_t pid)
 {
 	uint64_t v;
 
@@ -338,28 +338,28 @@ rec_pyann_forget(struct rec_pyann *a, int32_t pid)
 }
 
 void
-rec_pyann_exec(struct rec_pyann *a, int32_t pid)
+rec_reader_exec(struct rec_reader *a, int32_t pid)
 {
 	uint64_t v;
 
 	/* An interpreter mapped since (in ring order) still counts. */
 	if (sp_htab_get(a->procs, &pid, sizeof(pid), &v) && v == MAPPED)
 		return;
-	rec_pyann_forget(a, pid);
+	rec_reader_forget(a, pid);
 	(void)sp_htab_put(a->procs, &pid, sizeof(pid), EXECED);
 }
 
 void
-rec_pyann_maps_changed(struct rec_pyann *a, int32_t pid)
+rec_reader_maps_changed(struct rec_reader *a, int32_t pid)
 {
 	uint64_t v;
 
 	if (sp_htab_get(a->procs, &pid, sizeof(pid), &v) && READER(v))
-		rec_pymem_changed(rec_py_mem(READER(v)->py));
+		rec_pymem_changed(rec_pystack_mem(READER(v)->py));
 }
 
 void
-rec_pyann_mapped(struct rec_pyann *a, int32_t pid)
+rec_reader_mapped(struct rec_reader *a, int32_t pid)
 {
 	uint64_t v = NOT_PYTHON_YET;
 
@@ -370,7 +370,7 @@ rec_pyann_mapped(struct rec_pyann *a, int32_t pid)
 
 /* Our pycode id of the reader's code `c`; 0 or the output's errno. */
 static int
-code_id(struct rec_pyann *a, struct pyproc *pp, const struct rec_py_code *c,
+code_id(struct rec_reader *a, struct pyproc *pp, const struct rec_pycode *c,
 	uint32_t *id)
 {
 	size_t old = pp->amap;
@@ -381,7 +381,7 @@ code_id(struct rec_pyann *a, struct pyproc *pp, const struct rec_py_code *c,
 		return 0;
 	}
 	if (SP_GROW(pp->map, pp->amap, (size_t)c->id + 1))
-		return rec_out_wr(a->out, -ENOMEM);
+		return rec_spoolout_wr(a->out, -ENOMEM);
 	if (pp->amap > old)
 		memset(pp->map + old, 0, (pp->amap - old) * sizeof(*pp->map));
 	rc = rec_pyids_code(a->ids, c, id);
@@ -395,8 +395,8 @@ code_id(struct rec_pyann *a, struct pyproc *pp, const struct rec_py_code *c,
  * its node.  Returns 0 or the output's errno.
  */
 static int
-intern_frame(struct rec_pyann *a, struct pyproc *pp,
-	     const struct rec_py_frame *f, bool entry, uint32_t *node)
+intern_frame(struct rec_reader *a, struct pyproc *pp,
+	     const struct rec_pystack_frame *f, bool entry, uint32_t *node)
 {
 	uint32_t code;
 	int rc = code_id(a, pp, f->code, &code);
@@ -411,7 +411,7 @@ intern_frame(struct rec_pyann *a, struct pyproc *pp,
  * number of entry frames.  Returns 0 or the output's errno.
  */
 static int
-intern_stack(struct rec_pyann *a, struct pyproc *pp, size_t n, uint32_t *leaf,
+intern_stack(struct rec_reader *a, struct pyproc *pp, size_t n, uint32_t *leaf,
 	     uint32_t *entries)
 {
 	uint32_t node = SP_NONE;
@@ -431,7 +431,7 @@ intern_stack(struct rec_pyann *a, struct pyproc *pp, size_t n, uint32_t *leaf,
 }
 
 static void
-keep(struct rec_pyann *a, int32_t tid, uint64_t ts, uint64_t packed)
+keep(struct rec_reader *a, int32_t tid, uint64_t ts, uint64_t packed)
 {
 	struct pending_key k;
 
@@ -458,30 +458,30 @@ keep(struct rec_pyann *a, int32_t tid, uint64_t ts, uint64_t packed)
  * Returns 0 or the output's errno.
  */
 static int
-memo_intern(struct rec_pyann *a, struct pyproc *pp, const struct pybpf_stack *s,
-	    struct pymemo *m, size_t i, const struct rec_py_code **outer,
-	    bool *cut)
+memo_intern(struct rec_reader *a, struct pyproc *pp,
+	    const struct pybpf_stack *s, struct pymemo *m, size_t i,
+	    const struct rec_pycode **outer, bool *cut)
 {
 	uint32_t node = m->node[i + 1], entries = m->entries[i + 1];
-	struct rec_py_frame fr;
+	struct rec_pystack_frame fr;
 	bool entry;
 	int rc;
 
 	for (; i != (size_t)-1; i--) {
-		if (rec_py_bpf_shim(pp->py, &s->f[i])) {
+		if (rec_pystack_bpf_shim(pp->py, &s->f[i])) {
 			m->node[i] = node;
 			m->entries[i] = entries;
 			continue;
 		}
-		if (rec_py_bpf_frame(pp->py, &s->f[i], &fr) < 0) {
+		if (rec_pystack_bpf_frame(pp->py, &s->f[i], &fr) < 0) {
 			node = m->node[i] = SP_NONE;
 			entries = m->entries[i] = 0;
 			*cut = true;
 			continue;
 		}
 		/* the shim an evaluator call starts with is just outside */
-		entry = fr.entry ||
-			(i + 1 < s->n && rec_py_bpf_shim(pp->py, &s->f[i + 1]));
+		entry = fr.entry || (i + 1 < s->n && rec_pystack_bpf_shim(
+							 pp->py, &s->f[i + 1]));
 		rc = intern_frame(a, pp, &fr, entry, &node);
 		if (rc < 0)
 			return rc;
@@ -506,12 +506,12 @@ memo_intern(struct rec_pyann *a, struct pyproc *pp, const struct pybpf_stack *s,
  * errno.
  */
 static int
-read_at_sample(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts,
-	       uint64_t *packed, bool *fault)
+read_at_sample(struct rec_reader *a, struct pyproc *pp, int32_t tid,
+	       uint64_t ts, uint64_t *packed, bool *fault)
 {
 	const struct pybpf_stack *s = rec_pybpf_take(a->bpf, tid, ts);
 	struct pymemo *m = &a->memo[(uint32_t)tid % MEMO_SLOTS];
-	const struct rec_py_code *outer = NULL;
+	const struct rec_pycode *outer = NULL;
 	size_t n, k = 0, same;
 	bool root, trunc, cut = false;
 	int rc;
@@ -543,14 +543,14 @@ read_at_sample(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts,
 	m->node[n] = SP_NONE;
 	m->entries[n] = 0;
 	root = k > 0 && m->root;
-	rec_py_bpf_begin(pp->py);
+	rec_pystack_bpf_begin(pp->py);
 	rc = n > k ? memo_intern(a, pp, s, m, n - k - 1, &outer, &cut) : 0;
 	if (rc < 0) {
 		m->serial = 0; /* half updated: of no use */
 		return rc;
 	}
 	if (k == 0 && outer)
-		root = rec_py_bpf_root(pp->py, &s->f[n - 1], outer);
+		root = rec_pystack_bpf_root(pp->py, &s->f[n - 1], outer);
 	memcpy(m->f, s->f, n * sizeof(s->f[0]));
 	/* a cut chain's nodes are not those of its frames' suffixes */
 	m->serial = cut ? 0 : pp->serial;
@@ -575,7 +575,7 @@ read_at_sample(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts,
  * or -ESRCH or -ENOTSUP when the process is to be dropped.
  */
 static int
-read_stack(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts,
+read_stack(struct rec_reader *a, struct pyproc *pp, int32_t tid, uint64_t ts,
 	   bool *kept, bool *bpf_fault)
 {
 	uint32_t leaf, entries;
@@ -595,7 +595,8 @@ read_stack(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts,
 			return 0;
 		}
 	}
-	n = rec_py_read_stack(pp->py, tid, a->frames, REC_PY_MAX_DEPTH, &trunc);
+	n = rec_pystack_read(pp->py, tid, a->frames, REC_PYSTACK_MAX_DEPTH,
+			     &trunc);
 	if (n == -ESRCH || n == -ENOTSUP)
 		return n;
 	if (n < 0) {
@@ -619,7 +620,7 @@ read_stack(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts,
  * with an empty truncated stack; one in RETRY_EVERY is read.
  */
 static bool
-skip_given_up(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts)
+skip_given_up(struct rec_reader *a, struct pyproc *pp, int32_t tid, uint64_t ts)
 {
 	if (!pp->gave_up || ++pp->skipped >= RETRY_EVERY) {
 		pp->skipped = 0;
@@ -641,7 +642,7 @@ skip_given_up(struct rec_pyann *a, struct pyproc *pp, int32_t tid, uint64_t ts)
  * fault takes it back.
  */
 static void
-budget(struct rec_pyann *a, struct pyproc *pp, bool fault, bool kept,
+budget(struct rec_reader *a, struct pyproc *pp, bool fault, bool kept,
        bool reread)
 {
 	if (!fault && kept) {
@@ -658,7 +659,7 @@ budget(struct rec_pyann *a, struct pyproc *pp, bool fault, bool kept,
 	if (++pp->fails < GIVE_UP_AFTER)
 		return;
 	if (!pp->fresh) { /* its next miss reads them */
-		rec_pymem_changed(rec_py_mem(pp->py));
+		rec_pymem_changed(rec_pystack_mem(pp->py));
 		return;
 	}
 	pp->gave_up = true;
@@ -671,7 +672,7 @@ budget(struct rec_pyann *a, struct pyproc *pp, bool fault, bool kept,
 }
 
 int
-rec_pyann_read(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts)
+rec_reader_read(struct rec_reader *a, int32_t pid, int32_t tid, uint64_t ts)
 {
 	struct rec_pymem *m;
 	struct pyproc *pp;
@@ -683,7 +684,7 @@ rec_pyann_read(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts)
 		return 0;
 	if (!(pp = proc(a, pid)))
 		return 0;
-	m = rec_py_mem(pp->py);
+	m = rec_pystack_mem(pp->py);
 	rec_pymem_tick(m);
 	if (skip_given_up(a, pp, tid, ts))
 		return 0;
@@ -692,7 +693,7 @@ rec_pyann_read(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts)
 	rc = read_stack(a, pp, tid, ts, &kept, &bpf_fault);
 	if (rc == -ESRCH || rc == -ENOTSUP) {
 		if (rc == -ENOTSUP)
-			note(a, rec_py_why(pp->py));
+			note(a, rec_pystack_why(pp->py));
 		free_proc(a, pp);
 		/* Its samples go out as a process without Python. */
 		sp_htab_put(a->procs, &pid, sizeof(pid), NOT_PYTHON);
@@ -706,7 +707,7 @@ rec_pyann_read(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts)
 
 /* Takes the stack kept for (tid, ts), else for (tid, 0). */
 static bool
-take(struct rec_pyann *a, int32_t tid, uint64_t ts, uint64_t *packed)
+take(struct rec_reader *a, int32_t tid, uint64_t ts, uint64_t *packed)
 {
 	struct pending_key k;
 
@@ -725,8 +726,8 @@ take(struct rec_pyann *a, int32_t tid, uint64_t ts, uint64_t *packed)
 }
 
 int
-rec_pyann_write(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts,
-		const struct sp_frame *frames, size_t n)
+rec_reader_write(struct rec_reader *a, int32_t pid, int32_t tid, uint64_t ts,
+		 const struct sp_frame *frames, size_t n)
 {
 	struct sp_ext_pystack s;
 	struct pyproc *pp;
@@ -741,12 +742,12 @@ rec_pyann_write(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts,
 		return 0;
 	s.leaf = P_LEAF(v);
 	s.flags = P_FLAGS(v) & ~P_AT_SAMPLE;
-	entering = rec_pytie(rec_py_target(pp->py), frames, n, P_ENTRIES(v),
-			     (P_FLAGS(v) & P_AT_SAMPLE) != 0, &s);
-	rc = sp_ext_pystack_encode(rec_out_scratch(a->out), &s);
+	entering = rec_pytie(rec_pystack_target(pp->py), frames, n,
+			     P_ENTRIES(v), (P_FLAGS(v) & P_AT_SAMPLE) != 0, &s);
+	rc = sp_ext_pystack_encode(rec_spoolout_scratch(a->out), &s);
 	if (rc < 0)
-		return rec_out_wr(a->out, rc);
-	rc = rec_out_ext(a->out, SP_EXT_PYSTACK);
+		return rec_spoolout_wr(a->out, rc);
+	rc = rec_spoolout_ext(a->out, SP_EXT_PYSTACK);
 	if (rc < 0)
 		return rc;
 	a->st.stacks++;
@@ -756,14 +757,14 @@ rec_pyann_write(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts,
 	return 0;
 }
 
-const struct rec_pystats *
-rec_pyann_stats(const struct rec_pyann *a)
+const struct rec_reader_stats *
+rec_reader_stats(const struct rec_reader *a)
 {
 	return &a->st;
 }
 
 const char *
-rec_pyann_notes(struct rec_pyann *a)
+rec_reader_notes(struct rec_reader *a)
 {
 	const void *k;
 	size_t pos = 0, len;

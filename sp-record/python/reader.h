@@ -3,13 +3,13 @@
  * of a CPython process, read as soon as its sample is seen and written as
  * pycode, pynode and pystack records before the sample (ext_py.h).
  *
- *   a = rec_pyann_new(out);
- *   drain:   rec_pyann_read(a, pid, tid, ts)    a sample just out of a ring
- *            rec_pyann_exec(a, pid)             its exec
- *            rec_pyann_forget(a, pid)           its end
- *            rec_pyann_mapped(a, pid)           a libpython mapped
- *            rec_pyann_maps_changed(a, pid)     anything mapped
- *   handle:  rec_pyann_write(a, pid, tid, ts, frames, n)  before it
+ *   a = rec_reader_new(out);
+ *   drain:   rec_reader_read(a, pid, tid, ts)    a sample just out of a ring
+ *            rec_reader_exec(a, pid)             its exec
+ *            rec_reader_forget(a, pid)           its end
+ *            rec_reader_mapped(a, pid)           a libpython mapped
+ *            rec_reader_maps_changed(a, pid)     anything mapped
+ *   handle:  rec_reader_write(a, pid, tid, ts, frames, n)  before it
  *
  * Reading at the drain, not when the sorter hands the sample on, narrows
  * the time between the sample and its Python chain from a sorter round
@@ -19,7 +19,7 @@
  * is written inconsistent, without groups.  --ptrace reads while the
  * thread is stopped (ts 0: the next sample of that thread).
  *
- * A process is attached at its first sample (rec_py_attach); one that is
+ * A process is attached at its first sample (rec_pystack_attach); one that is
  * not CPython, or whose version is refused, is remembered and its
  * samples go out as before; the reason is kept for the summary.  One
  * whose reads keep meeting bad pointers is given up (its samples go out
@@ -36,10 +36,10 @@
 #include "common/spool.h"
 #include "sp-record/out/spoolout.h"
 
-struct rec_pyann;
+struct rec_reader;
 struct rec_pybpf;
 
-struct rec_pystats {
+struct rec_reader_stats {
 	uint64_t stacks;       /* pystack records written */
 	uint64_t truncated;    /* of which the chain was cut */
 	uint64_t inconsistent; /* of which the chain did not fit the stack */
@@ -57,52 +57,53 @@ struct rec_pystats {
 };
 
 /* An annotator writing through `out` (borrowed); NULL with errno set. */
-struct rec_pyann *rec_pyann_new(struct rec_out *out);
-void rec_pyann_free(struct rec_pyann *a);
+struct rec_reader *rec_reader_new(struct rec_spoolout *out);
+void rec_reader_free(struct rec_reader *a);
 /*
  * Has the BPF program `b` (borrowed) read the stacks of the processes
  * attached, and to be attached, at their samples (pybpf.h).
  */
-void rec_pyann_set_bpf(struct rec_pyann *a, struct rec_pybpf *b);
+void rec_reader_set_bpf(struct rec_reader *a, struct rec_pybpf *b);
 
 /*
  * Reads the Python stack of thread `tid` of `pid` now and keeps it for
  * the sample of time `ts`.  New functions and nodes are written at once
  * (they precede the sample).  Returns 0 or the output's negative errno.
  */
-int rec_pyann_read(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts);
+int rec_reader_read(struct rec_reader *a, int32_t pid, int32_t tid,
+		    uint64_t ts);
 /* `pid` ran exec or ended: its reader no longer applies. */
-void rec_pyann_forget(struct rec_pyann *a, int32_t pid);
+void rec_reader_forget(struct rec_reader *a, int32_t pid);
 /*
  * `pid` ran exec: its reader no longer applies, and until it maps an
- * interpreter (rec_pyann_mapped), its executable alone tells whether it
+ * interpreter (rec_reader_mapped), its executable alone tells whether it
  * is CPython: one whose processes were probed plain is not probed again.
  */
-void rec_pyann_exec(struct rec_pyann *a, int32_t pid);
+void rec_reader_exec(struct rec_reader *a, int32_t pid);
 /*
  * `pid` mapped something (an MMAP2 record): its reader, if any, may
  * read its maps again when an address misses them (pymem.h).
  */
-void rec_pyann_maps_changed(struct rec_pyann *a, int32_t pid);
+void rec_reader_maps_changed(struct rec_reader *a, int32_t pid);
 /*
  * `pid` mapped an interpreter (its modules changed): unless a reader is
  * attached or its version was refused, it is probed at its next sample.
  */
-void rec_pyann_mapped(struct rec_pyann *a, int32_t pid);
+void rec_reader_mapped(struct rec_reader *a, int32_t pid);
 /*
  * Writes the pystack kept for sample (tid, ts) of `pid` (or for tid, read with
  * ts 0), given its native frames[0..n), leaf first; nothing when none was kept.
  * Returns 0 or the output's negative errno.
  */
-int rec_pyann_write(struct rec_pyann *a, int32_t pid, int32_t tid, uint64_t ts,
-		    const struct sp_frame *frames, size_t n);
+int rec_reader_write(struct rec_reader *a, int32_t pid, int32_t tid,
+		     uint64_t ts, const struct sp_frame *frames, size_t n);
 
-const struct rec_pystats *rec_pyann_stats(const struct rec_pyann *a);
+const struct rec_reader_stats *rec_reader_stats(const struct rec_reader *a);
 /*
  * Why processes that look like Python have no Python frames: one line
  * each reason, "python3.14: layout unknown (2 processes)", without the
  * program's prefix; empty when none.  Valid until the next call.
  */
-const char *rec_pyann_notes(struct rec_pyann *a);
+const char *rec_reader_notes(struct rec_reader *a);
 
 #endif

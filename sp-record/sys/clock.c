@@ -7,7 +7,7 @@
 #include "common/banned.h"
 
 uint64_t
-rec_now_ns(void)
+rec_clock_now_ns(void)
 {
 	struct timespec ts;
 

@@ -9,6 +9,6 @@
 #include <stdint.h>
 
 /* Nanoseconds of CLOCK_MONOTONIC. */
-uint64_t rec_now_ns(void);
+uint64_t rec_clock_now_ns(void);
 
 #endif

@@ -47,7 +47,8 @@ child(char *const argv[], bool stdout_to_stderr, int go, int report)
 }
 
 int
-rec_child_fork(struct rec_child *c, char *const argv[], bool stdout_to_stderr)
+rec_launch_fork(struct rec_launch_child *c, char *const argv[],
+		bool stdout_to_stderr)
 {
 	int go[2], report[2], e;
 
@@ -81,7 +82,7 @@ rec_child_fork(struct rec_child *c, char *const argv[], bool stdout_to_stderr)
 }
 
 int
-rec_child_start(struct rec_child *c)
+rec_launch_start(struct rec_launch_child *c)
 {
 	int r = write(c->go, "g", 1) == 1 ? 0 : -EIO;
 
@@ -91,7 +92,7 @@ rec_child_start(struct rec_child *c)
 }
 
 int
-rec_child_exec_errno(struct rec_child *c)
+rec_launch_exec_errno(struct rec_launch_child *c)
 {
 	ssize_t n;
 	int e;
@@ -105,7 +106,7 @@ rec_child_exec_errno(struct rec_child *c)
 }
 
 void
-rec_child_abort(struct rec_child *c)
+rec_launch_abort(struct rec_launch_child *c)
 {
 	if (c->go >= 0)
 		close(c->go); /* the child exits without executing */

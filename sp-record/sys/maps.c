@@ -68,7 +68,7 @@ expect(const char **p, const char *end, char c)
 }
 
 int
-rec_maps_parse_line(const char *line, size_t len, struct rec_map *m)
+rec_maps_parse_line(const char *line, size_t len, struct rec_maps_entry *m)
 {
 	const char *p = line, *end = line + len;
 	uint64_t major, minor;
@@ -105,7 +105,7 @@ rec_maps_parse_line(const char *line, size_t len, struct rec_map *m)
 }
 
 bool
-rec_map_is_module(const struct rec_map *m)
+rec_maps_is_module(const struct rec_maps_entry *m)
 {
 	if (m->perms[2] != 'x' || m->end <= m->start)
 		return false;
@@ -146,8 +146,8 @@ rec_maps_read(int32_t pid, struct sp_buf *out)
 }
 
 int
-rec_maps_next(const char *text, size_t len, size_t *pos, struct rec_map *m,
-	      uint64_t *bad)
+rec_maps_next(const char *text, size_t len, size_t *pos,
+	      struct rec_maps_entry *m, uint64_t *bad)
 {
 	const char *line, *nl;
 	size_t n;

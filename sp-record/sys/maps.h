@@ -15,7 +15,7 @@
 
 #include "common/buf.h"
 
-struct rec_map {
+struct rec_maps_entry {
 	uint64_t start;
 	uint64_t end; /* exclusive */
 	uint64_t offset;
@@ -31,7 +31,7 @@ struct rec_map {
  * Parses one line of `len` bytes (a trailing newline is allowed).
  * Returns 0, or -EBADMSG when the line is not a maps line.
  */
-int rec_maps_parse_line(const char *line, size_t len, struct rec_map *m);
+int rec_maps_parse_line(const char *line, size_t len, struct rec_maps_entry *m);
 
 /*
  * Whether a mapping is a module worth recording: executable, and backed by
@@ -39,7 +39,7 @@ int rec_maps_parse_line(const char *line, size_t len, struct rec_map *m);
  * memory (JIT code) has no file to symbolize from, so it is left out; a
  * JIT's perf map covers it by pid.
  */
-bool rec_map_is_module(const struct rec_map *m);
+bool rec_maps_is_module(const struct rec_maps_entry *m);
 
 /*
  * Reads the whole maps file of `pid` into `out` (reset first).  Returns
@@ -53,7 +53,7 @@ int rec_maps_read(int32_t pid, struct sp_buf *out);
  * skipping lines that do not parse (counted in *bad when not NULL).
  * Start with *pos = 0.
  */
-int rec_maps_next(const char *text, size_t len, size_t *pos, struct rec_map *m,
-		  uint64_t *bad);
+int rec_maps_next(const char *text, size_t len, size_t *pos,
+		  struct rec_maps_entry *m, uint64_t *bad);
 
 #endif

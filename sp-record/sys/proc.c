@@ -16,13 +16,13 @@
 #include "common/banned.h"
 
 int
-rec_ptab_init(struct rec_ptab *t)
+rec_proc_tab_init(struct rec_proc_tab *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->procs = sp_htab_new();
 	t->threads = sp_htab_new();
 	if (!t->procs || !t->threads) {
-		rec_ptab_release(t);
+		rec_proc_tab_release(t);
 		return -ENOMEM;
 	}
 	return 0;
@@ -38,7 +38,7 @@ free_proc(struct rec_proc *p)
 }
 
 void
-rec_ptab_release(struct rec_ptab *t)
+rec_proc_tab_release(struct rec_proc_tab *t)
 {
 	const void *key;
 	size_t pos = 0, len;
@@ -56,7 +56,7 @@ rec_ptab_release(struct rec_ptab *t)
 }
 
 struct rec_proc *
-rec_ptab_get(struct rec_ptab *t, int32_t pid)
+rec_proc_tab_get(struct rec_proc_tab *t, int32_t pid)
 {
 	uint64_t v;
 
@@ -66,7 +66,7 @@ rec_ptab_get(struct rec_ptab *t, int32_t pid)
 }
 
 struct rec_proc *
-rec_ptab_add(struct rec_ptab *t, int32_t pid)
+rec_proc_tab_add(struct rec_proc_tab *t, int32_t pid)
 {
 	struct rec_proc *p = calloc(1, sizeof(*p));
 
@@ -85,7 +85,7 @@ rec_ptab_add(struct rec_ptab *t, int32_t pid)
 
 /* Takes a thread off its process's list. */
 static void
-thread_unlink(struct rec_thread *th)
+thread_unlink(struct rec_proc_thread *th)
 {
 	if (!th->proc)
 		return;
@@ -100,10 +100,10 @@ thread_unlink(struct rec_thread *th)
 }
 
 void
-rec_ptab_remove(struct rec_ptab *t, int32_t pid)
+rec_proc_tab_remove(struct rec_proc_tab *t, int32_t pid)
 {
-	struct rec_proc *p = rec_ptab_get(t, pid);
-	struct rec_thread *th, *next;
+	struct rec_proc *p = rec_proc_tab_get(t, pid);
+	struct rec_proc_thread *th, *next;
 
 	if (!p)
 		return;
@@ -118,8 +118,8 @@ rec_ptab_remove(struct rec_ptab *t, int32_t pid)
 }
 
 void
-rec_ptab_each(struct rec_ptab *t, void (*fn)(struct rec_proc *p, void *arg),
-	      void *arg)
+rec_proc_tab_each(struct rec_proc_tab *t,
+		  void (*fn)(struct rec_proc *p, void *arg), void *arg)
 {
 	const void *key;
 	size_t pos = 0, len;
@@ -130,21 +130,21 @@ rec_ptab_each(struct rec_ptab *t, void (*fn)(struct rec_proc *p, void *arg),
 			fn((struct rec_proc *)(uintptr_t)v, arg);
 }
 
-struct rec_thread *
-rec_ptab_thread(struct rec_ptab *t, int32_t tid)
+struct rec_proc_thread *
+rec_proc_tab_thread(struct rec_proc_tab *t, int32_t tid)
 {
 	uint64_t v;
 
 	if (!sp_htab_get(t->threads, &tid, sizeof(tid), &v))
 		return NULL;
-	return (struct rec_thread *)(uintptr_t)v;
+	return (struct rec_proc_thread *)(uintptr_t)v;
 }
 
-struct rec_thread *
-rec_ptab_add_thread(struct rec_ptab *t, int32_t pid, int32_t tid,
-		    const char *comm, size_t comm_len)
+struct rec_proc_thread *
+rec_proc_tab_add_thread(struct rec_proc_tab *t, int32_t pid, int32_t tid,
+			const char *comm, size_t comm_len)
 {
-	struct rec_thread *th = rec_ptab_thread(t, tid);
+	struct rec_proc_thread *th = rec_proc_tab_thread(t, tid);
 
 	if (!th) {
 		th = calloc(1, sizeof(*th));
@@ -159,7 +159,7 @@ rec_ptab_add_thread(struct rec_ptab *t, int32_t pid, int32_t tid,
 	}
 	if (!th->proc || th->pid != pid) {
 		thread_unlink(th);
-		th->proc = rec_ptab_get(t, pid);
+		th->proc = rec_proc_tab_get(t, pid);
 		if (th->proc) {
 			th->next = th->proc->threads;
 			if (th->next)
@@ -170,8 +170,8 @@ rec_ptab_add_thread(struct rec_ptab *t, int32_t pid, int32_t tid,
 	th->pid = pid;
 	th->tid = tid;
 	if (comm) {
-		if (comm_len >= REC_COMM_MAX)
-			comm_len = REC_COMM_MAX - 1;
+		if (comm_len >= REC_PROC_COMM_MAX)
+			comm_len = REC_PROC_COMM_MAX - 1;
 		memcpy(th->comm, comm, comm_len);
 		th->comm[comm_len] = '\0';
 	}
@@ -179,9 +179,9 @@ rec_ptab_add_thread(struct rec_ptab *t, int32_t pid, int32_t tid,
 }
 
 void
-rec_ptab_remove_thread(struct rec_ptab *t, int32_t tid)
+rec_proc_tab_remove_thread(struct rec_proc_tab *t, int32_t tid)
 {
-	struct rec_thread *th = rec_ptab_thread(t, tid);
+	struct rec_proc_thread *th = rec_proc_tab_thread(t, tid);
 
 	if (!th)
 		return;
@@ -417,7 +417,7 @@ rec_proc_tasks(int32_t pid, int32_t **tids)
 }
 
 bool
-rec_is_python_runtime_path(const char *path, size_t len)
+rec_proc_is_python_runtime_path(const char *path, size_t len)
 {
 	const char *base = path, *p;
 	size_t i, n;
@@ -446,11 +446,11 @@ rec_proc_exe_python(int32_t pid)
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	n = readlink(path, exe, sizeof(exe));
-	return n > 0 && rec_is_python_runtime_path(exe, (size_t)n);
+	return n > 0 && rec_proc_is_python_runtime_path(exe, (size_t)n);
 }
 
 bool
-rec_cmdline_has_python_perf(const char *cmdline, size_t len)
+rec_proc_cmdline_has_python_perf(const char *cmdline, size_t len)
 {
 	const char *p = cmdline, *end = cmdline + len, *nul, *next;
 	size_t n;
@@ -526,13 +526,13 @@ rec_proc_python_perf(int32_t pid)
 	if (found)
 		return true;
 	buf = read_proc_file(pid, "cmdline", &len);
-	found = buf && rec_cmdline_has_python_perf(buf, len);
+	found = buf && rec_proc_cmdline_has_python_perf(buf, len);
 	free(buf);
 	return found;
 }
 
 void
-rec_read_line(const char *path, char *buf, size_t size)
+rec_proc_read_line(const char *path, char *buf, size_t size)
 {
 	FILE *f = fopen(path, "re");
 

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define REC_COMM_MAX 16 /* TASK_COMM_LEN, NUL included */
+#define REC_PROC_COMM_MAX 16 /* TASK_COMM_LEN, NUL included */
 
 struct sp_htab;
 
@@ -31,63 +31,65 @@ struct rec_proc {
 	uint64_t missed_refresh_ns; /* last read for an unwinder miss */
 	uint64_t exec_time;         /* its last exec's time; 0: none seen */
 	uint64_t samples;
-	struct rec_thread *threads; /* its registered threads, a list */
+	struct rec_proc_thread *threads; /* its registered threads, a list */
 };
 
 /*
  * A thread registered while its process is tracked is on that process's
  * list (proc set), so forgetting a process costs its own threads only.
  */
-struct rec_thread {
+struct rec_proc_thread {
 	int32_t pid;
 	int32_t tid;
-	char comm[REC_COMM_MAX];
+	char comm[REC_PROC_COMM_MAX];
 	struct rec_proc *proc; /* whose list it is on, or NULL */
-	struct rec_thread *prev, *next;
+	struct rec_proc_thread *prev, *next;
 };
 
-struct rec_ptab {
+struct rec_proc_tab {
 	struct sp_htab *procs;   /* pid -> struct rec_proc * */
-	struct sp_htab *threads; /* tid -> struct rec_thread * */
+	struct sp_htab *threads; /* tid -> struct rec_proc_thread * */
 	size_t nprocs;           /* tracked now */
 	uint64_t procs_seen;
 	uint64_t threads_seen;
 	uint64_t procs_exited;
 };
 
-int rec_ptab_init(struct rec_ptab *t);
-void rec_ptab_release(struct rec_ptab *t);
+int rec_proc_tab_init(struct rec_proc_tab *t);
+void rec_proc_tab_release(struct rec_proc_tab *t);
 
 /* The tracked process `pid`, or NULL. */
-struct rec_proc *rec_ptab_get(struct rec_ptab *t, int32_t pid);
+struct rec_proc *rec_proc_tab_get(struct rec_proc_tab *t, int32_t pid);
 /*
  * Starts tracking `pid` (which must not be tracked).  Returns the new
  * entry or NULL on allocation failure.
  */
-struct rec_proc *rec_ptab_add(struct rec_ptab *t, int32_t pid);
+struct rec_proc *rec_proc_tab_add(struct rec_proc_tab *t, int32_t pid);
 /*
  * Stops tracking `pid` and forgets its threads (those registered while
  * it was tracked; the work is proportional to their number).
  */
-void rec_ptab_remove(struct rec_ptab *t, int32_t pid);
+void rec_proc_tab_remove(struct rec_proc_tab *t, int32_t pid);
 /*
  * Calls fn for each tracked process; fn must not add or remove.
  */
-void rec_ptab_each(struct rec_ptab *t,
-		   void (*fn)(struct rec_proc *p, void *arg), void *arg);
+void rec_proc_tab_each(struct rec_proc_tab *t,
+		       void (*fn)(struct rec_proc *p, void *arg), void *arg);
 
 /* The thread `tid`, or NULL. */
-struct rec_thread *rec_ptab_thread(struct rec_ptab *t, int32_t tid);
+struct rec_proc_thread *rec_proc_tab_thread(struct rec_proc_tab *t,
+					    int32_t tid);
 /*
  * Registers thread `tid` of `pid` named `comm` (may be NULL); an existing
  * entry for `tid` is replaced.  Returns it, or NULL on allocation failure.
  */
-struct rec_thread *rec_ptab_add_thread(struct rec_ptab *t, int32_t pid,
-				       int32_t tid, const char *comm,
-				       size_t comm_len);
+struct rec_proc_thread *rec_proc_tab_add_thread(struct rec_proc_tab *t,
+						int32_t pid, int32_t tid,
+						const char *comm,
+						size_t comm_len);
 
 /* Forgets thread `tid` (it exited). */
-void rec_ptab_remove_thread(struct rec_ptab *t, int32_t tid);
+void rec_proc_tab_remove_thread(struct rec_proc_tab *t, int32_t tid);
 
 /*
  * Records that `pc`'s page of process `p` triggered a maps refresh.
@@ -118,18 +120,18 @@ int rec_proc_ppid(int32_t pid, int32_t *ppid);
 /* Reads /proc/PID/task/TID/comm without its newline. */
 int rec_proc_comm(int32_t pid, int32_t tid, char *buf, size_t size);
 /* Reads a one-line file without its newline; "" when unreadable. */
-void rec_read_line(const char *path, char *buf, size_t size);
+void rec_proc_read_line(const char *path, char *buf, size_t size);
 /*
  * Lists the thread ids in /proc/PID/task into a malloc'ed array.
  * Returns the count (>= 0) or a negative errno.
  */
 long rec_proc_tasks(int32_t pid, int32_t **tids);
 /* Whether a path names a Python runtime (python3.11, libpython3.11.so). */
-bool rec_is_python_runtime_path(const char *path, size_t len);
+bool rec_proc_is_python_runtime_path(const char *path, size_t len);
 /* Whether /proc/PID/exe names a Python interpreter binary. */
 bool rec_proc_exe_python(int32_t pid);
 /* Whether an argv block (NUL-separated) turns on -X perf. */
-bool rec_cmdline_has_python_perf(const char *cmdline, size_t len);
+bool rec_proc_cmdline_has_python_perf(const char *cmdline, size_t len);
 /*
  * Whether process `pid` runs Python with perf support: PYTHONPERFSUPPORT=1
  * in its environment or -X perf on its command line.

@@ -17,6 +17,6 @@
  * Nonzero while this thread is inside libunwind: the unwinder sets it
  * around each of its calls into libunwind and clears it after.
  */
-extern __thread int rec_in_libunwind;
+extern __thread int rec_sigmask_in_libunwind;
 
 #endif

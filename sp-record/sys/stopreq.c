@@ -11,7 +11,7 @@
 #include "common/banned.h"
 
 /* Globals because the signal handlers that set them reach nothing else. */
-volatile sig_atomic_t rec_stop_signal;
+volatile sig_atomic_t rec_stopreq_signal;
 static volatile sig_atomic_t grace_armed;
 static struct timespec first_request;
 static volatile pid_t child;
@@ -57,7 +57,7 @@ arm_grace(void)
 	if (grace_armed == 2)
 		return;
 	grace_armed = 1;
-	alarm(REC_STOP_GRACE_S);
+	alarm(REC_STOPREQ_GRACE_S);
 }
 
 static void
@@ -66,8 +66,8 @@ on_signal(int sig)
 	struct timespec now;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (!rec_stop_signal) {
-		rec_stop_signal = sig;
+	if (!rec_stopreq_signal) {
+		rec_stopreq_signal = sig;
 		first_request = now;
 		arm_grace();
 	} else if ((now.tv_sec - first_request.tv_sec) * 1000000000L +

@@ -2,10 +2,10 @@
  * stopreq.h: stop requests: SIGINT, SIGTERM and SIGHUP, and the end of
  * -d, with a bound on how long sp-record may take to honour them.
  *
- * A request sets rec_stop_signal (the deadline does not) and interrupts
+ * A request sets rec_stopreq_signal (the deadline does not) and interrupts
  * whatever call sp-record is blocked in (no SA_RESTART), so the drain
  * loop sees it.  Should sp-record still not have reached its orderly stop
- * REC_STOP_GRACE_S seconds later (rec_stopreq_disarm not called), it ends
+ * REC_STOPREQ_GRACE_S seconds later (rec_stopreq_disarm not called), it ends
  * at once; so does a second request a second or more after the first.
  * The notice then names what the recorder was doing (rec_stopreq_doing).
  * Ending at once loses the summary and the records not yet flushed; the
@@ -18,10 +18,10 @@
 #include <signal.h>
 #include <sys/types.h>
 
-#define REC_STOP_GRACE_S 5
+#define REC_STOPREQ_GRACE_S 5
 
 /* The signal that asked to stop, 0 until one did. */
-extern volatile sig_atomic_t rec_stop_signal;
+extern volatile sig_atomic_t rec_stopreq_signal;
 
 /* Installs the handlers; SIGPIPE is ignored (EPIPE is a write error). */
 void rec_stopreq_install(void);

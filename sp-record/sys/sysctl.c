@@ -37,9 +37,9 @@ rec_sysctl_long(const char *name, long *v)
 }
 
 long
-rec_perf_paranoid(void)
+rec_sysctl_perf_paranoid(void)
 {
-	long v = REC_PARANOID_DEFAULT;
+	long v = REC_SYSCTL_PARANOID_DEFAULT;
 
 	rec_sysctl_long("kernel.perf_event_paranoid", &v);
 	return v;

@@ -9,7 +9,7 @@
  * kernel.perf_event_paranoid when it cannot be read: the kernel's own
  * default since Linux 4.6 (user-space sampling of one's own processes).
  */
-#define REC_PARANOID_DEFAULT 2
+#define REC_SYSCTL_PARANOID_DEFAULT 2
 
 /*
  * Reads the integer setting `name`, spelled as sysctl(8) spells it
@@ -20,7 +20,8 @@
  */
 int rec_sysctl_long(const char *name, long *v);
 
-/* kernel.perf_event_paranoid, or REC_PARANOID_DEFAULT when unreadable. */
-long rec_perf_paranoid(void);
+/* kernel.perf_event_paranoid, or REC_SYSCTL_PARANOID_DEFAULT when unreadable.
+ */
+long rec_sysctl_perf_paranoid(void);
 
 #endif

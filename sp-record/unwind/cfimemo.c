@@ -17,14 +17,15 @@ struct rec_cfimemo {
 };
 
 struct key {
-	struct rec_fileid id;
+	struct rec_filememo_id id;
 	uint64_t vaddr;
 };
 
 static void
-key_of(struct key *k, const struct rec_fileid *id, uint64_t vaddr)
+key_of(struct key *k, const struct rec_filememo_id *id, uint64_t vaddr)
 {
-	memcpy(&k->id, id, sizeof(*id)); /* rec_fileid_of zeroed its padding */
+	memcpy(&k->id, id,
+	       sizeof(*id)); /* rec_filememo_id_of zeroed its padding */
 	k->vaddr = vaddr;
 }
 
@@ -54,7 +55,7 @@ rec_cfimemo_free(struct rec_cfimemo *m)
 }
 
 bool
-rec_cfimemo_get(const struct rec_cfimemo *m, const struct rec_fileid *id,
+rec_cfimemo_get(const struct rec_cfimemo *m, const struct rec_filememo_id *id,
 		uint64_t vaddr, uint64_t *word)
 {
 	struct key k;
@@ -64,7 +65,7 @@ rec_cfimemo_get(const struct rec_cfimemo *m, const struct rec_fileid *id,
 }
 
 int
-rec_cfimemo_put(struct rec_cfimemo *m, const struct rec_fileid *id,
+rec_cfimemo_put(struct rec_cfimemo *m, const struct rec_filememo_id *id,
 		uint64_t vaddr, uint64_t word)
 {
 	struct sp_htab *empty;

@@ -39,14 +39,15 @@ struct rec_cfimemo *rec_cfimemo_new(size_t max);
 void rec_cfimemo_free(struct rec_cfimemo *m);
 
 /* The word kept for address `vaddr` of file `id`; false when none is. */
-bool rec_cfimemo_get(const struct rec_cfimemo *m, const struct rec_fileid *id,
-		     uint64_t vaddr, uint64_t *word);
+bool rec_cfimemo_get(const struct rec_cfimemo *m,
+		     const struct rec_filememo_id *id, uint64_t vaddr,
+		     uint64_t *word);
 /*
  * Keeps `word` for `vaddr` of `id` (replacing one kept for it), first
  * emptying the memo when `max` are kept.  Returns 0 or -ENOMEM (nothing
  * is kept then).
  */
-int rec_cfimemo_put(struct rec_cfimemo *m, const struct rec_fileid *id,
+int rec_cfimemo_put(struct rec_cfimemo *m, const struct rec_filememo_id *id,
 		    uint64_t vaddr, uint64_t word);
 /* How many words are kept; how many times the memo was emptied. */
 size_t rec_cfimemo_count(const struct rec_cfimemo *m);

@@ -24,10 +24,10 @@
 #define REC_CFIRULE_SAME INT16_MAX  /* unchanged in the caller */
 #define REC_CFIRULE_UNDEF INT16_MIN /* undefined: the outermost frame */
 
-enum rec_cfa_reg { REC_CFA_SP, REC_CFA_BP };
+enum rec_cfirule_reg { REC_CFA_SP, REC_CFA_BP };
 
 struct rec_cfirule {
-	uint8_t cfa_reg; /* enum rec_cfa_reg */
+	uint8_t cfa_reg; /* enum rec_cfirule_reg */
 	int32_t cfa_off; /* CFA = cfa_reg's value + cfa_off, |off| < 8 MiB */
 	int16_t ra;      /* the return address: a CFA offset or UNDEF */
 	int16_t bp;      /* the caller's BP: a CFA offset, SAME or UNDEF */

@@ -11,7 +11,7 @@
 
 /* Index of the first range whose hi is above `addr`. */
 static size_t
-first_above(const struct rec_ranges *rs, uint64_t addr)
+first_above(const struct rec_coderange *rs, uint64_t addr)
 {
 	size_t lo = 0, hi = rs->n, mid;
 
@@ -26,7 +26,7 @@ first_above(const struct rec_ranges *rs, uint64_t addr)
 }
 
 int
-rec_ranges_add(struct rec_ranges *rs, uint64_t lo, uint64_t hi)
+rec_coderange_add(struct rec_coderange *rs, uint64_t lo, uint64_t hi)
 {
 	size_t at, end;
 
@@ -40,12 +40,12 @@ rec_ranges_add(struct rec_ranges *rs, uint64_t lo, uint64_t hi)
 	/* Ranges [at, end) overlap: replace them by the new one. */
 	memmove(&rs->v[at + 1], &rs->v[end], (rs->n - end) * sizeof(*rs->v));
 	rs->n = rs->n - (end - at) + 1;
-	rs->v[at] = (struct rec_range){ lo, hi };
+	rs->v[at] = (struct rec_coderange_span){ lo, hi };
 	return 0;
 }
 
 bool
-rec_ranges_has(const struct rec_ranges *rs, uint64_t addr)
+rec_coderange_has(const struct rec_coderange *rs, uint64_t addr)
 {
 	size_t i = first_above(rs, addr);
 
@@ -53,8 +53,8 @@ rec_ranges_has(const struct rec_ranges *rs, uint64_t addr)
 }
 
 void
-rec_ranges_release(struct rec_ranges *rs)
+rec_coderange_release(struct rec_coderange *rs)
 {
 	free(rs->v);
-	*rs = (struct rec_ranges)REC_RANGES_INIT;
+	*rs = (struct rec_coderange)REC_CODERANGE_INIT;
 }

@@ -4,11 +4,11 @@
  * trampolines), which the module table does not hold but where a caller's
  * return address may still lie.
  *
- *   struct rec_ranges rs = REC_RANGES_INIT;
- *   rec_ranges_add(&rs, lo, hi);       a new mapping replaces what it
+ *   struct rec_coderange rs = REC_CODERANGE_INIT;
+ *   rec_coderange_add(&rs, lo, hi);       a new mapping replaces what it
  *                                      overlaps, as mmap does
- *   rec_ranges_has(&rs, addr);         O(log n)
- *   rec_ranges_release(&rs);
+ *   rec_coderange_has(&rs, addr);         O(log n)
+ *   rec_coderange_release(&rs);
  */
 #ifndef SP_RECORD_UNWIND_CODERANGE_H
 #define SP_RECORD_UNWIND_CODERANGE_H
@@ -17,17 +17,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct rec_range {
+struct rec_coderange_span {
 	uint64_t lo, hi; /* [lo, hi), lo < hi */
 };
 
 /* Invariant: v[0..n) sorted by lo, v[i].hi <= v[i + 1].lo. */
-struct rec_ranges {
-	struct rec_range *v;
+struct rec_coderange {
+	struct rec_coderange_span *v;
 	size_t n, cap;
 };
 
-#define REC_RANGES_INIT                                                        \
+#define REC_CODERANGE_INIT                                                     \
 	{                                                                      \
 		NULL, 0, 0                                                     \
 	}
@@ -38,12 +38,12 @@ struct rec_ranges {
  * rare, and a missing range only costs a truncated stack).  An empty
  * range is ignored.  Returns 0 or -ENOMEM (the set is unchanged then).
  */
-int rec_ranges_add(struct rec_ranges *rs, uint64_t lo, uint64_t hi);
+int rec_coderange_add(struct rec_coderange *rs, uint64_t lo, uint64_t hi);
 
 /* Whether some range holds `addr`. */
-bool rec_ranges_has(const struct rec_ranges *rs, uint64_t addr);
+bool rec_coderange_has(const struct rec_coderange *rs, uint64_t addr);
 
 /* Frees the array; the set is empty and reusable afterwards. */
-void rec_ranges_release(struct rec_ranges *rs);
+void rec_coderange_release(struct rec_coderange *rs);
 
 #endif

@@ -21,7 +21,8 @@ hash_sp(uint64_t sp, size_t hmask)
 
 /* Whether frame `f` of a chain has the state `s`. */
 static bool
-same_state(const struct rec_deepstep *f, const struct rec_deepstep *s)
+same_state(const struct rec_deepcache_step *f,
+	   const struct rec_deepcache_step *s)
 {
 	if (f->at != s->at || f->ip != s->ip || f->sp != s->sp)
 		return false;
@@ -30,10 +31,11 @@ same_state(const struct rec_deepstep *f, const struct rec_deepstep *s)
 }
 
 bool
-rec_deepcache_find(const struct rec_deepcache *dc, const struct rec_deepstep *s,
-		   const struct rec_deepchain **chain, size_t *index)
+rec_deepcache_find(const struct rec_deepcache *dc,
+		   const struct rec_deepcache_step *s,
+		   const struct rec_deepcache_chain **chain, size_t *index)
 {
-	const struct rec_deepchain *c;
+	const struct rec_deepcache_chain *c;
 	size_t i, h;
 
 	for (i = 0; i < REC_DEEPCACHE_CHAINS; i++) {
@@ -54,7 +56,7 @@ rec_deepcache_find(const struct rec_deepcache *dc, const struct rec_deepstep *s,
 }
 
 static void
-chain_free(struct rec_deepchain *c)
+chain_free(struct rec_deepcache_chain *c)
 {
 	free(c->v);
 	free(c->slot);
@@ -67,7 +69,7 @@ chain_free(struct rec_deepchain *c)
  * that depends on it.
  */
 static void
-mark_bp(struct rec_deepstep *v, size_t n)
+mark_bp(struct rec_deepcache_step *v, size_t n)
 {
 	bool above = false;
 	size_t i;
@@ -79,10 +81,10 @@ mark_bp(struct rec_deepstep *v, size_t n)
 }
 
 int
-rec_deepcache_put(struct rec_deepcache *dc, const struct rec_deepstep *v,
-		  size_t n, const struct rec_deepchain *replaced)
+rec_deepcache_put(struct rec_deepcache *dc, const struct rec_deepcache_step *v,
+		  size_t n, const struct rec_deepcache_chain *replaced)
 {
-	struct rec_deepchain *c;
+	struct rec_deepcache_chain *c;
 	size_t i, h, size = 4;
 
 	if (replaced)

@@ -32,7 +32,7 @@
 #define REC_DEEPCACHE_CHAINS 4
 
 /* One frame of a chain: its state and what its step to the caller read. */
-struct rec_deepstep {
+struct rec_deepcache_step {
 	uint64_t at;      /* the pc the frame's rule is looked up by */
 	uint64_t ip;      /* its return address (the sampled pc: frame 0) */
 	uint64_t sp, bp;  /* its SP and BP */
@@ -46,8 +46,8 @@ struct rec_deepstep {
 };
 
 /* A chain: its frames, innermost first, the outermost last. */
-struct rec_deepchain {
-	struct rec_deepstep *v;
+struct rec_deepcache_chain {
+	struct rec_deepcache_step *v;
 	size_t n;
 	uint32_t *slot; /* frame index + 1 by SP, 0: empty; hmask + 1 slots */
 	size_t hmask;
@@ -55,7 +55,7 @@ struct rec_deepchain {
 };
 
 struct rec_deepcache {
-	struct rec_deepchain chain[REC_DEEPCACHE_CHAINS];
+	struct rec_deepcache_chain chain[REC_DEEPCACHE_CHAINS];
 	unsigned next; /* the chain replaced next when no other is named */
 };
 
@@ -70,8 +70,9 @@ struct rec_deepcache {
  * chain stays valid until the next put or release.
  */
 bool rec_deepcache_find(const struct rec_deepcache *dc,
-			const struct rec_deepstep *s,
-			const struct rec_deepchain **chain, size_t *index);
+			const struct rec_deepcache_step *s,
+			const struct rec_deepcache_chain **chain,
+			size_t *index);
 
 /*
  * Keeps a copy of the `n` frames at `v` (innermost first, the last the
@@ -79,8 +80,9 @@ bool rec_deepcache_find(const struct rec_deepcache *dc,
  * one the sample took frames from) or, when NULL, of the oldest one.
  * Returns 0 or -ENOMEM (the chain is dropped then).
  */
-int rec_deepcache_put(struct rec_deepcache *dc, const struct rec_deepstep *v,
-		      size_t n, const struct rec_deepchain *replaced);
+int rec_deepcache_put(struct rec_deepcache *dc,
+		      const struct rec_deepcache_step *v, size_t n,
+		      const struct rec_deepcache_chain *replaced);
 
 /* Frees the chains; the cache is empty and reusable afterwards. */
 void rec_deepcache_release(struct rec_deepcache *dc);

@@ -56,9 +56,9 @@
 #define IOV_BATCH 256
 
 void
-rec_stackmaps_release(struct rec_stackmaps *m)
+rec_deepstack_maps_release(struct rec_deepstack_maps *m)
 {
-	rec_ranges_release(&m->maps);
+	rec_coderange_release(&m->maps);
 	m->miss_page = 0;
 	m->miss_left = 0;
 }
@@ -94,7 +94,7 @@ rec_deepstack_release(struct rec_deepstack *d)
 
 void
 rec_deepstack_begin(struct rec_deepstack *d, int32_t pid,
-		    struct rec_stackmaps *maps, uint64_t sp,
+		    struct rec_deepstack_maps *maps, uint64_t sp,
 		    const uint8_t *copy, size_t copy_len)
 {
 	d->pid = pid;
@@ -128,7 +128,7 @@ rec_deepstack_used(const struct rec_deepstack *d)
 
 /* Sets [*lo, *hi) to the known stack mapping holding `addr`, or false. */
 static bool
-known_map(const struct rec_stackmaps *m, uint64_t addr, uint64_t *lo,
+known_map(const struct rec_deepstack_maps *m, uint64_t addr, uint64_t *lo,
 	  uint64_t *hi)
 {
 	size_t l = 0, h = m->maps.n, mid;
@@ -152,7 +152,7 @@ known_map(const struct rec_stackmaps *m, uint64_t addr, uint64_t *lo,
  * pseudo-file but the main thread's [stack] (not [heap], [vvar]...).
  */
 static bool
-stack_like(const struct rec_map *m)
+stack_like(const struct rec_maps_entry *m)
 {
 	return m->perms[1] == 'w' && m->path[0] != '/' &&
 	       (m->path[0] != '[' || strncmp(m->path, "[stack]", 7) == 0);
@@ -168,7 +168,7 @@ static bool
 learn_map(struct rec_deepstack *d, uint64_t addr, uint64_t *lo, uint64_t *hi)
 {
 	struct sp_buf text = SP_BUF_INIT;
-	struct rec_map m;
+	struct rec_maps_entry m;
 	size_t pos = 0;
 	bool found = false;
 
@@ -180,11 +180,11 @@ learn_map(struct rec_deepstack *d, uint64_t addr, uint64_t *lo, uint64_t *hi)
 	d->learnt++;
 	d->maps_reads++;
 	if (rec_maps_read(d->pid, &text) == 0) {
-		rec_ranges_release(&d->maps->maps);
+		rec_coderange_release(&d->maps->maps);
 		while (rec_maps_next((const char *)text.data, text.len, &pos,
 				     &m, NULL) == 1)
 			if (stack_like(&m) &&
-			    rec_ranges_add(&d->maps->maps, m.start, m.end) ==
+			    rec_coderange_add(&d->maps->maps, m.start, m.end) ==
 				0 &&
 			    m.start <= addr && addr < m.end) {
 				*lo = m.start;
@@ -213,7 +213,7 @@ stack_map(struct rec_deepstack *d, uint64_t addr, uint64_t *lo, uint64_t *hi)
 static bool
 open_span(struct rec_deepstack *d, uint64_t start, uint64_t lo, uint64_t hi)
 {
-	struct rec_deepspan *s = &d->span[d->nspan], *last;
+	struct rec_deepstack_span *s = &d->span[d->nspan], *last;
 	size_t off = 0;
 
 	if (d->nspan == REC_DEEPSTACK_SPANS)
@@ -250,7 +250,7 @@ open_span(struct rec_deepstack *d, uint64_t start, uint64_t lo, uint64_t hi)
 static bool
 reached_top(const struct rec_deepstack *d)
 {
-	const struct rec_deepspan *s = &d->span[d->nspan - 1];
+	const struct rec_deepstack_span *s = &d->span[d->nspan - 1];
 
 	if (s->top)
 		return s->start + s->top + TOP_SLACK >= s->map_hi;
@@ -264,7 +264,7 @@ reached_top(const struct rec_deepstack *d)
  * mapping no span has entered and the reads reached the top of the last;
  * NULL when none may hold it.
  */
-static struct rec_deepspan *
+static struct rec_deepstack_span *
 span_for(struct rec_deepstack *d, uint64_t addr)
 {
 	uint64_t lo, hi, start;
@@ -311,7 +311,7 @@ first_span(struct rec_deepstack *d)
 
 /* Reads the last span's next chunk (page-aligned end, doubling). */
 static bool
-read_chunk(struct rec_deepstack *d, struct rec_deepspan *s)
+read_chunk(struct rec_deepstack *d, struct rec_deepstack_span *s)
 {
 	uint64_t pos = s->start + s->have,
 		 end = (pos & ~(uint64_t)(PAGE - 1)) + d->chunk;
@@ -341,10 +341,10 @@ read_chunk(struct rec_deepstack *d, struct rec_deepspan *s)
  * The span that may hold the live word at `addr`, the first opened when
  * none is; NULL when none may (see rec_deepstack_read).
  */
-static struct rec_deepspan *
+static struct rec_deepstack_span *
 live_span(struct rec_deepstack *d, uint64_t addr)
 {
-	struct rec_deepspan *s = &d->span[d->nspan ? d->nspan - 1 : 0];
+	struct rec_deepstack_span *s = &d->span[d->nspan ? d->nspan - 1 : 0];
 
 	if (d->failed || addr % 8 || (addr >= d->sp && addr < d->copy_end))
 		return NULL;
@@ -366,7 +366,7 @@ live_span(struct rec_deepstack *d, uint64_t addr)
 
 /* Notes the unwinder's word at `addr` of span `s` for the re-read. */
 static void
-mark(struct rec_deepstack *d, struct rec_deepspan *s, uint64_t addr)
+mark(struct rec_deepstack *d, struct rec_deepstack_span *s, uint64_t addr)
 {
 	size_t off = s->off + (addr - s->start);
 
@@ -381,7 +381,7 @@ mark(struct rec_deepstack *d, struct rec_deepspan *s, uint64_t addr)
 bool
 rec_deepstack_read(struct rec_deepstack *d, uint64_t addr, uint64_t *val)
 {
-	struct rec_deepspan *s = live_span(d, addr);
+	struct rec_deepstack_span *s = live_span(d, addr);
 
 	if (!s)
 		return false;
@@ -401,7 +401,7 @@ rec_deepstack_read(struct rec_deepstack *d, uint64_t addr, uint64_t *val)
 static bool
 expect_past(struct rec_deepstack *d, uint64_t addr, uint64_t val)
 {
-	struct rec_deepspan *s = &d->span[d->nspan ? d->nspan - 1 : 0];
+	struct rec_deepstack_span *s = &d->span[d->nspan ? d->nspan - 1 : 0];
 	size_t off;
 
 	if (!d->nspan || d->failed || addr % 8 || addr < s->start + s->have ||
@@ -417,7 +417,7 @@ expect_past(struct rec_deepstack *d, uint64_t addr, uint64_t val)
 bool
 rec_deepstack_expect(struct rec_deepstack *d, uint64_t addr, uint64_t val)
 {
-	struct rec_deepspan *s;
+	struct rec_deepstack_span *s;
 	uint8_t *at;
 
 	if (expect_past(d, addr, val))
@@ -511,7 +511,7 @@ seen_hold(const struct rec_deepstack *d, const uint64_t *now, size_t n)
  * many, with *w where the next call goes on (past the span: done).
  */
 static size_t
-marked_runs(const struct rec_deepstack *d, const struct rec_deepspan *s,
+marked_runs(const struct rec_deepstack *d, const struct rec_deepstack_span *s,
 	    size_t *w, struct iovec *local, struct iovec *remote, size_t max)
 {
 	size_t n = 0, end = (s->off + s->top) / 8, i;

@@ -31,9 +31,9 @@
  *       after it, when rec_deepstack_used(&d): rec_deepstack_verify(&d)
  *   rec_deepstack_release(&d);
  *
- * A process's stack mappings (struct rec_stackmaps) are learnt from
+ * A process's stack mappings (struct rec_deepstack_maps) are learnt from
  * /proc/PID/maps the first time a sample's SP lies in one, and kept until
- * rec_stackmaps_release().
+ * rec_deepstack_maps_release().
  */
 #ifndef SP_RECORD_UNWIND_DEEPSTACK_H
 #define SP_RECORD_UNWIND_DEEPSTACK_H
@@ -63,26 +63,26 @@
  * its bytes lie in the buffer from `off`; `have` bytes are read, the
  * unwinder's words end `top` bytes from start.
  */
-struct rec_deepspan {
+struct rec_deepstack_span {
 	uint64_t start, limit;
 	uint64_t map_lo, map_hi; /* the mapping */
 	size_t off, have, top;
 };
 
 /* The mappings of one process that held a sampled SP. */
-struct rec_stackmaps {
-	struct rec_ranges maps;
+struct rec_deepstack_maps {
+	struct rec_coderange maps;
 	uint64_t miss_page; /* a page /proc/PID/maps did not cover ... */
 	unsigned miss_left; /* ... for this many more lookups */
 };
 
-#define REC_STACKMAPS_INIT                                                     \
+#define REC_DEEPSTACK_MAPS_INIT                                                \
 	{                                                                      \
-		REC_RANGES_INIT, 0, 0                                          \
+		REC_CODERANGE_INIT, 0, 0                                       \
 	}
 
 /* Frees what the set holds; it is empty and reusable afterwards. */
-void rec_stackmaps_release(struct rec_stackmaps *m);
+void rec_deepstack_maps_release(struct rec_deepstack_maps *m);
 
 /* One per unwinder; fields are private to deepstack.c. */
 struct rec_deepstack {
@@ -91,10 +91,10 @@ struct rec_deepstack {
 	uint8_t *again;  /* budget bytes: the same, read again to verify */
 	uint64_t *words; /* a bit per word of buf the unwinder read */
 	int32_t pid;
-	struct rec_stackmaps *maps;
+	struct rec_deepstack_maps *maps;
 	const uint8_t *copy;
 	uint64_t sp, copy_end;
-	struct rec_deepspan span[REC_DEEPSTACK_SPANS];
+	struct rec_deepstack_span span[REC_DEEPSTACK_SPANS];
 	size_t nspan;    /* 0: not looked up yet; span[0]: the SP's mapping */
 	size_t chunk;    /* the next read's size in the last span */
 	size_t used_end; /* the end in buf of the words marked in `words` */
@@ -118,7 +118,7 @@ void rec_deepstack_release(struct rec_deepstack *d);
  * next begin.
  */
 void rec_deepstack_begin(struct rec_deepstack *d, int32_t pid,
-			 struct rec_stackmaps *maps, uint64_t sp,
+			 struct rec_deepstack_maps *maps, uint64_t sp,
 			 const uint8_t *copy, size_t copy_len);
 
 /*

@@ -17,12 +17,12 @@
  * accepts a frame that may have been refused.
  */
 static bool
-calls(struct rec_goframes *g, const struct rec_goview *v, uint64_t fn,
-      uint64_t to, enum rec_gofunc_kind kind)
+calls(struct rec_goframes *g, const struct rec_goframes_view *v, uint64_t fn,
+      uint64_t to, enum rec_gofuncs_kind kind)
 {
 	uint64_t key[3] = { fn, to ? to : (uint64_t)kind, UINT64_MAX - 1 };
 	uint64_t start, end, found = 0, *slot, target;
-	enum rec_gofunc_kind k;
+	enum rec_gofuncs_kind k;
 	size_t len = 0, i;
 	bool inserted;
 	int32_t rel;
@@ -52,11 +52,11 @@ calls(struct rec_goframes *g, const struct rec_goview *v, uint64_t fn,
 }
 
 int
-rec_goframes_check(struct rec_goframes *g, const struct rec_goview *v,
+rec_goframes_check(struct rec_goframes *g, const struct rec_goframes_view *v,
 		   uint64_t callee, uint64_t ra)
 {
 	uint8_t before[REC_CALLSITE_INDIRECT];
-	enum rec_gofunc_kind kind, ck;
+	enum rec_gofuncs_kind kind, ck;
 	uint64_t start, end, target, cstart, cend;
 
 	if (!v->is_code(v->arg, ra) ||
@@ -79,7 +79,7 @@ rec_goframes_check(struct rec_goframes *g, const struct rec_goview *v,
 }
 
 int
-rec_goframes_splice(struct rec_goframes *g, const struct rec_goview *v,
+rec_goframes_splice(struct rec_goframes *g, const struct rec_goframes_view *v,
 		    const uint64_t *fp, size_t nfp, uint64_t *pcs, size_t *n,
 		    size_t max)
 {

@@ -17,7 +17,7 @@
  *     link, a direct call names a function that calls that switch;
  *   - the chain ends at a root (runtime.goexit, runtime.mstart, ...).
  *
- * The unwinder describes the process through struct rec_goview; the
+ * The unwinder describes the process through struct rec_goframes_view; the
  * answers of the code scans are kept in its cache, per process.
  */
 #ifndef SP_RECORD_UNWIND_GOFRAMES_H
@@ -42,11 +42,11 @@ struct rec_goframes {
 };
 
 /* What the unwinder knows of one process, for the checks. */
-struct rec_goview {
+struct rec_goframes_view {
 	void *arg;
 	/* The Go function holding pc (runtime addresses); false if none. */
 	bool (*func)(void *arg, uint64_t pc, uint64_t *start, uint64_t *end,
-		     enum rec_gofunc_kind *kind);
+		     enum rec_gofuncs_kind *kind);
 	/* Copies module code at addr; 0, or < 0 when it is not there. */
 	int (*read_code)(void *arg, uint64_t addr, void *buf, size_t len);
 	/* Whether addr is code of the process (a module, JIT code). */
@@ -58,8 +58,9 @@ struct rec_goview {
  * The check above of return address `ra`, whose callee has pc `callee`:
  * < 0 refused, 0 a caller, 1 a caller where the stack ends (a root).
  */
-int rec_goframes_check(struct rec_goframes *g, const struct rec_goview *v,
-		       uint64_t callee, uint64_t ra);
+int rec_goframes_check(struct rec_goframes *g,
+		       const struct rec_goframes_view *v, uint64_t callee,
+		       uint64_t ra);
 
 /*
  * Takes the frames past pcs[*n - 1] from the kernel's walk `fp` (`nfp`
@@ -68,8 +69,8 @@ int rec_goframes_check(struct rec_goframes *g, const struct rec_goview *v,
  * to a root.  Returns 0 with pcs[*n..] written and *n advanced, or -1
  * with *n as it was.  *n must be at least 1.
  */
-int rec_goframes_splice(struct rec_goframes *g, const struct rec_goview *v,
-			const uint64_t *fp, size_t nfp, uint64_t *pcs,
-			size_t *n, size_t max);
+int rec_goframes_splice(struct rec_goframes *g,
+			const struct rec_goframes_view *v, const uint64_t *fp,
+			size_t nfp, uint64_t *pcs, size_t *n, size_t max);
 
 #endif

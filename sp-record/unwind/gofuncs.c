@@ -16,7 +16,7 @@
 
 struct gofunc {
 	uint64_t start, end;
-	enum rec_gofunc_kind kind;
+	enum rec_gofuncs_kind kind;
 };
 
 struct rec_gofuncs {
@@ -25,10 +25,10 @@ struct rec_gofuncs {
 	bool go; /* a runtime function of special[] was seen */
 };
 
-/* The value a file that is no Go program gets in rec_gomods. */
+/* The value a file that is no Go program gets in rec_gofuncs_mods. */
 #define NOT_GO 1
 
-struct rec_gomods {
+struct rec_gofuncs_mods {
 	struct sp_htab
 	    *files; /* file pointer -> struct rec_gofuncs *, NOT_GO */
 };
@@ -36,7 +36,7 @@ struct rec_gomods {
 /* The runtime functions Go's traceback treats apart, by name. */
 static const struct {
 	const char *name;
-	enum rec_gofunc_kind kind;
+	enum rec_gofuncs_kind kind;
 } special[] = {
 	{ "runtime.systemstack", REC_GOFUNC_SYSTEMSTACK },
 	{ "runtime.morestack", REC_GOFUNC_MORESTACK },
@@ -52,7 +52,7 @@ static const struct {
 };
 
 /* The kind of function `name` (of `len` bytes), with or without ".abi0". */
-static enum rec_gofunc_kind
+static enum rec_gofuncs_kind
 kind_of(const char *name, size_t len)
 {
 	size_t i, k;
@@ -243,7 +243,7 @@ rec_gofuncs_free(struct rec_gofuncs *fs)
 
 bool
 rec_gofuncs_find(const struct rec_gofuncs *fs, uint64_t vaddr, uint64_t *start,
-		 uint64_t *end, enum rec_gofunc_kind *kind)
+		 uint64_t *end, enum rec_gofuncs_kind *kind)
 {
 	size_t lo = 0, hi = fs->n, mid;
 
@@ -262,10 +262,10 @@ rec_gofuncs_find(const struct rec_gofuncs *fs, uint64_t vaddr, uint64_t *start,
 	return true;
 }
 
-struct rec_gomods *
-rec_gomods_new(void)
+struct rec_gofuncs_mods *
+rec_gofuncs_mods_new(void)
 {
-	struct rec_gomods *m = calloc(1, sizeof(*m));
+	struct rec_gofuncs_mods *m = calloc(1, sizeof(*m));
 
 	if (m && !(m->files = sp_htab_new())) {
 		free(m);
@@ -275,7 +275,7 @@ rec_gomods_new(void)
 }
 
 void
-rec_gomods_free(struct rec_gomods *m)
+rec_gofuncs_mods_free(struct rec_gofuncs_mods *m)
 {
 	size_t pos = 0, klen;
 	const void *key;
@@ -291,7 +291,7 @@ rec_gomods_free(struct rec_gomods *m)
 }
 
 const struct rec_gofuncs *
-rec_gomods_get(struct rec_gomods *m, const struct rec_elfcfi *f)
+rec_gofuncs_mods_get(struct rec_gofuncs_mods *m, const struct rec_mapped *f)
 {
 	struct rec_gofuncs *fs;
 	uint64_t *slot;

@@ -16,10 +16,10 @@
  * read from the live stack can be checked against the call before its
  * return address.
  *
- *   struct rec_gomods *m = rec_gomods_new();            per process
- *   fs = rec_gomods_get(m, file);                       per module file
+ *   struct rec_gofuncs_mods *m = rec_gofuncs_mods_new();            per process
+ *   fs = rec_gofuncs_mods_get(m, file);                       per module file
  *   if (fs && rec_gofuncs_find(fs, vaddr, &start, &kind)) ...
- *   rec_gomods_free(m);
+ *   rec_gofuncs_mods_free(m);
  */
 #ifndef SP_RECORD_UNWIND_GOFUNCS_H
 #define SP_RECORD_UNWIND_GOFUNCS_H
@@ -28,9 +28,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct rec_elfcfi;
+struct rec_mapped;
 struct rec_gofuncs;
-struct rec_gomods;
+struct rec_gofuncs_mods;
 
 /*
  * What a function is to Go's traceback.  Its profiler's traceback goes
@@ -38,7 +38,7 @@ struct rec_gomods;
  * goroutine that switched, and stops at runtime.mcall (whose callee,
  * the scheduler, works for no goroutine and never returns to it).
  */
-enum rec_gofunc_kind {
+enum rec_gofuncs_kind {
 	REC_GOFUNC_OTHER,
 	REC_GOFUNC_SYSTEMSTACK, /* runtime.systemstack: g to g0 and back */
 	REC_GOFUNC_MORESTACK,   /* runtime.morestack(_noctxt): g to g0 */
@@ -62,20 +62,20 @@ void rec_gofuncs_free(struct rec_gofuncs *fs);
  */
 bool rec_gofuncs_find(const struct rec_gofuncs *fs, uint64_t vaddr,
 		      uint64_t *start, uint64_t *end,
-		      enum rec_gofunc_kind *kind);
+		      enum rec_gofuncs_kind *kind);
 
 /* The Go modules of one process, each read once.  NULL when no memory. */
-struct rec_gomods *rec_gomods_new(void);
+struct rec_gofuncs_mods *rec_gofuncs_mods_new(void);
 /* Frees the set and every table it read; NULL is allowed. */
-void rec_gomods_free(struct rec_gomods *m);
+void rec_gofuncs_mods_free(struct rec_gofuncs_mods *m);
 
 /*
  * The functions of module file `f`, read on first use (from f->img);
  * NULL when it is not a Go program with symbols (remembered too).  The
- * result stays valid until rec_gomods_free(); `f` must stay mapped while
+ * result stays valid until rec_gofuncs_mods_free(); `f` must stay mapped while
  * the set holds it (the process's region cache holds it).
  */
-const struct rec_gofuncs *rec_gomods_get(struct rec_gomods *m,
-					 const struct rec_elfcfi *f);
+const struct rec_gofuncs *rec_gofuncs_mods_get(struct rec_gofuncs_mods *m,
+					       const struct rec_mapped *f);
 
 #endif

@@ -33,9 +33,9 @@
 
 #define VDSO_MAX_BYTES (1u << 20)
 
-/* The first member is what rec_elfcfi_get returns: put() casts back. */
+/* The first member is what rec_mapped_get returns: put() casts back. */
 struct entry {
-	struct rec_elfcfi f;
+	struct rec_mapped f;
 	bool ok;
 	bool mapped; /* img came from mmap, else from malloc */
 	volatile sig_atomic_t changed; /* raised by mapguard.c */
@@ -47,7 +47,7 @@ struct entry {
 	char key[]; /* path NUL inode: its key in `files` */
 };
 
-struct rec_elfcfi_cache {
+struct rec_mapped_cache {
 	struct sp_htab *files;     /* path NUL inode -> struct entry * */
 	struct entry *idle, *last; /* unreferenced, least recently used first */
 	size_t nidle, nmapped;
@@ -56,10 +56,10 @@ struct rec_elfcfi_cache {
 	struct rec_filepin *pins; /* borrowed, or NULL */
 };
 
-struct rec_elfcfi_cache *
-rec_elfcfi_cache_new(struct rec_filepin *pins)
+struct rec_mapped_cache *
+rec_mapped_cache_new(struct rec_filepin *pins)
 {
-	struct rec_elfcfi_cache *c = calloc(1, sizeof(*c));
+	struct rec_mapped_cache *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return NULL;
@@ -73,7 +73,7 @@ rec_elfcfi_cache_new(struct rec_filepin *pins)
 
 /* Gives up the entry's image and table; it reads as a failed file. */
 static void
-unmap(struct rec_elfcfi_cache *c, struct entry *e)
+unmap(struct rec_mapped_cache *c, struct entry *e)
 {
 	free(e->f.built_table);
 	if (e->f.img && e->mapped) {
@@ -89,7 +89,7 @@ unmap(struct rec_elfcfi_cache *c, struct entry *e)
 }
 
 static void
-entry_free(struct rec_elfcfi_cache *c, struct entry *e)
+entry_free(struct rec_mapped_cache *c, struct entry *e)
 {
 	if (!e)
 		return;
@@ -98,7 +98,7 @@ entry_free(struct rec_elfcfi_cache *c, struct entry *e)
 }
 
 static void
-idle_unlink(struct rec_elfcfi_cache *c, struct entry *e)
+idle_unlink(struct rec_mapped_cache *c, struct entry *e)
 {
 	if (e->prev)
 		e->prev->next = e->next;
@@ -113,7 +113,7 @@ idle_unlink(struct rec_elfcfi_cache *c, struct entry *e)
 }
 
 static void
-idle_push(struct rec_elfcfi_cache *c, struct entry *e)
+idle_push(struct rec_mapped_cache *c, struct entry *e)
 {
 	e->prev = c->last;
 	e->next = NULL;
@@ -127,7 +127,7 @@ idle_push(struct rec_elfcfi_cache *c, struct entry *e)
 
 /* Forgets an idle entry: a later get opens its file again. */
 static void
-evict(struct rec_elfcfi_cache *c, struct entry *e)
+evict(struct rec_mapped_cache *c, struct entry *e)
 {
 	idle_unlink(c, e);
 	sp_htab_del(c->files, e->key, e->klen);
@@ -135,14 +135,14 @@ evict(struct rec_elfcfi_cache *c, struct entry *e)
 }
 
 static void
-trim(struct rec_elfcfi_cache *c)
+trim(struct rec_mapped_cache *c)
 {
-	while (c->nidle > REC_ELFCFI_IDLE_MAX)
+	while (c->nidle > REC_MAPPED_IDLE_MAX)
 		evict(c, c->idle);
 }
 
 void
-rec_elfcfi_cache_free(struct rec_elfcfi_cache *c)
+rec_mapped_cache_free(struct rec_mapped_cache *c)
 {
 	size_t pos = 0, klen;
 	const void *key;
@@ -191,7 +191,7 @@ pe_read_unsigned(const uint8_t *p, size_t n)
  * every linker writes; anything else counts as no unwind data.
  */
 static void
-parse_eh_frame_hdr(struct rec_elfcfi *f, const Elf64_Phdr *ph)
+parse_eh_frame_hdr(struct rec_mapped *f, const Elf64_Phdr *ph)
 {
 	const uint8_t *h;
 	size_t ptr_size, count_size, need;
@@ -219,7 +219,7 @@ parse_eh_frame_hdr(struct rec_elfcfi *f, const Elf64_Phdr *ph)
 
 /* The section header named `want`, from a file already checked as ELF64. */
 static bool
-find_section(const struct rec_elfcfi *f, const Elf64_Ehdr *eh, const char *want,
+find_section(const struct rec_mapped *f, const Elf64_Ehdr *eh, const char *want,
 	     Elf64_Shdr *out)
 {
 	Elf64_Shdr strs;
@@ -248,7 +248,7 @@ find_section(const struct rec_elfcfi *f, const Elf64_Ehdr *eh, const char *want,
 
 /* Without .eh_frame_hdr, index .eh_frame ourselves (static binaries). */
 static void
-index_eh_frame(struct rec_elfcfi *f, const Elf64_Ehdr *eh)
+index_eh_frame(struct rec_mapped *f, const Elf64_Ehdr *eh)
 {
 	Elf64_Shdr sh;
 	int32_t *table;
@@ -268,7 +268,7 @@ index_eh_frame(struct rec_elfcfi *f, const Elf64_Ehdr *eh)
 }
 
 static int
-parse_elf(struct rec_elfcfi *f)
+parse_elf(struct rec_mapped *f)
 {
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
@@ -287,9 +287,9 @@ parse_elf(struct rec_elfcfi *f)
 	for (i = 0; i < eh.e_phnum; i++) {
 		memcpy(&ph, f->img + eh.e_phoff + i * eh.e_phentsize,
 		       sizeof(ph));
-		if (ph.p_type == PT_LOAD && f->nload < REC_ELFCFI_MAX_LOADS) {
+		if (ph.p_type == PT_LOAD && f->nload < REC_MAPPED_MAX_LOADS) {
 			f->load[f->nload++] =
-			    (struct rec_elfcfi_seg){ ph.p_vaddr, ph.p_memsz,
+			    (struct rec_mapped_seg){ ph.p_vaddr, ph.p_memsz,
 						     ph.p_offset, ph.p_filesz,
 						     (ph.p_flags & PF_X) != 0 };
 			if (ph.p_vaddr < f->min_vaddr)
@@ -306,7 +306,7 @@ parse_elf(struct rec_elfcfi *f)
 }
 
 static int
-map_file(struct rec_elfcfi_cache *c, struct entry *e, const struct sp_module *m,
+map_file(struct rec_mapped_cache *c, struct entry *e, const struct sp_module *m,
 	 int32_t pid)
 {
 	struct stat st;
@@ -332,14 +332,14 @@ map_file(struct rec_elfcfi_cache *c, struct entry *e, const struct sp_module *m,
 	e->mapped = true;
 	e->dev = st.st_dev;
 	e->ino = st.st_ino;
-	rec_fileid_of(&st, &e->f.id);
+	rec_filememo_id_of(&st, &e->f.id);
 	c->nmapped++;
 	return 0;
 }
 
 /* [vdso] has no file: copy its image out of the process. */
 static int
-copy_vdso(struct rec_elfcfi_cache *c, struct entry *e,
+copy_vdso(struct rec_mapped_cache *c, struct entry *e,
 	  const struct sp_module *m, int32_t pid)
 {
 	char path[64];
@@ -376,8 +376,8 @@ is_vdso(const struct sp_module *m)
 }
 
 /* An entry found again: referenced, or moved to the idle list's end. */
-static const struct rec_elfcfi *
-reuse(struct rec_elfcfi_cache *c, struct entry *e)
+static const struct rec_mapped *
+reuse(struct rec_mapped_cache *c, struct entry *e)
 {
 	if (e->refs == 0) {
 		idle_unlink(c, e);
@@ -392,8 +392,8 @@ reuse(struct rec_elfcfi_cache *c, struct entry *e)
 	return &e->f;
 }
 
-const struct rec_elfcfi *
-rec_elfcfi_get(struct rec_elfcfi_cache *c, const struct sp_module *m,
+const struct rec_mapped *
+rec_mapped_get(struct rec_mapped_cache *c, const struct sp_module *m,
 	       int32_t pid)
 {
 	size_t plen = strlen(m->path), klen;
@@ -440,7 +440,7 @@ gone(const struct entry *e)
 }
 
 void
-rec_elfcfi_put(struct rec_elfcfi_cache *c, const struct rec_elfcfi *f)
+rec_mapped_put(struct rec_mapped_cache *c, const struct rec_mapped *f)
 {
 	struct entry *e = (struct entry *)(uintptr_t)f;
 
@@ -454,15 +454,15 @@ rec_elfcfi_put(struct rec_elfcfi_cache *c, const struct rec_elfcfi *f)
 }
 
 size_t
-rec_elfcfi_mapped(const struct rec_elfcfi_cache *c)
+rec_mapped_mapped(const struct rec_mapped_cache *c)
 {
 	return c->nmapped;
 }
 
 uint64_t
-rec_elfcfi_bias(const struct rec_elfcfi *f, const struct sp_module *m)
+rec_mapped_bias(const struct rec_mapped *f, const struct sp_module *m)
 {
-	const struct rec_elfcfi_seg *s, *best = NULL;
+	const struct rec_mapped_seg *s, *best = NULL;
 	size_t i;
 
 	for (i = 0; i < f->nload; i++) {
@@ -479,10 +479,10 @@ rec_elfcfi_bias(const struct rec_elfcfi *f, const struct sp_module *m)
 }
 
 const uint8_t *
-rec_elfcfi_span(const struct rec_elfcfi *f, uint64_t vaddr, uint64_t *lo,
+rec_mapped_span(const struct rec_mapped *f, uint64_t vaddr, uint64_t *lo,
 		size_t *len)
 {
-	const struct rec_elfcfi_seg *s;
+	const struct rec_mapped_seg *s;
 	size_t i;
 
 	for (i = 0; i < f->nload; i++) {
@@ -502,14 +502,14 @@ rec_elfcfi_span(const struct rec_elfcfi *f, uint64_t vaddr, uint64_t *lo,
 }
 
 int
-rec_elfcfi_read(const struct rec_elfcfi *f, uint64_t vaddr, void *buf,
+rec_mapped_read(const struct rec_mapped *f, uint64_t vaddr, void *buf,
 		size_t len)
 {
 	const uint8_t *img;
 	uint64_t lo;
 	size_t n;
 
-	img = rec_elfcfi_span(f, vaddr, &lo, &n);
+	img = rec_mapped_span(f, vaddr, &lo, &n);
 	if (!img || len > n - (vaddr - lo))
 		return -EFAULT;
 	memcpy(buf, img + (vaddr - lo), len);
@@ -531,7 +531,7 @@ drop(struct entry *e)
 }
 
 uint64_t
-rec_elfcfi_changed(struct rec_elfcfi_cache *c)
+rec_mapped_changed(struct rec_mapped_cache *c)
 {
 	size_t pos = 0, klen;
 	const void *key;

@@ -7,7 +7,7 @@
  * little-endian only; every read is checked against the file's size.
  *
  * Files are counted out and back (get, put): a file nobody holds stays
- * mapped on an idle list of at most REC_ELFCFI_IDLE_MAX files, for the
+ * mapped on an idle list of at most REC_MAPPED_IDLE_MAX files, for the
  * next process that runs it, unless its path no longer names it.
  */
 #ifndef SP_RECORD_UNWIND_MAPPED_H
@@ -21,22 +21,23 @@
 
 struct rec_filepin;
 struct sp_module;
-struct rec_elfcfi_cache;
+struct rec_mapped_cache;
 
-#define REC_ELFCFI_MAX_LOADS 16
-#define REC_ELFCFI_IDLE_MAX 32
+#define REC_MAPPED_MAX_LOADS 16
+#define REC_MAPPED_IDLE_MAX 32
 
-struct rec_elfcfi_seg {
+struct rec_mapped_seg {
 	uint64_t vaddr, memsz, offset, filesz;
 	bool exec; /* PF_X */
 };
 
 /* One mapped ELF file; owned by the cache, valid until put back. */
-struct rec_elfcfi {
+struct rec_mapped {
 	const uint8_t *img; /* the whole file, read-only */
 	size_t size;
-	struct rec_fileid id; /* what it was opened as; all zero: the vdso */
-	struct rec_elfcfi_seg load[REC_ELFCFI_MAX_LOADS];
+	struct rec_filememo_id
+	    id; /* what it was opened as; all zero: the vdso */
+	struct rec_mapped_seg load[REC_MAPPED_MAX_LOADS];
 	size_t nload;
 	uint64_t min_vaddr, max_vaddr; /* span of the PT_LOAD segments */
 	/*
@@ -55,9 +56,9 @@ struct rec_elfcfi {
  * Returns an empty cache, or NULL with errno set; files are opened
  * through `pins` (borrowed, may be NULL) as a last resort.
  */
-struct rec_elfcfi_cache *rec_elfcfi_cache_new(struct rec_filepin *pins);
+struct rec_mapped_cache *rec_mapped_cache_new(struct rec_filepin *pins);
 /* Unmaps every file and frees the cache; NULL is allowed. */
-void rec_elfcfi_cache_free(struct rec_elfcfi_cache *c);
+void rec_mapped_cache_free(struct rec_mapped_cache *c);
 
 /*
  * Returns the file behind user module `m` of process `pid`, mapping it on
@@ -66,29 +67,29 @@ void rec_elfcfi_cache_free(struct rec_elfcfi_cache *c);
  * copied from /proc/PID/mem.  Returns NULL when it cannot be read or is
  * not an ELF64 file; failures are cached too, on the idle list, so a
  * file costs one attempt while it is there.  Each file returned is held
- * until given back with rec_elfcfi_put (or the cache is freed).
+ * until given back with rec_mapped_put (or the cache is freed).
  */
-const struct rec_elfcfi *rec_elfcfi_get(struct rec_elfcfi_cache *c,
+const struct rec_mapped *rec_mapped_get(struct rec_mapped_cache *c,
 					const struct sp_module *m, int32_t pid);
 /*
- * Gives back a file rec_elfcfi_get returned (NULL is allowed); `f` is not
+ * Gives back a file rec_mapped_get returned (NULL is allowed); `f` is not
  * to be used after.  The last holder's put moves it to the idle list,
  * whose least recently used file is unmapped when the list is full; a
  * file whose path no longer names it (deleted, replaced), or that
  * changed under its mapping, is unmapped at once.
  */
-void rec_elfcfi_put(struct rec_elfcfi_cache *c, const struct rec_elfcfi *f);
+void rec_mapped_put(struct rec_mapped_cache *c, const struct rec_mapped *f);
 /* How many files the cache holds mapped (or copied, the vdso) now. */
-size_t rec_elfcfi_mapped(const struct rec_elfcfi_cache *c);
+size_t rec_mapped_mapped(const struct rec_mapped_cache *c);
 
 /*
  * Notices the files that shrank under their mapping since the last call
- * (mapguard.h) and drops them: rec_elfcfi_get returns NULL for them and
- * the struct rec_elfcfi it returned before has no segments and no table
+ * (mapguard.h) and drops them: rec_mapped_get returns NULL for them and
+ * the struct rec_mapped it returned before has no segments and no table
  * left.  Returns how many files were dropped so far.  Cheap when nothing
  * happened: call it after each use.
  */
-uint64_t rec_elfcfi_changed(struct rec_elfcfi_cache *c);
+uint64_t rec_mapped_changed(struct rec_mapped_cache *c);
 
 /*
  * The load bias of mapping `m` of file `f`: runtime address = bias + ELF
@@ -98,14 +99,14 @@ uint64_t rec_elfcfi_changed(struct rec_elfcfi_cache *c);
  * one page further on), the executable one, since modules are the
  * process's executable mappings.
  */
-uint64_t rec_elfcfi_bias(const struct rec_elfcfi *f, const struct sp_module *m);
+uint64_t rec_mapped_bias(const struct rec_mapped *f, const struct sp_module *m);
 
 /*
  * Copies `len` bytes at ELF virtual address `vaddr` into `buf`.  Returns 0,
  * or -EFAULT when the range is not entirely inside one segment's file
  * bytes.
  */
-int rec_elfcfi_read(const struct rec_elfcfi *f, uint64_t vaddr, void *buf,
+int rec_mapped_read(const struct rec_mapped *f, uint64_t vaddr, void *buf,
 		    size_t len);
 /*
  * The file bytes of the segment holding ELF virtual address `vaddr`, for
@@ -114,7 +115,7 @@ int rec_elfcfi_read(const struct rec_elfcfi *f, uint64_t vaddr, void *buf,
  * *lo) while `f` is held, or NULL when no segment's file bytes hold
  * `vaddr`.
  */
-const uint8_t *rec_elfcfi_span(const struct rec_elfcfi *f, uint64_t vaddr,
+const uint8_t *rec_mapped_span(const struct rec_mapped *f, uint64_t vaddr,
 			       uint64_t *lo, size_t *len);
 
 #endif

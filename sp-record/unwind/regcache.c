@@ -12,7 +12,7 @@
 
 /* What the cache knows about a module id; state 0 means not looked at. */
 struct rec_modinfo {
-	const struct rec_elfcfi *f;
+	const struct rec_mapped *f;
 	uint64_t bias;
 	uint8_t state; /* 0 unknown, 1 usable file, 2 no file */
 };
@@ -25,13 +25,13 @@ rec_regcache_init(struct rec_regcache *rc, int32_t pid)
 }
 
 void
-rec_regcache_release(struct rec_regcache *rc, struct rec_elfcfi_cache *files)
+rec_regcache_release(struct rec_regcache *rc, struct rec_mapped_cache *files)
 {
 	size_t i;
 
 	for (i = 0; i < rc->nmods; i++)
 		if (rc->mods[i].state == 1)
-			rec_elfcfi_put(files, rc->mods[i].f);
+			rec_mapped_put(files, rc->mods[i].f);
 	sp_htab_free(rc->modids);
 	free(rc->mods);
 	free(rc->regions);
@@ -44,7 +44,7 @@ rec_regcache_release(struct rec_regcache *rc, struct rec_elfcfi_cache *files)
  * processes come and go.
  */
 static struct rec_modinfo *
-modinfo_get(struct rec_regcache *rc, struct rec_elfcfi_cache *files,
+modinfo_get(struct rec_regcache *rc, struct rec_mapped_cache *files,
 	    const struct sp_modtab *mods, uint32_t id)
 {
 	const struct sp_module *m;
@@ -67,8 +67,8 @@ modinfo_get(struct rec_regcache *rc, struct rec_elfcfi_cache *files,
 		mi->state = 2;
 		m = sp_modtab_get(mods, id);
 		if (m && !m->is_kernel &&
-		    (mi->f = rec_elfcfi_get(files, m, rc->pid))) {
-			mi->bias = rec_elfcfi_bias(mi->f, m);
+		    (mi->f = rec_mapped_get(files, m, rc->pid))) {
+			mi->bias = rec_mapped_bias(mi->f, m);
 			mi->state = 1;
 		}
 	}
@@ -80,10 +80,10 @@ modinfo_get(struct rec_regcache *rc, struct rec_elfcfi_cache *files,
  * not overlap, so a lookup costs log(modules), not one step per module;
  * consecutive reads mostly hit the same region, which is tried first.
  */
-static struct rec_region *
+static struct rec_regcache_region *
 region_find(struct rec_regcache *rc, uint64_t addr)
 {
-	struct rec_region *r;
+	struct rec_regcache_region *r;
 	size_t lo = 0, hi = rc->nregions, mid;
 
 	if (rc->last < rc->nregions) {
@@ -112,10 +112,10 @@ region_find(struct rec_regcache *rc, uint64_t addr)
  * the address is in this module, so the old one is stale: the caller
  * forgets the process when mappings are replaced); NULL then.
  */
-static struct rec_region *
+static struct rec_regcache_region *
 region_add(struct rec_regcache *rc, const struct rec_modinfo *mi)
 {
-	struct rec_region *r;
+	struct rec_regcache_region *r;
 	uint64_t lo = mi->bias + mi->f->min_vaddr;
 	uint64_t hi = mi->bias + mi->f->max_vaddr;
 	size_t at = 0, first = 0, last = rc->nregions;
@@ -145,11 +145,11 @@ region_add(struct rec_regcache *rc, const struct rec_modinfo *mi)
 	return r;
 }
 
-const struct rec_region *
-rec_regcache_get(struct rec_regcache *rc, struct rec_elfcfi_cache *files,
+const struct rec_regcache_region *
+rec_regcache_get(struct rec_regcache *rc, struct rec_mapped_cache *files,
 		 struct sp_modtab *mods, uint64_t addr, int *miss)
 {
-	struct rec_region *r = region_find(rc, addr);
+	struct rec_regcache_region *r = region_find(rc, addr);
 	struct rec_modinfo *mi;
 	struct sp_frame fr;
 

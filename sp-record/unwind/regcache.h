@@ -18,9 +18,9 @@
 #include "sp-record/unwind/mapped.h"
 
 /* A module file as placed in the process. */
-struct rec_region {
+struct rec_regcache_region {
 	uint64_t lo, hi, bias;
-	const struct rec_elfcfi *f;
+	const struct rec_mapped *f;
 };
 
 struct rec_modinfo;
@@ -28,7 +28,7 @@ struct rec_modinfo;
 /* Embedded by value; all zero but the pid after rec_regcache_init(). */
 struct rec_regcache {
 	int32_t pid;
-	struct rec_region *regions; /* sorted by lo */
+	struct rec_regcache_region *regions; /* sorted by lo */
 	size_t nregions, aregions, last;
 	struct sp_htab *modids; /* module id -> index into mods */
 	struct rec_modinfo *mods;
@@ -36,7 +36,7 @@ struct rec_regcache {
 };
 
 /* Why rec_regcache_get() found no region. */
-enum rec_region_miss {
+enum rec_regcache_miss {
 	REC_REGION_NO_MODULE = 1, /* no module covers the address */
 	REC_REGION_NO_FILE,       /* its module file is not usable */
 };
@@ -44,7 +44,7 @@ enum rec_region_miss {
 void rec_regcache_init(struct rec_regcache *rc, int32_t pid);
 /* Frees the regions and gives the module files back to `files`. */
 void rec_regcache_release(struct rec_regcache *rc,
-			  struct rec_elfcfi_cache *files);
+			  struct rec_mapped_cache *files);
 
 /*
  * The region holding `addr`, learnt from `mods` (modules of rc->pid) and
@@ -53,9 +53,8 @@ void rec_regcache_release(struct rec_regcache *rc,
  * one already known: REC_REGION_NO_FILE).  The pointer stays valid until
  * the next call.
  */
-const struct rec_region *rec_regcache_get(struct rec_regcache *rc,
-					  struct rec_elfcfi_cache *files,
-					  struct sp_modtab *mods, uint64_t addr,
-					  int *miss);
+const struct rec_regcache_region *
+rec_regcache_get(struct rec_regcache *rc, struct rec_mapped_cache *files,
+		 struct sp_modtab *mods, uint64_t addr, int *miss);
 
 #endif

@@ -15,11 +15,12 @@
 #include "common/banned.h"
 
 size_t
-rec_callchain_split(const uint64_t *chain, size_t n, unsigned want,
-		    struct rec_rawframe *out, size_t max, uint64_t *skipped)
+rec_stack_callchain_split(const uint64_t *chain, size_t n, unsigned want,
+			  struct rec_stack_rawframe *out, size_t max,
+			  uint64_t *skipped)
 {
 	enum sp_frame_mode mode = SP_FRAME_USER;
-	unsigned cur = REC_CHAIN_USER;
+	unsigned cur = REC_STACK_CHAIN_USER;
 	bool head = true;
 	size_t i, k = 0;
 	uint64_t a;
@@ -32,11 +33,11 @@ rec_callchain_split(const uint64_t *chain, size_t n, unsigned want,
 			case PERF_CONTEXT_HV:
 			case PERF_CONTEXT_GUEST_KERNEL:
 				mode = SP_FRAME_KERNEL;
-				cur = REC_CHAIN_KERNEL;
+				cur = REC_STACK_CHAIN_KERNEL;
 				break;
 			default: /* user, guest, guest user, unknown */
 				mode = SP_FRAME_USER;
-				cur = REC_CHAIN_USER;
+				cur = REC_STACK_CHAIN_USER;
 				break;
 			}
 			head = true;
@@ -61,9 +62,8 @@ rec_callchain_split(const uint64_t *chain, size_t n, unsigned want,
 }
 
 int
-rec_stacker_init(struct rec_stacker *s, enum rec_callgraph mode,
-		 uint64_t regs_mask, unsigned max_chain,
-		 struct rec_filepin *pins)
+rec_stack_init(struct rec_stack *s, enum rec_stack_callgraph mode,
+	       uint64_t regs_mask, unsigned max_chain, struct rec_filepin *pins)
 {
 	memset(s, 0, sizeof(*s));
 	s->mode = mode;
@@ -74,15 +74,15 @@ rec_stacker_init(struct rec_stacker *s, enum rec_callgraph mode,
 	s->fpraw = calloc(REC_STACK_FPCHAIN_MAX, sizeof(*s->fpraw));
 	s->fppcs = calloc(REC_STACK_FPCHAIN_MAX, sizeof(*s->fppcs));
 	if (!s->raw || !s->pcs || !s->fpraw || !s->fppcs) {
-		rec_stacker_release(s);
+		rec_stack_release(s);
 		return -ENOMEM;
 	}
 	if (mode == REC_CG_DWARF) {
-		s->unwinder = rec_unwinder_new(pins);
+		s->unwinder = rec_unwind_new(pins);
 		if (!s->unwinder) {
 			int err = errno ? -errno : -ENOSYS;
 
-			rec_stacker_release(s);
+			rec_stack_release(s);
 			return err;
 		}
 	}
@@ -90,16 +90,15 @@ rec_stacker_init(struct rec_stacker *s, enum rec_callgraph mode,
 }
 
 int
-rec_stacker_set_stack_read(struct rec_stacker *s, size_t bytes)
+rec_stack_set_stack_read(struct rec_stack *s, size_t bytes)
 {
-	return s->unwinder ? rec_unwinder_set_stack_read(s->unwinder, bytes)
-			   : 0;
+	return s->unwinder ? rec_unwind_set_stack_read(s->unwinder, bytes) : 0;
 }
 
 void
-rec_stacker_release(struct rec_stacker *s)
+rec_stack_release(struct rec_stack *s)
 {
-	rec_unwinder_free(s->unwinder);
+	rec_unwind_free(s->unwinder);
 	free(s->raw);
 	free(s->pcs);
 	free(s->fpraw);
@@ -125,22 +124,24 @@ chain_depth(const uint64_t *chain, size_t n)
 
 /* Appends the DWARF-unwound user frames; returns the new count. */
 static size_t
-dwarf_user_frames(struct rec_stacker *s, struct sp_modtab *mods, int32_t pid,
-		  const struct rec_sample *smp, size_t k, bool *truncated)
+dwarf_user_frames(struct rec_stack *s, struct sp_modtab *mods, int32_t pid,
+		  const struct rec_perfrec_sample *smp, size_t k,
+		  bool *truncated)
 {
 	const uint64_t *regs =
 	    smp->abi == PERF_SAMPLE_REGS_ABI_64 ? smp->regs : NULL;
 	size_t i, n;
 
 	/* the kernel's frame-pointer walk, when asked for (Go programs) */
-	n = rec_callchain_split(smp->chain, smp->nchain, REC_CHAIN_USER,
-				s->fpraw, REC_STACK_FPCHAIN_MAX, NULL);
+	n = rec_stack_callchain_split(smp->chain, smp->nchain,
+				      REC_STACK_CHAIN_USER, s->fpraw,
+				      REC_STACK_FPCHAIN_MAX, NULL);
 	for (i = 0; i < n; i++)
 		s->fppcs[i] = s->fpraw[i].addr;
-	rec_unwinder_set_fpchain(s->unwinder, s->fppcs, n);
-	n = rec_unwinder_unwind(s->unwinder, mods, pid, regs, s->regs_mask,
-				smp->stack, smp->stack ? smp->stack_len : 0,
-				s->pcs, REC_UNWIND_MAX_FRAMES, truncated);
+	rec_unwind_set_fpchain(s->unwinder, s->fppcs, n);
+	n = rec_unwind_unwind(s->unwinder, mods, pid, regs, s->regs_mask,
+			      smp->stack, smp->stack ? smp->stack_len : 0,
+			      s->pcs, REC_UNWIND_MAX_FRAMES, truncated);
 	for (i = 0; i < n && k < REC_STACK_MAX; i++, k++) {
 		s->raw[k].addr = s->pcs[i];
 		s->raw[k].mode = SP_FRAME_USER;
@@ -167,14 +168,14 @@ ip_mode(uint16_t misc)
  * be unwound): its user pc instead, if the sample has one.
  */
 static size_t
-ip_only(struct rec_stacker *s, struct sp_modtab *mods, int32_t pid,
-	const struct rec_sample *smp, struct sp_frame *out)
+ip_only(struct rec_stack *s, struct sp_modtab *mods, int32_t pid,
+	const struct rec_perfrec_sample *smp, struct sp_frame *out)
 {
 	enum sp_frame_mode mode = ip_mode(smp->misc);
 	uint64_t ip = smp->ip;
 
 	if (mode == SP_FRAME_KERNEL && !s->kernel) {
-		if (!rec_sample_user_pc(s, smp, &ip))
+		if (!rec_stack_sample_user_pc(s, smp, &ip))
 			return 0;
 		mode = SP_FRAME_USER;
 	}
@@ -184,21 +185,22 @@ ip_only(struct rec_stacker *s, struct sp_modtab *mods, int32_t pid,
 }
 
 size_t
-rec_stack_build(struct rec_stacker *s, struct sp_modtab *mods, int32_t pid,
-		const struct rec_sample *smp, struct sp_frame *out)
+rec_stack_build(struct rec_stack *s, struct sp_modtab *mods, int32_t pid,
+		const struct rec_perfrec_sample *smp, struct sp_frame *out)
 {
 	size_t i, k, max = REC_STACK_MAX - 1; /* room for the marker */
 	bool truncated = false;
 
 	if (s->mode == REC_CG_DWARF) {
-		k = rec_callchain_split(smp->chain, smp->nchain,
-					REC_CHAIN_KERNEL, s->raw, max,
-					&s->stats.ignored_user_frames);
+		k = rec_stack_callchain_split(
+		    smp->chain, smp->nchain, REC_STACK_CHAIN_KERNEL, s->raw,
+		    max, &s->stats.ignored_user_frames);
 		k = dwarf_user_frames(s, mods, pid, smp, k, &truncated);
 	} else {
-		k = rec_callchain_split(smp->chain, smp->nchain,
-					REC_CHAIN_KERNEL | REC_CHAIN_USER,
-					s->raw, max, NULL);
+		k = rec_stack_callchain_split(smp->chain, smp->nchain,
+					      REC_STACK_CHAIN_KERNEL |
+						  REC_STACK_CHAIN_USER,
+					      s->raw, max, NULL);
 		truncated =
 		    s->max_chain > 0 &&
 		    chain_depth(smp->chain, smp->nchain) >= s->max_chain;
@@ -218,13 +220,14 @@ rec_stack_build(struct rec_stacker *s, struct sp_modtab *mods, int32_t pid,
 }
 
 bool
-rec_sample_user_pc(const struct rec_stacker *s, const struct rec_sample *smp,
-		   uint64_t *pc)
+rec_stack_sample_user_pc(const struct rec_stack *s,
+			 const struct rec_perfrec_sample *smp, uint64_t *pc)
 {
-	struct rec_rawframe f;
+	struct rec_stack_rawframe f;
 
 	if (smp->abi == PERF_SAMPLE_REGS_ABI_64 &&
-	    rec_regs_value(smp->regs, s->regs_mask, PERF_REG_X86_IP, pc))
+	    rec_perfrec_regs_value(smp->regs, s->regs_mask, PERF_REG_X86_IP,
+				   pc))
 		return true;
 	/*
 	 * Without registers only a sample taken in user mode says where
@@ -233,8 +236,8 @@ rec_sample_user_pc(const struct rec_stacker *s, const struct rec_sample *smp,
 	 */
 	if (ip_mode(smp->misc) != SP_FRAME_USER)
 		return false;
-	if (rec_callchain_split(smp->chain, smp->nchain, REC_CHAIN_USER, &f, 1,
-				NULL) == 1) {
+	if (rec_stack_callchain_split(smp->chain, smp->nchain,
+				      REC_STACK_CHAIN_USER, &f, 1, NULL) == 1) {
 		*pc = f.addr;
 		return true;
 	}
@@ -243,50 +246,50 @@ rec_sample_user_pc(const struct rec_stacker *s, const struct rec_sample *smp,
 }
 
 bool
-rec_stacker_missed_module(const struct rec_stacker *s, uint64_t *pc)
+rec_stack_missed_module(const struct rec_stack *s, uint64_t *pc)
 {
-	return s->unwinder && rec_unwinder_missed_module(s->unwinder, pc);
+	return s->unwinder && rec_unwind_missed_module(s->unwinder, pc);
 }
 
 void
-rec_stacker_forget(struct rec_stacker *s, int32_t pid)
+rec_stack_forget(struct rec_stack *s, int32_t pid)
 {
 	if (s->unwinder)
-		rec_unwinder_forget_process(s->unwinder, pid);
+		rec_unwind_forget_process(s->unwinder, pid);
 }
 
 void
-rec_stacker_end(struct rec_stacker *s, int32_t pid)
+rec_stack_end(struct rec_stack *s, int32_t pid)
 {
 	if (s->unwinder)
-		rec_unwinder_end_process(s->unwinder, pid);
+		rec_unwind_end_process(s->unwinder, pid);
 }
 
 int
-rec_stacker_add_code(struct rec_stacker *s, int32_t pid, uint64_t start,
-		     uint64_t end)
+rec_stack_add_code(struct rec_stack *s, int32_t pid, uint64_t start,
+		   uint64_t end)
 {
-	return s->unwinder ? rec_unwinder_add_code(s->unwinder, pid, start, end)
+	return s->unwinder ? rec_unwind_add_code(s->unwinder, pid, start, end)
 			   : 0;
 }
 
 bool
-rec_stacker_last_deep(const struct rec_stacker *s, uint64_t *lo, uint64_t *hi)
+rec_stack_last_deep(const struct rec_stack *s, uint64_t *lo, uint64_t *hi)
 {
-	return s->unwinder && rec_unwinder_last_deep(s->unwinder, lo, hi);
+	return s->unwinder && rec_unwind_last_deep(s->unwinder, lo, hi);
 }
 
 uint64_t
-rec_stacker_deep_samples(const struct rec_stacker *s)
+rec_stack_deep_samples(const struct rec_stack *s)
 {
-	return s->unwinder ? rec_unwinder_deep_samples(s->unwinder) : 0;
+	return s->unwinder ? rec_unwind_deep_samples(s->unwinder) : 0;
 }
 
 void
-rec_stacker_counters(const struct rec_stacker *s,
-		     void (*fn)(const char *key, uint64_t value, void *arg),
-		     void *arg)
+rec_stack_counters(const struct rec_stack *s,
+		   void (*fn)(const char *key, uint64_t value, void *arg),
+		   void *arg)
 {
 	if (s->unwinder)
-		rec_unwinder_counters(s->unwinder, fn, arg);
+		rec_unwind_counters(s->unwinder, fn, arg);
 }

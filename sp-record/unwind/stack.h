@@ -16,17 +16,17 @@
 #include "common/spool.h"
 
 struct rec_filepin;
-struct rec_sample;
+struct rec_perfrec_sample;
 struct sp_modtab;
-struct rec_unwinder;
+struct rec_unwind;
 
-enum rec_callgraph {
+enum rec_stack_callgraph {
 	REC_CG_FP,    /* frame-pointer callchains from the kernel */
 	REC_CG_DWARF, /* user registers + stack copy, unwound here */
 };
 
 /* An address of a callchain, already turned into a call site. */
-struct rec_rawframe {
+struct rec_stack_rawframe {
 	uint64_t addr;
 	enum sp_frame_mode mode;
 };
@@ -37,25 +37,25 @@ struct rec_stack_stats {
 	uint64_t ip_only;             /* stacks reduced to the sample ip */
 };
 
-struct rec_stacker {
-	enum rec_callgraph mode;
-	struct rec_unwinder *unwinder; /* dwarf mode only; owned */
-	uint64_t regs_mask;            /* sample_regs_user */
-	unsigned max_chain;            /* sample_max_stack */
-	bool kernel;                   /* kernel frames wanted (-k, allowed) */
+struct rec_stack {
+	enum rec_stack_callgraph mode;
+	struct rec_unwind *unwinder; /* dwarf mode only; owned */
+	uint64_t regs_mask;          /* sample_regs_user */
+	unsigned max_chain;          /* sample_max_stack */
+	bool kernel;                 /* kernel frames wanted (-k, allowed) */
 	struct rec_stack_stats stats;
-	struct rec_rawframe *raw;   /* scratch */
-	uint64_t *pcs;              /* scratch for the unwinder */
-	struct rec_rawframe *fpraw; /* scratch: the kernel's user chain */
-	uint64_t *fppcs;            /* the same, for the unwinder */
+	struct rec_stack_rawframe *raw;   /* scratch */
+	uint64_t *pcs;                    /* scratch for the unwinder */
+	struct rec_stack_rawframe *fpraw; /* scratch: the kernel's user chain */
+	uint64_t *fppcs;                  /* the same, for the unwinder */
 };
 
 /* User frames of the kernel's frame-pointer walk handed to the unwinder. */
 #define REC_STACK_FPCHAIN_MAX 256
 
-/* What rec_callchain_split() keeps. */
-#define REC_CHAIN_KERNEL 1u
-#define REC_CHAIN_USER 2u
+/* What rec_stack_callchain_split() keeps. */
+#define REC_STACK_CHAIN_KERNEL 1u
+#define REC_STACK_CHAIN_USER 2u
 
 /*
  * Splits a perf callchain into frames, leaf first.  PERF_CONTEXT_* markers
@@ -67,25 +67,25 @@ struct rec_stacker {
  * modes not in `want` are counted in *skipped (may be NULL).  Writes at
  * most `max` frames; returns how many.
  */
-size_t rec_callchain_split(const uint64_t *chain, size_t n, unsigned want,
-			   struct rec_rawframe *out, size_t max,
-			   uint64_t *skipped);
+size_t rec_stack_callchain_split(const uint64_t *chain, size_t n, unsigned want,
+				 struct rec_stack_rawframe *out, size_t max,
+				 uint64_t *skipped);
 
 /*
  * Sets up a stacker.  In dwarf mode it creates the unwinder (lending it
  * `pins`, which may be NULL); when that fails it returns a negative
  * errno and the caller may fall back to fp.
  */
-int rec_stacker_init(struct rec_stacker *s, enum rec_callgraph mode,
-		     uint64_t regs_mask, unsigned max_chain,
-		     struct rec_filepin *pins);
-void rec_stacker_release(struct rec_stacker *s);
+int rec_stack_init(struct rec_stack *s, enum rec_stack_callgraph mode,
+		   uint64_t regs_mask, unsigned max_chain,
+		   struct rec_filepin *pins);
+void rec_stack_release(struct rec_stack *s);
 /*
  * Sets how many bytes past a sample's stack copy the DWARF unwinder may
  * read from the process (unwind.h); returns 0 or -ENOMEM.  Nothing to
  * set in the other modes.
  */
-int rec_stacker_set_stack_read(struct rec_stacker *s, size_t bytes);
+int rec_stack_set_stack_read(struct rec_stack *s, size_t bytes);
 
 /*
  * Builds the frames of sample `smp` of process `pid` into `out` (room for
@@ -95,8 +95,8 @@ int rec_stacker_set_stack_read(struct rec_stacker *s, size_t bytes);
  * there is none.  Returns the number of frames.
  */
 #define REC_STACK_MAX 1280
-size_t rec_stack_build(struct rec_stacker *s, struct sp_modtab *mods,
-		       int32_t pid, const struct rec_sample *smp,
+size_t rec_stack_build(struct rec_stack *s, struct sp_modtab *mods, int32_t pid,
+		       const struct rec_perfrec_sample *smp,
 		       struct sp_frame *out);
 
 /*
@@ -104,38 +104,37 @@ size_t rec_stack_build(struct rec_stacker *s, struct sp_modtab *mods,
  * registers' ip, else for a sample taken in user mode the first user
  * callchain entry or the sample ip.  Returns false when there is none.
  */
-bool rec_sample_user_pc(const struct rec_stacker *s,
-			const struct rec_sample *smp, uint64_t *pc);
+bool rec_stack_sample_user_pc(const struct rec_stack *s,
+			      const struct rec_perfrec_sample *smp,
+			      uint64_t *pc);
 
 /*
  * Whether the last rec_stack_build unwound through a code address no
  * module covered (dwarf mode only); sets *pc to the first such address.
  */
-bool rec_stacker_missed_module(const struct rec_stacker *s, uint64_t *pc);
+bool rec_stack_missed_module(const struct rec_stack *s, uint64_t *pc);
 
 /* Forgets the unwinder's module view of `pid` (its mappings changed). */
-void rec_stacker_forget(struct rec_stacker *s, int32_t pid);
+void rec_stack_forget(struct rec_stack *s, int32_t pid);
 
 /* Forgets everything of `pid`, anonymous code too (exec, exit). */
-void rec_stacker_end(struct rec_stacker *s, int32_t pid);
+void rec_stack_end(struct rec_stack *s, int32_t pid);
 
 /*
  * Anonymous executable memory [start, end) of `pid` (JIT code): return
  * addresses there are valid.  Returns 0 or -ENOMEM (0 in fp mode).
  */
-int rec_stacker_add_code(struct rec_stacker *s, int32_t pid, uint64_t start,
-			 uint64_t end);
+int rec_stack_add_code(struct rec_stack *s, int32_t pid, uint64_t start,
+		       uint64_t end);
 
 /* Calls fn for each nonzero unwinder counter (nothing in fp mode). */
-/* rec_unwinder_last_deep(), false without DWARF unwinding. */
-bool rec_stacker_last_deep(const struct rec_stacker *s, uint64_t *lo,
-			   uint64_t *hi);
-/* rec_unwinder_deep_samples(), 0 without DWARF unwinding. */
-uint64_t rec_stacker_deep_samples(const struct rec_stacker *s);
+/* rec_unwind_last_deep(), false without DWARF unwinding. */
+bool rec_stack_last_deep(const struct rec_stack *s, uint64_t *lo, uint64_t *hi);
+/* rec_unwind_deep_samples(), 0 without DWARF unwinding. */
+uint64_t rec_stack_deep_samples(const struct rec_stack *s);
 
-void rec_stacker_counters(const struct rec_stacker *s,
-			  void (*fn)(const char *key, uint64_t value,
-				     void *arg),
-			  void *arg);
+void rec_stack_counters(const struct rec_stack *s,
+			void (*fn)(const char *key, uint64_t value, void *arg),
+			void *arg);
 
 #endif

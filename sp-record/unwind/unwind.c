@@ -49,27 +49,27 @@
 #include "sp-record/unwind/unwind_walk.h"
 #include "common/banned.h"
 
-_Static_assert(REC_UNW_MAX_FRAMES == REC_UNWIND_MAX_FRAMES,
+_Static_assert(REC_UNWIND_CTX_MAX_FRAMES == REC_UNWIND_MAX_FRAMES,
 	       "unwind_ctx.h's bound on frames is unwind.h's");
 
 /*
  * The unwinder: its caches, the state it hands its parts (the own
  * rules', the Go part's, each call's counters and live stack) and its
- * counters (rec_unwinder_counters).
+ * counters (rec_unwind_counters).
  */
-struct rec_unwinder {
-	struct rec_elfcfi_cache *files;
-	struct rec_unwown own; /* the recorder's own rules (unwind_own.h) */
-	bool own_off;          /* rec_unwinder_set_own_cfi(u, false) */
-	struct sp_htab *procs; /* pid -> struct rec_unwproc * */
-	struct sp_htab *code;  /* pid -> struct rec_ranges * (anon. code) */
-	struct sp_htab *over;  /* steps that ran out of reads (unwind_walk.c) */
-	struct rec_unwproc *last_proc;
-	struct rec_unwcount count; /* what the walks count */
+struct rec_unwind {
+	struct rec_mapped_cache *files;
+	struct rec_unwind_own own; /* the recorder's own rules (unwind_own.h) */
+	bool own_off;              /* rec_unwind_set_own_cfi(u, false) */
+	struct sp_htab *procs;     /* pid -> struct rec_unwind_ctx_proc * */
+	struct sp_htab *code; /* pid -> struct rec_coderange * (anon. code) */
+	struct sp_htab *over; /* steps that ran out of reads (unwind_walk.c) */
+	struct rec_unwind_ctx_proc *last_proc;
+	struct rec_unwind_ctx_count count; /* what the walks count */
 	uint64_t samples, frames;
 	uint64_t changed_files;    /* module files cut under their mapping */
 	struct rec_deepstack live; /* the stack above the copy, read live */
-	struct rec_unwgo go;       /* Go's stacks (unwind_go.h) */
+	struct rec_unwind_go go;   /* Go's stacks (unwind_go.h) */
 	uint8_t tail_code[TAIL_SCAN_MAX]; /* code scanned for a tail call */
 };
 
@@ -104,30 +104,30 @@ static const char *const fallback_keys[FB_COUNT] = {
 
 /* Frees `p` and gives back the module files it held. */
 static void
-proc_free(struct rec_unwinder *u, struct rec_unwproc *p)
+proc_free(struct rec_unwind *u, struct rec_unwind_ctx_proc *p)
 {
 	if (!p)
 		return;
 	if (p->as) {
-		rec_in_libunwind = 1;
+		rec_sigmask_in_libunwind = 1;
 		unw_destroy_addr_space(p->as);
-		rec_in_libunwind = 0;
+		rec_sigmask_in_libunwind = 0;
 	}
 	rec_regcache_release(&p->regions, u->files);
-	rec_stackmaps_release(&p->stacks);
+	rec_deepstack_maps_release(&p->stacks);
 	if (p->memfd >= 0)
 		close(p->memfd);
 	sp_htab_free(p->tramps);
 	sp_htab_free(p->tails);
-	rec_gomods_free(p->go);
+	rec_gofuncs_mods_free(p->go);
 	rec_deepcache_release(&p->deep);
 	free(p);
 }
 
-static struct rec_unwproc *
-proc_get(struct rec_unwinder *u, int32_t pid)
+static struct rec_unwind_ctx_proc *
+proc_get(struct rec_unwind *u, int32_t pid)
 {
-	struct rec_unwproc *p = u->last_proc;
+	struct rec_unwind_ctx_proc *p = u->last_proc;
 	uint64_t *slot;
 	bool inserted;
 
@@ -144,36 +144,36 @@ proc_get(struct rec_unwinder *u, int32_t pid)
 		p->memfd = -1;
 		*slot = (uint64_t)(uintptr_t)p;
 	}
-	u->last_proc = (struct rec_unwproc *)(uintptr_t)*slot;
+	u->last_proc = (struct rec_unwind_ctx_proc *)(uintptr_t)*slot;
 	return u->last_proc;
 }
 
 void
-rec_unwinder_forget_process(struct rec_unwinder *u, int32_t pid)
+rec_unwind_forget_process(struct rec_unwind *u, int32_t pid)
 {
 	uint64_t val;
 
 	if (!sp_htab_get(u->procs, &pid, sizeof(pid), &val) || !val)
 		return;
-	if (u->last_proc == (struct rec_unwproc *)(uintptr_t)val)
+	if (u->last_proc == (struct rec_unwind_ctx_proc *)(uintptr_t)val)
 		u->last_proc = NULL;
-	proc_free(u, (struct rec_unwproc *)(uintptr_t)val);
+	proc_free(u, (struct rec_unwind_ctx_proc *)(uintptr_t)val);
 	sp_htab_del(u->procs, &pid, sizeof(pid));
 }
 
 static void
-ranges_free(struct rec_ranges *rs)
+ranges_free(struct rec_coderange *rs)
 {
 	if (rs)
-		rec_ranges_release(rs);
+		rec_coderange_release(rs);
 	free(rs);
 }
 
 int
-rec_unwinder_add_code(struct rec_unwinder *u, int32_t pid, uint64_t start,
-		      uint64_t end)
+rec_unwind_add_code(struct rec_unwind *u, int32_t pid, uint64_t start,
+		    uint64_t end)
 {
-	struct rec_ranges *rs;
+	struct rec_coderange *rs;
 	uint64_t *slot;
 	bool inserted;
 
@@ -185,37 +185,37 @@ rec_unwinder_add_code(struct rec_unwinder *u, int32_t pid, uint64_t start,
 			return -ENOMEM;
 		*slot = (uint64_t)(uintptr_t)rs;
 	}
-	return rec_ranges_add((struct rec_ranges *)(uintptr_t)*slot, start,
-			      end);
+	return rec_coderange_add((struct rec_coderange *)(uintptr_t)*slot,
+				 start, end);
 }
 
 void
-rec_unwinder_end_process(struct rec_unwinder *u, int32_t pid)
+rec_unwind_end_process(struct rec_unwind *u, int32_t pid)
 {
 	uint64_t val;
 
-	rec_unwinder_forget_process(u, pid);
+	rec_unwind_forget_process(u, pid);
 	if (!sp_htab_get(u->code, &pid, sizeof(pid), &val))
 		return;
-	ranges_free((struct rec_ranges *)(uintptr_t)val);
+	ranges_free((struct rec_coderange *)(uintptr_t)val);
 	sp_htab_del(u->code, &pid, sizeof(pid));
 }
 
-struct rec_unwinder *
-rec_unwinder_new(struct rec_filepin *pins)
+struct rec_unwind *
+rec_unwind_new(struct rec_filepin *pins)
 {
-	struct rec_unwinder *u = calloc(1, sizeof(*u));
+	struct rec_unwind *u = calloc(1, sizeof(*u));
 
 	if (!u)
 		return NULL;
-	u->files = rec_elfcfi_cache_new(pins);
+	u->files = rec_mapped_cache_new(pins);
 	u->own.rules = rec_cfimemo_new(REC_CFIMEMO_MAX);
 	u->procs = sp_htab_new();
 	u->code = sp_htab_new();
 	u->over = sp_htab_new();
 	if (!u->files || !u->own.rules || !u->procs || !u->code || !u->over ||
 	    rec_deepstack_init(&u->live, REC_DEEPSTACK_BUDGET) < 0) {
-		rec_unwinder_free(u);
+		rec_unwind_free(u);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -223,7 +223,7 @@ rec_unwinder_new(struct rec_filepin *pins)
 }
 
 void
-rec_unwinder_free(struct rec_unwinder *u)
+rec_unwind_free(struct rec_unwind *u)
 {
 	size_t pos = 0, klen;
 	const void *key;
@@ -232,21 +232,21 @@ rec_unwinder_free(struct rec_unwinder *u)
 	if (!u)
 		return;
 	while (u->procs && sp_htab_next(u->procs, &pos, &key, &klen, &val))
-		proc_free(u, (struct rec_unwproc *)(uintptr_t)val);
+		proc_free(u, (struct rec_unwind_ctx_proc *)(uintptr_t)val);
 	sp_htab_free(u->procs);
 	pos = 0;
 	while (u->code && sp_htab_next(u->code, &pos, &key, &klen, &val))
-		ranges_free((struct rec_ranges *)(uintptr_t)val);
+		ranges_free((struct rec_coderange *)(uintptr_t)val);
 	sp_htab_free(u->code);
 	sp_htab_free(u->over);
-	rec_elfcfi_cache_free(u->files);
+	rec_mapped_cache_free(u->files);
 	rec_cfimemo_free(u->own.rules);
 	rec_deepstack_release(&u->live);
 	free(u);
 }
 
 int
-rec_unwinder_set_stack_read(struct rec_unwinder *u, size_t bytes)
+rec_unwind_set_stack_read(struct rec_unwind *u, size_t bytes)
 {
 	rec_deepstack_release(&u->live);
 	return rec_deepstack_init(&u->live, bytes);
@@ -260,29 +260,29 @@ rec_unwinder_set_stack_read(struct rec_unwinder *u, size_t bytes)
  * address, or 0.
  */
 static uint64_t
-sigreturn_start(struct rec_uctx *c, uint64_t ip)
+sigreturn_start(struct rec_unwind_ctx *c, uint64_t ip)
 {
-	return ip >= 9 && rec_unw_is_trampoline(c, ip - 9) ? ip - 9 : 0;
+	return ip >= 9 && rec_unwind_code_is_trampoline(c, ip - 9) ? ip - 9 : 0;
 }
 
 /* Ends the unwind call that found `n` pcs; returns `n`. */
 static size_t
-unwound(struct rec_unwinder *u, size_t n)
+unwound(struct rec_unwind *u, size_t n)
 {
 	u->go.fp = NULL;
 	u->go.nfp = 0;
-	u->changed_files = rec_elfcfi_changed(u->files);
+	u->changed_files = rec_mapped_changed(u->files);
 	u->frames += n;
 	return n;
 }
 
 size_t
-rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
-		    const uint64_t *regs, uint64_t regs_mask,
-		    const uint8_t *stack, size_t stack_len, uint64_t *pcs,
-		    size_t max, bool *truncated)
+rec_unwind_unwind(struct rec_unwind *u, struct sp_modtab *mods, int32_t pid,
+		  const uint64_t *regs, uint64_t regs_mask,
+		  const uint8_t *stack, size_t stack_len, uint64_t *pcs,
+		  size_t max, bool *truncated)
 {
-	struct rec_uctx c;
+	struct rec_unwind_ctx c;
 	unw_cursor_t cur;
 	uint64_t ip, sp;
 	size_t n = 0, first_live;
@@ -291,8 +291,9 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 	*truncated = false;
 	u->count.missed_module = false;
 	u->samples++;
-	if (!regs || !rec_regs_value(regs, regs_mask, PERF_REG_X86_IP, &ip) ||
-	    !rec_regs_value(regs, regs_mask, PERF_REG_X86_SP, &sp)) {
+	if (!regs ||
+	    !rec_perfrec_regs_value(regs, regs_mask, PERF_REG_X86_IP, &ip) ||
+	    !rec_perfrec_regs_value(regs, regs_mask, PERF_REG_X86_SP, &sp)) {
 		u->count.errors[ERR_NO_REGS]++;
 		return 0;
 	}
@@ -323,28 +324,29 @@ rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods, int32_t pid,
 	pcs[n++] = ip;
 	/* The own walk leaves a sample at a trampoline to libunwind. */
 	if (!u->own_off &&
-	    rec_unw_own_unwind(&u->own, &c, pcs, &n, max, truncated))
+	    rec_unwind_own_unwind(&u->own, &c, pcs, &n, max, truncated))
 		return unwound(u, n);
 	c.ip_override = sigreturn_start(&c, ip);
-	rec_in_libunwind = 1;
-	if (!rec_unw_proc_as(c.p) || unw_init_remote(&cur, c.p->as, &c) < 0) {
+	rec_sigmask_in_libunwind = 1;
+	if (!rec_unwind_acc_proc_as(c.p) ||
+	    unw_init_remote(&cur, c.p->as, &c) < 0) {
 		u->count.errors[ERR_INIT]++;
 		*truncated = true;
 	} else {
-		r = rec_unw_walk(&u->go, &c, &cur,
-				 rec_unw_is_trampoline(
-				     &c, c.ip_override ? c.ip_override : ip),
-				 pcs, &n, max, &first_live);
-		n = rec_unw_settle(&c, r, n, first_live, truncated);
+		r = rec_unwind_walk(&u->go, &c, &cur,
+				    rec_unwind_code_is_trampoline(
+					&c, c.ip_override ? c.ip_override : ip),
+				    pcs, &n, max, &first_live);
+		n = rec_unwind_walk_settle(&c, r, n, first_live, truncated);
 	}
-	rec_in_libunwind = 0;
+	rec_sigmask_in_libunwind = 0;
 	return unwound(u, n);
 }
 
 bool
-rec_unwinder_last_deep(const struct rec_unwinder *u, uint64_t *lo, uint64_t *hi)
+rec_unwind_last_deep(const struct rec_unwind *u, uint64_t *lo, uint64_t *hi)
 {
-	const struct rec_deepspan *s = &u->live.span[0];
+	const struct rec_deepstack_span *s = &u->live.span[0];
 
 	if (!rec_deepstack_used(&u->live) || u->live.nspan == 0 || !s->map_hi ||
 	    u->live.sp < s->map_lo || u->live.sp >= s->map_hi)
@@ -355,15 +357,15 @@ rec_unwinder_last_deep(const struct rec_unwinder *u, uint64_t *lo, uint64_t *hi)
 }
 
 uint64_t
-rec_unwinder_deep_samples(const struct rec_unwinder *u)
+rec_unwind_deep_samples(const struct rec_unwind *u)
 {
 	return u->count.deep[DEEP_SAMPLES];
 }
 
 void
-rec_unwinder_counters(const struct rec_unwinder *u,
-		      void (*fn)(const char *key, uint64_t value, void *arg),
-		      void *arg)
+rec_unwind_counters(const struct rec_unwind *u,
+		    void (*fn)(const char *key, uint64_t value, void *arg),
+		    void *arg)
 {
 	size_t i;
 
@@ -398,24 +400,24 @@ rec_unwinder_counters(const struct rec_unwinder *u,
 		fn("unwind_deep.maps_reads", u->live.maps_reads, arg);
 	if (u->live.segments)
 		fn("unwind_deep.segments", u->live.segments, arg);
-	rec_unw_go_counters(&u->go, fn, arg);
+	rec_unwind_go_counters(&u->go, fn, arg);
 }
 
 void
-rec_unwinder_set_own_cfi(struct rec_unwinder *u, bool on)
+rec_unwind_set_own_cfi(struct rec_unwind *u, bool on)
 {
 	u->own_off = !on;
 }
 
 void
-rec_unwinder_set_fpchain(struct rec_unwinder *u, const uint64_t *pcs, size_t n)
+rec_unwind_set_fpchain(struct rec_unwind *u, const uint64_t *pcs, size_t n)
 {
 	u->go.fp = pcs;
 	u->go.nfp = n;
 }
 
 bool
-rec_unwinder_missed_module(const struct rec_unwinder *u, uint64_t *pc)
+rec_unwind_missed_module(const struct rec_unwind *u, uint64_t *pc)
 {
 	if (u->count.missed_module && pc)
 		*pc = u->count.missed_pc;

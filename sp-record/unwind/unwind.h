@@ -26,16 +26,16 @@
  * stacks: runtime.systemstack and runtime.morestack run on the thread's
  * g0 stack while the goroutine's frames stay on its own.  Where the
  * unwinder stops at such a switch it takes the rest from the kernel's
- * frame-pointer walk of the sample (rec_unwinder_set_fpchain), each
+ * frame-pointer walk of the sample (rec_unwind_set_fpchain), each
  * frame checked (goframes.h), as it does where a goroutine's stack is
  * deeper than the copy; runtime.mstart and runtime.mcall end a stack,
  * as in Go's own traceback.
  *
  * How sp-record calls it (one unwinder for the whole recording):
  *
- *   u = rec_unwinder_new(pins);                    at start-up
+ *   u = rec_unwind_new(pins);                    at start-up
  *   for each PERF_RECORD_SAMPLE with user regs and stack, at drain time:
- *       n = rec_unwinder_unwind(u, mods, pid, regs, attr.sample_regs_user,
+ *       n = rec_unwind_unwind(u, mods, pid, regs, attr.sample_regs_user,
  *               stack_data, dyn_size, pcs, REC_UNWIND_MAX_FRAMES, &trunc);
  *       - frames = the kernel callchain frames (from PERF_SAMPLE_CALLCHAIN,
  *         user part excluded and counted), then for i < n
@@ -52,14 +52,14 @@
  *       errors and 0 is returned.
  *   on exec, on process exit, and when a process's modules are replaced
  *   (an unmap or a new mapping over an old one):
- *       rec_unwinder_forget_process(u, pid);
+ *       rec_unwind_forget_process(u, pid);
  *   for the stderr summary and the stats extension record (SP_EXT_STATS):
- *       rec_unwinder_counters(u, fn, arg);   fn gets each nonzero counter,
+ *       rec_unwind_counters(u, fn, arg);   fn gets each nonzero counter,
  *                                           e.g. "unwind_fallback.no_module";
  *                                           "unwind.changed_files" counts
  *                                           module files cut on disk while
  *                                           mapped, whose CFI is dropped
- *   at the end: rec_unwinder_free(u);
+ *   at the end: rec_unwind_free(u);
  *
  * The module table must be up to date for `pid` when unwinding (modules
  * interned before the sample is handled: the event sorter's job).  It is
@@ -74,7 +74,7 @@
 
 struct rec_filepin;
 struct sp_modtab;
-struct rec_unwinder;
+struct rec_unwind;
 
 /* Unwinding stops after this many frames and reports a truncated stack. */
 #define REC_UNWIND_MAX_FRAMES 1024
@@ -91,9 +91,9 @@ struct rec_unwinder;
  * `pins` (borrowed, may be NULL) as a last resort.  Returns NULL with
  * errno set (ENOMEM, or ENOSYS when the unwinding library is unusable).
  */
-struct rec_unwinder *rec_unwinder_new(struct rec_filepin *pins);
+struct rec_unwind *rec_unwind_new(struct rec_filepin *pins);
 /* Frees the unwinder, its per-process state and cached files.  NULL ok. */
-void rec_unwinder_free(struct rec_unwinder *u);
+void rec_unwind_free(struct rec_unwind *u);
 
 /*
  * Unwinds one sample of process `pid`.  `regs` holds one u64 per set bit of
@@ -108,23 +108,22 @@ void rec_unwinder_free(struct rec_unwinder *u);
  * counted by kind).  Returns the number of pcs written (0 when registers
  * or stack are missing).  Never fails otherwise.
  */
-size_t rec_unwinder_unwind(struct rec_unwinder *u, struct sp_modtab *mods,
-			   int32_t pid, const uint64_t *regs,
-			   uint64_t regs_mask, const uint8_t *stack,
-			   size_t stack_len, uint64_t *pcs, size_t max,
-			   bool *truncated);
+size_t rec_unwind_unwind(struct rec_unwind *u, struct sp_modtab *mods,
+			 int32_t pid, const uint64_t *regs, uint64_t regs_mask,
+			 const uint8_t *stack, size_t stack_len, uint64_t *pcs,
+			 size_t max, bool *truncated);
 
 /*
  * Hands the unwinder the kernel's frame-pointer walk of the next
  * sample's user stack (PERF_SAMPLE_CALLCHAIN's user part): `pcs[0]` the
  * sampled pc, then call sites (return address - 1), `n` of them (0:
- * none).  The next rec_unwinder_unwind() reads it and forgets it; it
+ * none).  The next rec_unwind_unwind() reads it and forgets it; it
  * must stay valid until then.  Where a Go program's stack switch stops
  * the unwinder (gofuncs.h), the frames of this walk past the switch are
  * taken, each checked as a live Go frame would be (unwind_go.c).
  */
-void rec_unwinder_set_fpchain(struct rec_unwinder *u, const uint64_t *pcs,
-			      size_t n);
+void rec_unwind_set_fpchain(struct rec_unwind *u, const uint64_t *pcs,
+			    size_t n);
 
 /*
  * Whether samples are first unwound with the recorder's own CFI rules
@@ -135,7 +134,7 @@ void rec_unwinder_set_fpchain(struct rec_unwinder *u, const uint64_t *pcs,
  * compare pcs and truncation both ways); the counters differ only in
  * "unwind.own_cfi_*".
  */
-void rec_unwinder_set_own_cfi(struct rec_unwinder *u, bool on);
+void rec_unwind_set_own_cfi(struct rec_unwind *u, bool on);
 
 /*
  * Sets how many bytes past each sample's stack copy may be read from the
@@ -143,10 +142,10 @@ void rec_unwinder_set_own_cfi(struct rec_unwinder *u, bool on);
  * The default is REC_DEEPSTACK_BUDGET (sp-record --stack-read).  Returns
  * 0 or -ENOMEM (reads are off then).
  */
-int rec_unwinder_set_stack_read(struct rec_unwinder *u, size_t bytes);
+int rec_unwind_set_stack_read(struct rec_unwind *u, size_t bytes);
 
 /*
- * Whether the last rec_unwinder_unwind met a code address that no module
+ * Whether the last rec_unwind_unwind met a code address that no module
  * of the process covers (that step fell back to the frame pointer); the
  * first such address goes to *pc (pc may be NULL).  The module table may
  * be missing a mapping (a lost MMAP2 record, or ptrace mode's
@@ -155,14 +154,14 @@ int rec_unwinder_set_stack_read(struct rec_unwinder *u, size_t bytes);
  * and unwind the sample again: new modules are picked up without
  * forgetting anything.
  */
-bool rec_unwinder_missed_module(const struct rec_unwinder *u, uint64_t *pc);
+bool rec_unwind_missed_module(const struct rec_unwind *u, uint64_t *pc);
 
 /*
  * Drops what is cached for `pid` (its unwind cache and module view).  Call
  * it on exec and exit, and when its mappings were replaced.  Module files
  * stay cached (by path and inode) for the unwinder's life.
  */
-void rec_unwinder_forget_process(struct rec_unwinder *u, int32_t pid);
+void rec_unwind_forget_process(struct rec_unwind *u, int32_t pid);
 
 /*
  * Tells the unwinder that [start, end) of `pid` is anonymous executable
@@ -173,15 +172,15 @@ void rec_unwinder_forget_process(struct rec_unwinder *u, int32_t pid);
  * writes garbage as a frame.  A new range replaces the ranges it
  * overlaps.  Returns 0 or -ENOMEM.
  */
-int rec_unwinder_add_code(struct rec_unwinder *u, int32_t pid, uint64_t start,
-			  uint64_t end);
+int rec_unwind_add_code(struct rec_unwind *u, int32_t pid, uint64_t start,
+			uint64_t end);
 
 /*
  * Forgets everything known of `pid`, its anonymous code included: call it
- * on exec and exit (rec_unwinder_forget_process keeps the code ranges,
+ * on exec and exit (rec_unwind_forget_process keeps the code ranges,
  * which the module table cannot give back).
  */
-void rec_unwinder_end_process(struct rec_unwinder *u, int32_t pid);
+void rec_unwind_end_process(struct rec_unwind *u, int32_t pid);
 
 /*
  * Calls fn(key, value, arg) for every nonzero counter, in a fixed order.
@@ -203,17 +202,16 @@ void rec_unwinder_end_process(struct rec_unwinder *u, int32_t pid);
  * Whether the last sample unwound read its stack past the copy; then
  * [*lo, *hi) is the mapping that holds its SP (deepbpf.h).
  */
-bool rec_unwinder_last_deep(const struct rec_unwinder *u, uint64_t *lo,
-			    uint64_t *hi);
+bool rec_unwind_last_deep(const struct rec_unwind *u, uint64_t *lo,
+			  uint64_t *hi);
 /*
  * Samples so far whose unwind read the stack past the copy (deepstack.h):
  * the recorder reads its rings sooner while they come.
  */
-uint64_t rec_unwinder_deep_samples(const struct rec_unwinder *u);
+uint64_t rec_unwind_deep_samples(const struct rec_unwind *u);
 
-void rec_unwinder_counters(const struct rec_unwinder *u,
-			   void (*fn)(const char *key, uint64_t value,
-				      void *arg),
-			   void *arg);
+void rec_unwind_counters(const struct rec_unwind *u,
+			 void (*fn)(const char *key, uint64_t value, void *arg),
+			 void *arg);
 
 #endif

@@ -57,7 +57,7 @@ made_cfi_addr(uint64_t start)
  * address `at`), a one-entry table for the code [lo, hi).
  */
 static int
-search_made_cfi(struct rec_uctx *c, unw_addr_space_t as, uint64_t ip,
+search_made_cfi(struct rec_unwind_ctx *c, unw_addr_space_t as, uint64_t ip,
 		uint64_t lo, uint64_t hi, uint64_t at, size_t len,
 		unw_proc_info_t *pi, int need_unwind_info)
 {
@@ -78,14 +78,14 @@ search_made_cfi(struct rec_uctx *c, unw_addr_space_t as, uint64_t ip,
 
 /* find_proc_info for a trampoline: its CFI, made up (pytramp.h). */
 static int
-find_tramp_info(struct rec_uctx *c, unw_addr_space_t as, uint64_t ip,
+find_tramp_info(struct rec_unwind_ctx *c, unw_addr_space_t as, uint64_t ip,
 		unw_proc_info_t *pi, int need_unwind_info)
 {
 	uint64_t start, at;
 	size_t len;
 	bool endbr;
 
-	if (!rec_unw_tramp_at(c, ip, &start, &endbr))
+	if (!rec_unwind_code_tramp_at(c, ip, &start, &endbr))
 		return -UNW_ENOINFO;
 	at = made_cfi_addr(start);
 	len = rec_pytramp_cfi(start, endbr, at, c->made_cfi);
@@ -98,7 +98,7 @@ find_tramp_info(struct rec_uctx *c, unw_addr_space_t as, uint64_t ip,
  * frame, in made-up CFI (madecfi.h) covering `ip` alone.
  */
 static int
-find_fp_info(struct rec_uctx *c, unw_addr_space_t as, uint64_t ip,
+find_fp_info(struct rec_unwind_ctx *c, unw_addr_space_t as, uint64_t ip,
 	     unw_proc_info_t *pi, int need_unwind_info)
 {
 	uint64_t at = made_cfi_addr(ip);
@@ -113,14 +113,14 @@ find_fp_info(struct rec_uctx *c, unw_addr_space_t as, uint64_t ip,
  * library's _init, and what it calls): the sample's own pc, or the pc
  * of the caller libunwind is stepping from (a return address less one),
  * whose return address the copy holds at a place found by
- * rec_unw_leaf_return above the frame's SP, in made-up CFI covering
+ * rec_unwind_calls_leaf_return above the frame's SP, in made-up CFI covering
  * `ip` alone; the fallback `why` is counted as for any step without
  * CFI.  -UNW_ENOINFO for any other pc or when no return address is
  * found.  libunwind keeps the rule for the pc (UNW_CACHE_GLOBAL): a
  * frame is laid out the same each time its code is at one pc.
  */
 static int
-find_leaf_info(struct rec_uctx *c, unw_addr_space_t as, uint64_t ip,
+find_leaf_info(struct rec_unwind_ctx *c, unw_addr_space_t as, uint64_t ip,
 	       unw_proc_info_t *pi, int need_unwind_info, int why)
 {
 	uint64_t pc, sp, bp, at = made_cfi_addr(ip);
@@ -129,12 +129,12 @@ find_leaf_info(struct rec_uctx *c, unw_addr_space_t as, uint64_t ip,
 
 	c->fallback = why;
 	if (c->ip_override ||
-	    !rec_regs_value(c->regs, c->mask, PERF_REG_X86_IP, &pc))
+	    !rec_perfrec_regs_value(c->regs, c->mask, PERF_REG_X86_IP, &pc))
 		return -UNW_ENOINFO;
 	if (pc == ip) {
 		sp = c->sp;
-		have_bp =
-		    rec_regs_value(c->regs, c->mask, PERF_REG_X86_BP, &bp);
+		have_bp = rec_perfrec_regs_value(c->regs, c->mask,
+						 PERF_REG_X86_BP, &bp);
 	} else if (c->step_at && ip == c->step_at) {
 		sp = c->step_sp;
 		bp = c->step_bp;
@@ -142,7 +142,7 @@ find_leaf_info(struct rec_uctx *c, unw_addr_space_t as, uint64_t ip,
 	} else {
 		return -UNW_ENOINFO;
 	}
-	if (!rec_unw_leaf_return(c, ip, sp, &cfa_off))
+	if (!rec_unwind_calls_leaf_return(c, ip, sp, &cfa_off))
 		return -UNW_ENOINFO;
 	/*
 	 * A frame-pointer frame (rbp holds the saved rbp just below the
@@ -161,12 +161,12 @@ static int
 find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 	       int need_unwind_info, void *arg)
 {
-	struct rec_uctx *c = arg;
+	struct rec_unwind_ctx *c = arg;
 	unw_dyn_info_t di;
-	const struct rec_region *r;
+	const struct rec_regcache_region *r;
 	int why = FB_NO_MODULE, ret;
 
-	if (!(r = rec_unw_region(c, ip, &why))) {
+	if (!(r = rec_unwind_code_region(c, ip, &why))) {
 		/* anonymous or no file: perhaps a Python trampoline */
 		if ((ret = find_tramp_info(c, as, ip, pi, need_unwind_info)) !=
 		    -UNW_ENOINFO)
@@ -177,7 +177,7 @@ find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 		 * counted as the fallback it is, which keeps it off memory
 		 * read live (live_step_ok).
 		 */
-		if (rec_unw_is_code(c, ip))
+		if (rec_unwind_code_is_code(c, ip))
 			return find_fp_info(c, as, ip, pi, need_unwind_info);
 		if (why == FB_NO_MODULE && !c->count->missed_module) {
 			c->count->missed_module = true;
@@ -190,7 +190,7 @@ find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 		c->fallback = FB_NO_UNWIND_DATA;
 		return -UNW_ENOINFO;
 	}
-	if (!rec_unw_fde_lookup(r->f, ip - r->bias, c->fde_entry))
+	if (!rec_unwind_code_fde_lookup(r->f, ip - r->bias, c->fde_entry))
 		return find_leaf_info(c, as, ip, pi, need_unwind_info,
 				      FB_EH_FRAME_HDR_LOOKUP);
 	/*
@@ -240,13 +240,14 @@ get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *dil, void *arg)
  * false when they do not hold a word at `addr`.
  */
 static bool
-file_window(struct rec_uctx *c, const struct rec_region *r, uint64_t addr)
+file_window(struct rec_unwind_ctx *c, const struct rec_regcache_region *r,
+	    uint64_t addr)
 {
 	const uint8_t *img;
 	uint64_t lo;
 	size_t len;
 
-	img = rec_elfcfi_span(r->f, addr - r->bias, &lo, &len);
+	img = rec_mapped_span(r->f, addr - r->bias, &lo, &len);
 	if (!img || len - (addr - r->bias - lo) < sizeof(uint64_t))
 		return false;
 	c->win = img;
@@ -261,12 +262,12 @@ file_window(struct rec_uctx *c, const struct rec_region *r, uint64_t addr)
  * a million calls on a build, cost no register saves.
  */
 static __attribute__((noinline)) int
-read_other(struct rec_uctx *c, uint64_t addr, unw_word_t *valp)
+read_other(struct rec_unwind_ctx *c, uint64_t addr, unw_word_t *valp)
 {
-	const struct rec_region *r;
+	const struct rec_regcache_region *r;
 	int why;
 
-	r = rec_unw_region(c, addr, &why);
+	r = rec_unwind_code_region(c, addr, &why);
 	if (r && file_window(c, r, addr)) {
 		memcpy(valp, c->win + (addr - c->win_lo), sizeof(*valp));
 		return 0;
@@ -285,7 +286,7 @@ static int
 access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write,
 	   void *arg)
 {
-	struct rec_uctx *c = arg;
+	struct rec_unwind_ctx *c = arg;
 
 	(void)as;
 	/* ends any loop in what libunwind evaluates (unwind_walk.c) */
@@ -344,11 +345,11 @@ static int
 access_reg(unw_addr_space_t as, unw_regnum_t r, unw_word_t *valp, int write,
 	   void *arg)
 {
-	struct rec_uctx *c = arg;
+	struct rec_unwind_ctx *c = arg;
 	uint64_t v;
 
 	(void)as;
-	if (write || !rec_regs_value(c->regs, c->mask, perf_reg(r), &v))
+	if (write || !rec_perfrec_regs_value(c->regs, c->mask, perf_reg(r), &v))
 		return -UNW_EBADREG;
 	if (r == UNW_X86_64_RIP && c->ip_override)
 		v = c->ip_override;
@@ -405,10 +406,10 @@ static unw_accessors_t accessors = {
 /*
  * The libunwind address space of `p`, made when its first sample needs
  * libunwind (most processes of a build never do: own_walk()); NULL when
- * it cannot be made.  Call it with rec_in_libunwind set.
+ * it cannot be made.  Call it with rec_sigmask_in_libunwind set.
  */
 unw_addr_space_t
-rec_unw_proc_as(struct rec_unwproc *p)
+rec_unwind_acc_proc_as(struct rec_unwind_ctx_proc *p)
 {
 	if (!p->as && (p->as = unw_create_addr_space(&accessors, 0)))
 		unw_set_caching_policy(p->as, UNW_CACHE_GLOBAL);

@@ -9,14 +9,14 @@
 
 #include <libunwind.h>
 
-struct rec_unwproc;
+struct rec_unwind_ctx_proc;
 
 /*
  * The libunwind address space of `p`, made when its first sample needs
  * libunwind, with a global cache; NULL when it cannot be made.  Call it
- * with rec_in_libunwind set (sigmask.h).  p->as holds it; whoever frees
+ * with rec_sigmask_in_libunwind set (sigmask.h).  p->as holds it; whoever frees
  * `p` destroys it.
  */
-unw_addr_space_t rec_unw_proc_as(struct rec_unwproc *p);
+unw_addr_space_t rec_unwind_acc_proc_as(struct rec_unwind_ctx_proc *p);
 
 #endif

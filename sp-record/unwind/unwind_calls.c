@@ -28,15 +28,16 @@
  * next, or false when no search table covers it.
  */
 static bool
-function_at(struct rec_uctx *c, uint64_t pc, uint64_t *start, uint64_t *next)
+function_at(struct rec_unwind_ctx *c, uint64_t pc, uint64_t *start,
+	    uint64_t *next)
 {
-	const struct rec_region *r;
+	const struct rec_regcache_region *r;
 	int32_t loc;
 	size_t i;
 	int why;
 
-	if (!(r = rec_unw_region(c, pc, &why)) || !r->f->table ||
-	    !rec_unw_fde_index(r->f, pc - r->bias, &i))
+	if (!(r = rec_unwind_code_region(c, pc, &why)) || !r->f->table ||
+	    !rec_unwind_code_fde_index(r->f, pc - r->bias, &i))
 		return false;
 	memcpy(&loc, r->f->table + i * 8, sizeof(loc));
 	*start = r->bias + r->f->table_base + (uint64_t)(int64_t)loc;
@@ -50,25 +51,25 @@ function_at(struct rec_uctx *c, uint64_t pc, uint64_t *start, uint64_t *next)
 
 /* The `len` bytes of code before return address `ra`; false if unread. */
 static bool
-code_before(struct rec_uctx *c, uint64_t ra, uint8_t *buf, size_t len)
+code_before(struct rec_unwind_ctx *c, uint64_t ra, uint8_t *buf, size_t len)
 {
-	const struct rec_region *r;
+	const struct rec_regcache_region *r;
 	int why;
 
-	return ra >= len && (r = rec_unw_region(c, ra - 1, &why)) &&
-	       rec_elfcfi_read(r->f, ra - len - r->bias, buf, len) == 0;
+	return ra >= len && (r = rec_unwind_code_region(c, ra - 1, &why)) &&
+	       rec_mapped_read(r->f, ra - len - r->bias, buf, len) == 0;
 }
 
 /* Whether the code at `addr` reads as a PLT entry. */
 static bool
-is_plt(struct rec_uctx *c, uint64_t addr)
+is_plt(struct rec_unwind_ctx *c, uint64_t addr)
 {
 	uint8_t code[REC_CALLSITE_PLT];
-	const struct rec_region *r;
+	const struct rec_regcache_region *r;
 	int why;
 
-	return (r = rec_unw_region(c, addr, &why)) &&
-	       rec_elfcfi_read(r->f, addr - r->bias, code, sizeof(code)) == 0 &&
+	return (r = rec_unwind_code_region(c, addr, &why)) &&
+	       rec_mapped_read(r->f, addr - r->bias, code, sizeof(code)) == 0 &&
 	       rec_callsite_is_plt(code);
 }
 
@@ -78,11 +79,11 @@ is_plt(struct rec_uctx *c, uint64_t addr)
  * files; each answer is kept per process.
  */
 static bool
-tail_calls(struct rec_uctx *c, uint64_t fn, uint64_t dest, int depth)
+tail_calls(struct rec_unwind_ctx *c, uint64_t fn, uint64_t dest, int depth)
 {
 	uint64_t key[3] = { fn, dest, (uint64_t)depth }, jumps[TAIL_FANOUT];
 	uint64_t start, next, *slot, v = 0;
-	const struct rec_region *r;
+	const struct rec_regcache_region *r;
 	size_t len = 0, n, i;
 	bool inserted;
 	int why;
@@ -92,9 +93,9 @@ tail_calls(struct rec_uctx *c, uint64_t fn, uint64_t dest, int depth)
 	if (sp_htab_get(c->p->tails, key, sizeof(key), &v))
 		return v != 0;
 	if (function_at(c, fn, &start, &next) && start == fn &&
-	    (r = rec_unw_region(c, fn, &why))) {
+	    (r = rec_unwind_code_region(c, fn, &why))) {
 		len = next - fn < TAIL_SCAN_MAX ? next - fn : TAIL_SCAN_MAX;
-		while (len && rec_elfcfi_read(r->f, fn - r->bias, c->tail_code,
+		while (len && rec_mapped_read(r->f, fn - r->bias, c->tail_code,
 					      len) < 0)
 			len /= 2; /* the module's end: read less */
 	}
@@ -108,7 +109,7 @@ tail_calls(struct rec_uctx *c, uint64_t fn, uint64_t dest, int depth)
 	return v != 0;
 }
 
-/* How far above the sampled rsp rec_unw_leaf_return looks. */
+/* How far above the sampled rsp rec_unwind_calls_leaf_return looks. */
 #define LEAF_SCAN 32
 /* How far below the pc a direct call's target may lie, for it. */
 #define LEAF_FN_MAX (64u << 10)
@@ -122,12 +123,12 @@ enum leaf_caller {
 
 /* Whether the code at `ra` follows a call that may have called `pc`. */
 static enum leaf_caller
-leaf_caller(struct rec_uctx *c, uint64_t ra, uint64_t pc)
+leaf_caller(struct rec_unwind_ctx *c, uint64_t ra, uint64_t pc)
 {
 	uint8_t before[REC_CALLSITE_INDIRECT];
 	uint64_t target, start, next;
 
-	if (!rec_unw_is_code(c, ra) ||
+	if (!rec_unwind_code_is_code(c, ra) ||
 	    !code_before(c, ra, before, sizeof(before)))
 		return NO_CALL;
 	if (!rec_callsite_target(before + sizeof(before) - REC_CALLSITE_BEFORE,
@@ -144,8 +145,8 @@ leaf_caller(struct rec_uctx *c, uint64_t ra, uint64_t pc)
 }
 
 bool
-rec_unw_leaf_return(struct rec_uctx *c, uint64_t pc, uint64_t sp,
-		    uint8_t *cfa_off)
+rec_unwind_calls_leaf_return(struct rec_unwind_ctx *c, uint64_t pc, uint64_t sp,
+			     uint8_t *cfa_off)
 {
 	uint64_t w, at;
 	size_t k, found = 0;
@@ -181,8 +182,8 @@ rec_unw_leaf_return(struct rec_uctx *c, uint64_t pc, uint64_t sp,
 }
 
 bool
-rec_unw_skips_return(struct rec_uctx *c, uint64_t pc, uint64_t sp,
-		     uint64_t ra_at)
+rec_unwind_calls_skips_return(struct rec_unwind_ctx *c, uint64_t pc,
+			      uint64_t sp, uint64_t ra_at)
 {
 	uint64_t w, k;
 
@@ -203,7 +204,8 @@ rec_unw_skips_return(struct rec_uctx *c, uint64_t pc, uint64_t sp,
  * direct call to another function than the callee's (callsite.h).
  */
 bool
-rec_unw_call_matches(struct rec_uctx *c, uint64_t callee_pc, uint64_t ra)
+rec_unwind_calls_match(struct rec_unwind_ctx *c, uint64_t callee_pc,
+		       uint64_t ra)
 {
 	uint8_t before[REC_CALLSITE_BEFORE];
 	uint64_t target, start, next;

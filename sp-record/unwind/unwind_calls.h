@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct rec_uctx;
+struct rec_unwind_ctx;
 
 /*
  * Whether the caller at return address `ra` may be the one the frame at
@@ -18,7 +18,8 @@ struct rec_uctx;
  * callee through no PLT entry and no tail call of the first few
  * (callsite.h).  Answers about tail calls are kept per process.
  */
-bool rec_unw_call_matches(struct rec_uctx *c, uint64_t callee_pc, uint64_t ra);
+bool rec_unwind_calls_match(struct rec_unwind_ctx *c, uint64_t callee_pc,
+			    uint64_t ra);
 
 /*
  * For a frame at `pc` whose SP is `sp`, in a module file with no CFI
@@ -32,8 +33,8 @@ bool rec_unw_call_matches(struct rec_uctx *c, uint64_t callee_pc, uint64_t ra);
  * when a return address after a call of another function lies below it
  * (the frame's own, when its caller reached it by a tail call).
  */
-bool rec_unw_leaf_return(struct rec_uctx *c, uint64_t pc, uint64_t sp,
-			 uint8_t *cfa_off);
+bool rec_unwind_calls_leaf_return(struct rec_unwind_ctx *c, uint64_t pc,
+				  uint64_t sp, uint8_t *cfa_off);
 
 /*
  * Whether a step without CFI from the frame at `pc` whose SP is `sp`,
@@ -42,7 +43,7 @@ bool rec_unw_leaf_return(struct rec_uctx *c, uint64_t pc, uint64_t sp,
  * a frame of its own stepped by its caller's frame pointer skips that
  * caller so; one that saved rbp has none there.
  */
-bool rec_unw_skips_return(struct rec_uctx *c, uint64_t pc, uint64_t sp,
-			  uint64_t ra_at);
+bool rec_unwind_calls_skips_return(struct rec_unwind_ctx *c, uint64_t pc,
+				   uint64_t sp, uint64_t ra_at);
 
 #endif

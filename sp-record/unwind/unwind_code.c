@@ -26,10 +26,10 @@
  * The file region of this process that holds `addr`, learning it from the
  * module table the first time; sets *why when there is none.
  */
-const struct rec_region *
-rec_unw_region(struct rec_uctx *c, uint64_t addr, int *why)
+const struct rec_regcache_region *
+rec_unwind_code_region(struct rec_unwind_ctx *c, uint64_t addr, int *why)
 {
-	const struct rec_region *r;
+	const struct rec_regcache_region *r;
 	int miss;
 
 	r = rec_regcache_get(&c->p->regions, c->files, c->mods, addr, &miss);
@@ -39,13 +39,13 @@ rec_unw_region(struct rec_uctx *c, uint64_t addr, int *why)
 }
 
 /* The anonymous code ranges of `pid`; NULL when none were added. */
-static struct rec_ranges *
+static struct rec_coderange *
 code_of(struct sp_htab *code, int32_t pid)
 {
 	uint64_t v;
 
 	return sp_htab_get(code, &pid, sizeof(pid), &v)
-		   ? (struct rec_ranges *)(uintptr_t)v
+		   ? (struct rec_coderange *)(uintptr_t)v
 		   : NULL;
 }
 
@@ -55,7 +55,7 @@ code_of(struct sp_htab *code, int32_t pid)
  * end of a mapping.
  */
 static size_t
-read_mem(struct rec_unwproc *p, uint64_t addr, void *buf, size_t len)
+read_mem(struct rec_unwind_ctx_proc *p, uint64_t addr, void *buf, size_t len)
 {
 	ssize_t n;
 	char path[64];
@@ -78,11 +78,12 @@ read_mem(struct rec_unwproc *p, uint64_t addr, void *buf, size_t len)
  * answer for each pc is kept for the process's life.
  */
 bool
-rec_unw_tramp_at(struct rec_uctx *c, uint64_t ip, uint64_t *start, bool *endbr)
+rec_unwind_code_tramp_at(struct rec_unwind_ctx *c, uint64_t ip, uint64_t *start,
+			 bool *endbr)
 {
 	uint8_t code[2 * REC_PYTRAMP_WINDOW];
 	uint64_t from = ip - REC_PYTRAMP_WINDOW, *slot, v;
-	struct rec_unwproc *p = c->p;
+	struct rec_unwind_ctx_proc *p = c->p;
 	bool inserted;
 	size_t n;
 
@@ -120,30 +121,31 @@ rec_unw_tramp_at(struct rec_uctx *c, uint64_t ip, uint64_t *start, bool *endbr)
  * anonymous executable memory the process mapped (trampolines too).
  */
 bool
-rec_unw_is_code(struct rec_uctx *c, uint64_t addr)
+rec_unwind_code_is_code(struct rec_unwind_ctx *c, uint64_t addr)
 {
-	const struct rec_ranges *rs;
+	const struct rec_coderange *rs;
 	struct sp_frame fr;
 
 	/* Not the region cache: a file's region spans its data segments too. */
 	sp_modtab_resolve(c->mods, c->p->pid, addr, SP_FRAME_USER, &fr);
 	if (fr.module_id != SP_NONE)
 		return true;
-	return (rs = code_of(c->code, c->p->pid)) && rec_ranges_has(rs, addr);
+	return (rs = code_of(c->code, c->p->pid)) &&
+	       rec_coderange_has(rs, addr);
 }
 
 /* Whether `addr` holds the signal trampoline: mov $15,%rax; syscall. */
 bool
-rec_unw_is_trampoline(struct rec_uctx *c, uint64_t addr)
+rec_unwind_code_is_trampoline(struct rec_unwind_ctx *c, uint64_t addr)
 {
 	static const uint8_t tramp[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00,
 					  0x00, 0x00, 0x0f, 0x05 };
 	uint8_t code[sizeof(tramp)];
-	const struct rec_region *r;
+	const struct rec_regcache_region *r;
 	int why;
 
-	return (r = rec_unw_region(c, addr, &why)) &&
-	       rec_elfcfi_read(r->f, addr - r->bias, code, sizeof(code)) == 0 &&
+	return (r = rec_unwind_code_region(c, addr, &why)) &&
+	       rec_mapped_read(r->f, addr - r->bias, code, sizeof(code)) == 0 &&
 	       memcmp(code, tramp, sizeof(tramp)) == 0;
 }
 
@@ -153,7 +155,8 @@ rec_unw_is_trampoline(struct rec_uctx *c, uint64_t addr)
  * is none (below the first FDE, or out of the table's 32-bit reach).
  */
 bool
-rec_unw_fde_index(const struct rec_elfcfi *f, uint64_t vaddr, size_t *index)
+rec_unwind_code_fde_index(const struct rec_mapped *f, uint64_t vaddr,
+			  size_t *index)
 {
 	int64_t rel = (int64_t)(vaddr - f->table_base);
 	size_t lo = 0, hi = f->fde_count, mid;
@@ -180,10 +183,11 @@ rec_unw_fde_index(const struct rec_elfcfi *f, uint64_t vaddr, size_t *index)
  * none (below the first FDE, or out of the table's 32-bit reach).
  */
 bool
-rec_unw_fde_lookup(const struct rec_elfcfi *f, uint64_t vaddr, int32_t entry[2])
+rec_unwind_code_fde_lookup(const struct rec_mapped *f, uint64_t vaddr,
+			   int32_t entry[2])
 {
 	size_t i;
 
-	return rec_unw_fde_index(f, vaddr, &i) &&
+	return rec_unwind_code_fde_index(f, vaddr, &i) &&
 	       (memcpy(entry, f->table + i * 8, 8));
 }

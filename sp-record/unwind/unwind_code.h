@@ -10,44 +10,45 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct rec_elfcfi;
-struct rec_region;
-struct rec_uctx;
+struct rec_mapped;
+struct rec_regcache_region;
+struct rec_unwind_ctx;
 
 /*
  * The module file region of c's process holding `addr` (regcache.h),
  * learnt from the module table the first time; NULL with *why set to
  * FB_NO_MODULE or FB_NO_FILE when there is none.
  */
-const struct rec_region *rec_unw_region(struct rec_uctx *c, uint64_t addr,
-					int *why);
+const struct rec_regcache_region *
+rec_unwind_code_region(struct rec_unwind_ctx *c, uint64_t addr, int *why);
 
 /*
  * Whether `ip`, in no module, lies in a CPython perf trampoline
  * (pytramp.h): then *start and *endbr describe it.  Answers are kept
  * per process; a failed read of its memory is not.
  */
-bool rec_unw_tramp_at(struct rec_uctx *c, uint64_t ip, uint64_t *start,
-		      bool *endbr);
+bool rec_unwind_code_tramp_at(struct rec_unwind_ctx *c, uint64_t ip,
+			      uint64_t *start, bool *endbr);
 
 /*
  * Whether `addr` can be a return address: it lies in a module or in
- * anonymous executable memory (rec_unwinder_add_code).
+ * anonymous executable memory (rec_unwind_add_code).
  */
-bool rec_unw_is_code(struct rec_uctx *c, uint64_t addr);
+bool rec_unwind_code_is_code(struct rec_unwind_ctx *c, uint64_t addr);
 
 /* Whether `addr` holds the signal trampoline (rt_sigreturn's). */
-bool rec_unw_is_trampoline(struct rec_uctx *c, uint64_t addr);
+bool rec_unwind_code_is_trampoline(struct rec_unwind_ctx *c, uint64_t addr);
 
 /*
  * The index of f's search table entry for ELF address `vaddr`, the last
  * whose initial location is at or below it; false when there is none.
  */
-bool rec_unw_fde_index(const struct rec_elfcfi *f, uint64_t vaddr,
-		       size_t *index);
+bool rec_unwind_code_fde_index(const struct rec_mapped *f, uint64_t vaddr,
+			       size_t *index);
 
-/* That entry itself (two 32-bit words), as rec_unw_fde_index finds it. */
-bool rec_unw_fde_lookup(const struct rec_elfcfi *f, uint64_t vaddr,
-			int32_t entry[2]);
+/* That entry itself (two 32-bit words), as rec_unwind_code_fde_index finds it.
+ */
+bool rec_unwind_code_fde_lookup(const struct rec_mapped *f, uint64_t vaddr,
+				int32_t entry[2]);
 
 #endif

@@ -32,7 +32,7 @@
  * would close a circle (tests/check-includes.sh).  unwind.c checks that
  * the two agree.
  */
-#define REC_UNW_MAX_FRAMES 1024
+#define REC_UNWIND_CTX_MAX_FRAMES 1024
 
 /*
  * The most memory reads libunwind may make for one sample (access_mem
@@ -89,35 +89,36 @@ enum unwind_fallback {
 
 /*
  * What the unwinder keeps of one process until it is forgotten
- * (rec_unwinder_forget_process): made and freed by unwind.c, its address
+ * (rec_unwind_forget_process): made and freed by unwind.c, its address
  * space made by unwind_acc.c when a sample first needs libunwind.
  */
-struct rec_unwproc {
+struct rec_unwind_ctx_proc {
 	int32_t pid;
 	unw_addr_space_t as;
 	struct rec_regcache regions;
 	int memfd; /* /proc/PID/mem, -1 until needed */
-	struct rec_stackmaps stacks;
-	struct sp_htab *tramps;    /* pc -> start << 1 | endbr, 0: none */
-	struct sp_htab *tails;     /* (function, dest) -> 1: it jumps there */
-	struct rec_gomods *go;     /* its Go modules, NULL until needed */
-	struct rec_deepcache deep; /* its last deep stacks' outer frames */
+	struct rec_deepstack_maps stacks;
+	struct sp_htab *tramps;      /* pc -> start << 1 | endbr, 0: none */
+	struct sp_htab *tails;       /* (function, dest) -> 1: it jumps there */
+	struct rec_gofuncs_mods *go; /* its Go modules, NULL until needed */
+	struct rec_deepcache deep;   /* its last deep stacks' outer frames */
 };
 
 /*
  * One unwind call: everything the accessors and the walks need.  It
- * lives on rec_unwinder_unwind's stack; no pointer into it outlives the
+ * lives on rec_unwind_unwind's stack; no pointer into it outlives the
  * call.
  */
-struct rec_uctx {
+struct rec_unwind_ctx {
 	/* the unwinder's, lent for the call (unwind.c) */
-	struct rec_elfcfi_cache *files; /* module files, by identity */
-	struct sp_htab *code; /* pid -> struct rec_ranges *: anonymous code */
+	struct rec_mapped_cache *files; /* module files, by identity */
+	struct sp_htab
+	    *code; /* pid -> struct rec_coderange *: anonymous code */
 	struct rec_deepstack *live; /* the stack above the copy, read live */
-	struct rec_unwcount *count; /* what the walks count */
-	struct sp_htab *over;       /* steps out of reads (unwind_walk.c) */
-	uint8_t *tail_code;         /* TAIL_SCAN_MAX bytes of scratch */
-	struct rec_unwproc *p;
+	struct rec_unwind_ctx_count *count; /* what the walks count */
+	struct sp_htab *over; /* steps out of reads (unwind_walk.c) */
+	uint8_t *tail_code;   /* TAIL_SCAN_MAX bytes of scratch */
+	struct rec_unwind_ctx_proc *p;
 	struct sp_modtab *mods;
 	const uint64_t *regs;
 	uint64_t mask;
@@ -151,32 +152,35 @@ struct rec_uctx {
 	const uint8_t *win;
 	uint64_t win_lo;
 	size_t win_len;
-	uint64_t reads;            /* access_mem calls so far */
-	bool ran_out;              /* a read just above the copy failed */
-	int err;                   /* enum unwind_error of a failed step */
-	bool call_mismatch;        /* a live frame's caller called another */
-	int stop_fallback;         /* enum unwind_fallback of the failed step */
-	uint64_t stop_bp;          /* BP of the frame whose step failed */
-	struct rec_deepstep *step; /* own_step()'s frame, its words */
-	bool no_cache;             /* own_walk() takes no cached chain */
-	const struct rec_deepchain *from; /* the chain it took frames from */
-	const struct rec_deepchain *old;  /* one that did not fit this stack */
+	uint64_t reads;     /* access_mem calls so far */
+	bool ran_out;       /* a read just above the copy failed */
+	int err;            /* enum unwind_error of a failed step */
+	bool call_mismatch; /* a live frame's caller called another */
+	int stop_fallback;  /* enum unwind_fallback of the failed step */
+	uint64_t stop_bp;   /* BP of the frame whose step failed */
+	struct rec_deepcache_step *step; /* own_step()'s frame, its words */
+	bool no_cache;                   /* own_walk() takes no cached chain */
+	const struct rec_deepcache_chain
+	    *from; /* the chain it took frames from */
+	const struct rec_deepcache_chain
+	    *old;    /* one that did not fit this stack */
 	int verdict; /* rec_deepstack_verify's, when have_verdict */
 	bool have_verdict;
 };
 
 /*
  * What the walks count and note for the caller, over the recording:
- * rec_unwinder_counters and rec_unwinder_missed_module read it.
+ * rec_unwind_counters and rec_unwind_missed_module read it.
  */
-struct rec_unwcount {
+struct rec_unwind_ctx_count {
 	uint64_t errors[ERR_COUNT];
 	uint64_t fallbacks[FB_COUNT];
 	uint64_t deep[DEEP_COUNT];
-	uint64_t leaf_returns; /* pcs given a rule by rec_unw_leaf_return */
-	uint64_t exhausted;    /* steps that spent all of UNW_READS_MAX */
-	bool missed_module;    /* the last unwind met a pc without module */
-	uint64_t missed_pc;    /* the first such pc */
+	uint64_t
+	    leaf_returns; /* pcs given a rule by rec_unwind_calls_leaf_return */
+	uint64_t exhausted; /* steps that spent all of UNW_READS_MAX */
+	bool missed_module; /* the last unwind met a pc without module */
+	uint64_t missed_pc; /* the first such pc */
 };
 
 #endif

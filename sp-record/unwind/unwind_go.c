@@ -23,16 +23,16 @@
  * and kind; false when `pc` lies in no Go module with symbols.
  */
 static bool
-go_func(struct rec_uctx *c, uint64_t pc, uint64_t *start, uint64_t *end,
-	enum rec_gofunc_kind *kind)
+go_func(struct rec_unwind_ctx *c, uint64_t pc, uint64_t *start, uint64_t *end,
+	enum rec_gofuncs_kind *kind)
 {
 	const struct rec_gofuncs *fs;
-	const struct rec_region *r;
+	const struct rec_regcache_region *r;
 	int why;
 
-	if (!(r = rec_unw_region(c, pc, &why)) ||
-	    (!c->p->go && !(c->p->go = rec_gomods_new())) ||
-	    !(fs = rec_gomods_get(c->p->go, r->f)) ||
+	if (!(r = rec_unwind_code_region(c, pc, &why)) ||
+	    (!c->p->go && !(c->p->go = rec_gofuncs_mods_new())) ||
+	    !(fs = rec_gofuncs_mods_get(c->p->go, r->f)) ||
 	    !rec_gofuncs_find(fs, pc - r->bias, start, end, kind))
 		return false;
 	*start += r->bias;
@@ -43,7 +43,7 @@ go_func(struct rec_uctx *c, uint64_t pc, uint64_t *start, uint64_t *end,
 /* rec_goview's callbacks: the process of the unwind call `arg`. */
 static bool
 go_view_func(void *arg, uint64_t pc, uint64_t *start, uint64_t *end,
-	     enum rec_gofunc_kind *kind)
+	     enum rec_gofuncs_kind *kind)
 {
 	bool found = go_func(arg, pc, start, end, kind);
 
@@ -56,18 +56,18 @@ go_view_func(void *arg, uint64_t pc, uint64_t *start, uint64_t *end,
 static int
 go_view_code(void *arg, uint64_t addr, void *buf, size_t len)
 {
-	const struct rec_region *r;
+	const struct rec_regcache_region *r;
 	int why;
 
-	return (r = rec_unw_region(arg, addr, &why))
-		   ? rec_elfcfi_read(r->f, addr - r->bias, buf, len)
+	return (r = rec_unwind_code_region(arg, addr, &why))
+		   ? rec_mapped_read(r->f, addr - r->bias, buf, len)
 		   : -1;
 }
 
 static bool
 go_view_is_code(void *arg, uint64_t addr)
 {
-	return rec_unw_is_code(arg, addr);
+	return rec_unwind_code_is_code(arg, addr);
 }
 
 /*
@@ -77,12 +77,12 @@ go_view_is_code(void *arg, uint64_t addr)
  * still holds the parent's, so it is the whole stack.
  */
 static bool
-new_thread(struct rec_uctx *c, size_t n)
+new_thread(struct rec_unwind_ctx *c, size_t n)
 {
 	uint64_t ax;
 
 	return n == 1 &&
-	       rec_regs_value(c->regs, c->mask, PERF_REG_X86_AX, &ax) &&
+	       rec_perfrec_regs_value(c->regs, c->mask, PERF_REG_X86_AX, &ax) &&
 	       ax == 0;
 }
 
@@ -99,12 +99,12 @@ new_thread(struct rec_uctx *c, size_t n)
  * -1 when it stays truncated.
  */
 int
-rec_unw_go_continue(struct rec_unwgo *g, struct rec_uctx *c, uint64_t *pcs,
-		    size_t *n, size_t max)
+rec_unwind_go_continue(struct rec_unwind_go *g, struct rec_unwind_ctx *c,
+		       uint64_t *pcs, size_t *n, size_t max)
 {
-	const struct rec_goview v = { c, go_view_func, go_view_code,
-				      go_view_is_code, &c->p->tails };
-	enum rec_gofunc_kind kind;
+	const struct rec_goframes_view v = { c, go_view_func, go_view_code,
+					     go_view_is_code, &c->p->tails };
+	enum rec_gofuncs_kind kind;
 	uint64_t start, end;
 
 	if (c->stop_fallback != FB_NO_UNWIND_DATA ||
@@ -128,9 +128,9 @@ rec_unw_go_continue(struct rec_unwgo *g, struct rec_uctx *c, uint64_t *pcs,
 
 /* The counters of Go's stacks (goframes.h), "unwind_go.KIND". */
 void
-rec_unw_go_counters(const struct rec_unwgo *g,
-		    void (*fn)(const char *key, uint64_t value, void *arg),
-		    void *arg)
+rec_unwind_go_counters(const struct rec_unwind_go *g,
+		       void (*fn)(const char *key, uint64_t value, void *arg),
+		       void *arg)
 {
 	if (g->frames.spliced)
 		fn("unwind_go.fpchain_completed", g->frames.spliced, arg);

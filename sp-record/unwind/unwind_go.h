@@ -12,14 +12,14 @@
 
 #include "sp-record/unwind/goframes.h"
 
-struct rec_uctx;
+struct rec_unwind_ctx;
 
 /*
  * The Go part's state: the kernel's walk of the sample being unwound
- * (rec_unwinder_set_fpchain; borrowed, cleared after each sample) and
+ * (rec_unwind_set_fpchain; borrowed, cleared after each sample) and
  * its counters.  Zeroed is ready.
  */
-struct rec_unwgo {
+struct rec_unwind_go {
 	const uint64_t *fp; /* the kernel's walk of this sample ... */
 	size_t nfp;         /* ... and its length, 0: none */
 	uint64_t roots;     /* Go stacks ending at mstart, mcall */
@@ -33,12 +33,13 @@ struct rec_unwgo {
  * completed from the kernel's walk (pcs[*n...max), *n updated), -1
  * when it stays truncated or the frame is not Go's.
  */
-int rec_unw_go_continue(struct rec_unwgo *g, struct rec_uctx *c, uint64_t *pcs,
-			size_t *n, size_t max);
+int rec_unwind_go_continue(struct rec_unwind_go *g, struct rec_unwind_ctx *c,
+			   uint64_t *pcs, size_t *n, size_t max);
 
 /* Calls fn for each nonzero counter, "unwind_go.KIND", in a fixed order. */
-void rec_unw_go_counters(const struct rec_unwgo *g,
-			 void (*fn)(const char *key, uint64_t value, void *arg),
-			 void *arg);
+void rec_unwind_go_counters(const struct rec_unwind_go *g,
+			    void (*fn)(const char *key, uint64_t value,
+				       void *arg),
+			    void *arg);
 
 #endif

@@ -37,7 +37,7 @@
 
 /* Reads the rule for ELF address `vaddr` of `f` from the file. */
 static uint64_t
-read_rule(const struct rec_elfcfi *f, uint64_t vaddr, struct rec_cfirule *rule)
+read_rule(const struct rec_mapped *f, uint64_t vaddr, struct rec_cfirule *rule)
 {
 	const uint8_t *sec;
 	uint64_t fde, lo;
@@ -45,10 +45,10 @@ read_rule(const struct rec_elfcfi *f, uint64_t vaddr, struct rec_cfirule *rule)
 	size_t len;
 	int r;
 
-	if (!rec_unw_fde_lookup(f, vaddr, entry))
+	if (!rec_unwind_code_fde_lookup(f, vaddr, entry))
 		return NO_FDE;
 	fde = f->table_base + (uint64_t)(int64_t)entry[1];
-	if (!(sec = rec_elfcfi_span(f, fde, &lo, &len)))
+	if (!(sec = rec_mapped_span(f, fde, &lo, &len)))
 		return NO_RULE;
 	r = rec_cfirule_find(sec, len, lo, fde, vaddr, rule);
 	return r == 0         ? rec_cfirule_pack(rule)
@@ -64,16 +64,16 @@ read_rule(const struct rec_elfcfi *f, uint64_t vaddr, struct rec_cfirule *rule)
  * libunwind unwinds the sample.
  */
 static int
-own_rule(struct rec_unwown *o, struct rec_uctx *c, uint64_t at,
+own_rule(struct rec_unwind_own *o, struct rec_unwind_ctx *c, uint64_t at,
 	 struct rec_cfirule *rule)
 {
-	const struct rec_region *r;
-	const struct rec_elfcfi *f;
+	const struct rec_regcache_region *r;
+	const struct rec_mapped *f;
 	uint64_t word, vaddr;
 	bool keep;
 	int why;
 
-	if (!(r = rec_unw_region(c, at, &why)) || !(f = r->f)->table)
+	if (!(r = rec_unwind_code_region(c, at, &why)) || !(f = r->f)->table)
 		return -1;
 	vaddr = at - r->bias;
 	keep = f->id.dev || f->id.ino;
@@ -96,21 +96,21 @@ own_rule(struct rec_unwown *o, struct rec_uctx *c, uint64_t at,
  * over instead (the same bytes its x86_64 unw_step compares).
  */
 static bool
-fp_end(struct rec_uctx *c, uint64_t ip)
+fp_end(struct rec_unwind_ctx *c, uint64_t ip)
 {
-	const struct rec_region *r;
+	const struct rec_regcache_region *r;
 	uint8_t code[16];
 	int why;
 
-	return (r = rec_unw_region(c, ip, &why)) &&
-	       rec_elfcfi_read(r->f, ip - r->bias, code, sizeof(code)) == 0 &&
+	return (r = rec_unwind_code_region(c, ip, &why)) &&
+	       rec_mapped_read(r->f, ip - r->bias, code, sizeof(code)) == 0 &&
 	       !(code[0] == 0xff && code[1] == 0x25 && code[6] == 0x68 &&
 		 code[11] == 0xe9);
 }
 
 /* The copy's word at `addr`; false when it lies outside the copy. */
 static bool
-copy_word(const struct rec_uctx *c, uint64_t addr, uint64_t *v)
+copy_word(const struct rec_unwind_ctx *c, uint64_t addr, uint64_t *v)
 {
 	if (addr < c->sp || addr - c->sp > c->stack_len - sizeof(*v))
 		return false;
@@ -124,9 +124,9 @@ copy_word(const struct rec_uctx *c, uint64_t addr, uint64_t *v)
  * it.
  */
 static bool
-stack_word(struct rec_uctx *c, uint64_t addr, uint64_t *v)
+stack_word(struct rec_unwind_ctx *c, uint64_t addr, uint64_t *v)
 {
-	struct rec_deepstep *f = c->step;
+	struct rec_deepcache_step *f = c->step;
 
 	if (copy_word(c, addr, v))
 		rec_deepstack_saw(c->live, addr);
@@ -157,16 +157,17 @@ stack_word(struct rec_uctx *c, uint64_t addr, uint64_t *v)
  * which is not code, and libunwind would take the sample.
  */
 static bool
-maybe_trampoline(struct rec_uctx *c, uint64_t at, uint64_t ip,
+maybe_trampoline(struct rec_unwind_ctx *c, uint64_t at, uint64_t ip,
 		 const struct rec_cfirule *rule)
 {
 	if (at != ip)
-		return !(rule && rule->next_in) && rec_unw_is_trampoline(c, ip);
+		return !(rule && rule->next_in) &&
+		       rec_unwind_code_is_trampoline(c, ip);
 	if (rule)
 		return !rule->prev_in && rule->tiny &&
-		       rec_unw_is_trampoline(c, ip);
-	return rec_unw_is_trampoline(c, ip) ||
-	       (ip >= 9 && rec_unw_is_trampoline(c, ip - 9));
+		       rec_unwind_code_is_trampoline(c, ip);
+	return rec_unwind_code_is_trampoline(c, ip) ||
+	       (ip >= 9 && rec_unwind_code_is_trampoline(c, ip - 9));
 }
 
 /* own_step()'s answers besides 1 (a step) and 0 (the outermost frame). */
@@ -178,14 +179,15 @@ maybe_trampoline(struct rec_uctx *c, uint64_t at, uint64_t ip,
  * Whether a step that read the live stack may go on: outward on it (the
  * check unwind_walk.c's live_step_ok() makes of libunwind's steps) to a return
  * address that is code.  Where step() would refuse it, the live frames are
- * dropped as rec_unw_settle() drops them.
+ * dropped as rec_unwind_walk_settle() drops them.
  */
 static int
-own_live_ok(struct rec_uctx *c, uint64_t sp, uint64_t cfa, uint64_t ra)
+own_live_ok(struct rec_unwind_ctx *c, uint64_t sp, uint64_t cfa, uint64_t ra)
 {
-	if (!rec_deepstack_outward(c->live, sp, cfa) || !rec_unw_is_code(c, ra))
+	if (!rec_deepstack_outward(c->live, sp, cfa) ||
+	    !rec_unwind_code_is_code(c, ra))
 		return OWN_REFUSED;
-	return rec_unw_is_trampoline(c, ra) ? OWN_OTHER : 1;
+	return rec_unwind_code_is_trampoline(c, ra) ? OWN_OTHER : 1;
 }
 
 /*
@@ -198,8 +200,8 @@ own_live_ok(struct rec_uctx *c, uint64_t sp, uint64_t cfa, uint64_t ra)
  * OWN_REFUSED where a step that read above the copy fails.
  */
 static int
-own_step(struct rec_unwown *o, struct rec_uctx *c, uint64_t at, uint64_t *ip,
-	 uint64_t *sp, uint64_t *bp, bool *have_bp)
+own_step(struct rec_unwind_own *o, struct rec_unwind_ctx *c, uint64_t at,
+	 uint64_t *ip, uint64_t *sp, uint64_t *bp, bool *have_bp)
 {
 	struct rec_cfirule rule;
 	uint64_t cfa, ra;
@@ -236,7 +238,8 @@ own_step(struct rec_unwown *o, struct rec_uctx *c, uint64_t at, uint64_t *ip,
 	if (rec_deepstack_used(c->live))
 		r = own_live_ok(c, *sp, cfa, ra);
 	else
-		r = cfa < *sp || !rec_unw_is_code(c, ra) ? OWN_OTHER : 1;
+		r = cfa < *sp || !rec_unwind_code_is_code(c, ra) ? OWN_OTHER
+								 : 1;
 	if (r == 1) {
 		*ip = ra;
 		*sp = cfa;
@@ -253,12 +256,12 @@ own_step(struct rec_unwown *o, struct rec_uctx *c, uint64_t at, uint64_t *ip,
  * when the chain does not fit this sample.
  */
 static int
-own_replay(struct rec_unwown *o, struct rec_uctx *c,
-	   const struct rec_deepchain *ch, size_t j, uint64_t *pcs, size_t *n,
-	   size_t max, size_t *first_live)
+own_replay(struct rec_unwind_own *o, struct rec_unwind_ctx *c,
+	   const struct rec_deepcache_chain *ch, size_t j, uint64_t *pcs,
+	   size_t *n, size_t max, size_t *first_live)
 {
 	struct rec_deepstack *d = c->live;
-	const struct rec_deepstep *f;
+	const struct rec_deepcache_step *f;
 	uint64_t v;
 	size_t k, w;
 
@@ -292,11 +295,12 @@ own_replay(struct rec_unwown *o, struct rec_uctx *c,
  * Sets the walk's record of frame pcs[n - 1] (o->steps) to its state;
  * own_step() adds the words it reads.
  */
-static struct rec_deepstep *
-own_frame(struct rec_unwown *o, struct rec_uctx *c, const uint64_t *pcs,
-	  size_t n, uint64_t ip, uint64_t sp, uint64_t bp, bool have_bp)
+static struct rec_deepcache_step *
+own_frame(struct rec_unwind_own *o, struct rec_unwind_ctx *c,
+	  const uint64_t *pcs, size_t n, uint64_t ip, uint64_t sp, uint64_t bp,
+	  bool have_bp)
 {
-	struct rec_deepstep *f = &o->steps[n - 1];
+	struct rec_deepcache_step *f = &o->steps[n - 1];
 
 	memset(f, 0, sizeof(*f));
 	f->at = pcs[n - 1];
@@ -311,24 +315,25 @@ own_frame(struct rec_unwown *o, struct rec_uctx *c, const uint64_t *pcs,
  * Unwinds the sample whose pc is pcs[0] with rules read by the recorder
  * (cfirule.h), no libunwind: per file, not per process, so a process's
  * first samples cost no more than its last.  Above the copy each caller
- * must call its callee (rec_unw_call_matches), as rec_unw_walk() checks.
+ * must call its callee (rec_unwind_calls_match), as rec_unwind_walk() checks.
  * Where a frame has the state of one of a cached chain's, the rest comes
  * from the chain (own_replay).  Returns 0 with the pcs in pcs[*n...]
  * when every step had such a rule and the walk reached the outermost
  * frame, OWN_REFUSED when a step over the live stack failed
  * (*first_live is the index of the first pc found with live reads, as
- * rec_unw_walk() sets it), OWN_RETRY when a cached chain did not fit;
+ * rec_unwind_walk() sets it), OWN_RETRY when a cached chain did not fit;
  * OWN_OTHER (nothing counted)
  * leaves the sample to libunwind, which takes it from the start.
  */
 static int
-own_walk(struct rec_unwown *o, struct rec_uctx *c, uint64_t *pcs, size_t *n,
-	 size_t max, size_t *first_live)
+own_walk(struct rec_unwind_own *o, struct rec_unwind_ctx *c, uint64_t *pcs,
+	 size_t *n, size_t max, size_t *first_live)
 {
 	uint64_t ip = pcs[0], sp = c->sp, bp = 0;
-	bool have_bp = rec_regs_value(c->regs, c->mask, PERF_REG_X86_BP, &bp);
-	const struct rec_deepchain *ch;
-	struct rec_deepstep *f;
+	bool have_bp =
+	    rec_perfrec_regs_value(c->regs, c->mask, PERF_REG_X86_BP, &bp);
+	const struct rec_deepcache_chain *ch;
+	struct rec_deepcache_step *f;
 	size_t j;
 	int r;
 
@@ -348,7 +353,7 @@ own_walk(struct rec_unwown *o, struct rec_uctx *c, uint64_t *pcs, size_t *n,
 		if (rec_deepstack_used(c->live)) {
 			if (*first_live == max)
 				*first_live = *n;
-			if (!rec_unw_call_matches(c, pcs[*n - 1], ip)) {
+			if (!rec_unwind_calls_match(c, pcs[*n - 1], ip)) {
 				c->call_mismatch = true;
 				r = OWN_REFUSED;
 				break;
@@ -362,13 +367,13 @@ own_walk(struct rec_unwown *o, struct rec_uctx *c, uint64_t *pcs, size_t *n,
 }
 
 /*
- * After own_walk() returned `r` and rec_unw_settle() kept `n` pcs: a stack
- * completed over live reads gives the process's cache its frames from
- * the one before the first found live (the chain a cached one came from
- * is replaced: the same thread's, most likely).
+ * After own_walk() returned `r` and rec_unwind_walk_settle() kept `n` pcs: a
+ * stack completed over live reads gives the process's cache its frames from the
+ * one before the first found live (the chain a cached one came from is
+ * replaced: the same thread's, most likely).
  */
 static void
-keep_chain(struct rec_unwown *o, struct rec_uctx *c, int r, size_t n,
+keep_chain(struct rec_unwind_own *o, struct rec_unwind_ctx *c, int r, size_t n,
 	   size_t first_live, uint64_t completed)
 {
 	if (r != 0 || c->count->deep[DEEP_COMPLETED] == completed ||
@@ -386,8 +391,8 @@ keep_chain(struct rec_unwown *o, struct rec_uctx *c, int r, size_t n,
  * frame by other words, which a walk without the cache reads.
  */
 static int
-own_walk_verified(struct rec_unwown *o, struct rec_uctx *c, uint64_t *pcs,
-		  size_t *n, size_t max, size_t *first_live)
+own_walk_verified(struct rec_unwind_own *o, struct rec_unwind_ctx *c,
+		  uint64_t *pcs, size_t *n, size_t max, size_t *first_live)
 {
 	int r = own_walk(o, c, pcs, n, max, first_live);
 
@@ -406,8 +411,8 @@ own_walk_verified(struct rec_unwown *o, struct rec_uctx *c, uint64_t *pcs,
  * libunwind must take the sample; else true with *n pcs kept.
  */
 bool
-rec_unw_own_unwind(struct rec_unwown *o, struct rec_uctx *c, uint64_t *pcs,
-		   size_t *n, size_t max, bool *truncated)
+rec_unwind_own_unwind(struct rec_unwind_own *o, struct rec_unwind_ctx *c,
+		      uint64_t *pcs, size_t *n, size_t max, bool *truncated)
 {
 	uint64_t completed = c->count->deep[DEEP_COMPLETED];
 	size_t first_live;
@@ -432,7 +437,7 @@ rec_unw_own_unwind(struct rec_unwown *o, struct rec_uctx *c, uint64_t *pcs,
 		return false;
 	}
 	o->samples++;
-	*n = rec_unw_settle(c, r, *n, first_live, truncated);
+	*n = rec_unwind_walk_settle(c, r, *n, first_live, truncated);
 	keep_chain(o, c, r, *n, first_live, completed);
 	return true;
 }

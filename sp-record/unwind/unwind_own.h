@@ -20,21 +20,22 @@ struct rec_cfimemo;
  * and freed by unwind.c), the counters, and the frames of the walk under
  * way, for the process's cache of deep stacks.
  */
-struct rec_unwown {
+struct rec_unwind_own {
 	struct rec_cfimemo *rules;
 	uint64_t samples;    /* unwound by those rules alone */
 	uint64_t rules_read; /* rules read from files (memo misses) */
-	struct rec_deepstep steps[REC_UNW_MAX_FRAMES];
+	struct rec_deepcache_step steps[REC_UNWIND_CTX_MAX_FRAMES];
 };
 
 /*
  * Unwinds the sample whose pc is pcs[0] (*n is 1) with the recorder's
  * own rules, again without the process's cached chains (deepcache.h)
  * when one did not fit.  Returns true with *n pcs kept and *truncated
- * set as rec_unw_settle() sets it; false, all live reads forgotten and
+ * set as rec_unwind_walk_settle() sets it; false, all live reads forgotten and
  * *n back to 1, when libunwind must take the sample from the start.
  */
-bool rec_unw_own_unwind(struct rec_unwown *o, struct rec_uctx *c, uint64_t *pcs,
-			size_t *n, size_t max, bool *truncated);
+bool rec_unwind_own_unwind(struct rec_unwind_own *o, struct rec_unwind_ctx *c,
+			   uint64_t *pcs, size_t *n, size_t max,
+			   bool *truncated);
 
 #endif

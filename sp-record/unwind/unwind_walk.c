@@ -4,10 +4,10 @@
  * return address must be code; a step that read the live stack above
  * the copy must use CFI and go outward, and its caller must have called
  * its callee (unwind_calls.h).  Where a Go frame's step fails,
- * unwind_go.h may go on.  rec_unw_settle() then keeps the frames found live
- * only when the whole chain held and the stack did not change under the reads
- * (deepstack.h); the walk with the recorder's own rules (unwind_own.c) settles
- * its frames the same way.
+ * unwind_go.h may go on.  rec_unwind_walk_settle() then keeps the frames found
+ * live only when the whole chain held and the stack did not change under the
+ * reads (deepstack.h); the walk with the recorder's own rules (unwind_own.c)
+ * settles its frames the same way.
  */
 #include <errno.h>
 #include <libunwind.h>
@@ -34,8 +34,8 @@
  * checked like any other, in step().
  */
 static bool
-live_step_ok(const struct rec_uctx *c, int r, uint64_t sp, uint64_t new_ip,
-	     uint64_t new_sp)
+live_step_ok(const struct rec_unwind_ctx *c, int r, uint64_t sp,
+	     uint64_t new_ip, uint64_t new_sp)
 {
 	if (c->fallback != FB_NONE || c->ran_out)
 		return false;
@@ -51,14 +51,15 @@ live_step_ok(const struct rec_uctx *c, int r, uint64_t sp, uint64_t new_ip,
  * memory (live_step_ok).  FB_NONE for any other frame.
  */
 static int
-fp_fallback(struct rec_uctx *c, uint64_t pc)
+fp_fallback(struct rec_unwind_ctx *c, uint64_t pc)
 {
 	int why = FB_NONE;
 	uint64_t start;
 	bool endbr;
 
-	if (rec_unw_region(c, pc, &why) || !rec_unw_is_code(c, pc) ||
-	    rec_unw_tramp_at(c, pc, &start, &endbr))
+	if (rec_unwind_code_region(c, pc, &why) ||
+	    !rec_unwind_code_is_code(c, pc) ||
+	    rec_unwind_code_tramp_at(c, pc, &start, &endbr))
 		return FB_NONE;
 	return why;
 }
@@ -70,7 +71,8 @@ fp_fallback(struct rec_uctx *c, uint64_t pc)
  * caller's SP - 8.
  */
 static uint64_t
-ra_slot(const struct rec_uctx *c, uint64_t bp, uint64_t ra, uint64_t new_sp)
+ra_slot(const struct rec_unwind_ctx *c, uint64_t bp, uint64_t ra,
+	uint64_t new_sp)
 {
 	uint64_t w;
 
@@ -98,18 +100,18 @@ ra_slot(const struct rec_uctx *c, uint64_t bp, uint64_t ra, uint64_t new_sp)
  * the same file costs more.
  */
 struct over_key {
-	struct rec_fileid id;
+	struct rec_filememo_id id;
 	uint64_t vaddr;
 };
 
 /* The file and ELF address of the frame at `at`; false if in none. */
 static bool
-over_key(struct rec_uctx *c, uint64_t at, struct over_key *k)
+over_key(struct rec_unwind_ctx *c, uint64_t at, struct over_key *k)
 {
-	const struct rec_region *r;
+	const struct rec_regcache_region *r;
 	int why;
 
-	if (!(r = rec_unw_region(c, at, &why)))
+	if (!(r = rec_unwind_code_region(c, at, &why)))
 		return false;
 	k->id = r->f->id;
 	k->vaddr = at - r->bias;
@@ -121,7 +123,7 @@ over_key(struct rec_uctx *c, uint64_t at, struct over_key *k)
  * reads before, or its file's CFI did too often (over_note).
  */
 static bool
-over_known(struct rec_uctx *c, uint64_t at)
+over_known(struct rec_unwind_ctx *c, uint64_t at)
 {
 	struct over_key k;
 	uint64_t v;
@@ -142,7 +144,7 @@ over_known(struct rec_uctx *c, uint64_t at)
  * per sample.  The table holds at most OVER_FILE_MAX addresses a file.
  */
 static void
-over_note(struct rec_uctx *c, uint64_t at, uint64_t used)
+over_note(struct rec_unwind_ctx *c, uint64_t at, uint64_t used)
 {
 	struct over_key k;
 	uint64_t *strikes;
@@ -168,7 +170,8 @@ over_note(struct rec_uctx *c, uint64_t at, uint64_t used)
  * first instruction).
  */
 static int
-step(struct rec_uctx *c, unw_cursor_t *cur, uint64_t at, int *sig, uint64_t *pc)
+step(struct rec_unwind_ctx *c, unw_cursor_t *cur, uint64_t at, int *sig,
+     uint64_t *pc)
 {
 	unw_word_t ip, sp, bp, new_ip = 0, new_sp = 0;
 	uint64_t reads = c->reads;
@@ -214,7 +217,8 @@ step(struct rec_uctx *c, unw_cursor_t *cur, uint64_t at, int *sig, uint64_t *pc)
 	 * checks their frames).
 	 */
 	if (r > 0 && c->fallback == FB_EH_FRAME_HDR_LOOKUP &&
-	    rec_unw_skips_return(c, at, sp, ra_slot(c, bp, new_ip, new_sp))) {
+	    rec_unwind_calls_skips_return(c, at, sp,
+					  ra_slot(c, bp, new_ip, new_sp))) {
 		c->err = ERR_CALLER_SKIPPED;
 		return -1;
 	}
@@ -242,7 +246,7 @@ step(struct rec_uctx *c, unw_cursor_t *cur, uint64_t at, int *sig, uint64_t *pc)
 		c->err = ERR_SP_BACKWARDS;
 		return -1;
 	}
-	if (!rec_unw_is_code(c, new_ip)) {
+	if (!rec_unwind_code_is_code(c, new_ip)) {
 		/* garbage from a failed CFI or frame-pointer step */
 		c->err = ERR_NOT_CODE;
 		if (!c->count->missed_module && !live) {
@@ -251,7 +255,7 @@ step(struct rec_uctx *c, unw_cursor_t *cur, uint64_t at, int *sig, uint64_t *pc)
 		}
 		return -1;
 	}
-	new_sig = rec_unw_is_trampoline(c, new_ip);
+	new_sig = rec_unwind_code_is_trampoline(c, new_ip);
 	*pc = *sig || new_sig ? new_ip : new_ip - 1;
 	*sig = new_sig;
 	return 1;
@@ -264,8 +268,9 @@ step(struct rec_uctx *c, unw_cursor_t *cur, uint64_t at, int *sig, uint64_t *pc)
  * or to max when there is none.
  */
 int
-rec_unw_walk(struct rec_unwgo *go, struct rec_uctx *c, unw_cursor_t *cur,
-	     int sig, uint64_t *pcs, size_t *n, size_t max, size_t *first_live)
+rec_unwind_walk(struct rec_unwind_go *go, struct rec_unwind_ctx *c,
+		unw_cursor_t *cur, int sig, uint64_t *pcs, size_t *n,
+		size_t max, size_t *first_live)
 {
 	uint64_t ip;
 	int r, callee_sig = sig;
@@ -277,7 +282,7 @@ rec_unw_walk(struct rec_unwgo *go, struct rec_uctx *c, unw_cursor_t *cur,
 				*first_live = *n;
 			/* no call where a signal frame is on either side */
 			if (!callee_sig && !sig &&
-			    !rec_unw_call_matches(c, pcs[*n - 1], ip + 1)) {
+			    !rec_unwind_calls_match(c, pcs[*n - 1], ip + 1)) {
 				c->call_mismatch = true;
 				r = -1;
 				break;
@@ -287,7 +292,7 @@ rec_unw_walk(struct rec_unwgo *go, struct rec_uctx *c, unw_cursor_t *cur,
 		pcs[(*n)++] = ip;
 	}
 	if (r < 0 && c->err != ERR_BUDGET && !rec_deepstack_used(c->live) &&
-	    rec_unw_go_continue(go, c, pcs, n, max) == 0)
+	    rec_unwind_go_continue(go, c, pcs, n, max) == 0)
 		r = 0;
 	if (r > 0)
 		c->err = ERR_DEPTH;
@@ -303,8 +308,8 @@ rec_unw_walk(struct rec_unwgo *go, struct rec_uctx *c, unw_cursor_t *cur,
  * frames were cut or the walk ended early.
  */
 size_t
-rec_unw_settle(struct rec_uctx *c, int r, size_t n, size_t first_live,
-	       bool *truncated)
+rec_unwind_walk_settle(struct rec_unwind_ctx *c, int r, size_t n,
+		       size_t first_live, bool *truncated)
 {
 	int v;
 

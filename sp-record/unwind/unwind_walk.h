@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct rec_uctx;
-struct rec_unwgo;
+struct rec_unwind_ctx;
+struct rec_unwind_go;
 
 /*
  * Walks the frames from `cur` (at pcs[*n - 1]; `sig`: whether that
@@ -22,9 +22,9 @@ struct rec_unwgo;
  * c->err says why), with *first_live set to the index of the first pc
  * found with live reads (deepstack.h), or to max when there is none.
  */
-int rec_unw_walk(struct rec_unwgo *go, struct rec_uctx *c, unw_cursor_t *cur,
-		 int sig, uint64_t *pcs, size_t *n, size_t max,
-		 size_t *first_live);
+int rec_unwind_walk(struct rec_unwind_go *go, struct rec_unwind_ctx *c,
+		    unw_cursor_t *cur, int sig, uint64_t *pcs, size_t *n,
+		    size_t max, size_t *first_live);
 
 /*
  * After a walk that returned `r` and found `n` pcs: keeps the frames
@@ -33,7 +33,7 @@ int rec_unw_walk(struct rec_unwgo *go, struct rec_uctx *c, unw_cursor_t *cur,
  * counting why.  Returns the number of pcs kept; sets *truncated when
  * frames were cut or the walk ended early.
  */
-size_t rec_unw_settle(struct rec_uctx *c, int r, size_t n, size_t first_live,
-		      bool *truncated);
+size_t rec_unwind_walk_settle(struct rec_unwind_ctx *c, int r, size_t n,
+			      size_t first_live, bool *truncated);
 
 #endif

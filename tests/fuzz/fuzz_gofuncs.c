@@ -34,7 +34,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* An exact-size copy, so that ASan sees any read past the end. */
 	uint8_t *copy = malloc(size ? size : 1);
-	enum rec_gofunc_kind kind;
+	enum rec_gofuncs_kind kind;
 	struct rec_gofuncs *fs;
 	uint64_t start, end, a;
 	size_t n = 0;

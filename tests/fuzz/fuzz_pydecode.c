@@ -58,7 +58,7 @@ valid_utf8(const uint8_t *s, size_t n)
 static void
 lines(const uint8_t *copy, size_t size)
 {
-	enum rec_py_lines fmt = (enum rec_py_lines)copy[0];
+	enum rec_pydecode_lines fmt = (enum rec_pydecode_lines)copy[0];
 	int32_t first, line, cut;
 	uint32_t addr;
 
@@ -66,11 +66,11 @@ lines(const uint8_t *copy, size_t size)
 		return;
 	memcpy(&first, copy + 1, 4);
 	memcpy(&addr, copy + 5, 4);
-	line = rec_py_line(fmt, copy + 9, size - 9, first, addr);
+	line = rec_pydecode_line(fmt, copy + 9, size - 9, first, addr);
 	if (line < -1)
 		abort();
 	/* a cut table knows no more than the whole one did */
-	cut = rec_py_line_cut(fmt, copy + 9, size - 9, first, addr);
+	cut = rec_pydecode_line_cut(fmt, copy + 9, size - 9, first, addr);
 	if (cut != line && cut != -1)
 		abort();
 	/* an entry covers at most 8 code units of 2 bytes */
@@ -82,18 +82,18 @@ lines(const uint8_t *copy, size_t size)
 static void
 str(const uint8_t *copy, size_t size)
 {
-	static const struct rec_py_strlayout l311 = { 16, 32, 48, 72 };
-	static const struct rec_py_strlayout l312 = { 16, 32, 40, 56 };
-	const struct rec_py_strlayout *l;
+	static const struct rec_pydecode_strlayout l311 = { 16, 32, 48, 72 };
+	static const struct rec_pydecode_strlayout l312 = { 16, 32, 40, 56 };
+	const struct rec_pydecode_strlayout *l;
 	struct sp_buf out = SP_BUF_INIT;
-	struct rec_py_strshape s;
+	struct rec_pydecode_strshape s;
 	size_t hlen, avail;
 
 	if (size < 2)
 		return;
 	l = copy[1] & 1 ? &l312 : &l311;
 	hlen = size - 2 < l->compact_size ? size - 2 : l->compact_size;
-	if (rec_py_str_shape(copy + 2, hlen, l, 1024, &s) < 0)
+	if (rec_pydecode_str_shape(copy + 2, hlen, l, 1024, &s) < 0)
 		return;
 	if (s.nchars > 1024 || s.nbytes != s.nchars * s.kind ||
 	    (s.data_off != l->ascii_size && s.data_off != l->compact_size))
@@ -101,7 +101,7 @@ str(const uint8_t *copy, size_t size)
 	avail = size - 2 - hlen;
 	if (avail > s.nbytes)
 		avail = s.nbytes;
-	if (rec_py_str_utf8(copy + 2 + hlen, avail, s.kind, &out) == 0 &&
+	if (rec_pydecode_str_utf8(copy + 2 + hlen, avail, s.kind, &out) == 0 &&
 	    !valid_utf8(out.data, out.len))
 		abort();
 	sp_buf_release(&out);

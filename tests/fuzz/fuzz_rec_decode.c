@@ -26,11 +26,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static uint64_t sink;
 
 static void
-split(const struct rec_sample *s)
+split(const struct rec_perfrec_sample *s)
 {
 	uint64_t i, depth = 0;
 
-	/* What rec_callchain_split reads: every entry, bounded by nchain. */
+	/* What rec_stack_callchain_split reads: every entry, bounded by nchain.
+	 */
 	for (i = 0; i < s->nchain; i++)
 		if (s->chain[i] < (uint64_t)PERF_CONTEXT_MAX)
 			depth++;
@@ -42,50 +43,50 @@ split(const struct rec_sample *s)
 }
 
 static void
-decode(const struct rec_layout *l, const struct perf_event_header *h)
+decode(const struct rec_perfrec_layout *l, const struct perf_event_header *h)
 {
-	struct rec_sample s;
-	struct rec_mmap2 m;
-	struct rec_comm c;
-	struct rec_task t;
+	struct rec_perfrec_sample s;
+	struct rec_perfrec_mmap2 m;
+	struct rec_perfrec_comm c;
+	struct rec_perfrec_task t;
 	static uint64_t compact[REC_RING_MAX_RECORD / 8];
-	struct rec_id id;
+	struct rec_perfrec_id id;
 	uint64_t v;
 	size_t n;
 
-	rec_record_time(l, h, h->size, &v);
-	rec_record_id(l, h, h->size, &id);
+	rec_perfrec_time_of(l, h, h->size, &v);
+	rec_perfrec_id_of(l, h, h->size, &id);
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
-		if (rec_sample_parse(l, h, h->size, &s) == 0)
+		if (rec_perfrec_sample_parse(l, h, h->size, &s) == 0)
 			split(&s);
-		n = rec_sample_compact(l, h, h->size, compact);
-		if (n && rec_sample_parse(l, compact, n, &s) == 0)
+		n = rec_perfrec_sample_compact(l, h, h->size, compact);
+		if (n && rec_perfrec_sample_parse(l, compact, n, &s) == 0)
 			split(&s);
 		break;
 	case PERF_RECORD_MMAP2:
-		if (rec_mmap2_parse(l, h, h->size, &m) == 0)
+		if (rec_perfrec_mmap2_parse(l, h, h->size, &m) == 0)
 			sink += m.path_len + (m.build_id ? m.build_id_len : 0);
 		break;
 	case PERF_RECORD_COMM:
-		if (rec_comm_parse(l, h, h->size, &c) == 0)
+		if (rec_perfrec_comm_parse(l, h, h->size, &c) == 0)
 			sink += c.name_len;
 		break;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
-		if (rec_task_parse(h, h->size, &t) == 0)
+		if (rec_perfrec_task_parse(h, h->size, &t) == 0)
 			sink += t.pid;
 		break;
 	case PERF_RECORD_LOST:
 	case PERF_RECORD_LOST_SAMPLES:
-		if (rec_lost_parse(h, h->size, &v) == 0)
+		if (rec_perfrec_lost_parse(h, h->size, &v) == 0)
 			sink += v;
 		break;
 	}
 }
 
 static void
-ring_pass(const uint8_t *data, size_t size, const struct rec_layout *l)
+ring_pass(const uint8_t *data, size_t size, const struct rec_perfrec_layout *l)
 {
 	struct perf_event_mmap_page meta;
 	const struct perf_event_header *h;
@@ -119,18 +120,18 @@ ring_pass(const uint8_t *data, size_t size, const struct rec_layout *l)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct rec_layout base, dwarf;
-	struct rec_map m;
+	struct rec_perfrec_layout base, dwarf;
+	struct rec_maps_entry m;
 	size_t pos = 0;
 	uint64_t bad = 0;
 
-	rec_layout_init(&base, ST_BASE, 0);
-	rec_layout_init(
+	rec_perfrec_layout_init(&base, ST_BASE, 0);
+	rec_perfrec_layout_init(
 	    &dwarf, ST_BASE | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER,
 	    0xff0fffULL);
 	ring_pass(data, size, &base);
 	ring_pass(data, size, &dwarf);
 	while (rec_maps_next((const char *)data, size, &pos, &m, &bad) == 1)
-		sink += rec_map_is_module(&m) + m.path_len;
+		sink += rec_maps_is_module(&m) + m.path_len;
 	return 0;
 }

@@ -260,12 +260,12 @@ END_TEST
 /* ------------------------------------------------------------- memo */
 
 static void
-id_of(const char *path, struct rec_fileid *id)
+id_of(const char *path, struct rec_filememo_id *id)
 {
 	struct stat st;
 
 	ck_assert_int_eq(stat(path, &st), 0);
-	rec_fileid_of(&st, id);
+	rec_filememo_id_of(&st, id);
 }
 
 START_TEST(test_memo_hit_miss_changed)
@@ -273,7 +273,7 @@ START_TEST(test_memo_hit_miss_changed)
 	char path[] = "/tmp/sp-cfimemo-XXXXXX";
 	struct rec_cfimemo *m = rec_cfimemo_new(16);
 	struct timespec t[2] = { { 0, UTIME_OMIT }, { 0, 0 } };
-	struct rec_fileid a, b;
+	struct rec_filememo_id a, b;
 	uint64_t w = 0;
 	int fd = mkstemp(path);
 
@@ -308,7 +308,7 @@ END_TEST
 START_TEST(test_memo_bounded)
 {
 	struct rec_cfimemo *m = rec_cfimemo_new(3);
-	struct rec_fileid id;
+	struct rec_filememo_id id;
 	uint64_t v, w;
 
 	ck_assert_ptr_nonnull(m);

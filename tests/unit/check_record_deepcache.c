@@ -13,7 +13,7 @@
 
 #define N 300
 
-static struct rec_deepstep v[N];
+static struct rec_deepcache_step v[N];
 
 /* A chain of N frames 64 bytes apart from `sp`; frame i's pc is pc + i. */
 static void
@@ -36,8 +36,8 @@ chain(uint64_t pc, uint64_t sp)
 static bool
 found(const struct rec_deepcache *dc, size_t i, uint64_t bp)
 {
-	const struct rec_deepchain *c;
-	struct rec_deepstep s = v[i];
+	const struct rec_deepcache_chain *c;
+	struct rec_deepcache_step s = v[i];
 	size_t j;
 
 	s.bp = bp;
@@ -48,8 +48,8 @@ found(const struct rec_deepcache *dc, size_t i, uint64_t bp)
 START_TEST(test_find)
 {
 	struct rec_deepcache dc = REC_DEEPCACHE_INIT;
-	const struct rec_deepchain *c;
-	struct rec_deepstep s;
+	const struct rec_deepcache_chain *c;
+	struct rec_deepcache_step s;
 	size_t i, j;
 
 	chain(0x1000, 0x7000000);
@@ -101,7 +101,7 @@ END_TEST
 START_TEST(test_replace)
 {
 	struct rec_deepcache dc = REC_DEEPCACHE_INIT;
-	const struct rec_deepchain *c;
+	const struct rec_deepcache_chain *c;
 	size_t t, j;
 
 	for (t = 0; t < REC_DEEPCACHE_CHAINS; t++) {

@@ -24,7 +24,7 @@
 /* The mapping standing for a thread's stack, and the sample's copy. */
 static uint8_t *stk;
 static uint8_t copy[COPY_LEN];
-static struct rec_stackmaps maps = REC_STACKMAPS_INIT;
+static struct rec_deepstack_maps maps = REC_DEEPSTACK_MAPS_INIT;
 static struct rec_deepstack d;
 
 static uint64_t
@@ -62,7 +62,7 @@ static void
 teardown(void)
 {
 	rec_deepstack_release(&d);
-	rec_stackmaps_release(&maps);
+	rec_deepstack_maps_release(&maps);
 	munmap(stk - 4096, MAP_LEN + 8192);
 }
 

@@ -13,10 +13,10 @@
 #include "sp-record/perf/events.h"
 #include "sp-record/sys/sysctl.h"
 
-static struct rec_evopts
+static struct rec_events_opts
 opts(uint64_t freq, bool dwarf, uint32_t stack)
 {
-	struct rec_evopts o = { 0 };
+	struct rec_events_opts o = { 0 };
 
 	o.freq = freq;
 	o.dwarf = dwarf;
@@ -26,7 +26,7 @@ opts(uint64_t freq, bool dwarf, uint32_t stack)
 
 START_TEST(dwarf_at_999_hz_holds_a_quarter_second)
 {
-	struct rec_evopts o = opts(999, true, 32768);
+	struct rec_events_opts o = opts(999, true, 32768);
 	size_t pages = rec_events_default_pages(&o, 2, 4096);
 
 	/* 999 samples of over 32 KiB each in 8 MiB: 250 ms */
@@ -37,7 +37,7 @@ END_TEST
 
 START_TEST(small_samples_keep_the_minimum)
 {
-	struct rec_evopts o = opts(99, false, 0);
+	struct rec_events_opts o = opts(99, false, 0);
 
 	ck_assert_uint_eq(rec_events_default_pages(&o, 2, 4096), 128);
 }
@@ -45,7 +45,7 @@ END_TEST
 
 START_TEST(bounded_per_cpu_and_in_all)
 {
-	struct rec_evopts o = opts(100000, true, 65528);
+	struct rec_events_opts o = opts(100000, true, 65528);
 
 	ck_assert_uint_eq(rec_events_default_pages(&o, 2, 4096), 2048);
 	/* 256 MiB over 512 CPUs: 128 pages each */
@@ -167,7 +167,7 @@ END_TEST
  */
 START_TEST(wake_at_a_quarter_or_each)
 {
-	struct rec_evopts o = opts(999, true, 32768);
+	struct rec_events_opts o = opts(999, true, 32768);
 	struct rec_events ev;
 	uint32_t quarter = 2048 * 4096 / 4;
 

@@ -11,7 +11,7 @@
 
 #include "sp-record/perf/evname.h"
 
-static struct rec_evspec e;
+static struct rec_evname_spec e;
 static struct sp_buf msg = SP_BUF_INIT;
 static const char *err = "";
 
@@ -22,7 +22,7 @@ parse(const char *s)
 	int rc;
 
 	sp_buf_reset(&msg);
-	rc = rec_evspec_parse(s, &e, &msg);
+	rc = rec_evname_parse(s, &e, &msg);
 	err = msg.len ? (const char *)msg.data : "";
 	return rc;
 }
@@ -44,9 +44,9 @@ START_TEST(names_and_aliases)
 	ck_assert(e.is_time);
 	ck_assert_int_eq(parse("major-faults"), 0);
 	ck_assert_uint_eq(e.config, PERF_COUNT_SW_PAGE_FAULTS_MAJ);
-	rec_evspec_default(&e);
+	rec_evname_default(&e);
 	ck_assert_str_eq(e.name, "cycles");
-	rec_evspec_cpu_clock(&e);
+	rec_evname_cpu_clock(&e);
 	ck_assert_str_eq(e.name, "cpu-clock");
 	ck_assert(e.is_time);
 }
@@ -91,9 +91,9 @@ START_TEST(unknown_names_say_where_to_look)
 	ck_assert_int_eq(parse(""), -EINVAL);
 	ck_assert_int_eq(parse("../x:y"), -EINVAL);
 	ck_assert_int_eq(parse("sys:"), -EINVAL);
-	rec_evspec_software_names(sw, sizeof(sw));
+	rec_evname_software_names(sw, sizeof(sw));
 	ck_assert_ptr_nonnull(strstr(sw, "cpu-clock, task-clock, page-faults"));
-	rec_evspec_software_names(sw, 12);
+	rec_evname_software_names(sw, 12);
 	ck_assert_uint_lt(strlen(sw), 12);
 }
 END_TEST
@@ -101,7 +101,7 @@ END_TEST
 /* sched_switch's prev_state, as the kernel reports it since 4.14. */
 START_TEST(wait_states_from_prev_state)
 {
-	struct rec_evspec sp = { .state_off = 8, .state_size = 8 };
+	struct rec_evname_spec sp = { .state_off = 8, .state_size = 8 };
 	static const struct {
 		uint64_t v;
 		enum sp_wait_state want;
@@ -116,17 +116,17 @@ START_TEST(wait_states_from_prev_state)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		memcpy(raw + 8, &cases[i].v, 8);
-		ck_assert_int_eq(rec_evspec_wait_state(&sp, raw, 16),
+		ck_assert_int_eq(rec_evname_wait_state(&sp, raw, 16),
 				 cases[i].want);
 	}
 	/* Out of the data, or no state field: not said. */
-	ck_assert_int_eq(rec_evspec_wait_state(&sp, raw, 15), SP_WAIT_NONE);
-	ck_assert_int_eq(rec_evspec_wait_state(&sp, NULL, 0), SP_WAIT_NONE);
+	ck_assert_int_eq(rec_evname_wait_state(&sp, raw, 15), SP_WAIT_NONE);
+	ck_assert_int_eq(rec_evname_wait_state(&sp, NULL, 0), SP_WAIT_NONE);
 	sp.state_size = 4;
 	memcpy(raw + 8, &v32, 4);
-	ck_assert_int_eq(rec_evspec_wait_state(&sp, raw, 12), SP_WAIT_IO);
+	ck_assert_int_eq(rec_evname_wait_state(&sp, raw, 12), SP_WAIT_IO);
 	sp.state_size = 0;
-	ck_assert_int_eq(rec_evspec_wait_state(&sp, raw, 16), SP_WAIT_NONE);
+	ck_assert_int_eq(rec_evname_wait_state(&sp, raw, 16), SP_WAIT_NONE);
 }
 END_TEST
 

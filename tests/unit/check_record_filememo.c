@@ -23,12 +23,12 @@
 #include "sp-record/python/pyfind.h"
 
 static void
-id_of(const char *path, struct rec_fileid *id)
+id_of(const char *path, struct rec_filememo_id *id)
 {
 	struct stat st;
 
 	ck_assert_int_eq(stat(path, &st), 0);
-	rec_fileid_of(&st, id);
+	rec_filememo_id_of(&st, id);
 }
 
 /*
@@ -62,7 +62,7 @@ START_TEST(same_file_one_value)
 {
 	char path[] = "/tmp/sp-memo-XXXXXX";
 	struct rec_filememo *m = rec_filememo_new(sizeof(int), 4);
-	struct rec_fileid a, b;
+	struct rec_filememo_id a, b;
 	int fd = mkstemp(path), v = 7, got = 0;
 
 	ck_assert_ptr_nonnull(m);
@@ -87,7 +87,7 @@ END_TEST
 START_TEST(bounded_oldest_dropped)
 {
 	struct rec_filememo *m = rec_filememo_new(sizeof(int), 3);
-	struct rec_fileid id[5];
+	struct rec_filememo_id id[5];
 	int i, got;
 
 	ck_assert_ptr_nonnull(m);
@@ -164,21 +164,21 @@ stop(pid_t pid)
 
 /* rec_pyfind on `pid` (not Python) and how many files it read. */
 static uint64_t
-scans_for(struct rec_pyfiles *files, pid_t pid)
+scans_for(struct rec_pyfind_files *files, pid_t pid)
 {
 	struct sp_buf why = SP_BUF_INIT;
-	struct rec_pytarget t;
-	uint64_t before = rec_pyfiles_scans(files);
+	struct rec_pyfind_target t;
+	uint64_t before = rec_pyfind_files_scans(files);
 
 	ck_assert_int_eq(rec_pyfind(files, pid, &t, &why), -ENOENT);
 	sp_buf_release(&why);
-	return rec_pyfiles_scans(files) - before;
+	return rec_pyfind_files_scans(files) - before;
 }
 
 START_TEST(pyfind_reads_a_file_once)
 {
 	char dir[] = "/tmp/sp-memo-XXXXXX", path[128];
-	struct rec_pyfiles *files = rec_pyfiles_new();
+	struct rec_pyfind_files *files = rec_pyfind_files_new();
 	pid_t a, b;
 
 	ck_assert_ptr_nonnull(files);
@@ -186,7 +186,7 @@ START_TEST(pyfind_reads_a_file_once)
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/sl", dir);
 	if (access("/bin/sleep", X_OK) != 0) {
-		rec_pyfiles_free(files);
+		rec_pyfind_files_free(files);
 		return; /* nothing to copy */
 	}
 	copy_file("/bin/sleep", path);
@@ -210,7 +210,7 @@ START_TEST(pyfind_reads_a_file_once)
 	stop(a);
 	unlink(path);
 	rmdir(dir);
-	rec_pyfiles_free(files);
+	rec_pyfind_files_free(files);
 }
 END_TEST
 

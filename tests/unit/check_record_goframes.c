@@ -91,7 +91,7 @@ START_TEST(test_funcs_find)
 	size_t size = build_image(img, sizeof(img), go_syms,
 				  sizeof(go_syms) / sizeof(go_syms[0]));
 	struct rec_gofuncs *fs = rec_gofuncs_new(img, size);
-	enum rec_gofunc_kind k;
+	enum rec_gofuncs_kind k;
 	uint64_t start, end;
 
 	ck_assert_ptr_nonnull(fs);
@@ -252,7 +252,7 @@ static uint8_t code[0x2000];
 
 static const struct {
 	uint64_t start, end;
-	enum rec_gofunc_kind kind;
+	enum rec_gofuncs_kind kind;
 } funcs[] = {
 	{ 0x1000, 0x1008, REC_GOFUNC_ROOT },
 	{ 0x1100, 0x1180, REC_GOFUNC_SYSTEMSTACK },
@@ -274,7 +274,7 @@ put_call(uint64_t at, uint64_t target)
 
 static bool
 view_func(void *arg, uint64_t pc, uint64_t *start, uint64_t *end,
-	  enum rec_gofunc_kind *kind)
+	  enum rec_gofuncs_kind *kind)
 {
 	size_t i;
 
@@ -309,8 +309,8 @@ view_is_code(void *arg, uint64_t addr)
 
 static struct sp_htab *cache;
 static struct rec_goframes *gf;
-static const struct rec_goview view = { NULL, view_func, view_code,
-					view_is_code, &cache };
+static const struct rec_goframes_view view = { NULL, view_func, view_code,
+					       view_is_code, &cache };
 
 static void
 setup(void)

@@ -84,9 +84,9 @@ copy_self(char *path)
 
 START_TEST(cut_file_is_dropped_and_counted)
 {
-	struct rec_elfcfi_cache *c = rec_elfcfi_cache_new(NULL);
+	struct rec_mapped_cache *c = rec_mapped_cache_new(NULL);
 	char path[] = "/tmp/sp-guard-XXXXXX";
-	const struct rec_elfcfi *f;
+	const struct rec_mapped *f;
 	struct sp_module m;
 	struct stat st;
 	uint8_t b[8];
@@ -100,20 +100,20 @@ START_TEST(cut_file_is_dropped_and_counted)
 	m.inode = st.st_ino;
 	m.path = path;
 	m.path_len = strlen(path);
-	f = rec_elfcfi_get(c, &m, 0);
+	f = rec_mapped_get(c, &m, 0);
 	ck_assert_ptr_nonnull(f);
 	ck_assert_ptr_nonnull(f->table);
-	ck_assert_uint_eq(rec_elfcfi_changed(c), 0);
+	ck_assert_uint_eq(rec_mapped_changed(c), 0);
 	ck_assert_int_eq(truncate(path, 4096), 0);
 	/* What the unwinder does: the search table, then the file's bytes. */
 	for (i = 0; i < f->fde_count; i++)
 		memcpy(b, f->table + i * 8, sizeof(b));
-	ck_assert_uint_eq(rec_elfcfi_changed(c), 1);
+	ck_assert_uint_eq(rec_mapped_changed(c), 1);
 	ck_assert_ptr_null(f->table);
-	ck_assert_int_eq(rec_elfcfi_read(f, f->min_vaddr, b, 1), -EFAULT);
-	ck_assert_ptr_null(rec_elfcfi_get(c, &m, 0));
-	ck_assert_uint_eq(rec_elfcfi_changed(c), 1);
-	rec_elfcfi_cache_free(c);
+	ck_assert_int_eq(rec_mapped_read(f, f->min_vaddr, b, 1), -EFAULT);
+	ck_assert_ptr_null(rec_mapped_get(c, &m, 0));
+	ck_assert_uint_eq(rec_mapped_changed(c), 1);
+	rec_mapped_cache_free(c);
 	unlink(path);
 }
 END_TEST

@@ -13,10 +13,10 @@
 #include "common/buf.h"
 #include "sp-record/sys/maps.h"
 
-static struct rec_map
+static struct rec_maps_entry
 parse_ok(const char *line)
 {
-	struct rec_map m;
+	struct rec_maps_entry m;
 
 	ck_assert_msg(rec_maps_parse_line(line, strlen(line), &m) == 0,
 		      "did not parse: %s", line);
@@ -24,7 +24,7 @@ parse_ok(const char *line)
 }
 
 static void
-path_is(const struct rec_map *m, const char *want)
+path_is(const struct rec_maps_entry *m, const char *want)
 {
 	ck_assert_uint_eq(m->path_len, strlen(want));
 	ck_assert(memcmp(m->path, want, m->path_len) == 0);
@@ -32,9 +32,10 @@ path_is(const struct rec_map *m, const char *want)
 
 START_TEST(file_mapping)
 {
-	struct rec_map m = parse_ok("7f12a3400000-7f12a3428000 r-xp 00026000 "
-				    "fd:01 1573921                    "
-				    "/usr/lib/x86_64-linux-gnu/libc.so.6\n");
+	struct rec_maps_entry m =
+	    parse_ok("7f12a3400000-7f12a3428000 r-xp 00026000 "
+		     "fd:01 1573921                    "
+		     "/usr/lib/x86_64-linux-gnu/libc.so.6\n");
 
 	ck_assert_uint_eq(m.start, 0x7f12a3400000ULL);
 	ck_assert_uint_eq(m.end, 0x7f12a3428000ULL);
@@ -44,43 +45,43 @@ START_TEST(file_mapping)
 	ck_assert_uint_eq(m.inode, 1573921);
 	ck_assert_str_eq(m.perms, "r-xp");
 	path_is(&m, "/usr/lib/x86_64-linux-gnu/libc.so.6");
-	ck_assert(rec_map_is_module(&m));
+	ck_assert(rec_maps_is_module(&m));
 }
 END_TEST
 
 START_TEST(paths_with_spaces_and_deleted_files)
 {
-	struct rec_map m;
+	struct rec_maps_entry m;
 
 	m = parse_ok("1000-2000 r-xp 00000000 08:01 42  /tmp/my dir/a b.so");
 	path_is(&m, "/tmp/my dir/a b.so");
-	ck_assert(rec_map_is_module(&m));
+	ck_assert(rec_maps_is_module(&m));
 	m = parse_ok("1000-2000 r-xp 00001000 08:01 42 /tmp/x (deleted)\n");
 	path_is(&m, "/tmp/x (deleted)");
-	ck_assert(rec_map_is_module(&m));
+	ck_assert(rec_maps_is_module(&m));
 }
 END_TEST
 
 START_TEST(anonymous_and_special_mappings)
 {
-	struct rec_map m;
+	struct rec_maps_entry m;
 
 	m = parse_ok("1000-2000 r-xp 00000000 00:00 0");
 	path_is(&m, "");
-	ck_assert(!rec_map_is_module(&m)); /* JIT code: no file */
+	ck_assert(!rec_maps_is_module(&m)); /* JIT code: no file */
 	m = parse_ok("1000-2000 r-xp 00000000 00:00 0 \n");
 	path_is(&m, "");
 	m = parse_ok("7ffd1000-7ffd3000 r-xp 00000000 00:00 0  [vdso]");
 	path_is(&m, "[vdso]");
-	ck_assert(rec_map_is_module(&m));
+	ck_assert(rec_maps_is_module(&m));
 	m = parse_ok("ffffffffff600000-ffffffffff601000 --xp 00000000 "
 		     "00:00 0                  [vsyscall]");
 	ck_assert_uint_eq(m.start, 0xffffffffff600000ULL);
-	ck_assert(!rec_map_is_module(&m));
+	ck_assert(!rec_maps_is_module(&m));
 	m = parse_ok("5000-6000 rw-p 00002000 08:01 42 /usr/bin/prog");
-	ck_assert(!rec_map_is_module(&m)); /* data, not code */
+	ck_assert(!rec_maps_is_module(&m)); /* data, not code */
 	m = parse_ok("5000-6000 rwxp 00000000 00:00 0 [stack]");
-	ck_assert(!rec_map_is_module(&m));
+	ck_assert(!rec_maps_is_module(&m));
 }
 END_TEST
 
@@ -105,7 +106,7 @@ START_TEST(malformed_lines_are_rejected)
 		"11112222333344445-2000 r-xp 0 08:01 1 /x",
 		"1000-2000 r-xp 0 08:01 99999999999999999999999 /x",
 	};
-	struct rec_map m;
+	struct rec_maps_entry m;
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
@@ -118,7 +119,7 @@ END_TEST
 START_TEST(bounded_by_length_not_nul)
 {
 	const char text[] = "1000-2000 r-xp 0 08:01 7 /a/b/c";
-	struct rec_map m;
+	struct rec_maps_entry m;
 
 	/* Cut inside the path: the path ends where the length does. */
 	ck_assert_int_eq(rec_maps_parse_line(text, sizeof(text) - 3, &m), 0);
@@ -137,7 +138,7 @@ START_TEST(walk_counts_bad_lines)
 			    "\n"
 			    "3000-4000 rw-p 00000000 00:00 0\n"
 			    "5000-6000 r-xp 00000000 08:01 2 /bin/b";
-	struct rec_map m;
+	struct rec_maps_entry m;
 	size_t pos = 0;
 	uint64_t bad = 0;
 	int n = 0;
@@ -154,7 +155,7 @@ START_TEST(own_maps_hold_our_program)
 {
 	struct sp_buf b = SP_BUF_INIT;
 	char exe[PATH_MAX];
-	struct rec_map m;
+	struct rec_maps_entry m;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	size_t pos = 0;
 	bool found = false;
@@ -164,7 +165,7 @@ START_TEST(own_maps_hold_our_program)
 	ck_assert_int_eq(rec_maps_read(getpid(), &b), 0);
 	ck_assert_uint_gt(b.len, 0);
 	while (rec_maps_next((const char *)b.data, b.len, &pos, &m, NULL))
-		if (rec_map_is_module(&m) && m.path_len == (size_t)n &&
+		if (rec_maps_is_module(&m) && m.path_len == (size_t)n &&
 		    !memcmp(m.path, exe, (size_t)n))
 			found = true;
 	ck_assert(found);

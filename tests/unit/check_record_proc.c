@@ -15,42 +15,42 @@
 
 START_TEST(processes_and_threads)
 {
-	struct rec_ptab t;
+	struct rec_proc_tab t;
 	struct rec_proc *p;
-	struct rec_thread *th;
+	struct rec_proc_thread *th;
 
-	ck_assert_int_eq(rec_ptab_init(&t), 0);
-	p = rec_ptab_add(&t, 10);
+	ck_assert_int_eq(rec_proc_tab_init(&t), 0);
+	p = rec_proc_tab_add(&t, 10);
 	ck_assert_ptr_nonnull(p);
 	ck_assert_int_eq(p->python_support, -1);
-	ck_assert_ptr_eq(rec_ptab_get(&t, 10), p);
-	ck_assert_ptr_null(rec_ptab_get(&t, 11));
-	ck_assert_ptr_nonnull(rec_ptab_add_thread(&t, 10, 10, "main", 4));
-	ck_assert_ptr_nonnull(rec_ptab_add_thread(&t, 10, 12,
-						  "a-very-long-"
-						  "thread-name",
-						  23));
-	ck_assert_ptr_nonnull(rec_ptab_add(&t, 20));
-	ck_assert_ptr_nonnull(rec_ptab_add_thread(&t, 20, 21, NULL, 0));
-	th = rec_ptab_thread(&t, 12);
+	ck_assert_ptr_eq(rec_proc_tab_get(&t, 10), p);
+	ck_assert_ptr_null(rec_proc_tab_get(&t, 11));
+	ck_assert_ptr_nonnull(rec_proc_tab_add_thread(&t, 10, 10, "main", 4));
+	ck_assert_ptr_nonnull(rec_proc_tab_add_thread(&t, 10, 12,
+						      "a-very-long-"
+						      "thread-name",
+						      23));
+	ck_assert_ptr_nonnull(rec_proc_tab_add(&t, 20));
+	ck_assert_ptr_nonnull(rec_proc_tab_add_thread(&t, 20, 21, NULL, 0));
+	th = rec_proc_tab_thread(&t, 12);
 	ck_assert_str_eq(th->comm, "a-very-long-thr"); /* 15 bytes kept */
 	ck_assert_uint_eq(t.nprocs, 2);
 	ck_assert_uint_eq(t.threads_seen, 3);
-	ck_assert_ptr_nonnull(rec_ptab_thread(&t, 21));
+	ck_assert_ptr_nonnull(rec_proc_tab_thread(&t, 21));
 
-	rec_ptab_remove_thread(&t, 21);
-	ck_assert_ptr_null(rec_ptab_thread(&t, 21));
-	ck_assert_ptr_nonnull(rec_ptab_add_thread(&t, 20, 21, "again", 5));
-	rec_ptab_remove(&t, 10);
-	ck_assert_ptr_null(rec_ptab_get(&t, 10));
-	ck_assert_ptr_null(rec_ptab_thread(&t, 12));
-	ck_assert_ptr_nonnull(rec_ptab_thread(&t, 21));
+	rec_proc_tab_remove_thread(&t, 21);
+	ck_assert_ptr_null(rec_proc_tab_thread(&t, 21));
+	ck_assert_ptr_nonnull(rec_proc_tab_add_thread(&t, 20, 21, "again", 5));
+	rec_proc_tab_remove(&t, 10);
+	ck_assert_ptr_null(rec_proc_tab_get(&t, 10));
+	ck_assert_ptr_null(rec_proc_tab_thread(&t, 12));
+	ck_assert_ptr_nonnull(rec_proc_tab_thread(&t, 21));
 	ck_assert_uint_eq(t.nprocs, 1);
 	/* The pid comes back as a new process. */
-	p = rec_ptab_add(&t, 10);
+	p = rec_proc_tab_add(&t, 10);
 	ck_assert_ptr_nonnull(p);
 	ck_assert_uint_eq(t.procs_seen, 3);
-	rec_ptab_release(&t);
+	rec_proc_tab_release(&t);
 }
 END_TEST
 
@@ -59,65 +59,65 @@ END_TEST
  * the table has for its tid, of this pid.  Returns its length.
  */
 static size_t
-check_thread_list(struct rec_ptab *t, struct rec_proc *p)
+check_thread_list(struct rec_proc_tab *t, struct rec_proc *p)
 {
-	struct rec_thread *th, *prev = NULL;
+	struct rec_proc_thread *th, *prev = NULL;
 	size_t n = 0;
 
 	for (th = p->threads; th; prev = th, th = th->next, n++) {
 		ck_assert_ptr_eq(th->prev, prev);
 		ck_assert_ptr_eq(th->proc, p);
 		ck_assert_int_eq(th->pid, p->pid);
-		ck_assert_ptr_eq(rec_ptab_thread(t, th->tid), th);
+		ck_assert_ptr_eq(rec_proc_tab_thread(t, th->tid), th);
 	}
 	return n;
 }
 
 START_TEST(thread_lists_follow_their_process)
 {
-	struct rec_ptab t;
+	struct rec_proc_tab t;
 	struct rec_proc *a, *b;
 	int32_t tid;
 
-	ck_assert_int_eq(rec_ptab_init(&t), 0);
-	a = rec_ptab_add(&t, 100);
-	b = rec_ptab_add(&t, 200);
+	ck_assert_int_eq(rec_proc_tab_init(&t), 0);
+	a = rec_proc_tab_add(&t, 100);
+	b = rec_proc_tab_add(&t, 200);
 	for (tid = 100; tid < 110; tid++)
 		ck_assert_ptr_nonnull(
-		    rec_ptab_add_thread(&t, 100, tid, "a", 1));
+		    rec_proc_tab_add_thread(&t, 100, tid, "a", 1));
 	for (tid = 200; tid < 205; tid++)
 		ck_assert_ptr_nonnull(
-		    rec_ptab_add_thread(&t, 200, tid, NULL, 0));
+		    rec_proc_tab_add_thread(&t, 200, tid, NULL, 0));
 	/* Renaming keeps the entry where it is. */
-	ck_assert_ptr_nonnull(rec_ptab_add_thread(&t, 100, 105, "b", 1));
+	ck_assert_ptr_nonnull(rec_proc_tab_add_thread(&t, 100, 105, "b", 1));
 	ck_assert_uint_eq(check_thread_list(&t, a), 10);
 	/* Exits at the head, in the middle and at the tail. */
-	rec_ptab_remove_thread(&t, 109);
-	rec_ptab_remove_thread(&t, 104);
-	rec_ptab_remove_thread(&t, 100);
+	rec_proc_tab_remove_thread(&t, 109);
+	rec_proc_tab_remove_thread(&t, 104);
+	rec_proc_tab_remove_thread(&t, 100);
 	ck_assert_uint_eq(check_thread_list(&t, a), 7);
 	/* A tid reused by the other process moves to its list. */
-	ck_assert_ptr_nonnull(rec_ptab_add_thread(&t, 200, 103, NULL, 0));
+	ck_assert_ptr_nonnull(rec_proc_tab_add_thread(&t, 200, 103, NULL, 0));
 	ck_assert_uint_eq(check_thread_list(&t, a), 6);
 	ck_assert_uint_eq(check_thread_list(&t, b), 6);
 	/* A thread of an untracked pid is on no list, until re-added. */
-	ck_assert_ptr_nonnull(rec_ptab_add_thread(&t, 300, 301, NULL, 0));
-	ck_assert_ptr_null(rec_ptab_thread(&t, 301)->proc);
-	rec_ptab_remove(&t, 100);
-	ck_assert_ptr_null(rec_ptab_thread(&t, 101));
-	ck_assert_ptr_null(rec_ptab_thread(&t, 108));
-	ck_assert_ptr_nonnull(rec_ptab_thread(&t, 103));
-	ck_assert_ptr_nonnull(rec_ptab_thread(&t, 301));
+	ck_assert_ptr_nonnull(rec_proc_tab_add_thread(&t, 300, 301, NULL, 0));
+	ck_assert_ptr_null(rec_proc_tab_thread(&t, 301)->proc);
+	rec_proc_tab_remove(&t, 100);
+	ck_assert_ptr_null(rec_proc_tab_thread(&t, 101));
+	ck_assert_ptr_null(rec_proc_tab_thread(&t, 108));
+	ck_assert_ptr_nonnull(rec_proc_tab_thread(&t, 103));
+	ck_assert_ptr_nonnull(rec_proc_tab_thread(&t, 301));
 	ck_assert_uint_eq(check_thread_list(&t, b), 6);
 	/* Its threads went with it: a new process of that pid has none. */
-	a = rec_ptab_add(&t, 100);
+	a = rec_proc_tab_add(&t, 100);
 	ck_assert_uint_eq(check_thread_list(&t, a), 0);
-	ck_assert_ptr_nonnull(rec_ptab_add_thread(&t, 100, 301, NULL, 0));
+	ck_assert_ptr_nonnull(rec_proc_tab_add_thread(&t, 100, 301, NULL, 0));
 	ck_assert_uint_eq(check_thread_list(&t, a), 1);
-	rec_ptab_remove(&t, 200);
-	ck_assert_ptr_null(rec_ptab_thread(&t, 103));
-	ck_assert_ptr_nonnull(rec_ptab_thread(&t, 301));
-	rec_ptab_release(&t);
+	rec_proc_tab_remove(&t, 200);
+	ck_assert_ptr_null(rec_proc_tab_thread(&t, 103));
+	ck_assert_ptr_nonnull(rec_proc_tab_thread(&t, 301));
+	rec_proc_tab_release(&t);
 }
 END_TEST
 
@@ -170,7 +170,7 @@ has_tid(const int32_t *tids, long n, pid_t tid)
 
 START_TEST(proc_readers_on_ourselves)
 {
-	char state, comm[REC_COMM_MAX];
+	char state, comm[REC_PROC_COMM_MAX];
 	uint64_t start, again;
 	int32_t tgid;
 	int32_t *tids;
@@ -232,26 +232,29 @@ START_TEST(python_runtime_paths)
 
 	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
 		ck_assert_msg(
-		    rec_is_python_runtime_path(yes[i], strlen(yes[i])), "%s",
-		    yes[i]);
+		    rec_proc_is_python_runtime_path(yes[i], strlen(yes[i])),
+		    "%s", yes[i]);
 	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++)
-		ck_assert_msg(!rec_is_python_runtime_path(no[i], strlen(no[i])),
-			      "%s", no[i]);
+		ck_assert_msg(
+		    !rec_proc_is_python_runtime_path(no[i], strlen(no[i])),
+		    "%s", no[i]);
 }
 END_TEST
 
 START_TEST(cmdline_detects_python_x_perf)
 {
+	ck_assert(rec_proc_cmdline_has_python_perf(
+	    "python3\0-X\0perf\0app.py\0", 24));
 	ck_assert(
-	    rec_cmdline_has_python_perf("python3\0-X\0perf\0app.py\0", 24));
+	    rec_proc_cmdline_has_python_perf("python3\0-X\0perf,jit\0a\0", 22));
 	ck_assert(
-	    rec_cmdline_has_python_perf("python3\0-X\0perf,jit\0a\0", 22));
-	ck_assert(rec_cmdline_has_python_perf("python3\0-Xperf\0app.py\0", 22));
+	    rec_proc_cmdline_has_python_perf("python3\0-Xperf\0app.py\0", 22));
+	ck_assert(!rec_proc_cmdline_has_python_perf(
+	    "python3\0-X\0dev\0app.py\0", 23));
 	ck_assert(
-	    !rec_cmdline_has_python_perf("python3\0-X\0dev\0app.py\0", 23));
-	ck_assert(!rec_cmdline_has_python_perf("python3\0-X\0perfx\0", 17));
-	ck_assert(!rec_cmdline_has_python_perf("python3\0-X", 10));
-	ck_assert(!rec_cmdline_has_python_perf("", 0));
+	    !rec_proc_cmdline_has_python_perf("python3\0-X\0perfx\0", 17));
+	ck_assert(!rec_proc_cmdline_has_python_perf("python3\0-X", 10));
+	ck_assert(!rec_proc_cmdline_has_python_perf("", 0));
 }
 END_TEST
 

@@ -189,7 +189,7 @@ has_threads(pid_t pid, long n)
 }
 
 static int
-on_event(const struct rec_ptracer_event *ev, void *arg)
+on_event(const struct rec_ptrace_event *ev, void *arg)
 {
 	struct capture *c = arg;
 	size_t nregs = (size_t)__builtin_popcountll(ev->regs_mask);
@@ -215,23 +215,23 @@ on_event(const struct rec_ptracer_event *ev, void *arg)
 static size_t
 unwind_all(struct capture *c)
 {
-	struct rec_unwinder *u = rec_unwinder_new(NULL);
+	struct rec_unwind *u = rec_unwind_new(NULL);
 	static uint64_t pcs[REC_UNWIND_MAX_FRAMES];
 	size_t i, n, ok = 0;
 	bool trunc;
 
 	ck_assert_ptr_nonnull(u);
 	for (i = 0; i < c->n; i++) {
-		n = rec_unwinder_unwind(u, c->mods, c->pid, c->regs[i],
-					REC_UNWIND_REGS_MASK, c->stacks[i],
-					c->lens[i], pcs, REC_UNWIND_MAX_FRAMES,
-					&trunc);
+		n = rec_unwind_unwind(u, c->mods, c->pid, c->regs[i],
+				      REC_UNWIND_REGS_MASK, c->stacks[i],
+				      c->lens[i], pcs, REC_UNWIND_MAX_FRAMES,
+				      &trunc);
 		/* rooted: ends in _start or a thread's clone3 frame */
 		if (n > 2 && !trunc)
 			ok++;
 		free(c->stacks[i]);
 	}
-	rec_unwinder_free(u);
+	rec_unwind_free(u);
 	return ok;
 }
 
@@ -262,20 +262,20 @@ wait_threads(pid_t pid, long n)
 START_TEST(test_spawn_sample_detach)
 {
 	char *argv[] = { exe, "30", NULL };
-	struct rec_ptracer *t = rec_ptracer_new(200, STACK);
+	struct rec_ptrace *t = rec_ptrace_new(200, STACK);
 	struct capture *c = calloc(1, sizeof(*c));
-	struct rec_ptracer_summary s;
+	struct rec_ptrace_summary s;
 	size_t ok;
 	int r, st;
 
 	build();
 	ck_assert_ptr_nonnull(t);
 	ck_assert_ptr_nonnull(c);
-	if ((r = rec_ptracer_spawn(t, argv, false)) < 0) {
+	if ((r = rec_ptrace_spawn(t, argv, false)) < 0) {
 		skip(r);
 		goto out;
 	}
-	c->pid = rec_ptracer_pid(t);
+	c->pid = rec_ptrace_pid(t);
 	c->mods = sp_modtab_new();
 	wait_threads(c->pid, 2); /* main runs: its libraries are mapped */
 	load_maps(c->mods, c->pid);
@@ -286,12 +286,12 @@ START_TEST(test_spawn_sample_detach)
 	 */
 	c->threads = 4;
 	c->want = 150;
-	ck_assert_int_eq(rec_ptracer_run(t, 60, NULL, on_event, c), 0);
-	rec_ptracer_summary(t, &s);
+	ck_assert_int_eq(rec_ptrace_sample(t, 60, NULL, on_event, c), 0);
+	rec_ptrace_summary(t, &s);
 	printf("ptrace: %" PRIu64 " samples, pause median %" PRIu64
 	       " us, p99 %" PRIu64 " us\n",
 	       s.samples, s.pause_median_ns / 1000, s.pause_p99_ns / 1000);
-	rec_ptracer_detach(t);
+	rec_ptrace_detach(t);
 	check_untraced_and_running(c->pid);
 	ok = unwind_all(c);
 	printf("ptrace: %zu of %zu samples unwound to a root\n", ok, c->n);
@@ -302,7 +302,7 @@ START_TEST(test_spawn_sample_detach)
 	waitpid(c->pid, &st, 0);
 	sp_modtab_free(c->mods);
 out:
-	rec_ptracer_free(t);
+	rec_ptrace_free(t);
 	free(c);
 	cleanup();
 }
@@ -327,7 +327,7 @@ static void
 sampler(int ready)
 {
 	char *argv[] = { exe, "30", NULL };
-	struct rec_ptracer *t = rec_ptracer_new(1000, STACK);
+	struct rec_ptrace *t = rec_ptrace_new(1000, STACK);
 	struct sigaction sa;
 	int r[2];
 
@@ -339,13 +339,13 @@ sampler(int ready)
 		_exit(127);
 	}
 	usleep(100 * 1000);
-	r[1] = t ? rec_ptracer_attach(t, r[0]) : -ENOMEM;
+	r[1] = t ? rec_ptrace_attach(t, r[0]) : -ENOMEM;
 	if (write(ready, r, sizeof(r)) != sizeof(r))
 		_exit(3);
 	if (r[1] < 0)
 		_exit(2);
-	rec_ptracer_run(t, 0, &stop_flag, NULL, NULL);
-	rec_ptracer_free(t);
+	rec_ptrace_sample(t, 0, &stop_flag, NULL, NULL);
+	rec_ptrace_free(t);
 	_exit(0);
 }
 
@@ -428,7 +428,7 @@ mono_ns(void)
 
 /* Stops the target with SIGSTOP, looks at it, continues it with SIGCONT. */
 static int
-on_jobctl_event(const struct rec_ptracer_event *ev, void *arg)
+on_jobctl_event(const struct rec_ptrace_event *ev, void *arg)
 {
 	struct jobctl *j = arg;
 	uint64_t now = mono_ns();
@@ -452,23 +452,23 @@ on_jobctl_event(const struct rec_ptracer_event *ev, void *arg)
 START_TEST(test_job_control)
 {
 	char *argv[] = { exe, "30", "2", NULL };
-	struct rec_ptracer *t = rec_ptracer_new(200, 4096);
+	struct rec_ptrace *t = rec_ptrace_new(200, 4096);
 	struct jobctl j;
 	int r, st, i;
 
 	build_busy();
-	if ((r = rec_ptracer_spawn(t, argv, false)) < 0) {
+	if ((r = rec_ptrace_spawn(t, argv, false)) < 0) {
 		skip(r);
-		rec_ptracer_free(t);
+		rec_ptrace_free(t);
 		cleanup();
 		return;
 	}
 	memset(&j, 0, sizeof(j));
-	j.target = rec_ptracer_pid(t);
+	j.target = rec_ptrace_pid(t);
 	j.stop_at = mono_ns() + 200000000u;
 	for (i = 0; i < 20; i++) { /* 1 s in slices of 50 ms */
 		ck_assert_int_eq(
-		    rec_ptracer_run(t, 0.05, NULL, on_jobctl_event, &j), 0);
+		    rec_ptrace_sample(t, 0.05, NULL, on_jobctl_event, &j), 0);
 		if (j.stopped && !j.continued &&
 		    mono_ns() > j.stop_at + 300000000u) {
 			j.state = status_of(j.target, "State", NULL);
@@ -479,11 +479,11 @@ START_TEST(test_job_control)
 	ck_assert(j.continued);
 	ck_assert_msg(j.state == 't' || j.state == 'T', "state %c", j.state);
 	ck_assert_uint_eq(j.during, 0);
-	rec_ptracer_detach(t);
+	rec_ptrace_detach(t);
 	check_untraced_and_running(j.target);
 	kill(j.target, SIGKILL);
 	waitpid(j.target, &st, 0);
-	rec_ptracer_free(t);
+	rec_ptrace_free(t);
 	cleanup();
 }
 END_TEST
@@ -491,16 +491,16 @@ END_TEST
 START_TEST(test_spawn_missing_program)
 {
 	char *argv[] = { "/nonexistent/program", NULL };
-	struct rec_ptracer *t = rec_ptracer_new(100, 4096);
+	struct rec_ptrace *t = rec_ptrace_new(100, 4096);
 	int r;
 
 	ck_assert_ptr_nonnull(t);
-	r = rec_ptracer_spawn(t, argv, false);
+	r = rec_ptrace_spawn(t, argv, false);
 	ck_assert_msg(r == -ENOENT || r == -EPERM, "spawn gave %d", r);
-	rec_ptracer_free(t);
-	ck_assert_ptr_null(rec_ptracer_new(0, 4096));
-	ck_assert_ptr_null(rec_ptracer_new(100, 65536));
-	ck_assert_ptr_null(rec_ptracer_new(100, 12));
+	rec_ptrace_free(t);
+	ck_assert_ptr_null(rec_ptrace_new(0, 4096));
+	ck_assert_ptr_null(rec_ptrace_new(100, 65536));
+	ck_assert_ptr_null(rec_ptrace_new(100, 12));
 }
 END_TEST
 

@@ -103,7 +103,7 @@ static bool
 in_code(pid_t pid, uint64_t start, uint64_t end)
 {
 	struct sp_buf text = SP_BUF_INIT;
-	struct rec_map m;
+	struct rec_maps_entry m;
 	size_t pos = 0;
 	bool in = false;
 
@@ -232,7 +232,7 @@ known(const char *name, const struct fn *chain, size_t nchain, bool qual)
 
 /* Whether every frame is one of chain's functions, in the script. */
 static bool
-all_known(const struct rec_py_frame *f, size_t n, const struct fn *chain,
+all_known(const struct rec_pystack_frame *f, size_t n, const struct fn *chain,
 	  size_t nchain, bool qual, const char *script, char *bad, size_t blen)
 {
 	size_t i;
@@ -254,7 +254,7 @@ all_known(const struct rec_py_frame *f, size_t n, const struct fn *chain,
  * sometimes between calls).
  */
 static bool
-follows(const struct rec_py_frame *f, size_t n, const struct fn *chain,
+follows(const struct rec_pystack_frame *f, size_t n, const struct fn *chain,
 	size_t nchain, bool qual, char *bad, size_t blen)
 {
 	size_t i;
@@ -277,7 +277,7 @@ follows(const struct rec_py_frame *f, size_t n, const struct fn *chain,
 
 /* The callers' lines (every frame but the innermost) are the marked. */
 static void
-check_lines(const struct rec_py_frame *f, size_t n, const char *script,
+check_lines(const struct rec_pystack_frame *f, size_t n, const char *script,
 	    unsigned minor)
 {
 	size_t i;
@@ -327,11 +327,11 @@ struct tally {
  * as does a cut one.
  */
 static void
-read_all(struct rec_py *py, pid_t pid, const char *script, bool exact,
+read_all(struct rec_pystack *py, pid_t pid, const char *script, bool exact,
 	 struct tally *tl)
 {
-	struct rec_py_frame f[REC_PY_MAX_DEPTH];
-	unsigned minor = rec_py_minor(py);
+	struct rec_pystack_frame f[REC_PYSTACK_MAX_DEPTH];
+	unsigned minor = rec_pystack_minor(py);
 	int32_t tids[MAX_TIDS];
 	size_t ntids = tids_of(pid, tids), t;
 	bool truncated, q = minor >= 11;
@@ -344,10 +344,10 @@ read_all(struct rec_py *py, pid_t pid, const char *script, bool exact,
 		size_t nchain = t == 0 ? sizeof(main_chain) / sizeof(*chain)
 				       : sizeof(worker_chain) / sizeof(*chain);
 
-		n = rec_py_read_stack(py, tids[t], f, REC_PY_MAX_DEPTH,
-				      &truncated);
+		n = rec_pystack_read(py, tids[t], f, REC_PYSTACK_MAX_DEPTH,
+				     &truncated);
 		ck_assert_msg(n >= 0 || !exact, "python3.%u: tid %d: %s", minor,
-			      tids[t], rec_py_why(py));
+			      tids[t], rec_pystack_why(py));
 		if (n < 0)
 			continue;
 		ck_assert_msg(all_known(f, (size_t)n, chain, nchain, q, script,
@@ -410,7 +410,7 @@ START_TEST(live_stacks)
 	char python[PATH_MAX], real[PATH_MAX];
 	struct sp_buf why = SP_BUF_INIT;
 	struct workload w;
-	struct rec_py *py;
+	struct rec_pystack *py;
 	struct tally live = { 0, 0 }, stopped = { 0, 0 };
 	int i;
 
@@ -420,16 +420,17 @@ START_TEST(live_stacks)
 	}
 	script_path(real);
 	ck_assert_msg(start(python, real, &w), "%s did not start", python);
-	py = rec_py_attach(NULL, w.pid, &why);
+	py = rec_pystack_attach(NULL, w.pid, &why);
 	ck_assert_msg(py, "%s: %s", python, why.data);
-	ck_assert(in_code(w.pid, rec_py_target(py)->eval_start,
-			  rec_py_target(py)->eval_end));
+	ck_assert(in_code(w.pid, rec_pystack_target(py)->eval_start,
+			  rec_pystack_target(py)->eval_end));
 	for (i = 0; i < LIVE_READS; i++)
 		read_all(py, w.pid, real, false, &live);
 	printf("%s: python3.%u: of %d live reads, %d complete, %d mixed, "
 	       "%" PRIu64 " given up; %" PRIu64 " bytes read\n",
-	       python, rec_py_minor(py), 2 * LIVE_READS, live.complete,
-	       live.mixed, rec_py_unstable(py), rec_py_bytes_read(py));
+	       python, rec_pystack_minor(py), 2 * LIVE_READS, live.complete,
+	       live.mixed, rec_pystack_unstable(py),
+	       rec_pystack_bytes_read(py));
 	/*
 	 * Two threads a read.  A running chain cuts reads that cross a
 	 * call or return (a slow reader on a loaded machine crosses more),
@@ -446,7 +447,7 @@ START_TEST(live_stacks)
 	for (i = 0; i < STOPPED_READS; i++)
 		read_all(py, w.pid, real, true, &stopped);
 	ck_assert_int_eq(stopped.complete, 2 * STOPPED_READS);
-	rec_py_free(py);
+	rec_pystack_free(py);
 	stop_workload(&w);
 	sp_buf_release(&why);
 }
@@ -456,9 +457,9 @@ END_TEST
 static int
 check_code_lines(const char *python, unsigned minor, char *line)
 {
-	enum rec_py_lines fmt = minor >= 11   ? REC_PY_LOCATIONS
-				: minor == 10 ? REC_PY_LINES310
-					      : REC_PY_LNOTAB;
+	enum rec_pydecode_lines fmt = minor >= 11   ? REC_PY_LOCATIONS
+				      : minor == 10 ? REC_PY_LINES310
+						    : REC_PY_LNOTAB;
 	char *save, *first = strtok_r(line, " \n", &save);
 	char *hex = strtok_r(NULL, " \n", &save), *tok;
 	uint8_t tab[65536];
@@ -473,7 +474,7 @@ check_code_lines(const char *python, unsigned minor, char *line)
 		n++;
 	}
 	for (at = 0; (tok = strtok_r(NULL, " \n", &save)) != NULL; at += 2) {
-		got = rec_py_line(fmt, tab, n, atoi(first), at);
+		got = rec_pydecode_line(fmt, tab, n, atoi(first), at);
 		ck_assert_msg(got == atoi(tok),
 			      "%s: code at line %s, offset %u: line %d, "
 			      "CPython says %s",
@@ -530,12 +531,12 @@ START_TEST(churning_threads)
 		{ "inner", "inner" },
 	};
 	char python[PATH_MAX], script[PATH_MAX], *slash;
-	struct rec_py_frame f[REC_PY_MAX_DEPTH];
+	struct rec_pystack_frame f[REC_PYSTACK_MAX_DEPTH];
 	struct sp_buf why = SP_BUF_INIT;
 	int32_t tids[MAX_TIDS];
 	int i, n, read = 0;
 	struct workload w;
-	struct rec_py *py;
+	struct rec_pystack *py;
 	bool truncated;
 	char bad[256];
 	size_t t, nt;
@@ -549,25 +550,25 @@ START_TEST(churning_threads)
 	snprintf(slash + 1, sizeof(script) - (size_t)(slash + 1 - script),
 		 "py_churn.py");
 	ck_assert_msg(start(python, script, &w), "%s did not start", python);
-	py = rec_py_attach(NULL, w.pid, &why);
+	py = rec_pystack_attach(NULL, w.pid, &why);
 	ck_assert_msg(py, "%s: %s", python, why.data);
 	/* Until 50 reads stood: most fall on a thread being torn down. */
 	for (i = 0; i < 20000 && read < 50; i++) {
 		nt = tids_of(w.pid, tids);
 		for (t = 0; t < nt; t++) {
-			n = rec_py_read_stack(py, tids[t], f, REC_PY_MAX_DEPTH,
-					      &truncated);
+			n = rec_pystack_read(py, tids[t], f,
+					     REC_PYSTACK_MAX_DEPTH, &truncated);
 			if (n <= 0)
 				continue;
 			read++;
 			ck_assert_msg(all_known(f, (size_t)n, churn, 4,
-						rec_py_minor(py) >= 11, script,
-						bad, sizeof(bad)),
+						rec_pystack_minor(py) >= 11,
+						script, bad, sizeof(bad)),
 				      "%s: %s", python, bad);
 		}
 	}
 	ck_assert_int_gt(read, 0);
-	rec_py_free(py);
+	rec_pystack_free(py);
 	stop_workload(&w);
 	sp_buf_release(&why);
 }
@@ -581,7 +582,7 @@ START_TEST(refusals)
 	struct workload w;
 
 	errno = 0;
-	ck_assert_ptr_null(rec_py_attach(NULL, getpid(), &why));
+	ck_assert_ptr_null(rec_pystack_attach(NULL, getpid(), &why));
 	ck_assert_int_eq(errno, ENOENT);
 	ck_assert_str_eq((char *)why.data, "not CPython");
 	if (!find_python("3.7", python, sizeof(python))) {
@@ -592,7 +593,7 @@ START_TEST(refusals)
 	script_path(script);
 	ck_assert(start(python, script, &w));
 	sp_buf_reset(&why);
-	ck_assert_ptr_null(rec_py_attach(NULL, w.pid, &why));
+	ck_assert_ptr_null(rec_pystack_attach(NULL, w.pid, &why));
 	ck_assert_int_eq(errno, ENOTSUP);
 	ck_assert_str_eq((char *)why.data, "python3.7: not supported");
 	stop_workload(&w);

@@ -87,7 +87,7 @@ teardown(void)
 	rec_pymem_release(&mem);
 }
 
-static const struct rec_py_code *
+static const struct rec_pycode *
 get(int *err)
 {
 	rec_pymem_begin(&mem, 1 << 20);
@@ -96,7 +96,7 @@ get(int *err)
 
 START_TEST(kept_by_address_and_fingerprint)
 {
-	const struct rec_py_code *a, *b;
+	const struct rec_pycode *a, *b;
 	int err = 0;
 
 	a = get(&err);
@@ -154,7 +154,7 @@ START_TEST(seeded_strings)
 	uint8_t table[32 + 3] = { 0 };
 	struct fake_str at_sample;
 	struct rec_pycode_seed seed;
-	const struct rec_py_code *c;
+	const struct rec_pycode *c;
 	int err = 0;
 
 	put64(table, 16, 6);
@@ -190,10 +190,12 @@ START_TEST(cut_tables)
 {
 	const uint8_t pairs[] = { 2, 1, 4, 1 }; /* lines +1 at 2, +1 at 6 */
 
-	ck_assert_int_eq(rec_py_line(REC_PY_LNOTAB, pairs, 4, 10, 3), 11);
-	ck_assert_int_eq(rec_py_line(REC_PY_LNOTAB, pairs, 4, 10, 9), 12);
-	ck_assert_int_eq(rec_py_line_cut(REC_PY_LNOTAB, pairs, 4, 10, 3), 11);
-	ck_assert_int_eq(rec_py_line_cut(REC_PY_LNOTAB, pairs, 4, 10, 9), -1);
+	ck_assert_int_eq(rec_pydecode_line(REC_PY_LNOTAB, pairs, 4, 10, 3), 11);
+	ck_assert_int_eq(rec_pydecode_line(REC_PY_LNOTAB, pairs, 4, 10, 9), 12);
+	ck_assert_int_eq(rec_pydecode_line_cut(REC_PY_LNOTAB, pairs, 4, 10, 3),
+			 11);
+	ck_assert_int_eq(rec_pydecode_line_cut(REC_PY_LNOTAB, pairs, 4, 10, 9),
+			 -1);
 }
 END_TEST
 
@@ -206,7 +208,7 @@ START_TEST(long_names_cut)
 {
 	static uint8_t big[STR_HDR + REC_PYCODE_NAME_MAX + 100];
 	uint32_t state = ASCII_STATE, n = REC_PYCODE_NAME_MAX + 76;
-	const struct rec_py_code *c;
+	const struct rec_pycode *c;
 	int err = 0;
 
 	memset(big, 'a', sizeof(big));

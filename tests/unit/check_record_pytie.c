@@ -14,9 +14,9 @@
 #define EVAL 0x5000u /* _PyEval_EvalFrameDefault: [0x5000, 0x6000) */
 #define OTHER 0x9000u
 
-static const struct rec_pytarget target = { .minor = 10,
-					    .eval_start = EVAL,
-					    .eval_end = EVAL + 0x1000 };
+static const struct rec_pyfind_target target = { .minor = 10,
+						 .eval_start = EVAL,
+						 .eval_end = EVAL + 0x1000 };
 
 /* Lays out frames from a pattern, leaf first: 'e' evaluator, 'o' other,
  * 'k' a kernel frame at an evaluator address. */

@@ -27,7 +27,7 @@
 #define C 5000002
 #define T 5000003
 
-static struct recorder *r;
+static struct rec_recorder *r;
 static int fd;
 static char trace[256][160];
 static int ntrace;
@@ -40,7 +40,7 @@ start(bool follow)
 	struct rec_config cfg;
 
 	memset(&cfg, 0, sizeof(cfg));
-	rec_evspec_cpu_clock(&cfg.ev.events[0]);
+	rec_evname_cpu_clock(&cfg.ev.events[0]);
 	cfg.ev.nevents = 1;
 	cfg.ev.freq = 999;
 	cfg.ev.pages = 8;
@@ -49,11 +49,11 @@ start(bool follow)
 	cfg.output_name = "memfd";
 	fd = memfd_create("spool", 0);
 	ck_assert_int_ge(fd, 0);
-	r = rec_new(&cfg, fd);
+	r = rec_recorder_new(&cfg, fd);
 	ck_assert_ptr_nonnull(r);
-	ck_assert_uint_eq(rec_sample_type(r) & PERF_SAMPLE_TIME,
+	ck_assert_uint_eq(rec_recorder_sample_type(r) & PERF_SAMPLE_TIME,
 			  PERF_SAMPLE_TIME);
-	ck_assert_int_eq(rec_track(r, P), 0);
+	ck_assert_int_eq(rec_recorder_track(r, P), 0);
 }
 
 static void
@@ -94,7 +94,7 @@ inject(uint32_t type, uint16_t misc, uint32_t pid, uint32_t tid, uint64_t ts)
 	h.misc = misc;
 	h.size = (uint16_t)(nw * 8);
 	memcpy(&w[0], &h, sizeof(h));
-	ck_assert_int_eq(rec_inject(r, w, nw * 8), 0);
+	ck_assert_int_eq(rec_recorder_inject(r, w, nw * 8), 0);
 	nw = 1;
 }
 
@@ -246,9 +246,9 @@ finish(void)
 	uint64_t start_us, interval;
 	int rc;
 
-	ck_assert_int_eq(rec_handle_queued(r), 0);
-	ck_assert_int_eq(rec_stop(r), 0);
-	rec_free(r);
+	ck_assert_int_eq(rec_recorder_handle_queued(r), 0);
+	ck_assert_int_eq(rec_recorder_stop(r), 0);
+	rec_recorder_free(r);
 	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
 	rd = sp_spool_reader_new(fd);
 	ck_assert_ptr_nonnull(rd);
@@ -441,7 +441,7 @@ START_TEST(lost_forks_are_recovered_from_proc)
 	pid_t kid;
 
 	start(true);
-	ck_assert_int_eq(rec_track(r, getpid()), 0);
+	ck_assert_int_eq(rec_recorder_track(r, getpid()), 0);
 	kid = fork();
 	ck_assert_int_ge(kid, 0);
 	if (kid == 0) {
@@ -449,9 +449,9 @@ START_TEST(lost_forks_are_recovered_from_proc)
 		_exit(0);
 	}
 	lost(10, 1);
-	ck_assert_int_eq(rec_handle_queued(r), 0);
+	ck_assert_int_eq(rec_recorder_handle_queued(r), 0);
 	usleep(120000); /* the sweep runs with the 100 ms checks */
-	ck_assert_int_eq(rec_step(r, 0), 0);
+	ck_assert_int_eq(rec_recorder_step(r, 0), 0);
 	kill(kid, SIGKILL);
 	waitpid(kid, NULL, 0);
 	finish();
@@ -486,9 +486,9 @@ check_after_thread(bool lose)
 	comm(P, P, 20, "a", false);
 	if (lose)
 		lost(30, 1);
-	ck_assert_int_eq(rec_handle_queued(r), 0);
+	ck_assert_int_eq(rec_recorder_handle_queued(r), 0);
 	usleep(120000); /* the check runs with the 100 ms housekeeping */
-	ck_assert_int_eq(rec_step(r, 0), 0);
+	ck_assert_int_eq(rec_recorder_step(r, 0), 0);
 	later = mono_ns() + 1000000000ULL;
 	sample(P, P, later, 0x1010);
 	finish();

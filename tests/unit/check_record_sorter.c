@@ -37,7 +37,7 @@ push(uint64_t ts, uint32_t tag)
 static long
 pop(int force)
 {
-	struct rec_event *e = rec_sorter_pop(s, force);
+	struct rec_sorter_event *e = rec_sorter_pop(s, force);
 	uint32_t tag;
 
 	if (!e)
@@ -50,7 +50,7 @@ pop(int force)
 
 START_TEST(reserved_events_are_queued_and_reused)
 {
-	struct rec_event *e, *big, *again;
+	struct rec_sorter_event *e, *big, *again;
 	uint8_t *data;
 	size_t i;
 
@@ -143,7 +143,7 @@ END_TEST
 START_TEST(records_are_copied)
 {
 	uint64_t rec[3] = { 1, 2, 3 };
-	struct rec_event *e;
+	struct rec_sorter_event *e;
 
 	ck_assert_int_eq(rec_sorter_push(s, 9, 42, rec, sizeof(rec)), 0);
 	memset(rec, 0, sizeof(rec));
@@ -166,7 +166,7 @@ START_TEST(simulated_rings_merge_in_time_order)
 	enum { RINGS = 3, PER = 400 };
 	uint64_t ts[RINGS][PER], last = 0, now;
 	size_t next[RINGS] = { 0 }, out = 0;
-	struct rec_event *e;
+	struct rec_sorter_event *e;
 	unsigned seed = 1;
 	int r, k, i;
 

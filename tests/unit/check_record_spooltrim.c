@@ -85,11 +85,11 @@ START_TEST(every_cut_is_trimmed_to_a_boundary)
 
 	whole_records = reads_cleanly(fd);
 	ck_assert_int_ge(whole_records, 20);
-	ck_assert_int_eq(rec_spool_trim(fd, 0, &kept), 1);
+	ck_assert_int_eq(rec_spooltrim(fd, 0, &kept), 1);
 	ck_assert_uint_eq(kept, (uint64_t)size);
 	for (cut = size - 1; cut >= 12; cut--) {
 		ck_assert_int_eq(ftruncate(fd, cut), 0);
-		ck_assert_int_eq(rec_spool_trim(fd, 0, &kept), 1);
+		ck_assert_int_eq(rec_spooltrim(fd, 0, &kept), 1);
 		ck_assert_int_eq(fstat(fd, &st), 0);
 		ck_assert_uint_eq(kept, (uint64_t)st.st_size);
 		ck_assert_int_le(st.st_size, cut);
@@ -151,15 +151,15 @@ START_TEST(appended_cut_is_trimmed_from_its_start)
 	/* Like the shell's `>>`: a fresh descriptor, its offset still 0. */
 	close(fd);
 	fd = open(path, O_RDWR | O_APPEND);
-	start = rec_spool_start(fd);
+	start = rec_spooltrim_start(fd);
 	ck_assert_uint_eq(start, prior);
 	size = write_spool(fd);
 	whole_records = reads_cleanly_from(fd, (off_t)prior);
-	ck_assert_int_eq(rec_spool_trim(fd, start, &kept), 1);
+	ck_assert_int_eq(rec_spooltrim(fd, start, &kept), 1);
 	ck_assert_uint_eq(kept, (uint64_t)size - prior);
 	for (cut = size - 1; cut >= (off_t)prior + 12; cut--) {
 		ck_assert_int_eq(ftruncate(fd, cut), 0);
-		ck_assert_int_eq(rec_spool_trim(fd, start, &kept), 1);
+		ck_assert_int_eq(rec_spooltrim(fd, start, &kept), 1);
 		ck_assert_int_eq(fstat(fd, &st), 0);
 		ck_assert_uint_eq(kept, (uint64_t)st.st_size - prior);
 		ck_assert_int_le(st.st_size, cut);
@@ -182,9 +182,9 @@ START_TEST(start_is_the_offset_without_append)
 	int fd = mkstemp(path);
 
 	write_prior(fd, 100);
-	ck_assert_uint_eq(rec_spool_start(fd), 100);
+	ck_assert_uint_eq(rec_spooltrim_start(fd), 100);
 	lseek(fd, 40, SEEK_SET);
-	ck_assert_uint_eq(rec_spool_start(fd), 40);
+	ck_assert_uint_eq(rec_spooltrim_start(fd), 40);
 	close(fd);
 	unlink(path);
 }
@@ -196,8 +196,8 @@ START_TEST(pipe_is_left_alone)
 	int p[2];
 
 	ck_assert_int_eq(pipe(p), 0);
-	ck_assert_uint_eq(rec_spool_start(p[1]), 0);
-	ck_assert_int_eq(rec_spool_trim(p[1], 0, &kept), 0);
+	ck_assert_uint_eq(rec_spooltrim_start(p[1]), 0);
+	ck_assert_int_eq(rec_spooltrim(p[1], 0, &kept), 0);
 	ck_assert_uint_eq(kept, 99);
 	close(p[0]);
 	close(p[1]);

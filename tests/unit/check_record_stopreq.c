@@ -97,7 +97,7 @@ START_TEST(a_first_request_after_the_stop_began_arms_nothing)
 	rec_stopreq_install();
 	rec_stopreq_disarm();
 	raise(SIGINT);
-	ck_assert_int_eq(rec_stop_signal, SIGINT);
+	ck_assert_int_eq(rec_stopreq_signal, SIGINT);
 	/* No grace timer runs: the orderly stop is under way. */
 	ck_assert_uint_eq(alarm(0), 0);
 }
@@ -107,8 +107,8 @@ START_TEST(a_request_arms_the_grace)
 {
 	rec_stopreq_install();
 	raise(SIGTERM);
-	ck_assert_int_eq(rec_stop_signal, SIGTERM);
-	ck_assert_uint_eq(alarm(0), REC_STOP_GRACE_S);
+	ck_assert_int_eq(rec_stopreq_signal, SIGTERM);
+	ck_assert_uint_eq(alarm(0), REC_STOPREQ_GRACE_S);
 }
 END_TEST
 

@@ -203,17 +203,17 @@ check_chain(const uint64_t *pcs, size_t n)
 }
 
 static size_t
-unwind_self(struct rec_unwinder *u, struct sp_modtab *t, size_t len,
+unwind_self(struct rec_unwind *u, struct sp_modtab *t, size_t len,
 	    uint64_t *pcs, bool *trunc)
 {
-	return rec_unwinder_unwind(u, t, getpid(), cap_regs,
-				   REC_UNWIND_REGS_MASK, cap_stack, len, pcs,
-				   REC_UNWIND_MAX_FRAMES, trunc);
+	return rec_unwind_unwind(u, t, getpid(), cap_regs, REC_UNWIND_REGS_MASK,
+				 cap_stack, len, pcs, REC_UNWIND_MAX_FRAMES,
+				 trunc);
 }
 
 START_TEST(test_self_unwind)
 {
-	struct rec_unwinder *u = rec_unwinder_new(NULL);
+	struct rec_unwind *u = rec_unwind_new(NULL);
 	struct sp_modtab *t = self_modules(NULL);
 	uint64_t pcs[REC_UNWIND_MAX_FRAMES];
 	bool trunc;
@@ -226,12 +226,12 @@ START_TEST(test_self_unwind)
 		n = unwind_self(u, t, cap_len, pcs, &trunc);
 		check_chain(pcs, n);
 		ck_assert(!trunc);
-		ck_assert(!rec_unwinder_missed_module(u, NULL));
+		ck_assert(!rec_unwind_missed_module(u, NULL));
 	}
-	rec_unwinder_forget_process(u, getpid());
+	rec_unwind_forget_process(u, getpid());
 	n = unwind_self(u, t, cap_len, pcs, &trunc);
 	check_chain(pcs, n);
-	rec_unwinder_free(u);
+	rec_unwind_free(u);
 	sp_modtab_free(t);
 }
 END_TEST
@@ -267,7 +267,7 @@ is_trampoline(uint64_t pc)
  */
 START_TEST(test_signal_frame)
 {
-	struct rec_unwinder *u = rec_unwinder_new(NULL);
+	struct rec_unwind *u = rec_unwind_new(NULL);
 	struct sp_modtab *t = self_modules(NULL);
 	uint64_t pcs[REC_UNWIND_MAX_FRAMES],
 	    lo = (uint64_t)(uintptr_t)raise_here;
@@ -291,35 +291,35 @@ START_TEST(test_signal_frame)
 	ck_assert_msg(tramp > 0, "no signal trampoline frame");
 	ck_assert_msg(caller > tramp,
 		      "raise_here not found past the trampoline");
-	rec_unwinder_free(u);
+	rec_unwind_free(u);
 	sp_modtab_free(t);
 }
 END_TEST
 
 START_TEST(test_short_copy_is_truncated)
 {
-	struct rec_unwinder *u = rec_unwinder_new(NULL);
+	struct rec_unwind *u = rec_unwind_new(NULL);
 	struct sp_modtab *t = self_modules(NULL);
 	uint64_t pcs[REC_UNWIND_MAX_FRAMES];
 	struct counters c = { 0 };
 	bool trunc;
 	size_t n;
 
-	ck_assert_int_eq(rec_unwinder_set_stack_read(u, 0), 0);
+	ck_assert_int_eq(rec_unwind_set_stack_read(u, 0), 0);
 	level(DEPTH);
 	n = unwind_self(u, t, 32, pcs, &trunc);
 	ck_assert_uint_ge(n, 1);
 	ck_assert_uint_lt(n, DEPTH + 3);
 	ck_assert(trunc);
-	rec_unwinder_counters(u, count, &c);
+	rec_unwind_counters(u, count, &c);
 	ck_assert_uint_eq(c.stack_truncated, 1);
-	rec_unwinder_free(u);
+	rec_unwind_free(u);
 	sp_modtab_free(t);
 }
 END_TEST
 
 /* What unwind_short() found, unwinding from inside capture(). */
-static struct rec_unwinder *short_u;
+static struct rec_unwind *short_u;
 static struct sp_modtab *short_t;
 static uint64_t short_pcs[REC_UNWIND_MAX_FRAMES];
 static size_t short_n;
@@ -343,13 +343,13 @@ unwind_short(void)
 static void
 short_run(void (*hook)(void), struct counters *c)
 {
-	short_u = rec_unwinder_new(NULL);
+	short_u = rec_unwind_new(NULL);
 	short_t = self_modules(NULL);
 	ck_assert_ptr_nonnull(short_u);
 	cap_hook = hook;
 	level(DEPTH);
 	cap_hook = NULL;
-	rec_unwinder_counters(short_u, count, c);
+	rec_unwind_counters(short_u, count, c);
 }
 
 /*
@@ -366,14 +366,14 @@ START_TEST(test_reads_past_the_copy)
 	ck_assert_uint_eq(c.deep_completed, 1);
 	ck_assert_uint_eq(c.stack_truncated, 0);
 	/* the same with the reads turned off: truncated halfway */
-	ck_assert_int_eq(rec_unwinder_set_stack_read(short_u, 0), 0);
+	ck_assert_int_eq(rec_unwind_set_stack_read(short_u, 0), 0);
 	cap_hook = unwind_short;
 	level(DEPTH);
 	cap_hook = NULL;
 	ck_assert(short_trunc);
 	ck_assert_uint_lt(short_n, DEPTH + 3);
 	ck_assert_uint_gt(short_n, DEPTH / 2);
-	rec_unwinder_free(short_u);
+	rec_unwind_free(short_u);
 	sp_modtab_free(short_t);
 }
 END_TEST
@@ -424,7 +424,7 @@ START_TEST(test_cached_outer_frames)
 	ck_assert(!short_trunc);
 	ck_assert_uint_eq(c.deep_completed, 3);
 	ck_assert_uint_eq(c.deep_cached, 2);
-	rec_unwinder_free(short_u);
+	rec_unwind_free(short_u);
 	sp_modtab_free(short_t);
 }
 END_TEST
@@ -492,7 +492,7 @@ START_TEST(test_jit_frames)
 {
 	static uint8_t buf[2 * JIT_FRAME + COPY_MAX];
 	uint64_t regs[24], pcs[REC_UNWIND_MAX_FRAMES];
-	struct rec_unwinder *u = NULL;
+	struct rec_unwind *u = NULL;
 	struct sp_modtab *t = NULL;
 	struct sp_module m;
 	size_t len, n;
@@ -504,13 +504,13 @@ START_TEST(test_jit_frames)
 	len = jit_stack(buf, regs);
 	for (pass = 0; pass < 4; pass++) {
 		if (pass % 2 == 0) {
-			u = rec_unwinder_new(NULL);
+			u = rec_unwind_new(NULL);
 			t = self_modules(NULL);
 		}
 		if (pass == 0) {
-			ck_assert_int_eq(rec_unwinder_add_code(u, getpid(),
-							       JIT_LO,
-							       JIT_LO + 0x2000),
+			ck_assert_int_eq(rec_unwind_add_code(u, getpid(),
+							     JIT_LO,
+							     JIT_LO + 0x2000),
 					 0);
 		} else if (pass == 2) {
 			memset(&m, 0, sizeof(m));
@@ -522,9 +522,9 @@ START_TEST(test_jit_frames)
 			m.path_len = strlen(m.path);
 			ck_assert_int_eq(sp_modtab_intern(t, &m, NULL, &id), 0);
 		}
-		n = rec_unwinder_unwind(u, t, getpid(), regs,
-					REC_UNWIND_REGS_MASK, buf, len, pcs,
-					REC_UNWIND_MAX_FRAMES, &trunc);
+		n = rec_unwind_unwind(u, t, getpid(), regs,
+				      REC_UNWIND_REGS_MASK, buf, len, pcs,
+				      REC_UNWIND_MAX_FRAMES, &trunc);
 		ck_assert_uint_ge(n, DEPTH + 5);
 		ck_assert_uint_eq(pcs[0], JIT_LO + 0x10);
 		ck_assert_uint_eq(pcs[1], JIT_LO + 0x103f);
@@ -535,7 +535,7 @@ START_TEST(test_jit_frames)
 			ck_assert_uint_eq(pcs[4 + d] + 1, ras[d]);
 		ck_assert(!trunc);
 		if (pass % 2 == 1) {
-			rec_unwinder_free(u);
+			rec_unwind_free(u);
 			sp_modtab_free(t);
 		}
 	}
@@ -545,7 +545,7 @@ END_TEST
 /* Reaching `max` frames before the root is a truncation, counted. */
 START_TEST(test_max_frames)
 {
-	struct rec_unwinder *u = rec_unwinder_new(NULL);
+	struct rec_unwind *u = rec_unwind_new(NULL);
 	struct sp_modtab *t = self_modules(NULL);
 	uint64_t pcs[5];
 	struct counters c = { 0 };
@@ -553,14 +553,14 @@ START_TEST(test_max_frames)
 	size_t n;
 
 	level(DEPTH);
-	n = rec_unwinder_unwind(u, t, getpid(), cap_regs, REC_UNWIND_REGS_MASK,
-				cap_stack, cap_len, pcs, 5, &trunc);
+	n = rec_unwind_unwind(u, t, getpid(), cap_regs, REC_UNWIND_REGS_MASK,
+			      cap_stack, cap_len, pcs, 5, &trunc);
 	ck_assert_uint_eq(n, 5);
 	ck_assert(trunc);
 	ck_assert_uint_eq(pcs[1] + 1, cap_ra);
-	rec_unwinder_counters(u, count, &c);
+	rec_unwind_counters(u, count, &c);
 	ck_assert_uint_eq(c.too_many, 1);
-	rec_unwinder_free(u);
+	rec_unwind_free(u);
 	sp_modtab_free(t);
 }
 END_TEST
@@ -569,7 +569,7 @@ START_TEST(test_fallback_counted)
 {
 	char exe[4096];
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	struct rec_unwinder *u = rec_unwinder_new(NULL);
+	struct rec_unwind *u = rec_unwind_new(NULL);
 	struct sp_modtab *t;
 	uint64_t pcs[REC_UNWIND_MAX_FRAMES];
 	struct counters c = { 0 };
@@ -582,45 +582,45 @@ START_TEST(test_fallback_counted)
 	t = self_modules(exe);
 	level(DEPTH);
 	unwind_self(u, t, cap_len, pcs, &trunc);
-	ck_assert(rec_unwinder_missed_module(u, &missed));
+	ck_assert(rec_unwind_missed_module(u, &missed));
 	ck_assert_uint_ne(missed, 0);
-	rec_unwinder_counters(u, count, &c);
+	rec_unwind_counters(u, count, &c);
 	ck_assert_uint_ge(c.fallback_no_module, 1);
 	/* The module learnt afterwards serves the next unwind of the pid. */
 	add_self_modules(t, NULL, exe);
 	n = unwind_self(u, t, cap_len, pcs, &trunc);
-	ck_assert(!rec_unwinder_missed_module(u, &missed));
+	ck_assert(!rec_unwind_missed_module(u, &missed));
 	check_chain(pcs, n);
 	ck_assert(!trunc);
-	rec_unwinder_free(u);
+	rec_unwind_free(u);
 	sp_modtab_free(t);
 }
 END_TEST
 
 START_TEST(test_missing_input)
 {
-	struct rec_unwinder *u = rec_unwinder_new(NULL);
+	struct rec_unwind *u = rec_unwind_new(NULL);
 	struct sp_modtab *t = sp_modtab_new();
 	uint64_t regs[24] = { 0 }, pcs[4];
 	uint8_t stack[64] = { 0 };
 	struct counters c = { 0 };
 	bool trunc = true;
 
-	ck_assert_uint_eq(rec_unwinder_unwind(u, t, 1, NULL, 0xff0fff, stack,
-					      sizeof(stack), pcs, 4, &trunc),
+	ck_assert_uint_eq(rec_unwind_unwind(u, t, 1, NULL, 0xff0fff, stack,
+					    sizeof(stack), pcs, 4, &trunc),
 			  0);
 	ck_assert(!trunc);
 	/* a mask without SP */
-	ck_assert_uint_eq(rec_unwinder_unwind(u, t, 1, regs, 0x100, stack,
-					      sizeof(stack), pcs, 4, &trunc),
+	ck_assert_uint_eq(rec_unwind_unwind(u, t, 1, regs, 0x100, stack,
+					    sizeof(stack), pcs, 4, &trunc),
 			  0);
-	ck_assert_uint_eq(rec_unwinder_unwind(u, t, 1, regs, 0xff0fff, NULL, 0,
-					      pcs, 4, &trunc),
-			  0);
-	rec_unwinder_counters(u, count, &c);
+	ck_assert_uint_eq(
+	    rec_unwind_unwind(u, t, 1, regs, 0xff0fff, NULL, 0, pcs, 4, &trunc),
+	    0);
+	rec_unwind_counters(u, count, &c);
 	ck_assert_uint_eq(c.no_regs, 2);
 	ck_assert_uint_eq(c.no_stack, 1);
-	rec_unwinder_free(u);
+	rec_unwind_free(u);
 	sp_modtab_free(t);
 }
 END_TEST
@@ -628,7 +628,7 @@ END_TEST
 /* An unknown pc with garbage registers ends cleanly, never crashes. */
 START_TEST(test_garbage_stack)
 {
-	struct rec_unwinder *u = rec_unwinder_new(NULL);
+	struct rec_unwind *u = rec_unwind_new(NULL);
 	struct sp_modtab *t = self_modules(NULL);
 	uint64_t regs[24], pcs[REC_UNWIND_MAX_FRAMES];
 	uint8_t stack[4096];
@@ -641,12 +641,12 @@ START_TEST(test_garbage_stack)
 		regs[i] = 0x1234567 * (i + 1);
 	regs[7] = 0x7ff000000000;             /* SP */
 	regs[8] = (uint64_t)(uintptr_t)level; /* IP, with CFI */
-	n = rec_unwinder_unwind(u, t, getpid(), regs, REC_UNWIND_REGS_MASK,
-				stack, sizeof(stack), pcs,
-				REC_UNWIND_MAX_FRAMES, &trunc);
+	n = rec_unwind_unwind(u, t, getpid(), regs, REC_UNWIND_REGS_MASK, stack,
+			      sizeof(stack), pcs, REC_UNWIND_MAX_FRAMES,
+			      &trunc);
 	ck_assert_uint_ge(n, 1);
 	ck_assert_uint_le(n, REC_UNWIND_MAX_FRAMES);
-	rec_unwinder_free(u);
+	rec_unwind_free(u);
 	sp_modtab_free(t);
 }
 END_TEST
@@ -659,8 +659,8 @@ END_TEST
  */
 START_TEST(test_random_stacks)
 {
-	struct rec_unwinder *u = rec_unwinder_new(NULL),
-			    *lib = rec_unwinder_new(NULL);
+	struct rec_unwind *u = rec_unwind_new(NULL),
+			  *lib = rec_unwind_new(NULL);
 	struct sp_modtab *t = self_modules(NULL);
 	static uint64_t pcs[REC_UNWIND_MAX_FRAMES], lpcs[REC_UNWIND_MAX_FRAMES];
 	uint64_t regs[24], words[512], base = 0x7ff000100000;
@@ -694,23 +694,23 @@ START_TEST(test_random_stacks)
 		regs[8] = ras[rand_r(&seed) % (DEPTH + 1)] +
 			  (uint64_t)(rand_r(&seed) % 64); /* IP */
 		/* every third round as a process without modules */
-		n = rec_unwinder_unwind(u, t, round % 3 ? getpid() : 999999,
-					regs, REC_UNWIND_REGS_MASK,
-					(const uint8_t *)words, sizeof(words),
-					pcs, REC_UNWIND_MAX_FRAMES, &trunc);
+		n = rec_unwind_unwind(u, t, round % 3 ? getpid() : 999999, regs,
+				      REC_UNWIND_REGS_MASK,
+				      (const uint8_t *)words, sizeof(words),
+				      pcs, REC_UNWIND_MAX_FRAMES, &trunc);
 		ck_assert_uint_ge(n, 1);
 		ck_assert_uint_le(n, REC_UNWIND_MAX_FRAMES);
-		rec_unwinder_set_own_cfi(lib, false);
-		ln = rec_unwinder_unwind(lib, t, round % 3 ? getpid() : 999999,
-					 regs, REC_UNWIND_REGS_MASK,
-					 (const uint8_t *)words, sizeof(words),
-					 lpcs, REC_UNWIND_MAX_FRAMES, &ltrunc);
+		rec_unwind_set_own_cfi(lib, false);
+		ln = rec_unwind_unwind(lib, t, round % 3 ? getpid() : 999999,
+				       regs, REC_UNWIND_REGS_MASK,
+				       (const uint8_t *)words, sizeof(words),
+				       lpcs, REC_UNWIND_MAX_FRAMES, &ltrunc);
 		ck_assert_uint_eq(n, ln);
 		ck_assert(trunc == ltrunc);
 		ck_assert_mem_eq(pcs, lpcs, n * sizeof(*pcs));
 	}
-	rec_unwinder_free(u);
-	rec_unwinder_free(lib);
+	rec_unwind_free(u);
+	rec_unwind_free(lib);
 	sp_modtab_free(t);
 }
 END_TEST
@@ -731,11 +731,11 @@ get_one(const char *key, uint64_t v, void *arg)
 }
 
 static uint64_t
-counter(struct rec_unwinder *u, const char *key)
+counter(struct rec_unwind *u, const char *key)
 {
 	struct one_counter c = { key, 0 };
 
-	rec_unwinder_counters(u, get_one, &c);
+	rec_unwind_counters(u, get_one, &c);
 	return c.v;
 }
 
@@ -748,8 +748,8 @@ counter(struct rec_unwinder *u, const char *key)
 static void
 own_matches_libunwind(bool own_used)
 {
-	struct rec_unwinder *own = rec_unwinder_new(NULL),
-			    *lib = rec_unwinder_new(NULL);
+	struct rec_unwind *own = rec_unwind_new(NULL),
+			  *lib = rec_unwind_new(NULL);
 	struct sp_modtab *t = self_modules(NULL);
 	static uint64_t pcs[REC_UNWIND_MAX_FRAMES], lpcs[REC_UNWIND_MAX_FRAMES];
 	size_t len, n, ln;
@@ -757,10 +757,10 @@ own_matches_libunwind(bool own_used)
 
 	ck_assert_ptr_nonnull(own);
 	ck_assert_ptr_nonnull(lib);
-	rec_unwinder_set_own_cfi(lib, false);
+	rec_unwind_set_own_cfi(lib, false);
 	/* no reads past the copy: the live stack is not the one captured */
-	ck_assert_int_eq(rec_unwinder_set_stack_read(own, 0), 0);
-	ck_assert_int_eq(rec_unwinder_set_stack_read(lib, 0), 0);
+	ck_assert_int_eq(rec_unwind_set_stack_read(own, 0), 0);
+	ck_assert_int_eq(rec_unwind_set_stack_read(lib, 0), 0);
 	for (len = 8; len <= cap_len; len = len < 4096 ? len + 8 : len + 1) {
 		if (len > 4096)
 			len = cap_len;
@@ -772,8 +772,8 @@ own_matches_libunwind(bool own_used)
 	}
 	ck_assert(own_used == (counter(own, "unwind.own_cfi_samples") > 0));
 	ck_assert_uint_eq(counter(lib, "unwind.own_cfi_samples"), 0);
-	rec_unwinder_free(own);
-	rec_unwinder_free(lib);
+	rec_unwind_free(own);
+	rec_unwind_free(lib);
 	sp_modtab_free(t);
 }
 
@@ -798,7 +798,7 @@ END_TEST
  */
 START_TEST(test_own_cfi_rules_per_file)
 {
-	struct rec_unwinder *u = rec_unwinder_new(NULL);
+	struct rec_unwind *u = rec_unwind_new(NULL);
 	struct sp_modtab *t = self_modules(NULL);
 	uint64_t pcs[REC_UNWIND_MAX_FRAMES], read;
 	bool trunc;
@@ -811,13 +811,13 @@ START_TEST(test_own_cfi_rules_per_file)
 	read = counter(u, "unwind.own_cfi_rules_read");
 	ck_assert_uint_gt(read, 0);
 	ck_assert_uint_eq(counter(u, "unwind.own_cfi_samples"), 1);
-	rec_unwinder_forget_process(u, getpid());
+	rec_unwind_forget_process(u, getpid());
 	n = unwind_self(u, t, cap_len, pcs, &trunc);
 	check_chain(pcs, n);
 	ck_assert(!trunc);
 	ck_assert_uint_eq(counter(u, "unwind.own_cfi_rules_read"), read);
 	ck_assert_uint_eq(counter(u, "unwind.own_cfi_samples"), 2);
-	rec_unwinder_free(u);
+	rec_unwind_free(u);
 	sp_modtab_free(t);
 }
 END_TEST
@@ -826,9 +826,9 @@ END_TEST
 
 START_TEST(test_elfcfi_self)
 {
-	struct rec_elfcfi_cache *c = rec_elfcfi_cache_new(NULL);
+	struct rec_mapped_cache *c = rec_mapped_cache_new(NULL);
 	struct sp_modtab *t = self_modules(NULL);
-	const struct rec_elfcfi *f, *again;
+	const struct rec_mapped *f, *again;
 	const struct sp_module *m;
 	struct sp_frame fr;
 	uint64_t pc = (uint64_t)(uintptr_t)level, bias, word, code;
@@ -836,20 +836,20 @@ START_TEST(test_elfcfi_self)
 	sp_modtab_resolve(t, getpid(), pc, SP_FRAME_USER, &fr);
 	ck_assert_uint_ne(fr.module_id, SP_NONE);
 	m = sp_modtab_get(t, fr.module_id);
-	f = rec_elfcfi_get(c, m, getpid());
+	f = rec_mapped_get(c, m, getpid());
 	ck_assert_ptr_nonnull(f);
 	ck_assert(f->has_hdr);
 	ck_assert_uint_gt(f->fde_count, 0);
-	again = rec_elfcfi_get(c, m, getpid());
+	again = rec_mapped_get(c, m, getpid());
 	ck_assert_ptr_eq(f, again);
-	bias = rec_elfcfi_bias(f, m);
+	bias = rec_mapped_bias(f, m);
 	/* the file's bytes at the function equal the code in memory */
-	ck_assert_int_eq(rec_elfcfi_read(f, pc - bias, &word, sizeof(word)), 0);
+	ck_assert_int_eq(rec_mapped_read(f, pc - bias, &word, sizeof(word)), 0);
 	memcpy(&code, (const void *)(uintptr_t)pc, sizeof(code));
 	ck_assert_uint_eq(word, code);
-	ck_assert_int_lt(rec_elfcfi_read(f, f->max_vaddr + 4096, &word, 8), 0);
-	ck_assert_int_lt(rec_elfcfi_read(f, UINT64_MAX - 3, &word, 8), 0);
-	rec_elfcfi_cache_free(c);
+	ck_assert_int_lt(rec_mapped_read(f, f->max_vaddr + 4096, &word, 8), 0);
+	ck_assert_int_lt(rec_mapped_read(f, UINT64_MAX - 3, &word, 8), 0);
+	rec_mapped_cache_free(c);
 	sp_modtab_free(t);
 }
 END_TEST
@@ -861,7 +861,7 @@ END_TEST
  */
 START_TEST(test_elfcfi_map_files)
 {
-	struct rec_elfcfi_cache *c = rec_elfcfi_cache_new(NULL);
+	struct rec_mapped_cache *c = rec_mapped_cache_new(NULL);
 	struct sp_modtab *t = self_modules(NULL);
 	uint64_t pc = (uint64_t)(uintptr_t)level;
 	struct sp_module m;
@@ -874,16 +874,16 @@ START_TEST(test_elfcfi_map_files)
 		m = *sp_modtab_get(t, fr.module_id);
 		m.path = "/nonexistent/elsewhere/check_record_unwind";
 		m.path_len = strlen(m.path);
-		ck_assert_ptr_nonnull(rec_elfcfi_get(c, &m, getpid()));
+		ck_assert_ptr_nonnull(rec_mapped_get(c, &m, getpid()));
 	}
-	rec_elfcfi_cache_free(c);
+	rec_mapped_cache_free(c);
 	sp_modtab_free(t);
 }
 END_TEST
 
 START_TEST(test_elfcfi_not_elf)
 {
-	struct rec_elfcfi_cache *c = rec_elfcfi_cache_new(NULL);
+	struct rec_mapped_cache *c = rec_mapped_cache_new(NULL);
 	char path[] = "/tmp/sp-unw-XXXXXX";
 	int fd = mkstemp(path);
 	struct sp_module m;
@@ -899,16 +899,16 @@ START_TEST(test_elfcfi_not_elf)
 	m.inode = st.st_ino;
 	m.path = path;
 	m.path_len = strlen(path);
-	ck_assert_ptr_null(rec_elfcfi_get(c, &m, getpid()));
-	ck_assert_ptr_null(rec_elfcfi_get(c, &m, getpid()));
+	ck_assert_ptr_null(rec_mapped_get(c, &m, getpid()));
+	ck_assert_ptr_null(rec_mapped_get(c, &m, getpid()));
 	/* a path that is not there, and a wrong inode */
 	m.path = "/nonexistent/file";
-	ck_assert_ptr_null(rec_elfcfi_get(c, &m, 0));
+	ck_assert_ptr_null(rec_mapped_get(c, &m, 0));
 	m.path = "/proc/self/exe";
 	m.inode = 1;
-	ck_assert_ptr_null(rec_elfcfi_get(c, &m, 0));
+	ck_assert_ptr_null(rec_mapped_get(c, &m, 0));
 	unlink(path);
-	rec_elfcfi_cache_free(c);
+	rec_mapped_cache_free(c);
 }
 END_TEST
 
@@ -919,8 +919,8 @@ START_TEST(test_elfcfi_truncated)
 				       0.5,    0.7,   0.9,  0.999 };
 	FILE *in = fopen("/proc/self/exe", "rb");
 	char path[] = "/tmp/sp-unw-XXXXXX";
-	const struct rec_elfcfi *f;
-	struct rec_elfcfi_cache *c;
+	const struct rec_mapped *f;
+	struct rec_mapped_cache *c;
 	struct sp_module m;
 	struct stat st;
 	uint8_t *img, word[8];
@@ -946,10 +946,10 @@ START_TEST(test_elfcfi_truncated)
 		m.inode = st.st_ino;
 		m.path = path;
 		m.path_len = strlen(path);
-		c = rec_elfcfi_cache_new(NULL);
-		if ((f = rec_elfcfi_get(c, &m, 0))) {
+		c = rec_mapped_cache_new(NULL);
+		if ((f = rec_mapped_get(c, &m, 0))) {
 			for (v = f->min_vaddr; v < f->max_vaddr; v += 4093)
-				rec_elfcfi_read(f, v, word, sizeof(word));
+				rec_mapped_read(f, v, word, sizeof(word));
 			/* the search table lies wholly inside the file */
 			if (f->has_hdr)
 				ck_assert(f->table >= f->img &&
@@ -957,7 +957,7 @@ START_TEST(test_elfcfi_truncated)
 					      f->size -
 						  (size_t)(f->table - f->img));
 		}
-		rec_elfcfi_cache_free(c);
+		rec_mapped_cache_free(c);
 		unlink(path);
 		memcpy(path + strlen(path) - 6, "XXXXXX", 6);
 	}
@@ -1072,9 +1072,9 @@ tiny_elf(const char *path)
  */
 START_TEST(test_elfcfi_bounded)
 {
-	enum { N = REC_ELFCFI_IDLE_MAX + 8 };
-	struct rec_elfcfi_cache *c = rec_elfcfi_cache_new(NULL);
-	const struct rec_elfcfi *f[N], *again;
+	enum { N = REC_MAPPED_IDLE_MAX + 8 };
+	struct rec_mapped_cache *c = rec_mapped_cache_new(NULL);
+	const struct rec_mapped *f[N], *again;
 	char dir[] = "/tmp/sp-unw-XXXXXX", path[N][64];
 	struct sp_module m;
 	size_t i;
@@ -1084,29 +1084,29 @@ START_TEST(test_elfcfi_bounded)
 		snprintf(path[i], sizeof(path[i]), "%s/bin%zu", dir, i);
 		tiny_elf(path[i]);
 		module_at(path[i], &m);
-		ck_assert_ptr_nonnull(f[i] = rec_elfcfi_get(c, &m, 0));
-		ck_assert_uint_eq(rec_elfcfi_mapped(c), i + 1);
+		ck_assert_ptr_nonnull(f[i] = rec_mapped_get(c, &m, 0));
+		ck_assert_uint_eq(rec_mapped_mapped(c), i + 1);
 	}
 	/* Two holders: the first put keeps it. */
 	module_at(path[0], &m);
-	ck_assert_ptr_eq(rec_elfcfi_get(c, &m, 0), f[0]);
-	rec_elfcfi_put(c, f[0]);
+	ck_assert_ptr_eq(rec_mapped_get(c, &m, 0), f[0]);
+	rec_mapped_put(c, f[0]);
 	for (i = 0; i < N; i++)
-		rec_elfcfi_put(c, f[i]);
-	ck_assert_uint_eq(rec_elfcfi_mapped(c), REC_ELFCFI_IDLE_MAX);
+		rec_mapped_put(c, f[i]);
+	ck_assert_uint_eq(rec_mapped_mapped(c), REC_MAPPED_IDLE_MAX);
 	/* The most recent is still mapped on the idle list: found, not mapped
 	 * anew. */
 	module_at(path[N - 1], &m);
-	ck_assert_ptr_nonnull(again = rec_elfcfi_get(c, &m, 0));
-	ck_assert_uint_eq(rec_elfcfi_mapped(c), REC_ELFCFI_IDLE_MAX);
+	ck_assert_ptr_nonnull(again = rec_mapped_get(c, &m, 0));
+	ck_assert_uint_eq(rec_mapped_mapped(c), REC_MAPPED_IDLE_MAX);
 	/* Deleted while held: unmapped when given back. */
 	ck_assert_int_eq(unlink(path[N - 1]), 0);
-	rec_elfcfi_put(c, again);
-	ck_assert_uint_eq(rec_elfcfi_mapped(c), REC_ELFCFI_IDLE_MAX - 1);
+	rec_mapped_put(c, again);
+	ck_assert_uint_eq(rec_mapped_mapped(c), REC_MAPPED_IDLE_MAX - 1);
 	for (i = 0; i < N - 1; i++)
 		unlink(path[i]);
 	rmdir(dir);
-	rec_elfcfi_cache_free(c);
+	rec_mapped_cache_free(c);
 }
 END_TEST
 

@@ -412,7 +412,7 @@ symtab_find(const struct symtab *t, uint64_t vaddr)
 
 struct judge {
 	struct sp_modtab *mods;
-	struct rec_elfcfi_cache *files;
+	struct rec_mapped_cache *files;
 	struct symtab syms[2]; /* the program, its library */
 };
 
@@ -421,7 +421,7 @@ static const char *
 name_of(struct judge *j, int32_t pid, uint64_t pc)
 {
 	const struct sp_module *m;
-	const struct rec_elfcfi *f;
+	const struct rec_mapped *f;
 	struct sp_frame fr;
 	int i;
 
@@ -432,9 +432,9 @@ name_of(struct judge *j, int32_t pid, uint64_t pc)
 	for (i = 0; i < 2; i++) {
 		if (strcmp(m->path, j->syms[i].path) != 0)
 			continue;
-		if (!(f = rec_elfcfi_get(j->files, m, pid)))
+		if (!(f = rec_mapped_get(j->files, m, pid)))
 			return NULL;
-		return symtab_find(&j->syms[i], pc - rec_elfcfi_bias(f, m));
+		return symtab_find(&j->syms[i], pc - rec_mapped_bias(f, m));
 	}
 	return NULL;
 }
@@ -576,7 +576,7 @@ cpu_seconds(void)
  * CPU time the whole pass took.
  */
 static double
-unwind_pass(struct rec *r, struct rec_unwinder *u, struct judge *j,
+unwind_pass(struct rec *r, struct rec_unwind *u, struct judge *j,
 	    struct verdict *v, size_t *frames)
 {
 	static uint64_t pcs[REC_UNWIND_MAX_FRAMES];
@@ -588,9 +588,9 @@ unwind_pass(struct rec *r, struct rec_unwinder *u, struct judge *j,
 	for (i = 0; i < r->nsamples; i++) {
 		const struct sample *s = &r->samples[i];
 
-		n = rec_unwinder_unwind(u, r->mods, s->pid, s->regs,
-					REC_UNWIND_REGS_MASK, s->stack, s->len,
-					pcs, REC_UNWIND_MAX_FRAMES, &trunc);
+		n = rec_unwind_unwind(u, r->mods, s->pid, s->regs,
+				      REC_UNWIND_REGS_MASK, s->stack, s->len,
+				      pcs, REC_UNWIND_MAX_FRAMES, &trunc);
 		*frames += n;
 		if (v)
 			judge_sample(j, s, pcs, n, trunc, v);
@@ -600,7 +600,7 @@ unwind_pass(struct rec *r, struct rec_unwinder *u, struct judge *j,
 
 /* Best of five warm passes over the samples of `lo` to `hi` frames. */
 static void
-bench_range(struct rec *r, struct rec_unwinder *u, const size_t *nf, size_t lo,
+bench_range(struct rec *r, struct rec_unwind *u, const size_t *nf, size_t lo,
 	    size_t hi)
 {
 	static uint64_t pcs[REC_UNWIND_MAX_FRAMES];
@@ -616,7 +616,7 @@ bench_range(struct rec *r, struct rec_unwinder *u, const size_t *nf, size_t lo,
 
 			if (nf[i] < lo || nf[i] > hi)
 				continue;
-			frames += rec_unwinder_unwind(
+			frames += rec_unwind_unwind(
 			    u, r->mods, s->pid, s->regs, REC_UNWIND_REGS_MASK,
 			    s->stack, s->len, pcs, REC_UNWIND_MAX_FRAMES,
 			    &trunc);
@@ -634,7 +634,7 @@ bench_range(struct rec *r, struct rec_unwinder *u, const size_t *nf, size_t lo,
 }
 
 static void
-bench(struct rec *r, struct rec_unwinder *u)
+bench(struct rec *r, struct rec_unwind *u)
 {
 	static uint64_t pcs[REC_UNWIND_MAX_FRAMES];
 	size_t *nf = calloc(r->nsamples + 1, sizeof(*nf)), i;
@@ -642,7 +642,7 @@ bench(struct rec *r, struct rec_unwinder *u)
 
 	ck_assert_ptr_nonnull(nf);
 	for (i = 0; i < r->nsamples; i++)
-		nf[i] = rec_unwinder_unwind(
+		nf[i] = rec_unwind_unwind(
 		    u, r->mods, r->samples[i].pid, r->samples[i].regs,
 		    REC_UNWIND_REGS_MASK, r->samples[i].stack,
 		    r->samples[i].len, pcs, REC_UNWIND_MAX_FRAMES, &trunc);
@@ -658,7 +658,7 @@ START_TEST(test_chains_unwind_to_root)
 	struct rec *r = calloc(1, sizeof(*r));
 	struct judge j;
 	struct verdict v;
-	struct rec_unwinder *u = rec_unwinder_new(NULL);
+	struct rec_unwind *u = rec_unwind_new(NULL);
 	double secs = atof(env_or("SP_UNW_SECONDS", "1")), cold;
 	size_t stack = (size_t)atol(env_or("SP_UNW_STACK", "32768"));
 	size_t frames, c;
@@ -674,13 +674,13 @@ START_TEST(test_chains_unwind_to_root)
 			      "perf_event_open must work when CI=true");
 		rec_release(r);
 		free(r);
-		rec_unwinder_free(u);
+		rec_unwind_free(u);
 		return;
 	}
 	memset(&j, 0, sizeof(j));
 	memset(&v, 0, sizeof(v));
 	j.mods = r->mods;
-	j.files = rec_elfcfi_cache_new(NULL);
+	j.files = rec_mapped_cache_new(NULL);
 	symtab_load(&j.syms[0], r->exe);
 	symtab_load(&j.syms[1], r->lib);
 	cold = unwind_pass(r, u, &j, &v, &frames);
@@ -691,7 +691,7 @@ START_TEST(test_chains_unwind_to_root)
 	       v.total ? cold * 1e6 / (double)v.total : 0.0);
 	for (c = 0; c < NCHAINS; c++)
 		printf("  %4zu complete: %s\n", v.full[c], chains[c]);
-	rec_unwinder_counters(u, print_counter, NULL);
+	rec_unwind_counters(u, print_counter, NULL);
 	if (getenv("SP_UNW_BENCH"))
 		bench(r, u);
 	fflush(stdout);
@@ -702,8 +702,8 @@ START_TEST(test_chains_unwind_to_root)
 			      chains[c]);
 	symtab_release(&j.syms[0]);
 	symtab_release(&j.syms[1]);
-	rec_elfcfi_cache_free(j.files);
-	rec_unwinder_free(u);
+	rec_mapped_cache_free(j.files);
+	rec_unwind_free(u);
 	rec_release(r);
 	free(r);
 }
