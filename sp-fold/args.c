@@ -16,7 +16,7 @@
 #include "sp-fold/argcheck.h"
 #include "sp-fold/args.h"
 #include "sp-fold/usage.h"
-#include "sp-fold/write_svg_color.h"
+#include "sp-fold/write/write_svg_color.h"
 #include "common/banned.h"
 
 enum {

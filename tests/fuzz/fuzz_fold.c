@@ -15,16 +15,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-fold/foldset.h"
-#include "sp-fold/read_folded.h"
-#include "sp-fold/read_perfscript.h"
-#include "sp-fold/read_records.h"
-#include "sp-fold/write_folded.h"
-#include "sp-fold/write_pprof.h"
-#include "sp-fold/write_pprof_records.h"
-#include "sp-fold/write_svg.h"
-#include "sp-fold/write_svg_records.h"
-#include "sp-fold/write_top.h"
+#include "sp-fold/model/foldset.h"
+#include "sp-fold/read/read_folded.h"
+#include "sp-fold/read/read_perfscript.h"
+#include "sp-fold/read/read_records.h"
+#include "sp-fold/write/write_folded.h"
+#include "sp-fold/write/write_pprof.h"
+#include "sp-fold/write/write_pprof_records.h"
+#include "sp-fold/write/write_svg.h"
+#include "sp-fold/write/write_svg_records.h"
+#include "sp-fold/write/write_top.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

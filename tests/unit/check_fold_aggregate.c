@@ -11,13 +11,13 @@
 #include <string.h>
 
 #include "common/buf.h"
-#include "sp-fold/filter.h"
-#include "sp-fold/foldset.h"
-#include "sp-fold/livetab.h"
-#include "sp-fold/profile.h"
-#include "sp-fold/read_perfscript.h"
-#include "sp-fold/read_records.h"
-#include "sp-fold/write_folded.h"
+#include "sp-fold/live/livetab.h"
+#include "sp-fold/model/filter.h"
+#include "sp-fold/model/foldset.h"
+#include "sp-fold/model/profile.h"
+#include "sp-fold/read/read_perfscript.h"
+#include "sp-fold/read/read_records.h"
+#include "sp-fold/write/write_folded.h"
 
 /* The folded output of a set, as one string the caller frees. */
 static char *

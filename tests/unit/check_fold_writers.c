@@ -12,13 +12,13 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "sp-fold/foldset.h"
-#include "sp-fold/read_records.h"
-#include "sp-fold/write_folded.h"
-#include "sp-fold/write_pprof.h"
-#include "sp-fold/write_pprof_records.h"
-#include "sp-fold/write_svg.h"
-#include "sp-fold/write_top.h"
+#include "sp-fold/model/foldset.h"
+#include "sp-fold/read/read_records.h"
+#include "sp-fold/write/write_folded.h"
+#include "sp-fold/write/write_pprof.h"
+#include "sp-fold/write/write_pprof_records.h"
+#include "sp-fold/write/write_svg.h"
+#include "sp-fold/write/write_top.h"
 
 static const char *const lines[] = {
 	"app;main;work;leaf",
