@@ -357,14 +357,16 @@ set_option(int c, struct fold_opts *o)
 		o->event_filter = optarg;
 		break;
 	case OPT_EXCLUDE:
-		parse_regex("--exclude", optarg, &o->exclude, &o->has_exclude);
+		parse_regex("--exclude", optarg, &o->filter.exclude,
+			    &o->filter.has_exclude);
 		break;
 	case OPT_FROM:
 		o->from = parse_input(optarg);
 		o->from_given = true;
 		break;
 	case OPT_INCLUDE:
-		parse_regex("--include", optarg, &o->include, &o->has_include);
+		parse_regex("--include", optarg, &o->filter.include,
+			    &o->filter.has_include);
 		break;
 	case OPT_INLINE:
 		o->inl = true;
@@ -382,7 +384,7 @@ set_option(int c, struct fold_opts *o)
 		o->kernel = true;
 		break;
 	case OPT_MAXDEPTH:
-		o->max_depth =
+		o->filter.max_depth =
 		    (unsigned)parse_num("--max-depth", optarg, 1u << 20);
 		break;
 	case OPT_NOCOMM:
@@ -456,10 +458,10 @@ fold_args_release(struct fold_opts *o)
 	free(o->comms);
 	free(o->pids.v);
 	free(o->tids.v);
-	if (o->has_include)
-		regfree(&o->include);
-	if (o->has_exclude)
-		regfree(&o->exclude);
+	if (o->filter.has_include)
+		regfree(&o->filter.include);
+	if (o->filter.has_exclude)
+		regfree(&o->filter.exclude);
 }
 
 int

@@ -6,10 +6,11 @@
 #ifndef SP_FOLD_OPTS_H
 #define SP_FOLD_OPTS_H
 
-#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "sp-fold/model/filter.h"
 
 enum fold_format {
 	FOLD_FOLDED,
@@ -75,9 +76,7 @@ struct fold_opts {
 	size_t ncomms, acomms;
 	bool has_time;
 	double time_from, time_to; /* seconds from the first sample */
-	bool has_include, has_exclude;
-	regex_t include, exclude;
-	unsigned max_depth; /* 0: no limit */
+	struct fold_filter_opts filter;
 	/* svg */
 	const char *title, *subtitle;
 	const char *countname, *nametype, *fonttype;

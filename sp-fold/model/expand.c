@@ -149,14 +149,15 @@ fold_depth_keep(const struct fold_model *m, const struct fold_opts *o,
 	size_t i, depth = 0, d;
 
 	*upto = 0;
-	if (!o->max_depth)
+	if (!o->filter.max_depth)
 		return n;
 	for (i = 0; i < n; i++) {
 		fold_model_view(m, ids[i], pid, &v);
 		d = view_depth(&v, o);
-		if (depth + d > o->max_depth) {
-			if (v.syms->n && depth < o->max_depth)
-				*upto = syms_upto(&v, o, o->max_depth - depth);
+		if (depth + d > o->filter.max_depth) {
+			if (v.syms->n && depth < o->filter.max_depth)
+				*upto = syms_upto(&v, o,
+						  o->filter.max_depth - depth);
 			return i;
 		}
 		depth += d;
@@ -247,7 +248,8 @@ fold_model_sourced(const struct fold_model *m, const struct fold_opts *o,
 	sp_buf_consume(out, skip);
 	/* The comm is the process's to choose: --live prints this line. */
 	fold_clean_controls(out->data, out->len);
-	*keep = out->len && fold_filter_frames(o, (char *)out->data, &out->len);
+	*keep = out->len && fold_filter_frames(&o->filter, !o->no_comm,
+					       (char *)out->data, &out->len);
 	return 0;
 }
 

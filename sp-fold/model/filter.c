@@ -24,27 +24,28 @@ frame_matches(const regex_t *re, const char *s, size_t from, size_t to)
  * matched against the patterns.
  */
 bool
-fold_filter_frames(const struct fold_opts *o, char *stack, size_t *len)
+fold_filter_frames(const struct fold_filter_opts *f, bool comm, char *stack,
+		   size_t *len)
 {
-	bool inc = !o->has_include, exc = false;
+	bool inc = !f->has_include, exc = false;
 	size_t from = 0, to, depth = 0;
 
-	if (!o->has_include && !o->has_exclude && !o->max_depth)
+	if (!f->has_include && !f->has_exclude && !f->max_depth)
 		return true;
 	for (; from <= *len; from = to + 1) {
 		to = from;
 		while (to < *len && stack[to] != ';')
 			to++;
-		if (depth++ == 0 && !o->no_comm)
+		if (depth++ == 0 && comm)
 			continue;
-		if (o->max_depth && depth - !o->no_comm > o->max_depth) {
+		if (f->max_depth && depth - comm > f->max_depth) {
 			*len = from - 1;
 			break;
 		}
-		if (o->has_include && !inc)
-			inc = frame_matches(&o->include, stack, from, to);
-		if (o->has_exclude && !exc)
-			exc = frame_matches(&o->exclude, stack, from, to);
+		if (f->has_include && !inc)
+			inc = frame_matches(&f->include, stack, from, to);
+		if (f->has_exclude && !exc)
+			exc = frame_matches(&f->exclude, stack, from, to);
 	}
 	return inc && !exc;
 }

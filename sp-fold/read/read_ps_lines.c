@@ -325,7 +325,8 @@ header_line(struct fold_ps *st, const char *s, size_t n, struct fold_span comm,
 static int
 add_stack(struct fold_ps *st, struct sp_buf *b)
 {
-	if (!fold_filter_frames(st->o, (char *)b->data, &b->len))
+	if (!fold_filter_frames(&st->o->filter, !st->o->no_comm,
+				(char *)b->data, &b->len))
 		return 0;
 	return fold_set_add(st->set, (char *)b->data, b->len, st->weight);
 }

@@ -338,7 +338,7 @@ stream_sample(struct fold_reader *r, const struct fold_sample *smp)
 {
 	bool keep = true;
 
-	if (r->o->has_include || r->o->has_exclude) {
+	if (r->o->filter.has_include || r->o->filter.has_exclude) {
 		if (fold_model_folded(&r->m, r->o, smp->comm, smp->pid,
 				      smp->tid, smp->stack, &r->tmp, &keep))
 			return -ENOMEM;

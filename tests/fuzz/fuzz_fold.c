@@ -84,7 +84,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		o.inl = false;
 	o.no_comm = mode & 32;
 	o.show_hidden = o.reverse = mode & 64;
-	o.max_depth = mode & 128 ? 3 : 0;
+	o.filter.max_depth = mode & 128 ? 3 : 0;
 	in = fmemopen((void *)(data + 1), size - 1 ? size - 1 : 1, "r");
 	set = fold_set_new();
 	if (in && set && size > 1) {
