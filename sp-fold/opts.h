@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "sp-fold/model/filter.h"
+#include "sp-fold/write/write_opts.h"
 
 enum fold_format {
 	FOLD_FOLDED,
@@ -64,7 +65,6 @@ struct fold_opts {
 	bool diff;               /* --diff BEFORE AFTER */
 	bool normalize;      /* --normalize: scale BEFORE to AFTER's total */
 	bool strip_hex;      /* --strip-hex: 0x... for hex numbers */
-	bool negate;         /* --negate: blue for growth, red for shrinking */
 	bool weight_time;    /* count the sampling period, not samples */
 	bool weight_samples; /* perf script: 1 a sample, not its period */
 	bool weight_period;  /* records: each sample's period (its events) */
@@ -77,17 +77,9 @@ struct fold_opts {
 	bool has_time;
 	double time_from, time_to; /* seconds from the first sample */
 	struct fold_filter_opts filter;
-	/* svg */
-	const char *title, *subtitle;
-	const char *countname, *nametype, *fonttype;
-	int fontsize, frame_height;
-	double minwidth;     /* pixels (0.1 when not given) */
-	double minwidth_pct; /* or a percentage of the width, when > 0 */
-	const char *colors;
-	bool reverse, inverted;
-	bool sort_total; /* --format top by total, not self */
 	bool flamechart; /* records: samples in time order, x is time */
-	int width;
+	struct fold_svg_opts svg;
+	struct fold_top_opts top;
 };
 
 #endif

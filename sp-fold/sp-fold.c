@@ -37,33 +37,38 @@
 #include "common/banned.h"
 
 /*
- * The writer --format (and --diff, --flamechart) picks for the profile of
- * a record stream (`records`) or of folded stacks.  NULL for perf script
- * text, which is written while the stream is read.
+ * Writes `p` with the writer --format (and --diff, --flamechart) picks
+ * for the profile of a record stream (`records`) or of folded stacks,
+ * each given its own options.  Nothing for perf script text, which is
+ * written while the stream is read.  Returns what the writer returns.
  */
-static fold_writer_fn *
-writer_of(const struct fold_opts *o, bool records)
+static int
+write_as(FILE *out, const struct fold_profile *p, const struct fold_opts *o,
+	 bool records)
 {
 	if (o->diff)
-		return o->format == FOLD_SVG ? fold_write_diff_svg
-					     : fold_write_diff_folded;
+		return o->format == FOLD_SVG
+			   ? fold_write_diff_svg(out, p, &o->svg)
+			   : fold_write_diff_folded(out, p, o);
 	if (records && o->flamechart)
-		return fold_write_chart;
+		return fold_write_chart(out, p, o);
 	switch (o->format) {
 	case FOLD_TOP:
-		return fold_write_top;
+		return fold_write_top(out, p, &o->top);
 	case FOLD_SVG:
-		return records ? fold_write_svg_records : fold_write_svg;
+		return records ? fold_write_svg_records(out, p, o)
+			       : fold_write_svg(out, p, &o->svg);
 	case FOLD_PPROF:
-		return records ? fold_write_pprof_records : fold_write_pprof;
+		return records ? fold_write_pprof_records(out, p, o)
+			       : fold_write_pprof(out, p, o);
 	case FOLD_SPEEDSCOPE:
-		return fold_write_speedscope;
+		return fold_write_speedscope(out, p, o);
 	case FOLD_PERF_SCRIPT:
-		return NULL;
+		return 0;
 	case FOLD_THREADS:
-		return fold_write_threads;
+		return fold_write_threads(out, p, o);
 	default:
-		return fold_write_folded;
+		return fold_write_folded(out, p, o);
 	}
 }
 
@@ -84,8 +89,7 @@ static int
 write_profile(FILE *out, const struct fold_profile *p,
 	      const struct fold_opts *o, bool records)
 {
-	fold_writer_fn *w = writer_of(o, records);
-	int rc = w ? w(out, p, o) : 0;
+	int rc = write_as(out, p, o, records);
 
 	if (rc < 0)
 		report(rc);

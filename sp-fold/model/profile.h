@@ -74,10 +74,11 @@ typedef int fold_sample_fn(void *ctx, const struct fold_model *m,
 			   const struct fold_sample *s);
 
 /*
- * Every writer of a profile has this shape: it writes `p` to `out` as `o`
- * says and returns 0, or -errno (-ENOMEM, -EIO) without a message, which
- * main prints.  Write errors it does not see are left to the caller's
- * check of `out`.
+ * The writers of a record stream's profile that still read the whole
+ * command line have this shape (top and svg take their own options,
+ * write/write_opts.h): it writes `p` to `out` as `o` says and returns 0, or
+ * -errno (-ENOMEM, -EIO) without a message, which main prints.  Write errors it
+ * does not see are left to the caller's check of `out`.
  */
 typedef int fold_writer_fn(FILE *out, const struct fold_profile *p,
 			   const struct fold_opts *o);

@@ -46,7 +46,7 @@ fold_write_chart(FILE *out, const struct fold_profile *p,
 		qsort_r(order, p->nticks, sizeof(*order), fold_profile_tick_cmp,
 			(void *)p);
 		n = runs(p, order, &s, lines);
-		rc = fold_svg_draw_chart(out, lines, n, o);
+		rc = fold_svg_draw_chart(out, lines, n, &o->svg);
 	}
 	free(order);
 	free(lines);

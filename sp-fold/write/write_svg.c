@@ -16,7 +16,10 @@
 #include "common/buf.h"
 #include "common/htab.h"
 #include "common/records.h"
+#include "sp-fold/model/diff.h"
+#include "sp-fold/model/foldset.h"
 #include "sp-fold/model/model.h"
+#include "sp-fold/model/profile.h"
 #include "sp-fold/write/write_svg.h"
 #include "sp-fold/write/write_svg_color.h"
 #include "sp-fold/write/write_svg_js.h"
@@ -297,13 +300,9 @@ fit_len(const char *name, size_t len, double w, int fs, bool *dots)
 
 /* The unit of the counts in tooltips: --countname, or what they count. */
 static const char *
-countname(const struct fold_opts *o)
+countname(const struct fold_svg_opts *o)
 {
-	if (o->countname)
-		return o->countname;
-	if (o->weight_period)
-		return "events";
-	return o->weight_time ? "nanoseconds" : "samples";
+	return o->countname ? o->countname : "samples";
 }
 
 struct geom {
@@ -317,7 +316,7 @@ struct geom {
 };
 
 static void
-put_frame(FILE *out, const struct fold_opts *o, const struct geom *g,
+put_frame(FILE *out, const struct fold_svg_opts *o, const struct geom *g,
 	  const struct tree *t, const struct node *nd, uint64_t x,
 	  unsigned depth)
 {
@@ -331,9 +330,9 @@ put_frame(FILE *out, const struct fold_opts *o, const struct geom *g,
 	int rgb[3];
 
 	if (t->diff)
-		fold_svg_color_delta(o, nd->delta, t->maxdelta, rgb);
+		fold_svg_color_delta(o->negate, nd->delta, t->maxdelta, rgb);
 	else
-		fold_svg_color(o, nd->name, nd->len, rgb);
+		fold_svg_color(o->colors, nd->name, nd->len, rgb);
 	fputs("<g><title>", out);
 	put_xml(out, nd->name, nd->len);
 	fprintf(out, " (%" PRIu64 " %s, %.2f%%", nd->count, countname(o),
@@ -425,7 +424,7 @@ push_children(const struct tree *t, const struct todo *parent,
 }
 
 static int
-put_frames(FILE *out, const struct fold_opts *o, const struct geom *g,
+put_frames(FILE *out, const struct fold_svg_opts *o, const struct geom *g,
 	   const struct tree *t)
 {
 	struct sp_buf stack = SP_BUF_INIT, tmp = SP_BUF_INIT;
@@ -463,7 +462,7 @@ put_js_string(FILE *out, const char *s)
 }
 
 static void
-put_script(FILE *out, const struct fold_opts *o, const struct geom *g)
+put_script(FILE *out, const struct fold_svg_opts *o, const struct geom *g)
 {
 	fprintf(out, "<style type=\"text/css\">\n%s", svg_style);
 	fputs("text { font-family: ", out);
@@ -489,12 +488,12 @@ put_text(FILE *out, const char *id, int x, int y, const char *text)
 }
 
 static void
-put_head(FILE *out, const struct fold_opts *o, const struct geom *g)
+put_head(FILE *out, const struct fold_svg_opts *o, const struct geom *g)
 {
-	const char *title = o->title        ? o->title
-			    : o->flamechart ? "Flame Chart"
-			    : o->inverted   ? "Icicle Graph"
-					    : "Flame Graph";
+	const char *title = o->title      ? o->title
+			    : o->chart    ? "Flame Chart"
+			    : o->inverted ? "Icicle Graph"
+					  : "Flame Graph";
 
 	fprintf(out,
 		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
@@ -525,7 +524,7 @@ put_head(FILE *out, const struct fold_opts *o, const struct geom *g)
 
 /* Draws a built tree; returns 0 or -ENOMEM. */
 static int
-draw(FILE *out, const struct fold_opts *o, const struct tree *t)
+draw(FILE *out, const struct fold_svg_opts *o, const struct tree *t)
 {
 	struct geom g = { .width = o->width ? o->width : 1200,
 			  .inverted = o->inverted };
@@ -564,7 +563,7 @@ tree_release(struct tree *t)
  * or -ENOMEM.
  */
 static int
-finish(FILE *out, const struct fold_opts *o, struct tree *t, int rc)
+finish(FILE *out, const struct fold_svg_opts *o, struct tree *t, int rc)
 {
 	if (!rc)
 		rc = draw(out, o, t);
@@ -574,7 +573,7 @@ finish(FILE *out, const struct fold_opts *o, struct tree *t, int rc)
 
 int
 fold_write_svg(FILE *out, const struct fold_profile *p,
-	       const struct fold_opts *o)
+	       const struct fold_svg_opts *o)
 {
 	struct tree t = { .key = SP_BUF_INIT };
 
@@ -583,7 +582,7 @@ fold_write_svg(FILE *out, const struct fold_profile *p,
 
 int
 fold_svg_draw_lines(FILE *out, const struct fold_svg_line *lines, size_t n,
-		    const struct fold_opts *o)
+		    const struct fold_svg_opts *o)
 {
 	struct tree t = { .key = SP_BUF_INIT };
 
@@ -592,7 +591,7 @@ fold_svg_draw_lines(FILE *out, const struct fold_svg_line *lines, size_t n,
 
 int
 fold_svg_draw_chart(FILE *out, const struct fold_svg_line *lines, size_t n,
-		    const struct fold_opts *o)
+		    const struct fold_svg_opts *o)
 {
 	struct tree t = { .key = SP_BUF_INIT };
 
@@ -601,7 +600,7 @@ fold_svg_draw_chart(FILE *out, const struct fold_svg_line *lines, size_t n,
 
 int
 fold_write_diff_svg(FILE *out, const struct fold_profile *p,
-		    const struct fold_opts *o)
+		    const struct fold_svg_opts *o)
 {
 	struct tree t = { .key = SP_BUF_INIT };
 

@@ -6,10 +6,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sp-fold/model/diff.h"
-#include "sp-fold/model/foldset.h"
-#include "sp-fold/model/profile.h"
-#include "sp-fold/opts.h"
+#include "sp-fold/write/write_opts.h"
+
+struct fold_profile;
 
 /*
  * A folded stack to draw, `count` wide, and the source of each of its
@@ -25,22 +24,21 @@ struct fold_svg_line {
 };
 
 /*
- * Each function here writes an SVG document to `out`, drawn as --title,
- * --colors, --width, --reverse and --inverted say, and returns 0 or
- * -ENOMEM; write errors are left to the caller's check of `out`.
+ * Each function here writes an SVG document to `out`, drawn as `o` says, and
+ * returns 0 or -ENOMEM; write errors are left to the caller's check of `out`.
  */
 /* The flame graph of the profile's folded set. */
 int fold_write_svg(FILE *out, const struct fold_profile *p,
-		   const struct fold_opts *o);
+		   const struct fold_svg_opts *o);
 /* The flame graph of `lines` (any order), with their sources. */
 int fold_svg_draw_lines(FILE *out, const struct fold_svg_line *lines, size_t n,
-			const struct fold_opts *o);
+			const struct fold_svg_opts *o);
 /*
  * A flame chart: `lines` in time order, each merged into the one before
  * where their stacks begin alike, so x is time (--flamechart).
  */
 int fold_svg_draw_chart(FILE *out, const struct fold_svg_line *lines, size_t n,
-			const struct fold_opts *o);
+			const struct fold_svg_opts *o);
 /*
  * A differential flame graph of the profile's diff lines, as
  * flamegraph.pl draws two-column input: frames as wide as their after
@@ -48,6 +46,6 @@ int fold_svg_draw_chart(FILE *out, const struct fold_svg_line *lines, size_t n,
  * grew, blue shrank; --negate swaps).
  */
 int fold_write_diff_svg(FILE *out, const struct fold_profile *p,
-			const struct fold_opts *o);
+			const struct fold_svg_opts *o);
 
 #endif

@@ -110,10 +110,9 @@ kind_of(const char *pal, const char *s, size_t n)
 }
 
 void
-fold_svg_color(const struct fold_opts *o, const char *name, size_t len,
-	       int rgb[3])
+fold_svg_color(const char *palette, const char *name, size_t len, int rgb[3])
 {
-	const char *pal = o->colors ? o->colors : "hot";
+	const char *pal = palette ? palette : "hot";
 	const struct palette *p = find_palette(pal);
 	uint64_t h = sp_hash(name, len);
 	int i;
@@ -138,10 +137,9 @@ fold_svg_color(const struct fold_opts *o, const char *name, size_t len,
 }
 
 void
-fold_svg_color_delta(const struct fold_opts *o, int64_t delta, uint64_t max,
-		     int rgb[3])
+fold_svg_color_delta(bool negate, int64_t delta, uint64_t max, int rgb[3])
 {
-	double v = (double)(o->negate ? -delta : delta), m = (double)max;
+	double v = (double)(negate ? -delta : delta), m = (double)max;
 
 	rgb[0] = rgb[1] = rgb[2] = 255;
 	if (v > 0)

@@ -11,15 +11,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sp-fold/opts.h"
-
-/* The fill of a frame named name[0..len) with --colors. */
-void fold_svg_color(const struct fold_opts *o, const char *name, size_t len,
+/* The fill of a frame named name[0..len) in `palette` (--colors; NULL: hot). */
+void fold_svg_color(const char *palette, const char *name, size_t len,
 		    int rgb[3]);
 /* White for no change, redder as delta grows to max, bluer as it shrinks;
  * --negate swaps. */
-void fold_svg_color_delta(const struct fold_opts *o, int64_t delta,
-			  uint64_t max, int rgb[3]);
+void fold_svg_color_delta(bool negate, int64_t delta, uint64_t max, int rgb[3]);
 /* Whether --colors names a palette. */
 bool fold_svg_palette_ok(const char *name);
 

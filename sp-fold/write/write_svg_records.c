@@ -120,12 +120,12 @@ int
 fold_write_svg_records(FILE *out, const struct fold_profile *p,
 		       const struct fold_opts *opts)
 {
-	struct fold_opts titled = *opts;
-	const struct fold_opts *o = &titled;
+	struct fold_svg_opts titled = opts->svg;
+	const struct fold_opts *o = opts;
 	struct fold_svg_records s;
 	struct fold_svg_line *kept = NULL;
 	const char *name =
-	    opts->title || opts->inverted ? NULL : busiest_name(p);
+	    opts->svg.title || opts->svg.inverted ? NULL : busiest_name(p);
 	char title[160];
 	size_t i, n = 0;
 	int rc = -ENOMEM;
@@ -139,7 +139,7 @@ fold_write_svg_records(FILE *out, const struct fold_profile *p,
 		for (i = 0; i < p->nents; i++)
 			if (s.lines[i].stack)
 				kept[n++] = s.lines[i];
-		rc = fold_svg_draw_lines(out, kept, n, o);
+		rc = fold_svg_draw_lines(out, kept, n, &titled);
 	}
 	free(kept);
 	fold_svg_records_release(&s);

@@ -11,6 +11,8 @@
 
 #include "common/grow.h"
 #include "common/htab.h"
+#include "sp-fold/model/foldset.h"
+#include "sp-fold/model/profile.h"
 #include "sp-fold/write/write_top.h"
 #include "common/banned.h"
 
@@ -93,20 +95,14 @@ fn_cmp(const void *a, const void *b, void *by_total)
 
 /* What the counts are: samples, nanoseconds of a view, or events. */
 static const char *
-unit_of(const struct fold_opts *o)
+unit_of(const struct fold_top_opts *o)
 {
-	if (o->view == FOLD_VIEW_OFFCPU)
-		return "nanoseconds off-CPU";
-	if (o->view == FOLD_VIEW_WALL)
-		return "nanoseconds of wall-clock time";
-	if (o->weight_time)
-		return "nanoseconds";
-	return o->weight_period ? "events" : "samples";
+	return o->unit ? o->unit : "samples";
 }
 
 static void
 print_top(FILE *out, const struct top *t, uint64_t all,
-	  const struct fold_opts *o)
+	  const struct fold_top_opts *o)
 {
 	double scale = all ? 100.0 / (double)all : 0;
 	/* Times read as milliseconds: nine-digit nanoseconds do not. */
@@ -133,7 +129,7 @@ print_top(FILE *out, const struct top *t, uint64_t all,
 
 int
 fold_write_top(FILE *out, const struct fold_profile *p,
-	       const struct fold_opts *o)
+	       const struct fold_top_opts *o)
 {
 	struct fold_set *set = p->set;
 	struct top t = { 0 };
@@ -149,7 +145,7 @@ fold_write_top(FILE *out, const struct fold_profile *p,
 	if (!rc) {
 		if (t.n)
 			qsort_r(t.v, t.n, sizeof(*t.v), fn_cmp,
-				(void *)&o->sort_total);
+				(void *)&o->by_total);
 		print_top(out, &t, fold_set_total(set), o);
 	}
 	sp_htab_free(t.idx);

@@ -4,14 +4,15 @@
 
 #include <stdio.h>
 
-#include "sp-fold/model/profile.h"
-#include "sp-fold/opts.h"
+#include "sp-fold/write/write_opts.h"
+
+struct fold_profile;
 
 /*
  * Writes the table of the profile's folded set to `out`.  Returns 0 or
  * -ENOMEM; write errors are left to the caller's check of `out`.
  */
 int fold_write_top(FILE *out, const struct fold_profile *p,
-		   const struct fold_opts *o);
+		   const struct fold_top_opts *o);
 
 #endif

@@ -38,8 +38,8 @@ write_all(struct fold_set *set, const struct fold_opts *o,
 	if (!null)
 		return;
 	fold_write_folded(null, &p, o);
-	fold_write_top(null, &p, o);
-	fold_write_svg(null, &p, o);
+	fold_write_top(null, &p, &o->top);
+	fold_write_svg(null, &p, &o->svg);
 	fold_write_pprof(null, &p, o);
 	fclose(null);
 }
@@ -83,7 +83,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((mode & 129) == 1)
 		o.inl = false;
 	o.no_comm = mode & 32;
-	o.show_hidden = o.reverse = mode & 64;
+	o.show_hidden = o.svg.reverse = mode & 64;
 	o.filter.max_depth = mode & 128 ? 3 : 0;
 	in = fmemopen((void *)(data + 1), size - 1 ? size - 1 : 1, "r");
 	set = fold_set_new();
