@@ -1,7 +1,8 @@
 /*
  * opts.h: sp-fold's options, as args.c sets them from the command line.
- * The other parts only read them; the id and comm lists and the compiled
- * patterns belong to args.c, which frees them.
+ * The filters' and the writers' own structs are members, so each is
+ * handed only its own.  The other parts only read them; the id and comm
+ * lists and the compiled patterns belong to args.c, which frees them.
  */
 #ifndef SP_FOLD_OPTS_H
 #define SP_FOLD_OPTS_H
