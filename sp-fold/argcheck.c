@@ -108,7 +108,7 @@ check_combinations(struct fold_opts *o, int nfiles)
 		fold_usage_error("--diff takes two files: BEFORE AFTER");
 	if (o->diff && o->format != FOLD_FOLDED && o->format != FOLD_SVG)
 		fold_usage_error("--diff writes folded stacks or svg");
-	if (!o->diff && (o->normalize || o->strip_hex || o->negate))
+	if (!o->diff && (o->normalize || o->strip_hex || o->svg.negate))
 		fold_usage_error(
 		    "--normalize, --strip-hex and --negate go with "
 		    "--diff");

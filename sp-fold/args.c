@@ -16,7 +16,7 @@
 #include "sp-fold/argcheck.h"
 #include "sp-fold/args.h"
 #include "sp-fold/usage.h"
-#include "sp-fold/write_svg_color.h"
+#include "sp-fold/write/write_svg_color.h"
 #include "common/banned.h"
 
 enum {
@@ -184,9 +184,9 @@ parse_minwidth(const char *s, struct fold_opts *o)
 	if (errno || end == s || v < 0 || (*end && strcmp(end, "%")))
 		bad_value("--minwidth", s);
 	if (*end)
-		o->minwidth_pct = v;
+		o->svg.minwidth_pct = v;
 	else
-		o->minwidth = v;
+		o->svg.minwidth = v;
 }
 
 static unsigned long
@@ -298,7 +298,7 @@ set_option(int c, struct fold_opts *o)
 			    "hot, mem, io, wakeup, chain, java, js, perl, "
 			    "red, green, blue, aqua, yellow, purple, "
 			    "orange");
-		o->colors = optarg;
+		o->svg.colors = optarg;
 		break;
 	case OPT_COMM:
 		add_comm(o, optarg);
@@ -307,16 +307,16 @@ set_option(int c, struct fold_opts *o)
 		o->diff = true;
 		break;
 	case OPT_COUNTNAME:
-		o->countname = optarg;
+		o->svg.countname = optarg;
 		break;
 	case OPT_FLAMECHART:
 		o->flamechart = true;
 		break;
 	case OPT_FONTSIZE:
-		o->fontsize = (int)parse_num("--fontsize", optarg, 200);
+		o->svg.fontsize = (int)parse_num("--fontsize", optarg, 200);
 		break;
 	case OPT_FONTTYPE:
-		o->fonttype = optarg;
+		o->svg.fonttype = optarg;
 		break;
 	case OPT_HASH:
 		break; /* colors always come from a hash of the name */
@@ -330,22 +330,22 @@ set_option(int c, struct fold_opts *o)
 		o->window_ns = parse_seconds("--window", optarg);
 		break;
 	case OPT_HEIGHT:
-		o->frame_height = (int)parse_num("--height", optarg, 500);
+		o->svg.frame_height = (int)parse_num("--height", optarg, 500);
 		break;
 	case OPT_MINWIDTH:
 		parse_minwidth(optarg, o);
 		break;
 	case OPT_NAMETYPE:
-		o->nametype = optarg;
+		o->svg.nametype = optarg;
 		break;
 	case OPT_SRCLINE:
 		o->srcline = true;
 		break;
 	case OPT_SUBTITLE:
-		o->subtitle = optarg;
+		o->svg.subtitle = optarg;
 		break;
 	case OPT_NEGATE:
-		o->negate = true;
+		o->svg.negate = true;
 		break;
 	case OPT_NORMALIZE:
 		o->normalize = true;
@@ -357,14 +357,16 @@ set_option(int c, struct fold_opts *o)
 		o->event_filter = optarg;
 		break;
 	case OPT_EXCLUDE:
-		parse_regex("--exclude", optarg, &o->exclude, &o->has_exclude);
+		parse_regex("--exclude", optarg, &o->filter.exclude,
+			    &o->filter.has_exclude);
 		break;
 	case OPT_FROM:
 		o->from = parse_input(optarg);
 		o->from_given = true;
 		break;
 	case OPT_INCLUDE:
-		parse_regex("--include", optarg, &o->include, &o->has_include);
+		parse_regex("--include", optarg, &o->filter.include,
+			    &o->filter.has_include);
 		break;
 	case OPT_INLINE:
 		o->inl = true;
@@ -373,7 +375,7 @@ set_option(int c, struct fold_opts *o)
 		o->context = true;
 		break;
 	case OPT_INVERTED:
-		o->inverted = true;
+		o->svg.inverted = true;
 		break;
 	case OPT_JIT:
 		o->jit = true;
@@ -382,7 +384,7 @@ set_option(int c, struct fold_opts *o)
 		o->kernel = true;
 		break;
 	case OPT_MAXDEPTH:
-		o->max_depth =
+		o->filter.max_depth =
 		    (unsigned)parse_num("--max-depth", optarg, 1u << 20);
 		break;
 	case OPT_NOCOMM:
@@ -398,12 +400,12 @@ set_option(int c, struct fold_opts *o)
 		o->process_name = true;
 		break;
 	case OPT_REVERSE:
-		o->reverse = true;
+		o->svg.reverse = true;
 		break;
 	case OPT_SORT:
 		if (strcmp(optarg, "self") && strcmp(optarg, "total"))
 			bad_choice("--sort", optarg, "self, total");
-		o->sort_total = !strcmp(optarg, "total");
+		o->top.by_total = !strcmp(optarg, "total");
 		break;
 	case OPT_HIDDEN:
 		o->show_hidden = true;
@@ -421,7 +423,7 @@ set_option(int c, struct fold_opts *o)
 		parse_time(optarg, o);
 		break;
 	case OPT_TITLE:
-		o->title = optarg;
+		o->svg.title = optarg;
 		break;
 	case OPT_VIEW:
 		if (!strcmp(optarg, "off-cpu"))
@@ -443,7 +445,7 @@ set_option(int c, struct fold_opts *o)
 		o->weight_samples = !strcmp(optarg, "samples");
 		break;
 	case OPT_WIDTH:
-		o->width = (int)parse_num("--width", optarg, 100000);
+		o->svg.width = (int)parse_num("--width", optarg, 100000);
 		break;
 	default:
 		fold_usage_error(NULL);
@@ -456,10 +458,33 @@ fold_args_release(struct fold_opts *o)
 	free(o->comms);
 	free(o->pids.v);
 	free(o->tids.v);
-	if (o->has_include)
-		regfree(&o->include);
-	if (o->has_exclude)
-		regfree(&o->exclude);
+	if (o->filter.has_include)
+		regfree(&o->filter.include);
+	if (o->filter.has_exclude)
+		regfree(&o->filter.exclude);
+}
+
+/*
+ * What the writers are given that several options decide, settled once
+ * fold_args_check has checked them all (--view sets --weight time).
+ */
+static void
+settle(struct fold_opts *o)
+{
+	if (!o->svg.countname)
+		o->svg.countname = o->weight_period ? "events"
+				   : o->weight_time ? "nanoseconds"
+						    : "samples";
+	o->svg.chart = o->flamechart;
+	o->top.no_comm = o->no_comm;
+	if (o->view == FOLD_VIEW_OFFCPU)
+		o->top.unit = "nanoseconds off-CPU";
+	else if (o->view == FOLD_VIEW_WALL)
+		o->top.unit = "nanoseconds of wall-clock time";
+	else if (o->weight_time)
+		o->top.unit = "nanoseconds";
+	else
+		o->top.unit = o->weight_period ? "events" : "samples";
 }
 
 int
@@ -472,9 +497,10 @@ fold_args_parse(int argc, char **argv, struct fold_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->format = FOLD_FOLDED;
 	o->from = FOLD_IN_RECORDS;
-	o->minwidth = 0.1;
+	o->svg.minwidth = 0.1;
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1)
 		set_option(c, o);
 	fold_args_check(o, argv + optind, argc - optind);
+	settle(o);
 	return optind;
 }

@@ -1,15 +1,18 @@
 /*
  * opts.h: sp-fold's options, as args.c sets them from the command line.
- * The other parts only read them; the id and comm lists and the compiled
- * patterns belong to args.c, which frees them.
+ * The filters' and the writers' own structs are members, so each is
+ * handed only its own.  The other parts only read them; the id and comm
+ * lists and the compiled patterns belong to args.c, which frees them.
  */
 #ifndef SP_FOLD_OPTS_H
 #define SP_FOLD_OPTS_H
 
-#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "sp-fold/model/filter.h"
+#include "sp-fold/write/write_opts.h"
 
 enum fold_format {
 	FOLD_FOLDED,
@@ -63,7 +66,6 @@ struct fold_opts {
 	bool diff;               /* --diff BEFORE AFTER */
 	bool normalize;      /* --normalize: scale BEFORE to AFTER's total */
 	bool strip_hex;      /* --strip-hex: 0x... for hex numbers */
-	bool negate;         /* --negate: blue for growth, red for shrinking */
 	bool weight_time;    /* count the sampling period, not samples */
 	bool weight_samples; /* perf script: 1 a sample, not its period */
 	bool weight_period;  /* records: each sample's period (its events) */
@@ -75,20 +77,10 @@ struct fold_opts {
 	size_t ncomms, acomms;
 	bool has_time;
 	double time_from, time_to; /* seconds from the first sample */
-	bool has_include, has_exclude;
-	regex_t include, exclude;
-	unsigned max_depth; /* 0: no limit */
-	/* svg */
-	const char *title, *subtitle;
-	const char *countname, *nametype, *fonttype;
-	int fontsize, frame_height;
-	double minwidth;     /* pixels (0.1 when not given) */
-	double minwidth_pct; /* or a percentage of the width, when > 0 */
-	const char *colors;
-	bool reverse, inverted;
-	bool sort_total; /* --format top by total, not self */
+	struct fold_filter_opts filter;
 	bool flamechart; /* records: samples in time order, x is time */
-	int width;
+	struct fold_svg_opts svg;
+	struct fold_top_opts top;
 };
 
 #endif

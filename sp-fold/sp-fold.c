@@ -14,56 +14,61 @@
 #include "common/heap.h"
 #include "sp-fold/argcheck.h"
 #include "sp-fold/args.h"
-#include "sp-fold/diff.h"
-#include "sp-fold/foldset.h"
-#include "sp-fold/live.h"
+#include "sp-fold/live/live.h"
+#include "sp-fold/model/diff.h"
+#include "sp-fold/model/foldset.h"
+#include "sp-fold/model/profile.h"
 #include "sp-fold/opts.h"
-#include "sp-fold/profile.h"
-#include "sp-fold/read_folded.h"
-#include "sp-fold/read_perfscript.h"
-#include "sp-fold/read_records.h"
-#include "sp-fold/sniff.h"
+#include "sp-fold/read/read_folded.h"
+#include "sp-fold/read/read_perfscript.h"
+#include "sp-fold/read/read_records.h"
+#include "sp-fold/read/sniff.h"
 #include "sp-fold/usage.h"
-#include "sp-fold/write_chart.h"
-#include "sp-fold/write_folded.h"
-#include "sp-fold/write_perfscript.h"
-#include "sp-fold/write_pprof.h"
-#include "sp-fold/write_pprof_records.h"
-#include "sp-fold/write_speedscope.h"
-#include "sp-fold/write_svg.h"
-#include "sp-fold/write_svg_records.h"
-#include "sp-fold/write_threads.h"
-#include "sp-fold/write_top.h"
+#include "sp-fold/write/write_chart.h"
+#include "sp-fold/write/write_folded.h"
+#include "sp-fold/write/write_perfscript.h"
+#include "sp-fold/write/write_pprof.h"
+#include "sp-fold/write/write_pprof_records.h"
+#include "sp-fold/write/write_speedscope.h"
+#include "sp-fold/write/write_svg.h"
+#include "sp-fold/write/write_svg_records.h"
+#include "sp-fold/write/write_threads.h"
+#include "sp-fold/write/write_top.h"
 #include "common/banned.h"
 
 /*
- * The writer --format (and --diff, --flamechart) picks for the profile of
- * a record stream (`records`) or of folded stacks.  NULL for perf script
- * text, which is written while the stream is read.
+ * Writes `p` with the writer --format (and --diff, --flamechart) picks
+ * for the profile of a record stream (`records`) or of folded stacks,
+ * each given its own options.  Nothing for perf script text, which is
+ * written while the stream is read.  Returns what the writer returns.
  */
-static fold_writer_fn *
-writer_of(const struct fold_opts *o, bool records)
+static int
+write_as(FILE *out, const struct fold_profile *p, const struct fold_opts *o,
+	 bool records)
 {
 	if (o->diff)
-		return o->format == FOLD_SVG ? fold_write_diff_svg
-					     : fold_write_diff_folded;
+		return o->format == FOLD_SVG
+			   ? fold_write_diff_svg(out, p, &o->svg)
+			   : fold_write_diff_folded(out, p, o);
 	if (records && o->flamechart)
-		return fold_write_chart;
+		return fold_write_chart(out, p, o);
 	switch (o->format) {
 	case FOLD_TOP:
-		return fold_write_top;
+		return fold_write_top(out, p, &o->top);
 	case FOLD_SVG:
-		return records ? fold_write_svg_records : fold_write_svg;
+		return records ? fold_write_svg_records(out, p, o)
+			       : fold_write_svg(out, p, &o->svg);
 	case FOLD_PPROF:
-		return records ? fold_write_pprof_records : fold_write_pprof;
+		return records ? fold_write_pprof_records(out, p, o)
+			       : fold_write_pprof(out, p, o);
 	case FOLD_SPEEDSCOPE:
-		return fold_write_speedscope;
+		return fold_write_speedscope(out, p, o);
 	case FOLD_PERF_SCRIPT:
-		return NULL;
+		return 0;
 	case FOLD_THREADS:
-		return fold_write_threads;
+		return fold_write_threads(out, p, o);
 	default:
-		return fold_write_folded;
+		return fold_write_folded(out, p, o);
 	}
 }
 
@@ -84,8 +89,7 @@ static int
 write_profile(FILE *out, const struct fold_profile *p,
 	      const struct fold_opts *o, bool records)
 {
-	fold_writer_fn *w = writer_of(o, records);
-	int rc = w ? w(out, p, o) : 0;
+	int rc = write_as(out, p, o, records);
 
 	if (rc < 0)
 		report(rc);

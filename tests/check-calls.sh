@@ -6,7 +6,7 @@
 # the headers; this sees what the compiled objects really reference, so a
 # circle of calls through one shared header is found too.
 #
-# A tool made of part folders (sp-record/unwind/, sp-record/python/, ...)
+# A tool made of part folders (sp-record/unwind/, sp-fold/write/, ...)
 # is held to two more rules: the calls between its parts go one way (no
 # circle of parts, however long), and no part calls the files at the
 # tool's top (sp-record/recorder.c and the like), which hold the parts

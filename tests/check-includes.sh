@@ -32,7 +32,7 @@ if [ -n "$direct" ]; then
 	exit 1
 fi
 # Header guards are spelled one way: SP_NAME_H in common/, SP_TOOL_NAME_H
-# in a tool's folder (sp-fold/read_folded.h: SP_FOLD_READ_FOLDED_H) and
+# in a tool's folder (sp-fold/args.h: SP_FOLD_ARGS_H) and
 # SP_TOOL_PART_NAME_H in a part folder (sp-record/unwind/stack.h:
 # SP_RECORD_UNWIND_STACK_H).
 headers=""

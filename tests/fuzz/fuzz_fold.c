@@ -15,16 +15,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-fold/foldset.h"
-#include "sp-fold/read_folded.h"
-#include "sp-fold/read_perfscript.h"
-#include "sp-fold/read_records.h"
-#include "sp-fold/write_folded.h"
-#include "sp-fold/write_pprof.h"
-#include "sp-fold/write_pprof_records.h"
-#include "sp-fold/write_svg.h"
-#include "sp-fold/write_svg_records.h"
-#include "sp-fold/write_top.h"
+#include "sp-fold/model/foldset.h"
+#include "sp-fold/read/read_folded.h"
+#include "sp-fold/read/read_perfscript.h"
+#include "sp-fold/read/read_records.h"
+#include "sp-fold/write/write_folded.h"
+#include "sp-fold/write/write_pprof.h"
+#include "sp-fold/write/write_pprof_records.h"
+#include "sp-fold/write/write_svg.h"
+#include "sp-fold/write/write_svg_records.h"
+#include "sp-fold/write/write_top.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -38,8 +38,8 @@ write_all(struct fold_set *set, const struct fold_opts *o,
 	if (!null)
 		return;
 	fold_write_folded(null, &p, o);
-	fold_write_top(null, &p, o);
-	fold_write_svg(null, &p, o);
+	fold_write_top(null, &p, &o->top);
+	fold_write_svg(null, &p, &o->svg);
 	fold_write_pprof(null, &p, o);
 	fclose(null);
 }
@@ -83,8 +83,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((mode & 129) == 1)
 		o.inl = false;
 	o.no_comm = mode & 32;
-	o.show_hidden = o.reverse = mode & 64;
-	o.max_depth = mode & 128 ? 3 : 0;
+	o.show_hidden = o.svg.reverse = mode & 64;
+	o.filter.max_depth = mode & 128 ? 3 : 0;
 	in = fmemopen((void *)(data + 1), size - 1 ? size - 1 : 1, "r");
 	set = fold_set_new();
 	if (in && set && size > 1) {

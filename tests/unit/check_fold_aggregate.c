@@ -11,13 +11,13 @@
 #include <string.h>
 
 #include "common/buf.h"
-#include "sp-fold/filter.h"
-#include "sp-fold/foldset.h"
-#include "sp-fold/livetab.h"
-#include "sp-fold/profile.h"
-#include "sp-fold/read_perfscript.h"
-#include "sp-fold/read_records.h"
-#include "sp-fold/write_folded.h"
+#include "sp-fold/live/livetab.h"
+#include "sp-fold/model/filter.h"
+#include "sp-fold/model/foldset.h"
+#include "sp-fold/model/profile.h"
+#include "sp-fold/read/read_perfscript.h"
+#include "sp-fold/read/read_records.h"
+#include "sp-fold/write/write_folded.h"
 
 /* The folded output of a set, as one string the caller frees. */
 static char *
@@ -100,7 +100,8 @@ END_TEST
 
 START_TEST(filters_match_frames_not_the_comm)
 {
-	struct fold_opts o = { 0 };
+	struct fold_filter_opts o = { 0 };
+	bool comm = true;
 	char s[64];
 	size_t n;
 
@@ -108,24 +109,25 @@ START_TEST(filters_match_frames_not_the_comm)
 	o.has_include = true;
 	memcpy(s, "work;main;x", 12);
 	n = 11;
-	ck_assert(!fold_filter_frames(&o, s, &n)); /* "work" is the comm */
+	ck_assert(
+	    !fold_filter_frames(&o, comm, s, &n)); /* "work" is the comm */
 	memcpy(s, "app;main;work", 14);
 	n = 13;
-	ck_assert(fold_filter_frames(&o, s, &n));
+	ck_assert(fold_filter_frames(&o, comm, s, &n));
 	o.max_depth = 1;
-	ck_assert(!fold_filter_frames(&o, s, &n)); /* cut before work */
+	ck_assert(!fold_filter_frames(&o, comm, s, &n)); /* cut before work */
 	ck_assert_uint_eq(n, 8);
 	o.has_include = false;
-	o.no_comm = true;
+	comm = false;
 	n = 13;
-	ck_assert(fold_filter_frames(&o, s, &n));
+	ck_assert(fold_filter_frames(&o, comm, s, &n));
 	ck_assert_uint_eq(n, 3);
 	regfree(&o.include);
 	ck_assert_int_eq(regcomp(&o.exclude, "i", REG_EXTENDED), 0);
 	o.has_exclude = true;
 	o.max_depth = 0;
 	n = 13;
-	ck_assert(!fold_filter_frames(&o, s, &n));
+	ck_assert(!fold_filter_frames(&o, comm, s, &n));
 	regfree(&o.exclude);
 }
 END_TEST

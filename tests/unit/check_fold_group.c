@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-fold/group.h"
+#include "sp-fold/model/group.h"
 
 /* The grouped form of `name`; the caller frees it. */
 static char *

@@ -12,14 +12,14 @@
 #include <string.h>
 
 #include "common/records.h"
-#include "sp-fold/expand.h"
-#include "sp-fold/foldset.h"
-#include "sp-fold/profile.h"
-#include "sp-fold/pymerge.h"
-#include "sp-fold/read_records.h"
-#include "sp-fold/write_folded.h"
-#include "sp-fold/write_perfscript.h"
-#include "sp-fold/write_speedscope.h"
+#include "sp-fold/model/expand.h"
+#include "sp-fold/model/foldset.h"
+#include "sp-fold/model/profile.h"
+#include "sp-fold/model/pymerge.h"
+#include "sp-fold/read/read_records.h"
+#include "sp-fold/write/write_folded.h"
+#include "sp-fold/write/write_perfscript.h"
+#include "sp-fold/write/write_speedscope.h"
 
 /*
  * One Python process: start-up, three evaluator calls (the second

@@ -12,13 +12,13 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "sp-fold/foldset.h"
-#include "sp-fold/read_records.h"
-#include "sp-fold/write_folded.h"
-#include "sp-fold/write_pprof.h"
-#include "sp-fold/write_pprof_records.h"
-#include "sp-fold/write_svg.h"
-#include "sp-fold/write_top.h"
+#include "sp-fold/model/foldset.h"
+#include "sp-fold/read/read_records.h"
+#include "sp-fold/write/write_folded.h"
+#include "sp-fold/write/write_pprof.h"
+#include "sp-fold/write/write_pprof_records.h"
+#include "sp-fold/write/write_svg.h"
+#include "sp-fold/write/write_top.h"
 
 static const char *const lines[] = {
 	"app;main;work;leaf",
@@ -54,7 +54,7 @@ sample_set(void)
 START_TEST(top_counts_self_and_total_once_per_stack)
 {
 	struct fold_set *s = sample_set();
-	struct fold_opts o = { 0 };
+	struct fold_top_opts o = { 0 };
 	char *out = NULL;
 	size_t len = 0;
 
@@ -88,7 +88,7 @@ count(const char *s, const char *what)
 START_TEST(svg_has_a_rect_per_frame_and_escapes)
 {
 	struct fold_set *s = sample_set();
-	struct fold_opts o = { .title = "t&t" };
+	struct fold_svg_opts o = { .title = "t&t" };
 	char *out = NULL;
 	size_t len = 0;
 

@@ -1,0 +1,20 @@
+/*
+ * write_speedscope.h: writes a speedscope JSON file of a record stream: one
+ * sampled profile per thread, samples in time order.
+ */
+#ifndef SP_FOLD_WRITE_WRITE_SPEEDSCOPE_H
+#define SP_FOLD_WRITE_WRITE_SPEEDSCOPE_H
+
+#include <stdio.h>
+
+#include "sp-fold/model/profile.h"
+#include "sp-fold/opts.h"
+
+/*
+ * Needs a record stream's profile with ticks; returns 0 or -ENOMEM.
+ * Write errors are left to the caller's check of `out`.
+ */
+int fold_write_speedscope(FILE *out, const struct fold_profile *p,
+			  const struct fold_opts *o);
+
+#endif
