@@ -61,7 +61,7 @@ echo "peak RSS of -s: 3k-node chain $deep_rss KB, flat $flat_rss KB"
 [ "$deep_rss" -le $((flat_rss + 20000)) ] ||
 	fail "-s on a deep chain peaked at $deep_rss KB (flat: $flat_rss KB)"
 # And it prints every frame of every stack, leaf first.
-"$SP_DUMP" -s "$TMP/deep3k.spool" | awk -F'\t' 'END {
+pipeline "$SP_DUMP" -s "$TMP/deep3k.spool" \| awk -F'\t' 'END {
 	if (NR != 3000 || NF != 3004 || $5 != "[unknown]" && $5 !~ /0x4/)
 		exit 1 }' || fail "-s output: $("$SP_DUMP" -s "$TMP/deep3k.spool" | tail -1 | cut -c1-200)"
 exit 0

@@ -33,7 +33,8 @@ shares() {
 		if (seen[$4] && seen[$4] != $9) same = 1; seen[$4] = $9 }
 		END { exit !same }' "$TMP/dump" ||
 		skip "the libraries never shared an address: nothing to test"
-	"$SP_SYMBOLIZE" --no-cache "$TMP/dump" | "$SP_FOLD" >"$TMP/folded" ||
+	pipeline "$SP_SYMBOLIZE" --no-cache "$TMP/dump" \| "$SP_FOLD" \
+		>"$TMP/folded" ||
 		fail "sp-symbolize | sp-fold failed on the spool of $*"
 	awk -v mode="${*:-dwarf}" '
 	match($0, /;spin_v[1-6](;|[ ])/) {

@@ -61,7 +61,7 @@ spliced=$(stats_counter "$TMP/go.dump" unwind_go.fpchain_completed)
 
 # go_only SPOOL: the folded stacks of the go_gc process alone.
 go_only() {
-	"$SP_DUMP" "$1" | "$SP_SYMBOLIZE" | "$SP_FOLD" >"$1.all" ||
+	pipeline "$SP_DUMP" "$1" \| "$SP_SYMBOLIZE" \| "$SP_FOLD" >"$1.all" ||
 		fail "pipeline failed on $1"
 	grep '^go_gc;' "$1.all" >"$1.folded"
 }

@@ -95,7 +95,8 @@ cd "$TMP/run" || fail "cd"
 "$SP_DUMP" "$TMP/n.spool" >"$TMP/n.txt" || fail "sp-dump: exit $?"
 grep -q "${T}$TMP/run/jit-[0-9]*\.dump\$" "$TMP/n.txt" ||
 	fail "node's jitdump is no module of the spool"
-"$SP_SYMBOLIZE" "$TMP/n.txt" 2>"$TMP/err" | "$SP_FOLD" >"$TMP/n.folded" ||
+pipeline "$SP_SYMBOLIZE" "$TMP/n.txt" \| "$SP_FOLD" \
+	>"$TMP/n.folded" 2>"$TMP/err" ||
 	fail "sp-symbolize | sp-fold: $(cat "$TMP/err")"
 awk '{ n = $NF; t += n } /\[anon\]/ { anon += n } /;JS:[^;]*spin / { spin += n }
 	END { printf "%d %d %d\n", anon, spin, t }' "$TMP/n.folded" >"$TMP/n"

@@ -183,6 +183,15 @@ rec_pybpf_take(struct rec_pybpf *b, int32_t tid, uint64_t ts)
 	const struct pybpf_stack *s =
 	    rec_tidq_take(b->stacks, tid, ts, &b->st.unpaired);
 
+	/*
+	 * The program writes a sample's stack before the kernel writes the
+	 * sample, so a stack not here yet was written after the recorder
+	 * last consumed this ring and before it read the sample's ring (it
+	 * was descheduled between the two: under load, a few samples in a
+	 * hundred).  Read late, such a stack is another moment's.
+	 */
+	if (!s && ring_buffer__consume(b->ring) > 0)
+		s = rec_tidq_take(b->stacks, tid, ts, &b->st.unpaired);
 	b->st.taken += s != NULL;
 	return s;
 }

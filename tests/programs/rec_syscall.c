@@ -1,22 +1,15 @@
 /*
  * rec_syscall.c: spends its time in system calls (small writes to
- * /dev/null from in_syscalls), for the sp-record kernel-stack tests.
+ * /dev/null from in_syscalls), for the sp-record kernel-stack tests and
+ * t4006's kernel frames.
  *
- *   rec_syscall SECONDS
+ *   rec_syscall SECONDS      wall time
+ *   rec_syscall SECONDSc     its own CPU time (budget.h)
  */
 #include <fcntl.h>
-#include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "budget.h"
 
 __attribute__((noinline)) void
 in_syscalls(int fd)
@@ -32,12 +25,13 @@ in_syscalls(int fd)
 int
 main(int argc, char **argv)
 {
-	double end = now() + (argc > 1 ? atof(argv[1]) : 1);
+	struct budget b;
 	int fd = open("/dev/null", O_WRONLY);
 
 	if (fd < 0)
 		return 1;
-	while (now() < end)
+	budget_start(&b, argc, argv, 1);
+	while (budget_left(&b))
 		in_syscalls(fd);
 	return 0;
 }
