@@ -95,7 +95,8 @@ fold_read_folded(FILE *in, const char *name, const struct fold_opts *o,
 			at = at ? at : lineno;
 			continue;
 		}
-		if (fold_filter_frames(&o->filter, !o->no_comm, line, &len) &&
+		if (fold_filter_frames(&o->name.filter, !o->name.no_comm, line,
+				       &len) &&
 		    (rc = fold_set_add(set, line, len, count)))
 			break;
 	}
