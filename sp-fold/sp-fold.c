@@ -239,8 +239,9 @@ static int
 read_text(FILE *in, const char *name, enum fold_input from,
 	  const struct fold_opts *o, struct fold_set *set)
 {
-	return from == FOLD_IN_FOLDED ? fold_read_folded(in, name, o, set)
-				      : fold_read_perfscript(in, name, o, set);
+	return from == FOLD_IN_FOLDED
+		   ? fold_read_folded(in, name, &o->name, set)
+		   : fold_read_perfscript(in, name, o, set);
 }
 
 /*

@@ -66,7 +66,7 @@ read_failed(const char *name, uint64_t lineno, int rc)
 }
 
 int
-fold_read_folded(FILE *in, const char *name, const struct fold_opts *o,
+fold_read_folded(FILE *in, const char *name, const struct fold_name_opts *o,
 		 struct fold_set *set)
 {
 	struct sp_buf b = SP_BUF_INIT;
@@ -95,8 +95,7 @@ fold_read_folded(FILE *in, const char *name, const struct fold_opts *o,
 			at = at ? at : lineno;
 			continue;
 		}
-		if (fold_filter_frames(&o->name.filter, !o->name.no_comm, line,
-				       &len) &&
+		if (fold_filter_frames(&o->filter, !o->no_comm, line, &len) &&
 		    (rc = fold_set_add(set, line, len, count)))
 			break;
 	}

@@ -89,7 +89,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	set = fold_set_new();
 	if (in && set && size > 1) {
 		if ((mode & 129) == 129)
-			fold_read_folded(in, "", &o, set);
+			fold_read_folded(in, "", &o.name, set);
 		else if (mode & 1)
 			fold_read_perfscript(in, "", &o, set);
 		else if (!fold_reader_init(&r, "", &o)) {
