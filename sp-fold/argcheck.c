@@ -30,12 +30,12 @@ check_text_options(const struct fold_opts *o, enum fold_input from)
 		bad = "--comm";
 	else if (o->has_time)
 		bad = "--time";
-	else if (o->weight_time)
+	else if (o->count.weight_time)
 		bad = "--weight time (perf script samples count their period "
 		      "unless --weight samples)";
-	else if (o->process_name || o->no_comm || o->show_hidden)
+	else if (o->process_name || o->name.no_comm || o->name.show_hidden)
 		bad = "--process-name, --no-comm or --show-hidden";
-	else if (o->interpreter_frames)
+	else if (o->name.interpreter_frames)
 		bad = "--interpreter-frames";
 	if (bad) {
 		warnx("%s needs a record stream, not %s", bad,
@@ -43,8 +43,9 @@ check_text_options(const struct fold_opts *o, enum fold_input from)
 		fold_usage_error(NULL);
 	}
 	if (from == FOLD_IN_FOLDED &&
-	    (o->pid || o->tid || o->kernel || o->jit || o->inl || o->addrs ||
-	     o->event_filter || o->weight_samples || o->srcline || o->context))
+	    (o->name.pid || o->name.tid || o->name.kernel || o->name.jit ||
+	     o->name.inl || o->name.addrs || o->count.event_filter ||
+	     o->weight_samples || o->srcline || o->context))
 		fold_usage_error(
 		    "folded stacks are folded already: --pid, --tid, "
 		    "--kernel, --jit, --inline, --context, --all, "
@@ -59,8 +60,8 @@ check_text_options(const struct fold_opts *o, enum fold_input from)
 static void
 check_view(struct fold_opts *o)
 {
-	if (o->view == FOLD_VIEW_CPU) {
-		if (o->weight_period && o->from == FOLD_IN_FOLDED)
+	if (o->count.view == FOLD_VIEW_CPU) {
+		if (o->count.weight_period && o->from == FOLD_IN_FOLDED)
 			fold_usage_error("folded stacks are folded already: "
 					 "--weight does not apply");
 		return;
@@ -68,11 +69,12 @@ check_view(struct fold_opts *o)
 	if (o->from != FOLD_IN_RECORDS || o->diff)
 		fold_usage_error(
 		    "--view off-cpu and wall read a record stream");
-	if (o->event_filter || o->weight_period || o->weight_samples)
+	if (o->count.event_filter || o->count.weight_period ||
+	    o->weight_samples)
 		fold_usage_error(
 		    "--view off-cpu and wall count nanoseconds of "
 		    "their own events: no --event-filter or --weight");
-	o->weight_time = true;
+	o->count.weight_time = true;
 }
 
 /*
@@ -137,7 +139,7 @@ check_combinations(struct fold_opts *o, int nfiles)
 	if (!o->window_ns)
 		o->window_ns = 10000000000;
 	if (o->all && o->from == FOLD_IN_RECORDS)
-		o->inl = true;
+		o->name.inl = true;
 	if (o->from != FOLD_IN_RECORDS)
 		check_text_options(o, o->from);
 	else if ((o->srcline || o->context) && o->from_given)
@@ -156,15 +158,15 @@ check_operands(const struct fold_opts *o, char **files, int n)
 	char *msg;
 	int i;
 
-	for (i = 0; (o->pid || o->tid) && i < n; i++) {
+	for (i = 0; (o->name.pid || o->name.tid) && i < n; i++) {
 		if (strspn(files[i], "0123456789,") != strlen(files[i]) ||
 		    access(files[i], F_OK) == 0)
 			continue;
 		if (asprintf(&msg,
 			     "'%s' is no file: to keep only these write "
 			     "--%s=%s (--%s alone appends ids to names)",
-			     files[i], o->tid ? "tid" : "pid", files[i],
-			     o->tid ? "tid" : "pid") < 0)
+			     files[i], o->name.tid ? "tid" : "pid", files[i],
+			     o->name.tid ? "tid" : "pid") < 0)
 			msg = NULL;
 		fold_usage_error(msg ? msg : "a number where a file should be");
 	}
@@ -176,7 +178,7 @@ fold_args_check_text(const struct fold_opts *o, enum fold_input from)
 	const char *what =
 	    from == FOLD_IN_FOLDED ? "folded stacks" : "perf script output";
 
-	if (o->view != FOLD_VIEW_CPU || o->interval_ns || o->flamechart ||
+	if (o->count.view != FOLD_VIEW_CPU || o->interval_ns || o->flamechart ||
 	    o->live) {
 		warnx("the input is %s: --view off-cpu or wall, --interval, "
 		      "--flamechart and --live read a record stream",

@@ -286,10 +286,10 @@ set_option(int c, struct fold_opts *o)
 		printf("sp-fold %s\n", sp_version());
 		exit(0);
 	case OPT_ADDRS:
-		o->addrs = true;
+		o->name.addrs = true;
 		break;
 	case OPT_ALL:
-		o->kernel = o->jit = o->all = true;
+		o->name.kernel = o->name.jit = o->all = true;
 		break;
 	case OPT_COLORS:
 		if (!fold_svg_palette_ok(optarg))
@@ -354,22 +354,22 @@ set_option(int c, struct fold_opts *o)
 		o->strip_hex = true;
 		break;
 	case OPT_EVENT:
-		o->event_filter = optarg;
+		o->count.event_filter = optarg;
 		break;
 	case OPT_EXCLUDE:
-		parse_regex("--exclude", optarg, &o->filter.exclude,
-			    &o->filter.has_exclude);
+		parse_regex("--exclude", optarg, &o->name.filter.exclude,
+			    &o->name.filter.has_exclude);
 		break;
 	case OPT_FROM:
 		o->from = parse_input(optarg);
 		o->from_given = true;
 		break;
 	case OPT_INCLUDE:
-		parse_regex("--include", optarg, &o->filter.include,
-			    &o->filter.has_include);
+		parse_regex("--include", optarg, &o->name.filter.include,
+			    &o->name.filter.has_include);
 		break;
 	case OPT_INLINE:
-		o->inl = true;
+		o->name.inl = true;
 		break;
 	case OPT_CONTEXT:
 		o->context = true;
@@ -378,23 +378,23 @@ set_option(int c, struct fold_opts *o)
 		o->svg.inverted = true;
 		break;
 	case OPT_JIT:
-		o->jit = true;
+		o->name.jit = true;
 		break;
 	case OPT_KERNEL:
-		o->kernel = true;
+		o->name.kernel = true;
 		break;
 	case OPT_MAXDEPTH:
-		o->filter.max_depth =
+		o->name.filter.max_depth =
 		    (unsigned)parse_num("--max-depth", optarg, 1u << 20);
 		break;
 	case OPT_NOCOMM:
-		o->no_comm = true;
+		o->name.no_comm = true;
 		break;
 	case OPT_PID:
 		if (optarg)
 			parse_ids("--pid", optarg, &o->pids);
 		else
-			o->pid = true;
+			o->name.pid = true;
 		break;
 	case OPT_PNAME:
 		o->process_name = true;
@@ -408,16 +408,16 @@ set_option(int c, struct fold_opts *o)
 		o->top.by_total = !strcmp(optarg, "total");
 		break;
 	case OPT_HIDDEN:
-		o->show_hidden = true;
+		o->name.show_hidden = true;
 		break;
 	case OPT_INTERP:
-		o->interpreter_frames = true;
+		o->name.interpreter_frames = true;
 		break;
 	case OPT_TID:
 		if (optarg)
 			parse_ids("--tid", optarg, &o->tids);
 		else
-			o->tid = true;
+			o->name.tid = true;
 		break;
 	case OPT_TIME:
 		parse_time(optarg, o);
@@ -427,9 +427,9 @@ set_option(int c, struct fold_opts *o)
 		break;
 	case OPT_VIEW:
 		if (!strcmp(optarg, "off-cpu"))
-			o->view = FOLD_VIEW_OFFCPU;
+			o->count.view = FOLD_VIEW_OFFCPU;
 		else if (!strcmp(optarg, "wall"))
-			o->view = FOLD_VIEW_WALL;
+			o->count.view = FOLD_VIEW_WALL;
 		else if (strcmp(optarg, "cpu"))
 			bad_choice("--view", optarg, "cpu, off-cpu, wall");
 		break;
@@ -440,8 +440,8 @@ set_option(int c, struct fold_opts *o)
 		if (strcmp(optarg, "time") && strcmp(optarg, "samples") &&
 		    strcmp(optarg, "period"))
 			bad_choice("--weight", optarg, "samples, time, period");
-		o->weight_time = !strcmp(optarg, "time");
-		o->weight_period = !strcmp(optarg, "period");
+		o->count.weight_time = !strcmp(optarg, "time");
+		o->count.weight_period = !strcmp(optarg, "period");
 		o->weight_samples = !strcmp(optarg, "samples");
 		break;
 	case OPT_WIDTH:
@@ -458,10 +458,10 @@ fold_args_release(struct fold_opts *o)
 	free(o->comms);
 	free(o->pids.v);
 	free(o->tids.v);
-	if (o->filter.has_include)
-		regfree(&o->filter.include);
-	if (o->filter.has_exclude)
-		regfree(&o->filter.exclude);
+	if (o->name.filter.has_include)
+		regfree(&o->name.filter.include);
+	if (o->name.filter.has_exclude)
+		regfree(&o->name.filter.exclude);
 }
 
 /*
@@ -472,19 +472,19 @@ static void
 settle(struct fold_opts *o)
 {
 	if (!o->svg.countname)
-		o->svg.countname = o->weight_period ? "events"
-				   : o->weight_time ? "nanoseconds"
-						    : "samples";
+		o->svg.countname = o->count.weight_period ? "events"
+				   : o->count.weight_time ? "nanoseconds"
+							  : "samples";
 	o->svg.chart = o->flamechart;
-	o->top.no_comm = o->no_comm;
-	if (o->view == FOLD_VIEW_OFFCPU)
+	o->top.no_comm = o->name.no_comm;
+	if (o->count.view == FOLD_VIEW_OFFCPU)
 		o->top.unit = "nanoseconds off-CPU";
-	else if (o->view == FOLD_VIEW_WALL)
+	else if (o->count.view == FOLD_VIEW_WALL)
 		o->top.unit = "nanoseconds of wall-clock time";
-	else if (o->weight_time)
+	else if (o->count.weight_time)
 		o->top.unit = "nanoseconds";
 	else
-		o->top.unit = o->weight_period ? "events" : "samples";
+		o->top.unit = o->count.weight_period ? "events" : "samples";
 }
 
 int

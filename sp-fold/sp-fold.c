@@ -49,26 +49,28 @@ write_as(FILE *out, const struct fold_profile *p, const struct fold_opts *o,
 	if (o->diff)
 		return o->format == FOLD_SVG
 			   ? fold_write_diff_svg(out, p, &o->svg)
-			   : fold_write_diff_folded(out, p, o);
+			   : fold_write_diff_folded(out, p);
 	if (records && o->flamechart)
-		return fold_write_chart(out, p, o);
+		return fold_write_chart(out, p, &o->name, &o->svg);
 	switch (o->format) {
 	case FOLD_TOP:
 		return fold_write_top(out, p, &o->top);
 	case FOLD_SVG:
-		return records ? fold_write_svg_records(out, p, o)
-			       : fold_write_svg(out, p, &o->svg);
+		return records
+			   ? fold_write_svg_records(out, p, &o->name, &o->svg)
+			   : fold_write_svg(out, p, &o->svg);
 	case FOLD_PPROF:
-		return records ? fold_write_pprof_records(out, p, o)
-			       : fold_write_pprof(out, p, o);
+		return records ? fold_write_pprof_records(out, p, &o->name,
+							  &o->count)
+			       : fold_write_pprof(out, p, o->name.no_comm);
 	case FOLD_SPEEDSCOPE:
-		return fold_write_speedscope(out, p, o);
+		return fold_write_speedscope(out, p, &o->name, &o->count);
 	case FOLD_PERF_SCRIPT:
 		return 0;
 	case FOLD_THREADS:
-		return fold_write_threads(out, p, o);
+		return fold_write_threads(out, p, &o->count);
 	default:
-		return fold_write_folded(out, p, o);
+		return fold_write_folded(out, p);
 	}
 }
 
@@ -111,7 +113,7 @@ write_records(FILE *out, const struct fold_profile *read,
 	    (o->format != FOLD_FOLDED && o->format != FOLD_TOP))
 		return write_profile(out, &p, o, true);
 	p.set = fold_set_new();
-	rc = p.set ? fold_profile_fold(&p, o, p.set) : -ENOMEM;
+	rc = p.set ? fold_profile_fold(&p, &o->name, p.set) : -ENOMEM;
 	if (rc)
 		report(rc);
 	else
@@ -185,7 +187,7 @@ no_samples(const char *name)
 static int
 fold_records(FILE *in, const char *name, const struct fold_opts *o)
 {
-	struct fold_perfscript_out ps = { stdout, o };
+	struct fold_perfscript_out ps = { stdout, &o->name, &o->count };
 	struct fold_profile p;
 	struct fold_reader r;
 	int rc;
@@ -237,8 +239,9 @@ static int
 read_text(FILE *in, const char *name, enum fold_input from,
 	  const struct fold_opts *o, struct fold_set *set)
 {
-	return from == FOLD_IN_FOLDED ? fold_read_folded(in, name, o, set)
-				      : fold_read_perfscript(in, name, o, set);
+	return from == FOLD_IN_FOLDED
+		   ? fold_read_folded(in, name, &o->name, set)
+		   : fold_read_perfscript(in, name, o, set);
 }
 
 /*
@@ -381,7 +384,7 @@ read_set(const char *path, enum fold_input from, const struct fold_opts *o,
 	} else if (f) {
 		rc = fold_reader_read(&r, f);
 		fold_reader_profile(&r, &p);
-		if (!rc && fold_profile_fold(&p, o, set)) {
+		if (!rc && fold_profile_fold(&p, &o->name, set)) {
 			warnx("%sout of memory", name);
 			rc = 1;
 		}

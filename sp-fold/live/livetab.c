@@ -74,11 +74,11 @@ make_names(struct fold_live_tab *t, const struct fold_reader *r,
 	   const struct fold_sample *s, struct fold_live_names *ln)
 {
 	const char *p, *end, *semi;
-	bool keep, first = !r->o->no_comm;
+	bool keep, first = !r->o->name.no_comm;
 	int64_t id;
 
-	if (fold_model_folded(&r->m, r->o, s->comm, s->pid, s->tid, s->stack,
-			      &t->tmp, &keep))
+	if (fold_model_folded(&r->m, &r->o->name, s->comm, s->pid, s->tid,
+			      s->stack, &t->tmp, &keep))
 		return -ENOMEM;
 	memset(ln, 0, sizeof(*ln));
 	id = intern(t->lidx, &t->lines, &t->nlines, &t->alines,

@@ -46,8 +46,8 @@ is_time(const char *name)
 
 /* The first view: one event, counted as --weight says. */
 static bool
-one_event(const struct fold_events *e, const struct fold_opts *o, uint32_t ev,
-	  uint64_t w, uint64_t period_ns, uint64_t *add)
+one_event(const struct fold_events *e, const struct fold_count_opts *o,
+	  uint32_t ev, uint64_t w, uint64_t period_ns, uint64_t *add)
 {
 	const char *name = ev < e->n ? e->names[ev] : NULL;
 
@@ -63,7 +63,7 @@ one_event(const struct fold_events *e, const struct fold_opts *o, uint32_t ev,
 }
 
 bool
-fold_events_weight(const struct fold_events *e, const struct fold_opts *o,
+fold_events_weight(const struct fold_events *e, const struct fold_count_opts *o,
 		   const struct sp_rec *s, uint64_t period_ns, uint64_t *add)
 {
 	uint32_t ev = s->u.sample.has_event ? s->u.sample.event : 0;
@@ -92,7 +92,7 @@ fold_events_name(const struct fold_events *e, const struct sp_rec *s)
 }
 
 const char *
-fold_events_kind(const struct fold_opts *o)
+fold_events_kind(const struct fold_count_opts *o)
 {
 	return o->view == FOLD_VIEW_OFFCPU ? "off_cpu"
 	       : o->view == FOLD_VIEW_WALL ? "wall"

@@ -15,7 +15,7 @@
 
 #include "common/ext.h"
 #include "common/records.h"
-#include "sp-fold/opts.h"
+#include "sp-fold/model/model_opts.h"
 
 /* The events a stream declared (event records), by index. */
 struct fold_events {
@@ -32,13 +32,13 @@ void fold_events_release(struct fold_events *e);
  * (*add): 1, its period, or nanoseconds (`period_ns` for a CPU sample
  * that carries no time of its own).
  */
-bool fold_events_weight(const struct fold_events *e, const struct fold_opts *o,
-			const struct sp_rec *s, uint64_t period_ns,
-			uint64_t *add);
+bool fold_events_weight(const struct fold_events *e,
+			const struct fold_count_opts *o, const struct sp_rec *s,
+			uint64_t period_ns, uint64_t *add);
 /* The name of sample record `s`'s event, or NULL when not declared. */
 const char *fold_events_name(const struct fold_events *e,
 			     const struct sp_rec *s);
 /* The view's name for pprof's sample type: "cpu", "off_cpu" or "wall". */
-const char *fold_events_kind(const struct fold_opts *o);
+const char *fold_events_kind(const struct fold_count_opts *o);
 
 #endif

@@ -31,8 +31,8 @@ add_clean(struct sp_buf *out, const char *s, size_t n)
 }
 
 static const char *
-annotation(const struct fold_opts *o, enum sp_frame_mode mode, unsigned flags,
-	   size_t index)
+annotation(const struct fold_name_opts *o, enum sp_frame_mode mode,
+	   unsigned flags, size_t index)
 {
 	if (o->inl && (flags & SP_SYM_INLINED || index > 0))
 		return "_[i]";
@@ -45,7 +45,7 @@ annotation(const struct fold_opts *o, enum sp_frame_mode mode, unsigned flags,
 
 static int
 fallback(const struct fold_view *v, const struct fold_model *m,
-	 const struct fold_opts *o, struct sp_buf *out)
+	 const struct fold_name_opts *o, struct sp_buf *out)
 {
 	struct sp_buf b = SP_BUF_INIT;
 	const char *ann;
@@ -91,7 +91,7 @@ python_line(const struct fold_sym *s)
  */
 static int
 view_names(const struct fold_view *v, const struct fold_model *m,
-	   const struct fold_opts *o, struct sp_buf *out,
+	   const struct fold_name_opts *o, struct sp_buf *out,
 	   const struct srcs *srcs)
 {
 	const struct fold_sym *s;
@@ -118,7 +118,7 @@ view_names(const struct fold_view *v, const struct fold_model *m,
 
 /* The number of names view_names appends for a view. */
 static size_t
-view_depth(const struct fold_view *v, const struct fold_opts *o)
+view_depth(const struct fold_view *v, const struct fold_name_opts *o)
 {
 	size_t i, n = 0;
 
@@ -131,7 +131,8 @@ view_depth(const struct fold_view *v, const struct fold_opts *o)
 
 /* How many symbols of a view, outermost first, hold `budget` names. */
 static size_t
-syms_upto(const struct fold_view *v, const struct fold_opts *o, size_t budget)
+syms_upto(const struct fold_view *v, const struct fold_name_opts *o,
+	  size_t budget)
 {
 	size_t i, shown = 0;
 
@@ -142,7 +143,7 @@ syms_upto(const struct fold_view *v, const struct fold_opts *o, size_t budget)
 }
 
 size_t
-fold_depth_keep(const struct fold_model *m, const struct fold_opts *o,
+fold_depth_keep(const struct fold_model *m, const struct fold_name_opts *o,
 		const uint32_t *ids, size_t n, int32_t pid, size_t *upto)
 {
 	struct fold_view v;
@@ -174,7 +175,7 @@ is_truncated(const struct fold_view *v)
 
 /* Appends the comm frame: NAME[-PID[/TID]] with spaces as '_'. */
 static int
-add_comm(struct sp_buf *out, const struct fold_opts *o, const char *comm,
+add_comm(struct sp_buf *out, const struct fold_name_opts *o, const char *comm,
 	 int32_t pid, uint64_t tid)
 {
 	size_t at = out->len, i;
@@ -199,8 +200,9 @@ add_comm(struct sp_buf *out, const struct fold_opts *o, const char *comm,
  * the truncated marker before the rest.
  */
 static int
-model_names(const struct fold_model *m, const struct fold_opts *o, int32_t pid,
-	    uint32_t stack, struct sp_buf *out, const struct srcs *srcs)
+model_names(const struct fold_model *m, const struct fold_name_opts *o,
+	    int32_t pid, uint32_t stack, struct sp_buf *out,
+	    const struct srcs *srcs)
 {
 	struct sp_buf ids = SP_BUF_INIT;
 	struct fold_view v;
@@ -222,7 +224,7 @@ model_names(const struct fold_model *m, const struct fold_opts *o, int32_t pid,
 }
 
 int
-fold_model_sourced(const struct fold_model *m, const struct fold_opts *o,
+fold_model_sourced(const struct fold_model *m, const struct fold_name_opts *o,
 		   const char *comm, int32_t pid, uint64_t tid, uint32_t stack,
 		   struct sp_buf *out, struct sp_buf *srcs,
 		   struct sp_buf *lines, bool *keep)
@@ -254,7 +256,7 @@ fold_model_sourced(const struct fold_model *m, const struct fold_opts *o,
 }
 
 int
-fold_model_folded(const struct fold_model *m, const struct fold_opts *o,
+fold_model_folded(const struct fold_model *m, const struct fold_name_opts *o,
 		  const char *comm, int32_t pid, uint64_t tid, uint32_t stack,
 		  struct sp_buf *out, bool *keep)
 {
@@ -263,7 +265,7 @@ fold_model_folded(const struct fold_model *m, const struct fold_opts *o,
 }
 
 int
-fold_model_add(const struct fold_model *m, const struct fold_opts *o,
+fold_model_add(const struct fold_model *m, const struct fold_name_opts *o,
 	       struct fold_set *set, const char *comm, int32_t pid,
 	       uint64_t tid, uint32_t stack, uint64_t count, struct sp_buf *tmp)
 {

@@ -13,7 +13,7 @@
 #include "common/buf.h"
 #include "sp-fold/model/foldset.h"
 #include "sp-fold/model/model.h"
-#include "sp-fold/opts.h"
+#include "sp-fold/model/model_opts.h"
 
 /*
  * Sets `out` to the folded stack of a sample, comm first unless
@@ -21,9 +21,10 @@
  * passes the frame filters (which may shorten it).  Returns 0 or
  * -ENOMEM.
  */
-int fold_model_folded(const struct fold_model *m, const struct fold_opts *o,
-		      const char *comm, int32_t pid, uint64_t tid,
-		      uint32_t stack, struct sp_buf *out, bool *keep);
+int fold_model_folded(const struct fold_model *m,
+		      const struct fold_name_opts *o, const char *comm,
+		      int32_t pid, uint64_t tid, uint32_t stack,
+		      struct sp_buf *out, bool *keep);
 /*
  * fold_model_folded, and each name's source ("file:line", or NULL) in
  * `srcs` as an array of const char * (comm frame first, unless
@@ -31,16 +32,17 @@ int fold_model_folded(const struct fold_model *m, const struct fold_opts *o,
  * name's function there as an array of unsigned: a Python frame's, 0
  * for other frames.  --max-depth may keep fewer names than sources.
  */
-int fold_model_sourced(const struct fold_model *m, const struct fold_opts *o,
-		       const char *comm, int32_t pid, uint64_t tid,
-		       uint32_t stack, struct sp_buf *out, struct sp_buf *srcs,
+int fold_model_sourced(const struct fold_model *m,
+		       const struct fold_name_opts *o, const char *comm,
+		       int32_t pid, uint64_t tid, uint32_t stack,
+		       struct sp_buf *out, struct sp_buf *srcs,
 		       struct sp_buf *lines, bool *keep);
 /*
  * Adds `count` to the folded stack of a sample in `set`, if it passes
  * the frame filters; `tmp` is scratch space the caller keeps between
  * calls (its release is the caller's).  Returns 0 or -ENOMEM.
  */
-int fold_model_add(const struct fold_model *m, const struct fold_opts *o,
+int fold_model_add(const struct fold_model *m, const struct fold_name_opts *o,
 		   struct fold_set *set, const char *comm, int32_t pid,
 		   uint64_t tid, uint32_t stack, uint64_t count,
 		   struct sp_buf *tmp);
@@ -52,8 +54,8 @@ int fold_model_add(const struct fold_model *m, const struct fold_opts *o,
  * the number of symbols, outermost first, kept of the next frame when
  * its inline chain crosses the limit (0 for none).
  */
-size_t fold_depth_keep(const struct fold_model *m, const struct fold_opts *o,
-		       const uint32_t *ids, size_t n, int32_t pid,
-		       size_t *upto);
+size_t fold_depth_keep(const struct fold_model *m,
+		       const struct fold_name_opts *o, const uint32_t *ids,
+		       size_t n, int32_t pid, size_t *upto);
 
 #endif

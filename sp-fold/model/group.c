@@ -100,7 +100,7 @@ fold_sym_group(struct fold_sym *s)
 }
 
 const char *
-fold_sym_shown(const struct fold_sym *s, const struct fold_opts *o)
+fold_sym_shown(const struct fold_sym *s, const struct fold_name_opts *o)
 {
 	return o->addrs || !s->group ? s->name : s->group;
 }

@@ -13,7 +13,7 @@
 
 #include "common/buf.h"
 #include "sp-fold/model/model.h"
-#include "sp-fold/opts.h"
+#include "sp-fold/model/model_opts.h"
 
 /*
  * Appends to `out` the grouped form of a frame name of `n` bytes, given
@@ -35,7 +35,8 @@ int fold_group_name(struct sp_buf *out, const char *name, size_t n,
  */
 int fold_sym_group(struct fold_sym *s);
 /* The name of a logical frame to show: grouped unless --addrs. */
-const char *fold_sym_shown(const struct fold_sym *s, const struct fold_opts *o);
+const char *fold_sym_shown(const struct fold_sym *s,
+			   const struct fold_name_opts *o);
 /*
  * Appends the fallback name of a view without symbols (names.h), grouped
  * unless `addrs`.  Returns 0 or -ENOMEM.

@@ -7,7 +7,7 @@
 #include "common/banned.h"
 
 int
-fold_profile_fold(const struct fold_profile *p, const struct fold_opts *o,
+fold_profile_fold(const struct fold_profile *p, const struct fold_name_opts *o,
 		  struct fold_set *set)
 {
 	struct sp_buf tmp = SP_BUF_INIT;

@@ -18,7 +18,7 @@
 #include "sp-fold/model/foldset.h"
 #include "sp-fold/model/meta.h"
 #include "sp-fold/model/model.h"
-#include "sp-fold/opts.h"
+#include "sp-fold/model/model_opts.h"
 
 /* Samples of one thread name, process, thread and stack. */
 struct fold_entry {
@@ -74,21 +74,11 @@ typedef int fold_sample_fn(void *ctx, const struct fold_model *m,
 			   const struct fold_sample *s);
 
 /*
- * The writers of a record stream's profile that still read the whole
- * command line have this shape (top and svg take their own options,
- * write/write_opts.h): it writes `p` to `out` as `o` says and returns 0, or
- * -errno (-ENOMEM, -EIO) without a message, which main prints.  Write errors it
- * does not see are left to the caller's check of `out`.
- */
-typedef int fold_writer_fn(FILE *out, const struct fold_profile *p,
-			   const struct fold_opts *o);
-
-/*
  * Adds each entry of a record stream's profile to `set`, folded as `o`
  * says; returns 0 or -ENOMEM.
  */
-int fold_profile_fold(const struct fold_profile *p, const struct fold_opts *o,
-		      struct fold_set *set);
+int fold_profile_fold(const struct fold_profile *p,
+		      const struct fold_name_opts *o, struct fold_set *set);
 /*
  * A qsort_r order of tick indexes: by thread, then in the stream's order
  * (time).  `profile` is the fold_profile the ticks are of.

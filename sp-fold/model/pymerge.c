@@ -270,8 +270,8 @@ under_trampoline(const struct fold_model *m, int32_t pid, const uint32_t *ids,
  */
 static int
 merge_py(struct fold_pymerge *pm, struct fold_model *m,
-	 const struct fold_opts *o, int32_t pid, const uint32_t *ids, size_t n,
-	 const struct sp_ext_pystack *ps)
+	 const struct fold_name_opts *o, int32_t pid, const uint32_t *ids,
+	 size_t n, const struct sp_ext_pystack *ps)
 {
 	struct groups g;
 	size_t i, k = 0, pos[SP_PYSTACK_GROUPS_MAX], lo, hi;
@@ -373,9 +373,9 @@ make_stack(struct fold_pymerge *pm, struct fold_model *m, uint32_t *out)
  * Python functions without the Python part).
  */
 static int
-merge(struct fold_pymerge *pm, struct fold_model *m, const struct fold_opts *o,
-      int32_t pid, uint32_t stack, const struct sp_ext_pystack *ps,
-      uint32_t *out)
+merge(struct fold_pymerge *pm, struct fold_model *m,
+      const struct fold_name_opts *o, int32_t pid, uint32_t stack,
+      const struct sp_ext_pystack *ps, uint32_t *out)
 {
 	const uint32_t *ids;
 	size_t n;
@@ -409,7 +409,7 @@ merge(struct fold_pymerge *pm, struct fold_model *m, const struct fold_opts *o,
 
 int
 fold_pymerge_stack(struct fold_pymerge *pm, struct fold_model *m,
-		   const struct fold_opts *o, int32_t pid, uint32_t stack,
+		   const struct fold_name_opts *o, int32_t pid, uint32_t stack,
 		   const struct sp_ext_pystack *ps, uint32_t *out,
 		   bool *native_only)
 {

@@ -20,7 +20,7 @@
 #include "common/htab.h"
 #include "sp-fold/model/model.h"
 #include "sp-fold/model/pytab.h"
-#include "sp-fold/opts.h"
+#include "sp-fold/model/model_opts.h"
 
 struct fold_pymerge {
 	struct sp_htab *cache; /* (stack, pid, pystack) -> merged stack */
@@ -45,9 +45,9 @@ void fold_pymerge_note_symbol(struct fold_pymerge *pm, const char *name);
  * hide is `stack` itself.  Returns 0 or -ENOMEM.
  */
 int fold_pymerge_stack(struct fold_pymerge *pm, struct fold_model *m,
-		       const struct fold_opts *o, int32_t pid, uint32_t stack,
-		       const struct sp_ext_pystack *ps, uint32_t *out,
-		       bool *native_only);
+		       const struct fold_name_opts *o, int32_t pid,
+		       uint32_t stack, const struct sp_ext_pystack *ps,
+		       uint32_t *out, bool *native_only);
 /*
  * Forgets the merges of process `pid` (a forget record): a new process
  * with that pid merges its own.  Returns 0 or -ENOMEM.

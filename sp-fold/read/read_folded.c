@@ -66,7 +66,7 @@ read_failed(const char *name, uint64_t lineno, int rc)
 }
 
 int
-fold_read_folded(FILE *in, const char *name, const struct fold_opts *o,
+fold_read_folded(FILE *in, const char *name, const struct fold_name_opts *o,
 		 struct fold_set *set)
 {
 	struct sp_buf b = SP_BUF_INIT;

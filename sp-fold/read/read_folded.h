@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "sp-fold/model/foldset.h"
-#include "sp-fold/opts.h"
+#include "sp-fold/model/model_opts.h"
 
 /*
  * Adds the stacks of `in` to `set`, with --include, --exclude and
@@ -17,7 +17,7 @@
  * number) is skipped and counted; one warning names the first.  Returns
  * 0, or 1 after a diagnostic prefixed with `name` ("'FILE': " or "").
  */
-int fold_read_folded(FILE *in, const char *name, const struct fold_opts *o,
+int fold_read_folded(FILE *in, const char *name, const struct fold_name_opts *o,
 		     struct fold_set *set);
 
 #endif

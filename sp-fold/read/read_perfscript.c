@@ -141,8 +141,9 @@ fold_read_perfscript(FILE *in, const char *name, const struct fold_opts *o,
 	st.pnames = sp_htab_new();
 	st.agg = sp_htab_new();
 	if (!st.cache[0] || !st.cache[1] || !st.pnames || !st.agg ||
-	    (o->event_filter && !(st.event = strdup(o->event_filter))) ||
-	    (o->inl && !(st.inl = fold_psinl_new(o->context))))
+	    (o->count.event_filter &&
+	     !(st.event = strdup(o->count.event_filter))) ||
+	    (o->name.inl && !(st.inl = fold_psinl_new(o->context))))
 		rc = -ENOMEM;
 	if (!rc)
 		rc = feed_read(&st, in);

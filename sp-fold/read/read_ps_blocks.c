@@ -167,7 +167,8 @@ fold_ps_flush_hits(struct fold_ps *st)
 		if (!rc)
 			rc = sp_buf_add(b, st->cdata.data + h->at + sizeof(hdr),
 					hdr[1]);
-		if (!rc && fold_filter_frames(&st->o->filter, !st->o->no_comm,
+		if (!rc && fold_filter_frames(&st->o->name.filter,
+					      !st->o->name.no_comm,
 					      (char *)b->data, &b->len))
 			rc = fold_set_add(st->set, (char *)b->data, b->len, n);
 	}

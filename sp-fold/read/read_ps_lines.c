@@ -35,8 +35,9 @@ unknown_name(struct sp_buf *b, const struct fold_ps *st, struct fold_span pc,
 	}
 	if (sp_buf_addc(b, '[') || sp_buf_add(b, base, n))
 		return -ENOMEM;
-	if (st->o->addrs && (sp_buf_adds(b, " <") ||
-			     sp_buf_add(b, pc.p, pc.n) || sp_buf_addc(b, '>')))
+	if (st->o->name.addrs &&
+	    (sp_buf_adds(b, " <") || sp_buf_add(b, pc.p, pc.n) ||
+	     sp_buf_addc(b, '>')))
 		return -ENOMEM;
 	return sp_buf_addc(b, ']');
 }
@@ -49,9 +50,9 @@ annotation(const struct fold_ps *st, const struct sp_buf *b, unsigned index,
 
 	if (index > 0)
 		return fold_ps_contains(s, b->len, "_[i]") ? NULL : "_[i]";
-	if (st->o->kernel && fold_ps_is_kernel_module(mod))
+	if (st->o->name.kernel && fold_ps_is_kernel_module(mod))
 		return "_[k]";
-	if (st->o->jit && fold_ps_is_jit_module(mod))
+	if (st->o->name.jit && fold_ps_is_jit_module(mod))
 		return fold_ps_contains(s, b->len, "_[j]") ? NULL : "_[j]";
 	return NULL;
 }
@@ -305,11 +306,11 @@ header_line(struct fold_ps *st, const char *s, size_t n, struct fold_span comm,
 	}
 	sp_buf_reset(b);
 	rc |= sp_buf_add(b, comm.p, comm.n);
-	if (st->o->tid || st->o->pid) {
+	if (st->o->name.tid || st->o->name.pid) {
 		rc |= sp_buf_addc(b, '-');
 		rc |= sp_buf_add(b, pid.p, pid.n);
 	}
-	if (st->o->tid) {
+	if (st->o->name.tid) {
 		rc |= sp_buf_addc(b, '/');
 		rc |= sp_buf_add(b, tid.p, tid.n);
 	}
@@ -325,7 +326,7 @@ header_line(struct fold_ps *st, const char *s, size_t n, struct fold_span comm,
 static int
 add_stack(struct fold_ps *st, struct sp_buf *b)
 {
-	if (!fold_filter_frames(&st->o->filter, !st->o->no_comm,
+	if (!fold_filter_frames(&st->o->name.filter, !st->o->name.no_comm,
 				(char *)b->data, &b->len))
 		return 0;
 	return fold_set_add(st->set, (char *)b->data, b->len, st->weight);

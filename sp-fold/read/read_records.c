@@ -338,8 +338,8 @@ stream_sample(struct fold_reader *r, const struct fold_sample *smp)
 {
 	bool keep = true;
 
-	if (r->o->filter.has_include || r->o->filter.has_exclude) {
-		if (fold_model_folded(&r->m, r->o, smp->comm, smp->pid,
+	if (r->o->name.filter.has_include || r->o->name.filter.has_exclude) {
+		if (fold_model_folded(&r->m, &r->o->name, smp->comm, smp->pid,
 				      smp->tid, smp->stack, &r->tmp, &keep))
 			return -ENOMEM;
 	}
@@ -446,10 +446,10 @@ on_sample(struct fold_reader *r, const struct sp_rec *rec)
 	int64_t name;
 	bool native_only;
 
-	if (!fold_events_weight(&r->events, r->o, rec,
+	if (!fold_events_weight(&r->events, &r->o->count, rec,
 				fold_model_period_ns(&r->m), &add))
 		return 0;
-	if (fold_pymerge_stack(&r->pm, &r->m, r->o, smp.pid, smp.stack,
+	if (fold_pymerge_stack(&r->pm, &r->m, &r->o->name, smp.pid, smp.stack,
 			       rec->u.sample.py, &smp.stack, &native_only))
 		return -ENOMEM;
 	r->py_native_only += native_only * n;
@@ -461,7 +461,7 @@ on_sample(struct fold_reader *r, const struct sp_rec *rec)
 	smp.weight = add;
 	smp.event = fold_events_name(&r->events, rec);
 	/* Off-CPU stacks show why they waited, as a frame on top. */
-	if (r->o->view != FOLD_VIEW_CPU && rec->u.sample.state &&
+	if (r->o->count.view != FOLD_VIEW_CPU && rec->u.sample.state &&
 	    !r->o->no_wait_state && smp.stack != SP_NONE &&
 	    fold_model_wait_stack(&r->m, smp.stack, rec->u.sample.state,
 				  &smp.stack))
@@ -488,7 +488,7 @@ on_sample(struct fold_reader *r, const struct sp_rec *rec)
 	if (smp.comm && name < 0)
 		return -ENOMEM;
 	/* Threads of one name fold together, unless told apart. */
-	if (!r->o->tid && !r->keep_ticks && smp.comm &&
+	if (!r->o->name.tid && !r->keep_ticks && smp.comm &&
 	    r->o->format != FOLD_THREADS)
 		smp.tid = 0;
 	if (aggregate(r, (uint32_t)name, smp.pid, smp.tid, smp.stack, add,

@@ -32,7 +32,8 @@ runs(const struct fold_profile *p, const uint32_t *order,
 
 int
 fold_write_chart(FILE *out, const struct fold_profile *p,
-		 const struct fold_opts *o)
+		 const struct fold_name_opts *name,
+		 const struct fold_svg_opts *svg)
 {
 	struct fold_svg_records s;
 	uint32_t *order = calloc(p->nticks + 1, sizeof(*order));
@@ -40,13 +41,13 @@ fold_write_chart(FILE *out, const struct fold_profile *p,
 	size_t i, n;
 	int rc = -ENOMEM;
 
-	if (!fold_svg_records_build(&s, p, o) && order && lines) {
+	if (!fold_svg_records_build(&s, p, name) && order && lines) {
 		for (i = 0; i < p->nticks; i++)
 			order[i] = (uint32_t)i;
 		qsort_r(order, p->nticks, sizeof(*order), fold_profile_tick_cmp,
 			(void *)p);
 		n = runs(p, order, &s, lines);
-		rc = fold_svg_draw_chart(out, lines, n, &o->svg);
+		rc = fold_svg_draw_chart(out, lines, n, svg);
 	}
 	free(order);
 	free(lines);

@@ -9,13 +9,11 @@
 #include "common/banned.h"
 
 int
-fold_write_folded(FILE *out, const struct fold_profile *p,
-		  const struct fold_opts *o)
+fold_write_folded(FILE *out, const struct fold_profile *p)
 {
 	const struct fold_line *l;
 	size_t n, i;
 
-	(void)o;
 	if (fold_set_lines(p->set, &l, &n))
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
@@ -26,12 +24,10 @@ fold_write_folded(FILE *out, const struct fold_profile *p,
 }
 
 int
-fold_write_diff_folded(FILE *out, const struct fold_profile *p,
-		       const struct fold_opts *o)
+fold_write_diff_folded(FILE *out, const struct fold_profile *p)
 {
 	size_t i;
 
-	(void)o;
 	for (i = 0; i < p->ndiff; i++) {
 		fwrite(p->diff[i].stack, 1, p->diff[i].len, out);
 		fprintf(out, " %" PRIu64 " %" PRIu64 "\n", p->diff[i].before,

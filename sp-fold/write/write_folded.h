@@ -9,16 +9,13 @@
 #include <stdio.h>
 
 #include "sp-fold/model/profile.h"
-#include "sp-fold/opts.h"
 
 /*
  * Writes the lines of the profile's folded set sorted bytewise.  Returns
  * 0 or -ENOMEM; write errors are left to the caller's check of `out`.
  */
-int fold_write_folded(FILE *out, const struct fold_profile *p,
-		      const struct fold_opts *o);
+int fold_write_folded(FILE *out, const struct fold_profile *p);
 /* Writes the profile's diff lines; returns 0. */
-int fold_write_diff_folded(FILE *out, const struct fold_profile *p,
-			   const struct fold_opts *o);
+int fold_write_diff_folded(FILE *out, const struct fold_profile *p);
 
 #endif

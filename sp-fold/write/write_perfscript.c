@@ -126,7 +126,7 @@ put_frame(const struct fold_perfscript_out *po, const struct fold_model *m,
 		put_bare(out, m, v, pid, ip);
 	for (i = upto < s->n ? upto : s->n; i-- > 0;) {
 		sym = &s->v[i];
-		if (sym->flags & SP_SYM_HIDDEN && !po->o->show_hidden)
+		if (sym->flags & SP_SYM_HIDDEN && !po->name->show_hidden)
 			continue;
 		fprintf(out, "\t%16" PRIx64 " ", ip);
 		put_clean(out, sym->group ? sym->group : sym->name);
@@ -165,7 +165,7 @@ fold_write_perfscript_sample(void *ctx, const struct fold_model *m,
 		" %" PRId32 "/%" PRIu64 " %" PRIu64 ".%06" PRIu64 ": %" PRIu64
 		" ",
 		s->pid, s->tid, s->ts / 1000000000, s->ts % 1000000000 / 1000,
-		po->o->weight_time || po->o->weight_period
+		po->count->weight_time || po->count->weight_period
 		    ? s->weight
 		    : fold_model_period_ns(m));
 	put_clean(out, s->event ? s->event : "cpu-clock");
@@ -175,7 +175,7 @@ fold_write_perfscript_sample(void *ctx, const struct fold_model *m,
 	id = (const uint32_t *)ids.data;
 	n = ids.len / sizeof(uint32_t);
 	/* --max-depth keeps the frames nearest the root. */
-	n = fold_depth_keep(m, po->o, id, n, s->pid, &upto);
+	n = fold_depth_keep(m, po->name, id, n, s->pid, &upto);
 	if (upto) {
 		fold_model_view(m, id[n], s->pid, &v);
 		put_frame(po, m, &v, s->pid, upto);

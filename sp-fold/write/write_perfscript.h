@@ -11,12 +11,13 @@
 
 #include "sp-fold/model/model.h"
 #include "sp-fold/model/profile.h"
-#include "sp-fold/opts.h"
+#include "sp-fold/model/model_opts.h"
 
 /* What fold_write_perfscript_sample writes to, and how. */
 struct fold_perfscript_out {
 	FILE *out;
-	const struct fold_opts *o;
+	const struct fold_name_opts *name;   /* --show-hidden, --max-depth */
+	const struct fold_count_opts *count; /* --weight */
 };
 
 /*

@@ -59,8 +59,7 @@ reverse_ids(struct sp_buf *ids)
 }
 
 int
-fold_write_pprof(FILE *out, const struct fold_profile *prof,
-		 const struct fold_opts *o)
+fold_write_pprof(FILE *out, const struct fold_profile *prof, bool no_comm)
 {
 	const struct fold_meta *meta = &prof->meta;
 	struct fold_set *set = prof->set;
@@ -77,7 +76,7 @@ fold_write_pprof(FILE *out, const struct fold_profile *prof,
 	if (!rc)
 		rc = fold_set_lines(set, &l, &n);
 	for (i = 0; !rc && i < n; i++) {
-		rc = line_locations(&p, &l[i], !o->no_comm, &ids, &comm);
+		rc = line_locations(&p, &l[i], !no_comm, &ids, &comm);
 		reverse_ids(&ids);
 		v[0] = sp_sat_i64(l[i].count);
 		v[1] = sp_sat_i64(sp_sat_mul_u64(l[i].count, meta->period_ns));

@@ -71,7 +71,7 @@ lines_reserve(struct lines *ls, size_t n)
 
 /* The lines of a view, innermost first; none when all are hidden. */
 static int
-view_lines(const struct fold_profile *prof, const struct fold_opts *o,
+view_lines(const struct fold_profile *prof, const struct fold_name_opts *o,
 	   const struct fold_view *v, size_t upto, struct lines *ls)
 {
 	const struct fold_syms *s = v->syms;
@@ -185,8 +185,8 @@ main_module(const struct fold_profile *prof)
  */
 static int64_t
 location_of(struct fold_pprof *p, const struct fold_profile *prof,
-	    const struct fold_opts *o, uint32_t frame, int32_t pid, size_t upto,
-	    struct lines *ls)
+	    const struct fold_name_opts *o, uint32_t frame, int32_t pid,
+	    size_t upto, struct lines *ls)
 {
 	struct {
 		uint32_t frame;
@@ -213,11 +213,15 @@ location_of(struct fold_pprof *p, const struct fold_profile *prof,
 				   v.abs_ip, ls->v, ls->n);
 }
 
-/* Adds the sample of one entry, its frames leaf first. */
+/*
+ * Adds the sample of one entry, its frames leaf first; its first value is
+ * a count of samples, of periods when `by_time` (--weight time).
+ */
 static int
 entry_sample(struct fold_pprof *p, const struct fold_profile *prof,
-	     const struct fold_opts *o, const struct fold_entry *e,
-	     struct lines *ls, struct sp_buf *ids, struct sp_buf *locs)
+	     const struct fold_name_opts *o, bool by_time,
+	     const struct fold_entry *e, struct lines *ls, struct sp_buf *ids,
+	     struct sp_buf *locs)
 {
 	uint64_t period = fold_model_period_ns(prof->m), id;
 	const uint32_t *f;
@@ -241,9 +245,9 @@ entry_sample(struct fold_pprof *p, const struct fold_profile *prof,
 		if (loc && sp_buf_add(locs, &id, sizeof(id)))
 			return -ENOMEM;
 	}
-	v[0] = sp_sat_i64(o->weight_time ? e->count / period : e->count);
-	v[1] = sp_sat_i64(o->weight_time ? e->count
-					 : sp_sat_mul_u64(e->count, period));
+	v[0] = sp_sat_i64(by_time ? e->count / period : e->count);
+	v[1] =
+	    sp_sat_i64(by_time ? e->count : sp_sat_mul_u64(e->count, period));
 	return fold_pprof_sample(
 	    p, (const uint64_t *)locs->data, locs->len / sizeof(uint64_t), v, 2,
 	    e->name == UINT32_MAX ? NULL : prof->m->strs[e->name], e->pid,
@@ -264,7 +268,8 @@ lines_release(struct lines *ls)
 
 int
 fold_write_pprof_records(FILE *out, const struct fold_profile *prof,
-			 const struct fold_opts *o)
+			 const struct fold_name_opts *name,
+			 const struct fold_count_opts *count)
 {
 	struct sp_buf ids = SP_BUF_INIT, locs = SP_BUF_INIT, tmp = SP_BUF_INIT;
 	struct lines ls = { .name = SP_BUF_INIT };
@@ -275,7 +280,7 @@ fold_write_pprof_records(FILE *out, const struct fold_profile *prof,
 	bool keep;
 	int rc;
 
-	rc = fold_pprof_init(&p, fold_events_kind(o),
+	rc = fold_pprof_init(&p, fold_events_kind(count),
 			     fold_model_period_ns(prof->m), prof->meta.start_ns,
 			     prof->meta.duration_ns);
 	main = rc ? SP_NONE : main_module(prof);
@@ -284,11 +289,12 @@ fold_write_pprof_records(FILE *out, const struct fold_profile *prof,
 	for (i = 0; !rc && i < prof->nents; i++) {
 		e = &prof->ents[i];
 		rc = fold_model_folded(
-		    prof->m, o,
+		    prof->m, name,
 		    e->name == UINT32_MAX ? NULL : prof->m->strs[e->name],
 		    e->pid, e->tid, e->stack, &tmp, &keep);
 		if (!rc && keep)
-			rc = entry_sample(&p, prof, o, e, &ls, &ids, &locs);
+			rc = entry_sample(&p, prof, name, count->weight_time, e,
+					  &ls, &ids, &locs);
 	}
 	if (!rc)
 		rc = fold_pprof_emit(&p, out);

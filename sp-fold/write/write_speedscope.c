@@ -17,7 +17,8 @@
 struct ss {
 	FILE *out;
 	const struct fold_profile *prof;
-	const struct fold_opts *o;
+	const struct fold_name_opts *name;
+	const struct fold_count_opts *count;
 	struct sp_htab *names; /* frame name -> index */
 	struct sp_buf order;   /* frame names in index order, NUL-separated */
 	uint32_t **ents;       /* entry -> frame indexes, [0] = count */
@@ -106,7 +107,7 @@ entry_frames(struct ss *ss, uint32_t e)
 	if (ss->ents[e])
 		return ss->ents[e];
 	comm = en->name == UINT32_MAX ? NULL : prof->m->strs[en->name];
-	if (fold_model_sourced(prof->m, ss->o, comm, en->pid, en->tid,
+	if (fold_model_sourced(prof->m, ss->name, comm, en->pid, en->tid,
 			       en->stack, &ss->tmp, &ss->srcs, &ss->lines,
 			       &keep))
 		return NULL;
@@ -127,7 +128,7 @@ entry_frames(struct ss *ss, uint32_t e)
 		semi = semi ? semi : end;
 		src = n - 1 < nsrc ? srcs[n - 1] : NULL;
 		line = n - 1 < nsrc ? lines[n - 1] : 0;
-		if (n++ == 1 && !ss->o->no_comm)
+		if (n++ == 1 && !ss->name->no_comm)
 			continue; /* the thread names the profile */
 		ix = frame_index(ss, p, (size_t)(semi - p), src, line);
 		if (ix < 0) {
@@ -219,8 +220,8 @@ lay_out(struct ss *ss, const uint32_t *order, size_t from, size_t to,
 		prev = t->ts;
 		/* A sample lasts its period, or the time it counts (an
 		 * off-CPU wait) in a view of time. */
-		sl = (struct slot){ t->entry,
-				    ss->o->weight_time ? t->weight : period };
+		sl = (struct slot){ t->entry, ss->count->weight_time ? t->weight
+								     : period };
 		if (sp_buf_add(&ss->slots, &sl, sizeof(sl)))
 			return -ENOMEM;
 	}
@@ -323,9 +324,12 @@ write_profiles(struct ss *ss, uint32_t *order)
 
 int
 fold_write_speedscope(FILE *out, const struct fold_profile *prof,
-		      const struct fold_opts *o)
+		      const struct fold_name_opts *name,
+		      const struct fold_count_opts *count)
 {
-	struct ss ss = { .out = out, .prof = prof, .o = o };
+	struct ss ss = {
+		.out = out, .prof = prof, .name = name, .count = count
+	};
 	uint32_t *order = calloc(prof->nticks + 1, sizeof(*order));
 	size_t i;
 	int rc = -ENOMEM;

@@ -21,7 +21,7 @@ struct at {
  */
 static int
 add_entry(struct fold_svg_records *s, const struct fold_profile *p,
-	  const struct fold_opts *o, size_t i, struct sp_buf *tmp,
+	  const struct fold_name_opts *o, size_t i, struct sp_buf *tmp,
 	  struct sp_buf *srcs, struct at *at)
 {
 	const struct fold_entry *e = &p->ents[i];
@@ -49,7 +49,7 @@ add_entry(struct fold_svg_records *s, const struct fold_profile *p,
 
 int
 fold_svg_records_build(struct fold_svg_records *s, const struct fold_profile *p,
-		       const struct fold_opts *o)
+		       const struct fold_name_opts *o)
 {
 	struct sp_buf tmp = SP_BUF_INIT, srcs = SP_BUF_INIT;
 	struct at *at = calloc(p->nents + 1, sizeof(*at));
@@ -118,14 +118,13 @@ busiest_name(const struct fold_profile *p)
 
 int
 fold_write_svg_records(FILE *out, const struct fold_profile *p,
-		       const struct fold_opts *opts)
+		       const struct fold_name_opts *names,
+		       const struct fold_svg_opts *svg)
 {
-	struct fold_svg_opts titled = opts->svg;
-	const struct fold_opts *o = opts;
+	struct fold_svg_opts titled = *svg;
 	struct fold_svg_records s;
 	struct fold_svg_line *kept = NULL;
-	const char *name =
-	    opts->svg.title || opts->svg.inverted ? NULL : busiest_name(p);
+	const char *name = svg->title || svg->inverted ? NULL : busiest_name(p);
 	char title[160];
 	size_t i, n = 0;
 	int rc = -ENOMEM;
@@ -134,7 +133,7 @@ fold_write_svg_records(FILE *out, const struct fold_profile *p,
 		snprintf(title, sizeof(title), "Flame Graph: %s", name);
 		titled.title = title;
 	}
-	if (!fold_svg_records_build(&s, p, o) &&
+	if (!fold_svg_records_build(&s, p, names) &&
 	    (kept = calloc(p->nents + 1, sizeof(*kept)))) {
 		for (i = 0; i < p->nents; i++)
 			if (s.lines[i].stack)

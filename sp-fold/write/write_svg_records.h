@@ -10,7 +10,7 @@
 
 #include "common/buf.h"
 #include "sp-fold/model/profile.h"
-#include "sp-fold/opts.h"
+#include "sp-fold/model/model_opts.h"
 #include "sp-fold/write/write_svg.h"
 
 /*
@@ -25,18 +25,21 @@ struct fold_svg_records {
 };
 
 /*
- * Fills `s` from the profile's entries; returns 0 or -ENOMEM.
+ * Fills `s` from the profile's entries, named as `o` says; returns 0 or
+ * -ENOMEM.
  * fold_svg_records_release is due after either.
  */
 int fold_svg_records_build(struct fold_svg_records *s,
 			   const struct fold_profile *p,
-			   const struct fold_opts *o);
+			   const struct fold_name_opts *o);
 void fold_svg_records_release(struct fold_svg_records *s);
 /*
- * --format svg of a record stream's profile; returns 0 or -ENOMEM.
- * Write errors are left to the caller's check of `out`.
+ * --format svg of a record stream's profile, its frames named as `name`
+ * says and drawn as `svg` says; returns 0 or -ENOMEM.  Write errors are
+ * left to the caller's check of `out`.
  */
 int fold_write_svg_records(FILE *out, const struct fold_profile *p,
-			   const struct fold_opts *o);
+			   const struct fold_name_opts *name,
+			   const struct fold_svg_opts *svg);
 
 #endif

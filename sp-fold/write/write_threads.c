@@ -68,7 +68,7 @@ sum_threads(const struct fold_profile *p, struct thread_row **rows, size_t *n)
 
 int
 fold_write_threads(FILE *out, const struct fold_profile *p,
-		   const struct fold_opts *o)
+		   const struct fold_count_opts *o)
 {
 	struct thread_row *rows = NULL;
 	size_t n = 0, i;

@@ -37,10 +37,10 @@ write_all(struct fold_set *set, const struct fold_opts *o,
 
 	if (!null)
 		return;
-	fold_write_folded(null, &p, o);
+	fold_write_folded(null, &p);
 	fold_write_top(null, &p, &o->top);
 	fold_write_svg(null, &p, &o->svg);
-	fold_write_pprof(null, &p, o);
+	fold_write_pprof(null, &p, o->name.no_comm);
 	fclose(null);
 }
 
@@ -55,8 +55,8 @@ svg_records(const struct fold_profile *p, const struct fold_opts *o)
 
 	if (!null)
 		return;
-	fold_write_svg_records(null, p, o);
-	fold_write_pprof_records(null, p, o);
+	fold_write_svg_records(null, p, &o->name, &o->svg);
+	fold_write_pprof_records(null, p, &o->name, &o->count);
 	fclose(null);
 }
 
@@ -74,28 +74,28 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	mode = data[0];
-	o.pid = mode & 2;
-	o.tid = mode & 4;
-	o.kernel = o.jit = mode & 8;
-	o.inl = o.addrs = mode & 16;
+	o.name.pid = mode & 2;
+	o.name.tid = mode & 4;
+	o.name.kernel = o.name.jit = mode & 8;
+	o.name.inl = o.name.addrs = mode & 16;
 	/* perf script --inline runs addr2line on the input's module paths:
 	 * no processes, and no files named by the input, from a fuzzer */
 	if ((mode & 129) == 1)
-		o.inl = false;
-	o.no_comm = mode & 32;
-	o.show_hidden = o.svg.reverse = mode & 64;
-	o.filter.max_depth = mode & 128 ? 3 : 0;
+		o.name.inl = false;
+	o.name.no_comm = mode & 32;
+	o.name.show_hidden = o.svg.reverse = mode & 64;
+	o.name.filter.max_depth = mode & 128 ? 3 : 0;
 	in = fmemopen((void *)(data + 1), size - 1 ? size - 1 : 1, "r");
 	set = fold_set_new();
 	if (in && set && size > 1) {
 		if ((mode & 129) == 129)
-			fold_read_folded(in, "", &o, set);
+			fold_read_folded(in, "", &o.name, set);
 		else if (mode & 1)
 			fold_read_perfscript(in, "", &o, set);
 		else if (!fold_reader_init(&r, "", &o)) {
 			if (!fold_reader_read(&r, in)) {
 				fold_reader_profile(&r, &p);
-				fold_profile_fold(&p, &o, set);
+				fold_profile_fold(&p, &o.name, set);
 				svg_records(&p, &o);
 			}
 			meta = r.meta;

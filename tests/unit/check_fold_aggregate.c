@@ -29,8 +29,7 @@ folded(struct fold_set *set)
 
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(
-	    fold_write_folded(f, &(struct fold_profile){ .set = set }, NULL),
-	    0);
+	    fold_write_folded(f, &(struct fold_profile){ .set = set }), 0);
 	fclose(f);
 	return s;
 }
@@ -47,7 +46,7 @@ read_records(FILE *in, const struct fold_opts *o, struct fold_set *set)
 	rc = fold_reader_read(&r, in);
 	fold_reader_profile(&r, &p);
 	if (!rc)
-		rc = fold_profile_fold(&p, o, set) != 0;
+		rc = fold_profile_fold(&p, &o->name, set) != 0;
 	fold_reader_release(&r);
 	return rc;
 }
@@ -134,7 +133,7 @@ END_TEST
 
 START_TEST(perf_headers_follow_the_script)
 {
-	struct fold_opts o = { .tid = true };
+	struct fold_opts o = { .name.tid = true };
 
 	/* one-character comms do not match; multi-word comms do */
 	expect("ab 5 1.0: ev:\n\t1 f (m)\n\n"
@@ -149,7 +148,7 @@ END_TEST
 
 START_TEST(perf_frames_backtrack_like_the_script)
 {
-	struct fold_opts o = { .addrs = true };
+	struct fold_opts o = { .name.addrs = true };
 
 	expect("app 1 1.0: ev:\n"
 	       "\tab (x)\n"
@@ -172,7 +171,7 @@ START_TEST(perf_events_default_to_the_first)
 	       "a1 1 1.0: 100 instructions: \n\t1 g (m)\n\n"
 	       "a1 1 1.0: 100 cycles:\n\t1 f (m)\n\n",
 	       &o, true, "a1;f 200\n");
-	o.event_filter = "instructions";
+	o.count.event_filter = "instructions";
 	expect("a1 1 1.0: 100 cycles: \n\t1 f (m)\n\n"
 	       "a1 1 1.0: 70 instructions: \n\t1 g (m)\n\n",
 	       &o, true, "a1;g 70\n");
@@ -213,8 +212,8 @@ START_TEST(records_name_frames_and_threads)
 	       "w;<stack truncated>;[a?b];f:g 1\n"
 	       "w;[a?b] 1\n");
 	o.process_name = true;
-	o.pid = true;
-	o.addrs = true;
+	o.name.pid = true;
+	o.name.addrs = true;
 	expect(stream, &o, false,
 	       "my_app-5 1\n"
 	       "my_app-5;<stack truncated>;a?b+0x10;f:g 2\n"
@@ -267,13 +266,13 @@ START_TEST(records_group_frames_by_function)
 	       "cc1plus;[cc1plus] 1\n"
 	       "cc1plus;[cc1plus];[unknown];[kernel] 1\n"
 	       "cc1plus;[cc1plus];do_syscall_64 3\n");
-	o.kernel = true;
+	o.name.kernel = true;
 	expect(grouping, &o, false,
 	       "cc1plus;[cc1plus] 1\n"
 	       "cc1plus;[cc1plus];[unknown];[kernel]_[k] 1\n"
 	       "cc1plus;[cc1plus];do_syscall_64_[k] 3\n");
-	o.kernel = false;
-	o.addrs = true;
+	o.name.kernel = false;
+	o.name.addrs = true;
 	expect(grouping, &o, false,
 	       "cc1plus;cc1plus+0x10;do_syscall_64+0x44 1\n"
 	       "cc1plus;cc1plus+0x20;do_syscall_64+0x70 2\n"
@@ -438,7 +437,7 @@ keep_interval(void *ctx, const struct fold_profile *p)
 	char *s;
 
 	q.set = fold_set_new();
-	ck_assert_int_eq(fold_profile_fold(&q, &o, q.set), 0);
+	ck_assert_int_eq(fold_profile_fold(&q, &o.name, q.set), 0);
 	s = folded(q.set);
 	sp_buf_adds(ctx, s);
 	free(s);

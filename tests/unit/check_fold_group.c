@@ -97,7 +97,7 @@ END_TEST
 
 START_TEST(symbols_keep_a_group_only_when_it_differs)
 {
-	struct fold_opts plain = { 0 }, addrs = { .addrs = true };
+	struct fold_name_opts plain = { 0 }, addrs = { .addrs = true };
 	struct fold_sym s = { .flags = SP_SYM_KERNEL };
 
 	s.name = strdup("vfs_read+0x14");

@@ -121,11 +121,10 @@ fold_text(const char *text, const struct fold_opts *o, uint64_t *native_only)
 	ck_assert_int_eq(fold_reader_init(&r, "", o), 0);
 	step_all(&r, d);
 	fold_reader_profile(&r, &p);
-	ck_assert_int_eq(fold_profile_fold(&p, o, set), 0);
+	ck_assert_int_eq(fold_profile_fold(&p, &o->name, set), 0);
 	out = open_memstream(&s, &n);
 	ck_assert_int_eq(
-	    fold_write_folded(out, &(struct fold_profile){ .set = set }, NULL),
-	    0);
+	    fold_write_folded(out, &(struct fold_profile){ .set = set }), 0);
 	fclose(out);
 	if (native_only)
 		*native_only = r.py_native_only;
@@ -201,7 +200,7 @@ END_TEST
 
 START_TEST(interpreter_frames_keep_everything)
 {
-	struct fold_opts o = { .interpreter_frames = true };
+	struct fold_opts o = { .name.interpreter_frames = true };
 	char *want =
 	    line1("python3;_start;Py_RunMain;PyEval_EvalCode;"
 		  "_PyEval_EvalFrameDefault;<module>;main;PyObject_Vectorcall;"
@@ -248,21 +247,21 @@ START_TEST(misfits_are_native_only)
 	bool native_only;
 
 	read_into(&r, "", &o, NULL);
-	ck_assert_int_eq(fold_pymerge_stack(&r.pm, &r.m, &o, 7, 11, &few,
+	ck_assert_int_eq(fold_pymerge_stack(&r.pm, &r.m, &o.name, 7, 11, &few,
 					    &stack, &native_only),
 			 0);
 	ck_assert(native_only);
 	ck_assert_uint_eq(stack, 11);
-	ck_assert_int_eq(fold_pymerge_stack(&r.pm, &r.m, &o, 7, 11, &past,
+	ck_assert_int_eq(fold_pymerge_stack(&r.pm, &r.m, &o.name, 7, 11, &past,
 					    &stack, &native_only),
 			 0);
 	ck_assert(native_only);
-	ck_assert_int_eq(fold_pymerge_stack(&r.pm, &r.m, &o, 7, 11, &order,
+	ck_assert_int_eq(fold_pymerge_stack(&r.pm, &r.m, &o.name, 7, 11, &order,
 					    &stack, &native_only),
 			 0);
 	ck_assert(native_only);
 	/* Cached: the answer again, native only still. */
-	ck_assert_int_eq(fold_pymerge_stack(&r.pm, &r.m, &o, 7, 11, &few,
+	ck_assert_int_eq(fold_pymerge_stack(&r.pm, &r.m, &o.name, 7, 11, &few,
 					    &stack, &native_only),
 			 0);
 	ck_assert(native_only);
@@ -301,7 +300,7 @@ END_TEST
 
 START_TEST(python_frames_carry_file_and_line)
 {
-	struct fold_opts o = { .no_comm = true };
+	struct fold_opts o = { .name.no_comm = true };
 	struct fold_reader r;
 	struct fold_view v;
 	struct sp_buf ids = SP_BUF_INIT;
@@ -316,8 +315,8 @@ START_TEST(python_frames_carry_file_and_line)
 
 	ck_assert_int_eq(fold_reader_init(&r, "", &o), 0);
 	step_all(&r, d);
-	ck_assert_int_eq(fold_pymerge_stack(&r.pm, &r.m, &o, 7, 11, &ps, &stack,
-					    &native_only),
+	ck_assert_int_eq(fold_pymerge_stack(&r.pm, &r.m, &o.name, 7, 11, &ps,
+					    &stack, &native_only),
 			 0);
 	ck_assert(!native_only);
 	ck_assert_int_eq(fold_model_walk(&r.m, stack, &ids), 0);
@@ -332,8 +331,8 @@ START_TEST(python_frames_carry_file_and_line)
 	ck_assert(v.syms->v[0].flags & FOLD_SYM_PYTHON);
 	ck_assert_uint_eq(v.module, SP_NONE);
 	/* The same node twice is one frame, one stack. */
-	ck_assert_int_eq(fold_pymerge_stack(&r.pm, &r.m, &o, 7, 11, &ps, &again,
-					    &native_only),
+	ck_assert_int_eq(fold_pymerge_stack(&r.pm, &r.m, &o.name, 7, 11, &ps,
+					    &again, &native_only),
 			 0);
 	ck_assert_uint_eq(again, stack);
 	sp_buf_release(&ids);
@@ -357,7 +356,7 @@ START_TEST(speedscope_frames_have_file_and_first_line)
 
 	read_into(&r, one_sample, &o, NULL);
 	fold_reader_profile(&r, &p);
-	ck_assert_int_eq(fold_write_speedscope(out, &p, &o), 0);
+	ck_assert_int_eq(fold_write_speedscope(out, &p, &o.name, &o.count), 0);
 	fclose(out);
 	ck_assert_ptr_nonnull(strstr(s, "{\"name\":\"Worker.run\",\"file\":"
 					"\"/app/main.py\",\"line\":20}"));
@@ -375,7 +374,8 @@ START_TEST(perf_script_names_the_python_file)
 	struct fold_reader r;
 	char *s = NULL;
 	size_t n = 0;
-	struct fold_perfscript_out ps = { open_memstream(&s, &n), &o };
+	struct fold_perfscript_out ps = { open_memstream(&s, &n), &o.name,
+					  &o.count };
 
 	read_into(&r, one_sample, &o, &ps);
 	fclose(ps.out);
@@ -451,7 +451,7 @@ START_TEST(perf_trampoline_glue_is_hidden)
 			      "_PyEval_EvalFrame;<module>;work;"
 			      "cfunction_vectorcall_O;ext_fn 1\n");
 	free(got);
-	o.interpreter_frames = true;
+	o.name.interpreter_frames = true;
 	got = fold_text(perf, &o, NULL);
 	ck_assert_ptr_nonnull(strstr(
 	    got, ";py_trampoline_evaluator;<module>;_PyEval_EvalFrameDefault;"

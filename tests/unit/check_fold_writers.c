@@ -272,7 +272,6 @@ gunzip(const char *in, size_t n, size_t *outlen)
 START_TEST(pprof_decodes_to_the_folded_stacks)
 {
 	struct fold_set *s = sample_set();
-	struct fold_opts o = { 0 };
 	struct fold_profile p = { .set = s,
 				  .meta = { .period_ns = 1000000,
 					    .start_ns = 5,
@@ -282,8 +281,8 @@ START_TEST(pprof_decodes_to_the_folded_stacks)
 	const unsigned char *raw;
 	size_t len = 0, flen = 0, rawlen, i;
 
-	CAPTURE(out, len, fold_write_pprof(f_, &p, &o));
-	CAPTURE(fold, flen, fold_write_folded(f_, &p, &o));
+	CAPTURE(out, len, fold_write_pprof(f_, &p, false));
+	CAPTURE(fold, flen, fold_write_folded(f_, &p));
 	raw = gunzip(out, len, &rawlen);
 	read_profile(&pr, raw, rawlen);
 	ck_assert_str_eq(pr.strs[0], "");
@@ -312,7 +311,8 @@ records_pprof(const char *text, const struct fold_opts *o, size_t *len)
 	ck_assert_int_eq(fold_reader_init(&r, "", o), 0);
 	ck_assert_int_eq(fold_reader_read(&r, in), 0);
 	fold_reader_profile(&r, &p);
-	ck_assert_int_eq(fold_write_pprof_records(tmp, &p, o), 0);
+	ck_assert_int_eq(fold_write_pprof_records(tmp, &p, &o->name, &o->count),
+			 0);
 	fold_reader_release(&r);
 	*len = (size_t)ftell(tmp);
 	out = malloc(*len ? *len : 1);
@@ -370,7 +370,7 @@ START_TEST(pprof_of_records_groups_by_function)
 	ck_assert_uint_eq(pr.nfuncs, 2);
 	release_profile(&pr);
 	free(out);
-	o.addrs = true;
+	o.name.addrs = true;
 	out = records_pprof(grouping, &o, &len);
 	raw = gunzip(out, len, &rawlen);
 	read_profile(&pr, raw, rawlen);
