@@ -95,8 +95,11 @@ fold_write_threads(FILE *out, const struct fold_profile *p,
 			fprintf(out, "%12.1f", (double)rows[i].count / 1e6);
 		else
 			fprintf(out, "%12" PRIu64, rows[i].count);
+		/* a thread no comm record named has no name to show */
 		fprintf(out, " %8" PRId32 " %8" PRIu64 "  %s\n", rows[i].pid,
-			rows[i].tid, p->m->strs[rows[i].name]);
+			rows[i].tid,
+			rows[i].name == UINT32_MAX ? "-"
+						   : p->m->strs[rows[i].name]);
 	}
 	free(rows);
 	return 0;

@@ -3,8 +3,8 @@
  * first byte picks the reader (perf script text, folded stacks or the
  * record stream) and options; the rest is the input.  The folded set then
  * goes through the folded, top, svg and pprof writers into /dev/null, and
- * a record stream through the svg writer with sources too and the pprof
- * writer with addresses and mappings.  Perf script
+ * a record stream through the svg writer with sources too, the pprof
+ * writer with addresses and mappings, and the threads table.  Perf script
  * is read without --inline, which would run addr2line.
  *
  * tool: sp-fold
@@ -24,6 +24,7 @@
 #include "sp-fold/write/write_pprof_records.h"
 #include "sp-fold/write/write_svg.h"
 #include "sp-fold/write/write_svg_records.h"
+#include "sp-fold/write/write_threads.h"
 #include "sp-fold/write/write_top.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -46,7 +47,8 @@ write_all(struct fold_set *set, const struct fold_opts *o,
 
 /*
  * The svg of a record stream, which carries sources to the tooltips, and
- * its pprof, whose values are counts times the period (saturating).
+ * its pprof, whose values are counts times the period (saturating), and
+ * its threads table.
  */
 static void
 svg_records(const struct fold_profile *p, const struct fold_opts *o)
@@ -57,6 +59,7 @@ svg_records(const struct fold_profile *p, const struct fold_opts *o)
 		return;
 	fold_write_svg_records(null, p, &o->name, &o->svg);
 	fold_write_pprof_records(null, p, &o->name, &o->count);
+	fold_write_threads(null, p, &o->count);
 	fclose(null);
 }
 
