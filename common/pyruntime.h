@@ -14,8 +14,8 @@
  * "libpython..." is one (libpython3.11.so.1.0, libpython3.11d.so).
  * Names CPython does not install stay out: Debian's "python3.11-dbg" is
  * a symbolic link to python3.11d, the name the kernel shows in the maps
- * and /proc/PID/exe; 3.13's free-threaded "python3.13t" has a layout
- * sp-record does not read.
+ * and /proc/PID/exe; 't', 3.13's free-threaded flag, is not taken
+ * (python3.13t), though libpython3.13t.so is, as every libpython.
  */
 #ifndef SP_PYRUNTIME_H
 #define SP_PYRUNTIME_H
