@@ -15,6 +15,7 @@
 #include "common/grow.h"
 #include "common/htab.h"
 #include "common/modtab.h"
+#include "common/search.h"
 #include "common/banned.h"
 
 /* Holds what resolution needs, so that it never looks a module up. */
@@ -335,30 +336,22 @@ rebuild(struct group *g)
 static const struct entry *
 group_find(struct group *g, uint64_t addr)
 {
-	size_t lo = 0, hi = g->nindex;
+	size_t i;
 
 	/* without overlaps, the one entry that covers addr is the answer */
 	if (!g->overlaps && g->hint < g->nindex &&
 	    g->index[g->hint].start <= addr && addr < g->index[g->hint].end)
 		return &g->index[g->hint];
 	if (g->overlaps) {
-		for (hi = g->nindex; hi-- > 0;)
-			if (g->index[hi].start <= addr &&
-			    addr < g->index[hi].end)
-				return &g->index[hi];
+		for (i = g->nindex; i-- > 0;)
+			if (g->index[i].start <= addr && addr < g->index[i].end)
+				return &g->index[i];
 		return NULL;
 	}
-	while (lo < hi) { /* first entry with start > addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (g->index[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo && addr < g->index[lo - 1].end) {
-		g->hint = lo - 1;
-		return &g->index[lo - 1];
+	i = SP_SEARCH_LAST_LE(g->index, g->nindex, start, addr);
+	if (i != SIZE_MAX && addr < g->index[i].end) {
+		g->hint = i;
+		return &g->index[i];
 	}
 	return NULL;
 }

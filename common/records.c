@@ -53,12 +53,19 @@ escape_at(const unsigned char *s, size_t i, size_t n, char tmp[9], size_t *used)
 	return tmp;
 }
 
-int
-sp_escape(struct sp_buf *out, const char *s, size_t n)
+/*
+ * Writes s[0..n) escaped through `put`, a run of bytes that stand for
+ * themselves at a time: the one loop of sp_escape and sp_escape_file.
+ * Stops at put's first nonzero return and returns it.
+ */
+static int
+escape_to(const char *s, size_t n,
+	  int (*put)(void *sink, const char *p, size_t len), void *sink)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0, run = 0, used;
 	char tmp[9];
+	int rc;
 
 	while (i < n) {
 		const char *e = escape_at(u, i, n, tmp, &used);
@@ -67,34 +74,39 @@ sp_escape(struct sp_buf *out, const char *s, size_t n)
 			i++;
 			continue;
 		}
-		if (sp_buf_add(out, s + run, i - run) || sp_buf_adds(out, e))
-			return -ENOMEM;
+		if ((rc = put(sink, s + run, i - run)) ||
+		    (rc = put(sink, e, strlen(e))))
+			return rc;
 		i += used;
 		run = i;
 	}
-	return sp_buf_add(out, s + run, n - run);
+	return put(sink, s + run, n - run);
+}
+
+static int
+put_buf(void *sink, const char *p, size_t len)
+{
+	return sp_buf_add(sink, p, len);
+}
+
+/* A write error stays in the stream, for the caller's ferror(). */
+static int
+put_file(void *sink, const char *p, size_t len)
+{
+	fwrite(p, 1, len, sink);
+	return 0;
+}
+
+int
+sp_escape(struct sp_buf *out, const char *s, size_t n)
+{
+	return escape_to(s, n, put_buf, out);
 }
 
 void
 sp_escape_file(FILE *f, const char *s, size_t n)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0, run = 0, used;
-	char tmp[9];
-
-	while (i < n) {
-		const char *e = escape_at(u, i, n, tmp, &used);
-
-		if (!e) {
-			i++;
-			continue;
-		}
-		fwrite(s + run, 1, i - run, f);
-		fputs(e, f);
-		i += used;
-		run = i;
-	}
-	fwrite(s + run, 1, n - run, f);
+	escape_to(s, n, put_file, f);
 }
 
 int

@@ -20,6 +20,7 @@
 #include "common/ext.h"
 #include "common/grow.h"
 #include "common/heap.h"
+#include "common/hex.h"
 #include "common/htab.h"
 #include "common/names.h"
 #include "common/records.h"
@@ -114,12 +115,12 @@ print_hex(struct dump *d, enum sp_rec_kind kind, uint32_t tag, const uint8_t *p,
 	  size_t n)
 {
 	struct sp_rec rec = { .kind = kind };
-	size_t i;
 
 	sp_buf_reset(&d->tmp);
-	for (i = 0; i < n; i++)
-		if (sp_buf_addf(&d->tmp, "%02x", p[i]))
-			return -ENOMEM;
+	if (n > SIZE_MAX / 2 - 1 || sp_buf_grow(&d->tmp, 2 * n))
+		return -ENOMEM;
+	sp_hex_encode(p, n, (char *)d->tmp.data);
+	d->tmp.len = 2 * n;
 	rec.u.hex.tag = tag;
 	rec.u.hex.hex = d->tmp.len ? (const char *)d->tmp.data : "";
 	sp_rec_write(stdout, &rec);

@@ -32,6 +32,7 @@
 #include "sp-record/sys/stopreq.h"
 #include "sp-record/summary.h"
 #include "sp-record/tracking.h"
+#include "common/pyruntime.h"
 #include "common/banned.h"
 
 #define HOUSEKEEPING_NS 100000000ULL /* liveness checks and flushes */
@@ -336,7 +337,7 @@ python_early(struct rec_recorder *r, const struct perf_event_header *h)
 	    rec_perfrec_mmap2_parse(&r->layout, h, h->size, &m) == 0 &&
 	    m.pid <= INT32_MAX) {
 		rec_reader_maps_changed(r->py, (int32_t)m.pid);
-		if (rec_proc_is_python_runtime_path(m.path, m.path_len))
+		if (sp_pyruntime_path(m.path, m.path_len))
 			rec_reader_mapped(r->py, (int32_t)m.pid);
 	}
 	if (h->type == PERF_RECORD_EXIT &&

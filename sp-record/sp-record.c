@@ -32,6 +32,7 @@
 #include "sp-record/unwind/unwind.h"
 #include "common/heap.h"
 #include "common/version.h"
+#include "common/pyruntime.h"
 #include "common/banned.h"
 
 #define DEFAULT_FREQ 999
@@ -218,7 +219,7 @@ python_target(const struct rec_config *cfg, const char *cmd,
 	if (cfg->no_python || cfg->system_wide || cfg->ptrace)
 		return false;
 	if (cmd)
-		return rec_proc_is_python_runtime_path(cmd, strlen(cmd));
+		return sp_pyruntime_path(cmd, strlen(cmd));
 	for (i = 0; i < npids; i++)
 		if (rec_proc_exe_python(pids[i]))
 			return true;

@@ -14,6 +14,7 @@
 #include "sp-record/files/filepin.h"
 #include "sp-record/sys/maps.h"
 #include "sp-record/tracking.h"
+#include "common/pyruntime.h"
 #include "common/banned.h"
 
 struct rec_tracking {
@@ -173,8 +174,7 @@ rec_tracking_map_module(struct rec_tracking *t, struct rec_proc *p,
 		return rc;
 	if (replaced)
 		rec_stack_forget(t->stk, p->pid);
-	if (rec_proc_is_python_runtime_path(m->path, m->path_len) &&
-	    python_support(p))
+	if (sp_pyruntime_path(m->path, m->path_len) && python_support(p))
 		return mark_python(t, p, ts);
 	return 0;
 }
@@ -214,8 +214,7 @@ register_maps(struct rec_tracking *t, struct rec_proc *p, uint64_t ts)
 		if (rc < 0)
 			return rc;
 		replaced |= one;
-		python |=
-		    rec_proc_is_python_runtime_path(map.path, map.path_len);
+		python |= sp_pyruntime_path(map.path, map.path_len);
 	}
 	if (replaced)
 		rec_stack_forget(t->stk, p->pid);

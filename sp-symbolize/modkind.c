@@ -9,23 +9,6 @@
 #include "sp-symbolize/modkind.h"
 #include "common/banned.h"
 
-bool
-sym_is_python_runtime(const char *base, size_t len)
-{
-	size_t i = 6;
-
-	if (len >= 9 && memcmp(base, "libpython", 9) == 0)
-		return true;
-	if (len < 6 || memcmp(base, "python", 6) != 0)
-		return false;
-	while (i < len &&
-	       ((base[i] >= '0' && base[i] <= '9') || base[i] == '.'))
-		i++;
-	while (i < len && strchr("dmu", base[i]))
-		i++;
-	return i == len;
-}
-
 static bool
 has_prefix(const char *s, size_t n, const char *p)
 {

@@ -1,8 +1,7 @@
 /*
  * modkind.h: what a module's path says of it, before any file is
- * opened: whether it is a Python interpreter or libpython (its frames
- * are the runtime's), and whether it is anonymous code that a perf map
- * may name (JIT code).
+ * opened: whether it is anonymous code that a perf map may name (JIT
+ * code).  Whether it is a Python runtime is common/pyruntime.h's.
  */
 #ifndef SP_SYMBOLIZE_MODKIND_H
 #define SP_SYMBOLIZE_MODKIND_H
@@ -10,8 +9,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* True for the basename of a Python interpreter or libpython. */
-bool sym_is_python_runtime(const char *base, size_t len);
 /* True for a mapping a perf map may override (anonymous code). */
 bool sym_perf_map_may_override(const char *path);
 

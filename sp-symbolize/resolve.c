@@ -25,6 +25,7 @@
 #include "sp-symbolize/jit/perfmap.h"
 #include "sp-symbolize/resolve.h"
 #include "sp-symbolize/out/warn.h"
+#include "common/pyruntime.h"
 #include "common/banned.h"
 
 #include "sp-symbolize/resolver_impl.h"
@@ -141,7 +142,7 @@ sym_resolver_module(struct sym_resolver *r, const struct sp_module *m)
 		return -ENOMEM;
 	rm->defined = true;
 	base = sp_module_basename(rm->m.path, &blen);
-	rm->pyruntime = !m->is_kernel && sym_is_python_runtime(base, blen);
+	rm->pyruntime = !m->is_kernel && sp_pyruntime_path(base, blen);
 	rm->overridable =
 	    !m->is_kernel && sym_perf_map_may_override(rm->m.path);
 	/* A JIT maps its jitdump for perf to find: so does this. */

@@ -14,6 +14,7 @@
 
 #include "common/cachedir.h"
 #include "common/grow.h"
+#include "common/hex.h"
 #include "common/htab.h"
 #include "common/names.h"
 #include "sp-record/files/buildid.h"
@@ -208,19 +209,6 @@ in_tree(struct rec_capture *c, const char *hex)
 	return true;
 }
 
-static void
-to_hex(const uint8_t *raw, size_t len, char *hex)
-{
-	static const char digits[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		hex[2 * i] = digits[raw[i] >> 4];
-		hex[2 * i + 1] = digits[raw[i] & 15];
-	}
-	hex[2 * len] = '\0';
-}
-
 /* Whether the file open as `fd` has build id `hex`. */
 static bool
 has_id(int fd, const char *hex)
@@ -229,7 +217,7 @@ has_id(int fd, const char *hex)
 	char have[2 * REC_BUILDID_MAX + 1];
 	size_t len = rec_buildid_from_fd(fd, raw);
 
-	to_hex(raw, len, have);
+	sp_hex_encode(raw, len, have);
 	return len && strcmp(have, hex) == 0;
 }
 
@@ -514,7 +502,7 @@ first_look(struct rec_capture *c, uint32_t id)
 	len = rec_spoolout_module_buildid(c->out, m, raw);
 	if (!len)
 		return;
-	to_hex(raw, len, hex);
+	sp_hex_encode(raw, len, hex);
 	e = entry(c, hex);
 	if (!e || e->state == ENT_DONE)
 		return;

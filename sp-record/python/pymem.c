@@ -9,6 +9,7 @@
 
 #include "common/buf.h"
 #include "common/grow.h"
+#include "common/search.h"
 #include "sp-record/sys/maps.h"
 #include "sp-record/python/pymem.h"
 #include "common/banned.h"
@@ -85,19 +86,15 @@ rec_pymem_begin(struct rec_pymem *m, size_t budget)
 static bool
 inside(const struct rec_pymem *m, uint64_t addr, size_t len)
 {
-	size_t lo = 0, hi = m->nranges, mid;
+	size_t i;
 
 	if (addr + len < addr)
 		return false;
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (m->ranges[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < m->nranges && m->ranges[lo].start <= addr &&
-	       addr + len <= m->ranges[lo].end;
+	/* the ranges do not overlap: only the last starting at or below
+	 * addr may hold it */
+	i = SP_SEARCH_LAST_LE(m->ranges, m->nranges, start, addr);
+	return i != SIZE_MAX && addr < m->ranges[i].end &&
+	       addr + len <= m->ranges[i].end;
 }
 
 /*

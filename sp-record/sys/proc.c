@@ -13,6 +13,7 @@
 
 #include "common/htab.h"
 #include "sp-record/sys/proc.h"
+#include "common/pyruntime.h"
 #include "common/banned.h"
 
 int
@@ -417,28 +418,6 @@ rec_proc_tasks(int32_t pid, int32_t **tids)
 }
 
 bool
-rec_proc_is_python_runtime_path(const char *path, size_t len)
-{
-	const char *base = path, *p;
-	size_t i, n;
-
-	for (i = 0; i < len; i++)
-		if (path[i] == '/')
-			base = path + i + 1;
-	n = len - (size_t)(base - path);
-	if (n >= 9 && memcmp(base, "libpython", 9) == 0)
-		return true;
-	if (n < 6 || memcmp(base, "python", 6) != 0)
-		return false;
-	/* python, python3, python3.11, python3.11d: an interpreter binary. */
-	for (p = base + 6; p < base + n; p++)
-		if (!((*p >= '0' && *p <= '9') || *p == '.' || *p == 'd' ||
-		      *p == 'm' || *p == 'u'))
-			return false;
-	return true;
-}
-
-bool
 rec_proc_exe_python(int32_t pid)
 {
 	char path[64], exe[PATH_MAX];
@@ -446,7 +425,7 @@ rec_proc_exe_python(int32_t pid)
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	n = readlink(path, exe, sizeof(exe));
-	return n > 0 && rec_proc_is_python_runtime_path(exe, (size_t)n);
+	return n > 0 && sp_pyruntime_path(exe, (size_t)n);
 }
 
 bool

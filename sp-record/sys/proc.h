@@ -126,8 +126,6 @@ void rec_proc_read_line(const char *path, char *buf, size_t size);
  * Returns the count (>= 0) or a negative errno.
  */
 long rec_proc_tasks(int32_t pid, int32_t **tids);
-/* Whether a path names a Python runtime (python3.11, libpython3.11.so). */
-bool rec_proc_is_python_runtime_path(const char *path, size_t len);
 /* Whether /proc/PID/exe names a Python interpreter binary. */
 bool rec_proc_exe_python(int32_t pid);
 /* Whether an argv block (NUL-separated) turns on -X perf. */

@@ -9,6 +9,7 @@
 
 #include "common/grow.h"
 #include "common/htab.h"
+#include "common/search.h"
 #include "sp-record/unwind/mapped.h"
 #include "sp-record/unwind/gofuncs.h"
 #include "sp-record/unwind/gopclntab.h"
@@ -245,20 +246,13 @@ bool
 rec_gofuncs_find(const struct rec_gofuncs *fs, uint64_t vaddr, uint64_t *start,
 		 uint64_t *end, enum rec_gofuncs_kind *kind)
 {
-	size_t lo = 0, hi = fs->n, mid;
+	size_t i = SP_SEARCH_LAST_LE(fs->v, fs->n, start, vaddr);
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (fs->v[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || vaddr >= fs->v[lo - 1].end)
+	if (i == SIZE_MAX || vaddr >= fs->v[i].end)
 		return false;
-	*start = fs->v[lo - 1].start;
-	*end = fs->v[lo - 1].end;
-	*kind = fs->v[lo - 1].kind;
+	*start = fs->v[i].start;
+	*end = fs->v[i].end;
+	*kind = fs->v[i].kind;
 	return true;
 }
 

@@ -7,6 +7,7 @@
 
 #include "common/grow.h"
 #include "common/htab.h"
+#include "common/search.h"
 #include "sp-record/unwind/regcache.h"
 #include "common/banned.h"
 
@@ -84,26 +85,18 @@ static struct rec_regcache_region *
 region_find(struct rec_regcache *rc, uint64_t addr)
 {
 	struct rec_regcache_region *r;
-	size_t lo = 0, hi = rc->nregions, mid;
+	size_t i;
 
 	if (rc->last < rc->nregions) {
 		r = &rc->regions[rc->last];
 		if (addr >= r->lo && addr < r->hi)
 			return r;
 	}
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		r = &rc->regions[mid];
-		if (addr < r->lo) {
-			hi = mid;
-		} else if (addr >= r->hi) {
-			lo = mid + 1;
-		} else {
-			rc->last = mid;
-			return r;
-		}
-	}
-	return NULL;
+	i = SP_SEARCH_LAST_LE(rc->regions, rc->nregions, lo, addr);
+	if (i == SIZE_MAX || addr >= rc->regions[i].hi)
+		return NULL;
+	rc->last = i;
+	return &rc->regions[i];
 }
 
 /*

@@ -20,6 +20,7 @@
 
 #include "common/buf.h"
 #include "common/htab.h"
+#include "common/hex.h"
 #include "common/openreg.h"
 #include "sp-symbolize/cache/cachefile.h"
 #include "sp-symbolize/elf/elffile.h"
@@ -163,7 +164,7 @@ sym_fileid_read(const char *path, const struct sym_symopts *opts,
 		sym_elffile_close(&f);
 		return -ENOENT;
 	}
-	sym_buildid_hex(raw, len, id->buildid);
+	sp_hex_encode(raw, len, id->buildid);
 	sym_fileid_stat(&st, &id->st);
 	add_opts(&c, opts, tool);
 	if (sp_buf_addf(&c.b, "size %jd\n", (intmax_t)st.st_size))

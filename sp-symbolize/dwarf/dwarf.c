@@ -13,6 +13,7 @@
 
 #include "common/grow.h"
 #include "common/htab.h"
+#include "common/search.h"
 #include "sp-symbolize/dwarf/dwarf.h"
 #include "sp-symbolize/dwarf/dwindex.h"
 #include "sp-symbolize/dwarf/dwline.h"
@@ -467,24 +468,16 @@ build_unit_ranges(struct sym_dwarf *d)
 static bool
 unit_for(struct sym_dwarf *d, uint64_t vaddr, Dwarf_Die *cu)
 {
-	size_t lo = 0, hi;
+	size_t i;
 
 	if (dwarf_addrdie(d->dw, vaddr, cu))
 		return true;
 	if (!d->cus_built)
 		build_unit_ranges(d);
-	hi = d->ncus;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->cus[mid].lo <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || vaddr >= d->cus[lo - 1].hi)
+	i = SP_SEARCH_LAST_LE(d->cus, d->ncus, lo, vaddr);
+	if (i == SIZE_MAX || vaddr >= d->cus[i].hi)
 		return false;
-	*cu = d->cus[lo - 1].cu;
+	*cu = d->cus[i].cu;
 	return true;
 }
 

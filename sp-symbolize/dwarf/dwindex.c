@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/search.h"
 #include "sp-symbolize/dwarf/dwindex.h"
 #include "common/banned.h"
 
@@ -297,19 +298,11 @@ holds(const struct sub *u, const struct scope *s, uint64_t addr)
 static size_t
 find_top(const struct sym_dwindex *x, uint64_t addr)
 {
-	size_t lo = 0, hi = x->nt, k;
+	size_t i = SP_SEARCH_LAST_LE(x->t, x->nt, lo, addr), k;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (x->t[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (k = 0; k < SYM_DWINDEX_BACKSCAN && k < lo; k++)
-		if (addr < x->t[lo - 1 - k].hi)
-			return x->t[lo - 1 - k].sub;
+	for (k = 0; i != SIZE_MAX && k <= i && k < SYM_DWINDEX_BACKSCAN; k++)
+		if (addr < x->t[i - k].hi)
+			return x->t[i - k].sub;
 	return SIZE_MAX;
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/grow.h"
+#include "common/search.h"
 #include "sp-symbolize/dwarf/dwline_impl.h"
 #include "common/banned.h"
 
@@ -245,19 +246,10 @@ bool
 sym_dwline_find(const struct sym_dwline *l, uint64_t vaddr, const char **file,
 		int *line)
 {
-	size_t lo = 0, hi = l->nrows, f;
+	size_t i = SP_SEARCH_LAST_LE(l->rows, l->nrows, addr, vaddr), f;
 	const struct row *r;
 
-	/* The last row at or below vaddr. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (l->rows[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || row_end(r = &l->rows[lo - 1]))
+	if (i == SIZE_MAX || row_end(r = &l->rows[i]))
 		return false;
 	f = r->file_end & ~ROW_END;
 	*file = sym_dwline_file(l, f);

@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "sp-symbolize/elf/elffile.h"
+#include "common/hex.h"
 #include "common/openreg.h"
 #include "common/banned.h"
 
@@ -189,19 +190,6 @@ sym_elf_buildid(Elf *elf, const uint8_t **id)
 	return (size_t)n;
 }
 
-void
-sym_buildid_hex(const uint8_t *id, size_t len, char *out)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		out[2 * i] = hex[id[i] >> 4];
-		out[2 * i + 1] = hex[id[i] & 15];
-	}
-	out[2 * len] = '\0';
-}
-
 bool
 sym_elf_has_code(Elf *elf)
 {
@@ -373,7 +361,7 @@ sym_debug_each(const char *path, Elf *elf, char *const *roots, size_t nroots,
 	const char *link;
 
 	if (idlen >= 2 && idlen <= 64) {
-		sym_buildid_hex(id, idlen, hex);
+		sp_hex_encode(id, idlen, hex);
 		for (i = 0; i <= nroots; i++)
 			if (offer(fn, ctx, true, "%s/.build-id/%.2s/%s.debug",
 				  i < nroots ? roots[i]

@@ -64,8 +64,6 @@ void sym_elffile_close(struct sym_elffile *f);
 
 /* The GNU build id of `elf`: its length (0 when none), *id into `elf`. */
 size_t sym_elf_buildid(Elf *elf, const uint8_t **id);
-/* Formats a build id as lowercase hex into `out` (2 * len + 1 bytes). */
-void sym_buildid_hex(const uint8_t *id, size_t len, char *out);
 /*
  * Whether `elf` holds code: an executable PT_LOAD segment with bytes in
  * the file.  A separate debug file keeps the segment but not its bytes

@@ -10,6 +10,7 @@
 #include "sp-symbolize/elf/elfsym.h"
 #include "sp-symbolize/elf/symname.h"
 #include "common/buf.h"
+#include "common/search.h"
 #include "common/banned.h"
 
 /* Nested functions are rare: look this far back for an enclosing one. */
@@ -367,17 +368,9 @@ sym_elfsyms_count(const struct sym_elfsyms *t)
 static size_t
 last_at_or_below(const struct sym_elfsyms *t, uint64_t vaddr)
 {
-	size_t lo = 0, hi = t->n;
+	size_t i = SP_SEARCH_LAST_LE(t->v, t->n, start, vaddr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->v[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo == 0 ? t->n : lo - 1;
+	return i == SIZE_MAX ? t->n : i;
 }
 
 bool

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/htab.h"
+#include "common/hex.h"
 #include "sp-symbolize/elf/elffile.h"
 #include "sp-symbolize/image/idtree.h"
 #include "common/banned.h"
@@ -70,7 +71,7 @@ buildid_of(const struct sym_elffile *f, char *hex)
 
 	hex[0] = '\0';
 	if (len > 0 && len <= 64)
-		sym_buildid_hex(raw, len, hex);
+		sp_hex_encode(raw, len, hex);
 }
 
 /*

@@ -14,6 +14,7 @@
 
 #include "common/buf.h"
 #include "common/grow.h"
+#include "common/hex.h"
 #include "sp-symbolize/dwarf/dwarf.h"
 #include "sp-symbolize/elf/elffile.h"
 #include "sp-symbolize/elf/elfsym.h"
@@ -87,7 +88,7 @@ read_buildid(struct sym_image *img)
 		return;
 	img->buildid = malloc(2 * len + 1);
 	if (img->buildid)
-		sym_buildid_hex(id, len, img->buildid);
+		sp_hex_encode(id, len, img->buildid);
 }
 
 /* Adds MiniDebugInfo's symbols, if any; a bad or bomb image is noted. */

@@ -13,6 +13,7 @@
 #include "common/openreg.h"
 #include "sp-symbolize/jit/perfmap.h"
 #include "common/buf.h"
+#include "common/search.h"
 #include "common/banned.h"
 
 /* How many earlier entries a lookup checks for an enclosing range. */
@@ -240,19 +241,11 @@ bool
 sym_perfmap_lookup(const struct sym_perfmap *m, uint64_t addr,
 		   const char **name, uint64_t *start)
 {
-	size_t lo = 0, hi = m->n, k;
+	size_t i = SP_SEARCH_LAST_LE(m->v, m->n, start, addr), k;
 	const struct sym_pment *best = NULL;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (k = 0; k < SYM_PERFMAP_BACKSCAN && k < lo; k++) {
-		const struct sym_pment *e = &m->v[lo - 1 - k];
+	for (k = 0; i != SIZE_MAX && k <= i && k < SYM_PERFMAP_BACKSCAN; k++) {
+		const struct sym_pment *e = &m->v[i - k];
 
 		if (addr < e->end && (!best || e->seq > best->seq))
 			best = e;

@@ -8,6 +8,7 @@
 #include "common/buf.h"
 #include "sp-symbolize/kernel/kallsyms.h"
 #include "common/records.h"
+#include "common/search.h"
 #include "common/banned.h"
 
 #define SYM_KSYM_NOMODULE UINT32_MAX
@@ -398,20 +399,12 @@ bool
 sym_kallsyms_lookup(const struct sym_kallsyms *k, uint64_t addr,
 		    const char **name, const char **module, uint64_t *start)
 {
-	size_t lo = 0, hi = k->n;
+	size_t i = SP_SEARCH_LAST_LE(k->v, k->n, addr, addr);
 	const struct sym_ksym *s;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->v[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
+	if (i == SIZE_MAX)
 		return false;
-	s = &k->v[lo - 1];
+	s = &k->v[i];
 	*name = k->text + s->name;
 	*module = s->module == SYM_KSYM_NOMODULE ? NULL : k->text + s->module;
 	*start = s->addr;

@@ -140,14 +140,6 @@ sym_elf_buildid(Elf *elf, const uint8_t **id)
 	return 0;
 }
 
-void
-sym_buildid_hex(const uint8_t *id, size_t len, char *out)
-{
-	(void)id;
-	(void)len;
-	out[0] = '\0';
-}
-
 bool
 sym_elf_has_code(Elf *elf)
 {

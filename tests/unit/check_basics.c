@@ -1,5 +1,5 @@
 /*
- * check_basics.c: the small building blocks of common/: varints, the hash
+ * check_basics.c: the small building blocks of common/: varints, hex, the hash
  * table, escaping and field parsing, extension payloads, fallback names,
  * the heap tuning.
  */
@@ -12,6 +12,7 @@
 #include "common/buf.h"
 #include "common/ext.h"
 #include "common/heap.h"
+#include "common/hex.h"
 #include "common/htab.h"
 #include "common/names.h"
 #include "common/records.h"
@@ -656,6 +657,25 @@ START_TEST(heap_starts_on_huge_pages)
 }
 END_TEST
 
+START_TEST(hex_encodes_every_byte)
+{
+	uint8_t raw[256];
+	char out[2 * 256 + 1], want[3];
+	size_t i;
+
+	for (i = 0; i < 256; i++)
+		raw[i] = (uint8_t)i;
+	sp_hex_encode(raw, 256, out);
+	ck_assert_uint_eq(strlen(out), 512);
+	for (i = 0; i < 256; i++) {
+		snprintf(want, sizeof(want), "%02x", (unsigned)i);
+		ck_assert_int_eq(memcmp(out + 2 * i, want, 2), 0);
+	}
+	sp_hex_encode(raw, 0, out);
+	ck_assert_str_eq(out, "");
+}
+END_TEST
+
 int
 main(void)
 {
@@ -666,6 +686,7 @@ main(void)
 	TCase *heap = tcase_create("heap");
 
 	tcase_add_test(enc, varints_round_trip);
+	tcase_add_test(enc, hex_encodes_every_byte);
 	tcase_add_test(enc, varint_encoding_matches_leb128);
 	tcase_add_test(enc, varints_reject_overlong_and_cut_input);
 	tcase_add_test(enc, uleb_one_answer);

@@ -214,33 +214,6 @@ START_TEST(proc_readers_on_ourselves)
 }
 END_TEST
 
-START_TEST(python_runtime_paths)
-{
-	static const char *yes[] = {
-		"/usr/bin/python3.11",
-		"/usr/bin/python3",
-		"python",
-		"/usr/lib/x86_64-linux-gnu/libpython3.12.so.1.0",
-		"/opt/py/bin/python3.13d",
-	};
-	static const char *no[] = {
-		"/usr/bin/python-config", "/usr/bin/pythonista",
-		"/usr/lib/libc.so.6",     "/usr/bin/py",
-		"/home/python3/bin/app",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
-		ck_assert_msg(
-		    rec_proc_is_python_runtime_path(yes[i], strlen(yes[i])),
-		    "%s", yes[i]);
-	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++)
-		ck_assert_msg(
-		    !rec_proc_is_python_runtime_path(no[i], strlen(no[i])),
-		    "%s", no[i]);
-}
-END_TEST
-
 START_TEST(cmdline_detects_python_x_perf)
 {
 	ck_assert(rec_proc_cmdline_has_python_perf(
@@ -268,7 +241,6 @@ main(void)
 	tcase_add_test(tc, thread_lists_follow_their_process);
 	tcase_add_test(tc, uncovered_pc_refresh_is_once_per_page);
 	tcase_add_test(tc, proc_readers_on_ourselves);
-	tcase_add_test(tc, python_runtime_paths);
 	tcase_add_test(tc, cmdline_detects_python_x_perf);
 	suite_add_tcase(s, tc);
 	return ck_run(s);

@@ -1,7 +1,7 @@
 /*
  * check_symbolize_sources.c: sp-symbolize's small symbol sources on
- * crafted input: kallsyms tables, JIT perf maps, demangling, and the
- * classification of Python runtimes and overridable mappings.
+ *  crafted input: kallsyms tables, JIT perf maps, demangling, and the
+ * mappings a perf map may override.
  */
 #include "tests/unit/ck.h"
 #include <errno.h>
@@ -472,24 +472,6 @@ START_TEST(names_as_perf_shows_them)
 }
 END_TEST
 
-START_TEST(python_runtime_names)
-{
-	static const char *const yes[] = { "python3", "python3.12", "python",
-					   "python3.12d",
-					   "libpython3.13.so.1.0" };
-	static const char *const no[] = { "bash", "python-config", "pythonista",
-					  "libc.so.6" };
-	size_t i;
-
-	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
-		ck_assert_msg(sym_is_python_runtime(yes[i], strlen(yes[i])),
-			      "%s", yes[i]);
-	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++)
-		ck_assert_msg(!sym_is_python_runtime(no[i], strlen(no[i])),
-			      "%s", no[i]);
-}
-END_TEST
-
 START_TEST(perf_map_override_rules)
 {
 	static const char *const yes[] = {
@@ -550,7 +532,6 @@ sources_suite(void)
 	tcase_add_test(p, jitdump_hostile_input);
 	tcase_add_test(n, demangles_cxx_and_rust);
 	tcase_add_test(n, names_as_perf_shows_them);
-	tcase_add_test(n, python_runtime_names);
 	tcase_add_test(n, flag_letters);
 	suite_add_tcase(s, k);
 	suite_add_tcase(s, p);
