@@ -27,7 +27,7 @@ done
 
 for py; do
 	"$SP_RECORD" -o "$TMP/x.spool" -- "$py" "$PROGRAMS/py_longname.py" \
-		1.5 >/dev/null 2>"$TMP/err" ||
+		0.8 >/dev/null 2>"$TMP/err" ||
 		fail "sp-record $py exited $?: $(cat "$TMP/err")"
 	"$SP_DUMP" "$TMP/x.spool" >"$TMP/dump" || fail "sp-dump failed"
 	pipeline "$SP_SYMBOLIZE" --no-lines "$TMP/dump" \| "$SP_FOLD" \

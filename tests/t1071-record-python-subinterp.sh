@@ -23,7 +23,7 @@ need_perf
 # check PY WHERE: records py_subinterp.py WHERE and judges as above.
 check() {
 	"$SP_RECORD" -o "$TMP/s.spool" -- "$1" "$PROGRAMS/py_subinterp.py" \
-		"$2" 0.8 >/dev/null 2>"$TMP/err" ||
+		"$2" 0.5 >/dev/null 2>"$TMP/err" ||
 		fail "sp-record $1 exited $?: $(cat "$TMP/err")"
 	pipeline "$SP_DUMP" "$TMP/s.spool" \| "$SP_SYMBOLIZE" --no-lines \| \
 		"$SP_FOLD" >"$TMP/folded" 2>/dev/null ||
