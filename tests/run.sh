@@ -98,11 +98,12 @@ fi
 # A fresh tree (CI's clone) takes the order of a recorded run instead of
 # the alphabet's, which left t5005 and t5007 to start last.
 times=$B/tests/times
-[ -f "$times" ] || times=tests/times.default
-if [ -f "$times" ]; then
+order=$times
+[ -f "$order" ] || order=tests/times.default
+if [ -f "$order" ]; then
 	awk 'NR == FNR { t[$3] = $2; next }
 	     { printf "%d %d %s\n", ($0 in t) ? t[$0] : 1000000, NR, $0 }' \
-		"$times" "$jobs" | sort -k1,1nr -k2,2n | cut -d' ' -f3- \
+		"$order" "$jobs" | sort -k1,1nr -k2,2n | cut -d' ' -f3- \
 		>"$jobs.sorted" && mv "$jobs.sorted" "$jobs"
 fi
 

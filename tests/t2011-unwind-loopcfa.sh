@@ -60,7 +60,7 @@ cut_in_loops() {
 		fail "$1: the read budget was spent $_spent times, not 1 to 16"
 }
 
-record alone "$TMP/unw_loopcfa" 1c >/dev/null
+record alone "$TMP/unw_loopcfa" 0.5c >/dev/null
 cut_in_loops alone
 
 # Beside it, the normal process's 1 s of CPU keeps at least half its
