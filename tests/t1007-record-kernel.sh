@@ -7,7 +7,7 @@
 need_perf
 cc_prog rec_syscall rec_syscall.c -O0 -fno-omit-frame-pointer
 
-"$SP_RECORD" -k -d 10 -o "$TMP/k.spool" -- "$TMP/rec_syscall" 0.6 \
+"$SP_RECORD" -k -d 10 -o "$TMP/k.spool" -- "$TMP/rec_syscall" 0.6c \
 	2>"$TMP/err"
 rc=$?
 cat "$TMP/err" >&2
@@ -34,7 +34,7 @@ awk -F'\t' '$1 == "frame" && $3 == "kernel" && $5 == "-" { bad++ }
 	END { exit !(n > 0 && bad < n) }' "$TMP/dump" ||
 	fail "kernel frames do not resolve against the kernel module"
 
-"$SP_RECORD" -d 10 -o "$TMP/u.spool" -- "$TMP/rec_syscall" 0.4 \
+"$SP_RECORD" -d 10 -o "$TMP/u.spool" -- "$TMP/rec_syscall" 0.4c \
 	2>"$TMP/err" || fail "recording without -k failed"
 "$SP_DUMP" "$TMP/u.spool" >"$TMP/dump"
 grep -q "$(printf '^frame\t[0-9]*\tkernel')" "$TMP/dump" &&

@@ -7,7 +7,7 @@
 need_perf
 cc_prog rec_syscall rec_syscall.c -O0 -fno-omit-frame-pointer
 
-"$SP_RECORD" -g dwarf -d 10 -o "$TMP/x.spool" -- "$TMP/rec_syscall" 0.5 \
+"$SP_RECORD" -g dwarf -d 10 -o "$TMP/x.spool" -- "$TMP/rec_syscall" 0.5c \
 	2>"$TMP/err"
 rc=$?
 cat "$TMP/err" >&2
