@@ -71,6 +71,19 @@ is_pseudo(const char *p)
 	return false;
 }
 
+/* What real path `p` (of stat `st`) is that a capture refuses, or NULL. */
+static const char *
+refused_kind(const char *p, const struct stat *st)
+{
+	if (is_system(p))
+		return "a system directory";
+	if (is_pseudo(p))
+		return "a kernel pseudo filesystem";
+	if (is_mount_point(p, st))
+		return "a filesystem root";
+	return NULL;
+}
+
 int
 rec_capdir_check(const char *dir, char *why, size_t len)
 {
@@ -78,16 +91,9 @@ rec_capdir_check(const char *dir, char *why, size_t len)
 	char *real = realpath(dir, NULL);
 	struct stat st;
 
-	if (!real)
-		return 0; /* made later, where the capture says if it cannot */
-	if (stat(real, &st))
-		what = NULL; /* gone since: the capture says what it finds */
-	else if (is_system(real))
-		what = "a system directory";
-	else if (is_pseudo(real))
-		what = "a kernel pseudo filesystem";
-	else if (is_mount_point(real, &st))
-		what = "a filesystem root";
+	/* made later, or gone since: the capture says what it finds */
+	if (real && stat(real, &st) == 0)
+		what = refused_kind(real, &st);
 	if (what && strcmp(real, dir))
 		snprintf(why, len, "%s ('%s')", what, real);
 	else if (what)
